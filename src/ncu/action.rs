@@ -1,0 +1,360 @@
+//! One decoded result (an "action" in NVIDIA's API): kernel launch, range, command list or graph.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use prost::Message;
+
+use super::metric::{Metric, shift};
+use super::report::{ResultEntry, WorkloadKind};
+use super::wire::{FieldReader, WireError, WireValue, first_string_field};
+use crate::proto::nv::nvtx::NvtxState;
+use crate::proto::nv::profiler::ProfilerSection;
+use crate::proto::nv::profiler::messages as pb;
+use crate::proto::nv::rule_system::RuleResult;
+
+/// Which name of a kernel to show, numbered as NVIDIA's `IAction.NameBase`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameBase {
+    /// The function name (`vec_add`).
+    Function = 0,
+    /// The demangled signature (`vec_add(float *, float *, float *, int)`).
+    Demangled = 1,
+    /// The mangled symbol (`_Z7vec_addPfS_S_i`).
+    Mangled = 2,
+}
+
+/// The small fields of a result: everything except metrics, sections, rule results and NVTX,
+/// which [`Action`] keeps separately.
+#[derive(Debug, Clone)]
+pub enum ResultInfo {
+    /// A kernel launch.
+    Kernel(Box<pb::ProfileResult>),
+    /// A replayed range.
+    Range(Box<pb::RangeResult>),
+    /// A command list.
+    Cmdlist(Box<pb::CmdlistResult>),
+    /// A CUDA graph.
+    Graph(Box<pb::GraphResult>),
+}
+
+/// Field numbers of the large fields, per result message.
+struct LargeFields {
+    metrics: u32,
+    sections: u32,
+    rule_results: Option<u32>,
+    nvtx: u32,
+}
+
+impl LargeFields {
+    fn of(kind: WorkloadKind) -> LargeFields {
+        match kind {
+            WorkloadKind::Kernel => LargeFields {
+                metrics: 13,
+                sections: 17,
+                rule_results: Some(19),
+                nvtx: 21,
+            },
+            WorkloadKind::Range => LargeFields {
+                metrics: 4,
+                sections: 7,
+                rule_results: None,
+                nvtx: 10,
+            },
+            WorkloadKind::Cmdlist => LargeFields {
+                metrics: 4,
+                sections: 7,
+                rule_results: Some(21),
+                nvtx: 10,
+            },
+            WorkloadKind::Graph => LargeFields {
+                metrics: 4,
+                sections: 7,
+                rule_results: None,
+                nvtx: 10,
+            },
+        }
+    }
+}
+
+/// A decoded result with its metrics, embedded sections, stored rule results and NVTX state.
+#[derive(Debug, Clone)]
+pub struct Action {
+    index: usize,
+    kind: WorkloadKind,
+    info: ResultInfo,
+    metrics: Vec<Metric>,
+    /// Indices into `metrics`, sorted by name; for duplicate names the last entry wins.
+    by_name: Vec<u32>,
+    strings: Arc<Vec<String>>,
+    sections: Vec<Bytes>,
+    rule_results: Vec<RuleResult>,
+    nvtx: Option<NvtxState>,
+    process: Option<usize>,
+}
+
+impl Action {
+    pub(crate) fn decode(
+        index: usize,
+        entry: &ResultEntry,
+        bytes: Bytes,
+        strings: Arc<Vec<String>>,
+    ) -> Result<Action, WireError> {
+        let fields = LargeFields::of(entry.kind);
+        let mut metrics = Vec::new();
+        let mut sections = Vec::new();
+        let mut rule_results = Vec::new();
+        let mut nvtx: Option<NvtxState> = None;
+        let mut rest = Vec::new();
+        let mut reader = FieldReader::new(&bytes);
+        loop {
+            let start = reader.position();
+            let Some((field, value)) = reader.next_field()? else {
+                break;
+            };
+            match value {
+                WireValue::Bytes(payload, offset) if field == fields.metrics => {
+                    let metric = Metric::decode(payload).map_err(|e| shift(e, offset))?;
+                    if metric.name_id as usize >= entry.strings_visible {
+                        return Err(WireError {
+                            offset,
+                            what: "metric name id outside the string table",
+                        });
+                    }
+                    metrics.push(metric);
+                }
+                WireValue::Bytes(_, offset) if field == fields.sections => {
+                    sections.push(bytes.slice(offset..reader.position()));
+                }
+                WireValue::Bytes(payload, offset) if Some(field) == fields.rule_results => {
+                    rule_results.push(RuleResult::decode(payload).map_err(|_| WireError {
+                        offset,
+                        what: "corrupt rule result",
+                    })?);
+                }
+                WireValue::Bytes(payload, offset) if field == fields.nvtx => {
+                    nvtx.get_or_insert_with(NvtxState::default)
+                        .merge(payload)
+                        .map_err(|_| WireError {
+                            offset,
+                            what: "corrupt NVTX state",
+                        })?;
+                }
+                _ => rest.extend_from_slice(&bytes[start..reader.position()]),
+            }
+        }
+        let corrupt = |_| WireError {
+            offset: 0,
+            what: "corrupt result header fields",
+        };
+        let info = match entry.kind {
+            WorkloadKind::Kernel => ResultInfo::Kernel(Box::new(
+                pb::ProfileResult::decode(&rest[..]).map_err(corrupt)?,
+            )),
+            WorkloadKind::Range => ResultInfo::Range(Box::new(
+                pb::RangeResult::decode(&rest[..]).map_err(corrupt)?,
+            )),
+            WorkloadKind::Cmdlist => ResultInfo::Cmdlist(Box::new(
+                pb::CmdlistResult::decode(&rest[..]).map_err(corrupt)?,
+            )),
+            WorkloadKind::Graph => ResultInfo::Graph(Box::new(
+                pb::GraphResult::decode(&rest[..]).map_err(corrupt)?,
+            )),
+        };
+        let mut by_name: Vec<u32> = (0..metrics.len() as u32).collect();
+        by_name.sort_by(|&a, &b| {
+            let (ma, mb) = (&metrics[a as usize], &metrics[b as usize]);
+            strings[ma.name_id as usize]
+                .cmp(&strings[mb.name_id as usize])
+                .then(b.cmp(&a))
+        });
+        by_name.dedup_by(|later, earlier| {
+            metrics[*later as usize].name_id == metrics[*earlier as usize].name_id
+        });
+        Ok(Action {
+            index,
+            kind: entry.kind,
+            info,
+            metrics,
+            by_name,
+            strings,
+            sections,
+            rule_results,
+            nvtx,
+            process: entry.process,
+        })
+    }
+
+    /// Position of this action in the report.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// What kind of workload this is.
+    pub fn kind(&self) -> WorkloadKind {
+        self.kind
+    }
+
+    /// The small fields of the result message.
+    pub fn info(&self) -> &ResultInfo {
+        &self.info
+    }
+
+    /// Index into [`super::Report::processes`] of the block's process, if any.
+    pub fn process(&self) -> Option<usize> {
+        self.process
+    }
+
+    /// The action's name in the given base. Ranges, command lists and graphs have one name.
+    pub fn name(&self, base: NameBase) -> &str {
+        match &self.info {
+            ResultInfo::Kernel(k) => {
+                let name = match base {
+                    NameBase::Function => &k.kernel_function_name,
+                    NameBase::Demangled => &k.kernel_demangled_name,
+                    NameBase::Mangled => &k.kernel_mangled_name,
+                };
+                // `extern "C"` kernels store only the function name.
+                if name.is_empty() {
+                    &k.kernel_function_name
+                } else {
+                    name
+                }
+            }
+            ResultInfo::Cmdlist(c) => c.display_name.as_deref().unwrap_or(""),
+            ResultInfo::Range(_) | ResultInfo::Graph(_) => "",
+        }
+    }
+
+    /// Grid size `[x, y, z]` of a kernel launch.
+    pub fn grid_size(&self) -> Option<[u64; 3]> {
+        match &self.info {
+            ResultInfo::Kernel(k) => Some(dim3(&k.grid_size)),
+            _ => None,
+        }
+    }
+
+    /// Block size `[x, y, z]` of a kernel launch.
+    pub fn block_size(&self) -> Option<[u64; 3]> {
+        match &self.info {
+            ResultInfo::Kernel(k) => Some(dim3(&k.block_size)),
+            _ => None,
+        }
+    }
+
+    /// The id of the CPU thread that launched the workload.
+    pub fn thread_id(&self) -> Option<u32> {
+        Some(match &self.info {
+            ResultInfo::Kernel(k) => k.thread_id,
+            ResultInfo::Range(r) => r.thread_id,
+            ResultInfo::Cmdlist(c) => c.thread_id,
+            ResultInfo::Graph(g) => g.thread_id,
+        })
+    }
+
+    /// The CUDA context id.
+    pub fn context_id(&self) -> Option<u32> {
+        match &self.info {
+            ResultInfo::Kernel(k) => k.context_id,
+            ResultInfo::Range(r) => r.context_id,
+            ResultInfo::Cmdlist(c) => c.context_id,
+            ResultInfo::Graph(g) => g.context_id,
+        }
+    }
+
+    /// The CUDA stream id.
+    pub fn stream_id(&self) -> Option<u32> {
+        match &self.info {
+            ResultInfo::Kernel(k) => k.stream_id,
+            ResultInfo::Range(_) => None,
+            ResultInfo::Cmdlist(c) => c.stream_id,
+            ResultInfo::Graph(g) => g.stream_id,
+        }
+    }
+
+    /// All metrics in file order.
+    pub fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+
+    /// The name of a metric of this action.
+    pub fn metric_name(&self, metric: &Metric) -> &str {
+        &self.strings[metric.name_id as usize]
+    }
+
+    /// Metric names in sorted order (each once).
+    pub fn metric_names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.by_name
+            .iter()
+            .map(|&i| self.metric_name(&self.metrics[i as usize]))
+    }
+
+    /// `(name, metric)` pairs in name order (each name once).
+    pub fn metrics_by_name(&self) -> impl Iterator<Item = (&str, &Metric)> + '_ {
+        self.by_name.iter().map(|&i| {
+            let metric = &self.metrics[i as usize];
+            (self.metric_name(metric), metric)
+        })
+    }
+
+    /// Looks a metric up by its full name.
+    pub fn metric(&self, name: &str) -> Option<&Metric> {
+        self.by_name
+            .binary_search_by(|&i| self.metric_name(&self.metrics[i as usize]).cmp(name))
+            .ok()
+            .map(|pos| &self.metrics[self.by_name[pos] as usize])
+    }
+
+    /// Compute capability as `major * 10 + minor`, from the device attributes.
+    pub fn compute_capability(&self) -> Option<u32> {
+        let major = self
+            .metric("device__attribute_compute_capability_major")?
+            .value()
+            .as_u64()?;
+        let minor = self
+            .metric("device__attribute_compute_capability_minor")?
+            .value()
+            .as_u64()?;
+        u32::try_from(major * 10 + minor).ok()
+    }
+
+    /// The NVTX state at launch, if recorded.
+    pub fn nvtx(&self) -> Option<&NvtxState> {
+        self.nvtx.as_ref()
+    }
+
+    /// The rule results stored in the report for this action.
+    pub fn rule_results(&self) -> &[RuleResult] {
+        &self.rule_results
+    }
+
+    /// Number of embedded sections.
+    pub fn num_sections(&self) -> usize {
+        self.sections.len()
+    }
+
+    /// Identifiers of the embedded sections, without decoding them.
+    pub fn section_identifiers(&self) -> Result<Vec<&str>, WireError> {
+        self.sections
+            .iter()
+            .map(|s| first_string_field(s, 1).map(Option::unwrap_or_default))
+            .collect()
+    }
+
+    /// Decodes the embedded sections.
+    pub fn sections(&self) -> Result<Vec<ProfilerSection>, prost::DecodeError> {
+        self.sections
+            .iter()
+            .map(|s| ProfilerSection::decode(s.clone()))
+            .collect()
+    }
+
+    /// The encoded embedded sections.
+    pub fn section_bytes(&self) -> &[Bytes] {
+        &self.sections
+    }
+}
+
+fn dim3(v: &pb::Uint64x3) -> [u64; 3] {
+    [v.x.unwrap_or(0), v.y.unwrap_or(0), v.z.unwrap_or(0)]
+}

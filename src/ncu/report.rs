@@ -1,0 +1,416 @@
+//! Opening a report: the container index, the string table and the session details.
+//!
+//! Opening reads only the container's block headers and the length prefix of every result, so
+//! a report of any size opens in milliseconds; results are decoded on demand by
+//! [`Report::action`]. Plain reports are memory-mapped; `.ncu-repz` reports are decompressed
+//! into memory.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use prost::Message;
+
+use super::action::Action;
+use super::error::{ReadError, ReadWarning};
+use super::wire::{FieldReader, WireValue};
+use crate::proto::nv::profiler::messages as pb;
+
+/// The four bytes every report starts with.
+pub const MAGIC: &[u8; 4] = b"NVR\0";
+/// The four bytes a zstd frame starts with (`.ncu-repz`).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// The kind of workload a result describes, numbered as NVIDIA's `IAction.WorkloadType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WorkloadKind {
+    /// One kernel launch (`ProfileResult`).
+    Kernel = 0,
+    /// A replayed range (`RangeResult`).
+    Range = 1,
+    /// A command list (`CmdlistResult`).
+    Cmdlist = 2,
+    /// A CUDA graph (`GraphResult`).
+    Graph = 3,
+}
+
+/// Where one result's bytes are.
+#[derive(Debug, Clone)]
+pub(crate) struct ResultEntry {
+    pub kind: WorkloadKind,
+    /// Offset of the encoded result in the report's bytes.
+    pub offset: usize,
+    pub len: usize,
+    /// Number of string-table entries defined when this result was written.
+    pub strings_visible: usize,
+    /// Index of the block's process in [`Report::processes`], if the block names one.
+    pub process: Option<usize>,
+}
+
+/// A source entry (`SourceData`): SASS, PTX and source files of a module.
+#[derive(Debug, Clone)]
+pub struct SourceEntry {
+    /// The reference results point to (`ProfileResult.Source.Reference`).
+    pub reference: u64,
+    /// The encoded `SourceData`.
+    pub bytes: Bytes,
+}
+
+impl SourceEntry {
+    /// Decodes the full source data.
+    pub fn decode(&self) -> Result<pb::SourceData, prost::DecodeError> {
+        pb::SourceData::decode(self.bytes.clone())
+    }
+}
+
+/// An opened Nsight Compute report.
+#[derive(Debug)]
+pub struct Report {
+    path: PathBuf,
+    data: Bytes,
+    version: u32,
+    strings: Arc<Vec<String>>,
+    session: pb::ReportSessionDetails,
+    processes: Vec<pb::ProcessInfo>,
+    sources: Vec<SourceEntry>,
+    results: Vec<ResultEntry>,
+    warnings: Vec<ReadWarning>,
+}
+
+impl Report {
+    /// Opens and indexes the report at `path` (`.ncu-rep`, or zstd-compressed `.ncu-repz`).
+    pub fn open(path: impl AsRef<Path>) -> Result<Report, ReadError> {
+        let path = path.as_ref();
+        let io = |source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if meta.is_dir() {
+            return Err(ReadError::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::other("is a directory, not a report file"),
+            });
+        }
+        let file = std::fs::File::open(path).map_err(io)?;
+        let data = if meta.len() == 0 {
+            Bytes::new()
+        } else {
+            // SAFETY: the map is read-only; a report being rewritten while open is outside the
+            // reader's contract, as for every memory-mapping viewer.
+            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+            if map.starts_with(&ZSTD_MAGIC) {
+                decompress(path, &map)?
+            } else {
+                Bytes::from_owner(map)
+            }
+        };
+        Report::from_bytes(path, data)
+    }
+
+    /// Indexes a report held in memory; `path` is used in messages only.
+    pub fn from_bytes(path: impl AsRef<Path>, data: Bytes) -> Result<Report, ReadError> {
+        let path = path.as_ref();
+        if data.starts_with(&ZSTD_MAGIC) {
+            let data = decompress(path, &data)?;
+            return Report::from_bytes(path, data);
+        }
+        let mut report = Report {
+            path: path.to_path_buf(),
+            data,
+            version: 0,
+            strings: Arc::new(Vec::new()),
+            session: pb::ReportSessionDetails::default(),
+            processes: Vec::new(),
+            sources: Vec::new(),
+            results: Vec::new(),
+            warnings: Vec::new(),
+        };
+        report.index()?;
+        Ok(report)
+    }
+
+    fn index(&mut self) -> Result<(), ReadError> {
+        let path = self.path.clone();
+        let data = self.data.clone();
+        if data.is_empty() {
+            return Err(ReadError::format(
+                &path,
+                0,
+                "empty file, not an Nsight Compute report",
+            ));
+        }
+        if !data.starts_with(MAGIC) {
+            let what = if data
+                .iter()
+                .take(512)
+                .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+            {
+                "a text file, not an Nsight Compute report (no \"NVR\\0\" magic)"
+            } else {
+                "not an Nsight Compute report (no \"NVR\\0\" magic)"
+            };
+            return Err(ReadError::format(&path, 0, what));
+        }
+        let mut cursor = Cursor {
+            data: &data,
+            pos: 4,
+        };
+        let header = cursor
+            .message("file header")
+            .map_err(|(offset, message)| ReadError::format(&path, offset, message))?;
+        let file_header = pb::FileHeader::decode(header)
+            .map_err(|e| ReadError::format(&path, 8, format!("corrupt file header: {e}")))?;
+        self.version = file_header.version;
+        let mut strings = Vec::new();
+        let mut block_index = 0usize;
+        while cursor.pos < data.len() {
+            let block_start = cursor.pos;
+            match self.index_block(&mut cursor, &mut strings) {
+                Ok(()) => block_index += 1,
+                Err((offset, message)) => {
+                    if self.results.is_empty() {
+                        return Err(ReadError::format(&path, offset, message));
+                    }
+                    self.warnings.push(ReadWarning {
+                        offset: offset as u64,
+                        message: format!(
+                            "{message}; block {block_index} (from byte {block_start}) and the \
+                             rest of the file were skipped, {} result(s) before it are readable",
+                            self.results.len()
+                        ),
+                    });
+                    break;
+                }
+            }
+        }
+        self.strings = Arc::new(strings);
+        Ok(())
+    }
+
+    /// Indexes one block. On error nothing of the block is kept.
+    fn index_block(
+        &mut self,
+        cursor: &mut Cursor<'_>,
+        strings: &mut Vec<String>,
+    ) -> Result<(), (usize, String)> {
+        let header_bytes = cursor.message("block header")?;
+        let header_offset = cursor.pos - header_bytes.len();
+        let header = pb::BlockHeader::decode(header_bytes)
+            .map_err(|e| (header_offset, format!("corrupt block header: {e}")))?;
+        let payload_size = header.payload_size.unwrap_or(0) as usize;
+        let payload_start = cursor.pos;
+        if payload_size > cursor.data.len() - payload_start {
+            return Err((
+                payload_start,
+                format!(
+                    "truncated block: payload of {payload_size} bytes but only {} remain",
+                    cursor.data.len() - payload_start
+                ),
+            ));
+        }
+        let payload = &cursor.data[..payload_start + payload_size];
+        let mut inner = Cursor {
+            data: payload,
+            pos: payload_start,
+        };
+        let mut sources = Vec::new();
+        for _ in 0..header.num_sources.unwrap_or(0) {
+            let bytes = inner.message("source entry")?;
+            let offset = inner.pos - bytes.len();
+            let reference =
+                source_reference(bytes).map_err(|e| (offset + e.offset, e.what.to_owned()))?;
+            sources.push(SourceEntry {
+                reference,
+                bytes: self.data.slice(offset..inner.pos),
+            });
+        }
+        let strings_visible =
+            strings.len() + header.string_table.as_ref().map_or(0, |t| t.strings.len());
+        let process = header.process.as_ref().map(|_| self.processes.len());
+        let mut results = Vec::new();
+        for (kind, count) in [
+            (WorkloadKind::Kernel, header.num_results),
+            (WorkloadKind::Range, header.num_range_results),
+            (WorkloadKind::Cmdlist, header.num_cmdlist_results),
+            (WorkloadKind::Graph, header.num_graph_results),
+        ] {
+            for _ in 0..count.unwrap_or(0) {
+                let what = match kind {
+                    WorkloadKind::Kernel => "profile result",
+                    WorkloadKind::Range => "range result",
+                    WorkloadKind::Cmdlist => "command list result",
+                    WorkloadKind::Graph => "graph result",
+                };
+                let bytes = inner.message(what)?;
+                results.push(ResultEntry {
+                    kind,
+                    offset: inner.pos - bytes.len(),
+                    len: bytes.len(),
+                    strings_visible,
+                    process,
+                });
+            }
+        }
+        let trailing = payload_start + payload_size - inner.pos;
+        if trailing > 0 {
+            // Tolerated: a newer writer may append payload kinds this reader does not know.
+            self.warnings.push(ReadWarning {
+                offset: inner.pos as u64,
+                message: format!("{trailing} unread byte(s) at the end of a block payload"),
+            });
+        }
+        cursor.pos = payload_start + payload_size;
+        if let Some(table) = header.string_table {
+            strings.extend(table.strings);
+        }
+        if let Some(session) = header_session_bytes(header_bytes) {
+            self.session
+                .merge(session)
+                .map_err(|e| (header_offset, format!("corrupt session details: {e}")))?;
+        }
+        self.processes.extend(header.process);
+        self.sources.extend(sources);
+        self.results.extend(results);
+        Ok(())
+    }
+
+    /// The report's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The container version (`FileHeader.Version`).
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The session details, merged across all blocks.
+    pub fn session(&self) -> &pb::ReportSessionDetails {
+        &self.session
+    }
+
+    /// The processes named by block headers.
+    pub fn processes(&self) -> &[pb::ProcessInfo] {
+        &self.processes
+    }
+
+    /// The source entries of the report.
+    pub fn sources(&self) -> &[SourceEntry] {
+        &self.sources
+    }
+
+    /// The cumulative string table.
+    pub fn strings(&self) -> &[String] {
+        &self.strings
+    }
+
+    /// Problems the reader worked around while indexing.
+    pub fn warnings(&self) -> &[ReadWarning] {
+        &self.warnings
+    }
+
+    /// Number of results (actions) in the report.
+    pub fn num_actions(&self) -> usize {
+        self.results.len()
+    }
+
+    /// The workload kind of action `index` without decoding it.
+    pub fn action_kind(&self, index: usize) -> Option<WorkloadKind> {
+        self.results.get(index).map(|r| r.kind)
+    }
+
+    /// Size in bytes of action `index`'s encoded result.
+    pub fn action_size(&self, index: usize) -> Option<usize> {
+        self.results.get(index).map(|r| r.len)
+    }
+
+    /// Decodes action `index` (file order; all results form range 0, as in NVIDIA's reader).
+    pub fn action(&self, index: usize) -> Result<Action, ReadError> {
+        let entry = self.results.get(index).ok_or_else(|| {
+            ReadError::format(
+                &self.path,
+                self.data.len(),
+                format!(
+                    "no action {index}: the report has {} action(s)",
+                    self.results.len()
+                ),
+            )
+        })?;
+        let bytes = self.data.slice(entry.offset..entry.offset + entry.len);
+        Action::decode(index, entry, bytes, Arc::clone(&self.strings))
+            .map_err(|e| ReadError::format(&self.path, entry.offset + e.offset, e.what))
+    }
+
+    /// The raw bytes of the report (decompressed for `.ncu-repz`).
+    pub fn bytes(&self) -> &Bytes {
+        &self.data
+    }
+}
+
+/// A position in the report's bytes, reading `u32 length | message` records.
+struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn message(&mut self, what: &str) -> Result<&'a [u8], (usize, String)> {
+        let start = self.pos;
+        let remaining = self.data.len() - start;
+        if remaining < 4 {
+            return Err((
+                start,
+                format!("truncated {what}: {remaining} byte(s) left, need a 4-byte length"),
+            ));
+        }
+        let len = u32::from_le_bytes([
+            self.data[start],
+            self.data[start + 1],
+            self.data[start + 2],
+            self.data[start + 3],
+        ]) as usize;
+        if len > remaining - 4 {
+            return Err((
+                start,
+                format!(
+                    "truncated {what}: length {len} but only {} byte(s) left",
+                    remaining - 4
+                ),
+            ));
+        }
+        self.pos = start + 4 + len;
+        Ok(&self.data[start + 4..self.pos])
+    }
+}
+
+/// The raw `SessionDetails` field of a block header, for protobuf merging across blocks.
+fn header_session_bytes(header: &[u8]) -> Option<&[u8]> {
+    let mut reader = FieldReader::new(header);
+    while let Ok(Some((field, value))) = reader.next_field() {
+        if let (3, WireValue::Bytes(bytes, _)) = (field, value) {
+            return Some(bytes);
+        }
+    }
+    None
+}
+
+fn source_reference(bytes: &[u8]) -> Result<u64, super::wire::WireError> {
+    let mut reader = FieldReader::new(bytes);
+    let mut reference = 0;
+    while let Some((field, value)) = reader.next_field()? {
+        if let (1, WireValue::Varint(v)) = (field, value) {
+            reference = v;
+        }
+    }
+    Ok(reference)
+}
+
+fn decompress(path: &Path, compressed: &[u8]) -> Result<Bytes, ReadError> {
+    let mut out = Vec::new();
+    let mut decoder = zstd::stream::read::Decoder::new(compressed)
+        .map_err(|e| ReadError::format(path, 0, format!("cannot start zstd decompression: {e}")))?;
+    std::io::copy(&mut decoder, &mut out)
+        .map_err(|e| ReadError::format(path, 0, format!("corrupt zstd stream (.ncu-repz): {e}")))?;
+    Ok(Bytes::from(out))
+}

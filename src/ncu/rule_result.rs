@@ -1,0 +1,99 @@
+//! Stored rule results in the shape of NVIDIA's `IAction.rule_results_as_dicts()`.
+
+use crate::proto::nv::rule_system::{RuleResult, RuleResultFocusMetric};
+
+/// `NvRules.MsgType`: the numbering the rule API uses for message types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MsgType {
+    /// No message.
+    None = 0,
+    /// Informative.
+    Ok = 1,
+    /// Actionable optimization advice.
+    Optimization = 2,
+    /// A warning (e.g. missing metrics).
+    Warning = 3,
+    /// A rule failure.
+    Error = 4,
+}
+
+impl MsgType {
+    /// Maps the file's `RuleResultMessageType` (None, Ok, Warning, Error, Optimization) to the
+    /// rule API's numbering; unknown values become `None`.
+    pub fn from_file(value: i32) -> MsgType {
+        match value {
+            1 => MsgType::Ok,
+            2 => MsgType::Warning,
+            3 => MsgType::Error,
+            4 => MsgType::Optimization,
+            _ => MsgType::None,
+        }
+    }
+
+    /// The file's `RuleResultMessageType` value for this type.
+    pub fn to_file(self) -> i32 {
+        match self {
+            MsgType::None => 0,
+            MsgType::Ok => 1,
+            MsgType::Warning => 2,
+            MsgType::Error => 3,
+            MsgType::Optimization => 4,
+        }
+    }
+}
+
+/// One message of a rule with what is attached to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleMessage<'a> {
+    /// `RuleResult.Identifier`.
+    pub rule_identifier: &'a str,
+    /// `RuleResult.DisplayName`.
+    pub name: &'a str,
+    /// `RuleResult.SectionIdentifier`, if set.
+    pub section_identifier: Option<&'a str>,
+    /// The message title (`RuleResultMessage.Name`).
+    pub title: &'a str,
+    /// The message text, with link markup.
+    pub message: &'a str,
+    /// The message type in the rule API's numbering.
+    pub msg_type: MsgType,
+    /// Speedup estimate `(type, value)`: type 1 local, 2 global.
+    pub speedup: Option<(i32, f64)>,
+    /// Focus metrics attached to the message.
+    pub focus_metrics: Vec<&'a RuleResultFocusMetric>,
+}
+
+/// Flattens stored rule results into one entry per message, as NVIDIA's reader lists them.
+/// Rules that produced no message do not appear.
+pub fn rule_messages(results: &[RuleResult]) -> Vec<RuleMessage<'_>> {
+    let mut out = Vec::new();
+    for result in results {
+        let Some(body) = &result.body else { continue };
+        for item in &body.items {
+            let Some(message) = &item.message else {
+                continue;
+            };
+            let id = message.id;
+            let focus_metrics = body
+                .items
+                .iter()
+                .flat_map(|i| &i.focus_metrics)
+                .filter(|f| f.message_id == id)
+                .collect();
+            out.push(RuleMessage {
+                rule_identifier: &result.identifier,
+                name: &result.display_name,
+                section_identifier: result.section_identifier.as_deref(),
+                title: message.name.as_deref().unwrap_or(""),
+                message: &message.message,
+                msg_type: MsgType::from_file(message.r#type),
+                speedup: item
+                    .speedup
+                    .as_ref()
+                    .map(|s| (s.speedup_type.unwrap_or(0), s.value.unwrap_or(0.0))),
+                focus_metrics,
+            });
+        }
+    }
+    out
+}
