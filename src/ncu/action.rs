@@ -208,19 +208,14 @@ impl Action {
     /// The action's name in the given base. Ranges, command lists and graphs have one name.
     pub fn name(&self, base: NameBase) -> &str {
         match &self.info {
-            ResultInfo::Kernel(k) => {
-                let name = match base {
-                    NameBase::Function => &k.kernel_function_name,
-                    NameBase::Demangled => &k.kernel_demangled_name,
-                    NameBase::Mangled => &k.kernel_mangled_name,
-                };
-                // `extern "C"` kernels store only the function name.
-                if name.is_empty() {
-                    &k.kernel_function_name
-                } else {
-                    name
-                }
-            }
+            ResultInfo::Kernel(k) => match base {
+                NameBase::Function => &k.kernel_function_name,
+                // Kernels without a demangled form (`extern "C"`) show the mangled name, as
+                // NVIDIA's reader does.
+                NameBase::Demangled if k.kernel_demangled_name.is_empty() => &k.kernel_mangled_name,
+                NameBase::Demangled => &k.kernel_demangled_name,
+                NameBase::Mangled => &k.kernel_mangled_name,
+            },
             ResultInfo::Cmdlist(c) => c.display_name.as_deref().unwrap_or(""),
             ResultInfo::Range(_) | ResultInfo::Graph(_) => "",
         }

@@ -161,7 +161,7 @@ fn write_nvtx<W: Write>(
         for (key, id) in domains {
             w.key(&key)?;
             w.begin_object()?;
-            w.key_string("name", &view.domain_name(id))?;
+            w.key_string("name", view.domain_name(id))?;
             w.key("push_pop")?;
             w.begin_array()?;
             for name in view.push_pop_ranges(id) {

@@ -11,8 +11,11 @@ mod metric;
 pub mod nvtx;
 mod report;
 pub mod rule_result;
+pub mod synth;
+pub mod synth_kernels;
 pub mod units;
 pub mod wire;
+pub mod writer;
 
 pub use action::{Action, NameBase, ResultInfo};
 pub use error::{ReadError, ReadWarning};

@@ -3,7 +3,7 @@
 
 use crate::proto::nv::nvtx::NvtxState;
 
-/// Name NVIDIA's reader gives the default domain.
+/// Name Nsight Compute stores for the default domain.
 pub const DEFAULT_DOMAIN_NAME: &str = "<default domain>";
 
 /// A read-only view of an action's NVTX state.
@@ -28,15 +28,14 @@ impl<'a> NvtxView<'a> {
         })
     }
 
-    /// The name of domain `id`.
-    pub fn domain_name(&self, id: u64) -> String {
+    /// The name of domain `id`, as stored (Nsight Compute stores [`DEFAULT_DOMAIN_NAME`] for
+    /// the default domain).
+    pub fn domain_name(&self, id: u64) -> &'a str {
         self.state
             .domains
             .iter()
             .find(|d| d.id == id)
-            .map(|d| d.name.clone())
-            .filter(|name| !name.is_empty())
-            .unwrap_or_else(|| DEFAULT_DOMAIN_NAME.to_owned())
+            .map_or("", |d| d.name.as_str())
     }
 
     /// The push/pop stack of domain `id` on the launching thread, bottom first.

@@ -1,0 +1,408 @@
+//! Kernel contents for synthetic reports: realistic metric names with plausible values,
+//! the embedded sections and stored rule results Nsight Compute would write beside them.
+
+use super::synth::{KernelSpec, SplitMix, instanced, nvtx_state, rule_result, scalar, section};
+use super::{Metric, MetricValue};
+use crate::proto::nv::profiler::ProfilerSection;
+
+use MetricValue::{Double, String as Str, Uint32, Uint64};
+
+fn d(name: &str, value: f64) -> (String, Metric) {
+    (name.to_owned(), scalar(Double(value)))
+}
+
+fn u(name: &str, value: u64) -> (String, Metric) {
+    (name.to_owned(), scalar(Uint64(value)))
+}
+
+/// The sections embedded in synthetic kernels: Speed Of Light, Launch Statistics, Occupancy.
+pub fn basic_sections() -> Vec<ProfilerSection> {
+    vec![
+        section(
+            "SpeedOfLight",
+            "GPU Speed Of Light Throughput",
+            10,
+            &[
+                (
+                    "Compute (SM) Throughput",
+                    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                ),
+                ("Duration", "gpu__time_duration.sum"),
+                (
+                    "Memory Throughput",
+                    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                ),
+                (
+                    "DRAM Throughput",
+                    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                ),
+                (
+                    "L1/TEX Cache Throughput",
+                    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+                ),
+                (
+                    "L2 Cache Throughput",
+                    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+                ),
+                ("SM Frequency", "smsp__cycles_elapsed.avg.per_second"),
+                ("Elapsed Cycles", "sm__cycles_elapsed.max"),
+            ],
+            &[],
+        ),
+        section(
+            "LaunchStats",
+            "Launch Statistics",
+            20,
+            &[
+                ("Block Size", "launch__block_size"),
+                ("Grid Size", "launch__grid_size"),
+                ("Registers Per Thread", "launch__registers_per_thread"),
+                ("Threads", "launch__thread_count"),
+                ("Waves Per SM", "launch__waves_per_multiprocessor"),
+                ("Function Cache Configuration", "launch__func_cache_config"),
+            ],
+            &[],
+        ),
+        section(
+            "Occupancy",
+            "Occupancy",
+            30,
+            &[
+                (
+                    "Theoretical Occupancy",
+                    "sm__maximum_warps_per_active_cycle_pct",
+                ),
+                (
+                    "Achieved Occupancy",
+                    "sm__warps_active.avg.pct_of_peak_sustained_active",
+                ),
+                ("Block Limit Registers", "launch__occupancy_limit_registers"),
+                (
+                    "Block Limit Shared Mem",
+                    "launch__occupancy_limit_shared_mem",
+                ),
+            ],
+            &[
+                ("Block Limit Warps", "launch__occupancy_limit_warps"),
+                ("Block Limit SM", "launch__occupancy_limit_blocks"),
+            ],
+        ),
+    ]
+}
+
+/// A kernel with the metrics of the basic sections, per-SM instances, NVTX and rule results.
+pub fn sample_kernel(
+    rng: &mut SplitMix,
+    function: &str,
+    signature: &str,
+    mangled: &str,
+    grid: [u64; 3],
+    block: [u64; 3],
+    nvtx: &[&str],
+) -> KernelSpec {
+    let threads = grid.iter().product::<u64>() * block.iter().product::<u64>();
+    let block_threads = block.iter().product::<u64>();
+    let sm_pct = 20.0 + 70.0 * rng.unit();
+    let mem_pct = 10.0 + 85.0 * rng.unit();
+    let duration = 2_000.0 + 400_000.0 * rng.unit();
+    let cycles = (duration * 1.5).round();
+    let achieved = 40.0 + 55.0 * rng.unit();
+    let per_sm: Vec<MetricValue> = (0..46)
+        .map(|_| Double((cycles * (0.9 + 0.1 * rng.unit())).round()))
+        .collect();
+    let sm_ids: Vec<MetricValue> = (0..46).map(Uint64).collect();
+    let mut metrics = vec![
+        d("sm__throughput.avg.pct_of_peak_sustained_elapsed", sm_pct),
+        d("gpu__time_duration.sum", duration.round()),
+        d(
+            "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+            mem_pct,
+        ),
+        d(
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+            mem_pct * 0.93,
+        ),
+        d(
+            "l1tex__throughput.avg.pct_of_peak_sustained_active",
+            mem_pct * 0.61,
+        ),
+        d(
+            "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+            mem_pct * 0.74,
+        ),
+        d(
+            "smsp__cycles_elapsed.avg.per_second",
+            1.5e9 + 1e7 * rng.unit(),
+        ),
+        d("dram__bytes.sum.per_second", 4.1e11 * mem_pct / 100.0),
+        d("dram__bytes_read.sum", (threads * 8) as f64),
+        d("dram__bytes_write.sum", (threads * 4) as f64),
+        (
+            "sm__cycles_elapsed.max".to_owned(),
+            instanced(Double(cycles), per_sm, Some(sm_ids)),
+        ),
+        d(
+            "sm__warps_active.avg.pct_of_peak_sustained_active",
+            achieved,
+        ),
+        d("sm__maximum_warps_per_active_cycle_pct", 100.0),
+        d("smsp__inst_executed.sum", (threads / 32 * 24) as f64),
+        d(
+            "smsp__issue_active.avg.per_cycle_active",
+            0.1 + 0.8 * rng.unit(),
+        ),
+        u("launch__block_size", block_threads),
+        u("launch__grid_size", grid.iter().product()),
+        u("launch__thread_count", threads),
+        (
+            "launch__registers_per_thread".to_owned(),
+            scalar(Uint32(32)),
+        ),
+        d(
+            "launch__waves_per_multiprocessor",
+            threads as f64 / (46.0 * 1536.0),
+        ),
+        (
+            "launch__func_cache_config".to_owned(),
+            scalar(Str("CachePreferNone".into())),
+        ),
+        u("launch__occupancy_limit_registers", 2),
+        u("launch__occupancy_limit_shared_mem", 16),
+        u("launch__occupancy_limit_warps", 1536 / block_threads.max(1)),
+        u("launch__occupancy_limit_blocks", 16),
+        u("device__attribute_compute_capability_major", 8),
+        u("device__attribute_compute_capability_minor", 6),
+        u("device__attribute_multiprocessor_count", 46),
+        (
+            "device__attribute_display_name".to_owned(),
+            scalar(Str("Sightline Synthetic GPU".into())),
+        ),
+    ];
+    metrics.push((
+        "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed".to_owned(),
+        scalar(Str("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active".into())),
+    ));
+    let bound = if sm_pct > mem_pct {
+        "compute"
+    } else {
+        "memory"
+    };
+    let rules = vec![
+        rule_result(
+            "SOLBottleneck",
+            "Bottleneck",
+            "SpeedOfLight",
+            &[(
+                4,
+                "Latency Issue",
+                &format!(
+                    "This kernel is {bound}-bound at {:.1}% of peak. Look at the @section:MemoryWorkloadAnalysis:Memory Workload Analysis@ section.",
+                    sm_pct.max(mem_pct)
+                ),
+                Some((2, 100.0 - sm_pct.max(mem_pct))),
+                vec![(
+                    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                    sm_pct,
+                    2,
+                    "Increase compute throughput",
+                )],
+            )],
+        ),
+        rule_result(
+            "AchievedOccupancy",
+            "Achieved Occupancy",
+            "Occupancy",
+            &[
+                (
+                    2,
+                    "",
+                    &format!("Achieved occupancy is {achieved:.1}% of the theoretical 100.0%."),
+                    Some((1, 100.0 - achieved)),
+                    vec![],
+                ),
+                (
+                    1,
+                    "Note",
+                    "See the @url:CUDA Best Practices Guide:https://docs.nvidia.com/cuda/cuda-c-best-practices-guide/index.html#occupancy@.",
+                    None,
+                    vec![],
+                ),
+            ],
+        ),
+        rule_result(
+            "LaunchConfiguration",
+            "Launch Configuration",
+            "LaunchStats",
+            &[],
+        ),
+    ];
+    KernelSpec {
+        function: function.to_owned(),
+        demangled: signature.to_owned(),
+        mangled: mangled.to_owned(),
+        grid,
+        block,
+        metrics,
+        sections: basic_sections(),
+        rule_results: rules,
+        nvtx: (!nvtx.is_empty())
+            .then(|| nvtx_state(nvtx, &["epoch 1"], Some((7, "app", &["solver"])))),
+        stream: 7,
+    }
+}
+
+/// The bundled sample: four kernels of a small application.
+pub fn sample_kernels() -> Vec<KernelSpec> {
+    let mut rng = SplitMix::new(0x5167_4711);
+    vec![
+        sample_kernel(
+            &mut rng,
+            "vector_add",
+            "vector_add(const float *, const float *, float *, int)",
+            "_Z10vector_addPKfS0_Pfi",
+            [4096, 1, 1],
+            [256, 1, 1],
+            &["run", "init"],
+        ),
+        sample_kernel(
+            &mut rng,
+            "matmul_tiled",
+            "void matmul_tiled<32>(const float *, const float *, float *, int)",
+            "_Z12matmul_tiledILi32EEvPKfS1_Pfi",
+            [64, 64, 1],
+            [32, 32, 1],
+            &["run", "compute"],
+        ),
+        sample_kernel(
+            &mut rng,
+            "reduce_sum",
+            "reduce_sum(const float *, float *, unsigned long)",
+            "_Z10reduce_sumPKfPfm",
+            [1024, 1, 1],
+            [512, 1, 1],
+            &["run", "compute"],
+        ),
+        sample_kernel(
+            &mut rng,
+            "transpose_naive",
+            "transpose_naive(float *, const float *, int, int)",
+            "_Z15transpose_naivePfPKfii",
+            [128, 128, 1],
+            [16, 16, 1],
+            &["run", "finish"],
+        ),
+    ]
+}
+
+/// One kernel exercising every value kind: scalars, list-only metrics, instances with and
+/// without correlation ids, and string instances.
+pub fn value_kinds_kernel() -> KernelSpec {
+    use MetricValue::Float;
+    let metrics = vec![
+        (
+            "kind__string".to_owned(),
+            scalar(Str("héllo \"world\"\n".into())),
+        ),
+        ("kind__float".to_owned(), scalar(Float(0.1))),
+        ("kind__double".to_owned(), scalar(Double(1e-7))),
+        ("kind__double_big".to_owned(), scalar(Double(1.5e17))),
+        ("kind__uint32".to_owned(), scalar(Uint32(u32::MAX))),
+        ("kind__uint64".to_owned(), scalar(Uint64(u64::MAX))),
+        (
+            "list__double".to_owned(),
+            instanced(
+                MetricValue::None,
+                vec![Double(1.5), Double(2.5)],
+                Some(vec![Uint64(10), Uint64(20)]),
+            ),
+        ),
+        (
+            "list__float".to_owned(),
+            instanced(
+                MetricValue::None,
+                vec![Float(0.25), Float(3.0)],
+                Some(vec![Uint64(1), Uint64(2)]),
+            ),
+        ),
+        (
+            "list__uint32".to_owned(),
+            instanced(
+                MetricValue::None,
+                vec![Uint32(7), Uint32(8)],
+                Some(vec![Uint32(100), Uint32(200)]),
+            ),
+        ),
+        (
+            "list__uint64_nocorr".to_owned(),
+            instanced(
+                MetricValue::None,
+                vec![Uint64(3), Uint64(4), Uint64(5)],
+                None,
+            ),
+        ),
+        (
+            "list__string".to_owned(),
+            instanced(
+                MetricValue::None,
+                vec![Str("a".into()), Str("b".into())],
+                Some(vec![Uint64(0), Uint64(1)]),
+            ),
+        ),
+        (
+            "both__uint64".to_owned(),
+            instanced(
+                Uint64(42),
+                vec![Uint64(40), Uint64(2)],
+                Some(vec![Uint64(0xdead_beef), Uint64(0xfeed)]),
+            ),
+        ),
+        (
+            "pc__samples".to_owned(),
+            instanced(
+                MetricValue::None,
+                (0..20).map(|i| Uint64(i * i)).collect(),
+                Some((0..20).map(|i| Uint64(0x7f00_0000_1000 + 16 * i)).collect()),
+            ),
+        ),
+        ("empty__metric".to_owned(), scalar(MetricValue::None)),
+    ];
+    KernelSpec {
+        function: "kinds".into(),
+        // `extern "C"`-style names: no demangled form stored.
+        demangled: String::new(),
+        mangled: "kinds_c".into(),
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        metrics,
+        sections: Vec::new(),
+        rule_results: vec![rule_result(
+            "AllTypes",
+            "All Message Types",
+            "SpeedOfLight",
+            &[
+                (0, "", "none", None, vec![]),
+                (1, "ok", "ok", Some((1, 0.5)), vec![]),
+                (
+                    2,
+                    "warning",
+                    "warning",
+                    None,
+                    vec![("kind__double", 1e-7, 1, "low")],
+                ),
+                (3, "error", "error", Some((2, 99.5)), vec![]),
+                (
+                    4,
+                    "optimization",
+                    "optimization",
+                    Some((0, 1.0)),
+                    vec![
+                        ("kind__uint64", 1.0, 0, "default"),
+                        ("kind__float", 0.1, 2, "high"),
+                    ],
+                ),
+            ],
+        )],
+        nvtx: None,
+        stream: 0,
+    }
+}

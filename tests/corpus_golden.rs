@@ -1,0 +1,93 @@
+//! Every corpus report dumps exactly as NVIDIA's official reader reads it (the golden JSONs
+//! in `../shared/corpus/ncu/golden`, made with ncu-oracle's `dump.py --units`): every metric
+//! value, kind, instance, correlation id, name, NVTX range, section id and stored rule result.
+//! Units are compared separately (`units_golden.rs`).
+
+mod common;
+
+use common::{corpus_pairs, dump_text, first_difference, parse_without_units};
+use serde_json::Value;
+use sightline::ncu::Report;
+use sightline::ncu::dump::DumpOptions;
+
+#[test]
+fn every_corpus_report_matches_its_golden_dump() {
+    for (report_path, golden_path) in corpus_pairs() {
+        let report = Report::open(&report_path).expect("corpus report opens");
+        assert!(
+            report.warnings().is_empty(),
+            "{}: {:?}",
+            report_path.display(),
+            report.warnings()
+        );
+        let ours = parse_without_units(&dump_text(&report, &DumpOptions::default()));
+        let golden = parse_without_units(&std::fs::read_to_string(&golden_path).unwrap());
+        if let Some(diff) = first_difference(&ours, &golden, "") {
+            panic!("{}: {diff}", report_path.display());
+        }
+        let actions = golden["ranges"][0]["actions"].as_array().unwrap().len();
+        eprintln!("{}: {actions} action(s) equal", report_path.display());
+    }
+}
+
+#[test]
+fn single_kernel_dump_equals_that_action_of_the_golden() {
+    for (report_path, golden_path) in corpus_pairs() {
+        let report = Report::open(&report_path).unwrap();
+        let golden = parse_without_units(&std::fs::read_to_string(&golden_path).unwrap());
+        let actions = golden["ranges"][0]["actions"].as_array().unwrap();
+        for index in [0, actions.len() - 1] {
+            let options = DumpOptions {
+                kernel: Some(index),
+                ..Default::default()
+            };
+            let ours = parse_without_units(&dump_text(&report, &options));
+            let expected = serde_json::json!({"ranges": [{"actions": [actions[index].clone()]}]});
+            assert_eq!(
+                first_difference(&ours, &expected, ""),
+                None,
+                "{} --kernel {index}",
+                report_path.display()
+            );
+        }
+        // A kernel index past the end keeps nothing, as dump.py does.
+        let options = DumpOptions {
+            kernel: Some(actions.len()),
+            ..Default::default()
+        };
+        let ours = parse_without_units(&dump_text(&report, &options));
+        assert_eq!(ours["ranges"][0]["actions"], Value::Array(vec![]));
+    }
+}
+
+#[test]
+fn model_accessors_agree_with_the_golden() {
+    for (report_path, golden_path) in corpus_pairs() {
+        let report = Report::open(&report_path).unwrap();
+        let golden: Value =
+            serde_json::from_str(&std::fs::read_to_string(&golden_path).unwrap()).unwrap();
+        for (index, expected) in golden["ranges"][0]["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            let action = report.action(index).unwrap();
+            let metrics = expected["metrics"].as_object().unwrap();
+            assert_eq!(action.metric_names().count(), metrics.len());
+            for (name, m) in metrics {
+                let metric = action
+                    .metric(name)
+                    .unwrap_or_else(|| panic!("metric {name} missing"));
+                assert_eq!(metric.kind().name(), m["kind"].as_str().unwrap(), "{name}");
+            }
+            assert!(action.metric("no__such_metric.sum").is_none());
+            if let Some(cc) = action.compute_capability() {
+                let major = metrics["device__attribute_compute_capability_major"]["value"]
+                    .as_u64()
+                    .unwrap();
+                assert_eq!(u64::from(cc) / 10, major);
+            }
+        }
+    }
+}
