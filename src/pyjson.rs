@@ -33,9 +33,13 @@ impl<W: Write> PyJsonWriter<W> {
     }
 
     fn newline(&mut self) -> io::Result<()> {
+        const SPACES: &[u8; 64] = &[b' '; 64];
         self.out.write_all(b"\n")?;
-        for _ in 0..self.stack.len() * self.indent {
-            self.out.write_all(b" ")?;
+        let mut width = self.stack.len() * self.indent;
+        while width > 0 {
+            let take = width.min(SPACES.len());
+            self.out.write_all(&SPACES[..take])?;
+            width -= take;
         }
         Ok(())
     }
@@ -108,9 +112,9 @@ impl<W: Write> PyJsonWriter<W> {
     /// A float value, as Python's `repr`.
     pub fn float(&mut self, value: f64) -> io::Result<()> {
         self.prefix()?;
-        let mut buf = String::new();
-        float_repr(value, &mut buf);
-        self.out.write_all(buf.as_bytes())
+        let mut buf = [0u8; 32];
+        let len = float_repr_bytes(value, &mut buf);
+        self.out.write_all(&buf[..len])
     }
 
     /// An unsigned integer value.
@@ -204,56 +208,120 @@ pub fn write_string(out: &mut impl Write, value: &str) -> io::Result<()> {
 
 /// Appends Python's `repr(value)` of a float (`1e-05`, `0.0001`, `1e+16`, `NaN`) to `out`.
 pub fn float_repr(value: f64, out: &mut String) {
-    use std::fmt::Write as _;
-    if value.is_nan() {
-        out.push_str("NaN");
-        return;
+    let mut buf = [0u8; 32];
+    let len = float_repr_bytes(value, &mut buf);
+    out.push_str(std::str::from_utf8(&buf[..len]).unwrap_or("NaN"));
+}
+
+/// Writes Python's `repr(value)` into `buf`, returning the length (at most 24 bytes).
+pub fn float_repr_bytes(value: f64, buf: &mut [u8; 32]) -> usize {
+    let special: &[u8] = if value.is_nan() {
+        b"NaN"
+    } else if value == f64::INFINITY {
+        b"Infinity"
+    } else if value == f64::NEG_INFINITY {
+        b"-Infinity"
+    } else {
+        b""
+    };
+    if !special.is_empty() {
+        buf[..special.len()].copy_from_slice(special);
+        return special.len();
     }
-    if value.is_infinite() {
-        out.push_str(if value > 0.0 { "Infinity" } else { "-Infinity" });
-        return;
+    // `ryu` gives the shortest digits that round-trip, as Python's repr does; only the layout
+    // differs, so split its output into digits and a decimal-point position and lay them out
+    // Python's way.
+    let mut ryu_buf = ryu::Buffer::new();
+    let text = ryu_buf.format_finite(value.abs()).as_bytes();
+    let (mantissa, exponent) = match text.iter().position(|&b| b == b'e') {
+        Some(e) => (&text[..e], parse_exponent(&text[e + 1..])),
+        None => (text, 0),
+    };
+    let mut digits = [0u8; 24];
+    let mut n = 0;
+    let mut point = None;
+    for &b in mantissa {
+        if b == b'.' {
+            point = Some(n);
+        } else if n < digits.len() {
+            digits[n] = b;
+            n += 1;
+        }
     }
+    let mut decimal_point = point.unwrap_or(n) as i32 + exponent;
+    // Drop leading zeros (moving the point) and trailing zeros.
+    let mut start = 0;
+    while start + 1 < n && digits[start] == b'0' {
+        start += 1;
+        decimal_point -= 1;
+    }
+    while n > start + 1 && digits[n - 1] == b'0' {
+        n -= 1;
+    }
+    let digits = &digits[start..n];
+    if digits == b"0" {
+        decimal_point = 1;
+    }
+    let mut len = 0;
+    let mut push = |bytes: &[u8], len: &mut usize| {
+        buf[*len..*len + bytes.len()].copy_from_slice(bytes);
+        *len += bytes.len();
+    };
     if value.is_sign_negative() {
-        out.push('-');
+        push(b"-", &mut len);
     }
-    // Rust's `{:e}` gives the shortest digits that round-trip, as Python's repr does.
-    let mut sci = String::with_capacity(32);
-    let _ = write!(sci, "{:e}", value.abs());
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let decimal_point = exponent + 1;
     if -4 < decimal_point && decimal_point <= 16 {
         if decimal_point <= 0 {
-            out.push_str("0.");
+            push(b"0.", &mut len);
             for _ in 0..-decimal_point {
-                out.push('0');
+                push(b"0", &mut len);
             }
-            out.push_str(&digits);
+            push(digits, &mut len);
         } else if decimal_point as usize >= digits.len() {
-            out.push_str(&digits);
+            push(digits, &mut len);
             for _ in 0..decimal_point as usize - digits.len() {
-                out.push('0');
+                push(b"0", &mut len);
             }
-            out.push_str(".0");
+            push(b".0", &mut len);
         } else {
-            out.push_str(&digits[..decimal_point as usize]);
-            out.push('.');
-            out.push_str(&digits[decimal_point as usize..]);
+            let (int, frac) = digits.split_at(decimal_point as usize);
+            push(int, &mut len);
+            push(b".", &mut len);
+            push(frac, &mut len);
         }
     } else {
-        out.push_str(&digits[..1]);
+        push(&digits[..1], &mut len);
         if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
+            push(b".", &mut len);
+            push(&digits[1..], &mut len);
         }
-        let _ = write!(
-            out,
-            "e{}{:02}",
-            if exponent < 0 { '-' } else { '+' },
-            exponent.abs()
+        let exponent = decimal_point - 1;
+        push(if exponent < 0 { b"e-" } else { b"e+" }, &mut len);
+        let magnitude = exponent.unsigned_abs();
+        if magnitude >= 100 {
+            push(&[b'0' + (magnitude / 100) as u8], &mut len);
+        }
+        push(
+            &[
+                b'0' + (magnitude / 10 % 10) as u8,
+                b'0' + (magnitude % 10) as u8,
+            ],
+            &mut len,
         );
     }
+    len
+}
+
+fn parse_exponent(text: &[u8]) -> i32 {
+    let (negative, digits) = match text.first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let magnitude = digits
+        .iter()
+        .fold(0i32, |acc, &d| acc * 10 + i32::from(d.wrapping_sub(b'0')));
+    if negative { -magnitude } else { magnitude }
 }
 
 #[cfg(test)]
@@ -283,6 +351,14 @@ mod tests {
             (1.7976931348623157e308, "1.7976931348623157e+308"),
             (5e-324, "5e-324"),
             (2.5e-7, "2.5e-07"),
+            (1e100, "1e+100"),
+            (1.25e-100, "1.25e-100"),
+            (100.0, "100.0"),
+            (0.001, "0.001"),
+            (123456789.0, "123456789.0"),
+            (9007199254740993.0, "9007199254740992.0"),
+            (1e15, "1000000000000000.0"),
+            (-2.5, "-2.5"),
             (f64::NAN, "NaN"),
             (f64::NEG_INFINITY, "-Infinity"),
         ];

@@ -91,3 +91,33 @@ fn model_accessors_agree_with_the_golden() {
         }
     }
 }
+
+/// The dump is the official reader's text byte for byte (same layout, escapes and float
+/// spellings); only the `"unit"` lines may differ, since units are inferred.
+#[test]
+fn dump_text_equals_the_golden_text_except_units() {
+    for (report_path, golden_path) in corpus_pairs() {
+        let report = Report::open(&report_path).unwrap();
+        let options = DumpOptions {
+            units: true,
+            ..Default::default()
+        };
+        let ours = dump_text(&report, &options);
+        let golden = std::fs::read_to_string(&golden_path).unwrap();
+        let (ours_lines, golden_lines): (Vec<_>, Vec<_>) =
+            (ours.lines().collect(), golden.lines().collect());
+        assert_eq!(
+            ours_lines.len(),
+            golden_lines.len(),
+            "{}",
+            report_path.display()
+        );
+        for (n, (a, b)) in ours_lines.iter().zip(&golden_lines).enumerate() {
+            let is_unit = |l: &str| l.trim_start().starts_with("\"unit\": ");
+            if is_unit(a) && is_unit(b) {
+                continue;
+            }
+            assert_eq!(a, b, "{} line {}", report_path.display(), n + 1);
+        }
+    }
+}

@@ -93,6 +93,7 @@ impl Report {
             });
         }
         let file = std::fs::File::open(path).map_err(io)?;
+        let mut mapped = false;
         let data = if meta.len() == 0 {
             Bytes::new()
         } else {
@@ -102,15 +103,27 @@ impl Report {
             if map.starts_with(&ZSTD_MAGIC) {
                 decompress(path, &map)?
             } else {
+                // Results are decoded on demand: without read-ahead, opening a report and
+                // showing one kernel touches only the pages it reads.
+                let _ = map.advise(memmap2::Advice::Random);
+                mapped = true;
                 Bytes::from_owner(map)
             }
         };
-        Report::from_bytes(path, data)
+        Report::index_bytes(path, data, mapped.then_some(&file))
     }
 
     /// Indexes a report held in memory; `path` is used in messages only.
     pub fn from_bytes(path: impl AsRef<Path>, data: Bytes) -> Result<Report, ReadError> {
-        let path = path.as_ref();
+        Report::index_bytes(path.as_ref(), data, None)
+    }
+
+    /// Indexes `data`; when `file` is given, `data` maps it and the index is read from the file.
+    fn index_bytes(
+        path: &Path,
+        data: Bytes,
+        file: Option<&std::fs::File>,
+    ) -> Result<Report, ReadError> {
         if data.starts_with(&ZSTD_MAGIC) {
             let data = decompress(path, &data)?;
             return Report::from_bytes(path, data);
@@ -126,11 +139,11 @@ impl Report {
             results: Vec::new(),
             warnings: Vec::new(),
         };
-        report.index()?;
+        report.index(file)?;
         Ok(report)
     }
 
-    fn index(&mut self) -> Result<(), ReadError> {
+    fn index(&mut self, file: Option<&std::fs::File>) -> Result<(), ReadError> {
         let path = self.path.clone();
         let data = self.data.clone();
         if data.is_empty() {
@@ -154,9 +167,11 @@ impl Report {
         }
         let mut cursor = Cursor {
             data: &data,
+            file,
+            end: data.len(),
             pos: 4,
         };
-        let header = cursor
+        let (_, header) = cursor
             .message("file header")
             .map_err(|(offset, message)| ReadError::format(&path, offset, message))?;
         let file_header = pb::FileHeader::decode(header)
@@ -194,32 +209,31 @@ impl Report {
         cursor: &mut Cursor<'_>,
         strings: &mut Vec<String>,
     ) -> Result<(), (usize, String)> {
-        let header_bytes = cursor.message("block header")?;
-        let header_offset = cursor.pos - header_bytes.len();
-        let header = pb::BlockHeader::decode(header_bytes)
+        let (header_offset, header_bytes) = cursor.message("block header")?;
+        let header = pb::BlockHeader::decode(&header_bytes[..])
             .map_err(|e| (header_offset, format!("corrupt block header: {e}")))?;
         let payload_size = header.payload_size.unwrap_or(0) as usize;
         let payload_start = cursor.pos;
-        if payload_size > cursor.data.len() - payload_start {
+        if payload_size > cursor.end - payload_start {
             return Err((
                 payload_start,
                 format!(
                     "truncated block: payload of {payload_size} bytes but only {} remain",
-                    cursor.data.len() - payload_start
+                    cursor.end - payload_start
                 ),
             ));
         }
-        let payload = &cursor.data[..payload_start + payload_size];
         let mut inner = Cursor {
-            data: payload,
+            data: cursor.data,
+            file: cursor.file,
+            end: payload_start + payload_size,
             pos: payload_start,
         };
         let mut sources = Vec::new();
         for _ in 0..header.num_sources.unwrap_or(0) {
-            let bytes = inner.message("source entry")?;
-            let offset = inner.pos - bytes.len();
+            let (offset, bytes) = inner.message("source entry")?;
             let reference =
-                source_reference(bytes).map_err(|e| (offset + e.offset, e.what.to_owned()))?;
+                source_reference(&bytes).map_err(|e| (offset + e.offset, e.what.to_owned()))?;
             sources.push(SourceEntry {
                 reference,
                 bytes: self.data.slice(offset..inner.pos),
@@ -242,11 +256,11 @@ impl Report {
                     WorkloadKind::Cmdlist => "command list result",
                     WorkloadKind::Graph => "graph result",
                 };
-                let bytes = inner.message(what)?;
+                let (offset, len) = inner.skip_message(what)?;
                 results.push(ResultEntry {
                     kind,
-                    offset: inner.pos - bytes.len(),
-                    len: bytes.len(),
+                    offset,
+                    len,
                     strings_visible,
                     process,
                 });
@@ -264,7 +278,7 @@ impl Report {
         if let Some(table) = header.string_table {
             strings.extend(table.strings);
         }
-        if let Some(session) = header_session_bytes(header_bytes) {
+        if let Some(session) = header_session_bytes(&header_bytes) {
             self.session
                 .merge(session)
                 .map_err(|e| (header_offset, format!("corrupt session details: {e}")))?;
@@ -349,27 +363,41 @@ impl Report {
 }
 
 /// A position in the report's bytes, reading `u32 length | message` records.
+///
+/// With a file at hand the index is read with positioned reads, so opening a memory-mapped
+/// report faults in only the pages of the records it reads, not the results it skips.
 struct Cursor<'a> {
-    data: &'a [u8],
+    data: &'a Bytes,
+    file: Option<&'a std::fs::File>,
+    end: usize,
     pos: usize,
 }
 
-impl<'a> Cursor<'a> {
-    fn message(&mut self, what: &str) -> Result<&'a [u8], (usize, String)> {
+impl Cursor<'_> {
+    fn read_at(&self, offset: usize, len: usize) -> Result<Bytes, (usize, String)> {
+        #[cfg(unix)]
+        if let Some(file) = self.file {
+            use std::os::unix::fs::FileExt;
+            let mut buf = vec![0; len];
+            file.read_exact_at(&mut buf, offset as u64)
+                .map_err(|e| (offset, format!("cannot read {len} byte(s): {e}")))?;
+            return Ok(Bytes::from(buf));
+        }
+        Ok(self.data.slice(offset..offset + len))
+    }
+
+    /// Skips one record, returning the offset and length of its message.
+    fn skip_message(&mut self, what: &str) -> Result<(usize, usize), (usize, String)> {
         let start = self.pos;
-        let remaining = self.data.len() - start;
+        let remaining = self.end - start;
         if remaining < 4 {
             return Err((
                 start,
                 format!("truncated {what}: {remaining} byte(s) left, need a 4-byte length"),
             ));
         }
-        let len = u32::from_le_bytes([
-            self.data[start],
-            self.data[start + 1],
-            self.data[start + 2],
-            self.data[start + 3],
-        ]) as usize;
+        let prefix = self.read_at(start, 4)?;
+        let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
         if len > remaining - 4 {
             return Err((
                 start,
@@ -380,7 +408,13 @@ impl<'a> Cursor<'a> {
             ));
         }
         self.pos = start + 4 + len;
-        Ok(&self.data[start + 4..self.pos])
+        Ok((start + 4, len))
+    }
+
+    /// Reads one record's message.
+    fn message(&mut self, what: &str) -> Result<(usize, Bytes), (usize, String)> {
+        let (offset, len) = self.skip_message(what)?;
+        Ok((offset, self.read_at(offset, len)?))
     }
 }
 

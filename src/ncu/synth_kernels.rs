@@ -406,3 +406,140 @@ pub fn value_kinds_kernel() -> KernelSpec {
         stream: 0,
     }
 }
+
+const UNITS: &[&str] = &[
+    "sm", "smsp", "l1tex", "lts", "dram", "gpu", "gpc", "tpc", "fbpa", "idc", "sys",
+];
+const COUNTERS: &[&str] = &[
+    "cycles_active",
+    "cycles_elapsed",
+    "inst_executed",
+    "inst_issued",
+    "warps_active",
+    "sectors_read",
+    "sectors_write",
+    "bytes_read",
+    "bytes_write",
+    "requests",
+    "throughput",
+    "pipe_alu_cycles_active",
+    "pipe_fma_cycles_active",
+    "pipe_lsu_cycles_active",
+];
+const ROLLUPS: &[&str] = &["sum", "avg", "min", "max"];
+const SUBMETRICS: &[&str] = &[
+    "",
+    ".per_second",
+    ".pct_of_peak_sustained_elapsed",
+    ".pct_of_peak_sustained_active",
+    ".peak_sustained",
+    ".per_cycle_active",
+];
+
+/// Section identifiers of Nsight Compute's `full` set, embedded in every benchmark kernel.
+pub const FULL_SET_SECTIONS: &[&str] = &[
+    "ComputeWorkloadAnalysis",
+    "InstructionStats",
+    "LaunchStats",
+    "MemoryWorkloadAnalysis",
+    "MemoryWorkloadAnalysis_Chart",
+    "MemoryWorkloadAnalysis_Tables",
+    "NumaAffinity",
+    "Nvlink_Tables",
+    "Nvlink_Topology",
+    "Occupancy",
+    "PmSampling",
+    "SchedulerStats",
+    "SourceCounters",
+    "SpeedOfLight",
+    "SpeedOfLight_RooflineChart",
+    "WarpStateStats",
+    "WorkloadDistribution",
+];
+
+/// The `n`-th name of the benchmark's metric grammar (unit × counter × rollup × submetric).
+pub fn grammar_metric_name(n: usize) -> String {
+    let sub = SUBMETRICS[n % SUBMETRICS.len()];
+    let n = n / SUBMETRICS.len();
+    let rollup = ROLLUPS[n % ROLLUPS.len()];
+    let n = n / ROLLUPS.len();
+    let counter = COUNTERS[n % COUNTERS.len()];
+    let unit = UNITS[(n / COUNTERS.len()) % UNITS.len()];
+    format!("{unit}__{counter}.{rollup}{sub}")
+}
+
+/// Sections shaped like the full set: a header of 8 metrics and a body table of 30.
+pub fn full_set_sections() -> Vec<ProfilerSection> {
+    FULL_SET_SECTIONS
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let names: Vec<(String, String)> = (0..38)
+                .map(|j| {
+                    let name = grammar_metric_name(i * 97 + j * 13);
+                    let label = format!("Metric {j} of {id}");
+                    (label, name)
+                })
+                .collect();
+            let pairs: Vec<(&str, &str)> = names
+                .iter()
+                .map(|(l, n)| (l.as_str(), n.as_str()))
+                .collect();
+            section(
+                id,
+                &id.replace('_', " "),
+                i as u32 * 10,
+                &pairs[..8],
+                &pairs[8..],
+            )
+        })
+        .collect()
+}
+
+/// One kernel of the benchmark report: 1,100 grammar metrics plus the basic ones, 40 instanced
+/// metrics of 40 instances, the full-set sections and nine stored rule results.
+pub fn bench_kernel(rng: &mut SplitMix, index: usize, sections: &[ProfilerSection]) -> KernelSpec {
+    let function = format!("bench_kernel_{}", index % 17);
+    let mut spec = sample_kernel(
+        rng,
+        &function,
+        &format!("{function}(float *, const float *, int)"),
+        &format!("_Z{}{function}PfPKfi", function.len()),
+        [1 + (index as u64 % 512), 1, 1],
+        [128, 1, 1],
+        &[],
+    );
+    for n in 0..1100 {
+        let value = if n % 7 == 0 {
+            Uint64(rng.next_u64() % 1_000_000)
+        } else {
+            Double(rng.unit() * 1e6)
+        };
+        spec.metrics.push((grammar_metric_name(n), scalar(value)));
+    }
+    for n in 0..40 {
+        let values = (0..48).map(|_| Double(rng.unit() * 100.0)).collect();
+        let ids = (0..48).map(|i| Uint64(0x7f00_0000 + i * 16)).collect();
+        spec.metrics.push((
+            format!("inst__{}.per_unit", grammar_metric_name(n * 31)),
+            instanced(MetricValue::None, values, Some(ids)),
+        ));
+    }
+    spec.sections = sections.to_vec();
+    let text = "The kernel achieved a low fraction of the device's peak performance. Check the @section:SpeedOfLight:GPU Speed Of Light Throughput@ section and the @url:Kernel Profiling Guide:https://docs.nvidia.com/nsight-compute/ProfilingGuide/index.html@ for details on reducing stalls, improving occupancy and balancing the workload across the streaming multiprocessors of the device.";
+    for (i, id) in FULL_SET_SECTIONS.iter().enumerate().take(6) {
+        spec.rule_results.push(rule_result(
+            &format!("BenchRule{i}"),
+            &format!("Benchmark Rule {i}"),
+            id,
+            &[(
+                4,
+                "Optimization",
+                text,
+                Some((2, rng.unit() * 50.0)),
+                vec![(&grammar_metric_name(i), rng.unit(), 2, "Raise it")],
+            )],
+        ));
+    }
+    spec
+}
