@@ -1,12 +1,13 @@
 //! The `sightline` command: headless subcommands over the model layers.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use sightline::ncu::Report;
 use sightline::ncu::dump::{DumpOptions, write_dump};
+
+mod summary;
 
 /// Sightline: a fast viewer for GPU profiler reports.
 #[derive(Parser)]
@@ -40,11 +41,21 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`sightline dump r.ncu-rep | head`) is the reader's choice, not an error.
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("sightline: error: {error:#}");
             ExitCode::from(2)
         }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn open(path: &PathBuf) -> anyhow::Result<Report> {
@@ -75,21 +86,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Summary { report } => {
             let report = open(&report)?;
             let mut out = std::io::stdout().lock();
-            writeln!(
-                out,
-                "{}: {} action(s)",
-                report.path().display(),
-                report.num_actions()
-            )?;
-            for index in 0..report.num_actions() {
-                let action = report.action(index)?;
-                writeln!(
-                    out,
-                    "  [{index}] {} ({} metrics)",
-                    action.name(sightline::ncu::NameBase::Function),
-                    action.metrics().len()
-                )?;
-            }
+            summary::write_summary(&report, &mut out)?;
         }
     }
     Ok(())

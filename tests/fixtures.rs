@@ -144,3 +144,15 @@ fn sample_fixture_carries_sections_rules_and_nvtx() {
     assert_eq!(action.block_size(), Some([32, 32, 1]));
     assert_eq!(action.stream_id(), Some(7));
 }
+
+#[test]
+fn committed_fixtures_are_what_the_generator_writes() {
+    for name in sightline::ncu::fixtures::FIXTURE_NAMES {
+        let committed = std::fs::read(fixtures().join(name)).unwrap();
+        let generated = sightline::ncu::fixtures::fixture_bytes(name).unwrap();
+        assert!(
+            committed == generated,
+            "fixtures/{name} is stale: run `cargo run --example make_fixtures` and re-verify"
+        );
+    }
+}

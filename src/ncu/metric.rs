@@ -97,6 +97,25 @@ impl MetricValue {
         }
     }
 
+    /// Converts a decoded `ProfileMetricValue` (the first value field set wins).
+    pub fn from_message(
+        message: &crate::proto::nv::profiler::messages::ProfileMetricValue,
+    ) -> MetricValue {
+        if let Some(s) = &message.string_value {
+            MetricValue::String(s.clone())
+        } else if let Some(v) = message.float_value {
+            MetricValue::Float(v)
+        } else if let Some(v) = message.double_value {
+            MetricValue::Double(v)
+        } else if let Some(v) = message.uint32_value {
+            MetricValue::Uint32(v)
+        } else if let Some(v) = message.uint64_value {
+            MetricValue::Uint64(v)
+        } else {
+            MetricValue::None
+        }
+    }
+
     /// Decodes a `ProfileMetricValue` message. When several value fields are present (never in
     /// files written by Nsight Compute) the last one wins.
     pub(crate) fn decode(buf: &[u8]) -> Result<MetricValue, WireError> {

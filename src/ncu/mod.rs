@@ -7,6 +7,7 @@
 mod action;
 pub mod dump;
 mod error;
+pub mod fixtures;
 mod metric;
 pub mod nvtx;
 mod report;
@@ -20,4 +21,4 @@ pub mod writer;
 pub use action::{Action, NameBase, ResultInfo};
 pub use error::{ReadError, ReadWarning};
 pub use metric::{Instance, Metric, MetricValue, ValueKind};
-pub use report::{MAGIC, Report, SourceEntry, WorkloadKind};
+pub use report::{DEVICE_ATTRIBUTE_PREFIX, MAGIC, Report, SourceEntry, WorkloadKind};

@@ -13,8 +13,12 @@ use prost::Message;
 
 use super::action::Action;
 use super::error::{ReadError, ReadWarning};
+use super::metric::MetricValue;
 use super::wire::{FieldReader, WireValue};
 use crate::proto::nv::profiler::messages as pb;
+
+/// Prefix of device attribute names (`device__attribute_multiprocessor_count`).
+pub const DEVICE_ATTRIBUTE_PREFIX: &str = "device__attribute_";
 
 /// The four bytes every report starts with.
 pub const MAGIC: &[u8; 4] = b"NVR\0";
@@ -302,6 +306,24 @@ impl Report {
     /// The session details, merged across all blocks.
     pub fn session(&self) -> &pb::ReportSessionDetails {
         &self.session
+    }
+
+    /// Attribute `name` of device `device` from the session details. `name` may be the full
+    /// name (`device__attribute_compute_capability_major`) or the part after the prefix.
+    pub fn device_attribute(&self, device: u32, name: &str) -> Option<MetricValue> {
+        let short = name.strip_prefix(DEVICE_ATTRIBUTE_PREFIX).unwrap_or(name);
+        let attributes = self
+            .session
+            .device_attributes
+            .iter()
+            .find(|d| d.id == device)?;
+        let attribute = attributes.attributes.iter().rev().find(|a| {
+            a.name
+                .strip_prefix(DEVICE_ATTRIBUTE_PREFIX)
+                .unwrap_or(&a.name)
+                == short
+        })?;
+        Some(MetricValue::from_message(&attribute.value))
     }
 
     /// The processes named by block headers.

@@ -149,7 +149,7 @@ pub fn instanced(
 /// Session details of a synthetic device (compute capability 8.6).
 pub fn session_details() -> pb::ReportSessionDetails {
     let attr = |name: &str, v: u64| pb::DeviceAttribute {
-        name: name.to_owned(),
+        name: format!("{}{name}", super::DEVICE_ATTRIBUTE_PREFIX),
         value: value_message(&MetricValue::Uint64(v)).unwrap_or_default(),
     };
     pb::ReportSessionDetails {

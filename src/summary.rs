@@ -1,0 +1,119 @@
+//! `sightline summary`: a one-screen overview of a report (device, process, kernels).
+
+use std::io::{self, Write};
+
+use sightline::ncu::rule_result::rule_messages;
+use sightline::ncu::{NameBase, Report};
+
+/// Writes the overview of `report`.
+pub fn write_summary(report: &Report, out: &mut impl Write) -> anyhow::Result<()> {
+    let session = report.session();
+    writeln!(
+        out,
+        "{}: Nsight Compute report (container version {}), {} result(s)",
+        report.path().display(),
+        report.version(),
+        report.num_actions()
+    )?;
+    for device in &session.device_attributes {
+        let attr = |name: &str| {
+            report
+                .device_attribute(device.id, name)
+                .and_then(|v| v.as_u64())
+        };
+        let cc = match (
+            attr("compute_capability_major"),
+            attr("compute_capability_minor"),
+        ) {
+            (Some(major), Some(minor)) => format!("compute capability {major}.{minor}"),
+            _ => "compute capability unknown".to_owned(),
+        };
+        let sms = attr("multiprocessor_count")
+            .map(|n| format!(", {n} SMs"))
+            .unwrap_or_default();
+        let name = report
+            .device_attribute(device.id, "display_name")
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .or_else(|| device.name.clone())
+            .unwrap_or_else(|| "unknown device".to_owned());
+        writeln!(out, "device {}: {name} ({cc}{sms})", device.id)?;
+    }
+    if let Some(cmdline) = &session.profiler_cmdline {
+        writeln!(out, "command line: {cmdline}")?;
+    }
+    if let Some(pid) = session.process_id {
+        writeln!(out, "process: {pid}")?;
+    }
+    writeln!(out)?;
+    let header = [
+        "#",
+        "kernel",
+        "grid",
+        "block",
+        "duration",
+        "metrics",
+        "sections",
+        "rule msgs",
+    ];
+    let mut rows = Vec::new();
+    for index in 0..report.num_actions() {
+        let action = report.action(index)?;
+        let dim =
+            |d: Option<[u64; 3]>| d.map_or("-".to_owned(), |[x, y, z]| format!("{x}x{y}x{z}"));
+        let duration = action
+            .metric("gpu__time_duration.sum")
+            .and_then(|m| m.value().as_f64())
+            .map_or("-".to_owned(), format_ns);
+        rows.push([
+            index.to_string(),
+            action.name(NameBase::Function).to_owned(),
+            dim(action.grid_size()),
+            dim(action.block_size()),
+            duration,
+            action.metrics().len().to_string(),
+            action.num_sections().to_string(),
+            rule_messages(action.rule_results()).len().to_string(),
+        ]);
+    }
+    write_table(out, &header, &rows)?;
+    for warning in report.warnings() {
+        writeln!(out, "warning: byte {}: {}", warning.offset, warning.message)?;
+    }
+    Ok(())
+}
+
+fn format_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} us", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+fn write_table<const N: usize>(
+    out: &mut impl Write,
+    header: &[&str; N],
+    rows: &[[String; N]],
+) -> io::Result<()> {
+    let mut widths = header.map(str::len);
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |out: &mut dyn Write, cells: &[&str]| -> io::Result<()> {
+        let text: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        writeln!(out, "{}", text.join("  ").trim_end())
+    };
+    line(out, header)?;
+    for row in rows {
+        line(out, &row.iter().map(String::as_str).collect::<Vec<_>>())?;
+    }
+    Ok(())
+}
