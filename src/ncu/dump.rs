@@ -1,12 +1,15 @@
 //! `sightline dump`: a report as canonical JSON, in exactly the shape (and byte layout) of the
 //! oracle script NVIDIA's reader is checked with.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use super::rule_result::rule_messages;
 use super::units::infer_unit;
 use super::{Action, Metric, MetricValue, NameBase, ReadError, Report};
 use crate::proto::nv::nvtx::NvtxState;
+use crate::proto::nv::profiler::ProfilerSection;
 use crate::pyjson::PyJsonWriter;
 
 /// What to dump.
@@ -68,11 +71,25 @@ fn write_action<W: Write>(
     w.begin_object()?;
     w.key_string("demangled", action.name(NameBase::Demangled))?;
     w.key_string("mangled", action.name(NameBase::Mangled))?;
+    // A `Unit` given by an embedded section overrides the unit inferred from the name.
+    let section_units = if options.units {
+        let sections = action.sections().map_err(|e| {
+            ReadError::format(report.path(), 0, format!("corrupt embedded section: {e}"))
+        })?;
+        Some(section_metric_units(&sections))
+    } else {
+        None
+    };
     w.key("metrics")?;
     w.begin_object()?;
     for (name, metric) in action.metrics_by_name() {
         w.key(name)?;
-        write_metric(w, name, metric, options.units)?;
+        let unit = section_units.as_ref().map(|units| {
+            units
+                .get(name)
+                .map_or_else(|| infer_unit(name), |u| Cow::Borrowed(u.as_str()))
+        });
+        write_metric(w, metric, unit.as_deref())?;
     }
     w.end_object()?;
     w.key_string("name", action.name(NameBase::Function))?;
@@ -109,11 +126,30 @@ fn write_value<W: Write>(w: &mut PyJsonWriter<W>, value: &MetricValue) -> io::Re
     }
 }
 
+/// Metric units set explicitly (`Unit:`) in sections, by metric name.
+pub fn section_metric_units(sections: &[ProfilerSection]) -> HashMap<String, String> {
+    let mut units = HashMap::new();
+    for section in sections {
+        let header = section.header.iter().flat_map(|h| &h.metrics);
+        let tables = section
+            .body
+            .iter()
+            .flat_map(|b| &b.items)
+            .filter_map(|i| i.table.as_ref());
+        let metrics = section.metrics.iter().flat_map(|m| &m.metrics);
+        for metric in header.chain(tables.flat_map(|t| &t.metrics)).chain(metrics) {
+            if let Some(unit) = metric.unit.as_ref().filter(|u| !u.is_empty()) {
+                units.insert(metric.name.clone(), unit.clone());
+            }
+        }
+    }
+    units
+}
+
 fn write_metric<W: Write>(
     w: &mut PyJsonWriter<W>,
-    name: &str,
     metric: &Metric,
-    units: bool,
+    unit: Option<&str>,
 ) -> io::Result<()> {
     w.begin_object()?;
     if metric.has_correlation_ids() {
@@ -139,8 +175,8 @@ fn write_metric<W: Write>(
         w.end_array()?;
     }
     w.key_string("kind", metric.kind().name())?;
-    if units {
-        w.key_string("unit", &infer_unit(name))?;
+    if let Some(unit) = unit {
+        w.key_string("unit", unit)?;
     }
     w.key("value")?;
     write_value(w, &metric.value())?;
@@ -218,4 +254,60 @@ fn write_rule_results<W: Write>(w: &mut PyJsonWriter<W>, action: &Action) -> io:
         w.end_object()?;
     }
     w.end_array()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ncu::synth::{scalar, section, write_kernels};
+    use crate::ncu::synth_kernels::sample_kernels;
+
+    #[test]
+    fn section_unit_overrides_the_inferred_unit() {
+        let mut kernel = sample_kernels().remove(0);
+        kernel
+            .metrics
+            .push(("custom__widgets.sum".into(), scalar(MetricValue::Uint64(3))));
+        let mut custom = section(
+            "Custom",
+            "Custom",
+            99,
+            &[("Widgets", "custom__widgets.sum")],
+            &[],
+        );
+        if let Some(header) = custom.header.as_mut() {
+            header.metrics[0].unit = Some("widget".into());
+        }
+        kernel.sections.push(custom);
+        let mut bytes = Vec::new();
+        write_kernels(&[kernel], 1, &mut bytes).unwrap();
+        let report = Report::from_bytes("mem.ncu-rep", bytes.into()).unwrap();
+        let mut out = Vec::new();
+        write_dump(
+            &report,
+            &DumpOptions {
+                units: true,
+                kernel: None,
+            },
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let at = text.find("\"custom__widgets.sum\"").unwrap();
+        assert!(
+            text[at..]
+                .lines()
+                .nth(2)
+                .unwrap()
+                .contains("\"unit\": \"widget\"")
+        );
+        let at = text.find("\"gpu__time_duration.sum\"").unwrap();
+        assert!(
+            text[at..]
+                .lines()
+                .nth(2)
+                .unwrap()
+                .contains("\"unit\": \"ns\"")
+        );
+    }
 }

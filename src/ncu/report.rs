@@ -85,15 +85,15 @@ impl Report {
     /// Opens and indexes the report at `path` (`.ncu-rep`, or zstd-compressed `.ncu-repz`).
     pub fn open(path: impl AsRef<Path>) -> Result<Report, ReadError> {
         let path = path.as_ref();
-        let io = |source| ReadError::Io {
+        let io = |error| ReadError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         let meta = std::fs::metadata(path).map_err(io)?;
         if meta.is_dir() {
             return Err(ReadError::Io {
                 path: path.to_path_buf(),
-                source: std::io::Error::other("is a directory, not a report file"),
+                error: std::io::Error::other("is a directory, not a report file"),
             });
         }
         let file = std::fs::File::open(path).map_err(io)?;
@@ -128,10 +128,12 @@ impl Report {
         data: Bytes,
         file: Option<&std::fs::File>,
     ) -> Result<Report, ReadError> {
-        if data.starts_with(&ZSTD_MAGIC) {
-            let data = decompress(path, &data)?;
-            return Report::from_bytes(path, data);
-        }
+        // One level of compression only: a zstd stream inside the stream is not a report.
+        let data = if data.starts_with(&ZSTD_MAGIC) {
+            decompress(path, &data)?
+        } else {
+            data
+        };
         let mut report = Report {
             path: path.to_path_buf(),
             data,
@@ -462,11 +464,30 @@ fn source_reference(bytes: &[u8]) -> Result<u64, super::wire::WireError> {
     Ok(reference)
 }
 
+/// Largest expansion accepted from a `.ncu-repz` (reports compress about 5-20:1); a stream
+/// that expands further is treated as damaged rather than allowed to exhaust memory.
+const MAX_ZSTD_RATIO: u64 = 256;
+/// Streams below this size may always expand to it.
+const MIN_ZSTD_LIMIT: u64 = 64 << 20;
+
 fn decompress(path: &Path, compressed: &[u8]) -> Result<Bytes, ReadError> {
-    let mut out = Vec::new();
-    let mut decoder = zstd::stream::read::Decoder::new(compressed)
+    use std::io::Read;
+    let limit = (compressed.len() as u64)
+        .saturating_mul(MAX_ZSTD_RATIO)
+        .max(MIN_ZSTD_LIMIT);
+    let decoder = zstd::stream::read::Decoder::new(compressed)
         .map_err(|e| ReadError::format(path, 0, format!("cannot start zstd decompression: {e}")))?;
-    std::io::copy(&mut decoder, &mut out)
+    let mut out = Vec::new();
+    decoder
+        .take(limit + 1)
+        .read_to_end(&mut out)
         .map_err(|e| ReadError::format(path, 0, format!("corrupt zstd stream (.ncu-repz): {e}")))?;
+    if out.len() as u64 > limit {
+        return Err(ReadError::format(
+            path,
+            0,
+            format!("zstd stream expands beyond {limit} bytes ({MAX_ZSTD_RATIO}:1); not a report"),
+        ));
+    }
     Ok(Bytes::from(out))
 }
