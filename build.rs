@@ -15,6 +15,7 @@ const PROTO_FILES: &[&str] = &[
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
+    println!("cargo:rerun-if-changed=sections");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     let file_descriptors = protox::compile(PROTO_FILES, ["proto"])?;
     let descriptor_bytes = prost::Message::encode_to_vec(&file_descriptors);
@@ -22,5 +23,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut config = prost_build::Config::new();
     config.include_file("sightline_proto.rs");
     config.compile_fds(file_descriptors)?;
+    write_bundled_sections(&out_dir)?;
+    Ok(())
+}
+
+/// Embeds `sections/*.section` in the binary: `BUNDLED_SECTIONS: &[(file name, text)]`.
+fn write_bundled_sections(out_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("sections");
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "section"))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    let mut code = String::from(
+        "/// The bundled section files: `(file name, text)`.\npub const BUNDLED_SECTIONS: &[(&str, &str)] = &[\n",
+    );
+    for file in &files {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or("non-UTF-8 section file name")?;
+        code.push_str(&format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            file.display().to_string()
+        ));
+    }
+    code.push_str("];\n");
+    std::fs::write(out_dir.join("bundled_sections.rs"), code)?;
     Ok(())
 }

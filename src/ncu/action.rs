@@ -161,16 +161,7 @@ impl Action {
                 pb::GraphResult::decode(&rest[..]).map_err(corrupt)?,
             )),
         };
-        let mut by_name: Vec<u32> = (0..metrics.len() as u32).collect();
-        by_name.sort_by(|&a, &b| {
-            let (ma, mb) = (&metrics[a as usize], &metrics[b as usize]);
-            strings[ma.name_id as usize]
-                .cmp(&strings[mb.name_id as usize])
-                .then(b.cmp(&a))
-        });
-        by_name.dedup_by(|later, earlier| {
-            metrics[*later as usize].name_id == metrics[*earlier as usize].name_id
-        });
+        let by_name = sorted_by_name(&metrics, &strings);
         Ok(Action {
             index,
             kind: entry.kind,
@@ -348,6 +339,31 @@ impl Action {
     pub fn section_bytes(&self) -> &[Bytes] {
         &self.sections
     }
+}
+
+/// Indices of `metrics` sorted by name, each name once (for duplicates the last entry wins).
+/// Names are ranked once per distinct string-table id, so sorting compares integers.
+fn sorted_by_name(metrics: &[Metric], strings: &[String]) -> Vec<u32> {
+    let mut ids: Vec<u32> = metrics.iter().map(|m| m.name_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.sort_by(|&a, &b| strings[a as usize].cmp(&strings[b as usize]));
+    let mut rank = std::collections::HashMap::with_capacity(ids.len());
+    let mut previous: Option<&str> = None;
+    let mut current = 0u32;
+    for (position, &id) in ids.iter().enumerate() {
+        let name = strings[id as usize].as_str();
+        if previous != Some(name) {
+            current = position as u32;
+            previous = Some(name);
+        }
+        rank.insert(id, current);
+    }
+    let rank_of = |i: u32| rank.get(&metrics[i as usize].name_id).copied().unwrap_or(0);
+    let mut by_name: Vec<u32> = (0..metrics.len() as u32).collect();
+    by_name.sort_by_key(|&i| (rank_of(i), std::cmp::Reverse(i)));
+    by_name.dedup_by(|later, earlier| rank_of(*later) == rank_of(*earlier));
+    by_name
 }
 
 fn dim3(v: &pb::Uint64x3) -> [u64; 3] {

@@ -200,13 +200,13 @@ fn write_nvtx<W: Write>(
             w.key_string("name", view.domain_name(id))?;
             w.key("push_pop")?;
             w.begin_array()?;
-            for name in view.push_pop_ranges(id) {
+            for name in view.push_pop_ranges(id).iter().copied() {
                 w.string(name)?;
             }
             w.end_array()?;
             w.key("start_end")?;
             w.begin_array()?;
-            for name in view.start_end_ranges(id) {
+            for name in view.start_end_ranges(id).iter().copied() {
                 w.string(name)?;
             }
             w.end_array()?;

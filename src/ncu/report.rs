@@ -97,24 +97,20 @@ impl Report {
             });
         }
         let file = std::fs::File::open(path).map_err(io)?;
-        let mut mapped = false;
-        let data = if meta.len() == 0 {
-            Bytes::new()
-        } else {
-            // SAFETY: the map is read-only; a report being rewritten while open is outside the
-            // reader's contract, as for every memory-mapping viewer.
-            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-            if map.starts_with(&ZSTD_MAGIC) {
-                decompress(path, &map)?
-            } else {
-                // Results are decoded on demand: without read-ahead, opening a report and
-                // showing one kernel touches only the pages it reads.
-                let _ = map.advise(memmap2::Advice::Random);
-                mapped = true;
-                Bytes::from_owner(map)
-            }
-        };
-        Report::index_bytes(path, data, mapped.then_some(&file))
+        if meta.len() == 0 {
+            return Report::index_bytes(path, Bytes::new(), None);
+        }
+        // SAFETY: the map is read-only; a report being rewritten while open is outside the
+        // reader's contract, as for every memory-mapping viewer.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        if map.starts_with(&ZSTD_MAGIC) {
+            // `.ncu-repz`: decompressed (once) by `index_bytes`.
+            return Report::index_bytes(path, Bytes::from_owner(map), None);
+        }
+        // Results are decoded on demand: without read-ahead, opening a report and showing one
+        // kernel touches only the pages it reads.
+        let _ = map.advise(memmap2::Advice::Random);
+        Report::index_bytes(path, Bytes::from_owner(map), Some(&file))
     }
 
     /// Indexes a report held in memory; `path` is used in messages only.

@@ -1,5 +1,7 @@
 //! Stored rule results in the shape of NVIDIA's `IAction.rule_results_as_dicts()`.
 
+use std::collections::HashMap;
+
 use crate::proto::nv::rule_system::{RuleResult, RuleResultFocusMetric};
 
 /// `NvRules.MsgType`: the numbering the rule API uses for message types.
@@ -69,17 +71,15 @@ pub fn rule_messages(results: &[RuleResult]) -> Vec<RuleMessage<'_>> {
     let mut out = Vec::new();
     for result in results {
         let Some(body) = &result.body else { continue };
+        // Focus metrics belong to the (first) message with their `MessageId`.
+        let mut focus: HashMap<Option<i32>, Vec<&RuleResultFocusMetric>> = HashMap::new();
+        for metric in body.items.iter().flat_map(|i| &i.focus_metrics) {
+            focus.entry(metric.message_id).or_default().push(metric);
+        }
         for item in &body.items {
             let Some(message) = &item.message else {
                 continue;
             };
-            let id = message.id;
-            let focus_metrics = body
-                .items
-                .iter()
-                .flat_map(|i| &i.focus_metrics)
-                .filter(|f| f.message_id == id)
-                .collect();
             out.push(RuleMessage {
                 rule_identifier: &result.identifier,
                 name: &result.display_name,
@@ -91,7 +91,7 @@ pub fn rule_messages(results: &[RuleResult]) -> Vec<RuleMessage<'_>> {
                     .speedup
                     .as_ref()
                     .map(|s| (s.speedup_type.unwrap_or(0), s.value.unwrap_or(0.0))),
-                focus_metrics,
+                focus_metrics: focus.remove(&message.id).unwrap_or_default(),
             });
         }
     }
