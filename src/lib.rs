@@ -7,3 +7,4 @@
 pub mod ncu;
 pub mod proto;
 pub mod pyjson;
+pub mod section;

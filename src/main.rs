@@ -7,7 +7,15 @@ use clap::{Parser, Subcommand};
 use sightline::ncu::Report;
 use sightline::ncu::dump::{DumpOptions, write_dump};
 
+mod details_output;
+mod sections_output;
 mod summary;
+
+use std::io::Write;
+
+use details_output::{DetailsFormat, write_details};
+use sightline::section::details::resolve_action;
+use sightline::section::registry::{SectionFolder, SectionSet};
 
 /// Sightline: a fast viewer for GPU profiler reports.
 #[derive(Parser)]
@@ -30,6 +38,30 @@ enum Command {
         #[arg(long, value_name = "N")]
         kernel: Option<usize>,
     },
+    /// List the loaded sections (identifier, name, order, sets, file) and the rules bound to them.
+    Sections {
+        #[command(flatten)]
+        folders: SectionFolders,
+        /// Exit with code 1 if any section file failed to load.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print the Details page: every section resolved for each kernel.
+    Details {
+        /// The report (.ncu-rep or .ncu-repz).
+        report: PathBuf,
+        /// Which kernel: an index, or `all`.
+        #[arg(long, value_name = "N|all", default_value = "all")]
+        kernel: KernelChoice,
+        #[command(flatten)]
+        folders: SectionFolders,
+        /// Print JSON.
+        #[arg(long, conflicts_with = "csv")]
+        json: bool,
+        /// Print CSV.
+        #[arg(long)]
+        csv: bool,
+    },
     /// Summarize a report: device, kernels, metrics.
     Summary {
         /// The report (.ncu-rep or .ncu-repz).
@@ -37,10 +69,54 @@ enum Command {
     },
 }
 
+/// Section search path options, as Nsight Compute's CLI has them.
+#[derive(clap::Args, Debug, Clone, Default)]
+struct SectionFolders {
+    /// Search this folder for .section files (replaces the default path; repeatable).
+    #[arg(long = "section-folder", value_name = "DIR")]
+    folder: Vec<PathBuf>,
+    /// Search this folder and its sub-folders (replaces the default path; repeatable).
+    #[arg(long = "section-folder-recursive", value_name = "DIR")]
+    recursive: Vec<PathBuf>,
+}
+
+impl SectionFolders {
+    fn folders(&self) -> Vec<SectionFolder> {
+        let plain = self.folder.iter().map(|p| SectionFolder {
+            path: p.clone(),
+            recursive: false,
+        });
+        let deep = self.recursive.iter().map(|p| SectionFolder {
+            path: p.clone(),
+            recursive: true,
+        });
+        plain.chain(deep).collect()
+    }
+}
+
+/// `--kernel N|all`.
+#[derive(Debug, Clone, Copy)]
+enum KernelChoice {
+    All,
+    One(usize),
+}
+
+impl std::str::FromStr for KernelChoice {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text.eq_ignore_ascii_case("all") {
+            return Ok(KernelChoice::All);
+        }
+        text.parse()
+            .map(KernelChoice::One)
+            .map_err(|_| format!("expected a kernel index or `all`, got `{text}`"))
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         // A closed pipe (`sightline dump r.ncu-rep | head`) is the reader's choice, not an error.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
@@ -71,8 +147,83 @@ fn open(path: &PathBuf) -> anyhow::Result<Report> {
     Ok(report)
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Sections { folders, check } => {
+            let folders = folders.folders();
+            let set = if folders.is_empty() {
+                SectionSet::default_path()
+            } else {
+                SectionSet::load_folders(&folders)
+            };
+            let mut out = std::io::stdout().lock();
+            sections_output::write_sections(&set, &folders, &mut out)?;
+            for line in set.diagnostics() {
+                eprintln!("{line}");
+            }
+            if check && !set.failures.is_empty() {
+                return Ok(ExitCode::from(1));
+            }
+        }
+        Command::Details {
+            report,
+            kernel,
+            folders,
+            json,
+            csv,
+        } => {
+            let report = open(&report)?;
+            let folders = folders.folders();
+            let from_folders = if folders.is_empty() {
+                None
+            } else {
+                Some(SectionSet::load_folders(&folders))
+            };
+            if let Some(set) = &from_folders {
+                for line in set.diagnostics() {
+                    eprintln!("{line}");
+                }
+            }
+            let indices: Vec<usize> = match kernel {
+                KernelChoice::All => (0..report.num_actions()).collect(),
+                KernelChoice::One(n) if n < report.num_actions() => vec![n],
+                KernelChoice::One(n) => anyhow::bail!(
+                    "{}: no kernel {n}: the report has {} result(s)",
+                    report.path().display(),
+                    report.num_actions()
+                ),
+            };
+            let mut default_set = None;
+            let mut pages = Vec::with_capacity(indices.len());
+            for index in indices {
+                let action = report.action(index)?;
+                let embedded;
+                let set = match &from_folders {
+                    Some(set) => set,
+                    None if action.num_sections() > 0 => {
+                        embedded = SectionSet::from_embedded(action.sections().map_err(|e| {
+                            anyhow::anyhow!(
+                                "{}: kernel {index}: corrupt embedded section: {e}",
+                                report.path().display()
+                            )
+                        })?);
+                        &embedded
+                    }
+                    None => default_set.get_or_insert_with(SectionSet::default_path),
+                };
+                pages.push(resolve_action(&action, set));
+            }
+            let format = if json {
+                DetailsFormat::Json
+            } else if csv {
+                DetailsFormat::Csv
+            } else {
+                DetailsFormat::Text
+            };
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            write_details(&pages, format, &mut out)?;
+            out.flush()?;
+        }
         Command::Dump {
             report,
             units,
@@ -89,5 +240,5 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             summary::write_summary(&report, &mut out)?;
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }

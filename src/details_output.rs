@@ -1,0 +1,359 @@
+//! `sightline details`: the Details page as aligned text, CSV or JSON.
+
+use std::io::{self, Write};
+
+use sightline::ncu::MetricValue;
+use sightline::pyjson::PyJsonWriter;
+use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, RooflinePoint};
+
+/// Output format of `sightline details`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailsFormat {
+    /// Aligned text, one block per section.
+    Text,
+    /// One row per entry.
+    Csv,
+    /// `{"kernels": [...]}`.
+    Json,
+}
+
+/// Writes the pages of `kernels` in `format`.
+pub fn write_details(
+    kernels: &[KernelDetails],
+    format: DetailsFormat,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    match format {
+        DetailsFormat::Text => kernels.iter().try_for_each(|k| write_text(k, out)),
+        DetailsFormat::Csv => write_csv(kernels, out),
+        DetailsFormat::Json => write_json(kernels, out),
+    }
+}
+
+fn write_text(kernel: &KernelDetails, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "[{}] {}", kernel.index, kernel.name)?;
+    for section in &kernel.sections {
+        write_text_section(section, 1, out)?;
+    }
+    writeln!(out)
+}
+
+fn write_text_section(
+    section: &DetailsSection,
+    depth: usize,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let indent = "  ".repeat(depth);
+    writeln!(
+        out,
+        "{indent}Section: {} ({})",
+        section.display_name, section.identifier
+    )?;
+    write_text_entries(&section.header, depth + 1, out)?;
+    for item in &section.body {
+        write_text_item(item, depth + 1, out)?;
+    }
+    for child in &section.children {
+        write_text_section(child, depth + 1, out)?;
+    }
+    Ok(())
+}
+
+fn write_text_item(item: &Item, depth: usize, out: &mut impl Write) -> io::Result<()> {
+    let indent = "  ".repeat(depth);
+    let label = if item.label.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", item.label)
+    };
+    writeln!(out, "{indent}{}{label}", item_title(item.kind))?;
+    write_text_entries(&item.entries, depth + 1, out)?;
+    for line in item
+        .rooflines
+        .iter()
+        .map(|r| ("roofline", r))
+        .chain(item.points.iter().map(|p| ("achieved", p)))
+    {
+        writeln!(
+            out,
+            "{indent}  {} {}: work {}, traffic {}",
+            line.0,
+            line.1.label,
+            opt(line.1.work),
+            opt(line.1.traffic)
+        )?;
+    }
+    for child in &item.items {
+        write_text_item(child, depth + 1, out)?;
+    }
+    Ok(())
+}
+
+fn opt(value: Option<f64>) -> String {
+    value.map_or("N/A".to_owned(), |v| format!("{v:.6e}"))
+}
+
+fn item_title(kind: &str) -> String {
+    let mut words: Vec<String> = kind
+        .split('_')
+        .map(|w| {
+            let mut chars = w.chars();
+            chars.next().map_or(String::new(), |c| {
+                c.to_uppercase().collect::<String>() + chars.as_str()
+            })
+        })
+        .collect();
+    if words.first().is_some_and(|w| w == "Container") {
+        words[0] = "Horizontal Container".into();
+    }
+    words.join(" ")
+}
+
+fn write_text_entries(entries: &[Entry], depth: usize, out: &mut impl Write) -> io::Result<()> {
+    let indent = "  ".repeat(depth);
+    let width = entries
+        .iter()
+        .map(|e| e.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for entry in entries {
+        writeln!(out, "{indent}{:<width$}  {}", entry.label, entry.text)?;
+        if let Some(instances) = &entry.instances {
+            let shown: Vec<String> = instances
+                .iter()
+                .take(16)
+                .map(|(_, v)| raw_text(v))
+                .collect();
+            let more = if instances.len() > 16 {
+                format!(", ... ({} instances)", instances.len())
+            } else {
+                String::new()
+            };
+            writeln!(out, "{indent}{:<width$}  [{}{more}]", "", shown.join(", "))?;
+        }
+    }
+    Ok(())
+}
+
+fn raw_text(value: &MetricValue) -> String {
+    match value {
+        MetricValue::None => String::new(),
+        MetricValue::String(s) => s.clone(),
+        MetricValue::Float(v) => v.to_string(),
+        MetricValue::Double(v) => v.to_string(),
+        MetricValue::Uint32(v) => v.to_string(),
+        MetricValue::Uint64(v) => v.to_string(),
+    }
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+fn write_csv(kernels: &[KernelDetails], out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "kernel,kernel_name,section,item,label,metric,value,unit,text"
+    )?;
+    fn rows(
+        kernel: &KernelDetails,
+        section: &DetailsSection,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let mut row = |item: &str, e: &Entry| {
+            let value = e.value.as_ref().map(raw_text).unwrap_or_default();
+            let fields = [
+                &kernel.name,
+                &section.identifier,
+                item,
+                &e.label,
+                &e.metric,
+                &value,
+                &e.unit,
+                &e.text,
+            ];
+            let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+            writeln!(out, "{},{}", kernel.index, fields.join(","))
+        };
+        for e in &section.header {
+            row("header", e)?;
+        }
+        fn items(
+            item: &Item,
+            row: &mut dyn FnMut(&str, &Entry) -> io::Result<()>,
+        ) -> io::Result<()> {
+            let name = if item.label.is_empty() {
+                item.kind.to_owned()
+            } else {
+                item.label.clone()
+            };
+            for e in &item.entries {
+                row(&name, e)?;
+            }
+            item.items.iter().try_for_each(|i| items(i, row))
+        }
+        for item in &section.body {
+            items(item, &mut row)?;
+        }
+        section
+            .children
+            .iter()
+            .try_for_each(|c| rows(kernel, c, out))
+    }
+    for kernel in kernels {
+        for section in &kernel.sections {
+            rows(kernel, section, out)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_json(kernels: &[KernelDetails], out: &mut impl Write) -> io::Result<()> {
+    let mut w = PyJsonWriter::new(&mut *out, 1);
+    w.begin_object()?;
+    w.key("kernels")?;
+    w.begin_array()?;
+    for kernel in kernels {
+        w.begin_object()?;
+        w.key_uint("index", kernel.index as u64)?;
+        w.key_string("name", &kernel.name)?;
+        w.key("sections")?;
+        w.begin_array()?;
+        for section in &kernel.sections {
+            json_section(&mut w, section)?;
+        }
+        w.end_array()?;
+        w.end_object()?;
+    }
+    w.end_array()?;
+    w.end_object()?;
+    writeln!(out)
+}
+
+fn json_section<W: Write>(w: &mut PyJsonWriter<W>, section: &DetailsSection) -> io::Result<()> {
+    w.begin_object()?;
+    w.key_string("identifier", &section.identifier)?;
+    w.key_string("display_name", &section.display_name)?;
+    w.key_uint("order", u64::from(section.order))?;
+    w.key_string("description", &section.description)?;
+    w.key("header")?;
+    w.begin_array()?;
+    for entry in &section.header {
+        json_entry(w, entry)?;
+    }
+    w.end_array()?;
+    w.key("body")?;
+    w.begin_array()?;
+    for item in &section.body {
+        json_item(w, item)?;
+    }
+    w.end_array()?;
+    if !section.children.is_empty() {
+        w.key("children")?;
+        w.begin_array()?;
+        for child in &section.children {
+            json_section(w, child)?;
+        }
+        w.end_array()?;
+    }
+    w.end_object()
+}
+
+fn json_item<W: Write>(w: &mut PyJsonWriter<W>, item: &Item) -> io::Result<()> {
+    w.begin_object()?;
+    w.key_string("kind", item.kind)?;
+    w.key_string("label", &item.label)?;
+    if let Some(columns) = item.columns {
+        w.key_uint("columns", u64::from(columns))?;
+        w.key_string(
+            "layout",
+            if item.column_major {
+                "column_major"
+            } else {
+                "row_major"
+            },
+        )?;
+    }
+    w.key("items")?;
+    w.begin_array()?;
+    for entry in &item.entries {
+        json_entry(w, entry)?;
+    }
+    for child in &item.items {
+        json_item(w, child)?;
+    }
+    w.end_array()?;
+    for (key, points) in [("rooflines", &item.rooflines), ("points", &item.points)] {
+        if !points.is_empty() {
+            w.key(key)?;
+            w.begin_array()?;
+            for point in points {
+                json_point(w, point)?;
+            }
+            w.end_array()?;
+        }
+    }
+    w.end_object()
+}
+
+fn json_point<W: Write>(w: &mut PyJsonWriter<W>, point: &RooflinePoint) -> io::Result<()> {
+    w.begin_object()?;
+    w.key_string("label", &point.label)?;
+    for (key, value) in [("work", point.work), ("traffic", point.traffic)] {
+        w.key(key)?;
+        match value {
+            Some(v) => w.float(v)?,
+            None => w.null()?,
+        }
+    }
+    w.end_object()
+}
+
+fn json_value<W: Write>(w: &mut PyJsonWriter<W>, value: &MetricValue) -> io::Result<()> {
+    match value {
+        MetricValue::None => w.null(),
+        MetricValue::String(s) => w.string(s),
+        MetricValue::Float(v) => w.float(f64::from(*v)),
+        MetricValue::Double(v) => w.float(*v),
+        MetricValue::Uint32(v) => w.uint(u64::from(*v)),
+        MetricValue::Uint64(v) => w.uint(*v),
+    }
+}
+
+fn json_entry<W: Write>(w: &mut PyJsonWriter<W>, entry: &Entry) -> io::Result<()> {
+    w.begin_object()?;
+    w.key_string("label", &entry.label)?;
+    w.key_string("metric", &entry.metric)?;
+    w.key("value")?;
+    match &entry.value {
+        Some(v) => json_value(w, v)?,
+        None => w.null()?,
+    }
+    w.key_string("unit", &entry.unit)?;
+    w.key_string("text", &entry.text)?;
+    if entry.derived {
+        w.key("derived")?;
+        w.bool(true)?;
+    }
+    if let Some(instances) = &entry.instances {
+        w.key("instances")?;
+        w.begin_array()?;
+        for (_, value) in instances {
+            json_value(w, value)?;
+        }
+        w.end_array()?;
+        if instances.iter().any(|(id, _)| id.is_some()) {
+            w.key("correlation_ids")?;
+            w.begin_array()?;
+            for (id, _) in instances {
+                json_value(w, id.as_ref().unwrap_or(&MetricValue::None))?;
+            }
+            w.end_array()?;
+        }
+    }
+    w.end_object()
+}

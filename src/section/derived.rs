@@ -1,0 +1,941 @@
+//! Derived metrics: the `MetricDefinitions` of section files (`Name` = `Expression`).
+//!
+//! Nsight Compute evaluates derived metrics at collection time and stores the results in the
+//! report next to their inputs; the definitions travel with the report in its embedded sections
+//! (`ProfilerSection.MetricDefinitions`). This module parses the expressions
+//! ([`parse_expression`]) and evaluates them on an action's metrics ([`evaluate`],
+//! [`derive_all`]). Evaluating every definition of a real report on its stored inputs
+//! reproduces the stored derived metrics exactly (value kind, regular value, instances and
+//! their order, correlation ids): `tests/derived_metrics.rs` checks this on the corpus.
+//!
+//! # Grammar
+//!
+//! The customization guide documents `operand operator operand` with `operator ::= + | - | * | /`
+//! and `operand ::= metric | constant`. A constant `N.` or `N.M` is a double, `N` an unsigned
+//! 64-bit integer. Stock sections of 2025.x go further, so the parser accepts:
+//!
+//! ```text
+//! expr    ::= term (('+' | '-') term)*          left-associative
+//! term    ::= factor (('*' | '/') factor)*      left-associative, binds tighter than + -
+//! factor  ::= metric | constant | '(' expr ')' | function '(' expr ')'
+//! metric  ::= [A-Za-z_][A-Za-z0-9_.:]*
+//! function::= simplify | nan_as_zero
+//! ```
+//!
+//! Parenthesised sub-expressions appear in real reports (2025.1 `Occupancy`:
+//! `( launch__occupancy_per_register_count * 100 ) / device__attribute_max_warps_per_multiprocessor`);
+//! functions and a lone operand appear in 2025.3 stock sections (`simplify(x)`,
+//! `100.0 * nan_as_zero(...)`). A lone operand `X` is represented as `X * 1`, which leaves
+//! every element, value kind and correlation id unchanged. Whitespace is free; nesting is
+//! limited to [`MAX_DEPTH`] levels.
+//!
+//! # Combination rules
+//!
+//! A metric has a *regular* value ([`Metric::value`]) and optionally *instances* (elements),
+//! each with an optional correlation id. Constants are metrics with only a regular value.
+//! Every binary operation combines LHS and RHS elements as follows (seed rules 1-5, made
+//! precise by the corpus):
+//!
+//! 1. **Regular values** are combined: `a op b`.
+//! 2. **Neither side has correlation ids**: the first `N = min(len(A), len(B))` elements are
+//!    combined pairwise; the remaining elements of the longer side are kept as they are
+//!    (`a1+b1, a2+b2, a3, a4`). A side with only a regular value has no elements here.
+//! 3. **Both sides have correlation ids**: the correlation ids are joined; elements present on
+//!    both sides are combined, one-sided elements are kept as they are. The result is ordered
+//!    by correlation id (ascending; numbers numerically, strings lexicographically), which is
+//!    the seed's example order `a1+b1, a2, b3, a4+b4, b5` (an "LHS order first" join would
+//!    put `b3` after `a4+b4`). In every corpus report both sides carry identical, ascending
+//!    id lists, so the result order equals either input's order there.
+//! 4. **Only the LHS has correlation ids**: every LHS element is combined with the RHS
+//!    regular value (`a1+b, a2+b, ...`); the LHS ids are kept.
+//! 5. **Only the RHS has correlation ids**: the LHS regular value is combined with every RHS
+//!    element: the result has the RHS's ids and elements `a op b1, a op b2, ...` (the seed's
+//!    `a + b1 + b2 + b3` is not a sum: the 2024.1.1 corpus stores
+//!    `memory_l1_wavefronts_shared / inst_executed` as one element `0 / b_i` per RHS id).
+//!
+//! # Values and kinds (from the corpus)
+//!
+//! - **Kinds.** The LHS kind is used, *per element*: a result element has the kind of the LHS
+//!   element it comes from (the LHS regular value for rule 5), the result's regular value has
+//!   the kind of the LHS regular value. 2025.1 reports store
+//!   `launch__occupancy_per_register_count` with a double regular value and uint64 instances;
+//!   the derived percentage keeps exactly that mix. The RHS value is converted to the LHS kind
+//!   before the operation: to uint64 by truncation toward zero (as `as_uint64`), to uint32 by
+//!   truncation (doubles saturate), to float by rounding.
+//! - **Integer arithmetic** is integer arithmetic: `thread_inst_executed_true /
+//!   inst_executed` stores `30` for 30.12 and `(16 * 100) / 32`, `(1 * 100) / 32` store `50`
+//!   and `3` (1,702 + 2,700 instance values checked). Overflow wraps (C++ unsigned semantics;
+//!   *unconfirmed*: no corpus value overflows or goes below zero).
+//! - **Division by zero.** An integer-kind RHS equal to zero yields the LHS value (seed). An
+//!   integer LHS divided by a non-integer RHS that truncates to zero also yields the LHS value
+//!   (the C++ original would trap; *unconfirmed*). Floating-point division by a floating-point
+//!   zero follows IEEE 754 (`inf`, `NaN`).
+//! - **Strings.** A string-kind LHS (or an LHS without any value) is returned unchanged. A
+//!   numeric LHS with a string or valueless RHS is an error ([`DerivedError::NotNumeric`]).
+//! - **Regular value of an instanced result: depends on the Nsight Compute version**
+//!   ([`Semantics`]). Reports of 2022.1.1 and 2022.3 store `a op b` of the regular values
+//!   (`derived__avg_thread_executed` = 32 with 15 instances of 32). Reports of 2024.1.1 and
+//!   2025.1.0 store the **sum of the result's instance values** (480 for the same 15 instances
+//!   of 32; 10130 for the occupancy percentages where `a op b` would give 10150), converted to
+//!   the LHS regular kind. A result without instances has `a op b` in both. 2023.x is
+//!   *unconfirmed* (the corpus's 2023.2 report has no definitions); it is treated as legacy.
+//! - **Missing inputs.** A definition whose input metric is missing is not evaluated
+//!   ([`DerivedError::MissingMetric`]), and no result is stored: the 2025.1 report defines
+//!   `derived__pct_occupancy_per_barrier_count` (filtered to CC 9.0+) on a CC 7.5 device
+//!   whose `launch__occupancy_per_barrier_count` is absent, and stores no result.
+//! - **Chains.** Definitions may use earlier derived results ([`derive_all`]); 2025.3 stock
+//!   sections do (`32 - derived__avg_thread_executed_true`). No corpus report has a chain.
+//! - **Functions** (2025.3 stock sections, *unconfirmed*: no corpus report uses them):
+//!   `simplify(x)` keeps only the regular value of `x` (drops the instances; 2025.3 wraps the
+//!   instance-less `.sum` operands of the branch percentage in it, in line with the new
+//!   sum-of-instances regular value), `nan_as_zero(x)` replaces every NaN element by zero.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use crate::ncu::{Instance, Metric, MetricValue, Report, ValueKind};
+use crate::proto::nv::profiler::ProfilerSection;
+
+/// Maximum nesting depth of a parsed expression (parentheses, function calls and operator
+/// chains each add a level).
+pub const MAX_DEPTH: usize = 64;
+
+/// A binary derived-metric expression: `lhs op rhs`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expression {
+    /// Left-hand side; its value kind is the kind of the result.
+    pub lhs: Operand,
+    /// The operator.
+    pub op: Operator,
+    /// Right-hand side; converted to the LHS kind before the operation.
+    pub rhs: Operand,
+}
+
+/// One side of an [`Expression`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand {
+    /// A metric of the action (or an earlier derived metric), by full name.
+    Metric(String),
+    /// A double constant (`5.`, `0.3109`).
+    Double(f64),
+    /// An unsigned 64-bit constant (`2029`).
+    Uint64(u64),
+    /// A nested expression: `( a * 100 )` or an operand of a chain `a + b + c`.
+    Expression(Box<Expression>),
+    /// A function applied to an operand: `simplify(x)`, `nan_as_zero(x / y)`.
+    Call(Function, Box<Operand>),
+}
+
+/// A binary operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operator {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+}
+
+/// A function of the 2025.3 expression language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Function {
+    /// `simplify(x)`: the regular value of `x` only, without instances.
+    Simplify,
+    /// `nan_as_zero(x)`: every NaN (regular value and instances) replaced by zero.
+    NanAsZero,
+}
+
+impl Function {
+    /// The name used in expressions.
+    pub fn name(self) -> &'static str {
+        match self {
+            Function::Simplify => "simplify",
+            Function::NanAsZero => "nan_as_zero",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Function> {
+        match name {
+            "simplify" => Some(Function::Simplify),
+            "nan_as_zero" => Some(Function::NanAsZero),
+            _ => None,
+        }
+    }
+}
+
+/// Which Nsight Compute version's semantics to reproduce. The versions differ only in the
+/// regular value of a result that has instances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Semantics {
+    /// Nsight Compute up to 2023.x (seen: 2022.1.1, 2022.3.0): the regular value is always the
+    /// combination of the operands' regular values.
+    Legacy,
+    /// Nsight Compute 2024.1 and later (seen: 2024.1.1, 2025.1.0): a result with instances has
+    /// the sum of its instance values as regular value (in the LHS regular kind).
+    #[default]
+    Current,
+}
+
+impl Semantics {
+    /// The semantics of an Nsight Compute version string such as `2022.3.0.0 (build 31729285)`.
+    /// Versions before 2024 are [`Semantics::Legacy`]; unparsable versions are
+    /// [`Semantics::Current`].
+    pub fn for_tool_version(version: &str) -> Semantics {
+        let year: String = version
+            .trim()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        match year.parse::<u32>() {
+            Ok(year) if year < 2024 => Semantics::Legacy,
+            _ => Semantics::Current,
+        }
+    }
+
+    /// The semantics of the Nsight Compute version that wrote `report` (its
+    /// `Nsight Compute Target` version info), [`Semantics::Current`] when not recorded.
+    pub fn for_report(report: &Report) -> Semantics {
+        report
+            .session()
+            .version_info
+            .iter()
+            .find(|v| v.provider == "Nsight Compute Target")
+            .or_else(|| {
+                report
+                    .session()
+                    .version_info
+                    .iter()
+                    .find(|v| v.provider.starts_with("Nsight Compute"))
+            })
+            .map_or(Semantics::Current, |v| {
+                Semantics::for_tool_version(&v.version)
+            })
+    }
+}
+
+/// Errors of parsing and evaluating derived metrics.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DerivedError {
+    /// The expression text is malformed. `position` is the 1-based character position.
+    #[error("invalid derived metric expression: {message} at character {position}")]
+    Parse {
+        /// 1-based character (not byte) position of the problem; one past the end for
+        /// "unexpected end".
+        position: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// An input metric is not in the action.
+    #[error("metric `{0}` is not available")]
+    MissingMetric(String),
+    /// A numeric LHS was combined with a string or valueless RHS.
+    #[error("operand `{0}` has no numeric value")]
+    NotNumeric(String),
+}
+
+/// Parses a derived-metric expression (see the module doc for the grammar).
+pub fn parse_expression(text: &str) -> Result<Expression, DerivedError> {
+    let mut parser = Parser {
+        chars: text.chars().collect(),
+        pos: 0,
+    };
+    let (operand, _) = parser.sum(0)?;
+    parser.skip_whitespace();
+    if let Some(c) = parser.peek() {
+        return Err(parser.error(format!("unexpected `{c}` (expected an operator: + - * /)")));
+    }
+    Ok(match operand {
+        Operand::Expression(expression) => *expression,
+        lone => Expression {
+            lhs: lone,
+            op: Operator::Mul,
+            rhs: Operand::Uint64(1),
+        },
+    })
+}
+
+struct Parser {
+    chars: Vec<char>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.pos += 1;
+        }
+    }
+
+    fn error(&self, message: String) -> DerivedError {
+        DerivedError::Parse {
+            position: self.pos + 1,
+            message,
+        }
+    }
+
+    fn check_depth(&self, depth: usize) -> Result<(), DerivedError> {
+        if depth > MAX_DEPTH {
+            Err(self.error(format!("expression nested deeper than {MAX_DEPTH} levels")))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `term (('+' | '-') term)*`. `depth` is the parenthesis/call nesting of the parser; the
+    /// returned height is the height of the operand's tree (0 for a leaf).
+    fn sum(&mut self, depth: usize) -> Result<(Operand, usize), DerivedError> {
+        let (mut lhs, mut lhs_depth) = self.product(depth)?;
+        loop {
+            self.skip_whitespace();
+            let op = match self.peek() {
+                Some('+') => Operator::Add,
+                Some('-') => Operator::Sub,
+                _ => return Ok((lhs, lhs_depth)),
+            };
+            self.pos += 1;
+            let (rhs, rhs_depth) = self.product(depth)?;
+            (lhs, lhs_depth) = self.binary(lhs, op, rhs, lhs_depth.max(rhs_depth))?;
+        }
+    }
+
+    /// `factor (('*' | '/') factor)*`.
+    fn product(&mut self, depth: usize) -> Result<(Operand, usize), DerivedError> {
+        let (mut lhs, mut lhs_depth) = self.factor(depth)?;
+        loop {
+            self.skip_whitespace();
+            let op = match self.peek() {
+                Some('*') => Operator::Mul,
+                Some('/') => Operator::Div,
+                _ => return Ok((lhs, lhs_depth)),
+            };
+            self.pos += 1;
+            let (rhs, rhs_depth) = self.factor(depth)?;
+            (lhs, lhs_depth) = self.binary(lhs, op, rhs, lhs_depth.max(rhs_depth))?;
+        }
+    }
+
+    fn binary(
+        &self,
+        lhs: Operand,
+        op: Operator,
+        rhs: Operand,
+        depth: usize,
+    ) -> Result<(Operand, usize), DerivedError> {
+        self.check_depth(depth + 1)?;
+        Ok((
+            Operand::Expression(Box::new(Expression { lhs, op, rhs })),
+            depth + 1,
+        ))
+    }
+
+    /// `metric | constant | '(' expr ')' | function '(' expr ')'`.
+    fn factor(&mut self, depth: usize) -> Result<(Operand, usize), DerivedError> {
+        self.check_depth(depth + 1)?;
+        self.skip_whitespace();
+        match self.peek() {
+            None => {
+                Err(self
+                    .error("unexpected end (expected a metric name, a number or `(`)".to_owned()))
+            }
+            Some('(') => {
+                self.pos += 1;
+                let (inner, inner_depth) = self.sum(depth + 1)?;
+                self.close_paren()?;
+                Ok((inner, inner_depth))
+            }
+            Some(c) if c.is_ascii_digit() => self.number(),
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                let start = self.pos;
+                while self
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':'))
+                {
+                    self.pos += 1;
+                }
+                let name: String = self.chars[start..self.pos].iter().collect();
+                let after_name = self.pos;
+                self.skip_whitespace();
+                if self.peek() != Some('(') {
+                    self.pos = after_name;
+                    return Ok((Operand::Metric(name), 0));
+                }
+                let Some(function) = Function::from_name(&name) else {
+                    self.pos = start;
+                    return Err(self.error(format!(
+                        "unknown function `{name}` (known: simplify, nan_as_zero)"
+                    )));
+                };
+                self.pos += 1;
+                let (argument, argument_depth) = self.sum(depth + 1)?;
+                self.close_paren()?;
+                Ok((
+                    Operand::Call(function, Box::new(argument)),
+                    argument_depth + 1,
+                ))
+            }
+            Some(c) => Err(self.error(format!(
+                "unexpected `{c}` (expected a metric name, a number or `(`)"
+            ))),
+        }
+    }
+
+    fn close_paren(&mut self) -> Result<(), DerivedError> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(')') => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(c) => Err(self.error(format!("unexpected `{c}` (expected `)`)"))),
+            None => Err(self.error("unexpected end (expected `)`)".to_owned())),
+        }
+    }
+
+    /// `N` (uint64) or `N.` / `N.M` (double).
+    fn number(&mut self) -> Result<(Operand, usize), DerivedError> {
+        let start = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        let is_double = self.peek() == Some('.');
+        if is_double {
+            self.pos += 1;
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.pos += 1;
+            }
+        }
+        if self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '.'))
+        {
+            return Err(self.error("malformed number".to_owned()));
+        }
+        let text: String = self.chars[start..self.pos].iter().collect();
+        let operand = if is_double {
+            text.parse::<f64>().map(Operand::Double).ok()
+        } else {
+            text.parse::<u64>().map(Operand::Uint64).ok()
+        };
+        match operand {
+            Some(operand) => Ok((operand, 0)),
+            None => {
+                self.pos = start;
+                Err(self.error(format!(
+                    "number `{text}` does not fit an unsigned 64-bit integer"
+                )))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Operator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Operator::Add => "+",
+            Operator::Sub => "-",
+            Operator::Mul => "*",
+            Operator::Div => "/",
+        })
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Operand::Metric(name) => f.write_str(name),
+            Operand::Double(v) => {
+                let text = v.to_string();
+                if text.contains('.') || !v.is_finite() {
+                    f.write_str(&text)
+                } else {
+                    write!(f, "{text}.")
+                }
+            }
+            Operand::Uint64(v) => write!(f, "{v}"),
+            Operand::Expression(e) => write!(f, "({e})"),
+            Operand::Call(function, argument) => match argument.as_ref() {
+                Operand::Expression(e) => write!(f, "{}({e})", function.name()),
+                other => write!(f, "{}({other})", function.name()),
+            },
+        }
+    }
+}
+
+impl fmt::Display for Expression {
+    /// Writes the expression in a form [`parse_expression`] reads back to the same value (for
+    /// finite constants).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {}", self.lhs, self.op, self.rhs)
+    }
+}
+
+/// Evaluates `expr` with [`Semantics::Current`] (Nsight Compute 2024.1 and later), looking
+/// input metrics up with `lookup`. The returned metric has `name_id` 0.
+pub fn evaluate(
+    expr: &Expression,
+    lookup: impl Fn(&str) -> Option<Metric>,
+) -> Result<Metric, DerivedError> {
+    evaluate_with(expr, lookup, Semantics::Current)
+}
+
+/// Evaluates `expr` with the given version semantics (see [`Semantics::for_report`]).
+pub fn evaluate_with(
+    expr: &Expression,
+    lookup: impl Fn(&str) -> Option<Metric>,
+    semantics: Semantics,
+) -> Result<Metric, DerivedError> {
+    eval_expression(expr, &lookup, semantics)
+}
+
+/// Evaluates definitions in order with [`Semantics::Current`]; a definition can use the
+/// results of earlier definitions (which take precedence over `base`). Returns one entry per
+/// definition, in definition order.
+pub fn derive_all(
+    definitions: &[(String, Expression)],
+    base: impl Fn(&str) -> Option<Metric>,
+) -> Vec<(String, Result<Metric, DerivedError>)> {
+    derive_all_with(definitions, base, Semantics::Current)
+}
+
+/// [`derive_all`] with the given version semantics.
+pub fn derive_all_with(
+    definitions: &[(String, Expression)],
+    base: impl Fn(&str) -> Option<Metric>,
+    semantics: Semantics,
+) -> Vec<(String, Result<Metric, DerivedError>)> {
+    let mut results: Vec<(String, Result<Metric, DerivedError>)> =
+        Vec::with_capacity(definitions.len());
+    for (name, expr) in definitions {
+        let lookup = |wanted: &str| {
+            results
+                .iter()
+                .rev()
+                .find_map(|(derived, result)| match result {
+                    Ok(metric) if derived == wanted => Some(metric.clone()),
+                    _ => None,
+                })
+                .or_else(|| base(wanted))
+        };
+        let result = eval_expression(expr, &lookup, semantics);
+        results.push((name.clone(), result));
+    }
+    results
+}
+
+/// The metric definitions of `sections`, in section order then file order, each parsed.
+/// Definition filters (architecture ranges) are not applied.
+pub fn section_definitions(
+    sections: &[ProfilerSection],
+) -> Vec<(String, Result<Expression, DerivedError>)> {
+    sections
+        .iter()
+        .filter_map(|section| section.metric_definitions.as_ref())
+        .flat_map(|defs| defs.metric_definitions.iter())
+        .map(|def| (def.name.clone(), parse_expression(&def.expression)))
+        .collect()
+}
+
+type Lookup<'a> = dyn Fn(&str) -> Option<Metric> + 'a;
+
+fn eval_expression(
+    expr: &Expression,
+    lookup: &Lookup<'_>,
+    semantics: Semantics,
+) -> Result<Metric, DerivedError> {
+    let lhs = eval_operand(&expr.lhs, lookup, semantics)?;
+    let rhs = eval_operand(&expr.rhs, lookup, semantics)?;
+    if is_numeric(lhs.value().kind()) && !is_numeric(rhs.value().kind()) {
+        return Err(DerivedError::NotNumeric(expr.rhs.to_string()));
+    }
+    Ok(combine(&lhs, expr.op, &rhs, semantics))
+}
+
+fn eval_operand(
+    operand: &Operand,
+    lookup: &Lookup<'_>,
+    semantics: Semantics,
+) -> Result<Metric, DerivedError> {
+    match operand {
+        Operand::Metric(name) => {
+            lookup(name).ok_or_else(|| DerivedError::MissingMetric(name.clone()))
+        }
+        Operand::Double(v) => Ok(constant(MetricValue::Double(*v))),
+        Operand::Uint64(v) => Ok(constant(MetricValue::Uint64(*v))),
+        Operand::Expression(e) => eval_expression(e, lookup, semantics),
+        Operand::Call(function, argument) => {
+            let metric = eval_operand(argument, lookup, semantics)?;
+            Ok(match function {
+                Function::Simplify => Metric {
+                    stored: metric.value(),
+                    instances: Vec::new(),
+                    ..metric
+                },
+                Function::NanAsZero => Metric {
+                    stored: nan_as_zero(&metric.stored),
+                    instances: metric
+                        .instances
+                        .iter()
+                        .map(|i| Instance {
+                            correlation_id: i.correlation_id.clone(),
+                            value: nan_as_zero(&i.value),
+                        })
+                        .collect(),
+                    ..metric
+                },
+            })
+        }
+    }
+}
+
+fn constant(value: MetricValue) -> Metric {
+    Metric {
+        name_id: 0,
+        stored: value,
+        instances: Vec::new(),
+        category: 0,
+    }
+}
+
+fn nan_as_zero(value: &MetricValue) -> MetricValue {
+    match value {
+        MetricValue::Double(v) if v.is_nan() => MetricValue::Double(0.0),
+        MetricValue::Float(v) if v.is_nan() => MetricValue::Float(0.0),
+        other => other.clone(),
+    }
+}
+
+fn is_numeric(kind: ValueKind) -> bool {
+    matches!(
+        kind,
+        ValueKind::Float | ValueKind::Double | ValueKind::Uint32 | ValueKind::Uint64
+    )
+}
+
+/// Combines two evaluated operands by the five rules of the module doc.
+fn combine(lhs: &Metric, op: Operator, rhs: &Metric, semantics: Semantics) -> Metric {
+    let a = lhs.value();
+    if !is_numeric(a.kind()) {
+        return Metric {
+            name_id: 0,
+            ..lhs.clone()
+        };
+    }
+    let b = rhs.value();
+    let instances: Vec<Instance> = match (lhs.has_correlation_ids(), rhs.has_correlation_ids()) {
+        (false, false) => {
+            let n = lhs.instances.len().min(rhs.instances.len());
+            let combined = lhs
+                .instances
+                .iter()
+                .zip(&rhs.instances)
+                .map(|(x, y)| Instance {
+                    correlation_id: x.correlation_id.clone(),
+                    value: apply(&x.value, op, &y.value),
+                });
+            let rest = if lhs.instances.len() > n {
+                &lhs.instances[n..]
+            } else {
+                &rhs.instances[n..]
+            };
+            combined.chain(rest.iter().cloned()).collect()
+        }
+        (true, true) => join(&lhs.instances, op, &rhs.instances),
+        (true, false) => lhs
+            .instances
+            .iter()
+            .map(|x| Instance {
+                correlation_id: x.correlation_id.clone(),
+                value: apply(&x.value, op, &b),
+            })
+            .collect(),
+        (false, true) => rhs
+            .instances
+            .iter()
+            .map(|y| Instance {
+                correlation_id: y.correlation_id.clone(),
+                value: apply(&a, op, &y.value),
+            })
+            .collect(),
+    };
+    let stored = match semantics {
+        Semantics::Current if !instances.is_empty() => sum(&instances, a.kind()),
+        _ => apply(&a, op, &b),
+    };
+    Metric {
+        name_id: 0,
+        stored,
+        instances,
+        category: lhs.category,
+    }
+}
+
+/// Rule 3: joins two id-carrying element lists, ordered by correlation id.
+fn join(lhs: &[Instance], op: Operator, rhs: &[Instance]) -> Vec<Instance> {
+    let mut left: Vec<&Instance> = lhs.iter().collect();
+    let mut right: Vec<&Instance> = rhs.iter().collect();
+    left.sort_by(|x, y| cmp_ids(&x.correlation_id, &y.correlation_id));
+    right.sort_by(|x, y| cmp_ids(&x.correlation_id, &y.correlation_id));
+    let mut out = Vec::with_capacity(left.len().max(right.len()));
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (left.get(i), right.get(j)) {
+        match cmp_ids(&x.correlation_id, &y.correlation_id) {
+            Ordering::Less => {
+                out.push((*x).clone());
+                i += 1;
+            }
+            Ordering::Greater => {
+                out.push((*y).clone());
+                j += 1;
+            }
+            Ordering::Equal => {
+                out.push(Instance {
+                    correlation_id: x.correlation_id.clone(),
+                    value: apply(&x.value, op, &y.value),
+                });
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend(left.iter().skip(i).map(|x| (*x).clone()));
+    out.extend(right.iter().skip(j).map(|y| (*y).clone()));
+    out
+}
+
+/// Orders correlation ids: integers numerically, then floating-point ids, then strings, then
+/// missing ids. Mixed integer/floating ids compare numerically.
+fn cmp_ids(a: &Option<MetricValue>, b: &Option<MetricValue>) -> Ordering {
+    fn class(v: &Option<MetricValue>) -> u8 {
+        match v {
+            Some(MetricValue::Uint32(_) | MetricValue::Uint64(_)) => 0,
+            Some(MetricValue::Float(_) | MetricValue::Double(_)) => 0,
+            Some(MetricValue::String(_)) => 1,
+            Some(MetricValue::None) | None => 2,
+        }
+    }
+    match (a, b) {
+        (
+            Some(x @ (MetricValue::Uint32(_) | MetricValue::Uint64(_))),
+            Some(y @ (MetricValue::Uint32(_) | MetricValue::Uint64(_))),
+        ) => x.as_u64().cmp(&y.as_u64()),
+        (Some(MetricValue::String(x)), Some(MetricValue::String(y))) => x.cmp(y),
+        (Some(x), Some(y)) if class(a) == 0 && class(b) == 0 => {
+            let (x, y) = (x.as_f64().unwrap_or(0.0), y.as_f64().unwrap_or(0.0));
+            x.total_cmp(&y)
+        }
+        _ => class(a).cmp(&class(b)),
+    }
+}
+
+/// The sum of the numeric element values, in `kind` (integers wrap).
+fn sum(instances: &[Instance], kind: ValueKind) -> MetricValue {
+    let values = instances.iter().map(|i| &i.value);
+    match kind {
+        ValueKind::Double => MetricValue::Double(
+            values
+                .filter_map(MetricValue::as_f64)
+                .fold(0.0, |s, v| s + v),
+        ),
+        ValueKind::Float => MetricValue::Float(
+            values
+                .filter_map(MetricValue::as_f64)
+                .fold(0.0f32, |s, v| s + v as f32),
+        ),
+        ValueKind::Uint32 => MetricValue::Uint32(
+            values
+                .filter_map(to_u32)
+                .fold(0u32, |s, v| s.wrapping_add(v)),
+        ),
+        _ => MetricValue::Uint64(
+            values
+                .filter_map(MetricValue::as_u64)
+                .fold(0u64, |s, v| s.wrapping_add(v)),
+        ),
+    }
+}
+
+/// Converts to uint32 as a C++ cast would: integers truncate modulo 2^32, floating-point
+/// values truncate toward zero (saturating; NaN gives 0).
+fn to_u32(value: &MetricValue) -> Option<u32> {
+    match value {
+        MetricValue::Uint32(v) => Some(*v),
+        MetricValue::Uint64(v) => Some(*v as u32),
+        MetricValue::Float(v) => Some(*v as u32),
+        MetricValue::Double(v) => Some(*v as u32),
+        MetricValue::String(_) | MetricValue::None => None,
+    }
+}
+
+/// Combines two element values; the result has `a`'s kind. Non-numeric `a` is returned
+/// unchanged, as is `a` when `b` is not numeric or is an integer-kind zero divisor.
+fn apply(a: &MetricValue, op: Operator, b: &MetricValue) -> MetricValue {
+    let integer_zero = matches!(b, MetricValue::Uint32(0) | MetricValue::Uint64(0));
+    if op == Operator::Div && integer_zero {
+        return a.clone();
+    }
+    match a {
+        MetricValue::Double(x) => match b.as_f64() {
+            Some(y) => MetricValue::Double(match op {
+                Operator::Add => x + y,
+                Operator::Sub => x - y,
+                Operator::Mul => x * y,
+                Operator::Div => x / y,
+            }),
+            None => a.clone(),
+        },
+        MetricValue::Float(x) => match b.as_f64() {
+            Some(y) => {
+                let y = y as f32;
+                MetricValue::Float(match op {
+                    Operator::Add => x + y,
+                    Operator::Sub => x - y,
+                    Operator::Mul => x * y,
+                    Operator::Div => x / y,
+                })
+            }
+            None => a.clone(),
+        },
+        MetricValue::Uint64(x) => match b.as_u64() {
+            Some(y) => match op {
+                Operator::Add => MetricValue::Uint64(x.wrapping_add(y)),
+                Operator::Sub => MetricValue::Uint64(x.wrapping_sub(y)),
+                Operator::Mul => MetricValue::Uint64(x.wrapping_mul(y)),
+                Operator::Div => x
+                    .checked_div(y)
+                    .map_or_else(|| a.clone(), MetricValue::Uint64),
+            },
+            None => a.clone(),
+        },
+        MetricValue::Uint32(x) => match to_u32(b) {
+            Some(y) => match op {
+                Operator::Add => MetricValue::Uint32(x.wrapping_add(y)),
+                Operator::Sub => MetricValue::Uint32(x.wrapping_sub(y)),
+                Operator::Mul => MetricValue::Uint32(x.wrapping_mul(y)),
+                Operator::Div => x
+                    .checked_div(y)
+                    .map_or_else(|| a.clone(), MetricValue::Uint32),
+            },
+            None => a.clone(),
+        },
+        MetricValue::String(_) | MetricValue::None => a.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(v: u64) -> Option<MetricValue> {
+        Some(MetricValue::Uint64(v))
+    }
+
+    #[test]
+    fn ids_order_numerically_then_strings_then_missing() {
+        let mut ids = vec![
+            None,
+            Some(MetricValue::String("b".into())),
+            id(10),
+            Some(MetricValue::Double(2.5)),
+            Some(MetricValue::Uint32(2)),
+            Some(MetricValue::String("a".into())),
+        ];
+        ids.sort_by(cmp_ids);
+        assert_eq!(
+            ids,
+            vec![
+                Some(MetricValue::Uint32(2)),
+                Some(MetricValue::Double(2.5)),
+                id(10),
+                Some(MetricValue::String("a".into())),
+                Some(MetricValue::String("b".into())),
+                None,
+            ]
+        );
+    }
+
+    #[test]
+    fn apply_converts_rhs_to_lhs_kind() {
+        assert_eq!(
+            apply(
+                &MetricValue::Uint32(7),
+                Operator::Mul,
+                &MetricValue::Double(2.9)
+            ),
+            MetricValue::Uint32(14)
+        );
+        assert_eq!(
+            apply(
+                &MetricValue::Float(1.5),
+                Operator::Add,
+                &MetricValue::Uint64(2)
+            ),
+            MetricValue::Float(3.5)
+        );
+        assert_eq!(
+            apply(
+                &MetricValue::Uint32(1),
+                Operator::Sub,
+                &MetricValue::Uint64(2)
+            ),
+            MetricValue::Uint32(u32::MAX)
+        );
+        assert_eq!(
+            apply(
+                &MetricValue::Uint32(9),
+                Operator::Div,
+                &MetricValue::Uint32(0)
+            ),
+            MetricValue::Uint32(9)
+        );
+        assert_eq!(
+            apply(
+                &MetricValue::Uint64(9),
+                Operator::Div,
+                &MetricValue::Double(0.5)
+            ),
+            MetricValue::Uint64(9)
+        );
+    }
+
+    #[test]
+    fn sum_wraps_and_converts() {
+        let instances = [
+            Instance {
+                correlation_id: id(0),
+                value: MetricValue::Uint64(u64::MAX),
+            },
+            Instance {
+                correlation_id: id(1),
+                value: MetricValue::Uint64(2),
+            },
+        ];
+        assert_eq!(sum(&instances, ValueKind::Uint64), MetricValue::Uint64(1));
+        assert_eq!(
+            sum(&instances[1..], ValueKind::Double),
+            MetricValue::Double(2.0)
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}a{}", "(".repeat(10_000), ")".repeat(10_000));
+        assert!(matches!(
+            parse_expression(&deep),
+            Err(DerivedError::Parse { .. })
+        ));
+        let chain = vec!["a"; 10_000].join(" + ");
+        assert!(matches!(
+            parse_expression(&chain),
+            Err(DerivedError::Parse { .. })
+        ));
+        let ok = vec!["a"; MAX_DEPTH].join(" + ");
+        assert!(parse_expression(&ok).is_ok());
+    }
+}

@@ -1,0 +1,557 @@
+//! The Details page of one action: every section resolved against the action's metrics.
+//!
+//! For each section (in `Order`) the header and body items are resolved: metric options and
+//! filters pick the metric name for the action's architecture and collection scope
+//! ([`super::filter`]), `regex:` names expand to every matching metric (full match, sorted by
+//! name), body items with a failing `Filter` are dropped, metrics defined by `MetricDefinitions`
+//! are computed when the report does not store them ([`super::derived`]), and each entry gets its
+//! raw value (as NVIDIA's reader gives it), unit (section `Unit`, else inferred from the name) and
+//! display text (after `Multiplier` and unit scaling, [`super::format`]); a metric the report
+//! lacks shows "N/A". Sections that `Extends` another are resolved as its children.
+
+use std::collections::HashMap;
+
+use regex::Regex;
+
+use super::derived::{self, Expression};
+use super::filter::{Target, combine, passes, resolve_name};
+use super::format::format_with_unit;
+use super::registry::SectionSet;
+use crate::ncu::units::infer_unit;
+use crate::ncu::{Action, Metric, MetricValue, NameBase};
+use crate::proto::nv::profiler::messages::MetricOptionFilter;
+use crate::proto::nv::profiler::{
+    ProfilerSection, ProfilerSectionBodyItem, ProfilerSectionMetric, ProfilerSectionRooflineValue,
+    profiler_section_roofline_value::RooflineValue,
+};
+
+/// One metric shown on the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The label (the metric name when the section gives none).
+    pub label: String,
+    /// The resolved metric name.
+    pub metric: String,
+    /// The raw value as NVIDIA's reader gives it; `None` when the report lacks the metric.
+    pub value: Option<MetricValue>,
+    /// The unit: the section's `Unit`, else inferred from the metric name.
+    pub unit: String,
+    /// The display text after `Multiplier` and scaling ("N/A" when missing).
+    pub text: String,
+    /// A custom description from the section.
+    pub description: Option<String>,
+    /// `HWUnit` of the entry, if given.
+    pub hw_unit: Option<i32>,
+    /// Instance values `(correlation id, value)` when the entry has `ShowInstances`.
+    pub instances: Option<Vec<(Option<MetricValue>, MetricValue)>>,
+    /// Whether the value was computed from a `MetricDefinitions` expression.
+    pub derived: bool,
+}
+
+/// A point or line of a roofline chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RooflinePoint {
+    /// Label from the section's options.
+    pub label: String,
+    /// Work (e.g. FLOP/s); `None` when an input is missing.
+    pub work: Option<f64>,
+    /// Traffic (e.g. byte/s); `None` when an input is missing.
+    pub traffic: Option<f64>,
+}
+
+/// A body item, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// `table`, `bar_chart`, `line_chart`, `histogram`, `container`, `roofline`,
+    /// `source_metric_table`, `suffix_table`, or a fixed widget (`memory_chart`, ...).
+    pub kind: &'static str,
+    /// The item's label.
+    pub label: String,
+    /// The item's description.
+    pub description: Option<String>,
+    /// The metrics it shows.
+    pub entries: Vec<Entry>,
+    /// Nested items (horizontal containers).
+    pub items: Vec<Item>,
+    /// Table columns (tables only).
+    pub columns: Option<u32>,
+    /// Whether a table is laid out column by column.
+    pub column_major: bool,
+    /// Roofline lines (peaks) of a roofline chart.
+    pub rooflines: Vec<RooflinePoint>,
+    /// Achieved points of a roofline chart.
+    pub points: Vec<RooflinePoint>,
+}
+
+impl Item {
+    fn new(kind: &'static str, label: Option<&String>, description: Option<&String>) -> Item {
+        Item {
+            kind,
+            label: label.cloned().unwrap_or_default(),
+            description: description.cloned(),
+            entries: Vec::new(),
+            items: Vec::new(),
+            columns: None,
+            column_major: false,
+            rooflines: Vec::new(),
+            points: Vec::new(),
+        }
+    }
+}
+
+/// A resolved section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetailsSection {
+    /// `Identifier`.
+    pub identifier: String,
+    /// `DisplayName`.
+    pub display_name: String,
+    /// `Order`.
+    pub order: u32,
+    /// `Description`.
+    pub description: String,
+    /// Header entries (a two-column label/value table).
+    pub header: Vec<Entry>,
+    /// Body items of all bodies, in order.
+    pub body: Vec<Item>,
+    /// Sections that extend this one.
+    pub children: Vec<DetailsSection>,
+}
+
+/// The Details page of one action.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelDetails {
+    /// The action's index in the report.
+    pub index: usize,
+    /// The action's function name.
+    pub name: String,
+    /// Sections in order.
+    pub sections: Vec<DetailsSection>,
+}
+
+/// Resolves every section of `set` for `action`.
+pub fn resolve_action(action: &Action, set: &SectionSet) -> KernelDetails {
+    let target = Target::new(action.kind(), action.compute_capability());
+    let mut metrics = MetricSource::new(action, set, target);
+    let children = set.children();
+    let mut sections = Vec::new();
+    for loaded in &set.sections {
+        let section = &loaded.section;
+        if section
+            .extends
+            .as_deref()
+            .is_some_and(|p| set.get(p).is_some())
+        {
+            continue;
+        }
+        let Some(mut resolved) = resolve_section(section, target, &mut metrics) else {
+            continue;
+        };
+        for child in children
+            .get(section.identifier.as_str())
+            .into_iter()
+            .flatten()
+        {
+            if let Some(child) = resolve_section(&child.section, target, &mut metrics) {
+                resolved.children.push(child);
+            }
+        }
+        sections.push(resolved);
+    }
+    KernelDetails {
+        index: action.index(),
+        name: action.name(NameBase::Function).to_owned(),
+        sections,
+    }
+}
+
+/// Resolves one section, or `None` when its own filter excludes the action.
+fn resolve_section(
+    section: &ProfilerSection,
+    target: Target,
+    metrics: &mut MetricSource<'_>,
+) -> Option<DetailsSection> {
+    let filter = section.filter.as_ref();
+    if !passes(filter, target) {
+        return None;
+    }
+    let header = section
+        .header
+        .iter()
+        .flat_map(|h| &h.metrics)
+        .flat_map(|m| metrics.entries(m, filter, false))
+        .collect();
+    let body = section
+        .body
+        .iter()
+        .flat_map(|b| &b.items)
+        .filter_map(|item| resolve_item(item, filter, target, metrics))
+        .collect();
+    Some(DetailsSection {
+        identifier: section.identifier.clone(),
+        display_name: section.display_name.clone(),
+        order: section.order.unwrap_or(0),
+        description: section.description.clone().unwrap_or_default(),
+        header,
+        body,
+        children: Vec::new(),
+    })
+}
+
+fn resolve_item(
+    item: &ProfilerSectionBodyItem,
+    section_filter: Option<&MetricOptionFilter>,
+    target: Target,
+    metrics: &mut MetricSource<'_>,
+) -> Option<Item> {
+    if !passes(
+        combine(section_filter, item.filter.as_ref()).as_ref(),
+        target,
+    ) {
+        return None;
+    }
+    let entries = |list: &[ProfilerSectionMetric], metrics: &mut MetricSource<'_>| -> Vec<Entry> {
+        list.iter()
+            .flat_map(|m| metrics.entries(m, section_filter, true))
+            .collect()
+    };
+    if let Some(table) = &item.table {
+        let mut out = Item::new("table", table.label.as_ref(), table.description.as_ref());
+        out.entries = entries(&table.metrics, metrics);
+        out.columns = Some(table.columns);
+        out.column_major = table.order == Some(1);
+        return Some(out);
+    }
+    if let Some(chart) = &item.bar_chart {
+        let mut out = Item::new(
+            "bar_chart",
+            chart.label.as_ref(),
+            chart.description.as_ref(),
+        );
+        out.entries = entries(&chart.metrics, metrics);
+        return Some(out);
+    }
+    if let Some(chart) = &item.line_chart {
+        let mut out = Item::new(
+            "line_chart",
+            chart.label.as_ref(),
+            chart.description.as_ref(),
+        );
+        out.entries = entries(&chart.metrics, metrics);
+        return Some(out);
+    }
+    if let Some(chart) = &item.histogram_chart {
+        let mut out = Item::new(
+            "histogram",
+            chart.label.as_ref(),
+            chart.description.as_ref(),
+        );
+        out.entries = entries(std::slice::from_ref(&chart.metric), metrics);
+        for entry in &mut out.entries {
+            if entry.instances.is_none() {
+                entry.instances = metrics.instances(&entry.metric);
+            }
+        }
+        return Some(out);
+    }
+    if let Some(container) = &item.horizontal_container {
+        let mut out = Item::new("container", None, None);
+        out.items = container
+            .items
+            .iter()
+            .filter_map(|i| resolve_item(i, section_filter, target, metrics))
+            .collect();
+        return Some(out);
+    }
+    if let Some(chart) = &item.roofline_chart {
+        let mut out = Item::new("roofline", chart.label.as_ref(), chart.description.as_ref());
+        for roofline in &chart.rooflines {
+            let label = roofline
+                .options
+                .as_ref()
+                .and_then(|o| o.label.clone())
+                .unwrap_or_default();
+            let work =
+                metrics.roofline_value(&roofline.peak_work, section_filter, &mut out.entries);
+            let traffic =
+                metrics.roofline_value(&roofline.peak_traffic, section_filter, &mut out.entries);
+            out.rooflines.push(RooflinePoint {
+                label,
+                work,
+                traffic,
+            });
+        }
+        for achieved in &chart.achieved_values {
+            let label = achieved
+                .options
+                .as_ref()
+                .and_then(|o| o.label.clone())
+                .unwrap_or_default();
+            let work =
+                metrics.roofline_value(&achieved.achieved_work, section_filter, &mut out.entries);
+            let traffic = metrics.roofline_value(
+                &achieved.achieved_traffic,
+                section_filter,
+                &mut out.entries,
+            );
+            out.points.push(RooflinePoint {
+                label,
+                work,
+                traffic,
+            });
+        }
+        return Some(out);
+    }
+    if let Some(table) = &item.source_metric_table {
+        let mut out = Item::new(
+            "source_metric_table",
+            table.label.as_ref(),
+            table.description.as_ref(),
+        );
+        out.entries = entries(&table.metrics, metrics);
+        return Some(out);
+    }
+    if let Some(table) = &item.suffix_table {
+        let mut out = Item::new(
+            "suffix_table",
+            table.label.as_ref(),
+            table.description.as_ref(),
+        );
+        for base in &table.base_names.base_name {
+            for suffix in &table.suffixes.suffix {
+                let mut metric = base.clone();
+                metric.name = format!("{}{}", base.name, suffix.name);
+                metric.label = Some(format!(
+                    "{} {}",
+                    base.label.as_deref().unwrap_or(&base.name),
+                    suffix.label.as_deref().unwrap_or(&suffix.name)
+                ));
+                metric.options.clear();
+                out.entries
+                    .extend(metrics.entries(&metric, section_filter, true));
+            }
+        }
+        return Some(out);
+    }
+    let fixed = [
+        (item.memory_shared_table.is_some(), "memory_shared_table"),
+        (
+            item.memory_first_level_cache_table.is_some(),
+            "memory_first_level_cache_table",
+        ),
+        (
+            item.memory_second_level_cache_table.is_some(),
+            "memory_second_level_cache_table",
+        ),
+        (
+            item.memory_device_memory_table.is_some(),
+            "memory_device_memory_table",
+        ),
+        (item.memory_chart.is_some(), "memory_chart"),
+        (
+            item.memory_l1tex_cache_table.is_some(),
+            "memory_l1tex_cache_table",
+        ),
+        (
+            item.memory_l2_cache_table.is_some(),
+            "memory_l2_cache_table",
+        ),
+        (item.nvlink_topology.is_some(), "nvlink_topology"),
+        (
+            item.nvlink_property_table.is_some(),
+            "nvlink_property_table",
+        ),
+        (
+            item.nvlink_throughput_table.is_some(),
+            "nvlink_throughput_table",
+        ),
+        (
+            item.memory_l2_cache_evict_policy_table.is_some(),
+            "memory_l2_cache_evict_policy_table",
+        ),
+        (item.numa_id_table.is_some(), "numa_id_table"),
+        (item.timeline.is_some(), "timeline"),
+        (item.gfx_metrics_widget.is_some(), "gfx_metrics_widget"),
+    ];
+    fixed
+        .iter()
+        .find(|(present, _)| *present)
+        .map(|(_, kind)| Item::new(kind, None, None))
+}
+
+/// Metric lookup for one action: stored metrics, plus metrics derived from the sections'
+/// `MetricDefinitions` when the report does not store them.
+struct MetricSource<'a> {
+    action: &'a Action,
+    derived: HashMap<String, Metric>,
+    regex_cache: HashMap<String, Option<Regex>>,
+    target: Target,
+}
+
+impl<'a> MetricSource<'a> {
+    fn new(action: &'a Action, set: &SectionSet, target: Target) -> Self {
+        let mut definitions: Vec<(String, Expression)> = Vec::new();
+        for loaded in &set.sections {
+            let section_filter = loaded.section.filter.as_ref();
+            for def in loaded
+                .section
+                .metric_definitions
+                .iter()
+                .flat_map(|d| &d.metric_definitions)
+            {
+                let filter = combine(section_filter, def.filter.as_ref());
+                if action.metric(&def.name).is_some() || !passes(filter.as_ref(), target) {
+                    continue;
+                }
+                if let Ok(expr) = derived::parse_expression(&def.expression) {
+                    definitions.push((def.name.clone(), expr));
+                }
+            }
+        }
+        let derived = derived::derive_all(&definitions, |name| action.metric(name).cloned())
+            .into_iter()
+            .filter_map(|(name, result)| result.ok().map(|m| (name, m)))
+            .collect();
+        MetricSource {
+            action,
+            derived,
+            regex_cache: HashMap::new(),
+            target,
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<(&Metric, bool)> {
+        self.action
+            .metric(name)
+            .map(|m| (m, false))
+            .or_else(|| self.derived.get(name).map(|m| (m, true)))
+    }
+
+    fn instances(&self, name: &str) -> Option<Vec<(Option<MetricValue>, MetricValue)>> {
+        self.lookup(name).map(|(m, _)| {
+            m.instances
+                .iter()
+                .map(|i| (i.correlation_id.clone(), i.value.clone()))
+                .collect()
+        })
+    }
+
+    /// The entries one section metric produces: none (filtered out), one, or one per metric a
+    /// `regex:` name matches (body items only).
+    fn entries(
+        &mut self,
+        metric: &ProfilerSectionMetric,
+        section_filter: Option<&MetricOptionFilter>,
+        allow_regex: bool,
+    ) -> Vec<Entry> {
+        let Some(name) = resolve_name(metric, section_filter, self.target) else {
+            return Vec::new();
+        };
+        if let Some(pattern) = name.strip_prefix("regex:").filter(|_| allow_regex) {
+            let regex = self
+                .regex_cache
+                .entry(pattern.to_owned())
+                .or_insert_with(|| Regex::new(&format!("^(?:{pattern})$")).ok())
+                .clone();
+            let Some(regex) = regex else {
+                return Vec::new();
+            };
+            let mut names: Vec<String> = self
+                .action
+                .metric_names()
+                .filter(|n| regex.is_match(n))
+                .map(str::to_owned)
+                .collect();
+            names.extend(self.derived.keys().filter(|n| regex.is_match(n)).cloned());
+            names.sort();
+            names.dedup();
+            return names
+                .into_iter()
+                .map(|n| self.entry(metric, &n, true))
+                .collect();
+        }
+        vec![self.entry(metric, name, false)]
+    }
+
+    fn entry(&self, metric: &ProfilerSectionMetric, name: &str, from_regex: bool) -> Entry {
+        let found = self.lookup(name);
+        let unit = metric
+            .unit
+            .clone()
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| infer_unit(name).into_owned());
+        let value = found.map(|(m, _)| m.value());
+        let text = match &value {
+            Some(v) => format_with_unit(v, &unit, metric_multiplier(metric)),
+            None => "N/A".to_owned(),
+        };
+        let label = if from_regex {
+            name.to_owned()
+        } else {
+            metric
+                .label
+                .clone()
+                .filter(|l| !l.is_empty())
+                .unwrap_or_else(|| name.to_owned())
+        };
+        Entry {
+            label,
+            metric: name.to_owned(),
+            value,
+            unit,
+            text,
+            description: metric.description.clone().filter(|d| !d.is_empty()),
+            hw_unit: metric.hw_unit,
+            instances: if metric.show_instances == Some(true) {
+                self.instances(name)
+            } else {
+                None
+            },
+            derived: found.is_some_and(|(_, d)| d),
+        }
+    }
+
+    fn roofline_value(
+        &mut self,
+        value: &ProfilerSectionRooflineValue,
+        section_filter: Option<&MetricOptionFilter>,
+        entries: &mut Vec<Entry>,
+    ) -> Option<f64> {
+        match value.roofline_value.as_ref()? {
+            RooflineValue::Constant(c) => Some(*c),
+            RooflineValue::Metric(metric) => {
+                let new = self.entries(metric, section_filter, false);
+                let v = new
+                    .first()
+                    .and_then(|e| e.value.as_ref())
+                    .and_then(MetricValue::as_f64);
+                entries.extend(new);
+                v
+            }
+            RooflineValue::ValueCyclesPerSecondExpression(expr) => {
+                let mut per_cycle = 0.0;
+                for metric in &expr.value_per_cycle_metrics {
+                    let new = self.entries(metric, section_filter, false);
+                    per_cycle += new
+                        .first()
+                        .and_then(|e| e.value.as_ref())
+                        .and_then(MetricValue::as_f64)?;
+                    entries.extend(new);
+                }
+                let cycles = expr.cycles_per_second_metric.as_ref()?;
+                let new = self.entries(cycles, section_filter, false);
+                let per_second = new
+                    .first()
+                    .and_then(|e| e.value.as_ref())
+                    .and_then(MetricValue::as_f64)?;
+                entries.extend(new);
+                Some(per_cycle * per_second)
+            }
+        }
+    }
+}
+
+/// The entry's `Multiplier`, when it is a usable number.
+fn metric_multiplier(metric: &ProfilerSectionMetric) -> Option<f64> {
+    metric.multiplier.filter(|m| m.is_finite())
+}

@@ -1,0 +1,9 @@
+//! Section files (`.section`, `.chart`) and the Details model: parsing, search paths, metric
+//! options and filters, derived metrics, resolution for one action, and value formatting.
+
+pub mod derived;
+pub mod details;
+pub mod filter;
+pub mod format;
+pub mod parse;
+pub mod registry;

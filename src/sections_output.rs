@@ -1,0 +1,159 @@
+//! `sightline sections`: the loaded sections and the rules bound to them.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use sightline::section::registry::{SectionFolder, SectionSet};
+
+/// A rule file found beside the sections, with the bindings read from its source text.
+struct RuleFile {
+    path: PathBuf,
+    identifier: String,
+    section: Option<String>,
+}
+
+/// Writes the section table, then the rules of the same folders grouped by section.
+pub fn write_sections(
+    set: &SectionSet,
+    folders: &[SectionFolder],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let rows: Vec<[String; 5]> = set
+        .sections
+        .iter()
+        .map(|s| {
+            let sets: Vec<&str> = s
+                .section
+                .sets
+                .iter()
+                .map(|x| x.identifier.as_str())
+                .collect();
+            let mut name = s.section.display_name.clone();
+            if let Some(parent) = &s.section.extends {
+                name.push_str(&format!(" (extends {parent})"));
+            }
+            [
+                s.section.identifier.clone(),
+                name,
+                s.section.order.map_or("-".to_owned(), |o| o.to_string()),
+                if sets.is_empty() {
+                    "-".to_owned()
+                } else {
+                    sets.join(",")
+                },
+                s.origin.to_string(),
+            ]
+        })
+        .collect();
+    write_table(
+        out,
+        &["identifier", "display name", "order", "sets", "file"],
+        &rows,
+    )?;
+    writeln!(
+        out,
+        "{} section(s) loaded, {} file(s) failed",
+        set.sections.len(),
+        set.failures.len()
+    )?;
+    for failure in &set.failures {
+        writeln!(out, "failed: {}", failure.path.display())?;
+    }
+    let rules = find_rules(folders);
+    if !rules.is_empty() {
+        writeln!(
+            out,
+            "\nrules (bindings read from get_identifier / get_section_identifier):"
+        )?;
+        let mut rows = Vec::new();
+        for rule in &rules {
+            let section = match &rule.section {
+                Some(id) if set.get(id).is_some() => id.clone(),
+                Some(id) => format!("{id} (section not loaded)"),
+                None => "[Independent Rules]".to_owned(),
+            };
+            rows.push([
+                rule.identifier.clone(),
+                section,
+                rule.path.display().to_string(),
+            ]);
+        }
+        rows.sort();
+        write_table(out, &["rule", "section", "file"], &rows)?;
+    }
+    Ok(())
+}
+
+fn find_rules(folders: &[SectionFolder]) -> Vec<RuleFile> {
+    let mut files = Vec::new();
+    for folder in folders {
+        collect_py(&folder.path, folder.recursive, &mut files);
+    }
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let identifier = returned_string(&text, "get_identifier")?;
+            let section = returned_string(&text, "get_section_identifier");
+            Some(RuleFile {
+                path,
+                identifier,
+                section,
+            })
+        })
+        .collect()
+}
+
+fn collect_py(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            if recursive {
+                collect_py(&path, true, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "py") {
+            out.push(path);
+        }
+    }
+}
+
+/// The string literal returned by `def NAME():` in a rule file's source, if it is a literal.
+fn returned_string(text: &str, function: &str) -> Option<String> {
+    let start = text.find(&format!("def {function}("))?;
+    let body = &text[start..];
+    let ret = body.find("return")?;
+    let rest = body[ret + "return".len()..].trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let end = rest[1..].find(quote)?;
+    Some(rest[1..1 + end].to_owned())
+}
+
+fn write_table<const N: usize>(
+    out: &mut impl Write,
+    header: &[&str; N],
+    rows: &[[String; N]],
+) -> io::Result<()> {
+    let mut widths = header.map(str::len);
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut line = |cells: Vec<&str>| -> io::Result<()> {
+        let text: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        writeln!(out, "{}", text.join("  ").trim_end())
+    };
+    line(header.to_vec())?;
+    for row in rows {
+        line(row.iter().map(String::as_str).collect())?;
+    }
+    Ok(())
+}

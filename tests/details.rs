@@ -1,0 +1,342 @@
+//! The Details model: sections resolved against real reports and fixtures.
+
+mod common;
+
+use std::path::Path;
+
+use common::{corpus_pairs, fixtures};
+use serde_json::Value;
+use sightline::ncu::{MetricValue, Report};
+use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, resolve_action};
+use sightline::section::registry::{SectionFolder, SectionSet, deploy_bundled_sections};
+
+fn all_sections(page: &KernelDetails) -> Vec<&DetailsSection> {
+    fn walk<'a>(s: &'a DetailsSection, out: &mut Vec<&'a DetailsSection>) {
+        out.push(s);
+        s.children.iter().for_each(|c| walk(c, out));
+    }
+    let mut out = Vec::new();
+    page.sections.iter().for_each(|s| walk(s, &mut out));
+    out
+}
+
+fn all_entries(section: &DetailsSection) -> Vec<&Entry> {
+    fn items<'a>(item: &'a Item, out: &mut Vec<&'a Entry>) {
+        out.extend(&item.entries);
+        item.items.iter().for_each(|i| items(i, out));
+    }
+    let mut out: Vec<&Entry> = section.header.iter().collect();
+    section.body.iter().for_each(|i| items(i, &mut out));
+    out
+}
+
+fn json_of(value: &MetricValue) -> Value {
+    match value {
+        MetricValue::None => Value::Null,
+        MetricValue::String(s) => Value::from(s.as_str()),
+        MetricValue::Float(v) => Value::from(f64::from(*v)),
+        MetricValue::Double(v) => Value::from(*v),
+        MetricValue::Uint32(v) => Value::from(*v),
+        MetricValue::Uint64(v) => Value::from(*v),
+    }
+}
+
+/// Every embedded section of every corpus report appears on the Details page, and every value
+/// shown equals the official reader's value of that metric.
+#[test]
+fn embedded_sections_resolve_to_golden_values() {
+    for (report_path, golden_path) in corpus_pairs() {
+        let report = Report::open(&report_path).unwrap();
+        let golden: Value =
+            serde_json::from_str(&std::fs::read_to_string(&golden_path).unwrap()).unwrap();
+        let (mut shown, mut missing, mut derived) = (0, 0, 0);
+        for (index, expected) in golden["ranges"][0]["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            let action = report.action(index).unwrap();
+            let set = SectionSet::from_embedded(action.sections().unwrap());
+            let page = resolve_action(&action, &set);
+            let ids: Vec<&str> = all_sections(&page)
+                .iter()
+                .map(|s| s.identifier.as_str())
+                .collect();
+            for id in expected["sections"].as_array().unwrap() {
+                let id = id.as_str().unwrap();
+                let filtered = set.get(id).is_some_and(|s| s.section.filter.is_some());
+                assert!(
+                    ids.contains(&id) || filtered,
+                    "{}: section {id} missing from the page",
+                    report_path.display()
+                );
+            }
+            for section in all_sections(&page) {
+                for entry in all_entries(section) {
+                    match (&entry.value, expected["metrics"].get(&entry.metric)) {
+                        (Some(value), Some(golden_metric)) => {
+                            assert_eq!(
+                                json_of(value),
+                                golden_metric["value"],
+                                "{} {}",
+                                report_path.display(),
+                                entry.metric
+                            );
+                            shown += 1;
+                        }
+                        (Some(_), None) => {
+                            assert!(
+                                entry.derived,
+                                "{}: {} has a value but is not in the report",
+                                report_path.display(),
+                                entry.metric
+                            );
+                            derived += 1;
+                        }
+                        (None, golden_metric) => {
+                            assert!(
+                                golden_metric.is_none(),
+                                "{}: {} is in the report but shown N/A",
+                                report_path.display(),
+                                entry.metric
+                            );
+                            assert_eq!(entry.text, "N/A");
+                            missing += 1;
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "{}: {shown} values equal the golden, {derived} derived, {missing} N/A",
+            report_path.display()
+        );
+    }
+}
+
+#[test]
+fn bundled_sections_load_without_errors_and_resolve_on_the_sample() {
+    let set = SectionSet::bundled();
+    assert!(set.failures.is_empty(), "{:?}", set.diagnostics());
+    assert!(
+        set.sections.len() >= 10,
+        "only {} bundled sections",
+        set.sections.len()
+    );
+    for id in [
+        "SpeedOfLight",
+        "LaunchStats",
+        "Occupancy",
+        "MemoryWorkloadAnalysis",
+        "WarpStateStats",
+    ] {
+        assert!(set.get(id).is_some(), "bundled section {id} missing");
+    }
+    let report = Report::open(fixtures().join("sample.ncu-rep")).unwrap();
+    let page = resolve_action(&report.action(0).unwrap(), &set);
+    let sol = page
+        .sections
+        .iter()
+        .find(|s| s.identifier == "SpeedOfLight")
+        .unwrap();
+    let duration = sol
+        .header
+        .iter()
+        .find(|e| e.metric == "gpu__time_duration.sum")
+        .expect("duration entry");
+    assert!(duration.value.is_some());
+    assert!(duration.text.contains("second"), "{}", duration.text);
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+const CUSTOM: &str = r#"
+Identifier: "Custom"
+DisplayName: "Custom Section"
+Order: 5
+Header {
+  Metrics { Label: "Duration" Name: "gpu__time_duration.sum" }
+  Metrics { Label: "Missing" Name: "does__not_exist.sum" }
+  Metrics { Label: "Old GPUs only" Name: "old__metric" Filter { MaxArch: CC_70 } }
+  Metrics {
+    Label: "Renamed"
+    Name: "old__name"
+    Options { Name: "sm__throughput.avg.pct_of_peak_sustained_elapsed" Filter { MinArch: CC_80 } }
+  }
+}
+Body {
+  Items { Table { Label: "Launch" Columns: 1 Metrics { Name: "regex:launch__occupancy_limit_.*" } } }
+  Items { Filter { MaxArch: CC_70 } Table { Label: "Hidden" Columns: 1 Metrics { Name: "launch__grid_size" } } }
+  Items { BarChart { Label: "Per SM" Metrics { Label: "Cycles" Name: "sm__cycles_elapsed.max" ShowInstances: true } } }
+  Items { HorizontalContainer { Items { Table { Label: "Left" Columns: 1 Metrics { Name: "launch__block_size" } } } } }
+}
+MetricDefinitions {
+  MetricDefinitions { Name: "custom__double_duration" Expression: "gpu__time_duration.sum * 2" }
+}
+"#;
+
+const CHILD: &str = r#"
+Identifier: "CustomChild"
+DisplayName: "Custom Child"
+Extends: "Custom"
+Body { Items { Table { Label: "Derived" Columns: 1 Metrics { Name: "custom__double_duration" Unit: "ns" } } } }
+"#;
+
+#[test]
+fn options_filters_regex_extends_and_derived_metrics_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Custom.section", CUSTOM);
+    write(dir.path(), "CustomChild.section", CHILD);
+    let set = SectionSet::load_folders(&[SectionFolder {
+        path: dir.path().to_path_buf(),
+        recursive: false,
+    }]);
+    assert!(set.failures.is_empty(), "{:?}", set.diagnostics());
+    let report = Report::open(fixtures().join("sample.ncu-rep")).unwrap();
+    let action = report.action(0).unwrap();
+    let page = resolve_action(&action, &set);
+    assert_eq!(page.sections.len(), 1, "the child is nested in its parent");
+    let custom = &page.sections[0];
+    let labels: Vec<&str> = custom.header.iter().map(|e| e.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["Duration", "Missing", "Renamed"],
+        "CC 8.6: the MaxArch 7.0 entry is dropped"
+    );
+    assert_eq!(custom.header[1].text, "N/A");
+    assert_eq!(custom.header[1].value, None);
+    assert_eq!(
+        custom.header[2].metric,
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+    );
+    let regex_table = &custom.body[0];
+    let names: Vec<&str> = regex_table
+        .entries
+        .iter()
+        .map(|e| e.metric.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "launch__occupancy_limit_blocks",
+            "launch__occupancy_limit_registers",
+            "launch__occupancy_limit_shared_mem",
+            "launch__occupancy_limit_warps"
+        ]
+    );
+    assert_eq!(custom.body.len(), 3, "the MaxArch 7.0 body item is dropped");
+    let instances = custom.body[1].entries[0]
+        .instances
+        .as_ref()
+        .expect("ShowInstances");
+    assert_eq!(instances.len(), 46);
+    assert_eq!(custom.body[2].kind, "container");
+    assert_eq!(
+        custom.body[2].items[0].entries[0].metric,
+        "launch__block_size"
+    );
+    let child = &custom.children[0];
+    assert_eq!(child.identifier, "CustomChild");
+    let derived = &child.body[0].entries[0];
+    assert!(derived.derived);
+    let duration = action
+        .metric("gpu__time_duration.sum")
+        .unwrap()
+        .value()
+        .as_f64()
+        .unwrap();
+    assert_eq!(
+        derived.value.as_ref().and_then(MetricValue::as_f64),
+        Some(duration * 2.0)
+    );
+}
+
+#[test]
+fn duplicate_identifiers_keep_the_first_and_warn() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(a.path(), "Custom.section", CUSTOM);
+    write(
+        b.path(),
+        "Other.section",
+        &CUSTOM.replace("Custom Section", "Second Copy"),
+    );
+    let folders = [
+        SectionFolder {
+            path: a.path().to_path_buf(),
+            recursive: false,
+        },
+        SectionFolder {
+            path: b.path().to_path_buf(),
+            recursive: false,
+        },
+    ];
+    let set = SectionSet::load_folders(&folders);
+    assert_eq!(set.sections.len(), 1);
+    assert_eq!(set.sections[0].section.display_name, "Custom Section");
+    assert_eq!(set.warnings.len(), 1);
+    assert!(
+        set.warnings[0].contains("duplicate section identifier \"Custom\""),
+        "{}",
+        set.warnings[0]
+    );
+    assert!(set.warnings[0].contains("Other.section"));
+}
+
+#[test]
+fn recursive_folders_and_failed_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("nested")).unwrap();
+    write(&dir.path().join("nested"), "Custom.section", CUSTOM);
+    write(
+        dir.path(),
+        "Broken.section",
+        "Identifier: \"Broken\"\nDisplayName: \"Broken\"\nHeader {\n",
+    );
+    let flat = SectionSet::load_folders(&[SectionFolder {
+        path: dir.path().to_path_buf(),
+        recursive: false,
+    }]);
+    assert!(flat.sections.is_empty());
+    assert_eq!(flat.failures.len(), 1);
+    assert!(
+        flat.diagnostics()[0].contains("Broken.section:"),
+        "{:?}",
+        flat.diagnostics()
+    );
+    let deep = SectionSet::load_folders(&[SectionFolder {
+        path: dir.path().to_path_buf(),
+        recursive: true,
+    }]);
+    assert_eq!(deep.sections.len(), 1);
+}
+
+#[test]
+fn deployment_writes_the_bundled_files_and_keeps_user_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("sections");
+    deploy_bundled_sections(&target).unwrap();
+    let deployed = SectionSet::load_folders(&[SectionFolder {
+        path: target.clone(),
+        recursive: false,
+    }]);
+    assert_eq!(
+        deployed.sections.len(),
+        SectionSet::bundled().sections.len()
+    );
+    let sol = target.join("SpeedOfLight.section");
+    let edited = std::fs::read_to_string(&sol).unwrap().replacen(
+        "DisplayName: \"",
+        "DisplayName: \"Edited ",
+        1,
+    );
+    std::fs::write(&sol, &edited).unwrap();
+    deploy_bundled_sections(&target).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&sol).unwrap(),
+        edited,
+        "a user's edit survives redeployment"
+    );
+}
