@@ -4,7 +4,10 @@
 //! reports, [`pyjson`] prints JSON exactly as Python's `json` module does (so Sightline's
 //! headless output can be compared byte for byte with NVIDIA's reader).
 
+pub mod app;
+pub mod desktop;
 pub mod ncu;
 pub mod proto;
 pub mod pyjson;
+pub mod rules;
 pub mod section;

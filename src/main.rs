@@ -1,4 +1,5 @@
-//! The `sightline` command: headless subcommands over the model layers.
+//! The `sightline` command: the desktop app (`sightline [FILE...]`) and headless subcommands
+//! over the model layers.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,11 +19,23 @@ use sightline::section::details::resolve_action;
 use sightline::section::registry::{SectionFolder, SectionSet};
 
 /// Sightline: a fast viewer for GPU profiler reports.
+///
+/// Without a subcommand, opens the desktop app with the given reports as tabs.
 #[derive(Parser)]
-#[command(name = "sightline", version, about)]
+#[command(
+    name = "sightline",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// Reports to open in the app (.ncu-rep, .ncu-repz).
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    folders: SectionFolders,
 }
 
 #[derive(Subcommand)]
@@ -66,6 +79,20 @@ enum Command {
     Summary {
         /// The report (.ncu-rep or .ncu-repz).
         report: PathBuf,
+    },
+    /// Install the desktop entry, report MIME types and icon for the current user, so that
+    /// double-clicking a report opens Sightline.
+    InstallDesktop {
+        /// Only write the files; do not run update-mime-database, update-desktop-database and
+        /// xdg-mime.
+        #[arg(long)]
+        no_register: bool,
+    },
+    /// Remove what install-desktop installed.
+    UninstallDesktop {
+        /// Only remove the files; do not run the desktop tools.
+        #[arg(long)]
+        no_register: bool,
     },
 }
 
@@ -148,7 +175,26 @@ fn open(path: &PathBuf) -> anyhow::Result<Report> {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        sightline::app::run(sightline::app::StartOptions {
+            files: cli.files,
+            section_folders: cli.folders.folders(),
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    match command {
+        Command::InstallDesktop { no_register } => {
+            let report = sightline::desktop::install_desktop(&desktop_options(no_register))?;
+            print!("{report}");
+            println!(
+                "Sightline is installed for double-click in {}",
+                report.data_dir.display()
+            );
+        }
+        Command::UninstallDesktop { no_register } => {
+            let report = sightline::desktop::uninstall_desktop(&desktop_options(no_register))?;
+            print!("{report}");
+        }
         Command::Sections { folders, check } => {
             let folders = folders.folders();
             let set = if folders.is_empty() {
@@ -241,4 +287,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Install options for this executable.
+fn desktop_options(no_register: bool) -> sightline::desktop::InstallOptions {
+    sightline::desktop::InstallOptions {
+        exec: std::env::current_exe().ok(),
+        run_tools: !no_register,
+        ..Default::default()
+    }
 }

@@ -1,16 +1,9 @@
 //! `sightline sections`: the loaded sections and the rules bound to them.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
 
+use sightline::rules::scan::scan_rules;
 use sightline::section::registry::{SectionFolder, SectionSet};
-
-/// A rule file found beside the sections, with the bindings read from its source text.
-struct RuleFile {
-    path: PathBuf,
-    identifier: String,
-    section: Option<String>,
-}
 
 /// Writes the section table, then the rules of the same folders grouped by section.
 pub fn write_sections(
@@ -59,7 +52,7 @@ pub fn write_sections(
     for failure in &set.failures {
         writeln!(out, "failed: {}", failure.path.display())?;
     }
-    let rules = find_rules(folders);
+    let rules = scan_rules(folders).rules;
     if !rules.is_empty() {
         writeln!(
             out,
@@ -82,54 +75,6 @@ pub fn write_sections(
         write_table(out, &["rule", "section", "file"], &rows)?;
     }
     Ok(())
-}
-
-fn find_rules(folders: &[SectionFolder]) -> Vec<RuleFile> {
-    let mut files = Vec::new();
-    for folder in folders {
-        collect_py(&folder.path, folder.recursive, &mut files);
-    }
-    files
-        .into_iter()
-        .filter_map(|path| {
-            let text = std::fs::read_to_string(&path).ok()?;
-            let identifier = returned_string(&text, "get_identifier")?;
-            let section = returned_string(&text, "get_section_identifier");
-            Some(RuleFile {
-                path,
-                identifier,
-                section,
-            })
-        })
-        .collect()
-}
-
-fn collect_py(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        if path.is_dir() {
-            if recursive {
-                collect_py(&path, true, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "py") {
-            out.push(path);
-        }
-    }
-}
-
-/// The string literal returned by `def NAME():` in a rule file's source, if it is a literal.
-fn returned_string(text: &str, function: &str) -> Option<String> {
-    let start = text.find(&format!("def {function}("))?;
-    let body = &text[start..];
-    let ret = body.find("return")?;
-    let rest = body[ret + "return".len()..].trim_start();
-    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let end = rest[1..].find(quote)?;
-    Some(rest[1..1 + end].to_owned())
 }
 
 fn write_table<const N: usize>(

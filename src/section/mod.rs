@@ -7,3 +7,4 @@ pub mod filter;
 pub mod format;
 pub mod parse;
 pub mod registry;
+pub mod watch;

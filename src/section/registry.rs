@@ -62,6 +62,9 @@ pub struct LoadedSection {
     pub origin: SectionOrigin,
     /// Tolerated problems (unknown fields, unknown enum values).
     pub warnings: Vec<Diagnostic>,
+    /// Set when the file now fails to load and this is its last good version (live reload keeps
+    /// it on screen); holds the file's first error.
+    pub stale: Option<String>,
 }
 
 /// A file that failed to load.
@@ -175,6 +178,7 @@ impl SectionSet {
             section,
             origin,
             warnings: diagnostics,
+            stale: None,
         });
     }
 
@@ -206,6 +210,45 @@ impl SectionSet {
             }
         }
         children
+    }
+
+    /// After a reload: for every file that failed now but loaded in `previous`, keeps the
+    /// previous version (marked [`LoadedSection::stale`] with the new error) unless its
+    /// identifier is now loaded from another file. The failure stays listed.
+    pub fn keep_last_good(&mut self, previous: &SectionSet) {
+        let mut kept = false;
+        for failure in &self.failures {
+            let Some(old) = previous
+                .sections
+                .iter()
+                .find(|s| s.origin == SectionOrigin::File(failure.path.clone()))
+            else {
+                continue;
+            };
+            if self.get(&old.section.identifier).is_some() {
+                continue;
+            }
+            let error = failure
+                .diagnostics
+                .iter()
+                .find(|d| d.severity == Severity::Error)
+                .map_or_else(|| "failed to load".to_owned(), ToString::to_string);
+            let mut old = old.clone();
+            old.stale = Some(error);
+            self.sections.push(old);
+            kept = true;
+        }
+        if kept {
+            self.sort();
+        }
+    }
+
+    /// A copy without the sections whose identifiers are in `disabled`.
+    pub fn without(&self, disabled: &std::collections::BTreeSet<String>) -> SectionSet {
+        let mut set = self.clone();
+        set.sections
+            .retain(|s| !disabled.contains(&s.section.identifier));
+        set
     }
 
     /// Every warning and failure as one line each, for printing.

@@ -1,0 +1,15 @@
+//! The desktop application (eframe/egui). The only module that uses egui: it renders the model
+//! layers (`ncu`, `section`) and never parses files itself.
+
+pub mod details_panel;
+pub mod kernel_list;
+pub mod loader;
+pub mod metric_selection;
+pub mod report_tab;
+pub mod section_state;
+pub mod session_page;
+pub mod sightline_app;
+pub mod view_ctx;
+
+pub use sightline_app::{Settings, SightlineApp, StartOptions, run};
+pub use view_ctx::ViewCtx;

@@ -1,0 +1,576 @@
+//! The application: tabs of open reports, menus, shortcuts, file dialogs, drag & drop, status
+//! bar, persisted settings.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, channel};
+
+use eframe::egui;
+
+use super::metric_selection::{InUse, MetricSelection, SelectionRequest};
+use super::report_tab::ReportTab;
+use super::section_state::SectionState;
+use crate::section::registry::SectionFolder;
+
+/// Key of the settings in eframe's storage.
+const SETTINGS_KEY: &str = "sightline-settings";
+/// Most recent files kept.
+const MAX_RECENT: usize = 12;
+
+/// Settings that survive restarts.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Settings {
+    /// Recently opened reports, newest first.
+    pub recent: Vec<PathBuf>,
+    /// Dark (true) or light theme.
+    pub dark: bool,
+    /// Section folders chosen in the Metric Selection window (empty: the default folder).
+    #[serde(default)]
+    pub section_folders: Vec<PathBuf>,
+    /// Use a report's embedded sections when it has them.
+    #[serde(default = "yes")]
+    pub prefer_embedded: bool,
+    /// Sections switched off in the Metric Selection window.
+    #[serde(default)]
+    pub disabled_sections: BTreeSet<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            recent: Vec::new(),
+            dark: true,
+            section_folders: Vec::new(),
+            prefer_embedded: true,
+            disabled_sections: BTreeSet::new(),
+        }
+    }
+}
+
+/// What the app is started with (command line).
+#[derive(Debug, Clone, Default)]
+pub struct StartOptions {
+    /// Reports to open.
+    pub files: Vec<PathBuf>,
+    /// `--section-folder` / `--section-folder-recursive`: replaces the search path for this run
+    /// (and the report's embedded sections), like the `details` command.
+    pub section_folders: Vec<SectionFolder>,
+}
+
+impl Settings {
+    /// Records `path` as the most recent file.
+    pub fn remember(&mut self, path: &Path) {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.recent.retain(|p| p != &path);
+        self.recent.insert(0, path);
+        self.recent.truncate(MAX_RECENT);
+    }
+}
+
+/// The Sightline window.
+pub struct SightlineApp {
+    /// Open reports.
+    pub tabs: Vec<ReportTab>,
+    /// Index of the visible tab.
+    pub active: usize,
+    /// Persisted settings.
+    pub settings: Settings,
+    /// The last status message and whether it is an error.
+    pub status: Option<(String, bool)>,
+    /// Whether the shortcut list (F1) is open.
+    pub show_shortcuts: bool,
+    /// Sections, rules and live reload.
+    pub sections: SectionState,
+    /// The Metric Selection window.
+    pub selection: MetricSelection,
+    /// Section folders came from the command line (not persisted).
+    folders_from_cli: bool,
+    waker_installed: bool,
+    dialog: Option<Receiver<Vec<PathBuf>>>,
+    folder_dialog: Option<Receiver<Option<PathBuf>>>,
+    pending: Vec<PathBuf>,
+}
+
+impl SightlineApp {
+    /// An app with `settings` that opens `options.files` on its first frame.
+    pub fn new(settings: Settings, options: StartOptions) -> Self {
+        let folders_from_cli = !options.section_folders.is_empty();
+        let sections = if folders_from_cli {
+            SectionState::new(
+                options.section_folders,
+                false,
+                settings.disabled_sections.clone(),
+            )
+        } else {
+            let folders = settings
+                .section_folders
+                .iter()
+                .map(|path| SectionFolder {
+                    path: path.clone(),
+                    recursive: false,
+                })
+                .collect();
+            SectionState::new(
+                folders,
+                settings.prefer_embedded,
+                settings.disabled_sections.clone(),
+            )
+        };
+        SightlineApp {
+            tabs: Vec::new(),
+            active: 0,
+            settings,
+            status: None,
+            show_shortcuts: false,
+            sections,
+            selection: MetricSelection::default(),
+            folders_from_cli,
+            waker_installed: false,
+            dialog: None,
+            folder_dialog: None,
+            pending: options.files,
+        }
+    }
+
+    /// Creates the app from eframe's creation context (restores settings).
+    pub fn from_creation_context(cc: &eframe::CreationContext<'_>, options: StartOptions) -> Self {
+        let settings = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, SETTINGS_KEY))
+            .unwrap_or_default();
+        SightlineApp::new(settings, options)
+    }
+
+    /// The settings to persist, updated from the section state.
+    pub fn settings_to_save(&self) -> Settings {
+        let mut settings = self.settings.clone();
+        settings.disabled_sections = self.sections.disabled.clone();
+        if !self.folders_from_cli {
+            settings.prefer_embedded = self.sections.prefer_embedded;
+            settings.section_folders = if self.sections.configured {
+                self.sections
+                    .folders
+                    .iter()
+                    .map(|f| f.path.clone())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+        }
+        settings
+    }
+
+    /// Opens `path` in a new tab (or focuses its tab).
+    pub fn open(&mut self, path: PathBuf, ctx: &egui::Context) {
+        if let Some(existing) = self.tabs.iter().position(|t| t.path == path) {
+            self.active = existing;
+            return;
+        }
+        self.settings.remember(&path);
+        let repaint = ctx.clone();
+        self.status = Some((format!("Opening {}", path.display()), false));
+        self.tabs
+            .push(ReportTab::open(path, move || repaint.request_repaint()));
+        self.active = self.tabs.len() - 1;
+    }
+
+    /// Closes tab `index`.
+    pub fn close(&mut self, index: usize) {
+        if index < self.tabs.len() {
+            let mut tab = self.tabs.remove(index);
+            tab.cancel();
+            self.active = self.active.min(self.tabs.len().saturating_sub(1));
+        }
+    }
+
+    fn open_dialog(&mut self) {
+        if self.dialog.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-file-dialog".into())
+            .spawn(move || {
+                let files = rfd::FileDialog::new()
+                    .set_title("Open Nsight Compute report")
+                    .add_filter("Nsight Compute reports", &["ncu-rep", "ncu-repz"])
+                    .add_filter("All files", &["*"])
+                    .pick_files()
+                    .unwrap_or_default();
+                let _ = tx.send(files);
+            });
+        match spawned {
+            Ok(_) => self.dialog = Some(rx),
+            Err(error) => {
+                self.status = Some((format!("cannot open the file dialog: {error}"), true))
+            }
+        }
+    }
+
+    fn pick_section_folder(&mut self) {
+        if self.folder_dialog.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-folder-dialog".into())
+            .spawn(move || {
+                let _ = tx.send(
+                    rfd::FileDialog::new()
+                        .set_title("Add a section folder")
+                        .pick_folder(),
+                );
+            });
+        match spawned {
+            Ok(_) => self.folder_dialog = Some(rx),
+            Err(error) => {
+                self.status = Some((format!("cannot open the folder dialog: {error}"), true))
+            }
+        }
+    }
+
+    /// Adds `folder` to the section search path.
+    pub fn add_section_folder(&mut self, folder: PathBuf) {
+        let mut folders = if self.sections.configured {
+            self.sections.folders.clone()
+        } else {
+            Vec::new()
+        };
+        if !folders.iter().any(|f| f.path == folder) {
+            folders.push(SectionFolder {
+                path: folder,
+                recursive: false,
+            });
+        }
+        self.sections.set_folders(folders);
+    }
+
+    fn handle_input(&mut self, ctx: &egui::Context) {
+        use egui::{Key, Modifiers};
+        let (open, close, find, help, up, down) = ctx.input_mut(|i| {
+            (
+                i.consume_key(Modifiers::COMMAND, Key::O),
+                i.consume_key(Modifiers::COMMAND, Key::W),
+                i.consume_key(Modifiers::COMMAND, Key::F),
+                i.consume_key(Modifiers::NONE, Key::F1),
+                i.consume_key(Modifiers::NONE, Key::ArrowUp),
+                i.consume_key(Modifiers::NONE, Key::ArrowDown),
+            )
+        });
+        if open {
+            self.open_dialog();
+        }
+        if close {
+            self.close(self.active);
+        }
+        if help {
+            self.show_shortcuts = !self.show_shortcuts;
+        }
+        if let Some(tab) = self.tabs.get_mut(self.active) {
+            if find {
+                tab.list.focus_filter = true;
+            }
+            let step = match (up, down) {
+                (true, false) => -1,
+                (false, true) => 1,
+                _ => 0,
+            };
+            if let Some(next) = tab.list.neighbour(tab.selected, step).filter(|_| step != 0) {
+                tab.select(next);
+            }
+        }
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
+        for path in dropped {
+            self.open(path, ctx);
+        }
+    }
+
+    fn menu_ui(&mut self, ui: &mut egui::Ui) {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open…  (Ctrl+O)").clicked() {
+                    self.open_dialog();
+                    ui.close();
+                }
+                ui.menu_button("Open Recent", |ui| {
+                    if self.settings.recent.is_empty() {
+                        ui.label("No recent files");
+                    }
+                    let mut chosen = None;
+                    for path in &self.settings.recent {
+                        if ui.button(path.display().to_string()).clicked() {
+                            chosen = Some(path.clone());
+                        }
+                    }
+                    if let Some(path) = chosen {
+                        self.open(path, ui.ctx());
+                        ui.close();
+                    }
+                });
+                if ui
+                    .add_enabled(!self.tabs.is_empty(), egui::Button::new("Close  (Ctrl+W)"))
+                    .clicked()
+                {
+                    self.close(self.active);
+                    ui.close();
+                }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            ui.menu_button("View", |ui| {
+                if ui.button("Metric Selection…").clicked() {
+                    self.selection.open = true;
+                    ui.close();
+                }
+                if ui.checkbox(&mut self.settings.dark, "Dark theme").changed() {
+                    ui.close();
+                }
+            });
+            ui.menu_button("Help", |ui| {
+                if ui.button("Keyboard shortcuts  (F1)").clicked() {
+                    self.show_shortcuts = true;
+                    ui.close();
+                }
+            });
+        });
+    }
+
+    fn tabs_ui(&mut self, ui: &mut egui::Ui) {
+        let mut close = None;
+        ui.horizontal_wrapped(|ui| {
+            for (index, tab) in self.tabs.iter().enumerate() {
+                let title = if tab.loading() {
+                    format!("{} …", tab.title())
+                } else {
+                    tab.title()
+                };
+                if ui
+                    .selectable_label(index == self.active, title)
+                    .on_hover_text(tab.path.display().to_string())
+                    .clicked()
+                {
+                    self.active = index;
+                }
+                if ui
+                    .small_button("×")
+                    .on_hover_text(format!("Close {}", tab.title()))
+                    .clicked()
+                {
+                    close = Some(index);
+                }
+                ui.separator();
+            }
+        });
+        if let Some(index) = close {
+            self.close(index);
+        }
+    }
+
+    fn status_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            if let Some(tab) = self.tabs.get_mut(self.active)
+                && let Some((fraction, stage)) = tab.progress.clone()
+            {
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .desired_width(200.0)
+                        .text(stage),
+                );
+                if ui
+                    .button("Cancel")
+                    .on_hover_text("Stop loading this report")
+                    .clicked()
+                {
+                    tab.cancel();
+                }
+            }
+            if let Some((message, error)) = &self.status {
+                if *error {
+                    ui.colored_label(ui.visuals().error_fg_color, message);
+                } else {
+                    ui.label(message);
+                }
+            }
+        });
+    }
+
+    fn welcome_ui(&mut self, ui: &mut egui::Ui) {
+        ui.vertical_centered(|ui| {
+            ui.add_space(ui.available_height() * 0.25);
+            ui.heading("Sightline");
+            ui.label("Open an Nsight Compute report (.ncu-rep, .ncu-repz): File → Open, Ctrl+O, or drop a file here.");
+            if ui.button("Open…").clicked() {
+                self.open_dialog();
+            }
+            if !self.settings.recent.is_empty() {
+                ui.add_space(12.0);
+                ui.strong("Recent");
+                let mut chosen = None;
+                for path in &self.settings.recent {
+                    if ui.link(path.display().to_string()).clicked() {
+                        chosen = Some(path.clone());
+                    }
+                }
+                if let Some(path) = chosen {
+                    self.open(path, ui.ctx());
+                }
+            }
+        });
+    }
+
+    /// Draws one frame.
+    pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        ctx.set_theme(if self.settings.dark {
+            egui::Theme::Dark
+        } else {
+            egui::Theme::Light
+        });
+        for path in std::mem::take(&mut self.pending) {
+            self.open(path, &ctx);
+        }
+        if let Some(files) = self.dialog.as_ref().and_then(|rx| rx.try_recv().ok()) {
+            self.dialog = None;
+            for path in files {
+                self.open(path, &ctx);
+            }
+        }
+        if let Some(folder) = self
+            .folder_dialog
+            .as_ref()
+            .and_then(|rx| rx.try_recv().ok())
+        {
+            self.folder_dialog = None;
+            if let Some(folder) = folder {
+                self.add_section_folder(folder);
+            }
+        }
+        if !self.waker_installed {
+            let repaint = ctx.clone();
+            self.sections.set_waker(move || repaint.request_repaint());
+            self.waker_installed = true;
+        }
+        if self.sections.poll() {
+            let failed = self.sections.set.failures.len();
+            let message = match failed {
+                0 => "Sections reloaded".to_owned(),
+                n => {
+                    format!("Sections reloaded; {n} file(s) failed to load (see Metric Selection)")
+                }
+            };
+            self.status = Some((message, failed > 0));
+        }
+        for tab in &mut self.tabs {
+            if let Some(error) = tab.poll() {
+                self.status = Some((error, true));
+            }
+        }
+        self.handle_input(&ctx);
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        if !self.tabs.is_empty() {
+            egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
+        }
+        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        match self.tabs.get_mut(self.active) {
+            Some(tab) => {
+                if tab.ui(ui, &self.sections) {
+                    self.selection.open = true;
+                }
+            }
+            None => {
+                egui::CentralPanel::default().show(ui, |ui| self.welcome_ui(ui));
+            }
+        }
+        let in_use = self.tabs.get(self.active).and_then(|tab| {
+            tab.sections_in_use().map(|(source, set)| InUse {
+                source,
+                set,
+                report: tab.title(),
+            })
+        });
+        let requests = self.selection.show(&ctx, &mut self.sections, in_use);
+        for request in requests {
+            match request {
+                SelectionRequest::AddFolder => self.pick_section_folder(),
+            }
+        }
+        if self.show_shortcuts {
+            egui::Window::new("Keyboard shortcuts")
+                .open(&mut self.show_shortcuts)
+                .collapsible(false)
+                .show(&ctx, |ui| {
+                    egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
+                        for (keys, what) in [
+                            ("Ctrl+O", "Open a report"),
+                            ("Ctrl+W", "Close the current report"),
+                            ("Ctrl+F", "Filter the kernel list"),
+                            ("Up / Down", "Previous / next kernel"),
+                            ("F1", "Show this list"),
+                        ] {
+                            ui.monospace(keys);
+                            ui.label(what);
+                            ui.end_row();
+                        }
+                    });
+                });
+        }
+        let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
+        if hovering {
+            let screen = ctx.content_rect();
+            let painter = ctx.layer_painter(egui::LayerId::new(
+                egui::Order::Foreground,
+                egui::Id::unique("drop-overlay"),
+            ));
+            painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
+            painter.text(
+                screen.center(),
+                egui::Align2::CENTER_CENTER,
+                "Drop to open",
+                egui::FontId::proportional(28.0),
+                egui::Color32::WHITE,
+            );
+        }
+    }
+}
+
+impl eframe::App for SightlineApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.frame_ui(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, SETTINGS_KEY, &self.settings_to_save());
+    }
+}
+
+/// Runs the GUI with `options.files` opened.
+pub fn run(start: StartOptions) -> anyhow::Result<()> {
+    let options = eframe::NativeOptions {
+        renderer: eframe::Renderer::Glow,
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Sightline")
+            .with_app_id("sightline")
+            .with_inner_size([1400.0, 900.0])
+            .with_drag_and_drop(true),
+        persist_window: true,
+        ..Default::default()
+    };
+    eframe::run_native(
+        "sightline",
+        options,
+        Box::new(move |cc| Ok(Box::new(SightlineApp::from_creation_context(cc, start)))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot start the window: {e}"))
+}

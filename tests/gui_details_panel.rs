@@ -1,0 +1,805 @@
+//! The Details page panel, headless: egui_kittest drives the panel through its accessibility tree
+//! (no renderer, no display).
+
+use std::path::Path;
+
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use sightline::app::ViewCtx;
+use sightline::app::details_panel::{DetailsPanel, Span, parse_markup};
+use sightline::ncu::{Action, MetricValue, Report};
+use sightline::section::details::{
+    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
+};
+use sightline::section::format::format_with_unit;
+use sightline::section::registry::SectionSet;
+
+fn sample() -> Report {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sample.ncu-rep");
+    Report::open(&path).expect("open the sample report")
+}
+
+/// Kernel `index` of the sample with its page resolved against its embedded sections.
+fn embedded_page(report: &Report, index: usize) -> (Action, KernelDetails) {
+    let action = report.action(index).expect("action");
+    let set = SectionSet::from_embedded(action.sections().expect("embedded sections"));
+    let page = resolve_action(&action, &set);
+    (action, page)
+}
+
+/// Kernel `index` of the sample with its page resolved against the bundled sections.
+fn bundled_page(report: &Report, index: usize) -> (Action, KernelDetails) {
+    let action = report.action(index).expect("action");
+    let page = resolve_action(&action, &SectionSet::bundled());
+    (action, page)
+}
+
+/// A harness showing `page` of `action`; the panel is the harness state.
+fn harness<'a>(
+    report: &'a Report,
+    action: &'a Action,
+    page: &'a KernelDetails,
+) -> Harness<'a, DetailsPanel> {
+    Harness::builder()
+        .with_size(egui::vec2(1200.0, 900.0))
+        .with_max_steps(30)
+        .build_ui_state(
+            move |ui, panel: &mut DetailsPanel| {
+                let ctx = ViewCtx {
+                    report,
+                    action,
+                    details: page,
+                };
+                panel.ui(ui, &ctx);
+            },
+            DetailsPanel::new(),
+        )
+}
+
+fn entry(label: &str, metric: &str, value: Option<MetricValue>, unit: &str) -> Entry {
+    let text = match &value {
+        Some(v) => format_with_unit(v, unit, None),
+        None => "N/A".to_owned(),
+    };
+    Entry {
+        label: label.to_owned(),
+        metric: metric.to_owned(),
+        value,
+        unit: unit.to_owned(),
+        text,
+        description: None,
+        hw_unit: None,
+        instances: None,
+        derived: false,
+    }
+}
+
+fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
+    Item {
+        kind,
+        label: label.to_owned(),
+        description: None,
+        entries,
+        items: Vec::new(),
+        columns: None,
+        column_major: false,
+        rooflines: Vec::new(),
+        points: Vec::new(),
+    }
+}
+
+fn section(id: &str, name: &str, header: Vec<Entry>, body: Vec<Item>) -> DetailsSection {
+    DetailsSection {
+        identifier: id.to_owned(),
+        display_name: name.to_owned(),
+        order: 0,
+        description: format!("What {name} shows"),
+        header,
+        body,
+        children: Vec::new(),
+    }
+}
+
+/// A "Cycles" entry with the 46 per-SM instances of `sm__cycles_elapsed.max` from the sample.
+fn cycles_entry(action: &Action) -> Entry {
+    let metric = action
+        .metric("sm__cycles_elapsed.max")
+        .expect("the sample has sm__cycles_elapsed.max");
+    let mut cycles = entry(
+        "Cycles",
+        "sm__cycles_elapsed.max",
+        Some(metric.value()),
+        "cycle",
+    );
+    cycles.instances = Some(
+        metric
+            .instances
+            .iter()
+            .map(|i| (i.correlation_id.clone(), i.value.clone()))
+            .collect(),
+    );
+    cycles
+}
+
+#[test]
+fn section_titles_and_header_values_render() {
+    let report = sample();
+    let (action, page) = embedded_page(&report, 0);
+    let harness = harness(&report, &action, &page);
+    for title in [
+        "GPU Speed Of Light Throughput",
+        "Launch Statistics",
+        "Occupancy",
+    ] {
+        harness.get_by_label(title);
+    }
+    harness.get_by_label("Duration");
+    harness.get_by_label("34.17 usecond");
+    harness.get_by_label("Grid Size");
+    harness.get_by_label("vector_add");
+    // Body tables render too.
+    harness.get_by_label("Occupancy Details");
+    harness.get_by_label("Block Limit Warps");
+}
+
+#[test]
+fn every_sample_kernel_renders_with_both_section_sets() {
+    let report = sample();
+    for index in 0..report.num_actions() {
+        for page in [embedded_page(&report, index), bundled_page(&report, index)] {
+            let (action, page) = page;
+            let mut harness = harness(&report, &action, &page);
+            harness.run();
+            for section in &page.sections {
+                assert!(
+                    harness
+                        .query_all_by_label(&section.display_name)
+                        .next()
+                        .is_some(),
+                    "kernel {index}: section {} missing",
+                    section.display_name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn clicking_a_section_header_hides_its_content_and_the_state_survives_kernel_switches() {
+    let report = sample();
+    let pages = [embedded_page(&report, 0), embedded_page(&report, 1)];
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1200.0, 900.0))
+        .with_max_steps(30)
+        .build_ui_state(
+            |ui, (panel, kernel): &mut (DetailsPanel, usize)| {
+                let (action, page) = &pages[*kernel];
+                let ctx = ViewCtx {
+                    report: &report,
+                    action,
+                    details: page,
+                };
+                panel.ui(ui, &ctx);
+            },
+            (DetailsPanel::new(), 0usize),
+        );
+    harness.get_by_label("Grid Size");
+    harness.get_by_label("Launch Statistics").click();
+    harness.run();
+    assert!(harness.query_by_label("Grid Size").is_none());
+    assert_eq!(
+        harness
+            .get_by_label("Launch Statistics")
+            .accesskit_node()
+            .data()
+            .is_expanded(),
+        Some(false)
+    );
+    // Other sections stay open.
+    harness.get_by_label("Duration");
+
+    // Another kernel: the section is still collapsed.
+    harness.state_mut().1 = 1;
+    harness.run();
+    assert!(harness.query_by_label("Grid Size").is_none());
+    harness.get_by_label("Duration");
+
+    harness.get_by_label("Launch Statistics").click();
+    harness.run();
+    harness.get_by_label("Grid Size");
+}
+
+#[test]
+fn expand_and_collapse_all() {
+    let report = sample();
+    let (action, page) = embedded_page(&report, 0);
+    let mut harness = harness(&report, &action, &page);
+    harness.get_by_label("Collapse all").click();
+    harness.run();
+    assert!(harness.query_by_label("Duration").is_none());
+    assert!(harness.query_by_label("Grid Size").is_none());
+    harness.get_by_label("Expand all").click();
+    harness.run();
+    harness.get_by_label("Duration");
+    harness.get_by_label("Grid Size");
+}
+
+#[test]
+fn instances_toggle_shows_and_hides_instance_rows() {
+    let report = sample();
+    let action = report.action(0).expect("action");
+    let cycles = cycles_entry(&action);
+    let first = cycles.instances.as_ref().expect("instances")[0].1.clone();
+    let first_text = format_with_unit(&first, "cycle", None);
+    let page = KernelDetails {
+        index: 0,
+        name: "vector_add".to_owned(),
+        sections: vec![section(
+            "Clocks",
+            "Clocks",
+            vec![cycles],
+            vec![item("table", "Per SM", vec![])],
+        )],
+    };
+    let mut harness = harness(&report, &action, &page);
+    harness.run();
+    assert!(harness.query_by_label("Correlation ID").is_none());
+
+    harness.get_by_label("Show 46 instances of Cycles").click();
+    harness.run();
+    assert_eq!(harness.state().expanded_instance_tables(), 1);
+    harness.get_by_label("Correlation ID");
+    harness.get_by_label(&first_text);
+    // Correlation ids 0.. are shown in decimal; the table is virtualized (only the rows in
+    // view exist).
+    harness.get_by_label("0");
+    harness.get_by_label("5");
+    assert!(harness.query_by_label("45").is_none());
+
+    harness.get_by_label("Hide 46 instances of Cycles").click();
+    harness.run();
+    assert!(harness.query_by_label("Correlation ID").is_none());
+    assert_eq!(harness.state().expanded_instance_tables(), 0);
+}
+
+#[test]
+fn large_correlation_ids_are_hexadecimal() {
+    let report = sample();
+    let action = report.action(0).expect("action");
+    let mut handles = entry("Handles", "x", Some(MetricValue::Double(2.0)), "");
+    handles.instances = Some(vec![
+        (
+            Some(MetricValue::Uint64(0x7f00_1234_5678)),
+            MetricValue::Double(1.0),
+        ),
+        (None, MetricValue::Double(2.0)),
+    ]);
+    let page = KernelDetails {
+        index: 0,
+        name: "k".to_owned(),
+        sections: vec![section("S", "Handles section", vec![handles], vec![])],
+    };
+    let mut harness = harness(&report, &action, &page);
+    harness.get_by_label("Show 2 instances of Handles").click();
+    harness.run();
+    harness.get_by_label("0x7f0012345678");
+    harness.get_by_label("#1");
+}
+
+#[test]
+fn rule_messages_appear_under_their_sections() {
+    let report = sample();
+    let (action, page) = embedded_page(&report, 0);
+    let mut harness = harness(&report, &action, &page);
+    harness.run();
+    harness.get_by_label("Bottleneck");
+    harness.get_by_label("Latency Issue");
+    harness.get_by_label_contains("This kernel is compute-bound at 85.5% of peak");
+    harness.get_by_label("Est. Global Speedup: 14.47%");
+    harness.get_by_label("Est. Local Speedup: 38.53%");
+    harness.get_by_label_contains("Achieved occupancy is 61.5%");
+    // The URL markup is a hyperlink.
+    let link = harness.get_by_label("CUDA Best Practices Guide");
+    assert_eq!(link.accesskit_node().role(), egui::accesskit::Role::Link);
+    // MemoryWorkloadAnalysis is not among the embedded sections: not a link, plain text.
+    let text = harness.get_by_label("Memory Workload Analysis");
+    assert_ne!(text.accesskit_node().role(), egui::accesskit::Role::Link);
+    // Focus metrics are collapsible, closed by default.
+    assert!(
+        harness
+            .query_by_label_contains("sm__throughput.avg.pct_of_peak_sustained_elapsed")
+            .is_none()
+    );
+    harness.get_by_label("Focus metrics (1)").click();
+    harness.run();
+    harness.get_by_label("sm__throughput.avg.pct_of_peak_sustained_elapsed");
+    harness.get_by_label("Increase compute throughput (high severity)");
+
+    // Rules go with their section: collapsing Occupancy hides its rule messages.
+    harness.get_by_label("Occupancy").click();
+    harness.run();
+    assert!(
+        harness
+            .query_by_label("Est. Local Speedup: 38.53%")
+            .is_none()
+    );
+    harness.get_by_label("Latency Issue");
+}
+
+#[test]
+fn rules_without_a_section_on_the_page_go_to_other_rule_results() {
+    let report = sample();
+    let action = report.action(0).expect("action");
+    let page = KernelDetails {
+        index: 0,
+        name: "vector_add".to_owned(),
+        sections: Vec::new(),
+    };
+    let mut harness = harness(&report, &action, &page);
+    harness.run();
+    harness.get_by_label("No section applies to this kernel.");
+    harness.get_by_label("Other rule results");
+    harness.get_by_label("Latency Issue");
+    harness.get_by_label("Other rule results").click();
+    harness.run();
+    assert!(harness.query_by_label("Latency Issue").is_none());
+}
+
+#[test]
+fn section_link_scrolls_to_the_target_section() {
+    let report = sample();
+    let (action, page) = bundled_page(&report, 0);
+    let mut harness = harness(&report, &action, &page);
+    harness.run();
+    // Close the target first: following the link opens it again.
+    let header = |harness: &Harness<'_, DetailsPanel>| {
+        harness
+            .get_by_role_and_label(
+                egui::accesskit::Role::DisclosureTriangle,
+                "Memory Workload Analysis",
+            )
+            .rect()
+    };
+    let before = header(&harness).top();
+    harness
+        .get_by_role_and_label(
+            egui::accesskit::Role::DisclosureTriangle,
+            "Memory Workload Analysis",
+        )
+        .click();
+    harness.run();
+    assert_eq!(
+        harness
+            .get_by_role_and_label(
+                egui::accesskit::Role::DisclosureTriangle,
+                "Memory Workload Analysis",
+            )
+            .accesskit_node()
+            .data()
+            .is_expanded(),
+        Some(false)
+    );
+    let link =
+        harness.get_by_role_and_label(egui::accesskit::Role::Link, "Memory Workload Analysis");
+    link.click();
+    harness.step();
+    assert_eq!(
+        harness.state().pending_scroll(),
+        Some("MemoryWorkloadAnalysis")
+    );
+    harness.run();
+    assert_eq!(harness.state().pending_scroll(), None);
+    assert_eq!(
+        harness.state().last_scrolled(),
+        Some("MemoryWorkloadAnalysis")
+    );
+    let header = harness.get_by_role_and_label(
+        egui::accesskit::Role::DisclosureTriangle,
+        "Memory Workload Analysis",
+    );
+    assert_eq!(header.accesskit_node().data().is_expanded(), Some(true));
+    // The header is now at the top of the page's viewport (below the kernel title bar).
+    let top = header.rect().top();
+    assert!(
+        top < 120.0 && top < before,
+        "the section header is at y = {top} (was {before})"
+    );
+}
+
+#[test]
+fn scroll_to_section_opens_a_child_section_inside_its_parent() {
+    let report = sample();
+    let (action, page) = bundled_page(&report, 0);
+    let mut harness = harness(&report, &action, &page);
+    harness.run();
+    // Collapse the parent: scrolling to the child opens it.
+    harness.get_by_label("Speed of Light").click();
+    harness.run();
+    assert!(harness.query_by_label("Speed of Light: Roofline").is_none());
+    harness
+        .state_mut()
+        .scroll_to_section("SpeedOfLight_RooflineChart");
+    harness.run();
+    assert_eq!(
+        harness.state().last_scrolled(),
+        Some("SpeedOfLight_RooflineChart")
+    );
+    harness.get_by_label("Speed of Light: Roofline");
+
+    // An unknown section is ignored.
+    harness.state_mut().scroll_to_section("NoSuchSection");
+    harness.run();
+    assert_eq!(harness.state().pending_scroll(), None);
+    assert_eq!(
+        harness.state().last_scrolled(),
+        Some("SpeedOfLight_RooflineChart")
+    );
+}
+
+#[test]
+fn na_entries_and_fixed_widgets_render() {
+    let report = sample();
+    let (action, page) = bundled_page(&report, 0);
+    let mut harness = harness(&report, &action, &page);
+    harness.run();
+    harness.get_by_label("Elapsed Cycles (slowest GPC)");
+    assert!(harness.query_all_by_label("N/A").count() > 5);
+    harness.get_by_label(
+        "Memory chart: this Nsight Compute widget has no metric list in the section file.",
+    );
+    harness.get_by_label(
+        "L2 cache table: this Nsight Compute widget has no metric list in the section file.",
+    );
+    // A bar chart whose metrics all miss, and a roofline without inputs, say so in one line
+    // below their title.
+    harness.get_by_label("Pipeline Busy Cycles");
+    assert!(
+        harness
+            .query_all_by_label("No values were collected for this kernel.")
+            .count()
+            >= 3
+    );
+    harness.get_by_label("FP32 and FP64 Roofline (DRAM)");
+    harness.get_by_label(
+        "The metrics of FP32 Peak, FP64 Peak, FP32 Achieved, FP64 Achieved were not collected for this kernel.",
+    );
+}
+
+#[test]
+fn every_body_item_kind_renders() {
+    let report = sample();
+    let action = report.action(0).expect("action");
+    let pct = |label: &str, v: f64| entry(label, label, Some(MetricValue::Double(v)), "%");
+
+    let mut column_major = item(
+        "table",
+        "Column major",
+        vec![
+            pct("A1", 1.0),
+            pct("A2", 2.0),
+            pct("B1", 3.0),
+            pct("B2", 4.0),
+        ],
+    );
+    column_major.columns = Some(2);
+    column_major.column_major = true;
+    let mut row_major = item(
+        "table",
+        "Row major",
+        vec![
+            pct("R1", 1.0),
+            pct("R2", 2.0),
+            pct("S1", 3.0),
+            pct("S2", 4.0),
+        ],
+    );
+    row_major.columns = Some(2);
+
+    let bars = item(
+        "bar_chart",
+        "Throughput bars",
+        vec![
+            pct("Compute", 85.0),
+            pct("Memory", 10.0),
+            entry("Gone", "g", None, "%"),
+        ],
+    );
+    let mut occupancy = entry("Warps", "launch__occupancy_per_register_count", None, "");
+    occupancy.instances = Some(
+        (0..8u32)
+            .map(|i| {
+                (
+                    Some(MetricValue::Uint32(32 * (i + 1))),
+                    MetricValue::Double(64.0 / f64::from(i + 1)),
+                )
+            })
+            .collect(),
+    );
+    let lines = item(
+        "line_chart",
+        "Occupancy by registers",
+        vec![occupancy.clone()],
+    );
+    let histogram = item("histogram", "Histogram of warps", vec![occupancy]);
+    let mut roofline = item("roofline", "Roofline", vec![]);
+    roofline.rooflines = vec![RooflinePoint {
+        label: "FP32 Peak".to_owned(),
+        work: Some(1.0e13),
+        traffic: Some(1.0e12),
+    }];
+    roofline.points = vec![
+        RooflinePoint {
+            label: "FP32 Achieved".to_owned(),
+            work: Some(2.0e11),
+            traffic: Some(4.0e10),
+        },
+        RooflinePoint {
+            label: "FP64 Achieved".to_owned(),
+            work: None,
+            traffic: Some(4.0e10),
+        },
+    ];
+    let mut container = item("container", "", vec![]);
+    container.items = vec![
+        item(
+            "source_metric_table",
+            "Source metrics",
+            vec![pct("Src", 1.0)],
+        ),
+        item("suffix_table", "Suffixes", vec![pct("Base Suffix", 2.0)]),
+    ];
+    let fixed_with_entries = item("memory_l2_cache_table", "L2", vec![pct("L2 Hit", 50.0)]);
+    let future = item("some_future_widget", "", vec![]);
+
+    let page = KernelDetails {
+        index: 0,
+        name: "k".to_owned(),
+        sections: vec![section(
+            "All",
+            "Everything",
+            vec![],
+            vec![
+                column_major,
+                row_major,
+                bars,
+                lines,
+                histogram,
+                roofline,
+                container,
+                fixed_with_entries,
+                future,
+            ],
+        )],
+    };
+    let mut harness = harness(&report, &action, &page);
+    harness.run();
+
+    // Column major: A1 above A2, B1 to the right of A1.
+    let a1 = harness.get_by_label("A1").rect();
+    let a2 = harness.get_by_label("A2").rect();
+    let b1 = harness.get_by_label("B1").rect();
+    assert!(a2.top() > a1.top() && (a2.left() - a1.left()).abs() < 1.0);
+    assert!(b1.left() > a1.right() && (b1.top() - a1.top()).abs() < 1.0);
+    // Row major: R2 to the right of R1, S1 below R1.
+    let r1 = harness.get_by_label("R1").rect();
+    let r2 = harness.get_by_label("R2").rect();
+    let s1 = harness.get_by_label("S1").rect();
+    assert!(r2.left() > r1.right() && (r2.top() - r1.top()).abs() < 1.0);
+    assert!(s1.top() > r1.top() && (s1.left() - r1.left()).abs() < 1.0);
+
+    for label in [
+        "Throughput bars",
+        "Occupancy by registers",
+        "Histogram of warps",
+        "Roofline",
+        "Source metrics",
+        "Suffixes",
+        "Base Suffix",
+        "L2 Hit",
+        "Not drawn (metrics not collected): FP64 Achieved",
+        "Some future widget: this Nsight Compute widget has no metric list in the section file.",
+    ] {
+        harness.get_by_label(label);
+    }
+    // The roofline's legend names its peak and achieved point.
+    harness.get_by_label("FP32 Peak");
+    harness.get_by_label("FP32 Achieved");
+    // The two container items sit side by side.
+    let source = harness.get_by_label("Source metrics").rect();
+    let suffix = harness.get_by_label("Suffixes").rect();
+    assert!(suffix.left() > source.right() && (suffix.top() - source.top()).abs() < 1.0);
+}
+
+/// Not a pass/fail test: prints the mean frame time of the largest sample page, on a bare egui
+/// context (no accessibility tree, as in the app without a screen reader) and in the harness.
+/// `cargo test --release --test gui_details_panel -- --ignored --nocapture frame_time`
+#[test]
+#[ignore]
+fn frame_time() {
+    let report = sample();
+    let (action, page) = bundled_page(&report, 0);
+    let ctx = ViewCtx {
+        report: &report,
+        action: &action,
+        details: &page,
+    };
+    let frames = 300;
+
+    let egui_ctx = egui::Context::default();
+    let mut panel = DetailsPanel::new();
+    let input = || egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(
+            egui::Pos2::ZERO,
+            egui::vec2(1400.0, 1000.0),
+        )),
+        ..Default::default()
+    };
+    let frame = |panel: &mut DetailsPanel| {
+        let mut output = egui_ctx.run_ui(input(), |ui| panel.ui(ui, &ctx));
+        output.textures_delta.clear();
+    };
+    for _ in 0..5 {
+        frame(&mut panel);
+    }
+    let start = std::time::Instant::now();
+    for _ in 0..frames {
+        frame(&mut panel);
+    }
+    let bare = start.elapsed() / frames;
+
+    let mut harness = harness(&report, &action, &page);
+    harness.run();
+    let start = std::time::Instant::now();
+    for _ in 0..frames {
+        harness.step();
+    }
+    let with_accesskit = start.elapsed() / frames;
+    println!(
+        "bundled page of kernel 0: {bare:?} per frame; {with_accesskit:?} with the accessibility tree"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// parse_markup
+
+fn text(s: &str) -> Span {
+    Span::Text(s.to_owned())
+}
+
+#[test]
+fn markup_plain_text_is_one_span() {
+    assert_eq!(parse_markup("No issues."), vec![text("No issues.")]);
+    assert_eq!(parse_markup(""), Vec::<Span>::new());
+}
+
+#[test]
+fn markup_url_link_may_contain_colons() {
+    assert_eq!(
+        parse_markup(
+            "See the @url:CUDA Best Practices Guide:https://docs.nvidia.com/cuda/index.html#occupancy@."
+        ),
+        vec![
+            text("See the "),
+            Span::Url {
+                text: "CUDA Best Practices Guide".to_owned(),
+                link: "https://docs.nvidia.com/cuda/index.html#occupancy".to_owned(),
+            },
+            text("."),
+        ]
+    );
+    // A bare URL shows itself.
+    assert_eq!(
+        parse_markup("@url:https://example.com:8080/x@"),
+        vec![Span::Url {
+            text: "https://example.com:8080/x".to_owned(),
+            link: "https://example.com:8080/x".to_owned(),
+        }]
+    );
+}
+
+#[test]
+fn markup_section_sass_and_source() {
+    assert_eq!(
+        parse_markup("Look at @section:MemoryWorkloadAnalysis:Memory Workload Analysis@ now"),
+        vec![
+            text("Look at "),
+            Span::Section {
+                id: "MemoryWorkloadAnalysis".to_owned(),
+                text: "Memory Workload Analysis".to_owned(),
+            },
+            text(" now"),
+        ]
+    );
+    assert_eq!(
+        parse_markup("@section:Occupancy@"),
+        vec![Span::Section {
+            id: "Occupancy".to_owned(),
+            text: "Occupancy".to_owned(),
+        }]
+    );
+    assert_eq!(
+        parse_markup("at @sass:0x7f12a0:LDG.E.64@"),
+        vec![
+            text("at "),
+            Span::Sass {
+                address: "0x7f12a0".to_owned(),
+                text: "LDG.E.64".to_owned(),
+            },
+        ]
+    );
+    assert_eq!(
+        parse_markup("@source:C:\\src\\kernel.cu:42:this load: slow@"),
+        vec![Span::Source {
+            file: "C:\\src\\kernel.cu".to_owned(),
+            line: 42,
+            text: "this load: slow".to_owned(),
+        }]
+    );
+    assert_eq!(
+        parse_markup("@source:/a/b.cu:7@"),
+        vec![Span::Source {
+            file: "/a/b.cu".to_owned(),
+            line: 7,
+            text: "/a/b.cu:7".to_owned(),
+        }]
+    );
+}
+
+#[test]
+fn markup_adjacent_elements() {
+    assert_eq!(
+        parse_markup("@section:A:a@@section:B:b@"),
+        vec![
+            Span::Section {
+                id: "A".to_owned(),
+                text: "a".to_owned(),
+            },
+            Span::Section {
+                id: "B".to_owned(),
+                text: "b".to_owned(),
+            },
+        ]
+    );
+}
+
+#[test]
+fn markup_literal_and_unclosed_at_signs_stay_text() {
+    assert_eq!(
+        parse_markup("50 @ 3 GHz, mail me@example.com"),
+        vec![text("50 @ 3 GHz, mail me@example.com")]
+    );
+    assert_eq!(
+        parse_markup("broken @url:x:https://y.com"),
+        vec![text("broken @url:x:https://y.com")]
+    );
+    assert_eq!(parse_markup("trailing @"), vec![text("trailing @")]);
+    // Unknown tags and malformed elements are text; what follows still parses.
+    assert_eq!(
+        parse_markup("@unknown:x@ then @section:Has Space:t@ and @section:Ok:fine@"),
+        vec![
+            text("@unknown:x@ then @section:Has Space:t@ and "),
+            Span::Section {
+                id: "Ok".to_owned(),
+                text: "fine".to_owned(),
+            },
+        ]
+    );
+    assert_eq!(
+        parse_markup("@source:file.cu:notaline:text@"),
+        vec![text("@source:file.cu:notaline:text@")]
+    );
+    assert_eq!(parse_markup("@url:@"), vec![text("@url:@")]);
+    // Non-ASCII text around markup.
+    assert_eq!(
+        parse_markup("→ @section:S:Größe@ ✓"),
+        vec![
+            text("→ "),
+            Span::Section {
+                id: "S".to_owned(),
+                text: "Größe".to_owned(),
+            },
+            text(" ✓"),
+        ]
+    );
+}
