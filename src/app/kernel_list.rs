@@ -143,9 +143,9 @@ impl KernelList {
             if !on {
                 ""
             } else if ascending {
-                " ⏶"
+                " ▴"
             } else {
-                " ⏷"
+                " ▾"
             }
         };
         let mut sort_click = None;
@@ -169,10 +169,27 @@ impl KernelList {
                 ] {
                     header.col(|ui| match column {
                         Some(column) => {
-                            let text =
-                                format!("{label}{}", arrow(self.sort == column, self.ascending));
+                            // The arrows are in the monospace font (Hack); the proportional
+                            // default font lacks them.
+                            let text = egui::text::LayoutJob::default();
+                            let mut text = text;
+                            let style = ui.style().clone();
+                            egui::RichText::new(label).strong().append_to(
+                                &mut text,
+                                &style,
+                                egui::FontSelection::Default,
+                                egui::Align::Center,
+                            );
+                            egui::RichText::new(arrow(self.sort == column, self.ascending))
+                                .monospace()
+                                .append_to(
+                                    &mut text,
+                                    &style,
+                                    egui::FontSelection::Default,
+                                    egui::Align::Center,
+                                );
                             if ui
-                                .button(egui::RichText::new(text).strong())
+                                .button(text)
                                 .on_hover_text(format!("Sort by {label}"))
                                 .clicked()
                             {
@@ -190,23 +207,23 @@ impl KernelList {
                     let kernel = &self.rows[self.view[row.index()]];
                     row.set_selected(kernel.index == selected);
                     row.col(|ui| {
-                        ui.label(kernel.index.to_string());
+                        ui.add(egui::Label::new(kernel.index.to_string()).selectable(false));
                     });
                     row.col(|ui| {
-                        ui.label(&kernel.name).on_hover_text(&kernel.demangled);
+                        ui.add(egui::Label::new(&kernel.name).selectable(false))
+                            .on_hover_text(&kernel.demangled);
                     });
                     row.col(|ui| {
-                        ui.label(&kernel.grid);
+                        ui.add(egui::Label::new(&kernel.grid).selectable(false));
                     });
                     row.col(|ui| {
-                        ui.label(&kernel.block);
+                        ui.add(egui::Label::new(&kernel.block).selectable(false));
                     });
                     row.col(|ui| {
-                        ui.label(
-                            kernel
-                                .duration_ns
-                                .map_or_else(|| "-".to_owned(), format_duration),
-                        );
+                        let duration = kernel
+                            .duration_ns
+                            .map_or_else(|| "-".to_owned(), format_duration);
+                        ui.add(egui::Label::new(duration).selectable(false));
                     });
                     row.col(|ui| {
                         let stream = kernel
@@ -215,7 +232,7 @@ impl KernelList {
                         let context = kernel
                             .context
                             .map_or_else(String::new, |c| format!(" (ctx {c})"));
-                        ui.label(format!("{stream}{context}"));
+                        ui.add(egui::Label::new(format!("{stream}{context}")).selectable(false));
                     });
                     if row.response().clicked() {
                         clicked = Some(kernel.index);

@@ -219,12 +219,11 @@ fn section_table(
             .push(rule);
     }
     egui::Grid::new(("metric-selection-grid", id))
-        .num_columns(4)
+        .num_columns(3)
         .striped(true)
         .spacing([12.0, 4.0])
         .show(ui, |ui| {
-            ui.strong("Enabled");
-            ui.strong("Name");
+            ui.strong("Section / rule");
             ui.strong("File");
             ui.strong("Status");
             ui.end_row();
@@ -241,21 +240,22 @@ fn section_table(
                     continue;
                 }
                 let mut enabled = !state.disabled.contains(&section.identifier);
-                if ui
-                    .checkbox(&mut enabled, "")
-                    .on_hover_text(format!("Show {} on the Details page", section.display_name))
-                    .changed()
-                {
-                    state.set_enabled(&section.identifier, enabled);
-                }
-                let name = ui.label(&section.display_name);
-                let mut hover = format!("Identifier: {}", section.identifier);
+                let mut hover = format!(
+                    "Identifier: {}\nUnchecked sections are hidden from the Details page.",
+                    section.identifier
+                );
                 if let Some(description) = section.description.as_deref().filter(|d| !d.is_empty())
                 {
                     hover.push_str("\n\n");
                     hover.push_str(description);
                 }
-                name.on_hover_text(hover);
+                if ui
+                    .checkbox(&mut enabled, &section.display_name)
+                    .on_hover_text(hover)
+                    .changed()
+                {
+                    state.set_enabled(&section.identifier, enabled);
+                }
                 ui.label(loaded.origin.to_string());
                 section_status(ui, loaded);
                 ui.end_row();
@@ -265,7 +265,6 @@ fn section_table(
             }
             let independent = by_section.remove("").unwrap_or_default();
             if !independent.is_empty() {
-                ui.label("");
                 ui.strong(INDEPENDENT_RULES);
                 ui.label("");
                 ui.label("");
@@ -316,9 +315,12 @@ fn section_status(ui: &mut egui::Ui, loaded: &LoadedSection) {
 }
 
 fn rule_row(ui: &mut egui::Ui, rule: &RuleFile, status: &str) {
-    ui.label("");
     let name = rule.name.clone().unwrap_or_else(|| rule.identifier.clone());
-    let label = ui.label(format!("    ⚙ {name}"));
+    let label = ui.horizontal(|ui| {
+        ui.add_space(24.0);
+        ui.label(format!("Rule: {name}"))
+    });
+    let label = label.inner;
     let mut hover = format!("Rule {}", rule.identifier);
     if let Some(description) = &rule.description {
         hover.push_str("\n\n");
@@ -348,7 +350,7 @@ fn failures_ui(ui: &mut egui::Ui, set: &SectionSet, rules: &crate::rules::scan::
     for failure in &set.failures {
         let kept = stale.contains(&failure.path.as_path());
         ui.horizontal_wrapped(|ui| {
-            ui.colored_label(ui.visuals().error_fg_color, "✖");
+            ui.colored_label(ui.visuals().error_fg_color, "error:");
             ui.monospace(failure.path.display().to_string());
             if kept {
                 ui.weak("(last good version still shown)");

@@ -410,7 +410,7 @@ impl SightlineApp {
         ui.vertical_centered(|ui| {
             ui.add_space(ui.available_height() * 0.25);
             ui.heading("Sightline");
-            ui.label("Open an Nsight Compute report (.ncu-rep, .ncu-repz): File → Open, Ctrl+O, or drop a file here.");
+            ui.label("Open an Nsight Compute report (.ncu-rep, .ncu-repz): File > Open, Ctrl+O, or drop a file here.");
             if ui.button("Open…").clicked() {
                 self.open_dialog();
             }
