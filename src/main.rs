@@ -141,8 +141,9 @@ impl std::str::FromStr for KernelChoice {
 }
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     let cli = Cli::parse();
-    match run(cli) {
+    match run(cli, started) {
         Ok(code) => code,
         // A closed pipe (`sightline dump r.ncu-rep | head`) is the reader's choice, not an error.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
@@ -174,11 +175,14 @@ fn open(path: &PathBuf) -> anyhow::Result<Report> {
     Ok(report)
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
     let Some(command) = cli.command else {
+        let trace = std::env::var_os(sightline::app::sightline_app::STARTUP_TRACE_ENV)
+            .is_some_and(|v| !v.is_empty() && v != "0");
         sightline::app::run(sightline::app::StartOptions {
             files: cli.files,
             section_folders: cli.folders.folders(),
+            trace_startup_from: trace.then_some(started),
         })?;
         return Ok(ExitCode::SUCCESS);
     };

@@ -340,3 +340,75 @@ fn deployment_writes_the_bundled_files_and_keeps_user_edits() {
         "a user's edit survives redeployment"
     );
 }
+
+#[test]
+fn breakdown_labels_follow_the_template() {
+    use sightline::section::details::breakdown_label;
+    assert_eq!(
+        breakdown_label(
+            "{UNIT}: {COMPOUND_NAME}",
+            "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed"
+        ),
+        "SM: Inst Executed Pipe Lsu"
+    );
+    assert_eq!(
+        breakdown_label("{UNIT}: {COMPOUND_NAME}", "l1tex__data_bank_reads.avg"),
+        "L1: Data Bank Reads"
+    );
+    assert_eq!(
+        breakdown_label("{NAME}", "lts__t_sectors.avg"),
+        "lts__t_sectors.avg"
+    );
+}
+
+#[test]
+fn breakdown_tables_expand_and_sort_by_value_on_the_full_set_report() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/ncu/reports/ncu2024.1.1_gtx1660s_vec_add_full.ncu-rep");
+    if !path.is_file() {
+        eprintln!("skipping: ../shared/corpus is absent");
+        return;
+    }
+    let report = sightline::ncu::Report::open(&path).unwrap();
+    let action = report.action(0).unwrap();
+    let set = sightline::section::registry::SectionSet::from_embedded(action.sections().unwrap());
+    let page = sightline::section::details::resolve_action(&action, &set);
+    let sol = page
+        .sections
+        .iter()
+        .find(|s| s.identifier == "SpeedOfLight")
+        .unwrap();
+    let mut tables = Vec::new();
+    fn collect<'a>(
+        items: &'a [sightline::section::details::Item],
+        out: &mut Vec<&'a sightline::section::details::Item>,
+    ) {
+        for item in items {
+            if item.label == "Compute Throughput Breakdown" {
+                out.push(item);
+            }
+            collect(&item.items, out);
+        }
+    }
+    collect(&sol.body, &mut tables);
+    let table = tables.first().expect("the compute breakdown table");
+    let breakdown = action
+        .metric("breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed")
+        .unwrap()
+        .value();
+    let sightline::ncu::MetricValue::String(list) = breakdown else {
+        panic!("breakdown is a string")
+    };
+    assert_eq!(table.entries.len(), list.split(',').count());
+    let values: Vec<f64> = table
+        .entries
+        .iter()
+        .map(|e| e.value.as_ref().and_then(|v| v.as_f64()).unwrap())
+        .collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+    for entry in &table.entries {
+        let expected = action.metric(&entry.metric).unwrap().value();
+        assert_eq!(entry.value.as_ref(), Some(&expected));
+        assert!(entry.label.contains(": "), "{}", entry.label);
+    }
+}

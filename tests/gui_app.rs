@@ -232,6 +232,7 @@ fn metric_selection_lists_sections_and_rules_and_switches_sections_off() {
                 path: folder.path().to_path_buf(),
                 recursive: false,
             }],
+            ..Default::default()
         },
     );
     let mut harness = harness(app);
@@ -286,6 +287,7 @@ fn app_on_folder(folder: &Path) -> Harness<'static, SightlineApp> {
                 path: folder.to_path_buf(),
                 recursive: false,
             }],
+            ..Default::default()
         },
     );
     let mut harness = harness(app);

@@ -207,23 +207,27 @@ impl KernelList {
                     let kernel = &self.rows[self.view[row.index()]];
                     row.set_selected(kernel.index == selected);
                     row.col(|ui| {
-                        ui.add(egui::Label::new(kernel.index.to_string()).selectable(false));
+                        ui.add(
+                            egui::Label::new(kernel.index.to_string())
+                                .selectable(false)
+                                .extend(),
+                        );
                     });
                     row.col(|ui| {
-                        ui.add(egui::Label::new(&kernel.name).selectable(false))
+                        ui.add(egui::Label::new(&kernel.name).selectable(false).truncate())
                             .on_hover_text(&kernel.demangled);
                     });
                     row.col(|ui| {
-                        ui.add(egui::Label::new(&kernel.grid).selectable(false));
+                        ui.add(egui::Label::new(&kernel.grid).selectable(false).extend());
                     });
                     row.col(|ui| {
-                        ui.add(egui::Label::new(&kernel.block).selectable(false));
+                        ui.add(egui::Label::new(&kernel.block).selectable(false).extend());
                     });
                     row.col(|ui| {
                         let duration = kernel
                             .duration_ns
                             .map_or_else(|| "-".to_owned(), format_duration);
-                        ui.add(egui::Label::new(duration).selectable(false));
+                        ui.add(egui::Label::new(duration).selectable(false).extend());
                     });
                     row.col(|ui| {
                         let stream = kernel
@@ -232,7 +236,11 @@ impl KernelList {
                         let context = kernel
                             .context
                             .map_or_else(String::new, |c| format!(" (ctx {c})"));
-                        ui.add(egui::Label::new(format!("{stream}{context}")).selectable(false));
+                        ui.add(
+                            egui::Label::new(format!("{stream}{context}"))
+                                .selectable(false)
+                                .extend(),
+                        );
                     });
                     if row.response().clicked() {
                         clicked = Some(kernel.index);

@@ -59,6 +59,30 @@ pub struct StartOptions {
     /// `--section-folder` / `--section-folder-recursive`: replaces the search path for this run
     /// (and the report's embedded sections), like the `details` command.
     pub section_folders: Vec<SectionFolder>,
+    /// When set, startup milestones (first frame, first Details page, all kernels listed) are
+    /// printed to stderr as milliseconds since this instant (`SIGHTLINE_STARTUP_TRACE=1`).
+    pub trace_startup_from: Option<std::time::Instant>,
+}
+
+/// Environment variable that turns on the startup trace.
+pub const STARTUP_TRACE_ENV: &str = "SIGHTLINE_STARTUP_TRACE";
+
+/// Startup milestones already printed.
+#[derive(Debug)]
+struct StartupTrace {
+    start: std::time::Instant,
+    first_frame: bool,
+    first_page: bool,
+    all_listed: bool,
+}
+
+impl StartupTrace {
+    fn mark(&self, what: &str) {
+        eprintln!(
+            "startup: {what} at {:.1} ms",
+            self.start.elapsed().as_secs_f64() * 1e3
+        );
+    }
 }
 
 impl Settings {
@@ -90,6 +114,7 @@ pub struct SightlineApp {
     /// Section folders came from the command line (not persisted).
     folders_from_cli: bool,
     waker_installed: bool,
+    trace: Option<StartupTrace>,
     dialog: Option<Receiver<Vec<PathBuf>>>,
     folder_dialog: Option<Receiver<Option<PathBuf>>>,
     pending: Vec<PathBuf>,
@@ -130,6 +155,12 @@ impl SightlineApp {
             selection: MetricSelection::default(),
             folders_from_cli,
             waker_installed: false,
+            trace: options.trace_startup_from.map(|start| StartupTrace {
+                start,
+                first_frame: false,
+                first_page: false,
+                all_listed: false,
+            }),
             dialog: None,
             folder_dialog: None,
             pending: options.files,
@@ -430,6 +461,23 @@ impl SightlineApp {
         });
     }
 
+    fn trace_milestones(&mut self) {
+        let Some(trace) = &mut self.trace else { return };
+        if !trace.first_frame {
+            trace.first_frame = true;
+            trace.mark("first frame");
+        }
+        let Some(tab) = self.tabs.first() else { return };
+        if !trace.first_page && tab.details().is_some() {
+            trace.first_page = true;
+            trace.mark("first Details page");
+        }
+        if !trace.all_listed && !tab.loading() && tab.report.is_some() {
+            trace.all_listed = true;
+            trace.mark(&format!("all {} kernels listed", tab.list.rows.len()));
+        }
+    }
+
     /// Draws one frame.
     pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
@@ -526,6 +574,7 @@ impl SightlineApp {
                     });
                 });
         }
+        self.trace_milestones();
         let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
         if hovering {
             let screen = ctx.content_rect();

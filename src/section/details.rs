@@ -218,6 +218,7 @@ fn resolve_item(
     if let Some(table) = &item.table {
         let mut out = Item::new("table", table.label.as_ref(), table.description.as_ref());
         out.entries = entries(&table.metrics, metrics);
+        sort_entries(&mut out.entries, table.sort_key, table.sort_direction);
         out.columns = Some(table.columns);
         out.column_major = table.order == Some(1);
         return Some(out);
@@ -229,6 +230,7 @@ fn resolve_item(
             chart.description.as_ref(),
         );
         out.entries = entries(&chart.metrics, metrics);
+        sort_entries(&mut out.entries, chart.sort_key, chart.sort_direction);
         return Some(out);
     }
     if let Some(chart) = &item.line_chart {
@@ -470,7 +472,41 @@ impl<'a> MetricSource<'a> {
                 .map(|n| self.entry(metric, &n, true))
                 .collect();
         }
+        if let Some(total) = name.strip_prefix("breakdown:").filter(|_| allow_regex) {
+            return self.breakdown_entries(metric, name, total);
+        }
         vec![self.entry(metric, name, false)]
+    }
+
+    /// `breakdown:<metric>`: the report stores the names of the metrics that make up `<metric>`
+    /// as a comma-separated string; each becomes an entry, labelled by the section's template
+    /// (`{UNIT}`: the hardware unit, `{COMPOUND_NAME}`: the counter's name in words, `{NAME}`:
+    /// the metric name). Missing breakdown: one "N/A" entry.
+    fn breakdown_entries(
+        &self,
+        metric: &ProfilerSectionMetric,
+        name: &str,
+        total: &str,
+    ) -> Vec<Entry> {
+        let parts = match self.lookup(name).map(|(m, _)| m.value()) {
+            Some(MetricValue::String(list)) => list,
+            _ => return vec![self.entry(metric, name, false)],
+        };
+        let template = metric
+            .label
+            .clone()
+            .filter(|l| !l.is_empty())
+            .unwrap_or_else(|| "{UNIT}: {COMPOUND_NAME}".to_owned());
+        parts
+            .split(',')
+            .map(str::trim)
+            .filter(|part| !part.is_empty() && *part != total)
+            .map(|part| {
+                let mut entry = self.entry(metric, part, false);
+                entry.label = breakdown_label(&template, part);
+                entry
+            })
+            .collect()
     }
 
     fn entry(&self, metric: &ProfilerSectionMetric, name: &str, from_regex: bool) -> Entry {
@@ -548,6 +584,60 @@ impl<'a> MetricSource<'a> {
                 Some(per_cycle * per_second)
             }
         }
+    }
+}
+
+/// The label of breakdown part `metric` from `template` (see `breakdown_entries`).
+pub fn breakdown_label(template: &str, metric: &str) -> String {
+    let (unit, counter) = metric.split_once("__").unwrap_or(("", metric));
+    let counter = counter.split('.').next().unwrap_or(counter);
+    let unit_name = match unit {
+        "l1tex" => "L1".to_owned(),
+        "lts" => "L2".to_owned(),
+        "ltc" => "L2 Compression".to_owned(),
+        "fbpa" => "FB".to_owned(),
+        other => other.to_uppercase(),
+    };
+    let compound: Vec<String> = counter
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut chars = w.chars();
+            chars.next().map_or_else(String::new, |c| {
+                c.to_uppercase().chain(chars).collect::<String>()
+            })
+        })
+        .collect();
+    template
+        .replace("{UNIT}", &unit_name)
+        .replace("{COMPOUND_NAME}", &compound.join(" "))
+        .replace("{NAME}", metric)
+}
+
+/// Orders table entries by the table's `SortKey` (label or value) and `SortDirection`; entries
+/// without a numeric value go last.
+fn sort_entries(entries: &mut [Entry], key: Option<i32>, direction: Option<i32>) {
+    let Some(key) = key else { return };
+    let descending = direction == Some(1);
+    if key == 1 {
+        entries.sort_by(|a, b| {
+            let value = |e: &Entry| e.value.as_ref().and_then(MetricValue::as_f64);
+            match (value(a), value(b)) {
+                (Some(x), Some(y)) if descending => y.total_cmp(&x),
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            }
+        });
+    } else {
+        entries.sort_by(|a, b| {
+            if descending {
+                b.label.cmp(&a.label)
+            } else {
+                a.label.cmp(&b.label)
+            }
+        });
     }
 }
 
