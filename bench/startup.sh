@@ -42,7 +42,7 @@ run_once() {
   done
   if [ -n "${SCREENSHOT:-}" ]; then
     sleep 1.5
-    import -display $display -window root "$SCREENSHOT"
+    import -display $display -window root -crop 1400x900+0+0 +repage "$SCREENSHOT"
   fi
   kill $app 2>/dev/null || true
   wait $app 2>/dev/null || true

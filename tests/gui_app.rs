@@ -400,3 +400,46 @@ fn keyboard_shortcuts_filter_close_and_help() {
     assert!(harness.state().tabs.is_empty());
     harness.get_by_label("Open…");
 }
+
+#[test]
+fn dropping_a_file_opens_it_and_remembers_it() {
+    let folder = section_folder();
+    let mut harness = harness(SightlineApp::new(
+        settings_with(folder.path(), true),
+        StartOptions::default(),
+    ));
+    harness.run();
+    harness.get_by_label("Open…");
+    let sample = fixture("sample.ncu-rep");
+    // Hovering files shows the overlay (painted; the app keeps running), dropping opens them.
+    harness.input_mut().hovered_files.push(egui::HoveredFile {
+        path: Some(sample.clone()),
+        ..Default::default()
+    });
+    harness.step();
+    harness.input_mut().hovered_files.clear();
+    harness
+        .input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(DroppedPath(sample.clone())));
+    wait_loaded(&mut harness);
+    assert_eq!(harness.state().tabs.len(), 1);
+    assert!(harness.query_all_by_label("vector_add").count() >= 1);
+    let saved = harness.state().settings_to_save();
+    assert_eq!(saved.recent, vec![std::fs::canonicalize(&sample).unwrap()]);
+    assert_eq!(saved.section_folders, vec![folder.path().to_path_buf()]);
+}
+
+/// A file dropped onto the window, as the platform integration hands it over.
+#[derive(Debug)]
+struct DroppedPath(PathBuf);
+
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}

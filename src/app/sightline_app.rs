@@ -521,8 +521,21 @@ impl SightlineApp {
             self.status = Some((message, failed > 0));
         }
         for tab in &mut self.tabs {
+            let was_loading = tab.loading();
             if let Some(error) = tab.poll() {
                 self.status = Some((error, true));
+            } else if was_loading
+                && !tab.loading()
+                && let Some(report) = &tab.report
+                // An error stays visible until something else fails or the user acts.
+                && !self.status.as_ref().is_some_and(|(_, error)| *error)
+            {
+                let message = format!(
+                    "Opened {}: {} result(s)",
+                    tab.path.display(),
+                    report.num_actions()
+                );
+                self.status = Some((message, false));
             }
         }
         self.handle_input(&ctx);
