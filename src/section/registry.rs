@@ -19,6 +19,7 @@ use super::parse::{Diagnostic, Severity, parse_section, parse_section_file};
 use crate::proto::nv::profiler::ProfilerSection;
 
 include!(concat!(env!("OUT_DIR"), "/bundled_sections.rs"));
+use crate::rules::bundled::BUNDLED_RULES;
 
 /// Environment variable that disables deploying the bundled sections.
 pub const DISABLE_DEPLOYMENT_ENV: &str = "SIGHTLINE_DISABLE_DEPLOYMENT";
@@ -299,10 +300,12 @@ pub fn deployed_section_folder() -> Option<PathBuf> {
     Some(folder)
 }
 
-/// Writes the bundled sections into `folder` (created if needed); existing files are kept.
+/// Writes the bundled sections and the bundled rules bound to them (`rules/*.py`; like Nsight
+/// Compute, rules live beside their sections) into `folder` (created if needed); existing
+/// files are kept, so the user's edits survive.
 pub fn deploy_bundled_sections(folder: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(folder)?;
-    for (name, text) in BUNDLED_SECTIONS {
+    for (name, text) in BUNDLED_SECTIONS.iter().chain(BUNDLED_RULES) {
         let path = folder.join(name);
         if !path.exists() {
             std::fs::write(path, text)?;
