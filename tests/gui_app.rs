@@ -443,3 +443,31 @@ impl egui::DroppedFile for DroppedPath {
         std::fs::read(&self.0).map_err(|e| e.to_string())
     }
 }
+
+#[test]
+fn open_path_prompt_opens_a_typed_path() {
+    let folder = section_folder();
+    let mut harness = harness(SightlineApp::new(
+        settings_with(folder.path(), true),
+        StartOptions::default(),
+    ));
+    harness.run();
+    harness.get_by_label("File").click();
+    harness.run();
+    harness.get_by_label("Open Path…").click();
+    harness.run();
+    let sample = fixture("sample.ncu-rep");
+    harness.get_by_role(egui::accesskit::Role::TextInput).click();
+    harness.run();
+    harness
+        .get_by_role(egui::accesskit::Role::TextInput)
+        .type_text(&sample.display().to_string());
+    harness.run();
+    let typed = harness.state().path_prompt.as_ref().map(|(text, _)| text.clone());
+    assert_eq!(typed, Some(sample.display().to_string()));
+    harness.get_by_label("Open").click();
+    wait_loaded(&mut harness);
+    assert!(harness.state().path_prompt.is_none());
+    assert_eq!(harness.state().tabs.len(), 1);
+    assert_eq!(harness.state().tabs[0].path, sample);
+}

@@ -115,7 +115,12 @@ pub struct SightlineApp {
     folders_from_cli: bool,
     waker_installed: bool,
     trace: Option<StartupTrace>,
-    dialog: Option<Receiver<Vec<PathBuf>>>,
+    /// The file dialog's answer: the files, and whether it answered "nothing" so quickly that
+    /// no dialog can have been shown (no file chooser portal on this desktop).
+    dialog: Option<Receiver<(Vec<PathBuf>, bool)>>,
+    /// The "Open path" prompt (File → Open Path…, or when no file dialog is available): the
+    /// path typed so far and the note shown above it.
+    pub path_prompt: Option<(String, Option<String>)>,
     folder_dialog: Option<Receiver<Option<PathBuf>>>,
     pending: Vec<PathBuf>,
 }
@@ -162,6 +167,7 @@ impl SightlineApp {
                 all_listed: false,
             }),
             dialog: None,
+            path_prompt: None,
             folder_dialog: None,
             pending: options.files,
         }
@@ -226,13 +232,16 @@ impl SightlineApp {
         let spawned = std::thread::Builder::new()
             .name("sightline-file-dialog".into())
             .spawn(move || {
+                let asked = std::time::Instant::now();
                 let files = rfd::FileDialog::new()
                     .set_title("Open Nsight Compute report")
                     .add_filter("Nsight Compute reports", &["ncu-rep", "ncu-repz"])
                     .add_filter("All files", &["*"])
                     .pick_files()
                     .unwrap_or_default();
-                let _ = tx.send(files);
+                let unavailable =
+                    files.is_empty() && asked.elapsed() < std::time::Duration::from_millis(300);
+                let _ = tx.send((files, unavailable));
             });
         match spawned {
             Ok(_) => self.dialog = Some(rx),
@@ -331,6 +340,10 @@ impl SightlineApp {
             ui.menu_button("File", |ui| {
                 if ui.button("Open…  (Ctrl+O)").clicked() {
                     self.open_dialog();
+                    ui.close();
+                }
+                if ui.button("Open Path…").clicked() {
+                    self.path_prompt = Some((String::new(), None));
                     ui.close();
                 }
                 ui.menu_button("Open Recent", |ui| {
@@ -461,6 +474,42 @@ impl SightlineApp {
         });
     }
 
+    fn path_prompt_ui(&mut self, ctx: &egui::Context) {
+        let Some((text, note)) = &mut self.path_prompt else {
+            return;
+        };
+        let mut open = true;
+        let mut chosen = None;
+        egui::Window::new("Open Path")
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                if let Some(note) = note {
+                    ui.label(note.as_str());
+                }
+                ui.horizontal(|ui| {
+                    ui.label("Report:");
+                    let edit = ui.add(
+                        egui::TextEdit::singleline(text)
+                            .hint_text("/path/to/report.ncu-rep")
+                            .desired_width(420.0),
+                    );
+                    let entered =
+                        edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                    if (ui.button("Open").clicked() || entered) && !text.trim().is_empty() {
+                        chosen = Some(PathBuf::from(text.trim()));
+                    }
+                });
+            });
+        if let Some(path) = chosen {
+            self.path_prompt = None;
+            self.open(path, ctx);
+        } else if !open {
+            self.path_prompt = None;
+        }
+    }
+
     fn trace_milestones(&mut self) {
         let Some(trace) = &mut self.trace else { return };
         if !trace.first_frame {
@@ -489,8 +538,19 @@ impl SightlineApp {
         for path in std::mem::take(&mut self.pending) {
             self.open(path, &ctx);
         }
-        if let Some(files) = self.dialog.as_ref().and_then(|rx| rx.try_recv().ok()) {
+        if let Some((files, unavailable)) = self.dialog.as_ref().and_then(|rx| rx.try_recv().ok()) {
             self.dialog = None;
+            if unavailable {
+                self.path_prompt = Some((
+                    String::new(),
+                    Some(
+                        "No file dialog is available on this desktop (no xdg-desktop-portal file \
+                         chooser). Type the report's path, drop the file on the window, or pass it \
+                         on the command line."
+                            .to_owned(),
+                    ),
+                ));
+            }
             for path in files {
                 self.open(path, &ctx);
             }
@@ -587,6 +647,7 @@ impl SightlineApp {
                     });
                 });
         }
+        self.path_prompt_ui(&ctx);
         self.trace_milestones();
         let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
         if hovering {
