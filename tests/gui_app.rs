@@ -174,6 +174,10 @@ fn the_session_page_shows_device_and_process() {
     harness.run();
     harness.get_by_label_contains("Sightline Synthetic GPU");
     harness.get_by_label_contains("sightline synthetic fixture");
+    harness.get_by_label("Compute capability");
+    harness.get_by_label("8.6");
+    harness.get_by_label("Process ID");
+    harness.get_by_label("31337");
 }
 
 #[test]
@@ -457,13 +461,19 @@ fn open_path_prompt_opens_a_typed_path() {
     harness.get_by_label("Open Path…").click();
     harness.run();
     let sample = fixture("sample.ncu-rep");
-    harness.get_by_role(egui::accesskit::Role::TextInput).click();
+    harness
+        .get_by_role(egui::accesskit::Role::TextInput)
+        .click();
     harness.run();
     harness
         .get_by_role(egui::accesskit::Role::TextInput)
         .type_text(&sample.display().to_string());
     harness.run();
-    let typed = harness.state().path_prompt.as_ref().map(|(text, _)| text.clone());
+    let typed = harness
+        .state()
+        .path_prompt
+        .as_ref()
+        .map(|(text, _)| text.clone());
     assert_eq!(typed, Some(sample.display().to_string()));
     harness.get_by_label("Open").click();
     wait_loaded(&mut harness);

@@ -30,7 +30,7 @@ pub fn session_ui(ui: &mut egui::Ui, report: &Report) {
                         .show(ui, |ui| {
                             let mut row = |label: &str, value: String| {
                                 ui.label(label);
-                                ui.label(value);
+                                ui.add(egui::Label::new(value).wrap());
                                 ui.end_row();
                             };
                             row("File", report.path().display().to_string());
@@ -47,21 +47,28 @@ pub fn session_ui(ui: &mut egui::Ui, report: &Report) {
                                     row("Arguments", args.clone());
                                 }
                             }
-                            for host in [&session.host_system_info, &session.target_system_info]
-                                .into_iter()
-                                .flatten()
-                            {
-                                if let Some(os) = &host.os_name {
-                                    row("Operating system", os.clone());
+                            for (which, system) in [
+                                ("Host", &session.host_system_info),
+                                ("Target", &session.target_system_info),
+                            ] {
+                                let Some(system) = system else { continue };
+                                if let Some(os) = &system.os_name {
+                                    row(&format!("{which} operating system"), os.clone());
                                 }
-                                if let Some(name) = &host.computer_name {
-                                    row("Computer", name.clone());
+                                if let Some(name) = &system.computer_name {
+                                    row(&format!("{which} computer"), name.clone());
                                 }
                             }
                             for version in &session.version_info {
                                 row(&version.provider, version.version.clone());
                             }
+                            // Every block repeats its process: list each process once.
+                            let mut seen = std::collections::HashSet::new();
                             for process in report.processes() {
+                                if !seen.insert((process.process_id, process.process_name.clone()))
+                                {
+                                    continue;
+                                }
                                 row(
                                     "Process",
                                     format!(
@@ -86,6 +93,24 @@ pub fn session_ui(ui: &mut egui::Ui, report: &Report) {
                             .striped(true)
                             .num_columns(2)
                             .show(ui, |ui| {
+                                let number = |name: &str| {
+                                    report
+                                        .device_attribute(device.id, name)
+                                        .and_then(|v| v.as_f64())
+                                };
+                                if let (Some(major), Some(minor)) = (
+                                    number("compute_capability_major"),
+                                    number("compute_capability_minor"),
+                                ) {
+                                    ui.strong("Compute capability");
+                                    ui.strong(format!("{major}.{minor}"));
+                                    ui.end_row();
+                                }
+                                if let Some(sms) = number("multiprocessor_count") {
+                                    ui.strong("Multiprocessors (SMs)");
+                                    ui.strong(format!("{sms}"));
+                                    ui.end_row();
+                                }
                                 for attribute in &device.attributes {
                                     ui.label(
                                         attribute
