@@ -261,6 +261,10 @@ fn metric_selection_lists_sections_and_rules_and_switches_sections_off() {
     // Switching Launch Statistics off removes it from the Details page.
     harness
         .get_by_role_and_label(egui::accesskit::Role::CheckBox, "Launch Statistics")
+        .scroll_to_me();
+    harness.run();
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::CheckBox, "Launch Statistics")
         .click();
     harness.run();
     assert!(harness.state().sections.disabled.contains("LaunchStats"));
