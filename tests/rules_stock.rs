@@ -177,3 +177,73 @@ fn stock_rules_2025_3_1_run_without_errors_on_2025_1() {
     }
     assert!(produced > 0, "the 2025.3.1 rules produced no result at all");
 }
+
+/// `IRange.actions_by_nvtx` on the real report behind FORMATS.md's vectors (recorded from
+/// NVIDIA's reader on `manual_nvtx`): each rule run sees one action and answers `[0]` or `[]`.
+#[test]
+fn actions_by_nvtx_matches_nvidias_vectors_on_manual_nvtx() {
+    let Some(shared) = shared() else { return };
+    let report = shared.join("corpus/ncu/reports/ncu2022.3_rtx3070_manual_nvtx.ncu-rep");
+    let cases: &[(&[&str], &[&str], &[usize])] = &[
+        (&["run_test/"], &[], &[0, 1, 2]),
+        (&["run_test/"], &["check_results/"], &[0, 1]),
+        (&["daxpy/"], &[], &[1]),
+        (&["[run_test"], &[], &[0, 1, 2]),
+        (&["[daxpy"], &[], &[]),
+        (&["daxpy]"], &[], &[1]),
+        (&["run_test]"], &[], &[]),
+        (&["run_test/daxpy"], &[], &[1]),
+        (&["[run_test/daxpy]"], &[], &[1]),
+        (&["run_test/*/daxpy"], &[], &[1]),
+        (&["run_test/+/daxpy"], &[], &[]),
+        (&["daxpy/run_test"], &[], &[]),
+        (&["*/daxpy"], &[], &[]),
+        (&["daxpy/", "init_data/"], &[], &[0, 1]),
+        (&["<default domain>@daxpy/"], &[], &[1]),
+        (&["Foo@daxpy/"], &[], &[]),
+        (&["regex:dax.*/"], &[], &[1]),
+        (&["regex:^d.*y]"], &[], &[1]),
+        (&[], &[], &[]),
+    ];
+    let py_list = |items: &[&str]| -> String {
+        let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+        format!("[{}]", quoted.join(", "))
+    };
+    let calls: Vec<String> = cases
+        .iter()
+        .map(|(inc, exc, _)| format!("rng.actions_by_nvtx({}, {})", py_list(inc), py_list(exc)))
+        .collect();
+    let rule = format!(
+        "import NvRules\n\ndef get_identifier():\n    return 'Nvtx'\n\ndef apply(handle):\n    rng = NvRules.get_context(handle).range_by_idx(0)\n    found = [{}]\n    NvRules.get_context(handle).frontend().message(repr([bool(f) for f in found]))\n",
+        calls.join(", ")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("Nvtx.py"), rule).unwrap();
+    let ours = run_rules(&report, dir.path());
+    let kernels = ours["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 3);
+    for (action, kernel) in kernels.iter().enumerate() {
+        assert_eq!(
+            kernel["errors"].as_array().unwrap().len(),
+            0,
+            "{}",
+            kernel["errors"]
+        );
+        let text = kernel["rule_results"][0]["rule_message"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let got: Vec<bool> = text
+            .trim_matches(|c| c == '[' || c == ']')
+            .split(", ")
+            .map(|b| b == "True")
+            .collect();
+        for ((inc, exc, expected), selected) in cases.iter().zip(got) {
+            assert_eq!(
+                selected,
+                expected.contains(&action),
+                "action {action}: includes {inc:?} excludes {exc:?}"
+            );
+        }
+    }
+}
