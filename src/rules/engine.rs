@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -103,7 +103,14 @@ pub struct RuleEngine {
     watchdog: Arc<Watchdog>,
     watchdog_thread: Option<JoinHandle<()>>,
     ready_time: Duration,
+    /// Set when a rule stayed stuck past its budget plus [`STUCK_GRACE`] (native code the
+    /// interrupt cannot reach): the worker is abandoned.
+    stuck: AtomicBool,
 }
+
+/// How long past its budget a rule call may stay uninterruptible before the engine gives up on
+/// the worker thread instead of waiting for it.
+pub const STUCK_GRACE: Duration = Duration::from_secs(5);
 
 impl std::fmt::Debug for RuleEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -169,6 +176,7 @@ impl RuleEngine {
             watchdog,
             watchdog_thread: Some(watchdog_thread),
             ready_time: started.elapsed(),
+            stuck: AtomicBool::new(false),
         })
     }
 
@@ -185,7 +193,26 @@ impl RuleEngine {
             options,
             reply,
         })?;
-        rx.recv().map_err(|_| RulesError::EngineGone)?
+        self.wait(rx)?
+    }
+
+    /// Waits for the worker's answer, giving up when a rule call is stuck in code the
+    /// interrupt cannot reach (a long loop inside a native function).
+    fn wait<T>(&self, rx: Receiver<T>) -> Result<T, RulesError> {
+        loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(answer) => return Ok(answer),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(RulesError::EngineGone),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Some(overdue) = self.watchdog.overdue()
+                        && overdue > STUCK_GRACE
+                    {
+                        self.stuck.store(true, Ordering::SeqCst);
+                        return Err(RulesError::Unresponsive(overdue.as_secs()));
+                    }
+                }
+            }
+        }
     }
 
     /// Evaluates a Python expression in the engine's interpreter and returns its `repr` (or
@@ -196,10 +223,13 @@ impl RuleEngine {
             source: source.to_owned(),
             reply,
         })?;
-        rx.recv().map_err(|_| RulesError::EngineGone)
+        self.wait(rx)
     }
 
     fn send(&self, request: Request) -> Result<(), RulesError> {
+        if self.stuck.load(Ordering::SeqCst) {
+            return Err(RulesError::EngineGone);
+        }
         self.tx
             .as_ref()
             .ok_or(RulesError::EngineGone)?
@@ -211,7 +241,9 @@ impl RuleEngine {
 impl Drop for RuleEngine {
     fn drop(&mut self) {
         self.tx = None;
-        if let Some(worker) = self.worker.take() {
+        if let Some(worker) = self.worker.take()
+            && !self.stuck.load(Ordering::SeqCst)
+        {
             let _ = worker.join();
         }
         self.watchdog.shutdown();
@@ -256,6 +288,13 @@ impl Watchdog {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.deadline = None;
         self.current.store(0, Ordering::SeqCst);
+    }
+
+    /// How long the current call has been past its deadline, if it is.
+    fn overdue(&self) -> Option<Duration> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let deadline = state.deadline?;
+        Instant::now().checked_duration_since(deadline)
     }
 
     fn shutdown(&self) {

@@ -180,8 +180,11 @@ pub enum RulesError {
     /// The worker thread is gone (it panicked or was stopped).
     #[error("the rule engine stopped unexpectedly")]
     EngineGone,
-    /// The worker did not answer in time (a rule is stuck in native code).
-    #[error("the rule engine did not answer within {0} s; a rule is stuck")]
+    /// A rule call stayed past its time budget (by the given seconds) in code the interrupt
+    /// cannot reach; the worker thread was abandoned and the engine is unusable.
+    #[error(
+        "a rule is stuck {0} s past its time budget in code that cannot be interrupted; the rule engine was stopped"
+    )]
     Unresponsive(u64),
     /// A rules folder cannot be read.
     #[error("cannot read rules folder {path}: {source}")]
