@@ -268,6 +268,8 @@ struct WatchState {
     call: u64,
     deadline: Option<Instant>,
     shutdown: bool,
+    /// When the watchdog will wake up by itself (`None`: it waits to be notified).
+    sleeping_until: Option<Instant>,
 }
 
 thread_local! {
@@ -278,9 +280,14 @@ impl Watchdog {
     fn begin(&self, budget: Duration) -> u64 {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.call += 1;
-        state.deadline = Some(Instant::now() + budget);
+        let deadline = Instant::now() + budget;
+        state.deadline = Some(deadline);
         self.current.store(state.call, Ordering::SeqCst);
-        self.wake.notify_all();
+        // Wake the watchdog only when it would otherwise sleep past this deadline (a wake-up per
+        // rule call costs two context switches).
+        if state.sleeping_until.is_none_or(|until| deadline < until) {
+            self.wake.notify_all();
+        }
         state.call
     }
 
@@ -310,11 +317,13 @@ impl Watchdog {
                 return;
             }
             let Some(deadline) = state.deadline else {
+                state.sleeping_until = None;
                 state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
                 continue;
             };
             let now = Instant::now();
             if now < deadline {
+                state.sleeping_until = Some(deadline);
                 state = self
                     .wake
                     .wait_timeout(state, deadline - now)
@@ -341,9 +350,11 @@ impl Watchdog {
                     None => vm.new_runtime_error("rule timed out"),
                 }))
             }));
+            let retry = Duration::from_millis(50);
+            state.sleeping_until = Some(Instant::now() + retry);
             state = self
                 .wake
-                .wait_timeout(state, Duration::from_millis(50))
+                .wait_timeout(state, retry)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
