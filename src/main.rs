@@ -9,6 +9,7 @@ use sightline::ncu::Report;
 use sightline::ncu::dump::{DumpOptions, write_dump};
 
 mod details_output;
+mod rules_output;
 mod sections_output;
 mod summary;
 
@@ -74,6 +75,28 @@ enum Command {
         /// Print CSV.
         #[arg(long)]
         csv: bool,
+    },
+    /// Run rule files (NVIDIA's NvRules API) on a report and print their results.
+    Rules {
+        /// The report (.ncu-rep or .ncu-repz).
+        report: PathBuf,
+        /// Load rules from this folder (replaces the default: the section folders; repeatable).
+        #[arg(long = "rules-folder", value_name = "DIR")]
+        rules_folder: Vec<PathBuf>,
+        #[command(flatten)]
+        folders: SectionFolders,
+        /// Which kernel: an index, or `all`.
+        #[arg(long, value_name = "N|all", default_value = "all")]
+        kernel: KernelChoice,
+        /// Time budget of one rule call, in seconds.
+        #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+        timeout: f64,
+        /// Print JSON (NVIDIA's rule_results shape per kernel).
+        #[arg(long)]
+        json: bool,
+        /// Print timings on stderr (interpreter ready, rule loading, applying).
+        #[arg(long)]
+        timing: bool,
     },
     /// Summarize a report: device, kernels, metrics.
     Summary {
@@ -284,12 +307,123 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
             let out = std::io::BufWriter::with_capacity(1 << 16, stdout);
             write_dump(&report, &DumpOptions { units, kernel }, out)?;
         }
+        Command::Rules {
+            report,
+            rules_folder,
+            folders,
+            kernel,
+            timeout,
+            json,
+            timing,
+        } => {
+            return run_rules(
+                report,
+                rules_folder,
+                folders,
+                kernel,
+                RulesFlags {
+                    timeout,
+                    json,
+                    timing,
+                },
+            );
+        }
         Command::Summary { report } => {
             let report = open(&report)?;
             let mut out = std::io::stdout().lock();
             summary::write_summary(&report, &mut out)?;
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Flags of `sightline rules`.
+struct RulesFlags {
+    timeout: f64,
+    json: bool,
+    timing: bool,
+}
+
+fn run_rules(
+    report: PathBuf,
+    rules_folder: Vec<PathBuf>,
+    folders: SectionFolders,
+    kernel: KernelChoice,
+    flags: RulesFlags,
+) -> anyhow::Result<ExitCode> {
+    use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
+    let RulesFlags {
+        timeout,
+        json,
+        timing,
+    } = flags;
+    let started = std::time::Instant::now();
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
+        anyhow::bail!("--timeout must be a number of seconds between 0 and 86400, got {timeout}");
+    }
+    let report = std::sync::Arc::new(open(&report)?);
+    let section_folders = folders.folders();
+    let (sections, chart_folders) = if section_folders.is_empty() {
+        (SectionBinding::Embedded, Vec::new())
+    } else {
+        let set = SectionSet::load_folders(&section_folders);
+        for line in set.diagnostics() {
+            eprintln!("{line}");
+        }
+        let ids = set
+            .sections
+            .iter()
+            .map(|s| s.section.identifier.clone())
+            .collect();
+        (
+            SectionBinding::Identifiers(ids),
+            section_folders.iter().map(|f| f.path.clone()).collect(),
+        )
+    };
+    let rule_folders: Vec<PathBuf> = if !rules_folder.is_empty() {
+        rules_folder
+    } else if !section_folders.is_empty() {
+        section_folders.iter().map(|f| f.path.clone()).collect()
+    } else {
+        sightline::section::registry::deployed_section_folder()
+            .into_iter()
+            .collect()
+    };
+    if rule_folders.is_empty() {
+        anyhow::bail!("no rules folder: pass --rules-folder DIR or --section-folder DIR");
+    }
+    let kernels = match kernel {
+        KernelChoice::All => None,
+        KernelChoice::One(n) => Some(vec![n]),
+    };
+    let engine = RuleEngine::start()?;
+    let output = engine.run(
+        report,
+        RunOptions {
+            rule_folders,
+            chart_folders,
+            sections,
+            kernels,
+            timeout: std::time::Duration::from_secs_f64(timeout),
+        },
+    )?;
+    if timing {
+        eprintln!(
+            "interpreter ready {:.1} ms; {} rules loaded; applied to {} kernel(s) in {:.1} ms; total {:.1} ms",
+            engine.ready_time().as_secs_f64() * 1e3,
+            output.rules_loaded,
+            output.kernels.len(),
+            output.apply_time.as_secs_f64() * 1e3,
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if json {
+        rules_output::write_json(&output, &mut out)?;
+    } else {
+        rules_output::write_text(&output, &mut out)?;
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -291,6 +291,14 @@ impl Action {
             .map(|pos| &self.metrics[self.by_name[pos] as usize])
     }
 
+    /// The index in [`Action::metrics`] of the metric with this full name.
+    pub fn metric_index(&self, name: &str) -> Option<usize> {
+        self.by_name
+            .binary_search_by(|&i| self.metric_name(&self.metrics[i as usize]).cmp(name))
+            .ok()
+            .map(|pos| self.by_name[pos] as usize)
+    }
+
     /// Compute capability as `major * 10 + minor`, from the device attributes.
     pub fn compute_capability(&self) -> Option<u32> {
         let major = self

@@ -1,5 +1,20 @@
-//! Rules: Python files that turn metrics into advice. This module finds rule files on the
-//! section/rule search path and reads their bindings.
+//! Rules: Python files that turn metrics into advice.
+//!
+//! [`scan`] finds rule files and reads their bindings without running them; [`bundled`] holds
+//! Sightline's own rules (`rules/`), deployed beside the bundled sections. The rest runs
+//! them: [`engine`] owns an embedded RustPython interpreter on a worker thread, `nvrules` is the
+//! `NvRules` module the rules import (implemented in Rust), [`order`] puts parents first,
+//! [`nvtx_filter`] implements `IRange.actions_by_nvtx`, and [`model`] holds the results.
 
 pub mod bundled;
+pub mod engine;
+mod interp;
+pub mod model;
+pub(crate) mod nvrules;
+pub mod nvtx_filter;
+pub mod order;
 pub mod scan;
+
+pub use engine::{DEFAULT_TIMEOUT, RuleEngine, RunOptions, RunOutput, SectionBinding};
+pub use model::{KernelRules, RuleError, RuleMessage, RuleResult, RulesError};
+pub use nvrules::{NVRULES_VERSION, Requirements};

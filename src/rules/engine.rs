@@ -1,0 +1,867 @@
+//! The rule engine: one Python interpreter on a dedicated worker thread (`sightline-rules`),
+//! reused for every run; callers talk to it through channels.
+//!
+//! A run loads the rule files of the given folders (cached while the folders stay the same),
+//! orders them (parents first), and applies them to each requested kernel. Every rule call has
+//! a time budget enforced by a watchdog thread that interrupts the interpreter through
+//! RustPython's user-signal channel; timeouts, exceptions, `RecursionError`s and failed imports
+//! become that rule's error, never a crash or a hang of the caller.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rustpython_vm::builtins::{PyBaseExceptionRef, PyTypeRef};
+use rustpython_vm::signal::{UserSignalSender, user_signal_channel};
+use rustpython_vm::{AsObject, Interpreter, PyObjectRef, PyPayload, PyResult, VirtualMachine};
+
+use super::model::{KernelRules, RuleError, RuleResult, RulesError};
+use super::nvrules::action::ActionData;
+use super::nvrules::context::IContext;
+use super::nvrules::controller::{ControllerState, IController, IEvaluator, Requirements};
+use super::nvrules::frontend::{IFrontend, KernelShared, RuleOutput};
+use super::nvrules::{HandleTarget, register_handle, release_handle};
+use super::order::{RuleNode, run_order};
+use crate::ncu::Report;
+
+/// Default time budget of one rule call.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Which sections count as present when deciding whether a section-bound rule runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SectionBinding {
+    /// The sections embedded in each action of the report.
+    Embedded,
+    /// A fixed set of section identifiers (from section folders).
+    Identifiers(HashSet<String>),
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Rule folders, searched in order (each is also put on `sys.path`).
+    pub rule_folders: Vec<PathBuf>,
+    /// Extra folders searched by `IFrontend.load_chart_from_file` after the rule's folder.
+    pub chart_folders: Vec<PathBuf>,
+    /// Section binding.
+    pub sections: SectionBinding,
+    /// Actions to run on (`None` = all).
+    pub kernels: Option<Vec<usize>>,
+    /// Time budget of one rule call.
+    pub timeout: Duration,
+}
+
+impl RunOptions {
+    /// Options for the given rule folders with the defaults (all kernels, embedded sections,
+    /// 2 s budget).
+    pub fn new(rule_folders: Vec<PathBuf>) -> RunOptions {
+        RunOptions {
+            rule_folders,
+            chart_folders: Vec::new(),
+            sections: SectionBinding::Embedded,
+            kernels: None,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutput {
+    /// Per kernel, in the order requested.
+    pub kernels: Vec<KernelRules>,
+    /// Rule files that failed to load and ordering problems (cycles).
+    pub load_errors: Vec<RuleError>,
+    /// Number of rules loaded.
+    pub rules_loaded: usize,
+    /// Time spent applying rules (excluding loading).
+    pub apply_time: Duration,
+}
+
+enum Request {
+    Run {
+        report: Arc<Report>,
+        options: RunOptions,
+        reply: Sender<Result<RunOutput, RulesError>>,
+    },
+    Eval {
+        source: String,
+        reply: Sender<Result<String, String>>,
+    },
+}
+
+/// Handle to the worker thread and its interpreter.
+pub struct RuleEngine {
+    tx: Option<Sender<Request>>,
+    worker: Option<JoinHandle<()>>,
+    watchdog: Arc<Watchdog>,
+    watchdog_thread: Option<JoinHandle<()>>,
+    ready_time: Duration,
+    /// Set when a rule stayed stuck past its budget plus [`STUCK_GRACE`] (native code the
+    /// interrupt cannot reach): the worker is abandoned.
+    stuck: AtomicBool,
+}
+
+/// How long past its budget a rule call may stay uninterruptible before the engine gives up on
+/// the worker thread instead of waiting for it.
+pub const STUCK_GRACE: Duration = Duration::from_secs(5);
+
+impl std::fmt::Debug for RuleEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuleEngine")
+            .field("ready_time", &self.ready_time)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Stack size of the worker: deep Python recursion must hit `RecursionError` before the native
+/// stack runs out (debug builds use a lot of stack per Python frame).
+const WORKER_STACK: usize = 256 * 1024 * 1024;
+
+impl RuleEngine {
+    /// Starts the worker thread and waits until its interpreter is ready.
+    pub fn start() -> Result<RuleEngine, RulesError> {
+        let started = Instant::now();
+        let (tx, rx) = mpsc::channel::<Request>();
+        let (signal_tx, signal_rx) = user_signal_channel();
+        let watchdog = Arc::new(Watchdog::default());
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        let worker_watchdog = watchdog.clone();
+        let worker = std::thread::Builder::new()
+            .name("sightline-rules".into())
+            .stack_size(WORKER_STACK)
+            .spawn(move || {
+                let interpreter = super::interp::build(signal_rx);
+                let timeout_type = interpreter.enter(super::interp::prepare);
+                let timeout_type = match timeout_type {
+                    Ok(t) => {
+                        let _ = ready_tx.send(Ok(()));
+                        t
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let mut worker = Worker {
+                    interpreter,
+                    timeout_type,
+                    watchdog: worker_watchdog,
+                    loaded: None,
+                };
+                worker.serve(rx);
+            })
+            .map_err(|e| RulesError::Startup(e.to_string()))?;
+        let watchdog_thread = {
+            let watchdog = watchdog.clone();
+            std::thread::Builder::new()
+                .name("sightline-rules-watchdog".into())
+                .spawn(move || watchdog.watch(signal_tx))
+                .map_err(|e| RulesError::Startup(e.to_string()))?
+        };
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(RulesError::Startup(e)),
+            Err(_) => return Err(RulesError::Startup("the worker thread died".into())),
+        }
+        Ok(RuleEngine {
+            tx: Some(tx),
+            worker: Some(worker),
+            watchdog,
+            watchdog_thread: Some(watchdog_thread),
+            ready_time: started.elapsed(),
+            stuck: AtomicBool::new(false),
+        })
+    }
+
+    /// How long the interpreter took to become ready (start-up, standard modules, sandbox).
+    pub fn ready_time(&self) -> Duration {
+        self.ready_time
+    }
+
+    /// Runs rules on a report.
+    pub fn run(&self, report: Arc<Report>, options: RunOptions) -> Result<RunOutput, RulesError> {
+        let (reply, rx) = mpsc::channel();
+        self.send(Request::Run {
+            report,
+            options,
+            reply,
+        })?;
+        self.wait(rx)?
+    }
+
+    /// Waits for the worker's answer, giving up when a rule call is stuck in code the
+    /// interrupt cannot reach (a long loop inside a native function).
+    fn wait<T>(&self, rx: Receiver<T>) -> Result<T, RulesError> {
+        loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(answer) => return Ok(answer),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(RulesError::EngineGone),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Some(overdue) = self.watchdog.overdue()
+                        && overdue > STUCK_GRACE
+                    {
+                        self.stuck.store(true, Ordering::SeqCst);
+                        return Err(RulesError::Unresponsive(overdue.as_secs()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Evaluates a Python expression in the engine's interpreter and returns its `repr` (or
+    /// the formatted exception). For diagnostics and tests.
+    pub fn eval(&self, source: &str) -> Result<Result<String, String>, RulesError> {
+        let (reply, rx) = mpsc::channel();
+        self.send(Request::Eval {
+            source: source.to_owned(),
+            reply,
+        })?;
+        self.wait(rx)
+    }
+
+    fn send(&self, request: Request) -> Result<(), RulesError> {
+        if self.stuck.load(Ordering::SeqCst) {
+            return Err(RulesError::EngineGone);
+        }
+        self.tx
+            .as_ref()
+            .ok_or(RulesError::EngineGone)?
+            .send(request)
+            .map_err(|_| RulesError::EngineGone)
+    }
+}
+
+impl Drop for RuleEngine {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(worker) = self.worker.take()
+            && !self.stuck.load(Ordering::SeqCst)
+        {
+            let _ = worker.join();
+        }
+        self.watchdog.shutdown();
+        if let Some(thread) = self.watchdog_thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Interrupts rule calls that exceed their budget.
+#[derive(Default)]
+struct Watchdog {
+    state: Mutex<WatchState>,
+    wake: Condvar,
+    /// The call being interrupted (compared by the signal handler on the worker).
+    cancel: Arc<AtomicU64>,
+    current: Arc<AtomicU64>,
+}
+
+#[derive(Default)]
+struct WatchState {
+    call: u64,
+    deadline: Option<Instant>,
+    shutdown: bool,
+    /// When the watchdog will wake up by itself (`None`: it waits to be notified).
+    sleeping_until: Option<Instant>,
+}
+
+thread_local! {
+    static TIMEOUT_TYPE: RefCell<Option<(PyTypeRef, Duration)>> = const { RefCell::new(None) };
+}
+
+impl Watchdog {
+    fn begin(&self, budget: Duration) -> u64 {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.call += 1;
+        let deadline = Instant::now() + budget;
+        state.deadline = Some(deadline);
+        self.current.store(state.call, Ordering::SeqCst);
+        // Wake the watchdog only when it would otherwise sleep past this deadline (a wake-up per
+        // rule call costs two context switches).
+        if state.sleeping_until.is_none_or(|until| deadline < until) {
+            self.wake.notify_all();
+        }
+        state.call
+    }
+
+    fn end(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.deadline = None;
+        self.current.store(0, Ordering::SeqCst);
+    }
+
+    /// How long the current call has been past its deadline, if it is.
+    fn overdue(&self) -> Option<Duration> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let deadline = state.deadline?;
+        Instant::now().checked_duration_since(deadline)
+    }
+
+    fn shutdown(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.shutdown = true;
+        self.wake.notify_all();
+    }
+
+    fn watch(&self, signals: UserSignalSender) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if state.shutdown {
+                return;
+            }
+            let Some(deadline) = state.deadline else {
+                state.sleeping_until = None;
+                state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            let now = Instant::now();
+            if now < deadline {
+                state.sleeping_until = Some(deadline);
+                state = self
+                    .wake
+                    .wait_timeout(state, deadline - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                continue;
+            }
+            // Past the deadline: interrupt, and repeat every 50 ms until the call ends (another
+            // interpreter in this process may consume the shared "signal pending" flag).
+            let call = state.call;
+            self.cancel.store(call, Ordering::SeqCst);
+            let current = self.current.clone();
+            let cancel = self.cancel.clone();
+            let _ = signals.send(Box::new(move |vm: &VirtualMachine| -> PyResult<()> {
+                let target = cancel.load(Ordering::SeqCst);
+                if target == 0 || current.load(Ordering::SeqCst) != target {
+                    return Ok(());
+                }
+                Err(TIMEOUT_TYPE.with(|t| match &*t.borrow() {
+                    Some((typ, budget)) => vm.new_exception_msg(
+                        typ.clone(),
+                        format!("rule exceeded its time budget of {}", seconds(*budget)).into(),
+                    ),
+                    None => vm.new_runtime_error("rule timed out"),
+                }))
+            }));
+            let retry = Duration::from_millis(50);
+            state.sleeping_until = Some(Instant::now() + retry);
+            state = self
+                .wake
+                .wait_timeout(state, retry)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// A loaded rule.
+struct LoadedRule {
+    identifier: String,
+    name: String,
+    section: Option<String>,
+    parents: Vec<String>,
+    requirements: Requirements,
+    apply: PyObjectRef,
+    folder: PathBuf,
+}
+
+struct LoadedSet {
+    folders: Vec<PathBuf>,
+    rules: Vec<LoadedRule>,
+    order: Vec<usize>,
+    errors: Vec<RuleError>,
+    module_names: Vec<String>,
+}
+
+struct Worker {
+    interpreter: Interpreter,
+    timeout_type: PyTypeRef,
+    watchdog: Arc<Watchdog>,
+    loaded: Option<LoadedSet>,
+}
+
+/// Formats a Python exception with its traceback (long tracebacks, e.g. of a `RecursionError`,
+/// keep their head and tail).
+pub(crate) fn format_exception(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> String {
+    let mut text = String::new();
+    if vm.write_exception(&mut text, exc).is_err() {
+        text = exc.as_object().repr(vm).map_or_else(
+            |_| "<unprintable exception>".to_owned(),
+            |r| r.to_string_lossy().into_owned(),
+        );
+    }
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    const HEAD: usize = 5;
+    const TAIL: usize = 30;
+    if lines.len() > HEAD + TAIL + 1 {
+        let omitted = lines.len() - HEAD - TAIL;
+        let mut out = lines[..HEAD].join("\n");
+        out.push_str(&format!("\n  ... ({omitted} lines omitted) ...\n"));
+        out.push_str(&lines[lines.len() - TAIL..].join("\n"));
+        out
+    } else {
+        lines.join("\n")
+    }
+}
+
+impl Worker {
+    fn serve(&mut self, rx: Receiver<Request>) {
+        while let Ok(request) = rx.recv() {
+            match request {
+                Request::Run {
+                    report,
+                    options,
+                    reply,
+                } => {
+                    let result = self.run(report, &options);
+                    let _ = reply.send(result);
+                }
+                Request::Eval { source, reply } => {
+                    let result = self.interpreter.enter(|vm| {
+                        let scope = vm.new_scope_with_builtins();
+                        let code = format!("__result__ = repr({source})\n");
+                        vm.run_string(scope.clone(), &code, "<eval>".into())
+                            .map_err(|e| format_exception(vm, &e))?;
+                        let value = scope
+                            .globals
+                            .get_item("__result__", vm)
+                            .map_err(|e| format_exception(vm, &e))?;
+                        value
+                            .str(vm)
+                            .map(|r| r.to_string_lossy().into_owned())
+                            .map_err(|e| format_exception(vm, &e))
+                    });
+                    let _ = reply.send(result);
+                }
+            }
+        }
+    }
+
+    fn guarded<R>(
+        &self,
+        vm: &VirtualMachine,
+        budget: Duration,
+        f: impl FnOnce() -> PyResult<R>,
+    ) -> PyResult<R> {
+        TIMEOUT_TYPE.with(|t| *t.borrow_mut() = Some((self.timeout_type.clone(), budget)));
+        self.watchdog.begin(budget);
+        let result = f();
+        self.watchdog.end();
+        // A signal that arrived just as the call ended must not hit the next call.
+        let _ = vm.check_signals();
+        result
+    }
+
+    fn run(&mut self, report: Arc<Report>, options: &RunOptions) -> Result<RunOutput, RulesError> {
+        let count = report.num_actions();
+        let kernels: Vec<usize> = match &options.kernels {
+            Some(list) => {
+                if let Some(&index) = list.iter().find(|&&i| i >= count) {
+                    return Err(RulesError::NoSuchKernel { index, count });
+                }
+                list.clone()
+            }
+            None => (0..count).collect(),
+        };
+        for folder in &options.rule_folders {
+            if let Err(source) = std::fs::read_dir(folder) {
+                return Err(RulesError::Folder {
+                    path: folder.clone(),
+                    source,
+                });
+            }
+        }
+        if self
+            .loaded
+            .as_ref()
+            .is_none_or(|l| l.folders != options.rule_folders)
+        {
+            let previous = self.loaded.take();
+            let set = self.interpreter.enter(|vm| {
+                if let Some(previous) = &previous {
+                    unload(vm, previous);
+                }
+                self.load(vm, &options.rule_folders, options.timeout)
+            });
+            self.loaded = Some(set);
+        }
+        let Some(set) = &self.loaded else {
+            return Err(RulesError::EngineGone);
+        };
+        let started = Instant::now();
+        let mut out = Vec::with_capacity(kernels.len());
+        for index in kernels {
+            let action = report.action(index)?;
+            out.push(
+                self.interpreter
+                    .enter(|vm| self.run_kernel(vm, set, action, report.clone(), options)),
+            );
+        }
+        Ok(RunOutput {
+            kernels: out,
+            load_errors: set.errors.clone(),
+            rules_loaded: set.rules.len(),
+            apply_time: started.elapsed(),
+        })
+    }
+
+    fn load(&self, vm: &VirtualMachine, folders: &[PathBuf], budget: Duration) -> LoadedSet {
+        let mut set = LoadedSet {
+            folders: folders.to_vec(),
+            rules: Vec::new(),
+            order: Vec::new(),
+            errors: Vec::new(),
+            module_names: Vec::new(),
+        };
+        // The rule folders are the only import path besides the frozen standard library.
+        if let Ok(path) = vm.sys_module.get_attr("path", vm) {
+            let entries: Vec<PyObjectRef> = folders
+                .iter()
+                .map(|f| vm.ctx.new_str(f.to_string_lossy().into_owned()).into())
+                .collect();
+            let _ = vm.call_method(&path, "clear", ());
+            let _ = vm.call_method(&path, "extend", (vm.ctx.new_list(entries),));
+        }
+        let _ = vm.run_string(
+            vm.new_scope_with_builtins(),
+            "import importlib\nimportlib.invalidate_caches()\n",
+            "<sightline>".into(),
+        );
+        let mut seen_ids: HashMap<String, PathBuf> = HashMap::new();
+        let mut seen_modules: HashSet<String> = HashSet::new();
+        for folder in folders {
+            let mut files: Vec<PathBuf> = match std::fs::read_dir(folder) {
+                Ok(entries) => entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "py") && p.is_file())
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            files.sort();
+            for file in files {
+                let Some(stem) = file.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+                    continue;
+                };
+                if !seen_modules.insert(stem.clone()) {
+                    continue;
+                }
+                match self.load_file(vm, &file, &stem, budget) {
+                    Ok(Some(rule)) => {
+                        set.module_names.push(stem);
+                        if let Some(first) = seen_ids.get(&rule.identifier) {
+                            set.errors.push(RuleError {
+                                rule: rule.identifier.clone(),
+                                message: format!(
+                                    "{}: duplicate rule identifier (already loaded from {}); ignored",
+                                    file.display(),
+                                    first.display()
+                                ),
+                            });
+                            continue;
+                        }
+                        seen_ids.insert(rule.identifier.clone(), file.clone());
+                        set.rules.push(rule);
+                    }
+                    Ok(None) => set.module_names.push(stem),
+                    Err(message) => {
+                        set.module_names.push(stem.clone());
+                        set.errors.push(RuleError {
+                            rule: stem,
+                            message: format!("{}: {message}", file.display()),
+                        });
+                    }
+                }
+            }
+        }
+        // NVIDIA's engine walks the rules sorted by identifier, running each rule's parents
+        // before it (depth first): the order its results are listed in.
+        set.rules.sort_by(|a, b| a.identifier.cmp(&b.identifier));
+        let nodes: Vec<RuleNode> = set
+            .rules
+            .iter()
+            .map(|r| RuleNode {
+                identifier: r.identifier.clone(),
+                depends_on: r
+                    .parents
+                    .iter()
+                    .chain(&r.requirements.rules)
+                    .cloned()
+                    .collect(),
+            })
+            .collect();
+        let (order, problems) = run_order(&nodes);
+        set.order = order;
+        set.errors.extend(problems.into_iter().map(|p| RuleError {
+            rule: p.rule,
+            message: p.message,
+        }));
+        for rule in &set.rules {
+            for required in &rule.requirements.rules {
+                if !set.rules.iter().any(|r| &r.identifier == required) {
+                    set.errors.push(RuleError {
+                        rule: rule.identifier.clone(),
+                        message: format!("requires rule {required:?}, which is not loaded"),
+                    });
+                }
+            }
+        }
+        set
+    }
+
+    /// Imports one file; `Ok(None)` for helper modules (no `get_identifier`/`apply`).
+    fn load_file(
+        &self,
+        vm: &VirtualMachine,
+        file: &Path,
+        stem: &str,
+        budget: Duration,
+    ) -> Result<Option<LoadedRule>, String> {
+        let path = file.to_string_lossy().into_owned();
+        // A helper already imported by an earlier rule (through `sys.path`) is not run twice.
+        let existing = vm
+            .sys_module
+            .get_attr("modules", vm)
+            .ok()
+            .and_then(|modules| modules.get_item(stem, vm).ok())
+            .filter(|module| {
+                module
+                    .get_attr("__file__", vm)
+                    .ok()
+                    .and_then(|f| f.str(vm).ok())
+                    .is_some_and(|f| f.to_string_lossy() == path)
+            });
+        let module = match existing {
+            Some(module) => module,
+            None => {
+                let source =
+                    std::fs::read_to_string(file).map_err(|e| format!("cannot read: {e}"))?;
+                self.guarded(vm, budget, || {
+                    rustpython_vm::import::import_file(vm, stem, path.clone(), &source)
+                })
+                .map_err(|e| format_exception(vm, &e))?
+            }
+        };
+        let get = |name: &'static str| -> Option<PyObjectRef> {
+            module.get_attr(name, vm).ok().filter(|f| f.is_callable())
+        };
+        let (Some(get_identifier), Some(apply)) = (get("get_identifier"), get("apply")) else {
+            return Ok(None);
+        };
+        let call_str = |f: &PyObjectRef, what: &str| -> Result<String, String> {
+            let value = self
+                .guarded(vm, budget, || f.call((), vm))
+                .map_err(|e| format_exception(vm, &e))?;
+            value
+                .str(vm)
+                .map(|s| s.to_string_lossy().into_owned())
+                .map_err(|_| format!("{what}() did not return a string"))
+        };
+        let identifier = call_str(&get_identifier, "get_identifier")?;
+        let name = match get("get_name") {
+            Some(f) => call_str(&f, "get_name")?,
+            None => identifier.clone(),
+        };
+        let section = match get("get_section_identifier") {
+            Some(f) => Some(call_str(&f, "get_section_identifier")?),
+            None => None,
+        };
+        let parents = match get("get_parent_rules_identifiers") {
+            Some(f) => {
+                let value = self
+                    .guarded(vm, budget, || f.call((), vm))
+                    .map_err(|e| format_exception(vm, &e))?;
+                vm.extract_elements_with(&value, |p| Ok(p.str(vm)?.to_string_lossy().into_owned()))
+                    .map_err(|e| format_exception(vm, &e))?
+            }
+            None => Vec::new(),
+        };
+        let requirements = Rc::new(RefCell::new(Requirements::default()));
+        if let Some(evaluate) = get("evaluate") {
+            let evaluator = IEvaluator {
+                requirements: requirements.clone(),
+            }
+            .into_pyobject(vm);
+            let handle = register_handle(HandleTarget::Evaluator(evaluator));
+            let result = self.guarded(vm, budget, || evaluate.call((handle,), vm));
+            release_handle(handle);
+            result.map_err(|e| format!("evaluate() failed:\n{}", format_exception(vm, &e)))?;
+        }
+        let requirements = requirements.borrow().clone();
+        Ok(Some(LoadedRule {
+            identifier,
+            name,
+            section,
+            parents,
+            requirements,
+            apply,
+            folder: file.parent().map(Path::to_owned).unwrap_or_default(),
+        }))
+    }
+
+    fn run_kernel(
+        &self,
+        vm: &VirtualMachine,
+        set: &LoadedSet,
+        action: crate::ncu::Action,
+        report: Arc<Report>,
+        options: &RunOptions,
+    ) -> KernelRules {
+        let index = action.index();
+        let name = action.name(crate::ncu::NameBase::Function).to_owned();
+        let embedded: HashSet<String> = match &options.sections {
+            SectionBinding::Embedded => action
+                .section_identifiers()
+                .map(|ids| ids.into_iter().map(str::to_owned).collect())
+                .unwrap_or_default(),
+            SectionBinding::Identifiers(_) => HashSet::new(),
+        };
+        let present = |section: &str| match &options.sections {
+            SectionBinding::Embedded => embedded.contains(section),
+            SectionBinding::Identifiers(ids) => ids.contains(section),
+        };
+        let data = ActionData::new(action, report);
+        let kernel = Rc::new(KernelShared::default());
+        let controller = IController {
+            state: Rc::new(ControllerState::default()),
+        }
+        .into_ref(&vm.ctx);
+        let mut results = Vec::new();
+        let mut errors = Vec::new();
+        let mut chart_folders_cache: HashMap<PathBuf, Rc<Vec<PathBuf>>> = HashMap::new();
+        for &i in &set.order {
+            let rule = &set.rules[i];
+            if let Some(section) = &rule.section
+                && !present(section)
+            {
+                continue;
+            }
+            let missing: Vec<&str> = rule
+                .requirements
+                .metrics
+                .iter()
+                .filter(|m| data.action.metric(m).is_none())
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                errors.push(RuleError {
+                    rule: rule.identifier.clone(),
+                    message: format!("not run: required metrics missing: {}", missing.join(", ")),
+                });
+                continue;
+            }
+            let chart_folders = chart_folders_cache
+                .entry(rule.folder.clone())
+                .or_insert_with(|| {
+                    let mut folders = vec![rule.folder.clone()];
+                    folders.extend(options.chart_folders.iter().cloned());
+                    Rc::new(folders)
+                })
+                .clone();
+            let output = Rc::new(RefCell::new(RuleOutput::default()));
+            let frontend = IFrontend {
+                output: output.clone(),
+                rule_id: rule.identifier.clone(),
+                parents: rule.parents.clone(),
+                kernel: kernel.clone(),
+                chart_folders,
+            };
+            let context = IContext::new(data.clone(), frontend, controller.clone(), vm);
+            let handle = register_handle(HandleTarget::Context(context.into_pyobject(vm)));
+            let result = self.guarded(vm, options.timeout, || rule.apply.call((handle,), vm));
+            release_handle(handle);
+            flush_stdio(vm);
+            if let Err(exc) = result {
+                let message = if exc.class().is(&self.timeout_type) {
+                    format!("timed out: {}", exception_text(vm, &exc))
+                } else {
+                    format_exception(vm, &exc)
+                };
+                errors.push(RuleError {
+                    rule: rule.identifier.clone(),
+                    message,
+                });
+            }
+            let output = std::mem::take(&mut *output.borrow_mut());
+            results.push(RuleResult {
+                identifier: rule.identifier.clone(),
+                name: rule.name.clone(),
+                section_identifier: rule.section.clone(),
+                messages: output.messages,
+                source_markers: output.markers,
+                charts: output.charts,
+            });
+        }
+        KernelRules {
+            index,
+            name,
+            results,
+            errors,
+        }
+    }
+}
+
+fn exception_text(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> String {
+    exc.as_object()
+        .str(vm)
+        .map_or_else(|_| String::new(), |s| s.to_string_lossy().into_owned())
+}
+
+fn flush_stdio(vm: &VirtualMachine) {
+    for name in ["stdout", "stderr"] {
+        if let Ok(stream) = vm.sys_module.get_attr(name, vm) {
+            let _ = vm.call_method(&stream, "flush", ());
+        }
+    }
+}
+
+/// Forgets the modules of a previous rule set so a new set with same-named helpers (e.g. two
+/// versions' `RequestedMetrics`) loads its own.
+fn unload(vm: &VirtualMachine, set: &LoadedSet) {
+    let Ok(modules) = vm.sys_module.get_attr("modules", vm) else {
+        return;
+    };
+    let folders: Vec<String> = set
+        .folders
+        .iter()
+        .map(|f| f.to_string_lossy().into_owned())
+        .collect();
+    let Ok(keys) = vm.call_method(&modules, "keys", ()) else {
+        return;
+    };
+    let Ok(names) = vm.extract_elements_with(&keys, Ok) else {
+        return;
+    };
+    for name in names {
+        let Ok(module) = modules.get_item(&*name, vm) else {
+            continue;
+        };
+        let file = module
+            .get_attr("__file__", vm)
+            .ok()
+            .and_then(|f| f.str(vm).ok().map(|s| s.to_string_lossy().into_owned()));
+        let from_set = file
+            .is_some_and(|f| folders.iter().any(|folder| f.starts_with(folder.as_str())))
+            || name
+                .str(vm)
+                .is_ok_and(|n| set.module_names.iter().any(|m| *m == n.to_string_lossy()));
+        if from_set {
+            let _ = modules.del_item(&*name, vm);
+        }
+    }
+}

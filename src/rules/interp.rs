@@ -1,0 +1,133 @@
+//! The embedded Python interpreter: RustPython with the frozen standard library, the `NvRules`
+//! module, no host `PYTHONPATH`, and a sandbox (no processes, sockets or file writes).
+
+use rustpython_vm::builtins::PyTypeRef;
+use rustpython_vm::signal::UserSignalReceiver;
+use rustpython_vm::{Interpreter, Settings, VirtualMachine};
+
+/// Python run once after start-up: removes what a rule must not reach. Reading files stays
+/// possible; opening for writing, process creation and sockets are gone.
+const SANDBOX: &str = r#"
+import builtins as _b, io as _io_mod, _io, os as _os, sys as _sys
+
+def _sightline_install():
+    real_open = _io.open
+    write_modes = set("wax+")
+
+    def check_mode(mode):
+        if not isinstance(mode, str):
+            raise TypeError("open() mode must be a string")
+        if write_modes.intersection(mode):
+            raise PermissionError("rules cannot write files (open mode %r)" % mode)
+
+    def open(file, mode="r", *args, **kwargs):
+        check_mode(mode)
+        return real_open(file, mode, *args, **kwargs)
+
+    _b.open = open
+    _io.open = open
+    _io_mod.open = open
+
+    real_file_io = _io.FileIO
+
+    class FileIO(real_file_io):
+        def __init__(self, file, mode="r", *args, **kwargs):
+            check_mode(mode)
+            super().__init__(file, mode, *args, **kwargs)
+
+    _io.FileIO = FileIO
+    _io_mod.FileIO = FileIO
+
+    import posix as _posix
+    real_os_open = _posix.open
+    write_flags = 0
+    for flag in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC", "O_EXCL"):
+        write_flags |= getattr(_posix, flag, 0)
+
+    def os_open(path, flags, mode=0o777, *, dir_fd=None):
+        if flags & write_flags:
+            raise PermissionError("rules cannot write files")
+        return real_os_open(path, flags, mode, dir_fd=dir_fd)
+
+    forbidden = (
+        "system", "popen", "fork", "forkpty", "vfork", "execl", "execle", "execlp", "execlpe",
+        "execv", "execve", "execvp", "execvpe", "spawnl", "spawnle", "spawnlp", "spawnlpe",
+        "spawnv", "spawnve", "spawnvp", "spawnvpe", "posix_spawn", "posix_spawnp", "kill",
+        "killpg", "remove", "unlink", "rmdir", "removedirs", "mkdir", "makedirs", "rename",
+        "renames", "replace", "truncate", "ftruncate", "chmod", "fchmod", "lchmod", "chown",
+        "fchown", "lchown", "link", "symlink", "mkfifo", "mknod", "utime", "putenv",
+        "unsetenv", "setuid", "setgid", "chdir", "fchdir", "chroot", "pipe", "pipe2",
+        "openpty", "sendfile", "startfile", "register_at_fork", "copy_file_range",
+    )
+    for module in (_os, _posix):
+        for name in forbidden:
+            if hasattr(module, name):
+                delattr(module, name)
+        module.open = os_open
+
+    blocked = {
+        "subprocess", "socket", "_socket", "_posixsubprocess", "multiprocessing",
+        "_multiprocessing", "ctypes", "_ctypes", "select", "selectors", "asyncio", "mmap",
+        "pty", "shutil", "tempfile", "_signal", "signal", "ssl", "http", "urllib", "ftplib",
+        "smtplib", "socketserver", "webbrowser",
+    }
+
+    class _Blocker:
+        @classmethod
+        def find_spec(cls, name, path=None, target=None):
+            if name.split(".")[0] in blocked:
+                raise ImportError("module %r is not available to rules" % name, name=name)
+            return None
+
+    _sys.meta_path.insert(0, _Blocker)
+    for name in list(_sys.modules):
+        if name.split(".")[0] in blocked:
+            del _sys.modules[name]
+
+_sightline_install()
+del _sightline_install
+"#;
+
+/// Standard modules imported at start-up so the first rule does not pay for them.
+const PRELOAD: &str = "import math, re, collections, abc, itertools, functools, typing, enum, \
+                       dataclasses, json, pathlib, NvRules\n";
+
+/// Builds the interpreter. Must be called on the thread that will use it (it is `!Send`).
+pub(crate) fn build(signals: UserSignalReceiver) -> Interpreter {
+    let mut settings = Settings::default();
+    settings.ignore_environment = true;
+    settings.safe_path = true;
+    settings.isolated = true;
+    settings.import_site = false;
+    settings.user_site_directory = false;
+    settings.install_signal_handlers = false;
+    settings.write_bytecode = false;
+    settings.path_list = Vec::new();
+    let builder = Interpreter::builder(settings);
+    let mut defs = rustpython_stdlib::stdlib_module_defs(&builder.ctx);
+    defs.push(super::nvrules::module_def(&builder.ctx));
+    builder
+        .add_native_modules(&defs)
+        .add_frozen_modules(rustpython_pylib::FROZEN_STDLIB)
+        .init_hook(move |vm| vm.set_user_signal_channel(signals))
+        .build()
+}
+
+/// Installs the sandbox, preloads the standard modules, and creates the timeout exception
+/// type (a `BaseException`, so `except Exception:` in a rule cannot swallow it).
+pub(crate) fn prepare(vm: &VirtualMachine) -> Result<PyTypeRef, String> {
+    let scope = vm.new_scope_with_builtins();
+    let run = |source: &str, name: &str| -> Result<(), String> {
+        vm.run_string(scope.clone(), source, name.to_owned())
+            .map(drop)
+            .map_err(|exc| super::engine::format_exception(vm, &exc))
+    };
+    // No host paths: only the frozen standard library (and later the rule folders).
+    run("import sys\nsys.path[:] = []\n", "<sightline-path>")?;
+    run(PRELOAD, "<sightline-preload>")?;
+    run(SANDBOX, "<sightline-sandbox>")?;
+    let base = vm.ctx.exceptions.base_exception_type.to_owned();
+    Ok(vm
+        .ctx
+        .new_exception_type("sightline", "RuleTimeout", Some(vec![base])))
+}

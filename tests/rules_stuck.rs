@@ -1,0 +1,44 @@
+//! A rule stuck inside a native function (where the interrupt cannot reach) does not hang the
+//! caller: the engine gives up on its worker after the budget plus `STUCK_GRACE`.
+//! (Its own test binary: the abandoned worker spins until the process exits.)
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sightline::ncu::Report;
+use sightline::rules::engine::STUCK_GRACE;
+use sightline::rules::{RuleEngine, RulesError, RunOptions};
+
+#[test]
+fn a_rule_stuck_in_native_code_does_not_hang_the_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Stuck.py"),
+        "import NvRules\n\ndef get_identifier():\n    return 'Stuck'\n\ndef apply(handle):\n    sum(range(10 ** 15))\n",
+    )
+    .unwrap();
+    let report =
+        Report::open(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sample.ncu-rep"))
+            .unwrap();
+    let engine = RuleEngine::start().unwrap();
+    let mut options = RunOptions::new(vec![dir.path().to_path_buf()]);
+    options.kernels = Some(vec![0]);
+    options.timeout = Duration::from_millis(200);
+    let started = Instant::now();
+    let result = engine.run(Arc::new(report), options.clone());
+    let elapsed = started.elapsed();
+    assert!(
+        matches!(result, Err(RulesError::Unresponsive(_))),
+        "{result:?}"
+    );
+    assert!(
+        elapsed < STUCK_GRACE + Duration::from_secs(5),
+        "{elapsed:?}"
+    );
+    assert!(matches!(engine.eval("1"), Err(RulesError::EngineGone)));
+    // Dropping the engine must not wait for the stuck worker.
+    let dropped = Instant::now();
+    drop(engine);
+    assert!(dropped.elapsed() < Duration::from_secs(2));
+}
