@@ -157,16 +157,10 @@ impl ReportTab {
             }
         };
         let source = sections.source_for(&action);
-        let set = match source {
-            SectionSource::Embedded => match action.sections() {
-                Ok(embedded) => Arc::new(SectionSet::from_embedded(embedded)),
-                Err(error) => {
-                    self.error = Some(format!("embedded sections: {error}"));
-                    Arc::clone(&sections.set)
-                }
-            },
-            SectionSource::Folders => Arc::clone(&sections.set),
-        };
+        let (set, problem) = sections.sections_for(&action);
+        if problem.is_some() {
+            self.error = problem;
+        }
         let details = if sections.disabled.is_empty() {
             resolve_action(&action, &set)
         } else {

@@ -166,18 +166,19 @@ impl SectionState {
         }
     }
 
-    /// The sections to resolve `action` against (disabled sections removed).
-    pub fn sections_for(&self, action: &Action) -> Result<Arc<SectionSet>, String> {
-        let set = match self.source_for(action) {
-            SectionSource::Embedded => Arc::new(SectionSet::from_embedded(
-                action.sections().map_err(|e| e.to_string())?,
-            )),
-            SectionSource::Folders => Arc::clone(&self.set),
-        };
-        if self.disabled.is_empty() {
-            Ok(set)
-        } else {
-            Ok(Arc::new(set.without(&self.disabled)))
+    /// The sections to resolve `action` against, before disabled sections are removed (the
+    /// Metric Selection window lists those too). When the embedded sections cannot be decoded,
+    /// the folder sections are used and the error is returned beside them.
+    pub fn sections_for(&self, action: &Action) -> (Arc<SectionSet>, Option<String>) {
+        match self.source_for(action) {
+            SectionSource::Embedded => match action.sections() {
+                Ok(embedded) => (Arc::new(SectionSet::from_embedded(embedded)), None),
+                Err(error) => (
+                    Arc::clone(&self.set),
+                    Some(format!("embedded sections: {error}")),
+                ),
+            },
+            SectionSource::Folders => (Arc::clone(&self.set), None),
         }
     }
 

@@ -101,20 +101,22 @@ pub struct NvtxFilter {
 
 /// Splits `text` at unescaped `sep`, keeping escapes in the parts.
 fn split_unescaped(text: &str, sep: char) -> Vec<String> {
-    let mut parts = vec![String::new()];
+    let mut parts = Vec::new();
+    let mut current = String::new();
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         if c == '\\' {
-            parts.last_mut().unwrap().push(c);
+            current.push(c);
             if let Some(next) = chars.next() {
-                parts.last_mut().unwrap().push(next);
+                current.push(next);
             }
         } else if c == sep {
-            parts.push(String::new());
+            parts.push(std::mem::take(&mut current));
         } else {
-            parts.last_mut().unwrap().push(c);
+            current.push(c);
         }
     }
+    parts.push(current);
     parts
 }
 
