@@ -91,6 +91,10 @@ enum Command {
         /// Time budget of one rule call, in seconds.
         #[arg(long, value_name = "SECS", default_value_t = 2.0)]
         timeout: f64,
+        /// Apply only this rule (its identifier; the rules it depends on run too but are not
+        /// printed). Repeatable.
+        #[arg(long = "rule", value_name = "ID")]
+        rule: Vec<String>,
         /// Print JSON (NVIDIA's rule_results shape per kernel).
         #[arg(long)]
         json: bool,
@@ -313,6 +317,7 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
             folders,
             kernel,
             timeout,
+            rule,
             json,
             timing,
         } => {
@@ -323,6 +328,7 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
                 kernel,
                 RulesFlags {
                     timeout,
+                    only: rule,
                     json,
                     timing,
                 },
@@ -340,6 +346,7 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
 /// Flags of `sightline rules`.
 struct RulesFlags {
     timeout: f64,
+    only: Vec<String>,
     json: bool,
     timing: bool,
 }
@@ -354,6 +361,7 @@ fn run_rules(
     use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
     let RulesFlags {
         timeout,
+        only,
         json,
         timing,
     } = flags;
@@ -389,9 +397,8 @@ fn run_rules(
             .into_iter()
             .collect()
     };
-    if rule_folders.is_empty() {
-        anyhow::bail!("no rules folder: pass --rules-folder DIR or --section-folder DIR");
-    }
+    // Without a folder (deployment disabled or impossible) the bundled rules run from memory.
+    let bundled_from_memory = rule_folders.is_empty();
     let kernels = match kernel {
         KernelChoice::All => None,
         KernelChoice::One(n) => Some(vec![n]),
@@ -405,6 +412,9 @@ fn run_rules(
             sections,
             kernels,
             timeout: std::time::Duration::from_secs_f64(timeout),
+            bundled_from_memory,
+            only: (!only.is_empty()).then_some(only),
+            cancel: None,
         },
     )?;
     if timing {

@@ -50,6 +50,7 @@ fn harness<'a>(
                     report,
                     action,
                     details: page,
+                    rules: &sightline::app::rule_state::PageRules::default(),
                 };
                 panel.ui(ui, &ctx);
             },
@@ -179,6 +180,7 @@ fn clicking_a_section_header_hides_its_content_and_the_state_survives_kernel_swi
                     report: &report,
                     action,
                     details: page,
+                    rules: &sightline::app::rule_state::PageRules::default(),
                 };
                 panel.ui(ui, &ctx);
             },
@@ -328,7 +330,7 @@ fn rule_messages_appear_under_their_sections() {
 }
 
 #[test]
-fn rules_without_a_section_on_the_page_go_to_other_rule_results() {
+fn rules_without_a_section_on_the_page_go_to_other_rules() {
     let report = sample();
     let action = report.action(0).expect("action");
     let page = KernelDetails {
@@ -339,9 +341,9 @@ fn rules_without_a_section_on_the_page_go_to_other_rule_results() {
     let mut harness = harness(&report, &action, &page);
     harness.run();
     harness.get_by_label("No section applies to this kernel.");
-    harness.get_by_label("Other rule results");
+    harness.get_by_label("Other rules");
     harness.get_by_label("Latency Issue");
-    harness.get_by_label("Other rule results").click();
+    harness.get_by_label("Other rules").click();
     harness.run();
     assert!(harness.query_by_label("Latency Issue").is_none());
 }
@@ -623,6 +625,7 @@ fn frame_time() {
         report: &report,
         action: &action,
         details: &page,
+        rules: &sightline::app::rule_state::PageRules::default(),
     };
     let frames = 300;
 

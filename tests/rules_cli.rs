@@ -194,3 +194,59 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read rules folder"));
 }
+
+#[test]
+fn without_a_folder_the_bundled_rules_run_from_memory() {
+    // Deployment is disabled (see `sightline`): no folder, yet the bundled rules run.
+    let out = sightline(&["rules", &sample(), "--kernel", "0", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json.get("load_errors").is_none(), "{json}");
+    let kernel = &json["kernels"][0];
+    assert_eq!(kernel["errors"].as_array().unwrap().len(), 0, "{kernel}");
+    let ids: Vec<&str> = kernel["rule_results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule_identifier"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"SightlineBottleneck"), "{ids:?}");
+    assert!(ids.contains(&"SightlineOccupancy"), "{ids:?}");
+}
+
+#[test]
+fn rule_applies_only_the_named_rules() {
+    let out = sightline(&[
+        "rules",
+        &sample(),
+        "--kernel",
+        "0",
+        "--rule",
+        "SightlineOccupancy",
+        "--rule",
+        "NoSuchRule",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kernel = &json["kernels"][0];
+    let results = kernel["rule_results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    assert!(
+        results
+            .iter()
+            .all(|r| r["rule_identifier"] == "SightlineOccupancy"),
+        "{results:?}"
+    );
+    let errors = kernel["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["rule"], "NoSuchRule");
+}

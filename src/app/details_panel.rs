@@ -4,9 +4,12 @@
 //! Each section is a collapsible block (open/closed state kept in egui memory under a stable id
 //! per section identifier, so it survives kernel switches) with its header as a label/value grid,
 //! its body items (tables, bar/line charts, histograms, horizontal containers, roofline charts,
-//! source metric and suffix tables, Nsight's fixed widgets), the rule results stored for it, and
-//! the sections that extend it. Rule messages render their link markup ([`parse_markup`]):
-//! `@section:` links scroll the page to the section.
+//! source metric and suffix tables, Nsight's fixed widgets), the rule results stored for it (or
+//! applied in this session, which replace the stored ones rule by rule), a line per rule with its
+//! state and an Apply button, and the sections that extend it. Rule messages render their link
+//! markup ([`parse_markup`]): `@section:` links scroll the page to the section. "Apply Rules" at
+//! the top applies every rule to the kernel; the panel hands such requests to its tab
+//! ([`DetailsPanel::take_rule_requests`]).
 //!
 //! Everything derived from the page (parsed markup, chart series, the section tree's index) is
 //! computed once per page and cached in the panel; a frame only walks the page and hands text to
@@ -24,10 +27,12 @@ use egui_plot::{
     PlotPoints, Points,
 };
 
+use super::rule_state::{PageRules, RuleRow, RuleStatus};
 use super::view_ctx::ViewCtx;
 use crate::ncu::MetricValue;
 use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use crate::proto::nv::rule_system::RuleResult;
+use crate::rules::model::{RuleTable, TableCell};
 use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
 use crate::section::format::format_with_unit;
 
@@ -216,6 +221,8 @@ pub struct DetailsPanel {
     open_instances: HashSet<u64>,
     /// Derived data of the page shown.
     cache: Option<PageCache>,
+    /// Rule requests made this frame.
+    requests: Vec<RuleRequest>,
 }
 
 impl Default for DetailsPanel {
@@ -234,6 +241,7 @@ impl DetailsPanel {
             force_open: None,
             open_instances: HashSet::new(),
             cache: None,
+            requests: Vec::new(),
         }
     }
 
@@ -263,17 +271,35 @@ impl DetailsPanel {
         self.open_instances.len()
     }
 
-    /// Draws the Details page of `ctx.details` (with the rule results of `ctx.action`).
+    /// Rule requests made on the page since the last call (Apply Rules, Apply one, Cancel).
+    pub fn take_rule_requests(&mut self) -> Vec<RuleRequest> {
+        std::mem::take(&mut self.requests)
+    }
+
+    /// Draws the Details page of `ctx.details` (with the rule results of `ctx.action`, or those
+    /// applied in this session).
     pub fn ui(&mut self, ui: &mut Ui, ctx: &ViewCtx<'_>) {
         let results = ctx.action.rule_results();
-        let fingerprint = fingerprint(ctx.details, results);
+        let fingerprint = fingerprint(ctx.details, results, ctx.rules);
         let cache = match &mut self.cache {
             Some(cache) if cache.fingerprint == fingerprint => cache,
-            slot => slot.insert(PageCache::build(ctx.details, results, fingerprint)),
+            slot => slot.insert(PageCache::build(
+                ctx.details,
+                results,
+                ctx.rules,
+                fingerprint,
+            )),
         };
 
         let mut force_open = self.force_open.take();
-        top_bar(ui, ctx.details, &cache.title, &mut force_open);
+        top_bar(
+            ui,
+            ctx.details,
+            &cache.title,
+            &mut force_open,
+            ctx.rules,
+            &mut self.requests,
+        );
 
         // A pending scroll whose section is not on this page is dropped.
         if self
@@ -292,12 +318,16 @@ impl DetailsPanel {
             sections,
             rules,
             other_rules,
+            other_rule_rows,
+            rule_rows,
             known,
             instance_rows,
             ..
         } = cache;
         let mut render = Render {
             rules,
+            rule_rows,
+            requests: &mut self.requests,
             known,
             instance_rows,
             open_instances: &mut self.open_instances,
@@ -326,9 +356,9 @@ impl DetailsPanel {
                 for (section, view) in details.sections.iter().zip(sections.iter()) {
                     section_ui(ui, section, view, &mut render);
                 }
-                if !other_rules.is_empty() {
+                if !other_rules.is_empty() || !other_rule_rows.is_empty() {
                     let response = egui::CollapsingHeader::new(
-                        RichText::new("Other rule results").strong().size(15.0),
+                        RichText::new("Other rules").strong().size(15.0),
                     )
                     .id_salt("details-other-rule-results")
                     .default_open(true)
@@ -339,10 +369,11 @@ impl DetailsPanel {
                                 rule_ui(ui, rule, &mut render);
                             }
                         }
+                        rule_rows_ui(ui, other_rule_rows, &mut render);
                     });
-                    response
-                        .header_response
-                        .on_hover_text("Rule results that belong to no section shown on this page");
+                    response.header_response.on_hover_text(
+                        "Independent rules, and rules whose section is not shown on this page",
+                    );
                 }
             });
 
@@ -369,10 +400,52 @@ impl DetailsPanel {
     }
 }
 
-/// The kernel's name and the expand/collapse buttons.
-fn top_bar(ui: &mut Ui, details: &KernelDetails, title: &str, force_open: &mut Option<bool>) {
+/// A request the page makes of its tab.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleRequest {
+    /// Apply every rule to the kernel.
+    ApplyAll,
+    /// Apply one rule (by identifier) to the kernel.
+    Apply(String),
+    /// Cancel applying.
+    Cancel,
+}
+
+/// The kernel's name, Apply Rules and the expand/collapse buttons.
+fn top_bar(
+    ui: &mut Ui,
+    details: &KernelDetails,
+    title: &str,
+    force_open: &mut Option<bool>,
+    rules: &PageRules,
+    requests: &mut Vec<RuleRequest>,
+) {
     ui.horizontal(|ui| {
         ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+            if rules.running {
+                if ui
+                    .small_button("Cancel")
+                    .on_hover_text("Stop applying rules")
+                    .clicked()
+                {
+                    requests.push(RuleRequest::Cancel);
+                }
+                ui.label("Applying rules…");
+                ui.spinner();
+            } else {
+                let applicable = rules.rows.iter().filter(|r| r.can_apply).count();
+                let button = ui
+                    .add_enabled(applicable > 0, egui::Button::new("Apply Rules").small())
+                    .on_hover_text(format!(
+                        "Apply all {applicable} rule(s) of the search path to this kernel; \
+                         their results replace the stored ones"
+                    ))
+                    .on_disabled_hover_text("No rule file on the search path");
+                if button.clicked() {
+                    requests.push(RuleRequest::ApplyAll);
+                }
+            }
+            ui.separator();
             if ui
                 .small_button("Collapse all")
                 .on_hover_text("Collapse every section")
@@ -393,12 +466,28 @@ fn top_bar(ui: &mut Ui, details: &KernelDetails, title: &str, force_open: &mut O
             });
         });
     });
+    let failed = rules
+        .rows
+        .iter()
+        .filter(|r| matches!(r.status, RuleStatus::Failed(_)))
+        .count();
+    if let Some(error) = &rules.request_error {
+        ui.colored_label(ui.visuals().error_fg_color, error);
+    } else if failed > 0 {
+        ui.colored_label(
+            ui.visuals().error_fg_color,
+            format!("{failed} rule(s) failed on this kernel; see their sections for the error"),
+        );
+    }
     ui.separator();
 }
 
 /// Per-frame rendering state: the cache's data and what the frame found out.
 struct Render<'s> {
     rules: &'s [RuleView],
+    /// Rule lines per section identifier.
+    rule_rows: &'s HashMap<String, Vec<RuleRow>>,
+    requests: &'s mut Vec<RuleRequest>,
     known: &'s HashSet<String>,
     instance_rows: &'s mut HashMap<u64, Vec<(String, String)>>,
     open_instances: &'s mut HashSet<u64>,
@@ -463,6 +552,9 @@ fn section_body(
         if let Some(rule) = render.rules.get(index) {
             rule_ui(ui, rule, render);
         }
+    }
+    if let Some(rows) = render.rule_rows.get(&section.identifier) {
+        rule_rows_ui(ui, rows, render);
     }
     for (child, child_view) in section.children.iter().zip(view.children.iter()) {
         section_ui(ui, child, child_view, render);
@@ -1063,6 +1155,67 @@ fn trim_number(value: f64, suffix: &str) -> String {
     format!("{text}{suffix}")
 }
 
+/// One line per rule: its name, its state on this kernel and an Apply button; a failed rule's
+/// error below it.
+fn rule_rows_ui(ui: &mut Ui, rows: &[RuleRow], render: &mut Render<'_>) {
+    if rows.is_empty() {
+        return;
+    }
+    ui.add_space(2.0);
+    for row in rows {
+        ui.horizontal(|ui| {
+            ui.weak("Rule:");
+            ui.label(&row.name).on_hover_text(&row.identifier);
+            let visuals = ui.visuals();
+            let (color, hover) = match &row.status {
+                RuleStatus::Stored => (
+                    visuals.weak_text_color(),
+                    "Results stored in the report by the profiler".to_owned(),
+                ),
+                RuleStatus::NotApplied => (
+                    visuals.weak_text_color(),
+                    "No results: the rule was not applied to this kernel".to_owned(),
+                ),
+                RuleStatus::Running => (visuals.text_color(), "Being applied now".to_owned()),
+                RuleStatus::Applied => (
+                    Color32::from_rgb(0x4c, 0xaf, 0x50),
+                    "Applied in this session; its results replace the stored ones".to_owned(),
+                ),
+                RuleStatus::Failed(error) => (visuals.error_fg_color, error.clone()),
+            };
+            ui.label(RichText::new(row.status.label()).color(color))
+                .on_hover_text(hover);
+            if row.can_apply {
+                let button = ui
+                    .add_enabled(
+                        row.status != RuleStatus::Running,
+                        egui::Button::new(format!("Apply {}", row.name)).small(),
+                    )
+                    .on_hover_text(format!("Apply rule {} to this kernel", row.identifier));
+                if button.clicked() {
+                    render
+                        .requests
+                        .push(RuleRequest::Apply(row.identifier.clone()));
+                }
+            }
+        });
+        if let RuleStatus::Failed(error) = &row.status {
+            egui::Frame::new()
+                .inner_margin(egui::Margin::symmetric(8, 4))
+                .show(ui, |ui| {
+                    ui.add(
+                        egui::Label::new(
+                            RichText::new(error)
+                                .monospace()
+                                .color(ui.visuals().error_fg_color),
+                        )
+                        .wrap(),
+                    );
+                });
+        }
+    }
+}
+
 fn rule_ui(ui: &mut Ui, rule: &RuleView, render: &mut Render<'_>) {
     let visuals = ui.visuals();
     let color = match rule.msg_type {
@@ -1119,6 +1272,35 @@ fn rule_ui(ui: &mut Ui, rule: &RuleView, render: &mut Render<'_>) {
                                 }
                             });
                     });
+            }
+            for (index, table) in rule.tables.iter().enumerate() {
+                rule_table_ui(ui, table, (rule.key, index));
+            }
+        });
+}
+
+/// A table a rule attached to its message.
+fn rule_table_ui(ui: &mut Ui, table: &TableView, salt: (u64, usize)) {
+    if let Some(title) = &table.title {
+        ui.label(RichText::new(title).strong());
+    }
+    if let Some(description) = &table.description {
+        ui.weak(description);
+    }
+    egui::Grid::new(("rule-table", salt))
+        .num_columns(table.header.len().max(1))
+        .striped(true)
+        .spacing([16.0, 2.0])
+        .show(ui, |ui| {
+            for label in &table.header {
+                ui.strong(label);
+            }
+            ui.end_row();
+            for row in &table.rows {
+                for cell in row {
+                    ui.label(cell);
+                }
+                ui.end_row();
             }
         });
 }
@@ -1233,6 +1415,10 @@ struct PageCache {
     rules: Vec<RuleView>,
     /// Rules whose section is not on the page.
     other_rules: Vec<usize>,
+    /// Rule lines per section identifier.
+    rule_rows: HashMap<String, Vec<RuleRow>>,
+    /// Lines of independent rules and of rules whose section is not on the page.
+    other_rule_rows: Vec<RuleRow>,
     /// Every section identifier on the page (children included).
     known: HashSet<String>,
     /// Child section → parent section.
@@ -1242,7 +1428,12 @@ struct PageCache {
 }
 
 impl PageCache {
-    fn build(details: &KernelDetails, results: &[RuleResult], fingerprint: u64) -> PageCache {
+    fn build(
+        details: &KernelDetails,
+        results: &[RuleResult],
+        page_rules: &PageRules,
+        fingerprint: u64,
+    ) -> PageCache {
         let mut known = HashSet::new();
         let mut parents = HashMap::new();
         fn walk(
@@ -1265,15 +1456,39 @@ impl PageCache {
             walk(section, None, &mut known, &mut parents);
         }
 
-        let messages = rule_messages(results);
+        // Stored messages, except those of rules applied in this session, then the applied ones.
+        let mut messages: Vec<MessageData> = rule_messages(results)
+            .iter()
+            .filter(|m| !page_rules.replaced.contains(m.rule_identifier))
+            .map(MessageData::stored)
+            .collect();
+        messages.extend(page_rules.applied.iter().flat_map(MessageData::applied));
         let mut rules = Vec::with_capacity(messages.len());
         let mut by_section: HashMap<String, Vec<usize>> = HashMap::new();
         let mut other_rules = Vec::new();
         for (index, message) in messages.iter().enumerate() {
             rules.push(RuleView::new(message, index));
-            match message.section_identifier.filter(|id| known.contains(*id)) {
+            match message
+                .section_identifier
+                .as_deref()
+                .filter(|id| known.contains(*id))
+            {
                 Some(id) => by_section.entry(id.to_owned()).or_default().push(index),
                 None => other_rules.push(index),
+            }
+        }
+        let mut rule_rows: HashMap<String, Vec<RuleRow>> = HashMap::new();
+        let mut other_rule_rows = Vec::new();
+        for row in &page_rules.rows {
+            match row.section.as_deref().filter(|id| known.contains(*id)) {
+                Some(id) => rule_rows
+                    .entry(id.to_owned())
+                    .or_default()
+                    .push(row.clone()),
+                // A rule bound to a section that is not on the page does not run here; it is
+                // listed only when it has something to show.
+                None if row.section.is_some() && row.status == RuleStatus::NotApplied => {}
+                None => other_rule_rows.push(row.clone()),
             }
         }
         let sections = details
@@ -1287,6 +1502,8 @@ impl PageCache {
             sections,
             rules,
             other_rules,
+            rule_rows,
+            other_rule_rows,
             known,
             parents,
             instance_rows: HashMap::new(),
@@ -1772,6 +1989,115 @@ struct FocusRow {
     info: String,
 }
 
+/// A rule message to show, stored in the report or applied in this session.
+struct MessageData {
+    rule_identifier: String,
+    name: String,
+    section_identifier: Option<String>,
+    title: String,
+    message: String,
+    msg_type: MsgType,
+    /// `(type, value)`: type 1 local, 2 global.
+    speedup: Option<(i64, f64)>,
+    focus: Vec<FocusData>,
+    tables: Vec<RuleTable>,
+}
+
+struct FocusData {
+    name: String,
+    value: Option<f64>,
+    /// `IFrontend.Severity_*`: 1 low, 2 high.
+    severity: Option<i64>,
+    info: String,
+}
+
+impl MessageData {
+    fn stored(message: &RuleMessage<'_>) -> MessageData {
+        MessageData {
+            rule_identifier: message.rule_identifier.to_owned(),
+            name: message.name.to_owned(),
+            section_identifier: message.section_identifier.map(str::to_owned),
+            title: message.title.to_owned(),
+            message: message.message.to_owned(),
+            msg_type: message.msg_type,
+            speedup: message
+                .speedup
+                .map(|(kind, value)| (i64::from(kind), value)),
+            focus: message
+                .focus_metrics
+                .iter()
+                .map(|metric| FocusData {
+                    name: metric.metric_name.clone().unwrap_or_default(),
+                    value: metric.metric_value,
+                    severity: metric.severity.map(i64::from),
+                    info: metric.info.clone().unwrap_or_default(),
+                })
+                .collect(),
+            tables: Vec::new(),
+        }
+    }
+
+    fn applied(result: &crate::rules::RuleResult) -> impl Iterator<Item = MessageData> + '_ {
+        result.messages.iter().map(move |message| MessageData {
+            rule_identifier: result.identifier.clone(),
+            name: result.name.clone(),
+            section_identifier: result.section_identifier.clone(),
+            title: message.title.clone(),
+            message: message.message.clone(),
+            msg_type: match message.msg_type {
+                1 => MsgType::Ok,
+                2 => MsgType::Optimization,
+                3 => MsgType::Warning,
+                4 => MsgType::Error,
+                _ => MsgType::None,
+            },
+            speedup: message.speedup.map(|s| (s.kind, s.value)),
+            focus: message
+                .focus_metrics
+                .iter()
+                .map(|metric| FocusData {
+                    name: metric.name.clone(),
+                    value: Some(metric.value),
+                    severity: Some(metric.severity),
+                    info: metric.info.clone(),
+                })
+                .collect(),
+            tables: message.tables.clone(),
+        })
+    }
+}
+
+/// A rule table with its cells formatted.
+struct TableView {
+    title: Option<String>,
+    description: Option<String>,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl TableView {
+    fn new(table: &RuleTable) -> TableView {
+        TableView {
+            title: table.title.clone(),
+            description: table.description.clone(),
+            header: table.header.clone(),
+            rows: table
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|cell| match cell {
+                            TableCell::Int(i) => i.to_string(),
+                            TableCell::Double(f) => short_number(*f),
+                            TableCell::Text(t) => t.clone(),
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+}
+
 struct RuleView {
     /// Stable id salt (rule identifier, message title and position).
     key: u64,
@@ -1784,10 +2110,11 @@ struct RuleView {
     speedup_hint: &'static str,
     focus_title: String,
     focus: Vec<FocusRow>,
+    tables: Vec<TableView>,
 }
 
 impl RuleView {
-    fn new(message: &RuleMessage<'_>, index: usize) -> RuleView {
+    fn new(message: &MessageData, index: usize) -> RuleView {
         let kind_name = match message.msg_type {
             MsgType::Ok => "Information",
             MsgType::Optimization => "Optimization opportunity",
@@ -1813,7 +2140,7 @@ impl RuleView {
             _ => (None, ""),
         };
         let focus: Vec<FocusRow> = message
-            .focus_metrics
+            .focus
             .iter()
             .map(|metric| {
                 let severity = match metric.severity {
@@ -1822,26 +2149,27 @@ impl RuleView {
                     _ => "",
                 };
                 FocusRow {
-                    name: metric.metric_name.clone().unwrap_or_default(),
+                    name: metric.name.clone(),
                     value: metric
-                        .metric_value
+                        .value
                         .map(|v| format!("= {}", short_number(v)))
                         .unwrap_or_else(|| "= N/A".to_owned()),
-                    info: format!("{}{severity}", metric.info.as_deref().unwrap_or("")),
+                    info: format!("{}{severity}", metric.info),
                 }
             })
             .collect();
         RuleView {
-            key: hash_of(&(message.rule_identifier, message.title, index)),
+            key: hash_of(&(&message.rule_identifier, &message.title, index)),
             msg_type: message.msg_type,
             kind_name,
-            name: message.name.to_owned(),
-            title: message.title.to_owned(),
-            spans: parse_markup(message.message),
+            name: message.name.clone(),
+            title: message.title.clone(),
+            spans: parse_markup(&message.message),
             speedup,
             speedup_hint,
             focus_title: format!("Focus metrics ({})", focus.len()),
             focus,
+            tables: message.tables.iter().map(TableView::new).collect(),
         }
     }
 }
@@ -1869,7 +2197,7 @@ fn hash_of(value: &impl Hash) -> u64 {
 }
 
 /// A cheap fingerprint of what the cache is derived from (walked every frame, no allocation).
-fn fingerprint(details: &KernelDetails, results: &[RuleResult]) -> u64 {
+fn fingerprint(details: &KernelDetails, results: &[RuleResult], rules: &PageRules) -> u64 {
     fn hash_entry(entry: &Entry, h: &mut DefaultHasher) {
         entry.label.hash(h);
         entry.metric.hash(h);
@@ -1913,6 +2241,12 @@ fn fingerprint(details: &KernelDetails, results: &[RuleResult]) -> u64 {
         .sections
         .iter()
         .for_each(|s| hash_section(s, &mut h));
+    rules.version.hash(&mut h);
+    rules.running.hash(&mut h);
+    for row in &rules.rows {
+        row.identifier.hash(&mut h);
+        row.status.hash(&mut h);
+    }
     results.len().hash(&mut h);
     for result in results {
         result.identifier.hash(&mut h);

@@ -1,12 +1,15 @@
 //! The Metric Selection window: every loaded section and rule, rules under their section and the
 //! rest under "[Independent Rules]", with file, status and load errors; Reload; sections can be
-//! switched on and off; the section search path can be edited.
+//! switched on and off; the section search path can be edited. Each rule's status also gives its
+//! state on the kernel shown (stored / not applied / applied / failed, with the error).
 
 use std::collections::BTreeMap;
 
 use eframe::egui;
 
+use super::rule_state::{PageRules, RuleStatus};
 use super::section_state::{SectionSource, SectionState};
+use crate::rules::RuleError;
 use crate::rules::scan::RuleFile;
 use crate::section::registry::{LoadedSection, SectionSet};
 
@@ -25,6 +28,16 @@ pub struct InUse<'a> {
     pub set: &'a SectionSet,
     /// The report's file name.
     pub report: String,
+    /// The rules of the page shown, with their states.
+    pub rules: Option<&'a PageRules>,
+}
+
+/// What the rule rows show besides the files: states on the shown kernel and the errors of the
+/// last rule load.
+#[derive(Clone, Copy)]
+struct RuleInfo<'a> {
+    page: Option<&'a PageRules>,
+    load_errors: &'a [RuleError],
 }
 
 /// State of the Metric Selection window.
@@ -40,11 +53,13 @@ pub const INDEPENDENT_RULES: &str = "[Independent Rules]";
 
 impl MetricSelection {
     /// Draws the window (when open); returns requests for the app.
+    /// `load_errors` are the rule files that failed to load when rules were last applied.
     pub fn show(
         &mut self,
         ctx: &egui::Context,
         state: &mut SectionState,
         in_use: Option<InUse<'_>>,
+        load_errors: &[RuleError],
     ) -> Vec<SelectionRequest> {
         let mut requests = Vec::new();
         if !self.open {
@@ -55,7 +70,9 @@ impl MetricSelection {
             .open(&mut open)
             .default_size([900.0, 560.0])
             .resizable(true)
-            .show(ctx, |ui| self.contents(ui, state, in_use, &mut requests));
+            .show(ctx, |ui| {
+                self.contents(ui, state, in_use, load_errors, &mut requests)
+            });
         self.open = open;
         requests
     }
@@ -65,8 +82,13 @@ impl MetricSelection {
         ui: &mut egui::Ui,
         state: &mut SectionState,
         in_use: Option<InUse<'_>>,
+        load_errors: &[RuleError],
         requests: &mut Vec<SelectionRequest>,
     ) {
+        let info = RuleInfo {
+            page: in_use.as_ref().and_then(|u| u.rules),
+            load_errors,
+        };
         ui.horizontal(|ui| {
             if ui
                 .button("Reload")
@@ -120,6 +142,7 @@ impl MetricSelection {
                 source: SectionSource::Embedded,
                 set,
                 report,
+                ..
             }) => {
                 ui.label(format!(
                     "{report} is shown with its {} embedded sections. Files of the search path are listed below them.",
@@ -145,12 +168,20 @@ impl MetricSelection {
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 if let Some(embedded) = set {
-                    section_table(ui, "embedded", embedded, &[], state, &needle);
+                    section_table(ui, "embedded", embedded, &[], state, &needle, info);
                     ui.add_space(8.0);
                     ui.strong("Search path");
                 }
-                section_table(ui, "folders", &folder_set, &rules.rules, state, &needle);
-                failures_ui(ui, &folder_set, &rules);
+                section_table(
+                    ui,
+                    "folders",
+                    &folder_set,
+                    &rules.rules,
+                    state,
+                    &needle,
+                    info,
+                );
+                failures_ui(ui, &folder_set, &rules, load_errors);
             });
     }
 
@@ -210,6 +241,7 @@ fn section_table(
     rules: &[RuleFile],
     state: &mut SectionState,
     needle: &str,
+    info: RuleInfo<'_>,
 ) {
     let mut by_section: BTreeMap<&str, Vec<&RuleFile>> = BTreeMap::new();
     for rule in rules {
@@ -260,7 +292,7 @@ fn section_table(
                 section_status(ui, loaded);
                 ui.end_row();
                 for rule in bound {
-                    rule_row(ui, rule, "found");
+                    rule_row(ui, rule, "found", info);
                 }
             }
             let independent = by_section.remove("").unwrap_or_default();
@@ -274,7 +306,7 @@ fn section_table(
                         needle,
                         &[&rule.identifier, rule.name.as_deref().unwrap_or("")],
                     ) {
-                        rule_row(ui, rule, "found");
+                        rule_row(ui, rule, "found", info);
                     }
                 }
             }
@@ -288,6 +320,7 @@ fn section_table(
                             ui,
                             rule,
                             &format!("section {section} not loaded: the rule does not run"),
+                            info,
                         );
                     }
                 }
@@ -314,7 +347,7 @@ fn section_status(ui: &mut egui::Ui, loaded: &LoadedSection) {
     }
 }
 
-fn rule_row(ui: &mut egui::Ui, rule: &RuleFile, status: &str) {
+fn rule_row(ui: &mut egui::Ui, rule: &RuleFile, status: &str, info: RuleInfo<'_>) {
     let name = rule.name.clone().unwrap_or_else(|| rule.identifier.clone());
     let label = ui.horizontal(|ui| {
         ui.add_space(24.0);
@@ -328,11 +361,48 @@ fn rule_row(ui: &mut egui::Ui, rule: &RuleFile, status: &str) {
     }
     label.on_hover_text(hover);
     ui.label(rule.path.display().to_string());
-    ui.label(status);
+    let stem = rule
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let load_error = info
+        .load_errors
+        .iter()
+        .find(|e| e.rule == rule.identifier || e.rule == stem);
+    let visuals = ui.visuals().clone();
+    if let Some(error) = load_error {
+        ui.colored_label(visuals.error_fg_color, "load error")
+            .on_hover_text(&error.message);
+    } else {
+        match info.page.and_then(|page| page.status(&rule.identifier)) {
+            Some(RuleStatus::Failed(error)) => {
+                ui.colored_label(visuals.error_fg_color, format!("{status} · failed"))
+                    .on_hover_text(error);
+            }
+            Some(RuleStatus::Applied) => {
+                ui.colored_label(
+                    egui::Color32::from_rgb(0x4c, 0xaf, 0x50),
+                    format!("{status} · applied"),
+                );
+            }
+            Some(other) => {
+                ui.label(format!("{status} · {}", other.label()));
+            }
+            None => {
+                ui.label(status);
+            }
+        }
+    }
     ui.end_row();
 }
 
-fn failures_ui(ui: &mut egui::Ui, set: &SectionSet, rules: &crate::rules::scan::RuleScan) {
+fn failures_ui(
+    ui: &mut egui::Ui,
+    set: &SectionSet,
+    rules: &crate::rules::scan::RuleScan,
+    load_errors: &[RuleError],
+) {
     let stale: Vec<&std::path::Path> = set
         .sections
         .iter()
@@ -342,7 +412,11 @@ fn failures_ui(ui: &mut egui::Ui, set: &SectionSet, rules: &crate::rules::scan::
             _ => None,
         })
         .collect();
-    if set.failures.is_empty() && set.warnings.is_empty() && rules.unreadable.is_empty() {
+    if set.failures.is_empty()
+        && set.warnings.is_empty()
+        && rules.unreadable.is_empty()
+        && load_errors.is_empty()
+    {
         return;
     }
     ui.add_space(8.0);
@@ -367,5 +441,14 @@ fn failures_ui(ui: &mut egui::Ui, set: &SectionSet, rules: &crate::rules::scan::
     }
     for unreadable in &rules.unreadable {
         ui.colored_label(ui.visuals().error_fg_color, &unreadable.error);
+    }
+    for error in load_errors {
+        ui.horizontal_wrapped(|ui| {
+            ui.colored_label(ui.visuals().error_fg_color, "rule error:");
+            ui.monospace(&error.rule);
+        });
+        ui.indent(("rule-load-error", &error.rule), |ui| {
+            ui.label(egui::RichText::new(&error.message).monospace());
+        });
     }
 }

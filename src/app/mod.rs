@@ -6,6 +6,8 @@ pub mod kernel_list;
 pub mod loader;
 pub mod metric_selection;
 pub mod report_tab;
+pub mod rule_runner;
+pub mod rule_state;
 pub mod section_state;
 pub mod session_page;
 pub mod sightline_app;

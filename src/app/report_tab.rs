@@ -1,17 +1,22 @@
 //! One open report: its loader, kernel list, selected kernel and Details page.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use eframe::egui;
 
-use super::details_panel::DetailsPanel;
+use super::details_panel::{DetailsPanel, RuleRequest};
 use super::kernel_list::KernelList;
 use super::loader::{LoadEvent, LoadJob};
+use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
+use super::rule_state::{PageRules, TabRules};
 use super::section_state::{SectionSource, SectionState};
 use super::view_ctx::ViewCtx;
 use crate::ncu::{Action, Report};
-use crate::section::details::{KernelDetails, resolve_action};
+use crate::rules::{RunOptions, SectionBinding};
+use crate::section::details::{DetailsSection, KernelDetails, resolve_action};
 use crate::section::registry::SectionSet;
 
 /// Which page of a report is shown.
@@ -34,8 +39,13 @@ struct Current {
     generation: u64,
 }
 
+/// Source of tab ids.
+static NEXT_TAB_ID: AtomicU64 = AtomicU64::new(1);
+
 /// An open report tab.
 pub struct ReportTab {
+    /// Unique id (rule requests name the tab they came from).
+    pub id: u64,
     /// The report's file.
     pub path: PathBuf,
     job: Option<LoadJob>,
@@ -54,6 +64,11 @@ pub struct ReportTab {
     pub panel: DetailsPanel,
     /// The page shown.
     pub page: Page,
+    /// Rules applied in this session.
+    pub rules: TabRules,
+    /// The rules of the shown page, with the key they were made under
+    /// `(kernel, rules version, sections generation, running)`.
+    page_rules: Option<((usize, u64, u64, bool), PageRules)>,
 }
 
 impl ReportTab {
@@ -61,6 +76,7 @@ impl ReportTab {
     pub fn open(path: PathBuf, wake: impl Fn() + Send + 'static) -> ReportTab {
         let job = LoadJob::start(&path, wake);
         ReportTab {
+            id: NEXT_TAB_ID.fetch_add(1, Ordering::Relaxed),
             path,
             job: Some(job),
             progress: Some((0.0, "starting".into())),
@@ -71,6 +87,8 @@ impl ReportTab {
             current: None,
             panel: DetailsPanel::new(),
             page: Page::Details,
+            rules: TabRules::default(),
+            page_rules: None,
         }
     }
 
@@ -187,9 +205,107 @@ impl ReportTab {
         self.current.as_ref().map(|c| &c.details)
     }
 
+    /// The rules of the shown page (made again when something they depend on changed).
+    pub fn page_rules(
+        &mut self,
+        sections: &SectionState,
+        runner: &RuleRunner,
+    ) -> Option<&PageRules> {
+        let current = self.current.as_ref()?;
+        let kernel = current.action.index();
+        let running = runner.pending(self.id, kernel);
+        let key = (
+            kernel,
+            self.rules.version,
+            sections.generation,
+            !running.is_empty(),
+        );
+        if self.page_rules.as_ref().is_none_or(|(k, _)| *k != key) {
+            let page = self.rules.page(
+                kernel,
+                &sections.rules,
+                current.action.rule_results(),
+                &running,
+            );
+            self.page_rules = Some((key, page));
+        }
+        self.page_rules.as_ref().map(|(_, page)| page)
+    }
+
+    /// The rules of the page last shown, with their states.
+    pub fn shown_page_rules(&self) -> Option<&PageRules> {
+        self.page_rules.as_ref().map(|(_, page)| page)
+    }
+
+    /// Queues `selection` for `kernel` on the rule engine, with the rules of the search path
+    /// (the bundled ones from memory when there is no folder) and the sections of the page.
+    pub fn apply_rules(
+        &mut self,
+        kernel: usize,
+        selection: RuleSelection,
+        sections: &SectionState,
+        runner: &mut RuleRunner,
+    ) {
+        let Some(report) = self.report.clone() else {
+            return;
+        };
+        let mut ids = HashSet::new();
+        fn walk(section: &DetailsSection, ids: &mut HashSet<String>) {
+            ids.insert(section.identifier.clone());
+            section.children.iter().for_each(|c| walk(c, ids));
+        }
+        match &self.current {
+            Some(current) if current.action.index() == kernel => {
+                current
+                    .details
+                    .sections
+                    .iter()
+                    .for_each(|s| walk(s, &mut ids));
+            }
+            _ => match report.action(kernel) {
+                Ok(action) => {
+                    let (set, _) = sections.sections_for(&action);
+                    let details = resolve_action(&action, &set.without(&sections.disabled));
+                    details.sections.iter().for_each(|s| walk(s, &mut ids));
+                }
+                Err(error) => {
+                    self.error = Some(error.to_string());
+                    return;
+                }
+            },
+        }
+        let folders: Vec<PathBuf> = sections.folders.iter().map(|f| f.path.clone()).collect();
+        let mut options = RunOptions::new(folders.clone());
+        options.chart_folders = folders;
+        options.bundled_from_memory = sections.folders.is_empty();
+        options.sections = SectionBinding::Identifiers(ids);
+        runner.submit(ApplyRequest {
+            tab: self.id,
+            report,
+            kernel,
+            selection,
+            options,
+        });
+    }
+
+    /// Applies again what was applied, on every kernel that has applied rules (rule files
+    /// changed).
+    pub fn reapply_rules(&mut self, sections: &SectionState, runner: &mut RuleRunner) {
+        for kernel in self.rules.applied_kernels() {
+            for selection in self.rules.to_reapply(kernel) {
+                self.apply_rules(kernel, selection, sections, runner);
+            }
+        }
+    }
+
     /// Draws the tab: kernel list on the left, the page in the center.
     /// Returns true when the user asked for the Metric Selection window.
-    pub fn ui(&mut self, ui: &mut egui::Ui, sections: &SectionState) -> bool {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        sections: &SectionState,
+        runner: &mut RuleRunner,
+    ) -> bool {
         let mut open_selection = false;
         egui::Panel::left("kernel-list")
             .resizable(true)
@@ -225,15 +341,34 @@ impl ReportTab {
                 Page::Session => super::session_page::session_ui(ui, &report),
                 Page::Details => {
                     self.ensure_current(sections);
-                    if let Some(current) = &self.current {
+                    self.page_rules(sections, runner);
+                    let mut requests = Vec::new();
+                    let mut kernel = 0;
+                    if let (Some(current), Some((_, page_rules))) =
+                        (&self.current, &self.page_rules)
+                    {
+                        kernel = current.action.index();
                         let ctx = ViewCtx {
                             report: &report,
                             action: &current.action,
                             details: &current.details,
+                            rules: page_rules,
                         };
                         self.panel.ui(ui, &ctx);
+                        requests = self.panel.take_rule_requests();
                     } else if report.num_actions() == 0 {
                         ui.label("This report contains no results.");
+                    }
+                    for request in requests {
+                        match request {
+                            RuleRequest::ApplyAll => {
+                                self.apply_rules(kernel, RuleSelection::All, sections, runner)
+                            }
+                            RuleRequest::Apply(id) => {
+                                self.apply_rules(kernel, RuleSelection::One(id), sections, runner)
+                            }
+                            RuleRequest::Cancel => runner.cancel(),
+                        }
                     }
                 }
             }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::ncu::Action;
-use crate::rules::scan::{RuleScan, scan_rules};
+use crate::rules::scan::{RuleScan, scan_bundled, scan_rules};
 use crate::section::registry::{SectionFolder, SectionSet, deployed_section_folder};
 use crate::section::watch::FolderWatcher;
 
@@ -190,7 +190,11 @@ impl SectionState {
         };
         set.keep_last_good(&self.set);
         self.set = Arc::new(set);
-        self.rules = scan_rules(&self.folders);
+        self.rules = if self.folders.is_empty() {
+            scan_bundled()
+        } else {
+            scan_rules(&self.folders)
+        };
         self.generation += 1;
         self.last_reload = Some((Instant::now(), changed));
     }

@@ -9,6 +9,7 @@ use eframe::egui;
 
 use super::metric_selection::{InUse, MetricSelection, SelectionRequest};
 use super::report_tab::ReportTab;
+use super::rule_runner::RuleRunner;
 use super::section_state::SectionState;
 use crate::section::registry::SectionFolder;
 
@@ -123,6 +124,12 @@ pub struct SightlineApp {
     pub path_prompt: Option<(String, Option<String>)>,
     folder_dialog: Option<Receiver<Option<PathBuf>>>,
     pending: Vec<PathBuf>,
+    /// Applies rules in the background (made on the first frame, with a repaint waker).
+    runner: Option<RuleRunner>,
+    /// Rule files that failed to load when rules were last applied.
+    pub rule_load_errors: Vec<crate::rules::RuleError>,
+    /// The section/rule reload last looked at (rules are applied again after a reload).
+    reload_seen: Option<std::time::Instant>,
 }
 
 impl SightlineApp {
@@ -170,6 +177,9 @@ impl SightlineApp {
             path_prompt: None,
             folder_dialog: None,
             pending: options.files,
+            runner: None,
+            rule_load_errors: Vec::new(),
+            reload_seen: None,
         }
     }
 
@@ -527,6 +537,47 @@ impl SightlineApp {
         }
     }
 
+    /// After the rule files were reloaded (live reload of a `.py` file, or the Reload button),
+    /// applies again the rules applied so far, so the page shows what the edited rules say.
+    fn reapply_after_reload(&mut self) {
+        let Some((when, files)) = &self.sections.last_reload else {
+            return;
+        };
+        if self.reload_seen.replace(*when) == Some(*when) {
+            return;
+        }
+        let rules_changed = files.is_empty()
+            || files
+                .iter()
+                .any(|f| f.extension().is_some_and(|e| e == "py"));
+        let Some(runner) = self.runner.as_mut() else {
+            return;
+        };
+        if rules_changed {
+            for tab in &mut self.tabs {
+                tab.reapply_rules(&self.sections, runner);
+            }
+        }
+    }
+
+    /// Applies rules to the selected kernel of the active tab: every rule (`None`) or one.
+    pub fn apply_rules(&mut self, rule: Option<&str>) {
+        let (Some(tab), Some(runner)) = (self.tabs.get_mut(self.active), self.runner.as_mut())
+        else {
+            return;
+        };
+        let selection = match rule {
+            Some(id) => super::rule_runner::RuleSelection::One(id.to_owned()),
+            None => super::rule_runner::RuleSelection::All,
+        };
+        tab.apply_rules(tab.selected, selection, &self.sections, runner);
+    }
+
+    /// Whether rules are being applied.
+    pub fn applying_rules(&self) -> bool {
+        self.runner.as_ref().is_some_and(RuleRunner::busy)
+    }
+
     /// Draws one frame.
     pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
@@ -570,6 +621,40 @@ impl SightlineApp {
             self.sections.set_waker(move || repaint.request_repaint());
             self.waker_installed = true;
         }
+        let runner = self.runner.get_or_insert_with(|| {
+            let repaint = ctx.clone();
+            RuleRunner::new(move || repaint.request_repaint())
+        });
+        for result in runner.poll() {
+            if let Some(tab) = self.tabs.iter_mut().find(|t| t.id == result.tab) {
+                tab.rules
+                    .record(result.kernel, &result.selection, &result.outcome);
+            }
+            match &result.outcome {
+                Ok(output) => {
+                    self.rule_load_errors = output.load_errors.clone();
+                    let failed: usize = output.kernels.iter().map(|k| k.errors.len()).sum();
+                    let message = if output.cancelled {
+                        "Applying rules was cancelled".to_owned()
+                    } else if failed > 0 || !output.load_errors.is_empty() {
+                        format!(
+                            "Rules applied to kernel {}: {failed} failed, {} file(s) did not load",
+                            result.kernel,
+                            output.load_errors.len()
+                        )
+                    } else {
+                        format!(
+                            "Rules applied to kernel {} in {:.0} ms",
+                            result.kernel,
+                            output.apply_time.as_secs_f64() * 1e3
+                        )
+                    };
+                    let error = output.cancelled || failed > 0 || !output.load_errors.is_empty();
+                    self.status = Some((message, error));
+                }
+                Err(error) => self.status = Some((format!("Applying rules failed: {error}"), true)),
+            }
+        }
         if self.sections.poll() {
             let failed = self.sections.set.failures.len();
             let message = match failed {
@@ -604,9 +689,13 @@ impl SightlineApp {
             egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
         }
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        let runner = self.runner.get_or_insert_with(|| {
+            let repaint = ctx.clone();
+            RuleRunner::new(move || repaint.request_repaint())
+        });
         match self.tabs.get_mut(self.active) {
             Some(tab) => {
-                if tab.ui(ui, &self.sections) {
+                if tab.ui(ui, &self.sections, runner) {
                     self.selection.open = true;
                 }
             }
@@ -619,9 +708,13 @@ impl SightlineApp {
                 source,
                 set,
                 report: tab.title(),
+                rules: tab.shown_page_rules(),
             })
         });
-        let requests = self.selection.show(&ctx, &mut self.sections, in_use);
+        let requests =
+            self.selection
+                .show(&ctx, &mut self.sections, in_use, &self.rule_load_errors);
+        self.reapply_after_reload();
         for request in requests {
             match request {
                 SelectionRequest::AddFolder => self.pick_section_folder(),

@@ -10,9 +10,12 @@ pub struct ViewCtx<'a> {
     pub action: &'a Action,
     /// The action's Details page, resolved against the active sections.
     pub details: &'a KernelDetails,
+    /// The rules of the page: states and results applied in this session.
+    pub rules: &'a PageRules,
 }
 
 mod sightline_model {
+    pub use crate::app::rule_state::PageRules;
     pub use crate::ncu::{Action, Report};
     pub use crate::section::details::KernelDetails;
 }

@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -55,6 +55,15 @@ pub struct RunOptions {
     pub kernels: Option<Vec<usize>>,
     /// Time budget of one rule call.
     pub timeout: Duration,
+    /// Also load Sightline's bundled rules from memory, after the folders (for when they are
+    /// not deployed to a folder).
+    pub bundled_from_memory: bool,
+    /// Run only these rules (with the rules they depend on, whose results are not reported);
+    /// `None` runs every rule.
+    pub only: Option<Vec<String>>,
+    /// Setting this flag (from any thread) cancels the run: the rule running is interrupted,
+    /// the rest are skipped, and the run returns what finished with `cancelled` set.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl RunOptions {
@@ -67,6 +76,9 @@ impl RunOptions {
             sections: SectionBinding::Embedded,
             kernels: None,
             timeout: DEFAULT_TIMEOUT,
+            bundled_from_memory: false,
+            only: None,
+            cancel: None,
         }
     }
 }
@@ -82,6 +94,8 @@ pub struct RunOutput {
     pub rules_loaded: usize,
     /// Time spent applying rules (excluding loading).
     pub apply_time: Duration,
+    /// Whether the run was cancelled ([`RunOptions::cancel`]); `kernels` holds what finished.
+    pub cancelled: bool,
 }
 
 enum Request {
@@ -154,6 +168,7 @@ impl RuleEngine {
                     timeout_type,
                     watchdog: worker_watchdog,
                     loaded: None,
+                    cancel: None,
                 };
                 worker.serve(rx);
             })
@@ -185,7 +200,8 @@ impl RuleEngine {
         self.ready_time
     }
 
-    /// Runs rules on a report.
+    /// Runs rules on a report. The rule files are loaded again when a file in the folders
+    /// changed since the last run (so an edited rule takes effect).
     pub fn run(&self, report: Arc<Report>, options: RunOptions) -> Result<RunOutput, RulesError> {
         let (reply, rx) = mpsc::channel();
         self.send(Request::Run {
@@ -266,26 +282,38 @@ struct Watchdog {
 #[derive(Default)]
 struct WatchState {
     call: u64,
+    /// The cancel flag of the run the current call belongs to (polled while the call runs).
+    cancel: Option<Arc<AtomicBool>>,
     deadline: Option<Instant>,
     shutdown: bool,
     /// When the watchdog will wake up by itself (`None`: it waits to be notified).
     sleeping_until: Option<Instant>,
 }
 
+/// How often the watchdog looks at the cancel flag of a running call.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
 thread_local! {
     static TIMEOUT_TYPE: RefCell<Option<(PyTypeRef, Duration)>> = const { RefCell::new(None) };
 }
 
 impl Watchdog {
-    fn begin(&self, budget: Duration) -> u64 {
+    fn begin(&self, budget: Duration, cancel: Option<Arc<AtomicBool>>) -> u64 {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.call += 1;
         let deadline = Instant::now() + budget;
         state.deadline = Some(deadline);
+        // A cancellable call is polled, so the watchdog must not sleep until the deadline.
+        let wake_at = if cancel.is_some() {
+            deadline.min(Instant::now() + CANCEL_POLL)
+        } else {
+            deadline
+        };
+        state.cancel = cancel;
         self.current.store(state.call, Ordering::SeqCst);
-        // Wake the watchdog only when it would otherwise sleep past this deadline (a wake-up per
+        // Wake the watchdog only when it would otherwise sleep past this point (a wake-up per
         // rule call costs two context switches).
-        if state.sleeping_until.is_none_or(|until| deadline < until) {
+        if state.sleeping_until.is_none_or(|until| wake_at < until) {
             self.wake.notify_all();
         }
         state.call
@@ -322,11 +350,20 @@ impl Watchdog {
                 continue;
             };
             let now = Instant::now();
-            if now < deadline {
-                state.sleeping_until = Some(deadline);
+            let cancelled = state
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::SeqCst));
+            if now < deadline && !cancelled {
+                let wake_at = if state.cancel.is_some() {
+                    deadline.min(now + CANCEL_POLL)
+                } else {
+                    deadline
+                };
+                state.sleeping_until = Some(wake_at);
                 state = self
                     .wake
-                    .wait_timeout(state, deadline - now)
+                    .wait_timeout(state, wake_at - now)
                     .unwrap_or_else(|e| e.into_inner())
                     .0;
                 continue;
@@ -378,11 +415,57 @@ struct LoadedRule {
     parents: Vec<String>,
     requirements: Requirements,
     apply: PyObjectRef,
-    folder: PathBuf,
+    /// The rule's folder (`None` for bundled rules run from memory).
+    folder: Option<PathBuf>,
+}
+
+/// Where a loaded rule set came from, and the state of its files when it was loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SetKey {
+    folders: Vec<PathBuf>,
+    bundled: bool,
+    /// `(file, modification time, length)` of every `.py` file in the folders.
+    files: Vec<(PathBuf, Option<std::time::SystemTime>, u64)>,
+}
+
+impl SetKey {
+    fn of(options: &RunOptions) -> SetKey {
+        let mut files = Vec::new();
+        for folder in &options.rule_folders {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.extension().is_some_and(|e| e == "py")
+                    && let Ok(meta) = entry.metadata()
+                {
+                    files.push((path, meta.modified().ok(), meta.len()));
+                }
+            }
+        }
+        files.sort();
+        SetKey {
+            folders: options.rule_folders.clone(),
+            bundled: options.bundled_from_memory,
+            files,
+        }
+    }
+}
+
+/// A Python module to load: a file of a rule folder or a bundled rule in memory.
+struct ModuleSource {
+    stem: String,
+    /// The file (its `__file__`; `bundled:rules/NAME.py` for bundled rules).
+    path: String,
+    /// The folder searched first for the rule's charts (`None` for bundled rules).
+    folder: Option<PathBuf>,
+    /// The source text for bundled rules (files are read when loaded).
+    text: Option<&'static str>,
 }
 
 struct LoadedSet {
-    folders: Vec<PathBuf>,
+    key: SetKey,
     rules: Vec<LoadedRule>,
     order: Vec<usize>,
     errors: Vec<RuleError>,
@@ -394,6 +477,8 @@ struct Worker {
     timeout_type: PyTypeRef,
     watchdog: Arc<Watchdog>,
     loaded: Option<LoadedSet>,
+    /// The cancel flag of the run being served.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// Formats a Python exception with its traceback (long tracebacks, e.g. of a `RecursionError`,
@@ -429,6 +514,7 @@ impl Worker {
                     options,
                     reply,
                 } => {
+                    self.cancel = options.cancel.clone();
                     let result = self.run(report, &options);
                     let _ = reply.send(result);
                 }
@@ -453,6 +539,13 @@ impl Worker {
         }
     }
 
+    /// Whether the run being served was cancelled.
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::SeqCst))
+    }
+
     fn guarded<R>(
         &self,
         vm: &VirtualMachine,
@@ -460,7 +553,7 @@ impl Worker {
         f: impl FnOnce() -> PyResult<R>,
     ) -> PyResult<R> {
         TIMEOUT_TYPE.with(|t| *t.borrow_mut() = Some((self.timeout_type.clone(), budget)));
-        self.watchdog.begin(budget);
+        self.watchdog.begin(budget, self.cancel.clone());
         let result = f();
         self.watchdog.end();
         // A signal that arrived just as the call ended must not hit the next call.
@@ -487,17 +580,14 @@ impl Worker {
                 });
             }
         }
-        if self
-            .loaded
-            .as_ref()
-            .is_none_or(|l| l.folders != options.rule_folders)
-        {
+        let key = SetKey::of(options);
+        if self.loaded.as_ref().is_none_or(|l| l.key != key) {
             let previous = self.loaded.take();
             let set = self.interpreter.enter(|vm| {
                 if let Some(previous) = &previous {
                     unload(vm, previous);
                 }
-                self.load(vm, &options.rule_folders, options.timeout)
+                self.load(vm, key, options.timeout)
             });
             self.loaded = Some(set);
         }
@@ -506,7 +596,12 @@ impl Worker {
         };
         let started = Instant::now();
         let mut out = Vec::with_capacity(kernels.len());
+        let mut cancelled = false;
         for index in kernels {
+            if self.cancelled() {
+                cancelled = true;
+                break;
+            }
             let action = report.action(index)?;
             out.push(
                 self.interpreter
@@ -518,12 +613,66 @@ impl Worker {
             load_errors: set.errors.clone(),
             rules_loaded: set.rules.len(),
             apply_time: started.elapsed(),
+            cancelled: cancelled || self.cancelled(),
         })
     }
 
-    fn load(&self, vm: &VirtualMachine, folders: &[PathBuf], budget: Duration) -> LoadedSet {
+    /// The modules of a rule set: the `.py` files of each folder (sorted by name), then the
+    /// bundled rules when asked for, helper modules (no `get_identifier`) first so the rules
+    /// find them in `sys.modules`. A name seen earlier hides later ones, as on `sys.path`.
+    fn module_sources(key: &SetKey) -> Vec<ModuleSource> {
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut sources = Vec::new();
+        for folder in &key.folders {
+            let mut files: Vec<PathBuf> = match std::fs::read_dir(folder) {
+                Ok(entries) => entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "py") && p.is_file())
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            files.sort();
+            for file in files {
+                let Some(stem) = file.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+                    continue;
+                };
+                if seen.insert(stem.clone()) {
+                    sources.push(ModuleSource {
+                        stem,
+                        path: file.to_string_lossy().into_owned(),
+                        folder: Some(folder.clone()),
+                        text: None,
+                    });
+                }
+            }
+        }
+        if key.bundled {
+            let mut bundled: Vec<&(&str, &str)> = super::bundled::BUNDLED_RULES.iter().collect();
+            bundled.sort_by_key(|(name, text)| {
+                (
+                    super::scan::returned_string(text, "get_identifier").is_some(),
+                    *name,
+                )
+            });
+            for (name, text) in bundled {
+                let stem = name.trim_end_matches(".py").to_owned();
+                if seen.insert(stem.clone()) {
+                    sources.push(ModuleSource {
+                        stem,
+                        path: format!("bundled:rules/{name}"),
+                        folder: None,
+                        text: Some(text),
+                    });
+                }
+            }
+        }
+        sources
+    }
+
+    fn load(&self, vm: &VirtualMachine, key: SetKey, budget: Duration) -> LoadedSet {
+        let folders = key.folders.clone();
         let mut set = LoadedSet {
-            folders: folders.to_vec(),
+            key,
             rules: Vec::new(),
             order: Vec::new(),
             errors: Vec::new(),
@@ -543,49 +692,32 @@ impl Worker {
             "import importlib\nimportlib.invalidate_caches()\n",
             "<sightline>".into(),
         );
-        let mut seen_ids: HashMap<String, PathBuf> = HashMap::new();
-        let mut seen_modules: HashSet<String> = HashSet::new();
-        for folder in folders {
-            let mut files: Vec<PathBuf> = match std::fs::read_dir(folder) {
-                Ok(entries) => entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|e| e == "py") && p.is_file())
-                    .collect(),
-                Err(_) => Vec::new(),
-            };
-            files.sort();
-            for file in files {
-                let Some(stem) = file.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
-                    continue;
-                };
-                if !seen_modules.insert(stem.clone()) {
-                    continue;
-                }
-                match self.load_file(vm, &file, &stem, budget) {
-                    Ok(Some(rule)) => {
-                        set.module_names.push(stem);
-                        if let Some(first) = seen_ids.get(&rule.identifier) {
-                            set.errors.push(RuleError {
-                                rule: rule.identifier.clone(),
-                                message: format!(
-                                    "{}: duplicate rule identifier (already loaded from {}); ignored",
-                                    file.display(),
-                                    first.display()
-                                ),
-                            });
-                            continue;
-                        }
-                        seen_ids.insert(rule.identifier.clone(), file.clone());
-                        set.rules.push(rule);
-                    }
-                    Ok(None) => set.module_names.push(stem),
-                    Err(message) => {
-                        set.module_names.push(stem.clone());
+        let mut seen_ids: HashMap<String, String> = HashMap::new();
+        for source in Self::module_sources(&set.key) {
+            let stem = source.stem.clone();
+            let file = source.path.clone();
+            match self.load_file(vm, source, budget) {
+                Ok(Some(rule)) => {
+                    set.module_names.push(stem);
+                    if let Some(first) = seen_ids.get(&rule.identifier) {
                         set.errors.push(RuleError {
-                            rule: stem,
-                            message: format!("{}: {message}", file.display()),
+                            rule: rule.identifier.clone(),
+                            message: format!(
+                                "{file}: duplicate rule identifier (already loaded from {first}); ignored"
+                            ),
                         });
+                        continue;
                     }
+                    seen_ids.insert(rule.identifier.clone(), file);
+                    set.rules.push(rule);
+                }
+                Ok(None) => set.module_names.push(stem),
+                Err(message) => {
+                    set.module_names.push(stem.clone());
+                    set.errors.push(RuleError {
+                        rule: stem,
+                        message: format!("{file}: {message}"),
+                    });
                 }
             }
         }
@@ -628,11 +760,16 @@ impl Worker {
     fn load_file(
         &self,
         vm: &VirtualMachine,
-        file: &Path,
-        stem: &str,
+        source: ModuleSource,
         budget: Duration,
     ) -> Result<Option<LoadedRule>, String> {
-        let path = file.to_string_lossy().into_owned();
+        let ModuleSource {
+            stem,
+            path,
+            folder,
+            text,
+        } = source;
+        let stem = stem.as_str();
         // A helper already imported by an earlier rule (through `sys.path`) is not run twice.
         let existing = vm
             .sys_module
@@ -649,8 +786,12 @@ impl Worker {
         let module = match existing {
             Some(module) => module,
             None => {
-                let source =
-                    std::fs::read_to_string(file).map_err(|e| format!("cannot read: {e}"))?;
+                let source = match text {
+                    Some(text) => text.to_owned(),
+                    None => {
+                        std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"))?
+                    }
+                };
                 self.guarded(vm, budget, || {
                     rustpython_vm::import::import_file(vm, stem, path.clone(), &source)
                 })
@@ -710,7 +851,7 @@ impl Worker {
             parents,
             requirements,
             apply,
-            folder: file.parent().map(Path::to_owned).unwrap_or_default(),
+            folder,
         }))
     }
 
@@ -743,9 +884,36 @@ impl Worker {
         .into_ref(&vm.ctx);
         let mut results = Vec::new();
         let mut errors = Vec::new();
-        let mut chart_folders_cache: HashMap<PathBuf, Rc<Vec<PathBuf>>> = HashMap::new();
+        let mut chart_folders_cache: HashMap<Option<PathBuf>, Rc<Vec<PathBuf>>> = HashMap::new();
+        let selected = options.only.as_ref().map(|only| selection(set, only));
+        for id in options.only.iter().flatten() {
+            if !set.rules.iter().any(|r| &r.identifier == id) {
+                errors.push(RuleError {
+                    rule: id.clone(),
+                    message: "not run: no rule with this identifier is loaded".to_owned(),
+                });
+            }
+        }
         for &i in &set.order {
             let rule = &set.rules[i];
+            let reported = match &selected {
+                Some((wanted, needed)) => {
+                    if !needed.contains(&i) {
+                        continue;
+                    }
+                    wanted.contains(&i)
+                }
+                None => true,
+            };
+            if self.cancelled() {
+                if reported {
+                    errors.push(RuleError {
+                        rule: rule.identifier.clone(),
+                        message: "not run: cancelled".to_owned(),
+                    });
+                }
+                continue;
+            }
             if let Some(section) = &rule.section
                 && !present(section)
             {
@@ -758,17 +926,19 @@ impl Worker {
                 .filter(|m| data.action.metric(m).is_none())
                 .map(String::as_str)
                 .collect();
-            if !missing.is_empty() {
+            if !missing.is_empty() && reported {
                 errors.push(RuleError {
                     rule: rule.identifier.clone(),
                     message: format!("not run: required metrics missing: {}", missing.join(", ")),
                 });
+            }
+            if !missing.is_empty() {
                 continue;
             }
             let chart_folders = chart_folders_cache
                 .entry(rule.folder.clone())
                 .or_insert_with(|| {
-                    let mut folders = vec![rule.folder.clone()];
+                    let mut folders: Vec<PathBuf> = rule.folder.iter().cloned().collect();
                     folders.extend(options.chart_folders.iter().cloned());
                     Rc::new(folders)
                 })
@@ -786,8 +956,12 @@ impl Worker {
             let result = self.guarded(vm, options.timeout, || rule.apply.call((handle,), vm));
             release_handle(handle);
             flush_stdio(vm);
-            if let Err(exc) = result {
-                let message = if exc.class().is(&self.timeout_type) {
+            if let Err(exc) = result
+                && reported
+            {
+                let message = if exc.class().is(&self.timeout_type) && self.cancelled() {
+                    "cancelled".to_owned()
+                } else if exc.class().is(&self.timeout_type) {
                     format!("timed out: {}", exception_text(vm, &exc))
                 } else {
                     format_exception(vm, &exc)
@@ -798,6 +972,9 @@ impl Worker {
                 });
             }
             let output = std::mem::take(&mut *output.borrow_mut());
+            if !reported {
+                continue;
+            }
             results.push(RuleResult {
                 identifier: rule.identifier.clone(),
                 name: rule.name.clone(),
@@ -814,6 +991,34 @@ impl Worker {
             errors,
         }
     }
+}
+
+/// For a run of only some rules: the indices of the rules asked for, and of those plus every
+/// rule they depend on (parents and required rules, transitively).
+fn selection(set: &LoadedSet, only: &[String]) -> (HashSet<usize>, HashSet<usize>) {
+    let index_of: HashMap<&str, usize> = set
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.identifier.as_str(), i))
+        .collect();
+    let wanted: HashSet<usize> = only
+        .iter()
+        .filter_map(|id| index_of.get(id.as_str()).copied())
+        .collect();
+    let mut needed = wanted.clone();
+    let mut stack: Vec<usize> = wanted.iter().copied().collect();
+    while let Some(i) = stack.pop() {
+        let rule = &set.rules[i];
+        for dependency in rule.parents.iter().chain(&rule.requirements.rules) {
+            if let Some(&j) = index_of.get(dependency.as_str())
+                && needed.insert(j)
+            {
+                stack.push(j);
+            }
+        }
+    }
+    (wanted, needed)
 }
 
 fn exception_text(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> String {
@@ -837,6 +1042,7 @@ fn unload(vm: &VirtualMachine, set: &LoadedSet) {
         return;
     };
     let folders: Vec<String> = set
+        .key
         .folders
         .iter()
         .map(|f| f.to_string_lossy().into_owned())

@@ -71,6 +71,27 @@ pub fn scan_rules(folders: &[SectionFolder]) -> RuleScan {
     scan
 }
 
+/// The bundled rules (run from memory when they are not deployed), as a scan would list them;
+/// their paths are `bundled:rules/NAME.py`.
+pub fn scan_bundled() -> RuleScan {
+    let rules = super::bundled::BUNDLED_RULES
+        .iter()
+        .filter_map(|(name, text)| {
+            Some(RuleFile {
+                identifier: returned_string(text, "get_identifier")?,
+                section: returned_string(text, "get_section_identifier"),
+                name: returned_string(text, "get_name"),
+                description: returned_string(text, "get_description"),
+                path: PathBuf::from(format!("bundled:rules/{name}")),
+            })
+        })
+        .collect();
+    RuleScan {
+        rules,
+        unreadable: Vec::new(),
+    }
+}
+
 fn collect_py(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;

@@ -1,0 +1,343 @@
+//! Applying rules from the GUI, headless (egui_kittest): Apply Rules and per-rule Apply buttons,
+//! rule states on the page and in the Metric Selection window, failures with their error,
+//! re-applying on live reload of a rule file, and Cancel. Rules run on the real engine thread.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use sightline::app::rule_state::RuleStatus;
+use sightline::app::{Settings, SightlineApp, StartOptions};
+use sightline::ncu::Report;
+use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
+use sightline::section::registry::{SectionFolder, deploy_bundled_sections};
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sample.ncu-rep")
+}
+
+/// A temporary folder holding the bundled sections and rules.
+fn section_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    deploy_bundled_sections(dir.path()).expect("deploy the bundled sections");
+    dir
+}
+
+fn app_on_folder(folder: &Path) -> Harness<'static, SightlineApp> {
+    let app = SightlineApp::new(
+        Settings::default(),
+        StartOptions {
+            files: vec![sample()],
+            section_folders: vec![SectionFolder {
+                path: folder.to_path_buf(),
+                recursive: false,
+            }],
+            ..Default::default()
+        },
+    );
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1400.0, 8000.0))
+        .with_max_steps(60)
+        .build_ui_state(|ui, app: &mut SightlineApp| app.frame_ui(ui), app);
+    step_until(&mut harness, "the report to load", |h| {
+        let app = h.state();
+        app.tabs.iter().all(|t| !t.loading()) && app.tabs[0].details().is_some()
+    });
+    harness
+}
+
+/// Steps the app until `done` holds; panics after 60 s (the engine starts in a debug build).
+fn step_until(
+    harness: &mut Harness<'static, SightlineApp>,
+    what: &str,
+    done: impl Fn(&Harness<'static, SightlineApp>) -> bool,
+) {
+    let start = Instant::now();
+    loop {
+        harness.step();
+        if done(harness) {
+            harness.step();
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn wait_applied(harness: &mut Harness<'static, SightlineApp>) {
+    step_until(harness, "rules to be applied", |h| {
+        !h.state().applying_rules()
+    });
+    harness.run();
+}
+
+fn status_of(harness: &Harness<'static, SightlineApp>, rule: &str) -> Option<RuleStatus> {
+    harness.state().tabs[0]
+        .shown_page_rules()
+        .and_then(|page| page.status(rule).cloned())
+}
+
+/// What the engine itself says about `kernel` with the folder's rules and sections.
+fn engine_titles(folder: &Path, kernel: usize, rule: &str) -> Vec<String> {
+    let report = Arc::new(Report::open(sample()).expect("open the sample"));
+    let set = sightline::section::registry::SectionSet::load_folders(&[SectionFolder {
+        path: folder.to_path_buf(),
+        recursive: false,
+    }]);
+    let mut options = RunOptions::new(vec![folder.to_path_buf()]);
+    options.sections = SectionBinding::Identifiers(
+        set.sections
+            .iter()
+            .map(|s| s.section.identifier.clone())
+            .collect(),
+    );
+    options.kernels = Some(vec![kernel]);
+    let engine = RuleEngine::start().expect("engine");
+    let output = engine.run(report, options).expect("run");
+    output.kernels[0]
+        .results
+        .iter()
+        .filter(|r| r.identifier == rule)
+        .flat_map(|r| r.messages.iter().map(|m| m.title.clone()))
+        .collect()
+}
+
+#[test]
+fn apply_rules_replaces_stored_results_and_shows_rule_states() {
+    let folder = section_folder();
+    let mut harness = app_on_folder(folder.path());
+
+    // Before applying: the report's stored results are shown, Sightline's rules are not applied.
+    assert_eq!(
+        status_of(&harness, "AchievedOccupancy"),
+        Some(RuleStatus::Stored)
+    );
+    assert_eq!(
+        status_of(&harness, "SightlineOccupancy"),
+        Some(RuleStatus::NotApplied)
+    );
+    assert!(harness.query_all_by_label("stored").count() >= 1);
+    let expected = engine_titles(folder.path(), 0, "SightlineOccupancy");
+    assert!(!expected.is_empty(), "the occupancy rule says something");
+    assert!(harness.query_by_label(&expected[0]).is_none());
+
+    harness.get_by_label("Apply Rules").click();
+    wait_applied(&mut harness);
+    assert_eq!(
+        status_of(&harness, "SightlineOccupancy"),
+        Some(RuleStatus::Applied)
+    );
+    // The applied rule's message is on the page; stored results of rules not applied stay.
+    assert!(harness.query_all_by_label(&expected[0]).count() >= 1);
+    assert_eq!(
+        status_of(&harness, "AchievedOccupancy"),
+        Some(RuleStatus::Stored)
+    );
+    assert!(harness.query_all_by_label("applied").count() >= 3);
+    let status = harness.state().status.clone().expect("a status message");
+    assert!(!status.1, "no failure: {}", status.0);
+
+    // The Metric Selection window gives the same states.
+    harness.get_by_label("Metric Selection…").click();
+    harness.run();
+    assert!(harness.query_all_by_label("found · applied").count() >= 3);
+}
+
+#[test]
+fn one_rule_is_applied_alone_and_per_kernel() {
+    let folder = section_folder();
+    let mut harness = app_on_folder(folder.path());
+    harness.get_by_label("matmul_tiled").click();
+    harness.run();
+    assert_eq!(harness.state().tabs[0].selected, 1);
+
+    harness.get_by_label("Apply Occupancy").click();
+    harness.run();
+    wait_applied(&mut harness);
+    assert_eq!(
+        status_of(&harness, "SightlineOccupancy"),
+        Some(RuleStatus::Applied)
+    );
+    // Only that rule ran.
+    assert_eq!(
+        status_of(&harness, "SightlineLaunchConfig"),
+        Some(RuleStatus::NotApplied)
+    );
+    // Another kernel has nothing applied.
+    harness.get_by_label("vector_add").click();
+    harness.run();
+    assert_eq!(harness.state().tabs[0].selected, 0);
+    assert_eq!(
+        status_of(&harness, "SightlineOccupancy"),
+        Some(RuleStatus::NotApplied)
+    );
+}
+
+const FAILING_RULE: &str = r#"
+import NvRules
+
+def get_identifier():
+    return "TestLaunchCheck"
+
+def get_name():
+    return "Launch Check"
+
+def get_section_identifier():
+    return "LaunchStats"
+
+def apply(handle):
+    ctx = NvRules.get_context(handle)
+    return 1 / 0
+"#;
+
+const FIXED_RULE: &str = r#"
+import NvRules
+
+def get_identifier():
+    return "TestLaunchCheck"
+
+def get_name():
+    return "Launch Check"
+
+def get_section_identifier():
+    return "LaunchStats"
+
+def apply(handle):
+    ctx = NvRules.get_context(handle)
+    fe = ctx.frontend()
+    fe.message(NvRules.MsgType.OK, "The launch was checked again.", "Checked After Edit")
+"#;
+
+#[test]
+fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
+    let folder = section_folder();
+    let rule = folder.path().join("test_launch_check.py");
+    std::fs::write(&rule, FAILING_RULE).unwrap();
+    let mut harness = app_on_folder(folder.path());
+
+    harness.get_by_label("Apply Launch Check").click();
+    harness.run();
+    wait_applied(&mut harness);
+    match status_of(&harness, "TestLaunchCheck") {
+        Some(RuleStatus::Failed(error)) => {
+            assert!(error.contains("ZeroDivisionError"), "{error}");
+            assert!(error.contains("test_launch_check.py"), "{error}");
+        }
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert!(harness.query_all_by_label("failed").count() >= 1);
+    assert!(
+        harness
+            .query_all_by_label_contains("ZeroDivisionError")
+            .count()
+            >= 1
+    );
+
+    // Saving a fixed version re-applies it without a click.
+    std::fs::write(&rule, FIXED_RULE).unwrap();
+    step_until(&mut harness, "the rule to be applied again", |h| {
+        matches!(
+            h.state().tabs[0]
+                .shown_page_rules()
+                .and_then(|p| p.status("TestLaunchCheck")),
+            Some(RuleStatus::Applied)
+        )
+    });
+    harness.run();
+    harness.get_by_label("Checked After Edit");
+    assert!(
+        harness
+            .query_all_by_label_contains("ZeroDivisionError")
+            .next()
+            .is_none()
+    );
+}
+
+const SLOW_RULE: &str = r#"
+import NvRules
+
+def get_identifier():
+    return "TestSlow"
+
+def get_name():
+    return "Slow"
+
+def get_section_identifier():
+    return "LaunchStats"
+
+def apply(handle):
+    while True:
+        pass
+"#;
+
+#[test]
+fn cancel_stops_a_running_rule() {
+    let folder = section_folder();
+    std::fs::write(folder.path().join("test_slow.py"), SLOW_RULE).unwrap();
+    let mut harness = app_on_folder(folder.path());
+    // Start the engine first, so that the slow rule is running (not waiting) when cancelled.
+    harness.get_by_label("Apply Launch Configuration").click();
+    harness.run();
+    wait_applied(&mut harness);
+    assert_eq!(
+        status_of(&harness, "SightlineLaunchConfig"),
+        Some(RuleStatus::Applied)
+    );
+
+    harness.get_by_label("Apply Slow").click();
+    step_until(&mut harness, "the rule to start", |h| {
+        h.query_by_label("Applying rules…").is_some()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    harness.get_by_label("Cancel").click();
+    wait_applied(&mut harness);
+    match status_of(&harness, "TestSlow") {
+        Some(RuleStatus::Failed(error)) => assert!(error.contains("cancelled"), "{error}"),
+        other => panic!("expected a cancelled rule, got {other:?}"),
+    }
+    assert!(
+        harness
+            .query_all_by_label("Applying rules was cancelled")
+            .count()
+            >= 1
+    );
+
+    // The engine still works afterwards.
+    harness.get_by_label("Apply Occupancy").click();
+    harness.run();
+    wait_applied(&mut harness);
+    assert_eq!(
+        status_of(&harness, "SightlineOccupancy"),
+        Some(RuleStatus::Applied)
+    );
+}
+
+#[test]
+fn bundled_rules_run_from_memory_without_a_folder() {
+    // No folder on the search path (deployment disabled): the bundled rules are listed and run.
+    let report = Arc::new(Report::open(sample()).expect("open the sample"));
+    let mut options = RunOptions::new(Vec::new());
+    options.bundled_from_memory = true;
+    let engine = RuleEngine::start().expect("engine");
+    let output = engine.run(report, options).expect("run");
+    assert!(output.load_errors.is_empty(), "{:?}", output.load_errors);
+    assert_eq!(
+        output.rules_loaded,
+        sightline::rules::scan::scan_bundled().rules.len()
+    );
+    for kernel in &output.kernels {
+        assert!(kernel.errors.is_empty(), "{:?}", kernel.errors);
+        assert!(
+            kernel
+                .results
+                .iter()
+                .any(|r| r.identifier == "SightlineBottleneck" && !r.messages.is_empty())
+        );
+    }
+}
