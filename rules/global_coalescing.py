@@ -15,9 +15,12 @@
 #   2. otherwise the L2 sectors the global instructions needed vs. the ideal for their width
 #      (memory_l2_theoretical_sectors_global[_ideal], loads and stores together);
 #   3. otherwise sectors per request against 4, the ideal for 32-bit accesses.
-import math
-
 import NvRules
+from sightline_rule_helpers import (
+    value as _value,
+    optimization_type as _optimization_type,
+    add_speedup as _add_speedup,
+)
 
 SECTOR_BYTES = 32.0
 # Sectors per request of a fully coalesced warp access with 4-byte elements.
@@ -50,35 +53,6 @@ def get_description():
 
 def get_section_identifier():
     return "MemoryWorkloadAnalysis"
-
-
-def _value(action, name):
-    metric = action.metric_by_name(name)
-    if metric is None:
-        return None
-    try:
-        if not metric.has_value():
-            return None
-        value = float(metric.as_double())
-    except Exception:
-        return None
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return value
-
-
-def _optimization_type():
-    value = getattr(NvRules.IFrontend, "MsgType_MSG_OPTIMIZATION", None)
-    return NvRules.IFrontend.MsgType_MSG_WARNING if value is None else value
-
-
-def _add_speedup(fe, msg_id, global_scope, pct):
-    if pct is None or pct <= 0.0 or not hasattr(fe, "speedup"):
-        return
-    name = "SpeedupType_GLOBAL" if global_scope else "SpeedupType_LOCAL"
-    kind = getattr(NvRules.IFrontend, name, None)
-    if kind is not None:
-        fe.speedup(msg_id, kind, min(100.0, pct))
 
 
 def _advice():

@@ -7,9 +7,12 @@
 # compares the achieved issue rate with that limit, looks at how many warps were eligible
 # and active, and estimates how much of the idle issue capacity could be used before the
 # busiest unit of the GPU (SM pipelines or memory) runs out of headroom.
-import math
-
 import NvRules
+from sightline_rule_helpers import (
+    value as _value,
+    optimization_type as _optimization_type,
+    add_speedup as _add_speedup,
+)
 
 # Issue rate (instructions per scheduler per cycle) at or above which schedulers count as busy.
 BUSY_ISSUE_RATE = 0.8
@@ -44,35 +47,6 @@ def get_description():
 
 def get_section_identifier():
     return "SchedulerStats"
-
-
-def _value(action, name):
-    metric = action.metric_by_name(name)
-    if metric is None:
-        return None
-    try:
-        if not metric.has_value():
-            return None
-        value = float(metric.as_double())
-    except Exception:
-        return None
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return value
-
-
-def _optimization_type():
-    value = getattr(NvRules.IFrontend, "MsgType_MSG_OPTIMIZATION", None)
-    return NvRules.IFrontend.MsgType_MSG_WARNING if value is None else value
-
-
-def _add_speedup(fe, msg_id, global_scope, pct):
-    if pct is None or pct <= 0.0 or not hasattr(fe, "speedup"):
-        return
-    name = "SpeedupType_GLOBAL" if global_scope else "SpeedupType_LOCAL"
-    kind = getattr(NvRules.IFrontend, name, None)
-    if kind is not None:
-        fe.speedup(msg_id, kind, min(100.0, pct))
 
 
 def apply(handle):

@@ -10,6 +10,12 @@
 import math
 
 import NvRules
+from sightline_rule_helpers import (
+    value as _value,
+    first_value as _first_value,
+    optimization_type as _optimization_type,
+    add_speedup as _add_speedup,
+)
 
 WARP_SIZE = 32
 # Report a tail effect when the partial last wave costs at least this share of runtime [%].
@@ -40,43 +46,6 @@ def get_description():
 
 def get_section_identifier():
     return "LaunchStats"
-
-
-def _value(action, name):
-    metric = action.metric_by_name(name)
-    if metric is None:
-        return None
-    try:
-        if not metric.has_value():
-            return None
-        value = float(metric.as_double())
-    except Exception:
-        return None
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return value
-
-
-def _first_value(action, names):
-    for name in names:
-        value = _value(action, name)
-        if value is not None:
-            return name, value
-    return None, None
-
-
-def _optimization_type():
-    value = getattr(NvRules.IFrontend, "MsgType_MSG_OPTIMIZATION", None)
-    return NvRules.IFrontend.MsgType_MSG_WARNING if value is None else value
-
-
-def _add_speedup(fe, msg_id, global_scope, pct):
-    if pct is None or pct <= 0.0 or not hasattr(fe, "speedup"):
-        return
-    name = "SpeedupType_GLOBAL" if global_scope else "SpeedupType_LOCAL"
-    kind = getattr(NvRules.IFrontend, name, None)
-    if kind is not None:
-        fe.speedup(msg_id, kind, min(100.0, pct))
 
 
 def apply(handle):

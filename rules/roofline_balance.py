@@ -7,9 +7,12 @@
 # the achieved FP32/FP64 operation rates and the achieved DRAM bandwidth, compares it with
 # the device's ridge point (peak FLOP/s / peak DRAM bytes/s) and reports how far the kernel
 # is below the roof that applies at its intensity.
-import math
-
 import NvRules
+from sightline_rule_helpers import (
+    value as _value,
+    optimization_type as _optimization_type,
+    add_speedup as _add_speedup,
+)
 
 # The kernel counts as sitting on the roof at or above this share of the attainable rate [%].
 NEAR_ROOF_PCT = 80.0
@@ -53,35 +56,6 @@ def get_description():
 
 def get_section_identifier():
     return "SpeedOfLight"
-
-
-def _value(action, name):
-    metric = action.metric_by_name(name)
-    if metric is None:
-        return None
-    try:
-        if not metric.has_value():
-            return None
-        value = float(metric.as_double())
-    except Exception:
-        return None
-    if math.isnan(value) or math.isinf(value):
-        return None
-    return value
-
-
-def _optimization_type():
-    value = getattr(NvRules.IFrontend, "MsgType_MSG_OPTIMIZATION", None)
-    return NvRules.IFrontend.MsgType_MSG_WARNING if value is None else value
-
-
-def _add_speedup(fe, msg_id, global_scope, pct):
-    if pct is None or pct <= 0.0 or not hasattr(fe, "speedup"):
-        return
-    name = "SpeedupType_GLOBAL" if global_scope else "SpeedupType_LOCAL"
-    kind = getattr(NvRules.IFrontend, name, None)
-    if kind is not None:
-        fe.speedup(msg_id, kind, min(100.0, pct))
 
 
 def _rate(value):

@@ -1163,9 +1163,14 @@ fn rule_rows_ui(ui: &mut Ui, rows: &[RuleRow], render: &mut Render<'_>) {
     }
     ui.add_space(2.0);
     for row in rows {
+        // Two rules of one name (the profiler's stored one and a local one): say which is which.
+        let ambiguous = rows.iter().filter(|other| other.name == row.name).count() > 1;
         ui.horizontal(|ui| {
             ui.weak("Rule:");
             ui.label(&row.name).on_hover_text(&row.identifier);
+            if ambiguous {
+                ui.weak(format!("({})", row.identifier));
+            }
             let visuals = ui.visuals();
             let (color, hover) = match &row.status {
                 RuleStatus::Stored => (

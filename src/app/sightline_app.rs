@@ -643,8 +643,9 @@ impl SightlineApp {
                             output.load_errors.len()
                         )
                     } else {
+                        let ran: usize = output.kernels.iter().map(|k| k.results.len()).sum();
                         format!(
-                            "Rules applied to kernel {} in {:.0} ms",
+                            "{ran} rule(s) applied to kernel {} in {:.0} ms",
                             result.kernel,
                             output.apply_time.as_secs_f64() * 1e3
                         )
