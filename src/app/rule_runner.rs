@@ -60,6 +60,14 @@ pub struct ApplyResult {
     pub engine_started: Option<Duration>,
 }
 
+/// What the client thread is asked to do.
+enum Message {
+    /// Start the engine now, so that the first request does not wait for it.
+    WarmUp,
+    /// Apply rules.
+    Apply(Box<Job>),
+}
+
 struct Job {
     id: u64,
     request: ApplyRequest,
@@ -77,7 +85,8 @@ struct InFlight {
 
 /// The client thread and its queue.
 pub struct RuleRunner {
-    jobs: Option<Sender<Job>>,
+    jobs: Option<Sender<Message>>,
+    warmed_up: bool,
     results: Receiver<ApplyResult>,
     next_id: u64,
     in_flight: Vec<InFlight>,
@@ -86,7 +95,7 @@ pub struct RuleRunner {
 impl RuleRunner {
     /// Starts the client thread; `wake` is called whenever a result is ready.
     pub fn new(wake: impl Fn() + Send + 'static) -> RuleRunner {
-        let (jobs, job_rx) = channel::<Job>();
+        let (jobs, job_rx) = channel::<Message>();
         let (result_tx, results) = channel::<ApplyResult>();
         // The thread is not joined on drop, so a rule stuck in native code cannot hold up
         // closing the window; it ends once its current request is answered.
@@ -96,9 +105,20 @@ impl RuleRunner {
             .is_ok();
         RuleRunner {
             jobs: started.then_some(jobs),
+            warmed_up: false,
             results,
             next_id: 0,
             in_flight: Vec::new(),
+        }
+    }
+
+    /// Starts the rule interpreter in the background (once), e.g. when a report is opened, so
+    /// that applying rules does not wait for it.
+    pub fn warm_up(&mut self) {
+        if !self.warmed_up
+            && let Some(jobs) = &self.jobs
+        {
+            self.warmed_up = jobs.send(Message::WarmUp).is_ok();
         }
     }
 
@@ -116,11 +136,11 @@ impl RuleRunner {
         });
         // When the thread is gone the request stays in flight and `poll` answers it.
         if let Some(jobs) = &self.jobs {
-            let _ = jobs.send(Job {
+            let _ = jobs.send(Message::Apply(Box::new(Job {
                 id,
                 request,
                 cancel,
-            });
+            })));
         }
         id
     }
@@ -182,14 +202,28 @@ impl Drop for RuleRunner {
     }
 }
 
-fn serve(jobs: Receiver<Job>, results: Sender<ApplyResult>, wake: impl Fn()) {
+fn serve(jobs: Receiver<Message>, results: Sender<ApplyResult>, wake: impl Fn()) {
     let mut engine: Option<RuleEngine> = None;
-    while let Ok(Job {
-        id,
-        request,
-        cancel,
-    }) = jobs.recv()
-    {
+    // How long the engine took to start, reported with the first answer after it started.
+    let mut warm_up_time = None;
+    while let Ok(message) = jobs.recv() {
+        let Job {
+            id,
+            request,
+            cancel,
+        } = match message {
+            Message::WarmUp => {
+                // A failure to start is reported by the first request, which tries again.
+                if engine.is_none()
+                    && let Ok(started) = RuleEngine::start()
+                {
+                    warm_up_time = Some(started.ready_time());
+                    engine = Some(started);
+                }
+                continue;
+            }
+            Message::Apply(job) => *job,
+        };
         let ApplyRequest {
             tab,
             report,
@@ -197,7 +231,7 @@ fn serve(jobs: Receiver<Job>, results: Sender<ApplyResult>, wake: impl Fn()) {
             selection,
             mut options,
         } = request;
-        let mut engine_started = None;
+        let mut engine_started = warm_up_time.take();
         let outcome = if cancel.load(Ordering::SeqCst) {
             Err("cancelled".to_owned())
         } else {

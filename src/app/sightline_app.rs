@@ -694,6 +694,9 @@ impl SightlineApp {
             let repaint = ctx.clone();
             RuleRunner::new(move || repaint.request_repaint())
         });
+        if !self.tabs.is_empty() {
+            runner.warm_up();
+        }
         match self.tabs.get_mut(self.active) {
             Some(tab) => {
                 if tab.ui(ui, &self.sections, runner) {
