@@ -147,6 +147,9 @@ fn apply_rules_replaces_stored_results_and_shows_rule_states() {
     harness.get_by_label("Metric Selection…").click();
     harness.run();
     assert!(harness.query_all_by_label("found · applied").count() >= 3);
+    // Rules known only from the report's stored results are listed too.
+    assert!(harness.query_all_by_label("in report · stored").count() >= 2);
+    assert!(harness.query_all_by_label("<stored in report>").count() >= 2);
 }
 
 #[test]
@@ -340,4 +343,58 @@ fn bundled_rules_run_from_memory_without_a_folder() {
                 .any(|r| r.identifier == "SightlineBottleneck" && !r.messages.is_empty())
         );
     }
+}
+
+const CHART_RULE: &str = r#"
+import NvRules
+
+def get_identifier():
+    return "TestLaunchChart"
+
+def get_name():
+    return "Launch Chart"
+
+def get_section_identifier():
+    return "LaunchStats"
+
+def apply(handle):
+    ctx = NvRules.get_context(handle)
+    fe = ctx.frontend()
+    msg = fe.message(NvRules.MsgType.OK, "Launch shape as a chart and a table.", "Launch Shape")
+    fe.generate_table(msg, ["Quantity", "Value"], [["Block size", 256.0], ["Waves", 3.25]],
+                      {"title": "Launch Figures"})
+    fe.load_chart_from_file("test_launch.chart")
+"#;
+
+const CHART: &str = r#"BarChart {
+  Label: "Launch Shape Chart"
+  ValueAxis {
+    Label: "Count"
+  }
+  Metrics {
+    Label: "Registers Per Thread"
+    Name: "launch__registers_per_thread"
+  }
+}
+"#;
+
+#[test]
+fn applied_rules_show_their_tables_and_charts() {
+    let folder = section_folder();
+    std::fs::write(folder.path().join("test_launch_chart.py"), CHART_RULE).unwrap();
+    std::fs::write(folder.path().join("test_launch.chart"), CHART).unwrap();
+    let mut harness = app_on_folder(folder.path());
+    harness.get_by_label("Apply Launch Chart").click();
+    harness.run();
+    wait_applied(&mut harness);
+    assert_eq!(
+        status_of(&harness, "TestLaunchChart"),
+        Some(RuleStatus::Applied)
+    );
+    harness.get_by_label("Launch Shape");
+    harness.get_by_label("Launch Figures");
+    harness.get_by_label("Quantity");
+    harness.get_by_label("Block size");
+    harness.get_by_label("3.25");
+    harness.get_by_label("Launch Shape Chart");
 }

@@ -1281,6 +1281,11 @@ fn rule_ui(ui: &mut Ui, rule: &RuleView, render: &mut Render<'_>) {
             for (index, table) in rule.tables.iter().enumerate() {
                 rule_table_ui(ui, table, (rule.key, index));
             }
+            for (index, (item, view)) in rule.charts.iter().enumerate() {
+                ui.push_id(("rule-chart", rule.key, index), |ui| {
+                    item_ui(ui, item, view, render)
+                });
+            }
         });
 }
 
@@ -1467,7 +1472,19 @@ impl PageCache {
             .filter(|m| !page_rules.replaced.contains(m.rule_identifier))
             .map(MessageData::stored)
             .collect();
-        messages.extend(page_rules.applied.iter().flat_map(MessageData::applied));
+        for result in &page_rules.applied {
+            let mut applied: Vec<MessageData> = MessageData::applied(result).collect();
+            // A rule's charts go with its first message (or stand alone).
+            if let Some(charts) = page_rules.charts.get(&result.identifier)
+                && !charts.is_empty()
+            {
+                if applied.is_empty() {
+                    applied.push(MessageData::chart_holder(result));
+                }
+                applied[0].charts = charts.clone();
+            }
+            messages.extend(applied);
+        }
         let mut rules = Vec::with_capacity(messages.len());
         let mut by_section: HashMap<String, Vec<usize>> = HashMap::new();
         let mut other_rules = Vec::new();
@@ -2006,6 +2023,8 @@ struct MessageData {
     speedup: Option<(i64, f64)>,
     focus: Vec<FocusData>,
     tables: Vec<RuleTable>,
+    /// Charts the rule loaded, resolved against the kernel.
+    charts: Vec<Item>,
 }
 
 struct FocusData {
@@ -2039,6 +2058,23 @@ impl MessageData {
                 })
                 .collect(),
             tables: Vec::new(),
+            charts: Vec::new(),
+        }
+    }
+
+    /// An entry for a rule that loaded charts but wrote no message.
+    fn chart_holder(result: &crate::rules::RuleResult) -> MessageData {
+        MessageData {
+            rule_identifier: result.identifier.clone(),
+            name: result.name.clone(),
+            section_identifier: result.section_identifier.clone(),
+            title: String::new(),
+            message: String::new(),
+            msg_type: MsgType::None,
+            speedup: None,
+            focus: Vec::new(),
+            tables: Vec::new(),
+            charts: Vec::new(),
         }
     }
 
@@ -2068,6 +2104,7 @@ impl MessageData {
                 })
                 .collect(),
             tables: message.tables.clone(),
+            charts: Vec::new(),
         })
     }
 }
@@ -2116,6 +2153,7 @@ struct RuleView {
     focus_title: String,
     focus: Vec<FocusRow>,
     tables: Vec<TableView>,
+    charts: Vec<(Item, ItemView)>,
 }
 
 impl RuleView {
@@ -2175,6 +2213,15 @@ impl RuleView {
             focus_title: format!("Focus metrics ({})", focus.len()),
             focus,
             tables: message.tables.iter().map(TableView::new).collect(),
+            charts: message
+                .charts
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let place = format!("rule-chart-{}-{index}-{i}", message.rule_identifier);
+                    (item.clone(), ItemView::build("rules", &place, item))
+                })
+                .collect(),
         }
     }
 }

@@ -51,6 +51,9 @@ pub struct MetricSelection {
 /// Label of the group holding rules not bound to a section.
 pub const INDEPENDENT_RULES: &str = "[Independent Rules]";
 
+/// The "file" of a rule known only from results stored in the report.
+pub const STORED_IN_REPORT: &str = "<stored in report>";
+
 impl MetricSelection {
     /// Draws the window (when open); returns requests for the app.
     /// `load_errors` are the rule files that failed to load when rules were last applied.
@@ -163,12 +166,33 @@ impl MetricSelection {
         let needle = self.filter.to_lowercase();
         let folder_set = std::sync::Arc::clone(&state.set);
         let rules = state.rules.clone();
+        // Rules the report holds results of but the search path does not have.
+        let stored: Vec<RuleFile> = info
+            .page
+            .map(|page| {
+                page.rows
+                    .iter()
+                    .filter(|row| !row.can_apply)
+                    .map(|row| RuleFile {
+                        path: STORED_IN_REPORT.into(),
+                        identifier: row.identifier.clone(),
+                        section: row.section.clone(),
+                        name: Some(row.name.clone()),
+                        description: None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut folder_rules = rules.rules.clone();
+        if set.is_none() {
+            folder_rules.extend(stored.iter().cloned());
+        }
         egui::ScrollArea::vertical()
             .id_salt("metric-selection")
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 if let Some(embedded) = set {
-                    section_table(ui, "embedded", embedded, &[], state, &needle, info);
+                    section_table(ui, "embedded", embedded, &stored, state, &needle, info);
                     ui.add_space(8.0);
                     ui.strong("Search path");
                 }
@@ -176,7 +200,7 @@ impl MetricSelection {
                     ui,
                     "folders",
                     &folder_set,
-                    &rules.rules,
+                    &folder_rules,
                     state,
                     &needle,
                     info,
@@ -361,6 +385,8 @@ fn rule_row(ui: &mut egui::Ui, rule: &RuleFile, status: &str, info: RuleInfo<'_>
     }
     label.on_hover_text(hover);
     ui.label(rule.path.display().to_string());
+    let stored_only = rule.path.as_os_str() == STORED_IN_REPORT;
+    let status = if stored_only { "in report" } else { status };
     let stem = rule
         .path
         .file_stem()

@@ -221,12 +221,7 @@ impl ReportTab {
             !running.is_empty(),
         );
         if self.page_rules.as_ref().is_none_or(|(k, _)| *k != key) {
-            let page = self.rules.page(
-                kernel,
-                &sections.rules,
-                current.action.rule_results(),
-                &running,
-            );
+            let page = self.rules.page(&current.action, &sections.rules, &running);
             self.page_rules = Some((key, page));
         }
         self.page_rules.as_ref().map(|(_, page)| page)

@@ -4,8 +4,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::rule_runner::RuleSelection;
+use crate::ncu::Action;
 use crate::rules::RuleResult;
 use crate::rules::scan::RuleScan;
+use crate::section::details::{Item, resolve_chart};
 
 /// The state of one rule on one kernel.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -157,13 +159,9 @@ impl TabRules {
 
     /// The rules of `kernel`'s page: every rule known from the search path and every rule with
     /// stored results, with its state; and the applied results to show.
-    pub fn page(
-        &self,
-        kernel: usize,
-        scan: &RuleScan,
-        stored: &[crate::proto::nv::rule_system::RuleResult],
-        running: &[&RuleSelection],
-    ) -> PageRules {
+    pub fn page(&self, action: &Action, scan: &RuleScan, running: &[&RuleSelection]) -> PageRules {
+        let kernel = action.index();
+        let stored = action.rule_results();
         let applied = self.applied.get(&kernel);
         let mut rows: Vec<RuleRow> = Vec::new();
         let mut seen: HashSet<&str> = HashSet::new();
@@ -227,9 +225,22 @@ impl TabRules {
             .flatten()
             .filter_map(|(_, rule)| rule.result.clone())
             .collect();
+        let charts = results
+            .iter()
+            .filter(|r| !r.charts.is_empty())
+            .map(|r| {
+                let items = r
+                    .charts
+                    .iter()
+                    .filter_map(|chart| resolve_chart(action, &chart.item))
+                    .collect();
+                (r.identifier.clone(), items)
+            })
+            .collect();
         PageRules {
             rows,
             applied: results,
+            charts,
             replaced: applied
                 .map(|a| a.keys().cloned().collect())
                 .unwrap_or_default(),
@@ -262,6 +273,9 @@ pub struct PageRules {
     pub rows: Vec<RuleRow>,
     /// Results applied in this session, by rule identifier.
     pub applied: Vec<RuleResult>,
+    /// The charts of applied results (`IFrontend.load_chart_from_file`), resolved against the
+    /// kernel, per rule identifier.
+    pub charts: HashMap<String, Vec<Item>>,
     /// Rules whose stored results are replaced by applied ones (shown or not).
     pub replaced: HashSet<String>,
     /// Whether rules are being applied to this kernel.

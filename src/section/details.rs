@@ -165,6 +165,14 @@ pub fn resolve_action(action: &Action, set: &SectionSet) -> KernelDetails {
     }
 }
 
+/// Resolves one body item outside a section (a chart a rule loaded from a `.chart` file), or
+/// `None` when its filter excludes the action.
+pub fn resolve_chart(action: &Action, item: &ProfilerSectionBodyItem) -> Option<Item> {
+    let target = Target::new(action.kind(), action.compute_capability());
+    let mut metrics = MetricSource::new(action, &SectionSet::default(), target);
+    resolve_item(item, None, target, &mut metrics)
+}
+
 /// Resolves one section, or `None` when its own filter excludes the action.
 fn resolve_section(
     section: &ProfilerSection,
