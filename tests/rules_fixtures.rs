@@ -462,6 +462,8 @@ fn rules_cannot_write_files_or_start_processes() {
         ),
         ("Subprocess", "import subprocess".to_owned()),
         ("Socket", "import socket".to_owned()),
+        ("UrlRequest", "import urllib.request".to_owned()),
+        ("Http", "import http.client".to_owned()),
         ("System", "import os; os.system('true')".to_owned()),
         ("Posix", "import posix; posix.fork()".to_owned()),
         (

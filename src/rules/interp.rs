@@ -65,32 +65,41 @@ def _sightline_install():
                 delattr(module, name)
         module.open = os_open
 
+    # Packages are blocked with their submodules. `urllib.parse` (string handling, imported by
+    # `pathlib`) stays available; the parts of `urllib` that open connections do not.
     blocked = {
         "subprocess", "socket", "_socket", "_posixsubprocess", "multiprocessing",
         "_multiprocessing", "ctypes", "_ctypes", "select", "selectors", "asyncio", "mmap",
-        "pty", "shutil", "tempfile", "_signal", "signal", "ssl", "http", "urllib", "ftplib",
-        "smtplib", "socketserver", "webbrowser",
+        "pty", "shutil", "tempfile", "_signal", "signal", "ssl", "http", "urllib.request",
+        "urllib.response", "urllib.robotparser", "ftplib", "smtplib", "socketserver",
+        "webbrowser",
     }
+
+    def is_blocked(name):
+        parts = name.split(".")
+        return any(".".join(parts[:n]) in blocked for n in range(1, len(parts) + 1))
 
     class _Blocker:
         @classmethod
         def find_spec(cls, name, path=None, target=None):
-            if name.split(".")[0] in blocked:
+            if is_blocked(name):
                 raise ImportError("module %r is not available to rules" % name, name=name)
             return None
 
     _sys.meta_path.insert(0, _Blocker)
     for name in list(_sys.modules):
-        if name.split(".")[0] in blocked:
+        if is_blocked(name):
             del _sys.modules[name]
 
 _sightline_install()
 del _sightline_install
 "#;
 
-/// Standard modules imported at start-up so the first rule does not pay for them.
-const PRELOAD: &str = "import math, re, collections, abc, itertools, functools, typing, enum, \
-                       dataclasses, json, pathlib, NvRules\n";
+/// Modules imported at start-up: `NvRules` and the cheap standard modules nearly every rule
+/// set uses. Heavier ones (`re` ≈ 12 ms, `typing` ≈ 12 ms, `pathlib` ≈ 14 ms, `dataclasses`
+/// ≈ 28 ms in a release build) are imported by the first rule that needs them, so the
+/// interpreter is ready sooner and rule sets that do not use them never pay for them.
+const PRELOAD: &str = "import math, collections, abc, itertools, functools, enum, NvRules\n";
 
 /// Builds the interpreter. Must be called on the thread that will use it (it is `!Send`).
 pub(crate) fn build(signals: UserSignalReceiver) -> Interpreter {
