@@ -419,9 +419,10 @@ fn run_rules(
     )?;
     if timing {
         eprintln!(
-            "interpreter ready {:.1} ms; {} rules loaded; applied to {} kernel(s) in {:.1} ms; total {:.1} ms",
+            "interpreter ready {:.1} ms; {} rules loaded in {:.1} ms; applied to {} kernel(s) in {:.1} ms; total {:.1} ms",
             engine.ready_time().as_secs_f64() * 1e3,
             output.rules_loaded,
+            output.load_time.as_secs_f64() * 1e3,
             output.kernels.len(),
             output.apply_time.as_secs_f64() * 1e3,
             started.elapsed().as_secs_f64() * 1e3
