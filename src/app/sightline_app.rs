@@ -644,10 +644,16 @@ impl SightlineApp {
                         )
                     } else {
                         let ran: usize = output.kernels.iter().map(|k| k.results.len()).sum();
+                        let started = result.engine_started.map_or_else(String::new, |t| {
+                            format!(
+                                " (rule interpreter started in {:.0} ms)",
+                                t.as_secs_f64() * 1e3
+                            )
+                        });
                         format!(
-                            "{ran} rule(s) applied to kernel {} in {:.0} ms",
+                            "{ran} rule(s) applied to kernel {} in {:.0} ms{started}",
                             result.kernel,
-                            output.apply_time.as_secs_f64() * 1e3
+                            (output.load_time + output.apply_time).as_secs_f64() * 1e3
                         )
                     };
                     let error = output.cancelled || failed > 0 || !output.load_errors.is_empty();

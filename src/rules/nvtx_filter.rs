@@ -236,27 +236,42 @@ impl NvtxFilter {
                     bottom,
                     top,
                     tokens,
-                } => {
-                    let stack = &d.push_pop;
-                    let starts = if *bottom { 0..=0 } else { 0..=stack.len() };
-                    starts
-                        .into_iter()
-                        .any(|start| match_from(tokens, stack, start, *top))
-                }
+                } => match_push_pop(tokens, &d.push_pop, *bottom, *top),
             })
     }
 }
 
-fn match_from(tokens: &[Token], stack: &[String], at: usize, top: bool) -> bool {
-    let Some((first, rest)) = tokens.split_first() else {
-        return !top || at == stack.len();
-    };
-    match first {
-        Token::Range(name) => {
-            at < stack.len() && name.matches(&stack[at]) && match_from(rest, stack, at + 1, top)
+/// Whether `tokens` match the push/pop `stack` (bottom first): anchored at the bottom and/or the
+/// top as asked. Dynamic programming over (token, stack position), so `*` runs cost
+/// O(tokens × stack) rather than exponential backtracking (a rule's filter must not be able to
+/// hang the engine in native code, where the time budget cannot interrupt it).
+fn match_push_pop(tokens: &[Token], stack: &[String], bottom: bool, top: bool) -> bool {
+    let len = stack.len();
+    // `rest[j]`: the tokens after the current one match from stack position `j`.
+    let mut rest: Vec<bool> = (0..=len).map(|j| !top || j == len).collect();
+    for token in tokens.iter().rev() {
+        let mut here = vec![false; len + 1];
+        match token {
+            Token::Range(name) => {
+                for j in 0..len {
+                    here[j] = rest[j + 1] && name.matches(&stack[j]);
+                }
+            }
+            Token::ExactlyOne => here[..len].copy_from_slice(&rest[1..]),
+            Token::AnyNumber => {
+                let mut any = false;
+                for j in (0..=len).rev() {
+                    any |= rest[j];
+                    here[j] = any;
+                }
+            }
         }
-        Token::ExactlyOne => at < stack.len() && match_from(rest, stack, at + 1, top),
-        Token::AnyNumber => (at..=stack.len()).any(|next| match_from(rest, stack, next, top)),
+        rest = here;
+    }
+    if bottom {
+        rest[0]
+    } else {
+        rest.iter().any(|&ok| ok)
     }
 }
 
@@ -281,6 +296,22 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_wildcards_match_in_polynomial_time() {
+        // Exponential backtracking would take ages here.
+        let stack: Vec<String> = (0..200).map(|i| format!("r{i}")).collect();
+        let domains = vec![DomainRanges {
+            name: DEFAULT_DOMAIN_NAME.into(),
+            is_default: true,
+            push_pop: stack,
+            start_end: Vec::new(),
+        }];
+        let filter = format!("r0/{}missing]", "*/".repeat(40));
+        assert!(!NvtxFilter::parse(&filter).unwrap().matches(&domains));
+        let filter = format!("r0/{}r199]", "*/".repeat(40));
+        assert!(NvtxFilter::parse(&filter).unwrap().matches(&domains));
+    }
 
     fn action(stack: &[&str]) -> Vec<DomainRanges> {
         vec![DomainRanges {
