@@ -8,33 +8,31 @@ import math
 import NvRules
 
 
-def value(action, name):
-    """The metric's value as a finite float, or None (missing, no value, NaN, infinite)."""
+def _read(action, name, read):
+    """`read(metric)` for a metric that exists and has a value, else None (also when reading
+    raises)."""
     metric = action.metric_by_name(name)
     if metric is None:
         return None
     try:
         if not metric.has_value():
             return None
-        number = float(metric.as_double())
+        return read(metric)
     except Exception:
         return None
-    if math.isnan(number) or math.isinf(number):
+
+
+def value(action, name):
+    """The metric's value as a finite float, or None (missing, no value, NaN, infinite)."""
+    number = _read(action, name, lambda metric: float(metric.as_double()))
+    if number is None or math.isnan(number) or math.isinf(number):
         return None
     return number
 
 
 def string(action, name):
     """The metric's string value, or None (missing, no value, empty)."""
-    metric = action.metric_by_name(name)
-    if metric is None:
-        return None
-    try:
-        if not metric.has_value():
-            return None
-        text = metric.as_string()
-    except Exception:
-        return None
+    text = _read(action, name, lambda metric: metric.as_string())
     return text if text else None
 
 

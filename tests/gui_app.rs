@@ -2,8 +2,10 @@
 //! Reports load on the real background thread; section folders are temporary folders, so the
 //! user's own folders are never touched.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use eframe::egui;
 use egui_kittest::Harness;
@@ -48,19 +50,7 @@ fn step_until(
     what: &str,
     done: impl Fn(&Harness<'static, SightlineApp>) -> bool,
 ) {
-    let start = Instant::now();
-    loop {
-        harness.step();
-        if done(harness) {
-            harness.step();
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    common::app::step_until(harness, what, Duration::from_secs(20), done);
 }
 
 /// Steps until every tab finished loading and the active tab shows a resolved page.

@@ -2,9 +2,11 @@
 //! rule states on the page and in the Metric Selection window, failures with their error,
 //! re-applying on live reload of a rule file, and Cancel. Rules run on the real engine thread.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use eframe::egui;
 use egui_kittest::Harness;
@@ -55,19 +57,18 @@ fn step_until(
     what: &str,
     done: impl Fn(&Harness<'static, SightlineApp>) -> bool,
 ) {
-    let start = Instant::now();
-    loop {
-        harness.step();
-        if done(harness) {
-            harness.step();
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    common::app::step_until(harness, what, Duration::from_secs(60), done);
+}
+
+/// The source of a rule bound to the Launch Statistics section: `(identifier, name, body of
+/// apply(handle))`.
+fn launch_rule((identifier, name, body): (&str, &str, &str)) -> String {
+    format!(
+        "import NvRules\n\ndef get_identifier():\n    return \"{identifier}\"\n\n\
+         def get_name():\n    return \"{name}\"\n\n\
+         def get_section_identifier():\n    return \"LaunchStats\"\n\n\
+         def apply(handle):{body}"
+    )
 }
 
 fn wait_applied(harness: &mut Harness<'static, SightlineApp>) {
@@ -182,46 +183,30 @@ fn one_rule_is_applied_alone_and_per_kernel() {
     );
 }
 
-const FAILING_RULE: &str = r#"
-import NvRules
-
-def get_identifier():
-    return "TestLaunchCheck"
-
-def get_name():
-    return "Launch Check"
-
-def get_section_identifier():
-    return "LaunchStats"
-
-def apply(handle):
+const FAILING_RULE: (&str, &str, &str) = (
+    "TestLaunchCheck",
+    "Launch Check",
+    r#"
     ctx = NvRules.get_context(handle)
     return 1 / 0
-"#;
+"#,
+);
 
-const FIXED_RULE: &str = r#"
-import NvRules
-
-def get_identifier():
-    return "TestLaunchCheck"
-
-def get_name():
-    return "Launch Check"
-
-def get_section_identifier():
-    return "LaunchStats"
-
-def apply(handle):
+const FIXED_RULE: (&str, &str, &str) = (
+    "TestLaunchCheck",
+    "Launch Check",
+    r#"
     ctx = NvRules.get_context(handle)
     fe = ctx.frontend()
     fe.message(NvRules.MsgType.OK, "The launch was checked again.", "Checked After Edit")
-"#;
+"#,
+);
 
 #[test]
 fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
     let folder = section_folder();
     let rule = folder.path().join("test_launch_check.py");
-    std::fs::write(&rule, FAILING_RULE).unwrap();
+    std::fs::write(&rule, launch_rule(FAILING_RULE)).unwrap();
     let mut harness = app_on_folder(folder.path());
 
     harness.get_by_label("Apply Launch Check").click();
@@ -243,7 +228,7 @@ fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
     );
 
     // Saving a fixed version re-applies it without a click.
-    std::fs::write(&rule, FIXED_RULE).unwrap();
+    std::fs::write(&rule, launch_rule(FIXED_RULE)).unwrap();
     step_until(&mut harness, "the rule to be applied again", |h| {
         matches!(
             h.state().tabs[0]
@@ -262,27 +247,19 @@ fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
     );
 }
 
-const SLOW_RULE: &str = r#"
-import NvRules
-
-def get_identifier():
-    return "TestSlow"
-
-def get_name():
-    return "Slow"
-
-def get_section_identifier():
-    return "LaunchStats"
-
-def apply(handle):
+const SLOW_RULE: (&str, &str, &str) = (
+    "TestSlow",
+    "Slow",
+    r#"
     while True:
         pass
-"#;
+"#,
+);
 
 #[test]
 fn cancel_stops_a_running_rule() {
     let folder = section_folder();
-    std::fs::write(folder.path().join("test_slow.py"), SLOW_RULE).unwrap();
+    std::fs::write(folder.path().join("test_slow.py"), launch_rule(SLOW_RULE)).unwrap();
     let mut harness = app_on_folder(folder.path());
     // Start the engine first, so that the slow rule is running (not waiting) when cancelled.
     harness.get_by_label("Apply Launch Configuration").click();
@@ -345,26 +322,18 @@ fn bundled_rules_run_from_memory_without_a_folder() {
     }
 }
 
-const CHART_RULE: &str = r#"
-import NvRules
-
-def get_identifier():
-    return "TestLaunchChart"
-
-def get_name():
-    return "Launch Chart"
-
-def get_section_identifier():
-    return "LaunchStats"
-
-def apply(handle):
+const CHART_RULE: (&str, &str, &str) = (
+    "TestLaunchChart",
+    "Launch Chart",
+    r#"
     ctx = NvRules.get_context(handle)
     fe = ctx.frontend()
     msg = fe.message(NvRules.MsgType.OK, "Launch shape as a chart and a table.", "Launch Shape")
     fe.generate_table(msg, ["Quantity", "Value"], [["Block size", 256.0], ["Waves", 3.25]],
                       {"title": "Launch Figures"})
     fe.load_chart_from_file("test_launch.chart")
-"#;
+"#,
+);
 
 const CHART: &str = r#"BarChart {
   Label: "Launch Shape Chart"
@@ -381,7 +350,11 @@ const CHART: &str = r#"BarChart {
 #[test]
 fn applied_rules_show_their_tables_and_charts() {
     let folder = section_folder();
-    std::fs::write(folder.path().join("test_launch_chart.py"), CHART_RULE).unwrap();
+    std::fs::write(
+        folder.path().join("test_launch_chart.py"),
+        launch_rule(CHART_RULE),
+    )
+    .unwrap();
     std::fs::write(folder.path().join("test_launch.chart"), CHART).unwrap();
     let mut harness = app_on_folder(folder.path());
     harness.get_by_label("Apply Launch Chart").click();

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod app;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
