@@ -250,3 +250,28 @@ fn rule_applies_only_the_named_rules() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0]["rule"], "NoSuchRule");
 }
+
+#[test]
+fn a_named_rule_whose_section_is_absent_says_so() {
+    // The sample embeds no Memory Workload Analysis section.
+    let out = sightline(&[
+        "rules",
+        &sample(),
+        "--kernel",
+        "0",
+        "--rule",
+        "SightlineGlobalCoalescing",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kernel = &json["kernels"][0];
+    assert_eq!(kernel["rule_results"].as_array().unwrap().len(), 0);
+    let errors = kernel["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["rule"], "SightlineGlobalCoalescing");
+    assert_eq!(
+        errors[0]["message"],
+        "not run: its section MemoryWorkloadAnalysis is not present"
+    );
+}

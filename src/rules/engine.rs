@@ -926,6 +926,13 @@ impl Worker {
             if let Some(section) = &rule.section
                 && !present(section)
             {
+                // A rule asked for by name says why it did not run.
+                if reported && options.only.is_some() {
+                    errors.push(RuleError {
+                        rule: rule.identifier.clone(),
+                        message: format!("not run: its section {section} is not present"),
+                    });
+                }
                 continue;
             }
             let missing: Vec<&str> = rule
