@@ -544,3 +544,49 @@ fn bad_requests_are_errors_not_panics() {
         .unwrap();
     assert_eq!(out.kernels.len(), 4);
 }
+
+#[test]
+fn stored_rule_results_are_readable_as_nvidias_reader_lists_them() {
+    // A rule reads the stored results through IAction.rule_results() and returns them as
+    // rule_results_as_dicts() would; they must equal the golden made by NVIDIA's reader.
+    let body = r#"
+import json
+
+def apply(handle):
+    ctx = NvRules.get_context(handle)
+    action = ctx.range_by_idx(0).action_by_idx(0)
+    out = []
+    for r in action.rule_results():
+        entry = {
+            "rule_identifier": r.rule_identifier(),
+            "name": r.name(),
+            "section_identifier": r.section_identifier(),
+            "rule_message": r.rule_message(),
+        }
+        if r.focus_metrics():
+            entry["focus_metrics"] = r.focus_metrics()
+        if r.has_speedup_estimation():
+            entry["speedup_estimation"] = r.speedup_estimation()
+        out.append(entry)
+    markers = [(m.rule_identifier, m.kind, m.message) for m in action.source_markers()]
+    ctx.frontend().message(json.dumps({"results": out, "markers": markers}))
+"#;
+    let dir = rules_dir(&[("stored.py", &rule("Stored", body))]);
+    let engine = RuleEngine::start().expect("engine");
+    let output = run(&engine, dir.path(), Some(vec![0]), Duration::from_secs(10));
+    let kernel = &output.kernels[0];
+    assert!(kernel.errors.is_empty(), "{:?}", kernel.errors);
+    let text = &kernel.results[0].messages[0].message;
+    let ours: serde_json::Value = serde_json::from_str(text).expect("JSON from the rule");
+    let golden: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/golden/sample.ncu-rep.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let expected = golden["ranges"][0]["actions"][0]["rule_results"].clone();
+    assert!(expected.as_array().is_some_and(|a| !a.is_empty()));
+    assert_eq!(ours["results"], expected);
+    assert!(ours["markers"].is_array());
+}

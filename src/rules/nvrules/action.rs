@@ -15,6 +15,7 @@ use rustpython_vm::{
 use super::consts::{name_base, workload_type};
 use super::metric::{IMetric, IMutableMetric, MetricRef, OwnedMetric};
 use super::nvtx::INvtxState;
+use super::stored::{IRuleResult, SourceMarker};
 use crate::ncu::{Action, MetricValue, NameBase, Report, ResultInfo, WorkloadKind};
 
 /// The data behind an `IAction`: the decoded action, the report it came from and the metrics
@@ -235,6 +236,26 @@ impl IAction {
     #[pymethod]
     fn ptx_by_pc(&self, _address: PyObjectRef) -> String {
         String::new()
+    }
+
+    /// The rule results stored in the report for this workload, one `IRuleResult` per message.
+    #[pymethod]
+    fn rule_results(&self, vm: &VirtualMachine) -> PyObjectRef {
+        let results = IRuleResult::all(self.data.action.rule_results())
+            .into_iter()
+            .map(|r| r.into_pyobject(vm))
+            .collect();
+        vm.ctx.new_list(results).into()
+    }
+
+    /// The source markers stored in the report with this workload's rule results.
+    #[pymethod]
+    fn source_markers(&self, vm: &VirtualMachine) -> PyObjectRef {
+        let markers = SourceMarker::all(self.data.action.rule_results())
+            .into_iter()
+            .map(|m| m.into_pyobject(vm))
+            .collect();
+        vm.ctx.new_list(markers).into()
     }
 
     #[pymethod]

@@ -3,7 +3,8 @@
 //! Rules receive an integer handle; `get_context(handle)` / `get_evaluator(handle)` look it up in
 //! a per-thread registry the engine fills before each call. One file per concept: `metric`,
 //! `action`, `context` (IContext, IRange), `frontend`, `controller` (IController, IMessageVault,
-//! IEvaluator), `nvtx`; `consts` holds the enum values.
+//! IEvaluator), `nvtx`, `stored` (the rule results and source markers stored in the report);
+//! `consts` holds the enum values.
 
 pub(crate) mod action;
 pub(crate) mod consts;
@@ -12,6 +13,7 @@ pub(crate) mod controller;
 pub(crate) mod frontend;
 pub(crate) mod metric;
 pub(crate) mod nvtx;
+pub(crate) mod stored;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -158,7 +160,7 @@ mod nvrules_module {
 
     pub(crate) fn module_exec(vm: &VirtualMachine, module: &Py<PyModule>) -> PyResult<()> {
         __module_exec(vm, module);
-        use super::{action, context, controller, frontend, metric, nvtx};
+        use super::{action, context, controller, frontend, metric, nvtx, stored};
         let classes = [
             ("IMetric", metric::IMetric::make_static_type()),
             ("IMutableMetric", metric::IMutableMetric::make_static_type()),
@@ -175,6 +177,9 @@ mod nvrules_module {
             ("INvtxState", nvtx::INvtxState::make_static_type()),
             ("INvtxDomainInfo", nvtx::INvtxDomainInfo::make_static_type()),
             ("INvtxRange", nvtx::INvtxRange::make_static_type()),
+            ("IRuleResult", stored::IRuleResult::make_static_type()),
+            ("ISourceInfo", stored::ISourceInfo::make_static_type()),
+            ("SourceMarker", stored::SourceMarker::make_static_type()),
         ];
         for (class_name, attr, value) in super::consts::class_constants() {
             if let Some((_, class)) = classes.iter().find(|(n, _)| *n == class_name) {
