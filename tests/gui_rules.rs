@@ -181,6 +181,18 @@ fn one_rule_is_applied_alone_and_per_kernel() {
         status_of(&harness, "SightlineOccupancy"),
         Some(RuleStatus::NotApplied)
     );
+    // Ctrl+R applies every rule to it.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
+    harness.run();
+    wait_applied(&mut harness);
+    assert_eq!(
+        status_of(&harness, "SightlineOccupancy"),
+        Some(RuleStatus::Applied)
+    );
+    assert_eq!(
+        status_of(&harness, "SightlineLaunchConfig"),
+        Some(RuleStatus::Applied)
+    );
 }
 
 const FAILING_RULE: (&str, &str, &str) = (

@@ -437,7 +437,7 @@ fn top_bar(
                 let button = ui
                     .add_enabled(applicable > 0, egui::Button::new("Apply Rules").small())
                     .on_hover_text(format!(
-                        "Apply all {applicable} rule(s) of the search path to this kernel; \
+                        "Apply all {applicable} rule(s) of the search path to this kernel (Ctrl+R); \
                          their results replace the stored ones"
                     ))
                     .on_disabled_hover_text("No rule file on the search path");

@@ -301,7 +301,7 @@ impl SightlineApp {
 
     fn handle_input(&mut self, ctx: &egui::Context) {
         use egui::{Key, Modifiers};
-        let (open, close, find, help, up, down) = ctx.input_mut(|i| {
+        let (open, close, find, help, up, down, apply) = ctx.input_mut(|i| {
             (
                 i.consume_key(Modifiers::COMMAND, Key::O),
                 i.consume_key(Modifiers::COMMAND, Key::W),
@@ -309,8 +309,12 @@ impl SightlineApp {
                 i.consume_key(Modifiers::NONE, Key::F1),
                 i.consume_key(Modifiers::NONE, Key::ArrowUp),
                 i.consume_key(Modifiers::NONE, Key::ArrowDown),
+                i.consume_key(Modifiers::COMMAND, Key::R),
             )
         });
+        if apply && !self.applying_rules() {
+            self.apply_rules(None);
+        }
         if open {
             self.open_dialog();
         }
@@ -741,6 +745,7 @@ impl SightlineApp {
                             ("Ctrl+W", "Close the current report"),
                             ("Ctrl+F", "Filter the kernel list"),
                             ("Up / Down", "Previous / next kernel"),
+                            ("Ctrl+R", "Apply all rules to the kernel"),
                             ("F1", "Show this list"),
                         ] {
                             ui.monospace(keys);
