@@ -232,6 +232,12 @@ fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
         other => panic!("expected a failure, got {other:?}"),
     }
     assert!(harness.query_all_by_label("failed").count() >= 1);
+    // The line under the kernel name names the rule and scrolls to its error.
+    harness.get_by_label("1 rule(s) failed on this kernel: Launch Check.");
+    harness.get_by_label("Show the error").click();
+    step_until(&mut harness, "the scroll to the failed rule", |h| {
+        h.state().tabs[0].panel.last_scrolled() == Some("LaunchStats")
+    });
     assert!(
         harness
             .query_all_by_label_contains("ZeroDivisionError")

@@ -292,7 +292,7 @@ impl DetailsPanel {
         };
 
         let mut force_open = self.force_open.take();
-        top_bar(
+        let show_failed = top_bar(
             ui,
             ctx.details,
             &cache.title,
@@ -300,6 +300,10 @@ impl DetailsPanel {
             ctx.rules,
             &mut self.requests,
         );
+        if let Some(id) = show_failed.filter(|id| cache.known.contains(id)) {
+            self.scroll_to = Some(id);
+            self.scroll_frames = 0;
+        }
 
         // A pending scroll whose section is not on this page is dropped.
         if self
@@ -411,7 +415,8 @@ pub enum RuleRequest {
     Cancel,
 }
 
-/// The kernel's name, Apply Rules and the expand/collapse buttons.
+/// The kernel's name, Apply Rules, the expand/collapse buttons and a line about failed rules.
+/// Returns the section of a failed rule when the user asked to see it.
 fn top_bar(
     ui: &mut Ui,
     details: &KernelDetails,
@@ -419,7 +424,7 @@ fn top_bar(
     force_open: &mut Option<bool>,
     rules: &PageRules,
     requests: &mut Vec<RuleRequest>,
-) {
+) -> Option<String> {
     ui.horizontal(|ui| {
         ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
             if rules.running {
@@ -466,20 +471,37 @@ fn top_bar(
             });
         });
     });
-    let failed = rules
+    let failed: Vec<&RuleRow> = rules
         .rows
         .iter()
         .filter(|r| matches!(r.status, RuleStatus::Failed(_)))
-        .count();
+        .collect();
+    let mut show = None;
     if let Some(error) = &rules.request_error {
         ui.colored_label(ui.visuals().error_fg_color, error);
-    } else if failed > 0 {
-        ui.colored_label(
-            ui.visuals().error_fg_color,
-            format!("{failed} rule(s) failed on this kernel; see their sections for the error"),
-        );
+    } else if let Some(first) = failed.first() {
+        ui.horizontal_wrapped(|ui| {
+            let names: Vec<&str> = failed.iter().map(|r| r.name.as_str()).collect();
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!(
+                    "{} rule(s) failed on this kernel: {}.",
+                    failed.len(),
+                    names.join(", ")
+                ),
+            );
+            if let Some(section) = &first.section
+                && ui
+                    .link("Show the error")
+                    .on_hover_text("Scroll to the rule and its traceback")
+                    .clicked()
+            {
+                show = Some(section.clone());
+            }
+        });
     }
     ui.separator();
+    show
 }
 
 /// Per-frame rendering state: the cache's data and what the frame found out.

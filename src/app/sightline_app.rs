@@ -641,10 +641,20 @@ impl SightlineApp {
                     let message = if output.cancelled {
                         "Applying rules was cancelled".to_owned()
                     } else if failed > 0 || !output.load_errors.is_empty() {
+                        let mut problems = Vec::new();
+                        if failed > 0 {
+                            problems.push(format!("{failed} rule(s) failed"));
+                        }
+                        if !output.load_errors.is_empty() {
+                            problems.push(format!(
+                                "{} rule file(s) did not load (see Metric Selection)",
+                                output.load_errors.len()
+                            ));
+                        }
                         format!(
-                            "Rules applied to kernel {}: {failed} failed, {} file(s) did not load",
+                            "Rules applied to kernel {}: {}",
                             result.kernel,
-                            output.load_errors.len()
+                            problems.join("; ")
                         )
                     } else {
                         let ran: usize = output.kernels.iter().map(|k| k.results.len()).sum();
