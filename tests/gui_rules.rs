@@ -389,3 +389,35 @@ fn applied_rules_show_their_tables_and_charts() {
     harness.get_by_label("3.25");
     harness.get_by_label("Launch Shape Chart");
 }
+
+#[test]
+fn a_rule_file_that_does_not_load_is_reported_in_metric_selection() {
+    let folder = section_folder();
+    std::fs::write(
+        folder.path().join("broken_rule.py"),
+        "import NvRules\n\ndef get_identifier():\n    return \"TestBroken\"\n\ndef apply(handle)\n    pass\n",
+    )
+    .unwrap();
+    let mut harness = app_on_folder(folder.path());
+    harness.get_by_label("Apply Rules").click();
+    harness.run();
+    wait_applied(&mut harness);
+    let errors = harness.state().rule_load_errors.clone();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].message.contains("broken_rule.py"), "{errors:?}");
+    let status = harness.state().status.clone().expect("a status message");
+    assert!(
+        status.1 && status.0.contains("did not load"),
+        "{}",
+        status.0
+    );
+    // The other rules still ran.
+    assert_eq!(
+        status_of(&harness, "SightlineOccupancy"),
+        Some(RuleStatus::Applied)
+    );
+    harness.get_by_label("Metric Selection…").click();
+    harness.run();
+    harness.get_by_label("load error");
+    harness.get_by_label("rule error:");
+}
