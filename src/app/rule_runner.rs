@@ -1,6 +1,7 @@
 //! Applying rules from the GUI without blocking it: a client thread (`sightline-rule-client`)
-//! starts the rule engine on first use and serves apply requests one after another; results come
-//! back through a channel and a repaint request.
+//! starts the rule engine when warmed up (the app does it when the first report opens) or on the
+//! first request, and serves apply requests one after another, each with its own cancel flag;
+//! results come back through a channel and a repaint request.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,7 +40,7 @@ pub struct ApplyRequest {
     pub kernel: usize,
     /// Which rules.
     pub selection: RuleSelection,
-    /// Engine options (folders, sections); `kernels` and `only` are set from the fields above.
+    /// Engine options (folders, sections); `kernels`, `only` and `cancel` are set by the runner.
     pub options: RunOptions,
 }
 
