@@ -84,6 +84,10 @@ fn status_of(harness: &Harness<'static, SightlineApp>, rule: &str) -> Option<Rul
         .and_then(|page| page.status(rule).cloned())
 }
 
+fn assert_status(harness: &Harness<'static, SightlineApp>, rule: &str, expected: RuleStatus) {
+    assert_eq!(status_of(harness, rule), Some(expected), "state of {rule}");
+}
+
 /// What the engine itself says about `kernel` with the folder's rules and sections.
 fn engine_titles(folder: &Path, kernel: usize, rule: &str) -> Vec<String> {
     let report = Arc::new(Report::open(sample()).expect("open the sample"));
@@ -115,14 +119,8 @@ fn apply_rules_replaces_stored_results_and_shows_rule_states() {
     let mut harness = app_on_folder(folder.path());
 
     // Before applying: the report's stored results are shown, Sightline's rules are not applied.
-    assert_eq!(
-        status_of(&harness, "AchievedOccupancy"),
-        Some(RuleStatus::Stored)
-    );
-    assert_eq!(
-        status_of(&harness, "SightlineOccupancy"),
-        Some(RuleStatus::NotApplied)
-    );
+    assert_status(&harness, "AchievedOccupancy", RuleStatus::Stored);
+    assert_status(&harness, "SightlineOccupancy", RuleStatus::NotApplied);
     assert!(harness.query_all_by_label("stored").count() >= 1);
     let expected = engine_titles(folder.path(), 0, "SightlineOccupancy");
     assert!(!expected.is_empty(), "the occupancy rule says something");
@@ -130,16 +128,10 @@ fn apply_rules_replaces_stored_results_and_shows_rule_states() {
 
     harness.get_by_label("Apply Rules").click();
     wait_applied(&mut harness);
-    assert_eq!(
-        status_of(&harness, "SightlineOccupancy"),
-        Some(RuleStatus::Applied)
-    );
+    assert_status(&harness, "SightlineOccupancy", RuleStatus::Applied);
     // The applied rule's message is on the page; stored results of rules not applied stay.
     assert!(harness.query_all_by_label(&expected[0]).count() >= 1);
-    assert_eq!(
-        status_of(&harness, "AchievedOccupancy"),
-        Some(RuleStatus::Stored)
-    );
+    assert_status(&harness, "AchievedOccupancy", RuleStatus::Stored);
     assert!(harness.query_all_by_label("applied").count() >= 3);
     let status = harness.state().status.clone().expect("a status message");
     assert!(!status.1, "no failure: {}", status.0);
@@ -164,35 +156,20 @@ fn one_rule_is_applied_alone_and_per_kernel() {
     harness.get_by_label("Apply Occupancy").click();
     harness.run();
     wait_applied(&mut harness);
-    assert_eq!(
-        status_of(&harness, "SightlineOccupancy"),
-        Some(RuleStatus::Applied)
-    );
+    assert_status(&harness, "SightlineOccupancy", RuleStatus::Applied);
     // Only that rule ran.
-    assert_eq!(
-        status_of(&harness, "SightlineLaunchConfig"),
-        Some(RuleStatus::NotApplied)
-    );
+    assert_status(&harness, "SightlineLaunchConfig", RuleStatus::NotApplied);
     // Another kernel has nothing applied.
     harness.get_by_label("vector_add").click();
     harness.run();
     assert_eq!(harness.state().tabs[0].selected, 0);
-    assert_eq!(
-        status_of(&harness, "SightlineOccupancy"),
-        Some(RuleStatus::NotApplied)
-    );
+    assert_status(&harness, "SightlineOccupancy", RuleStatus::NotApplied);
     // Ctrl+R applies every rule to it.
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
     harness.run();
     wait_applied(&mut harness);
-    assert_eq!(
-        status_of(&harness, "SightlineOccupancy"),
-        Some(RuleStatus::Applied)
-    );
-    assert_eq!(
-        status_of(&harness, "SightlineLaunchConfig"),
-        Some(RuleStatus::Applied)
-    );
+    assert_status(&harness, "SightlineOccupancy", RuleStatus::Applied);
+    assert_status(&harness, "SightlineLaunchConfig", RuleStatus::Applied);
 }
 
 const FAILING_RULE: (&str, &str, &str) = (
@@ -283,10 +260,7 @@ fn cancel_stops_a_running_rule() {
     harness.get_by_label("Apply Launch Configuration").click();
     harness.run();
     wait_applied(&mut harness);
-    assert_eq!(
-        status_of(&harness, "SightlineLaunchConfig"),
-        Some(RuleStatus::Applied)
-    );
+    assert_status(&harness, "SightlineLaunchConfig", RuleStatus::Applied);
 
     harness.get_by_label("Apply Slow").click();
     step_until(&mut harness, "the rule to start", |h| {
@@ -310,10 +284,7 @@ fn cancel_stops_a_running_rule() {
     harness.get_by_label("Apply Occupancy").click();
     harness.run();
     wait_applied(&mut harness);
-    assert_eq!(
-        status_of(&harness, "SightlineOccupancy"),
-        Some(RuleStatus::Applied)
-    );
+    assert_status(&harness, "SightlineOccupancy", RuleStatus::Applied);
 }
 
 #[test]
@@ -378,10 +349,7 @@ fn applied_rules_show_their_tables_and_charts() {
     harness.get_by_label("Apply Launch Chart").click();
     harness.run();
     wait_applied(&mut harness);
-    assert_eq!(
-        status_of(&harness, "TestLaunchChart"),
-        Some(RuleStatus::Applied)
-    );
+    assert_status(&harness, "TestLaunchChart", RuleStatus::Applied);
     harness.get_by_label("Launch Shape");
     harness.get_by_label("Launch Figures");
     harness.get_by_label("Quantity");
@@ -412,10 +380,7 @@ fn a_rule_file_that_does_not_load_is_reported_in_metric_selection() {
         status.0
     );
     // The other rules still ran.
-    assert_eq!(
-        status_of(&harness, "SightlineOccupancy"),
-        Some(RuleStatus::Applied)
-    );
+    assert_status(&harness, "SightlineOccupancy", RuleStatus::Applied);
     harness.get_by_label("Metric Selection…").click();
     harness.run();
     harness.get_by_label("load error");

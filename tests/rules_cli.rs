@@ -13,6 +13,17 @@ fn sightline(args: &[&str]) -> Output {
         .expect("run sightline")
 }
 
+/// Runs `sightline ARGS` (which must succeed) and parses its JSON output.
+fn sightline_json(args: &[&str]) -> Value {
+    let out = sightline(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON output")
+}
+
 fn sample() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/sample.ncu-rep")
@@ -49,7 +60,7 @@ fn json_has_the_golden_rule_results_shape() {
     std::fs::write(dir.path().join("Waves.py"), RULE).unwrap();
     std::fs::write(dir.path().join("Fails.py"), FAILING).unwrap();
     let folder = dir.path().display().to_string();
-    let out = sightline(&[
+    let json = sightline_json(&[
         "rules",
         &sample(),
         "--rules-folder",
@@ -58,12 +69,6 @@ fn json_has_the_golden_rule_results_shape() {
         "1",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     let kernels = json["kernels"].as_array().unwrap();
     assert_eq!(kernels.len(), 1);
     let kernel = &kernels[0];
@@ -123,7 +128,7 @@ fn section_folders_bind_rules_and_are_the_default_rules_folder() {
     )
     .unwrap();
     let folder = dir.path().display().to_string();
-    let out = sightline(&[
+    let json = sightline_json(&[
         "rules",
         &sample(),
         "--section-folder",
@@ -132,12 +137,6 @@ fn section_folders_bind_rules_and_are_the_default_rules_folder() {
         "0",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         json["kernels"][0]["rule_results"].as_array().unwrap().len(),
         0
@@ -147,7 +146,7 @@ fn section_folders_bind_rules_and_are_the_default_rules_folder() {
         "Identifier: \"LaunchStats\"\nDisplayName: \"Launch Statistics\"\n",
     )
     .unwrap();
-    let out = sightline(&[
+    let json = sightline_json(&[
         "rules",
         &sample(),
         "--section-folder",
@@ -156,7 +155,6 @@ fn section_folders_bind_rules_and_are_the_default_rules_folder() {
         "0",
         "--json",
     ]);
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         json["kernels"][0]["rule_results"].as_array().unwrap().len(),
         1
@@ -198,13 +196,7 @@ fn bad_input_is_a_clear_error() {
 #[test]
 fn without_a_folder_the_bundled_rules_run_from_memory() {
     // Deployment is disabled (see `sightline`): no folder, yet the bundled rules run.
-    let out = sightline(&["rules", &sample(), "--kernel", "0", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json = sightline_json(&["rules", &sample(), "--kernel", "0", "--json"]);
     assert!(json.get("load_errors").is_none(), "{json}");
     let kernel = &json["kernels"][0];
     assert_eq!(kernel["errors"].as_array().unwrap().len(), 0, "{kernel}");
@@ -220,7 +212,7 @@ fn without_a_folder_the_bundled_rules_run_from_memory() {
 
 #[test]
 fn rule_applies_only_the_named_rules() {
-    let out = sightline(&[
+    let json = sightline_json(&[
         "rules",
         &sample(),
         "--kernel",
@@ -231,12 +223,6 @@ fn rule_applies_only_the_named_rules() {
         "NoSuchRule",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     let kernel = &json["kernels"][0];
     let results = kernel["rule_results"].as_array().unwrap();
     assert!(!results.is_empty());
@@ -254,7 +240,7 @@ fn rule_applies_only_the_named_rules() {
 #[test]
 fn a_named_rule_whose_section_is_absent_says_so() {
     // The sample embeds no Memory Workload Analysis section.
-    let out = sightline(&[
+    let json = sightline_json(&[
         "rules",
         &sample(),
         "--kernel",
@@ -263,8 +249,6 @@ fn a_named_rule_whose_section_is_absent_says_so() {
         "SightlineGlobalCoalescing",
         "--json",
     ]);
-    assert!(out.status.success());
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     let kernel = &json["kernels"][0];
     assert_eq!(kernel["rule_results"].as_array().unwrap().len(), 0);
     let errors = kernel["errors"].as_array().unwrap();

@@ -184,27 +184,7 @@ fn stock_rules_2025_3_1_run_without_errors_on_2025_1() {
 fn actions_by_nvtx_matches_nvidias_vectors_on_manual_nvtx() {
     let Some(shared) = shared() else { return };
     let report = shared.join("corpus/ncu/reports/ncu2022.3_rtx3070_manual_nvtx.ncu-rep");
-    let cases: &[(&[&str], &[&str], &[usize])] = &[
-        (&["run_test/"], &[], &[0, 1, 2]),
-        (&["run_test/"], &["check_results/"], &[0, 1]),
-        (&["daxpy/"], &[], &[1]),
-        (&["[run_test"], &[], &[0, 1, 2]),
-        (&["[daxpy"], &[], &[]),
-        (&["daxpy]"], &[], &[1]),
-        (&["run_test]"], &[], &[]),
-        (&["run_test/daxpy"], &[], &[1]),
-        (&["[run_test/daxpy]"], &[], &[1]),
-        (&["run_test/*/daxpy"], &[], &[1]),
-        (&["run_test/+/daxpy"], &[], &[]),
-        (&["daxpy/run_test"], &[], &[]),
-        (&["*/daxpy"], &[], &[]),
-        (&["daxpy/", "init_data/"], &[], &[0, 1]),
-        (&["<default domain>@daxpy/"], &[], &[1]),
-        (&["Foo@daxpy/"], &[], &[]),
-        (&["regex:dax.*/"], &[], &[1]),
-        (&["regex:^d.*y]"], &[], &[1]),
-        (&[], &[], &[]),
-    ];
+    let cases = sightline::rules::nvtx_filter::REFERENCE_VECTORS;
     let py_list = |items: &[&str]| -> String {
         let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
         format!("[{}]", quoted.join(", "))

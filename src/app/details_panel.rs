@@ -508,7 +508,7 @@ fn top_bar(
 struct Render<'s> {
     rules: &'s [RuleView],
     /// Rule lines per section identifier.
-    rule_rows: &'s HashMap<String, Vec<RuleRow>>,
+    rule_rows: &'s HashMap<String, Vec<RuleLine>>,
     requests: &'s mut Vec<RuleRequest>,
     known: &'s HashSet<String>,
     instance_rows: &'s mut HashMap<u64, Vec<(String, String)>>,
@@ -1179,18 +1179,16 @@ fn trim_number(value: f64, suffix: &str) -> String {
 
 /// One line per rule: its name, its state on this kernel and an Apply button; a failed rule's
 /// error below it.
-fn rule_rows_ui(ui: &mut Ui, rows: &[RuleRow], render: &mut Render<'_>) {
-    if rows.is_empty() {
+fn rule_rows_ui(ui: &mut Ui, lines: &[RuleLine], render: &mut Render<'_>) {
+    if lines.is_empty() {
         return;
     }
     ui.add_space(2.0);
-    for row in rows {
-        // Two rules of one name (the profiler's stored one and a local one): say which is which.
-        let ambiguous = rows.iter().filter(|other| other.name == row.name).count() > 1;
+    for RuleLine { row, ambiguous } in lines {
         ui.horizontal(|ui| {
             ui.weak("Rule:");
             ui.label(&row.name).on_hover_text(&row.identifier);
-            if ambiguous {
+            if *ambiguous {
                 ui.weak(format!("({})", row.identifier));
             }
             let visuals = ui.visuals();
@@ -1448,9 +1446,9 @@ struct PageCache {
     /// Rules whose section is not on the page.
     other_rules: Vec<usize>,
     /// Rule lines per section identifier.
-    rule_rows: HashMap<String, Vec<RuleRow>>,
+    rule_rows: HashMap<String, Vec<RuleLine>>,
     /// Lines of independent rules and of rules whose section is not on the page.
-    other_rule_rows: Vec<RuleRow>,
+    other_rule_rows: Vec<RuleLine>,
     /// Every section identifier on the page (children included).
     known: HashSet<String>,
     /// Child section → parent section.
@@ -1521,18 +1519,25 @@ impl PageCache {
                 None => other_rules.push(index),
             }
         }
-        let mut rule_rows: HashMap<String, Vec<RuleRow>> = HashMap::new();
+        let mut rule_rows: HashMap<String, Vec<RuleLine>> = HashMap::new();
         let mut other_rule_rows = Vec::new();
         for row in &page_rules.rows {
+            let line = RuleLine {
+                row: row.clone(),
+                // Two rules of one name (the profiler's stored one and a local one).
+                ambiguous: page_rules
+                    .rows
+                    .iter()
+                    .filter(|other| other.name == row.name && other.section == row.section)
+                    .count()
+                    > 1,
+            };
             match row.section.as_deref().filter(|id| known.contains(*id)) {
-                Some(id) => rule_rows
-                    .entry(id.to_owned())
-                    .or_default()
-                    .push(row.clone()),
+                Some(id) => rule_rows.entry(id.to_owned()).or_default().push(line),
                 // A rule bound to a section that is not on the page does not run here; it is
                 // listed only when it has something to show.
                 None if row.section.is_some() && row.status == RuleStatus::NotApplied => {}
-                None => other_rule_rows.push(row.clone()),
+                None => other_rule_rows.push(line),
             }
         }
         let sections = details
@@ -2033,6 +2038,12 @@ struct FocusRow {
     info: String,
 }
 
+/// A rule's line on the page: its row and whether its name needs the identifier beside it.
+struct RuleLine {
+    row: RuleRow,
+    ambiguous: bool,
+}
+
 /// A rule message to show, stored in the report or applied in this session.
 struct MessageData {
     rule_identifier: String,
@@ -2107,13 +2118,7 @@ impl MessageData {
             section_identifier: result.section_identifier.clone(),
             title: message.title.clone(),
             message: message.message.clone(),
-            msg_type: match message.msg_type {
-                1 => MsgType::Ok,
-                2 => MsgType::Optimization,
-                3 => MsgType::Warning,
-                4 => MsgType::Error,
-                _ => MsgType::None,
-            },
+            msg_type: MsgType::from_api(message.msg_type),
             speedup: message.speedup.map(|s| (s.kind, s.value)),
             focus: message
                 .focus_metrics

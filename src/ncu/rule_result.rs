@@ -32,6 +32,17 @@ impl MsgType {
         }
     }
 
+    /// The type with rule-API number `value` (`NvRules.MsgType`); unknown values become `None`.
+    pub fn from_api(value: i64) -> MsgType {
+        match value {
+            1 => MsgType::Ok,
+            2 => MsgType::Optimization,
+            3 => MsgType::Warning,
+            4 => MsgType::Error,
+            _ => MsgType::None,
+        }
+    }
+
     /// The file's `RuleResultMessageType` value for this type.
     pub fn to_file(self) -> i32 {
         match self {

@@ -275,6 +275,32 @@ fn match_push_pop(tokens: &[Token], stack: &[String], bottom: bool, top: bool) -
     }
 }
 
+/// The filter vectors FORMATS.md records from NVIDIA's reader on the `manual_nvtx` report, whose
+/// three kernels run under the push/pop stacks `run_test/init_data`, `run_test/daxpy` and
+/// `run_test/check_results`: `(includes, excludes, indices of the kernels selected)`. The unit
+/// tests check them on those stacks, the corpus tests through `IRange.actions_by_nvtx`.
+pub const REFERENCE_VECTORS: &[(&[&str], &[&str], &[usize])] = &[
+    (&["run_test/"], &[], &[0, 1, 2]),
+    (&["run_test/"], &["check_results/"], &[0, 1]),
+    (&["daxpy/"], &[], &[1]),
+    (&["[run_test"], &[], &[0, 1, 2]),
+    (&["[daxpy"], &[], &[]),
+    (&["daxpy]"], &[], &[1]),
+    (&["run_test]"], &[], &[]),
+    (&["run_test/daxpy"], &[], &[1]),
+    (&["[run_test/daxpy]"], &[], &[1]),
+    (&["run_test/*/daxpy"], &[], &[1]),
+    (&["run_test/+/daxpy"], &[], &[]),
+    (&["daxpy/run_test"], &[], &[]),
+    (&["*/daxpy"], &[], &[]),
+    (&["daxpy/", "init_data/"], &[], &[0, 1]),
+    (&["<default domain>@daxpy/"], &[], &[1]),
+    (&["Foo@daxpy/"], &[], &[]),
+    (&["regex:dax.*/"], &[], &[1]),
+    (&["regex:^d.*y]"], &[], &[1]),
+    (&[], &[], &[]),
+];
+
 /// Applies include and exclude filters: an action passes when some include matches and no
 /// exclude does. No includes selects nothing.
 pub fn select(
@@ -330,28 +356,8 @@ mod tests {
             action(&["run_test", "daxpy"]),
             action(&["run_test", "check_results"]),
         ];
-        let cases: &[(&[&str], &[&str], &[usize])] = &[
-            (&["run_test/"], &[], &[0, 1, 2]),
-            (&["run_test/"], &["check_results/"], &[0, 1]),
-            (&["daxpy/"], &[], &[1]),
-            (&["[run_test"], &[], &[0, 1, 2]),
-            (&["[daxpy"], &[], &[]),
-            (&["daxpy]"], &[], &[1]),
-            (&["run_test]"], &[], &[]),
-            (&["run_test/daxpy"], &[], &[1]),
-            (&["[run_test/daxpy]"], &[], &[1]),
-            (&["run_test/*/daxpy"], &[], &[1]),
-            (&["run_test/+/daxpy"], &[], &[]),
-            (&["daxpy/run_test"], &[], &[]),
-            (&["*/daxpy"], &[], &[]),
-            (&["daxpy/", "init_data/"], &[], &[0, 1]),
-            (&["<default domain>@daxpy/"], &[], &[1]),
-            (&["Foo@daxpy/"], &[], &[]),
-            (&["regex:dax.*/"], &[], &[1]),
-            (&["regex:^d.*y]"], &[], &[1]),
-            (&[], &[], &[]),
-        ];
-        for (includes, excludes, expected) in cases {
+        let cases = REFERENCE_VECTORS;
+        for &(includes, excludes, expected) in cases {
             let includes: Vec<String> = includes.iter().map(|s| (*s).to_owned()).collect();
             let excludes: Vec<String> = excludes.iter().map(|s| (*s).to_owned()).collect();
             let got: Vec<usize> = actions

@@ -94,6 +94,12 @@ pub struct IAction {
     pub(crate) data: Rc<ActionData>,
 }
 
+/// A Python list of the given objects.
+fn py_list<T: PyPayload + std::fmt::Debug>(items: Vec<T>, vm: &VirtualMachine) -> PyObjectRef {
+    let objects = items.into_iter().map(|i| i.into_pyobject(vm)).collect();
+    vm.ctx.new_list(objects).into()
+}
+
 fn value_arg(value: PyObjectRef, kind: i64, vm: &VirtualMachine) -> PyResult<MetricValue> {
     use super::consts::value_kind as k;
     Ok(match kind {
@@ -241,21 +247,13 @@ impl IAction {
     /// The rule results stored in the report for this workload, one `IRuleResult` per message.
     #[pymethod]
     fn rule_results(&self, vm: &VirtualMachine) -> PyObjectRef {
-        let results = IRuleResult::all(self.data.action.rule_results())
-            .into_iter()
-            .map(|r| r.into_pyobject(vm))
-            .collect();
-        vm.ctx.new_list(results).into()
+        py_list(IRuleResult::all(self.data.action.rule_results()), vm)
     }
 
     /// The source markers stored in the report with this workload's rule results.
     #[pymethod]
     fn source_markers(&self, vm: &VirtualMachine) -> PyObjectRef {
-        let markers = SourceMarker::all(self.data.action.rule_results())
-            .into_iter()
-            .map(|m| m.into_pyobject(vm))
-            .collect();
-        vm.ctx.new_list(markers).into()
+        py_list(SourceMarker::all(self.data.action.rule_results()), vm)
     }
 
     #[pymethod]
