@@ -154,7 +154,7 @@ pub fn write_text<W: Write>(output: &RunOutput, out: &mut W) -> io::Result<()> {
                             .unwrap_or_default(),
                         table.header.join(" | ")
                     )?;
-                    for row in &table.rows {
+                    for row in table.display_rows() {
                         let cells: Vec<String> = row
                             .iter()
                             .map(|c| match c {

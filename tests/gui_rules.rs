@@ -319,7 +319,9 @@ const CHART_RULE: (&str, &str, &str) = (
     fe = ctx.frontend()
     msg = fe.message(NvRules.MsgType.OK, "Launch shape as a chart and a table.", "Launch Shape")
     fe.generate_table(msg, ["Quantity", "Value"], [["Block size", 256.0], ["Waves", 3.25]],
-                      {"title": "Launch Figures"})
+                      {"title": "Launch Figures", "sort_by": {"column": "Value"},
+                       "per_column_configs": {"Quantity": {"tooltip": "What is counted",
+                                                           "relative_width": 0.3}}})
     fe.load_chart_from_file("test_launch.chart")
 "#,
 );
@@ -353,8 +355,11 @@ fn applied_rules_show_their_tables_and_charts() {
     harness.get_by_label("Launch Shape");
     harness.get_by_label("Launch Figures");
     harness.get_by_label("Quantity");
-    harness.get_by_label("Block size");
     harness.get_by_label("3.25");
+    // Rows in the order the rule asked for (ascending by value), not the order given.
+    let waves = harness.get_by_label("Waves").rect();
+    let block = harness.get_by_label("Block size").rect();
+    assert!(waves.top() < block.top(), "{waves:?} {block:?}");
     harness.get_by_label("Launch Shape Chart");
 }
 

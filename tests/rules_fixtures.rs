@@ -2,43 +2,13 @@
 //! the NvRules API surface, ordering and dict passing, section binding, containment.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sightline::ncu::Report;
+mod common;
+
+use common::rules::{rule, rules_dir, run, sample};
 use sightline::rules::model::{MarkerLocation, TableCell, msg_type};
-use sightline::rules::{RuleEngine, RunOptions, RunOutput, SectionBinding};
-
-fn sample() -> Arc<Report> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sample.ncu-rep");
-    Arc::new(Report::open(path).expect("sample report"))
-}
-
-fn rules_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).expect("write rule");
-    }
-    dir
-}
-
-fn run(
-    engine: &RuleEngine,
-    dir: &Path,
-    kernels: Option<Vec<usize>>,
-    timeout: Duration,
-) -> RunOutput {
-    let mut options = RunOptions::new(vec![dir.to_path_buf()]);
-    options.kernels = kernels;
-    options.timeout = timeout;
-    engine.run(sample(), options).expect("run")
-}
-
-fn rule(id: &str, body: &str) -> String {
-    format!(
-        "import NvRules\n\ndef get_identifier():\n    return {id:?}\n\ndef get_name():\n    return {id:?} + ' rule'\n\n{body}\n"
-    )
-}
+use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
 
 #[test]
 fn interpreter_starts_fast_enough_and_has_the_stdlib() {

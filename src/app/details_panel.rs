@@ -32,7 +32,7 @@ use super::view_ctx::ViewCtx;
 use crate::ncu::MetricValue;
 use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use crate::proto::nv::rule_system::RuleResult;
-use crate::rules::model::{RuleTable, TableCell};
+use crate::rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};
 use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
 use crate::section::format::format_with_unit;
 
@@ -1309,7 +1309,8 @@ fn rule_ui(ui: &mut Ui, rule: &RuleView, render: &mut Render<'_>) {
         });
 }
 
-/// A table a rule attached to its message.
+/// A table a rule attached to its message: rows in the rule's sort order, its styles, header
+/// tooltips and relative column widths.
 fn rule_table_ui(ui: &mut Ui, table: &TableView, salt: (u64, usize)) {
     if let Some(title) = &table.title {
         ui.label(RichText::new(title).strong());
@@ -1317,22 +1318,44 @@ fn rule_table_ui(ui: &mut Ui, table: &TableView, salt: (u64, usize)) {
     if let Some(description) = &table.description {
         ui.weak(description);
     }
+    let width = ui.available_width();
     egui::Grid::new(("rule-table", salt))
         .num_columns(table.header.len().max(1))
         .striped(true)
         .spacing([16.0, 2.0])
         .show(ui, |ui| {
-            for label in &table.header {
-                ui.strong(label);
+            for (column, label) in table.header.iter().enumerate() {
+                let config = &table.columns[column];
+                // One cell: at least its share of the width, when the rule gave one.
+                ui.scope(|ui| {
+                    if let Some(share) = config.relative_width {
+                        ui.set_min_width((width * share as f32 - 16.0).max(0.0));
+                    }
+                    let text = styled(RichText::new(label).strong(), config.header_style);
+                    let response = ui.label(text);
+                    if let Some(tooltip) = &config.tooltip {
+                        response.on_hover_text(tooltip);
+                    }
+                });
             }
             ui.end_row();
             for row in &table.rows {
-                for cell in row {
-                    ui.label(cell);
+                for (column, cell) in row.iter().enumerate() {
+                    let style = table.columns.get(column).and_then(|c| c.data_style);
+                    ui.label(styled(RichText::new(cell), style.or(table.style)));
                 }
                 ui.end_row();
             }
         });
+}
+
+/// `text` in bold and/or italic as `style` asks.
+fn styled(text: RichText, style: Option<CellStyle>) -> RichText {
+    let Some(style) = style else {
+        return text;
+    };
+    let text = if style.bold { text.strong() } else { text };
+    if style.italic { text.italics() } else { text }
 }
 
 /// The message type's icon, painted (the default fonts have no emoji): a check mark (ok), a
@@ -2141,6 +2164,11 @@ struct TableView {
     title: Option<String>,
     description: Option<String>,
     header: Vec<String>,
+    /// One per header column.
+    columns: Vec<ColumnConfig>,
+    /// Cell style of the whole table (`config["style"]`).
+    style: Option<CellStyle>,
+    /// Rows in display order (sorted as the rule asked).
     rows: Vec<Vec<String>>,
 }
 
@@ -2150,9 +2178,11 @@ impl TableView {
             title: table.title.clone(),
             description: table.description.clone(),
             header: table.header.clone(),
+            columns: (0..table.header.len()).map(|i| table.column(i)).collect(),
+            style: table.style,
             rows: table
-                .rows
-                .iter()
+                .display_rows()
+                .into_iter()
                 .map(|row| {
                     row.iter()
                         .map(|cell| match cell {

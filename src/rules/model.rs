@@ -54,17 +54,109 @@ pub enum TableCell {
     Text(String),
 }
 
+/// Bold and italic, for a table's cells or a column's header or data (`NvRules.TableStyle`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CellStyle {
+    /// Bold text.
+    pub bold: bool,
+    /// Italic text.
+    pub italic: bool,
+}
+
+/// The column a table is sorted by (`config["sort_by"]`, `NvRules.TableSortInfo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableSort {
+    /// Column index.
+    pub column: usize,
+    /// Ascending (`"order": "ascending"`, the default) or descending.
+    pub ascending: bool,
+}
+
+/// One column's settings (`config["per_column_configs"]`, `NvRules.TableColumnConfig`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ColumnConfig {
+    /// Tooltip of the column header.
+    pub tooltip: Option<String>,
+    /// Share of the table's width, 0 to 1.
+    pub relative_width: Option<f64>,
+    /// Style of the header cell.
+    pub header_style: Option<CellStyle>,
+    /// Style of the data cells.
+    pub data_style: Option<CellStyle>,
+}
+
 /// A table a rule attached to a message (`IFrontend.generate_table`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RuleTable {
     /// Column labels.
     pub header: Vec<String>,
-    /// Rows.
+    /// Rows, in the order the rule gave them.
     pub rows: Vec<Vec<TableCell>>,
     /// `config["title"]`, if given.
     pub title: Option<String>,
     /// `config["description"]`, if given.
     pub description: Option<String>,
+    /// `config["sort_by"]`, if given.
+    pub sort: Option<TableSort>,
+    /// `config["style"]`: the style of every cell, if given.
+    pub style: Option<CellStyle>,
+    /// `config["per_column_configs"]`, one entry per column (default when not given).
+    pub columns: Vec<ColumnConfig>,
+}
+
+impl RuleTable {
+    /// The rows in display order: sorted by `sort` (stable, see [`TableCell::compare`];
+    /// descending reverses it), else as given.
+    pub fn display_rows(&self) -> Vec<&[TableCell]> {
+        let mut rows: Vec<&[TableCell]> = self.rows.iter().map(Vec::as_slice).collect();
+        if let Some(sort) = self.sort {
+            rows.sort_by(|a, b| {
+                let order = match (a.get(sort.column), b.get(sort.column)) {
+                    (Some(x), Some(y)) => x.compare(y),
+                    _ => std::cmp::Ordering::Equal,
+                };
+                if sort.ascending {
+                    order
+                } else {
+                    order.reverse()
+                }
+            });
+        }
+        rows
+    }
+
+    /// The settings of column `index` (defaults when the rule gave none).
+    pub fn column(&self, index: usize) -> ColumnConfig {
+        self.columns.get(index).cloned().unwrap_or_default()
+    }
+}
+
+impl TableCell {
+    /// Orders two cells of one column: numbers by value (NaN after every number), text by
+    /// characters, numbers before text.
+    pub fn compare(&self, other: &TableCell) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        let number = |cell: &TableCell| match cell {
+            TableCell::Int(i) => Some(*i as f64),
+            TableCell::Double(f) => Some(*f),
+            TableCell::Text(_) => None,
+        };
+        match (self, other) {
+            (TableCell::Int(a), TableCell::Int(b)) => a.cmp(b),
+            (TableCell::Text(a), TableCell::Text(b)) => a.cmp(b),
+            _ => match (number(self), number(other)) {
+                (Some(a), Some(b)) => match (a.is_nan(), b.is_nan()) {
+                    (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+                    (true, true) => Ordering::Equal,
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                },
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+        }
+    }
 }
 
 /// A message of a rule.
@@ -205,4 +297,87 @@ pub enum RulesError {
         /// Number of actions.
         count: usize,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: Vec<Vec<TableCell>>, sort: Option<TableSort>) -> RuleTable {
+        RuleTable {
+            header: vec!["k".into(), "v".into()],
+            rows,
+            sort,
+            ..RuleTable::default()
+        }
+    }
+
+    fn keys(table: &RuleTable) -> Vec<String> {
+        table
+            .display_rows()
+            .iter()
+            .map(|r| match &r[0] {
+                TableCell::Text(t) => t.clone(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_sort_by_value_and_keep_ties_in_order() {
+        let rows = vec![
+            vec![TableCell::Text("a".into()), TableCell::Double(2.0)],
+            vec![TableCell::Text("b".into()), TableCell::Double(f64::NAN)],
+            vec![TableCell::Text("c".into()), TableCell::Double(10.0)],
+            vec![TableCell::Text("d".into()), TableCell::Double(2.0)],
+        ];
+        let ascending = TableSort {
+            column: 1,
+            ascending: true,
+        };
+        assert_eq!(
+            keys(&table(rows.clone(), Some(ascending))),
+            ["a", "d", "c", "b"]
+        );
+        let descending = TableSort {
+            ascending: false,
+            ..ascending
+        };
+        assert_eq!(
+            keys(&table(rows.clone(), Some(descending))),
+            ["b", "c", "a", "d"]
+        );
+        assert_eq!(keys(&table(rows, None)), ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn integers_compare_exactly_and_text_by_characters() {
+        let big = TableCell::Int(i64::MAX);
+        let smaller = TableCell::Int(i64::MAX - 1);
+        assert_eq!(big.compare(&smaller), std::cmp::Ordering::Greater);
+        let a = TableCell::Text("FADD".into());
+        let b = TableCell::Text("FMUL".into());
+        assert_eq!(a.compare(&b), std::cmp::Ordering::Less);
+        assert_eq!(
+            TableCell::Int(3).compare(&TableCell::Double(2.5)),
+            std::cmp::Ordering::Greater
+        );
+        assert_eq!(
+            TableCell::Int(3).compare(&TableCell::Text("3".into())),
+            std::cmp::Ordering::Less
+        );
+    }
+
+    #[test]
+    fn a_sort_column_past_a_short_row_keeps_the_order() {
+        let rows = vec![
+            vec![TableCell::Text("x".into())],
+            vec![TableCell::Text("y".into())],
+        ];
+        let sort = TableSort {
+            column: 5,
+            ascending: false,
+        };
+        assert_eq!(keys(&table(rows, Some(sort))), ["x", "y"]);
+    }
 }

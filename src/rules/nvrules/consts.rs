@@ -265,3 +265,14 @@ pub(crate) fn class_constants() -> Vec<(&'static str, String, i64)> {
     );
     out
 }
+
+/// `IFrontend.deprecated_attributes` (2025.3): old constant names and their replacements.
+pub(crate) const DEPRECATED_FRONTEND_CONSTANTS: [(&str, &str); 7] = [
+    ("MarkerKind_SASS", "MarkerKind.SASS"),
+    ("MarkerKind_SOURCE", "MarkerKind.SOURCE"),
+    ("MsgType_MSG_NONE", "MsgType.NONE"),
+    ("MsgType_MSG_OK", "MsgType.OK"),
+    ("MsgType_MSG_OPTIMIZATION", "MsgType.OPTIMIZATION"),
+    ("MsgType_MSG_WARNING", "MsgType.WARNING"),
+    ("MsgType_MSG_ERROR", "MsgType.ERROR"),
+];

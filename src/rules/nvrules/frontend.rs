@@ -6,13 +6,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use rustpython_vm::builtins::{PyDict, PyDictRef, PyFloat, PyInt, PyStr};
+use rustpython_vm::builtins::{PyDict, PyDictRef, PyStr};
 use rustpython_vm::function::{OptionalArg, PosArgs};
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
 
 use crate::rules::model::{
-    FocusMetric, MarkerLocation, RuleChart, RuleMessage, RuleTable, SourceMarker, Speedup,
-    TableCell, msg_type,
+    FocusMetric, MarkerLocation, RuleChart, RuleMessage, SourceMarker, Speedup, msg_type,
 };
 
 /// What a rule produced during one run.
@@ -57,35 +56,6 @@ fn str_of(obj: &PyObjectRef, what: &str, vm: &VirtualMachine) -> PyResult<String
 
 fn is_str(obj: &PyObjectRef) -> bool {
     obj.downcast_ref::<PyStr>().is_some()
-}
-
-fn table_cell(obj: &PyObjectRef, vm: &VirtualMachine) -> PyResult<TableCell> {
-    if obj.class().is(vm.ctx.types.bool_type) {
-        return Ok(TableCell::Text(obj.str(vm)?.to_string_lossy().into_owned()));
-    }
-    if let Some(i) = obj.downcast_ref::<PyInt>() {
-        return Ok(TableCell::Int(i.try_to_primitive(vm)?));
-    }
-    if let Some(f) = obj.downcast_ref::<PyFloat>() {
-        return Ok(TableCell::Double(f.to_f64()));
-    }
-    Ok(TableCell::Text(obj.str(vm)?.to_string_lossy().into_owned()))
-}
-
-fn config_text(
-    config: &Option<PyDictRef>,
-    key: &str,
-    vm: &VirtualMachine,
-) -> PyResult<Option<String>> {
-    let Some(config) = config else {
-        return Ok(None);
-    };
-    match config.get_item_opt(key, vm)? {
-        Some(value) if !vm.is_none(&value) => {
-            Ok(Some(value.str(vm)?.to_string_lossy().into_owned()))
-        }
-        _ => Ok(None),
-    }
 }
 
 impl IFrontend {
@@ -223,6 +193,9 @@ impl IFrontend {
         Ok(true)
     }
 
+    /// `generate_table(message_id, header, data, config=None)` (2025.3): `surface.py`'s
+    /// `_table_data` checks the rows and the configuration as NVIDIA's module does and builds
+    /// the `TableData`; `_generate_table` attaches it.
     #[pymethod]
     fn generate_table(
         &self,
@@ -231,44 +204,24 @@ impl IFrontend {
         data: PyObjectRef,
         config: OptionalArg<PyObjectRef>,
         vm: &VirtualMachine,
+    ) -> PyResult<()> {
+        let config = config.unwrap_or_none(vm);
+        let build = vm.import("NvRules", 0)?.get_attr("_table_data", vm)?;
+        let table = build.call((header, data, config), vm)?;
+        self._generate_table(message_id, table, vm)?;
+        Ok(())
+    }
+
+    /// Attaches a `TableData` to message `message_id`; false when there is no such message.
+    #[pymethod]
+    fn _generate_table(
+        &self,
+        message_id: PyObjectRef,
+        data: PyObjectRef,
+        vm: &VirtualMachine,
     ) -> PyResult<bool> {
         let id = int_of(&message_id, vm)?;
-        let header: Vec<String> =
-            vm.extract_elements_with(&header, |h| Ok(h.str(vm)?.to_string_lossy().into_owned()))?;
-        let rows: Vec<Vec<TableCell>> = vm.extract_elements_with(&data, |row| {
-            vm.extract_elements_with(&row, |cell| table_cell(&cell, vm))
-        })?;
-        if let Some(bad) = rows.iter().find(|r| r.len() != header.len()) {
-            return Err(vm.new_value_error(format!(
-                "table row has {} cells but the header has {} columns",
-                bad.len(),
-                header.len()
-            )));
-        }
-        for column in 0..header.len() {
-            let mut kinds = rows.iter().map(|r| std::mem::discriminant(&r[column]));
-            if let Some(first) = kinds.next()
-                && kinds.any(|k| k != first)
-            {
-                return Err(
-                    vm.new_type_error(format!("column {:?} mixes element types", header[column]))
-                );
-            }
-        }
-        let config = match config {
-            OptionalArg::Present(c) if !vm.is_none(&c) => {
-                Some(c.downcast::<PyDict>().map_err(|c| {
-                    vm.new_type_error(format!("config must be a dict, not {}", c.class().name()))
-                })?)
-            }
-            _ => None,
-        };
-        let table = RuleTable {
-            header,
-            rows,
-            title: config_text(&config, "title", vm)?,
-            description: config_text(&config, "description", vm)?,
-        };
+        let table = super::table::rule_table(&data, vm)?;
         Ok(self.with_message(id, |m| m.tables.push(table)).is_some())
     }
 

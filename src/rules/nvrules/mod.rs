@@ -4,7 +4,8 @@
 //! a per-thread registry the engine fills before each call. One file per concept: `metric`,
 //! `action`, `context` (IContext, IRange), `frontend`, `controller` (IController, IMessageVault,
 //! IEvaluator), `nvtx`, `stored` (the rule results and source markers stored in the report);
-//! `consts` holds the enum values.
+//! `consts` holds the enum values; `surface.py` adds the names that are plain Python in NVIDIA's
+//! module (`IBaseContext`, table data classes, std-container names, 2024.1's helpers).
 
 pub(crate) mod action;
 pub(crate) mod consts;
@@ -14,6 +15,7 @@ pub(crate) mod frontend;
 pub(crate) mod metric;
 pub(crate) mod nvtx;
 pub(crate) mod stored;
+pub(crate) mod table;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -189,6 +191,17 @@ mod nvrules_module {
                 );
             }
         }
+        // The old constant names that 2025.3 deprecates, with their replacements.
+        let deprecated = vm.ctx.new_dict();
+        for (old, new) in super::consts::DEPRECATED_FRONTEND_CONSTANTS {
+            deprecated.set_item(old, vm.ctx.new_str(new).into(), vm)?;
+        }
+        if let Some((_, frontend)) = classes.iter().find(|(n, _)| *n == "IFrontend") {
+            frontend.set_attr(
+                vm.ctx.intern_str("deprecated_attributes"),
+                deprecated.into(),
+            );
+        }
         for (name, class) in classes {
             module.set_attr(name, class.to_owned(), vm)?;
         }
@@ -231,6 +244,12 @@ mod nvrules_module {
             )?,
             vm,
         )?;
+        // The names that are plain Python in NVIDIA's module (surface.py).
+        let scope = rustpython_vm::scope::Scope::with_builtins(None, module.dict(), vm);
+        vm.run_string(scope, SURFACE_PY, "<NvRules surface>".to_owned())?;
         Ok(())
     }
+
+    /// The Python part of the module: see `surface.py`.
+    const SURFACE_PY: &str = include_str!("surface.py");
 }
