@@ -296,7 +296,7 @@ fn rule_messages_appear_under_their_sections() {
     let mut harness = harness(&report, &action, &page);
     harness.run();
     harness.get_by_label("Bottleneck");
-    harness.get_by_label("Latency Issue");
+    harness.get_by_label("High Throughput");
     harness.get_by_label_contains("This kernel is compute-bound at 85.5% of peak");
     harness.get_by_label("Est. Global Speedup: 14.47%");
     harness.get_by_label("Est. Local Speedup: 38.53%");
@@ -304,8 +304,8 @@ fn rule_messages_appear_under_their_sections() {
     // The URL markup is a hyperlink.
     let link = harness.get_by_label("CUDA Best Practices Guide");
     assert_eq!(link.accesskit_node().role(), egui::accesskit::Role::Link);
-    // MemoryWorkloadAnalysis is not among the embedded sections: not a link, plain text.
-    let text = harness.get_by_label("Memory Workload Analysis");
+    // ComputeWorkloadAnalysis is not among the embedded sections: not a link, plain text.
+    let text = harness.get_by_label("Compute Workload Analysis");
     assert_ne!(text.accesskit_node().role(), egui::accesskit::Role::Link);
     // Focus metrics are collapsible, closed by default.
     assert!(
@@ -326,7 +326,7 @@ fn rule_messages_appear_under_their_sections() {
             .query_by_label("Est. Local Speedup: 38.53%")
             .is_none()
     );
-    harness.get_by_label("Latency Issue");
+    harness.get_by_label("High Throughput");
 }
 
 #[test]
@@ -342,10 +342,10 @@ fn rules_without_a_section_on_the_page_go_to_other_rules() {
     harness.run();
     harness.get_by_label("No section applies to this kernel.");
     harness.get_by_label("Other rules");
-    harness.get_by_label("Latency Issue");
+    harness.get_by_label("High Throughput");
     harness.get_by_label("Other rules").click();
     harness.run();
-    assert!(harness.query_by_label("Latency Issue").is_none());
+    assert!(harness.query_by_label("High Throughput").is_none());
 }
 
 #[test]
@@ -359,7 +359,7 @@ fn section_link_scrolls_to_the_target_section() {
         harness
             .get_by_role_and_label(
                 egui::accesskit::Role::DisclosureTriangle,
-                "Memory Workload Analysis",
+                "Compute Workload Analysis",
             )
             .rect()
     };
@@ -367,7 +367,7 @@ fn section_link_scrolls_to_the_target_section() {
     harness
         .get_by_role_and_label(
             egui::accesskit::Role::DisclosureTriangle,
-            "Memory Workload Analysis",
+            "Compute Workload Analysis",
         )
         .click();
     harness.run();
@@ -375,7 +375,7 @@ fn section_link_scrolls_to_the_target_section() {
         harness
             .get_by_role_and_label(
                 egui::accesskit::Role::DisclosureTriangle,
-                "Memory Workload Analysis",
+                "Compute Workload Analysis",
             )
             .accesskit_node()
             .data()
@@ -383,22 +383,22 @@ fn section_link_scrolls_to_the_target_section() {
         Some(false)
     );
     let link =
-        harness.get_by_role_and_label(egui::accesskit::Role::Link, "Memory Workload Analysis");
+        harness.get_by_role_and_label(egui::accesskit::Role::Link, "Compute Workload Analysis");
     link.click();
     harness.step();
     assert_eq!(
         harness.state().pending_scroll(),
-        Some("MemoryWorkloadAnalysis")
+        Some("ComputeWorkloadAnalysis")
     );
     harness.run();
     assert_eq!(harness.state().pending_scroll(), None);
     assert_eq!(
         harness.state().last_scrolled(),
-        Some("MemoryWorkloadAnalysis")
+        Some("ComputeWorkloadAnalysis")
     );
     let header = harness.get_by_role_and_label(
         egui::accesskit::Role::DisclosureTriangle,
-        "Memory Workload Analysis",
+        "Compute Workload Analysis",
     );
     assert_eq!(header.accesskit_node().data().is_expanded(), Some(true));
     // The header is now at the top of the page's viewport (below the kernel title bar).

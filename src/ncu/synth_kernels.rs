@@ -182,11 +182,7 @@ pub fn sample_kernel(
         "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed".to_owned(),
         scalar(Str("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active".into())),
     ));
-    let bound = if sm_pct > mem_pct {
-        "compute"
-    } else {
-        "memory"
-    };
+    let bottleneck = bottleneck_message(sm_pct, mem_pct);
     let rules = vec![
         rule_result(
             "SOLBottleneck",
@@ -194,17 +190,14 @@ pub fn sample_kernel(
             "SpeedOfLight",
             &[(
                 4,
-                "Latency Issue",
-                &format!(
-                    "This kernel is {bound}-bound at {:.1}% of peak. Look at the @section:MemoryWorkloadAnalysis:Memory Workload Analysis@ section.",
-                    sm_pct.max(mem_pct)
-                ),
+                bottleneck.title,
+                &bottleneck.text,
                 Some((2, 100.0 - sm_pct.max(mem_pct))),
                 vec![(
-                    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-                    sm_pct,
+                    bottleneck.focus_metric,
+                    bottleneck.focus_value,
                     2,
-                    "Increase compute throughput",
+                    bottleneck.focus_info,
                 )],
             )],
         ),
@@ -542,4 +535,77 @@ pub fn bench_kernel(rng: &mut SplitMix, index: usize, sections: &[ProfilerSectio
         ));
     }
     spec
+}
+
+/// The stored "Bottleneck" message of a synthetic kernel: its title, text, section link and
+/// focus metric follow the kernel's compute and memory throughput (share of peak, percent).
+struct BottleneckMessage {
+    title: &'static str,
+    text: String,
+    focus_metric: &'static str,
+    focus_value: f64,
+    focus_info: &'static str,
+}
+
+fn bottleneck_message(sm_pct: f64, mem_pct: f64) -> BottleneckMessage {
+    const SM: &str = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+    const MEM: &str = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+    let compute = sm_pct >= mem_pct;
+    let (side, busier, other, metric, info, section) = if compute {
+        (
+            "compute",
+            sm_pct,
+            mem_pct,
+            SM,
+            "Increase compute throughput",
+            "@section:ComputeWorkloadAnalysis:Compute Workload Analysis@",
+        )
+    } else {
+        (
+            "memory",
+            mem_pct,
+            sm_pct,
+            MEM,
+            "Increase memory throughput",
+            "@section:MemoryWorkloadAnalysis:Memory Workload Analysis@",
+        )
+    };
+    if busier < 60.0 {
+        return BottleneckMessage {
+            title: "Latency Issue",
+            text: format!(
+                "Compute ({sm_pct:.1}%) and memory ({mem_pct:.1}%) throughput are both well below peak: the kernel waits more than it works. Look at @section:LaunchStats:Launch Statistics@ and @section:Occupancy:Occupancy@ for the reasons."
+            ),
+            focus_metric: metric,
+            focus_value: busier,
+            focus_info: info,
+        };
+    }
+    if busier < 80.0 && busier - other < 10.0 {
+        return BottleneckMessage {
+            title: "Balanced Throughput",
+            text: format!(
+                "Compute ({sm_pct:.1}%) and memory ({mem_pct:.1}%) are about equally busy: to go faster the kernel must do less of both. Look at the @section:ComputeWorkloadAnalysis:Compute Workload Analysis@ and @section:MemoryWorkloadAnalysis:Memory Workload Analysis@ sections."
+            ),
+            focus_metric: metric,
+            focus_value: busier,
+            focus_info: info,
+        };
+    }
+    let title = if busier >= 80.0 {
+        "High Throughput"
+    } else if compute {
+        "High Compute Throughput"
+    } else {
+        "High Memory Throughput"
+    };
+    BottleneckMessage {
+        title,
+        text: format!(
+            "This kernel is {side}-bound at {busier:.1}% of peak ({other:.1}% on the other side). Look at the {section} section."
+        ),
+        focus_metric: metric,
+        focus_value: busier,
+        focus_info: info,
+    }
 }
