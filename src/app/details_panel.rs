@@ -1310,7 +1310,7 @@ fn rule_ui(ui: &mut Ui, rule: &RuleView, render: &mut Render<'_>) {
 }
 
 /// A table a rule attached to its message: rows in the rule's sort order, its styles, header
-/// tooltips and relative column widths.
+/// tooltips and relative column widths; numeric columns right-aligned.
 fn rule_table_ui(ui: &mut Ui, table: &TableView, salt: (u64, usize)) {
     if let Some(title) = &table.title {
         ui.label(RichText::new(title).strong());
@@ -1319,34 +1319,59 @@ fn rule_table_ui(ui: &mut Ui, table: &TableView, salt: (u64, usize)) {
         ui.weak(description);
     }
     let width = ui.available_width();
-    egui::Grid::new(("rule-table", salt))
-        .num_columns(table.header.len().max(1))
-        .striped(true)
-        .spacing([16.0, 2.0])
-        .show(ui, |ui| {
-            for (column, label) in table.header.iter().enumerate() {
-                let config = &table.columns[column];
-                // One cell: at least its share of the width, when the rule gave one.
-                ui.scope(|ui| {
-                    if let Some(share) = config.relative_width {
-                        ui.set_min_width((width * share as f32 - 16.0).max(0.0));
-                    }
-                    let text = styled(RichText::new(label).strong(), config.header_style);
-                    let response = ui.label(text);
-                    if let Some(tooltip) = &config.tooltip {
-                        response.on_hover_text(tooltip);
+    let align = |numeric: bool| {
+        if numeric {
+            Layout::right_to_left(Align::Center)
+        } else {
+            Layout::left_to_right(Align::Center)
+        }
+    };
+    ui.push_id(("rule-table", salt), |ui| {
+        let mut builder = TableBuilder::new(ui)
+            .id_salt("rule-table")
+            .striped(true)
+            .resizable(false)
+            .vscroll(true)
+            .max_scroll_height(320.0)
+            .auto_shrink([true, true]);
+        for config in &table.columns {
+            builder = builder.column(match config.relative_width {
+                Some(share) => Column::exact((width * share as f32 - 8.0).max(40.0)),
+                None => Column::auto().at_least(60.0),
+            });
+        }
+        builder
+            .header(20.0, |mut header| {
+                for (column, label) in table.header.iter().enumerate() {
+                    let config = &table.columns[column];
+                    header.col(|ui| {
+                        ui.with_layout(align(table.numeric[column]), |ui| {
+                            let text = styled(RichText::new(label).strong(), config.header_style);
+                            let response = ui.label(text);
+                            if let Some(tooltip) = &config.tooltip {
+                                response.on_hover_text(tooltip);
+                            }
+                        });
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(18.0, table.rows.len(), |mut row| {
+                    let Some(cells) = table.rows.get(row.index()) else {
+                        return;
+                    };
+                    for (column, cell) in cells.iter().enumerate() {
+                        let style = table.columns.get(column).and_then(|c| c.data_style);
+                        let numeric = table.numeric.get(column).copied().unwrap_or(false);
+                        row.col(|ui| {
+                            ui.with_layout(align(numeric), |ui| {
+                                ui.label(styled(RichText::new(cell), style.or(table.style)));
+                            });
+                        });
                     }
                 });
-            }
-            ui.end_row();
-            for row in &table.rows {
-                for (column, cell) in row.iter().enumerate() {
-                    let style = table.columns.get(column).and_then(|c| c.data_style);
-                    ui.label(styled(RichText::new(cell), style.or(table.style)));
-                }
-                ui.end_row();
-            }
-        });
+            });
+    });
 }
 
 /// `text` in bold and/or italic as `style` asks.
@@ -2168,6 +2193,8 @@ struct TableView {
     columns: Vec<ColumnConfig>,
     /// Cell style of the whole table (`config["style"]`).
     style: Option<CellStyle>,
+    /// Per column: holds numbers (right-aligned).
+    numeric: Vec<bool>,
     /// Rows in display order (sorted as the rule asked).
     rows: Vec<Vec<String>>,
 }
@@ -2180,6 +2207,15 @@ impl TableView {
             header: table.header.clone(),
             columns: (0..table.header.len()).map(|i| table.column(i)).collect(),
             style: table.style,
+            numeric: (0..table.header.len())
+                .map(|i| {
+                    table
+                        .rows
+                        .first()
+                        .and_then(|r| r.get(i))
+                        .is_some_and(|c| matches!(c, TableCell::Int(_) | TableCell::Double(_)))
+                })
+                .collect(),
             rows: table
                 .display_rows()
                 .into_iter()
