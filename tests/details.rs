@@ -7,7 +7,9 @@ use std::path::Path;
 use common::{corpus_pairs, fixtures};
 use serde_json::Value;
 use sightline::ncu::{MetricValue, Report};
-use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, resolve_action};
+use sightline::section::details::{
+    ChartAxis, DetailsSection, Entry, Item, KernelDetails, resolve_action,
+};
 use sightline::section::registry::{SectionFolder, SectionSet, deploy_bundled_sections};
 
 fn all_sections(page: &KernelDetails) -> Vec<&DetailsSection> {
@@ -184,6 +186,63 @@ DisplayName: "Custom Child"
 Extends: "Custom"
 Body { Items { Table { Label: "Derived" Columns: 1 Metrics { Name: "custom__double_duration" Unit: "ns" } } } }
 "#;
+
+/// Every item of `items`, containers opened.
+fn flat_items(items: &[Item]) -> Vec<&Item> {
+    items
+        .iter()
+        .flat_map(|item| std::iter::once(item).chain(flat_items(&item.items)))
+        .collect()
+}
+
+#[test]
+fn line_charts_carry_their_axes_and_the_kernels_own_value() {
+    let set = SectionSet::bundled();
+    let report = Report::open(fixtures().join("sample.ncu-rep")).unwrap();
+    let page = resolve_action(&report.action(0).unwrap(), &set);
+    let occupancy = page
+        .sections
+        .iter()
+        .find(|s| s.identifier == "Occupancy")
+        .expect("Occupancy section");
+    let items = flat_items(&occupancy.body);
+    let chart = items
+        .iter()
+        .find(|i| i.label == "Warps Per SM vs. Registers Per Thread")
+        .expect("registers chart");
+    assert_eq!(chart.kind, "line_chart");
+    assert_eq!(
+        chart.axes.x,
+        ChartAxis {
+            label: Some("Registers Per Thread".into()),
+            min: Some(0.0),
+            max: None
+        }
+    );
+    assert_eq!(chart.axes.y.label.as_deref(), Some("Resident Warps Per SM"));
+    let highlight = &chart.highlights[0];
+    assert_eq!(highlight.metric, "launch__registers_per_thread");
+    assert_eq!(highlight.label, "Current Registers Per Thread");
+    assert!(highlight.value.is_some());
+    // A bar chart's value axis is the horizontal one.
+    let sol = page
+        .sections
+        .iter()
+        .find(|s| s.identifier == "SpeedOfLight")
+        .unwrap();
+    let bars = flat_items(&sol.body)
+        .into_iter()
+        .find(|i| i.kind == "bar_chart")
+        .expect("bar chart");
+    assert_eq!(
+        bars.axes.x,
+        ChartAxis {
+            label: Some("Throughput [% of peak]".into()),
+            min: Some(0.0),
+            max: Some(100.0)
+        }
+    );
+}
 
 #[test]
 fn options_filters_regex_extends_and_derived_metrics_resolve() {

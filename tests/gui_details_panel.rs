@@ -10,7 +10,7 @@ use sightline::app::ViewCtx;
 use sightline::app::details_panel::{DetailsPanel, Span, parse_markup};
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{
-    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
+    ChartAxes, DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
 };
 use sightline::section::format::format_with_unit;
 use sightline::section::registry::SectionSet;
@@ -87,6 +87,8 @@ fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
         column_major: false,
         rooflines: Vec::new(),
         points: Vec::new(),
+        axes: ChartAxes::default(),
+        highlights: Vec::new(),
     }
 }
 

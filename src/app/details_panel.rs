@@ -23,8 +23,8 @@ use eframe::egui::{
 };
 use egui_extras::{Column, TableBuilder};
 use egui_plot::{
-    Bar, BarChart, GridInput, GridMark, HoverPosition, Legend, Line, MarkerShape, Plot, PlotPoint,
-    PlotPoints, Points,
+    Bar, BarChart, GridInput, GridMark, HoverPosition, Legend, Line, LineStyle, MarkerShape, Plot,
+    PlotPoint, PlotPoints, Points, VLine,
 };
 
 use super::rule_state::{PageRules, RuleRow, RuleStatus};
@@ -33,7 +33,7 @@ use crate::ncu::MetricValue;
 use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use crate::proto::nv::rule_system::RuleResult;
 use crate::rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};
-use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
+use crate::section::details::{ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails};
 use crate::section::format::format_with_unit;
 
 /// One piece of a rule message after its link markup is parsed.
@@ -830,7 +830,7 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
         }
         ItemView::Bars(chart) => {
             item_title(ui, item);
-            bar_chart_ui(ui, chart);
+            bar_chart_ui(ui, item, chart);
         }
         ItemView::Lines(chart) => {
             item_title(ui, item);
@@ -838,7 +838,7 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
         }
         ItemView::Histogram(chart) => {
             item_title(ui, item);
-            histogram_ui(ui, chart);
+            histogram_ui(ui, item, chart);
         }
         ItemView::Roofline(chart) => {
             item_title(ui, item);
@@ -906,7 +906,7 @@ fn static_plot<'a>(id: &str, height: f32) -> Plot<'a> {
         .show_crosshair(false)
 }
 
-fn bar_chart_ui(ui: &mut Ui, chart: &BarsView) {
+fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
     if chart.bars.is_empty() {
         ui.weak(chart.empty_note.as_str());
         return;
@@ -925,9 +925,12 @@ fn bar_chart_ui(ui: &mut Ui, chart: &BarsView) {
             .include_x(0.0)
             .include_y(-0.5)
             .include_y(count as f64 - 0.5);
-        if !chart.unit.is_empty() {
-            plot = plot.x_axis_label(chart.unit.as_str());
+        match (&item.axes.x.label, chart.unit.is_empty()) {
+            (Some(label), _) => plot = plot.x_axis_label(label.as_str()),
+            (None, false) => plot = plot.x_axis_label(chart.unit.as_str()),
+            (None, true) => {}
         }
+        plot = with_range(plot, &item.axes.x, Plot::include_x);
         let right = if chart.percent {
             chart.max_value.max(100.0)
         } else {
@@ -994,7 +997,8 @@ fn line_chart_ui(ui: &mut Ui, item: &Item, chart: &LinesView) {
         let mut plot = static_plot("line-chart", height)
             .x_axis_formatter(|mark: GridMark, _| si_text(mark.value))
             .y_axis_formatter(|mark: GridMark, _| si_text(mark.value));
-        if chart.lines.len() > 1 {
+        plot = with_axes(plot, &item.axes);
+        if chart.lines.len() > 1 || !chart.highlights.is_empty() {
             plot = plot.legend(Legend::default());
         }
         let name = if item.label.is_empty() {
@@ -1021,32 +1025,74 @@ fn line_chart_ui(ui: &mut Ui, item: &Item, chart: &LinesView) {
                         .radius(2.5),
                 );
             }
+            // The kernel's own configuration: a dashed line, and a ring on the curve.
+            for (label, x, y) in &chart.highlights {
+                plot_ui.vline(
+                    VLine::new(label.as_str(), *x)
+                        .color(HIGHLIGHT_COLOR)
+                        .style(LineStyle::dashed_loose()),
+                );
+                if let Some(y) = y {
+                    plot_ui.points(
+                        Points::new(label.as_str(), vec![[*x, *y]])
+                            .color(HIGHLIGHT_COLOR)
+                            .shape(MarkerShape::Circle)
+                            .filled(false)
+                            .radius(6.0),
+                    );
+                }
+            }
         });
     });
 }
 
-fn histogram_ui(ui: &mut Ui, chart: &HistogramView) {
+/// `plot` with the labels and ranges of the section file's axes.
+fn with_axes<'a>(mut plot: Plot<'a>, axes: &ChartAxes) -> Plot<'a> {
+    if let Some(label) = &axes.x.label {
+        plot = plot.x_axis_label(label.as_str());
+    }
+    if let Some(label) = &axes.y.label {
+        plot = plot.y_axis_label(label.as_str());
+    }
+    let plot = with_range(plot, &axes.x, Plot::include_x);
+    with_range(plot, &axes.y, Plot::include_y)
+}
+
+/// `plot` showing at least the range of `axis` (`include` is `Plot::include_x` or `_y`).
+fn with_range<'a>(
+    mut plot: Plot<'a>,
+    axis: &ChartAxis,
+    include: fn(Plot<'a>, f64) -> Plot<'a>,
+) -> Plot<'a> {
+    for bound in [axis.min, axis.max].into_iter().flatten() {
+        plot = include(plot, bound);
+    }
+    plot
+}
+
+fn histogram_ui(ui: &mut Ui, item: &Item, chart: &HistogramView) {
     if chart.bars.is_empty() {
         ui.weak(chart.empty_note.as_str());
         return;
     }
     let height = 180.0;
     chart_area(ui, height, |ui| {
-        static_plot("histogram", height)
+        let plot = static_plot("histogram", height)
             .y_axis_formatter(|mark: GridMark, _| si_text(mark.value))
-            .include_y(0.0)
-            .show(ui, |plot_ui| {
-                plot_ui.bar_chart(
-                    BarChart::new(chart.name.as_str(), chart.bars.clone())
-                        .color(HISTOGRAM_COLOR)
-                        .element_formatter(Box::new(|bar: &Bar, _: &BarChart| bar.name.clone())),
-                );
-            });
+            .include_y(0.0);
+        with_axes(plot, &item.axes).show(ui, |plot_ui| {
+            plot_ui.bar_chart(
+                BarChart::new(chart.name.as_str(), chart.bars.clone())
+                    .color(HISTOGRAM_COLOR)
+                    .element_formatter(Box::new(|bar: &Bar, _: &BarChart| bar.name.clone())),
+            );
+        });
     });
 }
 
 const BAR_COLOR: Color32 = Color32::from_rgb(0x4a, 0x90, 0xd9);
 const HISTOGRAM_COLOR: Color32 = Color32::from_rgb(0x6a, 0xb0, 0x4c);
+const HIGHLIGHT_COLOR: Color32 = Color32::from_rgb(0xe0, 0x4a, 0x4a);
 
 const SERIES_COLORS: [Color32; 6] = [
     Color32::from_rgb(0x4a, 0x90, 0xd9),
@@ -1721,6 +1767,8 @@ struct BarsView {
 
 struct LinesView {
     lines: Vec<(String, Vec<PlotPoint>)>,
+    /// The kernel's own x values (`HighlightX`): legend text, x, and the first line's y there.
+    highlights: Vec<(String, f64, Option<f64>)>,
     empty_note: String,
 }
 
@@ -1913,8 +1961,20 @@ impl LinesView {
         if !scalar.is_empty() {
             lines.push((item.label.clone(), scalar));
         }
+        let highlights = item
+            .highlights
+            .iter()
+            .filter_map(|entry| {
+                let x = value_f64(entry.value.as_ref())?;
+                let y = lines
+                    .first()
+                    .and_then(|(_, points)| points.iter().find(|p| p.x == x).map(|p| p.y));
+                Some((format!("{}: {}", entry.label, entry.text), x, y))
+            })
+            .collect();
         LinesView {
             lines,
+            highlights,
             empty_note: empty_note(item),
         }
     }

@@ -81,6 +81,56 @@ pub struct Item {
     pub rooflines: Vec<RooflinePoint>,
     /// Achieved points of a roofline chart.
     pub points: Vec<RooflinePoint>,
+    /// The axes of a line chart, bar chart or histogram as the section file gives them.
+    pub axes: ChartAxes,
+    /// Line charts: the kernel's own values on the x axis (`HighlightX`), e.g. its block size
+    /// on "Impact of Varying Block Size".
+    pub highlights: Vec<Entry>,
+}
+
+/// One chart axis: its label and the range it must show (`Range { Min Max }`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChartAxis {
+    /// `Label`, if given.
+    pub label: Option<String>,
+    /// `Range.Min`: the axis shows at least down to this value.
+    pub min: Option<f64>,
+    /// `Range.Max`: the axis shows at least up to this value.
+    pub max: Option<f64>,
+}
+
+/// The axes of a chart: `x` is horizontal, `y` vertical. Bar charts are drawn with horizontal
+/// bars, so their value axis is `x` and their category axis `y`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChartAxes {
+    /// The horizontal axis.
+    pub x: ChartAxis,
+    /// The vertical axis.
+    pub y: ChartAxis,
+}
+
+impl ChartAxis {
+    fn labelled(label: Option<&String>) -> ChartAxis {
+        ChartAxis {
+            label: label.filter(|l| !l.is_empty()).cloned(),
+            min: None,
+            max: None,
+        }
+    }
+
+    fn value(
+        axis: Option<&crate::proto::nv::profiler::ProfilerSectionChartValueAxis>,
+    ) -> ChartAxis {
+        let Some(axis) = axis else {
+            return ChartAxis::default();
+        };
+        let range = axis.range.as_ref();
+        ChartAxis {
+            min: range.and_then(|r| r.min).map(|v| v as f64),
+            max: range.and_then(|r| r.max).map(|v| v as f64),
+            ..ChartAxis::labelled(axis.label.as_ref())
+        }
+    }
 }
 
 impl Item {
@@ -95,6 +145,8 @@ impl Item {
             column_major: false,
             rooflines: Vec::new(),
             points: Vec::new(),
+            axes: ChartAxes::default(),
+            highlights: Vec::new(),
         }
     }
 }
@@ -239,6 +291,10 @@ fn resolve_item(
         );
         out.entries = entries(&chart.metrics, metrics);
         sort_entries(&mut out.entries, chart.sort_key, chart.sort_direction);
+        out.axes = ChartAxes {
+            x: ChartAxis::value(chart.value_axis.as_ref()),
+            y: ChartAxis::labelled(chart.category_axis.as_ref().and_then(|a| a.label.as_ref())),
+        };
         return Some(out);
     }
     if let Some(chart) = &item.line_chart {
@@ -248,6 +304,13 @@ fn resolve_item(
             chart.description.as_ref(),
         );
         out.entries = entries(&chart.metrics, metrics);
+        out.axes = ChartAxes {
+            x: ChartAxis::value(chart.axis_x.as_ref()),
+            y: ChartAxis::value(chart.axis_y.as_ref()),
+        };
+        if let Some(highlight) = &chart.highlight_x {
+            out.highlights = entries(&highlight.metrics, metrics);
+        }
         return Some(out);
     }
     if let Some(chart) = &item.histogram_chart {
@@ -262,6 +325,10 @@ fn resolve_item(
                 entry.instances = metrics.instances(&entry.metric);
             }
         }
+        out.axes = ChartAxes {
+            x: ChartAxis::labelled(chart.histogram_axis.as_ref().and_then(|a| a.label.as_ref())),
+            y: ChartAxis::value(chart.value_axis.as_ref()),
+        };
         return Some(out);
     }
     if let Some(container) = &item.horizontal_container {
