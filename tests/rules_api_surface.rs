@@ -3,12 +3,10 @@
 //! the names that are plain Python in NVIDIA's module behave as there (always run).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 mod common;
 
-use common::rules::{rule, rules_dir, run};
-use sightline::rules::RuleEngine;
+use common::rules::apply_rule;
 
 fn nvrules_reference() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/ncu/nvrules");
@@ -23,19 +21,10 @@ fn nvrules_reference() -> Option<PathBuf> {
 /// Runs `body` (defining `apply`) as a rule on the sample's kernel 0 and returns the text of
 /// its messages; a rule error fails the test with the traceback.
 fn messages_of(body: &str) -> Vec<String> {
-    let dir = rules_dir(&[("Probe.py", &rule("Probe", body))]);
-    let engine = RuleEngine::start().expect("engine");
-    let out = run(&engine, dir.path(), Some(vec![0]), Duration::from_secs(20));
-    assert!(out.load_errors.is_empty(), "{:?}", out.load_errors);
-    let kernel = &out.kernels[0];
-    if let Some(error) = kernel.errors.first() {
-        panic!("rule failed:\n{}", error.message);
+    match apply_rule("Probe", body) {
+        Ok(messages) => messages.into_iter().map(|m| m.message).collect(),
+        Err(error) => panic!("rule failed:\n{error}"),
     }
-    kernel.results[0]
-        .messages
-        .iter()
-        .map(|m| m.message.clone())
-        .collect()
 }
 
 /// Every name of `api-surface-NvRules-*.txt` (classes with their methods and constants,

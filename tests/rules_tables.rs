@@ -2,26 +2,15 @@
 //! (title, description, sorting, styles, per-column tooltip/width/styles), the element kinds
 //! of its columns, and the errors NVIDIA's module raises for malformed tables.
 
-use std::time::Duration;
-
 mod common;
 
-use common::rules::{rule, rules_dir, run};
-use sightline::rules::RuleEngine;
+use common::rules::apply_rule;
 use sightline::rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell, TableSort};
 
 /// Runs `body` as a rule on kernel 0 of the sample; returns the tables of its first message,
 /// or the rule's error.
 fn tables_of(body: &str) -> Result<Vec<RuleTable>, String> {
-    let dir = rules_dir(&[("Tables.py", &rule("Tables", body))]);
-    let engine = RuleEngine::start().expect("engine");
-    let out = run(&engine, dir.path(), Some(vec![0]), Duration::from_secs(20));
-    assert!(out.load_errors.is_empty(), "{:?}", out.load_errors);
-    let kernel = &out.kernels[0];
-    if let Some(error) = kernel.errors.first() {
-        return Err(error.message.clone());
-    }
-    Ok(kernel.results[0].messages[0].tables.clone())
+    apply_rule("Tables", body).map(|messages| messages[0].tables.clone())
 }
 
 fn text(s: &str) -> TableCell {

@@ -40,3 +40,21 @@ pub fn rule(id: &str, body: &str) -> String {
         "import NvRules\n\ndef get_identifier():\n    return {id:?}\n\ndef get_name():\n    return {id:?} + ' rule'\n\n{body}\n"
     )
 }
+
+/// Runs `body` as rule `id` on kernel 0 of the sample: the messages of its result, or the
+/// rule's error (traceback) when it failed. A rule file that does not load fails the test.
+pub fn apply_rule(
+    id: &str,
+    body: &str,
+) -> Result<Vec<sightline::rules::model::RuleMessage>, String> {
+    let file = format!("{id}.py");
+    let dir = rules_dir(&[(file.as_str(), &rule(id, body))]);
+    let engine = RuleEngine::start().expect("engine");
+    let out = run(&engine, dir.path(), Some(vec![0]), Duration::from_secs(20));
+    assert!(out.load_errors.is_empty(), "{:?}", out.load_errors);
+    let kernel = &out.kernels[0];
+    if let Some(error) = kernel.errors.first() {
+        return Err(error.message.clone());
+    }
+    Ok(kernel.results[0].messages.clone())
+}
