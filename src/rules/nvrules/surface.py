@@ -5,6 +5,7 @@
 # backend (2025.3), the std-container names, and the module-level helpers of 2024.1 (which
 # added the dunder methods; here the classes have them natively and the helpers call them).
 import abc as _abc
+import operator as _operator
 
 # --- enum integers at module level (2025.3 spells them without a class prefix) -------------
 MsgType_NONE = MsgType.NONE
@@ -54,14 +55,18 @@ IBaseContext.register(IEvaluator)
 
 
 # --- std containers as the SWIG proxies name them -------------------------------------------
-class _Vector(list):
-    """A `std::vector` proxy: a Python list with the C++ member names."""
+class _Sized:
+    """`size()` and `empty()`, the members every std-container proxy has."""
 
     def size(self):
         return len(self)
 
     def empty(self):
         return len(self) == 0
+
+
+class _Vector(_Sized, list):
+    """A `std::vector` proxy: a Python list with the C++ member names."""
 
     def push_back(self, value):
         self.append(value)
@@ -96,14 +101,8 @@ class vector_table_column(_Vector):
     """`std::vector<TableColumn>`."""
 
 
-class _Map(dict):
+class _Map(_Sized, dict):
     """A `std::map` proxy: a Python dict with the C++ member names."""
-
-    def size(self):
-        return len(self)
-
-    def empty(self):
-        return len(self) == 0
 
     def has_key(self, key):
         return key in self
@@ -117,14 +116,8 @@ class map_string_double(_Map):
     """`std::map<std::string, double>`."""
 
 
-class _Set(set):
+class _Set(_Sized, set):
     """A `std::set` proxy: a Python set with the C++ member names."""
-
-    def size(self):
-        return len(self)
-
-    def empty(self):
-        return len(self) == 0
 
     def count(self, key):
         return 1 if key in self else 0
@@ -256,48 +249,16 @@ def ncu_report_add_method(cls, name):
     return decorator
 
 
-def IContext__len(ictx):
-    return len(ictx)
+def _name_of(obj):
+    """`obj.name()`: the `__str__` of IAction, IMetric and INvtxDomainInfo."""
+    return obj.name()
 
 
-def IContext__getitem(ictx, key):
-    return ictx[key]
-
-
-def IContext__iter(ictx):
-    return iter(ictx)
-
-
-def IRange__len(irange):
-    return len(irange)
-
-
-def IRange__getitem(irange, key):
-    return irange[key]
-
-
-def IRange__iter(irange):
-    return iter(irange)
-
-
-def IAction__str(iaction):
-    return iaction.name()
-
-
-def IAction__len(iaction):
-    return len(iaction)
-
-
-def IAction__iter(iaction):
-    return iter(iaction)
-
-
-def IAction__getitem(iaction, key):
-    return iaction[key]
-
-
-def IMetric__str(imetric):
-    return imetric.name()
+# The dunder methods of 2024.1 as module functions (the classes have them natively).
+IContext__len = IRange__len = IAction__len = INvtxState__len = len
+IContext__iter = IRange__iter = IAction__iter = INvtxState__iter = iter
+IContext__getitem = IRange__getitem = IAction__getitem = INvtxState__getitem = _operator.getitem
+IAction__str = IMetric__str = INvtxDomainInfo__str = _name_of
 
 
 def IMetric__value(imetric, idx=None):
@@ -338,22 +299,6 @@ def IMetric__rollup_operation_using_None(member_func):
 # `IMetric.metric_subtype` and `rollup_operation` already answer None for NONE.
 wrapped_metric_subtype = IMetric.metric_subtype
 wrapped_rollup_operation = IMetric.rollup_operation
-
-
-def INvtxState__len(invtx_state):
-    return len(invtx_state)
-
-
-def INvtxState__iter(invtx_state):
-    return iter(invtx_state)
-
-
-def INvtxState__getitem(invtx_state, key):
-    return invtx_state[key]
-
-
-def INvtxDomainInfo__str(invtx_domain):
-    return invtx_domain.name()
 
 
 # --- IFrontend.generate_table (2025.3): the checks and the configuration ---------------------
