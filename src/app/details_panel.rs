@@ -925,10 +925,10 @@ fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
             .include_x(0.0)
             .include_y(-0.5)
             .include_y(count as f64 - 0.5);
-        match (&item.axes.x.label, chart.unit.is_empty()) {
-            (Some(label), _) => plot = plot.x_axis_label(label.as_str()),
-            (None, false) => plot = plot.x_axis_label(chart.unit.as_str()),
-            (None, true) => {}
+        // The section's value-axis label, else the unit of the values.
+        let label = item.axes.x.label.as_deref().unwrap_or(chart.unit.as_str());
+        if !label.is_empty() {
+            plot = plot.x_axis_label(label);
         }
         plot = with_range(plot, &item.axes.x, Plot::include_x);
         let right = if chart.percent {

@@ -1,9 +1,9 @@
 # The part of Sightline's `NvRules` module written in Python, run in the module's namespace
 # after the Rust classes are registered (src/rules/nvrules/mod.rs). It completes the API
 # surface of NVIDIA's NvRules.py 2022.3 - 2025.3 with the names that are plain Python there:
-# the `IBaseContext` interface, module-level enum integers, the checks of `generate_table`, the data classes of the table
-# backend (2025.3), the std-container names, and the module-level helpers of 2024.1 (which
-# added the dunder methods; here the classes have them natively and the helpers call them).
+# the `IBaseContext` interface, module-level enum integers, the std-container names, the data
+# classes of the table backend and the checks of `generate_table` (2025.3), and the
+# module-level helpers of 2024.1 (aliases here: the classes have the dunder methods natively).
 import abc as _abc
 import operator as _operator
 
@@ -16,7 +16,7 @@ MsgType_ERR = MsgType.ERROR
 MarkerKind_SASS = MarkerKind.SASS
 MarkerKind_SOURCE = MarkerKind.SOURCE
 MarkerKind_NONE = MarkerKind.NONE
-# Rule kinds and table element kinds, numbered in their declaration order.
+# Rule kinds and table element kinds (the values of NVIDIA's module).
 RuleKind_DEFAULT = 0
 RuleKind_GUIDED = 1
 TableElementKind_INVALID = 0
