@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Seeds fuzz/corpus/reader/ (gitignored) with the real reports of the shared corpus that are at
-# most MAX_SEED_BYTES (default 512 KiB: the fuzzer runs ~10x faster without the 1-2 MB reports),
+# Seeds fuzz/corpus/reader/ (gitignored) with the project's fixtures and the real reports of the
+# shared corpus that are at most MAX_SEED_BYTES (default 512 KiB: the fuzzer runs ~10x faster without the 1-2 MB reports),
 # plus zstd-compressed copies of them (.ncu-repz path) when the `zstd` tool is installed.
 # fuzz/regressions/ is not copied: until the reader is fixed its inputs crash the fuzzer at
 # start-up (run them one by one instead, see README.md).
@@ -30,5 +30,14 @@ for report in "$reports"/*.ncu-rep; do
         chmod u+w "$corpus/${name}z"
         count=$((count + 1))
     fi
+done
+# The project's own fixtures: reproductions of format facts of real reports (late string-only
+# blocks, sampler metrics, NaN values, derived metrics of several versions).
+for fixture in "$here"/../fixtures/*.ncu-rep; do
+    [ -f "$fixture" ] || continue
+    name="fixture-$(basename "$fixture")"
+    cp -f "$fixture" "$corpus/$name"
+    chmod u+w "$corpus/$name"
+    count=$((count + 1))
 done
 echo "seed.sh: $count seed(s) in $corpus"

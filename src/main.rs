@@ -191,15 +191,20 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 
 fn open(path: &PathBuf) -> anyhow::Result<Report> {
     let report = Report::open(path)?;
-    for warning in report.warnings() {
+    print_warnings(&report, report.warnings());
+    Ok(report)
+}
+
+/// Prints reader warnings on stderr: `sightline: warning: FILE: byte N: message`.
+fn print_warnings(report: &Report, warnings: &[sightline::ncu::ReadWarning]) {
+    for warning in warnings {
         eprintln!(
             "sightline: warning: {}: byte {}: {}",
-            path.display(),
+            report.path().display(),
             warning.offset,
             warning.message
         );
     }
-    Ok(report)
 }
 
 fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
@@ -309,7 +314,8 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
             let report = open(&report)?;
             let stdout = std::io::stdout().lock();
             let out = std::io::BufWriter::with_capacity(1 << 16, stdout);
-            write_dump(&report, &DumpOptions { units, kernel }, out)?;
+            let warnings = write_dump(&report, &DumpOptions { units, kernel }, out)?;
+            print_warnings(&report, &warnings);
         }
         Command::Rules {
             report,

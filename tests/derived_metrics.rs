@@ -159,8 +159,11 @@ fn rule2_first_n_elements_are_combined_the_rest_kept() {
 // Rule 3: both sides have correlation ids
 
 #[test]
-fn rule3_correlation_ids_are_joined_in_id_order() {
-    // Seed: a1 + b1, a2, b3, a4 + b4, b5.
+fn rule3_only_the_left_operands_ids_survive() {
+    // Nsight Compute (FORMATS.md §1, a real 2023.1 report): each LHS element is combined with
+    // the RHS element of the same id, an LHS element without a partner is kept, and RHS-only
+    // ids are dropped. (The seed's example, a full outer join `a1+b1, a2, b3, a4+b4, b5`,
+    // is not what Nsight Compute stores.)
     let env = metrics(vec![
         (
             "a",
@@ -172,18 +175,34 @@ fn rule3_correlation_ids_are_joined_in_id_order() {
         ),
     ]);
     let r = eval("a + b", &env);
-    assert_eq!(
-        elements(&r),
-        ids(&[(1, u(101)), (2, u(200)), (3, u(3)), (4, u(404)), (5, u(5))])
-    );
-    assert_eq!(r.stored, u(101 + 200 + 3 + 404 + 5));
+    assert_eq!(elements(&r), ids(&[(1, u(101)), (2, u(200)), (4, u(404))]));
+    assert_eq!(r.stored, u(101 + 200 + 404));
 
-    // One-sided elements are kept as they are (not negated, not divided).
+    // Unpaired LHS elements are kept as they are (not negated, not divided).
     let r = eval("a - b", &env);
+    assert_eq!(elements(&r), ids(&[(1, u(99)), (2, u(200)), (4, u(396))]));
+
+    // The other way round: b's ids survive.
+    let r = eval("b + a", &env);
     assert_eq!(
         elements(&r),
-        ids(&[(1, u(99)), (2, u(200)), (3, u(3)), (4, u(396)), (5, u(5))])
+        ids(&[(1, u(101)), (3, u(3)), (4, u(404)), (5, u(5))])
     );
+
+    // 2 left ids against 47 right ids give 2 instances (the real report's shape).
+    let right: Vec<(u64, MetricValue)> = (0..47).map(|i| (0x100 + i * 16, u(524_288))).collect();
+    let env = metrics(vec![
+        (
+            "memory_l1_wavefronts_shared",
+            with_ids(u(0), &[(0x130, u(1_048_576)), (0x380, u(524_288))]),
+        ),
+        ("inst_executed", with_ids(u(24_641_536), &right)),
+    ]);
+    let text = "memory_l1_wavefronts_shared / inst_executed";
+    let r = eval(text, &env);
+    assert_eq!(elements(&r), ids(&[(0x130, u(2)), (0x380, u(1))]));
+    assert_eq!(r.stored, u(3), "2023.3+: sum of the combined instances");
+    assert_eq!(eval_legacy(text, &env).stored, u(0), "up to 2023.1: 0 / b");
 }
 
 #[test]
@@ -196,10 +215,7 @@ fn rule3_unsorted_inputs_give_id_ordered_results() {
         ),
     ]);
     let r = eval("a * b", &env);
-    assert_eq!(
-        elements(&r),
-        ids(&[(10, u(10)), (20, u(40)), (30, u(3)), (40, u(40))])
-    );
+    assert_eq!(elements(&r), ids(&[(10, u(10)), (20, u(40)), (30, u(3))]));
 }
 
 #[test]
@@ -667,7 +683,16 @@ fn semantics_follow_the_tool_version() {
             "2022.3.0.0 (build 31729285) (public-release)",
             Semantics::Legacy,
         ),
+        (
+            "2023.1.0.0 (build 32398143) (public-release)",
+            Semantics::Legacy,
+        ),
         ("2023.2.0.0", Semantics::Legacy),
+        (
+            "2023.3.0.0 (build 33281558) (public-release)",
+            Semantics::Current,
+        ),
+        ("2023.3.1.0", Semantics::Current),
         (
             "2024.1.1.0 (build 33998838) (public-release)",
             Semantics::Current,

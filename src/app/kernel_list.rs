@@ -49,6 +49,16 @@ impl Default for KernelList {
 }
 
 impl KernelList {
+    /// Number of rows loaded (before filtering).
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no row is loaded yet.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
     /// Appends loaded rows.
     pub fn extend(&mut self, rows: Vec<KernelRow>) {
         self.rows.extend(rows);
@@ -85,11 +95,14 @@ impl KernelList {
                 .view
                 .sort_by(|&a, &b| rows[a].name.cmp(&rows[b].name).then(a.cmp(&b))),
             SortColumn::Duration => self.view.sort_by(|&a, &b| {
-                rows[a]
-                    .duration_ns
-                    .unwrap_or(f64::NEG_INFINITY)
-                    .total_cmp(&rows[b].duration_ns.unwrap_or(f64::NEG_INFINITY))
-                    .then(a.cmp(&b))
+                // Missing and NaN durations (either sign) sort as the smallest.
+                let duration = |i: usize| {
+                    rows[i]
+                        .duration_ns
+                        .filter(|d| !d.is_nan())
+                        .unwrap_or(f64::NEG_INFINITY)
+                };
+                duration(a).total_cmp(&duration(b)).then(a.cmp(&b))
             }),
             SortColumn::Stream => self.view.sort_by_key(|&i| (rows[i].stream, i)),
         }

@@ -52,6 +52,23 @@ impl KernelRow {
     }
 }
 
+impl KernelRow {
+    /// The row of action `index`, which could not be decoded: the name says so, the tooltip
+    /// gives the error.
+    pub fn unreadable(index: usize, error: &str) -> KernelRow {
+        KernelRow {
+            index,
+            name: "(unreadable result)".to_owned(),
+            demangled: error.to_owned(),
+            grid: "-".to_owned(),
+            block: "-".to_owned(),
+            duration_ns: None,
+            stream: None,
+            context: None,
+        }
+    }
+}
+
 /// What the loader thread reports.
 pub enum LoadEvent {
     /// Progress in `0..=1` with a stage description.
@@ -107,13 +124,12 @@ impl LoadJob {
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    match report.action(index) {
-                        Ok(action) => batch.push(KernelRow::of(&action)),
-                        Err(error) => {
-                            send(LoadEvent::Failed(error.to_string()));
-                            return;
-                        }
-                    }
+                    // A damaged result is listed as unreadable (selecting it shows the
+                    // error); the kernels after it still load.
+                    batch.push(match report.action(index) {
+                        Ok(action) => KernelRow::of(&action),
+                        Err(error) => KernelRow::unreadable(index, &error.to_string()),
+                    });
                     if index == 0 || batch.len() >= 64 {
                         let progress = (index + 1) as f32 / total.max(1) as f32;
                         if !send(LoadEvent::Rows(std::mem::take(&mut batch)))

@@ -57,8 +57,10 @@ pub struct ReportTab {
     pub list: KernelList,
     /// Selected action index.
     pub selected: usize,
-    /// A load or decode error to show.
+    /// A load error to show.
     pub error: Option<String>,
+    /// Why the selected kernel could not be decoded (cleared when another one is selected).
+    kernel_error: Option<String>,
     current: Option<Current>,
     /// The Details page panel.
     pub panel: DetailsPanel,
@@ -84,6 +86,7 @@ impl ReportTab {
             list: KernelList::default(),
             selected: 0,
             error: None,
+            kernel_error: None,
             current: None,
             panel: DetailsPanel::new(),
             page: Page::Details,
@@ -144,6 +147,7 @@ impl ReportTab {
         if self.selected != index {
             self.selected = index;
             self.current = None;
+            self.kernel_error = None;
         }
     }
 
@@ -170,7 +174,7 @@ impl ReportTab {
         let action = match action {
             Ok(action) => action,
             Err(error) => {
-                self.error = Some(error.to_string());
+                self.kernel_error = Some(error.to_string());
                 return;
             }
         };
@@ -325,13 +329,17 @@ impl ReportTab {
                 });
             });
             ui.separator();
-            if let Some(error) = &self.error {
+            if self.page == Page::Details {
+                self.ensure_current(sections);
+            }
+            for error in self.error.iter().chain(&self.kernel_error) {
                 ui.colored_label(ui.visuals().error_fg_color, error);
             }
             let Some(report) = self.report.clone() else {
                 ui.label("Opening…");
                 return;
             };
+            read_warnings_ui(ui, &report, self.current.as_ref().map(|c| &c.action));
             match self.page {
                 Page::Session => super::session_page::session_ui(ui, &report),
                 Page::Details => {
@@ -370,4 +378,36 @@ impl ReportTab {
         });
         open_selection
     }
+}
+
+/// The problems the reader worked around in this report and in the shown kernel, under a
+/// collapsed "N read warning(s)" line: what was skipped, at which byte of which file.
+fn read_warnings_ui(ui: &mut egui::Ui, report: &Report, action: Option<&Action>) {
+    let warnings: Vec<&crate::ncu::ReadWarning> = report
+        .warnings()
+        .iter()
+        .chain(action.map_or(&[][..], Action::warnings))
+        .collect();
+    if warnings.is_empty() {
+        return;
+    }
+    let color = ui.visuals().warn_fg_color;
+    egui::CollapsingHeader::new(
+        egui::RichText::new(format!(
+            "{} read warning(s): parts of this report were skipped",
+            warnings.len()
+        ))
+        .color(color),
+    )
+    .id_salt("read-warnings")
+    .show(ui, |ui| {
+        for warning in warnings {
+            ui.label(format!(
+                "{}: byte {}: {}",
+                report.path().display(),
+                warning.offset,
+                warning.message
+            ));
+        }
+    });
 }

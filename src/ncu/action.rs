@@ -5,8 +5,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use prost::Message;
 
+use super::error::ReadWarning;
 use super::metric::{Metric, shift};
-use super::report::{ResultEntry, WorkloadKind};
+use super::report::{ResultEntry, ToolVersion, WorkloadKind};
 use super::wire::{FieldReader, WireError, WireValue, first_string_field};
 use crate::proto::nv::nvtx::NvtxState;
 use crate::proto::nv::profiler::ProfilerSection;
@@ -91,14 +92,21 @@ pub struct Action {
     rule_results: Vec<RuleResult>,
     nvtx: Option<NvtxState>,
     process: Option<usize>,
+    warnings: Vec<ReadWarning>,
+    tool_version: Option<ToolVersion>,
 }
 
 impl Action {
+    /// Decodes one result. Damage that is contained in one field (a metric naming a string
+    /// the file never defines, a rule result, the NVTX state or a header field this schema
+    /// reads differently) skips that field with a warning; only damage to the result's framing
+    /// fails the action.
     pub(crate) fn decode(
         index: usize,
         entry: &ResultEntry,
         bytes: Bytes,
         strings: Arc<Vec<String>>,
+        tool_version: Option<ToolVersion>,
     ) -> Result<Action, WireError> {
         let fields = LargeFields::of(entry.kind);
         let mut metrics = Vec::new();
@@ -106,6 +114,14 @@ impl Action {
         let mut rule_results = Vec::new();
         let mut nvtx: Option<NvtxState> = None;
         let mut rest = Vec::new();
+        let mut rest_fields = Vec::new();
+        let mut warnings = Vec::new();
+        let mut warn = |offset: usize, message: String| {
+            warnings.push(ReadWarning {
+                offset: (entry.offset + offset) as u64,
+                message,
+            });
+        };
         let mut reader = FieldReader::new(&bytes);
         loop {
             let start = reader.position();
@@ -115,11 +131,19 @@ impl Action {
             match value {
                 WireValue::Bytes(payload, offset) if field == fields.metrics => {
                     let metric = Metric::decode(payload).map_err(|e| shift(e, offset))?;
-                    if metric.name_id as usize >= entry.strings_visible {
-                        return Err(WireError {
+                    // Name ids index the string table of the whole file, including blocks
+                    // written after this result.
+                    if metric.name_id as usize >= strings.len() {
+                        warn(
                             offset,
-                            what: "metric name id outside the string table",
-                        });
+                            format!(
+                                "metric name id {} outside the string table ({} strings); the \
+                                 metric was skipped",
+                                metric.name_id,
+                                strings.len()
+                            ),
+                        );
+                        continue;
                     }
                     metrics.push(metric);
                 }
@@ -127,39 +151,55 @@ impl Action {
                     sections.push(bytes.slice(offset..reader.position()));
                 }
                 WireValue::Bytes(payload, offset) if Some(field) == fields.rule_results => {
-                    rule_results.push(RuleResult::decode(payload).map_err(|_| WireError {
-                        offset,
-                        what: "corrupt rule result",
-                    })?);
+                    match RuleResult::decode(payload) {
+                        Ok(result) => rule_results.push(result),
+                        Err(e) => warn(
+                            offset,
+                            format!("corrupt rule result ({e}); the rule result was skipped"),
+                        ),
+                    }
                 }
                 WireValue::Bytes(payload, offset) if field == fields.nvtx => {
-                    nvtx.get_or_insert_with(NvtxState::default)
-                        .merge(payload)
-                        .map_err(|_| WireError {
+                    let mut merged = nvtx.clone().unwrap_or_default();
+                    match merged.merge(payload) {
+                        Ok(()) => nvtx = Some(merged),
+                        Err(e) => warn(
                             offset,
-                            what: "corrupt NVTX state",
-                        })?;
+                            format!("corrupt NVTX state ({e}); that part of it was skipped"),
+                        ),
+                    }
                 }
-                _ => rest.extend_from_slice(&bytes[start..reader.position()]),
+                _ => {
+                    rest_fields.push((start, reader.position()));
+                    rest.extend_from_slice(&bytes[start..reader.position()]);
+                }
             }
         }
-        let corrupt = |_| WireError {
-            offset: 0,
-            what: "corrupt result header fields",
-        };
         let info = match entry.kind {
-            WorkloadKind::Kernel => ResultInfo::Kernel(Box::new(
-                pb::ProfileResult::decode(&rest[..]).map_err(corrupt)?,
-            )),
-            WorkloadKind::Range => ResultInfo::Range(Box::new(
-                pb::RangeResult::decode(&rest[..]).map_err(corrupt)?,
-            )),
-            WorkloadKind::Cmdlist => ResultInfo::Cmdlist(Box::new(
-                pb::CmdlistResult::decode(&rest[..]).map_err(corrupt)?,
-            )),
-            WorkloadKind::Graph => ResultInfo::Graph(Box::new(
-                pb::GraphResult::decode(&rest[..]).map_err(corrupt)?,
-            )),
+            WorkloadKind::Kernel => ResultInfo::Kernel(Box::new(decode_fields(
+                &rest,
+                &bytes,
+                &rest_fields,
+                &mut warn,
+            ))),
+            WorkloadKind::Range => ResultInfo::Range(Box::new(decode_fields(
+                &rest,
+                &bytes,
+                &rest_fields,
+                &mut warn,
+            ))),
+            WorkloadKind::Cmdlist => ResultInfo::Cmdlist(Box::new(decode_fields(
+                &rest,
+                &bytes,
+                &rest_fields,
+                &mut warn,
+            ))),
+            WorkloadKind::Graph => ResultInfo::Graph(Box::new(decode_fields(
+                &rest,
+                &bytes,
+                &rest_fields,
+                &mut warn,
+            ))),
         };
         let by_name = sorted_by_name(&metrics, &strings);
         Ok(Action {
@@ -173,7 +213,19 @@ impl Action {
             rule_results,
             nvtx,
             process: entry.process,
+            warnings,
+            tool_version,
         })
+    }
+
+    /// The Nsight Compute version that wrote the report this action comes from.
+    pub fn tool_version(&self) -> Option<ToolVersion> {
+        self.tool_version
+    }
+
+    /// Problems worked around while decoding this action (absolute byte offsets).
+    pub fn warnings(&self) -> &[ReadWarning] {
+        &self.warnings
     }
 
     /// Position of this action in the report.
@@ -376,4 +428,41 @@ fn sorted_by_name(metrics: &[Metric], strings: &[String]) -> Vec<u32> {
 
 fn dim3(v: &pb::Uint64x3) -> [u64; 3] {
     [v.x.unwrap_or(0), v.y.unwrap_or(0), v.z.unwrap_or(0)]
+}
+
+/// Decodes the small fields of a result (`rest`, the concatenation of the byte ranges
+/// `fields` of `bytes`). When the whole does not decode, each field is merged on its own and
+/// the ones that do not decode are skipped with a warning, so one field that a newer writer
+/// encodes differently costs that field, not the kernel.
+fn decode_fields<M: Message + Default + Clone>(
+    rest: &[u8],
+    bytes: &[u8],
+    fields: &[(usize, usize)],
+    warn: &mut impl FnMut(usize, String),
+) -> M {
+    if let Ok(message) = M::decode(rest) {
+        return message;
+    }
+    let mut message = M::default();
+    for &(start, end) in fields {
+        let mut trial = message.clone();
+        match trial.merge(&bytes[start..end]) {
+            Ok(()) => message = trial,
+            Err(e) => {
+                let field = FieldReader::new(&bytes[start..end])
+                    .next_field()
+                    .ok()
+                    .flatten()
+                    .map_or(0, |(field, _)| field);
+                warn(
+                    start,
+                    format!(
+                        "result field {field} does not decode as this reader expects ({e}); \
+                         the field was skipped"
+                    ),
+                );
+            }
+        }
+    }
+    message
 }

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use super::rule_result::rule_messages;
 use super::units::infer_unit;
-use super::{Action, Metric, MetricValue, NameBase, ReadError, Report};
+use super::{Action, Metric, MetricValue, NameBase, ReadError, ReadWarning, Report};
 use crate::proto::nv::nvtx::NvtxState;
 use crate::proto::nv::profiler::ProfilerSection;
 use crate::pyjson::PyJsonWriter;
@@ -33,12 +33,17 @@ pub enum DumpError {
 }
 
 /// Writes the dump of `report` to `out`, decoding one action at a time.
+///
+/// Returns the warnings of the dumped actions (problems the reader worked around while
+/// decoding them, such as a metric naming a string the file never defines); the report's own
+/// warnings are in [`Report::warnings`].
 pub fn write_dump(
     report: &Report,
     options: &DumpOptions,
     out: impl Write,
-) -> Result<(), DumpError> {
+) -> Result<Vec<ReadWarning>, DumpError> {
     let mut w = PyJsonWriter::new(out, 1);
+    let mut warnings = Vec::new();
     w.begin_object()?;
     w.key("ranges")?;
     w.begin_array()?;
@@ -50,6 +55,7 @@ pub fn write_dump(
             continue;
         }
         let action = report.action(index)?;
+        warnings.extend_from_slice(action.warnings());
         write_action(&mut w, &action, options, report)?;
     }
     w.end_array()?;
@@ -59,7 +65,7 @@ pub fn write_dump(
     let mut out = w.into_inner();
     out.write_all(b"\n")?;
     out.flush()?;
-    Ok(())
+    Ok(warnings)
 }
 
 fn write_action<W: Write>(

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use super::MetricValue;
 use super::synth::{KernelSpec, kernel_message, scalar, session_details, write_kernels};
+use super::synth_edge;
 use super::synth_kernels::{sample_kernels, value_kinds_kernel};
 use super::writer::ReportWriter;
 use crate::proto::nv::profiler::messages as pb;
@@ -16,6 +17,10 @@ pub const FIXTURE_NAMES: &[&str] = &[
     "sample.ncu-repz",
     "value_kinds.ncu-rep",
     "multi_block.ncu-rep",
+    "late_strings.ncu-rep",
+    "sampler_nan.ncu-rep",
+    "derived_2023_1.ncu-rep",
+    "derived_2023_3.ncu-rep",
 ];
 
 /// The bytes of fixture `name` (one of [`FIXTURE_NAMES`]).
@@ -29,6 +34,18 @@ pub fn fixture_bytes(name: &str) -> io::Result<Vec<u8>> {
         }
         "value_kinds.ncu-rep" => write_kernels(&[value_kinds_kernel()], 1, &mut out)?,
         "multi_block.ncu-rep" => write_multi_block(&sample_kernels(), &mut out)?,
+        "late_strings.ncu-rep" => synth_edge::write_late_strings(&mut out)?,
+        "sampler_nan.ncu-rep" => synth_edge::write_sampler_nan(&mut out)?,
+        "derived_2023_1.ncu-rep" => synth_edge::write_derived_version(
+            "2023.1.0.0 (build 32398143) (public-release)",
+            true,
+            &mut out,
+        )?,
+        "derived_2023_3.ncu-rep" => synth_edge::write_derived_version(
+            "2023.3.0.0 (build 33281558) (public-release)",
+            false,
+            &mut out,
+        )?,
         _ => {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,

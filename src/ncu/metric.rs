@@ -234,9 +234,35 @@ impl Metric {
                 _ => {}
             }
         }
+        if metric.category == SAMPLER_CATEGORY {
+            metric.normalize_sampler();
+        }
         Ok(metric)
     }
+
+    /// Category-1 (sampler, `pmsampling:*`) metrics as NVIDIA's reader gives them (FORMATS.md
+    /// §1, and `fixtures/sampler_nan.ncu-rep` checked with NVIDIA's reader): always of kind
+    /// double; value and instances are kept only when the list is non-empty, every element
+    /// has a correlation id and a double value, and the stored value (if any) is a double.
+    /// Otherwise the metric is 0.0 without instances: also when nothing is stored at all,
+    /// when only a value is stored (double or not), and when a valid list comes with a
+    /// non-double value.
+    fn normalize_sampler(&mut self) {
+        let keep = !self.instances.is_empty()
+            && matches!(self.stored, MetricValue::None | MetricValue::Double(_))
+            && self
+                .instances
+                .iter()
+                .all(|i| i.correlation_id.is_some() && matches!(i.value, MetricValue::Double(_)));
+        if !keep {
+            self.stored = MetricValue::Double(0.0);
+            self.instances.clear();
+        }
+    }
 }
+
+/// `ProfileMetricCategory` of sampler metrics (`pmsampling:*`).
+pub const SAMPLER_CATEGORY: u32 = 1;
 
 fn decode_instance(buf: &[u8]) -> Result<Instance, WireError> {
     let mut instance = Instance::default();

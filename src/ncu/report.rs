@@ -38,6 +38,50 @@ pub enum WorkloadKind {
     Graph = 3,
 }
 
+/// The Nsight Compute version that wrote a report: `2023.1.0.0 (build …)` is year 2023,
+/// minor 1. Behaviour that changed between versions (the regular value of derived metrics)
+/// is chosen from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ToolVersion {
+    /// The release year (`2023`).
+    pub year: u32,
+    /// The release of that year (`1` in `2023.1.0.0`).
+    pub minor: u32,
+}
+
+impl ToolVersion {
+    /// Parses the start of a version string (`2023.3.1.0 (build 33474944) (public-release)`);
+    /// `None` when it does not start with `YEAR.MINOR`.
+    pub fn parse(text: &str) -> Option<ToolVersion> {
+        let mut parts = text.trim().split(|c: char| !c.is_ascii_digit());
+        let year = parts.next()?.parse().ok()?;
+        let minor = parts.next().unwrap_or("0").parse().unwrap_or(0);
+        Some(ToolVersion { year, minor })
+    }
+
+    /// The version of the Nsight Compute that wrote a report: the `Nsight Compute Target`
+    /// entry of its version info, else the first entry whose provider starts with
+    /// `Nsight Compute`.
+    pub fn of_session(session: &pb::ReportSessionDetails) -> Option<ToolVersion> {
+        let infos = &session.version_info;
+        infos
+            .iter()
+            .find(|v| v.provider == "Nsight Compute Target")
+            .or_else(|| {
+                infos
+                    .iter()
+                    .find(|v| v.provider.starts_with("Nsight Compute"))
+            })
+            .and_then(|v| ToolVersion::parse(&v.version))
+    }
+}
+
+impl std::fmt::Display for ToolVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.year, self.minor)
+    }
+}
+
 /// Where one result's bytes are.
 #[derive(Debug, Clone)]
 pub(crate) struct ResultEntry {
@@ -45,8 +89,6 @@ pub(crate) struct ResultEntry {
     /// Offset of the encoded result in the report's bytes.
     pub offset: usize,
     pub len: usize,
-    /// Number of string-table entries defined when this result was written.
-    pub strings_visible: usize,
     /// Index of the block's process in [`Report::processes`], if the block names one.
     pub process: Option<usize>,
 }
@@ -79,6 +121,7 @@ pub struct Report {
     sources: Vec<SourceEntry>,
     results: Vec<ResultEntry>,
     warnings: Vec<ReadWarning>,
+    tool_version: Option<ToolVersion>,
 }
 
 impl Report {
@@ -140,8 +183,10 @@ impl Report {
             sources: Vec::new(),
             results: Vec::new(),
             warnings: Vec::new(),
+            tool_version: None,
         };
         report.index(file)?;
+        report.tool_version = ToolVersion::of_session(&report.session);
         Ok(report)
     }
 
@@ -186,7 +231,9 @@ impl Report {
             match self.index_block(&mut cursor, &mut strings) {
                 Ok(()) => block_index += 1,
                 Err((offset, message)) => {
-                    if self.results.is_empty() {
+                    // Refused only when nothing is readable: a damaged block after readable
+                    // ones (session details, strings, results) becomes a warning.
+                    if block_index == 0 {
                         return Err(ReadError::format(&path, offset, message));
                     }
                     self.warnings.push(ReadWarning {
@@ -232,17 +279,21 @@ impl Report {
             pos: payload_start,
         };
         let mut sources = Vec::new();
+        let mut warnings = Vec::new();
         for _ in 0..header.num_sources.unwrap_or(0) {
             let (offset, bytes) = inner.message("source entry")?;
-            let reference =
-                source_reference(&bytes).map_err(|e| (offset + e.offset, e.what.to_owned()))?;
-            sources.push(SourceEntry {
-                reference,
-                bytes: self.data.slice(offset..inner.pos),
-            });
+            match source_reference(&bytes) {
+                Ok(reference) => sources.push(SourceEntry {
+                    reference,
+                    bytes: self.data.slice(offset..inner.pos),
+                }),
+                // The entry is framed, so the damage stays inside it: skip it alone.
+                Err(e) => warnings.push(ReadWarning {
+                    offset: (offset + e.offset) as u64,
+                    message: format!("{} in a source entry; the entry was skipped", e.what),
+                }),
+            }
         }
-        let strings_visible =
-            strings.len() + header.string_table.as_ref().map_or(0, |t| t.strings.len());
         let process = header.process.as_ref().map(|_| self.processes.len());
         let mut results = Vec::new();
         for (kind, count) in [
@@ -263,7 +314,6 @@ impl Report {
                     kind,
                     offset,
                     len,
-                    strings_visible,
                     process,
                 });
             }
@@ -271,7 +321,7 @@ impl Report {
         let trailing = payload_start + payload_size - inner.pos;
         if trailing > 0 {
             // Tolerated: a newer writer may append payload kinds this reader does not know.
-            self.warnings.push(ReadWarning {
+            warnings.push(ReadWarning {
                 offset: inner.pos as u64,
                 message: format!("{trailing} unread byte(s) at the end of a block payload"),
             });
@@ -281,10 +331,20 @@ impl Report {
             strings.extend(table.strings);
         }
         if let Some(session) = header_session_bytes(&header_bytes) {
-            self.session
-                .merge(session)
-                .map_err(|e| (header_offset, format!("corrupt session details: {e}")))?;
+            // Merged into a copy: damaged session details must not leave half a merge behind.
+            let mut merged = self.session.clone();
+            match merged.merge(session) {
+                Ok(()) => self.session = merged,
+                Err(e) => warnings.push(ReadWarning {
+                    offset: header_offset as u64,
+                    message: format!(
+                        "corrupt session details in a block header ({e}); that block's session \
+                         details were skipped, its results are kept"
+                    ),
+                }),
+            }
         }
+        self.warnings.extend(warnings);
         self.processes.extend(header.process);
         self.sources.extend(sources);
         self.results.extend(results);
@@ -322,6 +382,11 @@ impl Report {
                 == short
         })?;
         Some(MetricValue::from_message(&attribute.value))
+    }
+
+    /// The Nsight Compute version that wrote the report, when its session details say.
+    pub fn tool_version(&self) -> Option<ToolVersion> {
+        self.tool_version
     }
 
     /// The processes named by block headers.
@@ -372,8 +437,14 @@ impl Report {
             )
         })?;
         let bytes = self.data.slice(entry.offset..entry.offset + entry.len);
-        Action::decode(index, entry, bytes, Arc::clone(&self.strings))
-            .map_err(|e| ReadError::format(&self.path, entry.offset + e.offset, e.what))
+        Action::decode(
+            index,
+            entry,
+            bytes,
+            Arc::clone(&self.strings),
+            self.tool_version,
+        )
+        .map_err(|e| ReadError::format(&self.path, entry.offset + e.offset, e.what))
     }
 
     /// The raw bytes of the report (decompressed for `.ncu-repz`).

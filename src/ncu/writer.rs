@@ -175,6 +175,34 @@ impl<W: Write> ReportWriter<W> {
         Ok(())
     }
 
+    /// Like [`ReportWriter::flush_block`], but the last `deferred` pending strings stay
+    /// pending: results of this block may name strings that only a later block defines, as
+    /// real reports do (string ids index the string table of the whole file).
+    pub fn flush_block_deferring_strings(&mut self, deferred: usize) -> io::Result<()> {
+        let keep = self.pending_strings.len().saturating_sub(deferred);
+        let later = self.pending_strings.split_off(keep);
+        self.flush_block()?;
+        self.pending_strings = later;
+        Ok(())
+    }
+
+    /// Writes a block that holds only the next `count` pending strings, with explicit zero
+    /// counts and an empty payload (`NumSources 0, NumResults 0, StringTable, PayloadSize
+    /// 0`), the shape of the string-only blocks of real reports.
+    pub fn flush_string_block(&mut self, count: usize) -> io::Result<()> {
+        let count = count.min(self.pending_strings.len());
+        let rest = self.pending_strings.split_off(count);
+        let strings = std::mem::replace(&mut self.pending_strings, rest);
+        let header = pb::BlockHeader {
+            num_sources: Some(0),
+            num_results: Some(0),
+            string_table: Some(pb::ProfilerStringTable { strings }),
+            payload_size: Some(0),
+            ..Default::default()
+        };
+        write_prefixed(&mut self.out, &header.encode_to_vec())
+    }
+
     /// Flushes what is pending (if anything) and returns the output.
     pub fn finish(mut self) -> io::Result<W> {
         if !self.pending_results.is_empty()

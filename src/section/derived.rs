@@ -40,12 +40,15 @@
 //! 2. **Neither side has correlation ids**: the first `N = min(len(A), len(B))` elements are
 //!    combined pairwise; the remaining elements of the longer side are kept as they are
 //!    (`a1+b1, a2+b2, a3, a4`). A side with only a regular value has no elements here.
-//! 3. **Both sides have correlation ids**: the correlation ids are joined; elements present on
-//!    both sides are combined, one-sided elements are kept as they are. The result is ordered
-//!    by correlation id (ascending; numbers numerically, strings lexicographically), which is
-//!    the seed's example order `a1+b1, a2, b3, a4+b4, b5` (an "LHS order first" join would
-//!    put `b3` after `a4+b4`). In every corpus report both sides carry identical, ascending
-//!    id lists, so the result order equals either input's order there.
+//! 3. **Both sides have correlation ids**: only the LHS's correlation ids survive. Each LHS
+//!    element is combined with the RHS element of the same id; an LHS element whose id the
+//!    RHS lacks is kept as it is, and RHS elements whose ids the LHS lacks are dropped. The
+//!    result is ordered by correlation id (ascending; numbers numerically, strings
+//!    lexicographically). Checked on a real 2023.1 report (FORMATS.md §1): a left metric with
+//!    2 ids and a right one with 47 give 2 instances. The seed's example (`a1+b1, a2, b3,
+//!    a4+b4, b5`, a full outer join) is not what Nsight Compute stores. In every report of the
+//!    corpus both sides carry identical, ascending id lists, so the result order equals
+//!    either input's order there.
 //! 4. **Only the LHS has correlation ids**: every LHS element is combined with the RHS
 //!    regular value (`a1+b, a2+b, ...`); the LHS ids are kept.
 //! 5. **Only the RHS has correlation ids**: the LHS regular value is combined with every RHS
@@ -73,12 +76,15 @@
 //! - **Strings.** A string-kind LHS (or an LHS without any value) is returned unchanged. A
 //!   numeric LHS with a string or valueless RHS is an error ([`DerivedError::NotNumeric`]).
 //! - **Regular value of an instanced result: depends on the Nsight Compute version**
-//!   ([`Semantics`]). Reports of 2022.1.1 and 2022.3 store `a op b` of the regular values
-//!   (`derived__avg_thread_executed` = 32 with 15 instances of 32). Reports of 2024.1.1 and
-//!   2025.1.0 store the **sum of the result's instance values** (480 for the same 15 instances
-//!   of 32; 10130 for the occupancy percentages where `a op b` would give 10150), converted to
-//!   the LHS regular kind. A result without instances has `a op b` in both. 2023.x is
-//!   *unconfirmed* (the corpus's 2023.2 report has no definitions); it is treated as legacy.
+//!   ([`Semantics`], chosen from the report's `VersionInfo`). Reports up to 2023.1 store
+//!   `a op b` of the regular values (`derived__avg_thread_executed` = 32 with 15 instances of
+//!   32; on a real 2023.1 report 788529152 / 24641536 = 32 with 47 instances of 32, and a
+//!   left operand with instances only, whose regular value is 0, gives 0). Reports from
+//!   2023.3 on store the **sum of the result's instance values** (480 for the same 15
+//!   instances of 32; 10130 for the occupancy percentages where `a op b` would give 10150),
+//!   converted to the LHS regular kind. A result without instances has `a op b` in both.
+//!   2023.2 is *unconfirmed* (the corpus's 2023.2 report has no definitions) and treated as
+//!   legacy.
 //! - **Missing inputs.** A definition whose input metric is missing is not evaluated
 //!   ([`DerivedError::MissingMetric`]), and no result is stored: the 2025.1 report defines
 //!   `derived__pct_occupancy_per_barrier_count` (filtered to CC 9.0+) on a CC 7.5 device
@@ -93,7 +99,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::ncu::{Instance, Metric, MetricValue, Report, ValueKind};
+use crate::ncu::{Action, Instance, Metric, MetricValue, Report, ToolVersion, ValueKind};
 use crate::proto::nv::profiler::ProfilerSection;
 
 /// Maximum nesting depth of a parsed expression (parentheses, function calls and operator
@@ -167,30 +173,43 @@ impl Function {
 }
 
 /// Which Nsight Compute version's semantics to reproduce. The versions differ only in the
-/// regular value of a result that has instances.
+/// regular value of a result that has instances (FORMATS.md §1, checked on real reports).
+///
+/// | version that wrote the report | semantics | regular value of an instanced result |
+/// |---|---|---|
+/// | up to 2023.1 (seen: 2022.1.1, 2022.3.0, 2023.1.0) | [`Semantics::Legacy`] | `regular(lhs) op regular(rhs)` |
+/// | 2023.2 (*unconfirmed*: no report of it defines derived metrics) | [`Semantics::Legacy`] | `regular(lhs) op regular(rhs)` |
+/// | 2023.3 and later (seen: 2023.3, 2024.1.1, 2025.1.0) | [`Semantics::Current`] | sum of the combined instances |
+/// | not recorded or unparsable | [`Semantics::Current`] | sum of the combined instances |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Semantics {
-    /// Nsight Compute up to 2023.x (seen: 2022.1.1, 2022.3.0): the regular value is always the
-    /// combination of the operands' regular values.
+    /// Nsight Compute up to 2023.2: the regular value is always the combination of the
+    /// operands' regular values.
     Legacy,
-    /// Nsight Compute 2024.1 and later (seen: 2024.1.1, 2025.1.0): a result with instances has
-    /// the sum of its instance values as regular value (in the LHS regular kind).
+    /// Nsight Compute 2023.3 and later: a result with instances has the sum of its instance
+    /// values as regular value (in the LHS regular kind).
     #[default]
     Current,
 }
 
+/// The first version with [`Semantics::Current`].
+const FIRST_CURRENT: ToolVersion = ToolVersion {
+    year: 2023,
+    minor: 3,
+};
+
 impl Semantics {
-    /// The semantics of an Nsight Compute version string such as `2022.3.0.0 (build 31729285)`.
-    /// Versions before 2024 are [`Semantics::Legacy`]; unparsable versions are
+    /// The semantics of an Nsight Compute version string such as `2022.3.0.0 (build 31729285)`:
+    /// versions before 2023.3 are [`Semantics::Legacy`]; unparsable versions are
     /// [`Semantics::Current`].
     pub fn for_tool_version(version: &str) -> Semantics {
-        let year: String = version
-            .trim()
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        match year.parse::<u32>() {
-            Ok(year) if year < 2024 => Semantics::Legacy,
+        Semantics::for_version(ToolVersion::parse(version))
+    }
+
+    /// The semantics of a parsed version ([`Semantics::Current`] when unknown).
+    pub fn for_version(version: Option<ToolVersion>) -> Semantics {
+        match version {
+            Some(version) if version < FIRST_CURRENT => Semantics::Legacy,
             _ => Semantics::Current,
         }
     }
@@ -198,21 +217,12 @@ impl Semantics {
     /// The semantics of the Nsight Compute version that wrote `report` (its
     /// `Nsight Compute Target` version info), [`Semantics::Current`] when not recorded.
     pub fn for_report(report: &Report) -> Semantics {
-        report
-            .session()
-            .version_info
-            .iter()
-            .find(|v| v.provider == "Nsight Compute Target")
-            .or_else(|| {
-                report
-                    .session()
-                    .version_info
-                    .iter()
-                    .find(|v| v.provider.starts_with("Nsight Compute"))
-            })
-            .map_or(Semantics::Current, |v| {
-                Semantics::for_tool_version(&v.version)
-            })
+        Semantics::for_version(report.tool_version())
+    }
+
+    /// The semantics of the report `action` comes from.
+    pub fn for_action(action: &Action) -> Semantics {
+        Semantics::for_version(action.tool_version())
     }
 }
 
@@ -676,36 +686,31 @@ fn combine(lhs: &Metric, op: Operator, rhs: &Metric, semantics: Semantics) -> Me
     }
 }
 
-/// Rule 3: joins two id-carrying element lists, ordered by correlation id.
+/// Rule 3: combines two id-carrying element lists on the LHS's ids, ordered by correlation id.
 fn join(lhs: &[Instance], op: Operator, rhs: &[Instance]) -> Vec<Instance> {
     let mut left: Vec<&Instance> = lhs.iter().collect();
     let mut right: Vec<&Instance> = rhs.iter().collect();
     left.sort_by(|x, y| cmp_ids(&x.correlation_id, &y.correlation_id));
     right.sort_by(|x, y| cmp_ids(&x.correlation_id, &y.correlation_id));
-    let mut out = Vec::with_capacity(left.len().max(right.len()));
-    let (mut i, mut j) = (0, 0);
-    while let (Some(x), Some(y)) = (left.get(i), right.get(j)) {
-        match cmp_ids(&x.correlation_id, &y.correlation_id) {
-            Ordering::Less => {
-                out.push((*x).clone());
-                i += 1;
-            }
-            Ordering::Greater => {
-                out.push((*y).clone());
-                j += 1;
-            }
-            Ordering::Equal => {
+    let mut out = Vec::with_capacity(left.len());
+    let mut j = 0;
+    for x in left {
+        while right
+            .get(j)
+            .is_some_and(|y| cmp_ids(&y.correlation_id, &x.correlation_id) == Ordering::Less)
+        {
+            j += 1;
+        }
+        match right.get(j) {
+            Some(y) if cmp_ids(&y.correlation_id, &x.correlation_id) == Ordering::Equal => {
                 out.push(Instance {
                     correlation_id: x.correlation_id.clone(),
                     value: apply(&x.value, op, &y.value),
                 });
-                i += 1;
-                j += 1;
             }
+            _ => out.push(x.clone()),
         }
     }
-    out.extend(left.iter().skip(i).map(|x| (*x).clone()));
-    out.extend(right.iter().skip(j).map(|y| (*y).clone()));
     out
 }
 

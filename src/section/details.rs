@@ -485,10 +485,12 @@ impl<'a> MetricSource<'a> {
                 }
             }
         }
-        let derived = derived::derive_all(&definitions, |name| action.metric(name).cloned())
-            .into_iter()
-            .filter_map(|(name, result)| result.ok().map(|m| (name, m)))
-            .collect();
+        let semantics = derived::Semantics::for_action(action);
+        let derived =
+            derived::derive_all_with(&definitions, |name| action.metric(name).cloned(), semantics)
+                .into_iter()
+                .filter_map(|(name, result)| result.ok().map(|m| (name, m)))
+                .collect();
         MetricSource {
             action,
             derived,
@@ -690,13 +692,18 @@ pub fn breakdown_label(template: &str, metric: &str) -> String {
 }
 
 /// Orders table entries by the table's `SortKey` (label or value) and `SortDirection`; entries
-/// without a numeric value go last.
+/// without a numeric value, and NaN values of either sign, go last.
 fn sort_entries(entries: &mut [Entry], key: Option<i32>, direction: Option<i32>) {
     let Some(key) = key else { return };
     let descending = direction == Some(1);
     if key == 1 {
         entries.sort_by(|a, b| {
-            let value = |e: &Entry| e.value.as_ref().and_then(MetricValue::as_f64);
+            let value = |e: &Entry| {
+                e.value
+                    .as_ref()
+                    .and_then(MetricValue::as_f64)
+                    .filter(|v| !v.is_nan())
+            };
             match (value(a), value(b)) {
                 (Some(x), Some(y)) if descending => y.total_cmp(&x),
                 (Some(x), Some(y)) => x.total_cmp(&y),

@@ -76,6 +76,9 @@ use prost_reflect::{DescriptorPool, DynamicMessage, Kind};
 use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::proto::nv::profiler::{ProfilerSection, ProfilerSectionBodyItem};
 
+/// Full name of the message of a derived-metric definition (`MetricDefinitions`).
+const METRIC_DEFINITION_MESSAGE: &str = "NV.Profiler.ProfilerSectionMetricDefinition";
+
 /// Full name of the message a `.section` file holds.
 pub const SECTION_MESSAGE: &str = "NV.Profiler.ProfilerSection";
 /// Full name of the message a `.chart` file holds.
@@ -386,6 +389,8 @@ struct FieldInfo {
     group: bool,
     /// Index of the (non-synthetic) oneof within the message.
     oneof: Option<usize>,
+    /// `ProfilerSectionMetricDefinition.Expression`: checked as a derived-metric expression.
+    expression: bool,
 }
 
 struct MessageInfo {
@@ -495,6 +500,8 @@ impl Schema {
                             required: f.is_required(),
                             group: f.is_group(),
                             oneof,
+                            expression: m.full_name() == METRIC_DEFINITION_MESSAGE
+                                && f.name() == "Expression",
                         })
                     })
                     .collect();
@@ -1605,6 +1612,13 @@ impl<'a> Parser<'a> {
                 );
                 return Ok(false);
             }
+            if field.expression {
+                // Written all the same (the file fails on the error; no second "missing
+                // required field" error).
+                let expression = bytes.to_vec();
+                self.check_expression(first, &expression, true);
+            }
+            let bytes = self.lexer.str_bytes(first);
             put_tag(buf, field.number, WT_LEN);
             put_varint(buf, bytes.len() as u64);
             buf.extend_from_slice(bytes);
@@ -1624,10 +1638,44 @@ impl<'a> Parser<'a> {
             );
             return Ok(false);
         }
+        if field.expression {
+            self.check_expression(first, &joined, false);
+        }
         put_tag(buf, field.number, WT_LEN);
         put_varint(buf, joined.len() as u64);
         buf.extend_from_slice(&joined);
         Ok(true)
+    }
+
+    /// Checks a derived-metric expression (`MetricDefinitions { Expression: "..." }`) with
+    /// the evaluator's own parser; a malformed one is an error at the offending character
+    /// when the literal maps one to one onto the text (`single`, no escapes), else at the
+    /// literal.
+    fn check_expression(&mut self, literal: &Token, bytes: &[u8], single: bool) {
+        let text = String::from_utf8_lossy(bytes);
+        let Err(error) = crate::section::derived::parse_expression(&text) else {
+            return;
+        };
+        let (position, message) = match &error {
+            crate::section::derived::DerivedError::Parse { position, message } => {
+                (*position, message.clone())
+            }
+            other => (1, other.to_string()),
+        };
+        let mut pos = literal.pos;
+        if single && literal.unescaped.is_none() {
+            // 1-based character position → byte offset after the opening quote.
+            let offset: usize = text
+                .chars()
+                .take(position.saturating_sub(1))
+                .map(char::len_utf8)
+                .sum();
+            pos.at += 1 + offset as u32;
+        }
+        self.error(
+            pos,
+            format!("invalid derived-metric expression `{text}`: {message}"),
+        );
     }
 
     /// Parses a scalar value of `field` and writes it. Returns whether it was written

@@ -72,8 +72,14 @@ pub fn strip_units(value: &mut Value) {
 }
 
 /// Parses JSON text, removing units.
+///
+/// Python's JSON writer prints NaN and infinities as bare `NaN`, `Infinity`, `-Infinity`
+/// (not JSON); they are read as the strings `"NaN"`, ... so that they compare equal.
 pub fn parse_without_units(text: &str) -> Value {
-    let mut value: Value = serde_json::from_str(text).expect("valid JSON");
+    let special = regex::Regex::new(r#"(?m)^(\s*(?:"(?:[^"\\]|\\.)*": )?)(NaN|-?Infinity)(,?)$"#)
+        .expect("valid pattern");
+    let text = special.replace_all(text, r#"$1"$2"$3"#);
+    let mut value: Value = serde_json::from_str(&text).expect("valid JSON");
     strip_units(&mut value);
     value
 }
