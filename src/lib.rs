@@ -5,9 +5,12 @@
 //! headless output can be compared byte for byte with NVIDIA's reader).
 
 pub mod app;
+pub mod codexl;
 pub mod desktop;
+pub mod gainsight;
 pub mod ncu;
 pub mod proto;
 pub mod pyjson;
 pub mod rules;
 pub mod section;
+pub mod timeline;

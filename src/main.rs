@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use sightline::ncu::Report;
 use sightline::ncu::dump::{DumpOptions, write_dump};
 
+mod cli;
 mod details_output;
 mod rules_output;
 mod sections_output;
@@ -106,6 +107,104 @@ enum Command {
     Summary {
         /// The report (.ncu-rep or .ncu-repz).
         report: PathBuf,
+    },
+    /// Nsight Systems summary reports, equal to `nsys stats` (CSV byte-compatible).
+    Stats {
+        /// The export (.sqlite) or report (.nsys-rep, .qdrep: exported with `nsys` first).
+        file: PathBuf,
+        /// Report name (nsys's: cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum,
+        /// cuda_gpu_mem_size_sum, osrt_sum, nvtx_sum, nvtx_pushpop_sum, nvtx_startend_sum);
+        /// repeat or separate with commas. Default: the usual set.
+        #[arg(long = "report", value_name = "NAME")]
+        reports: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: cli::stats::StatsFormat,
+        /// Write PREFIX_REPORT.csv files (as `nsys stats --output`).
+        #[arg(long, value_name = "PREFIX")]
+        output: Option<PathBuf>,
+        /// The nsys executable used to export .nsys-rep/.qdrep reports.
+        #[arg(long, value_name = "PATH")]
+        nsys: Option<PathBuf>,
+    },
+    /// A timeline's track tree with event counts and time spans, or every event as JSON lines.
+    Timeline {
+        /// The export (.sqlite) or report (.nsys-rep, .qdrep: exported with `nsys` first).
+        file: PathBuf,
+        /// Print the tree as JSON.
+        #[arg(long, conflicts_with = "events")]
+        json: bool,
+        /// Print every event as a JSON line {"track","kind","name","start","end","correlation"}.
+        #[arg(long)]
+        events: bool,
+        /// The nsys executable used to export .nsys-rep/.qdrep reports.
+        #[arg(long, value_name = "PATH")]
+        nsys: Option<PathBuf>,
+        /// Print the load time and memory per event on stderr.
+        #[arg(long)]
+        timing: bool,
+    },
+    /// NVTXT annotation files: their events, names and problems (exit code 1 when a file has
+    /// errors).
+    Nvtxt {
+        /// The .nvtxt files.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Print one JSON object per file and line: {"display_name", "errors", "events"}.
+        #[arg(long, conflicts_with = "summary")]
+        json: bool,
+        /// Print only one summary line per file (event counts, errors, warnings).
+        #[arg(long)]
+        summary: bool,
+    },
+    /// Gainsight: data lifetimes, refresh and area projections from GPGPU-Sim memory-access
+    /// logs; writes NAME.sim_l1.csv, NAME.sim_l2.csv, NAME.sim.csv and NAME.json.
+    Gainsight {
+        /// Logs, or folders of logs (e.g. one per kernel).
+        #[arg(required = true, value_name = "INPUT")]
+        inputs: Vec<PathBuf>,
+        /// Parameter file (TOML) layered over the defaults.
+        #[arg(long, value_name = "FILE")]
+        params: Option<PathBuf>,
+        /// Output folder.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        out: PathBuf,
+        /// Output name (default: the program name from the log).
+        #[arg(long)]
+        name: Option<String>,
+        /// Print the JSON report instead of the summary.
+        #[arg(long)]
+        json: bool,
+        /// Worker threads (0: one per core).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        threads: usize,
+    },
+    /// AMD CodeXL / RCP performance counters (SESSION.csv, every dialect) as a table with the
+    /// session header and per-kernel aggregates, as JSON or as CSV.
+    Counters {
+        /// The counter file (.csv).
+        file: PathBuf,
+        /// Print JSON {"header", "columns", "rows": [{COLUMN: value, ..., "kernel", "kernel_id", "device"}]}.
+        #[arg(long, conflicts_with = "csv")]
+        json: bool,
+        /// Print CSV (with kernel, kernel_id and device columns).
+        #[arg(long)]
+        csv: bool,
+    },
+    /// AMD CodeXL / RCP kernel occupancy (SESSION.occupancy) as a table or JSON; with --kernel,
+    /// that row's occupancy charts (VGPRs, SGPRs, LDS, work-group size).
+    Occupancy {
+        /// The occupancy file (.occupancy).
+        file: PathBuf,
+        /// Print JSON (the shape of `counters --json`, or the charts with --kernel).
+        #[arg(long, conflicts_with = "csv")]
+        json: bool,
+        /// Print CSV.
+        #[arg(long)]
+        csv: bool,
+        /// Print the occupancy charts of row N (0-based).
+        #[arg(long, value_name = "N")]
+        kernel: Option<usize>,
     },
     /// Install the desktop entry, report MIME types and icon for the current user, so that
     /// double-clicking a report opens Sightline.
@@ -340,10 +439,105 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
                 },
             );
         }
+        Command::Gainsight {
+            inputs,
+            params,
+            out,
+            name,
+            json,
+            threads,
+        } => {
+            let args = cli::gainsight::GainsightArgs {
+                inputs,
+                params,
+                out,
+                name,
+                json,
+                threads,
+            };
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            cli::gainsight::run(&args, &mut stdout)?;
+            stdout.flush()?;
+        }
         Command::Summary { report } => {
             let report = open(&report)?;
             let mut out = std::io::stdout().lock();
             summary::write_summary(&report, &mut out)?;
+        }
+        Command::Stats {
+            file,
+            reports,
+            format,
+            output,
+            nsys,
+        } => {
+            let args = cli::stats::StatsArgs {
+                file,
+                reports,
+                format,
+                nsys,
+                output,
+            };
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            cli::stats::run(&args, &mut stdout)?;
+            stdout.flush()?;
+        }
+        Command::Counters { file, json, csv } => {
+            let format = cli::counters::TableFormat::from_flags(json, csv);
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            cli::counters::run(&cli::counters::CountersArgs { file, format }, &mut stdout)?;
+            stdout.flush()?;
+        }
+        Command::Occupancy {
+            file,
+            json,
+            csv,
+            kernel,
+        } => {
+            let format = cli::counters::TableFormat::from_flags(json, csv);
+            let args = cli::occupancy::OccupancyArgs {
+                file,
+                format,
+                kernel,
+            };
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            cli::occupancy::run(&args, &mut stdout)?;
+            stdout.flush()?;
+        }
+        Command::Nvtxt {
+            files,
+            json,
+            summary,
+        } => {
+            let args = cli::nvtxt::NvtxtArgs {
+                files,
+                json,
+                summary,
+            };
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            let had_errors = cli::nvtxt::run(&args, &mut stdout)?;
+            stdout.flush()?;
+            if had_errors {
+                return Ok(ExitCode::from(1));
+            }
+        }
+        Command::Timeline {
+            file,
+            json,
+            events,
+            nsys,
+            timing,
+        } => {
+            let args = cli::timeline::TimelineArgs {
+                file,
+                json,
+                events,
+                nsys,
+                timing,
+            };
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            cli::timeline::run(&args, &mut stdout)?;
+            stdout.flush()?;
         }
     }
     Ok(ExitCode::SUCCESS)

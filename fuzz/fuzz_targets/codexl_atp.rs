@@ -1,0 +1,35 @@
+//! Fuzzes the `.atp` reader (AMD CodeXL / RCP application traces): parse arbitrary bytes, then
+//! read every call's trace line, every command's launch or transfer, every source location and
+//! the warnings. Warnings are expected; panics, hangs and runaway allocations are bugs.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sightline::timeline::atp::AtpFile;
+
+fuzz_target!(|data: &[u8]| {
+    let file = AtpFile::from_bytes("fuzz.atp", data.to_vec());
+    let trace = &file.trace;
+    for call in &trace.calls {
+        let _ = file.api_line(call);
+        let _ = trace.call_name(call);
+    }
+    for thread in &trace.threads {
+        let calls = trace.thread_calls(thread);
+        for index in 0..calls.len().min(64) {
+            let _ = trace.source_location(thread, index);
+        }
+    }
+    for command in &trace.enqueues {
+        let _ = (trace.launch(command), trace.transfer_bytes(command));
+        let _ = trace
+            .queues
+            .get(command.queue as usize)
+            .map(|q| trace.names.get(q.device));
+    }
+    let _ = (
+        trace.header.trace_file_version(),
+        trace.event_count(),
+        trace.heap_bytes(),
+    );
+    let _ = file.warning_texts();
+});

@@ -1,0 +1,174 @@
+//! `sightline gainsight`: GPGPU-Sim logs → `NAME.sim_l1.csv`, `NAME.sim_l2.csv`, `NAME.sim.csv`
+//! and `NAME.json` like Gainsight's frontend, plus a summary (or the JSON) on stdout.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use sightline::gainsight::csv::{write_kernel_csv, write_lifetime_header, write_lifetime_rows};
+use sightline::gainsight::report::{FrontendReport, report_date_time};
+use sightline::gainsight::whatif::Selection;
+use sightline::gainsight::{AnalyzeOptions, GainsightError, Level, Params, analyze_paths};
+
+/// Options of `sightline gainsight`.
+pub struct GainsightArgs {
+    /// Logs or folders of logs.
+    pub inputs: Vec<PathBuf>,
+    /// Parameter file layered over the defaults.
+    pub params: Option<PathBuf>,
+    /// Output folder (created).
+    pub out: PathBuf,
+    /// Output name (default: the program name from the log).
+    pub name: Option<String>,
+    /// Print the JSON report instead of the summary.
+    pub json: bool,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+}
+
+fn create(path: &Path) -> anyhow::Result<BufWriter<File>> {
+    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    Ok(BufWriter::with_capacity(1 << 20, file))
+}
+
+/// Runs the analysis, writes the four files and prints the summary or the JSON.
+pub fn run(args: &GainsightArgs, out: &mut impl Write) -> anyhow::Result<()> {
+    let params = match &args.params {
+        Some(path) => Params::load(path)?,
+        None => Params::default(),
+    };
+    let p = params.ns_per_cycle();
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    // The lifetime CSVs are written while kernels arrive; their final name is known only after
+    // the first kernel (the program name), so they start under temporary names.
+    let tmp = |level: &str| {
+        args.out.join(format!(
+            ".gainsight-{}-{level}.csv.part",
+            std::process::id()
+        ))
+    };
+    let (tmp_l1, tmp_l2) = (tmp("l1"), tmp("l2"));
+    let mut l1 = create(&tmp_l1)?;
+    let mut l2 = create(&tmp_l2)?;
+    write_lifetime_header(&mut l1)?;
+    write_lifetime_header(&mut l2)?;
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| GainsightError::Io { path, source }
+    };
+    let result = analyze_paths(
+        &args.inputs,
+        &params,
+        &AnalyzeOptions {
+            threads: args.threads,
+            render_lifetime_csv: true,
+            merged_lifetimes_only: true,
+            ..AnalyzeOptions::default()
+        },
+        &mut |kernel| {
+            if let Some([rows_l1, rows_l2]) = &kernel.lifetime_csv {
+                l1.write_all(rows_l1).map_err(io(&tmp_l1))?;
+                l2.write_all(rows_l2).map_err(io(&tmp_l2))?;
+            } else {
+                let id = kernel.id.unwrap_or_default();
+                write_lifetime_rows(&mut l1, id, &kernel.lifetimes[0], p).map_err(io(&tmp_l1))?;
+                write_lifetime_rows(&mut l2, id, &kernel.lifetimes[1], p).map_err(io(&tmp_l2))?;
+            }
+            Ok(())
+        },
+    );
+    let finish = |mut w: BufWriter<File>| w.flush();
+    let flushed = finish(l1).and(finish(l2));
+    let analysis = match (result, flushed) {
+        (Ok(analysis), Ok(())) => analysis,
+        (result, flushed) => {
+            let _ = std::fs::remove_file(&tmp_l1);
+            let _ = std::fs::remove_file(&tmp_l2);
+            return Err(match (result, flushed) {
+                (Err(e), _) => e.into(),
+                (Ok(_), Err(e)) => anyhow::Error::from(e).context("cannot write the lifetime CSVs"),
+                (Ok(_), Ok(())) => anyhow::anyhow!("cannot write the lifetime CSVs"),
+            });
+        }
+    };
+    for warning in &analysis.warnings {
+        eprintln!("sightline: warning: {warning}");
+    }
+    if analysis.more_warnings > 0 {
+        eprintln!(
+            "sightline: warning: {} more warnings not shown",
+            analysis.more_warnings
+        );
+    }
+    let name = args.name.clone().unwrap_or_else(|| analysis.name.clone());
+    let path = |suffix: &str| args.out.join(format!("{name}{suffix}"));
+    std::fs::rename(&tmp_l1, path(".sim_l1.csv")).context("cannot rename the L1 lifetime CSV")?;
+    std::fs::rename(&tmp_l2, path(".sim_l2.csv")).context("cannot rename the L2 lifetime CSV")?;
+    let mut kernels = create(&path(".sim.csv"))?;
+    write_kernel_csv(&mut kernels, &analysis.rows)?;
+    kernels.flush()?;
+    let (date, time) = report_date_time();
+    let report = FrontendReport::compute(&analysis, &params, &name, &date, &time);
+    let mut json = create(&path(".json"))?;
+    report.write(&mut json)?;
+    json.flush()?;
+    if args.json {
+        report.write(out)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let lines = &analysis.lines;
+    writeln!(
+        out,
+        "{name}: {} kernel(s) from {} file(s), {:.1} MB, {} lines ({} accesses, {} reservation fails, {} other caches, {} skipped, {} malformed)",
+        analysis.kernels.len(),
+        analysis.files.len(),
+        analysis.bytes as f64 / 1e6,
+        lines.total,
+        lines.accesses,
+        lines.reservation_fails,
+        lines.other_cache,
+        lines.skipped,
+        lines.malformed
+    )?;
+    for level in Level::ALL {
+        let i = level.index();
+        let store = analysis.store.level(level);
+        let wf = &report.write_frequency[i];
+        writeln!(
+            out,
+            "{}: {} lifetimes; write frequency max {} (kernel {}), 90%-tile {}, weighted {}",
+            level.label(),
+            report.lifetime_count[i],
+            wf.max,
+            analysis
+                .rows
+                .get(wf.maxidx as usize)
+                .map_or(0, |r| r.kernel_id),
+            wf.p90,
+            wf.weighted
+        )?;
+        for cell in &params.retention {
+            let share = store.covered_share(Selection::All, cell.retention_us, params.clock_mhz);
+            let refreshes = store.refreshes(Selection::All, cell.retention_us, params.clock_mhz);
+            writeln!(
+                out,
+                "  {:<14} retention {:>12} µs: {:>6.2}% of lifetimes need no refresh, {refreshes} refreshes",
+                cell.name,
+                cell.retention_us,
+                share * 100.0
+            )?;
+        }
+        let areas: Vec<String> = report.area[i]
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        writeln!(out, "  area: {}", areas.join(", "))?;
+    }
+    for suffix in [".sim_l1.csv", ".sim_l2.csv", ".sim.csv", ".json"] {
+        writeln!(out, "wrote {}", path(suffix).display())?;
+    }
+    Ok(())
+}

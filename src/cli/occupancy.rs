@@ -1,0 +1,139 @@
+//! `sightline occupancy S.occupancy [--json] [--kernel N]`: a CodeXL / RCP occupancy file as a
+//! table (or JSON in the shape of `counters`); with `--kernel N`, the occupancy charts of row N
+//! (occupancy against VGPRs, SGPRs, LDS bytes and work-group size, the kernel's point marked).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::bail;
+use sightline::codexl::counters::CounterValue;
+use sightline::codexl::curves::OccupancyModel;
+use sightline::codexl::occupancy::OccupancyFile;
+
+use super::counters::{TableFormat, TableView, json_string, print_warnings, write_aligned};
+
+/// Options of `sightline occupancy`.
+pub struct OccupancyArgs {
+    /// The `.occupancy` file.
+    pub file: PathBuf,
+    /// Output format.
+    pub format: TableFormat,
+    /// Print the charts of this row (0-based) instead of the table.
+    pub kernel: Option<usize>,
+}
+
+/// Reads the file, prints warnings on stderr and renders the table or one kernel's charts.
+pub fn run(args: &OccupancyArgs, out: &mut impl Write) -> anyhow::Result<()> {
+    let file = OccupancyFile::open(&args.file)?;
+    print_warnings(&args.file, file.warnings());
+    let parts: Vec<(String, Option<u32>, Option<String>)> =
+        file.rows.iter().map(|r| file.kernel_parts(r)).collect();
+    if let Some(index) = args.kernel {
+        let Some(row) = file.rows.get(index) else {
+            bail!(
+                "{}: no row {index} (the file has {})",
+                args.file.display(),
+                file.rows.len()
+            );
+        };
+        let Some(model) = OccupancyModel::from_row(row) else {
+            bail!(
+                "{}:{}: the row lacks a limit the charts need (waves, work-groups, registers, LDS, wavefront size)",
+                args.file.display(),
+                row.line
+            );
+        };
+        let curves = model.curves();
+        let limits = model.limits(model.usage);
+        if args.format == TableFormat::Json {
+            write!(
+                out,
+                "{{\"row\": {index}, \"kernel\": {}, \"computed_occupancy\": {}, \"file_occupancy\": {}, \"curves\": [",
+                json_string(&parts[index].0),
+                limits.occupancy_percent,
+                row.occupancy_percent
+                    .map_or("null".into(), |p| p.to_string())
+            )?;
+            for (i, curve) in curves.iter().enumerate() {
+                let points: Vec<String> = curve
+                    .points
+                    .iter()
+                    .map(|(x, y)| format!("[{x}, {y}]"))
+                    .collect();
+                write!(
+                    out,
+                    "{}\n  {{\"resource\": {}, \"kernel_point\": [{}, {}], \"points\": [{}]}}",
+                    if i > 0 { "," } else { "" },
+                    json_string(curve.resource.label()),
+                    curve.kernel_point.0,
+                    curve.kernel_point.1,
+                    points.join(", ")
+                )?;
+            }
+            writeln!(out, "\n]}}")?;
+        } else {
+            writeln!(
+                out,
+                "Kernel: {} (row {index}, line {})",
+                parts[index].0, row.line
+            )?;
+            writeln!(
+                out,
+                "Occupancy: {}% computed, {} in the file; limits (waves/CU): VGPR {}, SGPR {}, LDS {}, work-group {}",
+                limits.occupancy_percent,
+                row.occupancy_percent
+                    .map_or("none".into(), |p| format!("{p}%")),
+                limits.vgpr,
+                limits.sgpr,
+                limits.lds,
+                limits.work_group
+            )?;
+            for curve in &curves {
+                writeln!(out)?;
+                writeln!(
+                    out,
+                    "{} (kernel: {} → {}%)",
+                    curve.resource.label(),
+                    curve.kernel_point.0,
+                    curve.kernel_point.1
+                )?;
+                // Print where the occupancy changes, not every point.
+                let mut rows = vec![vec![
+                    "from".to_string(),
+                    "to".to_string(),
+                    "occupancy %".to_string(),
+                ]];
+                let mut start = 0;
+                for i in 1..=curve.points.len() {
+                    if i == curve.points.len() || curve.points[i].1 != curve.points[start].1 {
+                        rows.push(vec![
+                            curve.points[start].0.to_string(),
+                            curve.points[i - 1].0.to_string(),
+                            curve.points[start].1.to_string(),
+                        ]);
+                        start = i;
+                    }
+                }
+                write_aligned(out, &rows)?;
+            }
+        }
+        return Ok(());
+    }
+    let extra = |r: usize| {
+        let (kernel, id, device) = &parts[r];
+        (kernel.as_str(), *id, device.as_deref())
+    };
+    let values: Vec<&[CounterValue]> = file.values.iter().map(Vec::as_slice).collect();
+    let table = TableView {
+        header: &file.table.header,
+        columns: &file.table.columns,
+        values: &values,
+        extra: &extra,
+    };
+    match args.format {
+        TableFormat::Json => table.write_json(out)?,
+        TableFormat::Csv => table.write_csv(out)?,
+        TableFormat::Text => table.write_text(out)?,
+    }
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! `sightline stats`: the `nsys stats` summary reports of an Nsight Systems export, as CSV
+//! (byte-compatible with `nsys stats --format csv`), JSON or an aligned table.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use sightline::pyjson::write_string;
+use sightline::timeline::nsys::stats::{self, Cell, ReportOutcome, ReportTable};
+use sightline::timeline::nsys::{self, rep};
+
+/// Output format of `sightline stats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StatsFormat {
+    /// CSV as `nsys stats --format csv` writes it.
+    Csv,
+    /// JSON: `{"file", "reports": [{"report", "columns", "rows": [{COLUMN: value}]} | {"report", "skipped"}]}`.
+    Json,
+    /// Aligned columns for reading.
+    Table,
+}
+
+/// Arguments of `sightline stats`.
+#[derive(Debug, Clone)]
+pub struct StatsArgs {
+    /// The export (`.sqlite`) or report (`.nsys-rep`, `.qdrep`).
+    pub file: PathBuf,
+    /// Report names (nsys's current or 2022.x names); empty = the default set.
+    pub reports: Vec<String>,
+    /// Output format.
+    pub format: StatsFormat,
+    /// The `nsys` executable for exporting `.nsys-rep` files.
+    pub nsys: Option<PathBuf>,
+    /// Write `PREFIX_REPORT.csv` files (as `nsys stats --output PREFIX`) instead of stdout.
+    pub output: Option<PathBuf>,
+}
+
+/// The SQLite export to read for `file`: itself, or the (cached) export of a `.nsys-rep`.
+pub fn export_for(file: &Path, nsys_exe: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if nsys::is_report_file(file) {
+        let out = rep::export_report(file, nsys_exe, &rep::default_cache_dir(), None)?;
+        eprintln!(
+            "{}: using the SQLite export {}",
+            file.display(),
+            out.display()
+        );
+        Ok(out)
+    } else {
+        Ok(file.to_path_buf())
+    }
+}
+
+/// Runs the command, writing to `out`. Skipped reports are noted on stderr, as nsys does.
+pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut names: Vec<&str> = Vec::new();
+    let requested: Vec<&str> = if args.reports.is_empty() {
+        stats::DEFAULT_REPORTS.to_vec()
+    } else {
+        args.reports
+            .iter()
+            .flat_map(|r| r.split(','))
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .collect()
+    };
+    for r in requested {
+        if stats::canonical_report_name(r).is_none() {
+            anyhow::bail!("unknown report {r:?}; known: {}", stats::REPORTS.join(", "));
+        }
+        names.push(r);
+    }
+    let export = export_for(&args.file, args.nsys.as_deref())?;
+    let results = stats::run_reports(&export, &names)?;
+    if let Some(prefix) = &args.output {
+        for (name, outcome) in &results {
+            match outcome {
+                ReportOutcome::Table(t) if !t.rows.is_empty() => {
+                    let path = PathBuf::from(format!("{}_{name}.csv", prefix.display()));
+                    std::fs::write(&path, stats::to_csv(t))
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    eprintln!("{name}: wrote {}", path.display());
+                }
+                ReportOutcome::Table(_) => eprintln!("{name}: no rows"),
+                ReportOutcome::Skipped(m) => eprintln!("{name}: SKIPPED: {m}"),
+            }
+        }
+        return Ok(());
+    }
+    match args.format {
+        StatsFormat::Csv => write_csv(&results, out)?,
+        StatsFormat::Json => write_json(&args.file, &results, out)?,
+        StatsFormat::Table => write_table(&results, out)?,
+    }
+    Ok(())
+}
+
+fn write_csv(results: &[(String, ReportOutcome)], out: &mut dyn Write) -> std::io::Result<()> {
+    let single = results.len() == 1;
+    for (i, (name, outcome)) in results.iter().enumerate() {
+        if !single {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(out, "# {name}")?;
+        }
+        match outcome {
+            ReportOutcome::Table(t) => out.write_all(stats::to_csv(t).as_bytes())?,
+            ReportOutcome::Skipped(m) => eprintln!("{name}: SKIPPED: {m}"),
+        }
+    }
+    Ok(())
+}
+
+fn write_json(
+    file: &Path,
+    results: &[(String, ReportOutcome)],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    write!(out, "{{\"file\": ")?;
+    write_string(&mut &mut *out, &file.display().to_string())?;
+    write!(out, ", \"reports\": [")?;
+    for (i, (name, outcome)) in results.iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write!(out, "{{\"report\": ")?;
+        write_string(&mut &mut *out, name)?;
+        match outcome {
+            ReportOutcome::Skipped(m) => {
+                write!(out, ", \"skipped\": ")?;
+                write_string(&mut &mut *out, m)?;
+            }
+            ReportOutcome::Table(t) => write_json_table(t, out)?,
+        }
+        write!(out, "}}")?;
+    }
+    writeln!(out, "]}}")
+}
+
+fn write_json_table(t: &ReportTable, out: &mut dyn Write) -> std::io::Result<()> {
+    write!(out, ", \"columns\": [")?;
+    for (i, c) in t.columns.iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write_string(&mut &mut *out, c)?;
+    }
+    write!(out, "], \"rows\": [")?;
+    for (r, row) in t.rows.iter().enumerate() {
+        if r > 0 {
+            write!(out, ", ")?;
+        }
+        write!(out, "{{")?;
+        for (i, (c, cell)) in t.columns.iter().zip(row).enumerate() {
+            if i > 0 {
+                write!(out, ", ")?;
+            }
+            write_string(&mut &mut *out, c)?;
+            write!(out, ": ")?;
+            match cell {
+                Cell::Number(n) => write!(out, "{n}")?,
+                Cell::Text(s) => write_string(&mut &mut *out, s)?,
+            }
+        }
+        write!(out, "}}")?;
+    }
+    write!(out, "]")
+}
+
+fn write_table(results: &[(String, ReportOutcome)], out: &mut dyn Write) -> std::io::Result<()> {
+    for (i, (name, outcome)) in results.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "** {name}")?;
+        let t = match outcome {
+            ReportOutcome::Skipped(m) => {
+                writeln!(out, "SKIPPED: {m}")?;
+                continue;
+            }
+            ReportOutcome::Table(t) if t.rows.is_empty() => {
+                writeln!(out, "(no rows)")?;
+                continue;
+            }
+            ReportOutcome::Table(t) => t,
+        };
+        let mut widths: Vec<usize> = t.columns.iter().map(|c| c.chars().count()).collect();
+        for row in &t.rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.as_str().chars().count());
+            }
+        }
+        let last = t.columns.len().saturating_sub(1);
+        let line = |cells: Vec<(&str, bool)>, out: &mut dyn Write| -> std::io::Result<()> {
+            let mut text = String::new();
+            for (i, ((c, number), w)) in cells.into_iter().zip(&widths).enumerate() {
+                if i > 0 {
+                    text.push_str("  ");
+                }
+                let pad = w.saturating_sub(c.chars().count());
+                if number {
+                    text.push_str(&" ".repeat(pad));
+                    text.push_str(c);
+                } else if i == last {
+                    text.push_str(c);
+                } else {
+                    text.push_str(c);
+                    text.push_str(&" ".repeat(pad));
+                }
+            }
+            writeln!(out, "{}", text.trim_end())
+        };
+        line(t.columns.iter().map(|c| (c.as_str(), false)).collect(), out)?;
+        let rules: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+        line(rules.iter().map(|r| (r.as_str(), false)).collect(), out)?;
+        for row in &t.rows {
+            line(
+                row.iter()
+                    .map(|c| (c.as_str(), matches!(c, Cell::Number(_))))
+                    .collect(),
+                out,
+            )?;
+        }
+    }
+    Ok(())
+}

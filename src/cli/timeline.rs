@@ -1,0 +1,344 @@
+//! `sightline timeline`: the track tree of a timeline with event counts and time spans (text or
+//! JSON), or every event as JSON lines.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use sightline::pyjson::write_string;
+use sightline::timeline::nsys;
+use sightline::timeline::{Timeline, TrackId, TrackKind};
+
+use super::stats::export_for;
+
+/// Arguments of `sightline timeline`.
+#[derive(Debug, Clone)]
+pub struct TimelineArgs {
+    /// The export (`.sqlite`) or report (`.nsys-rep`, `.qdrep`).
+    pub file: PathBuf,
+    /// Print the tree as JSON.
+    pub json: bool,
+    /// Print every event as a JSON line.
+    pub events: bool,
+    /// The `nsys` executable for exporting `.nsys-rep` files.
+    pub nsys: Option<PathBuf>,
+    /// Print the load time and memory (RSS growth and model bytes per event) on stderr.
+    pub timing: bool,
+}
+
+/// Resident set size of this process (Linux `/proc/self/statm`, 4 KiB pages).
+fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// Loads the file and prints what was asked for.
+pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let export = export_for(&args.file, args.nsys.as_deref())?;
+    let rss_before = rss_bytes();
+    let started = std::time::Instant::now();
+    let timeline = nsys::load(&export)?;
+    if args.timing {
+        let elapsed = started.elapsed();
+        let n = timeline.event_count().max(1) as f64;
+        let grown = match (rss_before, rss_bytes()) {
+            (Some(a), Some(b)) => format!(
+                "{:.1} MB ({:.1} B/event)",
+                b.saturating_sub(a) as f64 / 1e6,
+                b.saturating_sub(a) as f64 / n
+            ),
+            _ => "unknown".into(),
+        };
+        eprintln!(
+            "timing: loaded {} events in {:.3} s; RSS growth {grown}; model {:.1} B/event",
+            timeline.event_count(),
+            elapsed.as_secs_f64(),
+            timeline.heap_bytes() as f64 / n
+        );
+    }
+    for w in &timeline.warnings {
+        eprintln!(
+            "{}: warning: {}: {}",
+            w.file.display(),
+            w.position,
+            w.message
+        );
+    }
+    if args.events {
+        write_events(&timeline, out)?;
+    } else if args.json {
+        write_json(&args.file, &timeline, out)?;
+    } else {
+        write_text(&args.file, &timeline, out)?;
+    }
+    Ok(())
+}
+
+/// Per-node totals over the node and everything below it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Totals {
+    events: u64,
+    start: Option<i64>,
+    end: Option<i64>,
+}
+
+fn totals(tl: &Timeline) -> Vec<Totals> {
+    let mut out = vec![Totals::default(); tl.tracks.len()];
+    // Children come after their parents: accumulate from the back.
+    for (i, track) in tl.tracks.iter().enumerate().rev() {
+        let mut t = out[i];
+        for row in &track.rows {
+            if row.is_empty() {
+                continue;
+            }
+            t.events += row.len() as u64;
+            if let (Some(first), Some(last)) = (
+                tl.event(sightline::timeline::EventId(row.start)),
+                tl.event(sightline::timeline::EventId(row.end - 1)),
+            ) {
+                t.start = Some(t.start.map_or(first.start, |s| s.min(first.start)));
+                t.end = Some(t.end.map_or(last.end, |e| e.max(last.end)));
+            }
+        }
+        out[i] = t;
+        if let Some(p) = track.parent {
+            let parent = &mut out[p.0 as usize];
+            parent.events += t.events;
+            if let Some(s) = t.start {
+                parent.start = Some(parent.start.map_or(s, |x| x.min(s)));
+            }
+            if let Some(e) = t.end {
+                parent.end = Some(parent.end.map_or(e, |x| x.max(e)));
+            }
+        }
+    }
+    out
+}
+
+fn kind_name(kind: TrackKind) -> &'static str {
+    match kind {
+        TrackKind::Machine => "machine",
+        TrackKind::Process => "process",
+        TrackKind::Thread => "thread",
+        TrackKind::Gpu => "gpu",
+        TrackKind::Context => "context",
+        TrackKind::Stream => "stream",
+        TrackKind::Queue => "queue",
+        TrackKind::Series => "series",
+    }
+}
+
+fn write_text(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(out, "{}", file.display())?;
+    let s = &tl.session;
+    if let Some(v) = &s.product_version {
+        writeln!(
+            out,
+            "  written by Nsight Systems {v} (schema {})",
+            s.schema_version.as_deref().unwrap_or("?")
+        )?;
+    }
+    if let Some(ns) = s.start_utc_ns {
+        writeln!(out, "  session start: {ns} ns since the Unix epoch (UTC)")?;
+    }
+    for g in &s.gpus {
+        writeln!(out, "  GPU {}: {}", g.id, g.name)?;
+    }
+    let counts: Vec<String> = tl
+        .counts_by_kind()
+        .iter()
+        .map(|(k, n)| format!("{} {n}", k.as_str()))
+        .collect();
+    writeln!(
+        out,
+        "  {} events ({}), {} flows",
+        tl.event_count(),
+        counts.join(", "),
+        tl.flows().len()
+    )?;
+    for u in tl.gpu_utilization(None) {
+        writeln!(
+            out,
+            "  GPU {} utilization: {:.1}% ({} ns busy of {} ns)",
+            u.device,
+            100.0 * u.fraction,
+            u.busy_ns,
+            u.range_ns
+        )?;
+    }
+    let totals = totals(tl);
+    let mut stack: Vec<(TrackId, usize)> = tl.roots.iter().rev().map(|&r| (r, 0)).collect();
+    while let Some((id, depth)) = stack.pop() {
+        let Some(track) = tl.track(id) else { continue };
+        let t = totals[id.0 as usize];
+        let span = match (t.start, t.end) {
+            (Some(a), Some(b)) => format!(", {a}..{b} ns"),
+            _ => String::new(),
+        };
+        let rows = if track.rows.len() > 1 {
+            format!(", {} rows", track.rows.len())
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "{}{} [{} events{rows}{span}]",
+            "  ".repeat(depth + 1),
+            track.name,
+            t.events
+        )?;
+        stack.extend(track.children.iter().rev().map(|&c| (c, depth + 1)));
+    }
+    Ok(())
+}
+
+fn write_opt_int(out: &mut dyn Write, v: Option<i64>) -> std::io::Result<()> {
+    match v {
+        Some(v) => write!(out, "{v}"),
+        None => write!(out, "null"),
+    }
+}
+
+fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
+    write!(out, "{{\"file\": ")?;
+    write_string(&mut &mut *out, &file.display().to_string())?;
+    let s = &tl.session;
+    write!(out, ", \"session\": {{\"product_version\": ")?;
+    match &s.product_version {
+        Some(v) => write_string(&mut &mut *out, v)?,
+        None => write!(out, "null")?,
+    }
+    write!(out, ", \"schema_version\": ")?;
+    match &s.schema_version {
+        Some(v) => write_string(&mut &mut *out, v)?,
+        None => write!(out, "null")?,
+    }
+    write!(out, ", \"start_utc_ns\": ")?;
+    write_opt_int(out, s.start_utc_ns)?;
+    write!(out, ", \"gpus\": [")?;
+    for (i, g) in s.gpus.iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write!(out, "{{\"id\": {}, \"name\": ", g.id)?;
+        write_string(&mut &mut *out, &g.name)?;
+        write!(out, "}}")?;
+    }
+    write!(out, "]}}, \"events\": {}, \"counts\": {{", tl.event_count())?;
+    for (i, (k, n)) in tl.counts_by_kind().iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write!(out, "\"{}\": {n}", k.as_str())?;
+    }
+    write!(
+        out,
+        "}}, \"flows\": {}, \"gpu_utilization\": [",
+        tl.flows().len()
+    )?;
+    for (i, u) in tl.gpu_utilization(None).iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write!(
+            out,
+            "{{\"device\": {}, \"busy_ns\": {}, \"range_ns\": {}, \"fraction\": {}}}",
+            u.device, u.busy_ns, u.range_ns, u.fraction
+        )?;
+    }
+    write!(out, "], \"warnings\": [")?;
+    for (i, w) in tl.warnings.iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write!(out, "{{\"position\": ")?;
+        write_string(&mut &mut *out, &w.position)?;
+        write!(out, ", \"message\": ")?;
+        write_string(&mut &mut *out, &w.message)?;
+        write!(out, "}}")?;
+    }
+    write!(out, "], \"tracks\": [")?;
+    let totals = totals(tl);
+    for (i, &r) in tl.roots.iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write_track_json(tl, &totals, r, out)?;
+    }
+    writeln!(out, "]}}")
+}
+
+fn write_track_json(
+    tl: &Timeline,
+    totals: &[Totals],
+    id: TrackId,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let Some(track) = tl.track(id) else {
+        return write!(out, "null");
+    };
+    let t = totals[id.0 as usize];
+    write!(out, "{{\"name\": ")?;
+    write_string(&mut &mut *out, &track.name)?;
+    write!(
+        out,
+        ", \"kind\": \"{}\", \"events\": {}, \"rows\": {}, \"start\": ",
+        kind_name(track.kind),
+        t.events,
+        track.rows.len()
+    )?;
+    write_opt_int(out, t.start)?;
+    write!(out, ", \"end\": ")?;
+    write_opt_int(out, t.end)?;
+    write!(out, ", \"children\": [")?;
+    for (i, &c) in track.children.iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write_track_json(tl, totals, c, out)?;
+    }
+    write!(out, "]}}")
+}
+
+/// One JSON object per line: `{"track","kind","name","start","end","correlation"}` (ns;
+/// `correlation` is null when the event has none).
+fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut order: Vec<TrackId> = Vec::new();
+    let mut stack: Vec<TrackId> = tl.roots.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        order.push(id);
+        if let Some(t) = tl.track(id) {
+            stack.extend(t.children.iter().rev().copied());
+        }
+    }
+    for id in order {
+        let Some(track) = tl.track(id) else { continue };
+        if track.rows.iter().all(|r| r.is_empty()) {
+            continue;
+        }
+        let mut path = Vec::new();
+        write_string(&mut path, &tl.track_path(id))?;
+        for row in &track.rows {
+            for i in row.clone() {
+                let Some(e) = tl.event(sightline::timeline::EventId(i)) else {
+                    continue;
+                };
+                out.write_all(b"{\"track\": ")?;
+                out.write_all(&path)?;
+                write!(out, ", \"kind\": \"{}\", \"name\": ", e.kind.as_str())?;
+                write_string(&mut &mut *out, tl.name(e.name))?;
+                write!(
+                    out,
+                    ", \"start\": {}, \"end\": {}, \"correlation\": ",
+                    e.start, e.end
+                )?;
+                if e.correlation == 0 {
+                    out.write_all(b"null}\n")?;
+                } else {
+                    writeln!(out, "{}}}", e.correlation)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! The timeline: what every CPU thread and every GPU stream did over time.
+//!
+//! Plain data, no GUI. [`Timeline`] is a tree of [`Track`]s (machine → process → thread →
+//! series such as "CUDA API" or "NVTX"; GPU → context → stream; device queues) whose events are
+//! packed into columns (≤ 32 bytes per event, see [`model`]); [`query`] answers what a view
+//! needs (visible items with level of detail, search, range statistics, GPU utilization).
+//! [`nsys`] loads Nsight Systems SQLite exports and computes `nsys stats` reports.
+//!
+//! # How to put events on the timeline (for loaders of other formats)
+//!
+//! 1. `let mut b = TimelineBuilder::new(path);`
+//! 2. Make tracks with [`TimelineBuilder::track`]`(parent, kind, key, || name)`: it returns the
+//!    existing track for the same `(parent, kind, key)`, so call it freely per event. Host side:
+//!    `Machine` → `Process` (key pid) → `Thread` (key tid) → `Series` ("OpenCL API", "NVTX",
+//!    "Perfmarkers"...). Device side: `Gpu` (key device id) → `Context` → `Stream` or `Queue`.
+//!    Events may sit on any node; a `Series` under a thread is the usual place for host events.
+//! 3. Choose each track's [`Layout`] with [`TimelineBuilder::set_layout`]: `Nested` (default:
+//!    push/pop ranges and call stacks, the row is the nesting depth), `Lanes` (start/end ranges
+//!    or overlapping device work: first free lane), `Explicit` (you computed the depth: pass it
+//!    in [`NewEvent::depth`]).
+//! 4. Push events with [`TimelineBuilder::push`] and a [`NewEvent`]: kind, start/end in ns
+//!    (instants and markers: `end == start`), name ([`TimelineBuilder::intern`]), correlation id,
+//!    and `source` (the record's SQLite rowid or line number, so details can be read on demand).
+//!    Order does not matter.
+//! 5. Optional per event: [`TimelineBuilder::set_attrs`] with [`EventAttrs`] (ARGB colour,
+//!    category, payload, `queued_ns` for a device command's queued → start waiting time, `open`
+//!    for a range never closed). Flows: [`TimelineBuilder::add_flow`]`(call, work)`, or
+//!    [`TimelineBuilder::link_by_key`] to pair calls and work by a key such as
+//!    `(process << 64) | correlation id`.
+//! 6. Per-file problems: [`TimelineBuilder::warn`]`(position, message)` (they name the file;
+//!    [`TimelineBuilder::warn_file`] for another file). Session facts go in `b.session`
+//!    ([`SessionInfo`]).
+//! 7. `let timeline = b.finish();` sorts, lays out and packs everything.
+//!
+//! To add events to a timeline already loaded (NVTXT files beside an export), reopen it with
+//! [`TimelineBuilder::from_timeline`], push onto new or existing tracks, and `finish()` again.
+//!
+//! Reading back: [`Timeline::visible`] per row for drawing, [`Timeline::event`],
+//! [`Timeline::attrs`], [`Timeline::flow_partners`], [`Timeline::search`],
+//! [`Timeline::range_stats`], [`Timeline::gpu_utilization`].
+
+pub mod atp;
+pub mod builder;
+pub mod model;
+pub mod nsys;
+pub mod nvtxt;
+pub mod query;
+pub mod strings;
+pub mod summary;
+
+pub use builder::{EventRef, NewEvent, TimelineBuilder};
+pub use model::{
+    Event, EventAttrs, EventId, EventKind, Flow, GpuInfo, Layout, LoadWarning, Payload,
+    SessionInfo, Timeline, Track, TrackId, TrackKind,
+};
+pub use query::{GpuUtilization, NameStats, VisibleItem};
+pub use strings::{StrId, StringTable};

@@ -1,0 +1,508 @@
+//! The loaded timeline: a track tree over packed, per-row event columns.
+//!
+//! Memory layout (the budget is ≤ 32 bytes per event all-in): every event of every track lives in
+//! one set of columns (`start` i64, `duration` u32, `name` u32, `correlation` u32, `source` u32,
+//! `kind` u8 = 25 bytes), ordered track by track and row by row, so a row is a contiguous index
+//! range sorted by start whose spans never overlap. Flows cost 12 bytes each (the pair plus a
+//! second ordering), durations past `u32::MAX` ns and attributes (colour, category, payload...)
+//! sit in sparse side tables held only by the events that have them.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use super::strings::{StrId, StringTable};
+
+/// An event's index in its [`Timeline`]'s columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventId(pub u32);
+
+/// A track's index in [`Timeline::tracks`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TrackId(pub u32);
+
+/// What an event is. Kept to one byte per event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum EventKind {
+    /// A CUDA runtime or driver API call on a CPU thread.
+    CudaApi,
+    /// An OS runtime library call (`OSRT_API`).
+    OsRuntime,
+    /// A cuBLAS call.
+    Cublas,
+    /// A cuDNN call.
+    Cudnn,
+    /// An NVTX push/pop range (nested per thread and domain; the row is its depth).
+    NvtxPushPop,
+    /// An NVTX start/end range (placed in lanes; may end on another thread).
+    NvtxStartEnd,
+    /// An NVTX mark (an instant).
+    NvtxMark,
+    /// A GPU kernel.
+    Kernel,
+    /// A GPU memory copy.
+    Memcpy,
+    /// A GPU memory set.
+    Memset,
+    /// A CUDA synchronization (event, stream, context wait).
+    Synchronization,
+    /// A CUDA graph launch executed on a stream.
+    GraphLaunch,
+    /// A host API call of another runtime (OpenCL, HSA, ...).
+    HostApi,
+    /// Work executed by a device queue (OpenCL command, HSA dispatch or copy).
+    DeviceCommand,
+    /// A generic instant (text annotations, perfmarkers).
+    Marker,
+    /// A generic range (text annotations, perfmarkers).
+    Range,
+}
+
+impl EventKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [EventKind; 16] = [
+        EventKind::CudaApi,
+        EventKind::OsRuntime,
+        EventKind::Cublas,
+        EventKind::Cudnn,
+        EventKind::NvtxPushPop,
+        EventKind::NvtxStartEnd,
+        EventKind::NvtxMark,
+        EventKind::Kernel,
+        EventKind::Memcpy,
+        EventKind::Memset,
+        EventKind::Synchronization,
+        EventKind::GraphLaunch,
+        EventKind::HostApi,
+        EventKind::DeviceCommand,
+        EventKind::Marker,
+        EventKind::Range,
+    ];
+
+    /// The stable lowercase name used in JSON output (`"kernel"`, `"cuda_api"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::CudaApi => "cuda_api",
+            EventKind::OsRuntime => "os_runtime",
+            EventKind::Cublas => "cublas",
+            EventKind::Cudnn => "cudnn",
+            EventKind::NvtxPushPop => "nvtx_push_pop",
+            EventKind::NvtxStartEnd => "nvtx_start_end",
+            EventKind::NvtxMark => "nvtx_mark",
+            EventKind::Kernel => "kernel",
+            EventKind::Memcpy => "memcpy",
+            EventKind::Memset => "memset",
+            EventKind::Synchronization => "synchronization",
+            EventKind::GraphLaunch => "graph_launch",
+            EventKind::HostApi => "host_api",
+            EventKind::DeviceCommand => "device_command",
+            EventKind::Marker => "marker",
+            EventKind::Range => "range",
+        }
+    }
+
+    /// Whether this kind runs on a GPU (the target side of a flow).
+    pub fn is_gpu_work(self) -> bool {
+        matches!(
+            self,
+            EventKind::Kernel
+                | EventKind::Memcpy
+                | EventKind::Memset
+                | EventKind::Synchronization
+                | EventKind::GraphLaunch
+                | EventKind::DeviceCommand
+        )
+    }
+}
+
+/// What a node of the track tree stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TrackKind {
+    /// A machine (or VM) of the session.
+    Machine,
+    /// A process.
+    Process,
+    /// A CPU thread.
+    Thread,
+    /// A GPU (device).
+    Gpu,
+    /// A GPU context.
+    Context,
+    /// A CUDA stream.
+    Stream,
+    /// A device queue (OpenCL command queue, HSA queue).
+    Queue,
+    /// A series of events under its parent ("CUDA API", "OS runtime", "NVTX (domain)", a file...).
+    Series,
+}
+
+/// How the builder places a track's events into rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// A span inside the previous open span goes one row deeper (call stacks, push/pop).
+    #[default]
+    Nested,
+    /// First row whose last span has ended (start/end ranges, overlapping work).
+    Lanes,
+    /// The depth each event was given, moved down only if it would overlap.
+    Explicit,
+}
+
+/// A node of the track tree. Leaves (and any node) may hold rows of events.
+#[derive(Debug, Clone)]
+pub struct Track {
+    /// Display name ("Thread 1234 (python)", "Stream 7", "CUDA API").
+    pub name: String,
+    /// What the node stands for.
+    pub kind: TrackKind,
+    /// A numeric identity within the parent (pid, tid, device id, stream id, ...).
+    pub key: u64,
+    /// Parent node (`None` for roots).
+    pub parent: Option<TrackId>,
+    /// Child nodes in display order.
+    pub children: Vec<TrackId>,
+    /// Rows of events, top to bottom; row `d` is nesting depth `d` (or lane `d`).
+    pub rows: Vec<Range<u32>>,
+    /// How the events were placed in rows.
+    pub layout: Layout,
+}
+
+impl Track {
+    /// Number of events in all rows of this node (not its children).
+    pub fn event_count(&self) -> usize {
+        self.rows.iter().map(|r| r.len()).sum()
+    }
+}
+
+/// Sparse per-event attributes (most events have none). Identical attribute sets are stored
+/// once, so a trace whose NVTX ranges share a few colours pays 8 bytes per coloured event.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventAttrs {
+    /// ARGB colour (`0xAARRGGBB`).
+    pub color: Option<u32>,
+    /// A category number (NVTX category).
+    pub category: Option<u32>,
+    /// A payload value.
+    pub payload: Option<Payload>,
+    /// When the work was queued (device queues: queued → start is waiting time).
+    pub queued_ns: Option<i64>,
+    /// The range was never closed; its end is the last timestamp of its source.
+    pub open: bool,
+}
+
+impl Eq for EventAttrs {}
+
+impl std::hash::Hash for EventAttrs {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.color.hash(state);
+        self.category.hash(state);
+        self.queued_ns.hash(state);
+        self.open.hash(state);
+        match &self.payload {
+            None => 0u8.hash(state),
+            Some(Payload::U64(v)) => (1u8, v).hash(state),
+            Some(Payload::I64(v)) => (2u8, v).hash(state),
+            Some(Payload::F64(v)) => (3u8, v.to_bits()).hash(state),
+            Some(Payload::Text(v)) => (4u8, v).hash(state),
+        }
+    }
+}
+
+/// An NVTX-style payload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// Unsigned integer payload.
+    U64(u64),
+    /// Signed integer payload.
+    I64(i64),
+    /// Floating-point payload.
+    F64(f64),
+    /// Text payload (JSON or plain).
+    Text(String),
+}
+
+/// A link between the work that was asked for and the work that ran (API call → kernel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Flow {
+    /// The calling event (an API call).
+    pub from: EventId,
+    /// The event it caused (GPU work).
+    pub to: EventId,
+}
+
+/// A problem the loader worked around, with where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadWarning {
+    /// The file it concerns.
+    pub file: PathBuf,
+    /// Where in the file: a table name, `line N`, `byte N`, ...
+    pub position: String,
+    /// What happened.
+    pub message: String,
+}
+
+/// A GPU of the session with its properties.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GpuInfo {
+    /// Device id as used by the events.
+    pub id: u32,
+    /// Marketing name ("NVIDIA A100-SXM4-40GB").
+    pub name: String,
+    /// Other properties as (name, value) text.
+    pub properties: Vec<(String, String)>,
+}
+
+/// Facts about the session and the file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionInfo {
+    /// Version of the tool that wrote the file ("2024.5.1.113").
+    pub product_version: Option<String>,
+    /// Version of the file's schema ("3.13.2").
+    pub schema_version: Option<String>,
+    /// Wall-clock time of time 0, in ns since the Unix epoch (UTC).
+    pub start_utc_ns: Option<i64>,
+    /// The GPUs.
+    pub gpus: Vec<GpuInfo>,
+}
+
+/// The packed event columns (see the module documentation for the layout).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Columns {
+    pub start: Vec<i64>,
+    pub duration: Vec<u32>,
+    pub name: Vec<StrId>,
+    pub correlation: Vec<u32>,
+    pub source: Vec<u32>,
+    pub kind: Vec<EventKind>,
+    /// `(event, duration)` for durations ≥ `u32::MAX`, sorted by event.
+    pub long_durations: Vec<(u32, u64)>,
+}
+
+/// A loaded timeline: the track tree, the events, flows, attributes, warnings and session facts.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    /// The file the timeline was read from.
+    pub source: PathBuf,
+    /// Every name of every event and track.
+    pub strings: StringTable,
+    /// The track tree, parents before children.
+    pub tracks: Vec<Track>,
+    /// Top-level tracks in display order.
+    pub roots: Vec<TrackId>,
+    /// Problems worked around while loading.
+    pub warnings: Vec<LoadWarning>,
+    /// Session facts.
+    pub session: SessionInfo,
+    pub(crate) columns: Columns,
+    /// Flows sorted by `from`.
+    pub(crate) flows: Vec<Flow>,
+    /// Indices into `flows`, sorted by `to`.
+    pub(crate) flows_by_to: Vec<u32>,
+    /// Sparse `(event, index into attr_sets)` sorted by event.
+    pub(crate) attrs: Vec<(EventId, u32)>,
+    /// Distinct attribute sets.
+    pub(crate) attr_sets: Vec<EventAttrs>,
+}
+
+/// One event, unpacked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    /// Its id.
+    pub id: EventId,
+    /// What it is.
+    pub kind: EventKind,
+    /// Start (ns from session start).
+    pub start: i64,
+    /// End (ns from session start); equal to `start` for instants.
+    pub end: i64,
+    /// Display name.
+    pub name: StrId,
+    /// Correlation id (0 when none).
+    pub correlation: u32,
+    /// Position of the event's record in its source (SQLite rowid, or line number).
+    pub source: u32,
+}
+
+impl Timeline {
+    /// Total number of events.
+    pub fn event_count(&self) -> usize {
+        self.columns.start.len()
+    }
+
+    /// The event `id` unpacked (`None` when out of range).
+    pub fn event(&self, id: EventId) -> Option<Event> {
+        let i = id.0 as usize;
+        let start = *self.columns.start.get(i)?;
+        Some(Event {
+            id,
+            kind: self.columns.kind[i],
+            start,
+            end: self.end_of(i),
+            name: self.columns.name[i],
+            correlation: self.columns.correlation[i],
+            source: self.columns.source[i],
+        })
+    }
+
+    /// Start of event index `i` (ns). Panics never: callers pass indices of a row.
+    pub(crate) fn start_of(&self, i: usize) -> i64 {
+        self.columns.start[i]
+    }
+
+    /// End of event index `i` (ns).
+    pub(crate) fn end_of(&self, i: usize) -> i64 {
+        let d = self.columns.duration[i];
+        let duration = if d == u32::MAX {
+            match self
+                .columns
+                .long_durations
+                .binary_search_by_key(&(i as u32), |&(e, _)| e)
+            {
+                Ok(pos) => self.columns.long_durations[pos].1,
+                Err(_) => u64::from(d),
+            }
+        } else {
+            u64::from(d)
+        };
+        self.columns.start[i].saturating_add(duration.min(i64::MAX as u64) as i64)
+    }
+
+    /// The display text of a string id.
+    pub fn name(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    /// The track `id`.
+    pub fn track(&self, id: TrackId) -> Option<&Track> {
+        self.tracks.get(id.0 as usize)
+    }
+
+    /// The track and row that hold `event`.
+    pub fn locate(&self, event: EventId) -> Option<(TrackId, usize)> {
+        // Tracks hold consecutive index ranges in track order: binary search over row starts.
+        let e = event.0;
+        for (t, track) in self.tracks.iter().enumerate() {
+            let (Some(first), Some(last)) = (track.rows.first(), track.rows.last()) else {
+                continue;
+            };
+            if e < first.start || e >= last.end {
+                continue;
+            }
+            let row = track.rows.partition_point(|r| r.end <= e);
+            return Some((TrackId(t as u32), row));
+        }
+        None
+    }
+
+    /// The track path of `track` from its root ("Machine 0/Process 12/Thread 12/CUDA API").
+    pub fn track_path(&self, track: TrackId) -> String {
+        let mut parts = Vec::new();
+        let mut cur = Some(track);
+        while let Some(id) = cur {
+            let Some(t) = self.track(id) else { break };
+            parts.push(t.name.as_str());
+            cur = t.parent;
+        }
+        parts.reverse();
+        parts.join("/")
+    }
+
+    /// The attributes of `event` (colour, category, payload, ...), when it has any.
+    pub fn attrs(&self, event: EventId) -> Option<&EventAttrs> {
+        self.attrs
+            .binary_search_by_key(&event, |(e, _)| *e)
+            .ok()
+            .and_then(|i| self.attr_sets.get(self.attrs[i].1 as usize))
+    }
+
+    /// Every flow, sorted by the calling event.
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows
+    }
+
+    /// The events `event` caused (API call → GPU work) and the calls that caused it (GPU work →
+    /// API call): the far end of every flow touching `event`.
+    pub fn flow_partners(&self, event: EventId) -> Vec<EventId> {
+        let mut out = Vec::new();
+        let lo = self.flows.partition_point(|f| f.from < event);
+        out.extend(
+            self.flows[lo..]
+                .iter()
+                .take_while(|f| f.from == event)
+                .map(|f| f.to),
+        );
+        let lo = self
+            .flows_by_to
+            .partition_point(|&i| self.flows[i as usize].to < event);
+        out.extend(
+            self.flows_by_to[lo..]
+                .iter()
+                .map(|&i| self.flows[i as usize])
+                .take_while(|f| f.to == event)
+                .map(|f| f.from),
+        );
+        out
+    }
+
+    /// Earliest start and latest end over all events (`None` when empty).
+    pub fn time_range(&self) -> Option<(i64, i64)> {
+        let mut range: Option<(i64, i64)> = None;
+        for track in &self.tracks {
+            for row in &track.rows {
+                if row.is_empty() {
+                    continue;
+                }
+                let first = self.start_of(row.start as usize);
+                let last = self.end_of(row.end as usize - 1);
+                range = Some(match range {
+                    None => (first, last),
+                    Some((a, b)) => (a.min(first), b.max(last)),
+                });
+            }
+        }
+        range
+    }
+
+    /// Number of events of each kind, in [`EventKind::ALL`] order (kinds with none left out).
+    pub fn counts_by_kind(&self) -> Vec<(EventKind, usize)> {
+        let mut counts = [0usize; EventKind::ALL.len()];
+        for &k in &self.columns.kind {
+            counts[k as usize] += 1;
+        }
+        EventKind::ALL
+            .iter()
+            .zip(counts)
+            .filter(|(_, n)| *n > 0)
+            .map(|(&k, n)| (k, n))
+            .collect()
+    }
+
+    /// Every event of the timeline in column order (track by track, row by row).
+    pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
+        (0..self.event_count()).filter_map(|i| self.event(EventId(i as u32)))
+    }
+
+    /// Bytes the timeline holds on the heap (columns, side tables, tracks, strings): the
+    /// resident cost of a loaded timeline, for the per-event memory budget.
+    pub fn heap_bytes(&self) -> usize {
+        let c = &self.columns;
+        c.start.capacity() * 8
+            + c.duration.capacity() * 4
+            + c.name.capacity() * 4
+            + c.correlation.capacity() * 4
+            + c.source.capacity() * 4
+            + c.kind.capacity()
+            + c.long_durations.capacity() * 16
+            + self.flows.capacity() * 8
+            + self.flows_by_to.capacity() * 4
+            + self.attrs.capacity() * 8
+            + self.attr_sets.capacity() * std::mem::size_of::<EventAttrs>()
+            + self.tracks.capacity() * std::mem::size_of::<Track>()
+            + self
+                .tracks
+                .iter()
+                .map(|t| t.name.capacity() + t.children.capacity() * 4 + t.rows.capacity() * 8)
+                .sum::<usize>()
+            + self.strings.heap_bytes()
+    }
+}

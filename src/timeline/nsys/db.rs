@@ -1,0 +1,330 @@
+//! Opening an export read-only and reading it leniently: which tables and columns exist,
+//! StringIds, values that may be text where integers belong.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+
+use super::NsysError;
+
+/// Tables whose presence marks a file as an Nsight Systems export.
+const EXPORT_TABLES: &[&str] = &[
+    "StringIds",
+    "CUPTI_ACTIVITY_KIND_KERNEL",
+    "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "NVTX_EVENTS",
+    "OSRT_API",
+    "ThreadNames",
+    "EXPORT_META_DATA",
+    "META_DATA_EXPORT",
+    "TARGET_INFO_GPU",
+];
+
+/// An open export: the connection and what its schema holds.
+pub struct ExportDb {
+    /// The file.
+    pub path: PathBuf,
+    /// Read-only connection.
+    pub conn: Connection,
+    tables: HashMap<String, Vec<String>>,
+}
+
+impl std::fmt::Debug for ExportDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExportDb")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl ExportDb {
+    /// Opens `path` read-only and checks that it is an Nsight Systems export.
+    pub fn open(path: &Path) -> Result<ExportDb, NsysError> {
+        let meta = std::fs::metadata(path).map_err(|source| NsysError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if meta.is_dir() {
+            return Err(NsysError::Directory {
+                path: path.to_path_buf(),
+            });
+        }
+        let not_sqlite = |e: rusqlite::Error| NsysError::NotSqlite {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        };
+        if meta.len() == 0 {
+            return Err(NsysError::NotSqlite {
+                path: path.to_path_buf(),
+                detail: "the file is empty".into(),
+            });
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(not_sqlite)?;
+        // Views written by third-party tools may not parse: ignore schema errors, and never
+        // let a damaged file make SQLite wait or write.
+        let _ = conn.execute_batch("PRAGMA writable_schema=ON; PRAGMA query_only=ON;");
+        let mut names: Vec<String> = Vec::new();
+        {
+            let mut stmt = conn
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                .map_err(not_sqlite)?;
+            let mut rows = stmt.query([]).map_err(not_sqlite)?;
+            while let Some(row) = rows.next().map_err(not_sqlite)? {
+                if let Some(name) = text_of(row.get_ref(0).map_err(not_sqlite)?) {
+                    names.push(name);
+                }
+            }
+        }
+        if !names.iter().any(|n| EXPORT_TABLES.contains(&n.as_str())) {
+            let mut found = names.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+            if names.len() > 8 {
+                found.push_str(", ...");
+            }
+            if found.is_empty() {
+                found = "no tables".into();
+            }
+            return Err(NsysError::NotExport {
+                path: path.to_path_buf(),
+                found,
+            });
+        }
+        let mut tables = HashMap::new();
+        for name in names {
+            let mut columns = Vec::new();
+            let sql = format!("PRAGMA table_info({})", quote_ident(&name));
+            if let Ok(mut stmt) = conn.prepare(&sql)
+                && let Ok(mut rows) = stmt.query([])
+            {
+                while let Ok(Some(row)) = rows.next() {
+                    if let Some(c) = row.get_ref(1).ok().and_then(text_of) {
+                        columns.push(c);
+                    }
+                }
+            }
+            tables.insert(name, columns);
+        }
+        Ok(ExportDb {
+            path: path.to_path_buf(),
+            conn,
+            tables,
+        })
+    }
+
+    /// Whether the table exists.
+    pub fn has_table(&self, table: &str) -> bool {
+        self.tables.contains_key(table)
+    }
+
+    /// Whether the table exists and has the column.
+    pub fn has_column(&self, table: &str, column: &str) -> bool {
+        self.tables
+            .get(table)
+            .is_some_and(|cols| cols.iter().any(|c| c == column))
+    }
+
+    /// The table's columns in declaration order (the order of `SELECT *`), names decoded
+    /// leniently. Use these instead of rusqlite's `column_names()`, which panics on a column
+    /// name that is not UTF-8.
+    pub fn columns(&self, table: &str) -> &[String] {
+        self.tables.get(table).map_or(&[], |c| c.as_slice())
+    }
+
+    /// `column` if the table has it, else `NULL` (for building SELECT lists).
+    pub fn col_or_null(&self, table: &str, column: &str) -> String {
+        if self.has_column(table, column) {
+            quote_ident(column)
+        } else {
+            "NULL".into()
+        }
+    }
+
+    /// A query error on `table`, naming the file.
+    pub fn query_error(&self, table: &str, e: impl std::fmt::Display) -> NsysError {
+        NsysError::Query {
+            path: self.path.clone(),
+            table: table.to_string(),
+            detail: e.to_string(),
+        }
+    }
+
+    /// Number of rows of a table (0 when it is missing).
+    pub fn row_count(&self, table: &str) -> Result<u64, NsysError> {
+        if !self.has_table(table) {
+            return Ok(0);
+        }
+        let sql = format!("SELECT count(*) FROM {}", quote_ident(table));
+        self.conn
+            .query_row(&sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n.max(0) as u64)
+            .map_err(|e| self.query_error(table, e))
+    }
+
+    /// Number of rows of a table matching an SQL condition (0 when it is missing).
+    pub fn row_count_where(&self, table: &str, condition: &str) -> Result<u64, NsysError> {
+        if !self.has_table(table) {
+            return Ok(0);
+        }
+        let sql = format!(
+            "SELECT count(*) FROM {} WHERE {condition}",
+            quote_ident(table)
+        );
+        self.conn
+            .query_row(&sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n.max(0) as u64)
+            .map_err(|e| self.query_error(table, e))
+    }
+
+    /// All of StringIds as id → text (lenient UTF-8).
+    pub fn string_ids(&self) -> Result<HashMap<i64, String>, NsysError> {
+        let mut out = HashMap::new();
+        if !self.has_table("StringIds") {
+            return Ok(out);
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, value FROM StringIds")
+            .map_err(|e| self.query_error("StringIds", e))?;
+        let mut rows = stmt
+            .query([])
+            .map_err(|e| self.query_error("StringIds", e))?;
+        while let Some(row) = rows.next().map_err(|e| self.query_error("StringIds", e))? {
+            let id = row.get_ref(0).ok().and_then(int_of);
+            let text = row.get_ref(1).ok().and_then(text_of);
+            if let (Some(id), Some(text)) = (id, text) {
+                out.insert(id, text);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Rows of a two-column key/value table (`META_DATA_EXPORT`, `EXPORT_META_DATA`).
+    pub fn key_values(&self, table: &str) -> HashMap<String, String> {
+        let mut out = HashMap::new();
+        if !self.has_table(table) {
+            return out;
+        }
+        let sql = format!("SELECT name, value FROM {}", quote_ident(table));
+        if let Ok(mut stmt) = self.conn.prepare(&sql)
+            && let Ok(mut rows) = stmt.query([])
+        {
+            while let Ok(Some(row)) = rows.next() {
+                let k = row.get_ref(0).ok().and_then(text_of);
+                let v = row.get_ref(1).ok().and_then(text_of);
+                if let (Some(k), Some(v)) = (k, v) {
+                    out.insert(k, v);
+                }
+            }
+        }
+        out
+    }
+
+    /// The `id → label` map of an `ENUM_*` table, if present.
+    pub fn enum_labels(&self, table: &str) -> Option<HashMap<i64, String>> {
+        if !self.has_table(table) {
+            return None;
+        }
+        let mut out = HashMap::new();
+        let sql = format!("SELECT id, label FROM {}", quote_ident(table));
+        if let Ok(mut stmt) = self.conn.prepare(&sql)
+            && let Ok(mut rows) = stmt.query([])
+        {
+            while let Ok(Some(row)) = rows.next() {
+                let id = row.get_ref(0).ok().and_then(int_of);
+                let label = row.get_ref(1).ok().and_then(text_of);
+                if let (Some(id), Some(label)) = (id, label) {
+                    out.insert(id, label);
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Names of all tables (for messages).
+    pub fn table_names(&self) -> HashSet<&str> {
+        self.tables.keys().map(|s| s.as_str()).collect()
+    }
+}
+
+/// `name` quoted as an SQL identifier.
+pub fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// An integer from a value that may be stored as integer, real or decimal text.
+pub fn int_of(v: ValueRef<'_>) -> Option<i64> {
+    match v {
+        ValueRef::Integer(i) => Some(i),
+        ValueRef::Real(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.2e18 => {
+            Some(f as i64)
+        }
+        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// Text from a value, decoding invalid UTF-8 leniently (numbers are printed).
+pub fn text_of(v: ValueRef<'_>) -> Option<String> {
+    match v {
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Integer(i) => Some(i.to_string()),
+        ValueRef::Real(f) => Some(f.to_string()),
+        ValueRef::Null => None,
+    }
+}
+
+/// A float from an integer or real value.
+pub fn float_of(v: ValueRef<'_>) -> Option<f64> {
+    match v {
+        ValueRef::Integer(i) => Some(i as f64),
+        ValueRef::Real(f) => Some(f),
+        ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// The display form of a CUDA API name: the `_vNNNN` version suffix cut
+/// (`cudaLaunchKernel_v7000` → `cudaLaunchKernel`).
+pub fn strip_version_suffix(name: &str) -> &str {
+    if let Some(pos) = name.rfind("_v") {
+        let digits = &name[pos + 2..];
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return &name[..pos];
+        }
+    }
+    name
+}
+
+/// Splits a serialized globalTid/globalPid into (machine, pid, tid).
+pub fn split_global_id(global: i64) -> (u64, u64, u64) {
+    let g = global as u64;
+    (g >> 48, (g >> 24) & 0xFF_FFFF, g & 0xFF_FFFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_suffixes() {
+        assert_eq!(
+            strip_version_suffix("cudaLaunchKernel_v7000"),
+            "cudaLaunchKernel"
+        );
+        assert_eq!(strip_version_suffix("cudaMalloc"), "cudaMalloc");
+        assert_eq!(strip_version_suffix("my_var"), "my_var");
+        assert_eq!(strip_version_suffix("x_v"), "x_v");
+    }
+
+    #[test]
+    fn global_ids() {
+        let g: i64 = (3 << 48) | (1234 << 24) | 99;
+        assert_eq!(split_global_id(g), (3, 1234, 99));
+    }
+}

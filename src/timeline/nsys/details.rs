@@ -1,0 +1,74 @@
+//! Details of one event read from the export on demand (the timeline holds only what it draws).
+
+use std::path::Path;
+
+use super::NsysError;
+use super::db::{ExportDb, int_of, quote_ident, text_of};
+use crate::timeline::model::{EventId, EventKind, Timeline};
+
+/// The export table an event of `kind` comes from.
+pub fn table_of(kind: EventKind) -> Option<&'static str> {
+    Some(match kind {
+        EventKind::CudaApi => "CUPTI_ACTIVITY_KIND_RUNTIME",
+        EventKind::OsRuntime => "OSRT_API",
+        EventKind::Cublas => "CUBLAS_EVENTS",
+        EventKind::Cudnn => "CUDNN_EVENTS",
+        EventKind::NvtxPushPop | EventKind::NvtxStartEnd | EventKind::NvtxMark => "NVTX_EVENTS",
+        EventKind::Kernel => "CUPTI_ACTIVITY_KIND_KERNEL",
+        EventKind::Memcpy => "CUPTI_ACTIVITY_KIND_MEMCPY",
+        EventKind::Memset => "CUPTI_ACTIVITY_KIND_MEMSET",
+        EventKind::Synchronization => "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        EventKind::GraphLaunch => "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+        _ => return None,
+    })
+}
+
+/// Every column of the event's source row as (column, value) text; columns that reference
+/// StringIds (`nameId`, `demangledName`, `shortName`, `mangledName`, `textId`) show the string.
+pub fn event_details(
+    path: &Path,
+    timeline: &Timeline,
+    event: EventId,
+) -> Result<Vec<(String, String)>, NsysError> {
+    let Some(e) = timeline.event(event) else {
+        return Ok(Vec::new());
+    };
+    let Some(table) = table_of(e.kind) else {
+        return Ok(Vec::new());
+    };
+    let db = ExportDb::open(path)?;
+    if !db.has_table(table) {
+        return Ok(Vec::new());
+    }
+    let sql = format!("SELECT * FROM {} WHERE rowid = ?1", quote_ident(table));
+    let mut stmt = db
+        .conn
+        .prepare(&sql)
+        .map_err(|err| db.query_error(table, err))?;
+    let columns: Vec<String> = db.columns(table).to_vec();
+    let mut rows = stmt
+        .query([i64::from(e.source)])
+        .map_err(|err| db.query_error(table, err))?;
+    let mut out = Vec::new();
+    if let Some(row) = rows.next().map_err(|err| db.query_error(table, err))? {
+        for (i, c) in columns.iter().enumerate() {
+            let Ok(v) = row.get_ref(i) else { continue };
+            let Some(mut text) = text_of(v) else { continue };
+            if matches!(
+                c.as_str(),
+                "nameId" | "demangledName" | "shortName" | "mangledName" | "textId"
+            ) && let Some(id) = int_of(v)
+                && let Ok(s) =
+                    db.conn
+                        .query_row("SELECT value FROM StringIds WHERE id = ?1", [id], |r| {
+                            Ok(r.get_ref(0).ok().and_then(text_of))
+                        })
+                && let Some(s) = s
+            {
+                text = s;
+            }
+            out.push((c.clone(), text));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,687 @@
+//! Reading an Nsight Systems SQLite export into a [`Timeline`].
+//!
+//! Host side: machine → process → thread → series ("CUDA API", "OS runtime", "cuBLAS",
+//! "cuDNN", "NVTX" per domain, "NVTX ranges" per domain). Device side: machine → GPU → context
+//! → stream (kernels, memcpy, memset, synchronization, graph launches). API rows of eventClass 67
+//! (the backtrace duplicates of 2022.2-and-older exports) are dropped; every GPU row gets a flow
+//! from the API call with the same process and correlation id.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rusqlite::Row;
+
+mod nvtx;
+
+use super::NsysError;
+use super::db::{ExportDb, int_of, split_global_id, strip_version_suffix, text_of};
+use crate::timeline::builder::{EventRef, NewEvent, TimelineBuilder};
+use crate::timeline::model::{EventKind, GpuInfo, Layout, Timeline, TrackId, TrackKind};
+use crate::timeline::strings::StrId;
+
+/// Loading progress: which table, and rows read so far out of the total to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// The table being read.
+    pub table: &'static str,
+    /// Rows read so far (all tables).
+    pub rows_done: u64,
+    /// Rows to read in total (all tables).
+    pub rows_total: u64,
+}
+
+/// Options of [`load_with`].
+#[derive(Default)]
+pub struct LoadOptions<'a> {
+    /// Called every few thousand rows and after each table.
+    pub progress: Option<&'a mut dyn FnMut(Progress)>,
+    /// When set, loading stops with [`NsysError::Cancelled`].
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// Loads an export with default options.
+pub fn load(path: &Path) -> Result<Timeline, NsysError> {
+    load_with(path, LoadOptions::default())
+}
+
+/// Loads an export, reporting progress and honouring the cancel flag.
+pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, NsysError> {
+    let db = ExportDb::open(path)?;
+    let mut loader = Loader::new(&db, options)?;
+    loader.session();
+    loader.names()?;
+    loader.runtime()?;
+    loader.host_series("OSRT_API", "OS runtime", SERIES_OSRT, EventKind::OsRuntime)?;
+    loader.host_series("CUBLAS_EVENTS", "cuBLAS", SERIES_CUBLAS, EventKind::Cublas)?;
+    loader.host_series("CUDNN_EVENTS", "cuDNN", SERIES_CUDNN, EventKind::Cudnn)?;
+    for spec in GPU_TABLES {
+        loader.gpu_table(spec)?;
+    }
+    loader.nvtx()?;
+    loader.finish()
+}
+
+const SERIES_CUDA_API: u64 = 0;
+const SERIES_OSRT: u64 = 1;
+const SERIES_CUBLAS: u64 = 2;
+const SERIES_CUDNN: u64 = 3;
+/// NVTX push/pop series keys are `SERIES_NVTX + domain`, start/end `SERIES_NVTX_RANGES + domain`.
+const SERIES_NVTX: u64 = 1 << 32;
+const SERIES_NVTX_RANGES: u64 = 2 << 32;
+
+/// What a GPU activity table holds and how its rows are named.
+struct GpuTable {
+    table: &'static str,
+    kind: EventKind,
+    /// Column holding the name (a StringIds id, or an enum value), if any.
+    name_column: Option<&'static str>,
+}
+
+const GPU_TABLES: &[GpuTable] = &[
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_KERNEL",
+        kind: EventKind::Kernel,
+        name_column: Some("demangledName"),
+    },
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_MEMCPY",
+        kind: EventKind::Memcpy,
+        name_column: Some("copyKind"),
+    },
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_MEMSET",
+        kind: EventKind::Memset,
+        name_column: None,
+    },
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        kind: EventKind::Synchronization,
+        name_column: Some("syncType"),
+    },
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+        kind: EventKind::GraphLaunch,
+        name_column: Some("graphId"),
+    },
+];
+
+/// Tables read, for the progress total.
+const READ_TABLES: &[&str] = &[
+    "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "OSRT_API",
+    "CUBLAS_EVENTS",
+    "CUDNN_EVENTS",
+    "CUPTI_ACTIVITY_KIND_KERNEL",
+    "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+    "NVTX_EVENTS",
+];
+
+/// Labels of `ENUM_CUDA_MEMCPY_OPER` for exports that lack the table.
+pub const MEMCPY_LABELS: &[&str] = &[
+    "Unknown",
+    "Host-to-Device",
+    "Device-to-Host",
+    "Host-to-Array",
+    "Array-to-Host",
+    "Array-to-Array",
+    "Array-to-Device",
+    "Device-to-Array",
+    "Device-to-Device",
+    "Host-to-Host",
+    "Peer-to-Peer",
+    "Unified Host-to-Device",
+    "Unified Device-to-Host",
+    "Unified Device-to-Device",
+];
+
+const SYNC_LABELS: &[&str] = &[
+    "Unknown",
+    "Event sync",
+    "Stream wait sync",
+    "Stream sync",
+    "Context sync",
+];
+
+/// Rows of one table that could not be read.
+#[derive(Default)]
+struct Skipped {
+    count: u64,
+    first_rowid: Option<i64>,
+    reason: String,
+}
+
+struct Loader<'d, 'a> {
+    db: &'d ExportDb,
+    b: TimelineBuilder,
+    progress: Option<&'a mut dyn FnMut(Progress)>,
+    cancel: Option<&'a AtomicBool>,
+    rows_done: u64,
+    rows_total: u64,
+    strings: HashMap<i64, String>,
+    raw_names: HashMap<i64, StrId>,
+    api_names: HashMap<i64, StrId>,
+    thread_names: HashMap<i64, String>,
+    process_names: HashMap<(u64, u64), String>,
+    gpu_names: HashMap<i64, String>,
+    series: HashMap<(i64, u64), TrackId>,
+    streams: HashMap<(u64, i64, i64, i64), TrackId>,
+    calls: Vec<(u128, EventRef)>,
+    work: Vec<(Option<u64>, u32, EventRef)>,
+}
+
+impl<'d, 'a> Loader<'d, 'a> {
+    fn new(db: &'d ExportDb, options: LoadOptions<'a>) -> Result<Self, NsysError> {
+        let mut rows_total = 0;
+        for t in READ_TABLES {
+            rows_total += if *t == "OSRT_API" && db.has_column(t, "eventClass") {
+                db.row_count_where(t, "eventClass = 27")?
+            } else {
+                db.row_count(t)?
+            };
+        }
+        Ok(Loader {
+            db,
+            b: TimelineBuilder::new(&db.path),
+            progress: options.progress,
+            cancel: options.cancel,
+            rows_done: 0,
+            rows_total,
+            strings: HashMap::new(),
+            raw_names: HashMap::new(),
+            api_names: HashMap::new(),
+            thread_names: HashMap::new(),
+            process_names: HashMap::new(),
+            gpu_names: HashMap::new(),
+            series: HashMap::new(),
+            streams: HashMap::new(),
+            calls: Vec::new(),
+            work: Vec::new(),
+        })
+    }
+
+    fn report(&mut self, table: &'static str) -> Result<(), NsysError> {
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(NsysError::Cancelled {
+                path: self.db.path.clone(),
+            });
+        }
+        let p = Progress {
+            table,
+            rows_done: self.rows_done,
+            rows_total: self.rows_total,
+        };
+        if let Some(f) = self.progress.as_mut() {
+            f(p);
+        }
+        Ok(())
+    }
+
+    /// Runs `sql` over `table`, calling `f` per row; rows `f` rejects are counted and reported.
+    fn scan(
+        &mut self,
+        table: &'static str,
+        sql: &str,
+        mut f: impl FnMut(&mut Self, &Row<'_>) -> Result<(), String>,
+    ) -> Result<(), NsysError> {
+        let db = self.db;
+        let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
+        let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
+        let mut skipped = Skipped::default();
+        let mut n: u64 = 0;
+        let counted = READ_TABLES.contains(&table);
+        while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+            if let Err(reason) = f(self, row) {
+                if skipped.count == 0 {
+                    skipped.first_rowid = row.get_ref(0).ok().and_then(int_of);
+                    skipped.reason = reason;
+                }
+                skipped.count += 1;
+            }
+            n += 1;
+            if n.is_multiple_of(65536) {
+                if counted {
+                    self.rows_done += 65536;
+                }
+                self.report(table)?;
+            }
+        }
+        if counted {
+            self.rows_done += n % 65536;
+        }
+        self.report(table)?;
+        if skipped.count > 0 {
+            let at = skipped
+                .first_rowid
+                .map_or(String::new(), |r| format!(" (first at rowid {r})"));
+            self.b.warn(
+                table,
+                format!("{} rows skipped{at}: {}", skipped.count, skipped.reason),
+            );
+        }
+        Ok(())
+    }
+
+    fn session(&mut self) {
+        let mut meta = self.db.key_values("META_DATA_EXPORT");
+        if meta.is_empty() {
+            meta = self.db.key_values("EXPORT_META_DATA");
+        }
+        self.b.session.product_version = meta.get("EXPORT_PRODUCT_VERSION").cloned();
+        self.b.session.schema_version = meta.get("EXPORT_SCHEMA_VERSION").cloned();
+        if self.db.has_table("TARGET_INFO_SESSION_START_TIME") {
+            self.b.session.start_utc_ns = self
+                .db
+                .conn
+                .query_row(
+                    "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME",
+                    [],
+                    |r| Ok(r.get_ref(0).ok().and_then(int_of)),
+                )
+                .ok()
+                .flatten();
+        }
+        for (table, id_column) in [
+            ("TARGET_INFO_GPU", "id"),
+            ("TARGET_INFO_CUDA_GPU", "deviceId"),
+        ] {
+            let id_column = if self.db.has_column(table, id_column) {
+                id_column
+            } else {
+                "deviceId"
+            };
+            if !self.db.has_column(table, id_column) || !self.b.session.gpus.is_empty() {
+                continue;
+            }
+            let columns: Vec<String> = self.db.columns(table).to_vec();
+            let Ok(mut stmt) = self.db.conn.prepare(&format!("SELECT * FROM {table}")) else {
+                continue;
+            };
+            let Ok(mut rows) = stmt.query([]) else {
+                continue;
+            };
+            while let Ok(Some(row)) = rows.next() {
+                let mut gpu = GpuInfo::default();
+                for (i, c) in columns.iter().enumerate() {
+                    let Some(v) = row.get_ref(i).ok().and_then(text_of) else {
+                        continue;
+                    };
+                    if c == id_column {
+                        gpu.id = v.parse().unwrap_or(0);
+                    } else if c == "name" {
+                        gpu.name = v;
+                    } else {
+                        gpu.properties.push((c.clone(), v));
+                    }
+                }
+                self.gpu_names.insert(i64::from(gpu.id), gpu.name.clone());
+                self.b.session.gpus.push(gpu);
+            }
+        }
+    }
+
+    fn names(&mut self) -> Result<(), NsysError> {
+        self.strings = self.db.string_ids()?;
+        if self.db.has_table("ThreadNames") {
+            let sql = "SELECT rowid, nameId, globalTid FROM ThreadNames";
+            self.scan("ThreadNames", sql, |l, row| {
+                let name = row
+                    .get_ref(1)
+                    .ok()
+                    .and_then(int_of)
+                    .and_then(|id| l.strings.get(&id).cloned());
+                let gtid = row.get_ref(2).ok().and_then(int_of);
+                if let (Some(name), Some(gtid)) = (name, gtid) {
+                    l.thread_names.insert(gtid, name);
+                }
+                Ok(())
+            })?;
+        }
+        if self.db.has_column("PROCESSES", "globalPid") {
+            let name = self.db.col_or_null("PROCESSES", "name");
+            let sql = format!("SELECT rowid, globalPid, {name} FROM PROCESSES");
+            self.scan("PROCESSES", &sql, |l, row| {
+                let gpid = row.get_ref(1).ok().and_then(int_of);
+                let name = row.get_ref(2).ok().and_then(text_of);
+                if let (Some(gpid), Some(name)) = (gpid, name) {
+                    let (m, pid, _) = split_global_id(gpid);
+                    l.process_names.insert((m, pid), name);
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    fn raw_name(&mut self, id: i64) -> StrId {
+        if let Some(&s) = self.raw_names.get(&id) {
+            return s;
+        }
+        let text = self
+            .strings
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("<string {id}>"));
+        let s = self.b.intern(&text);
+        self.raw_names.insert(id, s);
+        s
+    }
+
+    fn api_name(&mut self, id: i64) -> StrId {
+        if let Some(&s) = self.api_names.get(&id) {
+            return s;
+        }
+        let text = self
+            .strings
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("<string {id}>"));
+        let s = self.b.intern(strip_version_suffix(&text));
+        self.api_names.insert(id, s);
+        s
+    }
+
+    /// The series track `key` under the thread of `gtid`.
+    fn thread_series(&mut self, gtid: i64, key: u64, name: &str) -> TrackId {
+        if let Some(&t) = self.series.get(&(gtid, key)) {
+            return t;
+        }
+        let (machine, pid, tid) = split_global_id(gtid);
+        let m = self.b.track(None, TrackKind::Machine, machine, || {
+            format!("Machine {machine}")
+        });
+        let pname = self.process_names.get(&(machine, pid)).cloned();
+        let p = self
+            .b
+            .track(Some(m), TrackKind::Process, pid, || match pname {
+                Some(n) => format!("Process {pid} ({n})"),
+                None => format!("Process {pid}"),
+            });
+        let tname = self.thread_names.get(&gtid).cloned();
+        let t = self
+            .b
+            .track(Some(p), TrackKind::Thread, tid, || match tname {
+                Some(n) => format!("Thread {tid} ({n})"),
+                None => format!("Thread {tid}"),
+            });
+        let s = self
+            .b
+            .track(Some(t), TrackKind::Series, key, || name.to_string());
+        if key >= SERIES_NVTX_RANGES {
+            self.b.set_layout(s, Layout::Lanes);
+        }
+        self.series.insert((gtid, key), s);
+        s
+    }
+
+    fn runtime(&mut self) -> Result<(), NsysError> {
+        const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+        if !self.db.has_table(T) {
+            return Ok(());
+        }
+        let class = self.db.col_or_null(T, "eventClass");
+        let corr = self.db.col_or_null(T, "correlationId");
+        let sql = format!("SELECT rowid, start, end, {class}, globalTid, {corr}, nameId FROM {T}");
+        self.scan(T, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            if v(3) == Some(67) {
+                return Ok(());
+            }
+            let (start, end) = times(v(1), v(2))?;
+            let gtid = v(4).ok_or("globalTid is not an integer")?;
+            let name = l.api_name(v(6).ok_or("nameId is not an integer")?);
+            let correlation = v(5).unwrap_or(0) as u32;
+            let track = l.thread_series(gtid, SERIES_CUDA_API, "CUDA API");
+            let r = l.b.push(
+                track,
+                NewEvent {
+                    kind: EventKind::CudaApi,
+                    start,
+                    end,
+                    name,
+                    correlation,
+                    source: rowid(v(0)),
+                    depth: 0,
+                },
+            );
+            if correlation != 0 {
+                let (m, pid, _) = split_global_id(gtid);
+                l.calls
+                    .push((flow_key(Some((m << 24) | pid), correlation), r));
+            }
+            Ok(())
+        })
+    }
+
+    fn host_series(
+        &mut self,
+        table: &'static str,
+        series_name: &'static str,
+        key: u64,
+        kind: EventKind,
+    ) -> Result<(), NsysError> {
+        if !self.db.has_table(table) {
+            return Ok(());
+        }
+        // OS runtime: only the calls themselves (eventClass 27), not start/finish markers.
+        let filter = if kind == EventKind::OsRuntime && self.db.has_column(table, "eventClass") {
+            " WHERE eventClass = 27"
+        } else {
+            ""
+        };
+        let sql = format!("SELECT rowid, start, end, globalTid, nameId FROM {table}{filter}");
+        self.scan(table, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let (start, end) = times(v(1), v(2))?;
+            let gtid = v(3).ok_or("globalTid is not an integer")?;
+            let name = l.raw_name(v(4).ok_or("nameId is not an integer")?);
+            let track = l.thread_series(gtid, key, series_name);
+            l.b.push(
+                track,
+                NewEvent {
+                    kind,
+                    start,
+                    end,
+                    name,
+                    correlation: 0,
+                    source: rowid(v(0)),
+                    depth: 0,
+                },
+            );
+            Ok(())
+        })
+    }
+
+    fn stream_track(&mut self, machine: u64, device: i64, context: i64, stream: i64) -> TrackId {
+        if let Some(&t) = self.streams.get(&(machine, device, context, stream)) {
+            return t;
+        }
+        let m = self.b.track(None, TrackKind::Machine, machine, || {
+            format!("Machine {machine}")
+        });
+        let gname = self.gpu_names.get(&device).cloned();
+        let g = self
+            .b
+            .track(Some(m), TrackKind::Gpu, device as u64, || match gname {
+                Some(n) if !n.is_empty() => format!("GPU {device} ({n})"),
+                _ => format!("GPU {device}"),
+            });
+        let c = self
+            .b
+            .track(Some(g), TrackKind::Context, context as u64, || {
+                format!("Context {context}")
+            });
+        let s = self.b.track(Some(c), TrackKind::Stream, stream as u64, || {
+            format!("Stream {stream}")
+        });
+        self.b.set_layout(s, Layout::Lanes);
+        self.streams.insert((machine, device, context, stream), s);
+        s
+    }
+
+    fn gpu_table(&mut self, spec: &GpuTable) -> Result<(), NsysError> {
+        let t = spec.table;
+        if !self.db.has_table(t) {
+            return Ok(());
+        }
+        let name_col = spec
+            .name_column
+            .map_or("NULL".to_string(), |c| self.db.col_or_null(t, c));
+        let sql = format!(
+            "SELECT rowid, start, end, {}, {}, {}, {}, {}, {name_col} FROM {t}",
+            self.db.col_or_null(t, "deviceId"),
+            self.db.col_or_null(t, "contextId"),
+            self.db.col_or_null(t, "streamId"),
+            self.db.col_or_null(t, "correlationId"),
+            self.db.col_or_null(t, "globalPid"),
+        );
+        let memcpy_labels = self.db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
+        let sync_labels = self.db.enum_labels("ENUM_CUPTI_SYNC_TYPE");
+        let mut label_cache: HashMap<i64, StrId> = HashMap::new();
+        let kind = spec.kind;
+        self.scan(t, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let (start, end) = times(v(1), v(2))?;
+            let gpid = v(7);
+            let machine = gpid.map_or(0, |g| split_global_id(g).0);
+            let track = l.stream_track(
+                machine,
+                v(3).unwrap_or(0),
+                v(4).unwrap_or(0),
+                v(5).unwrap_or(0),
+            );
+            let code = v(8).unwrap_or(0);
+            let name = match kind {
+                EventKind::Kernel => l.raw_name(code),
+                EventKind::Memset => *label_cache
+                    .entry(-1)
+                    .or_insert_with(|| l.b.intern("[CUDA memset]")),
+                EventKind::Memcpy => *label_cache.entry(code).or_insert_with(|| {
+                    let label = lookup_label(memcpy_labels.as_ref(), MEMCPY_LABELS, code);
+                    l.b.intern(&format!("[CUDA memcpy {label}]"))
+                }),
+                EventKind::Synchronization => *label_cache.entry(code).or_insert_with(|| {
+                    l.b.intern(&lookup_label(sync_labels.as_ref(), SYNC_LABELS, code))
+                }),
+                _ => *label_cache
+                    .entry(code)
+                    .or_insert_with(|| l.b.intern(&format!("Graph {code}"))),
+            };
+            let correlation = v(6).unwrap_or(0) as u32;
+            let r = l.b.push(
+                track,
+                NewEvent {
+                    kind,
+                    start,
+                    end,
+                    name,
+                    correlation,
+                    source: rowid(v(0)),
+                    depth: 0,
+                },
+            );
+            if correlation != 0 {
+                let scope = gpid.map(|g| {
+                    let (m, pid, _) = split_global_id(g);
+                    (m << 24) | pid
+                });
+                l.work.push((scope, correlation, r));
+            }
+            Ok(())
+        })
+    }
+
+    fn finish(mut self) -> Result<Timeline, NsysError> {
+        self.report("finish")?;
+        if self.b.event_count() == 0 {
+            return Err(NsysError::Empty {
+                path: self.db.path.clone(),
+            });
+        }
+        // Exports whose GPU rows lack globalPid: match on the correlation id alone.
+        let by_id_only = self.work.iter().any(|(scope, _, _)| scope.is_none());
+        let calls = std::mem::take(&mut self.calls);
+        let calls = if by_id_only {
+            calls
+                .into_iter()
+                .map(|(k, r)| (k & u128::from(u32::MAX), r))
+                .collect()
+        } else {
+            calls
+        };
+        let work: Vec<(u128, EventRef)> = self
+            .work
+            .iter()
+            .map(|&(scope, corr, r)| {
+                let key = if by_id_only {
+                    u128::from(corr)
+                } else {
+                    flow_key(scope, corr)
+                };
+                (key, r)
+            })
+            .collect();
+        let unmatched = self.b.link_by_key(calls, &work);
+        drop(work);
+        self.b.sort_children_by_key();
+        if unmatched > 0 {
+            self.b.warn(
+                "flows",
+                format!("{unmatched} GPU activities have no API call with their correlation id"),
+            );
+        }
+        // Free the loader's indexes before packing, so the packed columns reuse their memory.
+        let builder = std::mem::take(&mut self.b);
+        drop(self);
+        let timeline = builder.finish();
+        release_free_memory();
+        Ok(timeline)
+    }
+}
+
+/// Hands the loader's freed scratch memory (staging vectors, indexes) back to the system, so the
+/// resident cost of a loaded timeline is the timeline itself: glibc keeps freed heap pages
+/// otherwise once its mmap threshold has grown past our vectors' sizes.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: malloc_trim takes no pointers; it only returns free heap pages to the kernel.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
+fn flow_key(scope: Option<u64>, correlation: u32) -> u128 {
+    (u128::from(scope.unwrap_or(u64::MAX)) << 64) | u128::from(correlation)
+}
+
+fn rowid(v: Option<i64>) -> u32 {
+    v.map_or(0, |r| r.clamp(0, i64::from(u32::MAX)) as u32)
+}
+
+fn times(start: Option<i64>, end: Option<i64>) -> Result<(i64, i64), String> {
+    match (start, end) {
+        (Some(s), Some(e)) => Ok((s, e)),
+        (None, _) => Err("start is not an integer".into()),
+        (_, None) => Err("end is not an integer".into()),
+    }
+}
+
+fn lookup_label(table: Option<&HashMap<i64, String>>, builtin: &[&str], code: i64) -> String {
+    table
+        .and_then(|t| t.get(&code).cloned())
+        .or_else(|| {
+            usize::try_from(code)
+                .ok()
+                .and_then(|i| builtin.get(i))
+                .map(|s| s.to_string())
+        })
+        .unwrap_or_else(|| format!("kind {code}"))
+}

@@ -1,0 +1,332 @@
+//! Questions a timeline view asks: what is visible (with level of detail), name search, what a
+//! time range holds, and how busy each GPU was.
+
+use std::collections::HashMap;
+
+use super::model::{EventId, EventKind, Timeline, TrackId, TrackKind};
+use super::strings::StrId;
+
+/// One shape to draw: a single event, or several sub-pixel events merged into one bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VisibleItem {
+    /// The first event of the shape.
+    pub first: EventId,
+    /// How many consecutive events of the row it stands for (1 = just `first`).
+    pub count: u32,
+    /// Start of the first event (ns).
+    pub start: i64,
+    /// End of the last event (ns).
+    pub end: i64,
+}
+
+/// Per-name totals of a time range or a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NameStats {
+    /// The name.
+    pub name: StrId,
+    /// Number of events.
+    pub count: u64,
+    /// Sum of their durations (ns), clipped to the range asked about.
+    pub total_ns: i64,
+    /// `total_ns / count`.
+    pub average_ns: f64,
+}
+
+/// How busy one GPU was: the union of its kernels' intervals (overlaps counted once).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuUtilization {
+    /// The GPU's track.
+    pub gpu: TrackId,
+    /// Its device id (the track key).
+    pub device: u64,
+    /// Time covered by at least one kernel, within the range (ns).
+    pub busy_ns: i64,
+    /// Length of the range (ns).
+    pub range_ns: i64,
+    /// `busy_ns / range_ns` (0 when the range is empty).
+    pub fraction: f64,
+}
+
+impl Timeline {
+    /// Appends to `out` what row `row` of `track` shows in `[t0, t1]` when one pixel is
+    /// `ns_per_pixel` wide: events wider than a pixel one by one, runs of narrower ones merged
+    /// into one item per pixel. At most about two items per pixel column; the cost is
+    /// O(log n) per item, whatever the number of events.
+    pub fn visible(
+        &self,
+        track: TrackId,
+        row: usize,
+        t0: i64,
+        t1: i64,
+        ns_per_pixel: f64,
+        out: &mut Vec<VisibleItem>,
+    ) {
+        let Some(range) = self.track(track).and_then(|t| t.rows.get(row)) else {
+            return;
+        };
+        let (lo, hi) = (range.start as usize, range.end as usize);
+        let pixel = (ns_per_pixel.max(0.0).ceil() as i64).max(1);
+        // Spans of a row never overlap, so ends are sorted like starts.
+        let mut i = partition(lo, hi, |k| self.end_of(k) < t0);
+        while i < hi {
+            let start = self.start_of(i);
+            if start > t1 {
+                break;
+            }
+            // Every event starting within one pixel of `start`.
+            let limit = start.saturating_add(pixel);
+            let mut j = partition(i, hi, |k| self.start_of(k) < limit).max(i + 1);
+            if j - i > 1 && self.end_of(j - 1) > limit {
+                // The last one reaches past the pixel: it gets its own item.
+                j -= 1;
+            }
+            let end = self.end_of(j - 1);
+            out.push(VisibleItem {
+                first: EventId(i as u32),
+                count: (j - i) as u32,
+                start,
+                end,
+            });
+            i = j;
+        }
+    }
+
+    /// Events whose name contains `needle` (ASCII case-insensitive), in column order.
+    pub fn search(&self, needle: &str) -> Vec<EventId> {
+        let matching = self.matching_names(needle);
+        if matching.is_empty() {
+            return Vec::new();
+        }
+        self.columns
+            .name
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matching.get(n.0 as usize).copied().unwrap_or(false))
+            .map(|(i, _)| EventId(i as u32))
+            .collect()
+    }
+
+    /// A table, indexed by string id, of the names containing `needle` (case-insensitive).
+    fn matching_names(&self, needle: &str) -> Vec<bool> {
+        let needle = needle.to_ascii_lowercase();
+        let mut any = false;
+        let table: Vec<bool> = self
+            .strings
+            .iter()
+            .map(|(_, s)| {
+                let hit = !needle.is_empty() && s.to_ascii_lowercase().contains(&needle);
+                any |= hit;
+                hit
+            })
+            .collect();
+        if any { table } else { Vec::new() }
+    }
+
+    /// Per-name count, total and average of the events of `tracks` (all tracks when empty) that
+    /// overlap `[t0, t1]`, durations clipped to the range; sorted by total, descending.
+    pub fn range_stats(&self, t0: i64, t1: i64, tracks: &[TrackId]) -> Vec<NameStats> {
+        let all: Vec<TrackId>;
+        let tracks = if tracks.is_empty() {
+            all = (0..self.tracks.len() as u32).map(TrackId).collect();
+            &all
+        } else {
+            tracks
+        };
+        let mut acc: HashMap<StrId, (u64, i64)> = HashMap::new();
+        for &t in tracks {
+            let Some(track) = self.track(t) else { continue };
+            for row in &track.rows {
+                let (lo, hi) = (row.start as usize, row.end as usize);
+                let mut i = partition(lo, hi, |k| self.end_of(k) < t0);
+                while i < hi && self.start_of(i) <= t1 {
+                    let s = self.start_of(i).max(t0);
+                    let e = self.end_of(i).min(t1);
+                    let entry = acc.entry(self.columns.name[i]).or_default();
+                    entry.0 += 1;
+                    entry.1 = entry.1.saturating_add(e.saturating_sub(s).max(0));
+                    i += 1;
+                }
+            }
+        }
+        let mut stats: Vec<NameStats> = acc
+            .into_iter()
+            .map(|(name, (count, total_ns))| NameStats {
+                name,
+                count,
+                total_ns,
+                average_ns: total_ns as f64 / count as f64,
+            })
+            .collect();
+        stats.sort_by(|a, b| {
+            b.total_ns
+                .cmp(&a.total_ns)
+                .then(b.count.cmp(&a.count))
+                .then_with(|| self.name(a.name).cmp(self.name(b.name)))
+        });
+        stats
+    }
+
+    /// Utilization of every GPU over `range` (default: the whole timeline), from the union of
+    /// its kernels' intervals across all its streams.
+    pub fn gpu_utilization(&self, range: Option<(i64, i64)>) -> Vec<GpuUtilization> {
+        let Some((t0, t1)) = range.or_else(|| self.time_range()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (g, track) in self.tracks.iter().enumerate() {
+            if track.kind != TrackKind::Gpu {
+                continue;
+            }
+            let mut intervals: Vec<(i64, i64)> = Vec::new();
+            self.for_each_descendant(TrackId(g as u32), &mut |t| {
+                let Some(track) = self.track(t) else { return };
+                for row in &track.rows {
+                    for i in row.start as usize..row.end as usize {
+                        if self.columns.kind[i] == EventKind::Kernel {
+                            let (s, e) = (self.start_of(i).max(t0), self.end_of(i).min(t1));
+                            if e > s {
+                                intervals.push((s, e));
+                            }
+                        }
+                    }
+                }
+            });
+            let busy_ns = union_length(&mut intervals);
+            let range_ns = t1.saturating_sub(t0).max(0);
+            out.push(GpuUtilization {
+                gpu: TrackId(g as u32),
+                device: track.key,
+                busy_ns,
+                range_ns,
+                fraction: if range_ns > 0 {
+                    busy_ns as f64 / range_ns as f64
+                } else {
+                    0.0
+                },
+            });
+        }
+        out
+    }
+
+    /// Calls `f` on `track` and every track below it.
+    pub fn for_each_descendant(&self, track: TrackId, f: &mut dyn FnMut(TrackId)) {
+        let mut stack = vec![track];
+        while let Some(t) = stack.pop() {
+            f(t);
+            if let Some(tr) = self.track(t) {
+                stack.extend(tr.children.iter().rev().copied());
+            }
+        }
+    }
+}
+
+/// The first index in `lo..hi` for which `pred` is false (`pred` true on a prefix).
+fn partition(lo: usize, hi: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut a, mut b) = (lo, hi);
+    while a < b {
+        let mid = a + (b - a) / 2;
+        if pred(mid) {
+            a = mid + 1;
+        } else {
+            b = mid;
+        }
+    }
+    a
+}
+
+/// Total length covered by the union of `intervals` (sorted in place).
+pub fn union_length(intervals: &mut [(i64, i64)]) -> i64 {
+    intervals.sort_unstable();
+    let mut total = 0i64;
+    let mut current: Option<(i64, i64)> = None;
+    for &(s, e) in intervals.iter() {
+        current = match current {
+            Some((cs, ce)) if s <= ce => Some((cs, ce.max(e))),
+            Some((cs, ce)) => {
+                total = total.saturating_add(ce.saturating_sub(cs));
+                Some((s, e))
+            }
+            None => Some((s, e)),
+        };
+    }
+    if let Some((cs, ce)) = current {
+        total = total.saturating_add(ce.saturating_sub(cs));
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::builder::{NewEvent, TimelineBuilder};
+    use super::super::model::Layout;
+    use super::*;
+
+    fn timeline(spans: &[(i64, i64)]) -> Timeline {
+        let mut b = TimelineBuilder::new("t");
+        let gpu = b.track(None, TrackKind::Gpu, 0, || "GPU 0".into());
+        let s = b.track(Some(gpu), TrackKind::Stream, 7, || "Stream 7".into());
+        b.set_layout(s, Layout::Lanes);
+        let n = b.intern("kern");
+        for &(start, end) in spans {
+            b.push(
+                s,
+                NewEvent {
+                    kind: EventKind::Kernel,
+                    start,
+                    end,
+                    name: n,
+                    correlation: 0,
+                    source: 0,
+                    depth: 0,
+                },
+            );
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn visible_merges_sub_pixel_events_and_keeps_wide_ones() {
+        // 1000 events of 1 ns every 10 ns, then one wide event.
+        let mut spans: Vec<(i64, i64)> = (0..1000).map(|i| (i * 10, i * 10 + 1)).collect();
+        spans.push((20_000, 30_000));
+        let tl = timeline(&spans);
+        let s = TrackId(1);
+        let mut out = Vec::new();
+        tl.visible(s, 0, 0, 40_000, 1000.0, &mut out);
+        let total: u32 = out.iter().map(|v| v.count).sum();
+        assert_eq!(total, 1001, "every event is covered once");
+        assert!(
+            out.len() <= 12,
+            "merged to about one item per pixel: {}",
+            out.len()
+        );
+        assert_eq!(
+            out.last().map(|v| (v.count, v.start, v.end)),
+            Some((1, 20_000, 30_000))
+        );
+        out.clear();
+        tl.visible(s, 0, 95, 125, 1.0, &mut out);
+        let starts: Vec<i64> = out.iter().map(|v| v.start).collect();
+        assert_eq!(starts, vec![100, 110, 120]);
+        assert!(out.iter().all(|v| v.count == 1));
+    }
+
+    #[test]
+    fn utilization_merges_overlapping_kernels() {
+        let tl = timeline(&[(0, 10), (5, 15), (20, 30)]);
+        let u = tl.gpu_utilization(Some((0, 40)));
+        assert_eq!(u.len(), 1);
+        assert_eq!(u[0].busy_ns, 25);
+        assert!((u[0].fraction - 0.625).abs() < 1e-12);
+    }
+
+    #[test]
+    fn range_stats_and_search() {
+        let tl = timeline(&[(0, 10), (20, 30), (40, 50)]);
+        let st = tl.range_stats(5, 25, &[]);
+        assert_eq!(st.len(), 1);
+        assert_eq!((st[0].count, st[0].total_ns), (2, 10));
+        assert_eq!(tl.search("KER").len(), 3);
+        assert!(tl.search("nothing").is_empty());
+    }
+}

@@ -1,0 +1,270 @@
+//! Every Nsight Systems export of the corpus loads, with per-kind event counts equal to the
+//! source tables' rows after the documented filters, consistent rows, and a flow from its
+//! launching API call to every kernel. Skips when ../shared is absent.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+use sightline::timeline::nsys;
+use sightline::timeline::{EventId, EventKind, Timeline};
+
+fn corpus() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipping: {} is absent", dir.display());
+        return None;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no exports in {}", dir.display());
+    Some(files)
+}
+
+/// Rows of `table` matching `filter`, 0 when the table is missing.
+fn count(conn: &Connection, table: &str, filter: &str) -> usize {
+    let exists: bool = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?1",
+            [table],
+            |r| r.get::<_, i64>(0),
+        )
+        .map(|n| n > 0)
+        .unwrap_or(false);
+    if !exists {
+        return 0;
+    }
+    conn.query_row(&format!("SELECT count(*) FROM {table} {filter}"), [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|n| n as usize)
+    .unwrap_or_else(|e| panic!("{table}: {e}"))
+}
+
+fn counts(tl: &Timeline) -> std::collections::HashMap<EventKind, usize> {
+    tl.counts_by_kind().into_iter().collect()
+}
+
+#[test]
+fn every_export_loads_with_the_source_row_counts() {
+    let Some(files) = corpus() else { return };
+    for file in files {
+        let tl = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        let conn = Connection::open_with_flags(&file, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let has_class = conn
+            .prepare("SELECT eventClass FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1")
+            .is_ok();
+        let expected = [
+            (
+                EventKind::CudaApi,
+                count(
+                    &conn,
+                    "CUPTI_ACTIVITY_KIND_RUNTIME",
+                    if has_class {
+                        "WHERE eventClass != 67"
+                    } else {
+                        ""
+                    },
+                ),
+            ),
+            (
+                EventKind::OsRuntime,
+                count(&conn, "OSRT_API", "WHERE eventClass = 27"),
+            ),
+            (
+                EventKind::Kernel,
+                count(&conn, "CUPTI_ACTIVITY_KIND_KERNEL", ""),
+            ),
+            (
+                EventKind::Memcpy,
+                count(&conn, "CUPTI_ACTIVITY_KIND_MEMCPY", ""),
+            ),
+            (
+                EventKind::Memset,
+                count(&conn, "CUPTI_ACTIVITY_KIND_MEMSET", ""),
+            ),
+            (
+                EventKind::Synchronization,
+                count(&conn, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", ""),
+            ),
+            (
+                EventKind::NvtxPushPop,
+                count(&conn, "NVTX_EVENTS", "WHERE eventType IN (59, 70)"),
+            ),
+            (
+                EventKind::NvtxStartEnd,
+                count(&conn, "NVTX_EVENTS", "WHERE eventType IN (60, 71)"),
+            ),
+            (
+                EventKind::NvtxMark,
+                count(&conn, "NVTX_EVENTS", "WHERE eventType IN (34, 65)"),
+            ),
+            (EventKind::Cublas, count(&conn, "CUBLAS_EVENTS", "")),
+            (EventKind::Cudnn, count(&conn, "CUDNN_EVENTS", "")),
+        ];
+        let got = counts(&tl);
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for (kind, n) in expected {
+            assert_eq!(got.get(&kind).copied().unwrap_or(0), n, "{name}: {kind:?}");
+        }
+        let total: usize = got.values().sum();
+        assert_eq!(
+            total,
+            tl.event_count(),
+            "{name}: every event has a counted kind"
+        );
+        check_rows(&tl, &name);
+    }
+}
+
+/// Rows are sorted by start and never overlap; rows partition the columns.
+fn check_rows(tl: &Timeline, name: &str) {
+    let mut covered = 0usize;
+    for (t, track) in tl.tracks.iter().enumerate() {
+        for (r, row) in track.rows.iter().enumerate() {
+            covered += row.len();
+            let mut prev_end = i64::MIN;
+            for i in row.clone() {
+                let e = tl
+                    .event(EventId(i))
+                    .unwrap_or_else(|| panic!("{name}: event {i}"));
+                assert!(
+                    e.start >= prev_end,
+                    "{name}: track {t} row {r}: event {i} overlaps the previous one"
+                );
+                assert!(e.end >= e.start, "{name}: event {i} ends before it starts");
+                prev_end = e.end;
+            }
+        }
+    }
+    assert_eq!(
+        covered,
+        tl.event_count(),
+        "{name}: rows cover every event once"
+    );
+}
+
+#[test]
+fn every_kernel_has_its_launching_call_as_a_flow() {
+    let Some(files) = corpus() else { return };
+    for file in files {
+        let tl = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        let name = file.display();
+        let mut kernels = 0;
+        for e in tl.events().filter(|e| e.kind == EventKind::Kernel) {
+            kernels += 1;
+            let partners = tl.flow_partners(e.id);
+            assert_eq!(
+                partners.len(),
+                1,
+                "{name}: kernel {:?} ({}) has {} launching calls",
+                e.id,
+                tl.name(e.name),
+                partners.len()
+            );
+            let call = tl
+                .event(partners[0])
+                .unwrap_or_else(|| panic!("{name}: flow to nowhere"));
+            assert_eq!(call.kind, EventKind::CudaApi, "{name}");
+            assert_eq!(
+                call.correlation, e.correlation,
+                "{name}: same correlation id"
+            );
+            assert!(
+                call.start <= e.start,
+                "{name}: a kernel starts after its launch"
+            );
+            // And back: the call's partners include the kernel.
+            assert!(
+                tl.flow_partners(call.id).contains(&e.id),
+                "{name}: flow both ways"
+            );
+        }
+        let conn = Connection::open_with_flags(&file, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            kernels,
+            count(&conn, "CUPTI_ACTIVITY_KIND_KERNEL", ""),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn session_facts_names_and_version_suffixes() {
+    let Some(files) = corpus() else { return };
+    for file in files {
+        let tl = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // No API name keeps a `_vNNNN` (4+ digit) version suffix.
+        for e in tl.events().filter(|e| e.kind == EventKind::CudaApi) {
+            let n = tl.name(e.name);
+            if let Some(pos) = n.rfind("_v") {
+                let digits = &n[pos + 2..];
+                assert!(
+                    !(digits.len() >= 4 && digits.bytes().all(|b| b.is_ascii_digit())),
+                    "{name}: {n}"
+                );
+            }
+        }
+        if name.starts_with("pipit_perlmutter-cloverleaf") {
+            assert_eq!(tl.session.product_version.as_deref(), Some("2024.5.1.113"));
+            assert_eq!(tl.session.schema_version.as_deref(), Some("3.13.2"));
+            assert!(
+                tl.session
+                    .start_utc_ns
+                    .is_some_and(|t| t > 1_600_000_000_000_000_000),
+                "{name}: session start"
+            );
+            assert!(
+                !tl.session.gpus.is_empty() && !tl.session.gpus[0].name.is_empty(),
+                "{name}: GPU names"
+            );
+            let utilization = tl.gpu_utilization(None);
+            assert!(
+                !utilization.is_empty()
+                    && utilization
+                        .iter()
+                        .all(|u| u.fraction > 0.0 && u.fraction <= 1.0),
+                "{name}: {utilization:?}"
+            );
+        }
+        if name.starts_with("extrap") {
+            // Windows export with a latin-1 byte in EXPORT_USER and Extra-P's own tables/views.
+            assert_eq!(tl.session.product_version.as_deref(), Some("2022.1.1.61"));
+            // Nested NVTX: push/pop depth shows as rows.
+            let nvtx = tl.tracks.iter().find(|t| {
+                t.name
+                    .starts_with("NVTX (de.tu-darmstadt.parallel.extra_prof)")
+            });
+            assert!(
+                nvtx.is_some_and(|t| t.rows.len() >= 3),
+                "{name}: nested NVTX rows"
+            );
+        }
+        // Threads are named where the export names them.
+        if name.starts_with("pipit_saxpy") {
+            assert!(
+                tl.tracks
+                    .iter()
+                    .any(|t| t.name.starts_with("Thread ") && t.name.contains('(')),
+                "{name}: thread names"
+            );
+            assert!(
+                tl.tracks
+                    .iter()
+                    .any(|t| t.name.starts_with("Process ") && t.name.contains('(')),
+                "{name}: process names"
+            );
+        }
+    }
+}

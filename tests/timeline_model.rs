@@ -1,0 +1,193 @@
+//! The timeline model on generated exports: level of detail, search, range statistics, GPU
+//! utilization, flows, progress and cancel, and the per-event memory budget.
+
+use std::sync::atomic::AtomicBool;
+
+use sightline::timeline::nsys::synth::{SynthOptions, write_export};
+use sightline::timeline::nsys::{self, LoadOptions, NsysError};
+use sightline::timeline::{EventKind, Timeline, TrackKind};
+
+fn generated(events: u64) -> (tempfile::TempDir, std::path::PathBuf, Timeline) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("g.sqlite");
+    write_export(
+        &path,
+        &SynthOptions {
+            events,
+            threads: 3,
+            streams: 4,
+            seed: 3,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let tl = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    (dir, path, tl)
+}
+
+#[test]
+fn level_of_detail_bounds_the_shapes_and_covers_every_event() {
+    let (_dir, _path, tl) = generated(40_000);
+    let (t0, t1) = tl.time_range().unwrap_or((0, 0));
+    let width_px = 1000.0;
+    let ns_per_px = (t1 - t0) as f64 / width_px;
+    let mut items = Vec::new();
+    for (t, track) in tl.tracks.iter().enumerate() {
+        for (r, row) in track.rows.iter().enumerate() {
+            items.clear();
+            tl.visible(
+                sightline::timeline::TrackId(t as u32),
+                r,
+                t0,
+                t1,
+                ns_per_px,
+                &mut items,
+            );
+            let covered: u64 = items.iter().map(|i| u64::from(i.count)).sum();
+            assert_eq!(
+                covered,
+                row.len() as u64,
+                "zoomed out, every event is inside one item"
+            );
+            assert!(
+                items.len() as f64 <= 2.0 * width_px + 2.0,
+                "{} items for {width_px} px",
+                items.len()
+            );
+            // Items are in order and do not overlap.
+            for w in items.windows(2) {
+                assert!(w[0].end <= w[1].start, "{:?}", w);
+            }
+        }
+    }
+    // Zoomed in to 1 ns per pixel, every visible event is its own item.
+    let stream = tl
+        .tracks
+        .iter()
+        .position(|t| t.kind == TrackKind::Stream)
+        .unwrap_or(0);
+    let row = &tl.tracks[stream].rows[0];
+    let first = tl
+        .event(sightline::timeline::EventId(row.start))
+        .map(|e| e.start)
+        .unwrap_or(0);
+    items.clear();
+    tl.visible(
+        sightline::timeline::TrackId(stream as u32),
+        0,
+        first,
+        first + 200_000,
+        1.0,
+        &mut items,
+    );
+    assert!(!items.is_empty() && items.iter().all(|i| i.count == 1));
+}
+
+#[test]
+fn search_range_stats_and_utilization() {
+    let (_dir, _path, tl) = generated(5_000);
+    let hits = tl.search("GEMM_kernel");
+    assert!(!hits.is_empty());
+    assert!(hits.iter().all(|&h| {
+        tl.event(h)
+            .is_some_and(|e| tl.name(e.name).contains("gemm_kernel"))
+    }));
+    let (t0, t1) = tl.time_range().unwrap_or((0, 0));
+    let all = tl.range_stats(t0, t1, &[]);
+    let total: u64 = all.iter().map(|s| s.count).sum();
+    assert_eq!(
+        total as usize,
+        tl.event_count(),
+        "the whole range holds every event"
+    );
+    assert!(all.windows(2).all(|w| w[0].total_ns >= w[1].total_ns));
+    let half = tl.range_stats(t0, (t0 + t1) / 2, &[]);
+    assert!(half.iter().map(|s| s.count).sum::<u64>() < total);
+    let u = tl.gpu_utilization(None);
+    assert_eq!(u.len(), 1);
+    assert!(u[0].busy_ns > 0 && u[0].busy_ns <= u[0].range_ns);
+}
+
+#[test]
+fn every_gpu_activity_has_its_call() {
+    let (_dir, _path, tl) = generated(3_000);
+    let gpu = tl.events().filter(|e| e.kind.is_gpu_work()).count();
+    assert_eq!(tl.flows().len(), gpu);
+    for e in tl.events().filter(|e| e.kind.is_gpu_work()) {
+        let p = tl.flow_partners(e.id);
+        assert_eq!(p.len(), 1);
+        assert!(
+            tl.event(p[0])
+                .is_some_and(|c| c.kind == EventKind::CudaApi && c.correlation == e.correlation)
+        );
+    }
+    // NVTX ranges keep their colour; start/end ranges sit in lanes of their own series.
+    let nvtx = tl
+        .events()
+        .find(|e| e.kind == EventKind::NvtxPushPop)
+        .map(|e| e.id);
+    assert_eq!(
+        nvtx.and_then(|id| tl.attrs(id)).and_then(|a| a.color),
+        Some(0xFF00_80FF)
+    );
+    assert!(tl.tracks.iter().any(|t| t.name == "NVTX ranges (synth.io)"));
+}
+
+#[test]
+fn progress_and_cancel() {
+    let (_dir, path, tl) = generated(2_000);
+    let mut calls = Vec::new();
+    let mut progress = |p: nsys::Progress| calls.push(p);
+    let again = nsys::load_with(
+        &path,
+        LoadOptions {
+            progress: Some(&mut progress),
+            cancel: None,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.event_count(), tl.event_count());
+    assert!(!calls.is_empty());
+    let last = calls[calls.len() - 1];
+    assert_eq!(last.rows_done, last.rows_total);
+    assert!(calls.windows(2).all(|w| w[0].rows_done <= w[1].rows_done));
+    let cancel = AtomicBool::new(true);
+    let r = nsys::load_with(
+        &path,
+        LoadOptions {
+            progress: None,
+            cancel: Some(&cancel),
+        },
+    );
+    assert!(matches!(r, Err(NsysError::Cancelled { .. })));
+}
+
+#[test]
+fn memory_budget_per_event() {
+    let (_dir, _path, tl) = generated(100_000);
+    let per_event = tl.heap_bytes() as f64 / tl.event_count() as f64;
+    assert!(per_event <= 32.0, "{per_event:.1} bytes per event");
+}
+
+#[test]
+fn details_are_read_from_the_file_on_demand() {
+    let (_dir, path, tl) = generated(1_000);
+    let kernel = tl
+        .events()
+        .find(|e| e.kind == EventKind::Kernel)
+        .unwrap_or_else(|| panic!("no kernel"));
+    let details =
+        nsys::details::event_details(&path, &tl, kernel.id).unwrap_or_else(|e| panic!("{e}"));
+    let get = |k: &str| details.iter().find(|(c, _)| c == k).map(|(_, v)| v.clone());
+    assert_eq!(get("start"), Some(kernel.start.to_string()));
+    assert_eq!(get("correlationId"), Some(kernel.correlation.to_string()));
+    assert!(get("gridX").is_some() && get("registersPerThread").is_some());
+    assert_eq!(get("demangledName").as_deref(), Some(tl.name(kernel.name)));
+    let call = tl.flow_partners(kernel.id)[0];
+    let call_details =
+        nsys::details::event_details(&path, &tl, call).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        call_details
+            .iter()
+            .any(|(c, v)| c == "nameId" && v.starts_with("cuda"))
+    );
+}
