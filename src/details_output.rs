@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use sightline::ncu::MetricValue;
 use sightline::pyjson::PyJsonWriter;
 use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, RooflinePoint};
+use sightline::section::memory::MemoryWidget;
 
 /// Output format of `sightline details`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +68,9 @@ fn write_text_item(item: &Item, depth: usize, out: &mut impl Write) -> io::Resul
         format!(": {}", item.label)
     };
     writeln!(out, "{indent}{}{label}", item_title(item.kind))?;
+    if let Some(widget) = &item.memory {
+        return write_text_memory(item, widget, depth + 1, out);
+    }
     write_text_entries(&item.entries, depth + 1, out)?;
     for line in item
         .rooflines
@@ -85,6 +89,77 @@ fn write_text_item(item: &Item, depth: usize, out: &mut impl Write) -> io::Resul
     }
     for child in &item.items {
         write_text_item(child, depth + 1, out)?;
+    }
+    Ok(())
+}
+
+/// A memory table as an aligned grid (N/A for a missing metric, `-` where a column does not
+/// apply); the memory chart as its units and links.
+fn write_text_memory(
+    item: &Item,
+    widget: &MemoryWidget,
+    depth: usize,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let indent = "  ".repeat(depth);
+    let text = |index: Option<usize>| {
+        index
+            .and_then(|i| item.entries.get(i))
+            .map_or("-".to_owned(), |e| e.text.clone())
+    };
+    match widget {
+        MemoryWidget::Table(table) => {
+            let mut grid = vec![
+                std::iter::once(String::new())
+                    .chain(table.columns.iter().map(|c| (*c).to_owned()))
+                    .collect::<Vec<_>>(),
+            ];
+            for row in &table.rows {
+                grid.push(
+                    std::iter::once(row.label.to_owned())
+                        .chain(row.cells.iter().map(|c| text(*c)))
+                        .collect(),
+                );
+            }
+            let widths: Vec<usize> = (0..grid[0].len())
+                .map(|c| grid.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+                .collect();
+            for row in &grid {
+                let mut line = format!("{:<w$}", row[0], w = widths[0]);
+                for (cell, w) in row.iter().zip(&widths).skip(1) {
+                    line.push_str(&format!("  {cell:>w$}"));
+                }
+                writeln!(out, "{indent}{}", line.trim_end())?;
+            }
+        }
+        MemoryWidget::Chart(chart) => {
+            for node in &chart.nodes {
+                let kind = if node.physical { "physical" } else { "logical" };
+                let values: Vec<String> = node
+                    .entries
+                    .iter()
+                    .filter_map(|&i| item.entries.get(i))
+                    .map(|e| {
+                        let what = e.label.strip_prefix(node.label).unwrap_or(&e.label);
+                        format!("{} {}", what.trim_start_matches(": "), e.text)
+                    })
+                    .collect();
+                let line = format!("{} ({kind}): {}", node.label, values.join(", "));
+                writeln!(out, "{indent}{}", line.trim_end_matches(": "))?;
+            }
+            for link in &chart.links {
+                writeln!(
+                    out,
+                    "{indent}{} -> {} {}: {}, throughput {}, peak {}",
+                    link.from,
+                    link.to,
+                    link.label,
+                    text(Some(link.amount)),
+                    text(link.rate),
+                    text(link.peak)
+                )?;
+            }
+        }
     }
     Ok(())
 }
@@ -278,9 +353,12 @@ fn json_item<W: Write>(w: &mut PyJsonWriter<W>, item: &Item) -> io::Result<()> {
             },
         )?;
     }
+    if let Some(widget) = &item.memory {
+        json_memory(w, item, widget)?;
+    }
     w.key("items")?;
     w.begin_array()?;
-    for entry in &item.entries {
+    for entry in item.entries.iter().filter(|_| item.memory.is_none()) {
         json_entry(w, entry)?;
     }
     for child in &item.items {
@@ -298,6 +376,82 @@ fn json_item<W: Write>(w: &mut PyJsonWriter<W>, item: &Item) -> io::Result<()> {
         }
     }
     w.end_object()
+}
+
+/// `memory_chart`: `nodes` (with their entries) and `links` (amount, throughput, % of peak);
+/// `memory_table`: `widget`, `columns` and `rows` of cells. Every value is an entry; `null` where
+/// a column does not apply to a row or a link has no such metric.
+fn json_memory<W: Write>(
+    w: &mut PyJsonWriter<W>,
+    item: &Item,
+    widget: &MemoryWidget,
+) -> io::Result<()> {
+    let entry = |w: &mut PyJsonWriter<W>, index: Option<usize>| match index
+        .and_then(|i| item.entries.get(i))
+    {
+        Some(e) => json_entry(w, e),
+        None => w.null(),
+    };
+    match widget {
+        MemoryWidget::Chart(chart) => {
+            w.key("nodes")?;
+            w.begin_array()?;
+            for node in &chart.nodes {
+                w.begin_object()?;
+                w.key_string("id", node.id)?;
+                w.key_string("label", node.label)?;
+                w.key("physical")?;
+                w.bool(node.physical)?;
+                w.key("items")?;
+                w.begin_array()?;
+                for &index in &node.entries {
+                    entry(w, Some(index))?;
+                }
+                w.end_array()?;
+                w.end_object()?;
+            }
+            w.end_array()?;
+            w.key("links")?;
+            w.begin_array()?;
+            for link in &chart.links {
+                w.begin_object()?;
+                w.key_string("from", link.from)?;
+                w.key_string("to", link.to)?;
+                w.key_string("label", link.label)?;
+                w.key("amount")?;
+                entry(w, Some(link.amount))?;
+                w.key("throughput")?;
+                entry(w, link.rate)?;
+                w.key("peak")?;
+                entry(w, link.peak)?;
+                w.end_object()?;
+            }
+            w.end_array()
+        }
+        MemoryWidget::Table(table) => {
+            w.key_string("widget", table.widget)?;
+            w.key("columns")?;
+            w.begin_array()?;
+            for column in &table.columns {
+                w.string(column)?;
+            }
+            w.end_array()?;
+            w.key("rows")?;
+            w.begin_array()?;
+            for row in &table.rows {
+                w.begin_object()?;
+                w.key_string("label", row.label)?;
+                w.key("cells")?;
+                w.begin_array()?;
+                for &cell in &row.cells {
+                    entry(w, cell)?;
+                }
+                w.end_array()?;
+                w.end_object()?;
+            }
+            w.end_array()
+        }
+    }
 }
 
 fn json_point<W: Write>(w: &mut PyJsonWriter<W>, point: &RooflinePoint) -> io::Result<()> {

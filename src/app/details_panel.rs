@@ -27,6 +27,8 @@ use egui_plot::{
     PlotPoint, PlotPoints, Points, VLine,
 };
 
+use super::memory_chart::{MemoryChartView, memory_chart_ui};
+use super::memory_tables::{MemoryTableView, memory_table_ui};
 use super::rule_state::{PageRules, RuleRow, RuleStatus};
 use super::view_ctx::ViewCtx;
 use crate::ncu::MetricValue;
@@ -35,6 +37,7 @@ use crate::proto::nv::rule_system::RuleResult;
 use crate::rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};
 use crate::section::details::{ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails};
 use crate::section::format::format_with_unit;
+use crate::section::memory::MemoryWidget;
 
 /// One piece of a rule message after its link markup is parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -845,6 +848,14 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
             roofline_ui(ui, chart);
         }
         ItemView::Container(views) => container_ui(ui, item, views, render),
+        ItemView::MemoryChart(chart) => {
+            item_title(ui, item);
+            memory_chart_ui(ui, chart);
+        }
+        ItemView::MemoryTable(table) => {
+            item_title(ui, item);
+            memory_table_ui(ui, table);
+        }
         ItemView::Fixed { entries, note } => {
             if item.entries.is_empty() {
                 ui.weak(note.as_str());
@@ -1746,6 +1757,8 @@ enum ItemView {
     Histogram(HistogramView),
     Roofline(RooflineView),
     Container(Vec<ItemView>),
+    MemoryChart(MemoryChartView),
+    MemoryTable(MemoryTableView),
     Fixed {
         entries: Vec<EntryView>,
         note: String,
@@ -1806,6 +1819,16 @@ fn empty_note(item: &Item) -> String {
 
 impl ItemView {
     fn build(section: &str, place: &str, item: &Item) -> ItemView {
+        match &item.memory {
+            Some(MemoryWidget::Chart(chart)) => {
+                return ItemView::MemoryChart(MemoryChartView::build(item, chart));
+            }
+            Some(MemoryWidget::Table(table)) => {
+                let place = format!("{section}.{place}");
+                return ItemView::MemoryTable(MemoryTableView::build(&place, item, table));
+            }
+            None => {}
+        }
         match item.kind {
             "table" | "source_metric_table" | "suffix_table" => ItemView::Table {
                 entries: entry_views(section, place, &item.entries),
@@ -1838,14 +1861,7 @@ impl ItemView {
 /// A readable name of a fixed Nsight Compute widget.
 fn widget_name(kind: &str) -> String {
     let known = match kind {
-        "memory_chart" => "Memory chart",
-        "memory_shared_table" => "Shared memory table",
-        "memory_first_level_cache_table" => "First-level cache table",
-        "memory_second_level_cache_table" => "Second-level cache table",
-        "memory_device_memory_table" => "Device memory table",
-        "memory_l1tex_cache_table" => "L1/TEX cache table",
-        "memory_l2_cache_table" => "L2 cache table",
-        "memory_l2_cache_evict_policy_table" => "L2 cache eviction policy table",
+        // The memory chart and tables (101–107, 111) are drawn by `memory_chart`/`memory_tables`.
         "nvlink_topology" => "NVLink topology",
         "nvlink_property_table" => "NVLink property table",
         "nvlink_throughput_table" => "NVLink throughput table",

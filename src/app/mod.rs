@@ -4,6 +4,8 @@
 pub mod details_panel;
 pub mod kernel_list;
 pub mod loader;
+pub mod memory_chart;
+pub mod memory_tables;
 pub mod metric_selection;
 pub mod report_tab;
 pub mod rule_runner;

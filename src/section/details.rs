@@ -16,6 +16,7 @@ use regex::Regex;
 use super::derived::{self, Expression};
 use super::filter::{Target, combine, passes, resolve_name};
 use super::format::format_with_unit;
+use super::memory::{self, MemoryWidget};
 use super::registry::SectionSet;
 use crate::ncu::units::infer_unit;
 use crate::ncu::{Action, Metric, MetricValue, NameBase};
@@ -86,6 +87,8 @@ pub struct Item {
     /// Line charts: the kernel's own values on the x axis (`HighlightX`), e.g. its block size
     /// on "Impact of Varying Block Size".
     pub highlights: Vec<Entry>,
+    /// Memory chart and memory tables: the layout of `entries` ([`super::memory`]).
+    pub memory: Option<MemoryWidget>,
 }
 
 /// One chart axis: its label and the range it must show (`Range { Min Max }`).
@@ -147,6 +150,7 @@ impl Item {
             points: Vec::new(),
             axes: ChartAxes::default(),
             highlights: Vec::new(),
+            memory: None,
         }
     }
 }
@@ -410,6 +414,17 @@ fn resolve_item(
         }
         return Some(out);
     }
+    if let Some((widget, label, rows)) = memory::widget_of(item) {
+        let lookup = |name: &str| metrics.metric_entry(name);
+        if let Some((layout, entries)) =
+            memory::build(widget, target.compute_capability, rows, &lookup)
+        {
+            let mut out = Item::new(memory::item_kind(&layout), label.as_ref(), None);
+            out.entries = entries;
+            out.memory = Some(layout);
+            return Some(out);
+        }
+    }
     let fixed = [
         (item.memory_shared_table.is_some(), "memory_shared_table"),
         (
@@ -584,6 +599,15 @@ impl<'a> MetricSource<'a> {
                 entry
             })
             .collect()
+    }
+
+    /// The entry of metric `name` as a plain section metric would show it.
+    fn metric_entry(&self, name: &str) -> Entry {
+        let metric = ProfilerSectionMetric {
+            name: name.to_owned(),
+            ..Default::default()
+        };
+        self.entry(&metric, name, false)
     }
 
     fn entry(&self, metric: &ProfilerSectionMetric, name: &str, from_regex: bool) -> Entry {

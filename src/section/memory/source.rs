@@ -1,0 +1,200 @@
+//! Where the value of a node, link or cell comes from, and its resolution into an [`Entry`].
+
+use super::RowFilter;
+use crate::ncu::MetricValue;
+use crate::section::details::Entry;
+use crate::section::format::format_with_unit;
+
+/// Bytes in one sector of the L1/TEX and L2 caches and of device memory.
+pub const SECTOR_BYTES: f64 = 32.0;
+
+/// The kind of access a row counts, for [`RowFilter`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Access {
+    Load,
+    Store,
+    Atomic,
+    Reduction,
+    Total,
+}
+
+impl RowFilter {
+    pub(super) fn shows(self, access: Access) -> bool {
+        match access {
+            Access::Load => self.loads,
+            Access::Store => self.stores,
+            Access::Atomic => self.atomics,
+            Access::Reduction => self.reductions,
+            Access::Total => self.totals,
+        }
+    }
+}
+
+/// Where a value comes from.
+#[derive(Debug, Clone)]
+pub(super) enum Source {
+    /// A stored metric; alternative names (newest first) when the name changed across tool
+    /// versions.
+    Metric(Vec<String>),
+    /// The sum of several sources (the total of a column, a link over several access kinds).
+    Sum(Vec<Source>),
+    /// `numerator / denominator × scale`, in `unit`.
+    Ratio(Box<Source>, Box<Source>, f64, &'static str),
+    /// `source × factor`, in `unit`.
+    Scaled(Box<Source>, f64, &'static str),
+}
+
+pub(super) fn metric(name: impl Into<String>) -> Source {
+    Source::Metric(vec![name.into()])
+}
+
+pub(super) fn either(names: &[&str]) -> Source {
+    Source::Metric(names.iter().map(|n| (*n).to_owned()).collect())
+}
+
+pub(super) fn sum(parts: Vec<Source>) -> Source {
+    Source::Sum(parts)
+}
+
+/// Sectors per request.
+pub(super) fn per_request(sectors: Source, requests: Source) -> Source {
+    Source::Ratio(Box::new(sectors), Box::new(requests), 1.0, "")
+}
+
+/// Hit rate in percent: sector lookup hits / sectors × 100.
+pub(super) fn hit_rate(hits: Source, sectors: Source) -> Source {
+    Source::Ratio(Box::new(hits), Box::new(sectors), 100.0, "%")
+}
+
+/// Bytes of a sector count.
+pub(super) fn bytes(sectors: Source) -> Source {
+    Source::Scaled(Box::new(sectors), SECTOR_BYTES, "byte")
+}
+
+/// Resolves metric names to entries for one action; builds derived entries.
+pub(super) struct Resolver<'a> {
+    lookup: &'a dyn Fn(&str) -> Entry,
+    entries: Vec<Entry>,
+}
+
+impl<'a> Resolver<'a> {
+    pub(super) fn new(lookup: &'a dyn Fn(&str) -> Entry) -> Self {
+        Resolver {
+            lookup,
+            entries: Vec::new(),
+        }
+    }
+
+    pub(super) fn into_entries(self) -> Vec<Entry> {
+        self.entries
+    }
+
+    /// Adds the entry of `source` labelled `label` and returns its index.
+    pub(super) fn add(&mut self, label: String, source: &Source) -> usize {
+        let mut entry = self.entry(source);
+        entry.label = label;
+        self.entries.push(entry);
+        self.entries.len() - 1
+    }
+
+    pub(super) fn add_opt(&mut self, label: String, source: Option<&Source>) -> Option<usize> {
+        source.map(|s| self.add(label, s))
+    }
+
+    fn entry(&self, source: &Source) -> Entry {
+        match source {
+            Source::Metric(names) => {
+                let mut first = None;
+                for name in names {
+                    let entry = (self.lookup)(name);
+                    if entry.value.is_some() {
+                        return entry;
+                    }
+                    first.get_or_insert(entry);
+                }
+                first.unwrap_or_else(|| derived_entry(String::new(), None, ""))
+            }
+            Source::Sum(parts) => {
+                let entries: Vec<Entry> = parts.iter().map(|p| self.entry(p)).collect();
+                let unit = entries.first().map_or("", |e| e.unit.as_str()).to_owned();
+                let formula = entries
+                    .iter()
+                    .map(|e| e.metric.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" + ");
+                let value = entries
+                    .iter()
+                    .try_fold(0.0, |acc, e| Some(acc + value_of(e)?));
+                let integral = entries.iter().all(|e| {
+                    matches!(
+                        e.value,
+                        Some(MetricValue::Uint32(_) | MetricValue::Uint64(_))
+                    )
+                });
+                let value = value.map(|v| {
+                    if integral && v >= 0.0 && v < u64::MAX as f64 {
+                        MetricValue::Uint64(v as u64)
+                    } else {
+                        MetricValue::Double(v)
+                    }
+                });
+                derived_entry(formula, value, &unit)
+            }
+            Source::Ratio(numerator, denominator, scale, unit) => {
+                let (n, d) = (self.entry(numerator), self.entry(denominator));
+                let scale_text = if *scale == 1.0 {
+                    String::new()
+                } else {
+                    format!(" * {scale}")
+                };
+                let formula = format!("{} / {}{scale_text}", n.metric, d.metric);
+                let value = match (value_of(&n), value_of(&d)) {
+                    (Some(n), Some(d)) if d != 0.0 => Some(MetricValue::Double(n / d * scale)),
+                    // Nothing was counted: Nsight Compute shows 0, not a division by zero.
+                    (Some(_), Some(_)) => Some(MetricValue::Double(0.0)),
+                    _ => None,
+                };
+                derived_entry(formula, value, unit)
+            }
+            Source::Scaled(inner, factor, unit) => {
+                let e = self.entry(inner);
+                let formula = format!("{} * {factor}", e.metric);
+                let value = value_of(&e).map(|v| {
+                    let scaled = v * factor;
+                    if scaled.fract() == 0.0 && (0.0..u64::MAX as f64).contains(&scaled) {
+                        MetricValue::Uint64(scaled as u64)
+                    } else {
+                        MetricValue::Double(scaled)
+                    }
+                });
+                derived_entry(formula, value, unit)
+            }
+        }
+    }
+}
+
+fn value_of(entry: &Entry) -> Option<f64> {
+    entry
+        .value
+        .as_ref()
+        .and_then(MetricValue::as_f64)
+        .filter(|v| v.is_finite())
+}
+
+fn derived_entry(formula: String, value: Option<MetricValue>, unit: &str) -> Entry {
+    let text = match &value {
+        Some(v) => format_with_unit(v, unit, None),
+        None => "N/A".to_owned(),
+    };
+    Entry {
+        label: String::new(),
+        metric: formula,
+        value,
+        unit: unit.to_owned(),
+        text,
+        description: None,
+        hw_unit: None,
+        instances: None,
+        derived: true,
+    }
+}
