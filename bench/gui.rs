@@ -48,7 +48,7 @@ fn wait_loaded(harness: &mut Harness<'static, SightlineApp>) {
     loop {
         harness.step();
         let app = harness.state();
-        if app.tabs.iter().all(|t| !t.loading()) && app.tabs[0].details().is_some() {
+        if app.tabs.iter().all(|t| !t.loading()) && app.report(0).unwrap().details().is_some() {
             break;
         }
         assert!(
@@ -84,7 +84,10 @@ fn main() {
 
     let mut harness = app(&report, sections.path());
     wait_loaded(&mut harness);
-    let kernels = harness.state().tabs[0]
+    let kernels = harness
+        .state()
+        .report(0)
+        .unwrap()
         .report
         .as_ref()
         .map_or(0, |r| r.num_actions());
@@ -92,12 +95,17 @@ fn main() {
     let mut steady = Vec::new();
     for round in 0..3 {
         for index in (0..kernels).map(|i| (i + 1) % kernels) {
-            harness.state_mut().tabs[0].select(index);
+            harness.state_mut().report_mut(0).unwrap().select(index);
             let start = Instant::now();
             harness.step();
             let switch = start.elapsed();
             assert_eq!(
-                harness.state().tabs[0].details().map(|d| d.index),
+                harness
+                    .state()
+                    .report(0)
+                    .unwrap()
+                    .details()
+                    .map(|d| d.index),
                 Some(index)
             );
             let start = Instant::now();

@@ -1,5 +1,6 @@
-//! Linux desktop integration: the `.desktop` entry, the MIME types of Nsight Compute reports and
-//! the application icon, installed for the current user (`sightline install-desktop`).
+//! Linux desktop integration: the `.desktop` entry, the MIME types of Nsight Compute and Nsight
+//! Systems reports and the application icon, installed for the current user
+//! (`sightline install-desktop`).
 //!
 //! The assets live in the source tree's `assets/` folder and are embedded in the binary, so an
 //! installed `sightline` needs no source tree. [`install_desktop`] writes them under the XDG data
@@ -18,8 +19,11 @@
 //! [`InstallReport`], never an error: the files alone are a valid installation that the desktop
 //! picks up on its next scan. [`uninstall_desktop`] removes the files again.
 //!
-//! The MIME types ([`REPORT_MIME_TYPE`], [`COMPRESSED_REPORT_MIME_TYPE`]) are private `x-` names:
-//! NVIDIA registers none for these files.
+//! The MIME types ([`REPORT_MIME_TYPE`], [`COMPRESSED_REPORT_MIME_TYPE`],
+//! [`NSYS_REPORT_MIME_TYPE`]) are private `x-` names: NVIDIA registers none for these files.
+//! Sightline becomes their default application. SQLite databases ([`SQLITE_MIME_TYPE`], which
+//! shared-mime-info defines) hold Nsight Systems exports but also much else, so Sightline is
+//! only offered for them in "Open With" ([`OPEN_WITH_MIME_TYPES`]), never made their default.
 
 use std::borrow::Cow;
 use std::ffi::OsString;
@@ -38,8 +42,24 @@ pub const REPORT_MIME_TYPE: &str = "application/x-nvidia-ncu-report";
 /// `application/zstd`.
 pub const COMPRESSED_REPORT_MIME_TYPE: &str = "application/x-nvidia-ncu-report-zstd";
 
-/// Both MIME types Sightline opens, in the order of the desktop entry's `MimeType=` key.
-pub const MIME_TYPES: [&str; 2] = [REPORT_MIME_TYPE, COMPRESSED_REPORT_MIME_TYPE];
+/// MIME type of an Nsight Systems report (`*.nsys-rep`, and `*.qdrep` of releases before 2021.4),
+/// opened on the timeline after `nsys export --type sqlite`.
+pub const NSYS_REPORT_MIME_TYPE: &str = "application/x-nvidia-nsys-report";
+
+/// MIME type of SQLite databases (shared-mime-info's name; `*.sqlite` Nsight Systems exports).
+pub const SQLITE_MIME_TYPE: &str = "application/vnd.sqlite3";
+
+/// The MIME types Sightline is made the default application for, in the order of the desktop
+/// entry's `MimeType=` key.
+pub const MIME_TYPES: [&str; 3] = [
+    REPORT_MIME_TYPE,
+    COMPRESSED_REPORT_MIME_TYPE,
+    NSYS_REPORT_MIME_TYPE,
+];
+
+/// MIME types the desktop entry also lists (offered in "Open With") without Sightline becoming
+/// their default application.
+pub const OPEN_WITH_MIME_TYPES: [&str; 1] = [SQLITE_MIME_TYPE];
 
 /// File name of the desktop entry (its desktop file ID).
 pub const DESKTOP_FILE_NAME: &str = "sightline.desktop";

@@ -33,7 +33,8 @@ use sightline::section::registry::{SectionFolder, SectionSet};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Reports to open in the app (.ncu-rep, .ncu-repz).
+    /// Files to open in the app: Nsight Compute reports (.ncu-rep, .ncu-repz) and Nsight Systems
+    /// exports (.sqlite; .nsys-rep/.qdrep when nsys is installed) on the timeline.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
     #[command(flatten)]

@@ -11,8 +11,8 @@ use std::process::Command;
 
 use sightline::desktop::{
     COMPRESSED_REPORT_MIME_TYPE, DESKTOP_ENTRY_PATH, INSTALLED_FILES, InstallOptions,
-    MIME_PACKAGE_PATH, PNG_ICON, PNG_ICON_PATH, REPORT_MIME_TYPE, SVG_ICON_PATH, ToolOutcome,
-    install_desktop, uninstall_desktop,
+    MIME_PACKAGE_PATH, NSYS_REPORT_MIME_TYPE, PNG_ICON, PNG_ICON_PATH, REPORT_MIME_TYPE,
+    SQLITE_MIME_TYPE, SVG_ICON_PATH, ToolOutcome, install_desktop, uninstall_desktop,
 };
 
 fn options(data: &Path) -> InstallOptions {
@@ -59,7 +59,9 @@ fn install_writes_every_file_with_its_contents() {
     assert_eq!(entry_value(&entry, "Exec"), "sightline %F");
     assert_eq!(
         entry_value(&entry, "MimeType"),
-        format!("{REPORT_MIME_TYPE};{COMPRESSED_REPORT_MIME_TYPE};")
+        format!(
+            "{REPORT_MIME_TYPE};{COMPRESSED_REPORT_MIME_TYPE};{NSYS_REPORT_MIME_TYPE};{SQLITE_MIME_TYPE};"
+        )
     );
     assert_eq!(entry_value(&entry, "Type"), "Application");
     assert_eq!(entry_value(&entry, "Icon"), "sightline");
@@ -71,6 +73,9 @@ fn install_writes_every_file_with_its_contents() {
     assert!(mime.contains(r#"<match type="string" value="NVR\0" offset="0"/>"#));
     assert!(mime.contains(r#"<glob pattern="*.ncu-rep"/>"#));
     assert!(mime.contains(r#"<glob pattern="*.ncu-repz"/>"#));
+    assert!(mime.contains(r#"<mime-type type="application/x-nvidia-nsys-report">"#));
+    assert!(mime.contains(r#"<glob pattern="*.nsys-rep"/>"#));
+    assert!(mime.contains(r#"<glob pattern="*.qdrep"/>"#));
 
     let svg = fs::read_to_string(data.join(SVG_ICON_PATH)).unwrap();
     assert!(svg.contains("<svg") && svg.contains("viewBox=\"0 0 256 256\""));
@@ -251,6 +256,9 @@ fn xdg_mime_recognises_installed_types() {
     let compressed = dir.path().join("y.ncu-repz");
     fs::write(&compressed, b"\x28\xb5\x2f\xfd\x00\x00rest").unwrap();
     assert_eq!(query(&compressed), COMPRESSED_REPORT_MIME_TYPE);
+    let nsys = dir.path().join("z.nsys-rep");
+    fs::write(&nsys, b"an Nsight Systems report").unwrap();
+    assert_eq!(query(&nsys), NSYS_REPORT_MIME_TYPE);
 
     // `xdg-mime default` wrote the associations into the temporary config only.
     if report.tools[3].outcome == ToolOutcome::Ran {
@@ -259,6 +267,12 @@ fn xdg_mime_recognises_installed_types() {
             list.contains(&format!("{REPORT_MIME_TYPE}=sightline.desktop")),
             "{list}"
         );
+        assert!(
+            list.contains(&format!("{NSYS_REPORT_MIME_TYPE}=sightline.desktop")),
+            "{list}"
+        );
+        // SQLite databases are offered in "Open With", never claimed as default.
+        assert!(!list.contains(SQLITE_MIME_TYPE), "{list}");
         let un = uninstall_desktop(&opts).unwrap();
         assert_eq!(un.edited, vec![config.join("mimeapps.list")], "{un}");
         let list = fs::read_to_string(config.join("mimeapps.list")).unwrap();

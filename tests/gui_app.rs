@@ -59,8 +59,7 @@ fn wait_loaded(harness: &mut Harness<'static, SightlineApp>) {
         let app = h.state();
         app.tabs.iter().all(|t| !t.loading())
             && app
-                .tabs
-                .get(app.active)
+                .report(app.active)
                 .is_some_and(|t| t.details().is_some() || t.error.is_some())
     });
 }
@@ -128,7 +127,7 @@ fn opens_a_report_selects_a_kernel_and_reads_values_by_label() {
     assert_ne!(second_text, header_text(&first, &section, &label));
     harness.get_by_label(&second.name).click();
     harness.run();
-    assert_eq!(harness.state().tabs[0].selected, 1);
+    assert_eq!(harness.state().report(0).unwrap().selected, 1);
     harness.get_by_label(&second_text);
 
     // Collapse and expand the section.
@@ -142,10 +141,10 @@ fn opens_a_report_selects_a_kernel_and_reads_values_by_label() {
     // Down / Up move the selection through the list.
     harness.key_press(egui::Key::ArrowDown);
     harness.run();
-    assert_eq!(harness.state().tabs[0].selected, 2);
+    assert_eq!(harness.state().report(0).unwrap().selected, 2);
     harness.key_press(egui::Key::ArrowUp);
     harness.run();
-    assert_eq!(harness.state().tabs[0].selected, 1);
+    assert_eq!(harness.state().report(0).unwrap().selected, 1);
 }
 
 #[test]
@@ -187,7 +186,10 @@ fn a_failed_load_shows_its_error_and_the_app_keeps_running() {
     step_until(&mut harness, "both loads to end", |h| {
         h.state().tabs.len() == 2 && h.state().tabs.iter().all(|t| !t.loading())
     });
-    let error = harness.state().tabs[0]
+    let error = harness
+        .state()
+        .report(0)
+        .unwrap()
         .error
         .clone()
         .expect("the broken file's error");
@@ -197,7 +199,7 @@ fn a_failed_load_shows_its_error_and_the_app_keeps_running() {
     // In the tab and in the status bar.
     assert_eq!(harness.query_all_by_label(&error).count(), 2);
     // The other report opened normally.
-    assert!(harness.state().tabs[1].report.is_some());
+    assert!(harness.state().report(1).unwrap().report.is_some());
 }
 
 #[test]
@@ -258,7 +260,7 @@ fn metric_selection_lists_sections_and_rules_and_switches_sections_off() {
         .click();
     harness.run();
     assert!(harness.state().sections.disabled.contains("LaunchStats"));
-    let page = harness.state().tabs[0].details().unwrap();
+    let page = harness.state().report(0).unwrap().details().unwrap();
     assert!(!page.sections.iter().any(|s| s.identifier == "LaunchStats"));
     assert_eq!(
         harness.state().settings_to_save().disabled_sections.len(),
@@ -299,7 +301,7 @@ fn reload_shows_an_edited_section_and_keeps_the_selected_kernel() {
     let mut harness = app_on_folder(folder.path());
     harness.get_by_label("matmul_tiled").click();
     harness.run();
-    assert_eq!(harness.state().tabs[0].selected, 1);
+    assert_eq!(harness.state().report(0).unwrap().selected, 1);
     harness.get_by_label("Launch Statistics");
 
     rename_launch_statistics(folder.path(), "Launch Configuration");
@@ -309,8 +311,8 @@ fn reload_shows_an_edited_section_and_keeps_the_selected_kernel() {
     harness.get_by_label("Reload").click();
     harness.run();
     assert!(harness.query_all_by_label("Launch Configuration").count() >= 1);
-    assert_eq!(harness.state().tabs[0].selected, 1);
-    let page = harness.state().tabs[0].details().unwrap();
+    assert_eq!(harness.state().report(0).unwrap().selected, 1);
+    let page = harness.state().report(0).unwrap().details().unwrap();
     assert_eq!(page.index, 1);
     assert!(
         page.sections
@@ -333,7 +335,9 @@ fn live_reload_follows_saves_and_keeps_the_last_good_version_of_a_broken_file() 
     // A save is picked up without any click.
     rename_launch_statistics(folder.path(), "Launch Shape");
     step_until(&mut harness, "the live reload of an edited file", |h| {
-        h.state().tabs[0]
+        h.state()
+            .report(0)
+            .unwrap()
             .details()
             .is_some_and(|p| p.sections.iter().any(|s| s.display_name == "Launch Shape"))
     });
@@ -388,7 +392,7 @@ fn keyboard_shortcuts_filter_close_and_help() {
     assert_eq!(focused.len(), 1, "Ctrl+F focuses the filter box");
     focused[0].type_text("reduce");
     harness.run();
-    assert_eq!(harness.state().tabs[0].list.filter, "reduce");
+    assert_eq!(harness.state().report(0).unwrap().list.filter, "reduce");
     harness.get_by_label("1 of 4 kernel(s)");
     assert!(harness.query_by_label("matmul_tiled").is_none());
 
@@ -473,5 +477,5 @@ fn open_path_prompt_opens_a_typed_path() {
     wait_loaded(&mut harness);
     assert!(harness.state().path_prompt.is_none());
     assert_eq!(harness.state().tabs.len(), 1);
-    assert_eq!(harness.state().tabs[0].path, sample);
+    assert_eq!(harness.state().tabs[0].path(), sample);
 }

@@ -46,7 +46,7 @@ fn app_on_folder(folder: &Path) -> Harness<'static, SightlineApp> {
         .build_ui_state(|ui, app: &mut SightlineApp| app.frame_ui(ui), app);
     step_until(&mut harness, "the report to load", |h| {
         let app = h.state();
-        app.tabs.iter().all(|t| !t.loading()) && app.tabs[0].details().is_some()
+        app.tabs.iter().all(|t| !t.loading()) && app.report(0).unwrap().details().is_some()
     });
     harness
 }
@@ -79,7 +79,10 @@ fn wait_applied(harness: &mut Harness<'static, SightlineApp>) {
 }
 
 fn status_of(harness: &Harness<'static, SightlineApp>, rule: &str) -> Option<RuleStatus> {
-    harness.state().tabs[0]
+    harness
+        .state()
+        .report(0)
+        .unwrap()
         .shown_page_rules()
         .and_then(|page| page.status(rule).cloned())
 }
@@ -151,7 +154,7 @@ fn one_rule_is_applied_alone_and_per_kernel() {
     let mut harness = app_on_folder(folder.path());
     harness.get_by_label("matmul_tiled").click();
     harness.run();
-    assert_eq!(harness.state().tabs[0].selected, 1);
+    assert_eq!(harness.state().report(0).unwrap().selected, 1);
 
     harness.get_by_label("Apply Occupancy").click();
     harness.run();
@@ -162,7 +165,7 @@ fn one_rule_is_applied_alone_and_per_kernel() {
     // Another kernel has nothing applied.
     harness.get_by_label("vector_add").click();
     harness.run();
-    assert_eq!(harness.state().tabs[0].selected, 0);
+    assert_eq!(harness.state().report(0).unwrap().selected, 0);
     assert_status(&harness, "SightlineOccupancy", RuleStatus::NotApplied);
     // Ctrl+R applies every rule to it.
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
@@ -213,7 +216,7 @@ fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
     harness.get_by_label("1 rule(s) failed on this kernel: Launch Check.");
     harness.get_by_label("Show the error").click();
     step_until(&mut harness, "the scroll to the failed rule", |h| {
-        h.state().tabs[0].panel.last_scrolled() == Some("LaunchStats")
+        h.state().report(0).unwrap().panel.last_scrolled() == Some("LaunchStats")
     });
     assert!(
         harness
@@ -226,7 +229,9 @@ fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
     std::fs::write(&rule, launch_rule(FIXED_RULE)).unwrap();
     step_until(&mut harness, "the rule to be applied again", |h| {
         matches!(
-            h.state().tabs[0]
+            h.state()
+                .report(0)
+                .unwrap()
                 .shown_page_rules()
                 .and_then(|p| p.status("TestLaunchCheck")),
             Some(RuleStatus::Applied)

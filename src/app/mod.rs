@@ -1,7 +1,9 @@
 //! The desktop application (eframe/egui). The only module that uses egui: it renders the model
-//! layers (`ncu`, `section`) and never parses files itself.
+//! layers (`ncu`, `section`, `timeline`) and never parses files itself. Each tab is a
+//! [`document::Document`]: a report tab or a timeline.
 
 pub mod details_panel;
+pub mod document;
 pub mod kernel_list;
 pub mod loader;
 pub mod memory_chart;
@@ -13,6 +15,7 @@ pub mod rule_state;
 pub mod section_state;
 pub mod session_page;
 pub mod sightline_app;
+pub mod timeline;
 pub mod view_ctx;
 
 pub use sightline_app::{Settings, SightlineApp, StartOptions, run};

@@ -1,5 +1,5 @@
-//! The application: tabs of open reports, menus, shortcuts, file dialogs, drag & drop, status
-//! bar, persisted settings.
+//! The application: tabs of open documents (reports, timelines; see [`super::document`]), menus,
+//! shortcuts, file dialogs, drag & drop, status bar, persisted settings.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -7,10 +7,12 @@ use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 
+use super::document::{Document, Services, open_document, open_filters};
 use super::metric_selection::{InUse, MetricSelection, SelectionRequest};
 use super::report_tab::ReportTab;
 use super::rule_runner::RuleRunner;
 use super::section_state::SectionState;
+use super::timeline::TimelineDoc;
 use crate::section::registry::SectionFolder;
 
 /// Key of the settings in eframe's storage.
@@ -98,8 +100,8 @@ impl Settings {
 
 /// The Sightline window.
 pub struct SightlineApp {
-    /// Open reports.
-    pub tabs: Vec<ReportTab>,
+    /// Open documents (reports, timelines), one per tab.
+    pub tabs: Vec<Box<dyn Document>>,
     /// Index of the visible tab.
     pub active: usize,
     /// Persisted settings.
@@ -211,9 +213,10 @@ impl SightlineApp {
         settings
     }
 
-    /// Opens `path` in a new tab (or focuses its tab).
+    /// Opens `path` in a new tab (or focuses its tab), as the kind of document its type calls
+    /// for ([`super::document::route`]).
     pub fn open(&mut self, path: PathBuf, ctx: &egui::Context) {
-        if let Some(existing) = self.tabs.iter().position(|t| t.path == path) {
+        if let Some(existing) = self.tabs.iter().position(|t| t.path() == path) {
             self.active = existing;
             return;
         }
@@ -221,8 +224,35 @@ impl SightlineApp {
         let repaint = ctx.clone();
         self.status = Some((format!("Opening {}", path.display()), false));
         self.tabs
-            .push(ReportTab::open(path, move || repaint.request_repaint()));
+            .push(open_document(&path, move || repaint.request_repaint()));
         self.active = self.tabs.len() - 1;
+    }
+
+    /// The report tab at `index`, when that tab is an Nsight Compute report.
+    pub fn report(&self, index: usize) -> Option<&ReportTab> {
+        report_at(&self.tabs, index)
+    }
+
+    /// The report tab at `index`, mutable, when that tab is an Nsight Compute report.
+    pub fn report_mut(&mut self, index: usize) -> Option<&mut ReportTab> {
+        self.tabs.get_mut(index)?.as_any_mut().downcast_mut()
+    }
+
+    /// The timeline at `index`, when that tab is a timeline.
+    pub fn timeline(&self, index: usize) -> Option<&TimelineDoc> {
+        self.tabs.get(index)?.as_any().downcast_ref()
+    }
+
+    /// The timeline at `index`, mutable, when that tab is a timeline.
+    pub fn timeline_mut(&mut self, index: usize) -> Option<&mut TimelineDoc> {
+        self.tabs.get_mut(index)?.as_any_mut().downcast_mut()
+    }
+
+    /// Every open report tab, mutable.
+    fn reports_mut(&mut self) -> impl Iterator<Item = &mut ReportTab> {
+        self.tabs
+            .iter_mut()
+            .filter_map(|t| t.as_any_mut().downcast_mut::<ReportTab>())
     }
 
     /// Closes tab `index`.
@@ -243,12 +273,11 @@ impl SightlineApp {
             .name("sightline-file-dialog".into())
             .spawn(move || {
                 let asked = std::time::Instant::now();
-                let files = rfd::FileDialog::new()
-                    .set_title("Open Nsight Compute report")
-                    .add_filter("Nsight Compute reports", &["ncu-rep", "ncu-repz"])
-                    .add_filter("All files", &["*"])
-                    .pick_files()
-                    .unwrap_or_default();
+                let mut dialog = rfd::FileDialog::new().set_title("Open a profiler report");
+                for (label, extensions) in open_filters() {
+                    dialog = dialog.add_filter(label, &extensions);
+                }
+                let files = dialog.pick_files().unwrap_or_default();
                 let unavailable =
                     files.is_empty() && asked.elapsed() < std::time::Duration::from_millis(300);
                 let _ = tx.send((files, unavailable));
@@ -301,15 +330,18 @@ impl SightlineApp {
 
     fn handle_input(&mut self, ctx: &egui::Context) {
         use egui::{Key, Modifiers};
+        // Keys of a report tab are consumed here only when a report tab is shown: other kinds
+        // of documents read their own keys (a timeline's Ctrl+F searches its events).
+        let report = self.report(self.active).is_some();
         let (open, close, find, help, up, down, apply) = ctx.input_mut(|i| {
             (
                 i.consume_key(Modifiers::COMMAND, Key::O),
                 i.consume_key(Modifiers::COMMAND, Key::W),
-                i.consume_key(Modifiers::COMMAND, Key::F),
+                report && i.consume_key(Modifiers::COMMAND, Key::F),
                 i.consume_key(Modifiers::NONE, Key::F1),
-                i.consume_key(Modifiers::NONE, Key::ArrowUp),
-                i.consume_key(Modifiers::NONE, Key::ArrowDown),
-                i.consume_key(Modifiers::COMMAND, Key::R),
+                report && i.consume_key(Modifiers::NONE, Key::ArrowUp),
+                report && i.consume_key(Modifiers::NONE, Key::ArrowDown),
+                report && i.consume_key(Modifiers::COMMAND, Key::R),
             )
         });
         if apply && !self.applying_rules() {
@@ -324,7 +356,7 @@ impl SightlineApp {
         if help {
             self.show_shortcuts = !self.show_shortcuts;
         }
-        if let Some(tab) = self.tabs.get_mut(self.active) {
+        if let Some(tab) = self.report_mut(self.active) {
             if find {
                 tab.list.focus_filter = true;
             }
@@ -416,7 +448,7 @@ impl SightlineApp {
                 };
                 if ui
                     .selectable_label(index == self.active, title)
-                    .on_hover_text(tab.path.display().to_string())
+                    .on_hover_text(tab.path().display().to_string())
                     .clicked()
                 {
                     self.active = index;
@@ -439,7 +471,7 @@ impl SightlineApp {
     fn status_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             if let Some(tab) = self.tabs.get_mut(self.active)
-                && let Some((fraction, stage)) = tab.progress.clone()
+                && let Some((fraction, stage)) = tab.progress()
             {
                 ui.add(
                     egui::ProgressBar::new(fraction)
@@ -468,7 +500,10 @@ impl SightlineApp {
         ui.vertical_centered(|ui| {
             ui.add_space(ui.available_height() * 0.25);
             ui.heading("Sightline");
-            ui.label("Open an Nsight Compute report (.ncu-rep, .ncu-repz): File > Open, Ctrl+O, or drop a file here.");
+            ui.label(
+                "Open an Nsight Compute report (.ncu-rep, .ncu-repz) or an Nsight Systems \
+                 export (.sqlite, .nsys-rep, .qdrep): File > Open, Ctrl+O, or drop a file here.",
+            );
             if ui.button("Open…").clicked() {
                 self.open_dialog();
             }
@@ -530,7 +565,9 @@ impl SightlineApp {
             trace.first_frame = true;
             trace.mark("first frame");
         }
-        let Some(tab) = self.tabs.first() else { return };
+        let Some(tab) = report_at(&self.tabs, 0) else {
+            return;
+        };
         if !trace.first_page && tab.details().is_some() {
             trace.first_page = true;
             trace.mark("first Details page");
@@ -554,20 +591,31 @@ impl SightlineApp {
             || files
                 .iter()
                 .any(|f| f.extension().is_some_and(|e| e == "py"));
-        let Some(runner) = self.runner.as_mut() else {
+        let Some(mut runner) = self.runner.take() else {
             return;
         };
         if rules_changed {
-            for tab in &mut self.tabs {
-                tab.reapply_rules(&self.sections, runner);
+            let sections = &self.sections;
+            for tab in self
+                .tabs
+                .iter_mut()
+                .filter_map(|t| t.as_any_mut().downcast_mut::<ReportTab>())
+            {
+                tab.reapply_rules(sections, &mut runner);
             }
         }
+        self.runner = Some(runner);
     }
 
     /// Applies rules to the selected kernel of the active tab: every rule (`None`) or one.
     pub fn apply_rules(&mut self, rule: Option<&str>) {
-        let (Some(tab), Some(runner)) = (self.tabs.get_mut(self.active), self.runner.as_mut())
-        else {
+        let active = self.active;
+        let (Some(tab), Some(runner)) = (
+            self.tabs
+                .get_mut(active)
+                .and_then(|t| t.as_any_mut().downcast_mut::<ReportTab>()),
+            self.runner.as_mut(),
+        ) else {
             return;
         };
         let selection = match rule {
@@ -629,8 +677,9 @@ impl SightlineApp {
             let repaint = ctx.clone();
             RuleRunner::new(move || repaint.request_repaint())
         });
-        for result in runner.poll() {
-            if let Some(tab) = self.tabs.iter_mut().find(|t| t.id == result.tab) {
+        let results = runner.poll();
+        for result in results {
+            if let Some(tab) = self.reports_mut().find(|t| t.id == result.tab) {
                 tab.rules
                     .record(result.kernel, &result.selection, &result.outcome);
             }
@@ -687,21 +736,15 @@ impl SightlineApp {
             self.status = Some((message, failed > 0));
         }
         for tab in &mut self.tabs {
-            let was_loading = tab.loading();
-            if let Some(error) = tab.poll() {
-                self.status = Some((error, true));
-            } else if was_loading
-                && !tab.loading()
-                && let Some(report) = &tab.report
+            match tab.poll() {
+                Some((message, true)) => self.status = Some((message, true)),
                 // An error stays visible until something else fails or the user acts.
-                && !self.status.as_ref().is_some_and(|(_, error)| *error)
-            {
-                let message = format!(
-                    "Opened {}: {} result(s)",
-                    tab.path.display(),
-                    report.num_actions()
-                );
-                self.status = Some((message, false));
+                Some((message, false))
+                    if !self.status.as_ref().is_some_and(|(_, error)| *error) =>
+                {
+                    self.status = Some((message, false));
+                }
+                _ => {}
             }
         }
         self.handle_input(&ctx);
@@ -714,12 +757,18 @@ impl SightlineApp {
             let repaint = ctx.clone();
             RuleRunner::new(move || repaint.request_repaint())
         });
-        if !self.tabs.is_empty() {
+        if self.tabs.iter().any(|t| t.as_any().is::<ReportTab>()) {
             runner.warm_up();
         }
         match self.tabs.get_mut(self.active) {
             Some(tab) => {
-                if tab.ui(ui, &self.sections, runner) {
+                let mut services = Services {
+                    sections: &self.sections,
+                    runner,
+                    open_metric_selection: false,
+                };
+                tab.ui(ui, &mut services);
+                if services.open_metric_selection {
                     self.selection.open = true;
                 }
             }
@@ -727,7 +776,7 @@ impl SightlineApp {
                 egui::CentralPanel::default().show(ui, |ui| self.welcome_ui(ui));
             }
         }
-        let in_use = self.tabs.get(self.active).and_then(|tab| {
+        let in_use = report_at(&self.tabs, self.active).and_then(|tab| {
             tab.sections_in_use().map(|(source, set)| InUse {
                 source,
                 set,
@@ -745,19 +794,21 @@ impl SightlineApp {
             }
         }
         if self.show_shortcuts {
+            let own: &[(&str, &str)] = match self.tabs.get(self.active) {
+                Some(tab) => tab.shortcuts(),
+                None => &[],
+            };
             egui::Window::new("Keyboard shortcuts")
                 .open(&mut self.show_shortcuts)
                 .collapsible(false)
                 .show(&ctx, |ui| {
                     egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
-                        for (keys, what) in [
-                            ("Ctrl+O", "Open a report"),
-                            ("Ctrl+W", "Close the current report"),
-                            ("Ctrl+F", "Filter the kernel list"),
-                            ("Up / Down", "Previous / next kernel"),
-                            ("Ctrl+R", "Apply all rules to the kernel"),
+                        let common = [
+                            ("Ctrl+O", "Open a report or timeline"),
+                            ("Ctrl+W", "Close the current tab"),
                             ("F1", "Show this list"),
-                        ] {
+                        ];
+                        for &(keys, what) in common.iter().chain(own) {
                             ui.monospace(keys);
                             ui.label(what);
                             ui.end_row();
@@ -784,6 +835,11 @@ impl SightlineApp {
             );
         }
     }
+}
+
+/// The report tab at `index` of `tabs`, when that tab is an Nsight Compute report.
+fn report_at(tabs: &[Box<dyn Document>], index: usize) -> Option<&ReportTab> {
+    tabs.get(index)?.as_any().downcast_ref()
 }
 
 impl eframe::App for SightlineApp {

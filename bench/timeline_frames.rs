@@ -1,0 +1,186 @@
+//! Timeline frame benchmark: `cargo bench --bench timeline_frames [-- EVENTS]`.
+//!
+//! Writes an nsys-shaped export with the project's generator (default 1 M events; kept in
+//! `target/bench-data/` and reused), opens it in the whole app (loader thread, summary tables),
+//! then measures the CPU time of a frame — the app's layout and painting (`Context::run_ui`)
+//! plus tessellation into meshes (`Context::tessellate`), headless, no GPU — at four views:
+//! zoomed out (the whole session), mid zoom (1/200 of it), zoomed in (20 µs) and while panning
+//! (a mid-zoom view moved 12 px every frame). Goal: median ≤ 4 ms and p99 ≤ 8 ms each.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use eframe::egui;
+use sightline::app::{Settings, SightlineApp, StartOptions};
+use sightline::timeline::nsys::synth::{SynthOptions, write_export};
+
+/// Frames measured per view (after warm-up frames).
+const FRAMES: usize = 300;
+const WARM_UP: usize = 20;
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[index]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+/// The generated export with about `events` events (written once, then reused).
+fn export(events: u64) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(format!("nsys-{events}.sqlite"));
+    if !path.is_file() {
+        let partial = path.with_extension("partial");
+        let _ = std::fs::remove_file(&partial);
+        let start = Instant::now();
+        let counts = write_export(
+            &partial,
+            &SynthOptions {
+                events,
+                threads: 4,
+                streams: 8,
+                seed: 1,
+            },
+        )
+        .expect("write the export");
+        std::fs::rename(&partial, &path).expect("rename the export");
+        eprintln!(
+            "generated {} ({} rows) in {:.1} s",
+            path.display(),
+            counts.total(),
+            start.elapsed().as_secs_f64()
+        );
+    }
+    path
+}
+
+/// Drives the app with a raw egui context: one frame = layout + tessellation.
+struct Driver {
+    ctx: egui::Context,
+    app: SightlineApp,
+    frame: u64,
+    pointer: egui::Pos2,
+}
+
+impl Driver {
+    fn frame(&mut self) -> (Duration, usize) {
+        self.frame += 1;
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1600.0, 1000.0),
+            )),
+            time: Some(self.frame as f64 / 60.0),
+            events: vec![egui::Event::PointerMoved(self.pointer)],
+            ..Default::default()
+        };
+        let start = Instant::now();
+        let app = &mut self.app;
+        let mut output = self.ctx.run_ui(input, |ui| app.frame_ui(ui));
+        let meshes = self.ctx.tessellate(output.shapes, output.pixels_per_point);
+        // No renderer takes the font atlas updates: drop them deliberately.
+        output.textures_delta.clear();
+        (start.elapsed(), meshes.len())
+    }
+}
+
+fn main() {
+    let events: u64 = std::env::args()
+        .skip(1)
+        .find_map(|a| a.replace('_', "").parse().ok())
+        .unwrap_or(1_000_000);
+    let path = export(events);
+    let app = SightlineApp::new(
+        Settings::default(),
+        StartOptions {
+            files: vec![path.clone()],
+            ..Default::default()
+        },
+    );
+    let mut d = Driver {
+        ctx: egui::Context::default(),
+        app,
+        frame: 0,
+        pointer: egui::pos2(900.0, 400.0),
+    };
+    let start = Instant::now();
+    loop {
+        d.frame();
+        let ready = d
+            .app
+            .timeline(0)
+            .is_some_and(|t| t.timeline().is_some() && t.stats.reports.is_some());
+        if ready {
+            break;
+        }
+        if let Some(error) = d.app.timeline(0).and_then(|t| t.error.clone()) {
+            panic!("{error}");
+        }
+        assert!(start.elapsed() < Duration::from_secs(600), "load timed out");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ready = start.elapsed();
+    let (count, range) = {
+        let tl = d
+            .app
+            .timeline(0)
+            .and_then(|t| t.timeline())
+            .expect("loaded");
+        (tl.event_count(), tl.time_range().expect("events"))
+    };
+    println!("export: {} ({count} events)", path.display());
+    println!(
+        "open → timeline and summary tables ready (app, loader thread): {:.2} s",
+        ready.as_secs_f64()
+    );
+    let span = (range.1 - range.0) as f64;
+    let mid = range.0 as f64 + span / 2.0;
+    let views: [(&str, f64, f64); 4] = [
+        ("zoomed out", range.0 as f64, range.1 as f64),
+        ("mid zoom (1/200)", mid - span / 400.0, mid + span / 400.0),
+        ("zoomed in (20 µs)", mid - 10_000.0, mid + 10_000.0),
+        (
+            "panning (1/200, 12 px/frame)",
+            mid - span / 400.0,
+            mid + span / 400.0,
+        ),
+    ];
+    println!("frame CPU time (layout + tessellation, 1600×1000, {FRAMES} frames each):");
+    for (name, t0, t1) in views {
+        if let Some(t) = d.app.timeline_mut(0) {
+            t.canvas.viewport.fit(t0, t1);
+        }
+        let mut times = Vec::new();
+        let mut max_shapes = 0;
+        let mut max_meshes = 0;
+        for i in 0..WARM_UP + FRAMES {
+            if name.starts_with("panning")
+                && let Some(t) = d.app.timeline_mut(0)
+            {
+                t.canvas.viewport.pan_px(12.0);
+            }
+            // The pointer wanders, as a person's does (hover tooltips, hit tests).
+            d.pointer = egui::pos2(
+                400.0 + (i % 50) as f32 * 20.0,
+                200.0 + (i % 7) as f32 * 60.0,
+            );
+            let (time, meshes) = d.frame();
+            if i >= WARM_UP {
+                times.push(time);
+                max_meshes = max_meshes.max(meshes);
+                let shapes = d.app.timeline(0).map_or(0, |t| t.canvas.shapes_drawn);
+                max_shapes = max_shapes.max(shapes);
+            }
+        }
+        times.sort();
+        println!(
+            "  {name:<30} median {}  p99 {}  max {}  (canvas shapes ≤ {max_shapes}, meshes ≤ {max_meshes})",
+            ms(percentile(&times, 0.5)),
+            ms(percentile(&times, 0.99)),
+            ms(*times.last().expect("frames"))
+        );
+    }
+}
