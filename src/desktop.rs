@@ -46,15 +46,27 @@ pub const COMPRESSED_REPORT_MIME_TYPE: &str = "application/x-nvidia-ncu-report-z
 /// opened on the timeline after `nsys export --type sqlite`.
 pub const NSYS_REPORT_MIME_TYPE: &str = "application/x-nvidia-nsys-report";
 
+/// MIME type of an NVTXT annotation file (`*.nvtxt`, text), opened on the timeline.
+pub const NVTXT_MIME_TYPE: &str = "application/x-nvidia-nvtxt";
+
+/// MIME type of an AMD CodeXL / Radeon Compute Profiler application trace (`*.atp`, text).
+pub const ATP_MIME_TYPE: &str = "application/x-amd-codexl-trace";
+
+/// MIME type of an AMD CodeXL / Radeon Compute Profiler occupancy file (`*.occupancy`, text).
+pub const OCCUPANCY_MIME_TYPE: &str = "application/x-amd-codexl-occupancy";
+
 /// MIME type of SQLite databases (shared-mime-info's name; `*.sqlite` Nsight Systems exports).
 pub const SQLITE_MIME_TYPE: &str = "application/vnd.sqlite3";
 
 /// The MIME types Sightline is made the default application for, in the order of the desktop
 /// entry's `MimeType=` key.
-pub const MIME_TYPES: [&str; 3] = [
+pub const MIME_TYPES: [&str; 6] = [
     REPORT_MIME_TYPE,
     COMPRESSED_REPORT_MIME_TYPE,
     NSYS_REPORT_MIME_TYPE,
+    NVTXT_MIME_TYPE,
+    ATP_MIME_TYPE,
+    OCCUPANCY_MIME_TYPE,
 ];
 
 /// MIME types the desktop entry also lists (offered in "Open With") without Sightline becoming

@@ -7,6 +7,8 @@ use sightline::pyjson::PyJsonWriter;
 use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, RooflinePoint};
 use sightline::section::memory::MemoryWidget;
 
+mod system;
+
 /// Output format of `sightline details`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DetailsFormat {
@@ -70,6 +72,9 @@ fn write_text_item(item: &Item, depth: usize, out: &mut impl Write) -> io::Resul
     writeln!(out, "{indent}{}{label}", item_title(item.kind))?;
     if let Some(widget) = &item.memory {
         return write_text_memory(item, widget, depth + 1, out);
+    }
+    if let Some(widget) = &item.system {
+        return system::write_text(item, widget, depth + 1, out);
     }
     write_text_entries(&item.entries, depth + 1, out)?;
     for line in item
@@ -356,9 +361,12 @@ fn json_item<W: Write>(w: &mut PyJsonWriter<W>, item: &Item) -> io::Result<()> {
     if let Some(widget) = &item.memory {
         json_memory(w, item, widget)?;
     }
+    if let Some(widget) = &item.system {
+        system::write_json(w, item, widget)?;
+    }
     w.key("items")?;
     w.begin_array()?;
-    for entry in item.entries.iter().filter(|_| item.memory.is_none()) {
+    for entry in item.entries.iter().filter(|_| !system::has_layout(item)) {
         json_entry(w, entry)?;
     }
     for child in &item.items {

@@ -130,7 +130,8 @@ enum Command {
     },
     /// A timeline's track tree with event counts and time spans, or every event as JSON lines.
     Timeline {
-        /// The export (.sqlite) or report (.nsys-rep, .qdrep: exported with `nsys` first).
+        /// The export (.sqlite), report (.nsys-rep, .qdrep: exported with `nsys` first), NVTXT
+        /// file (.nvtxt) or CodeXL trace (.atp).
         file: PathBuf,
         /// Print the tree as JSON.
         #[arg(long, conflicts_with = "events")]
@@ -144,6 +145,9 @@ enum Command {
         /// Print the load time and memory per event on stderr.
         #[arg(long)]
         timing: bool,
+        /// Do not load the .nvtxt files beside an export onto its timeline.
+        #[arg(long)]
+        no_nvtxt: bool,
     },
     /// NVTXT annotation files: their events, names and problems (exit code 1 when a file has
     /// errors).
@@ -528,6 +532,7 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
             events,
             nsys,
             timing,
+            no_nvtxt,
         } => {
             let args = cli::timeline::TimelineArgs {
                 file,
@@ -535,6 +540,7 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
                 events,
                 nsys,
                 timing,
+                no_nvtxt,
             };
             let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
             cli::timeline::run(&args, &mut stdout)?;

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sightline::desktop::{
-    COMPRESSED_REPORT_MIME_TYPE, DESKTOP_ENTRY_PATH, INSTALLED_FILES, InstallOptions,
-    MIME_PACKAGE_PATH, NSYS_REPORT_MIME_TYPE, PNG_ICON, PNG_ICON_PATH, REPORT_MIME_TYPE,
-    SQLITE_MIME_TYPE, SVG_ICON_PATH, ToolOutcome, install_desktop, uninstall_desktop,
+    ATP_MIME_TYPE, COMPRESSED_REPORT_MIME_TYPE, DESKTOP_ENTRY_PATH, INSTALLED_FILES,
+    InstallOptions, MIME_PACKAGE_PATH, NSYS_REPORT_MIME_TYPE, NVTXT_MIME_TYPE, OCCUPANCY_MIME_TYPE,
+    PNG_ICON, PNG_ICON_PATH, REPORT_MIME_TYPE, SQLITE_MIME_TYPE, SVG_ICON_PATH, ToolOutcome,
+    install_desktop, uninstall_desktop,
 };
 
 fn options(data: &Path) -> InstallOptions {
@@ -60,7 +61,8 @@ fn install_writes_every_file_with_its_contents() {
     assert_eq!(
         entry_value(&entry, "MimeType"),
         format!(
-            "{REPORT_MIME_TYPE};{COMPRESSED_REPORT_MIME_TYPE};{NSYS_REPORT_MIME_TYPE};{SQLITE_MIME_TYPE};"
+            "{REPORT_MIME_TYPE};{COMPRESSED_REPORT_MIME_TYPE};{NSYS_REPORT_MIME_TYPE};\
+             {NVTXT_MIME_TYPE};{ATP_MIME_TYPE};{OCCUPANCY_MIME_TYPE};{SQLITE_MIME_TYPE};"
         )
     );
     assert_eq!(entry_value(&entry, "Type"), "Application");
@@ -76,6 +78,12 @@ fn install_writes_every_file_with_its_contents() {
     assert!(mime.contains(r#"<mime-type type="application/x-nvidia-nsys-report">"#));
     assert!(mime.contains(r#"<glob pattern="*.nsys-rep"/>"#));
     assert!(mime.contains(r#"<glob pattern="*.qdrep"/>"#));
+    for glob in ["*.nvtxt", "*.atp", "*.occupancy"] {
+        assert!(
+            mime.contains(&format!(r#"<glob pattern="{glob}"/>"#)),
+            "{glob}"
+        );
+    }
 
     let svg = fs::read_to_string(data.join(SVG_ICON_PATH)).unwrap();
     assert!(svg.contains("<svg") && svg.contains("viewBox=\"0 0 256 256\""));
@@ -259,6 +267,15 @@ fn xdg_mime_recognises_installed_types() {
     let nsys = dir.path().join("z.nsys-rep");
     fs::write(&nsys, b"an Nsight Systems report").unwrap();
     assert_eq!(query(&nsys), NSYS_REPORT_MIME_TYPE);
+    for (name, mime) in [
+        ("a.nvtxt", NVTXT_MIME_TYPE),
+        ("s.atp", ATP_MIME_TYPE),
+        ("s.occupancy", OCCUPANCY_MIME_TYPE),
+    ] {
+        let file = dir.path().join(name);
+        fs::write(&file, b"TimeBase = Relative\n").unwrap();
+        assert_eq!(query(&file), mime, "{name}");
+    }
 
     // `xdg-mime default` wrote the associations into the temporary config only.
     if report.tools[3].outcome == ToolOutcome::Ran {

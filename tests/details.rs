@@ -43,6 +43,24 @@ fn json_of(value: &MetricValue) -> Value {
     }
 }
 
+/// The golden value an entry must show: the metric's value, or, for a cell that shows one
+/// instance of an instanced metric (the NUMA and NVLink widgets: `instances` holds exactly that
+/// instance), the golden instance with the same correlation id.
+fn shown_golden_value(entry: &Entry, value: &MetricValue, golden_metric: &Value) -> Value {
+    if let Some([(Some(id), instance)]) = entry.instances.as_deref()
+        && instance == value
+    {
+        let id = json_of(id);
+        let position = golden_metric["correlation_ids"]
+            .as_array()
+            .and_then(|ids| ids.iter().position(|g| *g == id));
+        if let Some(position) = position {
+            return golden_metric["instances"][position].clone();
+        }
+    }
+    golden_metric["value"].clone()
+}
+
 /// Every embedded section of every corpus report appears on the Details page, and every value
 /// shown equals the official reader's value of that metric.
 #[test]
@@ -80,7 +98,7 @@ fn embedded_sections_resolve_to_golden_values() {
                         (Some(value), Some(golden_metric)) => {
                             assert_eq!(
                                 json_of(value),
-                                golden_metric["value"],
+                                shown_golden_value(entry, value, golden_metric),
                                 "{} {}",
                                 report_path.display(),
                                 entry.metric

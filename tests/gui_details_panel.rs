@@ -90,6 +90,7 @@ fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
         axes: ChartAxes::default(),
         highlights: Vec::new(),
         memory: None,
+        system: None,
     }
 }
 

@@ -11,9 +11,9 @@ use std::time::Duration;
 use eframe::egui::{self, Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::app::SightlineApp;
 use sightline::app::timeline::TimelineDoc;
 use sightline::app::timeline::canvas::SHAPE_BUDGET;
-use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::timeline::nsys::synth::{SynthOptions, write_export};
 use sightline::timeline::{EventId, EventKind, Timeline};
 
@@ -33,20 +33,6 @@ fn small_export(dir: &Path) -> PathBuf {
     path
 }
 
-fn harness(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
-    let app = SightlineApp::new(
-        Settings::default(),
-        StartOptions {
-            files,
-            ..Default::default()
-        },
-    );
-    Harness::builder()
-        .with_size(egui::vec2(1400.0, 1000.0))
-        .with_max_steps(60)
-        .build_ui_state(|ui, app: &mut SightlineApp| app.frame_ui(ui), app)
-}
-
 fn doc<'h>(h: &'h Harness<'static, SightlineApp>) -> &'h TimelineDoc {
     h.state().timeline(0).expect("a timeline tab")
 }
@@ -63,7 +49,7 @@ fn timeline(h: &Harness<'static, SightlineApp>) -> std::sync::Arc<Timeline> {
 fn opened() -> (tempfile::TempDir, Harness<'static, SightlineApp>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = small_export(dir.path());
-    let mut h = harness(vec![path]);
+    let mut h = common::app::harness(vec![path]);
     common::app::step_until(
         &mut h,
         "the timeline to load",

@@ -268,6 +268,7 @@ fn synthetic_item(widget: &str, label: &str, compute_capability: u32) -> Item {
         axes: Default::default(),
         highlights: Vec::new(),
         memory: Some(layout),
+        system: None,
     }
 }
 

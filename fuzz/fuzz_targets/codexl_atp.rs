@@ -1,10 +1,14 @@
 //! Fuzzes the `.atp` reader (AMD CodeXL / RCP application traces): parse arbitrary bytes, then
 //! read every call's trace line, every command's launch or transfer, every source location and
-//! the warnings. Warnings are expected; panics, hangs and runaway allocations are bugs.
+//! the warnings; then put it on the timeline and read every event's details and dispatch key,
+//! also after the per-call records are freed. Warnings are expected; panics, hangs and runaway
+//! allocations are bugs.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use sightline::timeline::atp::AtpFile;
+use sightline::timeline::atp::details::{dispatch_key, event_details};
+use sightline::timeline::atp::timeline::timeline_of;
 
 fuzz_target!(|data: &[u8]| {
     let file = AtpFile::from_bytes("fuzz.atp", data.to_vec());
@@ -32,4 +36,14 @@ fuzz_target!(|data: &[u8]| {
         trace.heap_bytes(),
     );
     let _ = file.warning_texts();
+
+    let timeline = timeline_of(&file);
+    assert_eq!(timeline.event_count(), trace.event_count());
+    let mut slim = AtpFile::from_bytes("fuzz.atp", data.to_vec());
+    slim.drop_calls();
+    for event in timeline.events().take(256) {
+        let full = event_details(&file, &timeline, event.id);
+        assert_eq!(full, event_details(&slim, &timeline, event.id));
+        let _ = dispatch_key(&file, &timeline, event.id);
+    }
 });

@@ -1,5 +1,6 @@
 //! Fuzzes the NVTXT parser (`sightline::timeline::nvtxt`): lexing, `$Name` expansion, formats,
 //! calls with static arguments, built-in commands, push/pop nesting and ranges left open.
+//! Then the document on the timeline, alone and merged beside an empty export's timeline.
 //! Diagnostics are the expected outcome for most inputs; a panic, a hang or an event that breaks
 //! the document's invariants is a bug.
 #![no_main]
@@ -39,4 +40,13 @@ fuzz_target!(|data: &[u8]| {
         let _ = doc.color_written(event);
     }
     let _ = doc.title();
+
+    let timeline = nvtxt::timeline::timeline_of(&doc);
+    assert_eq!(timeline.event_count(), doc.events.len());
+    assert_eq!(timeline.warnings.len(), doc.diagnostics.len());
+    let merged = sightline::timeline::open::merge_nvtxt(
+        sightline::timeline::Timeline::default(),
+        std::slice::from_ref(&doc),
+    );
+    assert_eq!(merged.event_count(), doc.events.len());
 });

@@ -29,7 +29,10 @@ use egui_plot::{
 
 use super::memory_chart::{MemoryChartView, memory_chart_ui};
 use super::memory_tables::{MemoryTableView, memory_table_ui};
+use super::nvlink_topology::{TopologyView, topology_ui};
+use super::pm_sampling_chart::{PmTimelineView, pm_timeline_ui};
 use super::rule_state::{PageRules, RuleRow, RuleStatus};
+use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
 use crate::ncu::MetricValue;
 use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
@@ -38,6 +41,7 @@ use crate::rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};
 use crate::section::details::{ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails};
 use crate::section::format::format_with_unit;
 use crate::section::memory::MemoryWidget;
+use crate::section::system::SystemWidget;
 
 /// One piece of a rule message after its link markup is parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -855,6 +859,18 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
         ItemView::MemoryTable(table) => {
             item_title(ui, item);
             memory_table_ui(ui, table);
+        }
+        ItemView::SystemTable(table) => {
+            item_title(ui, item);
+            system_table_ui(ui, table);
+        }
+        ItemView::Topology(topology) => {
+            item_title(ui, item);
+            topology_ui(ui, topology);
+        }
+        ItemView::PmTimeline(timeline) => {
+            item_title(ui, item);
+            pm_timeline_ui(ui, timeline);
         }
         ItemView::Fixed { entries, note } => {
             if item.entries.is_empty() {
@@ -1759,6 +1775,9 @@ enum ItemView {
     Container(Vec<ItemView>),
     MemoryChart(MemoryChartView),
     MemoryTable(MemoryTableView),
+    SystemTable(SystemTableView),
+    Topology(TopologyView),
+    PmTimeline(PmTimelineView),
     Fixed {
         entries: Vec<EntryView>,
         note: String,
@@ -1829,6 +1848,20 @@ impl ItemView {
             }
             None => {}
         }
+        match &item.system {
+            Some(SystemWidget::Table(table)) => {
+                let place = format!("{section}.{place}");
+                return ItemView::SystemTable(SystemTableView::build(&place, item, table));
+            }
+            Some(SystemWidget::Topology(topology)) => {
+                return ItemView::Topology(TopologyView::build(item, topology));
+            }
+            Some(SystemWidget::Timeline(timeline)) => {
+                let place = format!("{section}.{place}");
+                return ItemView::PmTimeline(PmTimelineView::build(&place, item, timeline));
+            }
+            None => {}
+        }
         match item.kind {
             "table" | "source_metric_table" | "suffix_table" => ItemView::Table {
                 entries: entry_views(section, place, &item.entries),
@@ -1861,7 +1894,9 @@ impl ItemView {
 /// A readable name of a fixed Nsight Compute widget.
 fn widget_name(kind: &str) -> String {
     let known = match kind {
-        // The memory chart and tables (101–107, 111) are drawn by `memory_chart`/`memory_tables`.
+        // The memory chart and tables (101–107, 111) are drawn by `memory_chart`/`memory_tables`;
+        // NVLink (108–110), NUMA (112) and the timeline (113) by `system_tables`,
+        // `nvlink_topology` and `pm_sampling_chart`.
         "nvlink_topology" => "NVLink topology",
         "nvlink_property_table" => "NVLink property table",
         "nvlink_throughput_table" => "NVLink throughput table",

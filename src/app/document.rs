@@ -10,6 +10,8 @@ use std::path::Path;
 
 use eframe::egui;
 
+use super::codexl::{CountersDoc, OccupancyDoc};
+use super::gainsight::GainsightDoc;
 use super::report_tab::ReportTab;
 use super::rule_runner::RuleRunner;
 use super::section_state::SectionState;
@@ -23,6 +25,9 @@ pub struct Services<'a> {
     pub runner: &'a mut RuleRunner,
     /// Set by a document that wants the Metric Selection window opened.
     pub open_metric_selection: bool,
+    /// Files a document asks the shell to open in tabs of their own (the other files of a
+    /// CodeXL session, an NVTXT file beside an export...).
+    pub open_files: Vec<std::path::PathBuf>,
 }
 
 /// One open file in a tab of the window.
@@ -75,14 +80,50 @@ pub trait Document: Any {
 pub enum DocumentKind {
     /// An Nsight Compute report (`.ncu-rep`, `.ncu-repz`).
     Report,
-    /// A timeline (Nsight Systems `.sqlite` export, or `.nsys-rep`/`.qdrep` exported first).
+    /// A timeline: an Nsight Systems `.sqlite` export (`.nsys-rep`/`.qdrep` exported first),
+    /// an NVTXT file (`.nvtxt`) or a CodeXL trace (`.atp`).
     Timeline,
+    /// CodeXL / RCP performance counters (`.csv`).
+    Counters,
+    /// CodeXL / RCP kernel occupancy (`.occupancy`).
+    Occupancy,
+    /// Gainsight: GPGPU-Sim logs (a file or a folder) or the frontend's outputs.
+    Gainsight,
 }
 
 /// Extensions opened as Nsight Compute reports.
 pub const REPORT_EXTENSIONS: &[&str] = &["ncu-rep", "ncu-repz"];
 /// Extensions opened as timelines.
-pub const TIMELINE_EXTENSIONS: &[&str] = &["sqlite", "nsys-rep", "qdrep"];
+pub const TIMELINE_EXTENSIONS: &[&str] = &["sqlite", "nsys-rep", "qdrep", "nvtxt", "atp"];
+
+/// Extensions opened as CodeXL performance counters (names ending `.sim.csv`, `.sim_l1.csv`,
+/// `.sim_l2.csv` excepted: those are Gainsight's).
+pub const COUNTERS_EXTENSIONS: &[&str] = &["csv"];
+/// Extensions opened as CodeXL occupancy files.
+pub const OCCUPANCY_EXTENSIONS: &[&str] = &["occupancy"];
+
+/// Whether `path` names a Gainsight CSV (`NAME.sim.csv`, `NAME.sim_l1.csv`, `NAME.sim_l2.csv`),
+/// which is not a counter file.
+fn is_gainsight_csv(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    [".sim.csv", ".sim_l1.csv", ".sim_l2.csv"]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+}
+
+/// Extensions opened as Gainsight inputs (besides folders and the `.sim*.csv` outputs).
+pub const GAINSIGHT_EXTENSIONS: &[&str] = &["log", "traceg", "json"];
+
+/// Whether the first 64 KiB of `path` name GPGPU-Sim (a simulator log of any name).
+fn is_gpgpusim_log(path: &Path) -> bool {
+    let mut head = Vec::with_capacity(64 * 1024);
+    std::fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 64 * 1024), &mut head))
+        .is_ok_and(|_| memchr::memmem::find(&head, b"GPGPU-Sim").is_some())
+}
 
 /// The first 16 bytes of every SQLite database.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -97,6 +138,12 @@ pub fn route(path: &Path) -> DocumentKind {
     match ext.as_deref() {
         Some(e) if REPORT_EXTENSIONS.contains(&e) => DocumentKind::Report,
         Some(e) if TIMELINE_EXTENSIONS.contains(&e) => DocumentKind::Timeline,
+        _ if path.is_dir() || is_gainsight_csv(path) => DocumentKind::Gainsight,
+        Some(e) if GAINSIGHT_EXTENSIONS.contains(&e) => DocumentKind::Gainsight,
+        Some(e) if OCCUPANCY_EXTENSIONS.contains(&e) => DocumentKind::Occupancy,
+        Some(e) if COUNTERS_EXTENSIONS.contains(&e) && !is_gainsight_csv(path) => {
+            DocumentKind::Counters
+        }
         _ => {
             let mut head = [0u8; 16];
             let sqlite = std::fs::File::open(path)
@@ -104,6 +151,8 @@ pub fn route(path: &Path) -> DocumentKind {
                 .is_ok_and(|()| &head == SQLITE_MAGIC);
             if sqlite {
                 DocumentKind::Timeline
+            } else if is_gpgpusim_log(path) {
+                DocumentKind::Gainsight
             } else {
                 DocumentKind::Report
             }
@@ -117,6 +166,9 @@ pub fn open_document(path: &Path, wake: impl Fn() + Send + Sync + 'static) -> Bo
     match route(path) {
         DocumentKind::Report => Box::new(ReportTab::open(path.to_path_buf(), wake)),
         DocumentKind::Timeline => Box::new(TimelineDoc::open(path.to_path_buf(), wake)),
+        DocumentKind::Counters => Box::new(CountersDoc::open(path.to_path_buf(), wake)),
+        DocumentKind::Occupancy => Box::new(OccupancyDoc::open(path.to_path_buf(), wake)),
+        DocumentKind::Gainsight => Box::new(GainsightDoc::open(path.to_path_buf(), wake)),
     }
 }
 
@@ -125,6 +177,9 @@ pub fn open_filters() -> Vec<(&'static str, Vec<&'static str>)> {
     let all: Vec<&str> = REPORT_EXTENSIONS
         .iter()
         .chain(TIMELINE_EXTENSIONS)
+        .chain(COUNTERS_EXTENSIONS)
+        .chain(OCCUPANCY_EXTENSIONS)
+        .chain(GAINSIGHT_EXTENSIONS)
         .copied()
         .collect();
     vec![
@@ -132,7 +187,17 @@ pub fn open_filters() -> Vec<(&'static str, Vec<&'static str>)> {
         ("Nsight Compute reports", REPORT_EXTENSIONS.to_vec()),
         (
             "Nsight Systems exports and reports",
-            TIMELINE_EXTENSIONS.to_vec(),
+            vec!["sqlite", "nsys-rep", "qdrep"],
+        ),
+        ("NVTXT annotations", vec!["nvtxt"]),
+        ("CodeXL sessions", vec!["atp", "csv", "occupancy"]),
+        (
+            "Gainsight logs and outputs",
+            GAINSIGHT_EXTENSIONS
+                .iter()
+                .chain(COUNTERS_EXTENSIONS)
+                .copied()
+                .collect(),
         ),
         ("All files", vec!["*"]),
     ]
@@ -216,6 +281,9 @@ mod tests {
         assert_eq!(route(Path::new("a.nsys-rep")), DocumentKind::Timeline);
         assert_eq!(route(Path::new("a.qdrep")), DocumentKind::Timeline);
         assert_eq!(route(Path::new("/no/such/file")), DocumentKind::Report);
+        assert_eq!(route(Path::new("s.csv")), DocumentKind::Counters);
+        assert_eq!(route(Path::new("s.OCCUPANCY")), DocumentKind::Occupancy);
+        assert_ne!(route(Path::new("k.sim_l1.csv")), DocumentKind::Counters);
         let dir = std::env::temp_dir().join(format!("sightline-route-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let db = dir.join("export.db");

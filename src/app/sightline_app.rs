@@ -290,6 +290,32 @@ impl SightlineApp {
         }
     }
 
+    /// File → Open Folder of Logs…: a folder picker whose answer arrives like the file
+    /// dialog's (a folder opens as a Gainsight document).
+    fn open_folder_dialog(&mut self) {
+        if self.dialog.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-file-dialog".into())
+            .spawn(move || {
+                let asked = std::time::Instant::now();
+                let folder = rfd::FileDialog::new()
+                    .set_title("Open a folder of GPGPU-Sim logs")
+                    .pick_folder();
+                let unavailable =
+                    folder.is_none() && asked.elapsed() < std::time::Duration::from_millis(300);
+                let _ = tx.send((folder.into_iter().collect(), unavailable));
+            });
+        match spawned {
+            Ok(_) => self.dialog = Some(rx),
+            Err(error) => {
+                self.status = Some((format!("cannot open the folder dialog: {error}"), true))
+            }
+        }
+    }
+
     fn pick_section_folder(&mut self) {
         if self.folder_dialog.is_some() {
             return;
@@ -388,6 +414,10 @@ impl SightlineApp {
                     self.open_dialog();
                     ui.close();
                 }
+                if ui.button("Open Folder of Logs…").clicked() {
+                    self.open_folder_dialog();
+                    ui.close();
+                }
                 if ui.button("Open Path…").clicked() {
                     self.path_prompt = Some((String::new(), None));
                     ui.close();
@@ -407,6 +437,21 @@ impl SightlineApp {
                         ui.close();
                     }
                 });
+                let active = self.active;
+                let can_add = self
+                    .timeline(active)
+                    .is_some_and(TimelineDoc::accepts_nvtxt);
+                if ui
+                    .add_enabled(can_add, egui::Button::new("Add NVTXT…"))
+                    .on_disabled_hover_text("Open an Nsight Systems export first")
+                    .on_hover_text("Put the annotations of .nvtxt files on this export's timeline")
+                    .clicked()
+                {
+                    if let Some(doc) = self.timeline_mut(active) {
+                        doc.add_nvtxt_dialog();
+                    }
+                    ui.close();
+                }
                 if ui
                     .add_enabled(!self.tabs.is_empty(), egui::Button::new("Close  (Ctrl+W)"))
                     .clicked()
@@ -766,10 +811,16 @@ impl SightlineApp {
                     sections: &self.sections,
                     runner,
                     open_metric_selection: false,
+                    open_files: Vec::new(),
                 };
                 tab.ui(ui, &mut services);
-                if services.open_metric_selection {
+                let open_metric_selection = services.open_metric_selection;
+                let open_files = std::mem::take(&mut services.open_files);
+                if open_metric_selection {
                     self.selection.open = true;
+                }
+                for path in open_files {
+                    self.open(path, &ctx);
                 }
             }
             None => {

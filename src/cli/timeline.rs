@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sightline::pyjson::write_string;
-use sightline::timeline::nsys;
+use sightline::timeline::nsys::LoadOptions;
+use sightline::timeline::open::{DetailSource, TimelineFileKind, load_timeline};
 use sightline::timeline::{Timeline, TrackId, TrackKind};
 
 use super::stats::export_for;
@@ -23,6 +24,8 @@ pub struct TimelineArgs {
     pub nsys: Option<PathBuf>,
     /// Print the load time and memory (RSS growth and model bytes per event) on stderr.
     pub timing: bool,
+    /// Do not load the NVTXT files beside an export.
+    pub no_nvtxt: bool,
 }
 
 /// Resident set size of this process (Linux `/proc/self/statm`, 4 KiB pages).
@@ -34,10 +37,31 @@ fn rss_bytes() -> Option<u64> {
 
 /// Loads the file and prints what was asked for.
 pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let export = export_for(&args.file, args.nsys.as_deref())?;
+    let kind = TimelineFileKind::of(&args.file).unwrap_or(TimelineFileKind::NsysExport);
+    let export = match kind {
+        TimelineFileKind::NsysExport | TimelineFileKind::NsysReport => {
+            export_for(&args.file, args.nsys.as_deref())?
+        }
+        _ => args.file.clone(),
+    };
     let rss_before = rss_bytes();
     let started = std::time::Instant::now();
-    let timeline = nsys::load(&export)?;
+    let loaded = load_timeline(
+        &args.file,
+        kind,
+        &export,
+        LoadOptions::default(),
+        !args.no_nvtxt,
+    )?;
+    let timeline = loaded.timeline;
+    for doc in &loaded.nvtxt {
+        if kind.takes_nvtxt() {
+            eprintln!(
+                "{}: NVTXT file loaded onto the timeline",
+                doc.path.display()
+            );
+        }
+    }
     if args.timing {
         let elapsed = started.elapsed();
         let n = timeline.event_count().max(1) as f64;
@@ -49,20 +73,24 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
             ),
             _ => "unknown".into(),
         };
+        // What is kept for details beside the model (a CodeXL trace's commands and names; the
+        // file itself is mapped, not read into memory).
+        let kept = match &loaded.details {
+            DetailSource::Atp(file) => format!(
+                "; details store {:.1} B/event",
+                file.trace.heap_bytes() as f64 / n
+            ),
+            _ => String::new(),
+        };
         eprintln!(
-            "timing: loaded {} events in {:.3} s; RSS growth {grown}; model {:.1} B/event",
+            "timing: loaded {} events in {:.3} s; RSS growth {grown}; model {:.1} B/event{kept}",
             timeline.event_count(),
             elapsed.as_secs_f64(),
             timeline.heap_bytes() as f64 / n
         );
     }
     for w in &timeline.warnings {
-        eprintln!(
-            "{}: warning: {}: {}",
-            w.file.display(),
-            w.position,
-            w.message
-        );
+        eprintln!("{w}");
     }
     if args.events {
         write_events(&timeline, out)?;

@@ -18,6 +18,7 @@ use super::filter::{Target, combine, passes, resolve_name};
 use super::format::format_with_unit;
 use super::memory::{self, MemoryWidget};
 use super::registry::SectionSet;
+use super::system::{self, SystemWidget};
 use crate::ncu::units::infer_unit;
 use crate::ncu::{Action, Metric, MetricValue, NameBase};
 use crate::proto::nv::profiler::messages::MetricOptionFilter;
@@ -89,6 +90,9 @@ pub struct Item {
     pub highlights: Vec<Entry>,
     /// Memory chart and memory tables: the layout of `entries` ([`super::memory`]).
     pub memory: Option<MemoryWidget>,
+    /// NUMA and NVLink widgets, PM sampling timeline: the layout of `entries`
+    /// ([`super::system`]).
+    pub system: Option<SystemWidget>,
 }
 
 /// One chart axis: its label and the range it must show (`Range { Min Max }`).
@@ -151,6 +155,7 @@ impl Item {
             axes: ChartAxes::default(),
             highlights: Vec::new(),
             memory: None,
+            system: None,
         }
     }
 }
@@ -425,6 +430,9 @@ fn resolve_item(
             return Some(out);
         }
     }
+    if let Some(out) = system_item(item, section_filter, metrics) {
+        return Some(out);
+    }
     let fixed = [
         (item.memory_shared_table.is_some(), "memory_shared_table"),
         (
@@ -469,6 +477,44 @@ fn resolve_item(
         .iter()
         .find(|(present, _)| *present)
         .map(|(_, kind)| Item::new(kind, None, None))
+}
+
+/// The NUMA and NVLink widgets and the PM sampling timeline ([`super::system`]), or `None` for
+/// any other body item.
+fn system_item(
+    item: &ProfilerSectionBodyItem,
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Option<Item> {
+    if let Some(timeline) = &item.timeline {
+        let mut resolve = |metric: &ProfilerSectionMetric| {
+            metrics
+                .entries(metric, section_filter, false)
+                .into_iter()
+                .map(|entry| system::TimelineMetric {
+                    instances: metrics.instances(&entry.metric),
+                    entry,
+                })
+                .collect()
+        };
+        let (layout, entries) = system::build_timeline(timeline, &mut resolve);
+        let mut out = Item::new("timeline", timeline.label.as_ref(), None);
+        out.entries = entries;
+        out.system = Some(SystemWidget::Timeline(layout));
+        return Some(out);
+    }
+    let (widget, label) = system::widget_of(item)?;
+    let entry = |name: &str| metrics.metric_entry(name);
+    let instances = |name: &str| metrics.instances(name);
+    let lookup = system::MetricLookup {
+        entry: &entry,
+        instances: &instances,
+    };
+    let (layout, entries) = system::build(widget, &lookup)?;
+    let mut out = Item::new(system::item_kind(&layout), label.as_ref(), None);
+    out.entries = entries;
+    out.system = Some(layout);
+    Some(out)
 }
 
 /// Metric lookup for one action: stored metrics, plus metrics derived from the sections'

@@ -8,4 +8,5 @@ pub mod format;
 pub mod memory;
 pub mod parse;
 pub mod registry;
+pub mod system;
 pub mod watch;

@@ -115,6 +115,17 @@ impl FolderWatcher {
     /// Every folder must exist: a folder that cannot be watched is an error (pass only the
     /// search-path folders that exist).
     pub fn new(folders: &[PathBuf], debounce: Duration) -> Result<FolderWatcher, WatchError> {
+        FolderWatcher::with_extensions(folders, &WATCHED_EXTENSIONS, true, debounce)
+    }
+
+    /// Like [`FolderWatcher::new`], for files with one of `extensions` (case-insensitive), in
+    /// the folders only unless `recursive` (e.g. the `.nvtxt` files beside an export).
+    pub fn with_extensions(
+        folders: &[PathBuf],
+        extensions: &'static [&'static str],
+        recursive: bool,
+        debounce: Duration,
+    ) -> Result<FolderWatcher, WatchError> {
         let (tx, rx) = mpsc::channel::<DebounceEventResult>();
         let mut debouncer =
             new_debouncer(debounce.max(MIN_DEBOUNCE), None, tx).map_err(WatchError::Start)?;
@@ -123,11 +134,21 @@ impl FolderWatcher {
         let roots = folders.to_vec();
         thread::Builder::new()
             .name("sightline-watch".to_owned())
-            .spawn(move || forward(&rx, &thread_shared, &roots))
+            .spawn(move || {
+                let depth = if recursive { MAX_WALK_DEPTH } else { 0 };
+                forward(&rx, &thread_shared, &roots, extensions, depth);
+            })
             .map_err(WatchError::Thread)?;
         for folder in folders {
             debouncer
-                .watch(folder, RecursiveMode::Recursive)
+                .watch(
+                    folder,
+                    if recursive {
+                        RecursiveMode::Recursive
+                    } else {
+                        RecursiveMode::NonRecursive
+                    },
+                )
                 .map_err(|error| WatchError::Watch {
                     path: folder.clone(),
                     error,
@@ -176,7 +197,13 @@ impl FolderWatcher {
 
 /// The forwarding thread: filters each debounced batch into `shared` until the debouncer (and
 /// with it the sender) is dropped.
-fn forward(rx: &Receiver<DebounceEventResult>, shared: &Shared, roots: &[PathBuf]) {
+fn forward(
+    rx: &Receiver<DebounceEventResult>,
+    shared: &Shared,
+    roots: &[PathBuf],
+    extensions: &[&str],
+    depth: usize,
+) {
     for result in rx {
         match result {
             Ok(events) => {
@@ -184,20 +211,21 @@ fn forward(rx: &Receiver<DebounceEventResult>, shared: &Shared, roots: &[PathBuf
                 for event in &events {
                     if event.need_rescan() {
                         for root in roots {
-                            collect_watched_files(root, MAX_WALK_DEPTH, &mut changed);
+                            collect_files(root, extensions, depth, &mut changed);
                         }
                     }
                     if !is_change(&event.kind) {
                         continue;
                     }
                     for path in &event.paths {
-                        if is_watched_file(path) {
+                        if has_extension(path, extensions) {
                             changed.insert(path.clone());
                         } else if matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_))
                             && path.is_dir()
+                            && depth > 0
                         {
                             // A folder created or moved in: its files raised no events.
-                            collect_watched_files(path, MAX_WALK_DEPTH, &mut changed);
+                            collect_files(path, extensions, depth - 1, &mut changed);
                         }
                     }
                 }
@@ -225,23 +253,27 @@ fn is_change(kind: &EventKind) -> bool {
 
 /// Whether `path` has one of the [`WATCHED_EXTENSIONS`].
 pub fn is_watched_file(path: &Path) -> bool {
-    path.extension().and_then(OsStr::to_str).is_some_and(|ext| {
-        WATCHED_EXTENSIONS
-            .iter()
-            .any(|w| ext.eq_ignore_ascii_case(w))
-    })
+    has_extension(path, &WATCHED_EXTENSIONS)
 }
 
-/// Adds the watched files under `dir` (to `depth` levels; symbolic links not followed).
-fn collect_watched_files(dir: &Path, depth: usize, out: &mut BTreeSet<PathBuf>) {
+/// Whether `path` has one of `extensions` (case-insensitive).
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension()
+        .and_then(OsStr::to_str)
+        .is_some_and(|ext| extensions.iter().any(|w| ext.eq_ignore_ascii_case(w)))
+}
+
+/// Adds the files with `extensions` under `dir` (to `depth` levels; symbolic links not
+/// followed).
+fn collect_files(dir: &Path, extensions: &[&str], depth: usize, out: &mut BTreeSet<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let path = entry.path();
         match entry.file_type() {
-            Ok(t) if t.is_dir() && depth > 0 => collect_watched_files(&path, depth - 1, out),
-            Ok(t) if t.is_file() && is_watched_file(&path) => {
+            Ok(t) if t.is_dir() && depth > 0 => collect_files(&path, extensions, depth - 1, out),
+            Ok(t) if t.is_file() && has_extension(&path, extensions) => {
                 out.insert(path);
             }
             _ => {}

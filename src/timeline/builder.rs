@@ -429,7 +429,7 @@ impl TimelineBuilder {
         attrs.shrink_to_fit();
         attr_sets.shrink_to_fit();
         // Tracks were packed in display order; renumbering is not needed because ids are kept.
-        Timeline {
+        let mut timeline = Timeline {
             source: self.source,
             strings: self.strings,
             tracks: self.tracks,
@@ -441,7 +441,10 @@ impl TimelineBuilder {
             flows_by_to,
             attrs,
             attr_sets,
-        }
+            span: None,
+        };
+        timeline.span = timeline.compute_time_range();
+        timeline
     }
 }
 

@@ -4,7 +4,10 @@
 //! series such as "CUDA API" or "NVTX"; GPU → context → stream; device queues) whose events are
 //! packed into columns (≤ 32 bytes per event, see [`model`]); [`query`] answers what a view
 //! needs (visible items with level of detail, search, range statistics, GPU utilization).
-//! [`nsys`] loads Nsight Systems SQLite exports and computes `nsys stats` reports.
+//! [`nsys`] loads Nsight Systems SQLite exports and computes `nsys stats` reports; [`nvtxt`] and
+//! [`atp`] put NVTXT files and CodeXL traces on the same model ([`open`] tells them apart and
+//! merges NVTXT files onto an export); [`tables`] computes the summary tables of sources
+//! without `nsys stats`.
 //!
 //! # How to put events on the timeline (for loaders of other formats)
 //!
@@ -44,9 +47,11 @@ pub mod builder;
 pub mod model;
 pub mod nsys;
 pub mod nvtxt;
+pub mod open;
 pub mod query;
 pub mod strings;
 pub mod summary;
+pub mod tables;
 
 pub use builder::{EventRef, NewEvent, TimelineBuilder};
 pub use model::{

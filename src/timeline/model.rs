@@ -241,6 +241,30 @@ pub struct LoadWarning {
     pub message: String,
 }
 
+impl std::fmt::Display for LoadWarning {
+    /// `FILE: warning: POSITION: message`; a message that carries its own severity (NVTXT
+    /// problems: `error: CLASS: ...` at `LINE:COL`) prints as `FILE:POSITION: message`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.message.starts_with("error: ") || self.message.starts_with("warning: ") {
+            write!(
+                f,
+                "{}:{}: {}",
+                self.file.display(),
+                self.position,
+                self.message
+            )
+        } else {
+            write!(
+                f,
+                "{}: warning: {}: {}",
+                self.file.display(),
+                self.position,
+                self.message
+            )
+        }
+    }
+}
+
 /// A GPU of the session with its properties.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GpuInfo {
@@ -302,6 +326,8 @@ pub struct Timeline {
     pub(crate) attrs: Vec<(EventId, u32)>,
     /// Distinct attribute sets.
     pub(crate) attr_sets: Vec<EventAttrs>,
+    /// The time range, computed once by the builder.
+    pub(crate) span: Option<(i64, i64)>,
 }
 
 /// One event, unpacked.
@@ -446,6 +472,11 @@ impl Timeline {
 
     /// Earliest start and latest end over all events (`None` when empty).
     pub fn time_range(&self) -> Option<(i64, i64)> {
+        self.span
+    }
+
+    /// The time range from the rows (what [`Timeline::time_range`] returns, kept since).
+    pub(crate) fn compute_time_range(&self) -> Option<(i64, i64)> {
         let mut range: Option<(i64, i64)> = None;
         for track in &self.tracks {
             for row in &track.rows {

@@ -1,9 +1,26 @@
 //! Driving the whole app headless (egui_kittest).
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use eframe::egui;
 use egui_kittest::Harness;
-use sightline::app::SightlineApp;
+use sightline::app::{Settings, SightlineApp, StartOptions};
+
+/// The whole app in a 1400×1000 window with `files` opened from the command line.
+pub fn harness(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
+    let app = SightlineApp::new(
+        Settings::default(),
+        StartOptions {
+            files,
+            ..Default::default()
+        },
+    );
+    Harness::builder()
+        .with_size(egui::vec2(1400.0, 1000.0))
+        .with_max_steps(60)
+        .build_ui_state(|ui, app: &mut SightlineApp| app.frame_ui(ui), app)
+}
 
 /// Steps the app until `done` holds (reports load and rules run on real threads); panics with
 /// `what` after `limit`.

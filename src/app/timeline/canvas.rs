@@ -468,17 +468,19 @@ impl Canvas {
                 continue;
             }
             if let Some((pr, pi)) = pending.take() {
-                self.draw_bar(painter, visuals, timeline, pr, pi, marks);
+                self.draw_bar(painter, visuals, timeline, pr, pi, marks, area.left());
             }
             pending = Some((r, *item));
         }
         if let Some((pr, pi)) = pending {
-            self.draw_bar(painter, visuals, timeline, pr, pi, marks);
+            self.draw_bar(painter, visuals, timeline, pr, pi, marks, area.left());
         }
         self.buffer = items;
     }
 
-    /// Draws one bar (an event, or merged events) and records it for hit testing.
+    /// Draws one bar (an event, or merged events) and records it for hit testing. A device
+    /// command's waiting time (queued → start) is drawn before it, thinner and lighter.
+    #[allow(clippy::too_many_arguments)]
     fn draw_bar(
         &mut self,
         painter: &egui::Painter,
@@ -487,6 +489,7 @@ impl Canvas {
         rect: Rect,
         item: VisibleItem,
         marks: &Marks<'_>,
+        area_left: f32,
     ) {
         let Some(event) = timeline.event(item.first) else {
             return;
@@ -499,6 +502,21 @@ impl Canvas {
         } else {
             colors::merged_fill(visuals, event.kind)
         };
+        if single && let Some(queued) = timeline.attrs(item.first).and_then(|a| a.queued_ns) {
+            let xq = area_left + self.viewport.x_of(queued as f64);
+            if xq < rect.left() - 0.5 {
+                let h = rect.height() * 0.25;
+                let wait = Rect::from_min_max(
+                    Pos2::new(
+                        xq.max(painter.clip_rect().left() - 2.0),
+                        rect.center().y - h,
+                    ),
+                    Pos2::new(rect.left(), rect.center().y + h),
+                );
+                painter.rect_filled(wait, 0.0, fill.gamma_multiply(0.35));
+                self.shapes_drawn += 1;
+            }
+        }
         painter.rect_filled(rect, 0.0, fill);
         self.shapes_drawn += 1;
         let highlighted = marks

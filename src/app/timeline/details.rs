@@ -1,14 +1,20 @@
 //! The right-hand panel: the selected event (what the timeline holds, its flow partners with a
-//! "Go to" each, and its source row read from the export on demand), and what a selected time
-//! range holds per name (count, total, average).
+//! "Go to" each, and its source read on demand: the export's row, the CodeXL trace's call,
+//! command or dispatch, the NVTXT file and line), and what a selected time range holds per name
+//! (count, total, average).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
+use super::loader::CodexlSession;
 use super::view::format_duration;
+use crate::app::codexl::dispatch::dispatch_details_ui;
+use crate::timeline::atp::details::{DispatchKey, dispatch_key};
 use crate::timeline::nsys::details::event_details;
-use crate::timeline::{EventId, NameStats, Payload, Timeline};
+use crate::timeline::nvtxt::timeline::file_of_series;
+use crate::timeline::open::DetailSource;
+use crate::timeline::{EventId, EventKind, NameStats, Payload, Timeline};
 
 /// An event's source row read from the export: `(column, value)` pairs, or why it could not
 /// be read.
@@ -27,6 +33,8 @@ pub struct Selection {
     pub range_stats: Vec<NameStats>,
     /// The event's source row: `(event, columns or error)`, read when asked.
     source_row: Option<(EventId, SourceRow)>,
+    /// The event's kernel dispatch in a CodeXL trace, found once per selection.
+    dispatch: Option<(EventId, Option<DispatchKey>)>,
 }
 
 impl Selection {
@@ -35,6 +43,7 @@ impl Selection {
         self.event = event;
         self.partners = event.map_or_else(Vec::new, |e| timeline.flow_partners(e));
         self.source_row = None;
+        self.dispatch = None;
     }
 
     /// Sets the time range (or none) and computes its statistics over every track.
@@ -47,13 +56,24 @@ impl Selection {
     }
 }
 
+/// Where the panel reads what the timeline does not hold.
+pub struct Sources<'a> {
+    /// The export or trace behind the events.
+    pub details: &'a DetailSource,
+    /// The NVTXT files on the timeline, by series index.
+    pub nvtxt: &'a [PathBuf],
+    /// A CodeXL trace's session (counters and occupancy of its dispatches).
+    pub session: Option<&'a CodexlSession>,
+}
+
 /// Draws the panel; returns an event to go to (a flow partner's "Go to").
 pub fn details_ui(
     ui: &mut egui::Ui,
     timeline: &Timeline,
-    export: Option<&Path>,
+    sources: &Sources<'_>,
     selection: &mut Selection,
 ) -> Option<EventId> {
+    let (source, nvtxt) = (sources.details, sources.nvtxt);
     let mut go_to = None;
     egui::ScrollArea::vertical()
         .id_salt("timeline-details")
@@ -76,12 +96,17 @@ pub fn details_ui(
                             row("Kind", e.kind.as_str().to_string());
                             if let Some((track, _)) = timeline.locate(e.id) {
                                 row("Track", timeline.track_path(track));
+                                if let Some(file) = nvtxt_file(timeline, track, e.kind, nvtxt) {
+                                    row("Source", format!("{}:{}", file.display(), e.source));
+                                }
                             }
                             row("Start", format_duration((e.start - origin) as f64));
                             row("Duration", format_duration((e.end - e.start) as f64));
                             row("Start (ns)", e.start.to_string());
                             row("End (ns)", e.end.to_string());
-                            if e.correlation != 0 {
+                            // A CodeXL trace's calls keep their trace-line offset there instead.
+                            let trace = matches!(source, DetailSource::Atp(_));
+                            if e.correlation != 0 && !trace {
                                 row("Correlation id", e.correlation.to_string());
                             }
                             if let Some(a) = timeline.attrs(e.id) {
@@ -108,7 +133,35 @@ pub fn details_ui(
                             }
                         });
                     go_to = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);
-                    source_row_ui(ui, timeline, export, selection, e.id);
+                    match source {
+                        DetailSource::Export(export) => {
+                            source_row_ui(ui, timeline, Some(export), selection, e.id);
+                        }
+                        DetailSource::Atp(file) => {
+                            trace_rows_ui(ui, file, timeline, e.id);
+                            if selection
+                                .dispatch
+                                .as_ref()
+                                .is_none_or(|(id, _)| *id != e.id)
+                            {
+                                let key = dispatch_key(file, timeline, e.id);
+                                selection.dispatch = Some((e.id, key));
+                            }
+                            let key = selection.dispatch.as_ref().and_then(|(_, k)| k.as_ref());
+                            if let (Some(session), Some(key)) = (sources.session, key) {
+                                ui.add_space(6.0);
+                                dispatch_details_ui(
+                                    ui,
+                                    &session.data,
+                                    key.thread_id,
+                                    key.call_index,
+                                    &key.kernel,
+                                    key.nth,
+                                );
+                            }
+                        }
+                        DetailSource::None => {}
+                    }
                 }
                 None => {
                     ui.weak("Click an event to see its details; Shift+drag to select a range.");
@@ -208,6 +261,46 @@ fn source_row_ui(
                     ui.colored_label(ui.visuals().error_fg_color, e);
                 }
                 None => {}
+            }
+        });
+}
+
+/// The NVTXT file an event of `track` comes from, when it is an NVTXT series.
+fn nvtxt_file<'a>(
+    timeline: &Timeline,
+    track: crate::timeline::TrackId,
+    kind: EventKind,
+    nvtxt: &'a [PathBuf],
+) -> Option<&'a Path> {
+    if !matches!(kind, EventKind::Marker | EventKind::Range) {
+        return None;
+    }
+    let key = timeline.track(track)?.key;
+    nvtxt.get(file_of_series(key)?).map(PathBuf::as_path)
+}
+
+/// What the CodeXL trace says of the event (arguments, source location, work sizes...).
+fn trace_rows_ui(
+    ui: &mut egui::Ui,
+    file: &crate::timeline::atp::AtpFile,
+    timeline: &Timeline,
+    event: EventId,
+) {
+    let rows = crate::timeline::atp::details::event_details(file, timeline, event);
+    if rows.is_empty() {
+        return;
+    }
+    ui.add_space(6.0);
+    ui.strong("From the trace");
+    egui::Grid::new("trace-rows")
+        .num_columns(2)
+        .striped(true)
+        .max_col_width(value_width(ui))
+        .show(ui, |ui| {
+            for (k, v) in rows {
+                ui.label(k);
+                ui.add(egui::Label::new(v).wrap());
+                ui.end_row();
             }
         });
 }

@@ -1,6 +1,8 @@
 //! Loading a timeline on the `sightline-loader` thread: `.nsys-rep`/`.qdrep` exported with
-//! `nsys` first, then the export read by the model's loader with progress and Cancel, then the
-//! summary tables (`nsys stats` reports) computed on the same thread. The UI thread only polls.
+//! `nsys` first, then the export read by the model's loader with progress and Cancel and the
+//! `.nvtxt` files beside it merged on, then the summary tables (`nsys stats` reports) computed
+//! on the same thread. NVTXT files and CodeXL traces are read by their own loaders, their
+//! summary tables computed from the timeline. The UI thread only polls.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,27 +10,54 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
+use crate::codexl::session::{SessionData, SessionFiles};
 use crate::timeline::Timeline;
 use crate::timeline::nsys::stats::{DEFAULT_REPORTS, ReportOutcome, run_reports};
-use crate::timeline::nsys::{LoadOptions, Progress, is_report_file, load_with, rep};
+use crate::timeline::nsys::{LoadOptions, Progress, load_with, rep};
+use crate::timeline::nvtxt::NvtxtDocument;
+use crate::timeline::open::{
+    DetailSource, TimelineFileKind, load_timeline, merge_nvtxt_files, nvtxt_beside,
+};
+use crate::timeline::tables::model_reports;
 
 /// What the loader thread tells the UI.
 pub enum TimelineLoadEvent {
     /// Progress `(fraction, stage)`.
     Progress(f32, String),
     /// The timeline is ready (the summary tables follow).
-    Loaded {
-        /// The timeline.
-        timeline: Arc<Timeline>,
-        /// The SQLite export it was read from (the file itself, or the cached export).
-        export: PathBuf,
-        /// How long reading took.
-        elapsed: Duration,
-    },
+    Loaded(Box<Loaded>),
     /// The summary tables, by report name (an error text when a report failed).
     Reports(Vec<(String, Result<ReportOutcome, String>)>),
     /// Loading failed (the message names the file).
     Failed(String),
+}
+
+/// A timeline read by the loader thread.
+pub struct Loaded {
+    /// The timeline shown (with the NVTXT files beside an export merged onto it).
+    pub timeline: Arc<Timeline>,
+    /// An export's own timeline, without NVTXT files (what they are merged onto again when
+    /// one is added or changes); `None` for a file that is not an export.
+    pub base: Option<Arc<Timeline>>,
+    /// Where event details are read on demand.
+    pub details: DetailSource,
+    /// The NVTXT files on the timeline (events dropped: names and problems).
+    pub nvtxt: Vec<NvtxtDocument>,
+    /// How long reading took.
+    pub elapsed: Duration,
+    /// A CodeXL trace's session: its sibling files, their counters and occupancy, and the
+    /// problems reading them (`FILE:LINE: message`).
+    pub session: Option<CodexlSession>,
+}
+
+/// The CodeXL session of an `.atp` trace.
+pub struct CodexlSession {
+    /// `S.atp`, `S.csv`, `S.occupancy` as found beside the trace.
+    pub files: SessionFiles,
+    /// The counters and occupancy read from them.
+    pub data: SessionData,
+    /// Problems reading them.
+    pub problems: Vec<String>,
 }
 
 /// A running load.
@@ -81,7 +110,42 @@ fn run(path: &Path, cancel: &AtomicBool, tx: &Sender<TimelineLoadEvent>, wake: &
         wake();
     };
     let started = Instant::now();
-    let export = if is_report_file(path) {
+    // A file without a known extension was routed here by its SQLite content: an export.
+    let kind = TimelineFileKind::of(path).unwrap_or(TimelineFileKind::NsysExport);
+    if !kind.takes_nvtxt() {
+        send(TimelineLoadEvent::Progress(
+            0.0,
+            format!("reading {}", path.display()),
+        ));
+        let loaded = match load_timeline(path, kind, path, LoadOptions::default(), false) {
+            Ok(loaded) => loaded,
+            Err(error) => return send(TimelineLoadEvent::Failed(error.to_string())),
+        };
+        let timeline = Arc::new(loaded.timeline);
+        let session = (kind == TimelineFileKind::Atp).then(|| {
+            let files = SessionFiles::find(path);
+            let (data, problems) = super::super::codexl::dispatch::load_session_data(&files);
+            CodexlSession {
+                files,
+                data,
+                problems,
+            }
+        });
+        send(TimelineLoadEvent::Loaded(Box::new(Loaded {
+            timeline: timeline.clone(),
+            base: None,
+            details: loaded.details,
+            nvtxt: loaded.nvtxt,
+            elapsed: started.elapsed(),
+            session,
+        })));
+        let reports = model_reports(&timeline)
+            .into_iter()
+            .map(|(name, r)| (name, Ok(r)))
+            .collect();
+        return send(TimelineLoadEvent::Reports(reports));
+    }
+    let export = if kind == TimelineFileKind::NsysReport {
         send(TimelineLoadEvent::Progress(
             0.0,
             "exporting with nsys export --type sqlite".into(),
@@ -113,15 +177,32 @@ fn run(path: &Path, cancel: &AtomicBool, tx: &Sender<TimelineLoadEvent>, wake: &
         progress: Some(&mut on_progress),
         cancel: Some(cancel),
     };
-    let timeline = match load_with(&export, options) {
+    let base = match load_with(&export, options) {
         Ok(timeline) => Arc::new(timeline),
         Err(error) => return send(TimelineLoadEvent::Failed(error.to_string())),
     };
-    send(TimelineLoadEvent::Loaded {
+    let beside = nvtxt_beside(path);
+    if !beside.is_empty() {
+        send(TimelineLoadEvent::Progress(
+            1.0,
+            format!("merging {} NVTXT file(s)", beside.len()),
+        ));
+    }
+    let (timeline, nvtxt) = merge_files(&base, &beside);
+    if cancel.load(Ordering::Relaxed) {
+        return send(TimelineLoadEvent::Failed(format!(
+            "{}: loading cancelled",
+            path.display()
+        )));
+    }
+    send(TimelineLoadEvent::Loaded(Box::new(Loaded {
         timeline,
-        export: export.clone(),
+        base: Some(base),
+        details: DetailSource::Export(export.clone()),
+        nvtxt,
         elapsed: started.elapsed(),
-    });
+        session: None,
+    })));
     if cancel.load(Ordering::Relaxed) {
         return;
     }
@@ -139,4 +220,14 @@ fn run(path: &Path, cancel: &AtomicBool, tx: &Sender<TimelineLoadEvent>, wake: &
             .collect(),
     };
     send(TimelineLoadEvent::Reports(reports));
+}
+
+/// Reads the NVTXT `files` and merges them onto `base` (the same timeline when there are
+/// none): see [`merge_nvtxt_files`].
+pub fn merge_files(base: &Arc<Timeline>, files: &[PathBuf]) -> (Arc<Timeline>, Vec<NvtxtDocument>) {
+    if files.is_empty() {
+        return (base.clone(), Vec::new());
+    }
+    let (timeline, docs) = merge_nvtxt_files((**base).clone(), files);
+    (Arc::new(timeline), docs)
 }

@@ -1,4 +1,5 @@
-//! The timeline pane: a [`Document`] showing an Nsight Systems export on one zoomable timeline.
+//! The timeline pane: a [`Document`] showing an Nsight Systems export (with the NVTXT files
+//! beside it), an NVTXT file or a CodeXL trace on one zoomable timeline.
 //!
 //! - [`loader`]: the `sightline-loader` thread (export, load with progress and Cancel, summary
 //!   tables).
@@ -8,6 +9,7 @@
 //!   [`overlays`]: the ruler, the range shade, flow arrows, tooltips, the track menu.
 //! - [`search`], [`details`], [`stats_panel`]: Ctrl+F, the selection panel with range
 //!   statistics, the summary tables.
+//! - [`nvtxt_files`]: the NVTXT files on the timeline, their problems, Add NVTXT…, live reload.
 //! - [`keys`]: the keyboard, and the `?` list.
 //! - [`colors`]: the theme's colours per kind.
 
@@ -16,6 +18,7 @@ pub mod colors;
 pub mod details;
 pub mod keys;
 pub mod loader;
+pub mod nvtxt_files;
 pub mod overlays;
 pub mod rows;
 pub mod search;
@@ -29,13 +32,16 @@ use std::time::Duration;
 
 use eframe::egui;
 
+use super::codexl::dispatch::offer_session_ui;
 use super::document::{Document, Services};
 use crate::timeline::nsys::stats::ReportOutcome;
+use crate::timeline::open::DetailSource;
 use crate::timeline::{EventId, Timeline};
 use canvas::{Canvas, Marks};
 use details::Selection;
 use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
 use loader::{TimelineLoadEvent, TimelineLoadJob};
+use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
 use stats_panel::StatsPanel;
 
@@ -43,12 +49,14 @@ use stats_panel::StatsPanel;
 pub struct LoadedTimeline {
     /// The timeline.
     pub timeline: Arc<Timeline>,
-    /// The SQLite export it was read from.
-    pub export: PathBuf,
+    /// Where event details are read (the SQLite export, the CodeXL trace...).
+    pub details: DetailSource,
     /// How long loading took.
     pub elapsed: Duration,
     /// GPU utilization per device over the whole timeline ("GPU 0 42.0% busy"), computed once.
     pub utilization: String,
+    /// A CodeXL trace's session (counters and occupancy of its dispatches).
+    pub session: Option<Arc<loader::CodexlSession>>,
 }
 
 /// An open timeline tab.
@@ -72,12 +80,17 @@ pub struct TimelineDoc {
     pub stats: StatsPanel,
     /// Whether the key list is shown.
     pub show_keys: bool,
+    /// The NVTXT files on the timeline (once loaded).
+    pub nvtxt: Option<NvtxtFiles>,
+    wake: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl TimelineDoc {
     /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
-    pub fn open(path: PathBuf, wake: impl Fn() + Send + 'static) -> TimelineDoc {
-        let job = TimelineLoadJob::start(&path, wake);
+    pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> TimelineDoc {
+        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
+        let waker = wake.clone();
+        let job = TimelineLoadJob::start(&path, move || waker());
         TimelineDoc {
             path,
             job: Some(job),
@@ -89,7 +102,68 @@ impl TimelineDoc {
             search: Search::default(),
             stats: StatsPanel::default(),
             show_keys: false,
+            nvtxt: None,
+            wake,
         }
+    }
+
+    /// A repaint request usable from other threads.
+    fn waker(&self) -> impl Fn() + Send + Sync + Clone + 'static {
+        let wake = self.wake.clone();
+        move || wake()
+    }
+
+    /// Opens the file dialog of File → Add NVTXT… (for an export's timeline).
+    pub fn add_nvtxt_dialog(&mut self) {
+        let wake = self.waker();
+        if let Some(files) = self.nvtxt.as_mut().filter(|f| f.accepts_more()) {
+            files.add_dialog(wake);
+        }
+    }
+
+    /// Adds an NVTXT file to an export's timeline (rebuilt on the loader thread).
+    pub fn add_nvtxt(&mut self, path: PathBuf) {
+        let wake = self.waker();
+        if let Some(files) = self.nvtxt.as_mut() {
+            files.add(path, wake);
+        }
+    }
+
+    /// Whether NVTXT files can be added to this tab (it shows an export).
+    pub fn accepts_nvtxt(&self) -> bool {
+        self.nvtxt.as_ref().is_some_and(NvtxtFiles::accepts_more)
+    }
+
+    /// Reads the NVTXT files again now (as live reload does when one changes).
+    pub fn reload_nvtxt(&mut self) {
+        let wake = self.waker();
+        if let Some(files) = self.nvtxt.as_mut() {
+            files.rebuild(wake);
+        }
+    }
+
+    /// Shows a rebuilt timeline, keeping the zoom, the selected range and — when it is still
+    /// there — the selected event (found again by track, name and times: ids change).
+    fn show_rebuilt(&mut self, rebuilt: Rebuilt) {
+        let Some(loaded) = self.loaded.as_mut() else {
+            return;
+        };
+        let old = std::mem::replace(&mut loaded.timeline, rebuilt.timeline);
+        let timeline = loaded.timeline.clone();
+        let selected = self
+            .selection
+            .event
+            .and_then(|id| same_event(&old, id, &timeline));
+        let range = self.selection.range;
+        self.selection = Selection::default();
+        self.selection.select(&timeline, selected);
+        self.selection.set_range(&timeline, range);
+        self.search = Search::default();
+        self.stats.instances = None;
+        if let Some(reports) = rebuilt.reports {
+            self.stats.reports = Some(reports.into_iter().map(|(n, r)| (n, Ok(r))).collect());
+        }
+        self.canvas.invalidate_lines();
     }
 
     /// The timeline, once loaded.
@@ -188,13 +262,17 @@ impl TimelineDoc {
     }
 
     /// Draws the loaded timeline: toolbar, summary tables, details, canvas.
-    fn loaded_ui(&mut self, ui: &mut egui::Ui) {
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
         let Some(loaded) = &self.loaded else { return };
         let timeline = loaded.timeline.clone();
-        let export = loaded.export.clone();
+        let details_source = loaded.details.clone();
         let utilization = loaded.utilization.clone();
+        let session = loaded.session.clone();
         let mut go_to = None;
         egui::Panel::top("timeline-toolbar").show(ui, |ui| {
+            if let Some(session) = &session {
+                offer_session_ui(ui, &self.path, &session.files, open_files);
+            }
             go_to = go_to.or(self.toolbar_ui(ui, &timeline, &utilization));
         });
         egui::Panel::bottom("timeline-stats")
@@ -208,27 +286,49 @@ impl TimelineDoc {
             .default_size(340.0)
             .size_range(220.0..=640.0)
             .show(ui, |ui| {
+                let nvtxt_paths = self
+                    .nvtxt
+                    .as_ref()
+                    .map(|f| f.paths.clone())
+                    .unwrap_or_default();
                 go_to = go_to.or(details::details_ui(
                     ui,
                     &timeline,
-                    Some(&export),
+                    &details::Sources {
+                        details: &details_source,
+                        nvtxt: &nvtxt_paths,
+                        session: session.as_deref(),
+                    },
                     &mut self.selection,
                 ));
+                if let Some(session) = &session
+                    && !session.problems.is_empty()
+                {
+                    ui.separator();
+                    egui::CollapsingHeader::new(format!(
+                        "{} session file problem(s)",
+                        session.problems.len()
+                    ))
+                    .id_salt("session-problems")
+                    .show(ui, |ui| {
+                        for p in session.problems.iter().take(200) {
+                            ui.label(p);
+                        }
+                    });
+                }
+                if let Some(files) = self.nvtxt.as_mut() {
+                    files.ui(ui);
+                }
                 if !timeline.warnings.is_empty() {
                     ui.separator();
                     egui::CollapsingHeader::new(format!(
-                        "⚠ {} load warning(s)",
+                        "{} load warning(s)",
                         timeline.warnings.len()
                     ))
                     .id_salt("timeline-warnings")
                     .show(ui, |ui| {
                         for w in timeline.warnings.iter().take(200) {
-                            ui.label(format!(
-                                "{}: {}: {}",
-                                w.file.display(),
-                                w.position,
-                                w.message
-                            ));
+                            ui.label(w.to_string());
                         }
                     });
                 }
@@ -271,6 +371,23 @@ impl TimelineDoc {
     }
 }
 
+/// The event of `new` that is event `id` of `old`: on the track of the same id, with the same
+/// name, kind and times (a rebuilt timeline keeps its tracks' ids and order).
+fn same_event(old: &Timeline, id: EventId, new: &Timeline) -> Option<EventId> {
+    let e = old.event(id)?;
+    let (track, _) = old.locate(id)?;
+    let name = old.name(e.name);
+    new.track(track)?
+        .rows
+        .iter()
+        .flat_map(|row| row.clone())
+        .filter_map(|i| new.event(EventId(i)))
+        .find(|n| {
+            n.start == e.start && n.end == e.end && n.kind == e.kind && new.name(n.name) == name
+        })
+        .map(|n| n.id)
+}
+
 impl Document for TimelineDoc {
     fn path(&self) -> &Path {
         &self.path
@@ -303,14 +420,35 @@ impl Document for TimelineDoc {
 
     fn poll(&mut self) -> Option<(String, bool)> {
         let mut status = None;
+        let wake = self.waker();
+        if let Some(rebuilt) = self.nvtxt.as_mut().and_then(|f| f.poll(wake)) {
+            let problems: usize = rebuilt.docs.iter().map(|d| d.diagnostics.len()).sum();
+            status = Some((
+                format!(
+                    "NVTXT read again: {} file(s), {} problem(s); {} events on the timeline",
+                    rebuilt.docs.len(),
+                    problems,
+                    rebuilt.timeline.event_count()
+                ),
+                false,
+            ));
+            self.show_rebuilt(rebuilt);
+        }
         while let Some(event) = self.job.as_ref().and_then(TimelineLoadJob::poll) {
             match event {
                 TimelineLoadEvent::Progress(f, stage) => self.progress = Some((f, stage)),
-                TimelineLoadEvent::Loaded {
-                    timeline,
-                    export,
-                    elapsed,
-                } => {
+                TimelineLoadEvent::Loaded(loaded) => {
+                    let loader::Loaded {
+                        timeline,
+                        base,
+                        details,
+                        nvtxt,
+                        elapsed,
+                        session,
+                    } = *loaded;
+                    if !nvtxt.is_empty() || base.is_some() {
+                        self.nvtxt = Some(NvtxtFiles::new(base, nvtxt));
+                    }
                     self.progress = None;
                     status = Some((
                         format!(
@@ -334,9 +472,10 @@ impl Document for TimelineDoc {
                     };
                     self.loaded = Some(LoadedTimeline {
                         timeline,
-                        export,
+                        details,
                         elapsed,
                         utilization,
+                        session: session.map(Arc::new),
                     });
                 }
                 TimelineLoadEvent::Reports(reports) => {
@@ -364,9 +503,9 @@ impl Document for TimelineDoc {
         status
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, _services: &mut Services<'_>) {
+    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
         if self.loaded.is_some() {
-            self.loaded_ui(ui);
+            self.loaded_ui(ui, &mut services.open_files);
             return;
         }
         egui::CentralPanel::default().show(ui, |ui| {

@@ -53,7 +53,7 @@ pub fn report_kinds(report: &str) -> &'static [EventKind] {
         "nvtx_sum" | "nvtx_pushpop_sum" | "nvtx_startend_sum" => {
             &[EventKind::NvtxPushPop, EventKind::NvtxStartEnd]
         }
-        _ => &[],
+        other => crate::timeline::tables::model_report(other).map_or(&[], |r| r.kinds),
     }
 }
 

@@ -26,6 +26,7 @@
 //!   call of that (API, thread): see [`AtpTrace::source_location`].
 
 mod api_line;
+pub mod details;
 mod kernel_ts;
 mod model;
 mod parser;
@@ -33,6 +34,7 @@ mod perfmarker;
 pub mod sections;
 mod source;
 pub mod text;
+pub mod timeline;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -272,7 +274,40 @@ impl AtpFile {
 
     /// The `Ret = Name ( args )` line of a call, parsed; `None` when the trace has none.
     pub fn api_line(&self, call: &ApiCall) -> Option<ApiLine> {
-        parse_api_line(text::line_at(&self.source, call.trace_offset()?))
+        self.api_line_at(call.trace_offset()?)
+    }
+
+    /// The API trace line starting at byte `offset` of the file, parsed.
+    pub fn api_line_at(&self, offset: u64) -> Option<ApiLine> {
+        parse_api_line(text::line_at(&self.source, offset))
+    }
+
+    /// Whether every trace-line offset fits in 32 bits (files under 4 GiB), so the timeline
+    /// can carry them itself (see [`timeline::EventOrigin`]).
+    pub fn offsets_fit_u32(&self) -> bool {
+        self.source.len() < u32::MAX as usize
+    }
+
+    /// Frees the per-call records once the timeline carries what details need (each call's
+    /// index and trace-line offset): the thread ranges, device commands, names and source
+    /// locations stay. Does nothing for files of 4 GiB or more.
+    pub fn drop_calls(&mut self) {
+        if self.offsets_fit_u32() {
+            self.trace.calls = Vec::new();
+        }
+        self.release_pages();
+    }
+
+    /// Drops the mapped file's pages from this process's memory once parsed (they stay in the
+    /// page cache; the few lines details read later come back on demand), so resident memory
+    /// holds the timeline, not the file.
+    pub fn release_pages(&self) {
+        #[cfg(unix)]
+        if let AtpSource::Mapped(map) = &self.source {
+            // SAFETY: the map is a read-only view of a file: dropped pages read back from the
+            // file with the same contents.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
     }
 
     /// The warnings as `PATH:LINE: message` (line 0: the file as a whole).

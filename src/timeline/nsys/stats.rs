@@ -287,7 +287,7 @@ fn memcpy_label(labels: Option<&HashMap<i64, String>>, kind: i64) -> String {
     }
 }
 
-fn time_table(
+pub(crate) fn time_table(
     report: &str,
     count_header: &str,
     name_header: &str,

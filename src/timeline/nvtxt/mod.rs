@@ -21,6 +21,7 @@ mod loader;
 mod model;
 mod params;
 mod parser;
+pub mod timeline;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
