@@ -7,7 +7,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use sightline::app::ViewCtx;
-use sightline::app::details_panel::{DetailsPanel, Span, parse_markup};
+use sightline::app::ncu::details::{DetailsPanel, Span, parse_markup};
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{
     ChartAxes, DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
@@ -50,7 +50,7 @@ fn harness<'a>(
                     report,
                     action,
                     details: page,
-                    rules: &sightline::app::rule_state::PageRules::default(),
+                    rules: &sightline::app::ncu::rule_state::PageRules::default(),
                 };
                 panel.ui(ui, &ctx);
             },
@@ -184,7 +184,7 @@ fn clicking_a_section_header_hides_its_content_and_the_state_survives_kernel_swi
                     report: &report,
                     action,
                     details: page,
-                    rules: &sightline::app::rule_state::PageRules::default(),
+                    rules: &sightline::app::ncu::rule_state::PageRules::default(),
                 };
                 panel.ui(ui, &ctx);
             },
@@ -647,7 +647,7 @@ fn frame_time() {
         report: &report,
         action: &action,
         details: &page,
-        rules: &sightline::app::rule_state::PageRules::default(),
+        rules: &sightline::app::ncu::rule_state::PageRules::default(),
     };
     let frames = 300;
 

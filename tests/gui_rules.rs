@@ -11,7 +11,7 @@ use std::time::Duration;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use sightline::app::rule_state::RuleStatus;
+use sightline::app::ncu::rule_state::RuleStatus;
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::Report;
 use sightline::rules::{RuleEngine, RunOptions, SectionBinding};

@@ -15,7 +15,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::Value;
 use sightline::app::ViewCtx;
-use sightline::app::details_panel::DetailsPanel;
+use sightline::app::ncu::details::DetailsPanel;
 use sightline::ncu::units::infer_unit;
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::proto::nv::profiler::{
@@ -717,7 +717,7 @@ fn harness<'a>(
                     report,
                     action,
                     details: page,
-                    rules: &sightline::app::rule_state::PageRules::default(),
+                    rules: &sightline::app::ncu::rule_state::PageRules::default(),
                 };
                 panel.ui(ui, &ctx);
             },

@@ -12,9 +12,9 @@ use eframe::egui;
 
 use super::codexl::{CountersDoc, OccupancyDoc};
 use super::gainsight::GainsightDoc;
-use super::report_tab::ReportTab;
-use super::rule_runner::RuleRunner;
-use super::section_state::SectionState;
+use super::ncu::report_tab::ReportTab;
+use super::ncu::rule_runner::RuleRunner;
+use super::ncu::section_state::SectionState;
 use super::timeline::TimelineDoc;
 
 /// What the shell lends a document while it draws: the services shared by every tab.

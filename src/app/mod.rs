@@ -1,27 +1,14 @@
 //! The desktop application (eframe/egui). The only module that uses egui: it renders the model
 //! layers (`ncu`, `section`, `timeline`) and never parses files itself. Each tab is a
-//! [`document::Document`]: a report tab or a timeline.
+//! [`document::Document`]: an Nsight Compute report ([`ncu`]), a timeline ([`timeline`]), CodeXL
+//! counters or occupancy ([`codexl`]), or a Gainsight analysis ([`gainsight`]).
 
 pub mod codexl;
-pub mod details_panel;
 pub mod document;
 pub mod gainsight;
-pub mod kernel_list;
-pub mod loader;
-pub mod memory_chart;
-pub mod memory_tables;
-pub mod metric_selection;
-pub mod nvlink_topology;
-pub mod pm_sampling_chart;
-pub mod report_tab;
-pub mod rule_runner;
-pub mod rule_state;
-pub mod section_state;
-pub mod session_page;
+pub mod ncu;
 pub mod sightline_app;
-pub mod system_tables;
 pub mod timeline;
-pub mod view_ctx;
 
+pub use ncu::view_ctx::ViewCtx;
 pub use sightline_app::{Settings, SightlineApp, StartOptions, run};
-pub use view_ctx::ViewCtx;

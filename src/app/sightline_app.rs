@@ -8,10 +8,10 @@ use std::sync::mpsc::{Receiver, channel};
 use eframe::egui;
 
 use super::document::{Document, Services, open_document, open_filters};
-use super::metric_selection::{InUse, MetricSelection, SelectionRequest};
-use super::report_tab::ReportTab;
-use super::rule_runner::RuleRunner;
-use super::section_state::SectionState;
+use super::ncu::metric_selection::{InUse, MetricSelection, SelectionRequest};
+use super::ncu::report_tab::ReportTab;
+use super::ncu::rule_runner::RuleRunner;
+use super::ncu::section_state::SectionState;
 use super::timeline::TimelineDoc;
 use crate::section::registry::SectionFolder;
 
@@ -664,8 +664,8 @@ impl SightlineApp {
             return;
         };
         let selection = match rule {
-            Some(id) => super::rule_runner::RuleSelection::One(id.to_owned()),
-            None => super::rule_runner::RuleSelection::All,
+            Some(id) => super::ncu::rule_runner::RuleSelection::One(id.to_owned()),
+            None => super::ncu::rule_runner::RuleSelection::All,
         };
         tab.apply_rules(tab.selected, selection, &self.sections, runner);
     }

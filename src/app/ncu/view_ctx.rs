@@ -15,7 +15,7 @@ pub struct ViewCtx<'a> {
 }
 
 mod sightline_model {
-    pub use crate::app::rule_state::PageRules;
+    pub use crate::app::ncu::rule_state::PageRules;
     pub use crate::ncu::{Action, Report};
     pub use crate::section::details::KernelDetails;
 }

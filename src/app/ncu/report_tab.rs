@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use eframe::egui;
 
-use super::details_panel::{DetailsPanel, RuleRequest};
+use super::details::{DetailsPanel, RuleRequest};
 use super::kernel_list::KernelList;
 use super::loader::{LoadEvent, LoadJob};
 use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
