@@ -12,10 +12,10 @@ use std::time::Duration;
 use eframe::egui::{self, Color32, ColorImage};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::app::SightlineApp;
 use sightline::app::document::{DocumentKind, route};
 use sightline::app::gainsight::GainsightDoc;
 use sightline::app::gainsight::charts::count_label;
-use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::gainsight::generate::{GenConfig, generate};
 use sightline::gainsight::whatif::Selection;
 use sightline::gainsight::{Level, Params};
@@ -25,17 +25,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn harness(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
-    let app = SightlineApp::new(
-        Settings::default(),
-        StartOptions {
-            files,
-            ..Default::default()
-        },
-    );
-    Harness::builder()
-        .with_size(egui::vec2(1500.0, 1000.0))
-        .with_max_steps(60)
-        .build_ui_state(|ui, app: &mut SightlineApp| app.frame_ui(ui), app)
+    common::app::harness_sized(files, egui::vec2(1500.0, 1000.0))
 }
 
 fn doc<'h>(h: &'h Harness<'static, SightlineApp>) -> &'h GainsightDoc {

@@ -75,6 +75,25 @@ pub trait Document: Any {
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
+/// What a document shows until it has something to show: its error, or a spinner with the
+/// file and the load stage.
+pub fn opening_ui(
+    ui: &mut egui::Ui,
+    path: &Path,
+    error: Option<&str>,
+    progress: Option<&(f32, String)>,
+) {
+    if let Some(error) = error {
+        ui.colored_label(ui.visuals().error_fg_color, error);
+    } else {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            let stage = progress.map_or("starting", |(_, s)| s.as_str());
+            ui.label(format!("Opening {} — {stage}", path.display()));
+        });
+    }
+}
+
 /// Which kind of document opens a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentKind {

@@ -265,6 +265,34 @@ impl SightlineApp {
     }
 
     fn open_dialog(&mut self) {
+        self.spawn_dialog("file", || {
+            let mut dialog = rfd::FileDialog::new().set_title("Open a profiler report");
+            for (label, extensions) in open_filters() {
+                dialog = dialog.add_filter(label, &extensions);
+            }
+            dialog.pick_files().unwrap_or_default()
+        });
+    }
+
+    /// File → Open Folder of Logs…: a folder picker whose answer arrives like the file
+    /// dialog's (a folder opens as a Gainsight document).
+    fn open_folder_dialog(&mut self) {
+        self.spawn_dialog("folder", || {
+            rfd::FileDialog::new()
+                .set_title("Open a folder of GPGPU-Sim logs")
+                .pick_folder()
+                .into_iter()
+                .collect()
+        });
+    }
+
+    /// Runs `pick` (a system dialog) on its own thread; its answer arrives through
+    /// `self.dialog` with whether the dialog could not appear at all (it answered at once).
+    fn spawn_dialog(
+        &mut self,
+        what: &str,
+        pick: impl FnOnce() -> Vec<std::path::PathBuf> + Send + 'static,
+    ) {
         if self.dialog.is_some() {
             return;
         }
@@ -273,11 +301,7 @@ impl SightlineApp {
             .name("sightline-file-dialog".into())
             .spawn(move || {
                 let asked = std::time::Instant::now();
-                let mut dialog = rfd::FileDialog::new().set_title("Open a profiler report");
-                for (label, extensions) in open_filters() {
-                    dialog = dialog.add_filter(label, &extensions);
-                }
-                let files = dialog.pick_files().unwrap_or_default();
+                let files = pick();
                 let unavailable =
                     files.is_empty() && asked.elapsed() < std::time::Duration::from_millis(300);
                 let _ = tx.send((files, unavailable));
@@ -285,33 +309,7 @@ impl SightlineApp {
         match spawned {
             Ok(_) => self.dialog = Some(rx),
             Err(error) => {
-                self.status = Some((format!("cannot open the file dialog: {error}"), true))
-            }
-        }
-    }
-
-    /// File → Open Folder of Logs…: a folder picker whose answer arrives like the file
-    /// dialog's (a folder opens as a Gainsight document).
-    fn open_folder_dialog(&mut self) {
-        if self.dialog.is_some() {
-            return;
-        }
-        let (tx, rx) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-file-dialog".into())
-            .spawn(move || {
-                let asked = std::time::Instant::now();
-                let folder = rfd::FileDialog::new()
-                    .set_title("Open a folder of GPGPU-Sim logs")
-                    .pick_folder();
-                let unavailable =
-                    folder.is_none() && asked.elapsed() < std::time::Duration::from_millis(300);
-                let _ = tx.send((folder.into_iter().collect(), unavailable));
-            });
-        match spawned {
-            Ok(_) => self.dialog = Some(rx),
-            Err(error) => {
-                self.status = Some((format!("cannot open the folder dialog: {error}"), true))
+                self.status = Some((format!("cannot open the {what} dialog: {error}"), true))
             }
         }
     }

@@ -9,6 +9,11 @@ use sightline::app::{Settings, SightlineApp, StartOptions};
 
 /// The whole app in a 1400×1000 window with `files` opened from the command line.
 pub fn harness(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
+    harness_sized(files, egui::vec2(1400.0, 1000.0))
+}
+
+/// The whole app in a window of `size` with `files` opened from the command line.
+pub fn harness_sized(files: Vec<PathBuf>, size: egui::Vec2) -> Harness<'static, SightlineApp> {
     let app = SightlineApp::new(
         Settings::default(),
         StartOptions {
@@ -17,7 +22,7 @@ pub fn harness(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
         },
     );
     Harness::builder()
-        .with_size(egui::vec2(1400.0, 1000.0))
+        .with_size(size)
         .with_max_steps(60)
         .build_ui_state(|ui, app: &mut SightlineApp| app.frame_ui(ui), app)
 }

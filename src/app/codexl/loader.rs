@@ -227,17 +227,11 @@ impl<T> LoadState<T> {
     /// What the document shows while it has nothing else: the error, or a spinner with the
     /// stage.
     pub fn placeholder_ui(&self, ui: &mut eframe::egui::Ui) {
-        if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
-        } else {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                let stage = self
-                    .progress
-                    .as_ref()
-                    .map_or("starting", |(_, s)| s.as_str());
-                ui.label(format!("Opening {} — {stage}", self.path.display()));
-            });
-        }
+        super::super::document::opening_ui(
+            ui,
+            &self.path,
+            self.error.as_deref(),
+            self.progress.as_ref(),
+        );
     }
 }

@@ -26,7 +26,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use eframe::egui::{self, ColorImage, Rect};
 
-use super::document::{Document, Services};
+use super::document::{Document, Services, opening_ui};
 use crate::gainsight::Params;
 use crate::gainsight::whatif::Selection;
 use charts::{FrequencyMarks, Group, RetentionMark, chart_frame, count_label, time_label};
@@ -737,18 +737,12 @@ impl Document for GainsightDoc {
             return;
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            if let Some(error) = &self.error {
-                ui.colored_label(ui.visuals().error_fg_color, error);
-            } else {
-                ui.horizontal(|ui| {
-                    ui.spinner();
-                    let stage = self
-                        .progress
-                        .as_ref()
-                        .map_or("starting", |(_, s)| s.as_str());
-                    ui.label(format!("Opening {} - {stage}", self.path.display()));
-                });
-            }
+            opening_ui(
+                ui,
+                &self.path,
+                self.error.as_deref(),
+                self.progress.as_ref(),
+            );
         });
     }
 

@@ -65,6 +65,27 @@ pub fn memory_table_ui(ui: &mut Ui, view: &MemoryTableView) {
         ui.weak("No rows apply to this kernel.");
         return;
     }
+    aligned_grid(
+        ui,
+        &view.id,
+        &view.columns,
+        &view.rows,
+        |cell| cell.text.as_str(),
+        cell_ui,
+    );
+}
+
+/// A grid with a label column and value columns as wide as their widest text (heading
+/// included), values aligned right, scrolling sideways when the panel is narrow: the layout of
+/// Nsight Compute's memory, NUMA and NVLink tables.
+pub fn aligned_grid<C>(
+    ui: &mut Ui,
+    id: &str,
+    columns: &[String],
+    rows: &[(String, Vec<C>)],
+    text: impl Fn(&C) -> &str,
+    cell_ui: impl Fn(&mut Ui, &str, &C),
+) {
     let font = egui::TextStyle::Body.resolve(ui.style());
     let colour = ui.visuals().text_color();
     let width_of = |text: &str| {
@@ -73,15 +94,13 @@ pub fn memory_table_ui(ui: &mut Ui, view: &MemoryTableView) {
             .size()
             .x
     };
-    let widths: Vec<f32> = view
-        .columns
+    let widths: Vec<f32> = columns
         .iter()
         .enumerate()
         .map(|(index, column)| {
-            view.rows
-                .iter()
+            rows.iter()
                 .filter_map(|(_, cells)| cells.get(index))
-                .map(|cell| width_of(&cell.text))
+                .map(|cell| width_of(text(cell)))
                 .fold(width_of(column), f32::max)
                 .ceil()
                 + 2.0
@@ -99,21 +118,21 @@ pub fn memory_table_ui(ui: &mut Ui, view: &MemoryTableView) {
         );
     };
     egui::ScrollArea::horizontal()
-        .id_salt((&view.id, "scroll"))
+        .id_salt((id, "scroll"))
         .show(ui, |ui| {
-            egui::Grid::new(&view.id)
+            egui::Grid::new(id)
                 .striped(true)
-                .num_columns(view.columns.len() + 1)
+                .num_columns(columns.len() + 1)
                 .spacing([18.0, 4.0])
                 .show(ui, |ui| {
                     ui.label("");
-                    for (column, &width) in view.columns.iter().zip(&widths) {
+                    for (column, &width) in columns.iter().zip(&widths) {
                         cell(ui, width, &mut |ui| {
                             ui.label(RichText::new(column).strong());
                         });
                     }
                     ui.end_row();
-                    for (label, cells) in &view.rows {
+                    for (label, cells) in rows {
                         ui.label(label);
                         for (value, &width) in cells.iter().zip(&widths) {
                             cell(ui, width, &mut |ui| cell_ui(ui, label, value));

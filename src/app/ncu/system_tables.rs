@@ -4,7 +4,9 @@
 //! Hovering a cell names the metric behind it and the instance (device or link index) it
 //! shows. A table without links says so in a line that names `nvlink__count_logical`.
 
-use eframe::egui::{self, Align, Layout, RichText, Ui};
+use eframe::egui::{self, RichText, Ui};
+
+use super::memory_tables::aligned_grid;
 
 use crate::ncu::MetricValue;
 use crate::section::details::{Entry, Item};
@@ -75,63 +77,14 @@ pub fn system_table_ui(ui: &mut Ui, view: &SystemTableView) {
     if view.rows.is_empty() {
         return;
     }
-    let font = egui::TextStyle::Body.resolve(ui.style());
-    let colour = ui.visuals().text_color();
-    let width_of = |text: &str| {
-        ui.painter()
-            .layout_no_wrap(text.to_owned(), font.clone(), colour)
-            .size()
-            .x
-    };
-    let widths: Vec<f32> = view
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(index, column)| {
-            view.rows
-                .iter()
-                .filter_map(|(_, cells)| cells.get(index))
-                .map(|cell| width_of(&cell.text))
-                .fold(width_of(column), f32::max)
-                .ceil()
-                + 2.0
-        })
-        .collect();
-    let height = ui.spacing().interact_size.y;
-    let cell = |ui: &mut Ui, width: f32, add: &mut dyn FnMut(&mut Ui)| {
-        ui.allocate_ui_with_layout(
-            egui::vec2(width, height),
-            Layout::right_to_left(Align::Center),
-            |ui| {
-                ui.set_min_width(width);
-                add(ui);
-            },
-        );
-    };
-    egui::ScrollArea::horizontal()
-        .id_salt((&view.id, "scroll"))
-        .show(ui, |ui| {
-            egui::Grid::new(&view.id)
-                .striped(true)
-                .num_columns(view.columns.len() + 1)
-                .spacing([18.0, 4.0])
-                .show(ui, |ui| {
-                    ui.label("");
-                    for (column, &width) in view.columns.iter().zip(&widths) {
-                        cell(ui, width, &mut |ui| {
-                            ui.label(RichText::new(column).strong());
-                        });
-                    }
-                    ui.end_row();
-                    for (label, cells) in &view.rows {
-                        ui.label(label);
-                        for (value, &width) in cells.iter().zip(&widths) {
-                            cell(ui, width, &mut |ui| cell_ui(ui, value));
-                        }
-                        ui.end_row();
-                    }
-                });
-        });
+    aligned_grid(
+        ui,
+        &view.id,
+        &view.columns,
+        &view.rows,
+        |cell| cell.text.as_str(),
+        |ui, _, cell| cell_ui(ui, cell),
+    );
 }
 
 fn cell_ui(ui: &mut Ui, cell: &CellView) {

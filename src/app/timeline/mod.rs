@@ -33,7 +33,7 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::codexl::dispatch::offer_session_ui;
-use super::document::{Document, Services};
+use super::document::{Document, Services, opening_ui};
 use crate::timeline::nsys::stats::ReportOutcome;
 use crate::timeline::open::DetailSource;
 use crate::timeline::{EventId, Timeline};
@@ -509,18 +509,12 @@ impl Document for TimelineDoc {
             return;
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            if let Some(error) = &self.error {
-                ui.colored_label(ui.visuals().error_fg_color, error);
-            } else {
-                ui.horizontal(|ui| {
-                    ui.spinner();
-                    let stage = self
-                        .progress
-                        .as_ref()
-                        .map_or("starting", |(_, s)| s.as_str());
-                    ui.label(format!("Opening {} — {stage}", self.path.display()));
-                });
-            }
+            opening_ui(
+                ui,
+                &self.path,
+                self.error.as_deref(),
+                self.progress.as_ref(),
+            );
         });
     }
 
