@@ -85,6 +85,9 @@ done
   echo "- outputs of Sightline and the reference on the $(mb "$small") MB log identical (cmp, 4 files): $same"
   echo "- vs the reference, same $(mb "$small") MB log, Sightline on 1 thread: $(ratio "$W_py" "$W_small1")x faster (wall)"
   echo "- vs the reference extrapolated to $(mb "$big") MB (reference time x $(ratio "$big" "$small")): $(awk -v p="$W_py" -v b="$big" -v s="$small" -v w="$W_big2" 'BEGIN{printf "%.1f", p * b / s / w}')x faster (Sightline 2 threads, wall)"
+  if [ -n "${FULL_REFERENCE:-}" ]; then
+    echo "- vs the reference on the same $(mb "$big") MB log: $(ratio "$W_pybig" "$W_big2")x faster with 2 threads (the default here: one per core), $(ratio "$W_pybig" "$W_big1")x on 1 thread (wall)"
+  fi
   echo "- per core: $(awk -v b="$big" -v w="$W_big1" 'BEGIN{printf "%.0f", b / w / 1e6}') MB/s wall on 1 thread; $(awk -v b="$big" -v c="$C_big1" 'BEGIN{printf "%.0f", b / c / 1e6}') MB per CPU second"
   echo "- 1 -> 2 threads: $(ratio "$W_big1" "$W_big2")x (wall)"
   echo "- peak RSS: $R_mid2 MB at $(mb "$mid") MB, $R_big2 MB at $(mb "$big") MB"
