@@ -60,3 +60,19 @@ pub use model::{
 };
 pub use query::{GpuUtilization, NameStats, VisibleItem};
 pub use strings::{StrId, StringTable};
+
+/// Hands a loader's freed scratch memory (staging vectors, indexes, a parsed trace's records)
+/// back to the system, so the resident cost of a loaded timeline is the timeline itself: glibc
+/// keeps freed heap pages otherwise once its mmap threshold has grown past the vectors' sizes.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: malloc_trim takes no pointers; it only returns free heap pages to the kernel.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}

@@ -105,6 +105,7 @@ pub fn load_timeline(
             let timeline = super::atp::timeline::timeline_of(&file);
             // The timeline now carries each call's index and trace-line offset.
             file.drop_calls();
+            super::release_free_memory();
             LoadedTimeline {
                 timeline,
                 details: DetailSource::Atp(Arc::new(file)),
@@ -183,6 +184,7 @@ pub fn merge_nvtxt_files(timeline: Timeline, files: &[PathBuf]) -> (Timeline, Ve
         }
     }
     let mut timeline = merge_nvtxt(timeline, &docs);
+    super::release_free_memory();
     for (file, message) in unreadable {
         timeline.warnings.push(super::LoadWarning {
             file,

@@ -637,24 +637,8 @@ impl<'d, 'a> Loader<'d, 'a> {
         let builder = std::mem::take(&mut self.b);
         drop(self);
         let timeline = builder.finish();
-        release_free_memory();
+        crate::timeline::release_free_memory();
         Ok(timeline)
-    }
-}
-
-/// Hands the loader's freed scratch memory (staging vectors, indexes) back to the system, so the
-/// resident cost of a loaded timeline is the timeline itself: glibc keeps freed heap pages
-/// otherwise once its mmap threshold has grown past our vectors' sizes.
-fn release_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        unsafe extern "C" {
-            fn malloc_trim(pad: usize) -> std::ffi::c_int;
-        }
-        // SAFETY: malloc_trim takes no pointers; it only returns free heap pages to the kernel.
-        unsafe {
-            malloc_trim(0);
-        }
     }
 }
 
