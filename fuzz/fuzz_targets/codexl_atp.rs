@@ -1,7 +1,8 @@
 //! Fuzzes the `.atp` reader (AMD CodeXL / RCP application traces): parse arbitrary bytes, then
 //! read every call's trace line, every command's launch or transfer, every source location and
 //! the warnings; then put it on the timeline and read every event's details and dispatch key,
-//! also after the per-call records are freed. Warnings are expected; panics, hangs and runaway
+//! also after the records the timeline holds are freed (calls, perfmarkers, commands shrunk):
+//! both must give the same details. Warnings are expected; panics, hangs and runaway
 //! allocations are bugs.
 #![no_main]
 
@@ -40,10 +41,13 @@ fuzz_target!(|data: &[u8]| {
     let timeline = timeline_of(&file);
     assert_eq!(timeline.event_count(), trace.event_count());
     let mut slim = AtpFile::from_bytes("fuzz.atp", data.to_vec());
-    slim.drop_calls();
+    slim.free_timeline_records();
     for event in timeline.events().take(256) {
         let full = event_details(&file, &timeline, event.id);
         assert_eq!(full, event_details(&slim, &timeline, event.id));
-        let _ = dispatch_key(&file, &timeline, event.id);
+        assert_eq!(
+            dispatch_key(&file, &timeline, event.id),
+            dispatch_key(&slim, &timeline, event.id)
+        );
     }
 });

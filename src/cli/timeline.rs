@@ -78,7 +78,7 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         let kept = match &loaded.details {
             DetailSource::Atp(file) => format!(
                 "; details store {:.1} B/event",
-                file.trace.heap_bytes() as f64 / n
+                file.heap_bytes() as f64 / n
             ),
             _ => String::new(),
         };

@@ -224,6 +224,17 @@ impl TimelineBuilder {
                 b.attrs.push((r, a.clone()));
             }
         }
+        for (&e, &queued) in timeline.wait_ids.iter().zip(&timeline.queued_ns) {
+            if let Some(r) = get(e) {
+                b.attrs.push((
+                    r,
+                    EventAttrs {
+                        queued_ns: Some(queued),
+                        ..EventAttrs::default()
+                    },
+                ));
+            }
+        }
         b
     }
 
@@ -417,17 +428,29 @@ impl TimelineBuilder {
         let mut attr_sets: Vec<EventAttrs> = Vec::new();
         let mut set_index: HashMap<EventAttrs, u32> = HashMap::new();
         let mut attrs: Vec<(EventId, u32)> = Vec::with_capacity(self.attrs.len());
-        for (r, a) in self.attrs {
+        // Waiting times are nearly all distinct: kept in their own side table (12 bytes each)
+        // rather than one attribute set per event.
+        let mut waits: Vec<(EventId, i64)> = Vec::new();
+        for (r, mut a) in self.attrs {
             let Some(id) = resolve(r) else { continue };
+            if let Some(queued) = a.queued_ns.take() {
+                waits.push((id, queued));
+            }
+            if a == EventAttrs::default() {
+                continue;
+            }
             let index = *set_index.entry(a).or_insert_with_key(|a| {
                 attr_sets.push(a.clone());
                 (attr_sets.len() - 1) as u32
             });
             attrs.push((id, index));
         }
+        drop(set_index);
         attrs.sort_unstable_by_key(|(e, _)| *e);
         attrs.shrink_to_fit();
         attr_sets.shrink_to_fit();
+        waits.sort_unstable_by_key(|(e, _)| *e);
+        let (wait_ids, queued_ns): (Vec<EventId>, Vec<i64>) = waits.into_iter().unzip();
         // Tracks were packed in display order; renumbering is not needed because ids are kept.
         let mut timeline = Timeline {
             source: self.source,
@@ -441,6 +464,8 @@ impl TimelineBuilder {
             flows_by_to,
             attrs,
             attr_sets,
+            wait_ids,
+            queued_ns,
             span: None,
         };
         timeline.span = timeline.compute_time_range();

@@ -184,7 +184,8 @@ pub struct EventAttrs {
     pub category: Option<u32>,
     /// A payload value.
     pub payload: Option<Payload>,
-    /// When the work was queued (device queues: queued → start is waiting time).
+    /// When the work was queued (device queues: queued → start is waiting time). Given to the
+    /// builder here; a finished timeline answers it with [`Timeline::queued_ns`].
     pub queued_ns: Option<i64>,
     /// The range was never closed; its end is the last timestamp of its source.
     pub open: bool,
@@ -324,8 +325,12 @@ pub struct Timeline {
     pub(crate) flows_by_to: Vec<u32>,
     /// Sparse `(event, index into attr_sets)` sorted by event.
     pub(crate) attrs: Vec<(EventId, u32)>,
-    /// Distinct attribute sets.
+    /// Distinct attribute sets (without `queued_ns`: see `wait_ids`).
     pub(crate) attr_sets: Vec<EventAttrs>,
+    /// Events with a queued time, sorted; `queued_ns[i]` belongs to `wait_ids[i]`.
+    pub(crate) wait_ids: Vec<EventId>,
+    /// Queued times of `wait_ids`.
+    pub(crate) queued_ns: Vec<i64>,
     /// The time range, computed once by the builder.
     pub(crate) span: Option<(i64, i64)>,
 }
@@ -434,11 +439,20 @@ impl Timeline {
     }
 
     /// The attributes of `event` (colour, category, payload, ...), when it has any.
+    ///
+    /// A device command's queued time is not among them (nearly every one is distinct, so they
+    /// are kept apart): read it with [`Timeline::queued_ns`].
     pub fn attrs(&self, event: EventId) -> Option<&EventAttrs> {
         self.attrs
             .binary_search_by_key(&event, |(e, _)| *e)
             .ok()
             .and_then(|i| self.attr_sets.get(self.attrs[i].1 as usize))
+    }
+
+    /// When a device command was queued (its waiting time runs from there to its start).
+    pub fn queued_ns(&self, event: EventId) -> Option<i64> {
+        let i = self.wait_ids.binary_search(&event).ok()?;
+        self.queued_ns.get(i).copied()
     }
 
     /// Every flow, sorted by the calling event.
@@ -528,6 +542,8 @@ impl Timeline {
             + self.flows_by_to.capacity() * 4
             + self.attrs.capacity() * 8
             + self.attr_sets.capacity() * std::mem::size_of::<EventAttrs>()
+            + self.wait_ids.capacity() * 4
+            + self.queued_ns.capacity() * 8
             + self.tracks.capacity() * std::mem::size_of::<Track>()
             + self
                 .tracks

@@ -104,7 +104,7 @@ pub fn load_timeline(
             }
             let timeline = super::atp::timeline::timeline_of(&file);
             // The timeline now carries each call's index and trace-line offset.
-            file.drop_calls();
+            file.free_timeline_records();
             super::release_free_memory();
             LoadedTimeline {
                 timeline,

@@ -502,7 +502,7 @@ impl Canvas {
         } else {
             colors::merged_fill(visuals, event.kind)
         };
-        if single && let Some(queued) = timeline.attrs(item.first).and_then(|a| a.queued_ns) {
+        if single && let Some(queued) = timeline.queued_ns(item.first) {
             let xq = area_left + self.viewport.x_of(queued as f64);
             if xq < rect.left() - 0.5 {
                 let h = rect.height() * 0.25;

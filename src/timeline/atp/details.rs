@@ -5,7 +5,7 @@
 
 use super::timeline::EventOrigin;
 use super::{ApiThread, AtpFile, CommandPayload};
-use crate::timeline::{EventId, Timeline};
+use crate::timeline::{Event, EventId, Timeline};
 
 /// A kernel dispatch, as the session's counter and occupancy files key it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +65,7 @@ pub fn event_details(file: &AtpFile, timeline: &Timeline, event: EventId) -> Vec
             }
         }
         Some(EventOrigin::Enqueue(index)) => {
-            let Some(c) = trace.enqueues.get(index) else {
+            let Some(c) = command_facts(file, &e, index) else {
                 return Vec::new();
             };
             if let Some(kind) = trace.command_kinds.get(c.kind as usize) {
@@ -87,9 +87,9 @@ pub fn event_details(file: &AtpFile, timeline: &Timeline, event: EventId) -> Vec
                 "Waiting (queued to start)",
                 format!("{} ns", c.start_ns.saturating_sub(c.queued_ns)),
             );
-            match c.payload() {
-                CommandPayload::Kernel(_) => {
-                    if let Some(l) = trace.launch(c) {
+            match c.payload {
+                CommandPayload::Kernel(launch) => {
+                    if let Some(l) = trace.launches.get(launch as usize) {
                         row("Kernel", trace.names.get(l.kernel).to_string());
                         row("Kernel handle", format!("0x{:x}", l.kernel_handle));
                         row("Global work size", sizes(l.global.as_slice()));
@@ -101,8 +101,8 @@ pub fn event_details(file: &AtpFile, timeline: &Timeline, event: EventId) -> Vec
                         );
                     }
                 }
-                CommandPayload::Transfer(_) => {
-                    if let Some(bytes) = trace.transfer_bytes(c) {
+                CommandPayload::Transfer(size) => {
+                    if let Some(bytes) = trace.transfer_sizes.get(size as usize) {
                         row("Bytes", bytes.to_string());
                     }
                 }
@@ -141,18 +141,68 @@ pub fn event_details(file: &AtpFile, timeline: &Timeline, event: EventId) -> Vec
                 row("Bytes", bytes.to_string());
             }
         }
-        Some(EventOrigin::Perfmarker(index)) => {
-            let Some(m) = trace.perfmarkers.get(index) else {
-                return Vec::new();
-            };
-            row("Marker", trace.names.get(m.name).to_string());
-            row("Group", trace.names.get(m.group).to_string());
-            row("Thread", m.thread_id.to_string());
-            row("Depth", m.depth.to_string());
+        Some(EventOrigin::Perfmarker(_)) => {
+            // What the timeline holds (the records are freed once it is built): the name
+            // (`marker [group]`), the thread of its track and the nesting depth of its row.
+            row("Marker", timeline.name(e.name).to_string());
+            if let Some((track, depth)) = timeline.locate(e.id) {
+                let thread = timeline
+                    .track(track)
+                    .and_then(|t| t.parent)
+                    .and_then(|p| timeline.track(p));
+                if let Some(thread) = thread {
+                    row("Thread", thread.key.to_string());
+                }
+                row("Depth", depth.to_string());
+            }
         }
         None => {}
     }
     rows
+}
+
+/// An OpenCL command's facts: from its full record, or from its compact record and the event's
+/// own start and end (exact: see [`AtpFile::free_timeline_records`]).
+struct CommandFacts {
+    queued_ns: u64,
+    submit_ns: u64,
+    start_ns: u64,
+    end_ns: u64,
+    queue: u32,
+    kind: u16,
+    payload: CommandPayload,
+}
+
+fn command_facts(file: &AtpFile, event: &Event, index: usize) -> Option<CommandFacts> {
+    if let Some(c) = file.trace.enqueues.get(index) {
+        return Some(CommandFacts {
+            queued_ns: c.queued_ns,
+            submit_ns: c.submit_ns,
+            start_ns: c.start_ns,
+            end_ns: c.end_ns,
+            queue: c.queue,
+            kind: c.kind,
+            payload: c.payload(),
+        });
+    }
+    let r = file.commands.get(index)?;
+    Some(CommandFacts {
+        queued_ns: r.queued_ns,
+        submit_ns: r.submit_ns,
+        start_ns: u64::try_from(event.start).ok()?,
+        end_ns: u64::try_from(event.end).ok()?,
+        queue: r.queue,
+        kind: r.kind,
+        payload: r.payload(),
+    })
+}
+
+/// The enque call and payload of command `index`, from whichever record the file holds.
+fn command_call_and_payload(file: &AtpFile, index: usize) -> Option<(u32, CommandPayload)> {
+    match file.trace.enqueues.get(index) {
+        Some(c) => Some((c.call, c.payload())),
+        None => file.commands.get(index).map(|r| (r.call, r.payload())),
+    }
 }
 
 /// Sizes as `{a, b, c}`.
@@ -168,16 +218,18 @@ pub fn dispatch_key(file: &AtpFile, timeline: &Timeline, event: EventId) -> Opti
     let Some(EventOrigin::Enqueue(index)) = EventOrigin::of(e.kind, e.source) else {
         return None;
     };
-    let command = trace.enqueues.get(index)?;
-    let launch = trace.launch(command)?;
-    let (thread, within) = thread_of_call(file, command.call as usize)?;
-    let nth = trace.enqueues[..index]
-        .iter()
-        .filter(|earlier| {
-            trace
-                .launch(earlier)
-                .is_some_and(|l| l.kernel == launch.kernel)
-                && thread.calls.contains(&earlier.call)
+    let (call, payload) = command_call_and_payload(file, index)?;
+    let CommandPayload::Kernel(launch) = payload else {
+        return None;
+    };
+    let launch = trace.launches.get(launch as usize)?;
+    let (thread, within) = thread_of_call(file, call as usize)?;
+    let nth = (0..index)
+        .filter_map(|i| command_call_and_payload(file, i))
+        .filter(|(earlier_call, earlier_payload)| {
+            matches!(earlier_payload, CommandPayload::Kernel(l)
+                if trace.launches.get(*l as usize).is_some_and(|l| l.kernel == launch.kernel))
+                && thread.calls.contains(earlier_call)
         })
         .count();
     Some(DispatchKey {
@@ -202,6 +254,7 @@ mod tests {
         assert_eq!(t.event_count(), file.trace.event_count());
         let kernels: Vec<_> = t.events().filter(|e| e.kind == EventKind::Kernel).collect();
         assert!(!kernels.is_empty());
+        let mut waits = 0;
         // Every OpenCL kernel command has a flow from its enqueue call and a dispatch key.
         for k in &kernels {
             if let Some(EventOrigin::Enqueue(_)) = EventOrigin::of(k.kind, k.source) {
@@ -215,22 +268,36 @@ mod tests {
                 let details = event_details(&file, &t, k.id);
                 assert!(details.iter().any(|(k, _)| k == "Global work size"));
                 // The waiting time is kept for drawing.
-                let queued = t.attrs(k.id).and_then(|a| a.queued_ns);
+                let queued = t.queued_ns(k.id);
                 assert!(queued.is_none_or(|q| q < k.start));
+                waits += usize::from(queued.is_some());
             }
         }
+        assert!(
+            waits > 0,
+            "the fixture's kernel commands wait in their queue"
+        );
+        let marker = t.events().find(|e| e.kind == EventKind::Range).unwrap();
+        let rows = event_details(&file, &t, marker.id);
+        assert!(
+            rows.iter().any(|(k, v)| k == "Depth" && !v.is_empty()),
+            "{rows:?}"
+        );
         let api = t.events().find(|e| e.kind == EventKind::HostApi).unwrap();
         let details = event_details(&file, &t, api.id);
         assert!(details.iter().any(|(k, _)| k == "Thread"), "{details:?}");
-        // The same details once the per-call records are freed.
+        // The same details once the records the timeline holds are freed.
         let mut slim = AtpFile::open(&path).unwrap();
-        slim.drop_calls();
-        assert!(slim.trace.calls.is_empty());
-        for e in t.events().filter(|e| e.kind == EventKind::HostApi) {
+        slim.free_timeline_records();
+        assert!(slim.trace.calls.is_empty() && slim.trace.perfmarkers.is_empty());
+        assert!(slim.trace.enqueues.is_empty());
+        assert_eq!(slim.commands.len(), file.trace.enqueues.len());
+        for e in t.events() {
             assert_eq!(
                 event_details(&slim, &t, e.id),
                 event_details(&file, &t, e.id)
             );
+            assert_eq!(dispatch_key(&slim, &t, e.id), dispatch_key(&file, &t, e.id));
         }
         assert!(
             details.iter().any(|(k, _)| k.starts_with("Argument")),

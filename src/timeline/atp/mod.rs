@@ -222,6 +222,56 @@ pub struct AtpFile {
     pub source: AtpSource,
     /// The parsed trace.
     pub trace: AtpTrace,
+    /// The device commands' details once their times are on the timeline
+    /// ([`AtpFile::free_timeline_records`]); empty while `trace.enqueues` holds them.
+    pub commands: Vec<CommandRecord>,
+}
+
+/// What details need of an OpenCL command once the timeline holds its start and end: 32 bytes
+/// instead of 48.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandRecord {
+    /// CL_PROFILING_COMMAND_QUEUED.
+    pub queued_ns: u64,
+    /// CL_PROFILING_COMMAND_SUBMIT.
+    pub submit_ns: u64,
+    /// Index of the enqueue call in `AtpTrace::calls`.
+    pub call: u32,
+    /// Index in `AtpTrace::queues`.
+    pub queue: u32,
+    /// Index in `AtpTrace::command_kinds`.
+    pub kind: u16,
+    payload_tag: u16,
+    payload_index: u32,
+}
+
+impl CommandRecord {
+    /// The record of `command`.
+    pub fn of(command: &EnqueueCommand) -> CommandRecord {
+        let (payload_tag, payload_index) = match command.payload() {
+            CommandPayload::None => (0, 0),
+            CommandPayload::Kernel(i) => (1, i),
+            CommandPayload::Transfer(i) => (2, i),
+        };
+        CommandRecord {
+            queued_ns: command.queued_ns,
+            submit_ns: command.submit_ns,
+            call: command.call,
+            queue: command.queue,
+            kind: command.kind,
+            payload_tag,
+            payload_index,
+        }
+    }
+
+    /// Kernel launch, transfer size or nothing.
+    pub fn payload(&self) -> CommandPayload {
+        match self.payload_tag {
+            1 => CommandPayload::Kernel(self.payload_index),
+            2 => CommandPayload::Transfer(self.payload_index),
+            _ => CommandPayload::None,
+        }
+    }
 }
 
 /// Opening an `.atp` file failed (only I/O can fail; content problems are warnings).
@@ -259,6 +309,7 @@ impl AtpFile {
             path: path.to_path_buf(),
             source,
             trace,
+            commands: Vec::new(),
         })
     }
 
@@ -269,6 +320,7 @@ impl AtpFile {
             path: path.into(),
             source: AtpSource::Owned(bytes),
             trace,
+            commands: Vec::new(),
         }
     }
 
@@ -288,14 +340,33 @@ impl AtpFile {
         self.source.len() < u32::MAX as usize
     }
 
-    /// Frees the per-call records once the timeline carries what details need (each call's
-    /// index and trace-line offset): the thread ranges, device commands, names and source
-    /// locations stay. Does nothing for files of 4 GiB or more.
-    pub fn drop_calls(&mut self) {
+    /// Frees what the timeline now holds itself, once it is built: the per-call records (each
+    /// call's index and trace-line offset ride in its event; kept for files of 4 GiB or more)
+    /// and the perfmarker records (name, group, thread and depth are the event's name, track
+    /// and row); the thread ranges, device commands, names and source locations stay for
+    /// details. The device commands shrink to [`CommandRecord`]s when every command's start and
+    /// end are on the timeline exactly (start ≤ end ≤ `i64::MAX` ns). Also drops the mapped
+    /// pages ([`AtpFile::release_pages`]).
+    pub fn free_timeline_records(&mut self) {
         if self.offsets_fit_u32() {
             self.trace.calls = Vec::new();
         }
+        self.trace.perfmarkers = Vec::new();
+        let exact = self
+            .trace
+            .enqueues
+            .iter()
+            .all(|c| c.start_ns <= c.end_ns && i64::try_from(c.end_ns).is_ok());
+        if exact {
+            self.commands = self.trace.enqueues.iter().map(CommandRecord::of).collect();
+            self.trace.enqueues = Vec::new();
+        }
         self.release_pages();
+    }
+
+    /// Bytes held for details: the trace's records and the command records.
+    pub fn heap_bytes(&self) -> usize {
+        self.trace.heap_bytes() + self.commands.capacity() * std::mem::size_of::<CommandRecord>()
     }
 
     /// Drops the mapped file's pages from this process's memory once parsed (they stay in the

@@ -13,7 +13,7 @@
 //! location, work sizes, the counters of a dispatch) are read from the trace on demand. An API
 //! call's `correlation` holds the byte offset of its trace line (0: none, or a file of 4 GiB or
 //! more), so the per-call records can be freed once the timeline is built
-//! ([`super::AtpFile::drop_calls`]).
+//! ([`super::AtpFile::free_timeline_records`]).
 
 use super::{AtpFile, AtpTrace, CommandPayload};
 use crate::timeline::{
