@@ -39,6 +39,10 @@ struct Cli {
     files: Vec<PathBuf>,
     #[command(flatten)]
     folders: SectionFolders,
+    /// The nsys executable that exports .nsys-rep/.qdrep reports opened in the app (else the
+    /// one in the settings, else the first on PATH); kept in the settings.
+    #[arg(long, value_name = "PATH")]
+    nsys: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -319,6 +323,7 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
             files: cli.files,
             section_folders: cli.folders.folders(),
             trace_startup_from: trace.then_some(started),
+            nsys: cli.nsys,
         })?;
         return Ok(ExitCode::SUCCESS);
     };

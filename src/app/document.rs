@@ -28,6 +28,10 @@ pub struct Services<'a> {
     /// Files a document asks the shell to open in tabs of their own (the other files of a
     /// CodeXL session, an NVTXT file beside an export...).
     pub open_files: Vec<std::path::PathBuf>,
+    /// The `nsys` executable of the settings (`None`: the first on `PATH`).
+    pub nsys: Option<std::path::PathBuf>,
+    /// Set by a document to change the settings' `nsys` executable.
+    pub set_nsys: Option<std::path::PathBuf>,
 }
 
 /// One open file in a tab of the window.
@@ -181,10 +185,15 @@ pub fn route(path: &Path) -> DocumentKind {
 
 /// Opens `path` as the document kind [`route`] picks; `wake` requests a repaint when its
 /// background work progresses.
-pub fn open_document(path: &Path, wake: impl Fn() + Send + Sync + 'static) -> Box<dyn Document> {
+/// `nsys` is the executable that exports Nsight Systems reports (`None`: the first on `PATH`).
+pub fn open_document(
+    path: &Path,
+    nsys: Option<std::path::PathBuf>,
+    wake: impl Fn() + Send + Sync + 'static,
+) -> Box<dyn Document> {
     match route(path) {
         DocumentKind::Report => Box::new(ReportTab::open(path.to_path_buf(), wake)),
-        DocumentKind::Timeline => Box::new(TimelineDoc::open(path.to_path_buf(), wake)),
+        DocumentKind::Timeline => Box::new(TimelineDoc::open(path.to_path_buf(), nsys, wake)),
         DocumentKind::Counters => Box::new(CountersDoc::open(path.to_path_buf(), wake)),
         DocumentKind::Occupancy => Box::new(OccupancyDoc::open(path.to_path_buf(), wake)),
         DocumentKind::Gainsight => Box::new(GainsightDoc::open(path.to_path_buf(), wake)),

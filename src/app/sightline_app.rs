@@ -36,6 +36,10 @@ pub struct Settings {
     /// Sections switched off in the Metric Selection window.
     #[serde(default)]
     pub disabled_sections: BTreeSet<String>,
+    /// The `nsys` executable that exports `.nsys-rep`/`.qdrep` reports (`None`: the first on
+    /// `PATH`); set with `--nsys PATH` or in a report's tab when exporting failed.
+    #[serde(default)]
+    pub nsys: Option<PathBuf>,
 }
 
 fn yes() -> bool {
@@ -50,6 +54,7 @@ impl Default for Settings {
             section_folders: Vec::new(),
             prefer_embedded: true,
             disabled_sections: BTreeSet::new(),
+            nsys: None,
         }
     }
 }
@@ -65,6 +70,9 @@ pub struct StartOptions {
     /// When set, startup milestones (first frame, first Details page, all kernels listed) are
     /// printed to stderr as milliseconds since this instant (`SIGHTLINE_STARTUP_TRACE=1`).
     pub trace_startup_from: Option<std::time::Instant>,
+    /// `--nsys PATH`: the `nsys` executable for `.nsys-rep`/`.qdrep` reports (kept in the
+    /// settings).
+    pub nsys: Option<PathBuf>,
 }
 
 /// Environment variable that turns on the startup trace.
@@ -136,7 +144,10 @@ pub struct SightlineApp {
 
 impl SightlineApp {
     /// An app with `settings` that opens `options.files` on its first frame.
-    pub fn new(settings: Settings, options: StartOptions) -> Self {
+    pub fn new(mut settings: Settings, options: StartOptions) -> Self {
+        if let Some(nsys) = options.nsys {
+            settings.nsys = Some(nsys);
+        }
         let folders_from_cli = !options.section_folders.is_empty();
         let sections = if folders_from_cli {
             SectionState::new(
@@ -223,8 +234,11 @@ impl SightlineApp {
         self.settings.remember(&path);
         let repaint = ctx.clone();
         self.status = Some((format!("Opening {}", path.display()), false));
-        self.tabs
-            .push(open_document(&path, move || repaint.request_repaint()));
+        self.tabs.push(open_document(
+            &path,
+            self.settings.nsys.clone(),
+            move || repaint.request_repaint(),
+        ));
         self.active = self.tabs.len() - 1;
     }
 
@@ -810,10 +824,15 @@ impl SightlineApp {
                     runner,
                     open_metric_selection: false,
                     open_files: Vec::new(),
+                    nsys: self.settings.nsys.clone(),
+                    set_nsys: None,
                 };
                 tab.ui(ui, &mut services);
                 let open_metric_selection = services.open_metric_selection;
                 let open_files = std::mem::take(&mut services.open_files);
+                if let Some(nsys) = services.set_nsys.take() {
+                    self.settings.nsys = Some(nsys);
+                }
                 if open_metric_selection {
                     self.selection.open = true;
                 }

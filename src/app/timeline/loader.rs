@@ -67,8 +67,13 @@ pub struct TimelineLoadJob {
 }
 
 impl TimelineLoadJob {
-    /// Starts loading `path` on a new `sightline-loader` thread; `wake` requests a repaint.
-    pub fn start(path: &Path, wake: impl Fn() + Send + 'static) -> TimelineLoadJob {
+    /// Starts loading `path` on a new `sightline-loader` thread (a report exported with `nsys`,
+    /// else the first `nsys` on `PATH`); `wake` requests a repaint.
+    pub fn start(
+        path: &Path,
+        nsys: Option<PathBuf>,
+        wake: impl Fn() + Send + 'static,
+    ) -> TimelineLoadJob {
         let (tx, rx) = channel();
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = cancel.clone();
@@ -76,7 +81,7 @@ impl TimelineLoadJob {
         let failed = tx.clone();
         let spawned = std::thread::Builder::new()
             .name("sightline-loader".into())
-            .spawn(move || run(&file, &flag, &tx, &wake));
+            .spawn(move || run(&file, nsys.as_deref(), &flag, &tx, &wake));
         if let Err(error) = spawned {
             let _ = failed.send(TimelineLoadEvent::Failed(format!(
                 "{}: cannot start the loader thread: {error}",
@@ -104,7 +109,13 @@ impl Drop for TimelineLoadJob {
 }
 
 /// The loader thread's work.
-fn run(path: &Path, cancel: &AtomicBool, tx: &Sender<TimelineLoadEvent>, wake: &dyn Fn()) {
+fn run(
+    path: &Path,
+    nsys: Option<&Path>,
+    cancel: &AtomicBool,
+    tx: &Sender<TimelineLoadEvent>,
+    wake: &dyn Fn(),
+) {
     let send = |event: TimelineLoadEvent| {
         let _ = tx.send(event);
         wake();
@@ -150,7 +161,7 @@ fn run(path: &Path, cancel: &AtomicBool, tx: &Sender<TimelineLoadEvent>, wake: &
             0.0,
             "exporting with nsys export --type sqlite".into(),
         ));
-        match rep::export_report(path, None, &rep::default_cache_dir(), Some(cancel)) {
+        match rep::export_report(path, nsys, &rep::default_cache_dir(), Some(cancel)) {
             Ok(export) => export,
             Err(error) => return send(TimelineLoadEvent::Failed(error.to_string())),
         }

@@ -82,15 +82,26 @@ pub struct TimelineDoc {
     pub show_keys: bool,
     /// The NVTXT files on the timeline (once loaded).
     pub nvtxt: Option<NvtxtFiles>,
+    /// The `nsys` executable typed in after a report could not be exported.
+    pub nsys_entry: String,
     wake: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl TimelineDoc {
-    /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
-    pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> TimelineDoc {
+    /// Starts loading `path` on the loader thread (`nsys` exports a report; `None`: the first
+    /// on `PATH`); `wake` requests a repaint on progress.
+    pub fn open(
+        path: PathBuf,
+        nsys: Option<PathBuf>,
+        wake: impl Fn() + Send + Sync + 'static,
+    ) -> TimelineDoc {
         let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
         let waker = wake.clone();
-        let job = TimelineLoadJob::start(&path, move || waker());
+        let nsys_entry = nsys
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let job = TimelineLoadJob::start(&path, nsys, move || waker());
         TimelineDoc {
             path,
             job: Some(job),
@@ -103,8 +114,39 @@ impl TimelineDoc {
             stats: StatsPanel::default(),
             show_keys: false,
             nvtxt: None,
+            nsys_entry,
             wake,
         }
+    }
+
+    /// Loads the file again from the start, exporting a report with `nsys`.
+    pub fn retry_with_nsys(&mut self, nsys: PathBuf) {
+        let waker = self.waker();
+        self.error = None;
+        self.progress = Some((0.0, "starting".into()));
+        self.job = Some(TimelineLoadJob::start(&self.path, Some(nsys), waker));
+    }
+
+    /// Below an export error of a report: the `nsys` executable to use, kept in the settings.
+    fn nsys_prompt_ui(&mut self, ui: &mut egui::Ui, set_nsys: &mut Option<PathBuf>) {
+        ui.add_space(8.0);
+        ui.label("NVIDIA's nsys exports the report to SQLite. Where is it?");
+        ui.horizontal(|ui| {
+            ui.label("nsys executable:");
+            let edit = ui.add(
+                egui::TextEdit::singleline(&mut self.nsys_entry)
+                    .hint_text("/opt/nvidia/nsight-systems/2025.1/bin/nsys")
+                    .desired_width(420.0),
+            );
+            let entered = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if (ui.button("Export and open").clicked() || entered)
+                && !self.nsys_entry.trim().is_empty()
+            {
+                let nsys = PathBuf::from(self.nsys_entry.trim());
+                *set_nsys = Some(nsys.clone());
+                self.retry_with_nsys(nsys);
+            }
+        });
     }
 
     /// A repaint request usable from other threads.
@@ -515,6 +557,9 @@ impl Document for TimelineDoc {
                 self.error.as_deref(),
                 self.progress.as_ref(),
             );
+            if self.error.is_some() && crate::timeline::nsys::is_report_file(&self.path) {
+                self.nsys_prompt_ui(ui, &mut services.set_nsys);
+            }
         });
     }
 
