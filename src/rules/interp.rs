@@ -129,7 +129,7 @@ pub(crate) fn prepare(vm: &VirtualMachine) -> Result<PyTypeRef, String> {
     let run = |source: &str, name: &str| -> Result<(), String> {
         vm.run_string(scope.clone(), source, name.to_owned())
             .map(drop)
-            .map_err(|exc| super::engine::format_exception(vm, &exc))
+            .map_err(|exc| super::engine::worker::format_exception(vm, &exc))
     };
     // No host paths: only the frozen standard library (and later the rule folders).
     run("import sys\nsys.path[:] = []\n", "<sightline-path>")?;

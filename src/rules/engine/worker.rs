@@ -1,437 +1,31 @@
-//! The rule engine: one Python interpreter on a dedicated worker thread (`sightline-rules`),
-//! reused for every run; callers talk to it through channels.
-//!
-//! A run loads the rule files of the given folders (cached while the folders stay the same),
-//! orders them (parents first), and applies them to each requested kernel. Every rule call has
-//! a time budget enforced by a watchdog thread that interrupts the interpreter through
-//! RustPython's user-signal channel; timeouts, exceptions, `RecursionError`s and failed imports
-//! become that rule's error, never a crash or a hang of the caller.
+//! The worker thread's side of the engine: the RustPython interpreter, rule sets loaded and
+//! cached per search path, and one run (load, select, apply in dependency order, collect).
 
-use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
-use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
-
-use rustpython_vm::builtins::{PyBaseExceptionRef, PyTypeRef};
-use rustpython_vm::signal::{UserSignalSender, user_signal_channel};
-use rustpython_vm::{AsObject, Interpreter, PyObjectRef, PyPayload, PyResult, VirtualMachine};
-
-use super::model::{KernelRules, RuleError, RuleResult, RulesError};
-use super::nvrules::action::ActionData;
-use super::nvrules::context::IContext;
-use super::nvrules::controller::{ControllerState, IController, IEvaluator, Requirements};
-use super::nvrules::frontend::{IFrontend, KernelShared, RuleOutput};
-use super::nvrules::{HandleTarget, register_handle, release_handle};
-use super::order::{RuleNode, run_order};
-use crate::ncu::Report;
-
-/// Default time budget of one rule call.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Which sections count as present when deciding whether a section-bound rule runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SectionBinding {
-    /// The sections embedded in each action of the report.
-    Embedded,
-    /// A fixed set of section identifiers (from section folders).
-    Identifiers(HashSet<String>),
-}
-
-/// What to run.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    /// Rule folders, searched in order (each is also put on `sys.path`).
-    pub rule_folders: Vec<PathBuf>,
-    /// Extra folders searched by `IFrontend.load_chart_from_file` after the rule's folder.
-    pub chart_folders: Vec<PathBuf>,
-    /// Section binding.
-    pub sections: SectionBinding,
-    /// Actions to run on (`None` = all).
-    pub kernels: Option<Vec<usize>>,
-    /// Time budget of one rule call.
-    pub timeout: Duration,
-    /// Also load Sightline's bundled rules from memory, after the folders (for when they are
-    /// not deployed to a folder).
-    pub bundled_from_memory: bool,
-    /// Run only these rules (with the rules they depend on, whose results are not reported);
-    /// `None` runs every rule.
-    pub only: Option<Vec<String>>,
-    /// Setting this flag (from any thread) cancels the run: the rule running is interrupted,
-    /// the rest are skipped, and the run returns what finished with `cancelled` set.
-    pub cancel: Option<Arc<AtomicBool>>,
-}
-
-impl RunOptions {
-    /// Options for the given rule folders with the defaults (all kernels, embedded sections,
-    /// 2 s budget).
-    pub fn new(rule_folders: Vec<PathBuf>) -> RunOptions {
-        RunOptions {
-            rule_folders,
-            chart_folders: Vec::new(),
-            sections: SectionBinding::Embedded,
-            kernels: None,
-            timeout: DEFAULT_TIMEOUT,
-            bundled_from_memory: false,
-            only: None,
-            cancel: None,
-        }
-    }
-}
-
-/// The result of a run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunOutput {
-    /// Per kernel, in the order requested.
-    pub kernels: Vec<KernelRules>,
-    /// Rule files that failed to load and ordering problems (cycles).
-    pub load_errors: Vec<RuleError>,
-    /// Number of rules loaded.
-    pub rules_loaded: usize,
-    /// Time spent applying rules (excluding loading).
-    pub apply_time: Duration,
-    /// Time spent loading rule files in this run (zero when the loaded set was reused).
-    pub load_time: Duration,
-    /// Whether the run was cancelled ([`RunOptions::cancel`]); `kernels` holds what finished.
-    pub cancelled: bool,
-}
-
-enum Request {
-    Run {
-        report: Arc<Report>,
-        options: RunOptions,
-        reply: Sender<Result<RunOutput, RulesError>>,
-    },
-    Eval {
-        source: String,
-        reply: Sender<Result<String, String>>,
-    },
-}
-
-/// Handle to the worker thread and its interpreter.
-pub struct RuleEngine {
-    tx: Option<Sender<Request>>,
-    worker: Option<JoinHandle<()>>,
-    watchdog: Arc<Watchdog>,
-    watchdog_thread: Option<JoinHandle<()>>,
-    ready_time: Duration,
-    /// Set when a rule stayed stuck past its budget plus [`STUCK_GRACE`] (native code the
-    /// interrupt cannot reach): the worker is abandoned.
-    stuck: AtomicBool,
-}
-
-/// How long past its budget a rule call may stay uninterruptible before the engine gives up on
-/// the worker thread instead of waiting for it.
-pub const STUCK_GRACE: Duration = Duration::from_secs(5);
-
-impl std::fmt::Debug for RuleEngine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RuleEngine")
-            .field("ready_time", &self.ready_time)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Stack size of the worker: deep Python recursion must hit `RecursionError` before the native
-/// stack runs out (debug builds use a lot of stack per Python frame).
-const WORKER_STACK: usize = 256 * 1024 * 1024;
-
-impl RuleEngine {
-    /// Starts the worker thread and waits until its interpreter is ready.
-    pub fn start() -> Result<RuleEngine, RulesError> {
-        let started = Instant::now();
-        let (tx, rx) = mpsc::channel::<Request>();
-        let (signal_tx, signal_rx) = user_signal_channel();
-        let watchdog = Arc::new(Watchdog::default());
-        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
-        let worker_watchdog = watchdog.clone();
-        let worker = std::thread::Builder::new()
-            .name("sightline-rules".into())
-            .stack_size(WORKER_STACK)
-            .spawn(move || {
-                let interpreter = super::interp::build(signal_rx);
-                let timeout_type = interpreter.enter(super::interp::prepare);
-                let timeout_type = match timeout_type {
-                    Ok(t) => {
-                        let _ = ready_tx.send(Ok(()));
-                        t
-                    }
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e));
-                        return;
-                    }
-                };
-                let mut worker = Worker {
-                    interpreter,
-                    timeout_type,
-                    watchdog: worker_watchdog,
-                    loaded: None,
-                    cancel: None,
-                };
-                worker.serve(rx);
-            })
-            .map_err(|e| RulesError::Startup(e.to_string()))?;
-        let watchdog_thread = {
-            let watchdog = watchdog.clone();
-            std::thread::Builder::new()
-                .name("sightline-rules-watchdog".into())
-                .spawn(move || watchdog.watch(signal_tx))
-                .map_err(|e| RulesError::Startup(e.to_string()))?
-        };
-        match ready_rx.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(RulesError::Startup(e)),
-            Err(_) => return Err(RulesError::Startup("the worker thread died".into())),
-        }
-        Ok(RuleEngine {
-            tx: Some(tx),
-            worker: Some(worker),
-            watchdog,
-            watchdog_thread: Some(watchdog_thread),
-            ready_time: started.elapsed(),
-            stuck: AtomicBool::new(false),
-        })
-    }
-
-    /// How long the interpreter took to become ready (start-up, standard modules, sandbox).
-    pub fn ready_time(&self) -> Duration {
-        self.ready_time
-    }
-
-    /// Runs rules on a report. The rule files are loaded again when a file in the folders
-    /// changed since the last run (so an edited rule takes effect).
-    pub fn run(&self, report: Arc<Report>, options: RunOptions) -> Result<RunOutput, RulesError> {
-        let (reply, rx) = mpsc::channel();
-        self.send(Request::Run {
-            report,
-            options,
-            reply,
-        })?;
-        self.wait(rx)?
-    }
-
-    /// Waits for the worker's answer, giving up when a rule call is stuck in code the
-    /// interrupt cannot reach (a long loop inside a native function).
-    fn wait<T>(&self, rx: Receiver<T>) -> Result<T, RulesError> {
-        loop {
-            match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(answer) => return Ok(answer),
-                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(RulesError::EngineGone),
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if let Some(overdue) = self.watchdog.overdue()
-                        && overdue > STUCK_GRACE
-                    {
-                        self.stuck.store(true, Ordering::SeqCst);
-                        return Err(RulesError::Unresponsive(overdue.as_secs()));
-                    }
-                }
-            }
-        }
-    }
-
-    /// Evaluates a Python expression in the engine's interpreter and returns its `repr` (or
-    /// the formatted exception). For diagnostics and tests.
-    pub fn eval(&self, source: &str) -> Result<Result<String, String>, RulesError> {
-        let (reply, rx) = mpsc::channel();
-        self.send(Request::Eval {
-            source: source.to_owned(),
-            reply,
-        })?;
-        self.wait(rx)
-    }
-
-    fn send(&self, request: Request) -> Result<(), RulesError> {
-        if self.stuck.load(Ordering::SeqCst) {
-            return Err(RulesError::EngineGone);
-        }
-        self.tx
-            .as_ref()
-            .ok_or(RulesError::EngineGone)?
-            .send(request)
-            .map_err(|_| RulesError::EngineGone)
-    }
-}
-
-impl Drop for RuleEngine {
-    fn drop(&mut self) {
-        self.tx = None;
-        if let Some(worker) = self.worker.take()
-            && !self.stuck.load(Ordering::SeqCst)
-        {
-            let _ = worker.join();
-        }
-        self.watchdog.shutdown();
-        if let Some(thread) = self.watchdog_thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// Interrupts rule calls that exceed their budget.
-#[derive(Default)]
-struct Watchdog {
-    state: Mutex<WatchState>,
-    wake: Condvar,
-    /// The call being interrupted (compared by the signal handler on the worker).
-    cancel: Arc<AtomicU64>,
-    current: Arc<AtomicU64>,
-}
-
-#[derive(Default)]
-struct WatchState {
-    call: u64,
-    /// The cancel flag of the run the current call belongs to (polled while the call runs).
-    cancel: Option<Arc<AtomicBool>>,
-    deadline: Option<Instant>,
-    shutdown: bool,
-    /// When the watchdog will wake up by itself (`None`: it waits to be notified).
-    sleeping_until: Option<Instant>,
-}
-
-/// How often the watchdog looks at the cancel flag of a running call.
-const CANCEL_POLL: Duration = Duration::from_millis(50);
-
-thread_local! {
-    static TIMEOUT_TYPE: RefCell<Option<(PyTypeRef, Duration)>> = const { RefCell::new(None) };
-}
-
-impl Watchdog {
-    fn begin(&self, budget: Duration, cancel: Option<Arc<AtomicBool>>) -> u64 {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.call += 1;
-        let deadline = Instant::now() + budget;
-        state.deadline = Some(deadline);
-        // A cancellable call is polled, so the watchdog must not sleep until the deadline.
-        let wake_at = if cancel.is_some() {
-            deadline.min(Instant::now() + CANCEL_POLL)
-        } else {
-            deadline
-        };
-        state.cancel = cancel;
-        self.current.store(state.call, Ordering::SeqCst);
-        // Wake the watchdog only when it would otherwise sleep past this point (a wake-up per
-        // rule call costs two context switches).
-        if state.sleeping_until.is_none_or(|until| wake_at < until) {
-            self.wake.notify_all();
-        }
-        state.call
-    }
-
-    fn end(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.deadline = None;
-        self.current.store(0, Ordering::SeqCst);
-    }
-
-    /// How long the current call has been past its deadline, if it is.
-    fn overdue(&self) -> Option<Duration> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let deadline = state.deadline?;
-        Instant::now().checked_duration_since(deadline)
-    }
-
-    fn shutdown(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.shutdown = true;
-        self.wake.notify_all();
-    }
-
-    fn watch(&self, signals: UserSignalSender) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if state.shutdown {
-                return;
-            }
-            let Some(deadline) = state.deadline else {
-                state.sleeping_until = None;
-                state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
-                continue;
-            };
-            let now = Instant::now();
-            let cancelled = state
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::SeqCst));
-            if now < deadline && !cancelled {
-                let wake_at = if state.cancel.is_some() {
-                    deadline.min(now + CANCEL_POLL)
-                } else {
-                    deadline
-                };
-                state.sleeping_until = Some(wake_at);
-                state = self
-                    .wake
-                    .wait_timeout(state, wake_at - now)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
-                continue;
-            }
-            // Past the deadline: interrupt, and repeat every 50 ms until the call ends (another
-            // interpreter in this process may consume the shared "signal pending" flag).
-            let call = state.call;
-            self.cancel.store(call, Ordering::SeqCst);
-            let current = self.current.clone();
-            let cancel = self.cancel.clone();
-            let _ = signals.send(Box::new(move |vm: &VirtualMachine| -> PyResult<()> {
-                let target = cancel.load(Ordering::SeqCst);
-                if target == 0 || current.load(Ordering::SeqCst) != target {
-                    return Ok(());
-                }
-                Err(TIMEOUT_TYPE.with(|t| match &*t.borrow() {
-                    Some((typ, budget)) => vm.new_exception_msg(
-                        typ.clone(),
-                        format!("rule exceeded its time budget of {}", seconds(*budget)).into(),
-                    ),
-                    None => vm.new_runtime_error("rule timed out"),
-                }))
-            }));
-            let retry = Duration::from_millis(50);
-            state.sleeping_until = Some(Instant::now() + retry);
-            state = self
-                .wake
-                .wait_timeout(state, retry)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
-    }
-}
-
-fn seconds(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0} s")
-    } else {
-        format!("{s} s")
-    }
-}
+use super::*;
 
 /// A loaded rule.
-struct LoadedRule {
-    identifier: String,
-    name: String,
-    section: Option<String>,
-    parents: Vec<String>,
-    requirements: Requirements,
-    apply: PyObjectRef,
+pub(super) struct LoadedRule {
+    pub(super) identifier: String,
+    pub(super) name: String,
+    pub(super) section: Option<String>,
+    pub(super) parents: Vec<String>,
+    pub(super) requirements: Requirements,
+    pub(super) apply: PyObjectRef,
     /// The rule's folder (`None` for bundled rules run from memory).
-    folder: Option<PathBuf>,
+    pub(super) folder: Option<PathBuf>,
 }
 
 /// Where a loaded rule set came from, and the state of its files when it was loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct SetKey {
-    folders: Vec<PathBuf>,
-    bundled: bool,
+pub(super) struct SetKey {
+    pub(super) folders: Vec<PathBuf>,
+    pub(super) bundled: bool,
     /// `(file, modification time, length)` of every `.py` file in the folders.
-    files: Vec<(PathBuf, Option<std::time::SystemTime>, u64)>,
+    pub(super) files: Vec<(PathBuf, Option<std::time::SystemTime>, u64)>,
 }
 
 impl SetKey {
-    fn of(options: &RunOptions) -> SetKey {
+    pub(super) fn of(options: &RunOptions) -> SetKey {
         let mut files = Vec::new();
         for folder in &options.rule_folders {
             let Ok(entries) = std::fs::read_dir(folder) else {
@@ -456,31 +50,31 @@ impl SetKey {
 }
 
 /// A Python module to load: a file of a rule folder or a bundled rule in memory.
-struct ModuleSource {
-    stem: String,
+pub(super) struct ModuleSource {
+    pub(super) stem: String,
     /// The file (its `__file__`; `bundled:rules/NAME.py` for bundled rules).
-    path: String,
+    pub(super) path: String,
     /// The folder searched first for the rule's charts (`None` for bundled rules).
-    folder: Option<PathBuf>,
+    pub(super) folder: Option<PathBuf>,
     /// The source text for bundled rules (files are read when loaded).
-    text: Option<&'static str>,
+    pub(super) text: Option<&'static str>,
 }
 
-struct LoadedSet {
-    key: SetKey,
-    rules: Vec<LoadedRule>,
-    order: Vec<usize>,
-    errors: Vec<RuleError>,
-    module_names: Vec<String>,
+pub(super) struct LoadedSet {
+    pub(super) key: SetKey,
+    pub(super) rules: Vec<LoadedRule>,
+    pub(super) order: Vec<usize>,
+    pub(super) errors: Vec<RuleError>,
+    pub(super) module_names: Vec<String>,
 }
 
-struct Worker {
-    interpreter: Interpreter,
-    timeout_type: PyTypeRef,
-    watchdog: Arc<Watchdog>,
-    loaded: Option<LoadedSet>,
+pub(super) struct Worker {
+    pub(super) interpreter: Interpreter,
+    pub(super) timeout_type: PyTypeRef,
+    pub(super) watchdog: Arc<Watchdog>,
+    pub(super) loaded: Option<LoadedSet>,
     /// The cancel flag of the run being served.
-    cancel: Option<Arc<AtomicBool>>,
+    pub(super) cancel: Option<Arc<AtomicBool>>,
 }
 
 /// Formats a Python exception with its traceback (long tracebacks, e.g. of a `RecursionError`,
@@ -508,7 +102,7 @@ pub(crate) fn format_exception(vm: &VirtualMachine, exc: &PyBaseExceptionRef) ->
 }
 
 impl Worker {
-    fn serve(&mut self, rx: Receiver<Request>) {
+    pub(super) fn serve(&mut self, rx: Receiver<Request>) {
         while let Ok(request) = rx.recv() {
             match request {
                 Request::Run {
@@ -542,13 +136,13 @@ impl Worker {
     }
 
     /// Whether the run being served was cancelled.
-    fn cancelled(&self) -> bool {
+    pub(super) fn cancelled(&self) -> bool {
         self.cancel
             .as_ref()
             .is_some_and(|c| c.load(Ordering::SeqCst))
     }
 
-    fn guarded<R>(
+    pub(super) fn guarded<R>(
         &self,
         vm: &VirtualMachine,
         budget: Duration,
@@ -563,7 +157,11 @@ impl Worker {
         result
     }
 
-    fn run(&mut self, report: Arc<Report>, options: &RunOptions) -> Result<RunOutput, RulesError> {
+    pub(super) fn run(
+        &mut self,
+        report: Arc<Report>,
+        options: &RunOptions,
+    ) -> Result<RunOutput, RulesError> {
         let count = report.num_actions();
         let kernels: Vec<usize> = match &options.kernels {
             Some(list) => {
@@ -626,7 +224,7 @@ impl Worker {
     /// The modules of a rule set: the `.py` files of each folder (sorted by name), then the
     /// bundled rules when asked for, helper modules (no `get_identifier`) first so the rules
     /// find them in `sys.modules`. A name seen earlier hides later ones, as on `sys.path`.
-    fn module_sources(key: &SetKey) -> Vec<ModuleSource> {
+    pub(super) fn module_sources(key: &SetKey) -> Vec<ModuleSource> {
         let mut seen: HashSet<String> = HashSet::new();
         let mut sources = Vec::new();
         for folder in &key.folders {
@@ -653,10 +251,11 @@ impl Worker {
             }
         }
         if key.bundled {
-            let mut bundled: Vec<&(&str, &str)> = super::bundled::BUNDLED_RULES.iter().collect();
+            let mut bundled: Vec<&(&str, &str)> =
+                crate::rules::bundled::BUNDLED_RULES.iter().collect();
             bundled.sort_by_key(|(name, text)| {
                 (
-                    super::scan::returned_string(text, "get_identifier").is_some(),
+                    crate::rules::scan::returned_string(text, "get_identifier").is_some(),
                     *name,
                 )
             });
@@ -675,7 +274,7 @@ impl Worker {
         sources
     }
 
-    fn load(&self, vm: &VirtualMachine, key: SetKey, budget: Duration) -> LoadedSet {
+    pub(super) fn load(&self, vm: &VirtualMachine, key: SetKey, budget: Duration) -> LoadedSet {
         let folders = key.folders.clone();
         let mut set = LoadedSet {
             key,
@@ -766,7 +365,7 @@ impl Worker {
     }
 
     /// Imports one file; `Ok(None)` for helper modules (no `get_identifier`/`apply`).
-    fn load_file(
+    pub(super) fn load_file(
         &self,
         vm: &VirtualMachine,
         source: ModuleSource,
@@ -864,7 +463,7 @@ impl Worker {
         }))
     }
 
-    fn run_kernel(
+    pub(super) fn run_kernel(
         &self,
         vm: &VirtualMachine,
         set: &LoadedSet,
@@ -1011,7 +610,7 @@ impl Worker {
 
 /// For a run of only some rules: the indices of the rules asked for, and of those plus every
 /// rule they depend on (parents and required rules, transitively).
-fn selection(set: &LoadedSet, only: &[String]) -> (HashSet<usize>, HashSet<usize>) {
+pub(super) fn selection(set: &LoadedSet, only: &[String]) -> (HashSet<usize>, HashSet<usize>) {
     let index_of: HashMap<&str, usize> = set
         .rules
         .iter()
@@ -1037,13 +636,13 @@ fn selection(set: &LoadedSet, only: &[String]) -> (HashSet<usize>, HashSet<usize
     (wanted, needed)
 }
 
-fn exception_text(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> String {
+pub(super) fn exception_text(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> String {
     exc.as_object()
         .str(vm)
         .map_or_else(|_| String::new(), |s| s.to_string_lossy().into_owned())
 }
 
-fn flush_stdio(vm: &VirtualMachine) {
+pub(super) fn flush_stdio(vm: &VirtualMachine) {
     for name in ["stdout", "stderr"] {
         if let Ok(stream) = vm.sys_module.get_attr(name, vm) {
             let _ = vm.call_method(&stream, "flush", ());
@@ -1053,7 +652,7 @@ fn flush_stdio(vm: &VirtualMachine) {
 
 /// Forgets the modules of a previous rule set so a new set with same-named helpers (e.g. two
 /// versions' `RequestedMetrics`) loads its own.
-fn unload(vm: &VirtualMachine, set: &LoadedSet) {
+pub(super) fn unload(vm: &VirtualMachine, set: &LoadedSet) {
     let Ok(modules) = vm.sys_module.get_attr("modules", vm) else {
         return;
     };
