@@ -207,7 +207,7 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
     assert!(
         tl.warnings
             .iter()
-            .any(|w| w.file == more && w.position == "4:9" && w.message.starts_with("error: ")),
+            .any(|w| w.file == more && w.position == "4:9" && w.error),
         "{:?}",
         tl.warnings
     );

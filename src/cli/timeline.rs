@@ -279,8 +279,15 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
         if i > 0 {
             write!(out, ", ")?;
         }
-        write!(out, "{{\"position\": ")?;
+        write!(out, "{{\"file\": ")?;
+        write_string(&mut &mut *out, &w.file.display().to_string())?;
+        write!(out, ", \"position\": ")?;
         write_string(&mut &mut *out, &w.position)?;
+        write!(
+            out,
+            ", \"severity\": \"{}\"",
+            if w.error { "error" } else { "warning" }
+        )?;
         write!(out, ", \"message\": ")?;
         write_string(&mut &mut *out, &w.message)?;
         write!(out, "}}")?;

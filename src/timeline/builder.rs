@@ -246,10 +246,23 @@ impl TimelineBuilder {
         position: impl Into<String>,
         message: impl Into<String>,
     ) {
+        self.problem_in_file(file, position, false, message);
+    }
+
+    /// Records a problem in another file than the builder's source, an error (`error`: part of
+    /// that file did not load) or a warning.
+    pub fn problem_in_file(
+        &mut self,
+        file: impl Into<PathBuf>,
+        position: impl Into<String>,
+        error: bool,
+        message: impl Into<String>,
+    ) {
         self.warnings.push(LoadWarning {
             file: file.into(),
             position: position.into(),
             message: message.into(),
+            error,
         });
     }
 
@@ -324,6 +337,7 @@ impl TimelineBuilder {
             file: self.source.clone(),
             position: position.into(),
             message: message.into(),
+            error: false,
         });
     }
 

@@ -231,37 +231,41 @@ pub struct Flow {
     pub to: EventId,
 }
 
-/// A problem the loader worked around, with where it was found.
+/// A problem the loader met, with where it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadWarning {
     /// The file it concerns.
     pub file: PathBuf,
-    /// Where in the file: a table name, `line N`, `byte N`, ...
+    /// Where in the file: `LINE:COL` in a text file, a table name, `line N`, `byte N`, ...
     pub position: String,
     /// What happened.
     pub message: String,
+    /// Part of the file did not load (an error), rather than a problem worked around.
+    pub error: bool,
+}
+
+impl LoadWarning {
+    /// Whether the position is a `LINE:COL` location in a text file.
+    fn at_line_and_column(&self) -> bool {
+        self.position.split_once(':').is_some_and(|(l, c)| {
+            !l.is_empty()
+                && !c.is_empty()
+                && l.bytes().all(|b| b.is_ascii_digit())
+                && c.bytes().all(|b| b.is_ascii_digit())
+        })
+    }
 }
 
 impl std::fmt::Display for LoadWarning {
-    /// `FILE: warning: POSITION: message`; a message that carries its own severity (NVTXT
-    /// problems: `error: CLASS: ...` at `LINE:COL`) prints as `FILE:POSITION: message`.
+    /// `FILE:LINE:COL: error|warning: message` at a place in a text file (as compilers print
+    /// them), `FILE: error|warning: POSITION: message` elsewhere.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.message.starts_with("error: ") || self.message.starts_with("warning: ") {
-            write!(
-                f,
-                "{}:{}: {}",
-                self.file.display(),
-                self.position,
-                self.message
-            )
+        let severity = if self.error { "error" } else { "warning" };
+        let file = self.file.display();
+        if self.at_line_and_column() {
+            write!(f, "{file}:{}: {severity}: {}", self.position, self.message)
         } else {
-            write!(
-                f,
-                "{}: warning: {}: {}",
-                self.file.display(),
-                self.position,
-                self.message
-            )
+            write!(f, "{file}: {severity}: {}: {}", self.position, self.message)
         }
     }
 }

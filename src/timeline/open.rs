@@ -188,8 +188,9 @@ pub fn merge_nvtxt_files(timeline: Timeline, files: &[PathBuf]) -> (Timeline, Ve
     for (file, message) in unreadable {
         timeline.warnings.push(super::LoadWarning {
             file,
-            position: "0:0".into(),
-            message: format!("error: loading: {message}"),
+            position: "opening".into(),
+            message,
+            error: true,
         });
     }
     for doc in &mut docs {

@@ -10,10 +10,33 @@ use crate::section::details::{Entry, Item};
 use crate::section::memory::MemoryTable;
 
 /// One cell, ready to draw.
-struct CellView {
-    text: String,
-    entry: Option<Entry>,
-    missing: bool,
+pub(super) struct CellView {
+    /// The formatted value ("-" for a cell without an entry).
+    pub(super) text: String,
+    /// The entry behind it.
+    pub(super) entry: Option<Entry>,
+    /// No value: drawn weak.
+    pub(super) missing: bool,
+}
+
+/// The cells of one table row: entries of `item` by index (`None`: a cell this architecture or
+/// report does not have).
+pub(super) fn cell_views(cells: &[Option<usize>], item: &Item) -> Vec<CellView> {
+    cells
+        .iter()
+        .map(|cell| match cell.and_then(|i| item.entries.get(i)) {
+            Some(entry) => CellView {
+                text: entry.text.clone(),
+                missing: entry.value.is_none(),
+                entry: Some(entry.clone()),
+            },
+            None => CellView {
+                text: "-".to_owned(),
+                entry: None,
+                missing: true,
+            },
+        })
+        .collect()
 }
 
 /// A memory table, laid out once per page.
@@ -30,25 +53,7 @@ impl MemoryTableView {
         let rows = table
             .rows
             .iter()
-            .map(|row| {
-                let cells = row
-                    .cells
-                    .iter()
-                    .map(|cell| match cell.and_then(|i| item.entries.get(i)) {
-                        Some(entry) => CellView {
-                            text: entry.text.clone(),
-                            missing: entry.value.is_none(),
-                            entry: Some(entry.clone()),
-                        },
-                        None => CellView {
-                            text: "-".to_owned(),
-                            entry: None,
-                            missing: true,
-                        },
-                    })
-                    .collect();
-                (row.label.to_owned(), cells)
-            })
+            .map(|row| (row.label.to_owned(), cell_views(&row.cells, item)))
             .collect();
         MemoryTableView {
             id: format!("memory-table-{place}-{}", table.widget),

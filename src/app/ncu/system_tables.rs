@@ -6,18 +6,11 @@
 
 use eframe::egui::{self, RichText, Ui};
 
-use super::memory_tables::aligned_grid;
+use super::memory_tables::{CellView, aligned_grid, cell_views};
 
 use crate::ncu::MetricValue;
 use crate::section::details::{Entry, Item};
 use crate::section::system::SystemTable;
-
-/// One cell, ready to draw.
-struct CellView {
-    text: String,
-    entry: Option<Entry>,
-    missing: bool,
-}
 
 /// A NUMA or NVLink table, laid out once per page.
 pub struct SystemTableView {
@@ -35,25 +28,7 @@ impl SystemTableView {
         let rows = table
             .rows
             .iter()
-            .map(|row| {
-                let cells = row
-                    .cells
-                    .iter()
-                    .map(|cell| match cell.and_then(|i| item.entries.get(i)) {
-                        Some(entry) => CellView {
-                            text: entry.text.clone(),
-                            missing: entry.value.is_none(),
-                            entry: Some(entry.clone()),
-                        },
-                        None => CellView {
-                            text: "-".to_owned(),
-                            entry: None,
-                            missing: true,
-                        },
-                    })
-                    .collect();
-                (row.label.clone(), cells)
-            })
+            .map(|row| (row.label.clone(), cell_views(&row.cells, item)))
             .collect();
         let empty = table.empty.as_ref().and_then(|state| {
             item.entries

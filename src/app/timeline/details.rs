@@ -10,7 +10,7 @@ use eframe::egui;
 use super::loader::CodexlSession;
 use super::view::format_duration;
 use crate::app::codexl::dispatch::dispatch_details_ui;
-use crate::timeline::atp::details::{DispatchKey, dispatch_key};
+use crate::timeline::atp::details::{DispatchKey, dispatch_key, event_details as trace_details};
 use crate::timeline::nsys::details::event_details;
 use crate::timeline::nvtxt::timeline::file_of_series;
 use crate::timeline::open::DetailSource;
@@ -33,8 +33,17 @@ pub struct Selection {
     pub range_stats: Vec<NameStats>,
     /// The event's source row: `(event, columns or error)`, read when asked.
     source_row: Option<(EventId, SourceRow)>,
-    /// The event's kernel dispatch in a CodeXL trace, found once per selection.
-    dispatch: Option<(EventId, Option<DispatchKey>)>,
+    /// What a CodeXL trace says of the event, read once per selection.
+    trace: Option<TraceFacts>,
+}
+
+/// What a CodeXL trace says of one event: its detail rows and, for a kernel dispatch, the key
+/// of its counter and occupancy rows.
+#[derive(Debug)]
+struct TraceFacts {
+    event: EventId,
+    rows: Vec<(String, String)>,
+    dispatch: Option<DispatchKey>,
 }
 
 impl Selection {
@@ -43,7 +52,7 @@ impl Selection {
         self.event = event;
         self.partners = event.map_or_else(Vec::new, |e| timeline.flow_partners(e));
         self.source_row = None;
-        self.dispatch = None;
+        self.trace = None;
     }
 
     /// Sets the time range (or none) and computes its statistics over every track.
@@ -138,16 +147,16 @@ pub fn details_ui(
                             source_row_ui(ui, timeline, Some(export), selection, e.id);
                         }
                         DetailSource::Atp(file) => {
-                            trace_rows_ui(ui, file, timeline, e.id);
-                            if selection
-                                .dispatch
-                                .as_ref()
-                                .is_none_or(|(id, _)| *id != e.id)
-                            {
-                                let key = dispatch_key(file, timeline, e.id);
-                                selection.dispatch = Some((e.id, key));
+                            if selection.trace.as_ref().is_none_or(|t| t.event != e.id) {
+                                selection.trace = Some(TraceFacts {
+                                    event: e.id,
+                                    rows: trace_details(file, timeline, e.id),
+                                    dispatch: dispatch_key(file, timeline, e.id),
+                                });
                             }
-                            let key = selection.dispatch.as_ref().and_then(|(_, k)| k.as_ref());
+                            let facts = selection.trace.as_ref();
+                            trace_rows_ui(ui, facts.map_or(&[], |t| t.rows.as_slice()));
+                            let key = facts.and_then(|t| t.dispatch.as_ref());
                             if let (Some(session), Some(key)) = (sources.session, key) {
                                 ui.add_space(6.0);
                                 dispatch_details_ui(
@@ -280,13 +289,7 @@ fn nvtxt_file<'a>(
 }
 
 /// What the CodeXL trace says of the event (arguments, source location, work sizes...).
-fn trace_rows_ui(
-    ui: &mut egui::Ui,
-    file: &crate::timeline::atp::AtpFile,
-    timeline: &Timeline,
-    event: EventId,
-) {
-    let rows = crate::timeline::atp::details::event_details(file, timeline, event);
+fn trace_rows_ui(ui: &mut egui::Ui, rows: &[(String, String)]) {
     if rows.is_empty() {
         return;
     }

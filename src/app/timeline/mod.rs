@@ -328,17 +328,12 @@ impl TimelineDoc {
             .default_size(340.0)
             .size_range(220.0..=640.0)
             .show(ui, |ui| {
-                let nvtxt_paths = self
-                    .nvtxt
-                    .as_ref()
-                    .map(|f| f.paths.clone())
-                    .unwrap_or_default();
                 go_to = go_to.or(details::details_ui(
                     ui,
                     &timeline,
                     &details::Sources {
                         details: &details_source,
-                        nvtxt: &nvtxt_paths,
+                        nvtxt: self.nvtxt.as_ref().map_or(&[], |f| f.paths.as_slice()),
                         session: session.as_deref(),
                     },
                     &mut self.selection,

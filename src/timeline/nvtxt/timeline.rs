@@ -81,9 +81,9 @@ impl Placement {
         if let (TimeBase::Manual, Some(start)) = (base, self.session_start_utc_ns)
             && times.all(|t| t >= start)
         {
-            return Shift::Aligned(-start);
+            return Shift::Aligned(0i64.saturating_sub(start));
         }
-        Shift::FromSessionStart(-earliest)
+        Shift::FromSessionStart(0i64.saturating_sub(earliest))
     }
 }
 
@@ -163,7 +163,7 @@ pub fn add_document(
                 doc.path.clone(),
                 format!("{line}:1"),
                 format!(
-                    "warning: loading: the export gives no session start in the {} clock: \
+                    "loading: the export gives no session start in the {} clock: \
                      these events are placed from the session start (the file's earliest {} \
                      time at 0), not aligned",
                     base.name(),
@@ -173,10 +173,11 @@ pub fn add_document(
         }
     }
     for d in &doc.diagnostics {
-        b.warn_file(
+        b.problem_in_file(
             doc.path.clone(),
             format!("{}:{}", d.line, d.column),
-            format!("{}: {}: {}", d.severity, d.class, d.message),
+            d.is_error(),
+            format!("{}: {}", d.class, d.message),
         );
     }
 }
@@ -295,7 +296,7 @@ mod tests {
         assert!(
             t.warnings
                 .iter()
-                .any(|w| w.position == "13:1" && w.message.starts_with("warning: ")),
+                .any(|w| w.position == "13:1" && !w.error && w.message.starts_with("parsing: ")),
             "{:?}",
             t.warnings
         );
