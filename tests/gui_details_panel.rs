@@ -1,6 +1,8 @@
 //! The Details page panel, headless: egui_kittest drives the panel through its accessibility tree
 //! (no renderer, no display).
 
+mod common;
+
 use std::path::Path;
 
 use eframe::egui;
@@ -33,29 +35,6 @@ fn bundled_page(report: &Report, index: usize) -> (Action, KernelDetails) {
     let action = report.action(index).expect("action");
     let page = resolve_action(&action, &SectionSet::bundled());
     (action, page)
-}
-
-/// A harness showing `page` of `action`; the panel is the harness state.
-fn harness<'a>(
-    report: &'a Report,
-    action: &'a Action,
-    page: &'a KernelDetails,
-) -> Harness<'a, DetailsPanel> {
-    Harness::builder()
-        .with_size(egui::vec2(1200.0, 900.0))
-        .with_max_steps(30)
-        .build_ui_state(
-            move |ui, panel: &mut DetailsPanel| {
-                let ctx = ViewCtx {
-                    report,
-                    action,
-                    details: page,
-                    rules: &sightline::app::ncu::rule_state::PageRules::default(),
-                };
-                panel.ui(ui, &ctx);
-            },
-            DetailsPanel::new(),
-        )
 }
 
 fn entry(label: &str, metric: &str, value: Option<MetricValue>, unit: &str) -> Entry {
@@ -131,7 +110,7 @@ fn cycles_entry(action: &Action) -> Entry {
 fn section_titles_and_header_values_render() {
     let report = sample();
     let (action, page) = embedded_page(&report, 0);
-    let harness = harness(&report, &action, &page);
+    let harness = common::details::panel_harness(&report, &action, &page, 900.0);
     for title in [
         "GPU Speed Of Light Throughput",
         "Launch Statistics",
@@ -154,7 +133,7 @@ fn every_sample_kernel_renders_with_both_section_sets() {
     for index in 0..report.num_actions() {
         for page in [embedded_page(&report, index), bundled_page(&report, index)] {
             let (action, page) = page;
-            let mut harness = harness(&report, &action, &page);
+            let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
             harness.run();
             for section in &page.sections {
                 assert!(
@@ -220,7 +199,7 @@ fn clicking_a_section_header_hides_its_content_and_the_state_survives_kernel_swi
 fn expand_and_collapse_all() {
     let report = sample();
     let (action, page) = embedded_page(&report, 0);
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.get_by_label("Collapse all").click();
     harness.run();
     assert!(harness.query_by_label("Duration").is_none());
@@ -248,7 +227,7 @@ fn instances_toggle_shows_and_hides_instance_rows() {
             vec![item("table", "Per SM", vec![])],
         )],
     };
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.run();
     assert!(harness.query_by_label("Correlation ID").is_none());
 
@@ -286,7 +265,7 @@ fn large_correlation_ids_are_hexadecimal() {
         name: "k".to_owned(),
         sections: vec![section("S", "Handles section", vec![handles], vec![])],
     };
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.get_by_label("Show 2 instances of Handles").click();
     harness.run();
     harness.get_by_label("0x7f0012345678");
@@ -297,7 +276,7 @@ fn large_correlation_ids_are_hexadecimal() {
 fn rule_messages_appear_under_their_sections() {
     let report = sample();
     let (action, page) = embedded_page(&report, 0);
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.run();
     harness.get_by_label("Bottleneck");
     harness.get_by_label("High Throughput");
@@ -342,7 +321,7 @@ fn rules_without_a_section_on_the_page_go_to_other_rules() {
         name: "vector_add".to_owned(),
         sections: Vec::new(),
     };
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.run();
     harness.get_by_label("No section applies to this kernel.");
     harness.get_by_label("Other rules");
@@ -356,7 +335,7 @@ fn rules_without_a_section_on_the_page_go_to_other_rules() {
 fn section_link_scrolls_to_the_target_section() {
     let report = sample();
     let (action, page) = bundled_page(&report, 0);
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.run();
     // Close the target first: following the link opens it again.
     let header = |harness: &Harness<'_, DetailsPanel>| {
@@ -417,7 +396,7 @@ fn section_link_scrolls_to_the_target_section() {
 fn scroll_to_section_opens_a_child_section_inside_its_parent() {
     let report = sample();
     let (action, page) = bundled_page(&report, 0);
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.run();
     // Collapse the parent: scrolling to the child opens it.
     harness.get_by_label("Speed of Light").click();
@@ -447,7 +426,7 @@ fn scroll_to_section_opens_a_child_section_inside_its_parent() {
 fn na_entries_and_fixed_widgets_render() {
     let report = sample();
     let (action, page) = bundled_page(&report, 0);
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.run();
     harness.get_by_label("Elapsed Cycles (slowest GPC)");
     assert!(harness.query_all_by_label("N/A").count() > 5);
@@ -596,7 +575,7 @@ fn every_body_item_kind_renders() {
             ],
         )],
     };
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.run();
 
     // Column major: A1 above A2, B1 to the right of A1.
@@ -673,7 +652,7 @@ fn frame_time() {
     }
     let bare = start.elapsed() / frames;
 
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
     harness.run();
     let start = std::time::Instant::now();
     for _ in 0..frames {

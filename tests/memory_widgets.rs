@@ -7,11 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::Value;
-use sightline::app::ViewCtx;
 use sightline::app::ncu::details::DetailsPanel;
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, resolve_action};
@@ -41,35 +39,12 @@ fn page(action: &Action) -> KernelDetails {
     resolve_action(action, &set)
 }
 
-/// The memory items of a page, depth first.
-fn memory_items(page: &KernelDetails) -> Vec<&Item> {
-    fn section<'a>(s: &'a DetailsSection, out: &mut Vec<&'a Item>) {
-        for item in &s.body {
-            walk(item, out);
-        }
-        s.children.iter().for_each(|c| section(c, out));
-    }
-    fn walk<'a>(item: &'a Item, out: &mut Vec<&'a Item>) {
-        if item.memory.is_some() {
-            out.push(item);
-        }
-        item.items.iter().for_each(|i| walk(i, out));
-    }
-    let mut out = Vec::new();
-    page.sections.iter().for_each(|s| section(s, &mut out));
-    out
-}
-
 fn golden_value(metrics: &Value, name: &str) -> Option<f64> {
     metrics.get(name)?["value"].as_f64()
 }
 
 fn value_f64(entry: &Entry) -> Option<f64> {
     entry.value.as_ref().and_then(MetricValue::as_f64)
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 /// The value of a derived entry's formula (`a + b + ...`, `a / b`, `a / b * 100`, `a * 32`)
@@ -118,7 +93,7 @@ fn corpus_cells_equal_golden_values() {
             let action = report.action(index).unwrap();
             architectures.insert(action.compute_capability());
             let page = page(&action);
-            let items = memory_items(&page);
+            let items = common::details::items_where(&page, |i| i.memory.is_some());
             let kinds: Vec<&str> = items.iter().map(|i| i.kind).collect();
             assert!(
                 kinds.contains(&"memory_chart"),
@@ -145,12 +120,18 @@ fn corpus_cells_equal_golden_values() {
                     if entry.derived {
                         let want = formula_value(metrics, &entry.metric)
                             .unwrap_or_else(|| panic!("{where_}: formula {}", entry.metric));
-                        assert!(close(value, want), "{where_}: {value} != {want}");
+                        assert!(
+                            common::details::close(value, want),
+                            "{where_}: {value} != {want}"
+                        );
                         derived += 1;
                     } else {
                         let want = golden_value(metrics, &entry.metric)
                             .unwrap_or_else(|| panic!("{where_}: {} not in golden", entry.metric));
-                        assert!(close(value, want), "{where_}: {value} != {want}");
+                        assert!(
+                            common::details::close(value, want),
+                            "{where_}: {value} != {want}"
+                        );
                         assert_eq!(
                             entry.unit, metrics[&entry.metric]["unit"],
                             "{where_}: unit of {}",
@@ -429,28 +410,6 @@ fn cli_json_has_memory_chart_and_tables() {
     }
 }
 
-fn harness<'a>(
-    report: &'a Report,
-    action: &'a Action,
-    page: &'a KernelDetails,
-) -> Harness<'a, DetailsPanel> {
-    Harness::builder()
-        .with_size(egui::vec2(1200.0, 3000.0))
-        .with_max_steps(30)
-        .build_ui_state(
-            move |ui, panel: &mut DetailsPanel| {
-                let ctx = ViewCtx {
-                    report,
-                    action,
-                    details: page,
-                    rules: &sightline::app::ncu::rule_state::PageRules::default(),
-                };
-                panel.ui(ui, &ctx);
-            },
-            DetailsPanel::new(),
-        )
-}
-
 const MEMORY_WIDGET_NAMES: &[&str] = &[
     "Memory chart",
     "Shared memory table",
@@ -502,7 +461,7 @@ fn panel_draws_chart_and_tables_of_a_synthetic_page() {
             children: Vec::new(),
         }],
     };
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 3000.0);
     harness.run();
     harness.get_by_label("Memory Chart diagram");
     for title in [
@@ -540,7 +499,7 @@ fn panel_shows_corpus_memory_widgets_without_placeholders() {
         let report = Report::open(path).unwrap();
         let action = report.action(0).unwrap();
         let page = page(&action);
-        let mut harness = harness(&report, &action, &page);
+        let mut harness = common::details::panel_harness(&report, &action, &page, 3000.0);
         harness.run();
         harness.get_by_label("Memory Chart diagram");
         for title in ["Shared Memory", "L1/TEX Cache", "L2 Cache", "Device Memory"] {

@@ -10,20 +10,17 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::Value;
-use sightline::app::ViewCtx;
 use sightline::app::ncu::details::DetailsPanel;
 use sightline::ncu::units::infer_unit;
-use sightline::ncu::{Action, MetricValue, Report};
+use sightline::ncu::{MetricValue, Report};
 use sightline::proto::nv::profiler::{
     ProfilerSectionMetric, ProfilerSectionTimeline, TimelineMetricGroup, TimelineMetricRow,
 };
-use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, resolve_action};
+use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails};
 use sightline::section::format::format_with_unit;
-use sightline::section::registry::SectionSet;
 use sightline::section::system::{
     self, Instances, MetricLookup, SystemWidget, TimelineMetric, build_timeline,
 };
@@ -52,43 +49,12 @@ fn system_reports() -> Vec<(PathBuf, Value)> {
         .collect()
 }
 
-fn page(action: &Action) -> KernelDetails {
-    let set = match action.sections() {
-        Ok(sections) if !sections.is_empty() => SectionSet::from_embedded(sections),
-        _ => SectionSet::bundled(),
-    };
-    resolve_action(action, &set)
-}
-
-/// The system items of a page, depth first.
-fn system_items(page: &KernelDetails) -> Vec<&Item> {
-    fn section<'a>(s: &'a DetailsSection, out: &mut Vec<&'a Item>) {
-        for item in &s.body {
-            walk(item, out);
-        }
-        s.children.iter().for_each(|c| section(c, out));
-    }
-    fn walk<'a>(item: &'a Item, out: &mut Vec<&'a Item>) {
-        if item.system.is_some() {
-            out.push(item);
-        }
-        item.items.iter().for_each(|i| walk(i, out));
-    }
-    let mut out = Vec::new();
-    page.sections.iter().for_each(|s| section(s, &mut out));
-    out
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
-
 /// Whether `value` equals the golden JSON value `want` (numbers to 1e-9, strings exactly).
 fn same_value(value: &MetricValue, want: &Value) -> bool {
     match (value, want) {
         (MetricValue::String(s), Value::String(w)) => s == w,
         (v, w) => match (v.as_f64(), w.as_f64()) {
-            (Some(a), Some(b)) => close(a, b),
+            (Some(a), Some(b)) => common::details::close(a, b),
             _ => false,
         },
     }
@@ -153,8 +119,8 @@ fn corpus_cells_equal_golden_values() {
     for (path, golden) in &reports {
         let report = Report::open(path).unwrap();
         let action = report.action(0).unwrap();
-        let page = page(&action);
-        let items = system_items(&page);
+        let page = common::details::page(&action);
+        let items = common::details::items_where(&page, |i| i.system.is_some());
         let metrics = &golden["ranges"][0]["actions"][0]["metrics"];
         let kinds: BTreeSet<&str> = items.iter().map(|i| i.kind).collect();
         let sections: Vec<&str> = golden["ranges"][0]["actions"][0]["sections"]
@@ -703,28 +669,6 @@ fn cli_json_csv_and_text() {
     }
 }
 
-fn harness<'a>(
-    report: &'a Report,
-    action: &'a Action,
-    page: &'a KernelDetails,
-) -> Harness<'a, DetailsPanel> {
-    Harness::builder()
-        .with_size(egui::vec2(1200.0, 3000.0))
-        .with_max_steps(30)
-        .build_ui_state(
-            move |ui, panel: &mut DetailsPanel| {
-                let ctx = ViewCtx {
-                    report,
-                    action,
-                    details: page,
-                    rules: &sightline::app::ncu::rule_state::PageRules::default(),
-                };
-                panel.ui(ui, &ctx);
-            },
-            DetailsPanel::new(),
-        )
-}
-
 fn assert_no_placeholder(harness: &Harness<'_, DetailsPanel>, what: &str) {
     let left: Vec<String> = harness
         .query_all_by_label_contains("no metric list")
@@ -767,7 +711,7 @@ fn panel_draws_synthetic_widgets() {
             children: Vec::new(),
         }],
     };
-    let mut harness = harness(&report, &action, &page);
+    let mut harness = common::details::panel_harness(&report, &action, &page, 3000.0);
     harness.run();
     for label in [
         "NUMA ID Table",
@@ -803,8 +747,8 @@ fn panel_shows_corpus_widgets_without_placeholders() {
     for (path, _) in &pairs {
         let report = Report::open(path).unwrap();
         let action = report.action(0).unwrap();
-        let page = page(&action);
-        let mut harness = harness(&report, &action, &page);
+        let page = common::details::page(&action);
+        let mut harness = common::details::panel_harness(&report, &action, &page, 3000.0);
         harness.run();
         if with_widgets.contains(path) {
             for label in [

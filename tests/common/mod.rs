@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod app;
+pub mod details;
 pub mod rules;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,71 @@
+//! The Details page in tests: resolving a kernel's page, finding its items, and drawing it in
+//! a `DetailsPanel` headless (egui_kittest).
+
+use eframe::egui;
+use egui_kittest::Harness;
+use sightline::app::ViewCtx;
+use sightline::app::ncu::details::DetailsPanel;
+use sightline::app::ncu::rule_state::PageRules;
+use sightline::ncu::{Action, Report};
+use sightline::section::details::{DetailsSection, Item, KernelDetails, resolve_action};
+use sightline::section::registry::SectionSet;
+
+/// The kernel's page, from the report's embedded sections (the bundled ones when it has none).
+pub fn page(action: &Action) -> KernelDetails {
+    let set = match action.sections() {
+        Ok(sections) if !sections.is_empty() => SectionSet::from_embedded(sections),
+        _ => SectionSet::bundled(),
+    };
+    resolve_action(action, &set)
+}
+
+/// The body items of a page for which `wanted` holds, depth first (containers and child
+/// sections included).
+pub fn items_where(page: &KernelDetails, wanted: impl Fn(&Item) -> bool) -> Vec<&Item> {
+    fn section<'a>(s: &'a DetailsSection, wanted: &dyn Fn(&Item) -> bool, out: &mut Vec<&'a Item>) {
+        for item in &s.body {
+            walk(item, wanted, out);
+        }
+        s.children.iter().for_each(|c| section(c, wanted, out));
+    }
+    fn walk<'a>(item: &'a Item, wanted: &dyn Fn(&Item) -> bool, out: &mut Vec<&'a Item>) {
+        if wanted(item) {
+            out.push(item);
+        }
+        item.items.iter().for_each(|i| walk(i, wanted, out));
+    }
+    let mut out = Vec::new();
+    page.sections
+        .iter()
+        .for_each(|s| section(s, &wanted, &mut out));
+    out
+}
+
+/// Equal to 1e-9, relative (absolute below 1).
+pub fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// A Details panel `height` pixels tall drawing `page` of `action` in `report`, no rules applied.
+pub fn panel_harness<'a>(
+    report: &'a Report,
+    action: &'a Action,
+    page: &'a KernelDetails,
+    height: f32,
+) -> Harness<'a, DetailsPanel> {
+    Harness::builder()
+        .with_size(egui::vec2(1200.0, height))
+        .with_max_steps(30)
+        .build_ui_state(
+            move |ui, panel: &mut DetailsPanel| {
+                let ctx = ViewCtx {
+                    report,
+                    action,
+                    details: page,
+                    rules: &PageRules::default(),
+                };
+                panel.ui(ui, &ctx);
+            },
+            DetailsPanel::new(),
+        )
+}
