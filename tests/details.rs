@@ -36,8 +36,8 @@ fn json_of(value: &MetricValue) -> Value {
     match value {
         MetricValue::None => Value::Null,
         MetricValue::String(s) => Value::from(s.as_str()),
-        MetricValue::Float(v) => Value::from(f64::from(*v)),
-        MetricValue::Double(v) => Value::from(*v),
+        MetricValue::Float(v) => common::json_of_f64(f64::from(*v)),
+        MetricValue::Double(v) => common::json_of_f64(*v),
         MetricValue::Uint32(v) => Value::from(*v),
         MetricValue::Uint64(v) => Value::from(*v),
     }
@@ -67,8 +67,7 @@ fn shown_golden_value(entry: &Entry, value: &MetricValue, golden_metric: &Value)
 fn embedded_sections_resolve_to_golden_values() {
     for (report_path, golden_path) in corpus_pairs() {
         let report = Report::open(&report_path).unwrap();
-        let golden: Value =
-            serde_json::from_str(&std::fs::read_to_string(&golden_path).unwrap()).unwrap();
+        let golden = common::golden_json(&golden_path);
         let (mut shown, mut missing, mut derived) = (0, 0, 0);
         for (index, expected) in golden["ranges"][0]["actions"]
             .as_array()

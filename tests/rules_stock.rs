@@ -4,6 +4,8 @@
 //! Needs `../shared` beside the repository (NVIDIA's rules and the corpus); skipped with a
 //! message when it is absent. The rules are loaded from there, never copied.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -41,8 +43,7 @@ fn run_rules(report: &Path, rules: &Path) -> Value {
 }
 
 fn golden_rule_results(golden: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(golden).expect("golden");
-    let json: Value = serde_json::from_str(&text).expect("golden JSON");
+    let json = common::golden_json(golden);
     json["ranges"][0]["actions"]
         .as_array()
         .expect("actions")

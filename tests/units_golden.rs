@@ -4,11 +4,12 @@
 //! the agreement per file and overall, lists the most frequent disagreements, and requires
 //! an overall agreement of at least 95 %. It is skipped when the shared corpus is absent.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
 use sightline::ncu::units::infer_unit;
 
 const REQUIRED_AGREEMENT: f64 = 95.0;
@@ -37,10 +38,7 @@ fn golden_dir() -> PathBuf {
 /// Tallies the agreement in one golden file, recording disagreements in `misses`
 /// (keyed by metric name, golden unit and inferred unit).
 fn tally_file(path: &Path, misses: &mut BTreeMap<(String, String, String), usize>) -> Tally {
-    let text = fs::read_to_string(path)
-        .unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
-    let root: Value = serde_json::from_str(&text)
-        .unwrap_or_else(|err| panic!("cannot parse {}: {err}", path.display()));
+    let root = common::golden_json(path);
     let mut tally = Tally::default();
     let ranges = root["ranges"]
         .as_array()

@@ -72,17 +72,84 @@ pub fn strip_units(value: &mut Value) {
     }
 }
 
-/// Parses JSON text, removing units.
-///
-/// Python's JSON writer prints NaN and infinities as bare `NaN`, `Infinity`, `-Infinity`
-/// (not JSON); they are read as the strings `"NaN"`, ... so that they compare equal.
+/// Parses JSON text, removing units (NaN and infinities as [`python_json`] reads them).
 pub fn parse_without_units(text: &str) -> Value {
-    let special = regex::Regex::new(r#"(?m)^(\s*(?:"(?:[^"\\]|\\.)*": )?)(NaN|-?Infinity)(,?)$"#)
-        .expect("valid pattern");
-    let text = special.replace_all(text, r#"$1"$2"$3"#);
-    let mut value: Value = serde_json::from_str(&text).expect("valid JSON");
+    let mut value = python_json(text).expect("valid JSON");
     strip_units(&mut value);
     value
+}
+
+/// Parses JSON as Python's `json` module writes it: NaN and the infinities appear as the bare
+/// words `NaN`, `Infinity` and `-Infinity` (not JSON). Outside strings they are read as the
+/// strings `"NaN"`, `"Infinity"`, `"-Infinity"`, so that they compare equal and
+/// [`json_f64`] turns them back into numbers; inside strings they are left alone.
+pub fn python_json(text: &str) -> serde_json::Result<Value> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 64);
+    let (mut start, mut i, mut in_string) = (0, 0, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        let word = ["NaN", "Infinity", "-Infinity"]
+            .into_iter()
+            .find(|w| text[i..].starts_with(w));
+        if let Some(word) = word {
+            out.push_str(&text[start..i]);
+            out.push('"');
+            out.push_str(word);
+            out.push('"');
+            i += word.len();
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&text[start..]);
+    serde_json::from_str(&out)
+}
+
+/// A golden JSON file of NVIDIA's reader, read with [`python_json`]; panics naming the file.
+pub fn golden_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    python_json(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
+}
+
+/// A number of a JSON value read by [`python_json`]: a JSON number, or one of the words
+/// `"NaN"`, `"Infinity"`, `"-Infinity"`.
+pub fn json_f64(value: &Value) -> Option<f64> {
+    match value {
+        Value::String(s) if s == "NaN" => Some(f64::NAN),
+        Value::String(s) if s == "Infinity" => Some(f64::INFINITY),
+        Value::String(s) if s == "-Infinity" => Some(f64::NEG_INFINITY),
+        other => other.as_f64(),
+    }
+}
+
+/// A floating-point value as [`python_json`] reads it: NaN and the infinities as their words.
+pub fn json_of_f64(value: f64) -> Value {
+    if value.is_nan() {
+        Value::from("NaN")
+    } else if value == f64::INFINITY {
+        Value::from("Infinity")
+    } else if value == f64::NEG_INFINITY {
+        Value::from("-Infinity")
+    } else {
+        Value::from(value)
+    }
 }
 
 /// The first difference between two JSON values, as a path and both sides.
