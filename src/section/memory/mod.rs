@@ -145,11 +145,36 @@ pub fn item_kind(widget: &MemoryWidget) -> &'static str {
     }
 }
 
+/// The pseudo-metric in which Nsight Compute records the metrics it collected for a widget
+/// (`group:memory__chart`: a string of comma-separated metric names, written since 2020.2).
+pub fn group_metric(widget: &str) -> Option<&'static str> {
+    Some(match widget {
+        "memory_chart" => "group:memory__chart",
+        "memory_shared_table" => "group:memory__shared_table",
+        "memory_l1tex_cache_table" | "memory_first_level_cache_table" => {
+            "group:memory__first_level_cache_table"
+        }
+        "memory_l2_cache_table" | "memory_second_level_cache_table" => {
+            "group:memory__l2_cache_table"
+        }
+        "memory_l2_cache_evict_policy_table" => "group:memory__l2_cache_evict_policy_table",
+        "memory_device_memory_table" => "group:memory__dram_table",
+        _ => return None,
+    })
+}
+
 /// Builds the memory widget `widget` (a fixed-widget kind such as `memory_chart` or
 /// `memory_l2_cache_table`) for an action of compute capability `compute_capability`
 /// (`major * 10 + minor`), resolving metric names through `lookup` (which returns an "N/A"
 /// entry for a metric the report lacks). Returns the widget and its entries, or `None` when
 /// `widget` is not a memory widget.
+///
+/// The widget's [`group_metric`], when the report has it, names the metrics the writing tool
+/// version collected for the widget: a part of a sum (a link over several access kinds, a
+/// total) that the report lacks and that version did not collect is left out of the sum,
+/// since that version's widget has no such part (2020.2 has no LDSM count in the chart's
+/// Kernel → Shared instructions); a part it collected but the report lacks still makes the
+/// sum "N/A".
 pub fn build(
     widget: &str,
     compute_capability: Option<u32>,
@@ -157,7 +182,13 @@ pub fn build(
     lookup: &dyn Fn(&str) -> Entry,
 ) -> Option<(MemoryWidget, Vec<Entry>)> {
     let cc = compute_capability.unwrap_or(u32::MAX);
-    let mut resolver = Resolver::new(lookup);
+    let collected = group_metric(widget)
+        .and_then(|group| match lookup(group).value {
+            Some(crate::ncu::MetricValue::String(list)) => Some(list),
+            _ => None,
+        })
+        .map(|list| list.split(',').map(|n| n.trim().to_owned()).collect());
+    let mut resolver = Resolver::new(lookup, collected);
     let built = match widget {
         "memory_chart" => MemoryWidget::Chart(chart::chart(cc, &mut resolver)),
         _ => MemoryWidget::Table(tables::table(widget, cc, rows, &mut resolver)?),

@@ -1,5 +1,7 @@
 //! Where the value of a node, link or cell comes from, and its resolution into an [`Entry`].
 
+use std::collections::HashSet;
+
 use super::RowFilter;
 use crate::ncu::MetricValue;
 use crate::section::details::Entry;
@@ -74,14 +76,40 @@ pub(super) fn bytes(sectors: Source) -> Source {
 /// Resolves metric names to entries for one action; builds derived entries.
 pub(super) struct Resolver<'a> {
     lookup: &'a dyn Fn(&str) -> Entry,
+    /// The metrics the report's tool version collected for this widget (its `group:` metric),
+    /// when the report records them.
+    collected: Option<HashSet<String>>,
     entries: Vec<Entry>,
 }
 
 impl<'a> Resolver<'a> {
-    pub(super) fn new(lookup: &'a dyn Fn(&str) -> Entry) -> Self {
+    pub(super) fn new(
+        lookup: &'a dyn Fn(&str) -> Entry,
+        collected: Option<HashSet<String>>,
+    ) -> Self {
         Resolver {
             lookup,
+            collected,
             entries: Vec::new(),
+        }
+    }
+
+    /// Whether `source` is a part the report's tool version does not have for this widget:
+    /// a metric (under every alternative name) that the report lacks and the widget's group
+    /// does not list. Without a group nothing is known, and nothing is left out.
+    fn not_collected(&self, source: &Source) -> bool {
+        let Some(collected) = &self.collected else {
+            return false;
+        };
+        match source {
+            Source::Metric(names) => names
+                .iter()
+                .all(|n| !collected.contains(n) && (self.lookup)(n).value.is_none()),
+            Source::Sum(parts) => parts.iter().all(|p| self.not_collected(p)),
+            Source::Ratio(numerator, denominator, ..) => {
+                self.not_collected(numerator) || self.not_collected(denominator)
+            }
+            Source::Scaled(inner, ..) => self.not_collected(inner),
         }
     }
 
@@ -97,8 +125,13 @@ impl<'a> Resolver<'a> {
         self.entries.len() - 1
     }
 
+    /// Adds an optional entry (a link's throughput or % of peak): none where the source is
+    /// absent, or where the report's tool version did not collect it for this widget (2020.2
+    /// collects no `.per_second` throughput for the chart).
     pub(super) fn add_opt(&mut self, label: String, source: Option<&Source>) -> Option<usize> {
-        source.map(|s| self.add(label, s))
+        source
+            .filter(|s| !self.not_collected(s))
+            .map(|s| self.add(label, s))
     }
 
     fn entry(&self, source: &Source) -> Entry {
@@ -115,7 +148,14 @@ impl<'a> Resolver<'a> {
                 first.unwrap_or_else(|| derived_entry(String::new(), None, ""))
             }
             Source::Sum(parts) => {
-                let entries: Vec<Entry> = parts.iter().map(|p| self.entry(p)).collect();
+                let kept: Vec<&Source> = parts.iter().filter(|p| !self.not_collected(p)).collect();
+                // A sum none of whose parts the version collected stays as it is ("N/A").
+                let kept = if kept.is_empty() {
+                    parts.iter().collect()
+                } else {
+                    kept
+                };
+                let entries: Vec<Entry> = kept.iter().map(|p| self.entry(p)).collect();
                 let unit = entries.first().map_or("", |e| e.unit.as_str()).to_owned();
                 let formula = entries
                     .iter()
@@ -173,12 +213,10 @@ impl<'a> Resolver<'a> {
     }
 }
 
+/// The number of an entry; NaN (a counter that failed) stays NaN, so a derived cell over it
+/// shows `NaN` as the stored cells beside it do.
 fn value_of(entry: &Entry) -> Option<f64> {
-    entry
-        .value
-        .as_ref()
-        .and_then(MetricValue::as_f64)
-        .filter(|v| v.is_finite())
+    entry.value.as_ref().and_then(MetricValue::as_f64)
 }
 
 fn derived_entry(formula: String, value: Option<MetricValue>, unit: &str) -> Entry {
