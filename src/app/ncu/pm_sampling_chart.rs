@@ -121,9 +121,11 @@ impl PmTimelineView {
                             .series
                             .iter()
                             .filter_map(|s| {
+                                // A NaN or infinite sample is not drawn.
                                 let points: Vec<(f64, f64)> = s
                                     .samples
                                     .iter()
+                                    .filter(|(_, v)| v.is_finite())
                                     .map(|&(t, v)| (t.saturating_sub(start) as f64, v))
                                     .collect();
                                 Some(SeriesView {

@@ -179,8 +179,8 @@ pub struct TimelineSeries {
     pub entry: usize,
     /// The pass groups the section assigns the metric to (`sampling_0`...).
     pub pass_groups: Vec<String>,
-    /// Samples `(timestamp ns, value)`, sorted by time; samples without a timestamp or a
-    /// numeric value are left out.
+    /// Samples `(timestamp ns, value)`, sorted by time (NaN values kept as the report holds
+    /// them); samples without a timestamp or a numeric value are left out.
     pub samples: Vec<(u64, f64)>,
 }
 

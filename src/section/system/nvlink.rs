@@ -4,9 +4,14 @@
 //!
 //! The number of logical links is `nvlink__count_logical`; each per-link metric holds one
 //! instance per logical link, matched by correlation id (the link index), else by position when
-//! the metric has exactly one instance per link. A metric without instances gives its value to
-//! the only link of a one-link system and "N/A" otherwise. Zero links is an explicit state that
-//! names `nvlink__count_logical`, never an empty table.
+//! the metric has exactly one instance per link (checked on a real H800 report: 28 logical links
+//! with correlation ids 0–27, device type 1 = GPU). A metric without instances gives its value
+//! to the only link of a one-link system. On a system of several links such a metric is not
+//! split across them: a flag holds for every link (the H800 report stores
+//! `nvlink__is_nvswitch_connected` = 1 once for its 28 links), a count or a rate has no
+//! per-link cell (the same report stores `nvlrx__bytes.sum.per_second` = 0 without instances:
+//! only the "All Links" row shows it). Zero links is an explicit state that names
+//! `nvlink__count_logical`, never an empty table.
 
 use std::collections::HashMap;
 
@@ -189,7 +194,8 @@ impl<'m> PerLink<'m> {
 }
 
 /// Adds the cell of `column` for the `position`-th of `count` links, `link`; returns its entry
-/// index.
+/// index, or `None` where the column has no value per link (a count or rate without instances
+/// on a system of several links, see the module documentation).
 fn add_link_cell(
     entries: &mut Entries<'_>,
     label: String,
@@ -197,11 +203,14 @@ fn add_link_cell(
     link: u64,
     position: usize,
     count: usize,
-) -> usize {
+) -> Option<usize> {
     let metric = column.metric;
     let index = if column.instances.is_empty() {
-        if count == 1 {
+        let reported = entries.lookup(metric).value.is_some();
+        if count == 1 || (reported && display_of(metric) == Display::Flag) {
             entries.add(label, metric)
+        } else if reported {
+            return None;
         } else {
             entries.add_instance(label, metric, None)
         }
@@ -217,7 +226,7 @@ fn add_link_cell(
             _ => {}
         }
     }
-    index
+    Some(index)
 }
 
 fn per_link_table(
@@ -235,17 +244,20 @@ fn per_link_table(
             .iter()
             .zip(&per_link)
             .map(|((column, _), metric)| {
-                Some(add_link_cell(
+                add_link_cell(
                     entries,
                     format!("{label}: {column}"),
                     metric,
                     link,
                     position,
                     ids.len(),
-                ))
+                )
             })
-            .collect();
-        rows.push(SystemRow { label, cells });
+            .collect::<Vec<_>>();
+        // A link row with no value at all (no column split per link) is not shown.
+        if cells.iter().any(Option::is_some) {
+            rows.push(SystemRow { label, cells });
+        }
     }
     SystemTable {
         widget,
@@ -349,7 +361,7 @@ pub(super) fn topology(entries: &mut Entries<'_>) -> NvlinkTopology {
         let to = endpoint(&id1, &type1);
         let entries_of_edge = edge_columns
             .iter()
-            .map(|(what, column)| {
+            .filter_map(|(what, column)| {
                 add_link_cell(
                     entries,
                     format!("{prefix}: {what}"),

@@ -116,7 +116,9 @@ fn series_of(
         .iter()
         .filter_map(|(id, value)| {
             let time = correlation_u64(id.as_ref())?;
-            let value = value.as_f64().filter(|v| v.is_finite())?;
+            // NaN is kept: it is what the report holds for that sample (a real H800 report
+            // has NaN samples); the chart leaves it out when drawing.
+            let value = value.as_f64()?;
             Some((time, value))
         })
         .collect();
