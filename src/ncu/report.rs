@@ -248,6 +248,18 @@ impl Report {
                 }
             }
         }
+        if self.results.is_empty() && self.warnings.is_empty() {
+            // Nsight Compute writes no report when nothing was profiled: well-formed blocks
+            // without a single result are a report cut short between two blocks (a cut there
+            // leaves nothing else to notice).
+            self.warnings.push(ReadWarning {
+                offset: data.len() as u64,
+                message: format!(
+                    "the report holds no profile results after {block_index} complete block(s);                      it may have been cut short at byte {}",
+                    data.len()
+                ),
+            });
+        }
         self.strings = Arc::new(strings);
         Ok(())
     }
