@@ -130,3 +130,42 @@ fn errors_name_the_file() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!out.status.success());
 }
+
+/// The version where the export holds it, "unknown" where it does not: an export without
+/// `EXPORT_SCHEMA_VERSION` gives the schema from its parts, one without any version table (the
+/// oldest layout, as a real pre-2022 export of the corpus) says the version is unknown.
+#[test]
+fn timeline_text_gives_the_version_or_says_it_is_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("versions.sqlite");
+    std::fs::copy(fixture(), &export).unwrap();
+    let conn = rusqlite::Connection::open(&export).unwrap();
+    let text = || stdout_of(sightline().arg("timeline").arg(&export));
+    assert!(
+        text().contains("written by Nsight Systems 2024.5.1.113 (schema 3.13.2)"),
+        "{}",
+        text()
+    );
+    conn.execute(
+        "DELETE FROM META_DATA_EXPORT WHERE name IN ('EXPORT_SCHEMA_VERSION', 'EXPORT_PRODUCT_VERSION')",
+        [],
+    )
+    .unwrap();
+    assert!(
+        text().contains("written by Nsight Systems of unknown version (schema 3.13.2)"),
+        "{}",
+        text()
+    );
+    conn.execute("DROP TABLE META_DATA_EXPORT", []).unwrap();
+    let out = text();
+    assert!(
+        out.contains(
+            "written by Nsight Systems of unknown version (the export has no version table)"
+        ),
+        "{out}"
+    );
+    let json = stdout_of(sightline().args(["timeline", "--json"]).arg(&export));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(json["session"]["product_version"].is_null());
+    assert!(json["session"]["schema_version"].is_null());
+}

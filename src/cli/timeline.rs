@@ -97,7 +97,11 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     } else if args.json {
         write_json(&args.file, &timeline, out)?;
     } else {
-        write_text(&args.file, &timeline, out)?;
+        let from_nsys = matches!(
+            kind,
+            TimelineFileKind::NsysExport | TimelineFileKind::NsysReport
+        );
+        write_text(&args.file, &timeline, from_nsys, out)?;
     }
     Ok(())
 }
@@ -156,15 +160,32 @@ fn kind_name(kind: TrackKind) -> &'static str {
     }
 }
 
-fn write_text(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
+/// The summary text; `from_nsys` says the timeline is an Nsight Systems export, whose version
+/// is given (or said to be unknown where the export has no version table).
+fn write_text(
+    file: &Path,
+    tl: &Timeline,
+    from_nsys: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     writeln!(out, "{}", file.display())?;
     let s = &tl.session;
-    if let Some(v) = &s.product_version {
-        writeln!(
+    match (&s.product_version, &s.schema_version) {
+        (Some(v), schema) => writeln!(
             out,
             "  written by Nsight Systems {v} (schema {})",
-            s.schema_version.as_deref().unwrap_or("?")
-        )?;
+            schema.as_deref().unwrap_or("unknown")
+        )?,
+        (None, Some(schema)) => writeln!(
+            out,
+            "  written by Nsight Systems of unknown version (schema {schema})"
+        )?,
+        // The oldest layout has no version table: the version cannot be known.
+        (None, None) if from_nsys => writeln!(
+            out,
+            "  written by Nsight Systems of unknown version (the export has no version table)"
+        )?,
+        (None, None) => {}
     }
     if let Some(ns) = s.start_utc_ns {
         writeln!(out, "  session start: {ns} ns since the Unix epoch (UTC)")?;

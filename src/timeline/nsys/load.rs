@@ -271,7 +271,17 @@ impl<'d, 'a> Loader<'d, 'a> {
             meta = self.db.key_values("EXPORT_META_DATA");
         }
         self.b.session.product_version = meta.get("EXPORT_PRODUCT_VERSION").cloned();
-        self.b.session.schema_version = meta.get("EXPORT_SCHEMA_VERSION").cloned();
+        // `EXPORT_SCHEMA_VERSION`, else its parts (`_MAJOR`, `_MINOR`, `_MICRO`) where only
+        // those are written; the oldest layout has neither table (no version at all).
+        self.b.session.schema_version = meta.get("EXPORT_SCHEMA_VERSION").cloned().or_else(|| {
+            let part = |p: &str| meta.get(&format!("EXPORT_SCHEMA_VERSION_{p}")).cloned();
+            let major = part("MAJOR")?;
+            Some(match (part("MINOR"), part("MICRO")) {
+                (Some(minor), Some(micro)) => format!("{major}.{minor}.{micro}"),
+                (Some(minor), None) => format!("{major}.{minor}"),
+                _ => major,
+            })
+        });
         if self.db.has_table("TARGET_INFO_SESSION_START_TIME") {
             self.b.session.start_utc_ns = self
                 .db
