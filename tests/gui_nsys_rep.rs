@@ -8,6 +8,7 @@
 //! Runs only where both tools are installed and no `nsys` is on `PATH`; otherwise it says so and
 //! skips.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! ([`parse_expression`]) and evaluates them on an action's metrics ([`evaluate`],
 //! [`derive_all`]). Evaluating every definition of a real report on its stored inputs
 //! reproduces the stored derived metrics exactly (value kind, regular value, instances and
-//! their order, correlation ids): `tests/derived_metrics.rs` checks this on the corpus.
+//! their order, correlation ids): `tests/it/derived_metrics.rs` checks this on the corpus.
 //!
 //! # Grammar
 //!

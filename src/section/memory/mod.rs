@@ -22,7 +22,7 @@
 //!   in 2022.1). Rows that only exist on some architectures carry a minimum compute capability
 //!   (LDSM and LDGSTS from 8.0, the eviction-policy table from 8.0 through the section file).
 //!
-//! Derived cells use one formula each, checked against the corpus in `tests/memory_widgets.rs`:
+//! Derived cells use one formula each, checked against the corpus in `tests/it/memory_widgets.rs`:
 //! sectors per request = sectors / requests; hit rate = sector lookup hits / sectors × 100 (the
 //! stored `lts__t_sector_hit_rate.pct` equals `lts__t_sectors_lookup_hit.sum /
 //! lts__t_sectors.sum`); bytes = sectors × 32 (a sector is 32 bytes); a total = the sum of its

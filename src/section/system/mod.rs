@@ -27,7 +27,7 @@
 //! - NVML's CPU and memory affinity (<https://docs.nvidia.com/deploy/nvml-api/api/group__nvmlAffinity.html>):
 //!   the ideal CPUs and NUMA nodes of a device.
 //! - The corpus: the 2024.1 full-set report (GTX 1660 SUPER, CC 7.5) holds exactly these
-//!   metrics; `tests/system_widgets.rs` compares every cell with NVIDIA's reader.
+//!   metrics; `tests/it/system_widgets.rs` compares every cell with NVIDIA's reader.
 //!
 //! Every cell is an [`Entry`] in the item's entry list; the layout refers to entries by index.
 //! A cell showing one instance of an instanced metric keeps that instance (correlation id and

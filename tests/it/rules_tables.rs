@@ -2,9 +2,7 @@
 //! (title, description, sorting, styles, per-column tooltip/width/styles), the element kinds
 //! of its columns, and the errors NVIDIA's module raises for malformed tables.
 
-mod common;
-
-use common::rules::apply_rule;
+use crate::common::rules::apply_rule;
 use sightline::rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell, TableSort};
 
 /// Runs `body` as a rule on kernel 0 of the sample; returns the tables of its first message,

@@ -2,11 +2,10 @@
 //! Reports load on the real background thread; section folders are temporary folders, so the
 //! user's own folders are never touched.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

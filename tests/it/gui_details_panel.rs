@@ -1,10 +1,9 @@
 //! The Details page panel, headless: egui_kittest drives the panel through its accessibility tree
 //! (no renderer, no display).
 
-mod common;
-
 use std::path::Path;
 
+use crate::common;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
@@ -616,7 +615,7 @@ fn every_body_item_kind_renders() {
 
 /// Not a pass/fail test: prints the mean frame time of the largest sample page, on a bare egui
 /// context (no accessibility tree, as in the app without a screen reader) and in the harness.
-/// `cargo test --release --test gui_details_panel -- --ignored --nocapture frame_time`
+/// `cargo test --release --test it -- --ignored --nocapture gui_details_panel::frame_time`
 #[test]
 #[ignore]
 fn frame_time() {

@@ -5,11 +5,10 @@
 //! hands them to the shell, a dispatch's details join counters and occupancy, and malformed or
 //! unreadable files show their warnings or an error naming the file. Files are tiny: fast.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common;
 use eframe::egui::{self, Role};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};

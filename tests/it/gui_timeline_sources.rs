@@ -3,11 +3,10 @@
 //! merged onto its timeline, Add NVTXT, live reload when a file changes on disk, and an `.atp`
 //! trace with its device queues, summary tables, flows and trace details.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::app::SightlineApp;

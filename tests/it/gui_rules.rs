@@ -2,12 +2,11 @@
 //! rule states on the page and in the Metric Selection window, failures with their error,
 //! re-applying on live reload of a rule file, and Cancel. Rules run on the real engine thread.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

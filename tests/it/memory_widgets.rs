@@ -2,11 +2,10 @@
 //! (every cell backed by a metric, every derived cell by its formula), `details --json`, and the
 //! Details panel (kittest) finding the chart and the tables with no placeholder left.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::Value;

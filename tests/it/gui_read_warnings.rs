@@ -2,11 +2,10 @@
 //! partly readable report lists its read warnings above the page, and a damaged result is
 //! listed as unreadable while the kernels after it load.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

@@ -1,10 +1,8 @@
 //! The Details model: sections resolved against real reports and fixtures.
 
-mod common;
-
 use std::path::Path;
 
-use common::{corpus_pairs, fixtures};
+use crate::common::{corpus_pairs, fixtures};
 use serde_json::Value;
 use sightline::ncu::{MetricValue, Report};
 use sightline::section::details::{

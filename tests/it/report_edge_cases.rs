@@ -3,12 +3,10 @@
 //! (`src/ncu/synth_edge.rs`) and checked once with NVIDIA's reader (`fixtures/verify.sh`,
 //! goldens in `fixtures/golden/`). These tests never need `../shared`.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::fixtures;
+use crate::common::{self, fixtures};
 use sightline::ncu::{MetricValue, Report, ToolVersion, ValueKind};
 use sightline::section::derived::{Semantics, evaluate_with, parse_expression};
 use sightline::section::details::{Entry, Item, KernelDetails, resolve_action};

@@ -1,10 +1,8 @@
 //! The `sightline` command line: exit codes, output shapes.
 
-mod common;
-
 use std::process::{Command, Output};
 
-use common::fixtures;
+use crate::common::fixtures;
 use serde_json::Value;
 
 fn sightline(args: &[&str]) -> Output {

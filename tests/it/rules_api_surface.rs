@@ -4,9 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
-
-use common::rules::apply_rule;
+use crate::common::rules::apply_rule;
 
 fn nvrules_reference() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/ncu/nvrules");

@@ -3,12 +3,11 @@
 //! sorting, selecting a kernel, the what-if sliders, the parameter editor, exporting the four
 //! files and opening them again, chart images, Cancel, and a bad file's error.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common;
 use eframe::egui::{self, Color32, ColorImage};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

@@ -3,11 +3,10 @@
 //! flow, searching, a range's statistics, and a summary-table row click. The export is written
 //! by the project's own generator, small enough to keep the test fast.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common;
 use eframe::egui::{self, Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

@@ -4,9 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::rules::{rule, rules_dir, run, sample};
+use crate::common::rules::{rule, rules_dir, run, sample};
 use sightline::rules::model::{MarkerLocation, TableCell, msg_type};
 use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
 

@@ -2,9 +2,7 @@
 //! NVIDIA's reader read them when they were made (`fixtures/golden/`), and survive a
 //! read → write → read round trip unchanged. These tests never need `../shared`.
 
-mod common;
-
-use common::{dump_text, first_difference, fixtures, parse_without_units};
+use crate::common::{self, dump_text, first_difference, fixtures, parse_without_units};
 use sightline::ncu::dump::DumpOptions;
 use sightline::ncu::writer::write_report;
 use sightline::ncu::{MetricValue, NameBase, Report, ValueKind, WorkloadKind};

@@ -4,12 +4,11 @@
 //! samples), and the Details panel (kittest) finding every widget with no placeholder left on
 //! any corpus page.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::Value;

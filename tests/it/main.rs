@@ -1,0 +1,55 @@
+//! Sightline's integration tests, as one test binary (`it`).
+//!
+//! Each module was its own binary under `tests/` before; each linked the RustPython VM, egui and
+//! SQLite, so a clean `cargo test` spent most of its time linking. One binary links them once.
+//! Run one file's tests by its module path: `cargo test --test it details::` (or any part of a
+//! test name). The tests that must not share a process (a global allocator, a changed
+//! environment, a thread left spinning) stay separate binaries: see `[[test]]` in `Cargo.toml`.
+
+mod common;
+
+mod cli;
+mod codexl_atp;
+mod codexl_cli;
+mod codexl_counters;
+mod codexl_occupancy;
+mod corpus_golden;
+mod derived_metrics;
+mod desktop;
+mod details;
+mod fixtures;
+mod format_values;
+mod gainsight_cli;
+mod gainsight_fixtures;
+mod gainsight_formulas;
+mod gainsight_parse;
+mod gui_app;
+mod gui_codexl;
+mod gui_details_panel;
+mod gui_gainsight;
+mod gui_read_warnings;
+mod gui_rules;
+mod gui_timeline;
+mod gui_timeline_sources;
+mod memory_widgets;
+mod nsys_rep_export;
+mod nvtxt_cli;
+mod nvtxt_errors;
+mod nvtxt_grammar;
+mod nvtxt_oracle;
+mod report_edge_cases;
+mod rules_api_surface;
+mod rules_bundled;
+mod rules_cli;
+mod rules_fixtures;
+mod rules_stock;
+mod rules_tables;
+mod section_parse;
+mod section_watch;
+mod system_widgets;
+mod timeline_bad_input;
+mod timeline_cli;
+mod timeline_corpus;
+mod timeline_model;
+mod timeline_stats;
+mod units_golden;
