@@ -3,7 +3,7 @@
 //! value, kind, instance, correlation id, name, NVTX range, section id and stored rule result.
 //! Units are compared separately (`units_golden.rs`).
 
-use crate::common::{corpus_pairs, dump_text, first_difference, parse_without_units};
+use crate::common::{self, corpus_pairs, dump_text, first_difference, parse_without_units};
 use serde_json::Value;
 use sightline::ncu::Report;
 use sightline::ncu::dump::DumpOptions;

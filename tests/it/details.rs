@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::common::{corpus_pairs, fixtures};
+use crate::common::{self, corpus_pairs, fixtures};
 use serde_json::Value;
 use sightline::ncu::{MetricValue, Report};
 use sightline::section::details::{

@@ -4,7 +4,7 @@
 //! Needs `../shared` beside the repository (NVIDIA's rules and the corpus); skipped with a
 //! message when it is absent. The rules are loaded from there, never copied.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

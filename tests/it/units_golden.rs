@@ -4,7 +4,7 @@
 //! the agreement per file and overall, lists the most frequent disagreements, and requires
 //! an overall agreement of at least 95 %. It is skipped when the shared corpus is absent.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;
