@@ -16,8 +16,8 @@ RUNS="${RUNS:-3}"
 OUT=bench/out/codexl.md
 mkdir -p bench/out
 
-cargo build --release --example make_codexl --bin sightline
-BIN="$CARGO_TARGET_DIR/release/examples/make_codexl"
+cargo build --release --bin sightline && cargo build --release -p sightline-test-support --bin make_codexl
+BIN="$CARGO_TARGET_DIR/release/make_codexl"
 SIGHTLINE="$CARGO_TARGET_DIR/release/sightline"
 
 if [[ ! -s "$ATP" ]]; then

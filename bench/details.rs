@@ -7,6 +7,7 @@
 //!    with the report's embedded sections (target < 300 ms).
 //!
 //! Needs `../shared/corpus/ncu` beside the repository; without it, measures the bundled sample.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -27,10 +27,10 @@ out=${OUT:-bench/out/gainsight.md}
 
 # SIGHTLINE=PATH and GENERATOR=PATH use binaries built elsewhere instead of building here.
 if [ -z "${SIGHTLINE:-}" ] || [ -z "${GENERATOR:-}" ]; then
-  nice -n 10 cargo build --release --quiet --bin sightline --example make_gainsight_log
+  nice -n 10 cargo build --release --quiet --bin sightline && cargo build --release --quiet -p sightline-test-support --bin make_gainsight_log
 fi
 bin=${SIGHTLINE:-$CARGO_TARGET_DIR/release/sightline}
-gen=${GENERATOR:-$CARGO_TARGET_DIR/release/examples/make_gainsight_log}
+gen=${GENERATOR:-$CARGO_TARGET_DIR/release/make_gainsight_log}
 for size in "$big" "$mid" "$small"; do
   [ -f "$tmp/log-$size.log" ] || "$gen" --bytes "$size" "$tmp/log-$size.log"
 done

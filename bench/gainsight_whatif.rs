@@ -6,6 +6,7 @@
 //! Lifetimes are drawn from a log-uniform distribution (1 cycle to 2 M cycles, ~1 µs median),
 //! 5 M per level over 200 kernels; a second case makes every lifetime distinct (worst case for
 //! the compact form). Median of 15 recomputations with varying retention and clock.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::time::Instant;
 

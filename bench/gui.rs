@@ -7,6 +7,7 @@
 //! first frame of the app on the bundled sample.
 //!
 //! Needs `../shared/corpus/ncu` beside the repository; without it, measures the bundled sample.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -13,9 +13,9 @@ cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
 kernels=${KERNELS:-2000}
-cargo build --release --quiet --bin sightline --example make_bench_report
+cargo build --release --quiet --bin sightline && cargo build --release --quiet -p sightline-test-support --bin make_bench_report
 report="$out/bench-$kernels.ncu-rep"
-[ -f "$report" ] || target/release/examples/make_bench_report "$report" "$kernels"
+[ -f "$report" ] || target/release/make_bench_report "$report" "$kernels"
 size=$(stat -c %s "$report")
 last=$((kernels - 1))
 

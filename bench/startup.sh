@@ -17,9 +17,9 @@ out=bench/out
 mkdir -p "$out"
 kernels=${KERNELS:-2000}
 runs=${RUNS:-5}
-cargo build --release --quiet --bin sightline --example make_bench_report
+cargo build --release --quiet --bin sightline && cargo build --release --quiet -p sightline-test-support --bin make_bench_report
 big="$out/bench-$kernels.ncu-rep"
-[ -f "$big" ] || target/release/examples/make_bench_report "$big" "$kernels"
+[ -f "$big" ] || target/release/make_bench_report "$big" "$kernels"
 
 display=:97
 Xvfb $display -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Timeline benchmark: Sightline against the `sqlite3` shell and NVIDIA's `nsys stats` on the same
-# generated Nsight Systems exports (examples/make_nsys_export.rs: kernels on 8 streams with their
+# generated Nsight Systems exports (crates/test-support/src/bin/make_nsys_export.rs: kernels on 8 streams with their
 # launching calls, nested NVTX, memcpy/memset, OS runtime), in the same run.
 #
 #   bench/timeline.sh                   # 1 M and 10 M events
@@ -20,10 +20,10 @@ cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-[ -n "${SKIP_BUILD:-}" ] || cargo build --release --quiet --bin sightline --example make_nsys_export
+[ -n "${SKIP_BUILD:-}" ] || cargo build --release --quiet --bin sightline && cargo build --release --quiet -p sightline-test-support --bin make_nsys_export
 # Copies, so a build running beside the benchmark cannot swap the binaries mid-run.
 mkdir -p "$out/bin"
-cp "$CARGO_TARGET_DIR/release/sightline" "$CARGO_TARGET_DIR/release/examples/make_nsys_export" "$out/bin/"
+cp "$CARGO_TARGET_DIR/release/sightline" "$CARGO_TARGET_DIR/release/make_nsys_export" "$out/bin/"
 bin="$out/bin/sightline"
 gen="$out/bin/make_nsys_export"
 repeats=${REPEATS:-3}

@@ -6,13 +6,14 @@
 //! plus tessellation into meshes (`Context::tessellate`), headless, no GPU — at four views:
 //! zoomed out (the whole session), mid zoom (1/200 of it), zoomed in (20 µs) and while panning
 //! (a mid-zoom view moved 12 px every frame). Goal: median ≤ 4 ms and p99 ≤ 8 ms each.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use eframe::egui;
 use sightline::app::{Settings, SightlineApp, StartOptions};
-use sightline::timeline::nsys::synth::{SynthOptions, write_export};
+use sightline_test_support::nsys::{SynthOptions, write_export};
 
 /// Frames measured per view (after warm-up frames).
 const FRAMES: usize = 300;

@@ -1,16 +1,16 @@
 //! Sightline: a fast, scriptable viewer for GPU profiler reports.
 //!
-//! The library holds the model layers (no GUI code): [`ncu`] reads and writes Nsight Compute
-//! reports, [`pyjson`] prints JSON exactly as Python's `json` module does (so Sightline's
-//! headless output can be compared byte for byte with NVIDIA's reader).
+//! This package is the `sightline` binary and its headless commands (`src/cli/`). The library
+//! re-exports the layers it is built on, so that the commands, the tests and the benches name
+//! them in one way (`sightline::ncu`, `sightline::app`...):
+//!
+//! - the model ([`sightline_model`]): [`ncu`], [`section`], [`timeline`], [`codexl`],
+//!   [`gainsight`], [`pyjson`], [`proto`] — no GUI, no Python;
+//! - the rule engine ([`rules`], `sightline-rules`) on the model;
+//! - the desktop app ([`app`], `sightline-app`) on both, with the desktop integration
+//!   ([`desktop`]).
 
-pub mod app;
-pub mod codexl;
-pub mod desktop;
-pub mod gainsight;
-pub mod ncu;
-pub mod proto;
-pub mod pyjson;
-pub mod rules;
-pub mod section;
-pub mod timeline;
+pub use sightline_app as app;
+pub use sightline_app::desktop;
+pub use sightline_model::{codexl, gainsight, ncu, proto, pyjson, section, timeline};
+pub use sightline_rules as rules;

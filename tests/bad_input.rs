@@ -5,6 +5,7 @@
 //! The bad inputs are built here, byte by byte, from a minimal valid container; only
 //! `corpus_reports_survive_truncation_and_byte_flips` reads the shared corpus, and it skips with
 //! a message when `../shared` is absent.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -1049,10 +1050,21 @@ impl SplitMix {
     }
 }
 
+/// Skips a test that needs `../shared`, or fails it under `SIGHTLINE_REQUIRE_SHARED=1` (as the
+/// integration tests' `common::skip_shared`; this binary stands alone for its allocator).
+fn skip_shared(reason: String) {
+    let required = std::env::var_os("SIGHTLINE_REQUIRE_SHARED").is_some_and(|v| v == "1");
+    assert!(
+        !required,
+        "{reason}: SIGHTLINE_REQUIRE_SHARED=1 requires ../shared beside the repository"
+    );
+    eprintln!("skipped: {reason}");
+}
+
 #[test]
 fn corpus_reports_survive_truncation_and_byte_flips() {
     let Ok(entries) = std::fs::read_dir(CORPUS) else {
-        println!("skipped: the shared report corpus ({CORPUS}) is absent");
+        skip_shared(format!("the shared report corpus ({CORPUS}) is absent"));
         return;
     };
     let mut paths: Vec<PathBuf> = entries
@@ -1062,7 +1074,9 @@ fn corpus_reports_survive_truncation_and_byte_flips() {
         .collect();
     paths.sort();
     if paths.is_empty() {
-        println!("skipped: no .ncu-rep in the shared report corpus ({CORPUS})");
+        skip_shared(format!(
+            "no .ncu-rep in the shared report corpus ({CORPUS})"
+        ));
         return;
     }
     for path in paths {

@@ -7,6 +7,7 @@
 //!
 //! Runs only where both tools are installed and no `nsys` is on `PATH`; otherwise it says so and
 //! skips.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 #[path = "it/common/mod.rs"]
 mod common;

@@ -1,6 +1,7 @@
 //! A rule stuck inside a native function (where the interrupt cannot reach) does not hang the
 //! caller: the engine gives up on its worker after the budget plus `STUCK_GRACE`.
 //! (Its own test binary: the abandoned worker spins until the process exits.)
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::path::Path;
 use std::sync::Arc;

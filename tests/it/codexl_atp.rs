@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline::codexl::synth::atp::{AtpSpec, AtpTruth, SectionStyle, atp_bytes};
-use sightline::codexl::synth::{LineEnding, atp_fixture_specs, fixture_files};
 use sightline::timeline::atp::{
     Api, AtpFile, AtpTrace, CommandPayload, SectionKind, mangled_symbol, parse_atp,
 };
+use sightline_test_support::codexl::atp::{AtpSpec, AtpTruth, SectionStyle, atp_bytes};
+use sightline_test_support::codexl::{LineEnding, atp_fixture_specs, fixture_files};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

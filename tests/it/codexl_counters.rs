@@ -11,7 +11,7 @@ fn corpus() -> Option<PathBuf> {
     if dir.join("MANIFEST.tsv").is_file() {
         Some(dir)
     } else {
-        eprintln!("skipping: {} is absent", dir.display());
+        crate::common::skip_shared(format!("{} is absent", dir.display()));
         None
     }
 }
@@ -327,8 +327,8 @@ fn fixture(name: &str) -> PathBuf {
 
 #[test]
 fn the_generated_session_counters() {
-    let spec = sightline::codexl::synth::session_spec();
-    let dispatches = sightline::codexl::synth::tables::dispatches(&spec);
+    let spec = sightline_test_support::codexl::session_spec();
+    let dispatches = sightline_test_support::codexl::tables::dispatches(&spec);
     let file = CounterFile::open(&fixture("session1.csv")).unwrap();
     assert!(file.warnings().is_empty(), "{:?}", file.warnings());
     assert_eq!(file.rows.len(), dispatches.len());

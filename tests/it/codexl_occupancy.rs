@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use sightline::codexl::curves::{OccupancyModel, Resource};
 use sightline::codexl::occupancy::{OCCUPANCY_COLUMNS, OccupancyFile};
-use sightline::codexl::synth::session_spec;
-use sightline::codexl::synth::tables::dispatches;
+use sightline_test_support::codexl::session_spec;
+use sightline_test_support::codexl::tables::dispatches;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

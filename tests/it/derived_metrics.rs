@@ -714,7 +714,7 @@ fn semantics_follow_the_tool_version() {
 fn corpus_reports() -> Option<Vec<PathBuf>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/ncu/reports");
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping: {} not found", dir.display());
+        crate::common::skip_shared(format!("{} not found", dir.display()));
         return None;
     };
     let mut reports: Vec<PathBuf> = entries

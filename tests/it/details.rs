@@ -440,7 +440,7 @@ fn breakdown_tables_expand_and_sort_by_value_on_the_full_set_report() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/corpus/ncu/reports/ncu2024.1.1_gtx1660s_vec_add_full.ncu-rep");
     if !path.is_file() {
-        eprintln!("skipping: ../shared/corpus is absent");
+        crate::common::skip_shared("../shared/corpus is absent");
         return;
     }
     let report = sightline::ncu::Report::open(&path).unwrap();

@@ -4,11 +4,11 @@
 
 use crate::common::{self, dump_text, first_difference, fixtures, parse_without_units};
 use sightline::ncu::dump::DumpOptions;
-use sightline::ncu::writer::write_report;
 use sightline::ncu::{MetricValue, NameBase, Report, ValueKind, WorkloadKind};
+use sightline_test_support::ncu::writer::write_report;
 
 /// Every fixture the generator writes.
-const FIXTURES: &[&str] = sightline::ncu::fixtures::FIXTURE_NAMES;
+const FIXTURES: &[&str] = sightline_test_support::ncu::fixtures::FIXTURE_NAMES;
 
 #[test]
 fn fixtures_match_the_official_readers_dump() {
@@ -144,9 +144,9 @@ fn sample_fixture_carries_sections_rules_and_nvtx() {
 
 #[test]
 fn committed_fixtures_are_what_the_generator_writes() {
-    for name in sightline::ncu::fixtures::FIXTURE_NAMES {
+    for name in sightline_test_support::ncu::fixtures::FIXTURE_NAMES {
         let committed = std::fs::read(fixtures().join(name)).unwrap();
-        let generated = sightline::ncu::fixtures::fixture_bytes(name).unwrap();
+        let generated = sightline_test_support::ncu::fixtures::fixture_bytes(name).unwrap();
         assert!(
             committed == generated,
             "fixtures/{name} is stale: run `cargo run --example make_fixtures` and re-verify"

@@ -7,12 +7,12 @@ use sightline::gainsight::csv::{
     read_kernel_csv, read_lifetime_csv, write_kernel_csv, write_lifetime_header,
     write_lifetime_rows,
 };
-use sightline::gainsight::generate::{GenConfig, generate};
 use sightline::gainsight::report::FrontendReport;
 use sightline::gainsight::whatif::Selection;
 use sightline::gainsight::{
     Analysis, AnalyzeOptions, KernelResult, Level, Params, Source, analyze, analyze_paths,
 };
+use sightline_test_support::gainsight::{GenConfig, generate};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -184,7 +184,10 @@ fn sample_fixture_is_what_the_generator_writes() {
     );
 }
 
-fn check_against(analysis: &Analysis, expected: &[sightline::gainsight::generate::ExpectedKernel]) {
+fn check_against(
+    analysis: &Analysis,
+    expected: &[sightline_test_support::gainsight::ExpectedKernel],
+) {
     assert_eq!(analysis.kernels.len(), expected.len());
     let p = Params::default();
     for (i, (k, e)) in analysis.kernels.iter().zip(expected).enumerate() {
@@ -388,4 +391,22 @@ fn merged_only_store_answers_like_the_full_one() {
         assert!(a.count(Selection::Kernel(0)) > 0);
         assert_eq!(b.count(Selection::Kernel(0)), 0);
     }
+}
+
+/// The generator writes the same log, with the same ground truth, for the same configuration
+/// (moved from the generator's own unit tests: the test-support crate is not a default member).
+#[test]
+fn the_generator_is_deterministic() {
+    use sightline_test_support::gainsight::{GenConfig, generate};
+    let config = GenConfig {
+        kernels: 2,
+        l1_objects: 20,
+        l2_objects: 20,
+        ..GenConfig::default()
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let ea = generate(&config, &mut a).unwrap();
+    let eb = generate(&config, &mut b).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(ea, eb);
 }

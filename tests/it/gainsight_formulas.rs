@@ -22,7 +22,7 @@ fn seed_text() -> Option<String> {
     match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(_) => {
-            eprintln!("skipping: {} is absent", path.display());
+            crate::common::skip_shared(format!("{} is absent", path.display()));
             None
         }
     }

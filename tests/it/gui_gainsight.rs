@@ -15,9 +15,9 @@ use sightline::app::SightlineApp;
 use sightline::app::document::{DocumentKind, route};
 use sightline::app::gainsight::GainsightDoc;
 use sightline::app::gainsight::charts::count_label;
-use sightline::gainsight::generate::{GenConfig, generate};
 use sightline::gainsight::whatif::Selection;
 use sightline::gainsight::{Level, Params};
+use sightline_test_support::gainsight::{GenConfig, generate};
 
 fn fixture(name: &str) -> PathBuf {
     common::fixtures().join("gainsight").join(name)

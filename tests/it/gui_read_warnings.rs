@@ -10,8 +10,8 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::app::{Settings, SightlineApp, StartOptions};
-use sightline::ncu::writer::ReportWriter;
 use sightline::proto::nv::profiler::messages as pb;
+use sightline_test_support::ncu::writer::ReportWriter;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -13,8 +13,8 @@ use egui_kittest::kittest::Queryable;
 use sightline::app::SightlineApp;
 use sightline::app::timeline::TimelineDoc;
 use sightline::app::timeline::canvas::SHAPE_BUDGET;
-use sightline::timeline::nsys::synth::{SynthOptions, write_export};
 use sightline::timeline::{EventId, EventKind, Timeline};
+use sightline_test_support::nsys::{SynthOptions, write_export};
 
 /// Writes a small nsys-shaped export into `dir`.
 fn small_export(dir: &Path) -> PathBuf {

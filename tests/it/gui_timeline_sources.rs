@@ -11,8 +11,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::app::SightlineApp;
 use sightline::app::timeline::TimelineDoc;
-use sightline::timeline::nsys::synth::{SynthOptions, write_export};
 use sightline::timeline::{EventKind, Timeline};
+use sightline_test_support::nsys::{SynthOptions, write_export};
 
 fn doc<'h>(h: &'h Harness<'static, SightlineApp>) -> &'h TimelineDoc {
     h.state().timeline(0).expect("a timeline tab")

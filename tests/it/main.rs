@@ -5,6 +5,7 @@
 //! Run one file's tests by its module path: `cargo test --test it details::` (or any part of a
 //! test name). The tests that must not share a process (a global allocator, a changed
 //! environment, a thread left spinning) stay separate binaries: see `[[test]]` in `Cargo.toml`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 mod common;
 
@@ -17,6 +18,7 @@ mod corpus_golden;
 mod derived_metrics;
 mod desktop;
 mod details;
+mod dump;
 mod fixtures;
 mod format_values;
 mod gainsight_cli;

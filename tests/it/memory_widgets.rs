@@ -76,7 +76,7 @@ fn formula_value(metrics: &Value, formula: &str) -> Option<f64> {
 fn corpus_cells_equal_golden_values() {
     let reports = full_set_reports();
     if reports.is_empty() {
-        eprintln!("skipping: no full-set corpus report (../shared) found");
+        crate::common::skip_shared("no full-set corpus report (../shared) found");
         return;
     }
     let mut architectures = std::collections::BTreeSet::new();
@@ -156,7 +156,7 @@ fn corpus_cells_equal_golden_values() {
 fn formulas_reproduce_stored_metrics() {
     let reports = full_set_reports();
     if reports.is_empty() {
-        eprintln!("skipping: no full-set corpus report (../shared) found");
+        crate::common::skip_shared("no full-set corpus report (../shared) found");
         return;
     }
     for (path, golden) in &reports {
@@ -330,7 +330,7 @@ fn details_json(report: &Path) -> Value {
 fn cli_json_has_memory_chart_and_tables() {
     let reports = full_set_reports();
     if reports.is_empty() {
-        eprintln!("skipping: no full-set corpus report (../shared) found");
+        crate::common::skip_shared("no full-set corpus report (../shared) found");
         return;
     }
     for (path, golden) in &reports {
@@ -499,7 +499,7 @@ fn panel_draws_chart_and_tables_of_a_synthetic_page() {
 fn panel_shows_corpus_memory_widgets_without_placeholders() {
     let reports = full_set_reports();
     if reports.is_empty() {
-        eprintln!("skipping: no full-set corpus report (../shared) found");
+        crate::common::skip_shared("no full-set corpus report (../shared) found");
         return;
     }
     for (path, _) in &reports {

@@ -324,7 +324,7 @@ fn colour_names_match_the_reference_table() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/reference/nvtxt-colors.tsv");
     let Ok(table) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping: {} is absent", path.display());
+        crate::common::skip_shared(format!("{} is absent", path.display()));
         return;
     };
     let mut known = 0;

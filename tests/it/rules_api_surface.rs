@@ -11,7 +11,9 @@ fn nvrules_reference() -> Option<PathBuf> {
     if dir.join("NvRules-2025.3.1.py").is_file() {
         Some(dir)
     } else {
-        eprintln!("skipping: ../shared/reference/ncu/nvrules (NVIDIA's NvRules.py) not found");
+        crate::common::skip_shared(
+            "../shared/reference/ncu/nvrules (NVIDIA's NvRules.py) not found",
+        );
         None
     }
 }

@@ -17,8 +17,8 @@ fn shared() -> Option<PathBuf> {
     if ok {
         Some(dir)
     } else {
-        eprintln!(
-            "skipping: ../shared (NVIDIA's stock rules and the corpus) not found beside the repository"
+        crate::common::skip_shared(
+            "../shared (NVIDIA's stock rules and the corpus) not found beside the repository",
         );
         None
     }

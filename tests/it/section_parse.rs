@@ -115,14 +115,14 @@ where
 fn stock_files_parse_without_errors() {
     let root = Path::new(NCU);
     if !root.is_dir() {
-        println!("skipping: {} not found", root.display());
+        crate::common::skip_shared(format!("{} not found", root.display()));
         return;
     }
     let mut all_errors = Vec::new();
     for dir in STOCK_DIRS {
         let dir_path = root.join(dir);
         if !dir_path.is_dir() {
-            println!("skipping: {} not found", dir_path.display());
+            crate::common::skip_shared(format!("{} not found", dir_path.display()));
             continue;
         }
         let files = stock_files(&dir_path);
@@ -193,7 +193,7 @@ fn stock_files_parse_fast() {
     let root = Path::new(NCU);
     let dir = root.join("sections/ncu-2025.3.1");
     if !dir.is_dir() {
-        println!("skipping: {} not found", dir.display());
+        crate::common::skip_shared(format!("{} not found", dir.display()));
         return;
     }
     let texts: Vec<(PathBuf, String)> = stock_files(&dir)
@@ -223,7 +223,7 @@ fn stock_files_parse_fast() {
 fn speed_of_light_values() {
     let file = Path::new(NCU).join("sections/ncu-2024.1.1/SpeedOfLight.section");
     if !file.is_file() {
-        println!("skipping: {} not found", file.display());
+        crate::common::skip_shared(format!("{} not found", file.display()));
         return;
     }
     let parsed = parse_section_file(&file);
@@ -283,7 +283,7 @@ fn speed_of_light_values() {
 fn stock_2025_unknown_fields_are_warnings() {
     let file = Path::new(NCU).join("sections/ncu-2025.3.1/PmSampling.section");
     if !file.is_file() {
-        println!("skipping: {} not found", file.display());
+        crate::common::skip_shared(format!("{} not found", file.display()));
         return;
     }
     let parsed = parse_section_file(&file);

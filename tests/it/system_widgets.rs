@@ -111,7 +111,7 @@ fn check_entry(where_: &str, entry: &Entry, metrics: &Value) -> bool {
 fn corpus_cells_equal_golden_values() {
     let reports = system_reports();
     if reports.is_empty() {
-        eprintln!("skipping: no corpus report with system widgets (../shared) found");
+        crate::common::skip_shared("no corpus report with system widgets (../shared) found");
         return;
     }
     for (path, golden) in &reports {
@@ -602,7 +602,7 @@ fn sightline(args: &[&str], report: &Path) -> String {
 fn cli_json_csv_and_text() {
     let reports = system_reports();
     if reports.is_empty() {
-        eprintln!("skipping: no corpus report with system widgets (../shared) found");
+        crate::common::skip_shared("no corpus report with system widgets (../shared) found");
         return;
     }
     for (path, golden) in &reports {
@@ -790,7 +790,7 @@ fn panel_draws_synthetic_widgets() {
 fn panel_shows_corpus_widgets_without_placeholders() {
     let pairs = common::corpus_pairs();
     if pairs.is_empty() {
-        eprintln!("skipping: ../shared corpus not found");
+        crate::common::skip_shared("../shared corpus not found");
         return;
     }
     let with_widgets: Vec<PathBuf> = system_reports().into_iter().map(|(p, _)| p).collect();

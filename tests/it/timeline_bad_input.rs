@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use sightline::timeline::nsys::stats::{self, ReportOutcome};
-use sightline::timeline::nsys::synth::{SynthOptions, write_export};
 use sightline::timeline::nsys::{self, NsysError};
+use sightline_test_support::nsys::{SynthOptions, write_export};
 
 fn load_error(path: &Path) -> String {
     match nsys::load(path) {

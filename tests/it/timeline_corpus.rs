@@ -11,7 +11,7 @@ use sightline::timeline::{EventId, EventKind, Timeline};
 fn corpus() -> Option<Vec<PathBuf>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys");
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping: {} is absent", dir.display());
+        crate::common::skip_shared(format!("{} is absent", dir.display()));
         return None;
     };
     let mut files: Vec<PathBuf> = entries

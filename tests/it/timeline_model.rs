@@ -3,9 +3,9 @@
 
 use std::sync::atomic::AtomicBool;
 
-use sightline::timeline::nsys::synth::{SynthOptions, write_export};
 use sightline::timeline::nsys::{self, LoadOptions, NsysError};
 use sightline::timeline::{EventKind, Timeline, TrackKind};
+use sightline_test_support::nsys::{SynthOptions, write_export};
 
 fn generated(events: u64) -> (tempfile::TempDir, std::path::PathBuf, Timeline) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use sightline::timeline::nsys::stats::{self, ReportOutcome};
-use sightline::timeline::nsys::synth::{SynthOptions, write_export};
+use sightline_test_support::nsys::{SynthOptions, write_export};
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -87,7 +87,7 @@ fn corpus_reports_equal_the_oracle() {
     let base = manifest().join("../shared/corpus/nsys");
     let oracle = base.join("oracle");
     let Ok(dirs) = std::fs::read_dir(&oracle) else {
-        eprintln!("skipping: {} is absent", oracle.display());
+        crate::common::skip_shared(format!("{} is absent", oracle.display()));
         return;
     };
     let mut compared = 0;
@@ -124,7 +124,7 @@ fn corpus_skips_match_nsys() {
     let base = manifest().join("../shared/corpus/nsys");
     let export = base.join("p4arth_cuda-perf-sandbox_report1.sqlite");
     if !export.exists() {
-        eprintln!("skipping: {} is absent", export.display());
+        crate::common::skip_shared(format!("{} is absent", export.display()));
         return;
     }
     let out = stats::run_reports(&export, &["nvtx_sum"]).unwrap_or_else(|e| panic!("{e}"));

@@ -74,7 +74,7 @@ fn tally_file(path: &Path, misses: &mut BTreeMap<(String, String, String), usize
 fn inferred_units_agree_with_golden_dumps() {
     let dir = golden_dir();
     if !dir.is_dir() {
-        println!("skipping: ../shared/corpus not found ({})", dir.display());
+        crate::common::skip_shared(format!("../shared/corpus not found ({})", dir.display()));
         return;
     }
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)

@@ -11,14 +11,30 @@ use serde_json::Value;
 use sightline::ncu::Report;
 use sightline::ncu::dump::{DumpOptions, write_dump};
 
+/// Whether `../shared` is required (`SIGHTLINE_REQUIRE_SHARED=1`, set by `.ci/run`): a test
+/// that would skip for lack of it fails instead.
+pub fn shared_required() -> bool {
+    std::env::var_os("SIGHTLINE_REQUIRE_SHARED").is_some_and(|v| v == "1")
+}
+
+/// Skips a test that needs `../shared` (what is missing is printed), or fails it when
+/// [`shared_required`].
+pub fn skip_shared(reason: impl std::fmt::Display) {
+    assert!(
+        !shared_required(),
+        "{reason}: SIGHTLINE_REQUIRE_SHARED=1 requires ../shared beside the repository"
+    );
+    eprintln!("skipped: {reason}");
+}
+
 /// `../shared/corpus/ncu` beside the repository, or `None` (with a message) when absent.
 pub fn corpus_ncu() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/ncu");
     if dir.join("reports").is_dir() && dir.join("golden").is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "skipping: ../shared/corpus/ncu not found (the corpus tests need ../shared beside the repository)"
+        crate::common::skip_shared(
+            "../shared/corpus/ncu not found (the corpus tests need ../shared beside the repository)",
         );
         None
     }

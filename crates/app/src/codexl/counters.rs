@@ -1,0 +1,495 @@
+//! The counters document (`SESSION.csv`, every dialect the model reads): the session header
+//! above a sortable table of dispatches whose `Method` is split into kernel, kernel id and
+//! device; the per-kernel aggregates beside it; below, a bar chart of the counter chosen in a
+//! combo box across the dispatches (hover names the dispatch and value, a click selects its row).
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+use eframe::egui;
+
+use super::chart::BarChart;
+use super::dispatch::offer_session_ui;
+use super::header::{header_ui, warnings_ui};
+use super::loader::LoadState;
+use super::table::{SortableTable, TABLE_KEYS, arrow_step, compare_values, value_text};
+use crate::document::{Document, Services};
+use sightline_model::codexl::counters::{CounterFile, CounterValue, KernelAggregate};
+
+/// A column of the dispatch table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShownColumn {
+    /// The kernel name from `Method`.
+    Kernel,
+    /// The kernel id from `Method`.
+    KernelId,
+    /// The device from `Method`.
+    Device,
+    /// A column of the file (by index), `Method` excepted.
+    File(usize),
+}
+
+/// A counter file prepared for the view (on the loader thread).
+pub struct CountersData {
+    /// The file as the model reads it.
+    pub file: CounterFile,
+    /// Dispatches and time per kernel.
+    pub aggregates: Vec<KernelAggregate>,
+    /// The dispatch table's columns.
+    pub columns: Vec<ShownColumn>,
+    /// Their titles.
+    pub column_names: Vec<String>,
+    /// File columns with at least one number (what the chart can show), in file order.
+    pub numeric_columns: Vec<usize>,
+    /// Kernel names in order of first dispatch (the chart's colours and legend).
+    pub kernel_names: Vec<String>,
+    /// Per dispatch, its kernel's index in `kernel_names`.
+    pub kernel_of_row: Vec<u32>,
+}
+
+impl CountersData {
+    /// Parses a counter file and prepares its columns and aggregates.
+    pub fn prepare(bytes: &[u8]) -> CountersData {
+        let mut file = CounterFile::parse(bytes);
+        // The typed rows are what the view reads: drop the raw fields (half the memory).
+        file.table.rows = Vec::new();
+        let aggregates = file.aggregates();
+        let method = file.table.column("Method");
+        let mut columns = Vec::new();
+        if method.is_some() {
+            columns.push(ShownColumn::Kernel);
+            if file.rows.iter().any(|r| r.kernel_id.is_some()) {
+                columns.push(ShownColumn::KernelId);
+            }
+            if file.rows.iter().any(|r| r.device.is_some()) {
+                columns.push(ShownColumn::Device);
+            }
+        }
+        columns.extend(
+            (0..file.table.columns.len())
+                .filter(|&i| Some(i) != method)
+                .map(ShownColumn::File),
+        );
+        let column_names = columns
+            .iter()
+            .map(|c| match c {
+                ShownColumn::Kernel => "Kernel".to_string(),
+                ShownColumn::KernelId => "Kernel ID".to_string(),
+                ShownColumn::Device => "Device".to_string(),
+                ShownColumn::File(i) => file.table.columns[*i].clone(),
+            })
+            .collect();
+        let numeric_columns = (0..file.table.columns.len())
+            .filter(|&i| Some(i) != method)
+            .filter(|&i| {
+                file.rows
+                    .iter()
+                    .any(|r| matches!(r.values.get(i), Some(CounterValue::Number { .. })))
+            })
+            .collect();
+        let mut kernel_names: Vec<String> = Vec::new();
+        let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        let mut kernel_of_row = Vec::with_capacity(file.rows.len());
+        for row in &file.rows {
+            let next = kernel_names.len() as u32;
+            let k = *index.entry(row.kernel.as_str()).or_insert_with(|| {
+                kernel_names.push(row.kernel.clone());
+                next
+            });
+            kernel_of_row.push(k);
+        }
+        CountersData {
+            file,
+            aggregates,
+            columns,
+            column_names,
+            numeric_columns,
+            kernel_names,
+            kernel_of_row,
+        }
+    }
+
+    /// The text of `column` in dispatch `row`.
+    pub fn cell(&self, row: usize, column: usize) -> Cow<'_, str> {
+        let Some(r) = self.file.rows.get(row) else {
+            return Cow::Borrowed("");
+        };
+        match self.columns.get(column) {
+            Some(ShownColumn::Kernel) => Cow::Borrowed(&r.kernel),
+            Some(ShownColumn::KernelId) => r
+                .kernel_id
+                .map_or(Cow::Borrowed(""), |id| Cow::Owned(id.to_string())),
+            Some(ShownColumn::Device) => Cow::Borrowed(r.device.as_deref().unwrap_or("")),
+            Some(ShownColumn::File(i)) => r.values.get(*i).map_or(Cow::Borrowed(""), value_text),
+            None => Cow::Borrowed(""),
+        }
+    }
+
+    /// Ascending order of dispatches `a` and `b` by `column` (numbers numerically, missing
+    /// values last).
+    pub fn compare(&self, column: usize, a: usize, b: usize) -> Ordering {
+        let (Some(x), Some(y)) = (self.file.rows.get(a), self.file.rows.get(b)) else {
+            return Ordering::Equal;
+        };
+        let text_last = |p: Option<&str>, q: Option<&str>| match (p, q) {
+            (Some(p), Some(q)) => p.cmp(q),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        };
+        match self.columns.get(column) {
+            Some(ShownColumn::Kernel) => x.kernel.cmp(&y.kernel),
+            Some(ShownColumn::KernelId) => match (x.kernel_id, y.kernel_id) {
+                (Some(p), Some(q)) => p.cmp(&q),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            Some(ShownColumn::Device) => text_last(x.device.as_deref(), y.device.as_deref()),
+            Some(ShownColumn::File(i)) => match (x.values.get(*i), y.values.get(*i)) {
+                (Some(p), Some(q)) => compare_values(p, q),
+                _ => Ordering::Equal,
+            },
+            None => Ordering::Equal,
+        }
+    }
+
+    /// The column the chart shows first: the time column, else the first numeric one.
+    pub fn default_chart_column(&self) -> Option<usize> {
+        self.file
+            .time_column()
+            .filter(|t| self.numeric_columns.contains(t))
+            .or_else(|| self.numeric_columns.first().copied())
+    }
+}
+
+/// Titles of the aggregate table.
+const AGGREGATE_COLUMNS: [&str; 5] = [
+    "Kernel",
+    "Device",
+    "Dispatches",
+    "Total time (ms)",
+    "Average time (ms)",
+];
+
+/// An open counter file.
+pub struct CountersDoc {
+    /// Loading, then the prepared file and its session.
+    pub load: LoadState<CountersData>,
+    /// The dispatch table.
+    pub table: SortableTable,
+    /// The per-kernel table.
+    pub kernels: SortableTable,
+    /// The file column the bar chart shows.
+    pub chart_column: Option<usize>,
+    /// The dispatch under the pointer in the chart, last frame.
+    pub hovered_dispatch: Option<usize>,
+    /// Values of `chart_column` per dispatch, computed when the column changes.
+    chart_values: Option<(usize, Vec<Option<f64>>)>,
+}
+
+impl CountersDoc {
+    /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
+    pub fn open(path: PathBuf, wake: impl Fn() + Send + 'static) -> CountersDoc {
+        CountersDoc {
+            load: LoadState::start(path, CountersData::prepare, wake),
+            table: SortableTable::default(),
+            kernels: SortableTable::default(),
+            chart_column: None,
+            hovered_dispatch: None,
+            chart_values: None,
+        }
+    }
+
+    /// The prepared file, once loaded.
+    pub fn data(&self) -> Option<&CountersData> {
+        self.load.loaded.as_ref().map(|l| &l.data)
+    }
+
+    /// Dispatch indices in the table's display order.
+    pub fn display_order(&mut self) -> Vec<usize> {
+        let Some(loaded) = &self.load.loaded else {
+            return Vec::new();
+        };
+        let data = &loaded.data;
+        self.table
+            .display_order(data.file.rows.len(), &|c, a, b| data.compare(c, a, b))
+            .to_vec()
+    }
+
+    /// Draws the loaded file.
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
+        let Some(loaded) = &self.load.loaded else {
+            return;
+        };
+        let data = &loaded.data;
+        let path = self.load.path.as_path();
+        egui::Panel::top("codexl-counters-top").show(ui, |ui| {
+            offer_session_ui(ui, path, &loaded.session, open_files);
+            header_ui(ui, &data.file.table.header, &data.file.devices);
+            warnings_ui(ui, path, data.file.warnings());
+        });
+        egui::Panel::bottom("codexl-counters-chart")
+            .resizable(true)
+            .default_size(280.0)
+            .size_range(150.0..=700.0)
+            .show(ui, |ui| {
+                let clicked = chart_ui(
+                    ui,
+                    data,
+                    &mut self.chart_column,
+                    &mut self.chart_values,
+                    self.table.selected,
+                    &mut self.hovered_dispatch,
+                );
+                if let Some(row) = clicked {
+                    self.table.select(row);
+                }
+            });
+        if !data.aggregates.is_empty() {
+            egui::Panel::right("codexl-counters-kernels")
+                .resizable(true)
+                .default_size(380.0)
+                .size_range(220.0..=900.0)
+                .show(ui, |ui| {
+                    let time = data
+                        .file
+                        .time_column()
+                        .and_then(|t| data.file.table.columns.get(t))
+                        .map_or("", String::as_str);
+                    ui.strong(format!(
+                        "Kernels ({}, time column {time})",
+                        data.aggregates.len()
+                    ));
+                    if let Some(k) = aggregates_ui(ui, &mut self.kernels, &data.aggregates) {
+                        let wanted = &data.aggregates[k];
+                        if let Some(first) =
+                            data.file.rows.iter().position(|r| {
+                                r.kernel == wanted.kernel && r.device == wanted.device
+                            })
+                        {
+                            self.table.select(first);
+                        }
+                    }
+                });
+        }
+        if let Some(forward) = arrow_step(ui) {
+            self.table.step(forward);
+        }
+        egui::CentralPanel::default().show(ui, |ui| {
+            ui.strong(format!(
+                "Dispatches ({}) — click a header to sort",
+                data.file.rows.len()
+            ));
+            let names = &data.column_names;
+            let kernel_column = |c: usize| data.columns.get(c) == Some(&ShownColumn::Kernel);
+            self.table.ui(
+                ui,
+                "codexl-counters-table",
+                names,
+                &kernel_column,
+                data.file.rows.len(),
+                &|r, c| data.cell(r, c),
+                &|c, a, b| data.compare(c, a, b),
+            );
+        });
+    }
+}
+
+/// The counter choice and the bar chart; returns the dispatch clicked.
+fn chart_ui(
+    ui: &mut egui::Ui,
+    data: &CountersData,
+    chart_column: &mut Option<usize>,
+    cache: &mut Option<(usize, Vec<Option<f64>>)>,
+    selected: Option<usize>,
+    hovered: &mut Option<usize>,
+) -> Option<usize> {
+    if data.numeric_columns.is_empty() {
+        ui.weak("No column of this file holds numbers: nothing to chart.");
+        return None;
+    }
+    if chart_column.is_none_or(|c| !data.numeric_columns.contains(&c)) {
+        *chart_column = data.default_chart_column();
+    }
+    let column = (*chart_column)?;
+    let name = |c: usize| data.file.table.columns.get(c).map_or("", String::as_str);
+    ui.horizontal(|ui| {
+        let label = ui.label("Counter:");
+        egui::ComboBox::from_id_salt("codexl-counter-choice")
+            .selected_text(name(column))
+            .width(220.0)
+            .show_ui(ui, |ui| {
+                for &c in &data.numeric_columns {
+                    ui.selectable_value(chart_column, Some(c), name(c));
+                }
+            })
+            .response
+            .labelled_by(label.id);
+    });
+    let column = chart_column.unwrap_or(column);
+    if cache.as_ref().is_none_or(|(c, _)| *c != column) {
+        *cache = Some((column, data.file.column_values(column)));
+    }
+    let values: &[Option<f64>] = cache.as_ref().map_or(&[], |(_, v)| v.as_slice());
+    let missing = values.iter().filter(|v| v.is_none()).count();
+    let title = if missing > 0 {
+        format!(
+            "{} per dispatch ({} dispatches, {missing} without a value)",
+            name(column),
+            values.len()
+        )
+    } else {
+        format!(
+            "{} per dispatch ({} dispatches)",
+            name(column),
+            values.len()
+        )
+    };
+    let size = egui::vec2(ui.available_width(), ui.available_height().max(120.0));
+    let chart = BarChart {
+        title: &title,
+        x_label: "Dispatch (file order)",
+        y_label: name(column),
+        values,
+        selected,
+        groups: &data.kernel_of_row,
+        legend: &data.kernel_names,
+        size,
+    };
+    let describe = |i: usize| {
+        let Some(row) = data.file.rows.get(i) else {
+            return String::new();
+        };
+        let value = row.values.get(column).map_or(Cow::Borrowed(""), value_text);
+        format!(
+            "Dispatch {} (line {}): {}\n{} = {value}",
+            i + 1,
+            row.line,
+            row.kernel,
+            name(column)
+        )
+    };
+    let out = chart.ui(ui, &describe);
+    *hovered = out.hovered;
+    out.clicked
+}
+
+/// The per-kernel table; returns the kernel row clicked.
+fn aggregates_ui(
+    ui: &mut egui::Ui,
+    table: &mut SortableTable,
+    aggregates: &[KernelAggregate],
+) -> Option<usize> {
+    // The Device column only when `Method` names devices (not in sprofile files).
+    let with_device = aggregates.iter().any(|a| a.device.is_some());
+    let shown: Vec<usize> = (0..AGGREGATE_COLUMNS.len())
+        .filter(|&c| with_device || c != 1)
+        .collect();
+    let names: Vec<String> = shown
+        .iter()
+        .map(|&c| AGGREGATE_COLUMNS[c].to_string())
+        .collect();
+    let cell = |r: usize, c: usize| -> Cow<'_, str> {
+        let a = &aggregates[r];
+        let c = shown.get(c).copied().unwrap_or(0);
+        match c {
+            0 => Cow::Borrowed(a.kernel.as_str()),
+            1 => Cow::Borrowed(a.device.as_deref().unwrap_or("")),
+            2 => Cow::Owned(a.dispatches.to_string()),
+            3 => Cow::Owned(format!("{:.5}", a.total_time_ms)),
+            _ => Cow::Owned(format!("{:.5}", a.average_time_ms)),
+        }
+    };
+    let compare = |c: usize, x: usize, y: usize| {
+        let (a, b) = (&aggregates[x], &aggregates[y]);
+        let c = shown.get(c).copied().unwrap_or(0);
+        match c {
+            0 => a.kernel.cmp(&b.kernel),
+            1 => a.device.cmp(&b.device),
+            2 => a.dispatches.cmp(&b.dispatches),
+            3 => a.total_time_ms.total_cmp(&b.total_time_ms),
+            _ => a.average_time_ms.total_cmp(&b.average_time_ms),
+        }
+    };
+    table.ui(
+        ui,
+        "codexl-kernels-table",
+        &names,
+        &|c| c == 0,
+        aggregates.len(),
+        &cell,
+        &compare,
+    )
+}
+
+impl Document for CountersDoc {
+    fn path(&self) -> &Path {
+        &self.load.path
+    }
+
+    fn loading(&self) -> bool {
+        self.load.loading()
+    }
+
+    fn progress(&self) -> Option<(f32, String)> {
+        self.load.progress.clone()
+    }
+
+    fn cancel(&mut self) {
+        self.load.cancel();
+    }
+
+    fn error(&self) -> Option<&str> {
+        self.load.error.as_deref()
+    }
+
+    fn poll(&mut self) -> Option<(String, bool)> {
+        match self.load.poll()? {
+            Err(message) => Some((message, true)),
+            Ok(()) => {
+                let loaded = self.load.loaded.as_ref()?;
+                let data = &loaded.data;
+                self.chart_column = data.default_chart_column();
+                let warnings = data.file.warnings().len();
+                Some((
+                    format!(
+                        "Opened {}: {} dispatch(es), {} kernel(s){} in {:.0} ms",
+                        self.load.path.display(),
+                        data.file.rows.len(),
+                        data.aggregates.len(),
+                        if warnings > 0 {
+                            format!(", {warnings} warning(s)")
+                        } else {
+                            String::new()
+                        },
+                        loaded.elapsed.as_secs_f64() * 1e3
+                    ),
+                    false,
+                ))
+            }
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
+        if self.load.loaded.is_some() {
+            self.loaded_ui(ui, &mut services.open_files);
+            return;
+        }
+        egui::CentralPanel::default().show(ui, |ui| self.load.placeholder_ui(ui));
+    }
+
+    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
+        TABLE_KEYS
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

@@ -1,0 +1,237 @@
+//! Loading a CodeXL counter or occupancy file on a `sightline-loader` thread: the file is read in
+//! chunks (progress by bytes, Cancel checked between chunks), parsed by the model, prepared for
+//! the view (aggregates, column lists) and the session's sibling files are looked up, all off the
+//! GUI thread. [`LoadState`] is the document side: it polls the thread and keeps the progress, the
+//! error and the result.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+use sightline_model::codexl::session::SessionFiles;
+
+/// Bytes read between two progress messages and cancel checks.
+const CHUNK_BYTES: usize = 4 << 20;
+/// Share of the progress bar given to reading (the rest is parsing).
+const READ_SHARE: f32 = 0.7;
+
+/// What a finished load hands to the document.
+pub struct Loaded<T> {
+    /// The parsed and prepared file.
+    pub data: T,
+    /// The session's files in the same folder (the file itself included).
+    pub session: SessionFiles,
+    /// How long reading and parsing took.
+    pub elapsed: Duration,
+}
+
+/// What the loader thread tells the GUI.
+pub enum LoadEvent<T> {
+    /// Progress `(fraction, stage)`.
+    Progress(f32, String),
+    /// The file is ready.
+    Loaded(Box<Loaded<T>>),
+    /// Reading failed (the message names the file).
+    Failed(String),
+}
+
+/// A running load.
+pub struct LoadJob<T> {
+    events: Receiver<LoadEvent<T>>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl<T: Send + 'static> LoadJob<T> {
+    /// Reads `path` on a new `sightline-loader` thread and turns its bytes into `T` with
+    /// `prepare`; `wake` requests a repaint when something arrives.
+    pub fn start(
+        path: &Path,
+        prepare: fn(&[u8]) -> T,
+        wake: impl Fn() + Send + 'static,
+    ) -> LoadJob<T> {
+        let (tx, rx) = channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = cancel.clone();
+        let file = path.to_path_buf();
+        let failed = tx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-loader".into())
+            .spawn(move || run(&file, prepare, &flag, &tx, &wake));
+        if let Err(error) = spawned {
+            let _ = failed.send(LoadEvent::Failed(format!(
+                "{}: cannot start the loader thread: {error}",
+                path.display()
+            )));
+        }
+        LoadJob { events: rx, cancel }
+    }
+}
+
+impl<T> LoadJob<T> {
+    /// The next event, if one arrived.
+    pub fn poll(&self) -> Option<LoadEvent<T>> {
+        self.events.try_recv().ok()
+    }
+
+    /// Asks the loader to stop.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl<T> Drop for LoadJob<T> {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The loader thread's work.
+fn run<T>(
+    path: &Path,
+    prepare: fn(&[u8]) -> T,
+    cancel: &AtomicBool,
+    tx: &Sender<LoadEvent<T>>,
+    wake: &dyn Fn(),
+) {
+    let send = |event: LoadEvent<T>| {
+        let _ = tx.send(event);
+        wake();
+    };
+    let started = Instant::now();
+    let bytes = match read_with_progress(path, cancel, &mut |fraction| {
+        send(LoadEvent::Progress(fraction * READ_SHARE, "reading".into()));
+    }) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return,
+        Err(error) => return send(LoadEvent::Failed(format!("{}: {error}", path.display()))),
+    };
+    send(LoadEvent::Progress(READ_SHARE, "parsing".into()));
+    let data = prepare(&bytes);
+    drop(bytes);
+    if cancel.load(Ordering::Relaxed) {
+        return;
+    }
+    let session = SessionFiles::find(path);
+    send(LoadEvent::Loaded(Box::new(Loaded {
+        data,
+        session,
+        elapsed: started.elapsed(),
+    })));
+}
+
+/// Reads the whole file in chunks, reporting the fraction read; `None` when cancelled.
+fn read_with_progress(
+    path: &Path,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(f32),
+) -> std::io::Result<Option<Vec<u8>>> {
+    let mut file = std::fs::File::open(path)?;
+    let total = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(usize::try_from(total).unwrap_or(0).min(1 << 30));
+    let mut chunk = vec![0u8; CHUNK_BYTES];
+    let mut last_sent = Instant::now();
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        bytes.extend_from_slice(&chunk[..n]);
+        if total > 0 && last_sent.elapsed() >= Duration::from_millis(40) {
+            last_sent = Instant::now();
+            progress((bytes.len() as f64 / total as f64).min(1.0) as f32);
+        }
+    }
+    Ok(Some(bytes))
+}
+
+/// The document side of a load: the job while it runs, its progress, the error, the result.
+pub struct LoadState<T> {
+    /// The file.
+    pub path: PathBuf,
+    job: Option<LoadJob<T>>,
+    /// Progress `(fraction, stage)` while loading.
+    pub progress: Option<(f32, String)>,
+    /// Why the file could not be shown.
+    pub error: Option<String>,
+    /// The loaded file, with its session.
+    pub loaded: Option<Loaded<T>>,
+}
+
+impl<T: Send + 'static> LoadState<T> {
+    /// Starts loading `path` (see [`LoadJob::start`]).
+    pub fn start(
+        path: PathBuf,
+        prepare: fn(&[u8]) -> T,
+        wake: impl Fn() + Send + 'static,
+    ) -> LoadState<T> {
+        let job = LoadJob::start(&path, prepare, wake);
+        LoadState {
+            path,
+            job: Some(job),
+            progress: Some((0.0, "starting".into())),
+            error: None,
+            loaded: None,
+        }
+    }
+}
+
+impl<T> LoadState<T> {
+    /// Whether the load is still running.
+    pub fn loading(&self) -> bool {
+        self.job.is_some() && self.loaded.is_none() && self.error.is_none()
+    }
+
+    /// Stops the load; the document then says it was cancelled.
+    pub fn cancel(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.cancel();
+            if self.loaded.is_none() {
+                self.error = Some(format!("{}: loading cancelled", self.path.display()));
+            }
+        }
+        self.progress = None;
+    }
+
+    /// Applies what the thread sent. Returns `Some(Ok(()))` when the file has just loaded,
+    /// `Some(Err(message))` when it has just failed.
+    pub fn poll(&mut self) -> Option<Result<(), String>> {
+        let mut outcome = None;
+        while let Some(event) = self.job.as_ref().and_then(LoadJob::poll) {
+            match event {
+                LoadEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
+                LoadEvent::Loaded(loaded) => {
+                    self.progress = None;
+                    self.job = None;
+                    self.loaded = Some(*loaded);
+                    outcome = Some(Ok(()));
+                }
+                LoadEvent::Failed(message) => {
+                    self.progress = None;
+                    self.job = None;
+                    self.error = Some(message.clone());
+                    outcome = Some(Err(message));
+                }
+            }
+        }
+        outcome
+    }
+
+    /// What the document shows while it has nothing else: the error, or a spinner with the
+    /// stage.
+    pub fn placeholder_ui(&self, ui: &mut eframe::egui::Ui) {
+        super::super::document::opening_ui(
+            ui,
+            &self.path,
+            self.error.as_deref(),
+            self.progress.as_ref(),
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! The occupancy document (`SESSION.occupancy`): the header above the sortable table of
+//! dispatches (RCP's columns as the file has them), and for the selected row the four charts
+//! CodeXL drew (occupancy against VGPRs, SGPRs, LDS bytes and work-group size, the kernel's
+//! point marked) with the waves each resource allows.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+use eframe::egui;
+
+use super::dispatch::offer_session_ui;
+use super::header::{header_ui, warnings_ui};
+use super::loader::LoadState;
+use super::occupancy_charts::{KernelCharts, charts_grid_ui, limits_text};
+use super::table::{SortableTable, TABLE_KEYS, arrow_step, compare_values, value_text};
+use crate::document::{Document, Services};
+use sightline_model::codexl::occupancy::OccupancyFile;
+
+/// An occupancy file prepared for the view (on the loader thread).
+pub struct OccupancyData {
+    /// The file as the model reads it.
+    pub file: OccupancyFile,
+    /// Device names of the rows (the header summary's devices).
+    pub devices: Vec<String>,
+}
+
+impl OccupancyData {
+    /// Parses an occupancy file.
+    pub fn prepare(bytes: &[u8]) -> OccupancyData {
+        let mut file = OccupancyFile::parse(bytes);
+        // The typed rows and values are what the view reads: drop the raw fields.
+        file.table.rows = Vec::new();
+        let mut devices: Vec<String> = Vec::new();
+        for row in &file.rows {
+            if !row.device_name.is_empty() && !devices.contains(&row.device_name) {
+                devices.push(row.device_name.clone());
+            }
+        }
+        OccupancyData { file, devices }
+    }
+
+    /// The text of `column` in row `row`.
+    pub fn cell(&self, row: usize, column: usize) -> Cow<'_, str> {
+        self.file
+            .values
+            .get(row)
+            .and_then(|v| v.get(column))
+            .map_or(Cow::Borrowed(""), value_text)
+    }
+
+    /// Ascending order of rows `a` and `b` by `column`.
+    pub fn compare(&self, column: usize, a: usize, b: usize) -> Ordering {
+        let value = |r: usize| self.file.values.get(r).and_then(|v| v.get(column));
+        match (value(a), value(b)) {
+            (Some(x), Some(y)) => compare_values(x, y),
+            _ => Ordering::Equal,
+        }
+    }
+}
+
+/// An open occupancy file.
+pub struct OccupancyDoc {
+    /// Loading, then the prepared file and its session.
+    pub load: LoadState<OccupancyData>,
+    /// The table (its selection is the charted row).
+    pub table: SortableTable,
+    /// The selected row's charts.
+    pub charts: Option<KernelCharts>,
+}
+
+impl OccupancyDoc {
+    /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
+    pub fn open(path: PathBuf, wake: impl Fn() + Send + 'static) -> OccupancyDoc {
+        OccupancyDoc {
+            load: LoadState::start(path, OccupancyData::prepare, wake),
+            table: SortableTable::default(),
+            charts: None,
+        }
+    }
+
+    /// The prepared file, once loaded.
+    pub fn data(&self) -> Option<&OccupancyData> {
+        self.load.loaded.as_ref().map(|l| &l.data)
+    }
+
+    /// Selects row `row` and computes its charts.
+    pub fn select(&mut self, row: usize) {
+        let Some(data) = self.data() else { return };
+        let Some(r) = data.file.rows.get(row) else {
+            return;
+        };
+        let charts = KernelCharts::new(row, r);
+        self.charts = Some(charts);
+        self.table.select(row);
+    }
+
+    /// Draws the loaded file.
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
+        let Some(loaded) = &self.load.loaded else {
+            return;
+        };
+        let data = &loaded.data;
+        let path = self.load.path.as_path();
+        egui::Panel::top("codexl-occupancy-top").show(ui, |ui| {
+            offer_session_ui(ui, path, &loaded.session, open_files);
+            header_ui(ui, &data.file.table.header, &data.devices);
+            warnings_ui(ui, path, data.file.warnings());
+        });
+        if let Some(charts) = &self.charts
+            && let Some(row) = data.file.rows.get(charts.row)
+        {
+            // The charts get most of the height at first (the table scrolls).
+            let default_height = (ui.available_height() * 0.6).max(260.0);
+            egui::Panel::bottom("codexl-occupancy-charts")
+                .resizable(true)
+                .default_size(default_height)
+                .size_range(220.0..=900.0)
+                .show(ui, |ui| {
+                    let (kernel, _, device) = data.file.kernel_parts(row);
+                    ui.horizontal(|ui| {
+                        ui.strong(format!(
+                            "{kernel}{} — row {}, line {}",
+                            device.map(|d| format!(" on {d}")).unwrap_or_default(),
+                            charts.row + 1,
+                            row.line
+                        ));
+                    });
+                    ui.add(egui::Label::new(limits_text(row, charts)).wrap());
+                    ui.add_space(4.0);
+                    charts_grid_ui(ui, charts);
+                });
+        }
+        let mut clicked = None;
+        egui::CentralPanel::default().show(ui, |ui| {
+            ui.strong(format!(
+                "Dispatches ({}) — click a row for its occupancy charts, a header to sort",
+                data.file.rows.len()
+            ));
+            let kernel_column = data.file.table.column("Kernel Name");
+            clicked = self.table.ui(
+                ui,
+                "codexl-occupancy-table",
+                &data.file.table.columns,
+                &|c| Some(c) == kernel_column,
+                data.file.rows.len(),
+                &|r, c| data.cell(r, c),
+                &|c, a, b| data.compare(c, a, b),
+            );
+        });
+        if let Some(forward) = arrow_step(ui) {
+            clicked = clicked.or(self.table.step(forward));
+        }
+        if let Some(row) = clicked {
+            self.select(row);
+        }
+    }
+}
+
+impl Document for OccupancyDoc {
+    fn path(&self) -> &Path {
+        &self.load.path
+    }
+
+    fn loading(&self) -> bool {
+        self.load.loading()
+    }
+
+    fn progress(&self) -> Option<(f32, String)> {
+        self.load.progress.clone()
+    }
+
+    fn cancel(&mut self) {
+        self.load.cancel();
+    }
+
+    fn error(&self) -> Option<&str> {
+        self.load.error.as_deref()
+    }
+
+    fn poll(&mut self) -> Option<(String, bool)> {
+        match self.load.poll()? {
+            Err(message) => Some((message, true)),
+            Ok(()) => {
+                let (rows, warnings, elapsed) = {
+                    let loaded = self.load.loaded.as_ref()?;
+                    (
+                        loaded.data.file.rows.len(),
+                        loaded.data.file.warnings().len(),
+                        loaded.elapsed,
+                    )
+                };
+                if rows > 0 {
+                    self.select(0);
+                }
+                Some((
+                    format!(
+                        "Opened {}: {rows} dispatch(es){} in {:.0} ms",
+                        self.load.path.display(),
+                        if warnings > 0 {
+                            format!(", {warnings} warning(s)")
+                        } else {
+                            String::new()
+                        },
+                        elapsed.as_secs_f64() * 1e3
+                    ),
+                    false,
+                ))
+            }
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
+        if self.load.loaded.is_some() {
+            self.loaded_ui(ui, &mut services.open_files);
+            return;
+        }
+        egui::CentralPanel::default().show(ui, |ui| self.load.placeholder_ui(ui));
+    }
+
+    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
+        TABLE_KEYS
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

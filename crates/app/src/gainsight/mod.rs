@@ -1,0 +1,756 @@
+//! The Gainsight panel: a [`Document`] showing what gain-cell memory would make of a GPGPU-Sim
+//! run — a log, a folder of logs, or the frontend's outputs read back.
+//!
+//! - [`loader`]: the `sightline-loader` thread (analysis with progress and Cancel; outputs read
+//!   back into the same shape).
+//! - [`table`]: the sortable per-kernel table (`.sim.csv` columns); a selected kernel filters
+//!   the charts.
+//! - [`charts`]: lifetime histograms (log time axis, retention lines and covered shares),
+//!   refreshes and area against SRAM, write frequency per kernel with its statistics.
+//! - [`whatif`]: retention and clock sliders, refreshes recomputed live from the lifetimes kept
+//!   in memory.
+//! - [`params_editor`]: the TOML parameters, applied (re-analysis) or reset to the defaults.
+//! - [`export`]: the four output files and chart images (PNG).
+
+pub mod charts;
+pub mod export;
+pub mod loader;
+pub mod params_editor;
+pub mod table;
+pub mod whatif;
+
+use std::any::Any;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use eframe::egui::{self, ColorImage, Rect};
+
+use super::document::{Document, Services, opening_ui};
+use charts::{FrequencyMarks, Group, RetentionMark, chart_frame, count_label, time_label};
+use export::{ExportRequest, export_outputs, png_of_region, write_png};
+use loader::{Inputs, Job, JobEvent, Loaded, recompute_outputs_report, start_load};
+use params_editor::{EditorAction, ParamsEditor};
+use sightline_model::gainsight::Params;
+use sightline_model::gainsight::whatif::Selection;
+use table::{KernelTable, compact};
+use whatif::WhatIf;
+
+/// The charts that can be saved as images: (file suffix, title).
+pub const CHARTS: [(&str, &str); 6] = [
+    ("l1-lifetimes", "L1 lifetimes"),
+    ("l2-lifetimes", "L2 lifetimes"),
+    ("refreshes", "Refreshes per cell type"),
+    ("area", "Area per technology"),
+    ("l1-write-frequency", "L1 write frequency per kernel"),
+    ("l2-write-frequency", "L2 write frequency per kernel"),
+];
+
+/// Where exports go.
+#[derive(Debug, Clone, Default)]
+pub struct ExportSettings {
+    /// Output folder.
+    pub dir: String,
+    /// Output name (`NAME.sim.csv`...).
+    pub name: String,
+    /// What the last export wrote, or why it failed.
+    pub last: Option<(String, bool)>,
+}
+
+/// A screenshot on its way back from the integration, with the scale it was taken at.
+type Shot = (Arc<ColorImage>, f32);
+
+/// An open Gainsight tab.
+pub struct GainsightDoc {
+    /// The file or folder opened.
+    pub path: PathBuf,
+    wake: Arc<dyn Fn() + Send + Sync>,
+    job: Option<Job<Box<Loaded>>>,
+    export_job: Option<Job<Vec<PathBuf>>>,
+    /// Progress `(fraction, stage)` of the running job.
+    pub progress: Option<(f32, String)>,
+    /// Why the input could not be shown.
+    pub error: Option<String>,
+    /// The loaded input.
+    pub loaded: Option<Loaded>,
+    /// Row index → the kernel's index in the lifetime store (input order).
+    store_index: Vec<Option<usize>>,
+    /// The kernel table.
+    pub table: KernelTable,
+    /// The what-if sliders and projection.
+    pub whatif: WhatIf,
+    /// The parameter editor.
+    pub editor: ParamsEditor,
+    /// Export folder and name.
+    pub export: ExportSettings,
+    /// Screen rects of the charts drawn last frame, by file suffix.
+    pub chart_rects: Vec<(&'static str, Rect)>,
+    shots: (Sender<Shot>, Receiver<Shot>),
+    /// Whether a screenshot was requested and not yet received.
+    pub screenshot_pending: bool,
+    status: Option<(String, bool)>,
+}
+
+impl GainsightDoc {
+    /// Starts loading `path` (a log, a folder, an output file) with the default parameters.
+    pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> GainsightDoc {
+        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
+        let inputs = Inputs::of(&path);
+        let job = start_load(inputs, Params::default(), wake.clone());
+        GainsightDoc {
+            path,
+            wake,
+            job: Some(job),
+            export_job: None,
+            progress: Some((0.0, "starting".into())),
+            error: None,
+            loaded: None,
+            store_index: Vec::new(),
+            table: KernelTable::default(),
+            whatif: WhatIf::default(),
+            editor: ParamsEditor::default(),
+            export: ExportSettings::default(),
+            chart_rects: Vec::new(),
+            shots: channel(),
+            screenshot_pending: false,
+            status: None,
+        }
+    }
+
+    /// The kernel selection of the charts (all kernels, or the selected row's kernel).
+    pub fn selection(&self) -> Selection {
+        match self
+            .table
+            .selected
+            .and_then(|row| self.store_index.get(row))
+        {
+            Some(Some(index)) => Selection::Kernel(*index),
+            _ => Selection::All,
+        }
+    }
+
+    /// Whether a background job (load, re-analysis, export) is running.
+    pub fn busy(&self) -> bool {
+        self.job.is_some() || self.export_job.is_some()
+    }
+
+    fn take_loaded(&mut self, loaded: Box<Loaded>) {
+        let loaded = *loaded;
+        self.store_index = store_indices(&loaded);
+        self.whatif = WhatIf::from_params(&loaded.params);
+        self.editor = ParamsEditor::default();
+        self.table.resort(&loaded.analysis.rows);
+        if self.export.name.is_empty() {
+            self.export.name = loaded.analysis.name.clone();
+        }
+        if self.export.dir.is_empty() {
+            let dir = if self.path.is_dir() {
+                self.path.clone()
+            } else {
+                self.path
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default()
+            };
+            self.export.dir = dir.display().to_string();
+        }
+        self.loaded = Some(loaded);
+    }
+
+    /// Uses `params`: logs are analysed again (the current view stays until the new one is
+    /// ready); outputs read back get their report recomputed.
+    pub fn apply_params(&mut self, params: Params) {
+        let Some(loaded) = &mut self.loaded else {
+            return;
+        };
+        if loaded.inputs.is_logs() {
+            self.job = Some(start_load(loaded.inputs.clone(), params, self.wake.clone()));
+            self.progress = Some((0.0, "analysing again with the new parameters".into()));
+        } else {
+            loaded.report = recompute_outputs_report(loaded, &params);
+            loaded.params = params;
+            self.whatif = WhatIf::from_params(&loaded.params);
+            self.status = Some(("Parameters applied".into(), false));
+        }
+    }
+
+    /// Starts exporting the four files into the export folder.
+    pub fn start_export(&mut self) {
+        let Some(loaded) = &self.loaded else { return };
+        if self.export_job.is_some() {
+            return;
+        }
+        let request = ExportRequest {
+            dir: PathBuf::from(self.export.dir.trim()),
+            name: self.export.name.trim().to_string(),
+            inputs: loaded.inputs.clone(),
+            params: loaded.params.clone(),
+            rows: loaded.analysis.rows.clone(),
+            report: loaded.report.clone(),
+        };
+        self.export_job = Some(Job::start(self.wake.clone(), "export", move |ctx| {
+            export_outputs(&request, ctx)
+        }));
+        self.progress = Some((0.0, "exporting".into()));
+    }
+
+    /// Asks the integration for a screenshot; the charts are cut out of it when it arrives.
+    pub fn request_chart_images(&mut self, ctx: &egui::Context) {
+        let tx = self.shots.0.clone();
+        let wake = self.wake.clone();
+        let ppp = ctx.pixels_per_point();
+        ctx.request_screenshot(move |image| {
+            let _ = tx.send((image, ppp));
+            wake();
+        });
+        self.screenshot_pending = true;
+        ctx.request_repaint();
+    }
+
+    /// Cuts the charts out of a screenshot and writes them as PNG (on the loader thread).
+    fn save_chart_images(&mut self, image: Arc<ColorImage>, ppp: f32) {
+        self.screenshot_pending = false;
+        let dir = PathBuf::from(self.export.dir.trim());
+        let name = self.export.name.trim().to_string();
+        let rects = self.chart_rects.clone();
+        if rects.is_empty() {
+            self.export.last = Some(("No chart is on screen".into(), true));
+            return;
+        }
+        if self.export_job.is_some() {
+            self.export.last = Some(("An export is running".into(), true));
+            return;
+        }
+        self.export_job = Some(Job::start(self.wake.clone(), "chart images", move |_| {
+            let mut written = Vec::new();
+            for (suffix, rect) in rects {
+                let png = png_of_region(&image, rect, ppp)?;
+                written.push(write_png(&dir.join(format!("{name}.{suffix}.png")), &png)?);
+            }
+            Ok(written)
+        }));
+    }
+
+    fn poll_jobs(&mut self) -> Option<(String, bool)> {
+        let mut status = self.status.take();
+        while let Some(event) = self.job.as_ref().and_then(Job::poll) {
+            match event {
+                JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
+                JobEvent::Done(loaded) => {
+                    self.job = None;
+                    self.progress = None;
+                    status = Some((
+                        format!(
+                            "Opened {}: {} kernel(s), {} L1 and {} L2 lifetimes in {:.0} ms",
+                            self.path.display(),
+                            loaded.analysis.rows.len(),
+                            count_label(loaded.report.lifetime_count[0]),
+                            count_label(loaded.report.lifetime_count[1]),
+                            loaded.elapsed.as_secs_f64() * 1e3
+                        ),
+                        false,
+                    ));
+                    self.take_loaded(loaded);
+                }
+                JobEvent::Failed(message) => {
+                    self.job = None;
+                    self.progress = None;
+                    if self.loaded.is_none() {
+                        self.error = Some(message.clone());
+                    }
+                    status = Some((message, true));
+                }
+            }
+        }
+        while let Some(event) = self.export_job.as_ref().and_then(Job::poll) {
+            match event {
+                JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
+                JobEvent::Done(files) => {
+                    self.export_job = None;
+                    self.progress = None;
+                    let message = format!(
+                        "Exported {} file(s) to {}",
+                        files.len(),
+                        self.export.dir.trim()
+                    );
+                    self.export.last = Some((
+                        files
+                            .iter()
+                            .map(|f| f.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        false,
+                    ));
+                    status = Some((message, false));
+                }
+                JobEvent::Failed(message) => {
+                    self.export_job = None;
+                    self.progress = None;
+                    self.export.last = Some((message.clone(), true));
+                    status = Some((message, true));
+                }
+            }
+        }
+        if let Ok((image, ppp)) = self.shots.1.try_recv() {
+            self.save_chart_images(image, ppp);
+        }
+        status
+    }
+
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(loaded) = &self.loaded else { return };
+        let a = &loaded.analysis;
+        ui.horizontal_wrapped(|ui| {
+            ui.strong(&a.name);
+            ui.separator();
+            let source = match &loaded.inputs {
+                Inputs::Logs(_) => format!(
+                    "{} kernel(s) from {} log file(s), {:.1} MB, {} lines ({} accesses)",
+                    a.rows.len(),
+                    a.files.len(),
+                    a.bytes as f64 / 1e6,
+                    count_label(a.lines.total),
+                    count_label(a.lines.accesses)
+                ),
+                Inputs::Outputs(files) => format!(
+                    "{} kernel(s) read from {} output file(s)",
+                    a.rows.len(),
+                    files.present().len()
+                ),
+            };
+            ui.label(source);
+            ui.separator();
+            ui.label(format!(
+                "{} L1 / {} L2 lifetimes",
+                count_label(loaded.report.lifetime_count[0]),
+                count_label(loaded.report.lifetime_count[1])
+            ));
+            if let Some(row) = self.table.selected.and_then(|r| a.rows.get(r)) {
+                ui.separator();
+                ui.label(format!("charts: kernel {}", row.kernel_id));
+                if ui.button("Show all kernels").clicked() {
+                    self.table.selected = None;
+                }
+            }
+        });
+    }
+
+    /// The what-if sliders and the refresh figures they give.
+    fn whatif_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(loaded) = &self.loaded else { return };
+        if !loaded.lifetimes_known {
+            ui.weak("Open the lifetime CSVs (NAME.sim_l1.csv, NAME.sim_l2.csv) or the log to project refreshes.");
+            return;
+        }
+        let selection = self.selection();
+        self.whatif.sliders_ui(ui, &loaded.params);
+        let projection = self
+            .whatif
+            .projection(&loaded.analysis.store, selection)
+            .clone();
+        ui.add_space(4.0);
+        let at_params = !self.whatif.differs_from(&loaded.params) && selection == Selection::All;
+        egui::Grid::new("gainsight-refreshes")
+            .num_columns(5)
+            .striped(true)
+            .show(ui, |ui| {
+                ui.strong("Cell type");
+                ui.strong("L1 covered");
+                ui.strong("L1 refreshes");
+                ui.strong("L2 covered");
+                ui.strong("L2 refreshes");
+                ui.end_row();
+                ui.label("SRAM");
+                for _ in 0..2 {
+                    ui.label("100%");
+                    ui.label("0");
+                }
+                ui.end_row();
+                for (index, cell) in loaded.params.retention.iter().enumerate() {
+                    ui.label(&cell.name).on_hover_text(format!(
+                        "retention {}",
+                        time_label(self.whatif.retention_us.get(index).copied().unwrap_or(0.0))
+                    ));
+                    for level in 0..2 {
+                        let covered = projection.covered[level].get(index).copied().unwrap_or(0.0);
+                        let n = projection.refreshes[level].get(index).copied().unwrap_or(0);
+                        ui.label(format!("{:.1}%", covered * 100.0));
+                        let label = ui.label(count_label(n));
+                        if at_params && let Some((_, v)) = loaded.report.refreshes[level].get(index)
+                        {
+                            label.on_hover_text(format!("report: {}", compact(*v)));
+                        }
+                    }
+                    ui.end_row();
+                }
+            });
+        ui.weak(format!(
+            "{} L1 and {} L2 lifetimes{}",
+            count_label(projection.lifetimes[0]),
+            count_label(projection.lifetimes[1]),
+            match selection {
+                Selection::All => " (all kernels)".to_string(),
+                Selection::Kernel(_) => " (selected kernel)".to_string(),
+            }
+        ));
+    }
+
+    fn export_ui(&mut self, ui: &mut egui::Ui) {
+        egui::Grid::new("gainsight-export")
+            .num_columns(2)
+            .show(ui, |ui| {
+                ui.label("Folder");
+                ui.add(
+                    egui::TextEdit::singleline(&mut self.export.dir)
+                        .desired_width(220.0)
+                        .hint_text("output folder"),
+                )
+                .on_hover_text("Output folder (created if missing)");
+                ui.end_row();
+                ui.label("Name");
+                ui.add(egui::TextEdit::singleline(&mut self.export.name).desired_width(220.0))
+                    .on_hover_text("NAME.sim.csv, NAME.sim_l1.csv, NAME.sim_l2.csv, NAME.json");
+                ui.end_row();
+            });
+        let busy = self.busy();
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(!busy, egui::Button::new("Export CSVs and JSON"))
+                .on_hover_text(
+                    "Write the four files of Gainsight's frontend with the parameters in use",
+                )
+                .clicked()
+            {
+                self.start_export();
+            }
+            if ui
+                .add_enabled(
+                    !busy && !self.screenshot_pending,
+                    egui::Button::new("Save chart images"),
+                )
+                .on_hover_text("Save each chart on screen as NAME.CHART.png")
+                .clicked()
+            {
+                self.request_chart_images(ui.ctx());
+            }
+        });
+        if let Some((text, error)) = &self.export.last {
+            if *error {
+                ui.colored_label(ui.visuals().error_fg_color, text);
+            } else {
+                ui.weak(text);
+            }
+        }
+    }
+
+    fn side_ui(&mut self, ui: &mut egui::Ui) {
+        egui::ScrollArea::vertical()
+            .id_salt("gainsight-side-scroll")
+            .show(ui, |ui| {
+                egui::CollapsingHeader::new("What-if")
+                    .default_open(true)
+                    .show(ui, |ui| self.whatif_ui(ui));
+                let busy = self.busy();
+                let action = match &self.loaded {
+                    Some(loaded) => egui::CollapsingHeader::new("Parameters")
+                        .default_open(false)
+                        .show(ui, |ui| self.editor.ui(ui, &loaded.params, busy))
+                        .body_returned
+                        .flatten(),
+                    None => None,
+                };
+                if let Some(EditorAction::Apply(params)) = action {
+                    self.apply_params(params);
+                }
+                egui::CollapsingHeader::new("Export")
+                    .default_open(true)
+                    .show(ui, |ui| self.export_ui(ui));
+                let Some(loaded) = &self.loaded else { return };
+                for note in &loaded.notes {
+                    ui.weak(note);
+                }
+                let a = &loaded.analysis;
+                if !a.warnings.is_empty() {
+                    egui::CollapsingHeader::new(format!(
+                        "{} warning(s)",
+                        a.warnings.len() as u64 + a.more_warnings
+                    ))
+                    .id_salt("gainsight-warnings")
+                    .show(ui, |ui| {
+                        for w in a.warnings.iter().take(200) {
+                            ui.label(w.to_string());
+                        }
+                        if a.more_warnings > 0 {
+                            ui.weak(format!("{} more not kept", a.more_warnings));
+                        }
+                    });
+                }
+            });
+    }
+
+    fn charts_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(loaded) = &self.loaded else { return };
+        let selection = self.selection();
+        // Two rows of charts in the space left, within reason.
+        let height = ((ui.available_height() - 2.0 * 80.0) / 2.0).clamp(140.0, 360.0);
+        let (histograms, projection) = if loaded.lifetimes_known {
+            let h = self
+                .whatif
+                .histograms(&loaded.analysis.store, selection)
+                .clone();
+            let p = self
+                .whatif
+                .projection(&loaded.analysis.store, selection)
+                .clone();
+            (Some(h), Some(p))
+        } else {
+            (None, None)
+        };
+        let view = ChartView {
+            loaded,
+            retention_us: &self.whatif.retention_us,
+            selected: self.table.selected,
+            histograms: histograms.as_ref(),
+            projection: projection.as_ref(),
+            height,
+        };
+        let mut rects = Vec::new();
+        egui::ScrollArea::vertical()
+            .id_salt("gainsight-charts-scroll")
+            .show(ui, |ui| {
+                for row in [[0usize, 1, 2], [4, 5, 3]] {
+                    ui.columns(3, |columns| {
+                        for (column, &chart) in columns.iter_mut().zip(&row) {
+                            let (suffix, title) = CHARTS[chart];
+                            let rect = chart_frame(column, title, |ui| view.chart_ui(ui, chart));
+                            rects.push((suffix, rect));
+                        }
+                    });
+                }
+            });
+        rects.sort_by_key(|(suffix, _)| CHARTS.iter().position(|(s, _)| s == suffix));
+        self.chart_rects = rects;
+    }
+
+    fn loaded_ui(&mut self, ui: &mut egui::Ui) {
+        egui::Panel::top("gainsight-toolbar").show(ui, |ui| self.toolbar_ui(ui));
+        egui::Panel::right("gainsight-side")
+            .resizable(true)
+            .default_size(400.0)
+            .size_range(260.0..=700.0)
+            .show(ui, |ui| self.side_ui(ui));
+        egui::Panel::top("gainsight-table")
+            .resizable(true)
+            .default_size(200.0)
+            .size_range(80.0..=800.0)
+            .show(ui, |ui| {
+                let Some(loaded) = &self.loaded else { return };
+                self.table.ui(ui, &loaded.analysis.rows);
+            });
+        egui::CentralPanel::default().show(ui, |ui| self.charts_ui(ui));
+    }
+}
+
+/// What the charts are drawn from, for one frame.
+struct ChartView<'a> {
+    loaded: &'a Loaded,
+    retention_us: &'a [f64],
+    selected: Option<usize>,
+    histograms: Option<&'a [sightline_model::gainsight::whatif::LogHistogram; 2]>,
+    projection: Option<&'a whatif::Projection>,
+    height: f32,
+}
+
+impl ChartView<'_> {
+    /// Draws chart `chart` (an index of [`CHARTS`]).
+    fn chart_ui(&self, ui: &mut egui::Ui, chart: usize) {
+        let (suffix, _) = CHARTS[chart];
+        let loaded = self.loaded;
+        match chart {
+            0 | 1 => {
+                let level = chart;
+                let (Some(h), Some(p)) = (self.histograms, self.projection) else {
+                    ui.weak("No lifetimes loaded");
+                    return;
+                };
+                let marks: Vec<RetentionMark> = loaded
+                    .params
+                    .retention
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| RetentionMark {
+                        name: c.name.clone(),
+                        retention_us: self.retention_us.get(i).copied().unwrap_or(c.retention_us),
+                        covered: p.covered[level].get(i).copied().unwrap_or(0.0),
+                    })
+                    .collect();
+                charts::histogram_ui(ui, suffix, level, &h[level], &marks, self.height);
+            }
+            2 => {
+                let groups = refresh_groups(loaded, self.projection);
+                charts::grouped_bars_ui(ui, suffix, &groups, "refreshes (log)", true, self.height);
+            }
+            3 => {
+                let groups = area_groups(loaded);
+                charts::grouped_bars_ui(ui, suffix, &groups, "area", false, self.height);
+            }
+            _ => {
+                let level = chart - 4;
+                let rows = &loaded.analysis.rows;
+                let mut order: Vec<usize> = (0..rows.len()).collect();
+                order.sort_by_key(|&i| rows[i].kernel_id);
+                let kernels: Vec<(u64, f64, bool)> = order
+                    .iter()
+                    .map(|&i| {
+                        let row = &rows[i];
+                        let f = if level == 0 {
+                            row.l1_write_frequency
+                        } else {
+                            row.l2_write_frequency
+                        };
+                        (row.kernel_id, f.unwrap_or(0.0), self.selected == Some(i))
+                    })
+                    .collect();
+                let s = &loaded.report.write_frequency[level];
+                let marks = FrequencyMarks {
+                    max: s.max,
+                    p90: s.p90,
+                    weighted: s.weighted,
+                };
+                charts::write_frequency_ui(ui, suffix, level, &kernels, marks, self.height);
+            }
+        }
+    }
+}
+
+/// For each kernel row, its index in the lifetime store: the k-th row of an id is the k-th
+/// kernel of that id in the store (input order).
+fn store_indices(loaded: &Loaded) -> Vec<Option<usize>> {
+    let mut positions: std::collections::HashMap<u64, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::new();
+    for (index, id) in loaded.analysis.store.kernel_ids.iter().enumerate() {
+        positions.entry(*id).or_default().push_back(index);
+    }
+    loaded
+        .analysis
+        .rows
+        .iter()
+        .map(|row| positions.get_mut(&row.kernel_id)?.pop_front())
+        .collect()
+}
+
+/// Refreshes per cell type and level (the projection, else the report), SRAM first at zero.
+fn refresh_groups(loaded: &Loaded, projection: Option<&whatif::Projection>) -> Vec<Group> {
+    let mut groups = vec![Group {
+        name: "SRAM".into(),
+        values: [0.0, 0.0],
+        notes: ["no refresh".into(), "no refresh".into()],
+    }];
+    for (index, cell) in loaded.params.retention.iter().enumerate() {
+        let value = |level: usize| match projection {
+            Some(p) => p.refreshes[level].get(index).map_or(0.0, |&n| n as f64),
+            None => loaded.report.refreshes[level]
+                .get(index)
+                .map_or(0.0, |(_, v)| *v),
+        };
+        let values = [value(0), value(1)];
+        groups.push(Group {
+            name: cell.name.clone(),
+            values,
+            notes: values.map(|v| format!("{} refreshes", compact(v))),
+        });
+    }
+    groups
+}
+
+/// Area per technology and level (the report's), with the share of SRAM's.
+fn area_groups(loaded: &Loaded) -> Vec<Group> {
+    let [l1, l2] = &loaded.report.area;
+    let sram = |level: &[(String, f64)]| {
+        level
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("sram"))
+            .map(|(_, v)| *v)
+    };
+    let (s1, s2) = (sram(l1), sram(l2));
+    l1.iter()
+        .enumerate()
+        .map(|(i, (name, a1))| {
+            let a2 = l2.get(i).map_or(0.0, |(_, v)| *v);
+            let note = |a: f64, s: Option<f64>| match s {
+                Some(s) if s > 0.0 => format!("{} ({:.1}% of SRAM)", compact(a), a / s * 100.0),
+                _ => compact(a),
+            };
+            Group {
+                name: name.clone(),
+                values: [*a1, a2],
+                notes: [note(*a1, s1), note(a2, s2)],
+            }
+        })
+        .collect()
+}
+
+impl Document for GainsightDoc {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn loading(&self) -> bool {
+        self.job.is_some()
+    }
+
+    fn progress(&self) -> Option<(f32, String)> {
+        if self.busy() {
+            self.progress.clone()
+        } else {
+            None
+        }
+    }
+
+    fn cancel(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.cancel();
+            if self.loaded.is_none() {
+                self.error = Some(format!("{}: loading cancelled", self.path.display()));
+            } else {
+                self.status = Some(("Analysis cancelled; the previous results stay".into(), true));
+            }
+        }
+        if let Some(job) = self.export_job.take() {
+            job.cancel();
+            self.export.last = Some(("Export cancelled".into(), true));
+        }
+        self.progress = None;
+    }
+
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    fn poll(&mut self) -> Option<(String, bool)> {
+        self.poll_jobs()
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _services: &mut Services<'_>) {
+        if self.loaded.is_some() {
+            self.loaded_ui(ui);
+            return;
+        }
+        egui::CentralPanel::default().show(ui, |ui| {
+            opening_ui(
+                ui,
+                &self.path,
+                self.error.as_deref(),
+                self.progress.as_ref(),
+            );
+        });
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

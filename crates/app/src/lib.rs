@@ -1,0 +1,15 @@
+//! The desktop application (eframe/egui). The only module that uses egui: it renders the model
+//! layers (`ncu`, `section`, `timeline`) and never parses files itself. Each tab is a
+//! [`document::Document`]: an Nsight Compute report ([`ncu`]), a timeline ([`timeline`]), CodeXL
+//! counters or occupancy ([`codexl`]), or a Gainsight analysis ([`gainsight`]).
+
+pub mod codexl;
+pub mod desktop;
+pub mod document;
+pub mod gainsight;
+pub mod ncu;
+pub mod sightline_app;
+pub mod timeline;
+
+pub use ncu::view_ctx::ViewCtx;
+pub use sightline_app::{Settings, SightlineApp, StartOptions, run};

@@ -1,0 +1,172 @@
+//! Nsight Compute's memory tables (shared memory, L1/TEX, L2, L2 eviction policies, device
+//! memory), drawn from a resolved [`MemoryTable`]: an aligned, striped grid with the access
+//! kinds as rows and the counters as columns, values right-aligned with their units, "N/A"
+//! dimmed where the report lacks a metric, "-" where a column does not apply to a row. Hovering
+//! a cell names the metric (or the formula) behind it. Wide tables scroll horizontally.
+
+use eframe::egui::{self, Align, Layout, RichText, Ui};
+
+use sightline_model::section::details::{Entry, Item};
+use sightline_model::section::memory::MemoryTable;
+
+/// One cell, ready to draw.
+pub(super) struct CellView {
+    /// The formatted value ("-" for a cell without an entry).
+    pub(super) text: String,
+    /// The entry behind it.
+    pub(super) entry: Option<Entry>,
+    /// No value: drawn weak.
+    pub(super) missing: bool,
+}
+
+/// The cells of one table row: entries of `item` by index (`None`: a cell this architecture or
+/// report does not have).
+pub(super) fn cell_views(cells: &[Option<usize>], item: &Item) -> Vec<CellView> {
+    cells
+        .iter()
+        .map(|cell| match cell.and_then(|i| item.entries.get(i)) {
+            Some(entry) => CellView {
+                text: entry.text.clone(),
+                missing: entry.value.is_none(),
+                entry: Some(entry.clone()),
+            },
+            None => CellView {
+                text: "-".to_owned(),
+                entry: None,
+                missing: true,
+            },
+        })
+        .collect()
+}
+
+/// A memory table, laid out once per page.
+pub struct MemoryTableView {
+    id: String,
+    columns: Vec<String>,
+    rows: Vec<(String, Vec<CellView>)>,
+}
+
+impl MemoryTableView {
+    /// Lays out `table`, whose entries are `item.entries`; `place` makes the grid id unique on
+    /// the page.
+    pub fn build(place: &str, item: &Item, table: &MemoryTable) -> MemoryTableView {
+        let rows = table
+            .rows
+            .iter()
+            .map(|row| (row.label.to_owned(), cell_views(&row.cells, item)))
+            .collect();
+        MemoryTableView {
+            id: format!("memory-table-{place}-{}", table.widget),
+            columns: table.columns.iter().map(|c| (*c).to_owned()).collect(),
+            rows,
+        }
+    }
+}
+
+/// Draws the table. Columns are as wide as their widest text, so values line up on the right
+/// of their column and headings stay apart.
+pub fn memory_table_ui(ui: &mut Ui, view: &MemoryTableView) {
+    if view.rows.is_empty() {
+        ui.weak("No rows apply to this kernel.");
+        return;
+    }
+    aligned_grid(
+        ui,
+        &view.id,
+        &view.columns,
+        &view.rows,
+        |cell| cell.text.as_str(),
+        cell_ui,
+    );
+}
+
+/// A grid with a label column and value columns as wide as their widest text (heading
+/// included), values aligned right, scrolling sideways when the panel is narrow: the layout of
+/// Nsight Compute's memory, NUMA and NVLink tables.
+pub fn aligned_grid<C>(
+    ui: &mut Ui,
+    id: &str,
+    columns: &[String],
+    rows: &[(String, Vec<C>)],
+    text: impl Fn(&C) -> &str,
+    cell_ui: impl Fn(&mut Ui, &str, &C),
+) {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let colour = ui.visuals().text_color();
+    let width_of = |text: &str| {
+        ui.painter()
+            .layout_no_wrap(text.to_owned(), font.clone(), colour)
+            .size()
+            .x
+    };
+    let widths: Vec<f32> = columns
+        .iter()
+        .enumerate()
+        .map(|(index, column)| {
+            rows.iter()
+                .filter_map(|(_, cells)| cells.get(index))
+                .map(|cell| width_of(text(cell)))
+                .fold(width_of(column), f32::max)
+                .ceil()
+                + 2.0
+        })
+        .collect();
+    let height = ui.spacing().interact_size.y;
+    let cell = |ui: &mut Ui, width: f32, add: &mut dyn FnMut(&mut Ui)| {
+        ui.allocate_ui_with_layout(
+            egui::vec2(width, height),
+            Layout::right_to_left(Align::Center),
+            |ui| {
+                ui.set_min_width(width);
+                add(ui);
+            },
+        );
+    };
+    egui::ScrollArea::horizontal()
+        .id_salt((id, "scroll"))
+        .show(ui, |ui| {
+            egui::Grid::new(id)
+                .striped(true)
+                .num_columns(columns.len() + 1)
+                .spacing([18.0, 4.0])
+                .show(ui, |ui| {
+                    ui.label("");
+                    for (column, &width) in columns.iter().zip(&widths) {
+                        cell(ui, width, &mut |ui| {
+                            ui.label(RichText::new(column).strong());
+                        });
+                    }
+                    ui.end_row();
+                    for (label, cells) in rows {
+                        ui.label(label);
+                        for (value, &width) in cells.iter().zip(&widths) {
+                            cell(ui, width, &mut |ui| cell_ui(ui, label, value));
+                        }
+                        ui.end_row();
+                    }
+                });
+        });
+}
+
+fn cell_ui(ui: &mut Ui, row: &str, cell: &CellView) {
+    let mut text = RichText::new(&cell.text);
+    if cell.missing {
+        text = text.color(ui.visuals().weak_text_color());
+    }
+    let response = ui.add(egui::Label::new(text).selectable(false));
+    let Some(entry) = &cell.entry else {
+        response.on_hover_text(format!("{row}: this column does not apply"));
+        return;
+    };
+    response.on_hover_ui(|ui| {
+        ui.set_max_width(560.0);
+        ui.strong(&entry.label);
+        ui.monospace(&entry.metric);
+        if entry.derived {
+            ui.weak("Computed from the metrics of the formula above");
+        }
+        if entry.value.is_none() {
+            ui.weak("Not collected for this kernel");
+        }
+    });
+}

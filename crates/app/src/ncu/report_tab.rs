@@ -1,0 +1,413 @@
+//! One open report: its loader, kernel list, selected kernel and Details page.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use eframe::egui;
+
+use super::details::{DetailsPanel, RuleRequest};
+use super::kernel_list::KernelList;
+use super::loader::{LoadEvent, LoadJob};
+use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
+use super::rule_state::{PageRules, TabRules};
+use super::section_state::{SectionSource, SectionState};
+use super::view_ctx::ViewCtx;
+use sightline_model::ncu::{Action, Report};
+use sightline_model::section::details::{DetailsSection, KernelDetails, resolve_action};
+use sightline_model::section::registry::SectionSet;
+use sightline_rules::{RunOptions, SectionBinding};
+
+/// Which page of a report is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    /// The Details page of the selected kernel.
+    Details,
+    /// Session information: device, versions, command line, process.
+    Session,
+}
+
+/// The selected kernel, decoded and resolved.
+struct Current {
+    action: Action,
+    details: KernelDetails,
+    /// The sections the page was resolved against (before disabled ones were removed).
+    sections: Arc<SectionSet>,
+    source: SectionSource,
+    /// [`SectionState::generation`] at resolution.
+    generation: u64,
+}
+
+/// Source of tab ids.
+static NEXT_TAB_ID: AtomicU64 = AtomicU64::new(1);
+
+/// An open report tab.
+pub struct ReportTab {
+    /// Unique id (rule requests name the tab they came from).
+    pub id: u64,
+    /// The report's file.
+    pub path: PathBuf,
+    job: Option<LoadJob>,
+    /// Load progress `(fraction, stage)` while loading.
+    pub progress: Option<(f32, String)>,
+    /// The report, once indexed.
+    pub report: Option<Arc<Report>>,
+    /// The kernel list.
+    pub list: KernelList,
+    /// Selected action index.
+    pub selected: usize,
+    /// A load error to show.
+    pub error: Option<String>,
+    /// Why the selected kernel could not be decoded (cleared when another one is selected).
+    kernel_error: Option<String>,
+    current: Option<Current>,
+    /// The Details page panel.
+    pub panel: DetailsPanel,
+    /// The page shown.
+    pub page: Page,
+    /// Rules applied in this session.
+    pub rules: TabRules,
+    /// The rules of the shown page, with the key they were made under
+    /// `(kernel, rules version, sections generation, running)`.
+    page_rules: Option<((usize, u64, u64, bool), PageRules)>,
+}
+
+impl ReportTab {
+    /// Starts loading `path`; `wake` requests a repaint when loading progresses.
+    pub fn open(path: PathBuf, wake: impl Fn() + Send + 'static) -> ReportTab {
+        let job = LoadJob::start(&path, wake);
+        ReportTab {
+            id: NEXT_TAB_ID.fetch_add(1, Ordering::Relaxed),
+            path,
+            job: Some(job),
+            progress: Some((0.0, "starting".into())),
+            report: None,
+            list: KernelList::default(),
+            selected: 0,
+            error: None,
+            kernel_error: None,
+            current: None,
+            panel: DetailsPanel::new(),
+            page: Page::Details,
+            rules: TabRules::default(),
+            page_rules: None,
+        }
+    }
+
+    /// The tab's title (file name).
+    pub fn title(&self) -> String {
+        self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+
+    /// Whether loading is still running.
+    pub fn loading(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Cancels loading (rows loaded so far stay).
+    pub fn cancel(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.cancel();
+            if self.report.is_none() {
+                self.error = Some("loading cancelled".into());
+            }
+        }
+        self.progress = None;
+    }
+
+    /// Applies pending loader events; returns an error message to show, if one arrived.
+    pub fn poll(&mut self) -> Option<String> {
+        let mut failure = None;
+        while let Some(event) = self.job.as_ref().and_then(LoadJob::poll) {
+            match event {
+                LoadEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
+                LoadEvent::Opened(report) => self.report = Some(report),
+                LoadEvent::Rows(rows) => self.list.extend(rows),
+                LoadEvent::Finished => {
+                    self.job = None;
+                    self.progress = None;
+                }
+                LoadEvent::Failed(message) => {
+                    self.job = None;
+                    self.progress = None;
+                    self.error = Some(message.clone());
+                    failure = Some(message);
+                }
+            }
+        }
+        failure
+    }
+
+    /// Selects action `index` (decoded and resolved on the next frame that shows it).
+    pub fn select(&mut self, index: usize) {
+        if self.selected != index {
+            self.selected = index;
+            self.current = None;
+            self.kernel_error = None;
+        }
+    }
+
+    /// Drops the resolved page so that it is resolved again (sections changed).
+    pub fn invalidate(&mut self) {
+        self.current = None;
+    }
+
+    /// Decodes and resolves the selected kernel if needed (or when the sections changed).
+    fn ensure_current(&mut self, sections: &SectionState) {
+        if self.current.as_ref().is_some_and(|c| {
+            c.action.index() == self.selected && c.generation == sections.generation
+        }) {
+            return;
+        }
+        let Some(report) = &self.report else { return };
+        if self.selected >= report.num_actions() {
+            return;
+        }
+        let action = match self.current.take() {
+            Some(current) if current.action.index() == self.selected => Ok(current.action),
+            _ => report.action(self.selected),
+        };
+        let action = match action {
+            Ok(action) => action,
+            Err(error) => {
+                self.kernel_error = Some(error.to_string());
+                return;
+            }
+        };
+        let source = sections.source_for(&action);
+        let (set, problem) = sections.sections_for(&action);
+        if problem.is_some() {
+            self.error = problem;
+        }
+        let details = if sections.disabled.is_empty() {
+            resolve_action(&action, &set)
+        } else {
+            resolve_action(&action, &set.without(&sections.disabled))
+        };
+        self.current = Some(Current {
+            action,
+            details,
+            sections: set,
+            source,
+            generation: sections.generation,
+        });
+    }
+
+    /// The sections the shown page uses and where they come from.
+    pub fn sections_in_use(&self) -> Option<(SectionSource, &SectionSet)> {
+        self.current
+            .as_ref()
+            .map(|c| (c.source, c.sections.as_ref()))
+    }
+
+    /// The Details page of the selected kernel, once resolved.
+    pub fn details(&self) -> Option<&KernelDetails> {
+        self.current.as_ref().map(|c| &c.details)
+    }
+
+    /// The rules of the shown page (made again when something they depend on changed).
+    pub fn page_rules(
+        &mut self,
+        sections: &SectionState,
+        runner: &RuleRunner,
+    ) -> Option<&PageRules> {
+        let current = self.current.as_ref()?;
+        let kernel = current.action.index();
+        let running = runner.pending(self.id, kernel);
+        let key = (
+            kernel,
+            self.rules.version,
+            sections.generation,
+            !running.is_empty(),
+        );
+        if self.page_rules.as_ref().is_none_or(|(k, _)| *k != key) {
+            let page = self.rules.page(&current.action, &sections.rules, &running);
+            self.page_rules = Some((key, page));
+        }
+        self.page_rules.as_ref().map(|(_, page)| page)
+    }
+
+    /// The rules of the page last shown, with their states.
+    pub fn shown_page_rules(&self) -> Option<&PageRules> {
+        self.page_rules.as_ref().map(|(_, page)| page)
+    }
+
+    /// Queues `selection` for `kernel` on the rule engine, with the rules of the search path
+    /// (the bundled ones from memory when there is no folder) and the sections of the page.
+    pub fn apply_rules(
+        &mut self,
+        kernel: usize,
+        selection: RuleSelection,
+        sections: &SectionState,
+        runner: &mut RuleRunner,
+    ) {
+        let Some(report) = self.report.clone() else {
+            return;
+        };
+        let mut ids = HashSet::new();
+        fn walk(section: &DetailsSection, ids: &mut HashSet<String>) {
+            ids.insert(section.identifier.clone());
+            section.children.iter().for_each(|c| walk(c, ids));
+        }
+        match &self.current {
+            Some(current) if current.action.index() == kernel => {
+                current
+                    .details
+                    .sections
+                    .iter()
+                    .for_each(|s| walk(s, &mut ids));
+            }
+            _ => match report.action(kernel) {
+                Ok(action) => {
+                    let (set, _) = sections.sections_for(&action);
+                    let details = resolve_action(&action, &set.without(&sections.disabled));
+                    details.sections.iter().for_each(|s| walk(s, &mut ids));
+                }
+                Err(error) => {
+                    self.error = Some(error.to_string());
+                    return;
+                }
+            },
+        }
+        let folders: Vec<PathBuf> = sections.folders.iter().map(|f| f.path.clone()).collect();
+        let mut options = RunOptions::new(folders.clone());
+        options.chart_folders = folders;
+        options.bundled_from_memory = sections.folders.is_empty();
+        options.sections = SectionBinding::Identifiers(ids);
+        runner.submit(ApplyRequest {
+            tab: self.id,
+            report,
+            kernel,
+            selection,
+            options,
+        });
+    }
+
+    /// Applies again what was applied, on every kernel that has applied rules (rule files
+    /// changed).
+    pub fn reapply_rules(&mut self, sections: &SectionState, runner: &mut RuleRunner) {
+        for kernel in self.rules.applied_kernels() {
+            for selection in self.rules.to_reapply(kernel) {
+                self.apply_rules(kernel, selection, sections, runner);
+            }
+        }
+    }
+
+    /// Draws the tab: kernel list on the left, the page in the center.
+    /// Returns true when the user asked for the Metric Selection window.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        sections: &SectionState,
+        runner: &mut RuleRunner,
+    ) -> bool {
+        let mut open_selection = false;
+        egui::Panel::left("kernel-list")
+            .resizable(true)
+            .default_size(360.0)
+            .show(ui, |ui| {
+                if let Some(clicked) = self.list.ui(ui, self.selected) {
+                    self.select(clicked);
+                }
+            });
+        egui::CentralPanel::default().show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut self.page, Page::Details, "Details");
+                ui.selectable_value(&mut self.page, Page::Session, "Session");
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    if ui
+                        .button("Metric Selection…")
+                        .on_hover_text("Sections and rules: load errors, Reload, enable/disable")
+                        .clicked()
+                    {
+                        open_selection = true;
+                    }
+                });
+            });
+            ui.separator();
+            if self.page == Page::Details {
+                self.ensure_current(sections);
+            }
+            for error in self.error.iter().chain(&self.kernel_error) {
+                ui.colored_label(ui.visuals().error_fg_color, error);
+            }
+            let Some(report) = self.report.clone() else {
+                ui.label("Opening…");
+                return;
+            };
+            read_warnings_ui(ui, &report, self.current.as_ref().map(|c| &c.action));
+            match self.page {
+                Page::Session => super::session_page::session_ui(ui, &report),
+                Page::Details => {
+                    self.ensure_current(sections);
+                    self.page_rules(sections, runner);
+                    let mut requests = Vec::new();
+                    let mut kernel = 0;
+                    if let (Some(current), Some((_, page_rules))) =
+                        (&self.current, &self.page_rules)
+                    {
+                        kernel = current.action.index();
+                        let ctx = ViewCtx {
+                            report: &report,
+                            action: &current.action,
+                            details: &current.details,
+                            rules: page_rules,
+                        };
+                        self.panel.ui(ui, &ctx);
+                        requests = self.panel.take_rule_requests();
+                    } else if report.num_actions() == 0 {
+                        ui.label("This report contains no results.");
+                    }
+                    for request in requests {
+                        match request {
+                            RuleRequest::ApplyAll => {
+                                self.apply_rules(kernel, RuleSelection::All, sections, runner)
+                            }
+                            RuleRequest::Apply(id) => {
+                                self.apply_rules(kernel, RuleSelection::One(id), sections, runner)
+                            }
+                            RuleRequest::Cancel => runner.cancel(),
+                        }
+                    }
+                }
+            }
+        });
+        open_selection
+    }
+}
+
+/// The problems the reader worked around in this report and in the shown kernel, under a
+/// collapsed "N read warning(s)" line: what was skipped, at which byte of which file.
+fn read_warnings_ui(ui: &mut egui::Ui, report: &Report, action: Option<&Action>) {
+    let warnings: Vec<&sightline_model::ncu::ReadWarning> = report
+        .warnings()
+        .iter()
+        .chain(action.map_or(&[][..], Action::warnings))
+        .collect();
+    if warnings.is_empty() {
+        return;
+    }
+    let color = ui.visuals().warn_fg_color;
+    egui::CollapsingHeader::new(
+        egui::RichText::new(format!(
+            "{} read warning(s): parts of this report were skipped",
+            warnings.len()
+        ))
+        .color(color),
+    )
+    .id_salt("read-warnings")
+    .show(ui, |ui| {
+        for warning in warnings {
+            ui.label(format!(
+                "{}: byte {}: {}",
+                report.path().display(),
+                warning.offset,
+                warning.message
+            ));
+        }
+    });
+}

@@ -1,0 +1,658 @@
+//! The application: tabs of open documents (reports, timelines; see [`super::document`]), menus,
+//! shortcuts, file dialogs, drag & drop, status bar, persisted settings.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, channel};
+
+use eframe::egui;
+
+use super::document::{Document, Services, open_document, open_filters};
+use super::ncu::metric_selection::{InUse, MetricSelection, SelectionRequest};
+use super::ncu::report_tab::ReportTab;
+use super::ncu::rule_runner::RuleRunner;
+use super::ncu::section_state::SectionState;
+use super::timeline::TimelineDoc;
+use sightline_model::section::registry::SectionFolder;
+
+mod chrome;
+mod settings;
+
+use settings::{SETTINGS_KEY, StartupTrace};
+pub use settings::{STARTUP_TRACE_ENV, Settings, StartOptions};
+
+/// The Sightline window.
+pub struct SightlineApp {
+    /// Open documents (reports, timelines), one per tab.
+    pub tabs: Vec<Box<dyn Document>>,
+    /// Index of the visible tab.
+    pub active: usize,
+    /// Persisted settings.
+    pub settings: Settings,
+    /// The last status message and whether it is an error.
+    pub status: Option<(String, bool)>,
+    /// Whether the shortcut list (F1) is open.
+    pub show_shortcuts: bool,
+    /// Sections, rules and live reload.
+    pub sections: SectionState,
+    /// The Metric Selection window.
+    pub selection: MetricSelection,
+    /// Section folders came from the command line (not persisted).
+    folders_from_cli: bool,
+    waker_installed: bool,
+    trace: Option<StartupTrace>,
+    /// The file dialog's answer: the files, and whether it answered "nothing" so quickly that
+    /// no dialog can have been shown (no file chooser portal on this desktop).
+    dialog: Option<Receiver<(Vec<PathBuf>, bool)>>,
+    /// The "Open path" prompt (File → Open Path…, or when no file dialog is available): the
+    /// path typed so far and the note shown above it.
+    pub path_prompt: Option<(String, Option<String>)>,
+    folder_dialog: Option<Receiver<Option<PathBuf>>>,
+    pending: Vec<PathBuf>,
+    /// Applies rules in the background (made on the first frame, with a repaint waker).
+    runner: Option<RuleRunner>,
+    /// Rule files that failed to load when rules were last applied.
+    pub rule_load_errors: Vec<sightline_rules::RuleError>,
+    /// The section/rule reload last looked at (rules are applied again after a reload).
+    reload_seen: Option<std::time::Instant>,
+}
+
+impl SightlineApp {
+    /// An app with `settings` that opens `options.files` on its first frame.
+    pub fn new(mut settings: Settings, options: StartOptions) -> Self {
+        if let Some(nsys) = options.nsys {
+            settings.nsys = Some(nsys);
+        }
+        let folders_from_cli = !options.section_folders.is_empty();
+        let sections = if folders_from_cli {
+            SectionState::new(
+                options.section_folders,
+                false,
+                settings.disabled_sections.clone(),
+            )
+        } else {
+            let folders = settings
+                .section_folders
+                .iter()
+                .map(|path| SectionFolder {
+                    path: path.clone(),
+                    recursive: false,
+                })
+                .collect();
+            SectionState::new(
+                folders,
+                settings.prefer_embedded,
+                settings.disabled_sections.clone(),
+            )
+        };
+        SightlineApp {
+            tabs: Vec::new(),
+            active: 0,
+            settings,
+            status: None,
+            show_shortcuts: false,
+            sections,
+            selection: MetricSelection::default(),
+            folders_from_cli,
+            waker_installed: false,
+            trace: options.trace_startup_from.map(|start| StartupTrace {
+                start,
+                first_frame: false,
+                first_page: false,
+                all_listed: false,
+            }),
+            dialog: None,
+            path_prompt: None,
+            folder_dialog: None,
+            pending: options.files,
+            runner: None,
+            rule_load_errors: Vec::new(),
+            reload_seen: None,
+        }
+    }
+
+    /// Creates the app from eframe's creation context (restores settings).
+    pub fn from_creation_context(cc: &eframe::CreationContext<'_>, options: StartOptions) -> Self {
+        let settings = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, SETTINGS_KEY))
+            .unwrap_or_default();
+        SightlineApp::new(settings, options)
+    }
+
+    /// The settings to persist, updated from the section state.
+    pub fn settings_to_save(&self) -> Settings {
+        let mut settings = self.settings.clone();
+        settings.disabled_sections = self.sections.disabled.clone();
+        if !self.folders_from_cli {
+            settings.prefer_embedded = self.sections.prefer_embedded;
+            settings.section_folders = if self.sections.configured {
+                self.sections
+                    .folders
+                    .iter()
+                    .map(|f| f.path.clone())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+        }
+        settings
+    }
+
+    /// Opens `path` in a new tab (or focuses its tab), as the kind of document its type calls
+    /// for ([`super::document::route`]).
+    pub fn open(&mut self, path: PathBuf, ctx: &egui::Context) {
+        if let Some(existing) = self.tabs.iter().position(|t| t.path() == path) {
+            self.active = existing;
+            return;
+        }
+        self.settings.remember(&path);
+        let repaint = ctx.clone();
+        self.status = Some((format!("Opening {}", path.display()), false));
+        self.tabs.push(open_document(
+            &path,
+            self.settings.nsys.clone(),
+            move || repaint.request_repaint(),
+        ));
+        self.active = self.tabs.len() - 1;
+    }
+
+    /// The report tab at `index`, when that tab is an Nsight Compute report.
+    pub fn report(&self, index: usize) -> Option<&ReportTab> {
+        report_at(&self.tabs, index)
+    }
+
+    /// The report tab at `index`, mutable, when that tab is an Nsight Compute report.
+    pub fn report_mut(&mut self, index: usize) -> Option<&mut ReportTab> {
+        self.tabs.get_mut(index)?.as_any_mut().downcast_mut()
+    }
+
+    /// The timeline at `index`, when that tab is a timeline.
+    pub fn timeline(&self, index: usize) -> Option<&TimelineDoc> {
+        self.tabs.get(index)?.as_any().downcast_ref()
+    }
+
+    /// The timeline at `index`, mutable, when that tab is a timeline.
+    pub fn timeline_mut(&mut self, index: usize) -> Option<&mut TimelineDoc> {
+        self.tabs.get_mut(index)?.as_any_mut().downcast_mut()
+    }
+
+    /// Every open report tab, mutable.
+    fn reports_mut(&mut self) -> impl Iterator<Item = &mut ReportTab> {
+        self.tabs
+            .iter_mut()
+            .filter_map(|t| t.as_any_mut().downcast_mut::<ReportTab>())
+    }
+
+    /// Closes tab `index`.
+    pub fn close(&mut self, index: usize) {
+        if index < self.tabs.len() {
+            let mut tab = self.tabs.remove(index);
+            tab.cancel();
+            self.active = self.active.min(self.tabs.len().saturating_sub(1));
+        }
+    }
+
+    fn open_dialog(&mut self) {
+        self.spawn_dialog("file", || {
+            let mut dialog = rfd::FileDialog::new().set_title("Open a profiler report");
+            for (label, extensions) in open_filters() {
+                dialog = dialog.add_filter(label, &extensions);
+            }
+            dialog.pick_files().unwrap_or_default()
+        });
+    }
+
+    /// File → Open Folder of Logs…: a folder picker whose answer arrives like the file
+    /// dialog's (a folder opens as a Gainsight document).
+    fn open_folder_dialog(&mut self) {
+        self.spawn_dialog("folder", || {
+            rfd::FileDialog::new()
+                .set_title("Open a folder of GPGPU-Sim logs")
+                .pick_folder()
+                .into_iter()
+                .collect()
+        });
+    }
+
+    /// Runs `pick` (a system dialog) on its own thread; its answer arrives through
+    /// `self.dialog` with whether the dialog could not appear at all (it answered at once).
+    fn spawn_dialog(
+        &mut self,
+        what: &str,
+        pick: impl FnOnce() -> Vec<std::path::PathBuf> + Send + 'static,
+    ) {
+        if self.dialog.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-file-dialog".into())
+            .spawn(move || {
+                let asked = std::time::Instant::now();
+                let files = pick();
+                let unavailable =
+                    files.is_empty() && asked.elapsed() < std::time::Duration::from_millis(300);
+                let _ = tx.send((files, unavailable));
+            });
+        match spawned {
+            Ok(_) => self.dialog = Some(rx),
+            Err(error) => {
+                self.status = Some((format!("cannot open the {what} dialog: {error}"), true))
+            }
+        }
+    }
+
+    fn pick_section_folder(&mut self) {
+        if self.folder_dialog.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-folder-dialog".into())
+            .spawn(move || {
+                let _ = tx.send(
+                    rfd::FileDialog::new()
+                        .set_title("Add a section folder")
+                        .pick_folder(),
+                );
+            });
+        match spawned {
+            Ok(_) => self.folder_dialog = Some(rx),
+            Err(error) => {
+                self.status = Some((format!("cannot open the folder dialog: {error}"), true))
+            }
+        }
+    }
+
+    /// Adds `folder` to the section search path.
+    pub fn add_section_folder(&mut self, folder: PathBuf) {
+        let mut folders = if self.sections.configured {
+            self.sections.folders.clone()
+        } else {
+            Vec::new()
+        };
+        if !folders.iter().any(|f| f.path == folder) {
+            folders.push(SectionFolder {
+                path: folder,
+                recursive: false,
+            });
+        }
+        self.sections.set_folders(folders);
+    }
+
+    fn handle_input(&mut self, ctx: &egui::Context) {
+        use egui::{Key, Modifiers};
+        // Keys of a report tab are consumed here only when a report tab is shown: other kinds
+        // of documents read their own keys (a timeline's Ctrl+F searches its events).
+        let report = self.report(self.active).is_some();
+        let (open, close, find, help, up, down, apply) = ctx.input_mut(|i| {
+            (
+                i.consume_key(Modifiers::COMMAND, Key::O),
+                i.consume_key(Modifiers::COMMAND, Key::W),
+                report && i.consume_key(Modifiers::COMMAND, Key::F),
+                i.consume_key(Modifiers::NONE, Key::F1),
+                report && i.consume_key(Modifiers::NONE, Key::ArrowUp),
+                report && i.consume_key(Modifiers::NONE, Key::ArrowDown),
+                report && i.consume_key(Modifiers::COMMAND, Key::R),
+            )
+        });
+        if apply && !self.applying_rules() {
+            self.apply_rules(None);
+        }
+        if open {
+            self.open_dialog();
+        }
+        if close {
+            self.close(self.active);
+        }
+        if help {
+            self.show_shortcuts = !self.show_shortcuts;
+        }
+        if let Some(tab) = self.report_mut(self.active) {
+            if find {
+                tab.list.focus_filter = true;
+            }
+            let step = match (up, down) {
+                (true, false) => -1,
+                (false, true) => 1,
+                _ => 0,
+            };
+            if let Some(next) = tab.list.neighbour(tab.selected, step).filter(|_| step != 0) {
+                tab.select(next);
+            }
+        }
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
+        for path in dropped {
+            self.open(path, ctx);
+        }
+    }
+
+    fn trace_milestones(&mut self) {
+        let Some(trace) = &mut self.trace else { return };
+        if !trace.first_frame {
+            trace.first_frame = true;
+            trace.mark("first frame");
+        }
+        let Some(tab) = report_at(&self.tabs, 0) else {
+            return;
+        };
+        if !trace.first_page && tab.details().is_some() {
+            trace.first_page = true;
+            trace.mark("first Details page");
+        }
+        if !trace.all_listed && !tab.loading() && tab.report.is_some() {
+            trace.all_listed = true;
+            trace.mark(&format!("all {} kernels listed", tab.list.rows.len()));
+        }
+    }
+
+    /// After the rule files were reloaded (live reload of a `.py` file, or the Reload button),
+    /// applies again the rules applied so far, so the page shows what the edited rules say.
+    fn reapply_after_reload(&mut self) {
+        let Some((when, files)) = &self.sections.last_reload else {
+            return;
+        };
+        if self.reload_seen.replace(*when) == Some(*when) {
+            return;
+        }
+        let rules_changed = files.is_empty()
+            || files
+                .iter()
+                .any(|f| f.extension().is_some_and(|e| e == "py"));
+        let Some(mut runner) = self.runner.take() else {
+            return;
+        };
+        if rules_changed {
+            let sections = &self.sections;
+            for tab in self
+                .tabs
+                .iter_mut()
+                .filter_map(|t| t.as_any_mut().downcast_mut::<ReportTab>())
+            {
+                tab.reapply_rules(sections, &mut runner);
+            }
+        }
+        self.runner = Some(runner);
+    }
+
+    /// Applies rules to the selected kernel of the active tab: every rule (`None`) or one.
+    pub fn apply_rules(&mut self, rule: Option<&str>) {
+        let active = self.active;
+        let (Some(tab), Some(runner)) = (
+            self.tabs
+                .get_mut(active)
+                .and_then(|t| t.as_any_mut().downcast_mut::<ReportTab>()),
+            self.runner.as_mut(),
+        ) else {
+            return;
+        };
+        let selection = match rule {
+            Some(id) => super::ncu::rule_runner::RuleSelection::One(id.to_owned()),
+            None => super::ncu::rule_runner::RuleSelection::All,
+        };
+        tab.apply_rules(tab.selected, selection, &self.sections, runner);
+    }
+
+    /// Whether rules are being applied.
+    pub fn applying_rules(&self) -> bool {
+        self.runner.as_ref().is_some_and(RuleRunner::busy)
+    }
+
+    /// Draws one frame.
+    pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        ctx.set_theme(if self.settings.dark {
+            egui::Theme::Dark
+        } else {
+            egui::Theme::Light
+        });
+        for path in std::mem::take(&mut self.pending) {
+            self.open(path, &ctx);
+        }
+        if let Some((files, unavailable)) = self.dialog.as_ref().and_then(|rx| rx.try_recv().ok()) {
+            self.dialog = None;
+            if unavailable {
+                self.path_prompt = Some((
+                    String::new(),
+                    Some(
+                        "No file dialog is available on this desktop (no xdg-desktop-portal file \
+                         chooser). Type the report's path, drop the file on the window, or pass it \
+                         on the command line."
+                            .to_owned(),
+                    ),
+                ));
+            }
+            for path in files {
+                self.open(path, &ctx);
+            }
+        }
+        if let Some(folder) = self
+            .folder_dialog
+            .as_ref()
+            .and_then(|rx| rx.try_recv().ok())
+        {
+            self.folder_dialog = None;
+            if let Some(folder) = folder {
+                self.add_section_folder(folder);
+            }
+        }
+        if !self.waker_installed {
+            let repaint = ctx.clone();
+            self.sections.set_waker(move || repaint.request_repaint());
+            self.waker_installed = true;
+        }
+        let runner = self.runner.get_or_insert_with(|| {
+            let repaint = ctx.clone();
+            RuleRunner::new(move || repaint.request_repaint())
+        });
+        let results = runner.poll();
+        for result in results {
+            if let Some(tab) = self.reports_mut().find(|t| t.id == result.tab) {
+                tab.rules
+                    .record(result.kernel, &result.selection, &result.outcome);
+            }
+            match &result.outcome {
+                Ok(output) => {
+                    self.rule_load_errors = output.load_errors.clone();
+                    let failed: usize = output.kernels.iter().map(|k| k.errors.len()).sum();
+                    let message = if output.cancelled {
+                        "Applying rules was cancelled".to_owned()
+                    } else if failed > 0 || !output.load_errors.is_empty() {
+                        let mut problems = Vec::new();
+                        if failed > 0 {
+                            problems.push(format!("{failed} rule(s) failed"));
+                        }
+                        if !output.load_errors.is_empty() {
+                            problems.push(format!(
+                                "{} rule file(s) did not load (see Metric Selection)",
+                                output.load_errors.len()
+                            ));
+                        }
+                        format!(
+                            "Rules applied to kernel {}: {}",
+                            result.kernel,
+                            problems.join("; ")
+                        )
+                    } else {
+                        let ran: usize = output.kernels.iter().map(|k| k.results.len()).sum();
+                        let started = result.engine_started.map_or_else(String::new, |t| {
+                            format!(
+                                " (rule interpreter started in {:.0} ms)",
+                                t.as_secs_f64() * 1e3
+                            )
+                        });
+                        format!(
+                            "{ran} rule(s) applied to kernel {} in {:.0} ms{started}",
+                            result.kernel,
+                            (output.load_time + output.apply_time).as_secs_f64() * 1e3
+                        )
+                    };
+                    let error = output.cancelled || failed > 0 || !output.load_errors.is_empty();
+                    self.status = Some((message, error));
+                }
+                Err(error) => self.status = Some((format!("Applying rules failed: {error}"), true)),
+            }
+        }
+        if self.sections.poll() {
+            let failed = self.sections.set.failures.len();
+            let message = match failed {
+                0 => "Sections reloaded".to_owned(),
+                n => {
+                    format!("Sections reloaded; {n} file(s) failed to load (see Metric Selection)")
+                }
+            };
+            self.status = Some((message, failed > 0));
+        }
+        for tab in &mut self.tabs {
+            match tab.poll() {
+                Some((message, true)) => self.status = Some((message, true)),
+                // An error stays visible until something else fails or the user acts.
+                Some((message, false))
+                    if !self.status.as_ref().is_some_and(|(_, error)| *error) =>
+                {
+                    self.status = Some((message, false));
+                }
+                _ => {}
+            }
+        }
+        self.handle_input(&ctx);
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        if !self.tabs.is_empty() {
+            egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
+        }
+        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        let runner = self.runner.get_or_insert_with(|| {
+            let repaint = ctx.clone();
+            RuleRunner::new(move || repaint.request_repaint())
+        });
+        if self.tabs.iter().any(|t| t.as_any().is::<ReportTab>()) {
+            runner.warm_up();
+        }
+        match self.tabs.get_mut(self.active) {
+            Some(tab) => {
+                let mut services = Services {
+                    sections: &self.sections,
+                    runner,
+                    open_metric_selection: false,
+                    open_files: Vec::new(),
+                    nsys: self.settings.nsys.clone(),
+                    set_nsys: None,
+                };
+                tab.ui(ui, &mut services);
+                let open_metric_selection = services.open_metric_selection;
+                let open_files = std::mem::take(&mut services.open_files);
+                if let Some(nsys) = services.set_nsys.take() {
+                    self.settings.nsys = Some(nsys);
+                }
+                if open_metric_selection {
+                    self.selection.open = true;
+                }
+                for path in open_files {
+                    self.open(path, &ctx);
+                }
+            }
+            None => {
+                egui::CentralPanel::default().show(ui, |ui| self.welcome_ui(ui));
+            }
+        }
+        let in_use = report_at(&self.tabs, self.active).and_then(|tab| {
+            tab.sections_in_use().map(|(source, set)| InUse {
+                source,
+                set,
+                report: tab.title(),
+                rules: tab.shown_page_rules(),
+            })
+        });
+        let requests =
+            self.selection
+                .show(&ctx, &mut self.sections, in_use, &self.rule_load_errors);
+        self.reapply_after_reload();
+        for request in requests {
+            match request {
+                SelectionRequest::AddFolder => self.pick_section_folder(),
+            }
+        }
+        if self.show_shortcuts {
+            let own: &[(&str, &str)] = match self.tabs.get(self.active) {
+                Some(tab) => tab.shortcuts(),
+                None => &[],
+            };
+            egui::Window::new("Keyboard shortcuts")
+                .open(&mut self.show_shortcuts)
+                .collapsible(false)
+                .show(&ctx, |ui| {
+                    egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
+                        let common = [
+                            ("Ctrl+O", "Open a report or timeline"),
+                            ("Ctrl+W", "Close the current tab"),
+                            ("F1", "Show this list"),
+                        ];
+                        for &(keys, what) in common.iter().chain(own) {
+                            ui.monospace(keys);
+                            ui.label(what);
+                            ui.end_row();
+                        }
+                    });
+                });
+        }
+        self.path_prompt_ui(&ctx);
+        self.trace_milestones();
+        let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
+        if hovering {
+            let screen = ctx.content_rect();
+            let painter = ctx.layer_painter(egui::LayerId::new(
+                egui::Order::Foreground,
+                egui::Id::unique("drop-overlay"),
+            ));
+            painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
+            painter.text(
+                screen.center(),
+                egui::Align2::CENTER_CENTER,
+                "Drop to open",
+                egui::FontId::proportional(28.0),
+                egui::Color32::WHITE,
+            );
+        }
+    }
+}
+
+/// The report tab at `index` of `tabs`, when that tab is an Nsight Compute report.
+fn report_at(tabs: &[Box<dyn Document>], index: usize) -> Option<&ReportTab> {
+    tabs.get(index)?.as_any().downcast_ref()
+}
+
+impl eframe::App for SightlineApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.frame_ui(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, SETTINGS_KEY, &self.settings_to_save());
+    }
+}
+
+/// Runs the GUI with `options.files` opened.
+pub fn run(start: StartOptions) -> anyhow::Result<()> {
+    let options = eframe::NativeOptions {
+        renderer: eframe::Renderer::Glow,
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Sightline")
+            .with_app_id("sightline")
+            .with_inner_size([1400.0, 900.0])
+            .with_drag_and_drop(true),
+        persist_window: true,
+        ..Default::default()
+    };
+    eframe::run_native(
+        "sightline",
+        options,
+        Box::new(move |cc| Ok(Box::new(SightlineApp::from_creation_context(cc, start)))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot start the window: {e}"))
+}

@@ -1,0 +1,590 @@
+//! The timeline canvas: the ruler, the track tree's labels at the left, and the events of every
+//! visible row with level of detail (the model's `visible` query merges sub-pixel events; the
+//! canvas picks the pixel bucket so a frame stays under [`SHAPE_BUDGET`] shapes), the selected
+//! time range, the selection's flow arrows, and the mouse: hover tooltips, click to select,
+//! drag to pan, Shift+drag to select a range, wheel to scroll, Ctrl+wheel to zoom.
+
+use eframe::egui::{self, Align2, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
+
+use super::colors;
+use super::rows::{self, HEADER_HEIGHT, INDENT, Line, LineKind, TreeState};
+use super::view::Viewport;
+use sightline_model::timeline::{EventId, Timeline, TrackId, VisibleItem};
+
+/// Most shapes a frame should draw, whatever the number of events.
+pub const SHAPE_BUDGET: usize = 20_000;
+/// Width of the label gutter (points).
+pub const GUTTER_WIDTH: f32 = 240.0;
+/// Height of the ruler (points).
+pub const RULER_HEIGHT: f32 = 24.0;
+/// Narrowest bar that gets its name written on it (points).
+const LABEL_MIN_WIDTH: f32 = 40.0;
+
+/// A drawn bar, for hit testing.
+#[derive(Debug, Clone, Copy)]
+struct Hit {
+    rect: Rect,
+    item: VisibleItem,
+}
+
+/// What a drag is doing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Drag {
+    Pan,
+    Range { from: f64 },
+}
+
+/// What the user did on the canvas this frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CanvasOutput {
+    /// An event was clicked.
+    pub clicked: Option<EventId>,
+    /// Empty space was clicked.
+    pub clicked_empty: bool,
+    /// A range was selected (Shift+drag released) or is being dragged.
+    pub range: Option<(i64, i64)>,
+    /// The range drag finished this frame.
+    pub range_done: bool,
+}
+
+/// What the canvas highlights, decided by the pane.
+pub struct Marks<'a> {
+    /// The selected event.
+    pub selected: Option<EventId>,
+    /// Its flow partners (API call ↔ GPU work).
+    pub partners: &'a [EventId],
+    /// The selected time range.
+    pub range: Option<(i64, i64)>,
+    /// Per string id: whether events of that name are highlighted (search hits, a summary
+    /// row's instances). Empty: nothing highlighted.
+    pub names: &'a [bool],
+}
+
+/// The canvas's state: the view, the tree, vertical scroll, the drag in progress.
+#[derive(Debug)]
+pub struct Canvas {
+    /// The time axis.
+    pub viewport: Viewport,
+    /// Collapsed and hidden tracks.
+    pub tree: TreeState,
+    /// Vertical scroll of the track area (points).
+    pub scroll_y: f32,
+    lines: Vec<Line>,
+    lines_valid: bool,
+    fitted: bool,
+    /// The view the canvas fitted by itself; while the view is still that one, a change of the
+    /// canvas width (panels settling on the first frames, window resized) fits again.
+    auto_view: Option<Viewport>,
+    drag: Option<Drag>,
+    hits: Vec<Hit>,
+    /// Shapes the last frame drew on the canvas (bars, labels, ticks, arrows).
+    pub shapes_drawn: usize,
+    /// Events the last frame's bars stood for.
+    pub events_drawn: u64,
+    /// The canvas's event area on screen during the last frame.
+    pub events_rect: Rect,
+    buffer: Vec<VisibleItem>,
+}
+
+impl Default for Canvas {
+    fn default() -> Self {
+        Canvas {
+            viewport: Viewport::default(),
+            tree: TreeState::default(),
+            scroll_y: 0.0,
+            lines: Vec::new(),
+            lines_valid: false,
+            fitted: false,
+            auto_view: None,
+            drag: None,
+            hits: Vec::new(),
+            shapes_drawn: 0,
+            events_drawn: 0,
+            events_rect: Rect::NOTHING,
+            buffer: Vec::new(),
+        }
+    }
+}
+
+impl Canvas {
+    /// The lines of the track tree (laid out again after the tree changed).
+    pub fn lines(&mut self, timeline: &Timeline) -> &[Line] {
+        if !self.lines_valid {
+            self.lines = rows::layout(timeline, &self.tree);
+            self.lines_valid = true;
+        }
+        &self.lines
+    }
+
+    /// Lays the tree out again on the next frame (after collapsing, hiding...).
+    pub fn invalidate_lines(&mut self) {
+        self.lines_valid = false;
+    }
+
+    /// Shows the whole timeline.
+    pub fn fit_all(&mut self, timeline: &Timeline) {
+        if let Some((t0, t1)) = timeline.time_range() {
+            self.viewport.fit(t0 as f64, t1 as f64);
+        }
+    }
+
+    /// Brings `event` into view: centred horizontally (zoomed out if it is wider than the
+    /// view), its row scrolled into the track area, its collapsed ancestors expanded.
+    pub fn reveal(&mut self, timeline: &Timeline, event: EventId) {
+        let Some(e) = timeline.event(event) else {
+            return;
+        };
+        self.viewport.reveal(e.start as f64, e.end as f64);
+        let Some((track, row)) = timeline.locate(event) else {
+            return;
+        };
+        let mut cur = Some(track);
+        let mut changed = false;
+        while let Some(t) = cur {
+            changed |= self.tree.collapsed.remove(&t);
+            changed |= self.tree.hidden.remove(&t);
+            cur = timeline.track(t).and_then(|tr| tr.parent);
+        }
+        if changed {
+            self.invalidate_lines();
+        }
+        let height = (self.events_rect.height() - RULER_HEIGHT).max(HEADER_HEIGHT);
+        if let Some(line) = rows::line_of(self.lines(timeline), timeline, track, row)
+            && (line.y < self.scroll_y || line.y + line.height > self.scroll_y + height)
+        {
+            self.scroll_y = (line.y - height / 2.0).max(0.0);
+        }
+    }
+
+    /// Draws the canvas into `rect` and handles the mouse.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        rect: Rect,
+        timeline: &Timeline,
+        marks: &Marks<'_>,
+    ) -> CanvasOutput {
+        let mut out = CanvasOutput::default();
+        let gutter = Rect::from_min_max(
+            rect.min,
+            Pos2::new(rect.left() + GUTTER_WIDTH, rect.bottom()),
+        );
+        let area = Rect::from_min_max(Pos2::new(gutter.right(), rect.top()), rect.max);
+        let ruler =
+            Rect::from_min_max(area.min, Pos2::new(area.right(), area.top() + RULER_HEIGHT));
+        let tracks = Rect::from_min_max(Pos2::new(rect.left(), ruler.bottom()), rect.max);
+        self.events_rect = area;
+        let untouched = self.auto_view == Some(self.viewport);
+        let width = area.width().max(1.0);
+        let refit = !self.fitted || (untouched && self.viewport.width != width);
+        self.viewport.width = width;
+        if refit {
+            self.fit_all(timeline);
+            self.fitted = true;
+        }
+        let response = ui.allocate_rect(area, Sense::click_and_drag());
+        let gutter_response = ui.interact(gutter, ui.scope_id().with("gutter"), Sense::click());
+        self.mouse(ui, &response, area, &mut out);
+        if let Some(range) = timeline.time_range() {
+            self.viewport.clamp_to(range);
+        }
+        if refit {
+            self.auto_view = Some(self.viewport);
+        }
+        let lines = self.lines(timeline).to_vec();
+        let content = lines.last().map_or(0.0, |l| l.y + l.height);
+        self.scroll_y = self
+            .scroll_y
+            .clamp(0.0, (content - tracks.height() + HEADER_HEIGHT).max(0.0));
+
+        let visuals = ui.visuals().clone();
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 0.0, visuals.extreme_bg_color);
+        painter.rect_filled(gutter, 0.0, visuals.panel_fill);
+        self.shapes_drawn = 2;
+        self.events_drawn = 0;
+        self.hits.clear();
+
+        let visible_lines: Vec<&Line> = lines
+            .iter()
+            .filter(|l| {
+                let top = tracks.top() + l.y - self.scroll_y;
+                top + l.height >= tracks.top() && top <= tracks.bottom()
+            })
+            .collect();
+        // Level of detail: one bar per bucket of pixels, the bucket wide enough that every
+        // visible event line together stays within the budget.
+        let event_lines = visible_lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Header)
+            .count();
+        let bucket_px =
+            ((event_lines as f32 * area.width()) / (SHAPE_BUDGET as f32 * 0.45)).max(1.0);
+        let track_painter = painter.with_clip_rect(Rect::from_min_max(
+            Pos2::new(rect.left(), tracks.top()),
+            rect.max,
+        ));
+        let event_painter = track_painter.with_clip_rect(Rect::from_min_max(
+            Pos2::new(area.left(), tracks.top()),
+            area.max,
+        ));
+        let mut toggled = None;
+        let pointer = ui.input(|i| i.pointer.interact_pos());
+        for line in &visible_lines {
+            let top = tracks.top() + line.y - self.scroll_y;
+            let line_rect = Rect::from_min_size(
+                Pos2::new(rect.left(), top),
+                Vec2::new(rect.width(), line.height),
+            );
+            let Some(track) = timeline.track(line.track) else {
+                continue;
+            };
+            if line.label {
+                track_painter.line_segment(
+                    [line_rect.left_top(), line_rect.right_top()],
+                    Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color),
+                );
+                let x = rect.left() + 4.0 + line.level as f32 * INDENT;
+                let expandable = !track.children.is_empty() || !track.rows.is_empty();
+                let gutter_painter = track_painter.with_clip_rect(gutter);
+                if expandable {
+                    let c = Pos2::new(x + 4.0, line_rect.center().y);
+                    let points = if self.tree.collapsed.contains(&line.track) {
+                        vec![
+                            c + Vec2::new(-3.0, -4.0),
+                            c + Vec2::new(3.0, 0.0),
+                            c + Vec2::new(-3.0, 4.0),
+                        ]
+                    } else {
+                        vec![
+                            c + Vec2::new(-4.0, -3.0),
+                            c + Vec2::new(4.0, -3.0),
+                            c + Vec2::new(0.0, 3.0),
+                        ]
+                    };
+                    gutter_painter.add(egui::Shape::convex_polygon(
+                        points,
+                        visuals.text_color(),
+                        Stroke::NONE,
+                    ));
+                }
+                gutter_painter.text(
+                    Pos2::new(x + 12.0, line_rect.center().y),
+                    Align2::LEFT_CENTER,
+                    &track.name,
+                    FontId::proportional(12.5),
+                    visuals.strong_text_color(),
+                );
+                self.shapes_drawn += 2;
+                if expandable
+                    && gutter_response.clicked()
+                    && pointer.is_some_and(|p| {
+                        p.y >= line_rect.top() && p.y < line_rect.bottom() && gutter.contains(p)
+                    })
+                {
+                    toggled = Some(line.track);
+                }
+            }
+            match line.kind {
+                LineKind::Header => {}
+                LineKind::Events { row } => {
+                    self.draw_row(
+                        &event_painter,
+                        &visuals,
+                        timeline,
+                        line.track,
+                        row,
+                        line_rect,
+                        area,
+                        bucket_px,
+                        marks,
+                    );
+                }
+                LineKind::Collapsed => {
+                    for row in 0..track.rows.len() {
+                        self.draw_row(
+                            &event_painter,
+                            &visuals,
+                            timeline,
+                            line.track,
+                            row,
+                            line_rect,
+                            area,
+                            bucket_px,
+                            marks,
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(track) = toggled {
+            self.tree.toggle(track);
+            self.invalidate_lines();
+        }
+        self.gutter_menu(&gutter_response, gutter, tracks, &lines);
+        self.draw_range(&painter, &visuals, area, tracks, marks.range);
+        self.draw_flows(&event_painter, &visuals, timeline, tracks, &lines, marks);
+        self.draw_ruler(&painter.with_clip_rect(ruler), &visuals, ruler, timeline);
+        if self.drag.is_none()
+            && let Some(hover) = response.hover_pos()
+            && let Some(hit) = self
+                .hits
+                .iter()
+                .rev()
+                .find(|h| h.rect.expand(0.5).contains(hover))
+        {
+            let item = hit.item;
+            response.on_hover_ui_at_pointer(|ui| super::overlays::tooltip(ui, timeline, &item));
+        }
+        out
+    }
+
+    /// Pan, zoom, scroll, range drag and clicks on the event area.
+    fn mouse(
+        &mut self,
+        ui: &egui::Ui,
+        response: &egui::Response,
+        area: Rect,
+        out: &mut CanvasOutput,
+    ) {
+        let shift = ui.input(|i| i.modifiers.shift);
+        if response.drag_started() {
+            // The drag starts where the button went down, not where it passed the threshold.
+            let origin = ui
+                .input(|i| i.pointer.press_origin())
+                .or(response.interact_pointer_pos());
+            self.drag = Some(match origin {
+                Some(p) if shift => Drag::Range {
+                    from: self.viewport.t_of(p.x - area.left()),
+                },
+                _ => Drag::Pan,
+            });
+        }
+        if response.dragged() {
+            let delta = response.drag_delta();
+            match self.drag {
+                Some(Drag::Pan) => {
+                    self.viewport.pan_px(-delta.x);
+                    self.scroll_y -= delta.y;
+                }
+                Some(Drag::Range { from }) => {
+                    if let Some(p) = response.interact_pointer_pos() {
+                        let to = self.viewport.t_of(p.x - area.left());
+                        out.range = Some((from.min(to) as i64, from.max(to) as i64));
+                    }
+                }
+                None => {}
+            }
+        }
+        if response.drag_stopped() {
+            if let (Some(Drag::Range { from }), Some(p)) =
+                (self.drag, response.interact_pointer_pos())
+            {
+                let to = self.viewport.t_of(p.x - area.left());
+                out.range = Some((from.min(to) as i64, from.max(to) as i64));
+                out.range_done = true;
+            }
+            self.drag = None;
+        }
+        if response.hovered() {
+            let (zoom, scroll, pointer) =
+                ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta, i.pointer.hover_pos()));
+            let anchor = pointer.map_or(area.width() / 2.0, |p| p.x - area.left());
+            if zoom != 1.0 {
+                self.viewport.zoom_at(f64::from(zoom), anchor);
+            } else {
+                self.scroll_y -= scroll.y;
+                self.viewport.pan_px(-scroll.x);
+            }
+        }
+        if response.clicked() {
+            let pos = response.interact_pointer_pos();
+            match pos.and_then(|p| {
+                self.hits
+                    .iter()
+                    .rev()
+                    .find(|h| h.rect.expand(0.5).contains(p))
+            }) {
+                Some(hit) if hit.item.count > 1 => {
+                    // A merged bar: zoom into what it stands for.
+                    self.viewport
+                        .fit(hit.item.start as f64, hit.item.end as f64);
+                }
+                Some(hit) => out.clicked = Some(hit.item.first),
+                None => out.clicked_empty = true,
+            }
+        }
+    }
+
+    /// Draws row `row` of `track` into `line_rect`.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_row(
+        &mut self,
+        painter: &egui::Painter,
+        visuals: &egui::Visuals,
+        timeline: &Timeline,
+        track: TrackId,
+        row: usize,
+        line_rect: Rect,
+        area: Rect,
+        bucket_px: f32,
+        marks: &Marks<'_>,
+    ) {
+        let view = self.viewport;
+        let t0 = view.start.floor() as i64;
+        let t1 = view.end().ceil() as i64;
+        let mut items = std::mem::take(&mut self.buffer);
+        items.clear();
+        timeline.visible(
+            track,
+            row,
+            t0,
+            t1,
+            view.ns_per_px * f64::from(bucket_px),
+            &mut items,
+        );
+        let y0 = line_rect.top() + 1.0;
+        let y1 = line_rect.bottom() - 1.0;
+        let mut pending: Option<(Rect, VisibleItem)> = None;
+        for item in &items {
+            let x0 = area.left() + view.x_of(item.start as f64);
+            let x1 = (area.left() + view.x_of(item.end as f64)).max(x0 + 1.0);
+            let r = Rect::from_min_max(
+                Pos2::new(x0.max(area.left() - 2.0), y0),
+                Pos2::new(x1.min(area.right() + 2.0), y1),
+            );
+            // Touching bars that stand for merged or sub-pixel events are drawn as one (their
+            // counts add up): a dense run is one shape, however long. Events wide enough to be
+            // seen on their own stay separate.
+            let fine = |r: &Rect, i: &VisibleItem| i.count > 1 || r.width() < 2.0;
+            if let Some((pr, pi)) = &mut pending
+                && fine(&r, item)
+                && fine(pr, pi)
+                && r.left() <= pr.right() + 1.0
+            {
+                pr.max.x = pr.max.x.max(r.right());
+                pi.count += item.count;
+                pi.end = pi.end.max(item.end);
+                continue;
+            }
+            if let Some((pr, pi)) = pending.take() {
+                self.draw_bar(painter, visuals, timeline, pr, pi, marks, area.left());
+            }
+            pending = Some((r, *item));
+        }
+        if let Some((pr, pi)) = pending {
+            self.draw_bar(painter, visuals, timeline, pr, pi, marks, area.left());
+        }
+        self.buffer = items;
+    }
+
+    /// Draws one bar (an event, or merged events) and records it for hit testing. A device
+    /// command's waiting time (queued → start) is drawn before it, thinner and lighter.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_bar(
+        &mut self,
+        painter: &egui::Painter,
+        visuals: &egui::Visuals,
+        timeline: &Timeline,
+        rect: Rect,
+        item: VisibleItem,
+        marks: &Marks<'_>,
+        area_left: f32,
+    ) {
+        let Some(event) = timeline.event(item.first) else {
+            return;
+        };
+        self.events_drawn += u64::from(item.count);
+        let single = item.count == 1;
+        let fill = if single {
+            let argb = timeline.attrs(item.first).and_then(|a| a.color);
+            colors::event_fill(visuals, event.kind, event.name, argb)
+        } else {
+            colors::merged_fill(visuals, event.kind)
+        };
+        if single && let Some(queued) = timeline.queued_ns(item.first) {
+            let xq = area_left + self.viewport.x_of(queued as f64);
+            if xq < rect.left() - 0.5 {
+                let h = rect.height() * 0.25;
+                let wait = Rect::from_min_max(
+                    Pos2::new(
+                        xq.max(painter.clip_rect().left() - 2.0),
+                        rect.center().y - h,
+                    ),
+                    Pos2::new(rect.left(), rect.center().y + h),
+                );
+                painter.rect_filled(wait, 0.0, fill.gamma_multiply(0.35));
+                self.shapes_drawn += 1;
+            }
+        }
+        painter.rect_filled(rect, 0.0, fill);
+        self.shapes_drawn += 1;
+        let highlighted = marks
+            .names
+            .get(event.name.0 as usize)
+            .copied()
+            .unwrap_or(false);
+        if highlighted {
+            painter.rect_stroke(
+                rect,
+                0.0,
+                Stroke::new(2.0, colors::highlight(visuals)),
+                StrokeKind::Inside,
+            );
+            self.shapes_drawn += 1;
+        }
+        let selected = marks
+            .selected
+            .is_some_and(|s| s.0 >= item.first.0 && s.0 < item.first.0 + item.count);
+        let partner = marks
+            .partners
+            .iter()
+            .any(|s| s.0 >= item.first.0 && s.0 < item.first.0 + item.count);
+        if selected || partner {
+            painter.rect_stroke(
+                rect.expand(1.0),
+                1.0,
+                Stroke::new(2.0, colors::selection(visuals)),
+                StrokeKind::Outside,
+            );
+            self.shapes_drawn += 1;
+        }
+        if rect.width() >= LABEL_MIN_WIDTH {
+            let text = if single {
+                timeline.name(event.name).to_string()
+            } else {
+                format!("{} events", item.count)
+            };
+            painter
+                .with_clip_rect(rect.shrink(2.0).intersect(painter.clip_rect()))
+                .text(
+                    Pos2::new(
+                        rect.left().max(painter.clip_rect().left()) + 3.0,
+                        rect.center().y,
+                    ),
+                    Align2::LEFT_CENTER,
+                    text,
+                    FontId::proportional(11.0),
+                    colors::text_on(fill),
+                );
+            self.shapes_drawn += 1;
+        }
+        self.hits.push(Hit { rect, item });
+    }
+
+    /// Where `event` was drawn on screen during the last frame (its bar, before clipping), when
+    /// its row is laid out.
+    pub fn event_screen_rect(&mut self, timeline: &Timeline, event: EventId) -> Option<Rect> {
+        let e = timeline.event(event)?;
+        let (track, row) = timeline.locate(event)?;
+        let line = rows::line_of(self.lines(timeline), timeline, track, row)?;
+        let top = self.events_rect.top() + RULER_HEIGHT + line.y - self.scroll_y;
+        let left = self.events_rect.left();
+        let x0 = left + self.viewport.x_of(e.start as f64);
+        let x1 = (left + self.viewport.x_of(e.end as f64)).max(x0 + 1.0);
+        Some(Rect::from_min_max(
+            Pos2::new(x0, top + 1.0),
+            Pos2::new(x1, top + line.height - 1.0),
+        ))
+    }
+}

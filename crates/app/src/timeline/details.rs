@@ -1,0 +1,351 @@
+//! The right-hand panel: the selected event (what the timeline holds, its flow partners with a
+//! "Go to" each, and its source read on demand: the export's row, the CodeXL trace's call,
+//! command or dispatch, the NVTXT file and line), and what a selected time range holds per name
+//! (count, total, average).
+
+use std::path::{Path, PathBuf};
+
+use eframe::egui;
+
+use super::loader::CodexlSession;
+use super::view::format_duration;
+use crate::codexl::dispatch::dispatch_details_ui;
+use sightline_model::timeline::atp::details::{
+    DispatchKey, dispatch_key, event_details as trace_details,
+};
+use sightline_model::timeline::nsys::details::event_details;
+use sightline_model::timeline::nvtxt::timeline::file_of_series;
+use sightline_model::timeline::open::DetailSource;
+use sightline_model::timeline::{EventId, EventKind, NameStats, Payload, Timeline};
+
+/// An event's source row read from the export: `(column, value)` pairs, or why it could not
+/// be read.
+type SourceRow = Result<Vec<(String, String)>, String>;
+
+/// What is selected, with what was computed for it.
+#[derive(Debug, Default)]
+pub struct Selection {
+    /// The selected event.
+    pub event: Option<EventId>,
+    /// Its flow partners (the API call that launched it, or the GPU work it launched).
+    pub partners: Vec<EventId>,
+    /// The selected time range.
+    pub range: Option<(i64, i64)>,
+    /// Per-name statistics of the range (computed when the range is set).
+    pub range_stats: Vec<NameStats>,
+    /// The event's source row: `(event, columns or error)`, read when asked.
+    source_row: Option<(EventId, SourceRow)>,
+    /// What a CodeXL trace says of the event, read once per selection.
+    trace: Option<TraceFacts>,
+}
+
+/// What a CodeXL trace says of one event: its detail rows and, for a kernel dispatch, the key
+/// of its counter and occupancy rows.
+#[derive(Debug)]
+struct TraceFacts {
+    event: EventId,
+    rows: Vec<(String, String)>,
+    dispatch: Option<DispatchKey>,
+}
+
+impl Selection {
+    /// Selects `event` (or nothing) and finds its flow partners.
+    pub fn select(&mut self, timeline: &Timeline, event: Option<EventId>) {
+        self.event = event;
+        self.partners = event.map_or_else(Vec::new, |e| timeline.flow_partners(e));
+        self.source_row = None;
+        self.trace = None;
+    }
+
+    /// Sets the time range (or none) and computes its statistics over every track.
+    pub fn set_range(&mut self, timeline: &Timeline, range: Option<(i64, i64)>) {
+        self.range = range.filter(|(a, b)| b > a);
+        self.range_stats = match self.range {
+            Some((t0, t1)) => timeline.range_stats(t0, t1, &[]),
+            None => Vec::new(),
+        };
+    }
+}
+
+/// Where the panel reads what the timeline does not hold.
+pub struct Sources<'a> {
+    /// The export or trace behind the events.
+    pub details: &'a DetailSource,
+    /// The NVTXT files on the timeline, by series index.
+    pub nvtxt: &'a [PathBuf],
+    /// A CodeXL trace's session (counters and occupancy of its dispatches).
+    pub session: Option<&'a CodexlSession>,
+}
+
+/// Draws the panel; returns an event to go to (a flow partner's "Go to").
+pub fn details_ui(
+    ui: &mut egui::Ui,
+    timeline: &Timeline,
+    sources: &Sources<'_>,
+    selection: &mut Selection,
+) -> Option<EventId> {
+    let (source, nvtxt) = (sources.details, sources.nvtxt);
+    let mut go_to = None;
+    egui::ScrollArea::vertical()
+        .id_salt("timeline-details")
+        .show(ui, |ui| {
+            match selection.event.and_then(|id| timeline.event(id)) {
+                Some(e) => {
+                    ui.heading("Selected event");
+                    let origin = timeline.time_range().map_or(0, |(t0, _)| t0);
+                    egui::Grid::new("event-facts")
+                        .num_columns(2)
+                        .striped(true)
+                        .max_col_width(value_width(ui))
+                        .show(ui, |ui| {
+                            let mut row = |k: &str, v: String| {
+                                ui.label(k);
+                                ui.add(egui::Label::new(v).wrap());
+                                ui.end_row();
+                            };
+                            row("Name", timeline.name(e.name).to_string());
+                            row("Kind", e.kind.as_str().to_string());
+                            if let Some((track, _)) = timeline.locate(e.id) {
+                                row("Track", timeline.track_path(track));
+                                if let Some(file) = nvtxt_file(timeline, track, e.kind, nvtxt) {
+                                    row("Source", format!("{}:{}", file.display(), e.source));
+                                }
+                            }
+                            row("Start", format_duration((e.start - origin) as f64));
+                            row("Duration", format_duration((e.end - e.start) as f64));
+                            row("Start (ns)", e.start.to_string());
+                            row("End (ns)", e.end.to_string());
+                            // A CodeXL trace's calls keep their trace-line offset there instead.
+                            let trace = matches!(source, DetailSource::Atp(_));
+                            if e.correlation != 0 && !trace {
+                                row("Correlation id", e.correlation.to_string());
+                            }
+                            if let Some(a) = timeline.attrs(e.id) {
+                                if let Some(c) = a.color {
+                                    row("Colour", format!("#{:06X}", c & 0xFF_FFFF));
+                                }
+                                if let Some(c) = a.category {
+                                    row("Category", c.to_string());
+                                }
+                                if let Some(p) = &a.payload {
+                                    row(
+                                        "Payload",
+                                        match p {
+                                            Payload::U64(v) => v.to_string(),
+                                            Payload::I64(v) => v.to_string(),
+                                            Payload::F64(v) => v.to_string(),
+                                            Payload::Text(v) => v.clone(),
+                                        },
+                                    );
+                                }
+                                if a.open {
+                                    row("Open", "never closed".into());
+                                }
+                            }
+                        });
+                    go_to = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);
+                    match source {
+                        DetailSource::Export(export) => {
+                            source_row_ui(ui, timeline, Some(export), selection, e.id);
+                        }
+                        DetailSource::Atp(file) => {
+                            if selection.trace.as_ref().is_none_or(|t| t.event != e.id) {
+                                selection.trace = Some(TraceFacts {
+                                    event: e.id,
+                                    rows: trace_details(file, timeline, e.id),
+                                    dispatch: dispatch_key(file, timeline, e.id),
+                                });
+                            }
+                            let facts = selection.trace.as_ref();
+                            trace_rows_ui(ui, facts.map_or(&[], |t| t.rows.as_slice()));
+                            let key = facts.and_then(|t| t.dispatch.as_ref());
+                            if let (Some(session), Some(key)) = (sources.session, key) {
+                                ui.add_space(6.0);
+                                dispatch_details_ui(
+                                    ui,
+                                    &session.data,
+                                    key.thread_id,
+                                    key.call_index,
+                                    &key.kernel,
+                                    key.nth,
+                                );
+                            }
+                        }
+                        DetailSource::None => {}
+                    }
+                }
+                None => {
+                    ui.weak("Click an event to see its details; Shift+drag to select a range.");
+                }
+            }
+            if let Some((t0, t1)) = selection.range {
+                ui.separator();
+                range_ui(ui, timeline, t0, t1, &selection.range_stats);
+            }
+        });
+    go_to
+}
+
+/// The flow partners, each with a "Go to" button.
+fn flows_ui(
+    ui: &mut egui::Ui,
+    timeline: &Timeline,
+    gpu: bool,
+    partners: &[EventId],
+) -> Option<EventId> {
+    if partners.is_empty() {
+        return None;
+    }
+    let mut go_to = None;
+    ui.add_space(6.0);
+    ui.strong(if gpu {
+        "Launched by"
+    } else {
+        "GPU work it launched"
+    });
+    for &p in partners {
+        let Some(pe) = timeline.event(p) else {
+            continue;
+        };
+        ui.horizontal(|ui| {
+            if ui
+                .button("Go to")
+                .on_hover_text(format!("Select {} and show it", timeline.name(pe.name)))
+                .clicked()
+            {
+                go_to = Some(p);
+            }
+            ui.add(
+                egui::Label::new(format!(
+                    "{} ({}, {})",
+                    timeline.name(pe.name),
+                    pe.kind.as_str(),
+                    format_duration((pe.end - pe.start) as f64)
+                ))
+                .truncate(),
+            );
+        });
+    }
+    go_to
+}
+
+/// The event's source row from the export, read on demand.
+fn source_row_ui(
+    ui: &mut egui::Ui,
+    timeline: &Timeline,
+    export: Option<&Path>,
+    selection: &mut Selection,
+    event: EventId,
+) {
+    let Some(export) = export else { return };
+    ui.add_space(6.0);
+    let id = ui.make_persistent_id("timeline-source-row");
+    egui::CollapsingHeader::new("Source row in the export")
+        .id_salt(id)
+        .show(ui, |ui| {
+            if selection
+                .source_row
+                .as_ref()
+                .is_none_or(|(e, _)| *e != event)
+            {
+                let row = event_details(export, timeline, event).map_err(|e| e.to_string());
+                selection.source_row = Some((event, row));
+            }
+            match selection.source_row.as_ref().map(|(_, r)| r) {
+                Some(Ok(columns)) if !columns.is_empty() => {
+                    egui::Grid::new("source-row")
+                        .num_columns(2)
+                        .striped(true)
+                        .max_col_width(value_width(ui))
+                        .show(ui, |ui| {
+                            for (k, v) in columns {
+                                ui.monospace(k);
+                                ui.add(egui::Label::new(v).wrap());
+                                ui.end_row();
+                            }
+                        });
+                }
+                Some(Ok(_)) => {
+                    ui.weak("No source row for this event.");
+                }
+                Some(Err(e)) => {
+                    ui.colored_label(ui.visuals().error_fg_color, e);
+                }
+                None => {}
+            }
+        });
+}
+
+/// The NVTXT file an event of `track` comes from, when it is an NVTXT series.
+fn nvtxt_file<'a>(
+    timeline: &Timeline,
+    track: sightline_model::timeline::TrackId,
+    kind: EventKind,
+    nvtxt: &'a [PathBuf],
+) -> Option<&'a Path> {
+    if !matches!(kind, EventKind::Marker | EventKind::Range) {
+        return None;
+    }
+    let key = timeline.track(track)?.key;
+    nvtxt.get(file_of_series(key)?).map(PathBuf::as_path)
+}
+
+/// What the CodeXL trace says of the event (arguments, source location, work sizes...).
+fn trace_rows_ui(ui: &mut egui::Ui, rows: &[(String, String)]) {
+    if rows.is_empty() {
+        return;
+    }
+    ui.add_space(6.0);
+    ui.strong("From the trace");
+    egui::Grid::new("trace-rows")
+        .num_columns(2)
+        .striped(true)
+        .max_col_width(value_width(ui))
+        .show(ui, |ui| {
+            for (k, v) in rows {
+                ui.label(k);
+                ui.add(egui::Label::new(v).wrap());
+                ui.end_row();
+            }
+        });
+}
+
+/// What the selected range holds, per name.
+fn range_ui(ui: &mut egui::Ui, timeline: &Timeline, t0: i64, t1: i64, stats: &[NameStats]) {
+    ui.heading("Selected range");
+    ui.label(format!(
+        "{} long, {} name(s), {} event(s)",
+        format_duration((t1 - t0) as f64),
+        stats.len(),
+        stats.iter().map(|s| s.count).sum::<u64>()
+    ));
+    egui::Grid::new("range-stats")
+        .num_columns(4)
+        .striped(true)
+        .max_col_width(value_width(ui))
+        .show(ui, |ui| {
+            ui.strong("Name");
+            ui.strong("Count");
+            ui.strong("Total");
+            ui.strong("Average");
+            ui.end_row();
+            for s in stats.iter().take(200) {
+                let name = timeline.name(s.name);
+                let short: String = name.chars().take(48).collect();
+                ui.add(egui::Label::new(short).truncate())
+                    .on_hover_text(name);
+                ui.label(s.count.to_string());
+                ui.label(format_duration(s.total_ns as f64));
+                ui.label(format_duration(s.average_ns));
+                ui.end_row();
+            }
+        });
+    if stats.len() > 200 {
+        ui.weak(format!("… and {} more name(s)", stats.len() - 200));
+    }
+}
+
+/// The widest a value column of the panel's grids may be: what is left beside a label column.
+fn value_width(ui: &egui::Ui) -> f32 {
+    (ui.available_width() - 110.0).max(80.0)
+}

@@ -1,0 +1,572 @@
+//! The timeline pane: a [`Document`] showing an Nsight Systems export (with the NVTXT files
+//! beside it), an NVTXT file or a CodeXL trace on one zoomable timeline.
+//!
+//! - [`loader`]: the `sightline-loader` thread (export, load with progress and Cancel, summary
+//!   tables).
+//! - [`view`]: the time axis (zoom about a point, pan, fit) and the ruler's adaptive units.
+//! - [`rows`]: the track tree as lines (collapse, hide; a track as tall as its nesting depth).
+//! - [`canvas`]: drawing with level of detail, hover, click, drag, range selection;
+//!   [`overlays`]: the ruler, the range shade, flow arrows, tooltips, the track menu.
+//! - [`search`], [`details`], [`stats_panel`]: Ctrl+F, the selection panel with range
+//!   statistics, the summary tables.
+//! - [`nvtxt_files`]: the NVTXT files on the timeline, their problems, Add NVTXT…, live reload.
+//! - [`keys`]: the keyboard, and the `?` list.
+//! - [`colors`]: the theme's colours per kind.
+
+pub mod canvas;
+pub mod colors;
+pub mod details;
+pub mod keys;
+pub mod loader;
+pub mod nvtxt_files;
+pub mod overlays;
+pub mod rows;
+pub mod search;
+pub mod stats_panel;
+pub mod view;
+
+use std::any::Any;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use eframe::egui;
+
+use super::codexl::dispatch::offer_session_ui;
+use super::document::{Document, Services, opening_ui};
+use canvas::{Canvas, Marks};
+use details::Selection;
+use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
+use loader::{TimelineLoadEvent, TimelineLoadJob};
+use nvtxt_files::{NvtxtFiles, Rebuilt};
+use search::{Search, SearchRequest};
+use sightline_model::timeline::nsys::stats::ReportOutcome;
+use sightline_model::timeline::open::DetailSource;
+use sightline_model::timeline::{EventId, Timeline};
+use stats_panel::StatsPanel;
+
+/// A loaded timeline with where it came from.
+pub struct LoadedTimeline {
+    /// The timeline.
+    pub timeline: Arc<Timeline>,
+    /// Where event details are read (the SQLite export, the CodeXL trace...).
+    pub details: DetailSource,
+    /// How long loading took.
+    pub elapsed: Duration,
+    /// GPU utilization per device over the whole timeline ("GPU 0 42.0% busy"), computed once.
+    pub utilization: String,
+    /// A CodeXL trace's session (counters and occupancy of its dispatches).
+    pub session: Option<Arc<loader::CodexlSession>>,
+}
+
+/// An open timeline tab.
+pub struct TimelineDoc {
+    /// The file opened (an export, or a report that was exported).
+    pub path: PathBuf,
+    job: Option<TimelineLoadJob>,
+    /// Load progress `(fraction, stage)` while loading.
+    pub progress: Option<(f32, String)>,
+    /// Why the file could not be shown.
+    pub error: Option<String>,
+    /// The timeline, once loaded.
+    pub loaded: Option<LoadedTimeline>,
+    /// The canvas (view, tree, level of detail).
+    pub canvas: Canvas,
+    /// The selected event and range.
+    pub selection: Selection,
+    /// Ctrl+F.
+    pub search: Search,
+    /// The summary tables.
+    pub stats: StatsPanel,
+    /// Whether the key list is shown.
+    pub show_keys: bool,
+    /// The NVTXT files on the timeline (once loaded).
+    pub nvtxt: Option<NvtxtFiles>,
+    /// The `nsys` executable typed in after a report could not be exported.
+    pub nsys_entry: String,
+    wake: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl TimelineDoc {
+    /// Starts loading `path` on the loader thread (`nsys` exports a report; `None`: the first
+    /// on `PATH`); `wake` requests a repaint on progress.
+    pub fn open(
+        path: PathBuf,
+        nsys: Option<PathBuf>,
+        wake: impl Fn() + Send + Sync + 'static,
+    ) -> TimelineDoc {
+        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
+        let waker = wake.clone();
+        let nsys_entry = nsys
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let job = TimelineLoadJob::start(&path, nsys, move || waker());
+        TimelineDoc {
+            path,
+            job: Some(job),
+            progress: Some((0.0, "starting".into())),
+            error: None,
+            loaded: None,
+            canvas: Canvas::default(),
+            selection: Selection::default(),
+            search: Search::default(),
+            stats: StatsPanel::default(),
+            show_keys: false,
+            nvtxt: None,
+            nsys_entry,
+            wake,
+        }
+    }
+
+    /// Loads the file again from the start, exporting a report with `nsys`.
+    pub fn retry_with_nsys(&mut self, nsys: PathBuf) {
+        let waker = self.waker();
+        self.error = None;
+        self.progress = Some((0.0, "starting".into()));
+        self.job = Some(TimelineLoadJob::start(&self.path, Some(nsys), waker));
+    }
+
+    /// Below an export error of a report: the `nsys` executable to use, kept in the settings.
+    fn nsys_prompt_ui(&mut self, ui: &mut egui::Ui, set_nsys: &mut Option<PathBuf>) {
+        ui.add_space(8.0);
+        ui.label("NVIDIA's nsys exports the report to SQLite. Where is it?");
+        ui.horizontal(|ui| {
+            ui.label("nsys executable:");
+            let edit = ui.add(
+                egui::TextEdit::singleline(&mut self.nsys_entry)
+                    .hint_text("/opt/nvidia/nsight-systems/2025.1/bin/nsys")
+                    .desired_width(420.0),
+            );
+            let entered = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if (ui.button("Export and open").clicked() || entered)
+                && !self.nsys_entry.trim().is_empty()
+            {
+                let nsys = PathBuf::from(self.nsys_entry.trim());
+                *set_nsys = Some(nsys.clone());
+                self.retry_with_nsys(nsys);
+            }
+        });
+    }
+
+    /// A repaint request usable from other threads.
+    fn waker(&self) -> impl Fn() + Send + Sync + Clone + 'static {
+        let wake = self.wake.clone();
+        move || wake()
+    }
+
+    /// Opens the file dialog of File → Add NVTXT… (for an export's timeline).
+    pub fn add_nvtxt_dialog(&mut self) {
+        let wake = self.waker();
+        if let Some(files) = self.nvtxt.as_mut().filter(|f| f.accepts_more()) {
+            files.add_dialog(wake);
+        }
+    }
+
+    /// Adds an NVTXT file to an export's timeline (rebuilt on the loader thread).
+    pub fn add_nvtxt(&mut self, path: PathBuf) {
+        let wake = self.waker();
+        if let Some(files) = self.nvtxt.as_mut() {
+            files.add(path, wake);
+        }
+    }
+
+    /// Whether NVTXT files can be added to this tab (it shows an export).
+    pub fn accepts_nvtxt(&self) -> bool {
+        self.nvtxt.as_ref().is_some_and(NvtxtFiles::accepts_more)
+    }
+
+    /// Reads the NVTXT files again now (as live reload does when one changes).
+    pub fn reload_nvtxt(&mut self) {
+        let wake = self.waker();
+        if let Some(files) = self.nvtxt.as_mut() {
+            files.rebuild(wake);
+        }
+    }
+
+    /// Shows a rebuilt timeline, keeping the zoom, the selected range and — when it is still
+    /// there — the selected event (found again by track, name and times: ids change).
+    fn show_rebuilt(&mut self, rebuilt: Rebuilt) {
+        let Some(loaded) = self.loaded.as_mut() else {
+            return;
+        };
+        let old = std::mem::replace(&mut loaded.timeline, rebuilt.timeline);
+        let timeline = loaded.timeline.clone();
+        let selected = self
+            .selection
+            .event
+            .and_then(|id| same_event(&old, id, &timeline));
+        let range = self.selection.range;
+        self.selection = Selection::default();
+        self.selection.select(&timeline, selected);
+        self.selection.set_range(&timeline, range);
+        self.search = Search::default();
+        self.stats.instances = None;
+        if let Some(reports) = rebuilt.reports {
+            self.stats.reports = Some(reports.into_iter().map(|(n, r)| (n, Ok(r))).collect());
+        }
+        self.canvas.invalidate_lines();
+    }
+
+    /// The timeline, once loaded.
+    pub fn timeline(&self) -> Option<&Arc<Timeline>> {
+        self.loaded.as_ref().map(|l| &l.timeline)
+    }
+
+    /// Selects `event` and brings it into view (search hits, flow "Go to", summary rows).
+    pub fn go_to(&mut self, event: EventId) {
+        let Some(timeline) = self.timeline().cloned() else {
+            return;
+        };
+        self.selection.select(&timeline, Some(event));
+        self.canvas.reveal(&timeline, event);
+    }
+
+    /// Applies the timeline's keys.
+    pub fn apply_keys(&mut self, k: KeyActions, pointer_x: Option<f32>) {
+        let Some(timeline) = self.timeline().cloned() else {
+            return;
+        };
+        let view = &mut self.canvas.viewport;
+        if k.zoom_steps != 0 {
+            let anchor = pointer_x.unwrap_or(view.width / 2.0);
+            view.zoom_at(ZOOM_STEP.powi(k.zoom_steps), anchor);
+        }
+        if k.pan_steps != 0 {
+            view.pan_px(k.pan_steps as f32 * PAN_STEP * view.width);
+        }
+        if k.fit_all {
+            self.canvas.fit_all(&timeline);
+        }
+        if k.fit_selection {
+            let event = self.selection.event.and_then(|e| timeline.event(e));
+            match (self.selection.range, event) {
+                (Some((t0, t1)), _) => self.canvas.viewport.fit(t0 as f64, t1 as f64),
+                (None, Some(e)) => self.canvas.viewport.fit(e.start as f64, e.end as f64),
+                (None, None) => self.canvas.fit_all(&timeline),
+            }
+        }
+        if k.clear {
+            self.selection.select(&timeline, None);
+            self.selection.set_range(&timeline, None);
+        }
+        if k.find {
+            self.search.focus = true;
+        }
+        if k.help {
+            self.show_keys = !self.show_keys;
+        }
+    }
+
+    /// The toolbar: search, fit, key list, counts.
+    fn toolbar_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        timeline: &Timeline,
+        utilization: &str,
+    ) -> Option<EventId> {
+        let mut go_to = None;
+        ui.horizontal(|ui| {
+            if let Some(SearchRequest::GoTo(e)) = self.search.ui(ui, timeline) {
+                go_to = Some(e);
+            }
+            ui.separator();
+            if ui
+                .button("Fit")
+                .on_hover_text("Show the whole timeline (0)")
+                .clicked()
+            {
+                self.canvas.fit_all(timeline);
+            }
+            if !self.canvas.tree.hidden.is_empty()
+                && ui
+                    .button(format!(
+                        "Show {} hidden track(s)",
+                        self.canvas.tree.hidden.len()
+                    ))
+                    .clicked()
+            {
+                self.canvas.tree.hidden.clear();
+                self.canvas.invalidate_lines();
+            }
+            if ui.button("Keys (?)").clicked() {
+                self.show_keys = !self.show_keys;
+            }
+            ui.separator();
+            ui.weak(format!(
+                "{} events · {} tracks{}",
+                timeline.event_count(),
+                timeline.tracks.len(),
+                utilization
+            ));
+        });
+        go_to
+    }
+
+    /// Draws the loaded timeline: toolbar, summary tables, details, canvas.
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
+        let Some(loaded) = &self.loaded else { return };
+        let timeline = loaded.timeline.clone();
+        let details_source = loaded.details.clone();
+        let utilization = loaded.utilization.clone();
+        let session = loaded.session.clone();
+        let mut go_to = None;
+        egui::Panel::top("timeline-toolbar").show(ui, |ui| {
+            if let Some(session) = &session {
+                offer_session_ui(ui, &self.path, &session.files, open_files);
+            }
+            go_to = go_to.or(self.toolbar_ui(ui, &timeline, &utilization));
+        });
+        egui::Panel::bottom("timeline-stats")
+            .resizable(true)
+            .default_size(220.0)
+            .show(ui, |ui| {
+                go_to = go_to.or(self.stats.ui(ui, &timeline));
+            });
+        egui::Panel::right("timeline-details")
+            .resizable(true)
+            .default_size(340.0)
+            .size_range(220.0..=640.0)
+            .show(ui, |ui| {
+                go_to = go_to.or(details::details_ui(
+                    ui,
+                    &timeline,
+                    &details::Sources {
+                        details: &details_source,
+                        nvtxt: self.nvtxt.as_ref().map_or(&[], |f| f.paths.as_slice()),
+                        session: session.as_deref(),
+                    },
+                    &mut self.selection,
+                ));
+                if let Some(session) = &session
+                    && !session.problems.is_empty()
+                {
+                    ui.separator();
+                    egui::CollapsingHeader::new(format!(
+                        "{} session file problem(s)",
+                        session.problems.len()
+                    ))
+                    .id_salt("session-problems")
+                    .show(ui, |ui| {
+                        for p in session.problems.iter().take(200) {
+                            ui.label(p);
+                        }
+                    });
+                }
+                if let Some(files) = self.nvtxt.as_mut() {
+                    files.ui(ui);
+                }
+                if !timeline.warnings.is_empty() {
+                    ui.separator();
+                    egui::CollapsingHeader::new(format!(
+                        "{} load warning(s)",
+                        timeline.warnings.len()
+                    ))
+                    .id_salt("timeline-warnings")
+                    .show(ui, |ui| {
+                        for w in timeline.warnings.iter().take(200) {
+                            ui.label(w.to_string());
+                        }
+                    });
+                }
+            });
+        egui::CentralPanel::default().show(ui, |ui| {
+            let rect = ui.available_rect_before_wrap();
+            let keys = keys::read_keys(ui.ctx());
+            let pointer_x = ui
+                .input(|i| i.pointer.hover_pos())
+                .filter(|p| self.canvas.events_rect.contains(*p))
+                .map(|p| p.x - self.canvas.events_rect.left());
+            self.apply_keys(keys, pointer_x);
+            let highlight: &[bool] = match &self.stats.instances {
+                Some(inst) => &inst.names,
+                None => &self.search.names,
+            };
+            let marks = Marks {
+                selected: self.selection.event,
+                partners: &self.selection.partners,
+                range: self.selection.range,
+                names: highlight,
+            };
+            let out = self.canvas.ui(ui, rect, &timeline, &marks);
+            if let Some(e) = out.clicked {
+                self.selection.select(&timeline, Some(e));
+            } else if out.clicked_empty {
+                self.selection.select(&timeline, None);
+            }
+            if out.range_done {
+                self.selection.set_range(&timeline, out.range);
+            } else if let Some(r) = out.range {
+                // While dragging: show the shade, compute the statistics on release.
+                self.selection.range = Some(r);
+            }
+        });
+        if let Some(e) = go_to {
+            self.go_to(e);
+        }
+        keys::keys_window(ui.ctx(), &mut self.show_keys);
+    }
+}
+
+/// The event of `new` that is event `id` of `old`: on the track of the same id, with the same
+/// name, kind and times (a rebuilt timeline keeps its tracks' ids and order).
+fn same_event(old: &Timeline, id: EventId, new: &Timeline) -> Option<EventId> {
+    let e = old.event(id)?;
+    let (track, _) = old.locate(id)?;
+    let name = old.name(e.name);
+    new.track(track)?
+        .rows
+        .iter()
+        .flat_map(|row| row.clone())
+        .filter_map(|i| new.event(EventId(i)))
+        .find(|n| {
+            n.start == e.start && n.end == e.end && n.kind == e.kind && new.name(n.name) == name
+        })
+        .map(|n| n.id)
+}
+
+impl Document for TimelineDoc {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn loading(&self) -> bool {
+        self.job.is_some() && self.loaded.is_none() && self.error.is_none()
+    }
+
+    fn progress(&self) -> Option<(f32, String)> {
+        self.progress.clone()
+    }
+
+    fn cancel(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.cancel();
+            if self.loaded.is_none() {
+                self.error = Some(format!("{}: loading cancelled", self.path.display()));
+            } else if self.stats.reports.is_none() {
+                // Cancelled while the summary tables were computed: there will be none.
+                self.stats.reports = Some(Vec::new());
+            }
+        }
+        self.progress = None;
+    }
+
+    fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    fn poll(&mut self) -> Option<(String, bool)> {
+        let mut status = None;
+        let wake = self.waker();
+        if let Some(rebuilt) = self.nvtxt.as_mut().and_then(|f| f.poll(wake)) {
+            let problems: usize = rebuilt.docs.iter().map(|d| d.diagnostics.len()).sum();
+            status = Some((
+                format!(
+                    "NVTXT read again: {} file(s), {} problem(s); {} events on the timeline",
+                    rebuilt.docs.len(),
+                    problems,
+                    rebuilt.timeline.event_count()
+                ),
+                false,
+            ));
+            self.show_rebuilt(rebuilt);
+        }
+        while let Some(event) = self.job.as_ref().and_then(TimelineLoadJob::poll) {
+            match event {
+                TimelineLoadEvent::Progress(f, stage) => self.progress = Some((f, stage)),
+                TimelineLoadEvent::Loaded(loaded) => {
+                    let loader::Loaded {
+                        timeline,
+                        base,
+                        details,
+                        nvtxt,
+                        elapsed,
+                        session,
+                    } = *loaded;
+                    if !nvtxt.is_empty() || base.is_some() {
+                        self.nvtxt = Some(NvtxtFiles::new(base, nvtxt));
+                    }
+                    self.progress = None;
+                    status = Some((
+                        format!(
+                            "Opened {}: {} events on {} tracks in {:.0} ms",
+                            self.path.display(),
+                            timeline.event_count(),
+                            timeline.tracks.len(),
+                            elapsed.as_secs_f64() * 1e3
+                        ),
+                        false,
+                    ));
+                    let util: Vec<String> = timeline
+                        .gpu_utilization(None)
+                        .iter()
+                        .map(|u| format!("GPU {} {:.1}% busy", u.device, u.fraction * 100.0))
+                        .collect();
+                    let utilization = if util.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" · {}", util.join(", "))
+                    };
+                    self.loaded = Some(LoadedTimeline {
+                        timeline,
+                        details,
+                        elapsed,
+                        utilization,
+                        session: session.map(Arc::new),
+                    });
+                }
+                TimelineLoadEvent::Reports(reports) => {
+                    // Show the kernels first when there are any, else the first table.
+                    let table = |name: &str| {
+                        reports.iter().position(|(n, r)| {
+                            n == name
+                                && matches!(r, Ok(ReportOutcome::Table(t)) if !t.rows.is_empty())
+                        })
+                    };
+                    self.stats.shown = table("cuda_gpu_kern_sum")
+                        .or_else(|| reports.iter().map(|(n, _)| n.as_str()).find_map(table))
+                        .unwrap_or(0);
+                    self.stats.reports = Some(reports);
+                    self.job = None;
+                }
+                TimelineLoadEvent::Failed(message) => {
+                    self.progress = None;
+                    self.job = None;
+                    self.error = Some(message.clone());
+                    status = Some((message, true));
+                }
+            }
+        }
+        status
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
+        if self.loaded.is_some() {
+            self.loaded_ui(ui, &mut services.open_files);
+            return;
+        }
+        egui::CentralPanel::default().show(ui, |ui| {
+            opening_ui(
+                ui,
+                &self.path,
+                self.error.as_deref(),
+                self.progress.as_ref(),
+            );
+            if self.error.is_some() && sightline_model::timeline::nsys::is_report_file(&self.path) {
+                self.nsys_prompt_ui(ui, &mut services.set_nsys);
+            }
+        });
+    }
+
+    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
+        TIMELINE_KEYS
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

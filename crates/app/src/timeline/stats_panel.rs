@@ -1,0 +1,305 @@
+//! The bottom panel: the summary tables (`nsys stats` reports computed by the model), one at a
+//! time, sortable by any column; clicking a row highlights that name's instances on the
+//! timeline and steps through them.
+
+use std::collections::HashSet;
+
+use eframe::egui;
+
+use sightline_model::timeline::nsys::stats::{ReportOutcome, ReportTable, strip_stats_suffix};
+use sightline_model::timeline::{EventId, EventKind, StrId, Timeline};
+
+/// A report's table, or why there is none.
+pub type ReportResult = Result<ReportOutcome, String>;
+
+/// The instances of a clicked row.
+#[derive(Debug, Clone, Default)]
+pub struct Instances {
+    /// The row's name, as the report writes it.
+    pub label: String,
+    /// Events of that name and the report's kinds, in time order.
+    pub events: Vec<EventId>,
+    /// The current one.
+    pub current: Option<usize>,
+    /// Per string id: whether it is the row's name (what the canvas outlines).
+    pub names: Vec<bool>,
+}
+
+/// The panel's state.
+#[derive(Debug, Default)]
+pub struct StatsPanel {
+    /// The reports, by name (set when the loader has computed them).
+    pub reports: Option<Vec<(String, ReportResult)>>,
+    /// Index of the report shown.
+    pub shown: usize,
+    /// Sort column and direction (`true`: ascending); `None`: the report's own order.
+    pub sort: Option<(usize, bool)>,
+    /// The clicked row's instances.
+    pub instances: Option<Instances>,
+    /// Display order of the shown report's rows.
+    order: Vec<usize>,
+    order_key: Option<(usize, Option<(usize, bool)>)>,
+}
+
+/// The event kinds a report summarizes.
+pub fn report_kinds(report: &str) -> &'static [EventKind] {
+    match report {
+        "cuda_gpu_kern_sum" => &[EventKind::Kernel],
+        "cuda_api_sum" => &[EventKind::CudaApi],
+        "cuda_gpu_mem_time_sum" | "cuda_gpu_mem_size_sum" => {
+            &[EventKind::Memcpy, EventKind::Memset]
+        }
+        "osrt_sum" => &[EventKind::OsRuntime],
+        "nvtx_sum" | "nvtx_pushpop_sum" | "nvtx_startend_sum" => {
+            &[EventKind::NvtxPushPop, EventKind::NvtxStartEnd]
+        }
+        other => sightline_model::timeline::tables::model_report(other).map_or(&[], |r| r.kinds),
+    }
+}
+
+/// The column holding the row's name (the last of Name / Operation / Range).
+pub fn name_column(table: &ReportTable) -> Option<usize> {
+    table
+        .columns
+        .iter()
+        .rposition(|c| matches!(c.as_str(), "Name" | "Operation" | "Range"))
+}
+
+/// The events of `timeline` a summary row named `label` stands for: the report's kinds, and the
+/// name as the timeline writes it (NVTX rows carry a `domain:` prefix; API rows lose a `_vNNNN`
+/// suffix), in time order.
+pub fn find_instances(timeline: &Timeline, report: &str, label: &str) -> Instances {
+    let kinds = report_kinds(report);
+    let short = label.split_once(':').map(|(_, rest)| rest);
+    let names: Vec<bool> = timeline
+        .strings
+        .iter()
+        .map(|(_, s)| {
+            !s.is_empty() && (s == label || strip_stats_suffix(s) == label || Some(s) == short)
+        })
+        .collect();
+    let wanted: HashSet<StrId> = timeline
+        .strings
+        .iter()
+        .filter(|(id, _)| names[id.0 as usize])
+        .map(|(id, _)| id)
+        .collect();
+    let mut events: Vec<(i64, EventId)> = if wanted.is_empty() {
+        Vec::new()
+    } else {
+        timeline
+            .events()
+            .filter(|e| kinds.contains(&e.kind) && wanted.contains(&e.name))
+            .map(|e| (e.start, e.id))
+            .collect()
+    };
+    events.sort_unstable();
+    Instances {
+        label: label.to_string(),
+        events: events.into_iter().map(|(_, id)| id).collect(),
+        current: None,
+        names,
+    }
+}
+
+impl Instances {
+    /// Steps to the next (`forward`) or previous instance; returns it.
+    pub fn step(&mut self, forward: bool) -> Option<EventId> {
+        let n = self.events.len();
+        if n == 0 {
+            return None;
+        }
+        let next = match (self.current, forward) {
+            (None, true) => 0,
+            (None, false) => n - 1,
+            (Some(i), true) => (i + 1) % n,
+            (Some(i), false) => (i + n - 1) % n,
+        };
+        self.current = Some(next);
+        Some(self.events[next])
+    }
+}
+
+impl StatsPanel {
+    /// The shown report's table, when it has one.
+    pub fn shown_table(&self) -> Option<&ReportTable> {
+        match self.reports.as_ref()?.get(self.shown)? {
+            (_, Ok(ReportOutcome::Table(t))) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Row indices of the shown table in display order (sorted as asked).
+    pub fn display_order(&mut self) -> &[usize] {
+        let key = (self.shown, self.sort);
+        if self.order_key != Some(key) {
+            let (rows, sort) = match self.shown_table() {
+                Some(t) => (t.rows.clone(), self.sort),
+                None => (Vec::new(), None),
+            };
+            let mut order: Vec<usize> = (0..rows.len()).collect();
+            if let Some((col, ascending)) = sort {
+                order.sort_by(|&a, &b| {
+                    let (x, y) = (
+                        rows[a].get(col).map_or("", |c| c.as_str()),
+                        rows[b].get(col).map_or("", |c| c.as_str()),
+                    );
+                    let o = match (x.parse::<f64>(), y.parse::<f64>()) {
+                        (Ok(p), Ok(q)) => p.total_cmp(&q),
+                        _ => x.cmp(y),
+                    };
+                    if ascending { o } else { o.reverse() }
+                });
+            }
+            self.order = order;
+            self.order_key = Some(key);
+        }
+        &self.order
+    }
+
+    /// Clicks row `row` (an index into the table's rows): finds its instances and goes to the
+    /// first. Returns it.
+    pub fn click_row(&mut self, timeline: &Timeline, row: usize) -> Option<EventId> {
+        let table = self.shown_table()?;
+        let col = name_column(table)?;
+        let label = table.rows.get(row)?.get(col)?.as_str().to_string();
+        let mut instances = find_instances(timeline, &table.report, &label);
+        let first = instances.step(true);
+        self.instances = Some(instances);
+        first
+    }
+
+    /// Draws the panel; returns an event to go to.
+    pub fn ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline) -> Option<EventId> {
+        let mut go_to = None;
+        let Some(reports) = &self.reports else {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Computing the summary tables…");
+            });
+            return None;
+        };
+        let names: Vec<String> = reports.iter().map(|(n, _)| n.clone()).collect();
+        ui.horizontal(|ui| {
+            ui.strong("Summary");
+            for (i, name) in names.iter().enumerate() {
+                if ui.selectable_label(self.shown == i, name).clicked() && self.shown != i {
+                    self.shown = i;
+                    self.sort = None;
+                    self.instances = None;
+                }
+            }
+        });
+        if let Some(inst) = &mut self.instances {
+            ui.horizontal(|ui| {
+                let any = !inst.events.is_empty();
+                if ui
+                    .add_enabled(any, egui::Button::new("Previous instance"))
+                    .clicked()
+                {
+                    go_to = inst.step(false);
+                }
+                if ui
+                    .add_enabled(any, egui::Button::new("Next instance"))
+                    .clicked()
+                {
+                    go_to = inst.step(true);
+                }
+                let at = inst.current.map_or(0, |i| i + 1);
+                ui.label(format!(
+                    "{} — instance {at} of {}",
+                    inst.label,
+                    inst.events.len()
+                ));
+            });
+        }
+        match self
+            .reports
+            .as_ref()
+            .and_then(|r| r.get(self.shown))
+            .map(|(_, r)| r)
+        {
+            Some(Ok(ReportOutcome::Table(_))) => {}
+            Some(Ok(ReportOutcome::Skipped(why))) => {
+                ui.weak(format!("SKIPPED: {why}"));
+                return go_to;
+            }
+            Some(Err(e)) => {
+                ui.colored_label(ui.visuals().error_fg_color, e.as_str());
+                return go_to;
+            }
+            None => return go_to,
+        }
+        if let Some(row) = self.table_ui(ui) {
+            go_to = self.click_row(timeline, row);
+        }
+        go_to
+    }
+
+    /// The sortable table; returns the clicked row.
+    fn table_ui(&mut self, ui: &mut egui::Ui) -> Option<usize> {
+        use egui_extras::{Column, TableBuilder};
+        let order = self.display_order().to_vec();
+        let table = self.shown_table()?.clone();
+        let name_col = name_column(&table);
+        let selected_label = self.instances.as_ref().map(|i| i.label.clone());
+        let mut clicked = None;
+        let mut sort_clicked = None;
+        let height = ui.available_height();
+        let mut builder = TableBuilder::new(ui)
+            .id_salt(("stats-table", self.shown))
+            .striped(true)
+            .sense(egui::Sense::click())
+            .max_scroll_height(height);
+        for (i, _) in table.columns.iter().enumerate() {
+            builder = builder.column(if Some(i) == name_col {
+                Column::remainder().at_least(200.0).clip(true)
+            } else {
+                Column::auto().at_least(60.0)
+            });
+        }
+        builder
+            .header(20.0, |mut header| {
+                for (i, c) in table.columns.iter().enumerate() {
+                    header.col(|ui| {
+                        let arrow = match self.sort {
+                            Some((s, true)) if s == i => " (ascending)",
+                            Some((s, false)) if s == i => " (descending)",
+                            _ => "",
+                        };
+                        if ui
+                            .button(format!("{c}{arrow}"))
+                            .on_hover_text("Sort by this column")
+                            .clicked()
+                        {
+                            sort_clicked = Some(i);
+                        }
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(18.0, order.len(), |mut row| {
+                    let r = order[row.index()];
+                    let cells = &table.rows[r];
+                    let label = name_col.and_then(|c| cells.get(c)).map(|c| c.as_str());
+                    row.set_selected(label.is_some() && label == selected_label.as_deref());
+                    for cell in cells {
+                        row.col(|ui| {
+                            ui.add(egui::Label::new(cell.as_str()).selectable(false).truncate());
+                        });
+                    }
+                    if row.response().clicked() {
+                        clicked = Some(r);
+                    }
+                });
+            });
+        if let Some(i) = sort_clicked {
+            self.sort = match self.sort {
+                Some((s, false)) if s == i => Some((i, true)),
+                Some((s, true)) if s == i => None,
+                _ => Some((i, false)),
+            };
+        }
+        clicked
+    }
+}

@@ -1,0 +1,120 @@
+//! Gainsight: from GPGPU-Sim memory-access logs to data lifetimes, refresh and area projections
+//! for gain-cell on-chip memory (the seed `004`, FORMATS.md §5).
+//!
+//! - [`line`] classifies one log line (kernel headers, reconfiguration, accesses, end statistics).
+//! - [`kernel`] folds one kernel's lines into lifetimes, access counts and unique addresses.
+//! - [`reader`] streams logs (one file or a folder), splits them into kernels and processes the
+//!   kernels in parallel; memory is bounded by the live addresses of the kernels in flight.
+//! - [`stats`] turns kernels into the `.sim.csv` rows and the JSON report with the frontend's
+//!   exact float operations; [`csv`] and [`report`] write and read the three outputs.
+//! - [`whatif`] keeps all lifetimes in a compact sorted form for instant what-if projections
+//!   (retention times, clock) and log-axis histograms.
+//! - [`params`] holds the assumptions (TOML). (Synthetic logs with known lifetimes are written
+//!   by `sightline-test-support`.)
+
+pub mod csv;
+pub mod kernel;
+pub mod line;
+pub mod params;
+pub mod reader;
+pub mod report;
+pub mod stats;
+pub mod whatif;
+
+pub use kernel::{EndStats, KernelResult, Lifetime};
+pub use params::Params;
+pub use reader::{Analysis, AnalyzeOptions, Source, analyze, analyze_paths};
+
+/// A cache level of the projection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// L1 data cache, one per SM.
+    L1,
+    /// L2 cache, one address space (banks ignored).
+    L2,
+}
+
+impl Level {
+    /// Both levels, L1 first.
+    pub const ALL: [Level; 2] = [Level::L1, Level::L2];
+
+    /// "L1" or "L2", as the outputs name them.
+    pub fn label(self) -> &'static str {
+        match self {
+            Level::L1 => "L1",
+            Level::L2 => "L2",
+        }
+    }
+
+    /// 0 for L1, 1 for L2.
+    pub fn index(self) -> usize {
+        match self {
+            Level::L1 => 0,
+            Level::L2 => 1,
+        }
+    }
+}
+
+/// A problem the reader worked around, at a file and line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The file, as given.
+    pub file: String,
+    /// 1-based line number (0: the whole file).
+    pub line: u64,
+    /// What was wrong and what was done.
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        }
+    }
+}
+
+/// Errors of the Gainsight model.
+#[derive(Debug, thiserror::Error)]
+pub enum GainsightError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A parameter file is invalid.
+    #[error("{path}: invalid parameters: {message}")]
+    Params {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An input holds no kernel at all.
+    #[error("{path}: {message}")]
+    NoKernels {
+        /// The input(s).
+        path: String,
+        /// Why (empty, binary, no kernel header).
+        message: String,
+    },
+    /// A CSV or JSON output of the frontend could not be read.
+    #[error("{path}:{line}: {message}")]
+    Format {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// Processing was cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}

@@ -1,0 +1,20 @@
+//! Sightline's model layer: the readers and the data the app and the commands show. No GUI
+//! and no Python in its dependency tree (`cargo tree -p sightline-model` shows it).
+//!
+//! - [`ncu`] reads Nsight Compute reports (`.ncu-rep`, `.ncu-repz`) exactly as NVIDIA's own
+//!   reader does; [`pyjson`] prints JSON as Python's `json` module does, so the headless output
+//!   can be compared byte for byte with NVIDIA's; [`proto`] is the schema.
+//! - [`section`] parses section files and resolves a kernel's Details page (derived metrics,
+//!   charts, the memory and system widgets).
+//! - [`timeline`] is the timeline model and its loaders (Nsight Systems exports, NVTXT, CodeXL
+//!   `.atp` traces) with the `nsys stats` reports.
+//! - [`codexl`] reads CodeXL / RCP counter and occupancy tables; [`gainsight`] turns GPGPU-Sim
+//!   logs into lifetimes, refresh and area projections.
+
+pub mod codexl;
+pub mod gainsight;
+pub mod ncu;
+pub mod proto;
+pub mod pyjson;
+pub mod section;
+pub mod timeline;

@@ -1,0 +1,98 @@
+//! Nsight Systems: SQLite exports onto the timeline, `nsys stats` reports, `.nsys-rep` export.
+//!
+//! Facts about the format are in FORMATS.md §2 (shared reference). The loader is tolerant: any
+//! table may be missing, unknown tables, views and columns are ignored, text is decoded
+//! leniently, rows it cannot read are skipped with a warning naming the table and rowid.
+//!
+//! - [`load`] / [`load_with`] read an export into a [`Timeline`](super::Timeline), with progress
+//!   and a cancel flag (run it on a loader thread).
+//! - [`stats`] computes the summary reports exactly as `nsys stats` prints them.
+//! - [`rep`] turns `.nsys-rep` / `.qdrep` reports into exports with the `nsys` tool.
+//! - (nsys-shaped exports for fixtures, fuzzing seeds and benchmarks are written by
+//!   `sightline-test-support`.)
+
+use std::path::{Path, PathBuf};
+
+pub mod db;
+pub mod details;
+pub mod load;
+pub mod rep;
+pub mod stats;
+
+pub use load::{LoadOptions, Progress, load, load_with};
+
+/// Why an export could not be read. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum NsysError {
+    /// The path is a directory.
+    #[error("{}: is a directory, not an Nsight Systems export", path.display())]
+    Directory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The file could not be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        /// The path given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not an SQLite database (or is damaged/truncated).
+    #[error("{}: not a readable SQLite database: {detail}", path.display())]
+    NotSqlite {
+        /// The path given.
+        path: PathBuf,
+        /// What SQLite said.
+        detail: String,
+    },
+    /// An SQLite database without any Nsight Systems table.
+    #[error("{}: an SQLite database, but not an Nsight Systems export (none of its tables: {found})", path.display())]
+    NotExport {
+        /// The path given.
+        path: PathBuf,
+        /// The tables it has (abbreviated).
+        found: String,
+    },
+    /// An export with no event to show.
+    #[error("{}: the Nsight Systems export holds no events (no CUDA, NVTX or OS runtime rows)", path.display())]
+    Empty {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// A query failed (damaged database, unexpected value).
+    #[error("{}: table {table}: {detail}", path.display())]
+    Query {
+        /// The path given.
+        path: PathBuf,
+        /// The table being read.
+        table: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// The caller set the cancel flag.
+    #[error("{}: loading cancelled", path.display())]
+    Cancelled {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// A `.nsys-rep`/`.qdrep` report needs `nsys export`, and no `nsys` was found or it failed.
+    #[error("{}: {message}", path.display())]
+    Export {
+        /// The report.
+        path: PathBuf,
+        /// What to do (the exact command to run).
+        message: String,
+    },
+}
+
+/// Whether `path` names an Nsight Systems report that must be exported first.
+pub fn is_report_file(path: &Path) -> bool {
+    matches!(
+        path.extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase())
+            .as_deref(),
+        Some("nsys-rep" | "qdrep")
+    )
+}

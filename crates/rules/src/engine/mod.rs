@@ -1,0 +1,278 @@
+//! The rule engine: one Python interpreter on a dedicated worker thread (`sightline-rules`),
+//! reused for every run; callers talk to it through channels.
+//!
+//! A run loads the rule files of the given folders (cached while the folders stay the same),
+//! orders them (parents first), and applies them to each requested kernel. Every rule call has
+//! a time budget enforced by a watchdog thread that interrupts the interpreter through
+//! RustPython's user-signal channel; timeouts, exceptions, `RecursionError`s and failed imports
+//! become that rule's error, never a crash or a hang of the caller.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rustpython_vm::builtins::{PyBaseExceptionRef, PyTypeRef};
+use rustpython_vm::signal::{UserSignalSender, user_signal_channel};
+use rustpython_vm::{AsObject, Interpreter, PyObjectRef, PyPayload, PyResult, VirtualMachine};
+
+use super::model::{KernelRules, RuleError, RuleResult, RulesError};
+use super::nvrules::action::ActionData;
+use super::nvrules::context::IContext;
+use super::nvrules::controller::{ControllerState, IController, IEvaluator, Requirements};
+use super::nvrules::frontend::{IFrontend, KernelShared, RuleOutput};
+use super::nvrules::{HandleTarget, register_handle, release_handle};
+use super::order::{RuleNode, run_order};
+use sightline_model::ncu::Report;
+
+mod watchdog;
+pub(crate) mod worker;
+
+use watchdog::*;
+use worker::*;
+
+/// Default time budget of one rule call.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Which sections count as present when deciding whether a section-bound rule runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SectionBinding {
+    /// The sections embedded in each action of the report.
+    Embedded,
+    /// A fixed set of section identifiers (from section folders).
+    Identifiers(HashSet<String>),
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Rule folders, searched in order (each is also put on `sys.path`).
+    pub rule_folders: Vec<PathBuf>,
+    /// Extra folders searched by `IFrontend.load_chart_from_file` after the rule's folder.
+    pub chart_folders: Vec<PathBuf>,
+    /// Section binding.
+    pub sections: SectionBinding,
+    /// Actions to run on (`None` = all).
+    pub kernels: Option<Vec<usize>>,
+    /// Time budget of one rule call.
+    pub timeout: Duration,
+    /// Also load Sightline's bundled rules from memory, after the folders (for when they are
+    /// not deployed to a folder).
+    pub bundled_from_memory: bool,
+    /// Run only these rules (with the rules they depend on, whose results are not reported);
+    /// `None` runs every rule.
+    pub only: Option<Vec<String>>,
+    /// Setting this flag (from any thread) cancels the run: the rule running is interrupted,
+    /// the rest are skipped, and the run returns what finished with `cancelled` set.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl RunOptions {
+    /// Options for the given rule folders with the defaults (all kernels, embedded sections,
+    /// 2 s budget).
+    pub fn new(rule_folders: Vec<PathBuf>) -> RunOptions {
+        RunOptions {
+            rule_folders,
+            chart_folders: Vec::new(),
+            sections: SectionBinding::Embedded,
+            kernels: None,
+            timeout: DEFAULT_TIMEOUT,
+            bundled_from_memory: false,
+            only: None,
+            cancel: None,
+        }
+    }
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutput {
+    /// Per kernel, in the order requested.
+    pub kernels: Vec<KernelRules>,
+    /// Rule files that failed to load and ordering problems (cycles).
+    pub load_errors: Vec<RuleError>,
+    /// Number of rules loaded.
+    pub rules_loaded: usize,
+    /// Time spent applying rules (excluding loading).
+    pub apply_time: Duration,
+    /// Time spent loading rule files in this run (zero when the loaded set was reused).
+    pub load_time: Duration,
+    /// Whether the run was cancelled ([`RunOptions::cancel`]); `kernels` holds what finished.
+    pub cancelled: bool,
+}
+
+enum Request {
+    Run {
+        report: Arc<Report>,
+        options: RunOptions,
+        reply: Sender<Result<RunOutput, RulesError>>,
+    },
+    Eval {
+        source: String,
+        reply: Sender<Result<String, String>>,
+    },
+}
+
+/// Handle to the worker thread and its interpreter.
+pub struct RuleEngine {
+    tx: Option<Sender<Request>>,
+    worker: Option<JoinHandle<()>>,
+    watchdog: Arc<Watchdog>,
+    watchdog_thread: Option<JoinHandle<()>>,
+    ready_time: Duration,
+    /// Set when a rule stayed stuck past its budget plus [`STUCK_GRACE`] (native code the
+    /// interrupt cannot reach): the worker is abandoned.
+    stuck: AtomicBool,
+}
+
+/// How long past its budget a rule call may stay uninterruptible before the engine gives up on
+/// the worker thread instead of waiting for it.
+pub const STUCK_GRACE: Duration = Duration::from_secs(5);
+
+impl std::fmt::Debug for RuleEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuleEngine")
+            .field("ready_time", &self.ready_time)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Stack size of the worker: deep Python recursion must hit `RecursionError` before the native
+/// stack runs out (debug builds use a lot of stack per Python frame).
+const WORKER_STACK: usize = 256 * 1024 * 1024;
+
+impl RuleEngine {
+    /// Starts the worker thread and waits until its interpreter is ready.
+    pub fn start() -> Result<RuleEngine, RulesError> {
+        let started = Instant::now();
+        let (tx, rx) = mpsc::channel::<Request>();
+        let (signal_tx, signal_rx) = user_signal_channel();
+        let watchdog = Arc::new(Watchdog::default());
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        let worker_watchdog = watchdog.clone();
+        let worker = std::thread::Builder::new()
+            .name("sightline-rules".into())
+            .stack_size(WORKER_STACK)
+            .spawn(move || {
+                let interpreter = super::interp::build(signal_rx);
+                let timeout_type = interpreter.enter(super::interp::prepare);
+                let timeout_type = match timeout_type {
+                    Ok(t) => {
+                        let _ = ready_tx.send(Ok(()));
+                        t
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let mut worker = Worker {
+                    interpreter,
+                    timeout_type,
+                    watchdog: worker_watchdog,
+                    loaded: None,
+                    cancel: None,
+                };
+                worker.serve(rx);
+            })
+            .map_err(|e| RulesError::Startup(e.to_string()))?;
+        let watchdog_thread = {
+            let watchdog = watchdog.clone();
+            std::thread::Builder::new()
+                .name("sightline-rules-watchdog".into())
+                .spawn(move || watchdog.watch(signal_tx))
+                .map_err(|e| RulesError::Startup(e.to_string()))?
+        };
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(RulesError::Startup(e)),
+            Err(_) => return Err(RulesError::Startup("the worker thread died".into())),
+        }
+        Ok(RuleEngine {
+            tx: Some(tx),
+            worker: Some(worker),
+            watchdog,
+            watchdog_thread: Some(watchdog_thread),
+            ready_time: started.elapsed(),
+            stuck: AtomicBool::new(false),
+        })
+    }
+
+    /// How long the interpreter took to become ready (start-up, standard modules, sandbox).
+    pub fn ready_time(&self) -> Duration {
+        self.ready_time
+    }
+
+    /// Runs rules on a report. The rule files are loaded again when a file in the folders
+    /// changed since the last run (so an edited rule takes effect).
+    pub fn run(&self, report: Arc<Report>, options: RunOptions) -> Result<RunOutput, RulesError> {
+        let (reply, rx) = mpsc::channel();
+        self.send(Request::Run {
+            report,
+            options,
+            reply,
+        })?;
+        self.wait(rx)?
+    }
+
+    /// Waits for the worker's answer, giving up when a rule call is stuck in code the
+    /// interrupt cannot reach (a long loop inside a native function).
+    fn wait<T>(&self, rx: Receiver<T>) -> Result<T, RulesError> {
+        loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(answer) => return Ok(answer),
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(RulesError::EngineGone),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if let Some(overdue) = self.watchdog.overdue()
+                        && overdue > STUCK_GRACE
+                    {
+                        self.stuck.store(true, Ordering::SeqCst);
+                        return Err(RulesError::Unresponsive(overdue.as_secs()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Evaluates a Python expression in the engine's interpreter and returns its `repr` (or
+    /// the formatted exception). For diagnostics and tests.
+    pub fn eval(&self, source: &str) -> Result<Result<String, String>, RulesError> {
+        let (reply, rx) = mpsc::channel();
+        self.send(Request::Eval {
+            source: source.to_owned(),
+            reply,
+        })?;
+        self.wait(rx)
+    }
+
+    fn send(&self, request: Request) -> Result<(), RulesError> {
+        if self.stuck.load(Ordering::SeqCst) {
+            return Err(RulesError::EngineGone);
+        }
+        self.tx
+            .as_ref()
+            .ok_or(RulesError::EngineGone)?
+            .send(request)
+            .map_err(|_| RulesError::EngineGone)
+    }
+}
+
+impl Drop for RuleEngine {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(worker) = self.worker.take()
+            && !self.stuck.load(Ordering::SeqCst)
+        {
+            let _ = worker.join();
+        }
+        self.watchdog.shutdown();
+        if let Some(thread) = self.watchdog_thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

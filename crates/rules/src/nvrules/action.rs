@@ -1,0 +1,327 @@
+//! `IAction`: one profiled workload (kernel, range, command list, graph) and its metrics.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rustpython_vm::builtins::PyStr;
+use rustpython_vm::function::OptionalArg;
+use rustpython_vm::protocol::{PyMappingMethods, PySequenceMethods};
+use rustpython_vm::types::{AsMapping, AsSequence, Iterable};
+use rustpython_vm::{
+    AsObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, atomic_func, pyclass,
+};
+
+use super::consts::{name_base, workload_type};
+use super::metric::{IMetric, IMutableMetric, MetricRef, OwnedMetric};
+use super::nvtx::INvtxState;
+use super::stored::{IRuleResult, SourceMarker};
+use sightline_model::ncu::{Action, MetricValue, NameBase, Report, ResultInfo, WorkloadKind};
+
+/// The data behind an `IAction`: the decoded action, the report it came from and the metrics
+/// rules added to it.
+#[derive(Debug)]
+pub(crate) struct ActionData {
+    pub action: Action,
+    pub report: Arc<Report>,
+    pub added: RefCell<Vec<(String, Rc<RefCell<OwnedMetric>>)>>,
+    names_cache: RefCell<Option<PyObjectRef>>,
+}
+
+impl ActionData {
+    pub(crate) fn new(action: Action, report: Arc<Report>) -> Rc<ActionData> {
+        Rc::new(ActionData {
+            action,
+            report,
+            added: RefCell::default(),
+            names_cache: RefCell::default(),
+        })
+    }
+
+    fn stored_index(&self, name: &str) -> Option<usize> {
+        self.action.metric_index(name)
+    }
+
+    fn lookup(self: &Rc<Self>, name: &str) -> Option<MetricRef> {
+        if let Some((_, owned)) = self.added.borrow().iter().rev().find(|(n, _)| n == name) {
+            return Some(MetricRef::Owned(owned.clone()));
+        }
+        self.stored_index(name)
+            .map(|index| MetricRef::Stored(self.clone(), index))
+    }
+
+    fn names(&self, vm: &VirtualMachine) -> PyObjectRef {
+        if let Some(cached) = &*self.names_cache.borrow() {
+            return cached.clone();
+        }
+        let mut names: Vec<String> = self.action.metric_names().map(str::to_owned).collect();
+        for (name, _) in self.added.borrow().iter() {
+            if let Err(pos) = names.binary_search(name) {
+                names.insert(pos, name.clone());
+            }
+        }
+        let tuple: PyObjectRef = vm
+            .ctx
+            .new_tuple(
+                names
+                    .into_iter()
+                    .map(|n| vm.ctx.new_str(n).into())
+                    .collect(),
+            )
+            .into();
+        *self.names_cache.borrow_mut() = Some(tuple.clone());
+        tuple
+    }
+
+    fn add(&self, name: &str, value: MetricValue) -> Rc<RefCell<OwnedMetric>> {
+        let owned = Rc::new(RefCell::new(OwnedMetric {
+            name: name.to_owned(),
+            stored: value,
+            instances: Vec::new(),
+        }));
+        self.added
+            .borrow_mut()
+            .push((name.to_owned(), owned.clone()));
+        *self.names_cache.borrow_mut() = None;
+        owned
+    }
+}
+
+/// `NvRules.IAction`.
+#[pyclass(module = "NvRules", name = "IAction")]
+#[derive(Debug, PyPayload)]
+pub struct IAction {
+    pub(crate) data: Rc<ActionData>,
+}
+
+/// A Python list of the given objects.
+fn py_list<T: PyPayload + std::fmt::Debug>(items: Vec<T>, vm: &VirtualMachine) -> PyObjectRef {
+    let objects = items.into_iter().map(|i| i.into_pyobject(vm)).collect();
+    vm.ctx.new_list(objects).into()
+}
+
+fn value_arg(value: PyObjectRef, kind: i64, vm: &VirtualMachine) -> PyResult<MetricValue> {
+    use super::consts::value_kind as k;
+    Ok(match kind {
+        k::STRING => MetricValue::String(value.str(vm)?.to_string_lossy().into_owned()),
+        k::FLOAT => MetricValue::Float(value.try_float(vm)?.to_f64() as f32),
+        k::DOUBLE => MetricValue::Double(value.try_float(vm)?.to_f64()),
+        k::UINT32 => MetricValue::Uint32(value.try_index(vm)?.try_to_primitive(vm)?),
+        k::UINT64 => MetricValue::Uint64(value.try_index(vm)?.try_to_primitive(vm)?),
+        other => return Err(vm.new_value_error(format!("invalid value kind {other}"))),
+    })
+}
+
+#[pyclass(with(AsMapping, AsSequence, Iterable))]
+impl IAction {
+    #[pymethod]
+    fn name(&self, base: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<String> {
+        let base = match base {
+            OptionalArg::Present(b) => b.try_index(vm)?.try_to_primitive::<i64>(vm)?,
+            OptionalArg::Missing => name_base::FUNCTION,
+        };
+        let base = match base {
+            name_base::FUNCTION => NameBase::Function,
+            name_base::DEMANGLED => NameBase::Demangled,
+            name_base::MANGLED => NameBase::Mangled,
+            other => return Err(vm.new_value_error(format!("invalid name base {other}"))),
+        };
+        Ok(self.data.action.name(base).to_owned())
+    }
+
+    #[pymethod]
+    fn workload_type(&self) -> i64 {
+        match self.data.action.kind() {
+            WorkloadKind::Kernel => workload_type::KERNEL,
+            WorkloadKind::Range => workload_type::RANGE,
+            WorkloadKind::Cmdlist => workload_type::CMDLIST,
+            WorkloadKind::Graph => workload_type::GRAPH,
+        }
+    }
+
+    #[pymethod]
+    fn metric_by_name(&self, name: String) -> Option<IMetric> {
+        self.data
+            .lookup(name.as_str())
+            .map(|inner| IMetric { inner })
+    }
+
+    #[pymethod]
+    fn metric_names(&self, vm: &VirtualMachine) -> PyObjectRef {
+        self.data.names(vm)
+    }
+
+    #[pymethod]
+    fn add_metric(&self, name: String) -> IMutableMetric {
+        IMutableMetric::new(self.data.add(name.as_str(), MetricValue::None))
+    }
+
+    #[pymethod]
+    fn add_integer_metric(
+        &self,
+        name: String,
+        kind: PyObjectRef,
+        value: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<IMutableMetric> {
+        let kind: i64 = kind.try_index(vm)?.try_to_primitive(vm)?;
+        let value = value_arg(value, kind, vm)?;
+        Ok(IMutableMetric::new(self.data.add(name.as_str(), value)))
+    }
+
+    #[pymethod]
+    fn add_double_metric(
+        &self,
+        name: String,
+        kind: PyObjectRef,
+        value: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<IMutableMetric> {
+        self.add_integer_metric(name, kind, value, vm)
+    }
+
+    #[pymethod]
+    fn add_string_metric(
+        &self,
+        name: String,
+        kind: PyObjectRef,
+        value: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<IMutableMetric> {
+        self.add_integer_metric(name, kind, value, vm)
+    }
+
+    /// Source correlation of a SASS address. Sightline does not decode the cubin's line
+    /// tables, so no correlation is available and this returns `None` (as NVIDIA's API does
+    /// for code built without line info).
+    #[pymethod]
+    fn source_info(&self, _address: PyObjectRef) -> Option<PyObjectRef> {
+        None
+    }
+
+    /// The source files embedded in the report for this workload: `{file name: content}`.
+    #[pymethod]
+    fn source_files(&self, vm: &VirtualMachine) -> PyResult {
+        let dict = vm.ctx.new_dict();
+        if let ResultInfo::Kernel(kernel) = self.data.action.info() {
+            let reference = kernel.source.reference;
+            let entry = self
+                .data
+                .report
+                .sources()
+                .iter()
+                .find(|s| Some(s.reference) == reference);
+            let inline = kernel.source.source_files.as_ref();
+            let decoded = entry.and_then(|e| e.decode().ok());
+            let files = decoded
+                .as_ref()
+                .and_then(|d| d.source_files.as_ref())
+                .or(inline);
+            if let Some(files) = files {
+                for file in &files.files {
+                    dict.set_item(
+                        file.file_name.as_str(),
+                        vm.ctx
+                            .new_str(file.content.clone().unwrap_or_default())
+                            .into(),
+                        vm,
+                    )?;
+                }
+            }
+        }
+        Ok(dict.into())
+    }
+
+    /// SASS text at an address. Sightline has no SASS disassembler: returns an empty string.
+    #[pymethod]
+    fn sass_by_pc(&self, _address: PyObjectRef) -> String {
+        String::new()
+    }
+
+    /// PTX text at an address: not available (empty string), as for `sass_by_pc`.
+    #[pymethod]
+    fn ptx_by_pc(&self, _address: PyObjectRef) -> String {
+        String::new()
+    }
+
+    /// The rule results stored in the report for this workload, one `IRuleResult` per message.
+    #[pymethod]
+    fn rule_results(&self, vm: &VirtualMachine) -> PyObjectRef {
+        py_list(IRuleResult::all(self.data.action.rule_results()), vm)
+    }
+
+    /// The source markers stored in the report with this workload's rule results.
+    #[pymethod]
+    fn source_markers(&self, vm: &VirtualMachine) -> PyObjectRef {
+        py_list(SourceMarker::all(self.data.action.rule_results()), vm)
+    }
+
+    #[pymethod]
+    fn nvtx_state(&self) -> Option<INvtxState> {
+        self.data.action.nvtx()?;
+        Some(INvtxState::new(self.data.clone()))
+    }
+
+    #[pymethod(name = "__str__")]
+    fn str_name(&self) -> String {
+        self.data.action.name(NameBase::Function).to_owned()
+    }
+}
+
+impl IAction {
+    fn getitem(&self, key: &PyObjectRef, vm: &VirtualMachine) -> PyResult {
+        let Some(name) = key.downcast_ref::<PyStr>() else {
+            return Err(vm.new_type_error(format!(
+                "IAction metric keys must be strings, not {}",
+                key.class().name()
+            )));
+        };
+        let name = name.to_string_lossy();
+        match self.data.lookup(&name) {
+            Some(inner) => Ok(IMetric { inner }.into_pyobject(vm)),
+            None => {
+                Err(vm.new_key_error(vm.ctx.new_str(format!("no metric named '{name}'")).into()))
+            }
+        }
+    }
+
+    fn len(&self, vm: &VirtualMachine) -> PyResult<usize> {
+        self.data.names(vm).length(vm)
+    }
+}
+
+impl AsMapping for IAction {
+    fn as_mapping() -> &'static PyMappingMethods {
+        static AS_MAPPING: PyMappingMethods = PyMappingMethods {
+            length: atomic_func!(|mapping, vm| IAction::mapping_downcast(mapping).len(vm)),
+            subscript: atomic_func!(|mapping, needle, vm| {
+                IAction::mapping_downcast(mapping).getitem(&needle.to_owned(), vm)
+            }),
+            ass_subscript: None,
+        };
+        &AS_MAPPING
+    }
+}
+
+impl AsSequence for IAction {
+    fn as_sequence() -> &'static PySequenceMethods {
+        static AS_SEQUENCE: PySequenceMethods = PySequenceMethods {
+            length: atomic_func!(|seq, vm| IAction::sequence_downcast(seq).len(vm)),
+            contains: atomic_func!(|seq, needle, _vm| {
+                let zelf = IAction::sequence_downcast(seq);
+                Ok(match needle.downcast_ref::<PyStr>() {
+                    Some(name) => zelf.data.lookup(&name.to_string_lossy()).is_some(),
+                    None => false,
+                })
+            }),
+            ..PySequenceMethods::NOT_IMPLEMENTED
+        };
+        &AS_SEQUENCE
+    }
+}
+
+impl Iterable for IAction {
+    fn iter(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult {
+        zelf.data.names(vm).get_iter(vm).map(Into::into)
+    }
+}

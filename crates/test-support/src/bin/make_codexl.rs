@@ -1,0 +1,95 @@
+//! Generates CodeXL session files (no real `.atp` or `.occupancy` file is public) and measures
+//! the `.atp` reader.
+//!
+//! - `make_codexl fixtures [DIR]`: writes the committed fixtures (default `fixtures/codexl`).
+//! - `make_codexl atp OUT [--size BYTES] [--seed N]`: writes a trace of about BYTES (default 1 GB).
+//! - `make_codexl measure FILE`: loads a trace with `AtpFile::open` and prints the load time,
+//!   MB/s, calls, events and bytes held per event.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
+
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use sightline_model::timeline::atp::AtpFile;
+use sightline_test_support::codexl::{atp, fixture_files};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("fixtures") => {
+            let dir = PathBuf::from(args.get(1).map_or("fixtures/codexl", String::as_str));
+            std::fs::create_dir_all(&dir)?;
+            for (name, bytes) in fixture_files() {
+                std::fs::write(dir.join(name), &bytes)
+                    .with_context(|| format!("writing {name}"))?;
+                println!("{} ({} bytes)", dir.join(name).display(), bytes.len());
+            }
+        }
+        Some("atp") => {
+            let out = PathBuf::from(
+                args.get(1)
+                    .context("make_codexl atp OUT [--size BYTES] [--seed N]")?,
+            );
+            let mut size: u64 = 1_000_000_000;
+            let mut seed: u64 = 7;
+            let mut rest = args[2..].iter();
+            while let Some(flag) = rest.next() {
+                let value = rest.next().context("a flag needs a value")?;
+                match flag.as_str() {
+                    "--size" => size = value.parse()?,
+                    "--seed" => seed = value.parse()?,
+                    _ => bail!("unknown flag {flag}"),
+                }
+            }
+            let spec = atp::spec_for_size(size, seed);
+            let started = Instant::now();
+            let file = std::fs::File::create(&out)
+                .with_context(|| format!("creating {}", out.display()))?;
+            let truth = atp::write_atp(&spec, &mut BufWriter::with_capacity(1 << 20, file))?;
+            println!(
+                "{}: {} bytes, {} API calls ({} OpenCL, {} HSA), {} enqueues, {} HSA dispatches, {} perfmarkers in {:.1} s",
+                out.display(),
+                truth.bytes,
+                truth.opencl_calls + truth.hsa_calls,
+                truth.opencl_calls,
+                truth.hsa_calls,
+                truth.enqueues,
+                truth.hsa_dispatches,
+                truth.perfmarkers,
+                started.elapsed().as_secs_f64()
+            );
+        }
+        Some("measure") => {
+            let path = PathBuf::from(args.get(1).context("make_codexl measure FILE")?);
+            let started = Instant::now();
+            let file = AtpFile::open(&path)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let bytes = file.source.len() as f64;
+            let t = &file.trace;
+            let heap = t.heap_bytes();
+            println!("file: {} ({:.1} MB)", path.display(), bytes / 1e6);
+            println!("load: {seconds:.3} s, {:.1} MB/s", bytes / 1e6 / seconds);
+            println!(
+                "API calls: {}, device commands: {}, HSA dispatches: {}, HSA copies: {}, perfmarkers: {}, events: {}",
+                t.calls.len(),
+                t.enqueues.len(),
+                t.hsa_dispatches.len(),
+                t.hsa_copies.len(),
+                t.perfmarkers.len(),
+                t.event_count()
+            );
+            println!(
+                "held in memory: {heap} bytes = {:.1} B per API call, {:.1} B per event (file mapped, not counted)",
+                heap as f64 / t.calls.len().max(1) as f64,
+                heap as f64 / t.event_count().max(1) as f64
+            );
+            println!("warnings: {}", t.warnings.len() as u64 + t.warnings_dropped);
+        }
+        _ => bail!(
+            "usage: make_codexl fixtures [DIR] | atp OUT [--size BYTES] [--seed N] | measure FILE"
+        ),
+    }
+    Ok(())
+}

@@ -1,0 +1,18 @@
+//! Sightline's writers and generators, for tests, benchmarks, examples and fuzz targets: never
+//! linked into the shipped binary (`publish = false`; only dev-dependencies name it).
+//!
+//! - [`ncu`]: Nsight Compute reports written byte for byte as NVIDIA's writer lays them out
+//!   ([`ncu::writer`]), the synthetic kernels of the fixtures and the bundled sample
+//!   ([`ncu::synth`], [`ncu::synth_kernels`], [`ncu::synth_edge`], [`ncu::fixtures`]).
+//! - [`nsys`]: Nsight Systems-shaped SQLite exports of any size.
+//! - [`codexl`]: CodeXL `.atp` traces and the session's `.csv` / `.occupancy` files.
+//! - [`gainsight`]: GPGPU-Sim logs with known lifetimes.
+//!
+//! The data generators are binaries of this crate (`cargo run -p sightline-test-support --bin
+//! make_fixtures`), so `cargo test` does not build them.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
+
+pub mod codexl;
+pub mod gainsight;
+pub mod ncu;
+pub mod nsys;

@@ -1,0 +1,7 @@
+//! Nsight Compute reports: the writer and the synthetic kernels of the fixtures.
+
+pub mod fixtures;
+pub mod synth;
+pub mod synth_edge;
+pub mod synth_kernels;
+pub mod writer;
