@@ -12,5 +12,5 @@
 
 pub use sightline_app as app;
 pub use sightline_app::desktop;
-pub use sightline_model::{codexl, gainsight, ncu, proto, pyjson, section, timeline};
+pub use sightline_model::{codexl, format, gainsight, ncu, proto, pyjson, section, timeline};
 pub use sightline_rules as rules;

@@ -83,13 +83,7 @@ pub fn write_summary(report: &Report, out: &mut impl Write) -> anyhow::Result<()
 }
 
 fn format_ns(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.2} us", ns / 1e3)
-    } else {
-        format!("{ns:.0} ns")
-    }
+    sightline::format::DurationFormat::ASCII.format(ns)
 }
 
 fn write_table<const N: usize>(

@@ -3,10 +3,10 @@
 
 use std::io::{self, Write};
 
+use sightline::format::format_with_unit;
 use sightline::ncu::MetricValue;
 use sightline::pyjson::PyJsonWriter;
 use sightline::section::details::Item;
-use sightline::section::format::format_with_unit;
 use sightline::section::system::{EmptyState, PmTimeline, SystemTable, SystemWidget};
 
 use super::json_entry;

@@ -1,8 +1,8 @@
 //! Value formatting for display (`src/section/format.rs`): unit steps and their boundaries,
 //! precision, thousands separators, special values and the multiplier.
 
+use sightline::format::{Formatted, format_value, format_with_unit, group_thousands};
 use sightline::ncu::MetricValue;
-use sightline::section::format::{Formatted, format_value, format_with_unit, group_thousands};
 
 fn d(v: f64) -> MetricValue {
     MetricValue::Double(v)
@@ -272,4 +272,21 @@ fn unknown_and_odd_units_are_kept() {
     assert_eq!(show(u(5_000), "widget/frame"), "5,000 widget/frame");
     assert_eq!(show(u(5_000), "/s"), "5,000 /second");
     assert_eq!(show(u(5_000), "%/s"), "5,000.00 %/second");
+}
+
+/// One duration formatter for the kernel list, the timeline and the text summaries.
+#[test]
+fn durations_in_each_style() {
+    use sightline::format::DurationFormat;
+    let list = DurationFormat::LIST;
+    assert_eq!(list.format(789.4), "789 ns");
+    assert_eq!(list.format(456_000.0), "456.00 µs");
+    assert_eq!(list.format(1_234_567.0), "1.23 ms");
+    assert_eq!(list.format(2.5e9), "2500.00 ms");
+    assert_eq!(DurationFormat::ASCII.format(456_000.0), "456.00 us");
+    let timeline = DurationFormat::TIMELINE;
+    assert_eq!(timeline.format(2.5e9), "2.500 s");
+    assert_eq!(timeline.format(1_234_000.0), "1.234 ms");
+    assert_eq!(timeline.format(-1_500.0), "-1.500 µs");
+    assert_eq!(timeline.format(12.0), "12 ns");
 }

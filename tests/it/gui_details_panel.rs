@@ -9,11 +9,11 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use sightline::app::ViewCtx;
 use sightline::app::ncu::details::{DetailsPanel, Span, parse_markup};
+use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{
     ChartAxes, DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
 };
-use sightline::section::format::format_with_unit;
 use sightline::section::registry::SectionSet;
 
 fn sample() -> Report {

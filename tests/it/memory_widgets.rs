@@ -10,9 +10,9 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::Value;
 use sightline::app::ncu::details::DetailsPanel;
+use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, resolve_action};
-use sightline::section::format::format_with_unit;
 use sightline::section::memory::{self, MemoryWidget, RowFilter};
 use sightline::section::registry::SectionSet;
 

@@ -13,13 +13,13 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::Value;
 use sightline::app::ncu::details::DetailsPanel;
+use sightline::format::format_with_unit;
 use sightline::ncu::units::infer_unit;
 use sightline::ncu::{MetricValue, Report};
 use sightline::proto::nv::profiler::{
     ProfilerSectionMetric, ProfilerSectionTimeline, TimelineMetricGroup, TimelineMetricRow,
 };
 use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails};
-use sightline::section::format::format_with_unit;
 use sightline::section::system::{
     self, Instances, MetricLookup, SystemWidget, TimelineMetric, build_timeline,
 };

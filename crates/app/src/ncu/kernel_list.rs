@@ -269,11 +269,5 @@ impl KernelList {
 
 /// A duration in nanoseconds as the list shows it.
 pub fn format_duration(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else if ns >= 1e3 {
-        format!("{:.2} µs", ns / 1e3)
-    } else {
-        format!("{ns:.0} ns")
-    }
+    sightline_model::format::DurationFormat::LIST.format(ns)
 }

@@ -9,9 +9,9 @@ use eframe::egui::{
     pos2, vec2,
 };
 
+use sightline_model::format::format_with_unit;
 use sightline_model::ncu::MetricValue;
 use sightline_model::section::details::{Entry, Item};
-use sightline_model::section::format::format_with_unit;
 use sightline_model::section::system::PmTimeline;
 
 /// Width of the row label column.

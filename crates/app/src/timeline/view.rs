@@ -130,10 +130,7 @@ pub fn format_offset(ns: f64, step: f64) -> String {
 
 /// A duration written with the unit that suits its own size ("1.234 ms").
 pub fn format_duration(ns: f64) -> String {
-    let (scale, unit) = unit_for(ns.abs());
-    let value = ns / scale;
-    let decimals = if scale == 1.0 { 0 } else { 3 };
-    format!("{value:.decimals$} {unit}")
+    sightline_model::format::DurationFormat::TIMELINE.format(ns)
 }
 
 /// `(ns per unit, unit)` for a magnitude.

@@ -6,7 +6,7 @@
 //! name), body items with a failing `Filter` are dropped, metrics defined by `MetricDefinitions`
 //! are computed when the report does not store them ([`super::derived`]), and each entry gets its
 //! raw value (as NVIDIA's reader gives it), unit (section `Unit`, else inferred from the name) and
-//! display text (after `Multiplier` and unit scaling, [`super::format`]); a metric the report
+//! display text (after `Multiplier` and unit scaling, [`crate::format`]); a metric the report
 //! lacks shows "N/A". Sections that `Extends` another are resolved as its children.
 
 use std::collections::HashMap;
@@ -15,10 +15,10 @@ use regex::Regex;
 
 use super::derived::{self, Expression};
 use super::filter::{Target, combine, passes, resolve_name};
-use super::format::format_with_unit;
 use super::memory::{self, MemoryWidget};
 use super::registry::SectionSet;
 use super::system::{self, SystemWidget};
+use crate::format::format_with_unit;
 use crate::ncu::units::infer_unit;
 use crate::ncu::{Action, Metric, MetricValue, NameBase};
 use crate::proto::nv::profiler::messages::MetricOptionFilter;

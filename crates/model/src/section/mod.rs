@@ -4,7 +4,6 @@
 pub mod derived;
 pub mod details;
 pub mod filter;
-pub mod format;
 pub mod memory;
 pub mod parse;
 pub mod registry;

@@ -34,13 +34,13 @@ use super::pm_sampling_chart::{PmTimelineView, pm_timeline_ui};
 use super::rule_state::{PageRules, RuleRow, RuleStatus};
 use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
+use sightline_model::format::format_with_unit;
 use sightline_model::ncu::MetricValue;
 use sightline_model::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::section::details::{
     ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails,
 };
-use sightline_model::section::format::format_with_unit;
 use sightline_model::section::memory::MemoryWidget;
 use sightline_model::section::system::SystemWidget;
 use sightline_rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};

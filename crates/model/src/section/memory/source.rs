@@ -3,9 +3,9 @@
 use std::collections::HashSet;
 
 use super::RowFilter;
+use crate::format::format_with_unit;
 use crate::ncu::MetricValue;
 use crate::section::details::Entry;
-use crate::section::format::format_with_unit;
 
 /// Bytes in one sector of the L1/TEX and L2 caches and of device memory.
 pub const SECTOR_BYTES: f64 = 32.0;

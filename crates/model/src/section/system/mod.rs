@@ -38,9 +38,9 @@ mod nvlink;
 mod timeline;
 
 use super::details::Entry;
+use crate::format::format_with_unit;
 use crate::ncu::MetricValue;
 use crate::proto::nv::profiler::ProfilerSectionBodyItem;
-use crate::section::format::format_with_unit;
 
 pub use timeline::{TimelineMetric, build_timeline};
 

@@ -1,4 +1,6 @@
-//! Metric values formatted for display, like the Details page of Nsight Compute.
+//! Sightline's one formatter of numbers for display: metric values like the Details page of
+//! Nsight Compute ([`format_value`], [`format_with_unit`], [`group_thousands`]) and durations
+//! ([`DurationFormat`], for the kernel list, the timeline and the summaries).
 //!
 //! [`format_value`] turns a [`MetricValue`] and its unit (spelled as NVIDIA's reader spells
 //! it, see [`crate::ncu::units`]) into a display text and a display unit: the value is first
@@ -376,5 +378,53 @@ mod tests {
     fn fixed_never_prints_negative_zero() {
         assert_eq!(format_fixed(-0.001, 2), "0.00");
         assert_eq!(format_fixed(-1234.5, 2), "-1,234.50");
+    }
+}
+
+/// How a duration in nanoseconds is written: the largest unit it reaches (ns, µs, ms, and s when
+/// [`DurationFormat::seconds`]) with a fixed number of decimals (none for ns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DurationFormat {
+    /// Decimals in µs, ms and s.
+    pub decimals: usize,
+    /// The spelling of microseconds: `µs` on screen, `us` in plain-ASCII text output.
+    pub micro: &'static str,
+    /// Whether durations of a second or more are written in seconds (else in ms).
+    pub seconds: bool,
+}
+
+impl DurationFormat {
+    /// Lists and tables: `1.23 ms`, `456.00 µs`, `789 ns`.
+    pub const LIST: DurationFormat = DurationFormat {
+        decimals: 2,
+        micro: "µs",
+        seconds: false,
+    };
+    /// Plain-ASCII text output (`sightline summary`): `1.23 ms`, `456.00 us`.
+    pub const ASCII: DurationFormat = DurationFormat {
+        decimals: 2,
+        micro: "us",
+        seconds: false,
+    };
+    /// The timeline (durations of any size): `2.500 s`, `1.234 ms`, `789 ns`.
+    pub const TIMELINE: DurationFormat = DurationFormat {
+        decimals: 3,
+        micro: "µs",
+        seconds: true,
+    };
+
+    /// `ns` written in this format.
+    pub fn format(&self, ns: f64) -> String {
+        let magnitude = ns.abs();
+        let (scale, unit) = if self.seconds && magnitude >= 1e9 {
+            (1e9, "s")
+        } else if magnitude >= 1e6 {
+            (1e6, "ms")
+        } else if magnitude >= 1e3 {
+            (1e3, self.micro)
+        } else {
+            return format!("{ns:.0} ns");
+        };
+        format!("{:.*} {unit}", self.decimals, ns / scale)
     }
 }
