@@ -6,9 +6,10 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use sightline::codexl::CodexlWarning;
-use sightline::codexl::counters::{CounterFile, CounterValue};
+use crate::codexl::CodexlWarning;
+use crate::codexl::counters::{CounterFile, CounterValue};
 
 /// Output format of `counters` and `occupancy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,17 +35,22 @@ impl TableFormat {
     }
 }
 
-/// Options of `sightline counters`.
+/// Arguments of `sightline counters`.
+#[derive(clap::Args, Debug, Clone)]
 pub struct CountersArgs {
-    /// The `.csv` file.
+    /// The counter file (.csv).
     pub file: PathBuf,
-    /// Output format.
-    pub format: TableFormat,
+    /// Print JSON {"header", "columns", "rows": [{COLUMN: value, ..., "kernel", "kernel_id", "device"}]}.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV (with kernel, kernel_id and device columns).
+    #[arg(long)]
+    pub csv: bool,
 }
 
 /// Reads the file, prints warnings on stderr (`sightline: warning: FILE:LINE: message`) and
 /// renders the table.
-pub fn run(args: &CountersArgs, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn run(args: &CountersArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let file = CounterFile::open(&args.file)?;
     print_warnings(&args.file, file.warnings());
     let extra = |r: usize| {
@@ -58,7 +64,7 @@ pub fn run(args: &CountersArgs, out: &mut impl Write) -> anyhow::Result<()> {
         values: &values,
         extra: &extra,
     };
-    match args.format {
+    match TableFormat::from_flags(args.json, args.csv) {
         TableFormat::Json => table.write_json(out)?,
         TableFormat::Csv => table.write_csv(out)?,
         TableFormat::Text => {
@@ -96,7 +102,7 @@ pub fn run(args: &CountersArgs, out: &mut impl Write) -> anyhow::Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints reader warnings on stderr.
@@ -123,7 +129,7 @@ pub struct TableView<'a> {
 
 impl TableView<'_> {
     /// The JSON document.
-    pub fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
+    pub fn write_json(&self, out: &mut dyn Write) -> std::io::Result<()> {
         write!(out, "{{\"header\": {{")?;
         let mut keys: Vec<&str> = Vec::new();
         for (key, _) in self.header {
@@ -173,7 +179,7 @@ impl TableView<'_> {
     }
 
     /// CSV: the columns then `kernel,kernel_id,device`.
-    pub fn write_csv(&self, out: &mut impl Write) -> std::io::Result<()> {
+    pub fn write_csv(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let mut header: Vec<String> = self.columns.iter().map(|c| csv_field(c)).collect();
         header.extend(["kernel", "kernel_id", "device"].map(String::from));
         writeln!(out, "{}", header.join(","))?;
@@ -191,7 +197,7 @@ impl TableView<'_> {
     }
 
     /// The header as `Key: value` lines, then the aligned table.
-    pub fn write_text(&self, out: &mut impl Write) -> std::io::Result<()> {
+    pub fn write_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
         for (key, value) in self.header {
             writeln!(out, "{key}: {value}")?;
         }
@@ -217,7 +223,7 @@ impl TableView<'_> {
 }
 
 /// Left-aligned columns separated by two spaces.
-pub fn write_aligned(out: &mut impl Write, rows: &[Vec<String>]) -> std::io::Result<()> {
+pub fn write_aligned(out: &mut dyn Write, rows: &[Vec<String>]) -> std::io::Result<()> {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {

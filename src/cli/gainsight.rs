@@ -4,26 +4,35 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::Context;
-use sightline::gainsight::csv::{write_kernel_csv, write_lifetime_header, write_lifetime_rows};
-use sightline::gainsight::report::{FrontendReport, report_date_time};
-use sightline::gainsight::whatif::Selection;
-use sightline::gainsight::{AnalyzeOptions, GainsightError, Level, Params, analyze_paths};
 
-/// Options of `sightline gainsight`.
+use crate::gainsight::csv::{write_kernel_csv, write_lifetime_header, write_lifetime_rows};
+use crate::gainsight::report::{FrontendReport, report_date_time};
+use crate::gainsight::whatif::Selection;
+use crate::gainsight::{AnalyzeOptions, GainsightError, Level, Params, analyze_paths};
+
+/// Arguments of `sightline gainsight`.
+#[derive(clap::Args, Debug, Clone)]
 pub struct GainsightArgs {
-    /// Logs or folders of logs.
+    /// Logs, or folders of logs (e.g. one per kernel).
+    #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Parameter file layered over the defaults.
+    /// Parameter file (TOML) layered over the defaults.
+    #[arg(long, value_name = "FILE")]
     pub params: Option<PathBuf>,
-    /// Output folder (created).
+    /// Output folder.
+    #[arg(long, value_name = "DIR", default_value = ".")]
     pub out: PathBuf,
     /// Output name (default: the program name from the log).
+    #[arg(long)]
     pub name: Option<String>,
     /// Print the JSON report instead of the summary.
+    #[arg(long)]
     pub json: bool,
     /// Worker threads (0: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 }
 
@@ -33,7 +42,7 @@ fn create(path: &Path) -> anyhow::Result<BufWriter<File>> {
 }
 
 /// Runs the analysis, writes the four files and prints the summary or the JSON.
-pub fn run(args: &GainsightArgs, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn run(args: &GainsightArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let params = match &args.params {
         Some(path) => Params::load(path)?,
         None => Params::default(),
@@ -115,9 +124,9 @@ pub fn run(args: &GainsightArgs, out: &mut impl Write) -> anyhow::Result<()> {
     report.write(&mut json)?;
     json.flush()?;
     if args.json {
-        report.write(out)?;
+        report.write(&mut out)?;
         writeln!(out)?;
-        return Ok(());
+        return Ok(ExitCode::SUCCESS);
     }
     let lines = &analysis.lines;
     writeln!(
@@ -170,5 +179,5 @@ pub fn run(args: &GainsightArgs, out: &mut impl Write) -> anyhow::Result<()> {
     for suffix in [".sim_l1.csv", ".sim_l2.csv", ".sim.csv", ".json"] {
         writeln!(out, "wrote {}", path(suffix).display())?;
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }

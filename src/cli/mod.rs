@@ -1,10 +1,19 @@
-//! Text, CSV and JSON renderers of the headless commands, one file per command.
-//!
-//! (The Nsight Compute commands' renderers still sit at `src/*_output.rs`.)
+//! The headless commands of the `sightline` binary, one file per command: each has a clap
+//! `Args` struct and a `run` function that writes the command's output to any `Write` and
+//! returns the exit code, so that the binary (`src/main.rs`, which passes stdout) and tests can
+//! call it in-process. Warnings and diagnostics go to stderr. Argument groups used by several
+//! commands are in [`common`].
 
+pub mod common;
 pub mod counters;
+pub mod desktop;
+pub mod details;
+pub mod dump;
 pub mod gainsight;
 pub mod nvtxt;
 pub mod occupancy;
+pub mod rules;
+pub mod sections;
 pub mod stats;
+pub mod summary;
 pub mod timeline;

@@ -7,11 +7,12 @@
 //! "color", "message", "payload" (when given)}]}`, times in the file's units.
 
 use std::io::{self, Write};
+use std::process::ExitCode;
 
-use sightline::timeline::nvtxt::{Event, EventKind, NvtxtDocument};
+use crate::timeline::nvtxt::{Event, EventKind, NvtxtDocument};
 
 /// Writes `text` as a JSON string.
-fn json_string(out: &mut impl Write, text: &str) -> io::Result<()> {
+fn json_string(out: &mut dyn Write, text: &str) -> io::Result<()> {
     out.write_all(b"\"")?;
     let mut plain = 0;
     for (i, c) in text.char_indices() {
@@ -36,7 +37,7 @@ fn json_string(out: &mut impl Write, text: &str) -> io::Result<()> {
 }
 
 /// Writes one file as one line of JSON.
-pub fn write_json(doc: &NvtxtDocument, out: &mut impl Write) -> io::Result<()> {
+pub fn write_json(doc: &NvtxtDocument, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(b"{\"display_name\": ")?;
     match &doc.display_name {
         Some(name) => json_string(out, name)?,
@@ -65,7 +66,7 @@ pub fn write_json(doc: &NvtxtDocument, out: &mut impl Write) -> io::Result<()> {
     out.write_all(b"]}\n")
 }
 
-fn write_json_event(doc: &NvtxtDocument, e: &Event, out: &mut impl Write) -> io::Result<()> {
+fn write_json_event(doc: &NvtxtDocument, e: &Event, out: &mut dyn Write) -> io::Result<()> {
     write!(out, "{{\"kind\": \"{}\", ", e.kind.as_str())?;
     match e.kind {
         EventKind::Marker => write!(out, "\"time\": {}, ", e.start)?,
@@ -89,7 +90,7 @@ fn write_json_event(doc: &NvtxtDocument, e: &Event, out: &mut impl Write) -> io:
 }
 
 /// Writes the one-line summary of a file: name, event counts, errors and warnings.
-pub fn write_summary(doc: &NvtxtDocument, out: &mut impl Write) -> io::Result<()> {
+pub fn write_summary(doc: &NvtxtDocument, out: &mut dyn Write) -> io::Result<()> {
     let count = |kind: EventKind| doc.events.iter().filter(|e| e.kind == kind).count();
     let errors = doc.diagnostics.iter().filter(|d| d.is_error()).count();
     writeln!(
@@ -108,7 +109,7 @@ pub fn write_summary(doc: &NvtxtDocument, out: &mut impl Write) -> io::Result<()
 }
 
 /// Writes a file as text: the summary, the names, then one line per event.
-pub fn write_text(doc: &NvtxtDocument, out: &mut impl Write) -> io::Result<()> {
+pub fn write_text(doc: &NvtxtDocument, out: &mut dyn Write) -> io::Result<()> {
     write_summary(doc, out)?;
     for (pid, name) in &doc.process_names {
         writeln!(out, "  process {pid}: {name:?}")?;
@@ -146,21 +147,25 @@ pub fn write_text(doc: &NvtxtDocument, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
-/// What `sightline nvtxt` was asked.
+/// Arguments of `sightline nvtxt`.
+#[derive(clap::Args, Debug, Clone)]
 pub struct NvtxtArgs {
-    /// The NVTXT files.
+    /// The .nvtxt files.
+    #[arg(required = true, value_name = "FILE")]
     pub files: Vec<std::path::PathBuf>,
-    /// One JSON object per file.
+    /// Print one JSON object per file and line: {"display_name", "errors", "events"}.
+    #[arg(long, conflicts_with = "summary")]
     pub json: bool,
-    /// Only the summary line per file.
+    /// Print only one summary line per file (event counts, errors, warnings).
+    #[arg(long)]
     pub summary: bool,
 }
 
-/// Reads and prints each file; returns whether any file has errors (not only warnings).
-pub fn run(args: &NvtxtArgs, out: &mut impl Write) -> anyhow::Result<bool> {
+/// Reads and prints each file; exit code 1 when any file has errors (not only warnings).
+pub fn run(args: &NvtxtArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let mut any_errors = false;
     for path in &args.files {
-        let doc = sightline::timeline::nvtxt::load(path)?;
+        let doc = crate::timeline::nvtxt::load(path)?;
         if args.json {
             write_json(&doc, out)?;
         } else {
@@ -176,5 +181,9 @@ pub fn run(args: &NvtxtArgs, out: &mut impl Write) -> anyhow::Result<bool> {
         }
         any_errors |= doc.has_errors();
     }
-    Ok(any_errors)
+    Ok(if any_errors {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -4,26 +4,35 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use anyhow::bail;
-use sightline::codexl::counters::CounterValue;
-use sightline::codexl::curves::OccupancyModel;
-use sightline::codexl::occupancy::OccupancyFile;
+
+use crate::codexl::counters::CounterValue;
+use crate::codexl::curves::OccupancyModel;
+use crate::codexl::occupancy::OccupancyFile;
 
 use super::counters::{TableFormat, TableView, json_string, print_warnings, write_aligned};
 
-/// Options of `sightline occupancy`.
+/// Arguments of `sightline occupancy`.
+#[derive(clap::Args, Debug, Clone)]
 pub struct OccupancyArgs {
-    /// The `.occupancy` file.
+    /// The occupancy file (.occupancy).
     pub file: PathBuf,
-    /// Output format.
-    pub format: TableFormat,
-    /// Print the charts of this row (0-based) instead of the table.
+    /// Print JSON (the shape of `counters --json`, or the charts with --kernel).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+    /// Print the occupancy charts of row N (0-based).
+    #[arg(long, value_name = "N")]
     pub kernel: Option<usize>,
 }
 
 /// Reads the file, prints warnings on stderr and renders the table or one kernel's charts.
-pub fn run(args: &OccupancyArgs, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn run(args: &OccupancyArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let format = TableFormat::from_flags(args.json, args.csv);
     let file = OccupancyFile::open(&args.file)?;
     print_warnings(&args.file, file.warnings());
     let parts: Vec<(String, Option<u32>, Option<String>)> =
@@ -45,7 +54,7 @@ pub fn run(args: &OccupancyArgs, out: &mut impl Write) -> anyhow::Result<()> {
         };
         let curves = model.curves();
         let limits = model.limits(model.usage);
-        if args.format == TableFormat::Json {
+        if format == TableFormat::Json {
             write!(
                 out,
                 "{{\"row\": {index}, \"kernel\": {}, \"computed_occupancy\": {}, \"file_occupancy\": {}, \"curves\": [",
@@ -117,7 +126,7 @@ pub fn run(args: &OccupancyArgs, out: &mut impl Write) -> anyhow::Result<()> {
                 write_aligned(out, &rows)?;
             }
         }
-        return Ok(());
+        return Ok(ExitCode::SUCCESS);
     }
     let extra = |r: usize| {
         let (kernel, id, device) = &parts[r];
@@ -130,10 +139,10 @@ pub fn run(args: &OccupancyArgs, out: &mut impl Write) -> anyhow::Result<()> {
         values: &values,
         extra: &extra,
     };
-    match args.format {
+    match format {
         TableFormat::Json => table.write_json(out)?,
         TableFormat::Csv => table.write_csv(out)?,
         TableFormat::Text => table.write_text(out)?,
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }

@@ -3,11 +3,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::Context;
-use sightline::pyjson::write_string;
-use sightline::timeline::nsys::stats::{self, Cell, ReportOutcome, ReportTable};
-use sightline::timeline::nsys::{self, rep};
+
+use crate::pyjson::write_string;
+use crate::timeline::nsys::stats::{self, Cell, ReportOutcome, ReportTable};
+use crate::timeline::nsys::{self, rep};
 
 /// Output format of `sightline stats`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -21,18 +23,24 @@ pub enum StatsFormat {
 }
 
 /// Arguments of `sightline stats`.
-#[derive(Debug, Clone)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct StatsArgs {
-    /// The export (`.sqlite`) or report (`.nsys-rep`, `.qdrep`).
+    /// The export (.sqlite) or report (.nsys-rep, .qdrep: exported with `nsys` first).
     pub file: PathBuf,
-    /// Report names (nsys's current or 2022.x names); empty = the default set.
+    /// Report name (nsys's: cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum,
+    /// cuda_gpu_mem_size_sum, osrt_sum, nvtx_sum, nvtx_pushpop_sum, nvtx_startend_sum);
+    /// repeat or separate with commas. Default: the usual set.
+    #[arg(long = "report", value_name = "NAME")]
     pub reports: Vec<String>,
     /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
     pub format: StatsFormat,
-    /// The `nsys` executable for exporting `.nsys-rep` files.
-    pub nsys: Option<PathBuf>,
-    /// Write `PREFIX_REPORT.csv` files (as `nsys stats --output PREFIX`) instead of stdout.
+    /// Write PREFIX_REPORT.csv files (as `nsys stats --output`).
+    #[arg(long, value_name = "PREFIX")]
     pub output: Option<PathBuf>,
+    /// The nsys executable used to export .nsys-rep/.qdrep reports.
+    #[arg(long, value_name = "PATH")]
+    pub nsys: Option<PathBuf>,
 }
 
 /// The SQLite export to read for `file`: itself, or the (cached) export of a `.nsys-rep`.
@@ -51,7 +59,7 @@ pub fn export_for(file: &Path, nsys_exe: Option<&Path>) -> anyhow::Result<PathBu
 }
 
 /// Runs the command, writing to `out`. Skipped reports are noted on stderr, as nsys does.
-pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let mut names: Vec<&str> = Vec::new();
     let requested: Vec<&str> = if args.reports.is_empty() {
         stats::DEFAULT_REPORTS.to_vec()
@@ -84,14 +92,14 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                 ReportOutcome::Skipped(m) => eprintln!("{name}: SKIPPED: {m}"),
             }
         }
-        return Ok(());
+        return Ok(ExitCode::SUCCESS);
     }
     match args.format {
         StatsFormat::Csv => write_csv(&results, out)?,
         StatsFormat::Json => write_json(&args.file, &results, out)?,
         StatsFormat::Table => write_table(&results, out)?,
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 fn write_csv(results: &[(String, ReportOutcome)], out: &mut dyn Write) -> std::io::Result<()> {

@@ -3,28 +3,35 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-use sightline::pyjson::write_string;
-use sightline::timeline::nsys::LoadOptions;
-use sightline::timeline::open::{DetailSource, TimelineFileKind, load_timeline};
-use sightline::timeline::{Timeline, TrackId, TrackKind};
+use crate::pyjson::write_string;
+use crate::timeline::nsys::LoadOptions;
+use crate::timeline::open::{DetailSource, TimelineFileKind, load_timeline};
+use crate::timeline::{Timeline, TrackId, TrackKind};
 
 use super::stats::export_for;
 
 /// Arguments of `sightline timeline`.
-#[derive(Debug, Clone)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct TimelineArgs {
-    /// The export (`.sqlite`) or report (`.nsys-rep`, `.qdrep`).
+    /// The export (.sqlite), report (.nsys-rep, .qdrep: exported with `nsys` first), NVTXT
+    /// file (.nvtxt) or CodeXL trace (.atp).
     pub file: PathBuf,
     /// Print the tree as JSON.
+    #[arg(long, conflicts_with = "events")]
     pub json: bool,
-    /// Print every event as a JSON line.
+    /// Print every event as a JSON line {"track","kind","name","start","end","correlation"}.
+    #[arg(long)]
     pub events: bool,
-    /// The `nsys` executable for exporting `.nsys-rep` files.
+    /// The nsys executable used to export .nsys-rep/.qdrep reports.
+    #[arg(long, value_name = "PATH")]
     pub nsys: Option<PathBuf>,
-    /// Print the load time and memory (RSS growth and model bytes per event) on stderr.
+    /// Print the load time and memory per event on stderr.
+    #[arg(long)]
     pub timing: bool,
-    /// Do not load the NVTXT files beside an export.
+    /// Do not load the .nvtxt files beside an export onto its timeline.
+    #[arg(long)]
     pub no_nvtxt: bool,
 }
 
@@ -36,7 +43,7 @@ fn rss_bytes() -> Option<u64> {
 }
 
 /// Loads the file and prints what was asked for.
-pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let kind = TimelineFileKind::of(&args.file).unwrap_or(TimelineFileKind::NsysExport);
     let export = match kind {
         TimelineFileKind::NsysExport | TimelineFileKind::NsysReport => {
@@ -103,7 +110,7 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         );
         write_text(&args.file, &timeline, from_nsys, out)?;
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Per-node totals over the node and everything below it.
@@ -125,8 +132,8 @@ fn totals(tl: &Timeline) -> Vec<Totals> {
             }
             t.events += row.len() as u64;
             if let (Some(first), Some(last)) = (
-                tl.event(sightline::timeline::EventId(row.start)),
-                tl.event(sightline::timeline::EventId(row.end - 1)),
+                tl.event(crate::timeline::EventId(row.start)),
+                tl.event(crate::timeline::EventId(row.end - 1)),
             ) {
                 t.start = Some(t.start.map_or(first.start, |s| s.min(first.start)));
                 t.end = Some(t.end.map_or(last.end, |e| e.max(last.end)));
@@ -376,7 +383,7 @@ fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
         write_string(&mut path, &tl.track_path(id))?;
         for row in &track.rows {
             for i in row.clone() {
-                let Some(e) = tl.event(sightline::timeline::EventId(i)) else {
+                let Some(e) = tl.event(crate::timeline::EventId(i)) else {
                     continue;
                 };
                 out.write_all(b"{\"track\": ")?;

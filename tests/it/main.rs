@@ -10,6 +10,7 @@
 mod common;
 
 mod cli;
+mod cli_in_process;
 mod codexl_atp;
 mod codexl_cli;
 mod codexl_counters;

@@ -7,14 +7,19 @@ use sightline::app::ViewCtx;
 use sightline::app::ncu::details::DetailsPanel;
 use sightline::app::ncu::rule_state::PageRules;
 use sightline::ncu::{Action, Report};
+use sightline::section::choice::SectionSource;
 use sightline::section::details::{DetailsSection, Item, KernelDetails, resolve_action};
 use sightline::section::registry::SectionSet;
 
-/// The kernel's page, from the report's embedded sections (the bundled ones when it has none).
+/// The kernel's page under the model's rule with embedded sections preferred, as in
+/// `sightline details`: the report's embedded sections, else the bundled ones (standing in for
+/// the default search path, whose loading would deploy them into the user's data folder).
 pub fn page(action: &Action) -> KernelDetails {
-    let set = match action.sections() {
-        Ok(sections) if !sections.is_empty() => SectionSet::from_embedded(sections),
-        _ => SectionSet::bundled(),
+    let set = match SectionSource::for_action(action, true) {
+        SectionSource::Embedded => {
+            SectionSet::from_embedded(action.sections().expect("embedded sections decode"))
+        }
+        SectionSource::Folders => SectionSet::bundled(),
     };
     resolve_action(action, &set)
 }

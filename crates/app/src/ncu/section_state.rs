@@ -3,8 +3,9 @@
 //!
 //! The folder set is what the Metric Selection window edits and what the watcher reloads; a
 //! report's embedded sections are used instead when the user prefers them (the default, as in
-//! the `details` command) and the report has them. A reload keeps the last good version of a
-//! file that now fails, so a half-written file never blanks the page.
+//! the `details` command) and the report has them: the model's rule,
+//! [`SectionSource::for_action`]. A reload keeps the last good version of a file that now
+//! fails, so a half-written file never blanks the page.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -12,21 +13,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sightline_model::ncu::Action;
-use sightline_model::section::registry::{SectionFolder, SectionSet, deployed_section_folder};
+use sightline_model::section::registry::{SectionFolder, SectionSet, search_path};
 use sightline_model::section::watch::FolderWatcher;
 use sightline_rules::scan::{RuleScan, scan_bundled, scan_rules};
 
 /// Debounce of the live-reload watcher.
 pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(150);
 
-/// Where the sections of a report's Details page come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SectionSource {
-    /// The sections embedded in the report.
-    Embedded,
-    /// The section folders of the search path.
-    Folders,
-}
+pub use sightline_model::section::choice::SectionSource;
 
 /// The app's sections and rules.
 pub struct SectionState {
@@ -64,18 +58,7 @@ impl SectionState {
         disabled: BTreeSet<String>,
     ) -> SectionState {
         let configured = !folders.is_empty();
-        let folders = if configured {
-            folders
-        } else {
-            deployed_section_folder()
-                .map(|path| {
-                    vec![SectionFolder {
-                        path,
-                        recursive: false,
-                    }]
-                })
-                .unwrap_or_default()
-        };
+        let folders = search_path(&folders);
         let mut state = SectionState {
             set: Arc::new(SectionSet::default()),
             rules: RuleScan::default(),
@@ -159,11 +142,7 @@ impl SectionState {
 
     /// Where the page of `action` takes its sections from.
     pub fn source_for(&self, action: &Action) -> SectionSource {
-        if self.prefer_embedded && action.num_sections() > 0 {
-            SectionSource::Embedded
-        } else {
-            SectionSource::Folders
-        }
+        SectionSource::for_action(action, self.prefer_embedded)
     }
 
     /// The sections to resolve `action` against, before disabled sections are removed (the
@@ -183,11 +162,7 @@ impl SectionState {
     }
 
     fn load(&mut self, changed: Vec<PathBuf>) {
-        let mut set = if self.folders.is_empty() {
-            SectionSet::bundled()
-        } else {
-            SectionSet::load_folders(&self.folders)
-        };
+        let mut set = SectionSet::load_search_path(&self.folders);
         set.keep_last_good(&self.set);
         self.set = Arc::new(set);
         self.rules = if self.folders.is_empty() {

@@ -1,6 +1,8 @@
-//! Section files (`.section`, `.chart`) and the Details model: parsing, search paths, metric
-//! options and filters, derived metrics, resolution for one action, and value formatting.
+//! Section files (`.section`, `.chart`) and the Details model: parsing, search paths, which
+//! sections a kernel uses (`choice`), metric options and filters, derived metrics, resolution
+//! for one action, and value formatting.
 
+pub mod choice;
 pub mod derived;
 pub mod details;
 pub mod filter;

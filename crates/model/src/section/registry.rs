@@ -129,12 +129,16 @@ impl SectionSet {
     /// The default search path: the deployed bundled sections, or the bundled copies in memory
     /// when deployment is disabled or impossible.
     pub fn default_path() -> SectionSet {
-        match deployed_section_folder() {
-            Some(path) => SectionSet::load_folders(&[SectionFolder {
-                path,
-                recursive: false,
-            }]),
-            None => SectionSet::bundled(),
+        SectionSet::load_search_path(&search_path(&[]))
+    }
+
+    /// The sections of a search path made by [`search_path`]: its folders, or the bundled
+    /// copies in memory when it has none.
+    pub fn load_search_path(folders: &[SectionFolder]) -> SectionSet {
+        if folders.is_empty() {
+            SectionSet::bundled()
+        } else {
+            SectionSet::load_folders(folders)
         }
     }
 
@@ -286,6 +290,23 @@ fn collect_files(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> std::io
         }
     }
     Ok(())
+}
+
+/// The section search path: `folders` when some are given, else the default path, the folder
+/// the bundled sections are deployed to ([`deployed_section_folder`], deploying them if needed;
+/// empty when deployment is disabled or fails, meaning the bundled copies in memory).
+pub fn search_path(folders: &[SectionFolder]) -> Vec<SectionFolder> {
+    if !folders.is_empty() {
+        return folders.to_vec();
+    }
+    deployed_section_folder()
+        .map(|path| {
+            vec![SectionFolder {
+                path,
+                recursive: false,
+            }]
+        })
+        .unwrap_or_default()
 }
 
 /// The user-writable folder the bundled sections are deployed to, deploying them if needed;

@@ -5,10 +5,122 @@
 //! "rule_results":[...]}]}` with keys sorted, laid out as Python's `json.dump(indent=1)`.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use sightline::pyjson::PyJsonWriter;
-use sightline::rules::model::{MarkerLocation, TableCell, msg_type};
-use sightline::rules::{KernelRules, RuleError, RunOutput};
+use crate::pyjson::PyJsonWriter;
+use crate::rules::model::{MarkerLocation, TableCell, msg_type};
+use crate::rules::{KernelRules, RuleEngine, RuleError, RunOptions, RunOutput, SectionBinding};
+use crate::section::registry::{SectionSet, deployed_section_folder};
+
+use super::common::{KernelChoice, SectionFolders, open_report};
+
+/// Arguments of `sightline rules`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RulesArgs {
+    /// The report (.ncu-rep or .ncu-repz).
+    pub report: PathBuf,
+    /// Load rules from this folder (replaces the default: the section folders; repeatable).
+    #[arg(long = "rules-folder", value_name = "DIR")]
+    pub rules_folder: Vec<PathBuf>,
+    #[command(flatten)]
+    pub folders: SectionFolders,
+    /// Which kernel: an index, or `all`.
+    #[arg(long, value_name = "N|all", default_value = "all")]
+    pub kernel: KernelChoice,
+    /// Time budget of one rule call, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    pub timeout: f64,
+    /// Apply only this rule (its identifier; the rules it depends on run too but are not
+    /// printed). Repeatable.
+    #[arg(long = "rule", value_name = "ID")]
+    pub rule: Vec<String>,
+    /// Print JSON (NVIDIA's rule_results shape per kernel).
+    #[arg(long)]
+    pub json: bool,
+    /// Print timings on stderr (interpreter ready, rule loading, applying).
+    #[arg(long)]
+    pub timing: bool,
+}
+
+/// Runs the rules on the report and writes their results to `out`.
+///
+/// Which sections count as present for section-bound rules: with `--section-folder`, those
+/// folders' sections (and rules and charts are looked up there too); without, each kernel's
+/// embedded sections ([`SectionBinding::Embedded`]). Rules come from `--rules-folder`, else the
+/// section folders, else the deployed default folder, else the bundled rules from memory.
+pub fn run(args: &RulesArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let timeout = args.timeout;
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 86_400.0) {
+        anyhow::bail!("--timeout must be a number of seconds between 0 and 86400, got {timeout}");
+    }
+    let report = Arc::new(open_report(&args.report)?);
+    let section_folders = args.folders.folders();
+    let (sections, chart_folders) = if section_folders.is_empty() {
+        (SectionBinding::Embedded, Vec::new())
+    } else {
+        let set = SectionSet::load_folders(&section_folders);
+        for line in set.diagnostics() {
+            eprintln!("{line}");
+        }
+        let ids = set
+            .sections
+            .iter()
+            .map(|s| s.section.identifier.clone())
+            .collect();
+        (
+            SectionBinding::Identifiers(ids),
+            section_folders.iter().map(|f| f.path.clone()).collect(),
+        )
+    };
+    let rule_folders: Vec<PathBuf> = if !args.rules_folder.is_empty() {
+        args.rules_folder.clone()
+    } else if !section_folders.is_empty() {
+        section_folders.iter().map(|f| f.path.clone()).collect()
+    } else {
+        deployed_section_folder().into_iter().collect()
+    };
+    // Without a folder (deployment disabled or impossible) the bundled rules run from memory.
+    let bundled_from_memory = rule_folders.is_empty();
+    let kernels = match args.kernel {
+        KernelChoice::All => None,
+        KernelChoice::One(n) => Some(vec![n]),
+    };
+    let engine = RuleEngine::start()?;
+    let output = engine.run(
+        report,
+        RunOptions {
+            rule_folders,
+            chart_folders,
+            sections,
+            kernels,
+            timeout: Duration::from_secs_f64(timeout),
+            bundled_from_memory,
+            only: (!args.rule.is_empty()).then(|| args.rule.clone()),
+            cancel: None,
+        },
+    )?;
+    if args.timing {
+        eprintln!(
+            "interpreter ready {:.1} ms; {} rules loaded in {:.1} ms; applied to {} kernel(s) in {:.1} ms; total {:.1} ms",
+            engine.ready_time().as_secs_f64() * 1e3,
+            output.rules_loaded,
+            output.load_time.as_secs_f64() * 1e3,
+            output.kernels.len(),
+            output.apply_time.as_secs_f64() * 1e3,
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    if args.json {
+        write_json(&output, &mut out)?;
+    } else {
+        write_text(&output, &mut out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Writes the JSON document.
 pub fn write_json<W: Write>(output: &RunOutput, out: W) -> io::Result<()> {

@@ -1,15 +1,45 @@
 //! `sightline sections`: the loaded sections and the rules bound to them.
 
 use std::io::{self, Write};
+use std::process::ExitCode;
 
-use sightline::rules::scan::scan_rules;
-use sightline::section::registry::{SectionFolder, SectionSet};
+use crate::rules::scan::scan_rules;
+use crate::section::registry::{SectionFolder, SectionSet, search_path};
+
+use super::common::SectionFolders;
+
+/// Arguments of `sightline sections`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SectionsArgs {
+    #[command(flatten)]
+    pub folders: SectionFolders,
+    /// Exit with code 1 if any section file failed to load.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Loads the search path (the folders given, else the default path), writes the table to
+/// `out` (flushed) and the load diagnostics to stderr; exit code 1 with `--check` when a file
+/// failed to load.
+pub fn run(args: &SectionsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let folders = args.folders.folders();
+    let set = SectionSet::load_search_path(&search_path(&folders));
+    write_sections(&set, &folders, out)?;
+    out.flush()?;
+    for line in set.diagnostics() {
+        eprintln!("{line}");
+    }
+    if args.check && !set.failures.is_empty() {
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Writes the section table, then the rules of the same folders grouped by section.
 pub fn write_sections(
     set: &SectionSet,
     folders: &[SectionFolder],
-    out: &mut impl Write,
+    out: &mut dyn Write,
 ) -> io::Result<()> {
     let rows: Vec<[String; 5]> = set
         .sections
@@ -78,7 +108,7 @@ pub fn write_sections(
 }
 
 fn write_table<const N: usize>(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     header: &[&str; N],
     rows: &[[String; N]],
 ) -> io::Result<()> {

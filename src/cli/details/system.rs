@@ -3,11 +3,11 @@
 
 use std::io::{self, Write};
 
-use sightline::format::format_with_unit;
-use sightline::ncu::MetricValue;
-use sightline::pyjson::PyJsonWriter;
-use sightline::section::details::Item;
-use sightline::section::system::{EmptyState, PmTimeline, SystemTable, SystemWidget};
+use crate::format::format_with_unit;
+use crate::ncu::MetricValue;
+use crate::pyjson::PyJsonWriter;
+use crate::section::details::Item;
+use crate::section::system::{EmptyState, PmTimeline, SystemTable, SystemWidget};
 
 use super::json_entry;
 

@@ -1,12 +1,30 @@
 //! `sightline summary`: a one-screen overview of a report (device, process, kernels).
 
 use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
 
-use sightline::ncu::rule_result::rule_messages;
-use sightline::ncu::{NameBase, Report};
+use crate::ncu::rule_result::rule_messages;
+use crate::ncu::{NameBase, Report};
+
+use super::common::open_report;
+
+/// Arguments of `sightline summary`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SummaryArgs {
+    /// The report (.ncu-rep or .ncu-repz).
+    pub report: PathBuf,
+}
+
+/// Opens the report and writes its overview to `out`.
+pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let report = open_report(&args.report)?;
+    write_summary(&report, out)?;
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Writes the overview of `report`.
-pub fn write_summary(report: &Report, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn write_summary(report: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
     let session = report.session();
     writeln!(
         out,
@@ -83,11 +101,11 @@ pub fn write_summary(report: &Report, out: &mut impl Write) -> anyhow::Result<()
 }
 
 fn format_ns(ns: f64) -> String {
-    sightline::format::DurationFormat::ASCII.format(ns)
+    crate::format::DurationFormat::ASCII.format(ns)
 }
 
 fn write_table<const N: usize>(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     header: &[&str; N],
     rows: &[[String; N]],
 ) -> io::Result<()> {

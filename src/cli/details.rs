@@ -1,13 +1,83 @@
 //! `sightline details`: the Details page as aligned text, CSV or JSON.
+//!
+//! Which sections each kernel is resolved against is the model's rule,
+//! [`SectionChoice::new`]: the `--section-folder` folders, else the kernel's embedded sections,
+//! else the default search path.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
 
-use sightline::ncu::MetricValue;
-use sightline::pyjson::PyJsonWriter;
-use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, RooflinePoint};
-use sightline::section::memory::MemoryWidget;
+use crate::ncu::MetricValue;
+use crate::pyjson::PyJsonWriter;
+use crate::section::choice::SectionChoice;
+use crate::section::details::{
+    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
+};
+use crate::section::memory::MemoryWidget;
+
+use super::common::{KernelChoice, SectionFolders, open_report};
 
 mod system;
+
+/// Arguments of `sightline details`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DetailsArgs {
+    /// The report (.ncu-rep or .ncu-repz).
+    pub report: PathBuf,
+    /// Which kernel: an index, or `all`.
+    #[arg(long, value_name = "N|all", default_value = "all")]
+    pub kernel: KernelChoice,
+    #[command(flatten)]
+    pub folders: SectionFolders,
+    /// Print JSON.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// Resolves the chosen kernels' pages and writes them to `out`. The load diagnostics of the
+/// `--section-folder` folders go to stderr first.
+pub fn run(args: &DetailsArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let report = open_report(&args.report)?;
+    let mut choice = SectionChoice::new(args.folders.folders());
+    if !choice.folders().is_empty() {
+        for line in choice.folder_set().diagnostics() {
+            eprintln!("{line}");
+        }
+    }
+    let indices: Vec<usize> = match args.kernel {
+        KernelChoice::All => (0..report.num_actions()).collect(),
+        KernelChoice::One(n) if n < report.num_actions() => vec![n],
+        KernelChoice::One(n) => anyhow::bail!(
+            "{}: no kernel {n}: the report has {} result(s)",
+            report.path().display(),
+            report.num_actions()
+        ),
+    };
+    let mut pages = Vec::with_capacity(indices.len());
+    for index in indices {
+        let action = report.action(index)?;
+        let set = choice.sections_for(&action).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: kernel {index}: corrupt embedded section: {e}",
+                report.path().display()
+            )
+        })?;
+        pages.push(resolve_action(&action, &set));
+    }
+    let format = if args.json {
+        DetailsFormat::Json
+    } else if args.csv {
+        DetailsFormat::Csv
+    } else {
+        DetailsFormat::Text
+    };
+    write_details(&pages, format, &mut out)?;
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Output format of `sightline details`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,72 @@
+//! Argument groups shared by several commands, and opening a report with its warnings printed.
+
+use std::path::{Path, PathBuf};
+
+use crate::ncu::{ReadWarning, Report};
+use crate::section::registry::SectionFolder;
+
+/// Section search path options, as Nsight Compute's CLI has them.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SectionFolders {
+    /// Search this folder for .section files (replaces the default path; repeatable).
+    #[arg(long = "section-folder", value_name = "DIR")]
+    pub folder: Vec<PathBuf>,
+    /// Search this folder and its sub-folders (replaces the default path; repeatable).
+    #[arg(long = "section-folder-recursive", value_name = "DIR")]
+    pub recursive: Vec<PathBuf>,
+}
+
+impl SectionFolders {
+    /// The folders given, plain ones first (empty: the default path).
+    pub fn folders(&self) -> Vec<SectionFolder> {
+        let plain = self.folder.iter().map(|p| SectionFolder {
+            path: p.clone(),
+            recursive: false,
+        });
+        let deep = self.recursive.iter().map(|p| SectionFolder {
+            path: p.clone(),
+            recursive: true,
+        });
+        plain.chain(deep).collect()
+    }
+}
+
+/// `--kernel N|all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelChoice {
+    /// Every kernel.
+    All,
+    /// Kernel N (0-based).
+    One(usize),
+}
+
+impl std::str::FromStr for KernelChoice {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text.eq_ignore_ascii_case("all") {
+            return Ok(KernelChoice::All);
+        }
+        text.parse()
+            .map(KernelChoice::One)
+            .map_err(|_| format!("expected a kernel index or `all`, got `{text}`"))
+    }
+}
+
+/// Opens a report and prints its reader warnings on stderr.
+pub fn open_report(path: &Path) -> anyhow::Result<Report> {
+    let report = Report::open(path)?;
+    print_report_warnings(&report, report.warnings());
+    Ok(report)
+}
+
+/// Prints reader warnings on stderr: `sightline: warning: FILE: byte N: message`.
+pub fn print_report_warnings(report: &Report, warnings: &[ReadWarning]) {
+    for warning in warnings {
+        eprintln!(
+            "sightline: warning: {}: byte {}: {}",
+            report.path().display(),
+            warning.offset,
+            warning.message
+        );
+    }
+}
