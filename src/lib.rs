@@ -15,5 +15,5 @@ pub mod cli;
 
 pub use sightline_app as app;
 pub use sightline_app::desktop;
-pub use sightline_model::{codexl, format, gainsight, ncu, proto, pyjson, section, timeline};
+pub use sightline_model::{codexl, format, gainsight, kind, ncu, proto, pyjson, section, timeline};
 pub use sightline_rules as rules;

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::kind::FileKind;
 use crate::pyjson::write_string;
 use crate::timeline::nsys::LoadOptions;
 use crate::timeline::open::{DetailSource, TimelineFileKind, load_timeline};
@@ -44,7 +45,8 @@ fn rss_bytes() -> Option<u64> {
 
 /// Loads the file and prints what was asked for.
 pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let kind = TimelineFileKind::of(&args.file).unwrap_or(TimelineFileKind::NsysExport);
+    let kind = TimelineFileKind::from_kind(FileKind::of_path(&args.file))
+        .unwrap_or(TimelineFileKind::NsysExport);
     let export = match kind {
         TimelineFileKind::NsysExport | TimelineFileKind::NsysReport => {
             export_for(&args.file, args.nsys.as_deref())?

@@ -35,28 +35,12 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-/// MIME type of an uncompressed Nsight Compute report (`*.ncu-rep`, starts with `NVR\0`).
-pub const REPORT_MIME_TYPE: &str = "application/x-nvidia-ncu-report";
-
-/// MIME type of a zstd-compressed Nsight Compute report (`*.ncu-repz`); a sub-class of
-/// `application/zstd`.
-pub const COMPRESSED_REPORT_MIME_TYPE: &str = "application/x-nvidia-ncu-report-zstd";
-
-/// MIME type of an Nsight Systems report (`*.nsys-rep`, and `*.qdrep` of releases before 2021.4),
-/// opened on the timeline after `nsys export --type sqlite`.
-pub const NSYS_REPORT_MIME_TYPE: &str = "application/x-nvidia-nsys-report";
-
-/// MIME type of an NVTXT annotation file (`*.nvtxt`, text), opened on the timeline.
-pub const NVTXT_MIME_TYPE: &str = "application/x-nvidia-nvtxt";
-
-/// MIME type of an AMD CodeXL / Radeon Compute Profiler application trace (`*.atp`, text).
-pub const ATP_MIME_TYPE: &str = "application/x-amd-codexl-trace";
-
-/// MIME type of an AMD CodeXL / Radeon Compute Profiler occupancy file (`*.occupancy`, text).
-pub const OCCUPANCY_MIME_TYPE: &str = "application/x-amd-codexl-occupancy";
-
-/// MIME type of SQLite databases (shared-mime-info's name; `*.sqlite` Nsight Systems exports).
-pub const SQLITE_MIME_TYPE: &str = "application/vnd.sqlite3";
+// The MIME type of each kind of file is the model's (`sightline_model::kind`), so that the
+// app, the commands and the desktop integration tell files apart in one way.
+pub use sightline_model::kind::{
+    ATP_MIME_TYPE, COMPRESSED_REPORT_MIME_TYPE, NSYS_REPORT_MIME_TYPE, NVTXT_MIME_TYPE,
+    OCCUPANCY_MIME_TYPE, REPORT_MIME_TYPE, SQLITE_MIME_TYPE,
+};
 
 /// The MIME types Sightline is made the default application for, in the order of the desktop
 /// entry's `MimeType=` key.
@@ -537,6 +521,25 @@ fn remove_default_associations(list: &Path) -> Result<bool> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_mime_types_are_those_of_the_file_kinds() {
+        use sightline_model::kind::FileKind;
+        let claimed: Vec<&str> = FileKind::ALL
+            .iter()
+            .flat_map(|k| k.mime_types())
+            .copied()
+            .filter(|m| !super::OPEN_WITH_MIME_TYPES.contains(m))
+            .collect();
+        assert_eq!(claimed, super::MIME_TYPES);
+        let offered: Vec<&str> = FileKind::ALL
+            .iter()
+            .flat_map(|k| k.mime_types())
+            .copied()
+            .filter(|m| super::OPEN_WITH_MIME_TYPES.contains(m))
+            .collect();
+        assert_eq!(offered, super::OPEN_WITH_MIME_TYPES);
+    }
+
     use super::*;
 
     #[test]

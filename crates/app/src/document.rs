@@ -1,21 +1,22 @@
 //! Documents: what one tab of the window shows. The shell ([`super::SightlineApp`]) knows a tab
 //! only through the [`Document`] interface — its file and title, load progress with Cancel, its
-//! error, the status message it wants shown, and `ui` — so new kinds (Gainsight logs, CodeXL
-//! traces...) plug in without the shell learning about them. [`route`] decides which kind opens
-//! a file: Nsight Compute reports become a [`ReportTab`], Nsight Systems exports and reports a
-//! [`TimelineDoc`].
+//! error, the status message it wants shown, and `ui` — so new kinds plug in without the shell
+//! learning about them. Each kind is a folder of the app with a [`DocumentType`] (its name, the
+//! [`FileKind`]s it opens, how to open one), listed once in [`DOCUMENT_TYPES`]; the model's
+//! [`FileKind::of_path`] says what kind of file a path is, for every caller.
 
 use std::any::Any;
 use std::path::Path;
 
 use eframe::egui;
 
-use super::codexl::{CountersDoc, OccupancyDoc};
-use super::gainsight::GainsightDoc;
-use super::ncu::report_tab::ReportTab;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use sightline_model::kind::FileKind;
+
 use super::ncu::rule_runner::RuleRunner;
 use super::ncu::section_state::SectionState;
-use super::timeline::TimelineDoc;
 
 /// What the shell lends a document while it draws: the services shared by every tab.
 pub struct Services<'a> {
@@ -114,73 +115,44 @@ pub enum DocumentKind {
     Gainsight,
 }
 
-/// Extensions opened as Nsight Compute reports.
-pub const REPORT_EXTENSIONS: &[&str] = &["ncu-rep", "ncu-repz"];
-/// Extensions opened as timelines.
-pub const TIMELINE_EXTENSIONS: &[&str] = &["sqlite", "nsys-rep", "qdrep", "nvtxt", "atp"];
+/// Requests a repaint: given to a document's background work.
+pub type Wake = Arc<dyn Fn() + Send + Sync>;
 
-/// Extensions opened as CodeXL performance counters (names ending `.sim.csv`, `.sim_l1.csv`,
-/// `.sim_l2.csv` excepted: those are Gainsight's).
-pub const COUNTERS_EXTENSIONS: &[&str] = &["csv"];
-/// Extensions opened as CodeXL occupancy files.
-pub const OCCUPANCY_EXTENSIONS: &[&str] = &["occupancy"];
+/// A kind of document: what it is called, which files it opens, and how it opens one. Each
+/// kind's folder defines its own; [`DOCUMENT_TYPES`] lists them.
+pub struct DocumentType {
+    /// The kind.
+    pub kind: DocumentKind,
+    /// What the file dialogs call its files ("Nsight Compute reports").
+    pub name: &'static str,
+    /// The kinds of file it opens.
+    pub file_kinds: &'static [FileKind],
+    /// Opens `path` (`nsys`: the executable that exports Nsight Systems reports, `None` for
+    /// the first on `PATH`); `wake` requests a repaint when background work progresses.
+    pub open: fn(path: PathBuf, nsys: Option<PathBuf>, wake: Wake) -> Box<dyn Document>,
+}
 
-/// Whether `path` names a Gainsight CSV (`NAME.sim.csv`, `NAME.sim_l1.csv`, `NAME.sim_l2.csv`),
-/// which is not a counter file.
-fn is_gainsight_csv(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    [".sim.csv", ".sim_l1.csv", ".sim_l2.csv"]
+/// Every kind of document, once: adding a kind adds its folder and one entry here.
+pub const DOCUMENT_TYPES: &[DocumentType] = &[
+    super::ncu::document::DOCUMENT,
+    super::timeline::DOCUMENT,
+    super::codexl::COUNTERS_DOCUMENT,
+    super::codexl::OCCUPANCY_DOCUMENT,
+    super::gainsight::DOCUMENT,
+];
+
+/// The document type that opens files of `kind`.
+pub fn document_type(kind: FileKind) -> &'static DocumentType {
+    DOCUMENT_TYPES
         .iter()
-        .any(|suffix| name.ends_with(suffix))
+        .find(|t| t.file_kinds.contains(&kind))
+        .unwrap_or(&DOCUMENT_TYPES[0])
 }
 
-/// Extensions opened as Gainsight inputs (besides folders and the `.sim*.csv` outputs).
-pub const GAINSIGHT_EXTENSIONS: &[&str] = &["log", "traceg", "json"];
-
-/// Whether the first 64 KiB of `path` name GPGPU-Sim (a simulator log of any name).
-fn is_gpgpusim_log(path: &Path) -> bool {
-    let mut head = Vec::with_capacity(64 * 1024);
-    std::fs::File::open(path)
-        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 64 * 1024), &mut head))
-        .is_ok_and(|_| memchr::memmem::find(&head, b"GPGPU-Sim").is_some())
-}
-
-/// The first 16 bytes of every SQLite database.
-const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
-/// The kind of document that opens `path`: by extension (case-insensitive), else by content
-/// (an SQLite database is a timeline), else a report (whose reader names what is wrong).
+/// The kind of document that opens `path` ([`FileKind::of_path`]: by name, then content; a
+/// file of no known kind goes to the report reader, which names what is wrong).
 pub fn route(path: &Path) -> DocumentKind {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some(e) if REPORT_EXTENSIONS.contains(&e) => DocumentKind::Report,
-        Some(e) if TIMELINE_EXTENSIONS.contains(&e) => DocumentKind::Timeline,
-        _ if path.is_dir() || is_gainsight_csv(path) => DocumentKind::Gainsight,
-        Some(e) if GAINSIGHT_EXTENSIONS.contains(&e) => DocumentKind::Gainsight,
-        Some(e) if OCCUPANCY_EXTENSIONS.contains(&e) => DocumentKind::Occupancy,
-        Some(e) if COUNTERS_EXTENSIONS.contains(&e) && !is_gainsight_csv(path) => {
-            DocumentKind::Counters
-        }
-        _ => {
-            let mut head = [0u8; 16];
-            let sqlite = std::fs::File::open(path)
-                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-                .is_ok_and(|()| &head == SQLITE_MAGIC);
-            if sqlite {
-                DocumentKind::Timeline
-            } else if is_gpgpusim_log(path) {
-                DocumentKind::Gainsight
-            } else {
-                DocumentKind::Report
-            }
-        }
-    }
+    document_type(FileKind::of_path(path)).kind
 }
 
 /// Opens `path` as the document kind [`route`] picks; `wake` requests a repaint when its
@@ -188,113 +160,18 @@ pub fn route(path: &Path) -> DocumentKind {
 /// `nsys` is the executable that exports Nsight Systems reports (`None`: the first on `PATH`).
 pub fn open_document(
     path: &Path,
-    nsys: Option<std::path::PathBuf>,
+    nsys: Option<PathBuf>,
     wake: impl Fn() + Send + Sync + 'static,
 ) -> Box<dyn Document> {
-    match route(path) {
-        DocumentKind::Report => Box::new(ReportTab::open(path.to_path_buf(), wake)),
-        DocumentKind::Timeline => Box::new(TimelineDoc::open(path.to_path_buf(), nsys, wake)),
-        DocumentKind::Counters => Box::new(CountersDoc::open(path.to_path_buf(), wake)),
-        DocumentKind::Occupancy => Box::new(OccupancyDoc::open(path.to_path_buf(), wake)),
-        DocumentKind::Gainsight => Box::new(GainsightDoc::open(path.to_path_buf(), wake)),
-    }
+    let document = document_type(FileKind::of_path(path));
+    (document.open)(path.to_path_buf(), nsys, Arc::new(wake))
 }
 
-/// The file-dialog filters: `(label, extensions)`, the first one every supported file.
+/// The file-dialog filters: `(label, extensions)`, the first one every supported file, then one
+/// per tool whose files Sightline opens ([`sightline_model::kind::DIALOG_GROUPS`]), then all
+/// files.
 pub fn open_filters() -> Vec<(&'static str, Vec<&'static str>)> {
-    let all: Vec<&str> = REPORT_EXTENSIONS
-        .iter()
-        .chain(TIMELINE_EXTENSIONS)
-        .chain(COUNTERS_EXTENSIONS)
-        .chain(OCCUPANCY_EXTENSIONS)
-        .chain(GAINSIGHT_EXTENSIONS)
-        .copied()
-        .collect();
-    vec![
-        ("All supported files", all),
-        ("Nsight Compute reports", REPORT_EXTENSIONS.to_vec()),
-        (
-            "Nsight Systems exports and reports",
-            vec!["sqlite", "nsys-rep", "qdrep"],
-        ),
-        ("NVTXT annotations", vec!["nvtxt"]),
-        ("CodeXL sessions", vec!["atp", "csv", "occupancy"]),
-        (
-            "Gainsight logs and outputs",
-            GAINSIGHT_EXTENSIONS
-                .iter()
-                .chain(COUNTERS_EXTENSIONS)
-                .copied()
-                .collect(),
-        ),
-        ("All files", vec!["*"]),
-    ]
-}
-
-impl Document for ReportTab {
-    fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn title(&self) -> String {
-        ReportTab::title(self)
-    }
-
-    fn loading(&self) -> bool {
-        ReportTab::loading(self)
-    }
-
-    fn progress(&self) -> Option<(f32, String)> {
-        self.progress.clone()
-    }
-
-    fn cancel(&mut self) {
-        ReportTab::cancel(self);
-    }
-
-    fn error(&self) -> Option<&str> {
-        self.error.as_deref()
-    }
-
-    fn poll(&mut self) -> Option<(String, bool)> {
-        let was_loading = ReportTab::loading(self);
-        if let Some(error) = ReportTab::poll(self) {
-            return Some((error, true));
-        }
-        match &self.report {
-            Some(report) if was_loading && !ReportTab::loading(self) => Some((
-                format!(
-                    "Opened {}: {} result(s)",
-                    self.path.display(),
-                    report.num_actions()
-                ),
-                false,
-            )),
-            _ => None,
-        }
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
-        if ReportTab::ui(self, ui, services.sections, services.runner) {
-            services.open_metric_selection = true;
-        }
-    }
-
-    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("Ctrl+F", "Filter the kernel list"),
-            ("Up / Down", "Previous / next kernel"),
-            ("Ctrl+R", "Apply all rules to the kernel"),
-        ]
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+    sightline_model::kind::dialog_filters()
 }
 
 #[cfg(test)]

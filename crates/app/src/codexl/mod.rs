@@ -23,3 +23,22 @@ pub mod table;
 
 pub use counters::CountersDoc;
 pub use occupancy::OccupancyDoc;
+
+use crate::document::{DocumentKind, DocumentType};
+use sightline_model::kind::FileKind;
+
+/// CodeXL / RCP performance counter files (`.csv`) open as a [`CountersDoc`].
+pub const COUNTERS_DOCUMENT: DocumentType = DocumentType {
+    kind: DocumentKind::Counters,
+    name: "CodeXL performance counters",
+    file_kinds: &[FileKind::CodexlCounters],
+    open: |path, _nsys, wake| Box::new(CountersDoc::open(path, move || wake())),
+};
+
+/// CodeXL / RCP occupancy files (`.occupancy`) open as an [`OccupancyDoc`].
+pub const OCCUPANCY_DOCUMENT: DocumentType = DocumentType {
+    kind: DocumentKind::Occupancy,
+    name: "CodeXL occupancy",
+    file_kinds: &[FileKind::CodexlOccupancy],
+    open: |path, _nsys, wake| Box::new(OccupancyDoc::open(path, move || wake())),
+};

@@ -26,13 +26,14 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use eframe::egui::{self, ColorImage, Rect};
 
-use super::document::{Document, Services, opening_ui};
+use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
 use charts::{FrequencyMarks, Group, RetentionMark, chart_frame, count_label, time_label};
 use export::{ExportRequest, export_outputs, png_of_region, write_png};
 use loader::{Inputs, Job, JobEvent, Loaded, recompute_outputs_report, start_load};
 use params_editor::{EditorAction, ParamsEditor};
 use sightline_model::gainsight::Params;
 use sightline_model::gainsight::whatif::Selection;
+use sightline_model::kind::FileKind;
 use table::{KernelTable, compact};
 use whatif::WhatIf;
 
@@ -689,6 +690,14 @@ fn area_groups(loaded: &Loaded) -> Vec<Group> {
         })
         .collect()
 }
+
+/// GPGPU-Sim logs (a file or a folder) and the frontend's outputs open in the Gainsight panel.
+pub const DOCUMENT: DocumentType = DocumentType {
+    kind: DocumentKind::Gainsight,
+    name: "Gainsight",
+    file_kinds: &[FileKind::Gainsight],
+    open: |path, _nsys, wake| Box::new(GainsightDoc::open(path, move || wake())),
+};
 
 impl Document for GainsightDoc {
     fn path(&self) -> &Path {

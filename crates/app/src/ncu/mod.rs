@@ -4,6 +4,7 @@
 //! topology, PM sampling timeline).
 
 pub mod details;
+pub mod document;
 pub mod kernel_list;
 pub mod loader;
 pub mod memory_chart;

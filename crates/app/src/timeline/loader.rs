@@ -11,6 +11,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
 use sightline_model::codexl::session::{SessionData, SessionFiles};
+use sightline_model::kind::FileKind;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, ReportOutcome, run_reports};
 use sightline_model::timeline::nsys::{LoadOptions, Progress, load_with, rep};
@@ -122,7 +123,8 @@ fn run(
     };
     let started = Instant::now();
     // A file without a known extension was routed here by its SQLite content: an export.
-    let kind = TimelineFileKind::of(path).unwrap_or(TimelineFileKind::NsysExport);
+    let kind = TimelineFileKind::from_kind(FileKind::of_path(path))
+        .unwrap_or(TimelineFileKind::NsysExport);
     if !kind.takes_nvtxt() {
         send(TimelineLoadEvent::Progress(
             0.0,

@@ -33,13 +33,14 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::codexl::dispatch::offer_session_ui;
-use super::document::{Document, Services, opening_ui};
+use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
 use canvas::{Canvas, Marks};
 use details::Selection;
 use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
 use loader::{TimelineLoadEvent, TimelineLoadJob};
 use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
+use sightline_model::kind::FileKind;
 use sightline_model::timeline::nsys::stats::ReportOutcome;
 use sightline_model::timeline::open::DetailSource;
 use sightline_model::timeline::{EventId, Timeline};
@@ -424,6 +425,19 @@ fn same_event(old: &Timeline, id: EventId, new: &Timeline) -> Option<EventId> {
         })
         .map(|n| n.id)
 }
+
+/// Nsight Systems exports and reports, NVTXT files and CodeXL traces open on a timeline.
+pub const DOCUMENT: DocumentType = DocumentType {
+    kind: DocumentKind::Timeline,
+    name: "Timelines",
+    file_kinds: &[
+        FileKind::NsysExport,
+        FileKind::NsysReport,
+        FileKind::Nvtxt,
+        FileKind::Atp,
+    ],
+    open: |path, nsys, wake| Box::new(TimelineDoc::open(path, nsys, move || wake())),
+};
 
 impl Document for TimelineDoc {
     fn path(&self) -> &Path {

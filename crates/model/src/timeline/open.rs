@@ -13,6 +13,7 @@ use super::nsys::{LoadOptions, NsysError};
 use super::nvtxt::timeline::{Placement, add_document};
 use super::nvtxt::{NvtxtDocument, NvtxtError};
 use super::{Timeline, TimelineBuilder};
+use crate::kind::FileKind;
 
 /// Opening a timeline failed.
 #[derive(Debug, thiserror::Error)]
@@ -133,14 +134,18 @@ pub enum TimelineFileKind {
 }
 
 impl TimelineFileKind {
-    /// The kind of `path` by its extension (case-insensitive); `None` for other files.
+    /// The kind of `path` by its name ([`FileKind::from_name`]); `None` for other files.
     pub fn of(path: &Path) -> Option<TimelineFileKind> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "sqlite" => TimelineFileKind::NsysExport,
-            "nsys-rep" | "qdrep" => TimelineFileKind::NsysReport,
-            "nvtxt" => TimelineFileKind::Nvtxt,
-            "atp" => TimelineFileKind::Atp,
+        FileKind::from_name(path).and_then(TimelineFileKind::from_kind)
+    }
+
+    /// The timeline kind of a file kind; `None` for kinds not shown on a timeline.
+    pub fn from_kind(kind: FileKind) -> Option<TimelineFileKind> {
+        Some(match kind {
+            FileKind::NsysExport => TimelineFileKind::NsysExport,
+            FileKind::NsysReport => TimelineFileKind::NsysReport,
+            FileKind::Nvtxt => TimelineFileKind::Nvtxt,
+            FileKind::Atp => TimelineFileKind::Atp,
             _ => return None,
         })
     }

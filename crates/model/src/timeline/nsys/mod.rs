@@ -88,11 +88,5 @@ pub enum NsysError {
 
 /// Whether `path` names an Nsight Systems report that must be exported first.
 pub fn is_report_file(path: &Path) -> bool {
-    matches!(
-        path.extension()
-            .and_then(|e| e.to_str())
-            .map(|e| e.to_ascii_lowercase())
-            .as_deref(),
-        Some("nsys-rep" | "qdrep")
-    )
+    crate::kind::FileKind::from_name(path) == Some(crate::kind::FileKind::NsysReport)
 }
