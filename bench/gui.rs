@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use eframe::egui;
 use egui_kittest::Harness;
+use sightline::app::ncu::report_tab::ReportTab;
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::section::registry::deploy_bundled_sections;
 
@@ -49,7 +50,9 @@ fn wait_loaded(harness: &mut Harness<'static, SightlineApp>) {
     loop {
         harness.step();
         let app = harness.state();
-        if app.tabs.iter().all(|t| !t.loading()) && app.report(0).unwrap().details().is_some() {
+        if app.tabs.iter().all(|t| !t.loading())
+            && app.document::<ReportTab>(0).unwrap().details().is_some()
+        {
             break;
         }
         assert!(
@@ -87,7 +90,7 @@ fn main() {
     wait_loaded(&mut harness);
     let kernels = harness
         .state()
-        .report(0)
+        .document::<ReportTab>(0)
         .unwrap()
         .report
         .as_ref()
@@ -96,14 +99,18 @@ fn main() {
     let mut steady = Vec::new();
     for round in 0..3 {
         for index in (0..kernels).map(|i| (i + 1) % kernels) {
-            harness.state_mut().report_mut(0).unwrap().select(index);
+            harness
+                .state_mut()
+                .document_mut::<ReportTab>(0)
+                .unwrap()
+                .select(index);
             let start = Instant::now();
             harness.step();
             let switch = start.elapsed();
             assert_eq!(
                 harness
                     .state()
-                    .report(0)
+                    .document::<ReportTab>(0)
                     .unwrap()
                     .details()
                     .map(|d| d.index),

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use eframe::egui;
+use sightline::app::timeline::TimelineDoc;
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline_test_support::nsys::{SynthOptions, write_export};
 
@@ -112,12 +113,16 @@ fn main() {
         d.frame();
         let ready = d
             .app
-            .timeline(0)
+            .document::<TimelineDoc>(0)
             .is_some_and(|t| t.timeline().is_some() && t.stats.reports.is_some());
         if ready {
             break;
         }
-        if let Some(error) = d.app.timeline(0).and_then(|t| t.error.clone()) {
+        if let Some(error) = d
+            .app
+            .document::<TimelineDoc>(0)
+            .and_then(|t| t.error.clone())
+        {
             panic!("{error}");
         }
         assert!(start.elapsed() < Duration::from_secs(600), "load timed out");
@@ -127,7 +132,7 @@ fn main() {
     let (count, range) = {
         let tl = d
             .app
-            .timeline(0)
+            .document::<TimelineDoc>(0)
             .and_then(|t| t.timeline())
             .expect("loaded");
         (tl.event_count(), tl.time_range().expect("events"))
@@ -151,7 +156,7 @@ fn main() {
     ];
     println!("frame CPU time (layout + tessellation, 1600×1000, {FRAMES} frames each):");
     for (name, t0, t1) in views {
-        if let Some(t) = d.app.timeline_mut(0) {
+        if let Some(t) = d.app.document_mut::<TimelineDoc>(0) {
             t.canvas.viewport.fit(t0, t1);
         }
         let mut times = Vec::new();
@@ -159,7 +164,7 @@ fn main() {
         let mut max_meshes = 0;
         for i in 0..WARM_UP + FRAMES {
             if name.starts_with("panning")
-                && let Some(t) = d.app.timeline_mut(0)
+                && let Some(t) = d.app.document_mut::<TimelineDoc>(0)
             {
                 t.canvas.viewport.pan_px(12.0);
             }
@@ -172,7 +177,10 @@ fn main() {
             if i >= WARM_UP {
                 times.push(time);
                 max_meshes = max_meshes.max(meshes);
-                let shapes = d.app.timeline(0).map_or(0, |t| t.canvas.shapes_drawn);
+                let shapes = d
+                    .app
+                    .document::<TimelineDoc>(0)
+                    .map_or(0, |t| t.canvas.shapes_drawn);
                 max_shapes = max_shapes.max(shapes);
             }
         }

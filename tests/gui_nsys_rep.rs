@@ -17,6 +17,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
+use sightline::app::timeline::TimelineDoc;
 
 const NSYS: &str =
     "/tmp/nsys-oracle/x/usr/lib/x86_64-linux-gnu/nsight-systems/target-linux-x64/nsys";
@@ -69,10 +70,15 @@ fn a_report_asks_for_nsys_then_exports_with_it() {
     unsafe { std::env::set_var("XDG_CACHE_HOME", dir.path().join("cache")) };
     let mut h = common::app::harness(vec![report]);
     common::app::step_until(&mut h, "the export error", Duration::from_secs(30), |h| {
-        h.state().timeline(0).is_some_and(|d| d.error.is_some())
+        h.state()
+            .document::<TimelineDoc>(0)
+            .is_some_and(|d| d.error.is_some())
     });
     h.run();
-    let error = h.state().timeline(0).and_then(|d| d.error.clone());
+    let error = h
+        .state()
+        .document::<TimelineDoc>(0)
+        .and_then(|d| d.error.clone());
     assert!(
         error
             .as_deref()
@@ -81,17 +87,23 @@ fn a_report_asks_for_nsys_then_exports_with_it() {
     );
     h.get_by_label("NVIDIA's nsys exports the report to SQLite. Where is it?");
 
-    h.state_mut().timeline_mut(0).expect("tab").nsys_entry = NSYS.into();
+    h.state_mut()
+        .document_mut::<TimelineDoc>(0)
+        .expect("tab")
+        .nsys_entry = NSYS.into();
     h.run();
     h.get_by_label("Export and open").click();
     h.step();
     common::app::step_until(&mut h, "the export", Duration::from_secs(60), |h| {
         h.state()
-            .timeline(0)
+            .document::<TimelineDoc>(0)
             .and_then(|d| d.error.as_deref())
             .is_some_and(|e| e.contains("holds no events"))
     });
-    let error = h.state().timeline(0).and_then(|d| d.error.clone());
+    let error = h
+        .state()
+        .document::<TimelineDoc>(0)
+        .and_then(|d| d.error.clone());
     let cache = dir.path().join("cache/sightline/nsys");
     assert!(
         error

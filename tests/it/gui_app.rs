@@ -9,6 +9,7 @@ use crate::common;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::app::ncu::report_tab::ReportTab;
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::Report;
 use sightline::section::details::{KernelDetails, resolve_action};
@@ -58,7 +59,7 @@ fn wait_loaded(harness: &mut Harness<'static, SightlineApp>) {
         let app = h.state();
         app.tabs.iter().all(|t| !t.loading())
             && app
-                .report(app.active)
+                .document::<ReportTab>(app.active)
                 .is_some_and(|t| t.details().is_some() || t.error.is_some())
     });
 }
@@ -126,7 +127,10 @@ fn opens_a_report_selects_a_kernel_and_reads_values_by_label() {
     assert_ne!(second_text, header_text(&first, &section, &label));
     harness.get_by_label(&second.name).click();
     harness.run();
-    assert_eq!(harness.state().report(0).unwrap().selected, 1);
+    assert_eq!(
+        harness.state().document::<ReportTab>(0).unwrap().selected,
+        1
+    );
     harness.get_by_label(&second_text);
 
     // Collapse and expand the section.
@@ -140,10 +144,16 @@ fn opens_a_report_selects_a_kernel_and_reads_values_by_label() {
     // Down / Up move the selection through the list.
     harness.key_press(egui::Key::ArrowDown);
     harness.run();
-    assert_eq!(harness.state().report(0).unwrap().selected, 2);
+    assert_eq!(
+        harness.state().document::<ReportTab>(0).unwrap().selected,
+        2
+    );
     harness.key_press(egui::Key::ArrowUp);
     harness.run();
-    assert_eq!(harness.state().report(0).unwrap().selected, 1);
+    assert_eq!(
+        harness.state().document::<ReportTab>(0).unwrap().selected,
+        1
+    );
 }
 
 #[test]
@@ -187,7 +197,7 @@ fn a_failed_load_shows_its_error_and_the_app_keeps_running() {
     });
     let error = harness
         .state()
-        .report(0)
+        .document::<ReportTab>(0)
         .unwrap()
         .error
         .clone()
@@ -198,7 +208,14 @@ fn a_failed_load_shows_its_error_and_the_app_keeps_running() {
     // In the tab and in the status bar.
     assert_eq!(harness.query_all_by_label(&error).count(), 2);
     // The other report opened normally.
-    assert!(harness.state().report(1).unwrap().report.is_some());
+    assert!(
+        harness
+            .state()
+            .document::<ReportTab>(1)
+            .unwrap()
+            .report
+            .is_some()
+    );
 }
 
 #[test]
@@ -259,7 +276,12 @@ fn metric_selection_lists_sections_and_rules_and_switches_sections_off() {
         .click();
     harness.run();
     assert!(harness.state().sections.disabled.contains("LaunchStats"));
-    let page = harness.state().report(0).unwrap().details().unwrap();
+    let page = harness
+        .state()
+        .document::<ReportTab>(0)
+        .unwrap()
+        .details()
+        .unwrap();
     assert!(!page.sections.iter().any(|s| s.identifier == "LaunchStats"));
     assert_eq!(
         harness.state().settings_to_save().disabled_sections.len(),
@@ -300,7 +322,10 @@ fn reload_shows_an_edited_section_and_keeps_the_selected_kernel() {
     let mut harness = app_on_folder(folder.path());
     harness.get_by_label("matmul_tiled").click();
     harness.run();
-    assert_eq!(harness.state().report(0).unwrap().selected, 1);
+    assert_eq!(
+        harness.state().document::<ReportTab>(0).unwrap().selected,
+        1
+    );
     harness.get_by_label("Launch Statistics");
 
     rename_launch_statistics(folder.path(), "Launch Configuration");
@@ -310,8 +335,16 @@ fn reload_shows_an_edited_section_and_keeps_the_selected_kernel() {
     harness.get_by_label("Reload").click();
     harness.run();
     assert!(harness.query_all_by_label("Launch Configuration").count() >= 1);
-    assert_eq!(harness.state().report(0).unwrap().selected, 1);
-    let page = harness.state().report(0).unwrap().details().unwrap();
+    assert_eq!(
+        harness.state().document::<ReportTab>(0).unwrap().selected,
+        1
+    );
+    let page = harness
+        .state()
+        .document::<ReportTab>(0)
+        .unwrap()
+        .details()
+        .unwrap();
     assert_eq!(page.index, 1);
     assert!(
         page.sections
@@ -335,7 +368,7 @@ fn live_reload_follows_saves_and_keeps_the_last_good_version_of_a_broken_file() 
     rename_launch_statistics(folder.path(), "Launch Shape");
     step_until(&mut harness, "the live reload of an edited file", |h| {
         h.state()
-            .report(0)
+            .document::<ReportTab>(0)
             .unwrap()
             .details()
             .is_some_and(|p| p.sections.iter().any(|s| s.display_name == "Launch Shape"))
@@ -391,7 +424,15 @@ fn keyboard_shortcuts_filter_close_and_help() {
     assert_eq!(focused.len(), 1, "Ctrl+F focuses the filter box");
     focused[0].type_text("reduce");
     harness.run();
-    assert_eq!(harness.state().report(0).unwrap().list.filter, "reduce");
+    assert_eq!(
+        harness
+            .state()
+            .document::<ReportTab>(0)
+            .unwrap()
+            .list
+            .filter,
+        "reduce"
+    );
     harness.get_by_label("1 of 4 kernel(s)");
     assert!(harness.query_by_label("matmul_tiled").is_none());
 

@@ -9,6 +9,7 @@ use crate::common;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::app::ncu::report_tab::ReportTab;
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::proto::nv::profiler::messages as pb;
 use sightline_test_support::ncu::writer::ReportWriter;
@@ -100,14 +101,18 @@ fn read_warnings_and_unreadable_results_are_shown_and_the_rest_loads() {
     let file = dir.path().join("damaged.ncu-rep");
     std::fs::write(&file, damaged_report()).unwrap();
     let mut harness = open(file, dir.path());
-    let tab = harness.state().report(0).unwrap();
+    let tab = harness.state().document::<ReportTab>(0).unwrap();
     assert_eq!(tab.error, None, "the report opens");
     assert_eq!(tab.list.len(), 4, "every result is listed");
     harness.get_by_label("(unreadable result)");
     harness.get_by_label("fourth");
 
     // Kernel 1: the metric naming string 4096 is skipped with a warning.
-    harness.state_mut().report_mut(0).unwrap().select(1);
+    harness
+        .state_mut()
+        .document_mut::<ReportTab>(0)
+        .unwrap()
+        .select(1);
     harness.run();
     let header = harness.get_by_label_contains("1 read warning(s)");
     header.click();
@@ -115,15 +120,30 @@ fn read_warnings_and_unreadable_results_are_shown_and_the_rest_loads() {
     harness.get_by_label_contains("metric name id 4096 outside the string table (1 strings)");
 
     // Kernel 2 is unreadable: its error is shown; kernel 3 opens normally.
-    harness.state_mut().report_mut(0).unwrap().select(2);
+    harness
+        .state_mut()
+        .document_mut::<ReportTab>(0)
+        .unwrap()
+        .select(2);
     harness.run();
     harness.get_by_label_contains("truncated varint");
-    harness.state_mut().report_mut(0).unwrap().select(3);
+    harness
+        .state_mut()
+        .document_mut::<ReportTab>(0)
+        .unwrap()
+        .select(3);
     harness.run();
     assert!(
         harness
             .query_by_label_contains("truncated varint")
             .is_none()
     );
-    assert!(harness.state().report(0).unwrap().details().is_some());
+    assert!(
+        harness
+            .state()
+            .document::<ReportTab>(0)
+            .unwrap()
+            .details()
+            .is_some()
+    );
 }

@@ -10,6 +10,7 @@ use crate::common;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::app::ncu::report_tab::ReportTab;
 use sightline::app::ncu::rule_state::RuleStatus;
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::Report;
@@ -45,7 +46,8 @@ fn app_on_folder(folder: &Path) -> Harness<'static, SightlineApp> {
         .build_ui_state(|ui, app: &mut SightlineApp| app.frame_ui(ui), app);
     step_until(&mut harness, "the report to load", |h| {
         let app = h.state();
-        app.tabs.iter().all(|t| !t.loading()) && app.report(0).unwrap().details().is_some()
+        app.tabs.iter().all(|t| !t.loading())
+            && app.document::<ReportTab>(0).unwrap().details().is_some()
     });
     harness
 }
@@ -80,7 +82,7 @@ fn wait_applied(harness: &mut Harness<'static, SightlineApp>) {
 fn status_of(harness: &Harness<'static, SightlineApp>, rule: &str) -> Option<RuleStatus> {
     harness
         .state()
-        .report(0)
+        .document::<ReportTab>(0)
         .unwrap()
         .shown_page_rules()
         .and_then(|page| page.status(rule).cloned())
@@ -153,7 +155,10 @@ fn one_rule_is_applied_alone_and_per_kernel() {
     let mut harness = app_on_folder(folder.path());
     harness.get_by_label("matmul_tiled").click();
     harness.run();
-    assert_eq!(harness.state().report(0).unwrap().selected, 1);
+    assert_eq!(
+        harness.state().document::<ReportTab>(0).unwrap().selected,
+        1
+    );
 
     harness.get_by_label("Apply Occupancy").click();
     harness.run();
@@ -164,7 +169,10 @@ fn one_rule_is_applied_alone_and_per_kernel() {
     // Another kernel has nothing applied.
     harness.get_by_label("vector_add").click();
     harness.run();
-    assert_eq!(harness.state().report(0).unwrap().selected, 0);
+    assert_eq!(
+        harness.state().document::<ReportTab>(0).unwrap().selected,
+        0
+    );
     assert_status(&harness, "SightlineOccupancy", RuleStatus::NotApplied);
     // Ctrl+R applies every rule to it.
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
@@ -215,7 +223,12 @@ fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
     harness.get_by_label("1 rule(s) failed on this kernel: Launch Check.");
     harness.get_by_label("Show the error").click();
     step_until(&mut harness, "the scroll to the failed rule", |h| {
-        h.state().report(0).unwrap().panel.last_scrolled() == Some("LaunchStats")
+        h.state()
+            .document::<ReportTab>(0)
+            .unwrap()
+            .panel
+            .last_scrolled()
+            == Some("LaunchStats")
     });
     assert!(
         harness
@@ -229,7 +242,7 @@ fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
     step_until(&mut harness, "the rule to be applied again", |h| {
         matches!(
             h.state()
-                .report(0)
+                .document::<ReportTab>(0)
                 .unwrap()
                 .shown_page_rules()
                 .and_then(|p| p.status("TestLaunchCheck")),

@@ -33,11 +33,15 @@ fn small_export(dir: &Path) -> PathBuf {
 }
 
 fn doc<'h>(h: &'h Harness<'static, SightlineApp>) -> &'h TimelineDoc {
-    h.state().timeline(0).expect("a timeline tab")
+    h.state()
+        .document::<TimelineDoc>(0)
+        .expect("a timeline tab")
 }
 
 fn doc_mut<'h>(h: &'h mut Harness<'static, SightlineApp>) -> &'h mut TimelineDoc {
-    h.state_mut().timeline_mut(0).expect("a timeline tab")
+    h.state_mut()
+        .document_mut::<TimelineDoc>(0)
+        .expect("a timeline tab")
 }
 
 fn timeline(h: &Harness<'static, SightlineApp>) -> std::sync::Arc<Timeline> {
@@ -55,7 +59,7 @@ fn opened() -> (tempfile::TempDir, Harness<'static, SightlineApp>) {
         Duration::from_secs(30),
         |h| {
             h.state()
-                .timeline(0)
+                .document::<TimelineDoc>(0)
                 .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
         },
     );
@@ -143,11 +147,15 @@ fn opens_an_export_with_tracks_summary_and_bounded_shapes() {
         &mut h,
         "the broken file's error",
         Duration::from_secs(20),
-        |h| h.state().timeline(1).is_some_and(|d| d.error.is_some()),
+        |h| {
+            h.state()
+                .document::<TimelineDoc>(1)
+                .is_some_and(|d| d.error.is_some())
+        },
     );
     let error = h
         .state()
-        .timeline(1)
+        .document::<TimelineDoc>(1)
         .and_then(|d| d.error.clone())
         .expect("error");
     assert!(error.contains("broken.sqlite"), "{error}");

@@ -15,7 +15,9 @@ use sightline::timeline::{EventKind, Timeline};
 use sightline_test_support::nsys::{SynthOptions, write_export};
 
 fn doc<'h>(h: &'h Harness<'static, SightlineApp>) -> &'h TimelineDoc {
-    h.state().timeline(0).expect("a timeline tab")
+    h.state()
+        .document::<TimelineDoc>(0)
+        .expect("a timeline tab")
 }
 
 fn timeline(h: &Harness<'static, SightlineApp>) -> std::sync::Arc<Timeline> {
@@ -31,7 +33,7 @@ fn opened(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
         Duration::from_secs(30),
         |h| {
             h.state()
-                .timeline(0)
+                .document::<TimelineDoc>(0)
                 .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
         },
     );
@@ -136,7 +138,10 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
     assert!(path.ends_with("/NVTXT: Notes"), "{path}");
     assert!(doc(&h).accepts_nvtxt());
     // Selecting it names the file and line.
-    h.state_mut().timeline_mut(0).expect("tab").go_to(range.id);
+    h.state_mut()
+        .document_mut::<TimelineDoc>(0)
+        .expect("tab")
+        .go_to(range.id);
     h.run();
     h.get_by_label_contains("notes.nvtxt:5");
 
@@ -156,7 +161,7 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
     let saved = std::time::Instant::now();
     common::app::step_until(&mut h, "the live reload", Duration::from_secs(20), |h| {
         h.state()
-            .timeline(0)
+            .document::<TimelineDoc>(0)
             .and_then(|d| d.timeline().cloned())
             .is_some_and(|tl| names_on(&tl, EventKind::Marker) == vec!["saved"])
     });
@@ -177,7 +182,7 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
     std::fs::write(&notes, text.replace("phase A", "phase B")).expect("rewrite");
     common::app::step_until(&mut h, "the second reload", Duration::from_secs(20), |h| {
         h.state()
-            .timeline(0)
+            .document::<TimelineDoc>(0)
             .and_then(|d| d.timeline().cloned())
             .is_some_and(|tl| names_on(&tl, EventKind::Range) == vec!["phase B"])
     });
@@ -192,12 +197,12 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
     )
     .expect("write");
     h.state_mut()
-        .timeline_mut(0)
+        .document_mut::<TimelineDoc>(0)
         .expect("tab")
         .add_nvtxt(more.clone());
     common::app::step_until(&mut h, "the added file", Duration::from_secs(20), |h| {
         h.state()
-            .timeline(0)
+            .document::<TimelineDoc>(0)
             .and_then(|d| d.timeline().cloned())
             .is_some_and(|tl| names_on(&tl, EventKind::Marker) == vec!["saved", "tick"])
     });
@@ -234,7 +239,10 @@ fn an_atp_trace_with_queues_flows_summaries_and_trace_details() {
         "{}",
         tl.name(call.name)
     );
-    h.state_mut().timeline_mut(0).expect("tab").go_to(kernel.id);
+    h.state_mut()
+        .document_mut::<TimelineDoc>(0)
+        .expect("tab")
+        .go_to(kernel.id);
     h.run();
     h.get_by_label("From the trace");
     h.get_by_label("Global work size");

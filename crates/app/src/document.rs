@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use sightline_model::kind::FileKind;
 
-use super::ncu::rule_runner::RuleRunner;
+use super::ncu::metric_selection::InUse;
+use super::ncu::rule_runner::{ApplyResult, RuleRunner};
 use super::ncu::section_state::SectionState;
 
 /// What the shell lends a document while it draws: the services shared by every tab.
@@ -71,6 +72,39 @@ pub trait Document: Any {
     /// The document's own keys, for the shortcut list: `(keys, what they do)`.
     fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
         &[]
+    }
+
+    /// Reads the document's own keys while it is the active tab, before the shell reads its
+    /// global ones (Ctrl+O, Ctrl+W, F1). A document may instead read its keys while drawing.
+    fn keys(&mut self, _ctx: &egui::Context, _services: &mut Services<'_>) {}
+
+    /// Items the document adds to the File menu while it is the active tab.
+    fn file_menu_ui(&mut self, _ui: &mut egui::Ui) {}
+
+    /// Whether the document applies rules (the shell starts the rule interpreter early, in the
+    /// background, when one is open).
+    fn uses_rules(&self) -> bool {
+        false
+    }
+
+    /// An answer of the rule runner: every document sees every answer and keeps those of its
+    /// own requests.
+    fn rules_answered(&mut self, _result: &ApplyResult) {}
+
+    /// The rule files were reloaded: apply again what was applied, so the page shows what the
+    /// edited rules say.
+    fn rules_reloaded(&mut self, _services: &mut Services<'_>) {}
+
+    /// The sections and rules of the page shown, for the Metric Selection window.
+    fn sections_in_use(&self) -> Option<InUse<'_>> {
+        None
+    }
+
+    /// Startup milestones for `SIGHTLINE_STARTUP_TRACE`: whether the first page is shown, and
+    /// what was listed once everything is (`"all 4 kernels listed"`); nothing for a document
+    /// without such stages.
+    fn startup_milestones(&self) -> (bool, Option<String>) {
+        (false, None)
     }
 
     /// The document as [`Any`], to reach its concrete kind.

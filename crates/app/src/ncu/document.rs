@@ -7,7 +7,9 @@ use std::path::Path;
 use eframe::egui;
 use sightline_model::kind::FileKind;
 
+use super::metric_selection::InUse;
 use super::report_tab::ReportTab;
+use super::rule_runner::{ApplyResult, RuleSelection};
 use crate::document::{Document, DocumentKind, DocumentType, Services};
 
 /// Nsight Compute reports (`.ncu-rep`, `.ncu-repz`) open as a [`ReportTab`].
@@ -65,6 +67,74 @@ impl Document for ReportTab {
         if ReportTab::ui(self, ui, services.sections, services.runner) {
             services.open_metric_selection = true;
         }
+    }
+
+    fn keys(&mut self, ctx: &egui::Context, services: &mut Services<'_>) {
+        use egui::{Key, Modifiers};
+        let (find, up, down, apply) = ctx.input_mut(|i| {
+            (
+                i.consume_key(Modifiers::COMMAND, Key::F),
+                i.consume_key(Modifiers::NONE, Key::ArrowUp),
+                i.consume_key(Modifiers::NONE, Key::ArrowDown),
+                i.consume_key(Modifiers::COMMAND, Key::R),
+            )
+        });
+        if apply && !services.runner.busy() {
+            let kernel = self.selected;
+            self.apply_rules(
+                kernel,
+                RuleSelection::All,
+                services.sections,
+                services.runner,
+            );
+        }
+        if find {
+            self.list.focus_filter = true;
+        }
+        let step = match (up, down) {
+            (true, false) => -1,
+            (false, true) => 1,
+            _ => 0,
+        };
+        if let Some(next) = self
+            .list
+            .neighbour(self.selected, step)
+            .filter(|_| step != 0)
+        {
+            self.select(next);
+        }
+    }
+
+    fn uses_rules(&self) -> bool {
+        true
+    }
+
+    fn rules_answered(&mut self, result: &ApplyResult) {
+        if result.tab == self.id {
+            self.rules
+                .record(result.kernel, &result.selection, &result.outcome);
+        }
+    }
+
+    fn rules_reloaded(&mut self, services: &mut Services<'_>) {
+        self.reapply_rules(services.sections, services.runner);
+    }
+
+    fn sections_in_use(&self) -> Option<InUse<'_>> {
+        ReportTab::sections_in_use(self).map(|(source, set)| InUse {
+            source,
+            set,
+            report: self.title(),
+            rules: self.shown_page_rules(),
+        })
+    }
+
+    fn startup_milestones(&self) -> (bool, Option<String>) {
+        let listed = !ReportTab::loading(self) && self.report.is_some();
+        (
+            self.details().is_some(),
+            listed.then(|| format!("all {} kernels listed", self.list.rows.len())),
+        )
     }
 
     fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {

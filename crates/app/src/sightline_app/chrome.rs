@@ -34,20 +34,9 @@ impl SightlineApp {
                         ui.close();
                     }
                 });
-                let active = self.active;
-                let can_add = self
-                    .timeline(active)
-                    .is_some_and(TimelineDoc::accepts_nvtxt);
-                if ui
-                    .add_enabled(can_add, egui::Button::new("Add NVTXT…"))
-                    .on_disabled_hover_text("Open an Nsight Systems export first")
-                    .on_hover_text("Put the annotations of .nvtxt files on this export's timeline")
-                    .clicked()
-                {
-                    if let Some(doc) = self.timeline_mut(active) {
-                        doc.add_nvtxt_dialog();
-                    }
-                    ui.close();
+                // The active document's own items (a timeline's Add NVTXT…).
+                if let Some(tab) = self.tabs.get_mut(self.active) {
+                    tab.file_menu_ui(ui);
                 }
                 if ui
                     .add_enabled(!self.tabs.is_empty(), egui::Button::new("Close  (Ctrl+W)"))

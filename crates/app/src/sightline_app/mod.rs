@@ -7,11 +7,9 @@ use std::sync::mpsc::{Receiver, channel};
 use eframe::egui;
 
 use super::document::{Document, Services, open_document, open_filters};
-use super::ncu::metric_selection::{InUse, MetricSelection, SelectionRequest};
-use super::ncu::report_tab::ReportTab;
+use super::ncu::metric_selection::{MetricSelection, SelectionRequest};
 use super::ncu::rule_runner::RuleRunner;
 use super::ncu::section_state::SectionState;
-use super::timeline::TimelineDoc;
 use sightline_model::section::registry::SectionFolder;
 
 mod chrome;
@@ -156,31 +154,15 @@ impl SightlineApp {
         self.active = self.tabs.len() - 1;
     }
 
-    /// The report tab at `index`, when that tab is an Nsight Compute report.
-    pub fn report(&self, index: usize) -> Option<&ReportTab> {
-        report_at(&self.tabs, index)
-    }
-
-    /// The report tab at `index`, mutable, when that tab is an Nsight Compute report.
-    pub fn report_mut(&mut self, index: usize) -> Option<&mut ReportTab> {
-        self.tabs.get_mut(index)?.as_any_mut().downcast_mut()
-    }
-
-    /// The timeline at `index`, when that tab is a timeline.
-    pub fn timeline(&self, index: usize) -> Option<&TimelineDoc> {
+    /// The document at `index` as its concrete kind `T`, when it is one (for tests and tools
+    /// that drive a kind of document; the shell itself knows documents only as [`Document`]).
+    pub fn document<T: Document>(&self, index: usize) -> Option<&T> {
         self.tabs.get(index)?.as_any().downcast_ref()
     }
 
-    /// The timeline at `index`, mutable, when that tab is a timeline.
-    pub fn timeline_mut(&mut self, index: usize) -> Option<&mut TimelineDoc> {
+    /// The document at `index` as its concrete kind `T`, mutable, when it is one.
+    pub fn document_mut<T: Document>(&mut self, index: usize) -> Option<&mut T> {
         self.tabs.get_mut(index)?.as_any_mut().downcast_mut()
-    }
-
-    /// Every open report tab, mutable.
-    fn reports_mut(&mut self) -> impl Iterator<Item = &mut ReportTab> {
-        self.tabs
-            .iter_mut()
-            .filter_map(|t| t.as_any_mut().downcast_mut::<ReportTab>())
     }
 
     /// Closes tab `index`.
@@ -282,23 +264,26 @@ impl SightlineApp {
 
     fn handle_input(&mut self, ctx: &egui::Context) {
         use egui::{Key, Modifiers};
-        // Keys of a report tab are consumed here only when a report tab is shown: other kinds
-        // of documents read their own keys (a timeline's Ctrl+F searches its events).
-        let report = self.report(self.active).is_some();
-        let (open, close, find, help, up, down, apply) = ctx.input_mut(|i| {
+        // The active document reads its own keys first (a report's Ctrl+F, Up/Down and Ctrl+R;
+        // a timeline reads its keys while drawing, its Ctrl+F searching its events).
+        if let (Some(tab), Some(runner)) = (self.tabs.get_mut(self.active), self.runner.as_mut()) {
+            let mut services = Services {
+                sections: &self.sections,
+                runner,
+                open_metric_selection: false,
+                open_files: Vec::new(),
+                nsys: self.settings.nsys.clone(),
+                set_nsys: None,
+            };
+            tab.keys(ctx, &mut services);
+        }
+        let (open, close, help) = ctx.input_mut(|i| {
             (
                 i.consume_key(Modifiers::COMMAND, Key::O),
                 i.consume_key(Modifiers::COMMAND, Key::W),
-                report && i.consume_key(Modifiers::COMMAND, Key::F),
                 i.consume_key(Modifiers::NONE, Key::F1),
-                report && i.consume_key(Modifiers::NONE, Key::ArrowUp),
-                report && i.consume_key(Modifiers::NONE, Key::ArrowDown),
-                report && i.consume_key(Modifiers::COMMAND, Key::R),
             )
         });
-        if apply && !self.applying_rules() {
-            self.apply_rules(None);
-        }
         if open {
             self.open_dialog();
         }
@@ -307,19 +292,6 @@ impl SightlineApp {
         }
         if help {
             self.show_shortcuts = !self.show_shortcuts;
-        }
-        if let Some(tab) = self.report_mut(self.active) {
-            if find {
-                tab.list.focus_filter = true;
-            }
-            let step = match (up, down) {
-                (true, false) => -1,
-                (false, true) => 1,
-                _ => 0,
-            };
-            if let Some(next) = tab.list.neighbour(tab.selected, step).filter(|_| step != 0) {
-                tab.select(next);
-            }
         }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
             i.raw
@@ -339,16 +311,17 @@ impl SightlineApp {
             trace.first_frame = true;
             trace.mark("first frame");
         }
-        let Some(tab) = report_at(&self.tabs, 0) else {
+        let Some(tab) = self.tabs.first() else {
             return;
         };
-        if !trace.first_page && tab.details().is_some() {
+        let (first_page, all_listed) = tab.startup_milestones();
+        if !trace.first_page && first_page {
             trace.first_page = true;
             trace.mark("first Details page");
         }
-        if !trace.all_listed && !tab.loading() && tab.report.is_some() {
+        if let Some(listed) = all_listed.filter(|_| !trace.all_listed) {
             trace.all_listed = true;
-            trace.mark(&format!("all {} kernels listed", tab.list.rows.len()));
+            trace.mark(&listed);
         }
     }
 
@@ -369,34 +342,19 @@ impl SightlineApp {
             return;
         };
         if rules_changed {
-            let sections = &self.sections;
-            for tab in self
-                .tabs
-                .iter_mut()
-                .filter_map(|t| t.as_any_mut().downcast_mut::<ReportTab>())
-            {
-                tab.reapply_rules(sections, &mut runner);
+            for tab in &mut self.tabs {
+                let mut services = Services {
+                    sections: &self.sections,
+                    runner: &mut runner,
+                    open_metric_selection: false,
+                    open_files: Vec::new(),
+                    nsys: self.settings.nsys.clone(),
+                    set_nsys: None,
+                };
+                tab.rules_reloaded(&mut services);
             }
         }
         self.runner = Some(runner);
-    }
-
-    /// Applies rules to the selected kernel of the active tab: every rule (`None`) or one.
-    pub fn apply_rules(&mut self, rule: Option<&str>) {
-        let active = self.active;
-        let (Some(tab), Some(runner)) = (
-            self.tabs
-                .get_mut(active)
-                .and_then(|t| t.as_any_mut().downcast_mut::<ReportTab>()),
-            self.runner.as_mut(),
-        ) else {
-            return;
-        };
-        let selection = match rule {
-            Some(id) => super::ncu::rule_runner::RuleSelection::One(id.to_owned()),
-            None => super::ncu::rule_runner::RuleSelection::All,
-        };
-        tab.apply_rules(tab.selected, selection, &self.sections, runner);
     }
 
     /// Whether rules are being applied.
@@ -453,9 +411,8 @@ impl SightlineApp {
         });
         let results = runner.poll();
         for result in results {
-            if let Some(tab) = self.reports_mut().find(|t| t.id == result.tab) {
-                tab.rules
-                    .record(result.kernel, &result.selection, &result.outcome);
+            for tab in &mut self.tabs {
+                tab.rules_answered(&result);
             }
             match &result.outcome {
                 Ok(output) => {
@@ -531,7 +488,7 @@ impl SightlineApp {
             let repaint = ctx.clone();
             RuleRunner::new(move || repaint.request_repaint())
         });
-        if self.tabs.iter().any(|t| t.as_any().is::<ReportTab>()) {
+        if self.tabs.iter().any(|t| t.uses_rules()) {
             runner.warm_up();
         }
         match self.tabs.get_mut(self.active) {
@@ -561,14 +518,10 @@ impl SightlineApp {
                 egui::CentralPanel::default().show(ui, |ui| self.welcome_ui(ui));
             }
         }
-        let in_use = report_at(&self.tabs, self.active).and_then(|tab| {
-            tab.sections_in_use().map(|(source, set)| InUse {
-                source,
-                set,
-                report: tab.title(),
-                rules: tab.shown_page_rules(),
-            })
-        });
+        let in_use = self
+            .tabs
+            .get(self.active)
+            .and_then(|tab| tab.sections_in_use());
         let requests =
             self.selection
                 .show(&ctx, &mut self.sections, in_use, &self.rule_load_errors);
@@ -620,11 +573,6 @@ impl SightlineApp {
             );
         }
     }
-}
-
-/// The report tab at `index` of `tabs`, when that tab is an Nsight Compute report.
-fn report_at(tabs: &[Box<dyn Document>], index: usize) -> Option<&ReportTab> {
-    tabs.get(index)?.as_any().downcast_ref()
 }
 
 impl eframe::App for SightlineApp {

@@ -440,6 +440,18 @@ pub const DOCUMENT: DocumentType = DocumentType {
 };
 
 impl Document for TimelineDoc {
+    fn file_menu_ui(&mut self, ui: &mut egui::Ui) {
+        if ui
+            .add_enabled(self.accepts_nvtxt(), egui::Button::new("Add NVTXT…"))
+            .on_disabled_hover_text("Open an Nsight Systems export first")
+            .on_hover_text("Put the annotations of .nvtxt files on this export's timeline")
+            .clicked()
+        {
+            self.add_nvtxt_dialog();
+            ui.close();
+        }
+    }
+
     fn path(&self) -> &Path {
         &self.path
     }
