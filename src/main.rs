@@ -324,7 +324,9 @@ fn run(cli: Cli, started: std::time::Instant) -> anyhow::Result<ExitCode> {
             section_folders: cli.folders.folders(),
             trace_startup_from: trace.then_some(started),
             nsys: cli.nsys,
-        })?;
+        })
+        // eframe's error is neither `Send` nor `Sync`: anyhow takes its message.
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
         return Ok(ExitCode::SUCCESS);
     };
     match command {
