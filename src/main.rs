@@ -128,7 +128,9 @@ fn launch_app(
         section_folders: folders.folders(),
         trace_startup_from: trace.then_some(started),
         nsys,
-    })?;
+    })
+    // eframe's error is neither `Send` nor `Sync`: anyhow takes its message.
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -256,7 +256,7 @@ fn an_atp_trace_with_queues_flows_summaries_and_trace_details() {
     );
     h.get_by_label_contains("Same session: session1.csv, session1.occupancy");
     // The summary tables are computed from the trace: kernels first.
-    let reports = doc(&h).stats.reports.clone().expect("reports");
+    let reports = doc(&h).stats.reports.as_ref().expect("reports");
     let names: Vec<&str> = reports.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names[0], "kernel_sum", "{names:?}");
     assert!(names.contains(&"api_sum"));

@@ -33,7 +33,80 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use anyhow::{Context, Result, bail};
+/// Why [`install_desktop`], [`uninstall_desktop`] or [`desktop_entry`] failed. (The external
+/// tools never fail them: see [`ToolOutcome`].)
+///
+/// The message says what was being done to which path; the I/O error is the
+/// [`source`](std::error::Error::source), so `{error:#}` through `anyhow` prints both.
+#[derive(Debug, thiserror::Error)]
+pub enum DesktopError {
+    /// Neither `XDG_DATA_HOME` nor `HOME` holds an absolute path.
+    #[error("cannot find the data directory: neither XDG_DATA_HOME nor HOME is set")]
+    NoDataDir,
+    /// A path could not be made absolute (the current directory is unreadable).
+    #[error("making {} absolute", path.display())]
+    Absolute {
+        /// The path given.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The program to put in `Exec=` is not valid UTF-8.
+    #[error("{} is not valid UTF-8, which a desktop entry cannot hold", path.display())]
+    NotUtf8 {
+        /// The program's path.
+        path: PathBuf,
+    },
+    /// The program to put in `Exec=` holds a control character.
+    #[error("{text:?} holds a control character, which an Exec= key cannot hold")]
+    ControlCharacter {
+        /// The program's path.
+        text: String,
+    },
+    /// A path to write has no parent folder or no file name.
+    #[error("{} is not a file path", path.display())]
+    NotAFilePath {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A folder could not be created.
+    #[error("creating {}", path.display())]
+    CreateDir {
+        /// The folder.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file could not be written (or its temporary file renamed onto it).
+    #[error("writing {}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file could not be read.
+    #[error("reading {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An installed file could not be removed.
+    #[error("removing {}", path.display())]
+    Remove {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 // The MIME type of each kind of file is the model's (`sightline_model::kind`), so that the
 // app, the commands and the desktop integration tell files apart in one way.
@@ -194,7 +267,7 @@ impl fmt::Display for InstallReport {
 /// Idempotent: files already installed with the same content are left untouched. Errors only
 /// when the data directory cannot be determined, `exec` cannot be expressed in a desktop entry,
 /// or a file cannot be written; tool problems go to [`InstallReport::tools`].
-pub fn install_desktop(options: &InstallOptions) -> Result<InstallReport> {
+pub fn install_desktop(options: &InstallOptions) -> Result<InstallReport, DesktopError> {
     let data_dir = data_dir(options)?;
     let entry = desktop_entry(options.exec.as_deref())?;
     let files: [(&str, Cow<'_, [u8]>); 4] = [
@@ -229,7 +302,7 @@ pub fn install_desktop(options: &InstallOptions) -> Result<InstallReport> {
 /// Removes what [`install_desktop`] installed; files already gone are not an error. With
 /// [`InstallOptions::run_tools`], also drops Sightline's entries for [`MIME_TYPES`] from
 /// `mimeapps.list` and refreshes the desktop's databases.
-pub fn uninstall_desktop(options: &InstallOptions) -> Result<InstallReport> {
+pub fn uninstall_desktop(options: &InstallOptions) -> Result<InstallReport, DesktopError> {
     let data_dir = data_dir(options)?;
     let mut report = InstallReport {
         data_dir: data_dir.clone(),
@@ -240,7 +313,7 @@ pub fn uninstall_desktop(options: &InstallOptions) -> Result<InstallReport> {
         match fs::remove_file(&path) {
             Ok(()) => report.removed.push(path),
             Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(e) => return Err(e).with_context(|| format!("removing {}", path.display())),
+            Err(source) => return Err(DesktopError::Remove { path, source }),
         }
     }
     if options.run_tools {
@@ -259,12 +332,11 @@ pub fn uninstall_desktop(options: &InstallOptions) -> Result<InstallReport> {
 ///
 /// Errors when `exec` is not valid UTF-8 or holds control characters, which a desktop entry
 /// cannot express.
-pub fn desktop_entry(exec: Option<&Path>) -> Result<String> {
+pub fn desktop_entry(exec: Option<&Path>) -> Result<String, DesktopError> {
     let Some(exec) = exec else {
         return Ok(DESKTOP_ENTRY.to_owned());
     };
-    let exec =
-        std::path::absolute(exec).with_context(|| format!("making {} absolute", exec.display()))?;
+    let exec = absolute(exec)?;
     let program = exec_argument(&exec)?;
     let mut out = String::with_capacity(DESKTOP_ENTRY.len() + program.len());
     for line in DESKTOP_ENTRY.lines() {
@@ -283,15 +355,16 @@ pub fn desktop_entry(exec: Option<&Path>) -> Result<String> {
 /// `path` as the program of an `Exec=` value: `%` doubled, quoted when it holds a reserved
 /// character (with `"`, `` ` ``, `$` and `\` escaped inside the quotes), then `\` escaped again
 /// because the value is itself an escaped string.
-fn exec_argument(path: &Path) -> Result<String> {
+fn exec_argument(path: &Path) -> Result<String, DesktopError> {
     let Some(text) = path.to_str() else {
-        bail!(
-            "{} is not valid UTF-8, which a desktop entry cannot hold",
-            path.display()
-        );
+        return Err(DesktopError::NotUtf8 {
+            path: path.to_path_buf(),
+        });
     };
     if text.chars().any(char::is_control) {
-        bail!("{text:?} holds a control character, which an Exec= key cannot hold");
+        return Err(DesktopError::ControlCharacter {
+            text: text.to_owned(),
+        });
     }
     let text = text.replace('%', "%%");
     const RESERVED: &[char] = &[
@@ -315,18 +388,25 @@ fn exec_argument(path: &Path) -> Result<String> {
 }
 
 /// The data directory: the option, else an absolute `$XDG_DATA_HOME`, else `~/.local/share`.
-fn data_dir(options: &InstallOptions) -> Result<PathBuf> {
+fn data_dir(options: &InstallOptions) -> Result<PathBuf, DesktopError> {
     if let Some(dir) = &options.data_dir {
-        return std::path::absolute(dir)
-            .with_context(|| format!("making {} absolute", dir.display()));
+        return absolute(dir);
     }
     if let Some(dir) = absolute_env("XDG_DATA_HOME") {
         return Ok(dir);
     }
     match absolute_env("HOME") {
         Some(home) => Ok(home.join(".local").join("share")),
-        None => bail!("cannot find the data directory: neither XDG_DATA_HOME nor HOME is set"),
+        None => Err(DesktopError::NoDataDir),
     }
+}
+
+/// `path` made absolute ([`std::path::absolute`]).
+fn absolute(path: &Path) -> Result<PathBuf, DesktopError> {
+    std::path::absolute(path).map_err(|source| DesktopError::Absolute {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// The config directory holding `mimeapps.list`, as `xdg-mime` resolves it.
@@ -346,22 +426,32 @@ fn absolute_env(name: &str) -> Option<PathBuf> {
 
 /// Writes `contents` to `path` (through a temporary file and a rename, creating the parent
 /// folders) unless the file already holds exactly that. Returns whether it wrote.
-fn write_if_changed(path: &Path, contents: &[u8]) -> Result<bool> {
+fn write_if_changed(path: &Path, contents: &[u8]) -> Result<bool, DesktopError> {
     if fs::read(path).is_ok_and(|old| old == contents) {
         return Ok(false);
     }
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        bail!("{} is not a file path", path.display());
+        return Err(DesktopError::NotAFilePath {
+            path: path.to_path_buf(),
+        });
     };
-    fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    fs::create_dir_all(parent).map_err(|source| DesktopError::CreateDir {
+        path: parent.to_path_buf(),
+        source,
+    })?;
     let mut temp_name = OsString::from(".");
     temp_name.push(name);
     temp_name.push(".sightline-tmp");
     let temp = parent.join(temp_name);
-    fs::write(&temp, contents).with_context(|| format!("writing {}", temp.display()))?;
-    if let Err(e) = fs::rename(&temp, path) {
+    if let Err(source) = fs::write(&temp, contents) {
+        return Err(DesktopError::Write { path: temp, source });
+    }
+    if let Err(source) = fs::rename(&temp, path) {
         let _ = fs::remove_file(&temp);
-        return Err(e).with_context(|| format!("writing {}", path.display()));
+        return Err(DesktopError::Write {
+            path: path.to_path_buf(),
+            source,
+        });
     }
     Ok(true)
 }
@@ -472,11 +562,16 @@ fn is_executable(path: &Path) -> bool {
 /// Drops `sightline.desktop` from the `[Default Applications]` and `[Added Associations]`
 /// entries of [`MIME_TYPES`] in `list` (a `mimeapps.list`), removing entries left empty.
 /// Everything else is kept byte for byte. Returns whether the file changed.
-fn remove_default_associations(list: &Path) -> Result<bool> {
+fn remove_default_associations(list: &Path) -> Result<bool, DesktopError> {
     let text = match fs::read_to_string(list) {
         Ok(text) => text,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", list.display())),
+        Err(source) => {
+            return Err(DesktopError::Read {
+                path: list.to_path_buf(),
+                source,
+            });
+        }
     };
     let mut out = String::with_capacity(text.len());
     let mut in_associations = false;

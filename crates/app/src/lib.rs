@@ -12,4 +12,4 @@ pub mod sightline_app;
 pub mod timeline;
 
 pub use ncu::view_ctx::ViewCtx;
-pub use sightline_app::{Settings, SightlineApp, StartOptions, run};
+pub use sightline_app::{RunError, Settings, SightlineApp, StartOptions, run};

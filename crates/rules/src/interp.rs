@@ -5,6 +5,8 @@ use rustpython_vm::builtins::PyTypeRef;
 use rustpython_vm::signal::UserSignalReceiver;
 use rustpython_vm::{Interpreter, Settings, VirtualMachine};
 
+use crate::model::PythonError;
+
 /// Python run once after start-up: removes what a rule must not reach. Reading files stays
 /// possible; opening for writing, process creation and sockets are gone.
 const SANDBOX: &str = r#"
@@ -124,12 +126,12 @@ pub(crate) fn build(signals: UserSignalReceiver) -> Interpreter {
 
 /// Installs the sandbox, preloads the standard modules, and creates the timeout exception
 /// type (a `BaseException`, so `except Exception:` in a rule cannot swallow it).
-pub(crate) fn prepare(vm: &VirtualMachine) -> Result<PyTypeRef, String> {
+pub(crate) fn prepare(vm: &VirtualMachine) -> Result<PyTypeRef, PythonError> {
     let scope = vm.new_scope_with_builtins();
-    let run = |source: &str, name: &str| -> Result<(), String> {
+    let run = |source: &str, name: &str| -> Result<(), PythonError> {
         vm.run_string(scope.clone(), source, name.to_owned())
             .map(drop)
-            .map_err(|exc| super::engine::worker::format_exception(vm, &exc))
+            .map_err(|exc| super::engine::worker::python_error(vm, &exc))
     };
     // No host paths: only the frozen standard library (and later the rule folders).
     run("import sys\nsys.path[:] = []\n", "<sightline-path>")?;

@@ -16,5 +16,7 @@ pub mod order;
 pub mod scan;
 
 pub use engine::{DEFAULT_TIMEOUT, RuleEngine, RunOptions, RunOutput, SectionBinding};
-pub use model::{KernelRules, RuleError, RuleMessage, RuleResult, RulesError};
+pub use model::{
+    KernelRules, PythonError, RuleError, RuleMessage, RuleResult, RulesError, StartupError,
+};
 pub use nvrules::{NVRULES_VERSION, Requirements};

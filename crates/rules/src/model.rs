@@ -267,8 +267,10 @@ impl KernelRules {
 #[derive(Debug, Error)]
 pub enum RulesError {
     /// The Python interpreter could not be created.
+    // Not a `#[source]`: its text is already in this message, and the CLI prints the message
+    // followed by every source (`{:#}`), which would repeat it.
     #[error("cannot start the rule interpreter: {0}")]
-    Startup(String),
+    Startup(StartupError),
     /// The worker thread is gone (it panicked or was stopped).
     #[error("the rule engine stopped unexpectedly")]
     EngineGone,
@@ -297,6 +299,30 @@ pub enum RulesError {
         /// Number of actions.
         count: usize,
     },
+}
+
+/// Why the rule engine could not start ([`RulesError::Startup`]).
+#[derive(Debug, Error)]
+pub enum StartupError {
+    /// A thread of the engine (the worker or the watchdog) could not be spawned.
+    #[error("{0}")]
+    Spawn(#[source] std::io::Error),
+    /// Preparing the interpreter (import path, standard modules, sandbox) raised an exception.
+    #[error(transparent)]
+    Prepare(#[from] PythonError),
+    /// The worker thread ended before its interpreter was ready.
+    #[error("the worker thread died")]
+    WorkerDied,
+}
+
+/// A Python exception raised in the rule interpreter, formatted with its traceback (long
+/// tracebacks keep their head and tail). The exception object cannot leave the interpreter's
+/// thread: its text is what is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{traceback}")]
+pub struct PythonError {
+    /// The formatted exception, as Python prints it.
+    pub traceback: String,
 }
 
 #[cfg(test)]

@@ -448,7 +448,7 @@ impl Document for CountersDoc {
 
     fn poll(&mut self) -> Option<(String, bool)> {
         match self.load.poll()? {
-            Err(message) => Some((message, true)),
+            Err(error) => Some((error.to_string(), true)),
             Ok(()) => {
                 let loaded = self.load.loaded.as_ref()?;
                 let data = &loaded.data;

@@ -28,6 +28,29 @@ pub struct Loaded<T> {
     pub elapsed: Duration,
 }
 
+/// Why a CodeXL file could not be loaded. The message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The loader thread could not be started.
+    #[error("{}: cannot start the loader thread: {source}", path.display())]
+    Spawn {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// What the loader thread tells the GUI.
 pub enum LoadEvent<T> {
     /// Progress `(fraction, stage)`.
@@ -35,7 +58,7 @@ pub enum LoadEvent<T> {
     /// The file is ready.
     Loaded(Box<Loaded<T>>),
     /// Reading failed (the message names the file).
-    Failed(String),
+    Failed(LoadError),
 }
 
 /// A running load.
@@ -60,11 +83,11 @@ impl<T: Send + 'static> LoadJob<T> {
         let spawned = std::thread::Builder::new()
             .name("sightline-loader".into())
             .spawn(move || run(&file, prepare, &flag, &tx, &wake));
-        if let Err(error) = spawned {
-            let _ = failed.send(LoadEvent::Failed(format!(
-                "{}: cannot start the loader thread: {error}",
-                path.display()
-            )));
+        if let Err(source) = spawned {
+            let _ = failed.send(LoadEvent::Failed(LoadError::Spawn {
+                path: path.to_path_buf(),
+                source,
+            }));
         }
         LoadJob { events: rx, cancel }
     }
@@ -106,7 +129,12 @@ fn run<T>(
     }) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => return,
-        Err(error) => return send(LoadEvent::Failed(format!("{}: {error}", path.display()))),
+        Err(source) => {
+            return send(LoadEvent::Failed(LoadError::Read {
+                path: path.to_path_buf(),
+                source,
+            }));
+        }
     };
     send(LoadEvent::Progress(READ_SHARE, "parsing".into()));
     let data = prepare(&bytes);
@@ -201,8 +229,8 @@ impl<T> LoadState<T> {
     }
 
     /// Applies what the thread sent. Returns `Some(Ok(()))` when the file has just loaded,
-    /// `Some(Err(message))` when it has just failed.
-    pub fn poll(&mut self) -> Option<Result<(), String>> {
+    /// `Some(Err(error))` when it has just failed.
+    pub fn poll(&mut self) -> Option<Result<(), LoadError>> {
         let mut outcome = None;
         while let Some(event) = self.job.as_ref().and_then(LoadJob::poll) {
             match event {
@@ -213,11 +241,11 @@ impl<T> LoadState<T> {
                     self.loaded = Some(*loaded);
                     outcome = Some(Ok(()));
                 }
-                LoadEvent::Failed(message) => {
+                LoadEvent::Failed(error) => {
                     self.progress = None;
                     self.job = None;
-                    self.error = Some(message.clone());
-                    outcome = Some(Err(message));
+                    self.error = Some(error.to_string());
+                    outcome = Some(Err(error));
                 }
             }
         }

@@ -181,7 +181,7 @@ impl Document for OccupancyDoc {
 
     fn poll(&mut self) -> Option<(String, bool)> {
         match self.load.poll()? {
-            Err(message) => Some((message, true)),
+            Err(error) => Some((error.to_string(), true)),
             Ok(()) => {
                 let (rows, warnings, elapsed) = {
                     let loaded = self.load.loaded.as_ref()?;

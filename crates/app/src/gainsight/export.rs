@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui::{ColorImage, Rect};
 
-use super::loader::{Inputs, JobCtx, analyze_with_progress, total_size};
+use super::loader::{Inputs, JobCtx, JobError, analyze_with_progress, total_size};
 use sightline_model::gainsight::csv::{
     read_lifetime_csv, write_kernel_csv, write_lifetime_header, write_lifetime_rows,
 };
@@ -50,13 +50,13 @@ struct Pending {
 }
 
 impl Pending {
-    fn create(path: PathBuf) -> Result<Pending, String> {
+    fn create(path: PathBuf) -> Result<Pending, JobError> {
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let tmp = path.with_file_name(format!(".{file_name}.{}.part", std::process::id()));
-        let file = File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        let file = File::create(&tmp).map_err(JobError::io(&tmp))?;
         Ok(Pending {
             tmp,
             path,
@@ -71,13 +71,10 @@ impl Pending {
         }
     }
 
-    fn finish(mut self) -> Result<PathBuf, String> {
-        self.out
-            .flush()
-            .map_err(|e| format!("{}: {e}", self.tmp.display()))?;
+    fn finish(mut self) -> Result<PathBuf, JobError> {
+        self.out.flush().map_err(JobError::io(&self.tmp))?;
         drop(self.out);
-        std::fs::rename(&self.tmp, &self.path)
-            .map_err(|e| format!("{}: {e}", self.path.display()))?;
+        std::fs::rename(&self.tmp, &self.path).map_err(JobError::io(&self.path))?;
         Ok(self.path)
     }
 
@@ -91,11 +88,11 @@ impl Pending {
 pub fn export_outputs<T: Send>(
     request: &ExportRequest,
     ctx: &JobCtx<T>,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, JobError> {
     if request.name.trim().is_empty() {
-        return Err("export: the output name is empty".into());
+        return Err(JobError::EmptyName);
     }
-    std::fs::create_dir_all(&request.dir).map_err(|e| format!("{}: {e}", request.dir.display()))?;
+    std::fs::create_dir_all(&request.dir).map_err(JobError::io(&request.dir))?;
     let path = |suffix: &str| request.dir.join(format!("{}{suffix}", request.name));
     let mut l1 = Pending::create(path(".sim_l1.csv"))?;
     let mut l2 = match Pending::create(path(".sim_l2.csv")) {
@@ -114,15 +111,14 @@ pub fn export_outputs<T: Send>(
     let mut done = vec![l1.finish()?, l2.finish()?];
     ctx.progress(1.0, "writing the kernel CSV and the report");
     let mut kernels = Pending::create(path(".sim.csv"))?;
-    write_kernel_csv(&mut kernels.out, &request.rows)
-        .map_err(|e| format!("{}: {e}", kernels.tmp.display()))?;
+    write_kernel_csv(&mut kernels.out, &request.rows).map_err(JobError::io(&kernels.tmp))?;
     done.push(kernels.finish()?);
     let mut report = request.report.clone();
     report.name = request.name.clone();
     let mut json = Pending::create(path(".json"))?;
     report
         .write(&mut json.out)
-        .map_err(|e| format!("{}: {e}", json.tmp.display()))?;
+        .map_err(JobError::io(&json.tmp))?;
     done.push(json.finish()?);
     Ok(done)
 }
@@ -132,17 +128,16 @@ fn write_lifetimes<T: Send>(
     l1: &mut Pending,
     l2: &mut Pending,
     ctx: &JobCtx<T>,
-) -> Result<(), String> {
+) -> Result<(), JobError> {
     let p = request.params.ns_per_cycle();
     let header = |pending: &mut Pending| {
-        write_lifetime_header(&mut pending.out)
-            .map_err(|e| format!("{}: {e}", pending.tmp.display()))
+        write_lifetime_header(&mut pending.out).map_err(JobError::io(&pending.tmp))
     };
     header(l1)?;
     header(l2)?;
     match &request.inputs {
         Inputs::Logs(paths) => {
-            let files = expand_inputs(paths).map_err(|e| e.to_string())?;
+            let files = expand_inputs(paths)?;
             let total = total_size(&files);
             let options = AnalyzeOptions {
                 render_lifetime_csv: true,
@@ -167,28 +162,27 @@ fn write_lifetimes<T: Send>(
             )
             .map(|_| ())
             .map_err(|e| match e {
-                GainsightError::Cancelled => "export cancelled".to_string(),
-                other => other.to_string(),
+                GainsightError::Cancelled => JobError::ExportCancelled,
+                other => other.into(),
             })
         }
         Inputs::Outputs(files) => {
             for (source, pending) in [(&files.l1_csv, l1), (&files.l2_csv, l2)] {
                 let Some(source) = source else { continue };
                 if ctx.cancelled() {
-                    return Err("export cancelled".into());
+                    return Err(JobError::ExportCancelled);
                 }
                 ctx.progress(0.5, "rewriting the lifetime CSVs");
                 let name = source.display().to_string();
-                let file = File::open(source).map_err(|e| format!("{name}: {e}"))?;
-                let rows =
-                    read_lifetime_csv(&name, BufReader::new(file)).map_err(|e| e.to_string())?;
+                let file = File::open(source).map_err(JobError::io(source))?;
+                let rows = read_lifetime_csv(&name, BufReader::new(file))?;
                 for row in rows {
                     let lifetime = [Lifetime {
                         address: row.address,
                         cycles: row.cycles,
                     }];
                     write_lifetime_rows(&mut pending.out, row.kernel_id, &lifetime, p)
-                        .map_err(|e| format!("{}: {e}", pending.tmp.display()))?;
+                        .map_err(JobError::io(&pending.tmp))?;
                 }
             }
             Ok(())
@@ -202,13 +196,13 @@ pub fn png_of_region(
     image: &ColorImage,
     region: Rect,
     pixels_per_point: f32,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, JobError> {
     let [width, height] = image.size;
     let clamp = |v: f32, max: usize| ((v * pixels_per_point).round().max(0.0) as usize).min(max);
     let (x0, x1) = (clamp(region.min.x, width), clamp(region.max.x, width));
     let (y0, y1) = (clamp(region.min.y, height), clamp(region.max.y, height));
     if x1 <= x0 || y1 <= y0 {
-        return Err("the chart is not on screen".into());
+        return Err(JobError::OffScreen);
     }
     let mut rgba = Vec::with_capacity((x1 - x0) * (y1 - y0) * 4);
     for y in y0..y1 {
@@ -217,24 +211,24 @@ pub fn png_of_region(
         }
     }
     let buffer = image::RgbaImage::from_raw((x1 - x0) as u32, (y1 - y0) as u32, rgba)
-        .ok_or("the image buffer has the wrong size")?;
+        .ok_or(JobError::ImageSize)?;
     let mut png = Vec::new();
     buffer
         .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .map_err(|e| e.to_string())?;
+        .map_err(JobError::Png)?;
     Ok(png)
 }
 
 /// Writes `png` to `path` (through a temporary name).
-pub fn write_png(path: &Path, png: &[u8]) -> Result<PathBuf, String> {
+pub fn write_png(path: &Path, png: &[u8]) -> Result<PathBuf, JobError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(JobError::io(dir))?;
     }
     let mut pending = Pending::create(path.to_path_buf())?;
     pending
         .out
         .write_all(png)
-        .map_err(|e| format!("{}: {e}", pending.tmp.display()))?;
+        .map_err(JobError::io(&pending.tmp))?;
     pending.finish()
 }
 

@@ -168,6 +168,64 @@ pub struct Loaded {
     pub notes: Vec<String>,
 }
 
+/// Why a background job (loading an input, exporting the files or chart images) failed. Every
+/// message names the file, or the inputs, concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// The model could not read, analyse or write an input or output.
+    #[error(transparent)]
+    Model(#[from] GainsightError),
+    /// A file or folder could not be created, opened, written or renamed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The user cancelled loading.
+    #[error("{inputs}: loading cancelled")]
+    LoadCancelled {
+        /// The inputs, as [`describe`] lists them.
+        inputs: String,
+    },
+    /// The user cancelled an export.
+    #[error("export cancelled")]
+    ExportCancelled,
+    /// The export's output name is empty.
+    #[error("export: the output name is empty")]
+    EmptyName,
+    /// The chart to save as an image is not on screen.
+    #[error("the chart is not on screen")]
+    OffScreen,
+    /// The screenshot's pixels do not fill the chart's image.
+    #[error("the image buffer has the wrong size")]
+    ImageSize,
+    /// A chart image could not be encoded as PNG.
+    #[error("{0}")]
+    Png(#[source] image::ImageError),
+    /// The job's thread could not be started.
+    #[error("{what}: cannot start the loader thread: {source}")]
+    Spawn {
+        /// What the job was for (the inputs, `export`...).
+        what: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl JobError {
+    /// The error for an I/O `source` on `path`, for `map_err`.
+    pub fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {
+        move |source| JobError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 /// What a background job tells the UI.
 pub enum JobEvent<T> {
     /// Progress `(fraction, stage)`.
@@ -175,7 +233,7 @@ pub enum JobEvent<T> {
     /// The job finished.
     Done(T),
     /// The job failed (the message names the file).
-    Failed(String),
+    Failed(JobError),
 }
 
 /// A job on its own `sightline-loader` thread, with a cancel flag.
@@ -223,7 +281,7 @@ impl<T: Send + 'static> Job<T> {
     pub fn start(
         wake: Arc<dyn Fn() + Send + Sync>,
         what: &str,
-        work: impl FnOnce(&JobCtx<T>) -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&JobCtx<T>) -> Result<T, JobError> + Send + 'static,
     ) -> Job<T> {
         let (tx, rx) = channel();
         let cancel = Arc::new(AtomicBool::new(false));
@@ -238,15 +296,16 @@ impl<T: Send + 'static> Job<T> {
             .spawn(move || {
                 let event = match work(&ctx) {
                     Ok(value) => JobEvent::Done(value),
-                    Err(message) => JobEvent::Failed(message),
+                    Err(error) => JobEvent::Failed(error),
                 };
                 let _ = ctx.tx.send(event);
                 (ctx.wake)();
             });
-        if let Err(error) = spawned {
-            let _ = tx.send(JobEvent::Failed(format!(
-                "{what}: cannot start the loader thread: {error}"
-            )));
+        if let Err(source) = spawned {
+            let _ = tx.send(JobEvent::Failed(JobError::Spawn {
+                what: what.to_owned(),
+                source,
+            }));
         }
         Job { events: rx, cancel }
     }
@@ -294,7 +353,7 @@ pub fn describe(inputs: &Inputs) -> String {
 }
 
 /// Loads `inputs` on the calling thread (the job's work; tests call it directly).
-pub fn load<T: Send>(inputs: Inputs, params: Params, ctx: &JobCtx<T>) -> Result<Loaded, String> {
+pub fn load<T: Send>(inputs: Inputs, params: Params, ctx: &JobCtx<T>) -> Result<Loaded, JobError> {
     let started = Instant::now();
     let mut loaded = match &inputs {
         Inputs::Logs(paths) => load_logs(paths, &params, ctx)?,
@@ -305,21 +364,23 @@ pub fn load<T: Send>(inputs: Inputs, params: Params, ctx: &JobCtx<T>) -> Result<
     Ok(loaded)
 }
 
-fn cancelled_error(inputs: &str) -> String {
-    format!("{inputs}: loading cancelled")
+fn cancelled_error(inputs: &str) -> JobError {
+    JobError::LoadCancelled {
+        inputs: inputs.to_owned(),
+    }
 }
 
 fn load_logs<T: Send>(
     paths: &[PathBuf],
     params: &Params,
     ctx: &JobCtx<T>,
-) -> Result<Loaded, String> {
+) -> Result<Loaded, JobError> {
     let what = paths
         .iter()
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ");
-    let files = expand_inputs(paths).map_err(|e| e.to_string())?;
+    let files = expand_inputs(paths)?;
     let total = total_size(&files);
     let stage = format!("analysing {} file(s)", files.len());
     let options = AnalyzeOptions {
@@ -332,7 +393,7 @@ fn load_logs<T: Send>(
     let analysis = match result {
         Ok(analysis) => analysis,
         Err(GainsightError::Cancelled) => return Err(cancelled_error(&what)),
-        Err(error) => return Err(error.to_string()),
+        Err(error) => return Err(error.into()),
     };
     let (date, time) = report_date_time();
     let report = FrontendReport::compute(&analysis, params, &analysis.name, &date, &time);
@@ -462,7 +523,7 @@ fn load_outputs<T>(
     files: &OutputFiles,
     params: &Params,
     ctx: &JobCtx<T>,
-) -> Result<Loaded, String> {
+) -> Result<Loaded, JobError> {
     let present = files.present();
     let what = present
         .iter()
@@ -475,8 +536,8 @@ fn load_outputs<T>(
         .map(|m| m.len())
         .sum();
     let read = AtomicU64::new(0);
-    let open = |path: &Path| -> Result<BufReader<Counting<'_, File>>, String> {
-        let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let open = |path: &Path| -> Result<BufReader<Counting<'_, File>>, JobError> {
+        let file = File::open(path).map_err(JobError::io(path))?;
         Ok(BufReader::with_capacity(
             1 << 20,
             Counting {
@@ -490,7 +551,7 @@ fn load_outputs<T>(
         if ctx.cancelled() {
             cancelled_error(&what)
         } else {
-            error.to_string()
+            error.into()
         }
     };
     let tick = |stage: &str| {

@@ -253,7 +253,8 @@ impl GainsightDoc {
                     ));
                     self.take_loaded(loaded);
                 }
-                JobEvent::Failed(message) => {
+                JobEvent::Failed(error) => {
+                    let message = error.to_string();
                     self.job = None;
                     self.progress = None;
                     if self.loaded.is_none() {
@@ -284,7 +285,8 @@ impl GainsightDoc {
                     ));
                     status = Some((message, false));
                 }
-                JobEvent::Failed(message) => {
+                JobEvent::Failed(error) => {
+                    let message = error.to_string();
                     self.export_job = None;
                     self.progress = None;
                     self.export.last = Some((message.clone(), true));

@@ -6,7 +6,7 @@
 use eframe::egui;
 
 use sightline_model::gainsight::Params;
-use sightline_model::gainsight::params::PerLevel;
+use sightline_model::gainsight::params::{ParamsError, PerLevel};
 
 /// What the editor asks the panel to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +21,7 @@ pub struct ParamsEditor {
     /// The working copy (`None` until first shown: taken from the applied parameters).
     pub draft: Option<Params>,
     /// Why the draft cannot be applied.
-    pub error: Option<String>,
+    pub error: Option<ParamsError>,
 }
 
 fn number(ui: &mut egui::Ui, label: &str, value: &mut f64, suffix: &str, hover: &str) -> bool {
@@ -184,7 +184,7 @@ impl ParamsEditor {
             self.error = draft.validate().err();
         }
         if let Some(error) = &self.error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
+            ui.colored_label(ui.visuals().error_fg_color, error.to_string());
         }
         let mut action = None;
         ui.horizontal(|ui| {

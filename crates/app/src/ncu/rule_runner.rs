@@ -44,6 +44,21 @@ pub struct ApplyRequest {
     pub options: RunOptions,
 }
 
+/// Why an [`ApplyRequest`] produced no [`RunOutput`].
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// The request was cancelled before it started.
+    #[error("cancelled")]
+    Cancelled,
+    /// The engine could not start, or failed the run (including
+    /// [`RulesError::EngineGone`] when the client thread is gone).
+    #[error(transparent)]
+    Engine(#[from] RulesError),
+    /// There is no engine to run the request on.
+    #[error("the rule engine is not running")]
+    NotRunning,
+}
+
 /// The answer to an [`ApplyRequest`].
 #[derive(Debug)]
 pub struct ApplyResult {
@@ -56,7 +71,7 @@ pub struct ApplyResult {
     /// Which rules were applied.
     pub selection: RuleSelection,
     /// The engine's output, or why the engine could not run.
-    pub outcome: Result<RunOutput, String>,
+    pub outcome: Result<RunOutput, ApplyError>,
     /// How long the interpreter took to start, when this request started it.
     pub engine_started: Option<Duration>,
 }
@@ -171,7 +186,7 @@ impl RuleRunner {
                             tab: request.tab,
                             kernel: request.kernel,
                             selection: request.selection,
-                            outcome: Err("the rule engine stopped unexpectedly".into()),
+                            outcome: Err(RulesError::EngineGone.into()),
                             engine_started: None,
                         });
                     }
@@ -234,7 +249,7 @@ fn serve(jobs: Receiver<Message>, results: Sender<ApplyResult>, wake: impl Fn())
         } = request;
         let mut engine_started = warm_up_time.take();
         let outcome = if cancel.load(Ordering::SeqCst) {
-            Err("cancelled".to_owned())
+            Err(ApplyError::Cancelled)
         } else {
             if engine.is_none() {
                 match RuleEngine::start() {
@@ -248,7 +263,7 @@ fn serve(jobs: Receiver<Message>, results: Sender<ApplyResult>, wake: impl Fn())
                             tab,
                             kernel,
                             selection,
-                            outcome: Err(error.to_string()),
+                            outcome: Err(error.into()),
                             engine_started: None,
                         });
                         wake();
@@ -269,9 +284,9 @@ fn serve(jobs: Receiver<Message>, results: Sender<ApplyResult>, wake: impl Fn())
                     if matches!(error, RulesError::Unresponsive(_) | RulesError::EngineGone) {
                         engine = None;
                     }
-                    Err(error.to_string())
+                    Err(error.into())
                 }
-                None => Err("the rule engine is not running".to_owned()),
+                None => Err(ApplyError::NotRunning),
             }
         };
         let _ = results.send(ApplyResult {

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::rule_runner::RuleSelection;
+use super::rule_runner::{ApplyError, RuleSelection};
 use sightline_model::ncu::Action;
 use sightline_model::section::details::{Item, resolve_chart};
 use sightline_rules::RuleResult;
@@ -72,12 +72,12 @@ impl TabRules {
         &mut self,
         kernel: usize,
         selection: &RuleSelection,
-        outcome: &Result<sightline_rules::RunOutput, String>,
+        outcome: &Result<sightline_rules::RunOutput, ApplyError>,
     ) {
         self.version += 1;
         let output = match outcome {
             Ok(output) => output,
-            Err(error) if error == "cancelled" => {
+            Err(ApplyError::Cancelled) => {
                 self.request_error
                     .insert(kernel, "Applying rules was cancelled".to_owned());
                 return;

@@ -585,8 +585,17 @@ impl eframe::App for SightlineApp {
     }
 }
 
+/// Why the GUI could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// eframe could not open the window or run its event loop. (eframe's error is neither
+    /// `Send` nor `Sync`: a caller using `anyhow` formats it.)
+    #[error("cannot start the window: {0}")]
+    Window(#[source] eframe::Error),
+}
+
 /// Runs the GUI with `options.files` opened.
-pub fn run(start: StartOptions) -> anyhow::Result<()> {
+pub fn run(start: StartOptions) -> Result<(), RunError> {
     let options = eframe::NativeOptions {
         renderer: eframe::Renderer::Glow,
         viewport: egui::ViewportBuilder::default()
@@ -602,5 +611,5 @@ pub fn run(start: StartOptions) -> anyhow::Result<()> {
         options,
         Box::new(move |cc| Ok(Box::new(SightlineApp::from_creation_context(cc, start)))),
     )
-    .map_err(|e| anyhow::anyhow!("cannot start the window: {e}"))
+    .map_err(RunError::Window)
 }

@@ -13,6 +13,7 @@ use crate::codexl::dispatch::dispatch_details_ui;
 use sightline_model::timeline::atp::details::{
     DispatchKey, dispatch_key, event_details as trace_details,
 };
+use sightline_model::timeline::nsys::NsysError;
 use sightline_model::timeline::nsys::details::event_details;
 use sightline_model::timeline::nvtxt::timeline::file_of_series;
 use sightline_model::timeline::open::DetailSource;
@@ -20,7 +21,7 @@ use sightline_model::timeline::{EventId, EventKind, NameStats, Payload, Timeline
 
 /// An event's source row read from the export: `(column, value)` pairs, or why it could not
 /// be read.
-type SourceRow = Result<Vec<(String, String)>, String>;
+type SourceRow = Result<Vec<(String, String)>, NsysError>;
 
 /// What is selected, with what was computed for it.
 #[derive(Debug, Default)]
@@ -248,7 +249,7 @@ fn source_row_ui(
                 .as_ref()
                 .is_none_or(|(e, _)| *e != event)
             {
-                let row = event_details(export, timeline, event).map_err(|e| e.to_string());
+                let row = event_details(export, timeline, event);
                 selection.source_row = Some((event, row));
             }
             match selection.source_row.as_ref().map(|(_, r)| r) {
@@ -269,7 +270,7 @@ fn source_row_ui(
                     ui.weak("No source row for this event.");
                 }
                 Some(Err(e)) => {
-                    ui.colored_label(ui.visuals().error_fg_color, e);
+                    ui.colored_label(ui.visuals().error_fg_color, e.to_string());
                 }
                 None => {}
             }

@@ -13,13 +13,16 @@ use std::time::{Duration, Instant};
 use sightline_model::codexl::session::{SessionData, SessionFiles};
 use sightline_model::kind::FileKind;
 use sightline_model::timeline::Timeline;
-use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, ReportOutcome, run_reports};
+use sightline_model::timeline::nsys::db::ExportDb;
+use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_report, run_reports};
 use sightline_model::timeline::nsys::{LoadOptions, Progress, load_with, rep};
 use sightline_model::timeline::nvtxt::NvtxtDocument;
 use sightline_model::timeline::open::{
     DetailSource, TimelineFileKind, load_timeline, merge_nvtxt_files, nvtxt_beside,
 };
 use sightline_model::timeline::tables::model_reports;
+
+use super::stats_panel::ReportResult;
 
 /// What the loader thread tells the UI.
 pub enum TimelineLoadEvent {
@@ -28,7 +31,7 @@ pub enum TimelineLoadEvent {
     /// The timeline is ready (the summary tables follow).
     Loaded(Box<Loaded>),
     /// The summary tables, by report name (an error text when a report failed).
-    Reports(Vec<(String, Result<ReportOutcome, String>)>),
+    Reports(Vec<(String, ReportResult)>),
     /// Loading failed (the message names the file).
     Failed(String),
 }
@@ -225,9 +228,7 @@ fn run(
         Err(_) => DEFAULT_REPORTS
             .iter()
             .map(|name| {
-                let one = run_reports(&export, &[name])
-                    .map_err(|e| e.to_string())
-                    .and_then(|mut v| v.pop().map(|(_, r)| r).ok_or_else(String::new));
+                let one = ExportDb::open(&export).and_then(|db| run_report(&db, name));
                 (name.to_string(), one)
             })
             .collect(),

@@ -6,11 +6,12 @@ use std::collections::HashSet;
 
 use eframe::egui;
 
+use sightline_model::timeline::nsys::NsysError;
 use sightline_model::timeline::nsys::stats::{ReportOutcome, ReportTable, strip_stats_suffix};
 use sightline_model::timeline::{EventId, EventKind, StrId, Timeline};
 
 /// A report's table, or why there is none.
-pub type ReportResult = Result<ReportOutcome, String>;
+pub type ReportResult = Result<ReportOutcome, NsysError>;
 
 /// The instances of a clicked row.
 #[derive(Debug, Clone, Default)]
@@ -225,7 +226,7 @@ impl StatsPanel {
                 return go_to;
             }
             Some(Err(e)) => {
-                ui.colored_label(ui.visuals().error_fg_color, e.as_str());
+                ui.colored_label(ui.visuals().error_fg_color, e.to_string());
                 return go_to;
             }
             None => return go_to,

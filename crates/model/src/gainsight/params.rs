@@ -10,6 +10,25 @@ use super::GainsightError;
 /// The embedded default parameter file, documented key by key.
 pub const DEFAULT_PARAMS_TOML: &str = include_str!("params.toml");
 
+/// Why [`Params::validate`] rejects parameters: a value the formulas cannot use.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParamsError {
+    /// A value that must be a finite positive number is not.
+    #[error("{name} must be a positive number, got {value}")]
+    NotPositive {
+        /// The key (`clock_mhz`, ``retention `Oxide`.retention_us``...).
+        name: String,
+        /// The value given.
+        value: f64,
+    },
+    /// `block_size_bytes` is 0.
+    #[error("block_size_bytes must be positive")]
+    BlockSize,
+    /// `l1_default_size_bytes` or `l2_size_bytes` is 0.
+    #[error("level sizes must be positive")]
+    LevelSizes,
+}
+
 /// A value per cache level.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -130,7 +149,7 @@ impl Params {
         let params: Params = toml::Value::Table(base)
             .try_into()
             .map_err(|e: toml::de::Error| bad(e.to_string()))?;
-        params.validate().map_err(bad)?;
+        params.validate().map_err(|e| bad(e.to_string()))?;
         Ok(params)
     }
 
@@ -150,21 +169,24 @@ impl Params {
     }
 
     /// Rejects values the formulas cannot use.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamsError> {
         let positive = |name: &str, v: f64| {
             if v.is_finite() && v > 0.0 {
                 Ok(())
             } else {
-                Err(format!("{name} must be a positive number, got {v}"))
+                Err(ParamsError::NotPositive {
+                    name: name.to_owned(),
+                    value: v,
+                })
             }
         };
         positive("clock_mhz", self.clock_mhz)?;
         positive("area.divisor", self.area.divisor)?;
         if self.block_size_bytes == 0 {
-            return Err("block_size_bytes must be positive".into());
+            return Err(ParamsError::BlockSize);
         }
         if self.l1_default_size_bytes == 0 || self.l2_size_bytes == 0 {
-            return Err("level sizes must be positive".into());
+            return Err(ParamsError::LevelSizes);
         }
         for cell in &self.retention {
             positive(

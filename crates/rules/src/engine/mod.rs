@@ -21,7 +21,7 @@ use rustpython_vm::builtins::{PyBaseExceptionRef, PyTypeRef};
 use rustpython_vm::signal::{UserSignalSender, user_signal_channel};
 use rustpython_vm::{AsObject, Interpreter, PyObjectRef, PyPayload, PyResult, VirtualMachine};
 
-use super::model::{KernelRules, RuleError, RuleResult, RulesError};
+use super::model::{KernelRules, PythonError, RuleError, RuleResult, RulesError, StartupError};
 use super::nvrules::action::ActionData;
 use super::nvrules::context::IContext;
 use super::nvrules::controller::{ControllerState, IController, IEvaluator, Requirements};
@@ -114,7 +114,7 @@ enum Request {
     },
     Eval {
         source: String,
-        reply: Sender<Result<String, String>>,
+        reply: Sender<Result<String, PythonError>>,
     },
 }
 
@@ -153,7 +153,7 @@ impl RuleEngine {
         let (tx, rx) = mpsc::channel::<Request>();
         let (signal_tx, signal_rx) = user_signal_channel();
         let watchdog = Arc::new(Watchdog::default());
-        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), PythonError>>();
         let worker_watchdog = watchdog.clone();
         let worker = std::thread::Builder::new()
             .name("sightline-rules".into())
@@ -180,18 +180,18 @@ impl RuleEngine {
                 };
                 worker.serve(rx);
             })
-            .map_err(|e| RulesError::Startup(e.to_string()))?;
+            .map_err(|e| RulesError::Startup(StartupError::Spawn(e)))?;
         let watchdog_thread = {
             let watchdog = watchdog.clone();
             std::thread::Builder::new()
                 .name("sightline-rules-watchdog".into())
                 .spawn(move || watchdog.watch(signal_tx))
-                .map_err(|e| RulesError::Startup(e.to_string()))?
+                .map_err(|e| RulesError::Startup(StartupError::Spawn(e)))?
         };
         match ready_rx.recv() {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(RulesError::Startup(e)),
-            Err(_) => return Err(RulesError::Startup("the worker thread died".into())),
+            Ok(Err(e)) => return Err(RulesError::Startup(e.into())),
+            Err(_) => return Err(RulesError::Startup(StartupError::WorkerDied)),
         }
         Ok(RuleEngine {
             tx: Some(tx),
@@ -240,8 +240,8 @@ impl RuleEngine {
     }
 
     /// Evaluates a Python expression in the engine's interpreter and returns its `repr` (or
-    /// the formatted exception). For diagnostics and tests.
-    pub fn eval(&self, source: &str) -> Result<Result<String, String>, RulesError> {
+    /// the exception it raised). For diagnostics and tests.
+    pub fn eval(&self, source: &str) -> Result<Result<String, PythonError>, RulesError> {
         let (reply, rx) = mpsc::channel();
         self.send(Request::Eval {
             source: source.to_owned(),

@@ -101,6 +101,34 @@ pub(crate) fn format_exception(vm: &VirtualMachine, exc: &PyBaseExceptionRef) ->
     }
 }
 
+/// [`format_exception`] as an error.
+pub(crate) fn python_error(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> PythonError {
+    PythonError {
+        traceback: format_exception(vm, exc),
+    }
+}
+
+/// Why a rule file could not be loaded (recorded as that file's [`RuleError`], after its path).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum RuleLoadError {
+    /// The file could not be read.
+    #[error("cannot read: {0}")]
+    Read(#[source] std::io::Error),
+    /// Importing it, or calling one of its `get_*` functions, raised an exception.
+    #[error(transparent)]
+    Python(#[from] PythonError),
+    /// `get_identifier`, `get_name` or `get_section_identifier` returned something whose
+    /// `str()` failed.
+    #[error("{function}() did not return a string")]
+    NotAString {
+        /// The function called.
+        function: &'static str,
+    },
+    /// Its `evaluate` function raised an exception.
+    #[error("evaluate() failed:\n{0}")]
+    Evaluate(#[source] PythonError),
+}
+
 impl Worker {
     pub(super) fn serve(&mut self, rx: Receiver<Request>) {
         while let Ok(request) = rx.recv() {
@@ -119,15 +147,15 @@ impl Worker {
                         let scope = vm.new_scope_with_builtins();
                         let code = format!("__result__ = repr({source})\n");
                         vm.run_string(scope.clone(), &code, "<eval>".into())
-                            .map_err(|e| format_exception(vm, &e))?;
+                            .map_err(|e| python_error(vm, &e))?;
                         let value = scope
                             .globals
                             .get_item("__result__", vm)
-                            .map_err(|e| format_exception(vm, &e))?;
+                            .map_err(|e| python_error(vm, &e))?;
                         value
                             .str(vm)
                             .map(|r| r.to_string_lossy().into_owned())
-                            .map_err(|e| format_exception(vm, &e))
+                            .map_err(|e| python_error(vm, &e))
                     });
                     let _ = reply.send(result);
                 }
@@ -369,7 +397,7 @@ impl Worker {
         vm: &VirtualMachine,
         source: ModuleSource,
         budget: Duration,
-    ) -> Result<Option<LoadedRule>, String> {
+    ) -> Result<Option<LoadedRule>, RuleLoadError> {
         let ModuleSource {
             stem,
             path,
@@ -395,14 +423,12 @@ impl Worker {
             None => {
                 let source = match text {
                     Some(text) => text.to_owned(),
-                    None => {
-                        std::fs::read_to_string(&path).map_err(|e| format!("cannot read: {e}"))?
-                    }
+                    None => std::fs::read_to_string(&path).map_err(RuleLoadError::Read)?,
                 };
                 self.guarded(vm, budget, || {
                     rustpython_vm::import::import_file(vm, stem, path.clone(), &source)
                 })
-                .map_err(|e| format_exception(vm, &e))?
+                .map_err(|e| python_error(vm, &e))?
             }
         };
         let get = |name: &'static str| -> Option<PyObjectRef> {
@@ -411,14 +437,14 @@ impl Worker {
         let (Some(get_identifier), Some(apply)) = (get("get_identifier"), get("apply")) else {
             return Ok(None);
         };
-        let call_str = |f: &PyObjectRef, what: &str| -> Result<String, String> {
+        let call_str = |f: &PyObjectRef, function: &'static str| -> Result<String, RuleLoadError> {
             let value = self
                 .guarded(vm, budget, || f.call((), vm))
-                .map_err(|e| format_exception(vm, &e))?;
+                .map_err(|e| python_error(vm, &e))?;
             value
                 .str(vm)
                 .map(|s| s.to_string_lossy().into_owned())
-                .map_err(|_| format!("{what}() did not return a string"))
+                .map_err(|_| RuleLoadError::NotAString { function })
         };
         let identifier = call_str(&get_identifier, "get_identifier")?;
         let name = match get("get_name") {
@@ -433,9 +459,9 @@ impl Worker {
             Some(f) => {
                 let value = self
                     .guarded(vm, budget, || f.call((), vm))
-                    .map_err(|e| format_exception(vm, &e))?;
+                    .map_err(|e| python_error(vm, &e))?;
                 vm.extract_elements_with(&value, |p| Ok(p.str(vm)?.to_string_lossy().into_owned()))
-                    .map_err(|e| format_exception(vm, &e))?
+                    .map_err(|e| python_error(vm, &e))?
             }
             None => Vec::new(),
         };
@@ -448,7 +474,7 @@ impl Worker {
             let handle = register_handle(HandleTarget::Evaluator(evaluator));
             let result = self.guarded(vm, budget, || evaluate.call((handle,), vm));
             release_handle(handle);
-            result.map_err(|e| format!("evaluate() failed:\n{}", format_exception(vm, &e)))?;
+            result.map_err(|e| RuleLoadError::Evaluate(python_error(vm, &e)))?;
         }
         let requirements = requirements.borrow().clone();
         Ok(Some(LoadedRule {

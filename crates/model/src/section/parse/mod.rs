@@ -71,7 +71,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use prost_reflect::{DescriptorPool, DynamicMessage, Kind};
+use prost_reflect::{DescriptorError, DescriptorPool, DynamicMessage, Kind};
 
 use crate::proto::FILE_DESCRIPTOR_SET;
 use crate::proto::nv::profiler::{ProfilerSection, ProfilerSectionBodyItem};
@@ -170,7 +170,7 @@ impl<T> Parsed<T> {
 }
 
 /// Sightline's schema as a reflection pool, decoded once.
-pub fn descriptor_pool() -> Result<&'static DescriptorPool, &'static str> {
+pub fn descriptor_pool() -> Result<&'static DescriptorPool, &'static DescriptorError> {
     Ok(&schema()?.pool)
 }
 

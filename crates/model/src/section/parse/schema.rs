@@ -67,16 +67,11 @@ pub(super) struct Schema {
     pub(super) enums: Vec<EnumInfo>,
 }
 
-pub(super) fn schema() -> Result<&'static Schema, &'static str> {
-    static SCHEMA: OnceLock<Result<Schema, String>> = OnceLock::new();
+pub(super) fn schema() -> Result<&'static Schema, &'static DescriptorError> {
+    static SCHEMA: OnceLock<Result<Schema, DescriptorError>> = OnceLock::new();
     SCHEMA
-        .get_or_init(|| {
-            DescriptorPool::decode(FILE_DESCRIPTOR_SET)
-                .map(Schema::build)
-                .map_err(|e| e.to_string())
-        })
+        .get_or_init(|| DescriptorPool::decode(FILE_DESCRIPTOR_SET).map(Schema::build))
         .as_ref()
-        .map_err(String::as_str)
 }
 
 impl Schema {

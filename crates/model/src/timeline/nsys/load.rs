@@ -146,6 +146,17 @@ const SYNC_LABELS: &[&str] = &[
     "Context sync",
 ];
 
+/// Why a row could not be read (its rows are skipped and counted in a warning).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum RowError {
+    /// A column that must hold an integer holds something else (or NULL).
+    #[error("{column} is not an integer")]
+    NotInteger {
+        /// The column.
+        column: &'static str,
+    },
+}
+
 /// Rows of one table that could not be read.
 #[derive(Default)]
 struct Skipped {
@@ -225,7 +236,7 @@ impl<'d, 'a> Loader<'d, 'a> {
         &mut self,
         table: &'static str,
         sql: &str,
-        mut f: impl FnMut(&mut Self, &Row<'_>) -> Result<(), String>,
+        mut f: impl FnMut(&mut Self, &Row<'_>) -> Result<(), RowError>,
     ) -> Result<(), NsysError> {
         let db = self.db;
         let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
@@ -237,7 +248,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             if let Err(reason) = f(self, row) {
                 if skipped.count == 0 {
                     skipped.first_rowid = row.get_ref(0).ok().and_then(int_of);
-                    skipped.reason = reason;
+                    skipped.reason = reason.to_string();
                 }
                 skipped.count += 1;
             }
@@ -441,8 +452,8 @@ impl<'d, 'a> Loader<'d, 'a> {
                 return Ok(());
             }
             let (start, end) = times(v(1), v(2))?;
-            let gtid = v(4).ok_or("globalTid is not an integer")?;
-            let name = l.api_name(v(6).ok_or("nameId is not an integer")?);
+            let gtid = integer(v(4), "globalTid")?;
+            let name = l.api_name(integer(v(6), "nameId")?);
             let correlation = v(5).unwrap_or(0) as u32;
             let track = l.thread_series(gtid, SERIES_CUDA_API, "CUDA API");
             let r = l.b.push(
@@ -486,8 +497,8 @@ impl<'d, 'a> Loader<'d, 'a> {
         self.scan(table, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             let (start, end) = times(v(1), v(2))?;
-            let gtid = v(3).ok_or("globalTid is not an integer")?;
-            let name = l.raw_name(v(4).ok_or("nameId is not an integer")?);
+            let gtid = integer(v(3), "globalTid")?;
+            let name = l.raw_name(integer(v(4), "nameId")?);
             let track = l.thread_series(gtid, key, series_name);
             l.b.push(
                 track,
@@ -660,12 +671,17 @@ fn rowid(v: Option<i64>) -> u32 {
     v.map_or(0, |r| r.clamp(0, i64::from(u32::MAX)) as u32)
 }
 
-fn times(start: Option<i64>, end: Option<i64>) -> Result<(i64, i64), String> {
+fn times(start: Option<i64>, end: Option<i64>) -> Result<(i64, i64), RowError> {
     match (start, end) {
         (Some(s), Some(e)) => Ok((s, e)),
-        (None, _) => Err("start is not an integer".into()),
-        (_, None) => Err("end is not an integer".into()),
+        (None, _) => Err(RowError::NotInteger { column: "start" }),
+        (_, None) => Err(RowError::NotInteger { column: "end" }),
     }
+}
+
+/// `value`, or the error for `column` not holding an integer.
+fn integer(value: Option<i64>, column: &'static str) -> Result<i64, RowError> {
+    value.ok_or(RowError::NotInteger { column })
 }
 
 fn lookup_label(table: Option<&HashMap<i64, String>>, builtin: &[&str], code: i64) -> String {

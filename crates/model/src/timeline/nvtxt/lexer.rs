@@ -225,7 +225,10 @@ fn lex_word(line: &[u8], start: usize, tokens: &mut Vec<Token>) -> Result<usize,
     if first.is_ascii_digit() || first == b'-' {
         match parse_integer(&line[start..end]) {
             Ok(value) => push(TokenKind::Int(value), end),
-            Err(message) => Err(LexError { at: start, message }),
+            Err(error) => Err(LexError {
+                at: start,
+                message: error.to_string(),
+            }),
         }
     } else {
         Err(invalid_word(line, start))
@@ -248,9 +251,29 @@ fn invalid_word(line: &[u8], start: usize) -> LexError {
     }
 }
 
+/// Why a word is not an integer literal (the word is kept, as written, for the message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum IntegerError {
+    /// `-0x…`: hexadecimal literals take no sign.
+    #[error("invalid integer `{0}`: a hexadecimal integer cannot be negative")]
+    NegativeHex(String),
+    /// Only a sign or a radix prefix.
+    #[error("invalid integer `{0}`: no digits")]
+    NoDigits(String),
+    /// A digit 8 or 9 after the leading 0 of an octal literal.
+    #[error("invalid octal integer `{0}`: a leading 0 makes an integer octal (digits 0-7)")]
+    BadOctal(String),
+    /// A character that is not a digit of the literal's radix.
+    #[error("invalid integer `{0}`")]
+    Invalid(String),
+    /// The value does not fit in an `i64`.
+    #[error("integer `{0}` is out of range (64-bit signed)")]
+    OutOfRange(String),
+}
+
 /// Converts an integer literal: decimal, `0x`/`0X` hexadecimal, or octal with a leading `0`;
 /// a leading `-` is allowed on decimal and octal. The value must fit in an `i64`.
-pub(crate) fn parse_integer(word: &[u8]) -> Result<i64, String> {
+pub(crate) fn parse_integer(word: &[u8]) -> Result<i64, IntegerError> {
     let show = || String::from_utf8_lossy(word).into_owned();
     let (negative, digits) = match word.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -259,10 +282,7 @@ pub(crate) fn parse_integer(word: &[u8]) -> Result<i64, String> {
     let (radix, digits) =
         if digits.len() > 1 && digits[0] == b'0' && matches!(digits[1], b'x' | b'X') {
             if negative {
-                return Err(format!(
-                    "invalid integer `{}`: a hexadecimal integer cannot be negative",
-                    show()
-                ));
+                return Err(IntegerError::NegativeHex(show()));
             }
             (16, &digits[2..])
         } else if digits.len() > 1 && digits[0] == b'0' {
@@ -271,7 +291,7 @@ pub(crate) fn parse_integer(word: &[u8]) -> Result<i64, String> {
             (10, digits)
         };
     if digits.is_empty() {
-        return Err(format!("invalid integer `{}`: no digits", show()));
+        return Err(IntegerError::NoDigits(show()));
     }
     let mut value: u64 = 0;
     for &b in digits {
@@ -283,31 +303,24 @@ pub(crate) fn parse_integer(word: &[u8]) -> Result<i64, String> {
         };
         if digit >= radix {
             return Err(if radix == 8 && b.is_ascii_digit() {
-                format!(
-                    "invalid octal integer `{}`: a leading 0 makes an integer octal (digits 0-7)",
-                    show()
-                )
+                IntegerError::BadOctal(show())
             } else {
-                format!("invalid integer `{}`", show())
+                IntegerError::Invalid(show())
             });
         }
         value = match value.checked_mul(radix).and_then(|v| v.checked_add(digit)) {
             Some(v) => v,
-            None => return Err(out_of_range(&show())),
+            None => return Err(IntegerError::OutOfRange(show())),
         };
     }
     if negative {
         if value > i64::MAX as u64 + 1 {
-            return Err(out_of_range(&show()));
+            return Err(IntegerError::OutOfRange(show()));
         }
         Ok((value as i64).wrapping_neg())
     } else {
-        i64::try_from(value).map_err(|_| out_of_range(&show()))
+        i64::try_from(value).map_err(|_| IntegerError::OutOfRange(show()))
     }
-}
-
-fn out_of_range(text: &str) -> String {
-    format!("integer `{text}` is out of range (64-bit signed)")
 }
 
 /// The 1-based column, in characters, of byte offset `at` in `line`.

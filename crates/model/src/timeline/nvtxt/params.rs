@@ -116,22 +116,69 @@ pub(crate) fn text_of<'a>(value: &Value, line: &'a [u8], strings: &'a StringTabl
     }
 }
 
+/// Why a value does not fit its parameter (type or range).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ParamError {
+    /// A string where the parameter takes an integer.
+    #[error("{param} takes an integer, not a string")]
+    NotInteger {
+        /// The parameter's name.
+        param: &'static str,
+    },
+    /// An integer where the parameter takes a string.
+    #[error("{param} takes a string, not an integer (quote it: \"{value}\")")]
+    NotString {
+        /// The parameter's name.
+        param: &'static str,
+        /// The integer given.
+        value: i64,
+    },
+    /// A negative value for a parameter without upper bound.
+    #[error("{param} cannot be negative, got {value}")]
+    Negative {
+        /// The parameter's name.
+        param: &'static str,
+        /// The value given.
+        value: i64,
+    },
+    /// A value outside `0..=max`.
+    #[error("{param} must be between 0 and {max}, got {value}")]
+    OutOfRange {
+        /// The parameter's name.
+        param: &'static str,
+        /// The largest value allowed.
+        max: i64,
+        /// The value given.
+        value: i64,
+    },
+    /// `TimeBase` given an integer.
+    #[error("TimeBase must be one of {}, got an integer", time_base_names())]
+    TimeBaseInteger,
+    /// `TimeBase` given a name it does not know.
+    #[error("TimeBase must be one of {}, got `{written}`", time_base_names())]
+    UnknownTimeBase {
+        /// The name as written (lossy UTF-8).
+        written: String,
+    },
+}
+
 /// Checks `value` for `param`: its type and range. The error says what is wrong.
 pub(crate) fn check(
     param: Param,
     value: Value,
     line: &[u8],
     strings: &StringTable,
-) -> Result<Checked, String> {
+) -> Result<Checked, ParamError> {
     let name = param.name();
     let int = |value: Value| match value {
         Value::Int(v) => Ok(v),
-        _ => Err(format!("{name} takes an integer, not a string")),
+        _ => Err(ParamError::NotInteger { param: name }),
     };
     let text = |value: Value| match value {
-        Value::Int(v) => Err(format!(
-            "{name} takes a string, not an integer (quote it: \"{v}\")"
-        )),
+        Value::Int(v) => Err(ParamError::NotString {
+            param: name,
+            value: v,
+        }),
         _ => Ok(Checked::Text(value)),
     };
     let ranged = |value: Value, max: i64| {
@@ -139,9 +186,16 @@ pub(crate) fn check(
         if (0..=max).contains(&v) {
             Ok(Checked::Int(v))
         } else if max == i64::MAX {
-            Err(format!("{name} cannot be negative, got {v}"))
+            Err(ParamError::Negative {
+                param: name,
+                value: v,
+            })
         } else {
-            Err(format!("{name} must be between 0 and {max}, got {v}"))
+            Err(ParamError::OutOfRange {
+                param: name,
+                max,
+                value: v,
+            })
         }
     };
     match param {
@@ -152,12 +206,14 @@ pub(crate) fn check(
         Param::Message | Param::Name => text(value),
         Param::TimeBase => {
             if let Value::Int(_) = value {
-                return Err(time_base_error("an integer"));
+                return Err(ParamError::TimeBaseInteger);
             }
             let written = text_of(&value, line, strings);
             TimeBase::from_name(written)
                 .map(Checked::TimeBase)
-                .ok_or_else(|| time_base_error(&format!("`{}`", String::from_utf8_lossy(written))))
+                .ok_or_else(|| ParamError::UnknownTimeBase {
+                    written: String::from_utf8_lossy(written).into_owned(),
+                })
         }
         Param::Color => Ok(match value {
             // An integer is ARGB as is: its low 32 bits, no alpha added.
@@ -179,9 +235,10 @@ pub(crate) fn check(
     }
 }
 
-fn time_base_error(got: &str) -> String {
+/// The names of the time bases, comma-separated, for [`ParamError`]'s messages.
+fn time_base_names() -> String {
     let names: Vec<&str> = TimeBase::ALL.iter().map(|base| base.name()).collect();
-    format!("TimeBase must be one of {}, got {got}", names.join(", "))
+    names.join(", ")
 }
 
 /// The message for an unknown colour name, with a hint when only the case differs.

@@ -313,7 +313,7 @@ impl Parser {
         match Param::from_name(name) {
             Some(param) => {
                 let checked = check(param, value, line, &self.strings)
-                    .map_err(|message| parsing(value_token.at, message))?;
+                    .map_err(|error| parsing(value_token.at, error.to_string()))?;
                 self.assign(line, param, checked, value_token.at);
                 self.param_vars
                     .assign(param, checked, line, &mut self.strings);
@@ -536,9 +536,9 @@ impl Parser {
                     }
                     checked.push(ok);
                 }
-                Err(message) => {
+                Err(error) => {
                     self.checked = checked;
-                    return Err(parsing(at, message));
+                    return Err(parsing(at, error.to_string()));
                 }
             }
         }
@@ -712,7 +712,9 @@ impl Parser {
         let mut ints = [0u32; 2];
         let mut text = String::new();
         for (i, (&param, &(value, at))) in params.iter().zip(&self.values).enumerate() {
-            match check(param, value, line, &self.strings).map_err(|m| parsing(at, m))? {
+            match check(param, value, line, &self.strings)
+                .map_err(|e| parsing(at, e.to_string()))?
+            {
                 Checked::Int(v) => ints[i.min(1)] = u32::try_from(v).unwrap_or(u32::MAX),
                 Checked::Text(value) => {
                     text =

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{Loader, SERIES_NVTX, SERIES_NVTX_RANGES, rowid};
+use super::{Loader, SERIES_NVTX, SERIES_NVTX_RANGES, integer, rowid};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind, Payload};
 use crate::timeline::nsys::NsysError;
@@ -45,9 +45,9 @@ impl Loader<'_, '_> {
                 .or_else(|| row.get_ref(14).ok().and_then(text_of).map(Payload::Text));
             rows.push(NvtxRow {
                 rowid: rowid(v(0)),
-                start: v(1).ok_or("start is not an integer")?,
+                start: integer(v(1), "start")?,
                 end: v(2),
-                event_type: v(3).ok_or("eventType is not an integer")?,
+                event_type: integer(v(3), "eventType")?,
                 gtid: v(4).unwrap_or(0),
                 text,
                 domain: v(8).unwrap_or(0),
