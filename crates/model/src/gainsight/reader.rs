@@ -18,21 +18,17 @@ use super::params::Params;
 use super::stats::{KernelRow, kernel_row};
 use super::whatif::{LifetimeStore, LifetimeStoreBuilder};
 use super::{GainsightError, Warning};
+use crate::mapped::{Access, MappedFile};
 
 /// Warnings kept for a whole analysis; the rest are counted.
 const MAX_WARNINGS: usize = 1000;
 const BOUNDARY: &[u8] = b"\nProcessing kernel";
 
-enum Data {
-    Mapped(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
 /// One input log, memory-mapped or in memory.
 pub struct Source {
     /// The name used in warnings (the path as given).
     pub name: String,
-    data: Data,
+    data: MappedFile,
 }
 
 impl Source {
@@ -43,17 +39,8 @@ impl Source {
             source,
         };
         let file = std::fs::File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        let data = if len == 0 {
-            Data::Owned(Vec::new())
-        } else {
-            // SAFETY: the map is read-only; a log truncated by another process while mapped
-            // would fault, which is the documented risk of reading by memory map.
-            let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-            #[cfg(unix)]
-            let _ = map.advise(memmap2::Advice::Sequential);
-            Data::Mapped(map)
-        };
+        let data = MappedFile::open(&file).map_err(io)?;
+        data.advise(Access::Sequential);
         Ok(Source {
             name: path.display().to_string(),
             data,
@@ -64,34 +51,19 @@ impl Source {
     pub fn from_bytes(name: impl Into<String>, bytes: Vec<u8>) -> Source {
         Source {
             name: name.into(),
-            data: Data::Owned(bytes),
+            data: MappedFile::from_vec(bytes),
         }
     }
 
     /// Drops the mapped pages of `range` from this process's memory (they stay in the page
     /// cache and are read again if touched), so resident memory does not grow with the log.
     fn release(&self, start: usize, end: usize) {
-        #[cfg(unix)]
-        if let Data::Mapped(map) = &self.data
-            && end > start
-            && end <= map.len()
-        {
-            // SAFETY: the map is a read-only view of a file: dropped pages read back
-            // from the file with the same contents.
-            let _ = unsafe {
-                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
-            };
-        }
-        #[cfg(not(unix))]
-        let _ = (start, end);
+        self.data.release(start..end);
     }
 
     /// The bytes.
     pub fn bytes(&self) -> &[u8] {
-        match &self.data {
-            Data::Mapped(map) => map,
-            Data::Owned(bytes) => bytes,
-        }
+        self.data.bytes()
     }
 }
 

@@ -15,6 +15,7 @@ use super::action::Action;
 use super::error::{ReadError, ReadWarning};
 use super::metric::MetricValue;
 use super::wire::{FieldReader, WireValue};
+use crate::mapped::{Access, MappedFile};
 use crate::proto::nv::profiler::messages as pb;
 
 /// Prefix of device attribute names (`device__attribute_multiprocessor_count`).
@@ -143,16 +144,14 @@ impl Report {
         if meta.len() == 0 {
             return Report::index_bytes(path, Bytes::new(), None);
         }
-        // SAFETY: the map is read-only; a report being rewritten while open is outside the
-        // reader's contract, as for every memory-mapping viewer.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        let map = MappedFile::open(&file).map_err(io)?;
         if map.starts_with(&ZSTD_MAGIC) {
             // `.ncu-repz`: decompressed (once) by `index_bytes`.
             return Report::index_bytes(path, Bytes::from_owner(map), None);
         }
         // Results are decoded on demand: without read-ahead, opening a report and showing one
         // kernel touches only the pages it reads.
-        let _ = map.advise(memmap2::Advice::Random);
+        map.advise(Access::Random);
         Report::index_bytes(path, Bytes::from_owner(map), Some(&file))
     }
 

@@ -39,6 +39,8 @@ pub mod timeline;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::mapped::MappedFile;
+
 pub use api_line::{ApiLine, parse_api_line, split_args};
 pub use model::*;
 pub use text::WorkSize;
@@ -194,24 +196,8 @@ pub fn mangled_symbol(name: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The bytes of an opened file: memory-mapped, or owned (parsed from memory).
-#[derive(Debug)]
-pub enum AtpSource {
-    /// A read-only memory map of the file.
-    Mapped(memmap2::Mmap),
-    /// Bytes in memory.
-    Owned(Vec<u8>),
-}
-
-impl std::ops::Deref for AtpSource {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            AtpSource::Mapped(map) => map,
-            AtpSource::Owned(bytes) => bytes,
-        }
-    }
-}
+/// The bytes of an opened trace: memory-mapped, or owned (parsed from memory).
+pub type AtpSource = MappedFile;
 
 /// A trace with the file it came from (argument text is read from it on demand).
 #[derive(Debug)]
@@ -296,14 +282,7 @@ impl AtpFile {
             source,
         };
         let file = std::fs::File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        let source = if len == 0 {
-            AtpSource::Owned(Vec::new())
-        } else {
-            // SAFETY: the map is read-only; a file truncated by another process while mapped
-            // is the documented hazard of every memory-mapped reader (as in src/ncu).
-            AtpSource::Mapped(unsafe { memmap2::Mmap::map(&file) }.map_err(io)?)
-        };
+        let source = MappedFile::open(&file).map_err(io)?;
         let trace = parse_atp(&source);
         Ok(AtpFile {
             path: path.to_path_buf(),
@@ -318,7 +297,7 @@ impl AtpFile {
         let trace = parse_atp(&bytes);
         AtpFile {
             path: path.into(),
-            source: AtpSource::Owned(bytes),
+            source: MappedFile::from_vec(bytes),
             trace,
             commands: Vec::new(),
         }
@@ -373,12 +352,7 @@ impl AtpFile {
     /// page cache; the few lines details read later come back on demand), so resident memory
     /// holds the timeline, not the file.
     pub fn release_pages(&self) {
-        #[cfg(unix)]
-        if let AtpSource::Mapped(map) = &self.source {
-            // SAFETY: the map is a read-only view of a file: dropped pages read back from the
-            // file with the same contents.
-            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
-        }
+        self.source.release_all();
     }
 
     /// The warnings as `PATH:LINE: message` (line 0: the file as a whole).
