@@ -356,6 +356,7 @@ fn read_text(path: &Path) -> Result<String, Diagnostic> {
 mod lexer;
 mod parser;
 mod schema;
+mod skip;
 mod wire;
 
 use lexer::*;
