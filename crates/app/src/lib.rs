@@ -10,6 +10,7 @@ pub mod gainsight;
 pub mod ncu;
 pub mod sightline_app;
 pub mod timeline;
+pub mod widgets;
 
 pub use ncu::view_ctx::ViewCtx;
 pub use sightline_app::{RunError, Settings, SightlineApp, StartOptions, run};

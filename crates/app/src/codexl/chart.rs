@@ -6,6 +6,8 @@
 
 use std::f32::consts::FRAC_PI_2;
 
+use crate::widgets::plot::{nice_ticks, palette, tick_text};
+
 use eframe::egui::{
     self, Align2, Color32, FontId, Pos2, Rect, Role, Sense, Stroke, Ui, Vec2, WidgetInfo, epaint,
     pos2, vec2,
@@ -13,23 +15,12 @@ use eframe::egui::{
 
 /// Bar colour (bars without a group, and folded bars).
 const BAR: Color32 = Color32::from_rgb(0x4c, 0x9b, 0xe8);
-/// Colours of bar groups (kernels), cycled.
-pub const GROUP_COLOURS: [Color32; 8] = [
-    Color32::from_rgb(0x4c, 0x9b, 0xe8),
-    Color32::from_rgb(0x2f, 0xb8, 0x86),
-    Color32::from_rgb(0xb0, 0x7c, 0xe0),
-    Color32::from_rgb(0xd9, 0xb4, 0x1e),
-    Color32::from_rgb(0xe0, 0x5a, 0x8a),
-    Color32::from_rgb(0x6c, 0xc8, 0xd8),
-    Color32::from_rgb(0x9c, 0xa8, 0x3a),
-    Color32::from_rgb(0xa0, 0xa0, 0xa0),
-];
 /// Legend entries drawn at most (the rest are counted).
 const MAX_LEGEND: usize = 10;
 
 /// The colour of group `group`.
 pub fn group_colour(group: u32) -> Color32 {
-    GROUP_COLOURS[group as usize % GROUP_COLOURS.len()]
+    palette(group as usize)
 }
 /// The hovered or selected bar, and the kernel's point.
 const MARK: Color32 = Color32::from_rgb(0xe0, 0x6a, 0x2a);
@@ -42,53 +33,6 @@ const MARGIN_LEFT: f32 = 62.0;
 const MARGIN_RIGHT: f32 = 14.0;
 const MARGIN_TOP: f32 = 20.0;
 const MARGIN_BOTTOM: f32 = 36.0;
-
-/// About `target` round tick values (steps of 1, 2 or 5 × 10^k) covering `min..=max`; the
-/// first is ≤ `min`, the last ≥ `max`.
-pub fn nice_ticks(min: f64, max: f64, target: usize) -> Vec<f64> {
-    let (min, max) = if min.is_finite() && max.is_finite() && min <= max {
-        (min, max)
-    } else {
-        (0.0, 1.0)
-    };
-    let span = if max > min {
-        max - min
-    } else {
-        min.abs().max(1.0)
-    };
-    let raw = span / target.max(1) as f64;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * magnitude);
-    let first = (min / step).floor();
-    let last = (max / step).ceil().max(first + 1.0);
-    // Bounded: `last - first` is about `target` by construction.
-    (first as i64..=last as i64)
-        .take(64)
-        .map(|k| k as f64 * step)
-        .collect()
-}
-
-/// A tick's text: integers without a fraction, others with the digits the step needs, large
-/// and small magnitudes in exponent form.
-pub fn tick_text(value: f64, step: f64) -> String {
-    if value == 0.0 {
-        return "0".into();
-    }
-    let magnitude = value.abs();
-    if !(1e-3..1e7).contains(&magnitude) {
-        return format!("{value:.1e}");
-    }
-    let decimals = if step >= 1.0 || step <= 0.0 {
-        0
-    } else {
-        (-step.log10().floor()) as usize
-    };
-    format!("{value:.decimals$}")
-}
 
 /// The outcome of drawing a chart.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -511,27 +455,5 @@ impl LineChart<'_> {
             response.on_hover_text_at_pointer(describe(x, y));
         }
         ChartOutput { hovered, clicked }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticks_are_round_and_cover_the_range() {
-        assert_eq!(
-            nice_ticks(0.0, 100.0, 5),
-            vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
-        );
-        let t = nice_ticks(3.0, 868.8, 5);
-        assert_eq!(t.first(), Some(&0.0));
-        assert!(*t.last().unwrap() >= 868.8);
-        assert_eq!(t[1] - t[0], 200.0);
-        assert_eq!(nice_ticks(5.0, 5.0, 5).len(), 2);
-        assert_eq!(nice_ticks(f64::NAN, 1.0, 5).len(), 6);
-        assert_eq!(tick_text(0.25, 0.05), "0.25");
-        assert_eq!(tick_text(65536.0, 16384.0), "65536");
-        assert_eq!(tick_text(4.0e9, 1e9), "4.0e9");
     }
 }

@@ -14,7 +14,7 @@ use super::chart::BarChart;
 use super::dispatch::offer_session_ui;
 use super::header::{header_ui, warnings_ui};
 use super::loader::LoadState;
-use super::table::{SortableTable, TABLE_KEYS, arrow_step, compare_values, value_text};
+use super::table::{SortableTable, TABLE_KEYS, arrow_step, compare_values, table_ui, value_text};
 use crate::document::{Document, Services};
 use sightline_model::codexl::counters::{CounterFile, CounterValue, KernelAggregate};
 
@@ -285,8 +285,9 @@ impl CountersDoc {
             ));
             let names = &data.column_names;
             let kernel_column = |c: usize| data.columns.get(c) == Some(&ShownColumn::Kernel);
-            self.table.ui(
+            table_ui(
                 ui,
+                &mut self.table,
                 "codexl-counters-table",
                 names,
                 &kernel_column,
@@ -414,8 +415,9 @@ fn aggregates_ui(
             _ => a.average_time_ms.total_cmp(&b.average_time_ms),
         }
     };
-    table.ui(
+    table_ui(
         ui,
+        table,
         "codexl-kernels-table",
         &names,
         &|c| c == 0,

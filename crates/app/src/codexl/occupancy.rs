@@ -14,7 +14,7 @@ use super::dispatch::offer_session_ui;
 use super::header::{header_ui, warnings_ui};
 use super::loader::LoadState;
 use super::occupancy_charts::{KernelCharts, charts_grid_ui, limits_text};
-use super::table::{SortableTable, TABLE_KEYS, arrow_step, compare_values, value_text};
+use super::table::{SortableTable, TABLE_KEYS, arrow_step, compare_values, table_ui, value_text};
 use crate::document::{Document, Services};
 use sightline_model::codexl::occupancy::OccupancyFile;
 
@@ -139,8 +139,9 @@ impl OccupancyDoc {
                 data.file.rows.len()
             ));
             let kernel_column = data.file.table.column("Kernel Name");
-            clicked = self.table.ui(
+            clicked = table_ui(
                 ui,
+                &mut self.table,
                 "codexl-occupancy-table",
                 &data.file.table.columns,
                 &|c| Some(c) == kernel_column,

@@ -6,7 +6,8 @@
 
 use eframe::egui;
 
-use super::chart::{ChartOutput, LineChart, tick_text};
+use super::chart::{ChartOutput, LineChart};
+use crate::widgets::plot::tick_text;
 use sightline_model::codexl::curves::{Limits, OccupancyCurve, OccupancyModel, Resource};
 use sightline_model::codexl::occupancy::OccupancyRow;
 

@@ -5,7 +5,9 @@
 //! so it can be saved as an image.
 
 use eframe::egui::{self, Color32, Rect, RichText};
-use egui_plot::{Bar, BarChart, GridInput, GridMark, HLine, Legend, LineStyle, Plot, VLine};
+use egui_plot::{Bar, BarChart, GridInput, GridMark, HLine, Legend, LineStyle, VLine};
+
+use crate::widgets::plot::{category_label, category_marks, cycle, static_plot};
 
 use sightline_model::gainsight::whatif::LogHistogram;
 
@@ -18,15 +20,10 @@ pub const SELECTED_COLOR: Color32 = Color32::from_rgb(0xe8, 0xd4, 0x4d);
 
 /// Colour of cell type `index` (retention lines).
 pub fn cell_color(index: usize) -> Color32 {
-    const PALETTE: [Color32; 6] = [
-        Color32::from_rgb(0xe0, 0x50, 0x50),
-        Color32::from_rgb(0x5c, 0xc0, 0x6c),
-        Color32::from_rgb(0xb0, 0x70, 0xe0),
-        Color32::from_rgb(0x40, 0xc8, 0xc8),
-        Color32::from_rgb(0xe0, 0xa0, 0xd0),
-        Color32::from_rgb(0xa0, 0xa0, 0x50),
-    ];
-    PALETTE[index % PALETTE.len()]
+    cycle(
+        &[0xe05050, 0x5cc06c, 0xb070e0, 0x40c8c8, 0xe0a0d0, 0xa0a050],
+        index,
+    )
 }
 
 /// The colour of a level's series.
@@ -107,19 +104,6 @@ fn log_axis_label(mark: f64) -> String {
     } else {
         compact(10f64.powf(k - 1.0))
     }
-}
-
-/// A plot that keeps the page's scrolling and does not zoom.
-fn static_plot<'a>(id: &str, height: f32) -> Plot<'a> {
-    Plot::new(id)
-        .height(height)
-        .allow_zoom(false)
-        .allow_drag(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
-        .allow_double_click_reset(false)
-        .allow_axis_zoom_drag(false)
-        .show_crosshair(false)
 }
 
 /// A titled frame around a chart; returns the frame's rect (what an image of the chart shows).
@@ -296,27 +280,8 @@ pub fn grouped_bars_ui(
         .legend(Legend::default().position(egui_plot::Corner::RightBottom))
         .show_grid([true, false])
         .y_axis_min_width(widest * 7.0 + 8.0)
-        .y_grid_spacer(move |input: GridInput| {
-            let (lo, hi) = input.bounds;
-            (0..count)
-                .map(position)
-                .filter(|v| *v >= lo && *v <= hi)
-                .map(|value| GridMark {
-                    value,
-                    step_size: 1.0,
-                })
-                .collect()
-        })
-        .y_axis_formatter(move |mark: GridMark, _| {
-            let p = mark.value.round();
-            if (mark.value - p).abs() > 1e-6 || p < 0.0 || p as usize >= count {
-                return String::new();
-            }
-            names
-                .get(count - 1 - p as usize)
-                .cloned()
-                .unwrap_or_default()
-        })
+        .y_grid_spacer(move |input: GridInput| category_marks(input, count))
+        .y_axis_formatter(move |mark: GridMark, _| category_label(&names, mark.value))
         .x_axis_label(value_label)
         .include_x(0.0)
         .include_y(-0.6)

@@ -34,7 +34,9 @@ use params_editor::{EditorAction, ParamsEditor};
 use sightline_model::gainsight::Params;
 use sightline_model::gainsight::whatif::Selection;
 use sightline_model::kind::FileKind;
-use table::{KernelTable, compact};
+use table::compact;
+
+use crate::widgets::table::SortableTable;
 use whatif::WhatIf;
 
 /// The charts that can be saved as images: (file suffix, title).
@@ -77,7 +79,7 @@ pub struct GainsightDoc {
     /// Row index → the kernel's index in the lifetime store (input order).
     store_index: Vec<Option<usize>>,
     /// The kernel table.
-    pub table: KernelTable,
+    pub table: SortableTable,
     /// The what-if sliders and projection.
     pub whatif: WhatIf,
     /// The parameter editor.
@@ -107,7 +109,7 @@ impl GainsightDoc {
             error: None,
             loaded: None,
             store_index: Vec::new(),
-            table: KernelTable::default(),
+            table: SortableTable::default(),
             whatif: WhatIf::default(),
             editor: ParamsEditor::default(),
             export: ExportSettings::default(),
@@ -140,7 +142,7 @@ impl GainsightDoc {
         self.store_index = store_indices(&loaded);
         self.whatif = WhatIf::from_params(&loaded.params);
         self.editor = ParamsEditor::default();
-        self.table.resort(&loaded.analysis.rows);
+        table::resort(&mut self.table, &loaded.analysis.rows);
         if self.export.name.is_empty() {
             self.export.name = loaded.analysis.name.clone();
         }
@@ -548,7 +550,7 @@ impl GainsightDoc {
             .size_range(80.0..=800.0)
             .show(ui, |ui| {
                 let Some(loaded) = &self.loaded else { return };
-                self.table.ui(ui, &loaded.analysis.rows);
+                table::table_ui(ui, &mut self.table, &loaded.analysis.rows);
             });
         egui::CentralPanel::default().show(ui, |ui| self.charts_ui(ui));
     }

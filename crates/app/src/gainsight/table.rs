@@ -1,13 +1,16 @@
-//! The per-kernel table: the `.sim.csv` columns, sortable by any column (click a header; again to
-//! reverse), one row selected to filter the charts.
+//! The per-kernel table: the `.sim.csv` columns, sortable by any column (the shared
+//! [`crate::widgets::table`]: ascending, descending, the file's order), one row selected to
+//! filter the charts.
 
 use std::cmp::Ordering;
 
 use eframe::egui;
-use egui_extras::{Column, TableBuilder};
+use egui_extras::Column;
 
 use sightline_model::gainsight::csv::KERNEL_HEADER;
 use sightline_model::gainsight::stats::KernelRow;
+
+use crate::widgets::table::{Header, SortableTable, Table, cell_text};
 
 /// A cell's value for sorting and display.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,119 +97,69 @@ pub fn cell(row: &KernelRow, column: usize) -> CellValue {
     }
 }
 
-/// The table's state: sort column and direction, the selected row, the display order.
-#[derive(Debug, Clone, Default)]
-pub struct KernelTable {
-    /// Sort column (an index of [`KERNEL_HEADER`]) and whether descending; `None`: file order.
-    pub sort: Option<(usize, bool)>,
-    /// The selected row (an index into the rows), filtering the charts.
-    pub selected: Option<usize>,
-    /// Row indices in display order.
-    pub order: Vec<usize>,
+/// Rebuilds the display order (after new rows); drops a selection past the rows.
+pub fn resort(table: &mut SortableTable, rows: &[KernelRow]) {
+    table.invalidate();
+    table.display_order(rows.len(), &|c, a, b| compare(rows, c, a, b));
+    if table.selected.is_some_and(|s| s >= rows.len()) {
+        table.selected = None;
+    }
 }
 
-impl KernelTable {
-    /// Sorts by `column`: ascending first, descending when it is already the sort column.
-    pub fn sort_by(&mut self, column: usize, rows: &[KernelRow]) {
-        let descending = matches!(self.sort, Some((c, false)) if c == column);
-        self.sort = Some((column, descending));
-        self.resort(rows);
-    }
+/// Ascending order of rows `a` and `b` by column `column`.
+fn compare(rows: &[KernelRow], column: usize, a: usize, b: usize) -> Ordering {
+    cell(&rows[a], column).cmp(&cell(&rows[b], column))
+}
 
-    /// Rebuilds the display order (after a sort change or new rows).
-    pub fn resort(&mut self, rows: &[KernelRow]) {
-        self.order = (0..rows.len()).collect();
-        if let Some((column, descending)) = self.sort {
-            // Stable: equal values keep the file order.
-            self.order.sort_by(|&a, &b| {
-                let o = cell(&rows[a], column).cmp(&cell(&rows[b], column));
-                if descending { o.reverse() } else { o }
-            });
-        }
-        if self.selected.is_some_and(|s| s >= rows.len()) {
-            self.selected = None;
-        }
-    }
-
-    /// Draws the table; returns whether the selection changed.
-    pub fn ui(&mut self, ui: &mut egui::Ui, rows: &[KernelRow]) -> bool {
-        if self.order.len() != rows.len() {
-            self.resort(rows);
-        }
-        let mut changed = false;
-        let mut sort_clicked = None;
-        egui::ScrollArea::horizontal()
-            .id_salt("gainsight-table-scroll")
-            .auto_shrink([false, false])
-            .show(ui, |ui| {
-                let max_height = ui.available_height() - 28.0;
-                let mut table = TableBuilder::new(ui)
-                    .id_salt("gainsight-kernels")
-                    .striped(true)
-                    .auto_shrink([false, false])
-                    .sense(egui::Sense::click())
-                    .resizable(true)
-                    .min_scrolled_height(0.0)
-                    .max_scroll_height(max_height)
-                    .cell_layout(egui::Layout::left_to_right(egui::Align::Center));
-                for index in 0..KERNEL_HEADER.len() {
+/// Draws the table; a click on the selected row unselects it. Returns whether the selection
+/// changed.
+pub fn table_ui(ui: &mut egui::Ui, table: &mut SortableTable, rows: &[KernelRow]) -> bool {
+    let before = table.selected;
+    let mut clicked = None;
+    egui::ScrollArea::horizontal()
+        .id_salt("gainsight-table-scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            let max_height = ui.available_height() - 28.0;
+            let headers = KERNEL_HEADER
+                .iter()
+                .enumerate()
+                .map(|(index, title)| {
                     let width = match index {
                         0 => 86.0,
                         1 => 220.0,
                         _ => 92.0,
                     };
-                    table = table.column(Column::initial(width).at_least(40.0).clip(true));
-                }
-                table
-                    .header(22.0, |mut header| {
-                        for (index, title) in KERNEL_HEADER.iter().enumerate() {
-                            header.col(|ui| {
-                                let arrow = match self.sort {
-                                    Some((c, false)) if c == index => " ^",
-                                    Some((c, true)) if c == index => " v",
-                                    _ => "",
-                                };
-                                if ui
-                                    .button(egui::RichText::new(format!("{title}{arrow}")).strong())
-                                    .on_hover_text(format!("Sort by {title}"))
-                                    .clicked()
-                                {
-                                    sort_clicked = Some(index);
-                                }
-                            });
+                    let width = Column::initial(width)
+                        .at_least(40.0)
+                        .clip(true)
+                        .resizable(true);
+                    Header::new(title, width)
+                })
+                .collect();
+            clicked = Table::new("gainsight-kernels", headers, "file order")
+                .row_height(20.0)
+                .max_height(max_height)
+                .min_height(0.0)
+                .show(
+                    ui,
+                    table,
+                    rows.len(),
+                    &|c, a, b| compare(rows, c, a, b),
+                    &mut |ui, r, column| {
+                        let text = cell(&rows[r], column).display();
+                        if column == 0 {
+                            ui.add(egui::Label::new(text).selectable(false));
+                        } else {
+                            cell_text(ui, &text);
                         }
-                    })
-                    .body(|body| {
-                        body.rows(20.0, self.order.len(), |mut table_row| {
-                            let index = self.order[table_row.index()];
-                            let row = &rows[index];
-                            table_row.set_selected(self.selected == Some(index));
-                            for column in 0..KERNEL_HEADER.len() {
-                                table_row.col(|ui| {
-                                    let text = cell(row, column).display();
-                                    if column == 0 {
-                                        ui.add(egui::Label::new(text).selectable(false));
-                                    } else {
-                                        ui.add(egui::Label::new(text).selectable(false).truncate());
-                                    }
-                                });
-                            }
-                            if table_row.response().clicked() {
-                                self.selected = if self.selected == Some(index) {
-                                    None
-                                } else {
-                                    Some(index)
-                                };
-                                changed = true;
-                            }
-                        });
-                    });
-            });
-        if let Some(column) = sort_clicked {
-            self.sort_by(column, rows);
-        }
-        changed
+                    },
+                );
+        });
+    if clicked.is_some() && clicked == before {
+        table.selected = None;
     }
+    clicked.is_some()
 }
 
 #[cfg(test)]
@@ -223,7 +176,7 @@ mod tests {
     }
 
     #[test]
-    fn sorting_is_stable_and_toggles() {
+    fn sorting_is_stable_and_cycles() {
         let rows: Vec<KernelRow> = [(3u64, 10u64), (1, 30), (2, 10)]
             .iter()
             .map(|&(id, cycles)| KernelRow {
@@ -232,14 +185,16 @@ mod tests {
                 ..KernelRow::default()
             })
             .collect();
-        let mut t = KernelTable::default();
-        t.sort_by(0, &rows);
-        assert_eq!(t.order, [1, 2, 0]);
-        t.sort_by(0, &rows);
-        assert_eq!(t.order, [0, 2, 1]);
-        t.sort_by(22, &rows);
-        assert_eq!(t.order, [0, 2, 1]);
-        t.sort_by(22, &rows);
-        assert_eq!(t.order, [1, 0, 2]);
+        let mut t = SortableTable::default();
+        let click = |t: &mut SortableTable, column: usize| {
+            t.click_header(column);
+            resort(t, &rows);
+            t.order.clone()
+        };
+        assert_eq!(click(&mut t, 0), [1, 2, 0]);
+        assert_eq!(click(&mut t, 0), [0, 2, 1]);
+        assert_eq!(click(&mut t, 22), [0, 2, 1]);
+        assert_eq!(click(&mut t, 22), [1, 0, 2]);
+        assert_eq!(click(&mut t, 22), [0, 1, 2]);
     }
 }

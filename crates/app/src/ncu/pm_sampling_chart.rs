@@ -5,10 +5,11 @@
 //! of the row at the nearest sample, and a cursor at that time across all rows.
 
 use eframe::egui::{
-    self, Align, Align2, Color32, FontId, Layout, Pos2, Rect, Role, Sense, Stroke, Ui, WidgetInfo,
-    pos2, vec2,
+    self, Align, Align2, FontId, Layout, Pos2, Rect, Role, Sense, Stroke, Ui, WidgetInfo, pos2,
+    vec2,
 };
 
+use crate::widgets::plot::{cycle, step_for};
 use sightline_model::format::format_with_unit;
 use sightline_model::ncu::MetricValue;
 use sightline_model::section::details::{Entry, Item};
@@ -56,14 +57,7 @@ fn outline(points: &[(f64, f64)], span_ns: f64) -> Vec<(f64, f64)> {
 }
 
 /// Line colours of the series of a row.
-const SERIES_COLOURS: [Color32; 6] = [
-    Color32::from_rgb(0x76, 0xb9, 0x00),
-    Color32::from_rgb(0x4c, 0x9b, 0xe8),
-    Color32::from_rgb(0xf0, 0x8a, 0x24),
-    Color32::from_rgb(0xd9, 0x4c, 0xa0),
-    Color32::from_rgb(0x2f, 0xb8, 0xa6),
-    Color32::from_rgb(0xd9, 0xb4, 0x1e),
-];
+const SERIES_COLOURS: [u32; 6] = [0x76b900, 0x4c9be8, 0xf08a24, 0xd94ca0, 0x2fb8a6, 0xd9b41e];
 
 /// One sampled metric, ready to draw.
 struct SeriesView {
@@ -179,20 +173,6 @@ fn time_text(ns: f64, span_ns: f64) -> String {
     }
 }
 
-/// A 1-2-5 step giving about `count` ticks over `span`.
-fn tick_step(span: f64, count: f64) -> f64 {
-    if span <= 0.0 {
-        return 1.0;
-    }
-    let raw = span / count;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|step| *step >= raw)
-        .unwrap_or(10.0 * magnitude)
-}
-
 /// Draws the timeline.
 pub fn pm_timeline_ui(ui: &mut Ui, view: &PmTimelineView) {
     if view.groups.is_empty() {
@@ -303,7 +283,7 @@ fn row_chart_ui(
     let range = (row.high - row.low).max(f64::MIN_POSITIVE);
     let y_of = |v: f64| plot.bottom() - ((v - row.low) / range) as f32 * plot.height();
     for (index, series) in row.series.iter().enumerate() {
-        let colour = SERIES_COLOURS[index % SERIES_COLOURS.len()];
+        let colour = cycle(&SERIES_COLOURS, index);
         let points: Vec<Pos2> = series
             .outline
             .iter()
@@ -346,7 +326,7 @@ fn row_chart_ui(
     if let Some(t) = hovered {
         for (index, series) in row.series.iter().enumerate() {
             if let Some((time, value)) = nearest(&series.points, t) {
-                let colour = SERIES_COLOURS[index % SERIES_COLOURS.len()];
+                let colour = cycle(&SERIES_COLOURS, index);
                 painter.circle_filled(pos2(x_of(time), y_of(value)), 3.0, colour);
             }
         }
@@ -403,7 +383,7 @@ fn axis_ui(ui: &mut Ui, span_ns: f64, width: f32) {
         );
         return;
     }
-    let step = tick_step(span_ns, 6.0);
+    let step = step_for(span_ns, 6.0);
     let mut tick = 0.0;
     while tick <= span_ns + step * 1e-9 {
         let x = plot.left() + (tick / span_ns) as f32 * plot.width();
@@ -424,7 +404,7 @@ fn axis_ui(ui: &mut Ui, span_ns: f64, width: f32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{OUTLINE_BUCKETS, nearest, outline, tick_step};
+    use super::{OUTLINE_BUCKETS, nearest, outline};
 
     #[test]
     fn long_series_are_outlined_by_bucket_extremes() {
@@ -446,7 +426,5 @@ mod tests {
         assert_eq!(nearest(&points, 16.0), Some((20.0, 3.0)));
         assert_eq!(nearest(&points, 99.0), Some((20.0, 3.0)));
         assert_eq!(nearest(&[], 1.0), None);
-        assert_eq!(tick_step(290_000.0, 6.0), 50_000.0);
-        assert_eq!(tick_step(0.0, 6.0), 1.0);
     }
 }

@@ -1,14 +1,18 @@
 //! The bottom panel: the summary tables (`nsys stats` reports computed by the model), one at a
-//! time, sortable by any column; clicking a row highlights that name's instances on the
-//! timeline and steps through them.
+//! time, sortable by any column (the shared [`crate::widgets::table`]); clicking a row
+//! highlights that name's instances on the timeline and steps through them.
 
+use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use eframe::egui;
+use egui_extras::Column;
 
 use sightline_model::timeline::nsys::NsysError;
 use sightline_model::timeline::nsys::stats::{ReportOutcome, ReportTable, strip_stats_suffix};
 use sightline_model::timeline::{EventId, EventKind, StrId, Timeline};
+
+use crate::widgets::table::{Header, SortableTable, Table, cell_text};
 
 /// A report's table, or why there is none.
 pub type ReportResult = Result<ReportOutcome, NsysError>;
@@ -33,13 +37,19 @@ pub struct StatsPanel {
     pub reports: Option<Vec<(String, ReportResult)>>,
     /// Index of the report shown.
     pub shown: usize,
-    /// Sort column and direction (`true`: ascending); `None`: the report's own order.
-    pub sort: Option<(usize, bool)>,
+    /// The table's sort state (reset when another report is shown).
+    pub table: SortableTable,
     /// The clicked row's instances.
     pub instances: Option<Instances>,
-    /// Display order of the shown report's rows.
-    order: Vec<usize>,
-    order_key: Option<(usize, Option<(usize, bool)>)>,
+}
+
+/// The panel reads as its table's state (`stats.sort`, `stats.order`).
+impl std::ops::Deref for StatsPanel {
+    type Target = SortableTable;
+
+    fn deref(&self) -> &SortableTable {
+        &self.table
+    }
 }
 
 /// The event kinds a report summarizes.
@@ -124,38 +134,16 @@ impl Instances {
 impl StatsPanel {
     /// The shown report's table, when it has one.
     pub fn shown_table(&self) -> Option<&ReportTable> {
-        match self.reports.as_ref()?.get(self.shown)? {
-            (_, Ok(ReportOutcome::Table(t))) => Some(t),
-            _ => None,
-        }
+        table_of(self.reports.as_deref(), self.shown)
     }
 
     /// Row indices of the shown table in display order (sorted as asked).
     pub fn display_order(&mut self) -> &[usize] {
-        let key = (self.shown, self.sort);
-        if self.order_key != Some(key) {
-            let (rows, sort) = match self.shown_table() {
-                Some(t) => (t.rows.clone(), self.sort),
-                None => (Vec::new(), None),
-            };
-            let mut order: Vec<usize> = (0..rows.len()).collect();
-            if let Some((col, ascending)) = sort {
-                order.sort_by(|&a, &b| {
-                    let (x, y) = (
-                        rows[a].get(col).map_or("", |c| c.as_str()),
-                        rows[b].get(col).map_or("", |c| c.as_str()),
-                    );
-                    let o = match (x.parse::<f64>(), y.parse::<f64>()) {
-                        (Ok(p), Ok(q)) => p.total_cmp(&q),
-                        _ => x.cmp(y),
-                    };
-                    if ascending { o } else { o.reverse() }
-                });
-            }
-            self.order = order;
-            self.order_key = Some(key);
-        }
-        &self.order
+        let Some(table) = table_of(self.reports.as_deref(), self.shown) else {
+            return &[];
+        };
+        self.table
+            .display_order(table.rows.len(), &|c, a, b| compare_cells(table, c, a, b))
     }
 
     /// Clicks row `row` (an index into the table's rows): finds its instances and goes to the
@@ -186,7 +174,7 @@ impl StatsPanel {
             for (i, name) in names.iter().enumerate() {
                 if ui.selectable_label(self.shown == i, name).clicked() && self.shown != i {
                     self.shown = i;
-                    self.sort = None;
+                    self.table = SortableTable::default();
                     self.instances = None;
                 }
             }
@@ -239,68 +227,61 @@ impl StatsPanel {
 
     /// The sortable table; returns the clicked row.
     fn table_ui(&mut self, ui: &mut egui::Ui) -> Option<usize> {
-        use egui_extras::{Column, TableBuilder};
-        let order = self.display_order().to_vec();
-        let table = self.shown_table()?.clone();
-        let name_col = name_column(&table);
-        let selected_label = self.instances.as_ref().map(|i| i.label.clone());
-        let mut clicked = None;
-        let mut sort_clicked = None;
-        let height = ui.available_height();
-        let mut builder = TableBuilder::new(ui)
-            .id_salt(("stats-table", self.shown))
-            .striped(true)
-            .sense(egui::Sense::click())
-            .max_scroll_height(height);
-        for (i, _) in table.columns.iter().enumerate() {
-            builder = builder.column(if Some(i) == name_col {
-                Column::remainder().at_least(200.0).clip(true)
-            } else {
-                Column::auto().at_least(60.0)
-            });
-        }
-        builder
-            .header(20.0, |mut header| {
-                for (i, c) in table.columns.iter().enumerate() {
-                    header.col(|ui| {
-                        let arrow = match self.sort {
-                            Some((s, true)) if s == i => " (ascending)",
-                            Some((s, false)) if s == i => " (descending)",
-                            _ => "",
-                        };
-                        if ui
-                            .button(format!("{c}{arrow}"))
-                            .on_hover_text("Sort by this column")
-                            .clicked()
-                        {
-                            sort_clicked = Some(i);
-                        }
-                    });
-                }
+        let table = table_of(self.reports.as_deref(), self.shown)?;
+        let name_col = name_column(table);
+        let selected_label = self.instances.as_ref().map(|i| i.label.as_str());
+        let headers = table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let width = if Some(i) == name_col {
+                    Column::remainder().at_least(200.0).clip(true)
+                } else {
+                    Column::auto().at_least(60.0)
+                };
+                Header::new(c, width)
             })
-            .body(|body| {
-                body.rows(18.0, order.len(), |mut row| {
-                    let r = order[row.index()];
-                    let cells = &table.rows[r];
-                    let label = name_col.and_then(|c| cells.get(c)).map(|c| c.as_str());
-                    row.set_selected(label.is_some() && label == selected_label.as_deref());
-                    for cell in cells {
-                        row.col(|ui| {
-                            ui.add(egui::Label::new(cell.as_str()).selectable(false).truncate());
-                        });
+            .collect();
+        let label = |r: usize| {
+            name_col
+                .and_then(|c| table.rows[r].get(c))
+                .map(|c| c.as_str())
+        };
+        let selected = |r: usize| label(r).is_some() && label(r) == selected_label;
+        Table::new(("stats-table", self.shown), headers, "the report's order")
+            .header_height(20.0)
+            .max_height(ui.available_height())
+            .selected(&selected)
+            .show(
+                ui,
+                &mut self.table,
+                table.rows.len(),
+                &|c, a, b| compare_cells(table, c, a, b),
+                &mut |ui, r, c| {
+                    if let Some(cell) = table.rows[r].get(c) {
+                        cell_text(ui, cell.as_str());
                     }
-                    if row.response().clicked() {
-                        clicked = Some(r);
-                    }
-                });
-            });
-        if let Some(i) = sort_clicked {
-            self.sort = match self.sort {
-                Some((s, false)) if s == i => Some((i, true)),
-                Some((s, true)) if s == i => None,
-                _ => Some((i, false)),
-            };
-        }
-        clicked
+                },
+            )
+    }
+}
+
+/// Report `shown`'s table, when it has one.
+fn table_of(reports: Option<&[(String, ReportResult)]>, shown: usize) -> Option<&ReportTable> {
+    match reports?.get(shown)? {
+        (_, Ok(ReportOutcome::Table(t))) => Some(t),
+        _ => None,
+    }
+}
+
+/// Ascending order of rows `a` and `b` of `table` by column `col`: as numbers when both cells
+/// are numbers, else as text.
+fn compare_cells(table: &ReportTable, col: usize, a: usize, b: usize) -> Ordering {
+    let cell = |r: usize| table.rows[r].get(col).map_or("", |c| c.as_str());
+    let (x, y) = (cell(a), cell(b));
+    match (x.parse::<f64>(), y.parse::<f64>()) {
+        (Ok(p), Ok(q)) => p.total_cmp(&q),
+        _ => x.cmp(y),
     }
 }

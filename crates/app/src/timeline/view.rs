@@ -2,6 +2,8 @@
 //! pixel spans; zooming about a point, panning, fitting a range; the ruler's adaptive ticks and
 //! how times are written.
 
+use crate::widgets::plot::nice_step;
+
 /// Narrowest zoom: one pixel is this many nanoseconds at least.
 const MIN_NS_PER_PX: f64 = 0.01;
 
@@ -94,7 +96,7 @@ impl Viewport {
 /// carry the unit that suits the step, relative to `origin`.
 pub fn ruler_ticks(view: &Viewport, origin: f64, min_px: f32) -> (Vec<(f64, String)>, f64) {
     let min_ns = view.ns_per_px * f64::from(min_px.max(1.0));
-    let step = nice_step(min_ns);
+    let step = nice_step(min_ns.max(1e-3));
     let first = ((view.start - origin) / step).floor() * step + origin;
     let mut ticks = Vec::new();
     let mut t = first;
@@ -104,19 +106,6 @@ pub fn ruler_ticks(view: &Viewport, origin: f64, min_px: f32) -> (Vec<(f64, Stri
         t += step;
     }
     (ticks, step / 5.0)
-}
-
-/// The smallest 1-2-5 × 10ⁿ step (ns) not below `at_least`.
-pub fn nice_step(at_least: f64) -> f64 {
-    let at_least = at_least.max(1e-3);
-    let exp = at_least.log10().floor();
-    let base = 10f64.powf(exp);
-    for m in [1.0, 2.0, 5.0, 10.0] {
-        if base * m >= at_least {
-            return base * m;
-        }
-    }
-    base * 10.0
 }
 
 /// A time offset written with the unit that suits `step` (ns, µs, ms, s; a step of a tenth of a
@@ -178,9 +167,6 @@ mod tests {
 
     #[test]
     fn ticks_use_1_2_5_steps_and_units() {
-        assert_eq!(nice_step(3.0), 5.0);
-        assert_eq!(nice_step(12_000.0), 20_000.0);
-        assert_eq!(nice_step(100.0), 100.0);
         let v = Viewport {
             start: 0.0,
             ns_per_px: 1000.0,

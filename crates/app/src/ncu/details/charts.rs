@@ -3,6 +3,7 @@
 //! `RooflineView`) and their axes, marks and number labels.
 
 use super::*;
+use crate::widgets::plot::{category_label, category_marks, static_plot};
 
 /// Allocates a chart's area and calls `show` only when it is on screen (plots are the costliest
 /// widgets of the page).
@@ -13,19 +14,6 @@ pub(super) fn chart_area(ui: &mut Ui, height: f32, show: impl FnOnce(&mut Ui)) {
         let mut child = ui.new_child(UiBuilder::new().id_salt("chart").max_rect(rect));
         show(&mut child);
     }
-}
-
-/// A plot that does not take the page's scroll wheel or drags.
-pub(super) fn static_plot<'a>(id: &str, height: f32) -> Plot<'a> {
-    Plot::new(id)
-        .height(height)
-        .allow_zoom(false)
-        .allow_drag(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
-        .allow_double_click_reset(false)
-        .allow_axis_zoom_drag(false)
-        .show_crosshair(false)
 }
 
 pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
@@ -78,35 +66,6 @@ pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
             }
         });
     });
-}
-
-/// One grid mark per category (bar) of a horizontal bar chart.
-pub(super) fn category_marks(input: GridInput, count: usize) -> Vec<GridMark> {
-    let (low, high) = input.bounds;
-    (0..count)
-        .map(|i| i as f64)
-        .filter(|v| *v >= low && *v <= high)
-        .map(|value| GridMark {
-            value,
-            step_size: 1.0,
-        })
-        .collect()
-}
-
-/// The label of the category at `value` (categories are drawn top to bottom).
-pub(super) fn category_label(labels: &[String], value: f64) -> String {
-    let rounded = value.round();
-    if (value - rounded).abs() > 1e-6 || rounded < 0.0 || rounded >= labels.len() as f64 {
-        return String::new();
-    }
-    // In range: `rounded` is a whole number in `0..labels.len()`.
-    let from_bottom = rounded as usize;
-    labels
-        .len()
-        .checked_sub(from_bottom + 1)
-        .and_then(|i| labels.get(i))
-        .cloned()
-        .unwrap_or_default()
 }
 
 pub(super) fn line_chart_ui(ui: &mut Ui, item: &Item, chart: &LinesView) {
@@ -216,17 +175,11 @@ pub(super) const BAR_COLOR: Color32 = Color32::from_rgb(0x4a, 0x90, 0xd9);
 pub(super) const HISTOGRAM_COLOR: Color32 = Color32::from_rgb(0x6a, 0xb0, 0x4c);
 pub(super) const HIGHLIGHT_COLOR: Color32 = Color32::from_rgb(0xe0, 0x4a, 0x4a);
 
-pub(super) const SERIES_COLORS: [Color32; 6] = [
-    Color32::from_rgb(0x4a, 0x90, 0xd9),
-    Color32::from_rgb(0xe0, 0x7b, 0x39),
-    Color32::from_rgb(0x5c, 0xb8, 0x5c),
-    Color32::from_rgb(0xc0, 0x50, 0xb0),
-    Color32::from_rgb(0xd9, 0xc2, 0x3a),
-    Color32::from_rgb(0x3a, 0xb5, 0xb0),
-];
+pub(super) const SERIES_COLORS: [u32; 6] =
+    [0x4a90d9, 0xe07b39, 0x5cb85c, 0xc050b0, 0xd9c23a, 0x3ab5b0];
 
 pub(super) fn series_color(index: usize) -> Color32 {
-    SERIES_COLORS[index % SERIES_COLORS.len()]
+    crate::widgets::plot::cycle(&SERIES_COLORS, index)
 }
 
 pub(super) fn roofline_ui(ui: &mut Ui, chart: &RooflineView) {

@@ -1,0 +1,4 @@
+//! Widgets shared by every document kind.
+
+pub mod plot;
+pub mod table;
