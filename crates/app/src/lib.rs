@@ -1,7 +1,8 @@
 //! The desktop application (eframe/egui). The only module that uses egui: it renders the model
 //! layers (`ncu`, `section`, `timeline`) and never parses files itself. Each tab is a
 //! [`document::Document`]: an Nsight Compute report ([`ncu`]), a timeline ([`timeline`]), CodeXL
-//! counters or occupancy ([`codexl`]), or a Gainsight analysis ([`gainsight`]).
+//! counters or occupancy ([`codexl`]), or a Gainsight analysis ([`gainsight`]). [`widgets`]
+//! holds what the documents share (the problems list).
 
 pub mod codexl;
 pub mod desktop;
@@ -10,6 +11,7 @@ pub mod gainsight;
 pub mod ncu;
 pub mod sightline_app;
 pub mod timeline;
+pub mod widgets;
 
 pub use ncu::view_ctx::ViewCtx;
 pub use sightline_app::{RunError, Settings, SightlineApp, StartOptions, run};

@@ -1,0 +1,3 @@
+//! Widgets shared by the documents.
+
+pub mod problems;
