@@ -16,6 +16,7 @@ use bytes::Bytes;
 use prost::Message;
 use sightline::ncu::dump::{DumpOptions, write_dump};
 use sightline::ncu::{Action, MAGIC, Metric, MetricValue, NameBase, ReadError, Report};
+use sightline::problem::Location;
 use sightline::proto::nv::nvtx::{NvtxDomainInfo, NvtxState};
 use sightline::proto::nv::profiler::messages as pb;
 use sightline::proto::nv::rule_system::{
@@ -479,7 +480,11 @@ fn truncated_in_a_later_block_keeps_the_complete_results() {
         assert!(report.action(1).is_err(), "only one action is readable");
         let warnings = report.warnings();
         assert_eq!(warnings.len(), 1, "cut {cut}: {warnings:?}");
-        assert_eq!(warnings[0].offset, offset as u64, "cut {cut}");
+        assert_eq!(
+            warnings[0].location,
+            Location::Byte(offset as u64),
+            "cut {cut}"
+        );
         let message = &warnings[0].message;
         assert!(message.starts_with(start), "cut {cut}: {message}");
         assert!(
@@ -589,7 +594,10 @@ fn a_metric_naming_a_string_beyond_the_whole_table_is_skipped_with_a_warning() {
     assert_eq!(metric_value(&report, 0), 77);
     let warnings = action.warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert_eq!(warnings[0].offset, (c.results[0] + at + 2) as u64);
+    assert_eq!(
+        warnings[0].location,
+        Location::Byte((c.results[0] + at + 2) as u64)
+    );
     assert_eq!(
         warnings[0].message,
         "metric name id 5 outside the string table (1 strings); the metric was skipped"
@@ -618,7 +626,7 @@ fn corrupt_result_header_fields_and_sections() {
     assert_eq!(metric_value(&report, 0), 1);
     let warnings = action.warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert_eq!(warnings[0].offset, c.results[0] as u64);
+    assert_eq!(warnings[0].location, Location::Byte(c.results[0] as u64));
     assert!(
         warnings[0]
             .message

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ncu::{ReadWarning, Report};
+use crate::ncu::Report;
+use crate::problem::Problem;
 use crate::section::registry::SectionFolder;
 
 /// Section search path options, as Nsight Compute's CLI has them.
@@ -60,13 +61,8 @@ pub fn open_report(path: &Path) -> anyhow::Result<Report> {
 }
 
 /// Prints reader warnings on stderr: `sightline: warning: FILE: byte N: message`.
-pub fn print_report_warnings(report: &Report, warnings: &[ReadWarning]) {
+pub fn print_report_warnings(report: &Report, warnings: &[Problem]) {
     for warning in warnings {
-        eprintln!(
-            "sightline: warning: {}: byte {}: {}",
-            report.path().display(),
-            warning.offset,
-            warning.message
-        );
+        eprintln!("sightline: warning: {}: {warning}", report.path().display());
     }
 }

@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::codexl::CodexlWarning;
 use crate::codexl::counters::{CounterFile, CounterValue};
+use crate::problem::Problem;
 
 /// Output format of `counters` and `occupancy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,9 +106,9 @@ pub fn run(args: &CountersArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
 }
 
 /// Prints reader warnings on stderr.
-pub fn print_warnings(path: &std::path::Path, warnings: &[CodexlWarning]) {
+pub fn print_warnings(path: &std::path::Path, warnings: &[Problem]) {
     for warning in warnings {
-        eprintln!("sightline: warning: {}", warning.display_with(path));
+        eprintln!("sightline: warning: {}", warning.plain_in(path));
     }
 }
 

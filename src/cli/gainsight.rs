@@ -103,7 +103,10 @@ pub fn run(args: &GainsightArgs, mut out: &mut dyn Write) -> anyhow::Result<Exit
         }
     };
     for warning in &analysis.warnings {
-        eprintln!("sightline: warning: {warning}");
+        eprintln!(
+            "sightline: warning: {}",
+            warning.problem.plain_in(&warning.file)
+        );
     }
     if analysis.more_warnings > 0 {
         eprintln!(

@@ -51,9 +51,12 @@ pub fn write_json(doc: &NvtxtDocument, out: &mut dyn Write) -> io::Result<()> {
         write!(
             out,
             "{{\"line\": {}, \"column\": {}, \"severity\": \"{}\", \"class\": \"{}\", \"message\": ",
-            d.line, d.column, d.severity, d.class
+            d.line(),
+            d.column(),
+            d.severity(),
+            d.class
         )?;
-        json_string(out, &d.message)?;
+        json_string(out, d.message())?;
         out.write_all(b"}")?;
     }
     out.write_all(b"], \"events\": [")?;

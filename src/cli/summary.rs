@@ -95,7 +95,7 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> anyhow::Result<()>
     }
     write_table(out, &header, &rows)?;
     for warning in report.warnings() {
-        writeln!(out, "warning: byte {}: {}", warning.offset, warning.message)?;
+        writeln!(out, "warning: {warning}")?;
     }
     Ok(())
 }

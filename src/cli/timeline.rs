@@ -312,14 +312,10 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
         write!(out, "{{\"file\": ")?;
         write_string(&mut &mut *out, &w.file.display().to_string())?;
         write!(out, ", \"position\": ")?;
-        write_string(&mut &mut *out, &w.position)?;
-        write!(
-            out,
-            ", \"severity\": \"{}\"",
-            if w.error { "error" } else { "warning" }
-        )?;
+        write_string(&mut &mut *out, &w.problem.location.to_string())?;
+        write!(out, ", \"severity\": \"{}\"", w.problem.severity)?;
         write!(out, ", \"message\": ")?;
-        write_string(&mut &mut *out, &w.message)?;
+        write_string(&mut &mut *out, &w.problem.message)?;
         write!(out, "}}")?;
     }
     write!(out, "], \"tracks\": [")?;

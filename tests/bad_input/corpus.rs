@@ -253,7 +253,7 @@ fn a_truncated_report_keeps_a_nan_metric_exactly() {
     let cut = Report::from_bytes(path, Bytes::from(late.bytes[..between].to_vec())).unwrap();
     assert_eq!(cut.num_actions(), 0);
     let warning = &cut.warnings()[0];
-    assert_eq!(warning.offset, between as u64);
+    assert_eq!(warning.location, Location::Byte(between as u64));
     assert!(
         warning.message.contains("no profile results"),
         "{warning:?}"

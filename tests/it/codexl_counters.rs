@@ -348,7 +348,11 @@ fn the_generated_session_counters() {
 fn malformed_rows_warn_with_their_line_and_the_rest_loads() {
     let text = "#ListSeparator=;\nMethod; Time; GlobalWorkSize\na__k1_X1; 1.5; {1 1 1}\nb__k2_X1; 2.5\n\n\u{1}garbage; ; ; ; ;\nc__k3_X1; abc; {1; 2}\r\nd&nbsp;e__k4_X1; 1e400; {}\n";
     let file = CounterFile::parse(text.as_bytes());
-    let lines: Vec<u64> = file.warnings().iter().map(|w| w.line).collect();
+    let lines: Vec<u64> = file
+        .warnings()
+        .iter()
+        .map(|w| w.location.line_number().unwrap_or(0) as u64)
+        .collect();
     assert_eq!(lines, vec![4, 6]);
     assert_eq!(file.rows.len(), 5);
     assert_eq!(file.rows[1].values[2], CounterValue::Empty, "missing field");

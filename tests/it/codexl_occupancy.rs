@@ -139,7 +139,11 @@ fn malformed_rows_warn_with_their_line_and_the_rest_loads() {
     text.push_str("3,bad&nbsp;name,Hawaii,x,40,16,256,512,65536,24,16,0,64,256,4,256,4,1024,16777216,40,40,40,40,100,IP 7,4\r\n");
     text.push_str("4,huge,Hawaii,44,40,16,256,512,65536,99999999999999,16,18446744073709551615,64,18446744073709551615,4,256,4,1,1,1,1,1,1,1,IP 9,4\n");
     let file = OccupancyFile::parse(text.as_bytes());
-    let lines: Vec<u64> = file.warnings().iter().map(|w| w.line).collect();
+    let lines: Vec<u64> = file
+        .warnings()
+        .iter()
+        .map(|w| w.location.line_number().unwrap_or(0) as u64)
+        .collect();
     assert_eq!(lines, vec![4, 5], "{:?}", file.warnings());
     assert_eq!(file.rows.len(), 4);
     assert_eq!(file.rows[0].occupancy_percent, Some(100.0));

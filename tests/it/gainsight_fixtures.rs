@@ -179,6 +179,7 @@ fn sample_fixture_is_what_the_generator_writes() {
     assert_eq!(analysis.warnings.len(), 1, "{:?}", analysis.warnings);
     assert!(
         analysis.warnings[0]
+            .problem
             .message
             .contains("no end-of-kernel statistics")
     );

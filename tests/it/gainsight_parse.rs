@@ -7,6 +7,7 @@ use sightline::gainsight::report::FrontendReport;
 use sightline::gainsight::{
     Analysis, AnalyzeOptions, GainsightError, Level, Params, Source, analyze,
 };
+use sightline::problem::Location;
 
 fn analyze_bytes(name: &str, bytes: &[u8]) -> Result<Analysis, GainsightError> {
     analyze(
@@ -106,11 +107,17 @@ fn truncated_and_malformed_lines_are_warnings_with_their_line() {
     log += END;
     log += "GPGPU-Sim Cycle 99: Load instr from L2 cac"; // line 12, truncated at end of file
     let a = analyze_bytes("t.log", log.as_bytes()).unwrap();
-    let lines: Vec<u64> = a.warnings.iter().map(|w| w.line).collect();
+    let lines: Vec<usize> = a
+        .warnings
+        .iter()
+        .filter_map(|w| w.problem.location.line_number())
+        .collect();
     assert_eq!(lines, [5, 6, 7, 9, 10, 12], "{:?}", a.warnings);
-    assert!(a.warnings.iter().all(|w| w.file == "t.log"));
+    assert!(a.warnings.iter().all(|w| w.file.as_os_str() == "t.log"));
     assert_eq!(
         a.warnings[0]
+            .problem
+            .plain_in(&a.warnings[0].file)
             .to_string()
             .split(':')
             .take(2)
@@ -154,9 +161,10 @@ fn a_kernel_without_end_statistics_is_warned_at_its_header() {
     log += &access(700, "Load", "L1D", 0, "100", 0);
     let a = analyze_bytes("n.log", log.as_bytes()).unwrap();
     assert_eq!(a.warnings.len(), 1);
-    assert_eq!(a.warnings[0].line, 2);
+    assert_eq!(a.warnings[0].problem.location.line_number(), Some(2));
     assert!(
         a.warnings[0]
+            .problem
             .message
             .contains("no end-of-kernel statistics")
     );
@@ -175,9 +183,13 @@ fn non_utf8_bytes_are_tolerated() {
     let a = analyze_bytes("bad-utf8.log", &log).unwrap();
     assert_eq!(a.kernels.len(), 1);
     assert_eq!(a.rows[0].name, "_Z\u{fffd}k");
-    let lines: Vec<u64> = a.warnings.iter().map(|w| w.line).collect();
+    let lines: Vec<u64> = a
+        .warnings
+        .iter()
+        .map(|w| w.problem.location.line_number().unwrap_or(0) as u64)
+        .collect();
     assert_eq!(lines, [1, 2], "{:?}", a.warnings);
-    assert!(a.warnings[1].message.contains("not UTF-8"));
+    assert!(a.warnings[1].problem.message.contains("not UTF-8"));
 }
 
 #[test]
@@ -220,7 +232,7 @@ fn a_binary_file_is_a_clear_error_or_warned() {
     assert!(
         a.warnings
             .iter()
-            .any(|w| w.line == 0 && w.message.contains("binary"))
+            .any(|w| w.problem.location == Location::None && w.problem.message.contains("binary"))
     );
 }
 
@@ -233,8 +245,8 @@ fn a_kernel_without_id_takes_it_from_its_path_and_says_so() {
     let a = analyze_bytes("i.log", log.as_bytes()).unwrap();
     assert_eq!(a.rows[0].kernel_id, 31);
     assert_eq!(a.warnings.len(), 1);
-    assert!(a.warnings[0].message.contains("id 31"));
-    assert_eq!(a.warnings[0].line, 1);
+    assert!(a.warnings[0].problem.message.contains("id 31"));
+    assert_eq!(a.warnings[0].problem.location, Location::line(1));
 }
 
 #[test]

@@ -11,6 +11,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::app::SightlineApp;
 use sightline::app::timeline::TimelineDoc;
+use sightline::problem::Location;
 use sightline::timeline::{EventKind, Timeline};
 use sightline_test_support::nsys::{SynthOptions, write_export};
 
@@ -209,9 +210,9 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
     let tl = timeline(&h);
     assert_eq!(names_on(&tl, EventKind::Range), vec!["phase B"]);
     assert!(
-        tl.warnings
-            .iter()
-            .any(|w| w.file == more && w.position == "4:9" && w.error),
+        tl.warnings.iter().any(|w| w.file == more
+            && w.problem.location == Location::line_column(4, 9)
+            && w.problem.is_error()),
         "{:?}",
         tl.warnings
     );

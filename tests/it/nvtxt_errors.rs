@@ -11,7 +11,7 @@ fn parse(text: &str) -> NvtxtDocument {
 fn positions(doc: &NvtxtDocument) -> Vec<(u32, u32, Severity, ErrorClass)> {
     doc.diagnostics
         .iter()
-        .map(|d| (d.line, d.column, d.severity, d.class))
+        .map(|d| (d.line(), d.column(), d.severity(), d.class))
         .collect()
 }
 
@@ -20,7 +20,13 @@ fn single(text: &str) -> (u32, u32, Severity, ErrorClass, String) {
     let doc = parse(text);
     assert_eq!(doc.diagnostics.len(), 1, "{:#?}", doc.diagnostics);
     let d = &doc.diagnostics[0];
-    (d.line, d.column, d.severity, d.class, d.message.clone())
+    (
+        d.line(),
+        d.column(),
+        d.severity(),
+        d.class,
+        d.message().to_string(),
+    )
 }
 
 const HEAD: &str = "TimeBase = Manual\n@Marker, Time, Message\n";
@@ -160,7 +166,7 @@ fn calls_of_a_broken_format_are_errors_until_it_is_redefined() {
     );
     assert!(
         doc.diagnostics[1]
-            .message
+            .message()
             .contains("format of Marker at line 4 has errors")
     );
     let times: Vec<i64> = doc.events.iter().map(|e| e.start).collect();
@@ -187,7 +193,7 @@ fn importer_warnings_are_warnings() {
             (12, 2, Warning, Parsing),  // a format for a built-in command
         ]
     );
-    assert!(doc.diagnostics[0].message.contains("`Blue`?"));
+    assert!(doc.diagnostics[0].message().contains("`Blue`?"));
     assert!(!doc.has_errors());
     // The marker with the unknown colour still loads, with the default colour.
     assert_eq!(doc.events.len(), 1);
@@ -212,7 +218,7 @@ fn loading_problems_have_their_lines() {
     let open = &doc.events[1];
     assert!(open.open);
     assert_eq!((open.start, open.end), (200, 300));
-    assert!(doc.diagnostics[1].message.contains("last timestamp 300"));
+    assert!(doc.diagnostics[1].message().contains("last timestamp 300"));
 }
 
 #[test]
@@ -281,7 +287,7 @@ fn diagnostics_are_sorted_by_position() {
         "TimeBase = Manual\n@RangePush, Time\nRangePush, 1\nX = $Y\n@RangePop, Time\nRangePop, 2\n\
          RangePop, 3\n",
     );
-    let lines: Vec<u32> = doc.diagnostics.iter().map(|d| d.line).collect();
+    let lines: Vec<u32> = doc.diagnostics.iter().map(|d| d.line()).collect();
     assert_eq!(lines, [4, 7]);
 }
 
@@ -329,8 +335,8 @@ fn many_problems_on_one_line_have_their_own_columns() {
     let on = |line: u32| -> Vec<u32> {
         doc.diagnostics
             .iter()
-            .filter(|d| d.line == line && d.severity == Warning)
-            .map(|d| d.column)
+            .filter(|d| d.line() == line && d.severity() == Warning)
+            .map(|d| d.column())
             .collect()
     };
     // The format: every `Color` after the first is a repeat (columns 23, 30, ...).

@@ -48,7 +48,7 @@ fn comments_blank_lines_and_spacing() {
 fn double_slash_is_not_a_comment() {
     let doc = parse(&format!("{HEAD}// note\nMarker, 1, a\n"));
     assert_eq!(doc.diagnostics.len(), 1);
-    assert_eq!(doc.diagnostics[0].line, 3);
+    assert_eq!(doc.diagnostics[0].line(), 3);
     assert_eq!(doc.events.len(), 1);
 }
 
@@ -172,7 +172,11 @@ fn a_format_is_valid_until_replaced() {
 fn a_call_takes_exactly_the_formats_number_of_values() {
     let doc = parse(&format!("{HEAD}Marker, 1\nMarker, 2, a, b\nMarker, 3, c\n"));
     assert_eq!(starts(&doc), vec![(3, "c".to_string())]);
-    let lines: Vec<(u32, u32)> = doc.diagnostics.iter().map(|d| (d.line, d.column)).collect();
+    let lines: Vec<(u32, u32)> = doc
+        .diagnostics
+        .iter()
+        .map(|d| (d.line(), d.column()))
+        .collect();
     // Too few: at the command; too many: at the first value too many.
     assert_eq!(lines, [(3, 1), (4, 15)]);
 }
@@ -235,7 +239,7 @@ fn a_repeated_parameter_in_a_format_keeps_the_later_value() {
     let doc = parse("TimeBase = Manual\n@Marker, Time, Time\nMarker, 10, 11\n");
     assert_eq!(only_event(&doc).start, 11);
     assert_eq!(doc.diagnostics.len(), 1);
-    assert_eq!(doc.diagnostics[0].severity, Severity::Warning);
+    assert_eq!(doc.diagnostics[0].severity(), Severity::Warning);
 }
 
 #[test]
@@ -422,7 +426,7 @@ fn push_pop_nests_per_process_and_thread() {
     let diagnostics: Vec<(u32, Severity, ErrorClass)> = doc
         .diagnostics
         .iter()
-        .map(|d| (d.line, d.severity, d.class))
+        .map(|d| (d.line(), d.severity(), d.class))
         .collect();
     assert_eq!(
         diagnostics,
@@ -445,7 +449,7 @@ fn start_not_before_end_skips_the_range_with_a_warning() {
     assert!(
         doc.diagnostics
             .iter()
-            .all(|d| d.severity == Severity::Warning && d.class == ErrorClass::Loading)
+            .all(|d| d.severity() == Severity::Warning && d.class == ErrorClass::Loading)
     );
 }
 

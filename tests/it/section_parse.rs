@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use sightline::problem::{FileProblem, Location};
 use sightline::proto::nv::profiler::messages::{CollectionImportance, CollectionScope, GpuArch};
 use sightline::proto::nv::profiler::{ProfilerSection, profiler_section_table};
 use sightline::section::parse::{
-    CHART_MESSAGE, Diagnostic, Parsed, SECTION_MESSAGE, Severity, descriptor_pool, parse_chart,
+    CHART_MESSAGE, Parsed, SECTION_MESSAGE, Severity, descriptor_pool, parse_chart,
     parse_chart_file, parse_section, parse_section_file, parse_text_format,
 };
 
@@ -29,11 +30,24 @@ fn path() -> &'static Path {
 
 /// `(line, column, severity, message)` of every diagnostic.
 fn diags<T>(parsed: &Parsed<T>) -> Vec<(usize, usize, Severity)> {
-    parsed
-        .diagnostics
-        .iter()
-        .map(|d| (d.line, d.column, d.severity))
-        .collect()
+    parsed.diagnostics.iter().map(at).collect()
+}
+
+/// `(line, column)` of a diagnostic.
+fn pos(d: &FileProblem) -> (usize, usize) {
+    match d.problem.location {
+        Location::Line {
+            line,
+            column: Some(column),
+        } => (line, column),
+        ref other => panic!("not a line and column: {other:?}"),
+    }
+}
+
+/// `(line, column, severity)` of a diagnostic.
+fn at(d: &FileProblem) -> (usize, usize, Severity) {
+    let (line, column) = pos(d);
+    (line, column, d.problem.severity)
 }
 
 fn section(text: &str) -> Parsed<ProfilerSection> {
@@ -53,7 +67,7 @@ fn clean(text: &str) -> ProfilerSection {
 }
 
 /// Parses and expects exactly one diagnostic; returns it.
-fn single(text: &str) -> (Parsed<ProfilerSection>, Diagnostic) {
+fn single(text: &str) -> (Parsed<ProfilerSection>, FileProblem) {
     let parsed = section(text);
     assert_eq!(parsed.diagnostics.len(), 1, "{:?}", parsed.diagnostics);
     let d = parsed.diagnostics[0].clone();
@@ -152,20 +166,21 @@ fn stock_files_parse_without_errors() {
             let text = std::fs::read_to_string(file).unwrap_or_default();
             for d in diagnostics {
                 if let Some(name) = d
+                    .problem
                     .message
                     .strip_prefix("unknown field `")
                     .and_then(|rest| rest.split('`').next())
                 {
                     // The warning points at the field name token.
-                    let line = text.lines().nth(d.line - 1).unwrap_or("");
-                    let at: String = line.chars().skip(d.column - 1).collect();
+                    let line = text.lines().nth(pos(&d).0 - 1).unwrap_or("");
+                    let at: String = line.chars().skip(pos(&d).1 - 1).collect();
                     assert!(at.starts_with(name), "{d} points at {at:?}");
                 }
-                match d.severity {
+                match d.problem.severity {
                     Severity::Error => all_errors.push(d.to_string()),
                     Severity::Warning => {
                         warnings += 1;
-                        *distinct.entry(d.message.clone()).or_default() += 1;
+                        *distinct.entry(d.problem.message.clone()).or_default() += 1;
                     }
                 }
             }
@@ -290,10 +305,13 @@ fn stock_2025_unknown_fields_are_warnings() {
     assert!(!parsed.has_errors());
     // PmSampling.section line 13: "  VGpu: Platform_NotSupported" (a field the schema lacks,
     // unless someone adds it: then there is no warning to check).
-    if let Some(vgpu) = parsed.warnings().find(|d| d.message.contains("`VGpu`")) {
-        assert_eq!((vgpu.line, vgpu.column), (13, 3));
+    if let Some(vgpu) = parsed
+        .warnings()
+        .find(|d| d.problem.message.contains("`VGpu`"))
+    {
+        assert_eq!(pos(vgpu), (13, 3));
         assert_eq!(
-            vgpu.message,
+            vgpu.problem.message,
             "unknown field `VGpu` in `NV.Profiler.Messages.MetricOptionFilter` (skipped)"
         );
     }
@@ -310,32 +328,42 @@ fn unclosed_brace_reports_end_of_input() {
         "Identifier: \"Id\"\nDisplayName: \"Name\"\nHeader {\n  Metrics {\n    Name: \"m\"\n  }\n";
     let (parsed, d) = single(text);
     assert!(parsed.value.is_none());
-    assert_eq!((d.line, d.column, d.severity), (7, 1, Severity::Error));
+    assert_eq!(at(&d), (7, 1, Severity::Error));
     assert!(
-        d.message.contains("expected '}' to close '{' at 3:8"),
+        d.problem
+            .message
+            .contains("expected '}' to close '{' at 3:8"),
         "{}",
-        d.message
+        d.problem.message
     );
     // Without a final newline: just past the last character.
     let (_, d) = single("Identifier: \"Id\"\nDisplayName: \"N\"\nHeader {  ");
-    assert_eq!((d.line, d.column), (3, 11));
+    assert_eq!(pos(&d), (3, 11));
     // Unclosed '<' and '['.
     let (_, d) = single("Identifier: \"Id\"\nDisplayName: \"N\"\nHeader < Rows: 1");
-    assert_eq!((d.line, d.column), (3, 17));
-    assert!(d.message.contains("expected '>'"), "{}", d.message);
+    assert_eq!(pos(&d), (3, 17));
+    assert!(
+        d.problem.message.contains("expected '>'"),
+        "{}",
+        d.problem.message
+    );
     let (_, d) = single("Identifier: \"Id\"\nDisplayName: \"N\"\nSets [ { Identifier: \"a\" },");
-    assert_eq!((d.line, d.column), (3, 28));
-    assert!(d.message.contains("expected ']'"), "{}", d.message);
+    assert_eq!(pos(&d), (3, 28));
+    assert!(
+        d.problem.message.contains("expected ']'"),
+        "{}",
+        d.problem.message
+    );
 }
 
 #[test]
 fn unterminated_string() {
     let (parsed, d) = single("Identifier: \"Id\"\nDisplayName: \"Name\n\"\n");
     assert!(parsed.value.is_none());
-    assert_eq!((d.line, d.column, d.severity), (2, 14, Severity::Error));
-    assert_eq!(d.message, "unterminated string");
+    assert_eq!(at(&d), (2, 14, Severity::Error));
+    assert_eq!(d.problem.message, "unterminated string");
     let (_, d) = single("Identifier: 'Id");
-    assert_eq!((d.line, d.column), (1, 13));
+    assert_eq!(pos(&d), (1, 13));
 }
 
 #[test]
@@ -344,8 +372,12 @@ fn bad_enum_value_is_a_warning_at_the_value() {
         "{HEAD}Header {{\n  Metrics {{\n    Name: \"m\"\n    Filter {{ MinArch: CC_999 MaxArch: CC_80 }}\n  }}\n}}\n"
     );
     let (parsed, d) = single(&text);
-    assert_eq!((d.line, d.column, d.severity), (6, 23, Severity::Warning));
-    assert!(d.message.contains("`CC_999`"), "{}", d.message);
+    assert_eq!(at(&d), (6, 23, Severity::Warning));
+    assert!(
+        d.problem.message.contains("`CC_999`"),
+        "{}",
+        d.problem.message
+    );
     let s = parsed.value.expect("loads");
     let filter = s.header.unwrap().metrics[0].filter.clone().unwrap();
     assert_eq!(filter.min_arch, None);
@@ -354,16 +386,16 @@ fn bad_enum_value_is_a_warning_at_the_value() {
     let s = clean(&format!("{HEAD}Filter {{ MinArch: 75 }}"));
     assert_eq!(s.filter.unwrap().min_arch, Some(GpuArch::Cc75 as i32));
     let (_, d) = single(&format!("{HEAD}Filter {{ MinArch: 76 }}"));
-    assert_eq!((d.line, d.column, d.severity), (3, 19, Severity::Warning));
+    assert_eq!(at(&d), (3, 19, Severity::Warning));
 }
 
 #[test]
 fn unknown_field_is_a_warning_and_following_fields_parse() {
     let text = format!("{HEAD}  Bogus: 12\nOrder: 7\nDescription: \"d\"\n");
     let (parsed, d) = single(&text);
-    assert_eq!((d.line, d.column, d.severity), (3, 3, Severity::Warning));
+    assert_eq!(at(&d), (3, 3, Severity::Warning));
     assert_eq!(
-        d.message,
+        d.problem.message,
         "unknown field `Bogus` in `NV.Profiler.ProfilerSection` (skipped)"
     );
     let s = parsed.value.expect("loads");
@@ -388,15 +420,15 @@ fn unknown_nested_block_is_skipped() {
         diags(&parsed),
         [(3, 1, Severity::Warning), (8, 1, Severity::Warning)]
     );
-    assert!(parsed.diagnostics[1].message.contains("`Future2`"));
+    assert!(parsed.diagnostics[1].problem.message.contains("`Future2`"));
     assert_eq!(parsed.value.expect("loads").order, Some(4));
     // Unknown field inside a known nested block: reported with the nested type.
     let (parsed, d) = single(&format!(
         "{HEAD}Header {{\n  Metrics {{\n    Name: \"m\"\n    ShowOnlyIfNotZero {{ Metric {{ Name: \"x\" }} }}\n  }}\n}}"
     ));
-    assert_eq!((d.line, d.column), (6, 5));
+    assert_eq!(pos(&d), (6, 5));
     assert_eq!(
-        d.message,
+        d.problem.message,
         "unknown field `ShowOnlyIfNotZero` in `NV.Profiler.ProfilerSectionMetric` (skipped)"
     );
     assert_eq!(parsed.value.unwrap().header.unwrap().metrics[0].name, "m");
@@ -406,16 +438,19 @@ fn unknown_nested_block_is_skipped() {
         diags(&parsed),
         [(3, 1, Severity::Warning), (3, 13, Severity::Error)]
     );
-    assert_eq!(parsed.diagnostics[1].message, "expected a value, found '}'");
+    assert_eq!(
+        parsed.diagnostics[1].problem.message,
+        "expected a value, found '}'"
+    );
 }
 
 #[test]
 fn missing_required_identifier_at_1_1() {
     let (parsed, d) = single("DisplayName: \"Name\"\nOrder: 1\n");
     assert!(parsed.value.is_none());
-    assert_eq!((d.line, d.column, d.severity), (1, 1, Severity::Error));
+    assert_eq!(at(&d), (1, 1, Severity::Error));
     assert_eq!(
-        d.message,
+        d.problem.message,
         "missing required field `Identifier` in `NV.Profiler.ProfilerSection`"
     );
     // Both missing: two errors at 1:1.
@@ -434,44 +469,56 @@ fn missing_required_metric_name_in_nested_block() {
     let (parsed, d) = single(&text);
     assert!(parsed.value.is_none());
     // Reported at the opening '{' of the message that lacks it.
-    assert_eq!((d.line, d.column, d.severity), (7, 11, Severity::Error));
+    assert_eq!(at(&d), (7, 11, Severity::Error));
     assert_eq!(
-        d.message,
+        d.problem.message,
         "missing required field `Name` in `NV.Profiler.ProfilerSectionMetric`"
     );
     // Also inside list syntax.
     let (_, d) = single(&format!("{HEAD}Sets [ {{ Identifier: \"a\" }}, {{ }} ]"));
-    assert_eq!((d.line, d.column), (3, 29));
+    assert_eq!(pos(&d), (3, 29));
 }
 
 #[test]
 fn type_mismatch_at_the_value() {
     let (parsed, d) = single(&format!("{HEAD}Order: \"ten\"\n"));
     assert!(parsed.value.is_none());
-    assert_eq!((d.line, d.column, d.severity), (3, 8, Severity::Error));
+    assert_eq!(at(&d), (3, 8, Severity::Error));
     assert_eq!(
-        d.message,
+        d.problem.message,
         "field `Order` expects an unsigned integer, found string \"ten\""
     );
     let (_, d) = single(&format!("{HEAD}Order: -1"));
-    assert_eq!((d.line, d.column), (3, 8));
-    assert!(d.message.contains("out of range"), "{}", d.message);
+    assert_eq!(pos(&d), (3, 8));
+    assert!(
+        d.problem.message.contains("out of range"),
+        "{}",
+        d.problem.message
+    );
     let (_, d) = single(&format!("{HEAD}Order: 4294967296"));
-    assert!(d.message.contains("out of range"), "{}", d.message);
+    assert!(
+        d.problem.message.contains("out of range"),
+        "{}",
+        d.problem.message
+    );
     let (_, d) = single(&format!("{HEAD}Order: 1.5"));
-    assert_eq!((d.line, d.column), (3, 8));
+    assert_eq!(pos(&d), (3, 8));
     let (_, d) = single(&format!("{HEAD}Description: 12"));
-    assert_eq!((d.line, d.column), (3, 14));
+    assert_eq!(pos(&d), (3, 14));
     let (_, d) = single(&format!("{HEAD}Header: 12"));
-    assert_eq!((d.line, d.column), (3, 9));
+    assert_eq!(pos(&d), (3, 9));
     let (_, d) = single(&format!("{HEAD}Description {{ }}"));
-    assert_eq!((d.line, d.column), (3, 13));
+    assert_eq!(pos(&d), (3, 13));
     let (_, d) = single(&format!("{HEAD}Extends: Id2"));
-    assert_eq!((d.line, d.column), (3, 10));
+    assert_eq!(pos(&d), (3, 10));
     let (_, d) = single(&format!("{HEAD}Body {{ SetDefault: maybe }}"));
-    assert_eq!((d.line, d.column), (3, 20));
+    assert_eq!(pos(&d), (3, 20));
     let (_, d) = single(&format!("{HEAD}Order: [1, 2]"));
-    assert!(d.message.contains("not repeated"), "{}", d.message);
+    assert!(
+        d.problem.message.contains("not repeated"),
+        "{}",
+        d.problem.message
+    );
     // Errors after a mismatch are still found (the mismatched value is skipped).
     let parsed = section(&format!("{HEAD}Order: \"x\" \"y\"\nExtends: 5\n"));
     assert_eq!(
@@ -484,29 +531,33 @@ fn type_mismatch_at_the_value() {
 fn garbage_tokens() {
     let (parsed, d) = single("Identifier: \"Id\"\n  DisplayName = \"x\"\n");
     assert!(parsed.value.is_none());
-    assert_eq!((d.line, d.column, d.severity), (2, 15, Severity::Error));
-    assert_eq!(d.message, "unexpected character '='");
+    assert_eq!(at(&d), (2, 15, Severity::Error));
+    assert_eq!(d.problem.message, "unexpected character '='");
     let (_, d) = single("Identifier: \"Id\" }");
-    assert_eq!((d.line, d.column), (1, 18));
-    assert_eq!(d.message, "expected field name, found '}'");
+    assert_eq!(pos(&d), (1, 18));
+    assert_eq!(d.problem.message, "expected field name, found '}'");
     let (_, d) = single("Identifier: \"Id\"\n42");
-    assert_eq!((d.line, d.column), (2, 1));
+    assert_eq!(pos(&d), (2, 1));
     let (_, d) = single("Identifier \"Id\"");
-    assert_eq!((d.line, d.column), (1, 12));
-    assert!(d.message.starts_with("expected ':'"), "{}", d.message);
+    assert_eq!(pos(&d), (1, 12));
+    assert!(
+        d.problem.message.starts_with("expected ':'"),
+        "{}",
+        d.problem.message
+    );
     let (_, d) = single("Identifier: \"Id\"\nOrder: 12abc");
-    assert_eq!((d.line, d.column), (2, 8));
-    assert_eq!(d.message, "invalid number `12abc`");
+    assert_eq!(pos(&d), (2, 8));
+    assert_eq!(d.problem.message, "invalid number `12abc`");
     let (_, d) = single("Identifier: \"é\" DisplayName: \"x\" Order: 09");
-    assert_eq!((d.line, d.column), (1, 41));
+    assert_eq!(pos(&d), (1, 41));
     let (_, d) = single("Identifier: \"a\\qb\"");
-    assert_eq!((d.line, d.column), (1, 15));
-    assert_eq!(d.message, "invalid escape sequence `\\q`");
+    assert_eq!(pos(&d), (1, 15));
+    assert_eq!(d.problem.message, "invalid escape sequence `\\q`");
     let (_, d) = single("Identifier: \"Id\"\nHeader { Metrics { Name: \"m\" ] }");
-    assert_eq!((d.line, d.column), (2, 30));
+    assert_eq!(pos(&d), (2, 30));
     // Non-ASCII before the error: columns count characters.
     let (_, d) = single("Identifier: \"ééé\" ~");
-    assert_eq!((d.line, d.column), (1, 19));
+    assert_eq!(pos(&d), (1, 19));
 }
 
 #[test]
@@ -540,7 +591,7 @@ fn short_enum_forms() {
     let (_, d) = single(&format!(
         "{HEAD}Filter {{ CollectionFilter {{ Importance: Mandatory }} }}"
     ));
-    assert_eq!((d.line, d.column, d.severity), (3, 41, Severity::Warning));
+    assert_eq!(at(&d), (3, 41, Severity::Warning));
 }
 
 #[test]
@@ -565,7 +616,7 @@ fn list_syntax() {
     let (parsed, d) = single(&format!(
         "{HEAD}Filter {{ CollectionFilter {{ CollectionScopes: [Launch, Nope, Range] }} }}"
     ));
-    assert_eq!((d.line, d.column), (3, 56));
+    assert_eq!(pos(&d), (3, 56));
     assert_eq!(
         parsed
             .value
@@ -578,11 +629,11 @@ fn list_syntax() {
         [1, 2]
     );
     let (_, d) = single(&format!("{HEAD}Sets [ {{ Identifier: \"a\" }} {{ }} ]"));
-    assert_eq!((d.line, d.column), (3, 28));
+    assert_eq!(pos(&d), (3, 28));
     assert!(
-        d.message.starts_with("expected ',' or ']'"),
+        d.problem.message.starts_with("expected ',' or ']'"),
         "{}",
-        d.message
+        d.problem.message
     );
 }
 
@@ -600,7 +651,7 @@ fn strings_concatenation_and_escapes() {
     assert_eq!(s.extends.as_deref(), Some("\u{1F600} é"));
     // Escapes producing invalid UTF-8 in a string field.
     let (_, d) = single(&format!("{HEAD}Extends: \"\\xff\""));
-    assert_eq!((d.line, d.column, d.severity), (3, 10, Severity::Error));
+    assert_eq!(at(&d), (3, 10, Severity::Error));
 }
 
 #[test]
@@ -650,7 +701,7 @@ fn comments_separators_and_numbers() {
 #[test]
 fn duplicate_singular_field_is_a_warning_last_wins() {
     let (parsed, d) = single(&format!("{HEAD}Order: 1\nOrder: 2\n"));
-    assert_eq!((d.line, d.column, d.severity), (4, 8, Severity::Warning));
+    assert_eq!(at(&d), (4, 8, Severity::Warning));
     assert_eq!(parsed.value.unwrap().order, Some(2));
 }
 
@@ -666,6 +717,7 @@ fn nesting_limit_is_an_error_not_a_crash() {
             .errors()
             .next()
             .unwrap()
+            .problem
             .message
             .contains("nesting deeper than 100")
     );

@@ -134,20 +134,18 @@ fn text_where_integers_belong() {
     let kernel_warning = tl
         .warnings
         .iter()
-        .find(|w| w.position == "CUPTI_ACTIVITY_KIND_KERNEL")
+        .find(|w| w.problem.location.to_string() == "CUPTI_ACTIVITY_KIND_KERNEL")
         .unwrap_or_else(|| panic!("no kernel warning in {:?}", tl.warnings));
     assert_eq!(kernel_warning.file, path);
     assert!(
-        kernel_warning.message.contains("2 rows skipped")
-            && kernel_warning.message.contains("rowid 2"),
+        kernel_warning.problem.message.contains("2 rows skipped")
+            && kernel_warning.problem.message.contains("rowid 2"),
         "{}",
-        kernel_warning.message
+        kernel_warning.problem.message
     );
-    assert!(
-        tl.warnings
-            .iter()
-            .any(|w| w.position == "CUPTI_ACTIVITY_KIND_RUNTIME" && w.message.contains("rowid 5"))
-    );
+    assert!(tl.warnings.iter().any(|w| w.problem.location.to_string()
+        == "CUPTI_ACTIVITY_KIND_RUNTIME"
+        && w.problem.message.contains("rowid 5")));
     // A summary must not silently leave rows out: it is an error naming the file, table and row.
     let err = stats::run_reports(&path, &["cuda_gpu_kern_sum"])
         .err()

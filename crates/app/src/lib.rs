@@ -1,7 +1,8 @@
 //! The desktop application (eframe/egui). The only module that uses egui: it renders the model
 //! layers (`ncu`, `section`, `timeline`) and never parses files itself. Each tab is a
 //! [`document::Document`]: an Nsight Compute report ([`ncu`]), a timeline ([`timeline`]), CodeXL
-//! counters or occupancy ([`codexl`]), or a Gainsight analysis ([`gainsight`]).
+//! counters or occupancy ([`codexl`]), or a Gainsight analysis ([`gainsight`]). [`widgets`]
+//! holds what the documents share (the problems list).
 
 pub mod codexl;
 pub mod desktop;

@@ -13,6 +13,8 @@
 //!   `.atp` traces) with the `nsys stats` reports.
 //! - [`codexl`] reads CodeXL / RCP counter and occupancy tables; [`gainsight`] turns GPGPU-Sim
 //!   logs into lifetimes, refresh and area projections.
+//! - [`problem`] is the one shape of what every reader reports it met (location, severity,
+//!   message), shown in one problems list in the app.
 
 pub mod codexl;
 pub mod format;
@@ -20,6 +22,7 @@ pub mod gainsight;
 pub mod kind;
 pub mod mapped;
 pub mod ncu;
+pub mod problem;
 pub mod proto;
 pub mod pyjson;
 pub mod section;

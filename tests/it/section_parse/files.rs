@@ -34,6 +34,7 @@ fn files_that_cannot_be_read() {
     assert_eq!(diags(&parsed), [(1, 1, Severity::Error)]);
     assert!(
         parsed.diagnostics[0]
+            .problem
             .message
             .starts_with("cannot read the file")
     );
@@ -41,7 +42,12 @@ fn files_that_cannot_be_read() {
     std::fs::write(&binary, b"Table { Label: \"\xff\" }").unwrap();
     let parsed = parse_chart_file(&binary);
     assert_eq!(diags(&parsed), [(1, 1, Severity::Error)]);
-    assert!(parsed.diagnostics[0].message.contains("not valid UTF-8"));
+    assert!(
+        parsed.diagnostics[0]
+            .problem
+            .message
+            .contains("not valid UTF-8")
+    );
     let good = dir.path().join("good.section");
     std::fs::write(&good, HEAD).unwrap();
     let parsed = parse_section_file(&good);
@@ -77,6 +83,6 @@ fn many_diagnostics_on_one_long_line_stay_linear() {
     assert_eq!(parsed.diagnostics.len(), n);
     let last = parsed.diagnostics.last().unwrap();
     // "Identifier: \"Id\" DisplayName: \"Name\" " is 37 characters, each field 11.
-    assert_eq!((last.line, last.column), (1, 38 + 11 * (n - 1)));
+    assert_eq!(pos(last), (1, 38 + 11 * (n - 1)));
     assert!(parsed.value.is_some());
 }

@@ -58,7 +58,7 @@ pub fn load_session_data(files: &SessionFiles) -> (SessionData, Vec<String>) {
     let counters = files.counters.as_ref().and_then(|path| {
         match sightline_model::codexl::counters::CounterFile::open(path) {
             Ok(file) => {
-                problems.extend(file.warnings().iter().map(|w| w.display_with(path)));
+                problems.extend(file.warnings().iter().map(|w| w.plain_in(path).to_string()));
                 Some(file)
             }
             Err(error) => {
@@ -70,7 +70,7 @@ pub fn load_session_data(files: &SessionFiles) -> (SessionData, Vec<String>) {
     let occupancy = files.occupancy.as_ref().and_then(|path| {
         match sightline_model::codexl::occupancy::OccupancyFile::open(path) {
             Ok(file) => {
-                problems.extend(file.warnings().iter().map(|w| w.display_with(path)));
+                problems.extend(file.warnings().iter().map(|w| w.plain_in(path).to_string()));
                 Some(file)
             }
             Err(error) => {

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use eframe::egui;
 
-use sightline_model::codexl::CodexlWarning;
+use sightline_model::problem::Problem;
+
+use crate::widgets::problems::ProblemList;
 
 /// Header keys summarized on one line, with their labels.
 const SUMMARY_KEYS: [(&str, &str); 4] = [
@@ -71,29 +73,15 @@ pub fn header_ui(ui: &mut egui::Ui, header: &[(String, String)], devices: &[Stri
 }
 
 /// The reader's warnings, collapsed under "N warning(s)"; nothing when there are none.
-pub fn warnings_ui(ui: &mut egui::Ui, path: &Path, warnings: &[CodexlWarning]) {
-    if warnings.is_empty() {
-        return;
-    }
-    let title = egui::RichText::new(format!("{} warning(s)", warnings.len()))
-        .color(ui.visuals().warn_fg_color);
-    egui::CollapsingHeader::new(title)
-        .id_salt("codexl-warnings")
-        .default_open(false)
-        .show(ui, |ui| {
-            egui::ScrollArea::vertical()
-                .id_salt("codexl-warnings-scroll")
-                .max_height(120.0)
-                .auto_shrink([false, true])
-                .show(ui, |ui| {
-                    for warning in warnings.iter().take(MAX_LISTED) {
-                        ui.label(warning.display_with(path));
-                    }
-                    if warnings.len() > MAX_LISTED {
-                        ui.weak(format!("and {} more", warnings.len() - MAX_LISTED));
-                    }
-                });
-        });
+pub fn warnings_ui(ui: &mut egui::Ui, path: &Path, warnings: &[Problem]) {
+    ProblemList::new(warnings)
+        .file(path)
+        .max_rows(MAX_LISTED)
+        .show_collapsed(
+            ui,
+            "codexl-warnings",
+            format!("{} warning(s)", warnings.len()),
+        );
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use eframe::egui::{self, ColorImage, Rect};
 
 use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
+use crate::widgets::problems::ProblemList;
 use charts::{FrequencyMarks, Group, RetentionMark, chart_frame, count_label, time_label};
 use export::{ExportRequest, export_outputs, png_of_region, write_png};
 use loader::{Inputs, Job, JobEvent, Loaded, recompute_outputs_report, start_load};
@@ -475,21 +476,9 @@ impl GainsightDoc {
                     ui.weak(note);
                 }
                 let a = &loaded.analysis;
-                if !a.warnings.is_empty() {
-                    egui::CollapsingHeader::new(format!(
-                        "{} warning(s)",
-                        a.warnings.len() as u64 + a.more_warnings
-                    ))
-                    .id_salt("gainsight-warnings")
-                    .show(ui, |ui| {
-                        for w in a.warnings.iter().take(200) {
-                            ui.label(w.to_string());
-                        }
-                        if a.more_warnings > 0 {
-                            ui.weak(format!("{} more not kept", a.more_warnings));
-                        }
-                    });
-                }
+                let warnings = ProblemList::new(&a.warnings).not_kept(a.more_warnings);
+                let title = format!("{} warning(s)", warnings.count());
+                warnings.show_collapsed(ui, "gainsight-warnings", title);
             });
     }
 

@@ -14,7 +14,9 @@ use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
 use super::rule_state::{PageRules, TabRules};
 use super::section_state::{SectionSource, SectionState};
 use super::view_ctx::ViewCtx;
+use crate::widgets::problems::ProblemList;
 use sightline_model::ncu::{Action, Report};
+use sightline_model::problem::Problem;
 use sightline_model::section::details::{DetailsSection, KernelDetails, resolve_action};
 use sightline_model::section::registry::SectionSet;
 use sightline_rules::{RunOptions, SectionBinding};
@@ -383,31 +385,16 @@ impl ReportTab {
 /// The problems the reader worked around in this report and in the shown kernel, under a
 /// collapsed "N read warning(s)" line: what was skipped, at which byte of which file.
 fn read_warnings_ui(ui: &mut egui::Ui, report: &Report, action: Option<&Action>) {
-    let warnings: Vec<&sightline_model::ncu::ReadWarning> = report
+    let warnings: Vec<&Problem> = report
         .warnings()
         .iter()
         .chain(action.map_or(&[][..], Action::warnings))
         .collect();
-    if warnings.is_empty() {
-        return;
-    }
-    let color = ui.visuals().warn_fg_color;
-    egui::CollapsingHeader::new(
-        egui::RichText::new(format!(
-            "{} read warning(s): parts of this report were skipped",
-            warnings.len()
-        ))
-        .color(color),
-    )
-    .id_salt("read-warnings")
-    .show(ui, |ui| {
-        for warning in warnings {
-            ui.label(format!(
-                "{}: byte {}: {}",
-                report.path().display(),
-                warning.offset,
-                warning.message
-            ));
-        }
-    });
+    let title = format!(
+        "{} read warning(s): parts of this report were skipped",
+        warnings.len()
+    );
+    ProblemList::new(&warnings)
+        .file(report.path())
+        .show_collapsed(ui, "read-warnings", title);
 }

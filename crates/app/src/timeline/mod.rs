@@ -34,6 +34,7 @@ use eframe::egui;
 
 use super::codexl::dispatch::offer_session_ui;
 use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
+use crate::widgets::problems::{ProblemList, RowText};
 use canvas::{Canvas, Marks};
 use details::Selection;
 use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
@@ -359,16 +360,13 @@ impl TimelineDoc {
                 }
                 if !timeline.warnings.is_empty() {
                     ui.separator();
-                    egui::CollapsingHeader::new(format!(
-                        "{} load warning(s)",
-                        timeline.warnings.len()
-                    ))
-                    .id_salt("timeline-warnings")
-                    .show(ui, |ui| {
-                        for w in timeline.warnings.iter().take(200) {
-                            ui.label(w.to_string());
-                        }
-                    });
+                    ProblemList::new(&timeline.warnings)
+                        .text(RowText::Compiler)
+                        .show_collapsed(
+                            ui,
+                            "timeline-warnings",
+                            format!("{} load warning(s)", timeline.warnings.len()),
+                        );
                 }
             });
         egui::CentralPanel::default().show(ui, |ui| {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::loader::merge_files;
+use crate::widgets::problems::{ProblemList, RowText};
 use sightline_model::section::watch::FolderWatcher;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::nsys::stats::ReportOutcome;
@@ -235,23 +236,10 @@ impl NvtxtFiles {
                     if doc.diagnostics.is_empty() {
                         ui.label("No problems.");
                     }
-                    for d in doc.diagnostics.iter().take(500) {
-                        let color = if d.is_error() {
-                            ui.visuals().error_fg_color
-                        } else {
-                            ui.visuals().warn_fg_color
-                        };
-                        ui.colored_label(
-                            color,
-                            format!(
-                                "{}:{}: {}: {}: {}",
-                                d.line, d.column, d.severity, d.class, d.message
-                            ),
-                        );
-                    }
-                    if doc.diagnostics.len() > 500 {
-                        ui.weak(format!("… and {} more", doc.diagnostics.len() - 500));
-                    }
+                    ProblemList::new(&doc.diagnostics)
+                        .text(RowText::Compiler)
+                        .max_rows(500)
+                        .show(ui);
                 });
         }
         if toggled {

@@ -1,4 +1,5 @@
 //! Widgets shared by every document kind.
 
 pub mod plot;
+pub mod problems;
 pub mod table;

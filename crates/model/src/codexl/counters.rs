@@ -6,9 +6,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::CodexlError;
 use super::table::{ProfileTable, parse_table};
 use super::text::unescape;
-use super::{CodexlError, CodexlWarning};
+use crate::problem::Problem;
 
 /// One field's value.
 #[derive(Debug, Clone, PartialEq)]
@@ -205,7 +206,7 @@ impl CounterFile {
     }
 
     /// Problems worked around.
-    pub fn warnings(&self) -> &[CodexlWarning] {
+    pub fn warnings(&self) -> &[Problem] {
         &self.table.warnings
     }
 

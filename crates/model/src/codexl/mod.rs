@@ -4,8 +4,8 @@
 //! `.occupancy` files for tests live in `sightline-test-support`; no real ones are public.)
 //! The `.atp` reader itself is `timeline::atp`.
 //!
-//! Plain data, no egui. Readers never fail on content: problems become [`CodexlWarning`]s with
-//! their line, and the rest of the file loads.
+//! Plain data, no egui. Readers never fail on content: problems become warning
+//! [`Problem`](crate::problem::Problem)s with their line, and the rest of the file loads.
 
 pub mod counters;
 pub mod curves;
@@ -16,24 +16,11 @@ pub mod text;
 
 use std::path::PathBuf;
 
-/// A problem a reader worked around, at a 1-based line (0: the file as a whole).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CodexlWarning {
-    /// 1-based line number, or 0.
-    pub line: u64,
-    /// What was wrong and what the reader did.
-    pub message: String,
-}
+use crate::problem::{Location, Problem};
 
-impl CodexlWarning {
-    /// `PATH:LINE: message` (or `PATH: message` for line 0).
-    pub fn display_with(&self, path: &std::path::Path) -> String {
-        if self.line == 0 {
-            format!("{}: {}", path.display(), self.message)
-        } else {
-            format!("{}:{}: {}", path.display(), self.line, self.message)
-        }
-    }
+/// A warning the reader worked around at 1-based `line` (0: the file as a whole).
+pub(crate) fn warning(line: u64, message: impl Into<String>) -> Problem {
+    Problem::warning(Location::line_or_file(line), message)
 }
 
 /// Reading a file failed (only I/O fails; content problems are warnings).

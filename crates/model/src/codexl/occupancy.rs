@@ -3,10 +3,11 @@
 
 use std::path::Path;
 
+use super::CodexlError;
 use super::counters::{CounterValue, split_method};
 use super::table::{ProfileTable, parse_table};
 use super::text::unescape;
-use super::{CodexlError, CodexlWarning};
+use crate::problem::Problem;
 
 /// The column names RCP writes, in its order.
 pub const OCCUPANCY_COLUMNS: [&str; 26] = [
@@ -127,10 +128,9 @@ impl OccupancyFile {
             .collect();
         if table.column_line != 0 && index[1].is_none() {
             let line = table.column_line;
-            table.warnings.push(CodexlWarning {
-                line,
-                message: "no 'Kernel Name' column".into(),
-            });
+            table
+                .warnings
+                .push(super::warning(line, "no 'Kernel Name' column"));
         }
         let decimal_comma = table.separator != ',';
         let mut rows = Vec::with_capacity(table.rows.len());
@@ -184,10 +184,10 @@ impl OccupancyFile {
                 simds_per_cu: num(25),
             };
             if !bad.is_empty() {
-                warnings.push(CodexlWarning {
-                    line: raw.line,
-                    message: format!("not a whole number: {}", bad.join(", ")),
-                });
+                warnings.push(super::warning(
+                    raw.line,
+                    format!("not a whole number: {}", bad.join(", ")),
+                ));
             }
             values.push(
                 (0..table.columns.len())
@@ -209,7 +209,7 @@ impl OccupancyFile {
     }
 
     /// Problems worked around.
-    pub fn warnings(&self) -> &[CodexlWarning] {
+    pub fn warnings(&self) -> &[Problem] {
         &self.table.warnings
     }
 

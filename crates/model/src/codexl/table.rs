@@ -4,8 +4,8 @@
 //! line; fields are trimmed; `{...}` groups are never split. Rows whose field count differs from
 //! the columns' are kept with a warning (a known CodeXL bug wrote such files).
 
-use super::CodexlWarning;
 use super::text::decode;
+use crate::problem::Problem;
 
 /// A parsed table file.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +22,7 @@ pub struct ProfileTable {
     /// Data rows.
     pub rows: Vec<TableRow>,
     /// Problems worked around.
-    pub warnings: Vec<CodexlWarning>,
+    pub warnings: Vec<Problem>,
 }
 
 /// One data row: its trimmed fields as written.
@@ -70,7 +70,7 @@ pub fn parse_table(data: &[u8]) -> ProfileTable {
     let mut dropped = 0u64;
     let mut warn = |table: &mut ProfileTable, line: u64, message: String| {
         if table.warnings.len() < MAX_WARNINGS {
-            table.warnings.push(CodexlWarning { line, message });
+            table.warnings.push(super::warning(line, message));
         } else {
             dropped += 1;
         }
@@ -127,16 +127,14 @@ pub fn parse_table(data: &[u8]) -> ProfileTable {
         });
     }
     if table.column_line == 0 {
-        table.warnings.push(CodexlWarning {
-            line: 0,
-            message: "no column line: the file has no table".into(),
-        });
+        table
+            .warnings
+            .push(super::warning(0, "no column line: the file has no table"));
     }
     if dropped > 0 {
-        table.warnings.push(CodexlWarning {
-            line: 0,
-            message: format!("{dropped} more warnings"),
-        });
+        table
+            .warnings
+            .push(super::warning(0, format!("{dropped} more warnings")));
     }
     table
 }
@@ -222,7 +220,7 @@ mod tests {
         assert_eq!(t.columns.len(), 3);
         assert_eq!(t.rows[0].fields, vec!["1", "k", "50"]);
         assert_eq!(t.warnings.len(), 1);
-        assert_eq!(t.warnings[0].line, 4);
+        assert_eq!(t.warnings[0].location, crate::problem::Location::line(4));
     }
 
     #[test]

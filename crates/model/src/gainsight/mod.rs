@@ -55,27 +55,6 @@ impl Level {
     }
 }
 
-/// A problem the reader worked around, at a file and line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    /// The file, as given.
-    pub file: String,
-    /// 1-based line number (0: the whole file).
-    pub line: u64,
-    /// What was wrong and what was done.
-    pub message: String,
-}
-
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(f, "{}:{}: {}", self.file, self.line, self.message)
-        }
-    }
-}
-
 /// Errors of the Gainsight model.
 #[derive(Debug, thiserror::Error)]
 pub enum GainsightError {

@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
+use super::GainsightError;
 use super::kernel::{FastMap, KernelAccumulator, KernelResult, LineCounts};
 use super::params::Params;
 use super::stats::{KernelRow, kernel_row};
 use super::whatif::{LifetimeStore, LifetimeStoreBuilder};
-use super::{GainsightError, Warning};
 use crate::mapped::{Access, MappedFile};
+use crate::problem::{FileProblem, Location, Problem};
 
 /// Warnings kept for a whole analysis; the rest are counted.
 const MAX_WARNINGS: usize = 1000;
@@ -103,7 +104,7 @@ pub struct Analysis {
     /// Bytes read.
     pub bytes: u64,
     /// Problems worked around, with file and line.
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<FileProblem>,
     /// Warnings beyond the kept ones.
     pub more_warnings: u64,
 }
@@ -559,8 +560,8 @@ impl<'a> Collector<'a> {
         if self.analysis.kernels.is_empty() {
             let mut why = Vec::new();
             for w in &self.analysis.warnings {
-                if w.line == 0 {
-                    why.push(w.message.clone());
+                if w.problem.location == Location::None {
+                    why.push(w.problem.message.clone());
                 }
             }
             let message = if why.is_empty() {
@@ -610,11 +611,10 @@ impl<'a> Collector<'a> {
                 current = Some((file, target, line));
                 line
             };
-            self.analysis.warnings.push(Warning {
-                file: self.sources[file].name.clone(),
-                line,
-                message,
-            });
+            self.analysis.warnings.push(FileProblem::new(
+                self.sources[file].name.clone(),
+                Problem::warning(Location::line_or_file(line), message),
+            ));
         }
         self.analysis.more_warnings = total.saturating_sub(MAX_WARNINGS) as u64;
     }

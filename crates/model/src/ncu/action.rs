@@ -5,10 +5,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use prost::Message;
 
-use super::error::ReadWarning;
 use super::metric::{Metric, shift};
 use super::report::{ResultEntry, ToolVersion, WorkloadKind};
 use super::wire::{FieldReader, WireError, WireValue, first_string_field};
+use crate::problem::{Location, Problem};
 use crate::proto::nv::nvtx::NvtxState;
 use crate::proto::nv::profiler::ProfilerSection;
 use crate::proto::nv::profiler::messages as pb;
@@ -92,7 +92,7 @@ pub struct Action {
     rule_results: Vec<RuleResult>,
     nvtx: Option<NvtxState>,
     process: Option<usize>,
-    warnings: Vec<ReadWarning>,
+    warnings: Vec<Problem>,
     tool_version: Option<ToolVersion>,
 }
 
@@ -117,10 +117,10 @@ impl Action {
         let mut rest_fields = Vec::new();
         let mut warnings = Vec::new();
         let mut warn = |offset: usize, message: String| {
-            warnings.push(ReadWarning {
-                offset: (entry.offset + offset) as u64,
+            warnings.push(Problem::warning(
+                Location::Byte((entry.offset + offset) as u64),
                 message,
-            });
+            ));
         };
         let mut reader = FieldReader::new(&bytes);
         loop {
@@ -224,7 +224,7 @@ impl Action {
     }
 
     /// Problems worked around while decoding this action (absolute byte offsets).
-    pub fn warnings(&self) -> &[ReadWarning] {
+    pub fn warnings(&self) -> &[Problem] {
         &self.warnings
     }
 

@@ -7,7 +7,8 @@ use std::io::{self, Write};
 
 use super::rule_result::rule_messages;
 use super::units::infer_unit;
-use super::{Action, Metric, MetricValue, NameBase, ReadError, ReadWarning, Report};
+use super::{Action, Metric, MetricValue, NameBase, ReadError, Report};
+use crate::problem::Problem;
 use crate::proto::nv::nvtx::NvtxState;
 use crate::proto::nv::profiler::ProfilerSection;
 use crate::pyjson::PyJsonWriter;
@@ -41,7 +42,7 @@ pub fn write_dump(
     report: &Report,
     options: &DumpOptions,
     out: impl Write,
-) -> Result<Vec<ReadWarning>, DumpError> {
+) -> Result<Vec<Problem>, DumpError> {
     let mut w = PyJsonWriter::new(out, 1);
     let mut warnings = Vec::new();
     w.begin_object()?;

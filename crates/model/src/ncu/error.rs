@@ -36,12 +36,3 @@ impl ReadError {
         }
     }
 }
-
-/// A problem the tolerant reader worked around (for example a truncated last block).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadWarning {
-    /// Offset of the problem in the report's bytes.
-    pub offset: u64,
-    /// What was wrong and what the reader did about it.
-    pub message: String,
-}

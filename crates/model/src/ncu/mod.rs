@@ -15,6 +15,6 @@ pub mod units;
 pub mod wire;
 
 pub use action::{Action, NameBase, ResultInfo};
-pub use error::{ReadError, ReadWarning};
+pub use error::ReadError;
 pub use metric::{Instance, Metric, MetricValue, SAMPLER_CATEGORY, ValueKind};
 pub use report::{DEVICE_ATTRIBUTE_PREFIX, MAGIC, Report, SourceEntry, ToolVersion, WorkloadKind};

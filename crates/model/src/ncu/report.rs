@@ -12,10 +12,11 @@ use bytes::Bytes;
 use prost::Message;
 
 use super::action::Action;
-use super::error::{ReadError, ReadWarning};
+use super::error::ReadError;
 use super::metric::MetricValue;
 use super::wire::{FieldReader, WireValue};
 use crate::mapped::{Access, MappedFile};
+use crate::problem::{Location, Problem};
 use crate::proto::nv::profiler::messages as pb;
 
 /// Prefix of device attribute names (`device__attribute_multiprocessor_count`).
@@ -121,7 +122,7 @@ pub struct Report {
     processes: Vec<pb::ProcessInfo>,
     sources: Vec<SourceEntry>,
     results: Vec<ResultEntry>,
-    warnings: Vec<ReadWarning>,
+    warnings: Vec<Problem>,
     tool_version: Option<ToolVersion>,
 }
 
@@ -235,14 +236,14 @@ impl Report {
                     if block_index == 0 {
                         return Err(ReadError::format(&path, offset, message));
                     }
-                    self.warnings.push(ReadWarning {
-                        offset: offset as u64,
-                        message: format!(
+                    self.warnings.push(Problem::warning(
+                        Location::Byte(offset as u64),
+                        format!(
                             "{message}; block {block_index} (from byte {block_start}) and the \
                              rest of the file were skipped, {} result(s) before it are readable",
                             self.results.len()
                         ),
-                    });
+                    ));
                     break;
                 }
             }
@@ -251,13 +252,13 @@ impl Report {
             // Nsight Compute writes no report when nothing was profiled: well-formed blocks
             // without a single result are a report cut short between two blocks (a cut there
             // leaves nothing else to notice).
-            self.warnings.push(ReadWarning {
-                offset: data.len() as u64,
-                message: format!(
+            self.warnings.push(Problem::warning(
+                Location::Byte(data.len() as u64),
+                format!(
                     "the report holds no profile results after {block_index} complete block(s);                      it may have been cut short at byte {}",
                     data.len()
                 ),
-            });
+            ));
         }
         self.strings = Arc::new(strings);
         Ok(())
@@ -299,10 +300,10 @@ impl Report {
                     bytes: self.data.slice(offset..inner.pos),
                 }),
                 // The entry is framed, so the damage stays inside it: skip it alone.
-                Err(e) => warnings.push(ReadWarning {
-                    offset: (offset + e.offset) as u64,
-                    message: format!("{} in a source entry; the entry was skipped", e.what),
-                }),
+                Err(e) => warnings.push(Problem::warning(
+                    Location::Byte((offset + e.offset) as u64),
+                    format!("{} in a source entry; the entry was skipped", e.what),
+                )),
             }
         }
         let process = header.process.as_ref().map(|_| self.processes.len());
@@ -332,10 +333,10 @@ impl Report {
         let trailing = payload_start + payload_size - inner.pos;
         if trailing > 0 {
             // Tolerated: a newer writer may append payload kinds this reader does not know.
-            warnings.push(ReadWarning {
-                offset: inner.pos as u64,
-                message: format!("{trailing} unread byte(s) at the end of a block payload"),
-            });
+            warnings.push(Problem::warning(
+                Location::Byte(inner.pos as u64),
+                format!("{trailing} unread byte(s) at the end of a block payload"),
+            ));
         }
         cursor.pos = payload_start + payload_size;
         if let Some(table) = header.string_table {
@@ -346,13 +347,13 @@ impl Report {
             let mut merged = self.session.clone();
             match merged.merge(session) {
                 Ok(()) => self.session = merged,
-                Err(e) => warnings.push(ReadWarning {
-                    offset: header_offset as u64,
-                    message: format!(
+                Err(e) => warnings.push(Problem::warning(
+                    Location::Byte(header_offset as u64),
+                    format!(
                         "corrupt session details in a block header ({e}); that block's session \
                          details were skipped, its results are kept"
                     ),
-                }),
+                )),
             }
         }
         self.warnings.extend(warnings);
@@ -416,7 +417,7 @@ impl Report {
     }
 
     /// Problems the reader worked around while indexing.
-    pub fn warnings(&self) -> &[ReadWarning] {
+    pub fn warnings(&self) -> &[Problem] {
         &self.warnings
     }
 

@@ -15,7 +15,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::parse::{Diagnostic, Severity, parse_section, parse_section_file};
+use super::parse::{Severity, parse_section, parse_section_file};
+use crate::problem::FileProblem;
 use crate::proto::nv::profiler::ProfilerSection;
 
 include!(concat!(env!("OUT_DIR"), "/bundled_sections.rs"));
@@ -64,7 +65,7 @@ pub struct LoadedSection {
     /// Where it came from.
     pub origin: SectionOrigin,
     /// Tolerated problems (unknown fields, unknown enum values).
-    pub warnings: Vec<Diagnostic>,
+    pub warnings: Vec<FileProblem>,
     /// Set when the file now fails to load and this is its last good version (live reload keeps
     /// it on screen); holds the file's first error.
     pub stale: Option<String>,
@@ -76,7 +77,7 @@ pub struct FailedFile {
     /// The file.
     pub path: PathBuf,
     /// Its diagnostics (at least one error).
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<FileProblem>,
 }
 
 /// The sections of a search path (or of a report), sorted by `Order`, then identifier.
@@ -156,11 +157,13 @@ impl SectionSet {
         &mut self,
         section: Option<ProfilerSection>,
         origin: SectionOrigin,
-        diagnostics: Vec<Diagnostic>,
+        diagnostics: Vec<FileProblem>,
     ) {
-        let Some(section) =
-            section.filter(|_| !diagnostics.iter().any(|d| d.severity == Severity::Error))
-        else {
+        let Some(section) = section.filter(|_| {
+            !diagnostics
+                .iter()
+                .any(|d| d.problem.severity == Severity::Error)
+        }) else {
             let path = match &origin {
                 SectionOrigin::File(path) => path.clone(),
                 other => PathBuf::from(other.to_string()),
@@ -238,7 +241,7 @@ impl SectionSet {
             let error = failure
                 .diagnostics
                 .iter()
-                .find(|d| d.severity == Severity::Error)
+                .find(|d| d.problem.severity == Severity::Error)
                 .map_or_else(|| "failed to load".to_owned(), ToString::to_string);
             let mut old = old.clone();
             old.stale = Some(error);

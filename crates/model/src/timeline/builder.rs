@@ -8,10 +8,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::model::{
-    Columns, EventAttrs, EventId, EventKind, Flow, Layout, LoadWarning, SessionInfo, Timeline,
-    Track, TrackId, TrackKind,
+    Columns, EventAttrs, EventId, EventKind, Flow, Layout, SessionInfo, Timeline, Track, TrackId,
+    TrackKind,
 };
 use super::strings::{StrId, StringTable};
+use crate::problem::{FileProblem, Location, Problem};
 
 /// A pushed event, valid until [`TimelineBuilder::finish`] (which maps it to an [`EventId`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -68,7 +69,7 @@ pub struct TimelineBuilder {
     children_by_key: HashMap<(Option<TrackId>, TrackKind, u64), TrackId>,
     flows: Vec<(EventRef, EventRef)>,
     attrs: Vec<(EventRef, EventAttrs)>,
-    warnings: Vec<LoadWarning>,
+    warnings: Vec<FileProblem>,
     clamped: usize,
     /// Session facts, filled in by the loader.
     pub session: SessionInfo,
@@ -243,27 +244,16 @@ impl TimelineBuilder {
     pub fn warn_file(
         &mut self,
         file: impl Into<PathBuf>,
-        position: impl Into<String>,
+        location: Location,
         message: impl Into<String>,
     ) {
-        self.problem_in_file(file, position, false, message);
+        self.problem_in_file(file, Problem::warning(location, message));
     }
 
-    /// Records a problem in another file than the builder's source, an error (`error`: part of
-    /// that file did not load) or a warning.
-    pub fn problem_in_file(
-        &mut self,
-        file: impl Into<PathBuf>,
-        position: impl Into<String>,
-        error: bool,
-        message: impl Into<String>,
-    ) {
-        self.warnings.push(LoadWarning {
-            file: file.into(),
-            position: position.into(),
-            message: message.into(),
-            error,
-        });
+    /// Records a problem (an error: part of that file did not load, or a warning) in another
+    /// file than the builder's source.
+    pub fn problem_in_file(&mut self, file: impl Into<PathBuf>, problem: Problem) {
+        self.warnings.push(FileProblem::new(file, problem));
     }
 
     /// Pre-allocates room for `additional` events on `track`.
@@ -332,13 +322,11 @@ impl TimelineBuilder {
     }
 
     /// Records a problem worked around while loading.
-    pub fn warn(&mut self, position: impl Into<String>, message: impl Into<String>) {
-        self.warnings.push(LoadWarning {
-            file: self.source.clone(),
-            position: position.into(),
-            message: message.into(),
-            error: false,
-        });
+    pub fn warn(&mut self, location: Location, message: impl Into<String>) {
+        self.warnings.push(FileProblem::new(
+            self.source.clone(),
+            Problem::warning(location, message),
+        ));
     }
 
     /// Number of events pushed so far.
@@ -351,7 +339,7 @@ impl TimelineBuilder {
         if self.clamped > 0 {
             let n = self.clamped;
             self.warn(
-                "events",
+                Location::Part("events".into()),
                 format!("{n} events ended before they started; shown as instants"),
             );
         }
@@ -617,7 +605,7 @@ mod tests {
         let m = again.intern("mark");
         again.push(file, ev(EventKind::Marker, 3, 3, m));
         again.push(api, ev(EventKind::CudaApi, 6, 8, n));
-        again.warn_file("notes.nvtxt", "line 2", "unknown colour");
+        again.warn_file("notes.nvtxt", Location::line(2), "unknown colour");
         let tl = again.finish();
         assert_eq!(tl.event_count(), 4);
         assert_eq!(tl.tracks.len(), 3);

@@ -55,8 +55,8 @@ pub mod tables;
 
 pub use builder::{EventRef, NewEvent, TimelineBuilder};
 pub use model::{
-    Event, EventAttrs, EventId, EventKind, Flow, GpuInfo, Layout, LoadWarning, Payload,
-    SessionInfo, Timeline, Track, TrackId, TrackKind,
+    Event, EventAttrs, EventId, EventKind, Flow, GpuInfo, Layout, Payload, SessionInfo, Timeline,
+    Track, TrackId, TrackKind,
 };
 pub use query::{GpuUtilization, NameStats, VisibleItem};
 pub use strings::{StrId, StringTable};

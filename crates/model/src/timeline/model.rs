@@ -231,45 +231,6 @@ pub struct Flow {
     pub to: EventId,
 }
 
-/// A problem the loader met, with where it was found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadWarning {
-    /// The file it concerns.
-    pub file: PathBuf,
-    /// Where in the file: `LINE:COL` in a text file, a table name, `line N`, `byte N`, ...
-    pub position: String,
-    /// What happened.
-    pub message: String,
-    /// Part of the file did not load (an error), rather than a problem worked around.
-    pub error: bool,
-}
-
-impl LoadWarning {
-    /// Whether the position is a `LINE:COL` location in a text file.
-    fn at_line_and_column(&self) -> bool {
-        self.position.split_once(':').is_some_and(|(l, c)| {
-            !l.is_empty()
-                && !c.is_empty()
-                && l.bytes().all(|b| b.is_ascii_digit())
-                && c.bytes().all(|b| b.is_ascii_digit())
-        })
-    }
-}
-
-impl std::fmt::Display for LoadWarning {
-    /// `FILE:LINE:COL: error|warning: message` at a place in a text file (as compilers print
-    /// them), `FILE: error|warning: POSITION: message` elsewhere.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let severity = if self.error { "error" } else { "warning" };
-        let file = self.file.display();
-        if self.at_line_and_column() {
-            write!(f, "{file}:{}: {severity}: {}", self.position, self.message)
-        } else {
-            write!(f, "{file}: {severity}: {}: {}", self.position, self.message)
-        }
-    }
-}
-
 /// A GPU of the session with its properties.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GpuInfo {
@@ -319,7 +280,7 @@ pub struct Timeline {
     /// Top-level tracks in display order.
     pub roots: Vec<TrackId>,
     /// Problems worked around while loading.
-    pub warnings: Vec<LoadWarning>,
+    pub warnings: Vec<crate::problem::FileProblem>,
     /// Session facts.
     pub session: SessionInfo,
     pub(crate) columns: Columns,

@@ -14,6 +14,7 @@ use super::nvtxt::timeline::{Placement, add_document};
 use super::nvtxt::{NvtxtDocument, NvtxtError};
 use super::{Timeline, TimelineBuilder};
 use crate::kind::FileKind;
+use crate::problem::{FileProblem, Location, Problem};
 
 /// Opening a timeline failed.
 #[derive(Debug, thiserror::Error)]
@@ -191,12 +192,10 @@ pub fn merge_nvtxt_files(timeline: Timeline, files: &[PathBuf]) -> (Timeline, Ve
     let mut timeline = merge_nvtxt(timeline, &docs);
     super::release_free_memory();
     for (file, message) in unreadable {
-        timeline.warnings.push(super::LoadWarning {
+        timeline.warnings.push(FileProblem::new(
             file,
-            position: "opening".into(),
-            message,
-            error: true,
-        });
+            Problem::error(Location::Part("opening".into()), message),
+        ));
     }
     for doc in &mut docs {
         doc.events = Vec::new();

@@ -67,8 +67,7 @@
 //! character: after a final newline that is column 1 of the line after it.
 
 use std::collections::HashMap;
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use prost_reflect::{DescriptorError, DescriptorPool, DynamicMessage, Kind};
@@ -86,61 +85,10 @@ pub const CHART_MESSAGE: &str = "NV.Profiler.ProfilerSectionBodyItem";
 /// Deepest nesting of `{`/`<`/`[` accepted; deeper input is an error.
 pub const MAX_DEPTH: usize = 100;
 
-/// How bad a [`Diagnostic`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    /// The file does not load.
-    Error,
-    /// Something was ignored; the file still loads.
-    Warning,
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        })
-    }
-}
-
-/// One message about a position in a file.
-///
-/// Displays as `PATH:LINE:COL: error: message` or `PATH:LINE:COL: warning: message`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Diagnostic {
-    /// The file the diagnostic is about (as given by the caller).
-    pub path: PathBuf,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, counted in characters.
-    pub column: usize,
-    /// Error or warning.
-    pub severity: Severity,
-    /// What is wrong, without position or severity.
-    pub message: String,
-}
-
-impl Diagnostic {
-    /// Whether this is an error (rather than a warning).
-    pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}: {}",
-            self.path.display(),
-            self.line,
-            self.column,
-            self.severity,
-            self.message
-        )
-    }
-}
+/// How bad a diagnostic is: an error means the file does not load; a warning, that something
+/// was ignored and the file still loads.
+pub use crate::problem::Severity;
+use crate::problem::{FileProblem, Location, Problem};
 
 /// The result of parsing one file: the value (`None` iff there is an error diagnostic) and
 /// every diagnostic, sorted by position.
@@ -149,22 +97,22 @@ pub struct Parsed<T> {
     /// The parsed value; `None` exactly when `diagnostics` holds an error.
     pub value: Option<T>,
     /// Errors and warnings, sorted by line and column.
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<FileProblem>,
 }
 
 impl<T> Parsed<T> {
     /// Whether any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(Diagnostic::is_error)
+        self.diagnostics.iter().any(FileProblem::is_error)
     }
 
     /// The error diagnostics.
-    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+    pub fn errors(&self) -> impl Iterator<Item = &FileProblem> {
         self.diagnostics.iter().filter(|d| d.is_error())
     }
 
     /// The warning diagnostics.
-    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+    pub fn warnings(&self) -> impl Iterator<Item = &FileProblem> {
         self.diagnostics.iter().filter(|d| !d.is_error())
     }
 }
@@ -274,7 +222,7 @@ struct RawDiagnostic {
 
 /// Sorts diagnostics by position and computes their columns, walking each line once (a
 /// per-diagnostic count from the line start would be quadratic on a long single-line file).
-fn resolve_columns(path: &Path, text: &str, mut raw: Vec<RawDiagnostic>) -> Vec<Diagnostic> {
+fn resolve_columns(path: &Path, text: &str, mut raw: Vec<RawDiagnostic>) -> Vec<FileProblem> {
     raw.sort_by_key(|d| d.pos.at);
     let mut cursor: Option<(u32, u32, usize)> = None; // (line_start, at, column)
     raw.into_iter()
@@ -292,13 +240,14 @@ fn resolve_columns(path: &Path, text: &str, mut raw: Vec<RawDiagnostic>) -> Vec<
                     .get(from as usize..d.pos.at as usize)
                     .map_or(0, |s| s.chars().count());
             cursor = Some((d.pos.line_start, d.pos.at, column));
-            Diagnostic {
-                path: path.to_path_buf(),
-                line: d.pos.line as usize,
-                column,
-                severity: d.severity,
-                message: d.message,
-            }
+            FileProblem::new(
+                path,
+                Problem {
+                    location: Location::line_column(d.pos.line as usize, column),
+                    severity: d.severity,
+                    message: d.message,
+                },
+            )
         })
         .collect()
 }
@@ -318,28 +267,22 @@ fn parse_typed<T: prost::Message + Default>(path: &Path, text: &str, name: &str)
     Parsed { value, diagnostics }
 }
 
-fn internal(path: &Path, name: &str, e: &str) -> Diagnostic {
+fn internal(path: &Path, name: &str, e: &str) -> FileProblem {
     diag_at_start(path, format!("internal error: cannot decode `{name}`: {e}"))
 }
 
-fn failed<T>(d: Diagnostic) -> Parsed<T> {
+fn failed<T>(d: FileProblem) -> Parsed<T> {
     Parsed {
         value: None,
         diagnostics: vec![d],
     }
 }
 
-fn diag_at_start(path: &Path, message: String) -> Diagnostic {
-    Diagnostic {
-        path: path.to_path_buf(),
-        line: 1,
-        column: 1,
-        severity: Severity::Error,
-        message,
-    }
+fn diag_at_start(path: &Path, message: String) -> FileProblem {
+    FileProblem::new(path, Problem::error(Location::line_column(1, 1), message))
 }
 
-fn read_text(path: &Path) -> Result<String, Diagnostic> {
+fn read_text(path: &Path) -> Result<String, FileProblem> {
     let bytes = std::fs::read(path)
         .map_err(|e| diag_at_start(path, format!("cannot read the file: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {

@@ -6,7 +6,7 @@
 //! API Trace and Timestamp sections are thread blocks (`<threadId>`, `<N>`, N lines); the
 //! i-th trace line of a thread is paired with its i-th timestamp line. LF or CRLF; bytes that
 //! are not UTF-8 are decoded as Latin-1 ([`text::decode`]). The reader never fails on content:
-//! every problem becomes an [`AtpWarning`] with its line and the rest still loads.
+//! every problem becomes a warning [`Problem`](crate::problem::Problem) with its line and the rest still loads.
 //!
 //! # Layout, for the conversion to timeline tracks
 //! - [`AtpTrace::threads`]: one [`ApiThread`] per thread block (API + OS thread id); its
@@ -81,7 +81,7 @@ pub struct AtpTrace {
     /// Source-code section blocks.
     pub sources: Vec<SourceThread>,
     /// Problems worked around (at most 500 kept).
-    pub warnings: Vec<AtpWarning>,
+    pub warnings: Vec<crate::problem::Problem>,
     /// Warnings beyond the kept ones.
     pub warnings_dropped: u64,
 }
@@ -177,7 +177,7 @@ impl AtpTrace {
             + self
                 .warnings
                 .iter()
-                .map(|w| size_of::<AtpWarning>() + w.message.capacity())
+                .map(|w| size_of::<crate::problem::Problem>() + w.message.capacity())
                 .sum::<usize>()
     }
 }
@@ -362,13 +362,7 @@ impl AtpFile {
             .trace
             .warnings
             .iter()
-            .map(|w| {
-                if w.line == 0 {
-                    format!("{path}: {}", w.message)
-                } else {
-                    format!("{path}:{}: {}", w.line, w.message)
-                }
-            })
+            .map(|w| w.plain_in(&self.path).to_string())
             .collect();
         if self.trace.warnings_dropped > 0 {
             out.push(format!(

@@ -383,18 +383,3 @@ pub struct SourceThread {
     /// One location per call, in call order.
     pub locations: Vec<SourceLocation>,
 }
-
-/// A problem the reader worked around, at a 1-based line of the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AtpWarning {
-    /// 1-based line number (0: the file as a whole).
-    pub line: u64,
-    /// What was wrong and what the reader did.
-    pub message: String,
-}
-
-impl std::fmt::Display for AtpWarning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}

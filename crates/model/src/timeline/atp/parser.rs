@@ -7,6 +7,7 @@ use super::api_line::name_span;
 use super::model::*;
 use super::sections::classify_section;
 use super::text::{self, Line, Lines, decode, parse_handle, parse_u64, tokens};
+use crate::problem::{Location, Problem};
 
 /// At most this many warnings are kept; the rest are counted in `warnings_dropped`.
 const MAX_WARNINGS: usize = 500;
@@ -72,10 +73,9 @@ impl<'a> Parser<'a> {
 
     fn warn(&mut self, line: u64, message: impl Into<String>) {
         if self.trace.warnings.len() < MAX_WARNINGS {
-            self.trace.warnings.push(AtpWarning {
-                line,
-                message: message.into(),
-            });
+            self.trace
+                .warnings
+                .push(Problem::warning(Location::line_or_file(line), message));
         } else {
             self.trace.warnings_dropped += 1;
         }

@@ -127,7 +127,11 @@ CL_SUCCESS = clA ( 1 )\nCL_SUCCESS = clB ( 2 )\nCL_SUCCESS = clC ( 3 )\n\
 =====Mystery Output=====\nwhatever\n";
     let file = AtpFile::from_bytes("bad.atp", text.as_bytes().to_vec());
     let t = &file.trace;
-    let lines: Vec<u64> = t.warnings.iter().map(|w| w.line).collect();
+    let lines: Vec<usize> = t
+        .warnings
+        .iter()
+        .filter_map(|w| w.location.line_number())
+        .collect();
     assert_eq!(lines, vec![2, 13, 15], "{:?}", t.warnings);
     assert_eq!(t.calls.len(), 2);
     // The skipped position keeps the pairing: clC still gets its own trace line.

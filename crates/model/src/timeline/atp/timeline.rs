@@ -16,6 +16,7 @@
 //! ([`super::AtpFile::free_timeline_records`]).
 
 use super::{AtpFile, AtpTrace, CommandPayload};
+use crate::problem::Location;
 use crate::timeline::{
     EventAttrs, EventKind, Layout, NewEvent, Timeline, TimelineBuilder, TrackId, TrackKind,
 };
@@ -103,11 +104,16 @@ pub fn timeline_of(file: &AtpFile) -> Timeline {
     add_hsa(&mut b, trace, &call_events, &mut devices);
     add_perfmarkers(&mut b, trace, host);
     for w in &trace.warnings {
-        b.warn(format!("line {}", w.line), w.message.clone());
+        // The timeline names the file as a whole `line 0`, as it always has.
+        let location = match &w.location {
+            Location::None => Location::line(0),
+            other => other.clone(),
+        };
+        b.warn(location, w.message.clone());
     }
     if trace.warnings_dropped > 0 {
         b.warn(
-            "line 0",
+            Location::line(0),
             format!("{} more warning(s) not listed", trace.warnings_dropped),
         );
     }

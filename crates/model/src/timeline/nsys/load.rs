@@ -16,6 +16,7 @@ mod nvtx;
 
 use super::NsysError;
 use super::db::{ExportDb, int_of, split_global_id, strip_version_suffix, text_of};
+use crate::problem::Location;
 use crate::timeline::builder::{EventRef, NewEvent, TimelineBuilder};
 use crate::timeline::model::{EventKind, GpuInfo, Layout, Timeline, TrackId, TrackKind};
 use crate::timeline::strings::StrId;
@@ -269,7 +270,10 @@ impl<'d, 'a> Loader<'d, 'a> {
                 .first_rowid
                 .map_or(String::new(), |r| format!(" (first at rowid {r})"));
             self.b.warn(
-                table,
+                Location::Row {
+                    table: table.into(),
+                    rowid: skipped.first_rowid,
+                },
                 format!("{} rows skipped{at}: {}", skipped.count, skipped.reason),
             );
         }
@@ -650,7 +654,7 @@ impl<'d, 'a> Loader<'d, 'a> {
         self.b.sort_children_by_key();
         if unmatched > 0 {
             self.b.warn(
-                "flows",
+                Location::Part("flows".into()),
                 format!("{unmatched} GPU activities have no API call with their correlation id"),
             );
         }

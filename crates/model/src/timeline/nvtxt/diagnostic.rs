@@ -3,30 +3,10 @@
 use std::fmt;
 use std::path::Path;
 
-/// How bad a problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    /// The line (or the event) was skipped.
-    Error,
-    /// Something NVIDIA's importer only warns about; the rest of the line still counts.
-    Warning,
-}
-
-impl Severity {
-    /// `error` or `warning`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// How bad a problem is: an error skips the line (or the event); a warning is something
+/// NVIDIA's importer only warns about, and the rest of the line still counts.
+pub use crate::problem::Severity;
+use crate::problem::{Location, Problem};
 
 /// The stage that found a problem, as Nsight's Session Summary names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -56,25 +36,67 @@ impl fmt::Display for ErrorClass {
     }
 }
 
-/// One problem at a position of an NVTXT file.
+/// One problem at a position of an NVTXT file, with the stage that found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column of the offending token, counted in characters.
-    pub column: u32,
-    /// Error or warning.
-    pub severity: Severity,
+    /// Where (always a line and column: the offending token's, counted in characters), error
+    /// or warning, and what is wrong (without position, severity or class).
+    pub problem: Problem,
     /// Lexing, parsing or loading.
     pub class: ErrorClass,
-    /// What is wrong, without position, severity or class.
-    pub message: String,
 }
 
 impl Diagnostic {
+    /// A problem at 1-based `line` and `column`.
+    pub fn new(
+        line: u32,
+        column: u32,
+        severity: Severity,
+        class: ErrorClass,
+        message: String,
+    ) -> Self {
+        Diagnostic {
+            problem: Problem {
+                location: Location::line_column(line as usize, column as usize),
+                severity,
+                message,
+            },
+            class,
+        }
+    }
+
+    /// The 1-based line.
+    pub fn line(&self) -> u32 {
+        match self.problem.location {
+            Location::Line { line, .. } => u32::try_from(line).unwrap_or(u32::MAX),
+            _ => 0,
+        }
+    }
+
+    /// The 1-based column of the offending token, counted in characters.
+    pub fn column(&self) -> u32 {
+        match self.problem.location {
+            Location::Line {
+                column: Some(column),
+                ..
+            } => u32::try_from(column).unwrap_or(u32::MAX),
+            _ => 0,
+        }
+    }
+
+    /// Error or warning.
+    pub fn severity(&self) -> Severity {
+        self.problem.severity
+    }
+
+    /// What is wrong, without position, severity or class.
+    pub fn message(&self) -> &str {
+        &self.problem.message
+    }
+
     /// Whether this is an error (rather than a warning).
     pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
+        self.problem.is_error()
     }
 
     /// Displays as `PATH:LINE:COL: error|warning: CLASS: message`.
@@ -101,11 +123,11 @@ impl fmt::Display for DiagnosticWithPath<'_> {
             f,
             "{}:{}:{}: {}: {}: {}",
             self.path.display(),
-            d.line,
-            d.column,
-            d.severity,
+            d.line(),
+            d.column(),
+            d.severity(),
             d.class,
-            d.message
+            d.message()
         )
     }
 }

@@ -110,17 +110,17 @@ impl Loader {
             debug_assert_eq!(event.kind, EventKind::PushPop);
             event.end = last.unwrap_or(event.start).max(event.start);
             event.open = true;
-            diagnostics.push(Diagnostic {
-                line: event.line,
-                column: push.column,
-                severity: Severity::Warning,
-                class: ErrorClass::Loading,
-                message: format!(
+            diagnostics.push(Diagnostic::new(
+                event.line,
+                push.column,
+                Severity::Warning,
+                ErrorClass::Loading,
+                format!(
                     "RangePush never popped (process {}, thread {}): shown open until the file's \
                      last timestamp {}",
                     event.pid, event.tid, event.end
                 ),
-            });
+            ));
         }
         (self.events, last)
     }

@@ -177,7 +177,7 @@ impl Parser {
     pub fn finish(mut self) -> Finished {
         let (events, last_timestamp) = self.loader.finish(&mut self.diagnostics);
         let mut diagnostics = self.diagnostics;
-        diagnostics.sort_by_key(|d| (d.line, d.column));
+        diagnostics.sort_by_key(|d| (d.line(), d.column()));
         Finished {
             events,
             last_timestamp,
@@ -204,13 +204,13 @@ impl Parser {
 
     fn report(&mut self, line: &[u8], problem: Problem) {
         let column = self.column(line, problem.at);
-        self.diagnostics.push(Diagnostic {
-            line: self.line_no,
+        self.diagnostics.push(Diagnostic::new(
+            self.line_no,
             column,
-            severity: problem.severity,
-            class: problem.class,
-            message: problem.message,
-        });
+            problem.severity,
+            problem.class,
+            problem.message,
+        ));
     }
 
     fn warn(&mut self, line: &[u8], at: usize, class: ErrorClass, message: String) {

@@ -22,6 +22,7 @@
 use std::collections::BTreeSet;
 
 use super::{Event, EventKind, NvtxtDocument, TimeBase};
+use crate::problem::{Location, Problem};
 use crate::timeline::{
     EventAttrs, Layout, NewEvent, Payload, Timeline, TimelineBuilder, TrackId, TrackKind,
 };
@@ -161,7 +162,7 @@ pub fn add_document(
                 .unwrap_or(0);
             b.warn_file(
                 doc.path.clone(),
-                format!("{line}:1"),
+                Location::line_column(line as usize, 1),
                 format!(
                     "loading: the export gives no session start in the {} clock: \
                      these events are placed from the session start (the file's earliest {} \
@@ -175,9 +176,10 @@ pub fn add_document(
     for d in &doc.diagnostics {
         b.problem_in_file(
             doc.path.clone(),
-            format!("{}:{}", d.line, d.column),
-            d.is_error(),
-            format!("{}: {}", d.class, d.message),
+            Problem {
+                message: format!("{}: {}", d.class, d.message()),
+                ..d.problem.clone()
+            },
         );
     }
 }
@@ -296,7 +298,9 @@ mod tests {
         assert!(
             t.warnings
                 .iter()
-                .any(|w| w.position == "13:1" && !w.error && w.message.starts_with("parsing: ")),
+                .any(|w| w.problem.location == Location::line_column(13, 1)
+                    && !w.problem.is_error()
+                    && w.problem.message.starts_with("parsing: ")),
             "{:?}",
             t.warnings
         );
@@ -340,9 +344,10 @@ mod tests {
         let t = b.finish();
         assert_eq!(t.events().next().unwrap().start, 0);
         assert_eq!(t.warnings.len(), 1);
-        assert_eq!(t.warnings[0].position, "3:1");
+        assert_eq!(t.warnings[0].problem.location, Location::line_column(3, 1));
         assert!(
             t.warnings[0]
+                .problem
                 .message
                 .contains("placed from the session start")
         );

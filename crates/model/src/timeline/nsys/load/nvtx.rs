@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::{Loader, SERIES_NVTX, SERIES_NVTX_RANGES, integer, rowid};
+use crate::problem::Location;
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind, Payload};
 use crate::timeline::nsys::NsysError;
@@ -124,7 +125,7 @@ impl Loader<'_, '_> {
             );
         }
         if open_count > 0 {
-            self.b.warn(T, format!("{open_count} NVTX ranges never ended; shown up to the last NVTX timestamp ({last} ns)"));
+            self.b.warn(Location::Row { table: T.into(), rowid: None }, format!("{open_count} NVTX ranges never ended; shown up to the last NVTX timestamp ({last} ns)"));
         }
         Ok(())
     }
