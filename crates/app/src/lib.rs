@@ -8,6 +8,7 @@ pub mod codexl;
 pub mod desktop;
 pub mod document;
 pub mod gainsight;
+pub mod job;
 pub mod ncu;
 pub mod sightline_app;
 pub mod timeline;

@@ -192,7 +192,7 @@ pub struct CountersDoc {
 
 impl CountersDoc {
     /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
-    pub fn open(path: PathBuf, wake: impl Fn() + Send + 'static) -> CountersDoc {
+    pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> CountersDoc {
         CountersDoc {
             load: LoadState::start(path, CountersData::prepare, wake),
             table: SortableTable::default(),

@@ -6,14 +6,13 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
 use sightline_model::codexl::session::SessionFiles;
 
-/// Bytes read between two progress messages and cancel checks.
+use crate::job::{Job, JobCtx, JobEvent};
+
+/// Bytes read between two cancel checks and progress messages (throttled by the job).
 const CHUNK_BYTES: usize = 4 << 20;
 /// Share of the progress bar given to reading (the rest is parsing).
 const READ_SHARE: f32 = 0.7;
@@ -49,120 +48,71 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
+    /// The load was cancelled (the document says so itself: see [`LoadState::cancel`]).
+    #[error("{}: loading cancelled", path.display())]
+    Cancelled {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
-/// What the loader thread tells the GUI.
-pub enum LoadEvent<T> {
-    /// Progress `(fraction, stage)`.
-    Progress(f32, String),
-    /// The file is ready.
-    Loaded(Box<Loaded<T>>),
-    /// Reading failed (the message names the file).
-    Failed(LoadError),
-}
+/// A running load: `Done` with the file, or `Failed`.
+pub type LoadJob<T> = Job<Box<Loaded<T>>, LoadError>;
 
-/// A running load.
-pub struct LoadJob<T> {
-    events: Receiver<LoadEvent<T>>,
-    cancel: Arc<AtomicBool>,
-}
-
-impl<T: Send + 'static> LoadJob<T> {
-    /// Reads `path` on a new `sightline-loader` thread and turns its bytes into `T` with
-    /// `prepare`; `wake` requests a repaint when something arrives.
-    pub fn start(
-        path: &Path,
-        prepare: fn(&[u8]) -> T,
-        wake: impl Fn() + Send + 'static,
-    ) -> LoadJob<T> {
-        let (tx, rx) = channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let flag = cancel.clone();
-        let file = path.to_path_buf();
-        let failed = tx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-loader".into())
-            .spawn(move || run(&file, prepare, &flag, &tx, &wake));
-        if let Err(source) = spawned {
-            let _ = failed.send(LoadEvent::Failed(LoadError::Spawn {
-                path: path.to_path_buf(),
-                source,
-            }));
-        }
-        LoadJob { events: rx, cancel }
-    }
-}
-
-impl<T> LoadJob<T> {
-    /// The next event, if one arrived.
-    pub fn poll(&self) -> Option<LoadEvent<T>> {
-        self.events.try_recv().ok()
-    }
-
-    /// Asks the loader to stop.
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
-
-impl<T> Drop for LoadJob<T> {
-    fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
+/// Reads `path` on a new `sightline-loader` thread and turns its bytes into `T` with `prepare`;
+/// `wake` requests a repaint when something arrives.
+pub fn start_load<T: Send + 'static>(
+    path: &Path,
+    prepare: fn(&[u8]) -> T,
+    wake: impl Fn() + Send + Sync + 'static,
+) -> LoadJob<T> {
+    let file = path.to_path_buf();
+    let failed = path.to_path_buf();
+    Job::start(
+        wake,
+        move |source| LoadError::Spawn {
+            path: failed,
+            source,
+        },
+        move |ctx| run(&file, prepare, ctx).map(Box::new),
+    )
 }
 
 /// The loader thread's work.
-fn run<T>(
-    path: &Path,
-    prepare: fn(&[u8]) -> T,
-    cancel: &AtomicBool,
-    tx: &Sender<LoadEvent<T>>,
-    wake: &dyn Fn(),
-) {
-    let send = |event: LoadEvent<T>| {
-        let _ = tx.send(event);
-        wake();
-    };
+fn run<T>(path: &Path, prepare: fn(&[u8]) -> T, ctx: &JobCtx) -> Result<Loaded<T>, LoadError> {
     let started = Instant::now();
-    let bytes = match read_with_progress(path, cancel, &mut |fraction| {
-        send(LoadEvent::Progress(fraction * READ_SHARE, "reading".into()));
-    }) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => return,
-        Err(source) => {
-            return send(LoadEvent::Failed(LoadError::Read {
-                path: path.to_path_buf(),
-                source,
-            }));
-        }
+    let cancelled = || LoadError::Cancelled {
+        path: path.to_path_buf(),
     };
-    send(LoadEvent::Progress(READ_SHARE, "parsing".into()));
+    let bytes = read_with_progress(path, ctx)
+        .map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .ok_or_else(cancelled)?;
+    ctx.progress_now(READ_SHARE, "parsing");
     let data = prepare(&bytes);
     drop(bytes);
-    if cancel.load(Ordering::Relaxed) {
-        return;
+    if ctx.is_cancelled() {
+        return Err(cancelled());
     }
     let session = SessionFiles::find(path);
-    send(LoadEvent::Loaded(Box::new(Loaded {
+    Ok(Loaded {
         data,
         session,
         elapsed: started.elapsed(),
-    })));
+    })
 }
 
-/// Reads the whole file in chunks, reporting the fraction read; `None` when cancelled.
-fn read_with_progress(
-    path: &Path,
-    cancel: &AtomicBool,
-    progress: &mut dyn FnMut(f32),
-) -> std::io::Result<Option<Vec<u8>>> {
+/// Reads the whole file in chunks, sending the share read (of [`READ_SHARE`]) as progress;
+/// `None` when cancelled.
+fn read_with_progress(path: &Path, ctx: &JobCtx) -> std::io::Result<Option<Vec<u8>>> {
     let mut file = std::fs::File::open(path)?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut bytes = Vec::with_capacity(usize::try_from(total).unwrap_or(0).min(1 << 30));
     let mut chunk = vec![0u8; CHUNK_BYTES];
-    let mut last_sent = Instant::now();
     loop {
-        if cancel.load(Ordering::Relaxed) {
+        if ctx.is_cancelled() {
             return Ok(None);
         }
         let n = match file.read(&mut chunk) {
@@ -172,9 +122,9 @@ fn read_with_progress(
             Err(e) => return Err(e),
         };
         bytes.extend_from_slice(&chunk[..n]);
-        if total > 0 && last_sent.elapsed() >= Duration::from_millis(40) {
-            last_sent = Instant::now();
-            progress((bytes.len() as f64 / total as f64).min(1.0) as f32);
+        if total > 0 {
+            let fraction = (bytes.len() as f64 / total as f64).min(1.0) as f32;
+            ctx.progress(fraction * READ_SHARE, "reading");
         }
     }
     Ok(Some(bytes))
@@ -194,13 +144,13 @@ pub struct LoadState<T> {
 }
 
 impl<T: Send + 'static> LoadState<T> {
-    /// Starts loading `path` (see [`LoadJob::start`]).
+    /// Starts loading `path` (see [`start_load`]).
     pub fn start(
         path: PathBuf,
         prepare: fn(&[u8]) -> T,
-        wake: impl Fn() + Send + 'static,
+        wake: impl Fn() + Send + Sync + 'static,
     ) -> LoadState<T> {
-        let job = LoadJob::start(&path, prepare, wake);
+        let job = start_load(&path, prepare, wake);
         LoadState {
             path,
             job: Some(job),
@@ -234,14 +184,14 @@ impl<T> LoadState<T> {
         let mut outcome = None;
         while let Some(event) = self.job.as_ref().and_then(LoadJob::poll) {
             match event {
-                LoadEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
-                LoadEvent::Loaded(loaded) => {
+                JobEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
+                JobEvent::Done(loaded) => {
                     self.progress = None;
                     self.job = None;
                     self.loaded = Some(*loaded);
                     outcome = Some(Ok(()));
                 }
-                LoadEvent::Failed(error) => {
+                JobEvent::Failed(error) => {
                     self.progress = None;
                     self.job = None;
                     self.error = Some(error.to_string());

@@ -72,7 +72,7 @@ pub struct OccupancyDoc {
 
 impl OccupancyDoc {
     /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
-    pub fn open(path: PathBuf, wake: impl Fn() + Send + 'static) -> OccupancyDoc {
+    pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> OccupancyDoc {
         OccupancyDoc {
             load: LoadState::start(path, OccupancyData::prepare, wake),
             table: SortableTable::default(),

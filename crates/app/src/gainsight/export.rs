@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui::{ColorImage, Rect};
 
-use super::loader::{Inputs, JobCtx, JobError, analyze_with_progress, total_size};
+use super::loader::{Inputs, JobError, analyze_with_progress, total_size};
+use crate::job::JobCtx;
 use sightline_model::gainsight::csv::{
     read_lifetime_csv, write_kernel_csv, write_lifetime_header, write_lifetime_rows,
 };
@@ -85,10 +86,7 @@ impl Pending {
 }
 
 /// Writes the four files; returns their paths. Runs on the job's thread.
-pub fn export_outputs<T: Send>(
-    request: &ExportRequest,
-    ctx: &JobCtx<T>,
-) -> Result<Vec<PathBuf>, JobError> {
+pub fn export_outputs(request: &ExportRequest, ctx: &JobCtx) -> Result<Vec<PathBuf>, JobError> {
     if request.name.trim().is_empty() {
         return Err(JobError::EmptyName);
     }
@@ -123,11 +121,11 @@ pub fn export_outputs<T: Send>(
     Ok(done)
 }
 
-fn write_lifetimes<T: Send>(
+fn write_lifetimes(
     request: &ExportRequest,
     l1: &mut Pending,
     l2: &mut Pending,
-    ctx: &JobCtx<T>,
+    ctx: &JobCtx,
 ) -> Result<(), JobError> {
     let p = request.params.ns_per_cycle();
     let header = |pending: &mut Pending| {
@@ -169,7 +167,7 @@ fn write_lifetimes<T: Send>(
         Inputs::Outputs(files) => {
             for (source, pending) in [(&files.l1_csv, l1), (&files.l2_csv, l2)] {
                 let Some(source) = source else { continue };
-                if ctx.cancelled() {
+                if ctx.is_cancelled() {
                     return Err(JobError::ExportCancelled);
                 }
                 ctx.progress(0.5, "rewriting the lifetime CSVs");

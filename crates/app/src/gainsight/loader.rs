@@ -9,7 +9,6 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
 use sightline_model::gainsight::csv::{read_kernel_csv, read_lifetime_csv};
@@ -20,6 +19,8 @@ use sightline_model::gainsight::whatif::LifetimeStore;
 use sightline_model::gainsight::{
     Analysis, AnalyzeOptions, EndStats, GainsightError, KernelResult, Params, analyze_paths,
 };
+
+use crate::job::{Job, JobCtx};
 
 /// The suffixes of the frontend's outputs, in the order of [`OutputFiles`]' fields.
 pub const OUTPUT_SUFFIXES: [&str; 4] = [".sim.csv", ".sim_l1.csv", ".sim_l2.csv", ".json"];
@@ -226,115 +227,33 @@ impl JobError {
     }
 }
 
-/// What a background job tells the UI.
-pub enum JobEvent<T> {
-    /// Progress `(fraction, stage)`.
-    Progress(f32, String),
-    /// The job finished.
-    Done(T),
-    /// The job failed (the message names the file).
-    Failed(JobError),
-}
+/// A Gainsight background job (loading an input, exporting the files or chart images).
+pub type GainsightJob<T> = Job<T, JobError>;
 
-/// A job on its own `sightline-loader` thread, with a cancel flag.
-pub struct Job<T> {
-    events: Receiver<JobEvent<T>>,
-    cancel: Arc<AtomicBool>,
-}
-
-/// What a job's work sees: the cancel flag and a throttled progress channel.
-pub struct JobCtx<T> {
-    tx: Sender<JobEvent<T>>,
-    wake: Arc<dyn Fn() + Send + Sync>,
-    /// Set when the user cancels.
-    pub cancel: Arc<AtomicBool>,
-    last: std::sync::Mutex<Option<Instant>>,
-}
-
-impl<T> JobCtx<T> {
-    /// Sends progress (at most one message per 40 ms).
-    pub fn progress(&self, fraction: f32, stage: &str) {
-        let now = Instant::now();
-        {
-            let Ok(mut last) = self.last.lock() else {
-                return;
-            };
-            if last.is_some_and(|t| now - t < Duration::from_millis(40)) {
-                return;
-            }
-            *last = Some(now);
-        }
-        let _ = self
-            .tx
-            .send(JobEvent::Progress(fraction.clamp(0.0, 1.0), stage.into()));
-        (self.wake)();
-    }
-
-    /// Whether the user cancelled.
-    pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
-    }
-}
-
-impl<T: Send + 'static> Job<T> {
-    /// Runs `work` on a new thread named `sightline-loader`; `wake` requests a repaint.
-    pub fn start(
-        wake: Arc<dyn Fn() + Send + Sync>,
-        what: &str,
-        work: impl FnOnce(&JobCtx<T>) -> Result<T, JobError> + Send + 'static,
-    ) -> Job<T> {
-        let (tx, rx) = channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let ctx = JobCtx {
-            tx: tx.clone(),
-            wake: wake.clone(),
-            cancel: cancel.clone(),
-            last: std::sync::Mutex::new(None),
-        };
-        let spawned = std::thread::Builder::new()
-            .name("sightline-loader".into())
-            .spawn(move || {
-                let event = match work(&ctx) {
-                    Ok(value) => JobEvent::Done(value),
-                    Err(error) => JobEvent::Failed(error),
-                };
-                let _ = ctx.tx.send(event);
-                (ctx.wake)();
-            });
-        if let Err(source) = spawned {
-            let _ = tx.send(JobEvent::Failed(JobError::Spawn {
-                what: what.to_owned(),
-                source,
-            }));
-        }
-        Job { events: rx, cancel }
-    }
-
-    /// The next event, if one arrived.
-    pub fn poll(&self) -> Option<JobEvent<T>> {
-        self.events.try_recv().ok()
-    }
-
-    /// Asks the job to stop.
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
-
-impl<T> Drop for Job<T> {
-    fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
+/// Runs `work` on a new `sightline-loader` thread; `what` names the job in a spawn error; `wake`
+/// requests a repaint.
+pub fn start_job<T: Send + 'static>(
+    wake: &Arc<dyn Fn() + Send + Sync>,
+    what: &str,
+    work: impl FnOnce(&JobCtx) -> Result<T, JobError> + Send + 'static,
+) -> GainsightJob<T> {
+    let wake = wake.clone();
+    let what = what.to_owned();
+    Job::start(
+        move || wake(),
+        move |source| JobError::Spawn { what, source },
+        work,
+    )
 }
 
 /// Starts loading `inputs` with `params`.
 pub fn start_load(
     inputs: Inputs,
     params: Params,
-    wake: Arc<dyn Fn() + Send + Sync>,
-) -> Job<Box<Loaded>> {
+    wake: &Arc<dyn Fn() + Send + Sync>,
+) -> GainsightJob<Box<Loaded>> {
     let what = describe(&inputs);
-    Job::start(wake, &what, move |ctx| {
+    start_job(wake, &what, move |ctx| {
         load(inputs, params, ctx).map(Box::new)
     })
 }
@@ -353,7 +272,7 @@ pub fn describe(inputs: &Inputs) -> String {
 }
 
 /// Loads `inputs` on the calling thread (the job's work; tests call it directly).
-pub fn load<T: Send>(inputs: Inputs, params: Params, ctx: &JobCtx<T>) -> Result<Loaded, JobError> {
+pub fn load(inputs: Inputs, params: Params, ctx: &JobCtx) -> Result<Loaded, JobError> {
     let started = Instant::now();
     let mut loaded = match &inputs {
         Inputs::Logs(paths) => load_logs(paths, &params, ctx)?,
@@ -370,11 +289,7 @@ fn cancelled_error(inputs: &str) -> JobError {
     }
 }
 
-fn load_logs<T: Send>(
-    paths: &[PathBuf],
-    params: &Params,
-    ctx: &JobCtx<T>,
-) -> Result<Loaded, JobError> {
+fn load_logs(paths: &[PathBuf], params: &Params, ctx: &JobCtx) -> Result<Loaded, JobError> {
     let what = paths
         .iter()
         .map(|p| p.display().to_string())
@@ -411,17 +326,17 @@ fn load_logs<T: Send>(
 
 /// Runs [`analyze_paths`] with the job's cancel flag, sending progress (bytes read of `total`)
 /// from a small scoped thread while the analysis runs.
-pub fn analyze_with_progress<T: Send>(
+pub fn analyze_with_progress(
     paths: &[PathBuf],
     params: &Params,
     mut options: AnalyzeOptions,
     sink: &mut dyn FnMut(&KernelResult) -> Result<(), GainsightError>,
     total: u64,
     stage: &str,
-    ctx: &JobCtx<T>,
+    ctx: &JobCtx,
 ) -> Result<Analysis, GainsightError> {
     let progress = Arc::new(AtomicU64::new(0));
-    options.cancel = Some(ctx.cancel.clone());
+    options.cancel = Some(ctx.cancel_flag().clone());
     options.progress = Some(progress.clone());
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -519,11 +434,7 @@ pub fn kernels_from_rows(rows: &[KernelRow], params: &Params) -> Vec<KernelResul
         .collect()
 }
 
-fn load_outputs<T>(
-    files: &OutputFiles,
-    params: &Params,
-    ctx: &JobCtx<T>,
-) -> Result<Loaded, JobError> {
+fn load_outputs(files: &OutputFiles, params: &Params, ctx: &JobCtx) -> Result<Loaded, JobError> {
     let present = files.present();
     let what = present
         .iter()
@@ -543,12 +454,12 @@ fn load_outputs<T>(
             Counting {
                 inner: file,
                 read: &read,
-                cancel: &ctx.cancel,
+                cancel: ctx.cancel_flag(),
             },
         ))
     };
     let fail = |error: GainsightError| {
-        if ctx.cancelled() {
+        if ctx.is_cancelled() {
             cancelled_error(&what)
         } else {
             error.into()
@@ -626,7 +537,7 @@ fn load_outputs<T>(
         }
         None => None,
     };
-    if ctx.cancelled() {
+    if ctx.is_cancelled() {
         return Err(cancelled_error(&what));
     }
     tick("building the lifetime store");
@@ -690,18 +601,6 @@ pub fn recompute_outputs_report(loaded: &Loaded, params: &Params) -> FrontendRep
         report.read_energy = old.read_energy.clone();
     }
     report
-}
-
-/// A job context for running [`load`] on the calling thread (tests, tools): progress goes
-/// nowhere.
-pub fn inline_ctx<T>() -> JobCtx<T> {
-    let (tx, _rx) = channel();
-    JobCtx {
-        tx,
-        wake: Arc::new(|| {}),
-        cancel: Arc::new(AtomicBool::new(false)),
-        last: std::sync::Mutex::new(None),
-    }
 }
 
 #[cfg(test)]

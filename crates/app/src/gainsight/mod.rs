@@ -27,10 +27,11 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use eframe::egui::{self, ColorImage, Rect};
 
 use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
+use crate::job::JobEvent;
 use crate::widgets::problems::ProblemList;
 use charts::{FrequencyMarks, Group, RetentionMark, chart_frame, count_label, time_label};
 use export::{ExportRequest, export_outputs, png_of_region, write_png};
-use loader::{Inputs, Job, JobEvent, Loaded, recompute_outputs_report, start_load};
+use loader::{GainsightJob, Inputs, Loaded, recompute_outputs_report, start_job, start_load};
 use params_editor::{EditorAction, ParamsEditor};
 use sightline_model::gainsight::Params;
 use sightline_model::gainsight::whatif::Selection;
@@ -69,8 +70,8 @@ pub struct GainsightDoc {
     /// The file or folder opened.
     pub path: PathBuf,
     wake: Arc<dyn Fn() + Send + Sync>,
-    job: Option<Job<Box<Loaded>>>,
-    export_job: Option<Job<Vec<PathBuf>>>,
+    job: Option<GainsightJob<Box<Loaded>>>,
+    export_job: Option<GainsightJob<Vec<PathBuf>>>,
     /// Progress `(fraction, stage)` of the running job.
     pub progress: Option<(f32, String)>,
     /// Why the input could not be shown.
@@ -100,7 +101,7 @@ impl GainsightDoc {
     pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> GainsightDoc {
         let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
         let inputs = Inputs::of(&path);
-        let job = start_load(inputs, Params::default(), wake.clone());
+        let job = start_load(inputs, Params::default(), &wake);
         GainsightDoc {
             path,
             wake,
@@ -168,7 +169,7 @@ impl GainsightDoc {
             return;
         };
         if loaded.inputs.is_logs() {
-            self.job = Some(start_load(loaded.inputs.clone(), params, self.wake.clone()));
+            self.job = Some(start_load(loaded.inputs.clone(), params, &self.wake));
             self.progress = Some((0.0, "analysing again with the new parameters".into()));
         } else {
             loaded.report = recompute_outputs_report(loaded, &params);
@@ -192,7 +193,7 @@ impl GainsightDoc {
             rows: loaded.analysis.rows.clone(),
             report: loaded.report.clone(),
         };
-        self.export_job = Some(Job::start(self.wake.clone(), "export", move |ctx| {
+        self.export_job = Some(start_job(&self.wake, "export", move |ctx| {
             export_outputs(&request, ctx)
         }));
         self.progress = Some((0.0, "exporting".into()));
@@ -225,7 +226,7 @@ impl GainsightDoc {
             self.export.last = Some(("An export is running".into(), true));
             return;
         }
-        self.export_job = Some(Job::start(self.wake.clone(), "chart images", move |_| {
+        self.export_job = Some(start_job(&self.wake, "chart images", move |_| {
             let mut written = Vec::new();
             for (suffix, rect) in rects {
                 let png = png_of_region(&image, rect, ppp)?;
@@ -237,7 +238,7 @@ impl GainsightDoc {
 
     fn poll_jobs(&mut self) -> Option<(String, bool)> {
         let mut status = self.status.take();
-        while let Some(event) = self.job.as_ref().and_then(Job::poll) {
+        while let Some(event) = self.job.as_ref().and_then(GainsightJob::poll) {
             match event {
                 JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
                 JobEvent::Done(loaded) => {
@@ -267,7 +268,7 @@ impl GainsightDoc {
                 }
             }
         }
-        while let Some(event) = self.export_job.as_ref().and_then(Job::poll) {
+        while let Some(event) = self.export_job.as_ref().and_then(GainsightJob::poll) {
             match event {
                 JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
                 JobEvent::Done(files) => {

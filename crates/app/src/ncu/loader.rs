@@ -3,12 +3,12 @@
 //! The loader opens and indexes the report, decodes the first kernel (so its Details page can be
 //! shown at once) and then streams the rows of the kernel list in batches while the user works.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 use sightline_model::ncu::{Action, NameBase, Report};
+
+use crate::job::{Job, JobCtx};
 
 /// One row of the kernel list.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,119 +69,59 @@ impl KernelRow {
     }
 }
 
-/// What the loader thread reports.
+/// What the loader sends before it is done (as [`crate::job::JobEvent::Sent`]); progress comes
+/// as `Progress`, the end as `Done(())` (all rows loaded) or `Failed(message)`.
 pub enum LoadEvent {
-    /// Progress in `0..=1` with a stage description.
-    Progress(f32, String),
     /// The report is open; the first rows are ready.
     Opened(Arc<Report>),
     /// More kernel list rows.
     Rows(Vec<KernelRow>),
-    /// All rows are loaded.
-    Finished,
-    /// Loading failed (or a kernel could not be decoded).
-    Failed(String),
 }
 
-/// A running load.
-pub struct LoadJob {
-    /// The file being loaded.
-    pub path: PathBuf,
-    events: Receiver<LoadEvent>,
-    cancel: Arc<AtomicBool>,
+/// A running load: `Done(())` once all rows are loaded, `Failed` when the report cannot be read.
+pub type LoadJob = Job<(), String, LoadEvent>;
+
+/// Starts loading `path` on the `sightline-loader` thread; `wake` is called whenever an event is
+/// ready (the GUI passes a repaint request).
+pub fn start_load(path: &Path, wake: impl Fn() + Send + Sync + 'static) -> LoadJob {
+    let file = path.to_path_buf();
+    Job::start(
+        wake,
+        |error| format!("cannot start the loader thread: {error}"),
+        move |ctx| load(&file, ctx),
+    )
 }
 
-impl LoadJob {
-    /// Starts loading `path` on a thread named `sightline-loader`; `wake` is called whenever an
-    /// event is ready (the GUI passes a repaint request).
-    pub fn start(path: &Path, wake: impl Fn() + Send + 'static) -> LoadJob {
-        let (tx, events) = channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let stop = Arc::clone(&cancel);
-        let file = path.to_path_buf();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-loader".into())
-            .spawn(move || {
-                let send = |event| {
-                    let ok = tx.send(event).is_ok();
-                    wake();
-                    ok
-                };
-                send(LoadEvent::Progress(0.05, "indexing".into()));
-                let report = match Report::open(&file) {
-                    Ok(report) => Arc::new(report),
-                    Err(error) => {
-                        send(LoadEvent::Failed(error.to_string()));
-                        return;
-                    }
-                };
-                if !send(LoadEvent::Opened(Arc::clone(&report))) {
-                    return;
-                }
-                let total = report.num_actions();
-                let mut batch = Vec::new();
-                for index in 0..total {
-                    if stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    // A damaged result is listed as unreadable (selecting it shows the
-                    // error); the kernels after it still load.
-                    batch.push(match report.action(index) {
-                        Ok(action) => KernelRow::of(&action),
-                        Err(error) => KernelRow::unreadable(index, &error.to_string()),
-                    });
-                    if index == 0 || batch.len() >= 64 {
-                        let progress = (index + 1) as f32 / total.max(1) as f32;
-                        if !send(LoadEvent::Rows(std::mem::take(&mut batch)))
-                            || !send(LoadEvent::Progress(
-                                progress,
-                                format!("reading kernels {}/{total}", index + 1),
-                            ))
-                        {
-                            return;
-                        }
-                    }
-                }
-                if !batch.is_empty() {
-                    send(LoadEvent::Rows(batch));
-                }
-                send(LoadEvent::Finished);
-            });
-        if let Err(error) = spawned {
-            let (tx, rx) = channel();
-            let _ = tx.send(LoadEvent::Failed(format!(
-                "cannot start the loader thread: {error}"
-            )));
-            return LoadJob {
-                path: path.to_path_buf(),
-                events: rx,
-                cancel,
-            };
+/// The loader thread's work: index the report, then stream the kernel list's rows.
+fn load(file: &Path, ctx: &JobCtx<LoadEvent>) -> Result<(), String> {
+    ctx.progress_now(0.05, "indexing");
+    let report = Arc::new(Report::open(file).map_err(|error| error.to_string())?);
+    if !ctx.send(LoadEvent::Opened(Arc::clone(&report))) {
+        return Ok(());
+    }
+    let total = report.num_actions();
+    let mut batch = Vec::new();
+    for index in 0..total {
+        if ctx.is_cancelled() {
+            return Ok(());
         }
-        LoadJob {
-            path: path.to_path_buf(),
-            events,
-            cancel,
+        // A damaged result is listed as unreadable (selecting it shows the error); the
+        // kernels after it still load.
+        batch.push(match report.action(index) {
+            Ok(action) => KernelRow::of(&action),
+            Err(error) => KernelRow::unreadable(index, &error.to_string()),
+        });
+        if index == 0 || batch.len() >= 64 {
+            let progress = (index + 1) as f32 / total.max(1) as f32;
+            if !ctx.send(LoadEvent::Rows(std::mem::take(&mut batch)))
+                || !ctx.progress_now(progress, &format!("reading kernels {}/{total}", index + 1))
+            {
+                return Ok(());
+            }
         }
     }
-
-    /// Asks the thread to stop.
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
+    if !batch.is_empty() {
+        ctx.send(LoadEvent::Rows(batch));
     }
-
-    /// The next pending event, if any; `Finished` also when the thread ended.
-    pub fn poll(&self) -> Option<LoadEvent> {
-        match self.events.try_recv() {
-            Ok(event) => Some(event),
-            Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(LoadEvent::Finished),
-        }
-    }
-}
-
-impl Drop for LoadJob {
-    fn drop(&mut self) {
-        self.cancel();
-    }
+    Ok(())
 }

@@ -9,11 +9,12 @@ use eframe::egui;
 
 use super::details::{DetailsPanel, RuleRequest};
 use super::kernel_list::KernelList;
-use super::loader::{LoadEvent, LoadJob};
+use super::loader::{LoadEvent, LoadJob, start_load};
 use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
 use super::rule_state::{PageRules, TabRules};
 use super::section_state::{SectionSource, SectionState};
 use super::view_ctx::ViewCtx;
+use crate::job::JobEvent;
 use crate::widgets::problems::ProblemList;
 use sightline_model::ncu::{Action, Report};
 use sightline_model::problem::Problem;
@@ -77,8 +78,8 @@ pub struct ReportTab {
 
 impl ReportTab {
     /// Starts loading `path`; `wake` requests a repaint when loading progresses.
-    pub fn open(path: PathBuf, wake: impl Fn() + Send + 'static) -> ReportTab {
-        let job = LoadJob::start(&path, wake);
+    pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> ReportTab {
+        let job = start_load(&path, wake);
         ReportTab {
             id: NEXT_TAB_ID.fetch_add(1, Ordering::Relaxed),
             path,
@@ -126,20 +127,25 @@ impl ReportTab {
         let mut failure = None;
         while let Some(event) = self.job.as_ref().and_then(LoadJob::poll) {
             match event {
-                LoadEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
-                LoadEvent::Opened(report) => self.report = Some(report),
-                LoadEvent::Rows(rows) => self.list.extend(rows),
-                LoadEvent::Finished => {
+                JobEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
+                JobEvent::Sent(LoadEvent::Opened(report)) => self.report = Some(report),
+                JobEvent::Sent(LoadEvent::Rows(rows)) => self.list.extend(rows),
+                JobEvent::Done(()) => {
                     self.job = None;
                     self.progress = None;
                 }
-                LoadEvent::Failed(message) => {
+                JobEvent::Failed(message) => {
                     self.job = None;
                     self.progress = None;
                     self.error = Some(message.clone());
                     failure = Some(message);
                 }
             }
+        }
+        // A thread that ended without a word (it panicked) finished loading too.
+        if self.job.as_ref().is_some_and(|job| !job.is_running()) {
+            self.job = None;
+            self.progress = None;
         }
         failure
     }

@@ -6,8 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sightline_model::codexl::session::{SessionData, SessionFiles};
@@ -23,18 +22,14 @@ use sightline_model::timeline::open::{
 use sightline_model::timeline::tables::model_reports;
 
 use super::stats_panel::ReportResult;
+use crate::job::{Job, JobCtx};
 
-/// What the loader thread tells the UI.
-pub enum TimelineLoadEvent {
-    /// Progress `(fraction, stage)`.
-    Progress(f32, String),
-    /// The timeline is ready (the summary tables follow).
-    Loaded(Box<Loaded>),
-    /// The summary tables, by report name (an error text when a report failed).
-    Reports(Vec<(String, ReportResult)>),
-    /// Loading failed (the message names the file).
-    Failed(String),
-}
+/// The summary tables, by report name (an error text when a report failed).
+pub type Reports = Vec<(String, ReportResult)>;
+
+/// A running load: it sends the timeline ([`Loaded`], as soon as it can be shown), then is
+/// `Done` with the summary tables, or `Failed` (the message names the file).
+pub type TimelineLoadJob = Job<Reports, String, Box<Loaded>>;
 
 /// A timeline read by the loader thread.
 pub struct Loaded {
@@ -64,79 +59,34 @@ pub struct CodexlSession {
     pub problems: Vec<String>,
 }
 
-/// A running load.
-pub struct TimelineLoadJob {
-    events: Receiver<TimelineLoadEvent>,
-    cancel: Arc<AtomicBool>,
-}
-
-impl TimelineLoadJob {
-    /// Starts loading `path` on a new `sightline-loader` thread (a report exported with `nsys`,
-    /// else the first `nsys` on `PATH`); `wake` requests a repaint.
-    pub fn start(
-        path: &Path,
-        nsys: Option<PathBuf>,
-        wake: impl Fn() + Send + 'static,
-    ) -> TimelineLoadJob {
-        let (tx, rx) = channel();
-        let cancel = Arc::new(AtomicBool::new(false));
-        let flag = cancel.clone();
-        let file = path.to_path_buf();
-        let failed = tx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-loader".into())
-            .spawn(move || run(&file, nsys.as_deref(), &flag, &tx, &wake));
-        if let Err(error) = spawned {
-            let _ = failed.send(TimelineLoadEvent::Failed(format!(
-                "{}: cannot start the loader thread: {error}",
-                path.display()
-            )));
-        }
-        TimelineLoadJob { events: rx, cancel }
-    }
-
-    /// The next event, if one arrived.
-    pub fn poll(&self) -> Option<TimelineLoadEvent> {
-        self.events.try_recv().ok()
-    }
-
-    /// Asks the loader to stop.
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
-
-impl Drop for TimelineLoadJob {
-    fn drop(&mut self) {
-        self.cancel();
-    }
+/// Starts loading `path` on a new `sightline-loader` thread (a report exported with `nsys`,
+/// else the first `nsys` on `PATH`); `wake` requests a repaint.
+pub fn start_load(
+    path: &Path,
+    nsys: Option<PathBuf>,
+    wake: impl Fn() + Send + Sync + 'static,
+) -> TimelineLoadJob {
+    let file = path.to_path_buf();
+    let shown = path.display().to_string();
+    Job::start(
+        wake,
+        move |error| format!("{shown}: cannot start the loader thread: {error}"),
+        move |ctx| run(&file, nsys.as_deref(), ctx),
+    )
 }
 
 /// The loader thread's work.
-fn run(
-    path: &Path,
-    nsys: Option<&Path>,
-    cancel: &AtomicBool,
-    tx: &Sender<TimelineLoadEvent>,
-    wake: &dyn Fn(),
-) {
-    let send = |event: TimelineLoadEvent| {
-        let _ = tx.send(event);
-        wake();
-    };
+fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Reports, String> {
     let started = Instant::now();
+    let cancel: &AtomicBool = ctx.cancel_flag();
+    let cancelled = || format!("{}: loading cancelled", path.display());
     // A file without a known extension was routed here by its SQLite content: an export.
     let kind = TimelineFileKind::from_kind(FileKind::of_path(path))
         .unwrap_or(TimelineFileKind::NsysExport);
     if !kind.takes_nvtxt() {
-        send(TimelineLoadEvent::Progress(
-            0.0,
-            format!("reading {}", path.display()),
-        ));
-        let loaded = match load_timeline(path, kind, path, LoadOptions::default(), false) {
-            Ok(loaded) => loaded,
-            Err(error) => return send(TimelineLoadEvent::Failed(error.to_string())),
-        };
+        ctx.progress_now(0.0, &format!("reading {}", path.display()));
+        let loaded = load_timeline(path, kind, path, LoadOptions::default(), false)
+            .map_err(|error| error.to_string())?;
         let timeline = Arc::new(loaded.timeline);
         let session = (kind == TimelineFileKind::Atp).then(|| {
             let files = SessionFiles::find(path);
@@ -147,80 +97,64 @@ fn run(
                 problems,
             }
         });
-        send(TimelineLoadEvent::Loaded(Box::new(Loaded {
+        ctx.send(Box::new(Loaded {
             timeline: timeline.clone(),
             base: None,
             details: loaded.details,
             nvtxt: loaded.nvtxt,
             elapsed: started.elapsed(),
             session,
-        })));
+        }));
         let reports = model_reports(&timeline)
             .into_iter()
             .map(|(name, r)| (name, Ok(r)))
             .collect();
-        return send(TimelineLoadEvent::Reports(reports));
+        return Ok(reports);
     }
     let export = if kind == TimelineFileKind::NsysReport {
-        send(TimelineLoadEvent::Progress(
-            0.0,
-            "exporting with nsys export --type sqlite".into(),
-        ));
-        match rep::export_report(path, nsys, &rep::default_cache_dir(), Some(cancel)) {
-            Ok(export) => export,
-            Err(error) => return send(TimelineLoadEvent::Failed(error.to_string())),
-        }
+        ctx.progress_now(0.0, "exporting with nsys export --type sqlite");
+        rep::export_report(path, nsys, &rep::default_cache_dir(), Some(cancel))
+            .map_err(|error| error.to_string())?
     } else {
         path.to_path_buf()
     };
-    let mut last_sent = Instant::now();
     let mut on_progress = |p: Progress| {
-        if last_sent.elapsed() < Duration::from_millis(40) && p.rows_done < p.rows_total {
-            return;
-        }
-        last_sent = Instant::now();
         let fraction = if p.rows_total > 0 {
             (p.rows_done as f64 / p.rows_total as f64) as f32
         } else {
             0.0
         };
-        send(TimelineLoadEvent::Progress(
-            fraction.clamp(0.0, 1.0),
-            format!("reading {}", p.table),
-        ));
+        let stage = format!("reading {}", p.table);
+        // The last message of a table always goes, whatever its fraction.
+        if p.rows_done < p.rows_total {
+            ctx.progress(fraction, &stage);
+        } else {
+            ctx.progress_now(fraction, &stage);
+        }
     };
     let options = LoadOptions {
         progress: Some(&mut on_progress),
         cancel: Some(cancel),
     };
-    let base = match load_with(&export, options) {
-        Ok(timeline) => Arc::new(timeline),
-        Err(error) => return send(TimelineLoadEvent::Failed(error.to_string())),
-    };
+    let base = Arc::new(load_with(&export, options).map_err(|error| error.to_string())?);
     let beside = nvtxt_beside(path);
     if !beside.is_empty() {
-        send(TimelineLoadEvent::Progress(
-            1.0,
-            format!("merging {} NVTXT file(s)", beside.len()),
-        ));
+        ctx.progress_now(1.0, &format!("merging {} NVTXT file(s)", beside.len()));
     }
     let (timeline, nvtxt) = merge_files(&base, &beside);
-    if cancel.load(Ordering::Relaxed) {
-        return send(TimelineLoadEvent::Failed(format!(
-            "{}: loading cancelled",
-            path.display()
-        )));
+    if ctx.is_cancelled() {
+        return Err(cancelled());
     }
-    send(TimelineLoadEvent::Loaded(Box::new(Loaded {
+    ctx.send(Box::new(Loaded {
         timeline,
         base: Some(base),
         details: DetailSource::Export(export.clone()),
         nvtxt,
         elapsed: started.elapsed(),
         session: None,
-    })));
-    if cancel.load(Ordering::Relaxed) {
-        return;
+    }));
+    if ctx.is_cancelled() {
+        return Err(cancelled());
     }
     let reports = match run_reports(&export, DEFAULT_REPORTS) {
         Ok(all) => all.into_iter().map(|(name, r)| (name, Ok(r))).collect(),
@@ -233,7 +167,7 @@ fn run(
             })
             .collect(),
     };
-    send(TimelineLoadEvent::Reports(reports));
+    Ok(reports)
 }
 
 /// Reads the NVTXT `files` and merges them onto `base` (the same timeline when there are

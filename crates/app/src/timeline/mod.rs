@@ -34,11 +34,12 @@ use eframe::egui;
 
 use super::codexl::dispatch::offer_session_ui;
 use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
+use crate::job::JobEvent;
 use crate::widgets::problems::{ProblemList, RowText};
 use canvas::{Canvas, Marks};
 use details::Selection;
 use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
-use loader::{TimelineLoadEvent, TimelineLoadJob};
+use loader::{TimelineLoadJob, start_load};
 use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
 use sightline_model::kind::FileKind;
@@ -103,7 +104,7 @@ impl TimelineDoc {
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_default();
-        let job = TimelineLoadJob::start(&path, nsys, move || waker());
+        let job = start_load(&path, nsys, move || waker());
         TimelineDoc {
             path,
             job: Some(job),
@@ -126,7 +127,7 @@ impl TimelineDoc {
         let waker = self.waker();
         self.error = None;
         self.progress = Some((0.0, "starting".into()));
-        self.job = Some(TimelineLoadJob::start(&self.path, Some(nsys), waker));
+        self.job = Some(start_load(&self.path, Some(nsys), waker));
     }
 
     /// Below an export error of a report: the `nsys` executable to use, kept in the settings.
@@ -497,8 +498,8 @@ impl Document for TimelineDoc {
         }
         while let Some(event) = self.job.as_ref().and_then(TimelineLoadJob::poll) {
             match event {
-                TimelineLoadEvent::Progress(f, stage) => self.progress = Some((f, stage)),
-                TimelineLoadEvent::Loaded(loaded) => {
+                JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
+                JobEvent::Sent(loaded) => {
                     let loader::Loaded {
                         timeline,
                         base,
@@ -539,7 +540,7 @@ impl Document for TimelineDoc {
                         session: session.map(Arc::new),
                     });
                 }
-                TimelineLoadEvent::Reports(reports) => {
+                JobEvent::Done(reports) => {
                     // Show the kernels first when there are any, else the first table.
                     let table = |name: &str| {
                         reports.iter().position(|(n, r)| {
@@ -553,7 +554,7 @@ impl Document for TimelineDoc {
                     self.stats.reports = Some(reports);
                     self.job = None;
                 }
-                TimelineLoadEvent::Failed(message) => {
+                JobEvent::Failed(message) => {
                     self.progress = None;
                     self.job = None;
                     self.error = Some(message.clone());

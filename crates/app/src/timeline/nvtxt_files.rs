@@ -11,6 +11,7 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::loader::merge_files;
+use crate::job::{Job, JobEvent};
 use crate::widgets::problems::{ProblemList, RowText};
 use sightline_model::section::watch::FolderWatcher;
 use sightline_model::timeline::Timeline;
@@ -46,7 +47,7 @@ pub struct NvtxtFiles {
     watcher: Option<FolderWatcher>,
     /// Why the files cannot be watched, when they cannot.
     pub watch_error: Option<String>,
-    job: Option<Receiver<Rebuilt>>,
+    job: Option<Job<Rebuilt, ()>>,
     dialog: Option<Receiver<Vec<PathBuf>>>,
     /// Reloads done (for the status line and tests).
     pub reloads: u64,
@@ -105,7 +106,7 @@ impl NvtxtFiles {
     }
 
     /// Adds `path` (when new) and rebuilds the timeline.
-    pub fn add(&mut self, path: PathBuf, wake: impl Fn() + Send + 'static) {
+    pub fn add(&mut self, path: PathBuf, wake: impl Fn() + Send + Sync + 'static) {
         if !self.accepts_more() || self.paths.contains(&path) {
             return;
         }
@@ -115,14 +116,14 @@ impl NvtxtFiles {
     }
 
     /// Reads every file again and rebuilds the timeline on the loader thread.
-    pub fn rebuild(&mut self, wake: impl Fn() + Send + 'static) {
-        let (tx, rx) = channel();
+    pub fn rebuild(&mut self, wake: impl Fn() + Send + Sync + 'static) {
         let base = self.base.clone();
         let paths = self.paths.clone();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-loader".into())
-            .spawn(move || {
-                let rebuilt = match &base {
+        self.job = Some(Job::start(
+            wake,
+            |_| (),
+            move |_| {
+                Ok(match &base {
                     Some(base) => {
                         let (timeline, docs) = merge_files(base, &paths);
                         Rebuilt {
@@ -132,12 +133,10 @@ impl NvtxtFiles {
                         }
                     }
                     None => {
-                        let Some(path) = paths.first() else { return };
-                        let mut doc = match sightline_model::timeline::nvtxt::load(path) {
-                            Ok(doc) => doc,
-                            // Gone or unreadable while being saved: keep what is shown.
-                            Err(_) => return,
-                        };
+                        let path = paths.first().ok_or(())?;
+                        // Gone or unreadable while being saved: keep what is shown.
+                        let mut doc =
+                            sightline_model::timeline::nvtxt::load(path).map_err(|_| ())?;
                         let timeline = timeline_of(&doc);
                         let reports = model_reports(&timeline);
                         doc.events = Vec::new();
@@ -147,17 +146,13 @@ impl NvtxtFiles {
                             reports: Some(reports),
                         }
                     }
-                };
-                let _ = tx.send(rebuilt);
-                wake();
-            });
-        if spawned.is_ok() {
-            self.job = Some(rx);
-        }
+                })
+            },
+        ));
     }
 
     /// Checks the watcher, the rebuild and the Add dialog; returns a rebuilt timeline to show.
-    pub fn poll(&mut self, wake: impl Fn() + Send + Clone + 'static) -> Option<Rebuilt> {
+    pub fn poll(&mut self, wake: impl Fn() + Send + Sync + Clone + 'static) -> Option<Rebuilt> {
         if let Some(Ok(picked)) = self.dialog.as_ref().map(Receiver::try_recv) {
             self.dialog = None;
             for path in picked {
@@ -171,8 +166,12 @@ impl NvtxtFiles {
         {
             self.rebuild(wake.clone());
         }
-        let rebuilt = self.job.as_ref()?.try_recv().ok()?;
+        let event = self.job.as_ref()?.poll()?;
         self.job = None;
+        // A file that could not be read (or a thread that could not start) keeps what is shown.
+        let JobEvent::Done(rebuilt) = event else {
+            return None;
+        };
         self.docs = rebuilt.docs.clone();
         self.reloads += 1;
         Some(rebuilt)
