@@ -13,10 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let lines = data.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
     let mut previous = (0, 0);
     for d in &doc.diagnostics {
-        assert!(d.line >= 1 && u64::from(d.line) <= lines, "{d:?}");
-        assert!(d.column >= 1, "{d:?}");
-        assert!((d.line, d.column) >= previous, "diagnostics out of order");
-        previous = (d.line, d.column);
+        assert!(d.line() >= 1 && u64::from(d.line()) <= lines, "{d:?}");
+        assert!(d.column() >= 1, "{d:?}");
+        assert!((d.line(), d.column()) >= previous, "diagnostics out of order");
+        previous = (d.line(), d.column());
     }
     for line in doc.diagnostic_lines() {
         assert!(line.starts_with("fuzz.nvtxt:"));
