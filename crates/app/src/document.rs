@@ -133,6 +133,25 @@ pub fn opening_ui(
     }
 }
 
+impl<'a> Services<'a> {
+    /// The services of one call: the section state, the rule runner and the settings' `nsys`,
+    /// with nothing asked of the shell yet.
+    pub fn new(
+        sections: &'a SectionState,
+        runner: &'a mut RuleRunner,
+        nsys: Option<std::path::PathBuf>,
+    ) -> Services<'a> {
+        Services {
+            sections,
+            runner,
+            open_metric_selection: false,
+            open_files: Vec::new(),
+            nsys,
+            set_nsys: None,
+        }
+    }
+}
+
 /// Which kind of document opens a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentKind {

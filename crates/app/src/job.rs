@@ -158,12 +158,16 @@ impl<T: Send + 'static, E: Send + 'static, M: Send + 'static> Job<T, E, M> {
         let spawned = std::thread::Builder::new()
             .name(name.to_owned())
             .spawn(move || {
+                // Declared first, dropped last: the repaint request comes after the channel's
+                // senders are gone, also when `work` panics, so the GUI's next poll sees the
+                // job ended without waiting for input.
+                let _wake_on_exit = WakeOnExit(wake);
+                let (ctx, last) = (ctx, last);
                 let event = match work(&ctx) {
                     Ok(value) => JobEvent::Done(value),
                     Err(error) => JobEvent::Failed(error),
                 };
                 let _ = last.send(event);
-                wake();
             });
         if let Err(error) = spawned {
             let _ = tx.send(JobEvent::Failed(spawn_failed(error)));
@@ -173,6 +177,15 @@ impl<T: Send + 'static, E: Send + 'static, M: Send + 'static> Job<T, E, M> {
             cancel,
             ended: AtomicBool::new(false),
         }
+    }
+}
+
+/// Requests a repaint when dropped: at the end of a job's thread, however it ends.
+struct WakeOnExit<W: Fn()>(Arc<W>);
+
+impl<W: Fn()> Drop for WakeOnExit<W> {
+    fn drop(&mut self) {
+        (self.0)();
     }
 }
 

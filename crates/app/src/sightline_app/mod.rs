@@ -267,14 +267,7 @@ impl SightlineApp {
         // The active document reads its own keys first (a report's Ctrl+F, Up/Down and Ctrl+R;
         // a timeline reads its keys while drawing, its Ctrl+F searching its events).
         if let (Some(tab), Some(runner)) = (self.tabs.get_mut(self.active), self.runner.as_mut()) {
-            let mut services = Services {
-                sections: &self.sections,
-                runner,
-                open_metric_selection: false,
-                open_files: Vec::new(),
-                nsys: self.settings.nsys.clone(),
-                set_nsys: None,
-            };
+            let mut services = Services::new(&self.sections, runner, self.settings.nsys.clone());
             tab.keys(ctx, &mut services);
         }
         let (open, close, help) = ctx.input_mut(|i| {
@@ -343,14 +336,8 @@ impl SightlineApp {
         };
         if rules_changed {
             for tab in &mut self.tabs {
-                let mut services = Services {
-                    sections: &self.sections,
-                    runner: &mut runner,
-                    open_metric_selection: false,
-                    open_files: Vec::new(),
-                    nsys: self.settings.nsys.clone(),
-                    set_nsys: None,
-                };
+                let mut services =
+                    Services::new(&self.sections, &mut runner, self.settings.nsys.clone());
                 tab.rules_reloaded(&mut services);
             }
         }
@@ -493,14 +480,8 @@ impl SightlineApp {
         }
         match self.tabs.get_mut(self.active) {
             Some(tab) => {
-                let mut services = Services {
-                    sections: &self.sections,
-                    runner,
-                    open_metric_selection: false,
-                    open_files: Vec::new(),
-                    nsys: self.settings.nsys.clone(),
-                    set_nsys: None,
-                };
+                let mut services =
+                    Services::new(&self.sections, runner, self.settings.nsys.clone());
                 tab.ui(ui, &mut services);
                 let open_metric_selection = services.open_metric_selection;
                 let open_files = std::mem::take(&mut services.open_files);
