@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::common;
+use crate::common::app::ncu_state;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -252,7 +253,7 @@ fn metric_selection_lists_sections_and_rules_and_switches_sections_off() {
     harness.get_by_label("Launch Statistics");
     harness.get_by_label("Metric Selection…").click();
     harness.run();
-    assert!(harness.state().selection.open);
+    assert!(ncu_state(&harness).selection.open);
     harness.get_by_label("Reload");
     // Sections with their files, rules under their section, independent rules in their group.
     assert!(harness.query_all_by_label("Occupancy").count() >= 1);
@@ -262,7 +263,7 @@ fn metric_selection_lists_sections_and_rules_and_switches_sections_off() {
     // The failed file is listed with its positioned error.
     let broken = folder.path().join("Broken.section");
     harness.get_by_label(&broken.display().to_string());
-    let failure = harness.state().sections.set.failures[0].diagnostics[0].to_string();
+    let failure = ncu_state(&harness).sections.set.failures[0].diagnostics[0].to_string();
     assert!(failure.contains("Broken.section:2:"), "{failure}");
     harness.get_by_label(&failure);
 
@@ -275,7 +276,12 @@ fn metric_selection_lists_sections_and_rules_and_switches_sections_off() {
         .get_by_role_and_label(egui::accesskit::Role::CheckBox, "Launch Statistics")
         .click();
     harness.run();
-    assert!(harness.state().sections.disabled.contains("LaunchStats"));
+    assert!(
+        ncu_state(&harness)
+            .sections
+            .disabled
+            .contains("LaunchStats")
+    );
     let page = harness
         .state()
         .document::<ReportTab>(0)
@@ -358,9 +364,9 @@ fn live_reload_follows_saves_and_keeps_the_last_good_version_of_a_broken_file() 
     let folder = section_folder();
     let mut harness = app_on_folder(folder.path());
     assert!(
-        harness.state().sections.watching(),
+        ncu_state(&harness).sections.watching(),
         "{:?}",
-        harness.state().sections.watch_error
+        ncu_state(&harness).sections.watch_error
     );
     harness.get_by_label("Launch Statistics");
 
@@ -381,7 +387,7 @@ fn live_reload_follows_saves_and_keeps_the_last_good_version_of_a_broken_file() 
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, &text[..text.len() / 2]).unwrap();
     step_until(&mut harness, "the live reload of a broken file", |h| {
-        h.state()
+        ncu_state(h)
             .sections
             .set
             .failures

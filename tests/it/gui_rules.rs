@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common;
+use crate::common::app::ncu_state;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -73,9 +74,7 @@ fn launch_rule((identifier, name, body): (&str, &str, &str)) -> String {
 }
 
 fn wait_applied(harness: &mut Harness<'static, SightlineApp>) {
-    step_until(harness, "rules to be applied", |h| {
-        !h.state().applying_rules()
-    });
+    step_until(harness, "rules to be applied", |h| !h.state().busy());
     harness.run();
 }
 
@@ -392,7 +391,7 @@ fn a_rule_file_that_does_not_load_is_reported_in_metric_selection() {
     harness.get_by_label("Apply Rules").click();
     harness.run();
     wait_applied(&mut harness);
-    let errors = harness.state().rule_load_errors.clone();
+    let errors = ncu_state(&harness).rule_load_errors.clone();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].message.contains("broken_rule.py"), "{errors:?}");
     let status = harness.state().status.clone().expect("a status message");

@@ -3,7 +3,9 @@
 //! error, the status message it wants shown, and `ui` — so new kinds plug in without the shell
 //! learning about them. Each kind is a folder of the app with a [`DocumentType`] (its name, the
 //! [`FileKind`]s it opens, how to open one), listed once in [`DOCUMENT_TYPES`]; the model's
-//! [`FileKind::of_path`] says what kind of file a path is, for every caller.
+//! [`FileKind::of_path`] says what kind of file a path is, for every caller. What a kind keeps
+//! for the whole window (Nsight Compute's sections, rules and Metric Selection window; the
+//! timeline's `nsys` executable) is its [`KindState`], which the shell holds without knowing it.
 
 use std::any::Any;
 use std::path::Path;
@@ -15,25 +17,116 @@ use std::sync::Arc;
 
 use sightline_model::kind::FileKind;
 
-use super::ncu::metric_selection::InUse;
-use super::ncu::rule_runner::{ApplyResult, RuleRunner};
-use super::ncu::section_state::SectionState;
+use super::sightline_app::{Settings, StartOptions};
 
-/// What the shell lends a document while it draws: the services shared by every tab.
+/// What the shell lends a document while it draws: the kinds' window-wide states, and what
+/// the document asks of the shell.
 pub struct Services<'a> {
-    /// Sections and rules (used by report tabs).
-    pub sections: &'a SectionState,
-    /// The background rule runner (used by report tabs).
-    pub runner: &'a mut RuleRunner,
-    /// Set by a document that wants the Metric Selection window opened.
-    pub open_metric_selection: bool,
+    /// The state each kind keeps for the whole window (a document takes its own kind's with
+    /// [`Services::state`]).
+    pub states: &'a mut KindStates,
     /// Files a document asks the shell to open in tabs of their own (the other files of a
     /// CodeXL session, an NVTXT file beside an export...).
-    pub open_files: Vec<std::path::PathBuf>,
-    /// The `nsys` executable of the settings (`None`: the first on `PATH`).
-    pub nsys: Option<std::path::PathBuf>,
-    /// Set by a document to change the settings' `nsys` executable.
-    pub set_nsys: Option<std::path::PathBuf>,
+    pub open_files: Vec<PathBuf>,
+}
+
+impl<'a> Services<'a> {
+    /// The services of one call, with nothing asked of the shell yet.
+    pub fn new(states: &'a mut KindStates) -> Services<'a> {
+        Services {
+            states,
+            open_files: Vec::new(),
+        }
+    }
+
+    /// The window-wide state of kind `T`, when the window has one.
+    pub fn state<T: KindState>(&mut self) -> Option<&mut T> {
+        self.states.get_mut::<T>()
+    }
+}
+
+/// What one kind of document keeps for the whole window and shares among its documents:
+/// Nsight Compute's section folders, rules, rule runner and Metric Selection window; the
+/// timeline's `nsys` executable. The shell holds one per kind that has one
+/// ([`DocumentType::state`]) and calls it at fixed points of each frame.
+pub trait KindState: Any {
+    /// Called at the start of each frame, before the documents are polled: applies what the
+    /// kind's background work sent, and may tell its documents (`tabs` are all of the window's;
+    /// the kind picks its own). Returns a status message `(text, is_error)` worth showing.
+    fn poll(
+        &mut self,
+        _ctx: &egui::Context,
+        _tabs: &mut [Box<dyn Document>],
+    ) -> Option<(String, bool)> {
+        None
+    }
+
+    /// Items the kind adds to the View menu.
+    fn view_menu_ui(&mut self, _ui: &mut egui::Ui) {}
+
+    /// Windows of the kind's own, drawn after the active document (`active`: its index in
+    /// `tabs`, when there is one). Returns a status message worth showing.
+    fn windows_ui(
+        &mut self,
+        _ctx: &egui::Context,
+        _tabs: &mut [Box<dyn Document>],
+        _active: Option<usize>,
+    ) -> Option<(String, bool)> {
+        None
+    }
+
+    /// Whether background work of the kind is running (rules being applied).
+    fn busy(&self) -> bool {
+        false
+    }
+
+    /// Writes what the kind keeps into the settings to persist.
+    fn save(&self, _settings: &mut Settings) {}
+
+    /// The state as [`Any`], to reach its concrete type.
+    fn as_any(&self) -> &dyn Any;
+
+    /// The state as mutable [`Any`], to reach its concrete type.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// The window-wide states of the kinds that have one, made from the settings and the command
+/// line by [`KindStates::new`].
+#[derive(Default)]
+pub struct KindStates(Vec<Box<dyn KindState>>);
+
+impl KindStates {
+    /// One state per document type that has one, in [`DOCUMENT_TYPES`] order.
+    pub fn new(settings: &Settings, options: &StartOptions) -> KindStates {
+        KindStates(
+            DOCUMENT_TYPES
+                .iter()
+                .filter_map(|t| t.state.map(|make| make(settings, options)))
+                .collect(),
+        )
+    }
+
+    /// The state of type `T`.
+    pub fn get<T: KindState>(&self) -> Option<&T> {
+        self.0.iter().find_map(|s| s.as_any().downcast_ref())
+    }
+
+    /// The state of type `T`, mutable.
+    pub fn get_mut<T: KindState>(&mut self) -> Option<&mut T> {
+        self.0
+            .iter_mut()
+            .find_map(|s| s.as_any_mut().downcast_mut())
+    }
+
+    /// Every state, in [`DOCUMENT_TYPES`] order.
+    pub fn iter(&self) -> impl Iterator<Item = &dyn KindState> {
+        self.0.iter().map(|s| s.as_ref())
+    }
+
+    /// Every state, mutable.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Box<dyn KindState>> {
+        self.0.iter_mut()
+    }
 }
 
 /// One open file in a tab of the window.
@@ -81,25 +174,6 @@ pub trait Document: Any {
     /// Items the document adds to the File menu while it is the active tab.
     fn file_menu_ui(&mut self, _ui: &mut egui::Ui) {}
 
-    /// Whether the document applies rules (the shell starts the rule interpreter early, in the
-    /// background, when one is open).
-    fn uses_rules(&self) -> bool {
-        false
-    }
-
-    /// An answer of the rule runner: every document sees every answer and keeps those of its
-    /// own requests.
-    fn rules_answered(&mut self, _result: &ApplyResult) {}
-
-    /// The rule files were reloaded: apply again what was applied, so the page shows what the
-    /// edited rules say.
-    fn rules_reloaded(&mut self, _services: &mut Services<'_>) {}
-
-    /// The sections and rules of the page shown, for the Metric Selection window.
-    fn sections_in_use(&self) -> Option<InUse<'_>> {
-        None
-    }
-
     /// Startup milestones for `SIGHTLINE_STARTUP_TRACE`: whether the first page is shown, and
     /// what was listed once everything is (`"all 4 kernels listed"`); nothing for a document
     /// without such stages.
@@ -133,25 +207,6 @@ pub fn opening_ui(
     }
 }
 
-impl<'a> Services<'a> {
-    /// The services of one call: the section state, the rule runner and the settings' `nsys`,
-    /// with nothing asked of the shell yet.
-    pub fn new(
-        sections: &'a SectionState,
-        runner: &'a mut RuleRunner,
-        nsys: Option<std::path::PathBuf>,
-    ) -> Services<'a> {
-        Services {
-            sections,
-            runner,
-            open_metric_selection: false,
-            open_files: Vec::new(),
-            nsys,
-            set_nsys: None,
-        }
-    }
-}
-
 /// Which kind of document opens a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentKind {
@@ -168,6 +223,9 @@ pub enum DocumentKind {
     Gainsight,
 }
 
+/// Makes a kind's window-wide state from the settings and the command line.
+pub type MakeState = fn(&Settings, &StartOptions) -> Box<dyn KindState>;
+
 /// Requests a repaint: given to a document's background work.
 pub type Wake = Arc<dyn Fn() + Send + Sync>;
 
@@ -180,9 +238,13 @@ pub struct DocumentType {
     pub name: &'static str,
     /// The kinds of file it opens.
     pub file_kinds: &'static [FileKind],
-    /// Opens `path` (`nsys`: the executable that exports Nsight Systems reports, `None` for
-    /// the first on `PATH`); `wake` requests a repaint when background work progresses.
-    pub open: fn(path: PathBuf, nsys: Option<PathBuf>, wake: Wake) -> Box<dyn Document>,
+    /// Opens `path`, with the window-wide states of the kinds at hand (the timeline takes its
+    /// `nsys` executable from its own); `wake` requests a repaint when background work
+    /// progresses.
+    pub open: fn(path: PathBuf, states: &KindStates, wake: Wake) -> Box<dyn Document>,
+    /// Makes the kind's window-wide state from the settings and the command line, for a kind
+    /// that keeps one.
+    pub state: Option<MakeState>,
 }
 
 /// Every kind of document, once: adding a kind adds its folder and one entry here.
@@ -210,14 +272,14 @@ pub fn route(path: &Path) -> DocumentKind {
 
 /// Opens `path` as the document kind [`route`] picks; `wake` requests a repaint when its
 /// background work progresses.
-/// `nsys` is the executable that exports Nsight Systems reports (`None`: the first on `PATH`).
+/// `states` are the window's kind states (the timeline's holds the `nsys` executable).
 pub fn open_document(
     path: &Path,
-    nsys: Option<PathBuf>,
+    states: &KindStates,
     wake: impl Fn() + Send + Sync + 'static,
 ) -> Box<dyn Document> {
     let document = document_type(FileKind::of_path(path));
-    (document.open)(path.to_path_buf(), nsys, Arc::new(wake))
+    (document.open)(path.to_path_buf(), states, Arc::new(wake))
 }
 
 /// The file-dialog filters: `(label, extensions)`, the first one every supported file, then one

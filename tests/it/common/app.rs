@@ -46,3 +46,13 @@ pub fn step_until(
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// The app's Nsight Compute state: sections, rules, the Metric Selection window.
+pub fn ncu_state<'a>(
+    harness: &'a Harness<'_, SightlineApp>,
+) -> &'a sightline::app::ncu::state::NcuState {
+    harness
+        .state()
+        .kind_state()
+        .expect("the app keeps an Nsight Compute state")
+}

@@ -32,7 +32,8 @@ pub const COUNTERS_DOCUMENT: DocumentType = DocumentType {
     kind: DocumentKind::Counters,
     name: "CodeXL performance counters",
     file_kinds: &[FileKind::CodexlCounters],
-    open: |path, _nsys, wake| Box::new(CountersDoc::open(path, move || wake())),
+    open: |path, _states, wake| Box::new(CountersDoc::open(path, move || wake())),
+    state: None,
 };
 
 /// CodeXL / RCP occupancy files (`.occupancy`) open as an [`OccupancyDoc`].
@@ -40,5 +41,6 @@ pub const OCCUPANCY_DOCUMENT: DocumentType = DocumentType {
     kind: DocumentKind::Occupancy,
     name: "CodeXL occupancy",
     file_kinds: &[FileKind::CodexlOccupancy],
-    open: |path, _nsys, wake| Box::new(OccupancyDoc::open(path, move || wake())),
+    open: |path, _states, wake| Box::new(OccupancyDoc::open(path, move || wake())),
+    state: None,
 };

@@ -690,7 +690,8 @@ pub const DOCUMENT: DocumentType = DocumentType {
     kind: DocumentKind::Gainsight,
     name: "Gainsight",
     file_kinds: &[FileKind::Gainsight],
-    open: |path, _nsys, wake| Box::new(GainsightDoc::open(path, move || wake())),
+    open: |path, _states, wake| Box::new(GainsightDoc::open(path, move || wake())),
+    state: None,
 };
 
 impl Document for GainsightDoc {

@@ -7,9 +7,9 @@ use std::path::Path;
 use eframe::egui;
 use sightline_model::kind::FileKind;
 
-use super::metric_selection::InUse;
 use super::report_tab::ReportTab;
 use super::rule_runner::{ApplyResult, RuleSelection};
+use super::state::NcuState;
 use crate::document::{Document, DocumentKind, DocumentType, Services};
 
 /// Nsight Compute reports (`.ncu-rep`, `.ncu-repz`) open as a [`ReportTab`].
@@ -17,8 +17,20 @@ pub const DOCUMENT: DocumentType = DocumentType {
     kind: DocumentKind::Report,
     name: "Nsight Compute reports",
     file_kinds: &[FileKind::NcuReport],
-    open: |path, _nsys, wake| Box::new(ReportTab::open(path, move || wake())),
+    open: |path, _states, wake| Box::new(ReportTab::open(path, move || wake())),
+    state: Some(|settings, options| Box::new(NcuState::new(settings, options))),
 };
+
+impl ReportTab {
+    /// An answer of the rule runner: every report tab sees every answer and keeps those of its
+    /// own requests.
+    pub fn rules_answered(&mut self, result: &ApplyResult) {
+        if result.tab == self.id {
+            self.rules
+                .record(result.kernel, &result.selection, &result.outcome);
+        }
+    }
+}
 
 impl Document for ReportTab {
     fn path(&self) -> &Path {
@@ -64,8 +76,14 @@ impl Document for ReportTab {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
-        if ReportTab::ui(self, ui, services.sections, services.runner) {
-            services.open_metric_selection = true;
+        let Some(state) = services.state::<NcuState>() else {
+            return;
+        };
+        let Some((sections, runner)) = state.parts() else {
+            return;
+        };
+        if ReportTab::ui(self, ui, sections, runner) {
+            state.selection.open = true;
         }
     }
 
@@ -79,14 +97,14 @@ impl Document for ReportTab {
                 i.consume_key(Modifiers::COMMAND, Key::R),
             )
         });
-        if apply && !services.runner.busy() {
+        if apply
+            && let Some((sections, runner)) = services
+                .state::<NcuState>()
+                .and_then(NcuState::parts)
+                .filter(|(_, runner)| !runner.busy())
+        {
             let kernel = self.selected;
-            self.apply_rules(
-                kernel,
-                RuleSelection::All,
-                services.sections,
-                services.runner,
-            );
+            self.apply_rules(kernel, RuleSelection::All, sections, runner);
         }
         if find {
             self.list.focus_filter = true;
@@ -103,30 +121,6 @@ impl Document for ReportTab {
         {
             self.select(next);
         }
-    }
-
-    fn uses_rules(&self) -> bool {
-        true
-    }
-
-    fn rules_answered(&mut self, result: &ApplyResult) {
-        if result.tab == self.id {
-            self.rules
-                .record(result.kernel, &result.selection, &result.outcome);
-        }
-    }
-
-    fn rules_reloaded(&mut self, services: &mut Services<'_>) {
-        self.reapply_rules(services.sections, services.runner);
-    }
-
-    fn sections_in_use(&self) -> Option<InUse<'_>> {
-        ReportTab::sections_in_use(self).map(|(source, set)| InUse {
-            source,
-            set,
-            report: self.title(),
-            rules: self.shown_page_rules(),
-        })
     }
 
     fn startup_milestones(&self) -> (bool, Option<String>) {

@@ -17,5 +17,6 @@ pub mod rule_runner;
 pub mod rule_state;
 pub mod section_state;
 pub mod session_page;
+pub mod state;
 pub mod system_tables;
 pub mod view_ctx;

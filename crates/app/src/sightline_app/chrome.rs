@@ -51,9 +51,8 @@ impl SightlineApp {
                 }
             });
             ui.menu_button("View", |ui| {
-                if ui.button("Metric Selection…").clicked() {
-                    self.selection.open = true;
-                    ui.close();
+                for state in self.states.iter_mut() {
+                    state.view_menu_ui(ui);
                 }
                 if ui.checkbox(&mut self.settings.dark, "Dark theme").changed() {
                     ui.close();

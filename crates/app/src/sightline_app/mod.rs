@@ -6,11 +6,7 @@ use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 
-use super::document::{Document, Services, open_document, open_filters};
-use super::ncu::metric_selection::{MetricSelection, SelectionRequest};
-use super::ncu::rule_runner::RuleRunner;
-use super::ncu::section_state::SectionState;
-use sightline_model::section::registry::SectionFolder;
+use super::document::{Document, KindState, KindStates, Services, open_document, open_filters};
 
 mod chrome;
 mod settings;
@@ -30,13 +26,9 @@ pub struct SightlineApp {
     pub status: Option<(String, bool)>,
     /// Whether the shortcut list (F1) is open.
     pub show_shortcuts: bool,
-    /// Sections, rules and live reload.
-    pub sections: SectionState,
-    /// The Metric Selection window.
-    pub selection: MetricSelection,
-    /// Section folders came from the command line (not persisted).
-    folders_from_cli: bool,
-    waker_installed: bool,
+    /// What each kind of document keeps for the whole window (Nsight Compute's sections and
+    /// rules, the timeline's `nsys`), reached by type with [`SightlineApp::kind_state`].
+    pub states: KindStates,
     trace: Option<StartupTrace>,
     /// The file dialog's answer: the files, and whether it answered "nothing" so quickly that
     /// no dialog can have been shown (no file chooser portal on this desktop).
@@ -44,54 +36,24 @@ pub struct SightlineApp {
     /// The "Open path" prompt (File → Open Path…, or when no file dialog is available): the
     /// path typed so far and the note shown above it.
     pub path_prompt: Option<(String, Option<String>)>,
-    folder_dialog: Option<Receiver<Option<PathBuf>>>,
     pending: Vec<PathBuf>,
-    /// Applies rules in the background (made on the first frame, with a repaint waker).
-    runner: Option<RuleRunner>,
-    /// Rule files that failed to load when rules were last applied.
-    pub rule_load_errors: Vec<sightline_rules::RuleError>,
-    /// The section/rule reload last looked at (rules are applied again after a reload).
-    reload_seen: Option<std::time::Instant>,
 }
 
 impl SightlineApp {
     /// An app with `settings` that opens `options.files` on its first frame.
     pub fn new(mut settings: Settings, options: StartOptions) -> Self {
-        if let Some(nsys) = options.nsys {
-            settings.nsys = Some(nsys);
+        let states = KindStates::new(&settings, &options);
+        // What the kinds took from the command line (`--nsys`) is kept in the settings.
+        for state in states.iter() {
+            state.save(&mut settings);
         }
-        let folders_from_cli = !options.section_folders.is_empty();
-        let sections = if folders_from_cli {
-            SectionState::new(
-                options.section_folders,
-                false,
-                settings.disabled_sections.clone(),
-            )
-        } else {
-            let folders = settings
-                .section_folders
-                .iter()
-                .map(|path| SectionFolder {
-                    path: path.clone(),
-                    recursive: false,
-                })
-                .collect();
-            SectionState::new(
-                folders,
-                settings.prefer_embedded,
-                settings.disabled_sections.clone(),
-            )
-        };
         SightlineApp {
             tabs: Vec::new(),
             active: 0,
             settings,
             status: None,
             show_shortcuts: false,
-            sections,
-            selection: MetricSelection::default(),
-            folders_from_cli,
-            waker_installed: false,
+            states,
             trace: options.trace_startup_from.map(|start| StartupTrace {
                 start,
                 first_frame: false,
@@ -100,11 +62,7 @@ impl SightlineApp {
             }),
             dialog: None,
             path_prompt: None,
-            folder_dialog: None,
             pending: options.files,
-            runner: None,
-            rule_load_errors: Vec::new(),
-            reload_seen: None,
         }
     }
 
@@ -120,18 +78,8 @@ impl SightlineApp {
     /// The settings to persist, updated from the section state.
     pub fn settings_to_save(&self) -> Settings {
         let mut settings = self.settings.clone();
-        settings.disabled_sections = self.sections.disabled.clone();
-        if !self.folders_from_cli {
-            settings.prefer_embedded = self.sections.prefer_embedded;
-            settings.section_folders = if self.sections.configured {
-                self.sections
-                    .folders
-                    .iter()
-                    .map(|f| f.path.clone())
-                    .collect()
-            } else {
-                Vec::new()
-            };
+        for state in self.states.iter() {
+            state.save(&mut settings);
         }
         settings
     }
@@ -146,12 +94,21 @@ impl SightlineApp {
         self.settings.remember(&path);
         let repaint = ctx.clone();
         self.status = Some((format!("Opening {}", path.display()), false));
-        self.tabs.push(open_document(
-            &path,
-            self.settings.nsys.clone(),
-            move || repaint.request_repaint(),
-        ));
+        self.tabs.push(open_document(&path, &self.states, move || {
+            repaint.request_repaint()
+        }));
         self.active = self.tabs.len() - 1;
+    }
+
+    /// The window-wide state of a kind of document, of type `T` (for tests and tools that
+    /// drive a kind; the shell itself knows states only as [`KindState`]).
+    pub fn kind_state<T: KindState>(&self) -> Option<&T> {
+        self.states.get()
+    }
+
+    /// The window-wide state of type `T`, mutable.
+    pub fn kind_state_mut<T: KindState>(&mut self) -> Option<&mut T> {
+        self.states.get_mut()
     }
 
     /// The document at `index` as its concrete kind `T`, when it is one (for tests and tools
@@ -224,50 +181,12 @@ impl SightlineApp {
         }
     }
 
-    fn pick_section_folder(&mut self) {
-        if self.folder_dialog.is_some() {
-            return;
-        }
-        let (tx, rx) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-folder-dialog".into())
-            .spawn(move || {
-                let _ = tx.send(
-                    rfd::FileDialog::new()
-                        .set_title("Add a section folder")
-                        .pick_folder(),
-                );
-            });
-        match spawned {
-            Ok(_) => self.folder_dialog = Some(rx),
-            Err(error) => {
-                self.status = Some((format!("cannot open the folder dialog: {error}"), true))
-            }
-        }
-    }
-
-    /// Adds `folder` to the section search path.
-    pub fn add_section_folder(&mut self, folder: PathBuf) {
-        let mut folders = if self.sections.configured {
-            self.sections.folders.clone()
-        } else {
-            Vec::new()
-        };
-        if !folders.iter().any(|f| f.path == folder) {
-            folders.push(SectionFolder {
-                path: folder,
-                recursive: false,
-            });
-        }
-        self.sections.set_folders(folders);
-    }
-
     fn handle_input(&mut self, ctx: &egui::Context) {
         use egui::{Key, Modifiers};
         // The active document reads its own keys first (a report's Ctrl+F, Up/Down and Ctrl+R;
         // a timeline reads its keys while drawing, its Ctrl+F searching its events).
-        if let (Some(tab), Some(runner)) = (self.tabs.get_mut(self.active), self.runner.as_mut()) {
-            let mut services = Services::new(&self.sections, runner, self.settings.nsys.clone());
+        if let Some(tab) = self.tabs.get_mut(self.active) {
+            let mut services = Services::new(&mut self.states);
             tab.keys(ctx, &mut services);
         }
         let (open, close, help) = ctx.input_mut(|i| {
@@ -318,35 +237,9 @@ impl SightlineApp {
         }
     }
 
-    /// After the rule files were reloaded (live reload of a `.py` file, or the Reload button),
-    /// applies again the rules applied so far, so the page shows what the edited rules say.
-    fn reapply_after_reload(&mut self) {
-        let Some((when, files)) = &self.sections.last_reload else {
-            return;
-        };
-        if self.reload_seen.replace(*when) == Some(*when) {
-            return;
-        }
-        let rules_changed = files.is_empty()
-            || files
-                .iter()
-                .any(|f| f.extension().is_some_and(|e| e == "py"));
-        let Some(mut runner) = self.runner.take() else {
-            return;
-        };
-        if rules_changed {
-            for tab in &mut self.tabs {
-                let mut services =
-                    Services::new(&self.sections, &mut runner, self.settings.nsys.clone());
-                tab.rules_reloaded(&mut services);
-            }
-        }
-        self.runner = Some(runner);
-    }
-
-    /// Whether rules are being applied.
-    pub fn applying_rules(&self) -> bool {
-        self.runner.as_ref().is_some_and(RuleRunner::busy)
+    /// Whether a kind's background work is running (rules being applied).
+    pub fn busy(&self) -> bool {
+        self.states.iter().any(KindState::busy)
     }
 
     /// Draws one frame.
@@ -377,81 +270,10 @@ impl SightlineApp {
                 self.open(path, &ctx);
             }
         }
-        if let Some(folder) = self
-            .folder_dialog
-            .as_ref()
-            .and_then(|rx| rx.try_recv().ok())
-        {
-            self.folder_dialog = None;
-            if let Some(folder) = folder {
-                self.add_section_folder(folder);
+        for state in self.states.iter_mut() {
+            if let Some(status) = state.poll(&ctx, &mut self.tabs) {
+                self.status = Some(status);
             }
-        }
-        if !self.waker_installed {
-            let repaint = ctx.clone();
-            self.sections.set_waker(move || repaint.request_repaint());
-            self.waker_installed = true;
-        }
-        let runner = self.runner.get_or_insert_with(|| {
-            let repaint = ctx.clone();
-            RuleRunner::new(move || repaint.request_repaint())
-        });
-        let results = runner.poll();
-        for result in results {
-            for tab in &mut self.tabs {
-                tab.rules_answered(&result);
-            }
-            match &result.outcome {
-                Ok(output) => {
-                    self.rule_load_errors = output.load_errors.clone();
-                    let failed: usize = output.kernels.iter().map(|k| k.errors.len()).sum();
-                    let message = if output.cancelled {
-                        "Applying rules was cancelled".to_owned()
-                    } else if failed > 0 || !output.load_errors.is_empty() {
-                        let mut problems = Vec::new();
-                        if failed > 0 {
-                            problems.push(format!("{failed} rule(s) failed"));
-                        }
-                        if !output.load_errors.is_empty() {
-                            problems.push(format!(
-                                "{} rule file(s) did not load (see Metric Selection)",
-                                output.load_errors.len()
-                            ));
-                        }
-                        format!(
-                            "Rules applied to kernel {}: {}",
-                            result.kernel,
-                            problems.join("; ")
-                        )
-                    } else {
-                        let ran: usize = output.kernels.iter().map(|k| k.results.len()).sum();
-                        let started = result.engine_started.map_or_else(String::new, |t| {
-                            format!(
-                                " (rule interpreter started in {:.0} ms)",
-                                t.as_secs_f64() * 1e3
-                            )
-                        });
-                        format!(
-                            "{ran} rule(s) applied to kernel {} in {:.0} ms{started}",
-                            result.kernel,
-                            (output.load_time + output.apply_time).as_secs_f64() * 1e3
-                        )
-                    };
-                    let error = output.cancelled || failed > 0 || !output.load_errors.is_empty();
-                    self.status = Some((message, error));
-                }
-                Err(error) => self.status = Some((format!("Applying rules failed: {error}"), true)),
-            }
-        }
-        if self.sections.poll() {
-            let failed = self.sections.set.failures.len();
-            let message = match failed {
-                0 => "Sections reloaded".to_owned(),
-                n => {
-                    format!("Sections reloaded; {n} file(s) failed to load (see Metric Selection)")
-                }
-            };
-            self.status = Some((message, failed > 0));
         }
         for tab in &mut self.tabs {
             match tab.poll() {
@@ -471,26 +293,11 @@ impl SightlineApp {
             egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
         }
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
-        let runner = self.runner.get_or_insert_with(|| {
-            let repaint = ctx.clone();
-            RuleRunner::new(move || repaint.request_repaint())
-        });
-        if self.tabs.iter().any(|t| t.uses_rules()) {
-            runner.warm_up();
-        }
         match self.tabs.get_mut(self.active) {
             Some(tab) => {
-                let mut services =
-                    Services::new(&self.sections, runner, self.settings.nsys.clone());
+                let mut services = Services::new(&mut self.states);
                 tab.ui(ui, &mut services);
-                let open_metric_selection = services.open_metric_selection;
                 let open_files = std::mem::take(&mut services.open_files);
-                if let Some(nsys) = services.set_nsys.take() {
-                    self.settings.nsys = Some(nsys);
-                }
-                if open_metric_selection {
-                    self.selection.open = true;
-                }
                 for path in open_files {
                     self.open(path, &ctx);
                 }
@@ -499,17 +306,10 @@ impl SightlineApp {
                 egui::CentralPanel::default().show(ui, |ui| self.welcome_ui(ui));
             }
         }
-        let in_use = self
-            .tabs
-            .get(self.active)
-            .and_then(|tab| tab.sections_in_use());
-        let requests =
-            self.selection
-                .show(&ctx, &mut self.sections, in_use, &self.rule_load_errors);
-        self.reapply_after_reload();
-        for request in requests {
-            match request {
-                SelectionRequest::AddFolder => self.pick_section_folder(),
+        let active = (self.active < self.tabs.len()).then_some(self.active);
+        for state in self.states.iter_mut() {
+            if let Some(status) = state.windows_ui(&ctx, &mut self.tabs, active) {
+                self.status = Some(status);
             }
         }
         if self.show_shortcuts {

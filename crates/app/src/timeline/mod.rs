@@ -18,6 +18,7 @@ pub mod colors;
 pub mod details;
 pub mod keys;
 pub mod loader;
+pub mod nsys_state;
 pub mod nvtxt_files;
 pub mod overlays;
 pub mod rows;
@@ -40,6 +41,7 @@ use canvas::{Canvas, Marks};
 use details::Selection;
 use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
 use loader::{TimelineLoadJob, start_load};
+use nsys_state::NsysState;
 use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
 use sightline_model::kind::FileKind;
@@ -435,7 +437,11 @@ pub const DOCUMENT: DocumentType = DocumentType {
         FileKind::Nvtxt,
         FileKind::Atp,
     ],
-    open: |path, nsys, wake| Box::new(TimelineDoc::open(path, nsys, move || wake())),
+    open: |path, states, wake| {
+        let nsys = states.get::<NsysState>().and_then(|s| s.nsys.clone());
+        Box::new(TimelineDoc::open(path, nsys, move || wake()))
+    },
+    state: Some(|settings, options| Box::new(NsysState::new(settings, options))),
 };
 
 impl Document for TimelineDoc {
@@ -578,7 +584,13 @@ impl Document for TimelineDoc {
                 self.progress.as_ref(),
             );
             if self.error.is_some() && sightline_model::timeline::nsys::is_report_file(&self.path) {
-                self.nsys_prompt_ui(ui, &mut services.set_nsys);
+                let mut set_nsys = None;
+                self.nsys_prompt_ui(ui, &mut set_nsys);
+                if let Some(nsys) = set_nsys
+                    && let Some(state) = services.state::<NsysState>()
+                {
+                    state.nsys = Some(nsys);
+                }
             }
         });
     }
