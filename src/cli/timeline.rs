@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use crate::kind::FileKind;
 use crate::pyjson::write_string;
+use crate::timeline::imports::ImportStats;
 use crate::timeline::nsys::LoadOptions;
 use crate::timeline::open::{DetailSource, TimelineFileKind, load_timeline};
 use crate::timeline::{Timeline, TrackId, TrackKind};
@@ -318,7 +319,9 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
         write_string(&mut &mut *out, &w.problem.message)?;
         write!(out, "}}")?;
     }
-    write!(out, "], \"tracks\": [")?;
+    write!(out, "], \"sources\": ")?;
+    write_sources_json(&tl.session.imports, out)?;
+    write!(out, ", \"tracks\": [")?;
     let totals = totals(tl);
     for (i, &r) in tl.roots.iter().enumerate() {
         if i > 0 {
@@ -327,6 +330,32 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
         write_track_json(tl, &totals, r, out)?;
     }
     writeln!(out, "]}}")
+}
+
+/// The import statistics: `{"<TABLE>": {"rows": N, "events": M, "attached": A, "skipped":
+/// {"<reason>": K}, "documented": true}}`.
+fn write_sources_json(imports: &ImportStats, out: &mut dyn Write) -> std::io::Result<()> {
+    write!(out, "{{")?;
+    for (i, (name, s)) in imports.sources.iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write_string(&mut &mut *out, name)?;
+        write!(
+            out,
+            ": {{\"rows\": {}, \"events\": {}, \"attached\": {}, \"skipped\": {{",
+            s.rows, s.events, s.attached
+        )?;
+        for (j, (reason, n)) in s.skipped.iter().enumerate() {
+            if j > 0 {
+                write!(out, ", ")?;
+            }
+            write_string(&mut &mut *out, reason)?;
+            write!(out, ": {n}")?;
+        }
+        write!(out, "}}, \"documented\": {}}}", s.documented)?;
+    }
+    write!(out, "}}")
 }
 
 fn write_track_json(

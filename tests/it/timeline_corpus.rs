@@ -8,7 +8,7 @@ use rusqlite::{Connection, OpenFlags};
 use sightline::timeline::nsys;
 use sightline::timeline::{EventId, EventKind, Timeline};
 
-fn corpus() -> Option<Vec<PathBuf>> {
+pub(crate) fn corpus() -> Option<Vec<PathBuf>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         crate::common::skip_shared(format!("{} is absent", dir.display()));

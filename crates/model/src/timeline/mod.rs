@@ -44,6 +44,7 @@
 
 pub mod atp;
 pub mod builder;
+pub mod imports;
 pub mod model;
 pub mod nsys;
 pub mod nvtxt;

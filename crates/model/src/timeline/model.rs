@@ -253,6 +253,8 @@ pub struct SessionInfo {
     pub start_utc_ns: Option<i64>,
     /// The GPUs.
     pub gpus: Vec<GpuInfo>,
+    /// What the loader did with every row of the file ([`ImportStats`]).
+    pub imports: super::imports::ImportStats,
 }
 
 /// The packed event columns (see the module documentation for the layout).

@@ -195,9 +195,20 @@ impl<'d, 'a> Loader<'d, 'a> {
                 db.row_count(t)?
             };
         }
+        let mut b = TimelineBuilder::new(&db.path);
+        let mut names: Vec<&str> = db.table_names().into_iter().collect();
+        names.sort_unstable();
+        for table in names {
+            let rows = db.row_count(table)?;
+            if rows > 0 {
+                let source = b.session.imports.source(table);
+                source.rows = rows;
+                source.documented = super::schema::is_documented(table);
+            }
+        }
         Ok(Loader {
             db,
-            b: TimelineBuilder::new(&db.path),
+            b,
             progress: options.progress,
             cancel: options.cancel,
             rows_done: 0,
@@ -232,6 +243,20 @@ impl<'d, 'a> Loader<'d, 'a> {
         Ok(())
     }
 
+    /// Counts the rows of `table` not yet accounted for as attached: a table read whole into
+    /// names, labels or session facts.
+    fn attach_rest(&mut self, table: &str) {
+        if let Some(source) = self.b.session.imports.sources.get_mut(table) {
+            source.attached += u64::try_from(source.unaccounted()).unwrap_or(0);
+        }
+    }
+
+    /// Counts the events pushed since the builder held `before` as events of `table`.
+    fn events_since(&mut self, table: &str, before: usize) {
+        let n = self.b.event_count().saturating_sub(before) as u64;
+        self.b.session.imports.events(table, n);
+    }
+
     /// Runs `sql` over `table`, calling `f` per row; rows `f` rejects are counted and reported.
     fn scan(
         &mut self,
@@ -247,6 +272,10 @@ impl<'d, 'a> Loader<'d, 'a> {
         let counted = READ_TABLES.contains(&table);
         while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
             if let Err(reason) = f(self, row) {
+                self.b
+                    .session
+                    .imports
+                    .skipped(table, &reason.to_string(), 1);
                 if skipped.count == 0 {
                     skipped.first_rowid = row.get_ref(0).ok().and_then(int_of);
                     skipped.reason = reason.to_string();
@@ -282,8 +311,10 @@ impl<'d, 'a> Loader<'d, 'a> {
 
     fn session(&mut self) {
         let mut meta = self.db.key_values("META_DATA_EXPORT");
+        self.attach_rest("META_DATA_EXPORT");
         if meta.is_empty() {
             meta = self.db.key_values("EXPORT_META_DATA");
+            self.attach_rest("EXPORT_META_DATA");
         }
         self.b.session.product_version = meta.get("EXPORT_PRODUCT_VERSION").cloned();
         // `EXPORT_SCHEMA_VERSION`, else its parts (`_MAJOR`, `_MINOR`, `_MICRO`) where only
@@ -308,6 +339,7 @@ impl<'d, 'a> Loader<'d, 'a> {
                 )
                 .ok()
                 .flatten();
+            self.attach_rest("TARGET_INFO_SESSION_START_TIME");
         }
         for (table, id_column) in [
             ("TARGET_INFO_GPU", "id"),
@@ -345,11 +377,15 @@ impl<'d, 'a> Loader<'d, 'a> {
                 self.gpu_names.insert(i64::from(gpu.id), gpu.name.clone());
                 self.b.session.gpus.push(gpu);
             }
+            drop(rows);
+            drop(stmt);
+            self.attach_rest(table);
         }
     }
 
     fn names(&mut self) -> Result<(), NsysError> {
         self.strings = self.db.string_ids()?;
+        self.attach_rest("StringIds");
         if self.db.has_table("ThreadNames") {
             let sql = "SELECT rowid, nameId, globalTid FROM ThreadNames";
             self.scan("ThreadNames", sql, |l, row| {
@@ -364,6 +400,7 @@ impl<'d, 'a> Loader<'d, 'a> {
                 }
                 Ok(())
             })?;
+            self.attach_rest("ThreadNames");
         }
         if self.db.has_column("PROCESSES", "globalPid") {
             let name = self.db.col_or_null("PROCESSES", "name");
@@ -377,6 +414,7 @@ impl<'d, 'a> Loader<'d, 'a> {
                 }
                 Ok(())
             })?;
+            self.attach_rest("PROCESSES");
         }
         Ok(())
     }
@@ -450,9 +488,12 @@ impl<'d, 'a> Loader<'d, 'a> {
         let class = self.db.col_or_null(T, "eventClass");
         let corr = self.db.col_or_null(T, "correlationId");
         let sql = format!("SELECT rowid, start, end, {class}, globalTid, {corr}, nameId FROM {T}");
+        let before = self.b.event_count();
+        let mut backtraces = 0u64;
         self.scan(T, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             if v(3) == Some(67) {
+                backtraces += 1;
                 return Ok(());
             }
             let (start, end) = times(v(1), v(2))?;
@@ -478,7 +519,15 @@ impl<'d, 'a> Loader<'d, 'a> {
                     .push((flow_key(Some((m << 24) | pid), correlation), r));
             }
             Ok(())
-        })
+        })?;
+        self.events_since(T, before);
+        self.b.session.imports.skipped(
+            T,
+            "eventClass 67: the CUDA backtrace record of a call that has its own row \
+             (2022.2 and older)",
+            backtraces,
+        );
+        Ok(())
     }
 
     fn host_series(
@@ -498,6 +547,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             ""
         };
         let sql = format!("SELECT rowid, start, end, globalTid, nameId FROM {table}{filter}");
+        let before = self.b.event_count();
         self.scan(table, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             let (start, end) = times(v(1), v(2))?;
@@ -517,7 +567,44 @@ impl<'d, 'a> Loader<'d, 'a> {
                 },
             );
             Ok(())
-        })
+        })?;
+        self.events_since(table, before);
+        if !filter.is_empty() {
+            self.skip_event_classes(table)?;
+        }
+        Ok(())
+    }
+
+    /// Accounts the `OSRT_API` rows that are not calls (eventClass ≠ 27: the start and finish
+    /// markers of the OS runtime trace), by class.
+    fn skip_event_classes(&mut self, table: &'static str) -> Result<(), NsysError> {
+        let labels = self.db.enum_labels("ENUM_NSYS_EVENT_CLASS");
+        let sql = format!(
+            "SELECT eventClass, count(*) FROM {table} WHERE eventClass IS NOT 27 GROUP BY 1"
+        );
+        let db = self.db;
+        let mut stmt = db
+            .conn
+            .prepare(&sql)
+            .map_err(|e| db.query_error(table, e))?;
+        let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
+        while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+            let class = row.get_ref(0).ok().and_then(int_of);
+            let n = row.get_ref(1).ok().and_then(int_of).unwrap_or(0).max(0) as u64;
+            let label = class.and_then(|c| {
+                labels
+                    .as_ref()
+                    .and_then(|l| l.get(&c).cloned())
+                    .or_else(|| super::schema::event_class_label(c).map(str::to_owned))
+            });
+            let reason = match (class, label) {
+                (Some(c), Some(label)) => format!("eventClass {c} ({label}): a marker, not a call"),
+                (Some(c), None) => format!("eventClass {c}: not an OS runtime call"),
+                (None, _) => "eventClass is NULL: not an OS runtime call".to_owned(),
+            };
+            self.b.session.imports.skipped(table, &reason, n);
+        }
+        Ok(())
     }
 
     fn stream_track(&mut self, machine: u64, device: i64, context: i64, stream: i64) -> TrackId {
@@ -565,8 +652,14 @@ impl<'d, 'a> Loader<'d, 'a> {
         );
         let memcpy_labels = self.db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
         let sync_labels = self.db.enum_labels("ENUM_CUPTI_SYNC_TYPE");
+        match spec.kind {
+            EventKind::Memcpy => self.attach_rest("ENUM_CUDA_MEMCPY_OPER"),
+            EventKind::Synchronization => self.attach_rest("ENUM_CUPTI_SYNC_TYPE"),
+            _ => {}
+        }
         let mut label_cache: HashMap<i64, StrId> = HashMap::new();
         let kind = spec.kind;
+        let before = self.b.event_count();
         self.scan(t, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             let (start, end) = times(v(1), v(2))?;
@@ -616,11 +709,37 @@ impl<'d, 'a> Loader<'d, 'a> {
                 l.work.push((scope, correlation, r));
             }
             Ok(())
-        })
+        })?;
+        self.events_since(t, before);
+        Ok(())
     }
 
     fn finish(mut self) -> Result<Timeline, NsysError> {
         self.report("finish")?;
+        for source in self.b.session.imports.sources.values_mut() {
+            if source.events == 0 && source.attached == 0 && source.skipped.is_empty() {
+                source
+                    .skipped
+                    .insert(super::schema::NOT_READ.to_owned(), source.rows);
+            }
+        }
+        let unbalanced: Vec<String> = self
+            .b
+            .session
+            .imports
+            .unbalanced()
+            .into_iter()
+            .map(|(t, n)| format!("{t} ({n})"))
+            .collect();
+        if !unbalanced.is_empty() {
+            self.b.warn(
+                Location::Part("import statistics".into()),
+                format!(
+                    "rows not accounted for in the import statistics: {}",
+                    unbalanced.join(", ")
+                ),
+            );
+        }
         if self.b.event_count() == 0 {
             return Err(NsysError::Empty {
                 path: self.db.path.clone(),

@@ -17,6 +17,7 @@ pub mod db;
 pub mod details;
 pub mod load;
 pub mod rep;
+pub mod schema;
 pub mod stats;
 
 pub use load::{LoadOptions, Progress, load, load_with};

@@ -10,6 +10,7 @@ use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind, Payload};
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::{float_of, int_of, text_of};
+use crate::timeline::nsys::schema;
 
 impl Loader<'_, '_> {
     pub(super) fn nvtx(&mut self) -> Result<(), NsysError> {
@@ -75,12 +76,26 @@ impl Loader<'_, '_> {
             }
         }
         let mut open_count = 0u64;
+        let before = self.b.event_count();
         for r in rows {
             let kind = match r.event_type {
                 59 | 70 => EventKind::NvtxPushPop,
                 60 | 71 => EventKind::NvtxStartEnd,
                 34 | 65 => EventKind::NvtxMark,
-                _ => continue,
+                // Domain and thread names, read above.
+                75 | 39 | 72 if r.text.is_some() => {
+                    self.b.session.imports.attached(T, 1);
+                    continue;
+                }
+                other => {
+                    let label = schema::nvtx_event_type_label(other).unwrap_or("unknown");
+                    let reason = match other {
+                        75 | 39 | 72 => format!("eventType {other} ({label}) without a name"),
+                        _ => format!("eventType {other} ({label}): not drawn"),
+                    };
+                    self.b.session.imports.skipped(T, &reason, 1);
+                    continue;
+                }
             };
             let domain_name = domains.get(&(process_of(r.gtid), r.domain)).cloned();
             let (key, label) = match kind {
@@ -124,6 +139,7 @@ impl Loader<'_, '_> {
                 },
             );
         }
+        self.events_since(T, before);
         if open_count > 0 {
             self.b.warn(Location::Row { table: T.into(), rowid: None }, format!("{open_count} NVTX ranges never ended; shown up to the last NVTX timestamp ({last} ns)"));
         }
