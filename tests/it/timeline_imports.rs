@@ -4,6 +4,7 @@
 //! "not read". Skips when ../shared is absent.
 
 use rusqlite::{Connection, OpenFlags};
+use sightline::timeline::EventKind;
 use sightline::timeline::nsys;
 use sightline::timeline::nsys::schema::NOT_READ;
 
@@ -21,6 +22,11 @@ const READ: &[&str] = &[
     "CUBLAS_EVENTS",
     "CUDNN_EVENTS",
     "NVTX_EVENTS",
+    "COMPOSITE_EVENTS",
+    "SAMPLING_CALLCHAINS",
+    "SCHED_EVENTS",
+    "OSRT_CALLCHAINS",
+    "CUDA_CALLCHAINS",
 ];
 
 #[test]
@@ -84,5 +90,140 @@ fn every_table_is_accounted_for_and_adds_up() {
                 .any(|w| w.problem.message.contains("not accounted")),
             "{name}"
         );
+    }
+}
+
+/// The frames of every CPU sample are the export's, innermost first, with unresolved frames
+/// flagged; every sample sits on its thread; the running ranges of each thread cover exactly
+/// its sched-in to sched-out spans.
+#[test]
+fn cpu_samples_call_stacks_and_thread_states_equal_the_export() {
+    let Some(files) = crate::timeline_corpus::corpus() else {
+        return;
+    };
+    let mut samples_seen = 0;
+    for file in files {
+        let name = file.display().to_string();
+        let conn = Connection::open_with_flags(&file, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let has = |t: &str| {
+            conn.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+                [t],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap()
+                > 0
+        };
+        if !has("COMPOSITE_EVENTS") || !has("SAMPLING_CALLCHAINS") || !has("SCHED_EVENTS") {
+            continue;
+        }
+        let tl = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        // rowid of the sample -> frames innermost first: (symbol, module, unresolved)
+        let mut stmt = conn
+            .prepare(
+                "SELECT e.rowid, coalesce(s.value, ''), coalesce(m.value, ''), \
+                 coalesce(c.unresolved, 0) FROM COMPOSITE_EVENTS e \
+                 JOIN SAMPLING_CALLCHAINS c ON c.id = e.id \
+                 LEFT JOIN StringIds s ON s.id = c.symbol \
+                 LEFT JOIN StringIds m ON m.id = c.module ORDER BY e.rowid, c.stackDepth",
+            )
+            .unwrap();
+        let mut expected: std::collections::HashMap<u32, Vec<(String, String, bool)>> =
+            Default::default();
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)? as u32,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, i64>(3)? != 0,
+                ))
+            })
+            .unwrap();
+        for row in rows {
+            let (rowid, symbol, module, unresolved) = row.unwrap();
+            expected
+                .entry(rowid)
+                .or_default()
+                .push((symbol, module, unresolved));
+        }
+        let mut samples = 0;
+        let mut running_ns: std::collections::HashMap<u32, i64> = Default::default();
+        for e in tl.events() {
+            match e.kind {
+                EventKind::CpuSample => {
+                    samples += 1;
+                    let frames: Vec<(String, String, bool)> = tl
+                        .stack_of(e.id)
+                        .map(|s| {
+                            tl.stacks
+                                .frames_of(s)
+                                .map(|f| {
+                                    (
+                                        tl.strings.get(f.symbol).to_owned(),
+                                        tl.strings.get(f.module).to_owned(),
+                                        f.unresolved,
+                                    )
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let want = expected.get(&e.source).cloned().unwrap_or_default();
+                    assert_eq!(frames, want, "{name}: sample at rowid {}", e.source);
+                    let leaf = want.first().map_or("[no call stack]", |f| f.0.as_str());
+                    assert_eq!(tl.strings.get(e.name), leaf, "{name}");
+                }
+                EventKind::ThreadRunning => {
+                    let (track, _) = tl.locate(e.id).expect("a running range has a track");
+                    let thread = tl.tracks[track.0 as usize]
+                        .parent
+                        .expect("the Thread state row has a thread");
+                    *running_ns.entry(thread.0).or_default() += e.end - e.start;
+                }
+                _ => {}
+            }
+        }
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM COMPOSITE_EVENTS", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(samples, rows as usize, "{name}");
+        samples_seen += samples;
+        // Per thread: the sum of (sched-out - sched-in) of each in/out pair, in time order.
+        let mut stmt = conn
+            .prepare("SELECT globalTid, start, isSchedIn FROM SCHED_EVENTS ORDER BY start, rowid")
+            .unwrap();
+        let mut open: std::collections::HashMap<i64, i64> = Default::default();
+        let mut total_by_gtid: std::collections::HashMap<i64, i64> = Default::default();
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
+            })
+            .unwrap();
+        for row in rows {
+            let (gtid, t, sched_in) = row.unwrap();
+            if sched_in != 0 {
+                if let Some(s) = open.insert(gtid, t) {
+                    *total_by_gtid.entry(gtid).or_default() += t - s;
+                }
+            } else if let Some(s) = open.remove(&gtid) {
+                *total_by_gtid.entry(gtid).or_default() += t - s;
+            }
+        }
+        assert!(
+            open.is_empty(),
+            "{name}: the corpus' threads all end scheduled out"
+        );
+        let mut want: Vec<i64> = total_by_gtid.into_values().filter(|&n| n >= 0).collect();
+        let mut got: Vec<i64> = running_ns.into_values().collect();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want, "{name}: running time per thread");
+    }
+    if crate::timeline_corpus::corpus().is_some() {
+        assert!(samples_seen > 0, "the corpus has CPU samples");
     }
 }

@@ -19,6 +19,8 @@ fn hue(kind: EventKind) -> f32 {
         EventKind::Cublas | EventKind::Cudnn => 170.0,
         EventKind::NvtxPushPop | EventKind::NvtxStartEnd | EventKind::NvtxMark => 300.0,
         EventKind::Marker | EventKind::Range => 320.0,
+        EventKind::CpuSample => 20.0,
+        EventKind::ThreadRunning => 120.0,
     }
 }
 

@@ -118,7 +118,8 @@ pub fn details_ui(
                             row("End (ns)", e.end.to_string());
                             // A CodeXL trace's calls keep their trace-line offset there instead.
                             let trace = matches!(source, DetailSource::Atp(_));
-                            if e.correlation != 0 && !trace {
+                            // A CPU sample's correlation column holds its call stack.
+                            if e.correlation != 0 && !trace && e.kind != EventKind::CpuSample {
                                 row("Correlation id", e.correlation.to_string());
                             }
                             if let Some(a) = timeline.attrs(e.id) {
@@ -144,6 +145,7 @@ pub fn details_ui(
                                 }
                             }
                         });
+                    call_stack_ui(ui, timeline, e.id);
                     go_to = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);
                     match source {
                         DetailSource::Export(export) => {
@@ -349,4 +351,34 @@ fn range_ui(ui: &mut egui::Ui, timeline: &Timeline, t0: i64, t1: i64, stats: &[N
 /// The widest a value column of the panel's grids may be: what is left beside a label column.
 fn value_width(ui: &egui::Ui) -> f32 {
     (ui.available_width() - 110.0).max(80.0)
+}
+
+/// The call stack of a CPU sample or of a call with a backtrace, innermost frame first:
+/// function and module, unresolved addresses marked as such.
+fn call_stack_ui(ui: &mut egui::Ui, timeline: &Timeline, event: EventId) {
+    let Some(stack) = timeline.stack_of(event) else {
+        return;
+    };
+    let frames: Vec<_> = timeline.stacks.frames_of(stack).collect();
+    ui.add_space(6.0);
+    egui::CollapsingHeader::new(format!("Call stack ({} frames)", frames.len()))
+        .id_salt("call-stack")
+        .default_open(true)
+        .show(ui, |ui| {
+            egui::Grid::new("call-stack-frames")
+                .num_columns(2)
+                .striped(true)
+                .show(ui, |ui| {
+                    for frame in frames {
+                        let symbol = timeline.name(frame.symbol);
+                        if frame.unresolved {
+                            ui.label(egui::RichText::new(format!("{symbol} (unresolved)")).weak());
+                        } else {
+                            ui.monospace(symbol);
+                        }
+                        ui.label(egui::RichText::new(timeline.name(frame.module)).weak());
+                        ui.end_row();
+                    }
+                });
+        });
 }

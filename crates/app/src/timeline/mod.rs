@@ -16,6 +16,7 @@
 pub mod canvas;
 pub mod colors;
 pub mod details;
+pub mod imports;
 pub mod keys;
 pub mod loader;
 pub mod nsys_state;
@@ -297,6 +298,7 @@ impl TimelineDoc {
             if ui.button("Keys (?)").clicked() {
                 self.show_keys = !self.show_keys;
             }
+            imports::import_button_ui(ui, &timeline.session.imports);
             ui.separator();
             ui.weak(format!(
                 "{} events · {} tracks{}",

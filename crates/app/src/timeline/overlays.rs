@@ -8,7 +8,7 @@ use super::canvas::{Canvas, Marks};
 use super::colors;
 use super::rows::{self, Line};
 use super::view::{format_duration, ruler_ticks};
-use sightline_model::timeline::{EventId, Timeline, TrackId, VisibleItem};
+use sightline_model::timeline::{EventId, EventKind, Timeline, TrackId, VisibleItem};
 
 impl Canvas {
     /// The time ruler: adaptive major ticks with labels, minor ticks between them.
@@ -229,7 +229,14 @@ pub(super) fn tooltip(ui: &mut egui::Ui, timeline: &Timeline, item: &VisibleItem
         "starts at {}",
         format_duration((e.start - origin) as f64)
     ));
-    if e.correlation != 0 {
+    // A CPU sample's correlation column holds its call stack.
+    if e.correlation != 0 && e.kind != EventKind::CpuSample {
         ui.label(format!("correlation id {}", e.correlation));
+    }
+    if let Some(stack) = timeline.stack_of(e.id) {
+        // The innermost frames; the details list them all.
+        for frame in timeline.stacks.frames_of(stack).take(4) {
+            ui.weak(format!("  {}", timeline.name(frame.symbol)));
+        }
     }
 }

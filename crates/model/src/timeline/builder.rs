@@ -73,6 +73,8 @@ pub struct TimelineBuilder {
     clamped: usize,
     /// Session facts, filled in by the loader.
     pub session: SessionInfo,
+    /// Call stacks, filled in by the loader.
+    pub stacks: super::stacks::CallStacks,
 }
 
 impl TimelineBuilder {
@@ -175,6 +177,7 @@ impl TimelineBuilder {
             roots: timeline.roots.clone(),
             warnings: timeline.warnings.clone(),
             session: timeline.session.clone(),
+            stacks: timeline.stacks.clone(),
             ..Default::default()
         };
         let mut refs: Vec<EventRef> = Vec::with_capacity(timeline.event_count());
@@ -461,6 +464,7 @@ impl TimelineBuilder {
             roots: self.roots,
             warnings: self.warnings,
             session: self.session,
+            stacks: self.stacks,
             columns,
             flows,
             flows_by_to,

@@ -50,6 +50,7 @@ pub mod nsys;
 pub mod nvtxt;
 pub mod open;
 pub mod query;
+pub mod stacks;
 pub mod strings;
 pub mod summary;
 pub mod tables;

@@ -12,6 +12,10 @@ use std::path::PathBuf;
 
 use super::strings::{StrId, StringTable};
 
+/// The correlation column of a CPU sample without a call stack (a sample's correlation column
+/// holds its [`super::stacks::StackId`]).
+pub const NO_STACK: u32 = u32::MAX;
+
 /// An event's index in its [`Timeline`]'s columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EventId(pub u32);
@@ -56,11 +60,15 @@ pub enum EventKind {
     Marker,
     /// A generic range (text annotations, perfmarkers).
     Range,
+    /// A CPU sample of a thread (an instant; its call stack is [`Timeline::stack_of`]).
+    CpuSample,
+    /// A thread running on a CPU, from its sched-in to its sched-out.
+    ThreadRunning,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 16] = [
+    pub const ALL: [EventKind; 18] = [
         EventKind::CudaApi,
         EventKind::OsRuntime,
         EventKind::Cublas,
@@ -77,6 +85,8 @@ impl EventKind {
         EventKind::DeviceCommand,
         EventKind::Marker,
         EventKind::Range,
+        EventKind::CpuSample,
+        EventKind::ThreadRunning,
     ];
 
     /// The stable lowercase name used in JSON output (`"kernel"`, `"cuda_api"`, ...).
@@ -98,6 +108,8 @@ impl EventKind {
             EventKind::DeviceCommand => "device_command",
             EventKind::Marker => "marker",
             EventKind::Range => "range",
+            EventKind::CpuSample => "cpu_sample",
+            EventKind::ThreadRunning => "thread_running",
         }
     }
 
@@ -189,6 +201,8 @@ pub struct EventAttrs {
     pub queued_ns: Option<i64>,
     /// The range was never closed; its end is the last timestamp of its source.
     pub open: bool,
+    /// The call stack of the call (an OS runtime or CUDA API call with a backtrace).
+    pub stack: Option<super::stacks::StackId>,
 }
 
 impl Eq for EventAttrs {}
@@ -199,6 +213,7 @@ impl std::hash::Hash for EventAttrs {
         self.category.hash(state);
         self.queued_ns.hash(state);
         self.open.hash(state);
+        self.stack.hash(state);
         match &self.payload {
             None => 0u8.hash(state),
             Some(Payload::U64(v)) => (1u8, v).hash(state),
@@ -285,6 +300,8 @@ pub struct Timeline {
     pub warnings: Vec<crate::problem::FileProblem>,
     /// Session facts.
     pub session: SessionInfo,
+    /// Call stacks of CPU samples and of calls with a backtrace.
+    pub stacks: super::stacks::CallStacks,
     pub(crate) columns: Columns,
     /// Flows sorted by `from`.
     pub(crate) flows: Vec<Flow>,
@@ -414,6 +431,17 @@ impl Timeline {
             .binary_search_by_key(&event, |(e, _)| *e)
             .ok()
             .and_then(|i| self.attr_sets.get(self.attrs[i].1 as usize))
+    }
+
+    /// The call stack of `event`: a CPU sample's (held in its correlation column, where
+    /// [`NO_STACK`] means none), or a call's backtrace (in its attributes).
+    pub fn stack_of(&self, event: EventId) -> Option<super::stacks::StackId> {
+        let i = event.0 as usize;
+        if *self.columns.kind.get(i)? == EventKind::CpuSample {
+            let stack = self.columns.correlation[i];
+            return (stack != NO_STACK).then_some(super::stacks::StackId(stack));
+        }
+        self.attrs(event)?.stack
     }
 
     /// When a device command was queued (its waiting time runs from there to its start).

@@ -19,8 +19,45 @@ pub fn table_of(kind: EventKind) -> Option<&'static str> {
         EventKind::Memset => "CUPTI_ACTIVITY_KIND_MEMSET",
         EventKind::Synchronization => "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
         EventKind::GraphLaunch => "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+        EventKind::CpuSample => "COMPOSITE_EVENTS",
+        EventKind::ThreadRunning => "SCHED_EVENTS",
         _ => return None,
     })
+}
+
+/// Thread states of `COMPOSITE_EVENTS.threadState` and `SCHED_EVENTS.threadState`, for exports
+/// without `ENUM_SAMPLING_THREAD_STATE` (labels of that table in the exports that have it).
+const THREAD_STATES: &[&str] = &[
+    "Unknown",
+    "Running",
+    "Interruptible",
+    "Uninterruptible",
+    "Stopped",
+    "Terminated",
+    "Unscheduled",
+    "Waiting",
+    "OS runtime",
+    "Initialized",
+    "Transition",
+];
+
+/// Why a thread was blocked (`SCHED_EVENTS.threadBlock`), for exports without
+/// `ENUM_SCHEDULING_THREAD_BLOCK`.
+const THREAD_BLOCKS: &[&str] = &[
+    "NonBlocked",
+    "Unknown",
+    "SigSuspend",
+    "Stopped",
+    "Nanosleep",
+];
+
+/// The enum table, and the built-in labels, that decode `column` of the CPU tables.
+fn enum_of(column: &str) -> Option<(&'static str, &'static [&'static str])> {
+    match column {
+        "threadState" => Some(("ENUM_SAMPLING_THREAD_STATE", THREAD_STATES)),
+        "threadBlock" => Some(("ENUM_SCHEDULING_THREAD_BLOCK", THREAD_BLOCKS)),
+        _ => None,
+    }
 }
 
 /// Every column of the event's source row as (column, value) text; columns that reference
@@ -66,6 +103,20 @@ pub fn event_details(
                 && let Some(s) = s
             {
                 text = s;
+            }
+            if let (Some((table, builtin)), Some(code)) = (enum_of(c), int_of(v)) {
+                let label = db
+                    .enum_labels(table)
+                    .and_then(|labels| labels.get(&code).cloned())
+                    .or_else(|| {
+                        usize::try_from(code)
+                            .ok()
+                            .and_then(|i| builtin.get(i))
+                            .map(|s| (*s).to_owned())
+                    });
+                if let Some(label) = label {
+                    text = format!("{code} ({label})");
+                }
             }
             out.push((c.clone(), text));
         }

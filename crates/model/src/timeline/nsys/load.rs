@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rusqlite::Row;
 
+mod api;
+mod cpu;
 mod nvtx;
 
 use super::NsysError;
@@ -19,6 +21,7 @@ use super::db::{ExportDb, int_of, split_global_id, strip_version_suffix, text_of
 use crate::problem::Location;
 use crate::timeline::builder::{EventRef, NewEvent, TimelineBuilder};
 use crate::timeline::model::{EventKind, GpuInfo, Layout, Timeline, TrackId, TrackKind};
+use crate::timeline::stacks::StacksBuilder;
 use crate::timeline::strings::StrId;
 
 /// Loading progress: which table, and rows read so far out of the total to read.
@@ -60,6 +63,8 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
         loader.gpu_table(spec)?;
     }
     loader.nvtx()?;
+    loader.cpu_samples()?;
+    loader.thread_states()?;
     loader.finish()
 }
 
@@ -67,6 +72,8 @@ const SERIES_CUDA_API: u64 = 0;
 const SERIES_OSRT: u64 = 1;
 const SERIES_CUBLAS: u64 = 2;
 const SERIES_CUDNN: u64 = 3;
+const SERIES_SCHED: u64 = 4;
+const SERIES_SAMPLES: u64 = 5;
 /// NVTX push/pop series keys are `SERIES_NVTX + domain`, start/end `SERIES_NVTX_RANGES + domain`.
 const SERIES_NVTX: u64 = 1 << 32;
 const SERIES_NVTX_RANGES: u64 = 2 << 32;
@@ -119,6 +126,8 @@ const READ_TABLES: &[&str] = &[
     "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
     "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
     "NVTX_EVENTS",
+    "COMPOSITE_EVENTS",
+    "SCHED_EVENTS",
 ];
 
 /// Labels of `ENUM_CUDA_MEMCPY_OPER` for exports that lack the table.
@@ -183,6 +192,7 @@ struct Loader<'d, 'a> {
     streams: HashMap<(u64, i64, i64, i64), TrackId>,
     calls: Vec<(u128, EventRef)>,
     work: Vec<(Option<u64>, u32, EventRef)>,
+    stacks: StacksBuilder,
 }
 
 impl<'d, 'a> Loader<'d, 'a> {
@@ -223,6 +233,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             streams: HashMap::new(),
             calls: Vec::new(),
             work: Vec::new(),
+            stacks: StacksBuilder::default(),
         })
     }
 
@@ -480,133 +491,6 @@ impl<'d, 'a> Loader<'d, 'a> {
         s
     }
 
-    fn runtime(&mut self) -> Result<(), NsysError> {
-        const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
-        if !self.db.has_table(T) {
-            return Ok(());
-        }
-        let class = self.db.col_or_null(T, "eventClass");
-        let corr = self.db.col_or_null(T, "correlationId");
-        let sql = format!("SELECT rowid, start, end, {class}, globalTid, {corr}, nameId FROM {T}");
-        let before = self.b.event_count();
-        let mut backtraces = 0u64;
-        self.scan(T, &sql, |l, row| {
-            let v = |i| row.get_ref(i).ok().and_then(int_of);
-            if v(3) == Some(67) {
-                backtraces += 1;
-                return Ok(());
-            }
-            let (start, end) = times(v(1), v(2))?;
-            let gtid = integer(v(4), "globalTid")?;
-            let name = l.api_name(integer(v(6), "nameId")?);
-            let correlation = v(5).unwrap_or(0) as u32;
-            let track = l.thread_series(gtid, SERIES_CUDA_API, "CUDA API");
-            let r = l.b.push(
-                track,
-                NewEvent {
-                    kind: EventKind::CudaApi,
-                    start,
-                    end,
-                    name,
-                    correlation,
-                    source: rowid(v(0)),
-                    depth: 0,
-                },
-            );
-            if correlation != 0 {
-                let (m, pid, _) = split_global_id(gtid);
-                l.calls
-                    .push((flow_key(Some((m << 24) | pid), correlation), r));
-            }
-            Ok(())
-        })?;
-        self.events_since(T, before);
-        self.b.session.imports.skipped(
-            T,
-            "eventClass 67: the CUDA backtrace record of a call that has its own row \
-             (2022.2 and older)",
-            backtraces,
-        );
-        Ok(())
-    }
-
-    fn host_series(
-        &mut self,
-        table: &'static str,
-        series_name: &'static str,
-        key: u64,
-        kind: EventKind,
-    ) -> Result<(), NsysError> {
-        if !self.db.has_table(table) {
-            return Ok(());
-        }
-        // OS runtime: only the calls themselves (eventClass 27), not start/finish markers.
-        let filter = if kind == EventKind::OsRuntime && self.db.has_column(table, "eventClass") {
-            " WHERE eventClass = 27"
-        } else {
-            ""
-        };
-        let sql = format!("SELECT rowid, start, end, globalTid, nameId FROM {table}{filter}");
-        let before = self.b.event_count();
-        self.scan(table, &sql, |l, row| {
-            let v = |i| row.get_ref(i).ok().and_then(int_of);
-            let (start, end) = times(v(1), v(2))?;
-            let gtid = integer(v(3), "globalTid")?;
-            let name = l.raw_name(integer(v(4), "nameId")?);
-            let track = l.thread_series(gtid, key, series_name);
-            l.b.push(
-                track,
-                NewEvent {
-                    kind,
-                    start,
-                    end,
-                    name,
-                    correlation: 0,
-                    source: rowid(v(0)),
-                    depth: 0,
-                },
-            );
-            Ok(())
-        })?;
-        self.events_since(table, before);
-        if !filter.is_empty() {
-            self.skip_event_classes(table)?;
-        }
-        Ok(())
-    }
-
-    /// Accounts the `OSRT_API` rows that are not calls (eventClass ≠ 27: the start and finish
-    /// markers of the OS runtime trace), by class.
-    fn skip_event_classes(&mut self, table: &'static str) -> Result<(), NsysError> {
-        let labels = self.db.enum_labels("ENUM_NSYS_EVENT_CLASS");
-        let sql = format!(
-            "SELECT eventClass, count(*) FROM {table} WHERE eventClass IS NOT 27 GROUP BY 1"
-        );
-        let db = self.db;
-        let mut stmt = db
-            .conn
-            .prepare(&sql)
-            .map_err(|e| db.query_error(table, e))?;
-        let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-        while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
-            let class = row.get_ref(0).ok().and_then(int_of);
-            let n = row.get_ref(1).ok().and_then(int_of).unwrap_or(0).max(0) as u64;
-            let label = class.and_then(|c| {
-                labels
-                    .as_ref()
-                    .and_then(|l| l.get(&c).cloned())
-                    .or_else(|| super::schema::event_class_label(c).map(str::to_owned))
-            });
-            let reason = match (class, label) {
-                (Some(c), Some(label)) => format!("eventClass {c} ({label}): a marker, not a call"),
-                (Some(c), None) => format!("eventClass {c}: not an OS runtime call"),
-                (None, _) => "eventClass is NULL: not an OS runtime call".to_owned(),
-            };
-            self.b.session.imports.skipped(table, &reason, n);
-        }
-        Ok(())
-    }
-
     fn stream_track(&mut self, machine: u64, device: i64, context: i64, stream: i64) -> TrackId {
         if let Some(&t) = self.streams.get(&(machine, device, context, stream)) {
             return t;
@@ -777,6 +661,7 @@ impl<'d, 'a> Loader<'d, 'a> {
                 format!("{unmatched} GPU activities have no API call with their correlation id"),
             );
         }
+        self.b.stacks = std::mem::take(&mut self.stacks).finish();
         // Free the loader's indexes before packing, so the packed columns reuse their memory.
         let builder = std::mem::take(&mut self.b);
         drop(self);

@@ -148,6 +148,7 @@ pub fn add_document(
                 payload: event.payload.map(Payload::I64),
                 queued_ns: None,
                 open: event.open,
+                stack: None,
             },
         );
     }

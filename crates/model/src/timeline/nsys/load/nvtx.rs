@@ -136,6 +136,7 @@ impl Loader<'_, '_> {
                     payload: r.payload,
                     queued_ns: None,
                     open,
+                    stack: None,
                 },
             );
         }

@@ -1,0 +1,211 @@
+//! Host API calls onto the timeline: the CUDA runtime and driver (with the call stacks of
+//! `CUDA_CALLCHAINS`, and those of the backtrace records of 2022.2-and-older exports), and the
+//! per-thread series of OS runtime (with `OSRT_CALLCHAINS`), cuBLAS and cuDNN calls.
+
+use std::collections::HashMap;
+
+use super::cpu::Callchains;
+use super::{Loader, SERIES_CUDA_API, flow_key, integer, rowid, times};
+use crate::timeline::builder::NewEvent;
+use crate::timeline::model::{EventAttrs, EventKind};
+use crate::timeline::nsys::NsysError;
+use crate::timeline::nsys::db::{int_of, split_global_id};
+use crate::timeline::stacks::StackId;
+
+impl Loader<'_, '_> {
+    pub(super) fn runtime(&mut self) -> Result<(), NsysError> {
+        const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+        if !self.db.has_table(T) {
+            return Ok(());
+        }
+        let class = self.db.col_or_null(T, "eventClass");
+        let corr = self.db.col_or_null(T, "correlationId");
+        let chain = self.db.col_or_null(T, "callchainId");
+        let mut chains = self.callchains("CUDA_CALLCHAINS")?;
+        let mut backtrace_stacks = self.backtraces(&mut chains)?;
+        let sql = format!(
+            "SELECT rowid, start, end, {class}, globalTid, {corr}, nameId, {chain} FROM {T}"
+        );
+        let before = self.b.event_count();
+        let (mut backtraces, mut attached) = (0u64, 0u64);
+        self.scan(T, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            if v(3) == Some(67) {
+                backtraces += 1;
+                return Ok(());
+            }
+            let (start, end) = times(v(1), v(2))?;
+            let gtid = integer(v(4), "globalTid")?;
+            let name = l.api_name(integer(v(6), "nameId")?);
+            let correlation = v(5).unwrap_or(0) as u32;
+            let track = l.thread_series(gtid, SERIES_CUDA_API, "CUDA API");
+            let r = l.b.push(
+                track,
+                NewEvent {
+                    kind: EventKind::CudaApi,
+                    start,
+                    end,
+                    name,
+                    correlation,
+                    source: rowid(v(0)),
+                    depth: 0,
+                },
+            );
+            if correlation != 0 {
+                let (m, pid, _) = split_global_id(gtid);
+                l.calls
+                    .push((flow_key(Some((m << 24) | pid), correlation), r));
+            }
+            let backtrace = (correlation != 0 && !backtrace_stacks.is_empty())
+                .then(|| backtrace_stacks.remove(&(gtid, i64::from(correlation))))
+                .flatten();
+            attached += u64::from(backtrace.is_some());
+            if let Some(stack) = chains.take(v(7)).or(backtrace) {
+                l.b.set_attrs(
+                    r,
+                    EventAttrs {
+                        stack: Some(stack),
+                        ..EventAttrs::default()
+                    },
+                );
+            }
+            Ok(())
+        })?;
+        self.events_since(T, before);
+        self.account_callchains(&chains);
+        // A backtrace record gives its call stack to the call with its thread and correlation id.
+        self.b.session.imports.attached(T, attached);
+        self.b.session.imports.skipped(
+            T,
+            "eventClass 67: a CUDA backtrace record without a call stack or without its call \
+             (2022.2 and older)",
+            backtraces.saturating_sub(attached),
+        );
+        Ok(())
+    }
+
+    /// The call stacks of the backtrace records (eventClass 67) of 2022.2-and-older exports,
+    /// by the thread and correlation id of the call they belong to.
+    fn backtraces(
+        &mut self,
+        chains: &mut Callchains,
+    ) -> Result<HashMap<(i64, i64), StackId>, NsysError> {
+        const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+        let mut out = HashMap::new();
+        let columns = ["eventClass", "correlationId", "callchainId"];
+        if !columns.iter().all(|c| self.db.has_column(T, c)) {
+            return Ok(out);
+        }
+        let sql = format!(
+            "SELECT globalTid, correlationId, callchainId FROM {T} \
+             WHERE eventClass = 67 AND callchainId > 0"
+        );
+        let db = self.db;
+        let mut stmt = db.conn.prepare(&sql).map_err(|e| db.query_error(T, e))?;
+        let mut rows = stmt.query([]).map_err(|e| db.query_error(T, e))?;
+        while let Some(row) = rows.next().map_err(|e| db.query_error(T, e))? {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            if let (Some(gtid), Some(corr)) = (v(0), v(1))
+                && let Some(stack) = chains.take(v(2))
+            {
+                out.insert((gtid, corr), stack);
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) fn host_series(
+        &mut self,
+        table: &'static str,
+        series_name: &'static str,
+        key: u64,
+        kind: EventKind,
+    ) -> Result<(), NsysError> {
+        if !self.db.has_table(table) {
+            return Ok(());
+        }
+        // OS runtime: only the calls themselves (eventClass 27), not start/finish markers.
+        let filter = if kind == EventKind::OsRuntime && self.db.has_column(table, "eventClass") {
+            " WHERE eventClass = 27"
+        } else {
+            ""
+        };
+        let chain = self.db.col_or_null(table, "callchainId");
+        let mut chains = match kind {
+            EventKind::OsRuntime => self.callchains("OSRT_CALLCHAINS")?,
+            _ => Callchains::default(),
+        };
+        let sql =
+            format!("SELECT rowid, start, end, globalTid, nameId, {chain} FROM {table}{filter}");
+        let before = self.b.event_count();
+        self.scan(table, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let (start, end) = times(v(1), v(2))?;
+            let gtid = integer(v(3), "globalTid")?;
+            let name = l.raw_name(integer(v(4), "nameId")?);
+            let track = l.thread_series(gtid, key, series_name);
+            let r = l.b.push(
+                track,
+                NewEvent {
+                    kind,
+                    start,
+                    end,
+                    name,
+                    correlation: 0,
+                    source: rowid(v(0)),
+                    depth: 0,
+                },
+            );
+            if let Some(stack) = chains.take(v(5)) {
+                l.b.set_attrs(
+                    r,
+                    EventAttrs {
+                        stack: Some(stack),
+                        ..EventAttrs::default()
+                    },
+                );
+            }
+            Ok(())
+        })?;
+        self.events_since(table, before);
+        self.account_callchains(&chains);
+        if !filter.is_empty() {
+            self.skip_event_classes(table)?;
+        }
+        Ok(())
+    }
+
+    /// Accounts the `OSRT_API` rows that are not calls (eventClass ≠ 27: the start and finish
+    /// markers of the OS runtime trace), by class.
+    fn skip_event_classes(&mut self, table: &'static str) -> Result<(), NsysError> {
+        let labels = self.db.enum_labels("ENUM_NSYS_EVENT_CLASS");
+        let sql = format!(
+            "SELECT eventClass, count(*) FROM {table} WHERE eventClass IS NOT 27 GROUP BY 1"
+        );
+        let db = self.db;
+        let mut stmt = db
+            .conn
+            .prepare(&sql)
+            .map_err(|e| db.query_error(table, e))?;
+        let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
+        while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+            let class = row.get_ref(0).ok().and_then(int_of);
+            let n = row.get_ref(1).ok().and_then(int_of).unwrap_or(0).max(0) as u64;
+            let label = class.and_then(|c| {
+                labels
+                    .as_ref()
+                    .and_then(|l| l.get(&c).cloned())
+                    .or_else(|| {
+                        crate::timeline::nsys::schema::event_class_label(c).map(str::to_owned)
+                    })
+            });
+            let reason = match (class, label) {
+                (Some(c), Some(label)) => format!("eventClass {c} ({label}): a marker, not a call"),
+                (Some(c), None) => format!("eventClass {c}: not an OS runtime call"),
+                (None, _) => "eventClass is NULL: not an OS runtime call".to_owned(),
+            };
+            self.b.session.imports.skipped(table, &reason, n);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,219 @@
+//! The CPU side of an export beyond API calls: call stacks (`SAMPLING_CALLCHAINS`,
+//! `OSRT_CALLCHAINS`, `CUDA_CALLCHAINS`), CPU samples (`COMPOSITE_EVENTS`: one instant per
+//! sample on the thread's "CPU samples" row, named by its innermost frame) and thread states
+//! (`SCHED_EVENTS`: each sched-in to the next sched-out of the thread is a "Running on CPU n"
+//! range on the thread's "Thread state" row).
+
+use std::collections::HashMap;
+
+use super::{Loader, SERIES_SAMPLES, SERIES_SCHED, integer, rowid};
+use crate::timeline::builder::NewEvent;
+use crate::timeline::model::{EventAttrs, EventKind, NO_STACK};
+use crate::timeline::nsys::NsysError;
+use crate::timeline::nsys::db::int_of;
+use crate::timeline::stacks::{Frame, StackId};
+use crate::timeline::strings::StrId;
+
+/// The stacks of one `*_CALLCHAINS` table by callchain id, with the rows each one took.
+#[derive(Default)]
+pub(super) struct Callchains {
+    table: &'static str,
+    stacks: HashMap<i64, (StackId, u64)>,
+    /// Rows of ids that events use.
+    used_rows: u64,
+}
+
+impl Callchains {
+    /// The stack of callchain `id` (0 and unknown ids have none); counts it as used.
+    pub(super) fn take(&mut self, id: Option<i64>) -> Option<StackId> {
+        let entry = self.stacks.get_mut(&id.filter(|&i| i != 0)?)?;
+        self.used_rows += std::mem::take(&mut entry.1);
+        Some(entry.0)
+    }
+}
+
+impl Loader<'_, '_> {
+    /// Reads the call stacks of `table` (`id`, `symbol`, `module`, `unresolved`,
+    /// `stackDepth`; depth 0 is the innermost frame). Rows of one id are consecutive in every
+    /// export seen; a later run of an id already read replaces it.
+    pub(super) fn callchains(&mut self, table: &'static str) -> Result<Callchains, NsysError> {
+        let mut chains = Callchains {
+            table,
+            ..Callchains::default()
+        };
+        if !self.db.has_table(table) {
+            return Ok(chains);
+        }
+        let unresolved = self.db.col_or_null(table, "unresolved");
+        let sql =
+            format!("SELECT rowid, id, symbol, module, {unresolved}, stackDepth FROM {table}");
+        // The frames of the id being read, innermost first as the rows come.
+        let mut current: Option<i64> = None;
+        let mut frames: Vec<(i64, Frame)> = Vec::new();
+        let mut symbols: HashMap<i64, StrId> = HashMap::new();
+        let mut finish = |l: &mut Self, id: Option<i64>, frames: &mut Vec<(i64, Frame)>| {
+            if let Some(id) = id {
+                frames.sort_by_key(|(depth, _)| std::cmp::Reverse(*depth));
+                let rows = frames.len() as u64;
+                if let Some(stack) = l.stacks.stack(frames.drain(..).map(|(_, f)| f)) {
+                    chains.stacks.insert(id, (stack, rows));
+                }
+            }
+        };
+        self.scan(table, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let id = integer(v(1), "id")?;
+            if current != Some(id) {
+                finish(l, current, &mut frames);
+                current = Some(id);
+            }
+            let mut name = |l: &mut Self, sid: Option<i64>| match sid {
+                Some(sid) => *symbols.entry(sid).or_insert_with(|| l.raw_name(sid)),
+                None => StrId::default(),
+            };
+            let symbol = name(l, v(2));
+            let module = name(l, v(3));
+            frames.push((
+                v(5).unwrap_or(0),
+                Frame {
+                    symbol,
+                    module,
+                    unresolved: v(4).is_some_and(|u| u != 0),
+                },
+            ));
+            Ok(())
+        })?;
+        finish(self, current, &mut frames);
+        Ok(chains)
+    }
+
+    /// Accounts the rows of `chains`: those of stacks events use are attached, the others
+    /// skipped.
+    pub(super) fn account_callchains(&mut self, chains: &Callchains) {
+        if chains.table.is_empty() {
+            return;
+        }
+        let imports = &mut self.b.session.imports;
+        imports.attached(chains.table, chains.used_rows);
+        let unused: u64 = chains.stacks.values().map(|(_, rows)| rows).sum();
+        imports.skipped(
+            chains.table,
+            "the call stack of no event of the export",
+            unused,
+        );
+    }
+
+    /// `COMPOSITE_EVENTS` with their `SAMPLING_CALLCHAINS`: one instant per sample.
+    pub(super) fn cpu_samples(&mut self) -> Result<(), NsysError> {
+        const T: &str = "COMPOSITE_EVENTS";
+        if !self.db.has_table(T) {
+            return Ok(());
+        }
+        let mut chains = self.callchains("SAMPLING_CALLCHAINS")?;
+        let no_stack = self.b.intern("[no call stack]");
+        let before = self.b.event_count();
+        let sql = format!("SELECT rowid, id, start, globalTid FROM {T}");
+        self.scan(T, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let start = integer(v(2), "start")?;
+            let gtid = integer(v(3), "globalTid")?;
+            let stack = chains.take(v(1));
+            let name = stack
+                .and_then(|s| l.stacks.innermost_symbol(s))
+                .unwrap_or(no_stack);
+            let track = l.thread_series(gtid, SERIES_SAMPLES, "CPU samples");
+            l.b.push(
+                track,
+                NewEvent {
+                    kind: EventKind::CpuSample,
+                    start,
+                    end: start,
+                    name,
+                    correlation: stack.map_or(NO_STACK, |s| s.0),
+                    source: rowid(v(0)),
+                    depth: 0,
+                },
+            );
+            Ok(())
+        })?;
+        self.events_since(T, before);
+        self.account_callchains(&chains);
+        Ok(())
+    }
+
+    /// `SCHED_EVENTS`: each thread's sched-in to its next sched-out is a running range; a
+    /// thread still running at the end runs to the last scheduling event of the export.
+    pub(super) fn thread_states(&mut self) -> Result<(), NsysError> {
+        const T: &str = "SCHED_EVENTS";
+        if !self.db.has_table(T) {
+            return Ok(());
+        }
+        let sql = format!("SELECT rowid, start, cpu, isSchedIn, globalTid FROM {T} ORDER BY start");
+        let mut running: HashMap<i64, (i64, i64, u32)> = HashMap::new();
+        let mut cpu_names: HashMap<i64, StrId> = HashMap::new();
+        let (mut outs, mut orphans, mut last) = (0u64, 0u64, i64::MIN);
+        let before = self.b.event_count();
+        let mut push =
+            |l: &mut Self, gtid: i64, (start, cpu, source): (i64, i64, u32), end: i64| {
+                let name = *cpu_names
+                    .entry(cpu)
+                    .or_insert_with(|| l.b.intern(&format!("Running on CPU {cpu}")));
+                let track = l.thread_series(gtid, SERIES_SCHED, "Thread state");
+                l.b.push(
+                    track,
+                    NewEvent {
+                        kind: EventKind::ThreadRunning,
+                        start,
+                        end,
+                        name,
+                        correlation: 0,
+                        source,
+                        depth: 0,
+                    },
+                )
+            };
+        let mut pending: Vec<(i64, (i64, i64, u32), i64)> = Vec::new();
+        self.scan(T, &sql, |_, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let start = integer(v(1), "start")?;
+            let cpu = integer(v(2), "cpu")?;
+            let sched_in = integer(v(3), "isSchedIn")? != 0;
+            let gtid = integer(v(4), "globalTid")?;
+            last = last.max(start);
+            if sched_in {
+                // A second sched-in without a sched-out between: the first ends here.
+                if let Some(open) = running.insert(gtid, (start, cpu, rowid(v(0)))) {
+                    pending.push((gtid, open, start));
+                }
+            } else if let Some(open) = running.remove(&gtid) {
+                pending.push((gtid, open, start));
+                outs += 1;
+            } else {
+                orphans += 1;
+            }
+            Ok(())
+        })?;
+        for (gtid, open, end) in pending {
+            push(self, gtid, open, end);
+        }
+        for (gtid, open) in running {
+            let event = push(self, gtid, open, last.max(open.0));
+            self.b.set_attrs(
+                event,
+                EventAttrs {
+                    open: true,
+                    ..EventAttrs::default()
+                },
+            );
+        }
+        self.events_since(T, before);
+        let imports = &mut self.b.session.imports;
+        imports.attached(T, outs);
+        imports.skipped(
+            T,
+            "a sched-out without a sched-in before it (the thread ran when the capture began)",
+            orphans,
+        );
+        Ok(())
+    }
+}
