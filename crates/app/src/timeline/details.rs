@@ -368,15 +368,20 @@ fn call_stack_ui(ui: &mut egui::Ui, timeline: &Timeline, event: EventId) {
             egui::Grid::new("call-stack-frames")
                 .num_columns(2)
                 .striped(true)
+                .max_col_width((ui.available_width() / 2.0 - 8.0).max(60.0))
                 .show(ui, |ui| {
                     for frame in frames {
                         let symbol = timeline.name(frame.symbol);
-                        if frame.unresolved {
-                            ui.label(egui::RichText::new(format!("{symbol} (unresolved)")).weak());
+                        let module = timeline.name(frame.module);
+                        let text = if frame.unresolved {
+                            egui::RichText::new(format!("{symbol} (unresolved)")).weak()
                         } else {
-                            ui.monospace(symbol);
-                        }
-                        ui.label(egui::RichText::new(timeline.name(frame.module)).weak());
+                            egui::RichText::new(symbol).monospace()
+                        };
+                        // Long C++ names are cut to the panel; the full name is on hover.
+                        ui.add(egui::Label::new(text).truncate())
+                            .on_hover_text(format!("{symbol}\n{module}"));
+                        ui.add(egui::Label::new(egui::RichText::new(module).weak()).truncate());
                         ui.end_row();
                     }
                 });
