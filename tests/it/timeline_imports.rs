@@ -227,3 +227,45 @@ fn cpu_samples_call_stacks_and_thread_states_equal_the_export() {
         assert!(samples_seen > 0, "the corpus has CPU samples");
     }
 }
+
+/// Backtraces of CUDA API and OS runtime calls are the calls' own: the innermost resolved frame
+/// of each call's stack is named like the call (`cudaMalloc` in `cudaMalloc`'s backtrace,
+/// `__GI___poll` in `poll`'s), which fails for stacks matched off by one.
+#[test]
+fn call_backtraces_belong_to_their_calls() {
+    let Some(files) = crate::timeline_corpus::corpus() else {
+        return;
+    };
+    let (mut checked, mut cuda) = (0, 0);
+    for file in files {
+        let tl = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        let (mut with_stack, mut named) = (0, 0);
+        for e in tl.events() {
+            if !matches!(e.kind, EventKind::CudaApi | EventKind::OsRuntime) {
+                continue;
+            }
+            let Some(stack) = tl.stack_of(e.id) else {
+                continue;
+            };
+            // The innermost resolved frame: the call itself, or the C library's name for it
+            // (`__GI___libc_open` for `open`, `_IO_fopen@@GLIBC_2` for `fopen`). Stacks the
+            // export could not resolve at all (every frame an address) cannot be checked.
+            let Some(innermost) = tl.stacks.frames_of(stack).find(|f| !f.unresolved) else {
+                continue;
+            };
+            with_stack += 1;
+            cuda += usize::from(e.kind == EventKind::CudaApi);
+            named += usize::from(tl.name(innermost.symbol).contains(tl.name(e.name)));
+        }
+        // Allow the few whose innermost resolved frame is a caller (the call's own frame lost).
+        assert!(
+            named * 100 >= with_stack * 95,
+            "{}: {named} of {with_stack} backtraces name their call",
+            file.display()
+        );
+        checked += with_stack;
+    }
+    if crate::timeline_corpus::corpus().is_some() {
+        assert!(checked > 0 && cuda > 0, "the corpus has backtraces");
+    }
+}

@@ -85,7 +85,10 @@ impl Loader<'_, '_> {
     }
 
     /// The call stacks of the backtrace records (eventClass 67) of 2022.2-and-older exports,
-    /// by the thread and correlation id of the call they belong to.
+    /// by the thread and correlation id of the call they belong to. Their `callchainId` counts
+    /// from 0 while `CUDA_CALLCHAINS.id` counts from 1: record `n` has the stack of id `n + 1`
+    /// (in both exports of the corpus that have them, every record's call is the innermost
+    /// resolved frame of that stack).
     fn backtraces(
         &mut self,
         chains: &mut Callchains,
@@ -98,7 +101,7 @@ impl Loader<'_, '_> {
         }
         let sql = format!(
             "SELECT globalTid, correlationId, callchainId FROM {T} \
-             WHERE eventClass = 67 AND callchainId > 0"
+             WHERE eventClass = 67 AND callchainId IS NOT NULL"
         );
         let db = self.db;
         let mut stmt = db.conn.prepare(&sql).map_err(|e| db.query_error(T, e))?;
@@ -106,7 +109,7 @@ impl Loader<'_, '_> {
         while let Some(row) = rows.next().map_err(|e| db.query_error(T, e))? {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             if let (Some(gtid), Some(corr)) = (v(0), v(1))
-                && let Some(stack) = chains.take(v(2))
+                && let Some(stack) = chains.take(v(2).map(|id| id + 1))
             {
                 out.insert((gtid, corr), stack);
             }
