@@ -464,12 +464,7 @@ fn json_memory<W: Write>(
     item: &Item,
     widget: &MemoryWidget,
 ) -> io::Result<()> {
-    let entry = |w: &mut PyJsonWriter<W>, index: Option<usize>| match index
-        .and_then(|i| item.entries.get(i))
-    {
-        Some(e) => json_entry(w, e),
-        None => w.null(),
-    };
+    let entry = |w: &mut PyJsonWriter<W>, index: Option<usize>| system::json_cell(w, item, index);
     match widget {
         MemoryWidget::Chart(chart) => {
             w.key("nodes")?;
@@ -507,27 +502,11 @@ fn json_memory<W: Write>(
             w.end_array()
         }
         MemoryWidget::Table(table) => {
-            w.key_string("widget", table.widget)?;
-            w.key("columns")?;
-            w.begin_array()?;
-            for column in &table.columns {
-                w.string(column)?;
-            }
-            w.end_array()?;
-            w.key("rows")?;
-            w.begin_array()?;
-            for row in &table.rows {
-                w.begin_object()?;
-                w.key_string("label", row.label)?;
-                w.key("cells")?;
-                w.begin_array()?;
-                for &cell in &row.cells {
-                    entry(w, cell)?;
-                }
-                w.end_array()?;
-                w.end_object()?;
-            }
-            w.end_array()
+            let rows = table
+                .rows
+                .iter()
+                .map(|row| (row.label, row.cells.as_slice()));
+            system::json_table(w, item, table.widget, &table.columns, rows)
         }
     }
 }

@@ -171,7 +171,40 @@ fn write_timeline(
     Ok(())
 }
 
-fn json_cell<W: Write>(
+/// `widget`, `columns` and `rows` (each `{"label", "cells"}`, a cell an entry or `null`) of a
+/// memory, NUMA or NVLink table.
+pub(super) fn json_table<'r, W: Write>(
+    w: &mut PyJsonWriter<W>,
+    item: &Item,
+    widget: &str,
+    columns: &[&str],
+    rows: impl Iterator<Item = (&'r str, &'r [Option<usize>])>,
+) -> io::Result<()> {
+    w.key_string("widget", widget)?;
+    w.key("columns")?;
+    w.begin_array()?;
+    for column in columns {
+        w.string(column)?;
+    }
+    w.end_array()?;
+    w.key("rows")?;
+    w.begin_array()?;
+    for (label, cells) in rows {
+        w.begin_object()?;
+        w.key_string("label", label)?;
+        w.key("cells")?;
+        w.begin_array()?;
+        for &cell in cells {
+            json_cell(w, item, cell)?;
+        }
+        w.end_array()?;
+        w.end_object()?;
+    }
+    w.end_array()
+}
+
+/// Entry `index` of `item`, or `null`.
+pub(super) fn json_cell<W: Write>(
     w: &mut PyJsonWriter<W>,
     item: &Item,
     index: Option<usize>,
@@ -226,27 +259,9 @@ pub(super) fn write_json<W: Write>(
 ) -> io::Result<()> {
     match widget {
         SystemWidget::Table(table) => {
-            w.key_string("widget", table.widget)?;
-            w.key("columns")?;
-            w.begin_array()?;
-            for column in &table.columns {
-                w.string(column)?;
-            }
-            w.end_array()?;
-            w.key("rows")?;
-            w.begin_array()?;
-            for row in &table.rows {
-                w.begin_object()?;
-                w.key_string("label", &row.label)?;
-                w.key("cells")?;
-                w.begin_array()?;
-                for &cell in &row.cells {
-                    json_cell(w, item, cell)?;
-                }
-                w.end_array()?;
-                w.end_object()?;
-            }
-            w.end_array()?;
+            let rows = table.rows.iter();
+            let rows = rows.map(|row| (row.label.as_str(), row.cells.as_slice()));
+            json_table(w, item, table.widget, &table.columns, rows)?;
             json_empty(w, item, &table.empty)
         }
         SystemWidget::Topology(topology) => {
