@@ -19,14 +19,13 @@ pub mod params_editor;
 pub mod table;
 pub mod whatif;
 
-use std::any::Any;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use eframe::egui::{self, ColorImage, Rect};
 
-use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
+use super::document::{Document, DocumentKind, DocumentType, Services, opening_panel};
 use crate::job::JobEvent;
 use crate::widgets::problems::ProblemList;
 use charts::{FrequencyMarks, Group, RetentionMark, chart_frame, count_label, time_label};
@@ -740,21 +739,8 @@ impl Document for GainsightDoc {
             self.loaded_ui(ui);
             return;
         }
-        egui::CentralPanel::default().show(ui, |ui| {
-            opening_ui(
-                ui,
-                &self.path,
-                self.error.as_deref(),
-                self.progress.as_ref(),
-            );
-        });
+        opening_panel(ui, self, |_, _| {});
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+    crate::document::any_methods!();
 }

@@ -285,36 +285,24 @@ impl Canvas {
                     toggled = Some(line.track);
                 }
             }
-            match line.kind {
-                LineKind::Header => {}
-                LineKind::Events { row } => {
-                    self.draw_row(
-                        &event_painter,
-                        &visuals,
-                        timeline,
-                        line.track,
-                        row,
-                        line_rect,
-                        area,
-                        bucket_px,
-                        marks,
-                    );
-                }
-                LineKind::Collapsed => {
-                    for row in 0..track.rows.len() {
-                        self.draw_row(
-                            &event_painter,
-                            &visuals,
-                            timeline,
-                            line.track,
-                            row,
-                            line_rect,
-                            area,
-                            bucket_px,
-                            marks,
-                        );
-                    }
-                }
+            // A collapsed track draws all its rows on its one line.
+            let rows = match line.kind {
+                LineKind::Header => 0..0,
+                LineKind::Events { row } => row..row + 1,
+                LineKind::Collapsed => 0..track.rows.len(),
+            };
+            for row in rows {
+                self.draw_row(
+                    &event_painter,
+                    &visuals,
+                    timeline,
+                    line.track,
+                    row,
+                    line_rect,
+                    area,
+                    bucket_px,
+                    marks,
+                );
             }
         }
         if let Some(track) = toggled {
