@@ -14,7 +14,7 @@ use eframe::egui;
 
 use super::table::TABLE_KEYS;
 use crate::document::{Document, Services, opening_panel};
-use crate::job::{Job, JobCtx, JobEvent};
+use crate::job::{Job, JobCtx, Polled, poll_job};
 
 /// Bytes read between two cancel checks and progress messages (throttled by the job).
 const CHUNK_BYTES: usize = 4 << 20;
@@ -186,18 +186,13 @@ impl<T> LoadState<T> {
     /// `Some(Err(error))` when it has just failed.
     pub fn poll(&mut self) -> Option<Result<(), LoadError>> {
         let mut outcome = None;
-        while let Some(event) = self.job.as_ref().and_then(LoadJob::poll) {
+        while let Some(event) = poll_job(&mut self.job, &mut self.progress) {
             match event {
-                JobEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
-                JobEvent::Done(loaded) => {
-                    self.progress = None;
-                    self.job = None;
+                Polled::Done(loaded) => {
                     self.loaded = Some(*loaded);
                     outcome = Some(Ok(()));
                 }
-                JobEvent::Failed(error) => {
-                    self.progress = None;
-                    self.job = None;
+                Polled::Failed(error) => {
                     self.error = Some(error.to_string());
                     outcome = Some(Err(error));
                 }
