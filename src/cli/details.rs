@@ -177,35 +177,14 @@ fn write_text_memory(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let indent = "  ".repeat(depth);
-    let text = |index: Option<usize>| {
-        index
-            .and_then(|i| item.entries.get(i))
-            .map_or("-".to_owned(), |e| e.text.clone())
-    };
+    let text = |index: Option<usize>| system::text(item, index);
     match widget {
         MemoryWidget::Table(table) => {
-            let mut grid = vec![
-                std::iter::once(String::new())
-                    .chain(table.columns.iter().map(|c| (*c).to_owned()))
-                    .collect::<Vec<_>>(),
-            ];
-            for row in &table.rows {
-                grid.push(
-                    std::iter::once(row.label.to_owned())
-                        .chain(row.cells.iter().map(|c| text(*c)))
-                        .collect(),
-                );
-            }
-            let widths: Vec<usize> = (0..grid[0].len())
-                .map(|c| grid.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-                .collect();
-            for row in &grid {
-                let mut line = format!("{:<w$}", row[0], w = widths[0]);
-                for (cell, w) in row.iter().zip(&widths).skip(1) {
-                    line.push_str(&format!("  {cell:>w$}"));
-                }
-                writeln!(out, "{indent}{}", line.trim_end())?;
-            }
+            let rows = table
+                .rows
+                .iter()
+                .map(|row| (row.label, row.cells.as_slice()));
+            system::write_grid(item, &table.columns, rows, &indent, out)?;
         }
         MemoryWidget::Chart(chart) => {
             for node in &chart.nodes {

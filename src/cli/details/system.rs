@@ -7,7 +7,7 @@ use crate::format::format_with_unit;
 use crate::ncu::MetricValue;
 use crate::pyjson::PyJsonWriter;
 use crate::section::details::Item;
-use crate::section::system::{EmptyState, PmTimeline, SystemTable, SystemWidget};
+use crate::section::system::{EmptyState, PmTimeline, SystemWidget};
 
 use super::json_entry;
 
@@ -15,7 +15,8 @@ use super::json_entry;
 const TEXT_SAMPLES: usize = 16;
 
 /// The text of entry `index` of `item`; `-` where there is none.
-fn text(item: &Item, index: Option<usize>) -> String {
+/// Entry `index` of `item` as text, or `-`.
+pub(super) fn text(item: &Item, index: Option<usize>) -> String {
     index
         .and_then(|i| item.entries.get(i))
         .map_or("-".to_owned(), |e| e.text.clone())
@@ -39,7 +40,11 @@ pub(super) fn write_text(
     match widget {
         SystemWidget::Table(table) => {
             empty(&table.empty, out)?;
-            write_grid(item, table, &indent, out)?;
+            if !table.rows.is_empty() {
+                let rows = table.rows.iter();
+                let rows = rows.map(|row| (row.label.as_str(), row.cells.as_slice()));
+                write_grid(item, &table.columns, rows, &indent, out)?;
+            }
         }
         SystemWidget::Topology(topology) => {
             let summary: Vec<String> = topology
@@ -83,26 +88,26 @@ pub(super) fn write_text(
     Ok(())
 }
 
-fn write_grid(
+/// Rows `(label, cells)` of entries of `item` under `columns`, as an aligned grid: labels on the
+/// left, values on the right of their column (`-` for a cell without an entry).
+pub(super) fn write_grid<'r>(
     item: &Item,
-    table: &SystemTable,
+    columns: &[&str],
+    rows: impl Iterator<Item = (&'r str, &'r [Option<usize>])>,
     indent: &str,
     out: &mut impl Write,
 ) -> io::Result<()> {
     let mut grid = vec![
         std::iter::once(String::new())
-            .chain(table.columns.iter().map(|c| (*c).to_owned()))
+            .chain(columns.iter().map(|c| (*c).to_owned()))
             .collect::<Vec<_>>(),
     ];
-    for row in &table.rows {
+    for (label, cells) in rows {
         grid.push(
-            std::iter::once(row.label.clone())
-                .chain(row.cells.iter().map(|c| text(item, *c)))
+            std::iter::once(label.to_owned())
+                .chain(cells.iter().map(|c| text(item, *c)))
                 .collect(),
         );
-    }
-    if grid.len() == 1 {
-        return Ok(());
     }
     let widths: Vec<usize> = (0..grid[0].len())
         .map(|c| grid.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
