@@ -1,5 +1,6 @@
 //! Argument groups shared by several commands, and opening a report with its warnings printed.
 
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::ncu::Report;
@@ -65,4 +66,32 @@ pub fn print_report_warnings(report: &Report, warnings: &[Problem]) {
     for warning in warnings {
         eprintln!("sightline: warning: {}: {warning}", report.path().display());
     }
+}
+
+/// Writes `rows` under `header` in columns as wide as their widest cell, two spaces apart
+/// (trailing spaces trimmed).
+pub fn write_table<const N: usize>(
+    out: &mut dyn Write,
+    header: &[&str; N],
+    rows: &[[String; N]],
+) -> io::Result<()> {
+    let mut widths = header.map(str::len);
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |out: &mut dyn Write, cells: &[&str]| -> io::Result<()> {
+        let text: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        writeln!(out, "{}", text.join("  ").trim_end())
+    };
+    line(out, header)?;
+    for row in rows {
+        line(out, &row.iter().map(String::as_str).collect::<Vec<_>>())?;
+    }
+    Ok(())
 }

@@ -253,20 +253,22 @@ pub fn write_aligned(out: &mut dyn Write, rows: &[Vec<String>]) -> std::io::Resu
     Ok(())
 }
 
+/// Sizes written with `separator` between them.
+fn joined(sizes: &[u64], separator: &str) -> String {
+    sizes
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
 /// A value as text: numbers as written, sizes `{x y z}`, `NULL`, empty.
 pub fn plain_value(value: &CounterValue) -> String {
     match value {
         CounterValue::Empty => String::new(),
         CounterValue::Null => "NULL".into(),
         CounterValue::Number { text, .. } => text.clone(),
-        CounterValue::Sizes(sizes) => format!(
-            "{{{}}}",
-            sizes
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
+        CounterValue::Sizes(sizes) => format!("{{{}}}", joined(sizes, " ")),
         CounterValue::Text(text) => text.clone(),
     }
 }
@@ -284,14 +286,7 @@ pub fn json_value(value: &CounterValue) -> String {
                 format!("{value}")
             }
         }
-        CounterValue::Sizes(sizes) => format!(
-            "[{}]",
-            sizes
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        CounterValue::Sizes(sizes) => format!("[{}]", joined(sizes, ", ")),
         CounterValue::Text(text) => json_string(text),
     }
 }

@@ -177,35 +177,14 @@ fn write_text_memory(
     out: &mut impl Write,
 ) -> io::Result<()> {
     let indent = "  ".repeat(depth);
-    let text = |index: Option<usize>| {
-        index
-            .and_then(|i| item.entries.get(i))
-            .map_or("-".to_owned(), |e| e.text.clone())
-    };
+    let text = |index: Option<usize>| system::text(item, index);
     match widget {
         MemoryWidget::Table(table) => {
-            let mut grid = vec![
-                std::iter::once(String::new())
-                    .chain(table.columns.iter().map(|c| (*c).to_owned()))
-                    .collect::<Vec<_>>(),
-            ];
-            for row in &table.rows {
-                grid.push(
-                    std::iter::once(row.label.to_owned())
-                        .chain(row.cells.iter().map(|c| text(*c)))
-                        .collect(),
-                );
-            }
-            let widths: Vec<usize> = (0..grid[0].len())
-                .map(|c| grid.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-                .collect();
-            for row in &grid {
-                let mut line = format!("{:<w$}", row[0], w = widths[0]);
-                for (cell, w) in row.iter().zip(&widths).skip(1) {
-                    line.push_str(&format!("  {cell:>w$}"));
-                }
-                writeln!(out, "{indent}{}", line.trim_end())?;
-            }
+            let rows = table
+                .rows
+                .iter()
+                .map(|row| (row.label, row.cells.as_slice()));
+            system::write_grid(item, &table.columns, rows, &indent, out)?;
         }
         MemoryWidget::Chart(chart) => {
             for node in &chart.nodes {
@@ -464,12 +443,7 @@ fn json_memory<W: Write>(
     item: &Item,
     widget: &MemoryWidget,
 ) -> io::Result<()> {
-    let entry = |w: &mut PyJsonWriter<W>, index: Option<usize>| match index
-        .and_then(|i| item.entries.get(i))
-    {
-        Some(e) => json_entry(w, e),
-        None => w.null(),
-    };
+    let entry = |w: &mut PyJsonWriter<W>, index: Option<usize>| system::json_cell(w, item, index);
     match widget {
         MemoryWidget::Chart(chart) => {
             w.key("nodes")?;
@@ -507,27 +481,11 @@ fn json_memory<W: Write>(
             w.end_array()
         }
         MemoryWidget::Table(table) => {
-            w.key_string("widget", table.widget)?;
-            w.key("columns")?;
-            w.begin_array()?;
-            for column in &table.columns {
-                w.string(column)?;
-            }
-            w.end_array()?;
-            w.key("rows")?;
-            w.begin_array()?;
-            for row in &table.rows {
-                w.begin_object()?;
-                w.key_string("label", row.label)?;
-                w.key("cells")?;
-                w.begin_array()?;
-                for &cell in &row.cells {
-                    entry(w, cell)?;
-                }
-                w.end_array()?;
-                w.end_object()?;
-            }
-            w.end_array()
+            let rows = table
+                .rows
+                .iter()
+                .map(|row| (row.label, row.cells.as_slice()));
+            system::json_table(w, item, table.widget, &table.columns, rows)
         }
     }
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use crate::rules::scan::scan_rules;
 use crate::section::registry::{SectionFolder, SectionSet, search_path};
 
-use super::common::SectionFolders;
+use super::common::{SectionFolders, write_table};
 
 /// Arguments of `sightline sections`.
 #[derive(clap::Args, Debug, Clone)]
@@ -103,32 +103,6 @@ pub fn write_sections(
         }
         rows.sort();
         write_table(out, &["rule", "section", "file"], &rows)?;
-    }
-    Ok(())
-}
-
-fn write_table<const N: usize>(
-    out: &mut dyn Write,
-    header: &[&str; N],
-    rows: &[[String; N]],
-) -> io::Result<()> {
-    let mut widths = header.map(str::len);
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut line = |cells: Vec<&str>| -> io::Result<()> {
-        let text: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        writeln!(out, "{}", text.join("  ").trim_end())
-    };
-    line(header.to_vec())?;
-    for row in rows {
-        line(row.iter().map(String::as_str).collect())?;
     }
     Ok(())
 }

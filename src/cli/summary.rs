@@ -1,13 +1,13 @@
 //! `sightline summary`: a one-screen overview of a report (device, process, kernels).
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::ncu::rule_result::rule_messages;
 use crate::ncu::{NameBase, Report};
 
-use super::common::open_report;
+use super::common::{open_report, write_table};
 
 /// Arguments of `sightline summary`.
 #[derive(clap::Args, Debug, Clone)]
@@ -102,30 +102,4 @@ pub fn write_summary(report: &Report, out: &mut dyn Write) -> anyhow::Result<()>
 
 fn format_ns(ns: f64) -> String {
     crate::format::DurationFormat::ASCII.format(ns)
-}
-
-fn write_table<const N: usize>(
-    out: &mut dyn Write,
-    header: &[&str; N],
-    rows: &[[String; N]],
-) -> io::Result<()> {
-    let mut widths = header.map(str::len);
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |out: &mut dyn Write, cells: &[&str]| -> io::Result<()> {
-        let text: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        writeln!(out, "{}", text.join("  ").trim_end())
-    };
-    line(out, header)?;
-    for row in rows {
-        line(out, &row.iter().map(String::as_str).collect::<Vec<_>>())?;
-    }
-    Ok(())
 }

@@ -460,20 +460,15 @@ fn write_if_changed(path: &Path, contents: &[u8]) -> Result<bool, DesktopError> 
 /// last only when the user's hicolor theme already has a cache: a new cache would go stale as
 /// soon as another program adds an icon without refreshing it).
 fn refresh_databases(options: &InstallOptions, data_dir: &Path, report: &mut InstallReport) {
-    let mime = data_dir.join("mime");
-    report.tools.push(run_tool(
-        options,
-        data_dir,
-        "update-mime-database",
-        &[mime.into()],
-    ));
-    let applications = data_dir.join("applications");
-    report.tools.push(run_tool(
-        options,
-        data_dir,
-        "update-desktop-database",
-        &[applications.into()],
-    ));
+    for (tool, folder) in [
+        ("update-mime-database", "mime"),
+        ("update-desktop-database", "applications"),
+    ] {
+        let folder = data_dir.join(folder);
+        report
+            .tools
+            .push(run_tool(options, data_dir, tool, &[folder.into()]));
+    }
     let hicolor = data_dir.join("icons").join("hicolor");
     let args: [OsString; 3] = ["-f".into(), "-t".into(), hicolor.clone().into()];
     if hicolor.join("icon-theme.cache").is_file() {

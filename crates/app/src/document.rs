@@ -19,6 +19,21 @@ use sightline_model::kind::FileKind;
 
 use super::sightline_app::{Settings, StartOptions};
 
+/// The `as_any` and `as_any_mut` methods of a [`Document`] or [`KindState`] impl: Rust cannot
+/// give them as default methods (a default method cannot turn `Self` into a `dyn Any`).
+macro_rules! any_methods {
+    () => {
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+    };
+}
+pub(crate) use any_methods;
+
 /// What the shell lends a document while it draws: the kinds' window-wide states, and what
 /// the document asks of the shell.
 pub struct Services<'a> {
@@ -205,6 +220,19 @@ pub fn opening_ui(
             ui.label(format!("Opening {} — {stage}", path.display()));
         });
     }
+}
+
+/// What a document that has nothing to show yet draws: [`opening_ui`] with its path, error and
+/// progress in a central panel, then `then` under it (what the kind adds, such as a prompt).
+pub fn opening_panel<D: Document>(
+    ui: &mut egui::Ui,
+    doc: &mut D,
+    then: impl FnOnce(&mut D, &mut egui::Ui),
+) {
+    egui::CentralPanel::default().show(ui, |ui| {
+        opening_ui(ui, doc.path(), doc.error(), doc.progress().as_ref());
+        then(doc, ui);
+    });
 }
 
 /// Which kind of document opens a file.

@@ -214,6 +214,39 @@ impl<T, E, M> Job<T, E, M> {
     }
 }
 
+/// What [`poll_job`] hands on: every event but progress.
+#[derive(Debug)]
+pub enum Polled<T, E, M = Infallible> {
+    /// An intermediate result ([`JobCtx::send`]).
+    Sent(M),
+    /// The work's result (the job is gone, the progress cleared).
+    Done(T),
+    /// The work's error (the job is gone, the progress cleared).
+    Failed(E),
+}
+
+/// The next event of `job` that is not progress; progress goes to `progress` on the way. The
+/// last event (`Done` or `Failed`) drops the job and clears the progress before it is handed on.
+pub fn poll_job<T, E, M>(
+    job: &mut Option<Job<T, E, M>>,
+    progress: &mut Option<(f32, String)>,
+) -> Option<Polled<T, E, M>> {
+    loop {
+        let last = match job.as_ref()?.poll()? {
+            JobEvent::Progress(fraction, stage) => {
+                *progress = Some((fraction, stage));
+                continue;
+            }
+            JobEvent::Sent(message) => return Some(Polled::Sent(message)),
+            JobEvent::Done(value) => Polled::Done(value),
+            JobEvent::Failed(error) => Polled::Failed(error),
+        };
+        *job = None;
+        *progress = None;
+        return Some(last);
+    }
+}
+
 impl<T, E, M> Drop for Job<T, E, M> {
     fn drop(&mut self) {
         self.cancel();

@@ -13,6 +13,8 @@ use std::io::{self, Write};
 
 use sightline_model::gainsight::kernel::Lifetime;
 
+use crate::rng::Rng;
+
 /// What to generate.
 #[derive(Debug, Clone)]
 pub struct GenConfig {
@@ -90,24 +92,6 @@ pub struct ExpectedKernel {
     pub lifetimes: [Vec<Lifetime>; 2],
     /// Number of lifetimes per level.
     pub lifetime_count: [u64; 2],
-}
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
 }
 
 #[derive(Clone, Copy)]
@@ -255,19 +239,7 @@ fn object_events(
         } else {
             (sm, (address / 128 % banks) as u32)
         };
-        if rng.chance(5) {
-            // A reservation fail, retried by the access that follows.
-            events.push(Event {
-                cycle,
-                store,
-                l2,
-                sm,
-                bank,
-                address,
-                status: 3,
-            });
-        }
-        events.push(Event {
+        let event = |status| Event {
             cycle,
             store,
             l2,
@@ -275,7 +247,12 @@ fn object_events(
             bank,
             address,
             status,
-        });
+        };
+        if rng.chance(5) {
+            // A reservation fail, retried by the access that follows.
+            events.push(event(3));
+        }
+        events.push(event(status));
     };
     if rng.chance(15) {
         // Hits before any start: the data came from before the log; no lifetime.

@@ -7,6 +7,7 @@
 //! - [`nsys`]: Nsight Systems-shaped SQLite exports of any size.
 //! - [`codexl`]: CodeXL `.atp` traces and the session's `.csv` / `.occupancy` files.
 //! - [`gainsight`]: GPGPU-Sim logs with known lifetimes.
+//! - [`rng`]: the xorshift64* sequence of the nsys, NVTXT and Gainsight generators.
 //!
 //! The data generators are binaries of this crate (`cargo run -p sightline-test-support --bin
 //! make_fixtures`), so `cargo test` does not build them.
@@ -16,3 +17,4 @@ pub mod codexl;
 pub mod gainsight;
 pub mod ncu;
 pub mod nsys;
+pub mod rng;

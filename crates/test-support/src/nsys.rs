@@ -7,6 +7,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 
+use crate::rng::Rng;
+
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SynthOptions {
@@ -141,21 +143,6 @@ const STRINGS: &[&str] = &[
 ];
 
 const PID: i64 = 4242;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo).max(1) as u64) as i64
-    }
-}
 
 /// Writes a new export at `path` (which must not exist) and returns the rows written.
 pub fn write_export(path: &Path, options: &SynthOptions) -> rusqlite::Result<SynthCounts> {

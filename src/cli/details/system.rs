@@ -7,7 +7,7 @@ use crate::format::format_with_unit;
 use crate::ncu::MetricValue;
 use crate::pyjson::PyJsonWriter;
 use crate::section::details::Item;
-use crate::section::system::{EmptyState, PmTimeline, SystemTable, SystemWidget};
+use crate::section::system::{EmptyState, PmTimeline, SystemWidget};
 
 use super::json_entry;
 
@@ -15,7 +15,8 @@ use super::json_entry;
 const TEXT_SAMPLES: usize = 16;
 
 /// The text of entry `index` of `item`; `-` where there is none.
-fn text(item: &Item, index: Option<usize>) -> String {
+/// Entry `index` of `item` as text, or `-`.
+pub(super) fn text(item: &Item, index: Option<usize>) -> String {
     index
         .and_then(|i| item.entries.get(i))
         .map_or("-".to_owned(), |e| e.text.clone())
@@ -39,7 +40,11 @@ pub(super) fn write_text(
     match widget {
         SystemWidget::Table(table) => {
             empty(&table.empty, out)?;
-            write_grid(item, table, &indent, out)?;
+            if !table.rows.is_empty() {
+                let rows = table.rows.iter();
+                let rows = rows.map(|row| (row.label.as_str(), row.cells.as_slice()));
+                write_grid(item, &table.columns, rows, &indent, out)?;
+            }
         }
         SystemWidget::Topology(topology) => {
             let summary: Vec<String> = topology
@@ -83,26 +88,26 @@ pub(super) fn write_text(
     Ok(())
 }
 
-fn write_grid(
+/// Rows `(label, cells)` of entries of `item` under `columns`, as an aligned grid: labels on the
+/// left, values on the right of their column (`-` for a cell without an entry).
+pub(super) fn write_grid<'r>(
     item: &Item,
-    table: &SystemTable,
+    columns: &[&str],
+    rows: impl Iterator<Item = (&'r str, &'r [Option<usize>])>,
     indent: &str,
     out: &mut impl Write,
 ) -> io::Result<()> {
     let mut grid = vec![
         std::iter::once(String::new())
-            .chain(table.columns.iter().map(|c| (*c).to_owned()))
+            .chain(columns.iter().map(|c| (*c).to_owned()))
             .collect::<Vec<_>>(),
     ];
-    for row in &table.rows {
+    for (label, cells) in rows {
         grid.push(
-            std::iter::once(row.label.clone())
-                .chain(row.cells.iter().map(|c| text(item, *c)))
+            std::iter::once(label.to_owned())
+                .chain(cells.iter().map(|c| text(item, *c)))
                 .collect(),
         );
-    }
-    if grid.len() == 1 {
-        return Ok(());
     }
     let widths: Vec<usize> = (0..grid[0].len())
         .map(|c| grid.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
@@ -171,7 +176,40 @@ fn write_timeline(
     Ok(())
 }
 
-fn json_cell<W: Write>(
+/// `widget`, `columns` and `rows` (each `{"label", "cells"}`, a cell an entry or `null`) of a
+/// memory, NUMA or NVLink table.
+pub(super) fn json_table<'r, W: Write>(
+    w: &mut PyJsonWriter<W>,
+    item: &Item,
+    widget: &str,
+    columns: &[&str],
+    rows: impl Iterator<Item = (&'r str, &'r [Option<usize>])>,
+) -> io::Result<()> {
+    w.key_string("widget", widget)?;
+    w.key("columns")?;
+    w.begin_array()?;
+    for column in columns {
+        w.string(column)?;
+    }
+    w.end_array()?;
+    w.key("rows")?;
+    w.begin_array()?;
+    for (label, cells) in rows {
+        w.begin_object()?;
+        w.key_string("label", label)?;
+        w.key("cells")?;
+        w.begin_array()?;
+        for &cell in cells {
+            json_cell(w, item, cell)?;
+        }
+        w.end_array()?;
+        w.end_object()?;
+    }
+    w.end_array()
+}
+
+/// Entry `index` of `item`, or `null`.
+pub(super) fn json_cell<W: Write>(
     w: &mut PyJsonWriter<W>,
     item: &Item,
     index: Option<usize>,
@@ -226,27 +264,9 @@ pub(super) fn write_json<W: Write>(
 ) -> io::Result<()> {
     match widget {
         SystemWidget::Table(table) => {
-            w.key_string("widget", table.widget)?;
-            w.key("columns")?;
-            w.begin_array()?;
-            for column in &table.columns {
-                w.string(column)?;
-            }
-            w.end_array()?;
-            w.key("rows")?;
-            w.begin_array()?;
-            for row in &table.rows {
-                w.begin_object()?;
-                w.key_string("label", &row.label)?;
-                w.key("cells")?;
-                w.begin_array()?;
-                for &cell in &row.cells {
-                    json_cell(w, item, cell)?;
-                }
-                w.end_array()?;
-                w.end_object()?;
-            }
-            w.end_array()?;
+            let rows = table.rows.iter();
+            let rows = rows.map(|row| (row.label.as_str(), row.cells.as_slice()));
+            json_table(w, item, table.widget, &table.columns, rows)?;
             json_empty(w, item, &table.empty)
         }
         SystemWidget::Topology(topology) => {

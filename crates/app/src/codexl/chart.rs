@@ -70,18 +70,33 @@ impl Frame {
     }
 }
 
+/// What a chart draws around its plot, and its size.
+#[derive(Debug, Clone, Copy)]
+pub struct ChartAxes<'a> {
+    /// Title above the plot.
+    pub title: &'a str,
+    /// x axis title.
+    pub x_label: &'a str,
+    /// y axis title.
+    pub y_label: &'a str,
+    /// Size of the whole chart.
+    pub size: Vec2,
+}
+
 /// Allocates the chart's space and draws the title, the axes, the grid and the tick labels.
-#[allow(clippy::too_many_arguments)]
 fn axes(
     ui: &mut Ui,
-    size: Vec2,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
+    chart: ChartAxes<'_>,
     x_ticks: &[f64],
     y_ticks: &[f64],
     x_range: (f64, f64),
 ) -> (egui::Response, Frame) {
+    let ChartAxes {
+        title,
+        x_label,
+        y_label,
+        size,
+    } = chart;
     let (rect, response) = ui.allocate_exact_size(size, Sense::click());
     let plot = Rect::from_min_max(
         pos2(rect.left() + MARGIN_LEFT, rect.top() + MARGIN_TOP),
@@ -166,12 +181,8 @@ fn axes(
 
 /// A bar chart of one value per dispatch.
 pub struct BarChart<'a> {
-    /// Title above the plot.
-    pub title: &'a str,
-    /// x axis title.
-    pub x_label: &'a str,
-    /// y axis title.
-    pub y_label: &'a str,
+    /// The title, the axis titles and the size.
+    pub axes: ChartAxes<'a>,
     /// One value per bar (`None`: no bar).
     pub values: &'a [Option<f64>],
     /// The bar drawn outlined.
@@ -180,8 +191,6 @@ pub struct BarChart<'a> {
     pub groups: &'a [u32],
     /// Group names, for the legend (empty: no legend).
     pub legend: &'a [String],
-    /// Size of the whole chart.
-    pub size: Vec2,
 }
 
 impl BarChart<'_> {
@@ -198,22 +207,13 @@ impl BarChart<'_> {
         let x_range = (0.5, n as f64 + 0.5);
         let x_ticks = nice_ticks(1.0, n.max(1) as f64, 8);
         let x_ticks: Vec<f64> = x_ticks.into_iter().filter(|t| *t >= 1.0).collect();
-        let (response, frame) = axes(
-            ui,
-            self.size,
-            self.title,
-            self.x_label,
-            self.y_label,
-            &x_ticks,
-            &y_ticks,
-            x_range,
-        );
+        let (response, frame) = axes(ui, self.axes, &x_ticks, &y_ticks, x_range);
         let label = format!(
             "Bar chart of {} across {n} dispatches",
-            if self.y_label.is_empty() {
-                self.title
+            if self.axes.y_label.is_empty() {
+                self.axes.title
             } else {
-                self.y_label
+                self.axes.y_label
             }
         );
         response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &label));
@@ -339,20 +339,14 @@ impl BarChart<'_> {
 
 /// A line chart of `(x, y)` points with one point marked.
 pub struct LineChart<'a> {
-    /// Title above the plot.
-    pub title: &'a str,
-    /// x axis title.
-    pub x_label: &'a str,
-    /// y axis title.
-    pub y_label: &'a str,
+    /// The title, the axis titles and the size.
+    pub axes: ChartAxes<'a>,
     /// Points, x ascending.
     pub points: &'a [(f64, f64)],
     /// The marked point (the kernel's own).
     pub marked: Option<(f64, f64)>,
     /// The y range shown (the occupancy charts use 0–100 %).
     pub y_range: (f64, f64),
-    /// Size of the whole chart.
-    pub size: Vec2,
     /// What screen readers (and tests) call the chart.
     pub accessible_label: &'a str,
 }
@@ -369,16 +363,7 @@ impl LineChart<'_> {
         };
         let x_ticks = nice_ticks(x_range.0, x_range.1, 6);
         let y_ticks = nice_ticks(self.y_range.0, self.y_range.1, 5);
-        let (response, frame) = axes(
-            ui,
-            self.size,
-            self.title,
-            self.x_label,
-            self.y_label,
-            &x_ticks,
-            &y_ticks,
-            x_range,
-        );
+        let (response, frame) = axes(ui, self.axes, &x_ticks, &y_ticks, x_range);
         let label = self.accessible_label.to_string();
         response.widget_info(|| WidgetInfo::labeled(Role::Image, true, &label));
         let plot = frame.plot;

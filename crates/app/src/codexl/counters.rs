@@ -3,19 +3,17 @@
 //! device; the per-kernel aggregates beside it; below, a bar chart of the counter chosen in a
 //! combo box across the dispatches (hover names the dispatch and value, a click selects its row).
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use eframe::egui;
 
-use super::chart::BarChart;
+use super::chart::{BarChart, ChartAxes};
 use super::dispatch::offer_session_ui;
 use super::header::{header_ui, warnings_ui};
-use super::loader::LoadState;
-use super::table::{SortableTable, TABLE_KEYS, arrow_step, compare_values, table_ui, value_text};
-use crate::document::{Document, Services};
+use super::loader::{LoadState, LoadStateDoc};
+use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
 use sightline_model::codexl::counters::{CounterFile, CounterValue, KernelAggregate};
 
 /// A column of the dispatch table.
@@ -218,8 +216,162 @@ impl CountersDoc {
             .display_order(data.file.rows.len(), &|c, a, b| data.compare(c, a, b))
             .to_vec()
     }
+}
 
-    /// Draws the loaded file.
+/// The counter choice and the bar chart; returns the dispatch clicked.
+fn chart_ui(
+    ui: &mut egui::Ui,
+    data: &CountersData,
+    chart_column: &mut Option<usize>,
+    cache: &mut Option<(usize, Vec<Option<f64>>)>,
+    selected: Option<usize>,
+    hovered: &mut Option<usize>,
+) -> Option<usize> {
+    if data.numeric_columns.is_empty() {
+        ui.weak("No column of this file holds numbers: nothing to chart.");
+        return None;
+    }
+    if chart_column.is_none_or(|c| !data.numeric_columns.contains(&c)) {
+        *chart_column = data.default_chart_column();
+    }
+    let column = (*chart_column)?;
+    let name = |c: usize| data.file.table.columns.get(c).map_or("", String::as_str);
+    ui.horizontal(|ui| {
+        let label = ui.label("Counter:");
+        egui::ComboBox::from_id_salt("codexl-counter-choice")
+            .selected_text(name(column))
+            .width(220.0)
+            .show_ui(ui, |ui| {
+                for &c in &data.numeric_columns {
+                    ui.selectable_value(chart_column, Some(c), name(c));
+                }
+            })
+            .response
+            .labelled_by(label.id);
+    });
+    let column = chart_column.unwrap_or(column);
+    if cache.as_ref().is_none_or(|(c, _)| *c != column) {
+        *cache = Some((column, data.file.column_values(column)));
+    }
+    let values: &[Option<f64>] = cache.as_ref().map_or(&[], |(_, v)| v.as_slice());
+    let missing = values.iter().filter(|v| v.is_none()).count();
+    let title = if missing > 0 {
+        format!(
+            "{} per dispatch ({} dispatches, {missing} without a value)",
+            name(column),
+            values.len()
+        )
+    } else {
+        format!(
+            "{} per dispatch ({} dispatches)",
+            name(column),
+            values.len()
+        )
+    };
+    let size = egui::vec2(ui.available_width(), ui.available_height().max(120.0));
+    let chart = BarChart {
+        axes: ChartAxes {
+            title: &title,
+            x_label: "Dispatch (file order)",
+            y_label: name(column),
+            size,
+        },
+        values,
+        selected,
+        groups: &data.kernel_of_row,
+        legend: &data.kernel_names,
+    };
+    let describe = |i: usize| {
+        let Some(row) = data.file.rows.get(i) else {
+            return String::new();
+        };
+        let value = row.values.get(column).map_or(Cow::Borrowed(""), value_text);
+        format!(
+            "Dispatch {} (line {}): {}\n{} = {value}",
+            i + 1,
+            row.line,
+            row.kernel,
+            name(column)
+        )
+    };
+    let out = chart.ui(ui, &describe);
+    *hovered = out.hovered;
+    out.clicked
+}
+
+/// The per-kernel table; returns the kernel row clicked.
+fn aggregates_ui(
+    ui: &mut egui::Ui,
+    table: &mut SortableTable,
+    aggregates: &[KernelAggregate],
+) -> Option<usize> {
+    // The Device column only when `Method` names devices (not in sprofile files).
+    let with_device = aggregates.iter().any(|a| a.device.is_some());
+    let shown: Vec<usize> = (0..AGGREGATE_COLUMNS.len())
+        .filter(|&c| with_device || c != 1)
+        .collect();
+    let names: Vec<String> = shown
+        .iter()
+        .map(|&c| AGGREGATE_COLUMNS[c].to_string())
+        .collect();
+    let cell = |r: usize, c: usize| -> Cow<'_, str> {
+        let a = &aggregates[r];
+        let c = shown.get(c).copied().unwrap_or(0);
+        match c {
+            0 => Cow::Borrowed(a.kernel.as_str()),
+            1 => Cow::Borrowed(a.device.as_deref().unwrap_or("")),
+            2 => Cow::Owned(a.dispatches.to_string()),
+            3 => Cow::Owned(format!("{:.5}", a.total_time_ms)),
+            _ => Cow::Owned(format!("{:.5}", a.average_time_ms)),
+        }
+    };
+    let compare = |c: usize, x: usize, y: usize| {
+        let (a, b) = (&aggregates[x], &aggregates[y]);
+        let c = shown.get(c).copied().unwrap_or(0);
+        match c {
+            0 => a.kernel.cmp(&b.kernel),
+            1 => a.device.cmp(&b.device),
+            2 => a.dispatches.cmp(&b.dispatches),
+            3 => a.total_time_ms.total_cmp(&b.total_time_ms),
+            _ => a.average_time_ms.total_cmp(&b.average_time_ms),
+        }
+    };
+    table_ui(
+        ui,
+        table,
+        "codexl-kernels-table",
+        &names,
+        &|c| c == 0,
+        aggregates.len(),
+        &cell,
+        &compare,
+    )
+}
+
+impl LoadStateDoc for CountersDoc {
+    type Data = CountersData;
+
+    fn load(&self) -> &LoadState<CountersData> {
+        &self.load
+    }
+
+    fn load_mut(&mut self) -> &mut LoadState<CountersData> {
+        &mut self.load
+    }
+
+    fn opened(&mut self) -> Option<(String, usize)> {
+        let data = &self.load.loaded.as_ref()?.data;
+        self.chart_column = data.default_chart_column();
+        Some((
+            format!(
+                "{} dispatch(es), {} kernel(s)",
+                data.file.rows.len(),
+                data.aggregates.len()
+            ),
+            data.file.warnings().len(),
+        ))
+    }
+
     fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
         let Some(loaded) = &self.load.loaded else {
             return;
@@ -296,202 +448,5 @@ impl CountersDoc {
                 &|c, a, b| data.compare(c, a, b),
             );
         });
-    }
-}
-
-/// The counter choice and the bar chart; returns the dispatch clicked.
-fn chart_ui(
-    ui: &mut egui::Ui,
-    data: &CountersData,
-    chart_column: &mut Option<usize>,
-    cache: &mut Option<(usize, Vec<Option<f64>>)>,
-    selected: Option<usize>,
-    hovered: &mut Option<usize>,
-) -> Option<usize> {
-    if data.numeric_columns.is_empty() {
-        ui.weak("No column of this file holds numbers: nothing to chart.");
-        return None;
-    }
-    if chart_column.is_none_or(|c| !data.numeric_columns.contains(&c)) {
-        *chart_column = data.default_chart_column();
-    }
-    let column = (*chart_column)?;
-    let name = |c: usize| data.file.table.columns.get(c).map_or("", String::as_str);
-    ui.horizontal(|ui| {
-        let label = ui.label("Counter:");
-        egui::ComboBox::from_id_salt("codexl-counter-choice")
-            .selected_text(name(column))
-            .width(220.0)
-            .show_ui(ui, |ui| {
-                for &c in &data.numeric_columns {
-                    ui.selectable_value(chart_column, Some(c), name(c));
-                }
-            })
-            .response
-            .labelled_by(label.id);
-    });
-    let column = chart_column.unwrap_or(column);
-    if cache.as_ref().is_none_or(|(c, _)| *c != column) {
-        *cache = Some((column, data.file.column_values(column)));
-    }
-    let values: &[Option<f64>] = cache.as_ref().map_or(&[], |(_, v)| v.as_slice());
-    let missing = values.iter().filter(|v| v.is_none()).count();
-    let title = if missing > 0 {
-        format!(
-            "{} per dispatch ({} dispatches, {missing} without a value)",
-            name(column),
-            values.len()
-        )
-    } else {
-        format!(
-            "{} per dispatch ({} dispatches)",
-            name(column),
-            values.len()
-        )
-    };
-    let size = egui::vec2(ui.available_width(), ui.available_height().max(120.0));
-    let chart = BarChart {
-        title: &title,
-        x_label: "Dispatch (file order)",
-        y_label: name(column),
-        values,
-        selected,
-        groups: &data.kernel_of_row,
-        legend: &data.kernel_names,
-        size,
-    };
-    let describe = |i: usize| {
-        let Some(row) = data.file.rows.get(i) else {
-            return String::new();
-        };
-        let value = row.values.get(column).map_or(Cow::Borrowed(""), value_text);
-        format!(
-            "Dispatch {} (line {}): {}\n{} = {value}",
-            i + 1,
-            row.line,
-            row.kernel,
-            name(column)
-        )
-    };
-    let out = chart.ui(ui, &describe);
-    *hovered = out.hovered;
-    out.clicked
-}
-
-/// The per-kernel table; returns the kernel row clicked.
-fn aggregates_ui(
-    ui: &mut egui::Ui,
-    table: &mut SortableTable,
-    aggregates: &[KernelAggregate],
-) -> Option<usize> {
-    // The Device column only when `Method` names devices (not in sprofile files).
-    let with_device = aggregates.iter().any(|a| a.device.is_some());
-    let shown: Vec<usize> = (0..AGGREGATE_COLUMNS.len())
-        .filter(|&c| with_device || c != 1)
-        .collect();
-    let names: Vec<String> = shown
-        .iter()
-        .map(|&c| AGGREGATE_COLUMNS[c].to_string())
-        .collect();
-    let cell = |r: usize, c: usize| -> Cow<'_, str> {
-        let a = &aggregates[r];
-        let c = shown.get(c).copied().unwrap_or(0);
-        match c {
-            0 => Cow::Borrowed(a.kernel.as_str()),
-            1 => Cow::Borrowed(a.device.as_deref().unwrap_or("")),
-            2 => Cow::Owned(a.dispatches.to_string()),
-            3 => Cow::Owned(format!("{:.5}", a.total_time_ms)),
-            _ => Cow::Owned(format!("{:.5}", a.average_time_ms)),
-        }
-    };
-    let compare = |c: usize, x: usize, y: usize| {
-        let (a, b) = (&aggregates[x], &aggregates[y]);
-        let c = shown.get(c).copied().unwrap_or(0);
-        match c {
-            0 => a.kernel.cmp(&b.kernel),
-            1 => a.device.cmp(&b.device),
-            2 => a.dispatches.cmp(&b.dispatches),
-            3 => a.total_time_ms.total_cmp(&b.total_time_ms),
-            _ => a.average_time_ms.total_cmp(&b.average_time_ms),
-        }
-    };
-    table_ui(
-        ui,
-        table,
-        "codexl-kernels-table",
-        &names,
-        &|c| c == 0,
-        aggregates.len(),
-        &cell,
-        &compare,
-    )
-}
-
-impl Document for CountersDoc {
-    fn path(&self) -> &Path {
-        &self.load.path
-    }
-
-    fn loading(&self) -> bool {
-        self.load.loading()
-    }
-
-    fn progress(&self) -> Option<(f32, String)> {
-        self.load.progress.clone()
-    }
-
-    fn cancel(&mut self) {
-        self.load.cancel();
-    }
-
-    fn error(&self) -> Option<&str> {
-        self.load.error.as_deref()
-    }
-
-    fn poll(&mut self) -> Option<(String, bool)> {
-        match self.load.poll()? {
-            Err(error) => Some((error.to_string(), true)),
-            Ok(()) => {
-                let loaded = self.load.loaded.as_ref()?;
-                let data = &loaded.data;
-                self.chart_column = data.default_chart_column();
-                let warnings = data.file.warnings().len();
-                Some((
-                    format!(
-                        "Opened {}: {} dispatch(es), {} kernel(s){} in {:.0} ms",
-                        self.load.path.display(),
-                        data.file.rows.len(),
-                        data.aggregates.len(),
-                        if warnings > 0 {
-                            format!(", {warnings} warning(s)")
-                        } else {
-                            String::new()
-                        },
-                        loaded.elapsed.as_secs_f64() * 1e3
-                    ),
-                    false,
-                ))
-            }
-        }
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
-        if self.load.loaded.is_some() {
-            self.loaded_ui(ui, &mut services.open_files);
-            return;
-        }
-        egui::CentralPanel::default().show(ui, |ui| self.load.placeholder_ui(ui));
-    }
-
-    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
-        TABLE_KEYS
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }

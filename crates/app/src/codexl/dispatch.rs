@@ -10,8 +10,12 @@ use eframe::egui;
 
 use super::occupancy_charts::{KernelCharts, curve_ui};
 use super::table::value_text;
+use sightline_model::codexl::CodexlError;
+use sightline_model::codexl::counters::CounterFile;
 use sightline_model::codexl::curves::Resource;
+use sightline_model::codexl::occupancy::OccupancyFile;
 use sightline_model::codexl::session::{SessionData, SessionFiles};
+use sightline_model::problem::Problem;
 
 /// A file's name for display.
 fn file_name(path: &Path) -> String {
@@ -50,35 +54,44 @@ pub fn offer_session_ui(
     });
 }
 
+/// Opens `path` (when there is one) with `open`; its warnings, or why it cannot be read, go to
+/// `problems` as `FILE:LINE: message` text.
+fn open_noting<F>(
+    path: Option<&Path>,
+    open: fn(&Path) -> Result<F, CodexlError>,
+    warnings: fn(&F) -> &[Problem],
+    problems: &mut Vec<String>,
+) -> Option<F> {
+    let path = path?;
+    match open(path) {
+        Ok(file) => {
+            problems.extend(warnings(&file).iter().map(|w| w.plain_in(path).to_string()));
+            Some(file)
+        }
+        Err(error) => {
+            problems.push(error.to_string());
+            None
+        }
+    }
+}
+
 /// Reads the counter and occupancy files of a session (what [`dispatch_details_ui`] joins), with
 /// every problem as `FILE:LINE: message` text (read warnings, or a file that cannot be read: the
 /// other one still loads). Reads whole files: call it on a loader thread, once per session.
 pub fn load_session_data(files: &SessionFiles) -> (SessionData, Vec<String>) {
     let mut problems = Vec::new();
-    let counters = files.counters.as_ref().and_then(|path| {
-        match sightline_model::codexl::counters::CounterFile::open(path) {
-            Ok(file) => {
-                problems.extend(file.warnings().iter().map(|w| w.plain_in(path).to_string()));
-                Some(file)
-            }
-            Err(error) => {
-                problems.push(error.to_string());
-                None
-            }
-        }
-    });
-    let occupancy = files.occupancy.as_ref().and_then(|path| {
-        match sightline_model::codexl::occupancy::OccupancyFile::open(path) {
-            Ok(file) => {
-                problems.extend(file.warnings().iter().map(|w| w.plain_in(path).to_string()));
-                Some(file)
-            }
-            Err(error) => {
-                problems.push(error.to_string());
-                None
-            }
-        }
-    });
+    let counters = open_noting(
+        files.counters.as_deref(),
+        CounterFile::open,
+        CounterFile::warnings,
+        &mut problems,
+    );
+    let occupancy = open_noting(
+        files.occupancy.as_deref(),
+        OccupancyFile::open,
+        OccupancyFile::warnings,
+        &mut problems,
+    );
     (
         SessionData {
             counters,

@@ -10,7 +10,11 @@ use std::time::{Duration, Instant};
 
 use sightline_model::codexl::session::SessionFiles;
 
-use crate::job::{Job, JobCtx, JobEvent};
+use eframe::egui;
+
+use super::table::TABLE_KEYS;
+use crate::document::{Document, Services, opening_panel};
+use crate::job::{Job, JobCtx, Polled, poll_job};
 
 /// Bytes read between two cancel checks and progress messages (throttled by the job).
 const CHUNK_BYTES: usize = 4 << 20;
@@ -182,18 +186,13 @@ impl<T> LoadState<T> {
     /// `Some(Err(error))` when it has just failed.
     pub fn poll(&mut self) -> Option<Result<(), LoadError>> {
         let mut outcome = None;
-        while let Some(event) = self.job.as_ref().and_then(LoadJob::poll) {
+        while let Some(event) = poll_job(&mut self.job, &mut self.progress) {
             match event {
-                JobEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
-                JobEvent::Done(loaded) => {
-                    self.progress = None;
-                    self.job = None;
+                Polled::Done(loaded) => {
                     self.loaded = Some(*loaded);
                     outcome = Some(Ok(()));
                 }
-                JobEvent::Failed(error) => {
-                    self.progress = None;
-                    self.job = None;
+                Polled::Failed(error) => {
                     self.error = Some(error.to_string());
                     outcome = Some(Err(error));
                 }
@@ -201,15 +200,84 @@ impl<T> LoadState<T> {
         }
         outcome
     }
+}
 
-    /// What the document shows while it has nothing else: the error, or a spinner with the
-    /// stage.
-    pub fn placeholder_ui(&self, ui: &mut eframe::egui::Ui) {
-        super::super::document::opening_ui(
-            ui,
-            &self.path,
-            self.error.as_deref(),
-            self.progress.as_ref(),
-        );
+/// A CodeXL document: a [`LoadState`] and the view it draws once the file has loaded. Every
+/// such type is a [`Document`] that loads, cancels, reports and waits through its load state.
+pub trait LoadStateDoc: 'static {
+    /// What the loader thread prepares.
+    type Data;
+
+    /// The document's load.
+    fn load(&self) -> &LoadState<Self::Data>;
+
+    /// The document's load, mutable.
+    fn load_mut(&mut self) -> &mut LoadState<Self::Data>;
+
+    /// Sets the view up for the file that has just loaded; returns what the file holds for the
+    /// status message (`"3 dispatch(es)"`) and its number of warnings.
+    fn opened(&mut self) -> Option<(String, usize)>;
+
+    /// Draws the loaded file; files the user asks to open go to `open_files`.
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>);
+}
+
+impl<D: LoadStateDoc> Document for D {
+    fn path(&self) -> &Path {
+        &self.load().path
     }
+
+    fn loading(&self) -> bool {
+        self.load().loading()
+    }
+
+    fn progress(&self) -> Option<(f32, String)> {
+        self.load().progress.clone()
+    }
+
+    fn cancel(&mut self) {
+        self.load_mut().cancel();
+    }
+
+    fn error(&self) -> Option<&str> {
+        self.load().error.as_deref()
+    }
+
+    fn poll(&mut self) -> Option<(String, bool)> {
+        match self.load_mut().poll()? {
+            Err(error) => Some((error.to_string(), true)),
+            Ok(()) => {
+                let (what, warnings) = self.opened()?;
+                let load = self.load();
+                let elapsed = load.loaded.as_ref()?.elapsed;
+                Some((
+                    format!(
+                        "Opened {}: {what}{} in {:.0} ms",
+                        load.path.display(),
+                        if warnings > 0 {
+                            format!(", {warnings} warning(s)")
+                        } else {
+                            String::new()
+                        },
+                        elapsed.as_secs_f64() * 1e3
+                    ),
+                    false,
+                ))
+            }
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
+        if self.load().loaded.is_some() {
+            self.loaded_ui(ui, &mut services.open_files);
+            return;
+        }
+        opening_panel(ui, self, |_, _| {});
+    }
+
+    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
+        TABLE_KEYS
+    }
+
+    crate::document::any_methods!();
 }

@@ -3,19 +3,17 @@
 //! CodeXL drew (occupancy against VGPRs, SGPRs, LDS bytes and work-group size, the kernel's
 //! point marked) with the waves each resource allows.
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use eframe::egui;
 
 use super::dispatch::offer_session_ui;
 use super::header::{header_ui, warnings_ui};
-use super::loader::LoadState;
+use super::loader::{LoadState, LoadStateDoc};
 use super::occupancy_charts::{KernelCharts, charts_grid_ui, limits_text};
-use super::table::{SortableTable, TABLE_KEYS, arrow_step, compare_values, table_ui, value_text};
-use crate::document::{Document, Services};
+use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
 use sightline_model::codexl::occupancy::OccupancyFile;
 
 /// An occupancy file prepared for the view (on the loader thread).
@@ -95,8 +93,28 @@ impl OccupancyDoc {
         self.charts = Some(charts);
         self.table.select(row);
     }
+}
 
-    /// Draws the loaded file.
+impl LoadStateDoc for OccupancyDoc {
+    type Data = OccupancyData;
+
+    fn load(&self) -> &LoadState<OccupancyData> {
+        &self.load
+    }
+
+    fn load_mut(&mut self) -> &mut LoadState<OccupancyData> {
+        &mut self.load
+    }
+
+    fn opened(&mut self) -> Option<(String, usize)> {
+        let file = &self.load.loaded.as_ref()?.data.file;
+        let (rows, warnings) = (file.rows.len(), file.warnings().len());
+        if rows > 0 {
+            self.select(0);
+        }
+        Some((format!("{rows} dispatch(es)"), warnings))
+    }
+
     fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
         let Some(loaded) = &self.load.loaded else {
             return;
@@ -156,79 +174,5 @@ impl OccupancyDoc {
         if let Some(row) = clicked {
             self.select(row);
         }
-    }
-}
-
-impl Document for OccupancyDoc {
-    fn path(&self) -> &Path {
-        &self.load.path
-    }
-
-    fn loading(&self) -> bool {
-        self.load.loading()
-    }
-
-    fn progress(&self) -> Option<(f32, String)> {
-        self.load.progress.clone()
-    }
-
-    fn cancel(&mut self) {
-        self.load.cancel();
-    }
-
-    fn error(&self) -> Option<&str> {
-        self.load.error.as_deref()
-    }
-
-    fn poll(&mut self) -> Option<(String, bool)> {
-        match self.load.poll()? {
-            Err(error) => Some((error.to_string(), true)),
-            Ok(()) => {
-                let (rows, warnings, elapsed) = {
-                    let loaded = self.load.loaded.as_ref()?;
-                    (
-                        loaded.data.file.rows.len(),
-                        loaded.data.file.warnings().len(),
-                        loaded.elapsed,
-                    )
-                };
-                if rows > 0 {
-                    self.select(0);
-                }
-                Some((
-                    format!(
-                        "Opened {}: {rows} dispatch(es){} in {:.0} ms",
-                        self.load.path.display(),
-                        if warnings > 0 {
-                            format!(", {warnings} warning(s)")
-                        } else {
-                            String::new()
-                        },
-                        elapsed.as_secs_f64() * 1e3
-                    ),
-                    false,
-                ))
-            }
-        }
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
-        if self.load.loaded.is_some() {
-            self.loaded_ui(ui, &mut services.open_files);
-            return;
-        }
-        egui::CentralPanel::default().show(ui, |ui| self.load.placeholder_ui(ui));
-    }
-
-    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
-        TABLE_KEYS
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
     }
 }

@@ -6,7 +6,7 @@
 
 use eframe::egui;
 
-use super::chart::{ChartOutput, LineChart};
+use super::chart::{ChartAxes, ChartOutput, LineChart};
 use crate::widgets::plot::tick_text;
 use sightline_model::codexl::curves::{Limits, OccupancyCurve, OccupancyModel, Resource};
 use sightline_model::codexl::occupancy::OccupancyRow;
@@ -125,13 +125,15 @@ pub fn curve_ui(ui: &mut egui::Ui, view: &CurveView, size: egui::Vec2) -> ChartO
     let resource = view.curve.resource;
     let (x, y) = view.curve.kernel_point;
     LineChart {
-        title: &view.title,
-        x_label: resource.label(),
-        y_label: "Occupancy (%)",
+        axes: ChartAxes {
+            title: &view.title,
+            x_label: resource.label(),
+            y_label: "Occupancy (%)",
+            size,
+        },
         points: &view.points,
         marked: Some((x as f64, y)),
         y_range: (0.0, 100.0),
-        size,
         accessible_label: &view.label,
     }
     .ui(ui, &|x, y| {

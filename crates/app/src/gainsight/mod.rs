@@ -19,15 +19,14 @@ pub mod params_editor;
 pub mod table;
 pub mod whatif;
 
-use std::any::Any;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use eframe::egui::{self, ColorImage, Rect};
 
-use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
-use crate::job::JobEvent;
+use super::document::{Document, DocumentKind, DocumentType, Services, opening_panel};
+use crate::job::{Polled, poll_job};
 use crate::widgets::problems::ProblemList;
 use charts::{FrequencyMarks, Group, RetentionMark, chart_frame, count_label, time_label};
 use export::{ExportRequest, export_outputs, png_of_region, write_png};
@@ -238,12 +237,9 @@ impl GainsightDoc {
 
     fn poll_jobs(&mut self) -> Option<(String, bool)> {
         let mut status = self.status.take();
-        while let Some(event) = self.job.as_ref().and_then(GainsightJob::poll) {
+        while let Some(event) = poll_job(&mut self.job, &mut self.progress) {
             match event {
-                JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
-                JobEvent::Done(loaded) => {
-                    self.job = None;
-                    self.progress = None;
+                Polled::Done(loaded) => {
                     status = Some((
                         format!(
                             "Opened {}: {} kernel(s), {} L1 and {} L2 lifetimes in {:.0} ms",
@@ -257,10 +253,8 @@ impl GainsightDoc {
                     ));
                     self.take_loaded(loaded);
                 }
-                JobEvent::Failed(error) => {
+                Polled::Failed(error) => {
                     let message = error.to_string();
-                    self.job = None;
-                    self.progress = None;
                     if self.loaded.is_none() {
                         self.error = Some(message.clone());
                     }
@@ -268,12 +262,9 @@ impl GainsightDoc {
                 }
             }
         }
-        while let Some(event) = self.export_job.as_ref().and_then(GainsightJob::poll) {
+        while let Some(event) = poll_job(&mut self.export_job, &mut self.progress) {
             match event {
-                JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
-                JobEvent::Done(files) => {
-                    self.export_job = None;
-                    self.progress = None;
+                Polled::Done(files) => {
                     let message = format!(
                         "Exported {} file(s) to {}",
                         files.len(),
@@ -289,10 +280,8 @@ impl GainsightDoc {
                     ));
                     status = Some((message, false));
                 }
-                JobEvent::Failed(error) => {
+                Polled::Failed(error) => {
                     let message = error.to_string();
-                    self.export_job = None;
-                    self.progress = None;
                     self.export.last = Some((message.clone(), true));
                     status = Some((message, true));
                 }
@@ -740,21 +729,8 @@ impl Document for GainsightDoc {
             self.loaded_ui(ui);
             return;
         }
-        egui::CentralPanel::default().show(ui, |ui| {
-            opening_ui(
-                ui,
-                &self.path,
-                self.error.as_deref(),
-                self.progress.as_ref(),
-            );
-        });
+        opening_panel(ui, self, |_, _| {});
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+    crate::document::any_methods!();
 }

@@ -1,7 +1,6 @@
 //! The Nsight Compute report as a document of the shell: its entry in the list of document
 //! kinds and its [`Document`] implementation.
 
-use std::any::Any;
 use std::path::Path;
 
 use eframe::egui;
@@ -139,11 +138,5 @@ impl Document for ReportTab {
         ]
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+    crate::document::any_methods!();
 }

@@ -39,11 +39,52 @@ pub(super) fn cell_views(cells: &[Option<usize>], item: &Item) -> Vec<CellView> 
         .collect()
 }
 
-/// A memory table, laid out once per page.
-pub struct MemoryTableView {
+/// A table laid out for [`aligned_grid`]: the grid's id, the column headings and the rows.
+pub(super) struct GridView {
     id: String,
     columns: Vec<String>,
     rows: Vec<(String, Vec<CellView>)>,
+}
+
+impl GridView {
+    /// Lays out rows `(label, cells)` whose cells are entries of `item` by index, as the grid
+    /// `id`.
+    pub(super) fn build<'r>(
+        id: String,
+        columns: &[&str],
+        rows: impl Iterator<Item = (String, &'r [Option<usize>])>,
+        item: &Item,
+    ) -> GridView {
+        GridView {
+            id,
+            columns: columns.iter().map(|c| (*c).to_owned()).collect(),
+            rows: rows
+                .map(|(label, cells)| (label, cell_views(cells, item)))
+                .collect(),
+        }
+    }
+
+    /// Whether the table has no rows.
+    pub(super) fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Draws the grid; `cell_ui(ui, row label, cell)` draws a cell.
+    pub(super) fn ui(&self, ui: &mut Ui, cell_ui: impl Fn(&mut Ui, &str, &CellView)) {
+        aligned_grid(
+            ui,
+            &self.id,
+            &self.columns,
+            &self.rows,
+            |cell| cell.text.as_str(),
+            cell_ui,
+        );
+    }
+}
+
+/// A memory table, laid out once per page.
+pub struct MemoryTableView {
+    grid: GridView,
 }
 
 impl MemoryTableView {
@@ -53,12 +94,14 @@ impl MemoryTableView {
         let rows = table
             .rows
             .iter()
-            .map(|row| (row.label.to_owned(), cell_views(&row.cells, item)))
-            .collect();
+            .map(|row| (row.label.to_owned(), row.cells.as_slice()));
         MemoryTableView {
-            id: format!("memory-table-{place}-{}", table.widget),
-            columns: table.columns.iter().map(|c| (*c).to_owned()).collect(),
-            rows,
+            grid: GridView::build(
+                format!("memory-table-{place}-{}", table.widget),
+                &table.columns,
+                rows,
+                item,
+            ),
         }
     }
 }
@@ -66,18 +109,11 @@ impl MemoryTableView {
 /// Draws the table. Columns are as wide as their widest text, so values line up on the right
 /// of their column and headings stay apart.
 pub fn memory_table_ui(ui: &mut Ui, view: &MemoryTableView) {
-    if view.rows.is_empty() {
+    if view.grid.is_empty() {
         ui.weak("No rows apply to this kernel.");
         return;
     }
-    aligned_grid(
-        ui,
-        &view.id,
-        &view.columns,
-        &view.rows,
-        |cell| cell.text.as_str(),
-        cell_ui,
-    );
+    view.grid.ui(ui, cell_ui);
 }
 
 /// A grid with a label column and value columns as wide as their widest text (heading

@@ -14,7 +14,7 @@ use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
 use super::rule_state::{PageRules, TabRules};
 use super::section_state::{SectionSource, SectionState};
 use super::view_ctx::ViewCtx;
-use crate::job::JobEvent;
+use crate::job::{Polled, poll_job};
 use crate::widgets::problems::ProblemList;
 use sightline_model::ncu::{Action, Report};
 use sightline_model::problem::Problem;
@@ -125,18 +125,12 @@ impl ReportTab {
     /// Applies pending loader events; returns an error message to show, if one arrived.
     pub fn poll(&mut self) -> Option<String> {
         let mut failure = None;
-        while let Some(event) = self.job.as_ref().and_then(LoadJob::poll) {
+        while let Some(event) = poll_job(&mut self.job, &mut self.progress) {
             match event {
-                JobEvent::Progress(fraction, stage) => self.progress = Some((fraction, stage)),
-                JobEvent::Sent(LoadEvent::Opened(report)) => self.report = Some(report),
-                JobEvent::Sent(LoadEvent::Rows(rows)) => self.list.extend(rows),
-                JobEvent::Done(()) => {
-                    self.job = None;
-                    self.progress = None;
-                }
-                JobEvent::Failed(message) => {
-                    self.job = None;
-                    self.progress = None;
+                Polled::Sent(LoadEvent::Opened(report)) => self.report = Some(report),
+                Polled::Sent(LoadEvent::Rows(rows)) => self.list.extend(rows),
+                Polled::Done(()) => {}
+                Polled::Failed(message) => {
                     self.error = Some(message.clone());
                     failure = Some(message);
                 }

@@ -3,7 +3,6 @@
 //! shell holds it as a [`KindState`] without knowing what it is; report tabs reach it through
 //! [`crate::document::Services::state`].
 
-use std::any::Any;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, channel};
 
@@ -302,11 +301,5 @@ impl KindState for NcuState {
         }
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+    crate::document::any_methods!();
 }

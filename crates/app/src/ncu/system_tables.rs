@@ -6,7 +6,7 @@
 
 use eframe::egui::{self, RichText, Ui};
 
-use super::memory_tables::{CellView, aligned_grid, cell_views};
+use super::memory_tables::{CellView, GridView};
 
 use sightline_model::ncu::MetricValue;
 use sightline_model::section::details::{Entry, Item};
@@ -14,9 +14,7 @@ use sightline_model::section::system::SystemTable;
 
 /// A NUMA or NVLink table, laid out once per page.
 pub struct SystemTableView {
-    id: String,
-    columns: Vec<String>,
-    rows: Vec<(String, Vec<CellView>)>,
+    grid: GridView,
     /// The "no links" sentence and the entry behind it.
     empty: Option<(String, Entry)>,
 }
@@ -28,17 +26,19 @@ impl SystemTableView {
         let rows = table
             .rows
             .iter()
-            .map(|row| (row.label.clone(), cell_views(&row.cells, item)))
-            .collect();
+            .map(|row| (row.label.clone(), row.cells.as_slice()));
         let empty = table.empty.as_ref().and_then(|state| {
             item.entries
                 .get(state.entry)
                 .map(|entry| (state.message.clone(), entry.clone()))
         });
         SystemTableView {
-            id: format!("system-table-{place}-{}", table.widget),
-            columns: table.columns.iter().map(|c| (*c).to_owned()).collect(),
-            rows,
+            grid: GridView::build(
+                format!("system-table-{place}-{}", table.widget),
+                &table.columns,
+                rows,
+                item,
+            ),
             empty,
         }
     }
@@ -49,17 +49,10 @@ pub fn system_table_ui(ui: &mut Ui, view: &SystemTableView) {
     if let Some((message, entry)) = &view.empty {
         ui.weak(message).on_hover_ui(|ui| entry_tooltip(ui, entry));
     }
-    if view.rows.is_empty() {
+    if view.grid.is_empty() {
         return;
     }
-    aligned_grid(
-        ui,
-        &view.id,
-        &view.columns,
-        &view.rows,
-        |cell| cell.text.as_str(),
-        |ui, _, cell| cell_ui(ui, cell),
-    );
+    view.grid.ui(ui, |ui, _, cell| cell_ui(ui, cell));
 }
 
 fn cell_ui(ui: &mut Ui, cell: &CellView) {

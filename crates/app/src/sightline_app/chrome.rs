@@ -23,14 +23,7 @@ impl SightlineApp {
                     if self.settings.recent.is_empty() {
                         ui.label("No recent files");
                     }
-                    let mut chosen = None;
-                    for path in &self.settings.recent {
-                        if ui.button(path.display().to_string()).clicked() {
-                            chosen = Some(path.clone());
-                        }
-                    }
-                    if let Some(path) = chosen {
-                        self.open(path, ui.ctx());
+                    if self.recent_files_ui(ui, |ui, path| ui.button(path)) {
                         ui.close();
                     }
                 });
@@ -140,17 +133,29 @@ impl SightlineApp {
             if !self.settings.recent.is_empty() {
                 ui.add_space(12.0);
                 ui.strong("Recent");
-                let mut chosen = None;
-                for path in &self.settings.recent {
-                    if ui.link(path.display().to_string()).clicked() {
-                        chosen = Some(path.clone());
-                    }
-                }
-                if let Some(path) = chosen {
-                    self.open(path, ui.ctx());
-                }
+                self.recent_files_ui(ui, |ui, path| ui.link(path));
             }
         });
+    }
+
+    /// The recent files, each drawn by `entry` (a button, a link); opens the one clicked and
+    /// returns whether it did.
+    fn recent_files_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        entry: impl Fn(&mut egui::Ui, String) -> egui::Response,
+    ) -> bool {
+        let mut chosen = None;
+        for path in &self.settings.recent {
+            if entry(ui, path.display().to_string()).clicked() {
+                chosen = Some(path.clone());
+            }
+        }
+        let Some(path) = chosen else {
+            return false;
+        };
+        self.open(path, ui.ctx());
+        true
     }
 
     pub(super) fn path_prompt_ui(&mut self, ctx: &egui::Context) {

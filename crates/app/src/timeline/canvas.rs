@@ -60,6 +60,17 @@ pub struct Marks<'a> {
     pub names: &'a [bool],
 }
 
+/// What the rows of one frame are drawn with: the events' painter (clipped to the event area),
+/// the colours, the timeline, the marks and the event area.
+#[derive(Clone, Copy)]
+struct RowPaint<'a> {
+    painter: &'a egui::Painter,
+    visuals: &'a egui::Visuals,
+    timeline: &'a Timeline,
+    marks: &'a Marks<'a>,
+    area: Rect,
+}
+
 /// The canvas's state: the view, the tree, vertical scroll, the drag in progress.
 #[derive(Debug)]
 pub struct Canvas {
@@ -285,36 +296,21 @@ impl Canvas {
                     toggled = Some(line.track);
                 }
             }
-            match line.kind {
-                LineKind::Header => {}
-                LineKind::Events { row } => {
-                    self.draw_row(
-                        &event_painter,
-                        &visuals,
-                        timeline,
-                        line.track,
-                        row,
-                        line_rect,
-                        area,
-                        bucket_px,
-                        marks,
-                    );
-                }
-                LineKind::Collapsed => {
-                    for row in 0..track.rows.len() {
-                        self.draw_row(
-                            &event_painter,
-                            &visuals,
-                            timeline,
-                            line.track,
-                            row,
-                            line_rect,
-                            area,
-                            bucket_px,
-                            marks,
-                        );
-                    }
-                }
+            // A collapsed track draws all its rows on its one line.
+            let rows = match line.kind {
+                LineKind::Header => 0..0,
+                LineKind::Events { row } => row..row + 1,
+                LineKind::Collapsed => 0..track.rows.len(),
+            };
+            let paint = RowPaint {
+                painter: &event_painter,
+                visuals: &visuals,
+                timeline,
+                marks,
+                area,
+            };
+            for row in rows {
+                self.draw_row(&paint, line.track, row, line_rect, bucket_px);
             }
         }
         if let Some(track) = toggled {
@@ -417,19 +413,15 @@ impl Canvas {
     }
 
     /// Draws row `row` of `track` into `line_rect`.
-    #[allow(clippy::too_many_arguments)]
     fn draw_row(
         &mut self,
-        painter: &egui::Painter,
-        visuals: &egui::Visuals,
-        timeline: &Timeline,
+        paint: &RowPaint<'_>,
         track: TrackId,
         row: usize,
         line_rect: Rect,
-        area: Rect,
         bucket_px: f32,
-        marks: &Marks<'_>,
     ) {
+        let RowPaint { timeline, area, .. } = *paint;
         let view = self.viewport;
         let t0 = view.start.floor() as i64;
         let t1 = view.end().ceil() as i64;
@@ -468,29 +460,26 @@ impl Canvas {
                 continue;
             }
             if let Some((pr, pi)) = pending.take() {
-                self.draw_bar(painter, visuals, timeline, pr, pi, marks, area.left());
+                self.draw_bar(paint, pr, pi);
             }
             pending = Some((r, *item));
         }
         if let Some((pr, pi)) = pending {
-            self.draw_bar(painter, visuals, timeline, pr, pi, marks, area.left());
+            self.draw_bar(paint, pr, pi);
         }
         self.buffer = items;
     }
 
     /// Draws one bar (an event, or merged events) and records it for hit testing. A device
     /// command's waiting time (queued → start) is drawn before it, thinner and lighter.
-    #[allow(clippy::too_many_arguments)]
-    fn draw_bar(
-        &mut self,
-        painter: &egui::Painter,
-        visuals: &egui::Visuals,
-        timeline: &Timeline,
-        rect: Rect,
-        item: VisibleItem,
-        marks: &Marks<'_>,
-        area_left: f32,
-    ) {
+    fn draw_bar(&mut self, paint: &RowPaint<'_>, rect: Rect, item: VisibleItem) {
+        let RowPaint {
+            painter,
+            visuals,
+            timeline,
+            marks,
+            area,
+        } = *paint;
         let Some(event) = timeline.event(item.first) else {
             return;
         };
@@ -503,7 +492,7 @@ impl Canvas {
             colors::merged_fill(visuals, event.kind)
         };
         if single && let Some(queued) = timeline.queued_ns(item.first) {
-            let xq = area_left + self.viewport.x_of(queued as f64);
+            let xq = area.left() + self.viewport.x_of(queued as f64);
             if xq < rect.left() - 0.5 {
                 let h = rect.height() * 0.25;
                 let wait = Rect::from_min_max(

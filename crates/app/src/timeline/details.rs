@@ -256,17 +256,9 @@ fn source_row_ui(
             }
             match selection.source_row.as_ref().map(|(_, r)| r) {
                 Some(Ok(columns)) if !columns.is_empty() => {
-                    egui::Grid::new("source-row")
-                        .num_columns(2)
-                        .striped(true)
-                        .max_col_width(value_width(ui))
-                        .show(ui, |ui| {
-                            for (k, v) in columns {
-                                ui.monospace(k);
-                                ui.add(egui::Label::new(v).wrap());
-                                ui.end_row();
-                            }
-                        });
+                    pairs_grid(ui, "source-row", columns, |ui, k| {
+                        ui.monospace(k);
+                    });
                 }
                 Some(Ok(_)) => {
                     ui.weak("No source row for this event.");
@@ -300,13 +292,25 @@ fn trace_rows_ui(ui: &mut egui::Ui, rows: &[(String, String)]) {
     }
     ui.add_space(6.0);
     ui.strong("From the trace");
-    egui::Grid::new("trace-rows")
+    pairs_grid(ui, "trace-rows", rows, |ui, k| {
+        ui.label(k);
+    });
+}
+
+/// A striped grid of `(key, value)` rows, values wrapped; `key_ui` draws a key.
+fn pairs_grid(
+    ui: &mut egui::Ui,
+    id: &str,
+    rows: &[(String, String)],
+    key_ui: impl Fn(&mut egui::Ui, &str),
+) {
+    egui::Grid::new(id)
         .num_columns(2)
         .striped(true)
         .max_col_width(value_width(ui))
         .show(ui, |ui| {
             for (k, v) in rows {
-                ui.label(k);
+                key_ui(ui, k);
                 ui.add(egui::Label::new(v).wrap());
                 ui.end_row();
             }

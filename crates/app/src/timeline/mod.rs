@@ -27,7 +27,6 @@ pub mod search;
 pub mod stats_panel;
 pub mod view;
 
-use std::any::Any;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,7 +34,7 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::codexl::dispatch::offer_session_ui;
-use super::document::{Document, DocumentKind, DocumentType, Services, opening_ui};
+use super::document::{Document, DocumentKind, DocumentType, Services, opening_panel};
 use crate::job::JobEvent;
 use crate::widgets::problems::{ProblemList, RowText};
 use canvas::{Canvas, Marks};
@@ -578,16 +577,10 @@ impl Document for TimelineDoc {
             self.loaded_ui(ui, &mut services.open_files);
             return;
         }
-        egui::CentralPanel::default().show(ui, |ui| {
-            opening_ui(
-                ui,
-                &self.path,
-                self.error.as_deref(),
-                self.progress.as_ref(),
-            );
-            if self.error.is_some() && sightline_model::timeline::nsys::is_report_file(&self.path) {
+        opening_panel(ui, self, |doc, ui| {
+            if doc.error.is_some() && sightline_model::timeline::nsys::is_report_file(&doc.path) {
                 let mut set_nsys = None;
-                self.nsys_prompt_ui(ui, &mut set_nsys);
+                doc.nsys_prompt_ui(ui, &mut set_nsys);
                 if let Some(nsys) = set_nsys
                     && let Some(state) = services.state::<NsysState>()
                 {
@@ -601,11 +594,5 @@ impl Document for TimelineDoc {
         TIMELINE_KEYS
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+    crate::document::any_methods!();
 }

@@ -2,7 +2,6 @@
 //! reports (`.nsys-rep`, `.qdrep`) before they open, from `--nsys` or the settings, and changed
 //! in a timeline tab when exporting failed.
 
-use std::any::Any;
 use std::path::PathBuf;
 
 use crate::document::KindState;
@@ -29,11 +28,5 @@ impl KindState for NsysState {
         settings.nsys = self.nsys.clone();
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+    crate::document::any_methods!();
 }

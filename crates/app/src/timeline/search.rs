@@ -61,18 +61,7 @@ impl Search {
 
     /// Steps to the next (`forward`) or previous hit; returns it.
     pub fn step(&mut self, forward: bool) -> Option<EventId> {
-        if self.hits.is_empty() {
-            return None;
-        }
-        let n = self.hits.len();
-        let next = match (self.current, forward) {
-            (None, true) => 0,
-            (None, false) => n - 1,
-            (Some(i), true) => (i + 1) % n,
-            (Some(i), false) => (i + n - 1) % n,
-        };
-        self.current = Some(next);
-        Some(self.hits[next])
+        step_around(&self.hits, &mut self.current, forward)
     }
 
     /// Draws the search bar; returns where to go.
@@ -118,4 +107,22 @@ impl Search {
         }
         request
     }
+}
+
+/// Steps `current` to the next (`forward`) or previous of `items`, round from the last to the
+/// first and back (the first or the last when nothing is current yet); returns that item, or
+/// `None` when there are none.
+pub fn step_around<T: Copy>(items: &[T], current: &mut Option<usize>, forward: bool) -> Option<T> {
+    let n = items.len();
+    if n == 0 {
+        return None;
+    }
+    let next = match (*current, forward) {
+        (None, true) => 0,
+        (None, false) => n - 1,
+        (Some(i), true) => (i + 1) % n,
+        (Some(i), false) => (i + n - 1) % n,
+    };
+    *current = Some(next);
+    Some(items[next])
 }

@@ -116,18 +116,7 @@ pub fn find_instances(timeline: &Timeline, report: &str, label: &str) -> Instanc
 impl Instances {
     /// Steps to the next (`forward`) or previous instance; returns it.
     pub fn step(&mut self, forward: bool) -> Option<EventId> {
-        let n = self.events.len();
-        if n == 0 {
-            return None;
-        }
-        let next = match (self.current, forward) {
-            (None, true) => 0,
-            (None, false) => n - 1,
-            (Some(i), true) => (i + 1) % n,
-            (Some(i), false) => (i + n - 1) % n,
-        };
-        self.current = Some(next);
-        Some(self.events[next])
+        super::search::step_around(&self.events, &mut self.current, forward)
     }
 }
 

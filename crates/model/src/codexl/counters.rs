@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::CodexlError;
 use super::table::{ProfileTable, parse_table};
 use super::text::unescape;
+use super::{CodexlError, read_file};
 use crate::problem::Problem;
 
 /// One field's value.
@@ -146,11 +146,7 @@ pub struct CounterFile {
 impl CounterFile {
     /// Reads a file.
     pub fn open(path: &Path) -> Result<CounterFile, CodexlError> {
-        let bytes = std::fs::read(path).map_err(|source| CodexlError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Ok(Self::parse(&bytes))
+        Ok(Self::parse(&read_file(path)?))
     }
 
     /// Parses the bytes of a counter file.

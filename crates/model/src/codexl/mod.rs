@@ -14,7 +14,7 @@ pub mod session;
 pub mod table;
 pub mod text;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::problem::{Location, Problem};
 
@@ -35,4 +35,12 @@ pub enum CodexlError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// Reads a whole file (the counter and occupancy files are parsed from their bytes).
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, CodexlError> {
+    std::fs::read(path).map_err(|source| CodexlError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::CodexlError;
 use super::counters::{CounterValue, split_method};
 use super::table::{ProfileTable, parse_table};
 use super::text::unescape;
+use super::{CodexlError, read_file};
 use crate::problem::Problem;
 
 /// The column names RCP writes, in its order.
@@ -112,11 +112,7 @@ pub struct OccupancyFile {
 impl OccupancyFile {
     /// Reads a file.
     pub fn open(path: &Path) -> Result<OccupancyFile, CodexlError> {
-        let bytes = std::fs::read(path).map_err(|source| CodexlError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Ok(Self::parse(&bytes))
+        Ok(Self::parse(&read_file(path)?))
     }
 
     /// Parses the bytes of an occupancy file.

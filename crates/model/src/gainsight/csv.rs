@@ -124,6 +124,45 @@ pub fn read_lifetime_csv(
     name: &str,
     input: impl BufRead,
 ) -> Result<Vec<LifetimeRow>, GainsightError> {
+    let bad_header = format!("expected the header `{LIFETIME_HEADER}`");
+    read_rows(name, input, LIFETIME_HEADER, &bad_header, |line, err| {
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields.len() != 4 {
+            return Err(err(format!("expected 4 fields, found {}", fields.len())));
+        }
+        let whole = |text: &str, what: &str| -> Result<u64, GainsightError> {
+            let value: f64 = text
+                .parse()
+                .map_err(|_| err(format!("{what} `{text}` is not a number")))?;
+            if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value < 1.9e19 {
+                Ok(value as u64)
+            } else {
+                Err(err(format!("{what} `{text}` is not a whole number")))
+            }
+        };
+        Ok(LifetimeRow {
+            kernel_id: fields[0]
+                .parse()
+                .map_err(|_| err(format!("kernel_id `{}` is not an integer", fields[0])))?,
+            address: whole(fields[1], "address")?,
+            cycles: whole(fields[2], "lifetime_cycles")?,
+            ns: fields[3]
+                .parse()
+                .map_err(|_| err(format!("lifetime_ns `{}` is not a number", fields[3])))?,
+        })
+    })
+}
+
+/// Reads a CSV's lines: the first must be `header` (else the error `bad_header`), empty ones are
+/// passed over and `row` reads each other one (`\r` trimmed), given what makes an error at its
+/// line. I/O errors and `row`'s errors end the read.
+fn read_rows<T>(
+    name: &str,
+    input: impl BufRead,
+    header: &str,
+    bad_header: &str,
+    mut row: impl FnMut(&str, &dyn Fn(String) -> GainsightError) -> Result<T, GainsightError>,
+) -> Result<Vec<T>, GainsightError> {
     let mut rows = Vec::new();
     for (index, line) in input.split(b'\n').enumerate() {
         let line_no = index as u64 + 1;
@@ -139,38 +178,15 @@ pub fn read_lifetime_csv(
         let line = String::from_utf8_lossy(&line);
         let line = line.trim_end_matches('\r');
         if index == 0 {
-            if line != LIFETIME_HEADER {
-                return Err(err(format!("expected the header `{LIFETIME_HEADER}`")));
+            if line != header {
+                return Err(err(bad_header.to_string()));
             }
             continue;
         }
         if line.is_empty() {
             continue;
         }
-        let fields: Vec<&str> = line.split(',').collect();
-        if fields.len() != 4 {
-            return Err(err(format!("expected 4 fields, found {}", fields.len())));
-        }
-        let whole = |text: &str, what: &str| -> Result<u64, GainsightError> {
-            let value: f64 = text
-                .parse()
-                .map_err(|_| err(format!("{what} `{text}` is not a number")))?;
-            if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value < 1.9e19 {
-                Ok(value as u64)
-            } else {
-                Err(err(format!("{what} `{text}` is not a whole number")))
-            }
-        };
-        rows.push(LifetimeRow {
-            kernel_id: fields[0]
-                .parse()
-                .map_err(|_| err(format!("kernel_id `{}` is not an integer", fields[0])))?,
-            address: whole(fields[1], "address")?,
-            cycles: whole(fields[2], "lifetime_cycles")?,
-            ns: fields[3]
-                .parse()
-                .map_err(|_| err(format!("lifetime_ns `{}` is not a number", fields[3])))?,
-        });
+        rows.push(row(line, &err)?);
     }
     Ok(rows)
 }
@@ -260,31 +276,9 @@ fn split_record(line: &str) -> Option<Vec<String>> {
 
 /// Reads `NAME.sim.csv` (the seed's 23 columns; `0` reads back as an empty statistic).
 pub fn read_kernel_csv(name: &str, input: impl BufRead) -> Result<Vec<KernelRow>, GainsightError> {
-    let mut rows = Vec::new();
-    for (index, line) in input.split(b'\n').enumerate() {
-        let line_no = index as u64 + 1;
-        let err = |message: String| GainsightError::Format {
-            path: name.to_string(),
-            line: line_no,
-            message,
-        };
-        let line = line.map_err(|source| GainsightError::Io {
-            path: name.to_string(),
-            source,
-        })?;
-        let line = String::from_utf8_lossy(&line);
-        let line = line.trim_end_matches('\r');
-        if index == 0 {
-            if line != KERNEL_HEADER.join(",") {
-                return Err(err(
-                    "expected the Gainsight kernel CSV header (23 columns)".into()
-                ));
-            }
-            continue;
-        }
-        if line.is_empty() {
-            continue;
-        }
+    let header = KERNEL_HEADER.join(",");
+    let bad_header = "expected the Gainsight kernel CSV header (23 columns)";
+    read_rows(name, input, &header, bad_header, |line, err| {
         let f = split_record(line).ok_or_else(|| err("unterminated quoted field".into()))?;
         if f.len() != KERNEL_HEADER.len() {
             return Err(err(format!("expected 23 fields, found {}", f.len())));
@@ -309,7 +303,7 @@ pub fn read_kernel_csv(name: &str, input: impl BufRead) -> Result<Vec<KernelRow>
                 max: opt(i + 3)?,
             })
         };
-        rows.push(KernelRow {
+        Ok(KernelRow {
             kernel_id: int(0)?,
             name: f[1].clone(),
             l1: stats(2)?,
@@ -327,9 +321,8 @@ pub fn read_kernel_csv(name: &str, input: impl BufRead) -> Result<Vec<KernelRow>
             total_read_frequency: opt(20)?,
             total_write_frequency: opt(21)?,
             total_cycles: int(22)?,
-        });
-    }
-    Ok(rows)
+        })
+    })
 }
 
 #[cfg(test)]

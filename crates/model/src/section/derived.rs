@@ -594,6 +594,17 @@ fn apply(a: &MetricValue, op: Operator, b: &MetricValue) -> MetricValue {
     if op == Operator::Div && integer_zero {
         return a.clone();
     }
+    // The integer kinds wrap, and keep `a` where a division has no result.
+    macro_rules! integer {
+        ($x:expr, $y:expr, $kind:path) => {
+            match op {
+                Operator::Add => $kind($x.wrapping_add($y)),
+                Operator::Sub => $kind($x.wrapping_sub($y)),
+                Operator::Mul => $kind($x.wrapping_mul($y)),
+                Operator::Div => $x.checked_div($y).map_or_else(|| a.clone(), $kind),
+            }
+        };
+    }
     match a {
         MetricValue::Double(x) => match b.as_f64() {
             Some(y) => MetricValue::Double(match op {
@@ -617,25 +628,11 @@ fn apply(a: &MetricValue, op: Operator, b: &MetricValue) -> MetricValue {
             None => a.clone(),
         },
         MetricValue::Uint64(x) => match b.as_u64() {
-            Some(y) => match op {
-                Operator::Add => MetricValue::Uint64(x.wrapping_add(y)),
-                Operator::Sub => MetricValue::Uint64(x.wrapping_sub(y)),
-                Operator::Mul => MetricValue::Uint64(x.wrapping_mul(y)),
-                Operator::Div => x
-                    .checked_div(y)
-                    .map_or_else(|| a.clone(), MetricValue::Uint64),
-            },
+            Some(y) => integer!(x, y, MetricValue::Uint64),
             None => a.clone(),
         },
         MetricValue::Uint32(x) => match to_u32(b) {
-            Some(y) => match op {
-                Operator::Add => MetricValue::Uint32(x.wrapping_add(y)),
-                Operator::Sub => MetricValue::Uint32(x.wrapping_sub(y)),
-                Operator::Mul => MetricValue::Uint32(x.wrapping_mul(y)),
-                Operator::Div => x
-                    .checked_div(y)
-                    .map_or_else(|| a.clone(), MetricValue::Uint32),
-            },
+            Some(y) => integer!(x, y, MetricValue::Uint32),
             None => a.clone(),
         },
         MetricValue::String(_) | MetricValue::None => a.clone(),

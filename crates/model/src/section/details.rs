@@ -433,45 +433,27 @@ fn resolve_item(
     if let Some(out) = system_item(item, section_filter, metrics) {
         return Some(out);
     }
-    let fixed = [
-        (item.memory_shared_table.is_some(), "memory_shared_table"),
-        (
-            item.memory_first_level_cache_table.is_some(),
-            "memory_first_level_cache_table",
-        ),
-        (
-            item.memory_second_level_cache_table.is_some(),
-            "memory_second_level_cache_table",
-        ),
-        (
-            item.memory_device_memory_table.is_some(),
-            "memory_device_memory_table",
-        ),
-        (item.memory_chart.is_some(), "memory_chart"),
-        (
-            item.memory_l1tex_cache_table.is_some(),
-            "memory_l1tex_cache_table",
-        ),
-        (
-            item.memory_l2_cache_table.is_some(),
-            "memory_l2_cache_table",
-        ),
-        (item.nvlink_topology.is_some(), "nvlink_topology"),
-        (
-            item.nvlink_property_table.is_some(),
-            "nvlink_property_table",
-        ),
-        (
-            item.nvlink_throughput_table.is_some(),
-            "nvlink_throughput_table",
-        ),
-        (
-            item.memory_l2_cache_evict_policy_table.is_some(),
-            "memory_l2_cache_evict_policy_table",
-        ),
-        (item.numa_id_table.is_some(), "numa_id_table"),
-        (item.timeline.is_some(), "timeline"),
-        (item.gfx_metrics_widget.is_some(), "gfx_metrics_widget"),
+    // The body item's fixed widgets, each named as its field, in the order they are looked for.
+    macro_rules! widgets {
+        ($($field:ident),* $(,)?) => {
+            [$((item.$field.is_some(), stringify!($field))),*]
+        };
+    }
+    let fixed = widgets![
+        memory_shared_table,
+        memory_first_level_cache_table,
+        memory_second_level_cache_table,
+        memory_device_memory_table,
+        memory_chart,
+        memory_l1tex_cache_table,
+        memory_l2_cache_table,
+        nvlink_topology,
+        nvlink_property_table,
+        nvlink_throughput_table,
+        memory_l2_cache_evict_policy_table,
+        numa_id_table,
+        timeline,
+        gfx_metrics_widget,
     ];
     fixed
         .iter()

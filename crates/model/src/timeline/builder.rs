@@ -40,6 +40,22 @@ pub struct NewEvent {
     pub depth: u16,
 }
 
+impl NewEvent {
+    /// An event of `kind` from `start` to `end`, named `name`, from record `source`: without a
+    /// correlation id, at depth 0 (set those with `NewEvent { correlation, ..NewEvent::new(..) }`).
+    pub fn new(kind: EventKind, start: i64, end: i64, name: StrId, source: u32) -> NewEvent {
+        NewEvent {
+            kind,
+            start,
+            end,
+            name,
+            correlation: 0,
+            source,
+            depth: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Staged {
     start: i64,
@@ -556,15 +572,7 @@ mod tests {
     use super::*;
 
     fn ev(kind: EventKind, start: i64, end: i64, name: StrId) -> NewEvent {
-        NewEvent {
-            kind,
-            start,
-            end,
-            name,
-            correlation: 0,
-            source: 0,
-            depth: 0,
-        }
+        NewEvent::new(kind, start, end, name, 0)
     }
 
     #[test]

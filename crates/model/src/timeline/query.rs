@@ -268,18 +268,7 @@ mod tests {
         b.set_layout(s, Layout::Lanes);
         let n = b.intern("kern");
         for &(start, end) in spans {
-            b.push(
-                s,
-                NewEvent {
-                    kind: EventKind::Kernel,
-                    start,
-                    end,
-                    name: n,
-                    correlation: 0,
-                    source: 0,
-                    depth: 0,
-                },
-            );
+            b.push(s, NewEvent::new(EventKind::Kernel, start, end, n, 0));
         }
         b.finish()
     }

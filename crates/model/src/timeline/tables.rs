@@ -121,15 +121,7 @@ mod tests {
         for (name, start, len) in [(a, 0, 10), (a, 20, 15), (c, 40, 30), (a, 80, 4)] {
             b.push(
                 q,
-                NewEvent {
-                    kind: EventKind::Kernel,
-                    start,
-                    end: start + len,
-                    name,
-                    correlation: 0,
-                    source: 0,
-                    depth: 0,
-                },
+                NewEvent::new(EventKind::Kernel, start, start + len, name, 0),
             );
         }
         let t = b.finish();

@@ -156,7 +156,11 @@ impl IAction {
         IMutableMetric::new(self.data.add(name.as_str(), MetricValue::None))
     }
 
+    /// `add_integer_metric`, `add_double_metric` and `add_string_metric` are one call: the
+    /// value's type follows `kind`.
     #[pymethod]
+    #[pymethod(name = "add_double_metric")]
+    #[pymethod(name = "add_string_metric")]
     fn add_integer_metric(
         &self,
         name: String,
@@ -167,28 +171,6 @@ impl IAction {
         let kind: i64 = kind.try_index(vm)?.try_to_primitive(vm)?;
         let value = value_arg(value, kind, vm)?;
         Ok(IMutableMetric::new(self.data.add(name.as_str(), value)))
-    }
-
-    #[pymethod]
-    fn add_double_metric(
-        &self,
-        name: String,
-        kind: PyObjectRef,
-        value: PyObjectRef,
-        vm: &VirtualMachine,
-    ) -> PyResult<IMutableMetric> {
-        self.add_integer_metric(name, kind, value, vm)
-    }
-
-    #[pymethod]
-    fn add_string_metric(
-        &self,
-        name: String,
-        kind: PyObjectRef,
-        value: PyObjectRef,
-        vm: &VirtualMachine,
-    ) -> PyResult<IMutableMetric> {
-        self.add_integer_metric(name, kind, value, vm)
     }
 
     /// Source correlation of a SASS address. Sightline does not decode the cubin's line

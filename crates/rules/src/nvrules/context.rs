@@ -18,6 +18,58 @@ use crate::nvtx_filter;
 /// The API level Sightline's NvRules module implements (`get_version`).
 pub const NVRULES_VERSION: &str = "2025.3.1";
 
+/// `AsMapping`, `AsSequence` and `Iterable` for a Python container of one item, `zelf.$item(vm)`
+/// (an `IContext` holds its range, an `IRange` its action): `len()` is 1, `[0]`, `[-1]` and
+/// slices index it, iterating yields it.
+macro_rules! one_item_container {
+    ($ty:ident, $item:ident) => {
+        impl AsMapping for $ty {
+            fn as_mapping() -> &'static PyMappingMethods {
+                static AS_MAPPING: PyMappingMethods = PyMappingMethods {
+                    length: atomic_func!(|_mapping, _vm| Ok(1)),
+                    subscript: atomic_func!(|mapping, needle, vm| {
+                        let zelf = $ty::mapping_downcast(mapping);
+                        index_items(
+                            stringify!($ty),
+                            1,
+                            &needle.to_owned(),
+                            |_| zelf.$item(vm),
+                            vm,
+                        )
+                    }),
+                    ass_subscript: None,
+                };
+                &AS_MAPPING
+            }
+        }
+
+        impl AsSequence for $ty {
+            fn as_sequence() -> &'static PySequenceMethods {
+                static AS_SEQUENCE: PySequenceMethods = PySequenceMethods {
+                    length: atomic_func!(|_seq, _vm| Ok(1)),
+                    ..PySequenceMethods::NOT_IMPLEMENTED
+                };
+                &AS_SEQUENCE
+            }
+        }
+
+        impl Iterable for $ty {
+            fn iter(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult {
+                iter_list(vec![zelf.$item(vm)], vm)
+            }
+        }
+    };
+}
+
+/// A Python iterator over a new list of `items`.
+pub(crate) fn iter_list(items: Vec<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
+    vm.ctx
+        .new_list(items)
+        .as_object()
+        .get_iter(vm)
+        .map(Into::into)
+}
+
 /// `obj[key]` for an object with `len` items made by `item(i)`: ints (negative from the end)
 /// and slices (a tuple), as NVIDIA's `__getitem__` helpers do.
 fn index_items(
@@ -112,46 +164,7 @@ impl IRange {
     }
 }
 
-impl AsMapping for IRange {
-    fn as_mapping() -> &'static PyMappingMethods {
-        static AS_MAPPING: PyMappingMethods = PyMappingMethods {
-            length: atomic_func!(|_mapping, _vm| Ok(1)),
-            subscript: atomic_func!(|mapping, needle, vm| {
-                let zelf = IRange::mapping_downcast(mapping);
-                index_items(
-                    "IRange",
-                    1,
-                    &needle.to_owned(),
-                    |_| zelf.action_object(vm),
-                    vm,
-                )
-            }),
-            ass_subscript: None,
-        };
-        &AS_MAPPING
-    }
-}
-
-impl AsSequence for IRange {
-    fn as_sequence() -> &'static PySequenceMethods {
-        static AS_SEQUENCE: PySequenceMethods = PySequenceMethods {
-            length: atomic_func!(|_seq, _vm| Ok(1)),
-            ..PySequenceMethods::NOT_IMPLEMENTED
-        };
-        &AS_SEQUENCE
-    }
-}
-
-impl Iterable for IRange {
-    fn iter(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult {
-        let items = vec![zelf.action_object(vm)];
-        vm.ctx
-            .new_list(items)
-            .as_object()
-            .get_iter(vm)
-            .map(Into::into)
-    }
-}
+one_item_container!(IRange, action_object);
 
 /// `NvRules.IContext`: the entry point a rule gets from `get_context(handle)`.
 #[pyclass(module = "NvRules", name = "IContext")]
@@ -219,43 +232,4 @@ impl IContext {
     }
 }
 
-impl AsMapping for IContext {
-    fn as_mapping() -> &'static PyMappingMethods {
-        static AS_MAPPING: PyMappingMethods = PyMappingMethods {
-            length: atomic_func!(|_mapping, _vm| Ok(1)),
-            subscript: atomic_func!(|mapping, needle, vm| {
-                let zelf = IContext::mapping_downcast(mapping);
-                index_items(
-                    "IContext",
-                    1,
-                    &needle.to_owned(),
-                    |_| zelf.range_object(vm),
-                    vm,
-                )
-            }),
-            ass_subscript: None,
-        };
-        &AS_MAPPING
-    }
-}
-
-impl AsSequence for IContext {
-    fn as_sequence() -> &'static PySequenceMethods {
-        static AS_SEQUENCE: PySequenceMethods = PySequenceMethods {
-            length: atomic_func!(|_seq, _vm| Ok(1)),
-            ..PySequenceMethods::NOT_IMPLEMENTED
-        };
-        &AS_SEQUENCE
-    }
-}
-
-impl Iterable for IContext {
-    fn iter(zelf: PyRef<Self>, vm: &VirtualMachine) -> PyResult {
-        let items = vec![zelf.range_object(vm)];
-        vm.ctx
-            .new_list(items)
-            .as_object()
-            .get_iter(vm)
-            .map(Into::into)
-    }
-}
+one_item_container!(IContext, range_object);

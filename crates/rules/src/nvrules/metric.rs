@@ -182,68 +182,89 @@ fn infer_rollup(name: &str) -> i64 {
     }
 }
 
-/// Shared implementation of the read accessors of `IMetric` and `IMutableMetric`.
-pub(crate) struct MetricApi;
+/// `NvRules.IMetric`: a read-only metric.
+#[pyclass(module = "NvRules", name = "IMetric")]
+#[derive(Debug, PyPayload)]
+pub struct IMetric {
+    pub(crate) inner: MetricRef,
+}
 
-impl MetricApi {
-    pub(crate) fn name(m: &MetricRef) -> String {
-        m.name()
-    }
-
-    pub(crate) fn kind(
-        m: &MetricRef,
+impl IMetric {
+    /// The value at the `instance` argument (none: the metric's own value).
+    fn value_arg(
+        &self,
         instance: OptionalArg<PyObjectRef>,
         vm: &VirtualMachine,
-    ) -> PyResult<i64> {
+    ) -> PyResult<MetricValue> {
         let instance = instance_arg(instance, vm)?;
-        Ok(kind_code(m.value_at(instance, vm)?.kind()))
+        self.inner.value_at(instance, vm)
+    }
+}
+
+/// A metric `NAME:correlation_ids` whose instances are the correlation ids of `instances`
+/// (0 where one has none).
+fn correlation_metric(name: &str, instances: &[Instance]) -> OwnedMetric {
+    OwnedMetric {
+        name: format!("{name}:correlation_ids"),
+        stored: MetricValue::None,
+        instances: instances
+            .iter()
+            .map(|i| Instance {
+                correlation_id: None,
+                value: i.correlation_id.clone().unwrap_or(MetricValue::Uint64(0)),
+            })
+            .collect(),
+    }
+}
+
+/// A Python int for a code, or `None` for the code that means none.
+fn code_or_none(code: i64, none: i64, vm: &VirtualMachine) -> PyObjectRef {
+    if code == none {
+        vm.ctx.none()
+    } else {
+        vm.ctx.new_int(code).into()
+    }
+}
+
+#[pyclass(flags(BASETYPE))]
+impl IMetric {
+    #[pymethod]
+    #[pymethod(name = "__str__")]
+    fn name(&self) -> String {
+        self.inner.name()
     }
 
-    pub(crate) fn value(
-        m: &MetricRef,
-        instance: OptionalArg<PyObjectRef>,
-        vm: &VirtualMachine,
-    ) -> PyResult {
-        let instance = instance_arg(instance, vm)?;
-        Ok(to_python(&m.value_at(instance, vm)?, vm))
+    #[pymethod]
+    fn kind(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<i64> {
+        Ok(kind_code(self.value_arg(instance, vm)?.kind()))
     }
 
-    pub(crate) fn as_double(
-        m: &MetricRef,
-        instance: OptionalArg<PyObjectRef>,
-        vm: &VirtualMachine,
-    ) -> PyResult<f64> {
-        let instance = instance_arg(instance, vm)?;
-        Ok(m.value_at(instance, vm)?.as_f64().unwrap_or(0.0))
+    #[pymethod]
+    fn value(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
+        Ok(to_python(&self.value_arg(instance, vm)?, vm))
     }
 
-    pub(crate) fn as_uint64(
-        m: &MetricRef,
-        instance: OptionalArg<PyObjectRef>,
-        vm: &VirtualMachine,
-    ) -> PyResult<u64> {
-        let instance = instance_arg(instance, vm)?;
-        Ok(m.value_at(instance, vm)?.as_u64().unwrap_or(0))
+    #[pymethod]
+    fn as_double(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<f64> {
+        Ok(self.value_arg(instance, vm)?.as_f64().unwrap_or(0.0))
     }
 
-    pub(crate) fn as_string(
-        m: &MetricRef,
-        instance: OptionalArg<PyObjectRef>,
-        vm: &VirtualMachine,
-    ) -> PyResult {
-        let instance = instance_arg(instance, vm)?;
-        Ok(match m.value_at(instance, vm)? {
+    #[pymethod]
+    fn as_uint64(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<u64> {
+        Ok(self.value_arg(instance, vm)?.as_u64().unwrap_or(0))
+    }
+
+    #[pymethod]
+    fn as_string(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
+        Ok(match self.value_arg(instance, vm)? {
             MetricValue::String(s) => vm.ctx.new_str(s).into(),
             _ => vm.ctx.none(),
         })
     }
 
-    pub(crate) fn has_value(
-        m: &MetricRef,
-        kind: OptionalArg<PyObjectRef>,
-        vm: &VirtualMachine,
-    ) -> PyResult<bool> {
-        let value = m.value_at(None, vm)?;
+    #[pymethod]
+    fn has_value(&self, kind: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<bool> {
+        let value = self.inner.value_at(None, vm)?;
         let has = !matches!(value, MetricValue::None);
         match kind {
             OptionalArg::Present(kind) => {
@@ -254,116 +275,31 @@ impl MetricApi {
         }
     }
 
-    pub(crate) fn num_instances(m: &MetricRef) -> usize {
-        m.with(|_, _, instances| instances.len())
+    #[pymethod]
+    fn num_instances(&self) -> usize {
+        self.inner.with(|_, _, instances| instances.len())
     }
 
-    pub(crate) fn has_correlation_ids(m: &MetricRef) -> bool {
-        m.with(|_, _, instances| instances.iter().any(|i| i.correlation_id.is_some()))
+    #[pymethod]
+    fn has_correlation_ids(&self) -> bool {
+        self.inner
+            .with(|_, _, instances| instances.iter().any(|i| i.correlation_id.is_some()))
     }
 
-    pub(crate) fn correlation_ids(m: &MetricRef) -> IMetric {
-        let owned = m.with(|name, _, instances| OwnedMetric {
-            name: format!("{name}:correlation_ids"),
-            stored: MetricValue::None,
-            instances: instances
-                .iter()
-                .map(|i| Instance {
-                    correlation_id: None,
-                    value: i.correlation_id.clone().unwrap_or(MetricValue::Uint64(0)),
-                })
-                .collect(),
-        });
+    #[pymethod]
+    fn correlation_ids(&self) -> IMetric {
+        let owned = self
+            .inner
+            .with(|name, _, instances| correlation_metric(name, instances));
         IMetric {
             inner: MetricRef::Owned(Rc::new(RefCell::new(owned))),
         }
     }
 
-    pub(crate) fn unit(m: &MetricRef) -> String {
-        m.with(|name, _, _| sightline_model::ncu::units::infer_unit(name).into_owned())
-    }
-
-    pub(crate) fn metric_type(m: &MetricRef) -> i64 {
-        m.with(|name, _, _| infer_metric_type(name))
-    }
-
-    pub(crate) fn metric_subtype(m: &MetricRef, vm: &VirtualMachine) -> PyObjectRef {
-        match m.with(|name, _, _| infer_subtype(name)) {
-            metric_subtype::NONE => vm.ctx.none(),
-            code => vm.ctx.new_int(code).into(),
-        }
-    }
-
-    pub(crate) fn rollup_operation(m: &MetricRef, vm: &VirtualMachine) -> PyObjectRef {
-        match m.with(|name, _, _| infer_rollup(name)) {
-            rollup::NONE => vm.ctx.none(),
-            code => vm.ctx.new_int(code).into(),
-        }
-    }
-}
-
-/// `NvRules.IMetric`: a read-only metric.
-#[pyclass(module = "NvRules", name = "IMetric")]
-#[derive(Debug, PyPayload)]
-pub struct IMetric {
-    pub(crate) inner: MetricRef,
-}
-
-#[pyclass(flags(BASETYPE))]
-impl IMetric {
-    #[pymethod]
-    fn name(&self) -> String {
-        MetricApi::name(&self.inner)
-    }
-
-    #[pymethod]
-    fn kind(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<i64> {
-        MetricApi::kind(&self.inner, instance, vm)
-    }
-
-    #[pymethod]
-    fn value(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
-        MetricApi::value(&self.inner, instance, vm)
-    }
-
-    #[pymethod]
-    fn as_double(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<f64> {
-        MetricApi::as_double(&self.inner, instance, vm)
-    }
-
-    #[pymethod]
-    fn as_uint64(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<u64> {
-        MetricApi::as_uint64(&self.inner, instance, vm)
-    }
-
-    #[pymethod]
-    fn as_string(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult {
-        MetricApi::as_string(&self.inner, instance, vm)
-    }
-
-    #[pymethod]
-    fn has_value(&self, kind: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<bool> {
-        MetricApi::has_value(&self.inner, kind, vm)
-    }
-
-    #[pymethod]
-    fn num_instances(&self) -> usize {
-        MetricApi::num_instances(&self.inner)
-    }
-
-    #[pymethod]
-    fn has_correlation_ids(&self) -> bool {
-        MetricApi::has_correlation_ids(&self.inner)
-    }
-
-    #[pymethod]
-    fn correlation_ids(&self) -> IMetric {
-        MetricApi::correlation_ids(&self.inner)
-    }
-
     #[pymethod]
     fn unit(&self) -> String {
-        MetricApi::unit(&self.inner)
+        self.inner
+            .with(|name, _, _| sightline_model::ncu::units::infer_unit(name).into_owned())
     }
 
     /// Descriptions live in NVIDIA's metric library, not in reports: always empty.
@@ -374,22 +310,19 @@ impl IMetric {
 
     #[pymethod]
     fn metric_type(&self) -> i64 {
-        MetricApi::metric_type(&self.inner)
+        self.inner.with(|name, _, _| infer_metric_type(name))
     }
 
     #[pymethod]
     fn metric_subtype(&self, vm: &VirtualMachine) -> PyObjectRef {
-        MetricApi::metric_subtype(&self.inner, vm)
+        let code = self.inner.with(|name, _, _| infer_subtype(name));
+        code_or_none(code, metric_subtype::NONE, vm)
     }
 
     #[pymethod]
     fn rollup_operation(&self, vm: &VirtualMachine) -> PyObjectRef {
-        MetricApi::rollup_operation(&self.inner, vm)
-    }
-
-    #[pymethod(name = "__str__")]
-    fn str_name(&self) -> String {
-        MetricApi::name(&self.inner)
+        let code = self.inner.with(|name, _, _| infer_rollup(name));
+        code_or_none(code, rollup::NONE, vm)
     }
 }
 
@@ -476,18 +409,7 @@ impl IMutableMetric {
     #[pymethod]
     fn mutable_correlation_ids(&self, vm: &VirtualMachine) -> PyResult<IMutableMetric> {
         let owned = self.owned(vm)?.borrow();
-        let ids = OwnedMetric {
-            name: format!("{}:correlation_ids", owned.name),
-            stored: MetricValue::None,
-            instances: owned
-                .instances
-                .iter()
-                .map(|i| Instance {
-                    correlation_id: None,
-                    value: i.correlation_id.clone().unwrap_or(MetricValue::Uint64(0)),
-                })
-                .collect(),
-        };
+        let ids = correlation_metric(&owned.name, &owned.instances);
         Ok(IMutableMetric::new(Rc::new(RefCell::new(ids))))
     }
 }

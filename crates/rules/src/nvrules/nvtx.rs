@@ -6,10 +6,11 @@ use rustpython_vm::builtins::PyInt;
 use rustpython_vm::protocol::PyMappingMethods;
 use rustpython_vm::types::{AsMapping, Iterable};
 use rustpython_vm::{
-    AsObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, atomic_func, pyclass,
+    PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, atomic_func, pyclass,
 };
 
 use super::action::ActionData;
+use super::context::iter_list;
 use sightline_model::ncu::nvtx::NvtxView;
 use sightline_model::proto::nv::nvtx::NvtxEventAttributes;
 
@@ -90,11 +91,7 @@ impl Iterable for INvtxState {
             .into_iter()
             .map(|id| vm.ctx.new_int(id).into())
             .collect();
-        vm.ctx
-            .new_list(ids)
-            .as_object()
-            .get_iter(vm)
-            .map(Into::into)
+        iter_list(ids, vm)
     }
 }
 
@@ -107,6 +104,19 @@ pub struct INvtxDomainInfo {
 }
 
 impl INvtxDomainInfo {
+    /// The names of the domain's push/pop (`push_pop`) or start/end ranges, as a Python list.
+    fn range_names(&self, push_pop: bool, vm: &VirtualMachine) -> PyObjectRef {
+        let names = view(&self.data).map_or_else(Vec::new, |v| {
+            let ranges = if push_pop {
+                v.push_pop_ranges(self.id)
+            } else {
+                v.start_end_ranges(self.id)
+            };
+            ranges.iter().map(|s| vm.ctx.new_str(*s).into()).collect()
+        });
+        vm.ctx.new_list(names).into()
+    }
+
     fn attributes(
         &self,
         push_pop: bool,
@@ -141,30 +151,19 @@ impl INvtxDomainInfo {
 #[pyclass]
 impl INvtxDomainInfo {
     #[pymethod]
+    #[pymethod(name = "__str__")]
     fn name(&self) -> String {
         view(&self.data).map_or_else(String::new, |v| v.domain_name(self.id).to_owned())
     }
 
     #[pymethod]
     fn push_pop_ranges(&self, vm: &VirtualMachine) -> PyObjectRef {
-        let names = view(&self.data).map_or_else(Vec::new, |v| {
-            v.push_pop_ranges(self.id)
-                .iter()
-                .map(|s| vm.ctx.new_str(*s).into())
-                .collect()
-        });
-        vm.ctx.new_list(names).into()
+        self.range_names(true, vm)
     }
 
     #[pymethod]
     fn start_end_ranges(&self, vm: &VirtualMachine) -> PyObjectRef {
-        let names = view(&self.data).map_or_else(Vec::new, |v| {
-            v.start_end_ranges(self.id)
-                .iter()
-                .map(|s| vm.ctx.new_str(*s).into())
-                .collect()
-        });
-        vm.ctx.new_list(names).into()
+        self.range_names(false, vm)
     }
 
     #[pymethod]
@@ -177,11 +176,6 @@ impl INvtxDomainInfo {
     fn start_end_range(&self, index: usize) -> Option<INvtxRange> {
         self.attributes(false, index)
             .map(|(name, attributes)| INvtxRange { name, attributes })
-    }
-
-    #[pymethod(name = "__str__")]
-    fn str_name(&self) -> String {
-        self.name()
     }
 }
 

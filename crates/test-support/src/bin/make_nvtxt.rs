@@ -13,25 +13,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-}
+use sightline_test_support::rng::Rng;
 
 const COLORS: &[&str] = &[
     "Blue",
@@ -197,7 +179,7 @@ fn generate(options: &Options) -> std::io::Result<u64> {
             } else {
                 write!(out, "Marker, {time}, {pid}, {tid}, ")?;
                 if rng.below(4) == 0 {
-                    write!(out, "0x{:08X}, ", rng.next() as u32 | 0xFF00_0000)?;
+                    write!(out, "0x{:08X}, ", rng.next_u64() as u32 | 0xFF00_0000)?;
                 } else {
                     write!(out, "{}, ", rng.pick(COLORS))?;
                 }

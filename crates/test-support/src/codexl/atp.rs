@@ -147,12 +147,13 @@ fn thread_base(api: u64, thread: u32) -> u64 {
     1_000_000_000 + api * 100_000_000 + u64::from(thread) * 10_000
 }
 
-/// The `index`-th OpenCL call of `thread` (deterministic in (seed, thread, index)).
-fn opencl_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
-    let mut rng = Rng::new(spec.seed ^ (u64::from(thread) << 40) ^ index.wrapping_mul(0x1000_0001));
-    let start = thread_base(0, thread) + index * 20_000 + rng.range(0, 500);
-    let end = start + rng.range(800, 12_000);
-    let call = |type_id, name, ret, args: String| Call {
+/// Makes calls `(type id, name, return value, arguments)` that run from `start` to `end`, with
+/// no device command and no copy.
+fn calls_at(
+    start: u64,
+    end: u64,
+) -> impl Fn(u32, &'static str, Option<&'static str>, String) -> Call {
+    move |type_id, name, ret, args| Call {
         type_id,
         name,
         ret,
@@ -161,7 +162,15 @@ fn opencl_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
         end,
         enqueue: None,
         copy: None,
-    };
+    }
+}
+
+/// The `index`-th OpenCL call of `thread` (deterministic in (seed, thread, index)).
+fn opencl_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
+    let mut rng = Rng::new(spec.seed ^ (u64::from(thread) << 40) ^ index.wrapping_mul(0x1000_0001));
+    let start = thread_base(0, thread) + index * 20_000 + rng.range(0, 500);
+    let end = start + rng.range(800, 12_000);
+    let call = calls_at(start, end);
     let setup = 8;
     let per_iteration = opencl_calls_per_iteration(spec);
     let args = u64::from(spec.set_args);
@@ -317,16 +326,7 @@ fn hsa_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
         Rng::new(spec.seed ^ 0xABCD ^ (u64::from(thread) << 40) ^ index.wrapping_mul(0x2000_0003));
     let start = thread_base(1, thread) + index * 15_000 + rng.range(0, 400);
     let end = start + rng.range(500, 9_000);
-    let call = |type_id, name, ret, args: String| Call {
-        type_id,
-        name,
-        ret,
-        args,
-        start,
-        end,
-        enqueue: None,
-        copy: None,
-    };
+    let call = calls_at(start, end);
     let last = 4 + 4 * u64::from(spec.iterations);
     match index {
         0 => call(1, "hsa_init", Some("HSA_STATUS_SUCCESS"), String::new()),

@@ -661,9 +661,12 @@ fn item_title(ui: &mut Ui, item: &Item) {
 
 fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
     ui.add_space(6.0);
+    // A container's items have their own titles; a fixed table has one only when it has entries.
+    if !matches!(view, ItemView::Container(_) | ItemView::Fixed { .. }) {
+        item_title(ui, item);
+    }
     match view {
         ItemView::Table { entries, columns } => {
-            item_title(ui, item);
             if item.entries.is_empty() {
                 ui.weak("No metrics apply to this kernel.");
             } else {
@@ -678,43 +681,16 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
                 instance_tables(ui, &item.entries, entries, render);
             }
         }
-        ItemView::Bars(chart) => {
-            item_title(ui, item);
-            bar_chart_ui(ui, item, chart);
-        }
-        ItemView::Lines(chart) => {
-            item_title(ui, item);
-            line_chart_ui(ui, item, chart);
-        }
-        ItemView::Histogram(chart) => {
-            item_title(ui, item);
-            histogram_ui(ui, item, chart);
-        }
-        ItemView::Roofline(chart) => {
-            item_title(ui, item);
-            roofline_ui(ui, chart);
-        }
+        ItemView::Bars(chart) => bar_chart_ui(ui, item, chart),
+        ItemView::Lines(chart) => line_chart_ui(ui, item, chart),
+        ItemView::Histogram(chart) => histogram_ui(ui, item, chart),
+        ItemView::Roofline(chart) => roofline_ui(ui, chart),
         ItemView::Container(views) => container_ui(ui, item, views, render),
-        ItemView::MemoryChart(chart) => {
-            item_title(ui, item);
-            memory_chart_ui(ui, chart);
-        }
-        ItemView::MemoryTable(table) => {
-            item_title(ui, item);
-            memory_table_ui(ui, table);
-        }
-        ItemView::SystemTable(table) => {
-            item_title(ui, item);
-            system_table_ui(ui, table);
-        }
-        ItemView::Topology(topology) => {
-            item_title(ui, item);
-            topology_ui(ui, topology);
-        }
-        ItemView::PmTimeline(timeline) => {
-            item_title(ui, item);
-            pm_timeline_ui(ui, timeline);
-        }
+        ItemView::MemoryChart(chart) => memory_chart_ui(ui, chart),
+        ItemView::MemoryTable(table) => memory_table_ui(ui, table),
+        ItemView::SystemTable(table) => system_table_ui(ui, table),
+        ItemView::Topology(topology) => topology_ui(ui, topology),
+        ItemView::PmTimeline(timeline) => pm_timeline_ui(ui, timeline),
         ItemView::Fixed { entries, note } => {
             if item.entries.is_empty() {
                 ui.weak(note.as_str());

@@ -251,27 +251,27 @@ pub(super) fn empty_note(item: &Item) -> String {
 
 impl ItemView {
     pub(super) fn build(section: &str, place: &str, item: &Item) -> ItemView {
+        // Where a widget with its own grid or plot id stands in the page.
+        let id_place = || format!("{section}.{place}");
         match &item.memory {
             Some(MemoryWidget::Chart(chart)) => {
                 return ItemView::MemoryChart(MemoryChartView::build(item, chart));
             }
             Some(MemoryWidget::Table(table)) => {
-                let place = format!("{section}.{place}");
-                return ItemView::MemoryTable(MemoryTableView::build(&place, item, table));
+                return ItemView::MemoryTable(MemoryTableView::build(&id_place(), item, table));
             }
             None => {}
         }
         match &item.system {
             Some(SystemWidget::Table(table)) => {
-                let place = format!("{section}.{place}");
-                return ItemView::SystemTable(SystemTableView::build(&place, item, table));
+                return ItemView::SystemTable(SystemTableView::build(&id_place(), item, table));
             }
             Some(SystemWidget::Topology(topology)) => {
                 return ItemView::Topology(TopologyView::build(item, topology));
             }
             Some(SystemWidget::Timeline(timeline)) => {
-                let place = format!("{section}.{place}");
-                return ItemView::PmTimeline(PmTimelineView::build(&place, item, timeline));
+                let view = PmTimelineView::build(&id_place(), item, timeline);
+                return ItemView::PmTimeline(view);
             }
             None => {}
         }

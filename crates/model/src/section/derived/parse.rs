@@ -29,6 +29,9 @@ struct Parser {
     pos: usize,
 }
 
+/// An operand parsed, with the height of its tree (0 for a leaf).
+type Parsed = Result<(Operand, usize), DerivedError>;
+
 impl Parser {
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
@@ -57,33 +60,40 @@ impl Parser {
 
     /// `term (('+' | '-') term)*`. `depth` is the parenthesis/call nesting of the parser; the
     /// returned height is the height of the operand's tree (0 for a leaf).
-    fn sum(&mut self, depth: usize) -> Result<(Operand, usize), DerivedError> {
-        let (mut lhs, mut lhs_depth) = self.product(depth)?;
-        loop {
-            self.skip_whitespace();
-            let op = match self.peek() {
-                Some('+') => Operator::Add,
-                Some('-') => Operator::Sub,
-                _ => return Ok((lhs, lhs_depth)),
-            };
-            self.pos += 1;
-            let (rhs, rhs_depth) = self.product(depth)?;
-            (lhs, lhs_depth) = self.binary(lhs, op, rhs, lhs_depth.max(rhs_depth))?;
-        }
+    fn sum(&mut self, depth: usize) -> Parsed {
+        self.left_assoc(
+            depth,
+            [('+', Operator::Add), ('-', Operator::Sub)],
+            Self::product,
+        )
     }
 
     /// `factor (('*' | '/') factor)*`.
-    fn product(&mut self, depth: usize) -> Result<(Operand, usize), DerivedError> {
-        let (mut lhs, mut lhs_depth) = self.factor(depth)?;
+    fn product(&mut self, depth: usize) -> Parsed {
+        self.left_assoc(
+            depth,
+            [('*', Operator::Mul), ('/', Operator::Div)],
+            Self::factor,
+        )
+    }
+
+    /// `operand (op operand)*` for the two operators `ops` of one precedence level, grouped
+    /// from the left.
+    fn left_assoc(
+        &mut self,
+        depth: usize,
+        ops: [(char, Operator); 2],
+        operand: fn(&mut Self, usize) -> Parsed,
+    ) -> Parsed {
+        let (mut lhs, mut lhs_depth) = operand(self, depth)?;
         loop {
             self.skip_whitespace();
-            let op = match self.peek() {
-                Some('*') => Operator::Mul,
-                Some('/') => Operator::Div,
-                _ => return Ok((lhs, lhs_depth)),
+            let next = self.peek();
+            let Some(&(_, op)) = ops.iter().find(|(c, _)| Some(*c) == next) else {
+                return Ok((lhs, lhs_depth));
             };
             self.pos += 1;
-            let (rhs, rhs_depth) = self.factor(depth)?;
+            let (rhs, rhs_depth) = operand(self, depth)?;
             (lhs, lhs_depth) = self.binary(lhs, op, rhs, lhs_depth.max(rhs_depth))?;
         }
     }

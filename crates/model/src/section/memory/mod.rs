@@ -212,63 +212,38 @@ pub fn widget_of(
     if let Some(w) = &item.memory_chart {
         return Some(("memory_chart", w.label.clone(), RowFilter::default()));
     }
-    if let Some(w) = &item.memory_shared_table {
-        let rows = filter(
-            w.show_loads,
-            w.show_stores,
-            w.show_atomics,
-            None,
-            w.show_totals,
-        );
-        return Some(("memory_shared_table", w.label.clone(), rows));
+    // Which of the five `show_*` flags (loads, stores, atomics, reductions, totals) each table
+    // widget's message has: `y` reads the flag, `-` (a flag the message lacks) counts as shown.
+    macro_rules! flag {
+        ($w:ident . $name:ident y) => {
+            $w.$name
+        };
+        ($w:ident . $name:ident -) => {
+            None
+        };
     }
-    if let Some(w) = &item.memory_l1tex_cache_table {
-        let rows = filter(
-            w.show_loads,
-            w.show_stores,
-            w.show_atomics,
-            w.show_reductions,
-            w.show_totals,
-        );
-        return Some(("memory_l1tex_cache_table", w.label.clone(), rows));
+    macro_rules! tables {
+        ($($field:ident: $l:tt $s:tt $a:tt $r:tt $t:tt;)*) => {
+            $(if let Some(w) = &item.$field {
+                let rows = filter(
+                    flag!(w.show_loads $l),
+                    flag!(w.show_stores $s),
+                    flag!(w.show_atomics $a),
+                    flag!(w.show_reductions $r),
+                    flag!(w.show_totals $t),
+                );
+                return Some((stringify!($field), w.label.clone(), rows));
+            })*
+        };
     }
-    if let Some(w) = &item.memory_first_level_cache_table {
-        let rows = filter(
-            w.show_loads,
-            w.show_stores,
-            w.show_atomics,
-            w.show_reductions,
-            w.show_totals,
-        );
-        return Some(("memory_first_level_cache_table", w.label.clone(), rows));
-    }
-    if let Some(w) = &item.memory_l2_cache_table {
-        let rows = filter(
-            w.show_loads,
-            w.show_stores,
-            w.show_atomics,
-            w.show_reductions,
-            None,
-        );
-        return Some(("memory_l2_cache_table", w.label.clone(), rows));
-    }
-    if let Some(w) = &item.memory_second_level_cache_table {
-        let rows = filter(
-            w.show_loads,
-            w.show_stores,
-            w.show_atomics,
-            w.show_reductions,
-            w.show_totals,
-        );
-        return Some(("memory_second_level_cache_table", w.label.clone(), rows));
-    }
-    if let Some(w) = &item.memory_l2_cache_evict_policy_table {
-        let rows = filter(w.show_loads, w.show_stores, w.show_atomics, None, None);
-        return Some(("memory_l2_cache_evict_policy_table", w.label.clone(), rows));
-    }
-    if let Some(w) = &item.memory_device_memory_table {
-        let rows = filter(w.show_loads, w.show_stores, None, None, w.show_totals);
-        return Some(("memory_device_memory_table", w.label.clone(), rows));
+    tables! {
+        memory_shared_table: y y y - y;
+        memory_l1tex_cache_table: y y y y y;
+        memory_first_level_cache_table: y y y y y;
+        memory_l2_cache_table: y y y y -;
+        memory_second_level_cache_table: y y y y y;
+        memory_l2_cache_evict_policy_table: y y y - -;
+        memory_device_memory_table: y y - - y;
     }
     None
 }

@@ -175,13 +175,14 @@ fn add_calls(
             let pushed = b.push(
                 series,
                 NewEvent {
-                    kind: EventKind::HostApi,
-                    start: ns(call.start_ns),
-                    end: ns(call.end_ns),
-                    name,
                     correlation: line_offset,
-                    source,
-                    depth: 0,
+                    ..NewEvent::new(
+                        EventKind::HostApi,
+                        ns(call.start_ns),
+                        ns(call.end_ns),
+                        name,
+                        source,
+                    )
                 },
             );
             if let Some(slot) = refs.get_mut(index) {
@@ -238,15 +239,7 @@ fn add_enqueues(
         let name = b.intern(name);
         let pushed = b.push(
             row,
-            NewEvent {
-                kind,
-                start: ns(command.start_ns),
-                end: ns(command.end_ns),
-                name,
-                correlation: 0,
-                source,
-                depth: 0,
-            },
+            NewEvent::new(kind, ns(command.start_ns), ns(command.end_ns), name, source),
         );
         if command.queued_ns > 0 && command.queued_ns < command.start_ns {
             b.set_attrs(
@@ -283,15 +276,13 @@ fn add_hsa(
         let name = b.intern(trace.names.get(dispatch.kernel));
         b.push(
             row,
-            NewEvent {
-                kind: EventKind::Kernel,
-                start: ns(dispatch.start_ns),
-                end: ns(dispatch.end_ns),
+            NewEvent::new(
+                EventKind::Kernel,
+                ns(dispatch.start_ns),
+                ns(dispatch.end_ns),
                 name,
-                correlation: 0,
                 source,
-                depth: 0,
-            },
+            ),
         );
     }
     if trace.hsa_copies.is_empty() {
@@ -307,15 +298,13 @@ fn add_hsa(
         };
         let pushed = b.push(
             row,
-            NewEvent {
-                kind: EventKind::Memcpy,
-                start: ns(copy.start_ns),
-                end: ns(copy.end_ns),
+            NewEvent::new(
+                EventKind::Memcpy,
+                ns(copy.start_ns),
+                ns(copy.end_ns),
                 name,
-                correlation: 0,
                 source,
-                depth: 0,
-            },
+            ),
         );
         if let Some(Some(call)) = calls.get(copy.call as usize) {
             b.add_flow(*call, pushed);

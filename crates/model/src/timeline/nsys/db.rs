@@ -2,6 +2,7 @@
 //! StringIds, values that may be text where integers belong.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
@@ -206,23 +207,11 @@ impl ExportDb {
 
     /// Rows of a two-column key/value table (`META_DATA_EXPORT`, `EXPORT_META_DATA`).
     pub fn key_values(&self, table: &str) -> HashMap<String, String> {
-        let mut out = HashMap::new();
         if !self.has_table(table) {
-            return out;
+            return HashMap::new();
         }
         let sql = format!("SELECT name, value FROM {}", quote_ident(table));
-        if let Ok(mut stmt) = self.conn.prepare(&sql)
-            && let Ok(mut rows) = stmt.query([])
-        {
-            while let Ok(Some(row)) = rows.next() {
-                let k = row.get_ref(0).ok().and_then(text_of);
-                let v = row.get_ref(1).ok().and_then(text_of);
-                if let (Some(k), Some(v)) = (k, v) {
-                    out.insert(k, v);
-                }
-            }
-        }
-        out
+        self.pairs(&sql, text_of, text_of)
     }
 
     /// The `id → label` map of an `ENUM_*` table, if present.
@@ -230,20 +219,32 @@ impl ExportDb {
         if !self.has_table(table) {
             return None;
         }
-        let mut out = HashMap::new();
         let sql = format!("SELECT id, label FROM {}", quote_ident(table));
-        if let Ok(mut stmt) = self.conn.prepare(&sql)
+        Some(self.pairs(&sql, int_of, text_of))
+    }
+
+    /// The rows of the two-column query `sql` as `key → value`, each column read by its
+    /// function; rows either cannot read are passed over, and a query that fails gives what it
+    /// read so far.
+    fn pairs<K: Eq + Hash, V>(
+        &self,
+        sql: &str,
+        key: fn(ValueRef<'_>) -> Option<K>,
+        value: fn(ValueRef<'_>) -> Option<V>,
+    ) -> HashMap<K, V> {
+        let mut out = HashMap::new();
+        if let Ok(mut stmt) = self.conn.prepare(sql)
             && let Ok(mut rows) = stmt.query([])
         {
             while let Ok(Some(row)) = rows.next() {
-                let id = row.get_ref(0).ok().and_then(int_of);
-                let label = row.get_ref(1).ok().and_then(text_of);
-                if let (Some(id), Some(label)) = (id, label) {
-                    out.insert(id, label);
+                let k = row.get_ref(0).ok().and_then(key);
+                let v = row.get_ref(1).ok().and_then(value);
+                if let (Some(k), Some(v)) = (k, v) {
+                    out.insert(k, v);
                 }
             }
         }
-        Some(out)
+        out
     }
 
     /// Names of all tables (for messages).

@@ -431,31 +431,17 @@ impl<'d, 'a> Loader<'d, 'a> {
     }
 
     fn raw_name(&mut self, id: i64) -> StrId {
-        if let Some(&s) = self.raw_names.get(&id) {
-            return s;
-        }
-        let text = self
-            .strings
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| format!("<string {id}>"));
-        let s = self.b.intern(&text);
-        self.raw_names.insert(id, s);
-        s
+        intern_string(&mut self.raw_names, &self.strings, &mut self.b, id, |t| t)
     }
 
     fn api_name(&mut self, id: i64) -> StrId {
-        if let Some(&s) = self.api_names.get(&id) {
-            return s;
-        }
-        let text = self
-            .strings
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| format!("<string {id}>"));
-        let s = self.b.intern(strip_version_suffix(&text));
-        self.api_names.insert(id, s);
-        s
+        intern_string(
+            &mut self.api_names,
+            &self.strings,
+            &mut self.b,
+            id,
+            strip_version_suffix,
+        )
     }
 
     /// The series track `key` under the thread of `gtid`.
@@ -576,13 +562,8 @@ impl<'d, 'a> Loader<'d, 'a> {
             let r = l.b.push(
                 track,
                 NewEvent {
-                    kind,
-                    start,
-                    end,
-                    name,
                     correlation,
-                    source: rowid(v(0)),
-                    depth: 0,
+                    ..NewEvent::new(kind, start, end, name, rowid(v(0)))
                 },
             );
             if correlation != 0 {
@@ -702,4 +683,25 @@ fn lookup_label(table: Option<&HashMap<i64, String>>, builtin: &[&str], code: i6
                 .map(|s| s.to_string())
         })
         .unwrap_or_else(|| format!("kind {code}"))
+}
+
+/// The timeline's string for string-table entry `id` as `shown` writes it (`<string ID>` when
+/// the table lacks it), interned once: `cache` keeps what each id became.
+fn intern_string(
+    cache: &mut HashMap<i64, StrId>,
+    strings: &HashMap<i64, String>,
+    b: &mut TimelineBuilder,
+    id: i64,
+    shown: fn(&str) -> &str,
+) -> StrId {
+    if let Some(&s) = cache.get(&id) {
+        return s;
+    }
+    let text = strings
+        .get(&id)
+        .cloned()
+        .unwrap_or_else(|| format!("<string {id}>"));
+    let s = b.intern(shown(&text));
+    cache.insert(id, s);
+    s
 }

@@ -498,6 +498,37 @@ impl Parser {
         Ok(())
     }
 
+    /// Checks that the call of `command` has one value a parameter; else the error is at the first
+    /// value too many (or at the command) and names the parameters and, for a declared command,
+    /// the line of its format.
+    fn check_value_count(
+        &self,
+        command: &str,
+        params: &[Param],
+        format_line: Option<u32>,
+        command_at: usize,
+    ) -> Result<(), Problem> {
+        if self.values.len() == params.len() {
+            return Ok(());
+        }
+        let names: Vec<&str> = params.iter().map(|p| p.name()).collect();
+        let at = self
+            .values
+            .get(params.len())
+            .map_or(command_at, |&(_, at)| at);
+        let format =
+            format_line.map_or(String::new(), |line| format!(": its format at line {line}"));
+        Err(parsing(
+            at,
+            format!(
+                "{command} takes {} value(s) ({}{format}), got {}",
+                params.len(),
+                names.join(", "),
+                self.values.len()
+            ),
+        ))
+    }
+
     /// Checks the call's values against `params` (count, types, ranges), then assigns them all;
     /// on any error nothing is assigned. Also returns the TimeBase in force after the call.
     fn check_and_assign(
@@ -508,23 +539,12 @@ impl Parser {
         format_line: u32,
         command_at: usize,
     ) -> Result<Option<TimeBase>, Problem> {
-        if self.values.len() != params.len() {
-            let names: Vec<&str> = params.iter().map(|p| p.name()).collect();
-            let at = self
-                .values
-                .get(params.len())
-                .map_or(command_at, |&(_, at)| at);
-            return Err(parsing(
-                at,
-                format!(
-                    "{} takes {} value(s) ({}: its format at line {format_line}), got {}",
-                    String::from_utf8_lossy(command),
-                    params.len(),
-                    names.join(", "),
-                    self.values.len()
-                ),
-            ));
-        }
+        self.check_value_count(
+            &String::from_utf8_lossy(command),
+            params,
+            Some(format_line),
+            command_at,
+        )?;
         let mut checked = mem::take(&mut self.checked);
         checked.clear();
         let mut time_base = self.params.time_base;
@@ -692,23 +712,7 @@ impl Parser {
         command_at: usize,
     ) -> Result<(), Problem> {
         let params = builtin.params();
-        if self.values.len() != params.len() {
-            let names: Vec<&str> = params.iter().map(|p| p.name()).collect();
-            let at = self
-                .values
-                .get(params.len())
-                .map_or(command_at, |&(_, at)| at);
-            return Err(parsing(
-                at,
-                format!(
-                    "{} takes {} value(s) ({}), got {}",
-                    builtin.name(),
-                    params.len(),
-                    names.join(", "),
-                    self.values.len()
-                ),
-            ));
-        }
+        self.check_value_count(builtin.name(), params, None, command_at)?;
         let mut ints = [0u32; 2];
         let mut text = String::new();
         for (i, (&param, &(value, at))) in params.iter().zip(&self.values).enumerate() {

@@ -116,18 +116,9 @@ impl Loader<'_, '_> {
             };
             open_count += u64::from(open);
             let name = self.b.intern(r.text.as_deref().unwrap_or(""));
-            let e = self.b.push(
-                track,
-                NewEvent {
-                    kind,
-                    start: r.start,
-                    end,
-                    name,
-                    correlation: 0,
-                    source: r.rowid,
-                    depth: 0,
-                },
-            );
+            let e = self
+                .b
+                .push(track, NewEvent::new(kind, r.start, end, name, r.rowid));
             self.b.set_attrs(
                 e,
                 EventAttrs {
