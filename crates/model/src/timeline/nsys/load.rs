@@ -197,14 +197,7 @@ struct Loader<'d, 'a> {
 
 impl<'d, 'a> Loader<'d, 'a> {
     fn new(db: &'d ExportDb, options: LoadOptions<'a>) -> Result<Self, NsysError> {
-        let mut rows_total = 0;
-        for t in READ_TABLES {
-            rows_total += if *t == "OSRT_API" && db.has_column(t, "eventClass") {
-                db.row_count_where(t, "eventClass = 27")?
-            } else {
-                db.row_count(t)?
-            };
-        }
+        // Every table's rows, counted once: the import statistics, and the progress total.
         let mut b = TimelineBuilder::new(&db.path);
         let mut names: Vec<&str> = db.table_names().into_iter().collect();
         names.sort_unstable();
@@ -215,6 +208,14 @@ impl<'d, 'a> Loader<'d, 'a> {
                 source.rows = rows;
                 source.documented = super::schema::is_documented(table);
             }
+        }
+        let mut rows_total = 0;
+        for t in READ_TABLES {
+            rows_total += if *t == "OSRT_API" && db.has_column(t, "eventClass") {
+                db.row_count_where(t, "eventClass = 27")?
+            } else {
+                b.session.imports.sources.get(*t).map_or(0, |s| s.rows)
+            };
         }
         Ok(Loader {
             db,
