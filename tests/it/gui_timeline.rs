@@ -72,20 +72,7 @@ fn canvas_centre(h: &Harness<'static, SightlineApp>) -> Pos2 {
     doc(h).canvas.events_rect.center()
 }
 
-/// Presses and releases the primary button at `pos` (a click).
-fn click_at(h: &mut Harness<'static, SightlineApp>, pos: Pos2) {
-    h.hover_at(pos);
-    h.step();
-    h.drag_at(pos);
-    h.step();
-    h.event(egui::Event::PointerButton {
-        pos,
-        button: PointerButton::Primary,
-        pressed: false,
-        modifiers: Modifiers::NONE,
-    });
-    h.run();
-}
+use common::app::click_at;
 
 /// A kernel that has its launching call as a flow.
 fn kernel_with_flow(tl: &Timeline) -> (EventId, EventId) {

@@ -56,3 +56,18 @@ pub fn ncu_state<'a>(
         .kind_state()
         .expect("the app keeps an Nsight Compute state")
 }
+
+/// Presses and releases the primary button at `pos` (a click).
+pub fn click_at(h: &mut Harness<'static, SightlineApp>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.step();
+    h.drag_at(pos);
+    h.step();
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run();
+}

@@ -58,6 +58,9 @@ pub struct Marks<'a> {
     /// Per string id: whether events of that name are highlighted (search hits, a summary
     /// row's instances). Empty: nothing highlighted.
     pub names: &'a [bool],
+    /// Per call-stack node: whether CPU samples with that stack are highlighted (the CPU
+    /// profile's selected function). Empty: nothing highlighted.
+    pub stacks: &'a [bool],
 }
 
 /// What the rows of one frame are drawn with: the events' painter (clipped to the event area),
@@ -512,7 +515,13 @@ impl Canvas {
             .names
             .get(event.name.0 as usize)
             .copied()
-            .unwrap_or(false);
+            .unwrap_or(false)
+            || (event.kind == sightline_model::timeline::EventKind::CpuSample
+                && marks
+                    .stacks
+                    .get(event.correlation as usize)
+                    .copied()
+                    .unwrap_or(false));
         if highlighted {
             painter.rect_stroke(
                 rect,

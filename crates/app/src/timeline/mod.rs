@@ -15,6 +15,7 @@
 
 pub mod canvas;
 pub mod colors;
+pub mod cpu_profile;
 pub mod details;
 pub mod imports;
 pub mod keys;
@@ -327,7 +328,7 @@ impl TimelineDoc {
             .resizable(true)
             .default_size(220.0)
             .show(ui, |ui| {
-                go_to = go_to.or(self.stats.ui(ui, &timeline));
+                go_to = go_to.or(self.stats.ui(ui, &timeline, self.selection.range));
             });
         egui::Panel::right("timeline-details")
             .resizable(true)
@@ -390,6 +391,11 @@ impl TimelineDoc {
                 partners: &self.selection.partners,
                 range: self.selection.range,
                 names: highlight,
+                stacks: if self.stats.showing_profile {
+                    &self.stats.profile.highlight
+                } else {
+                    &[]
+                },
             };
             let out = self.canvas.ui(ui, rect, &timeline, &marks);
             if let Some(e) = out.clicked {

@@ -41,6 +41,10 @@ pub struct StatsPanel {
     pub table: SortableTable,
     /// The clicked row's instances.
     pub instances: Option<Instances>,
+    /// The CPU profile (offered when the timeline has CPU samples).
+    pub profile: super::cpu_profile::CpuProfile,
+    /// Whether the CPU profile is shown instead of a report.
+    pub showing_profile: bool,
 }
 
 /// The panel reads as its table's state (`stats.sort`, `stats.order`).
@@ -148,7 +152,12 @@ impl StatsPanel {
     }
 
     /// Draws the panel; returns an event to go to.
-    pub fn ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline) -> Option<EventId> {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        timeline: &Timeline,
+        range: Option<(i64, i64)>,
+    ) -> Option<EventId> {
         let mut go_to = None;
         let Some(reports) = &self.reports else {
             ui.horizontal(|ui| {
@@ -161,13 +170,29 @@ impl StatsPanel {
         ui.horizontal(|ui| {
             ui.strong("Summary");
             for (i, name) in names.iter().enumerate() {
-                if ui.selectable_label(self.shown == i, name).clicked() && self.shown != i {
+                let shown = self.shown == i && !self.showing_profile;
+                if ui.selectable_label(shown, name).clicked() && !shown {
                     self.shown = i;
+                    self.showing_profile = false;
                     self.table = SortableTable::default();
                     self.instances = None;
                 }
             }
+            if super::cpu_profile::has_samples(timeline) {
+                ui.separator();
+                if ui
+                    .selectable_label(self.showing_profile, "CPU profile")
+                    .clicked()
+                {
+                    self.showing_profile = true;
+                    self.instances = None;
+                }
+            }
         });
+        if self.showing_profile {
+            self.profile.ui(ui, timeline, range);
+            return None;
+        }
         if let Some(inst) = &mut self.instances {
             ui.horizontal(|ui| {
                 let any = !inst.events.is_empty();

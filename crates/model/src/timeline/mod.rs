@@ -49,6 +49,7 @@ pub mod model;
 pub mod nsys;
 pub mod nvtxt;
 pub mod open;
+pub mod profile;
 pub mod query;
 pub mod stacks;
 pub mod strings;

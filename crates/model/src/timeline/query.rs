@@ -221,7 +221,7 @@ impl Timeline {
 }
 
 /// The first index in `lo..hi` for which `pred` is false (`pred` true on a prefix).
-fn partition(lo: usize, hi: usize, pred: impl Fn(usize) -> bool) -> usize {
+pub(crate) fn partition(lo: usize, hi: usize, pred: impl Fn(usize) -> bool) -> usize {
     let (mut a, mut b) = (lo, hi);
     while a < b {
         let mid = a + (b - a) / 2;
