@@ -422,6 +422,11 @@ fn flame_graph_ui(
     let depth = max_depth(tree, focus_node);
     let height = (depth as f32 + 1.0) * BAR;
     let mut picked = None;
+    ui.weak(if focus_node == 0 {
+        "Click a bar to zoom to it and outline its samples on the timeline."
+    } else {
+        "Zoomed in: click the top bar to go back up."
+    });
     egui::ScrollArea::vertical()
         .id_salt("flame-graph")
         .auto_shrink([false, false])
