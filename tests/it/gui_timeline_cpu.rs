@@ -36,9 +36,21 @@ fn a_sample_shows_its_call_stack_and_the_import_popover_lists_every_table() {
     assert!(tl.tracks.iter().any(|t| t.name == "Thread state"));
     let running = tl
         .events()
-        .find(|e| e.kind == EventKind::ThreadRunning)
+        .find(|e| {
+            e.kind == EventKind::ThreadRunning
+                && tl
+                    .locate(e.id)
+                    .is_some_and(|(t, _)| tl.tracks[t.0 as usize].name == "Thread state")
+        })
         .expect("a running range");
     assert!(tl.name(running.name).starts_with("Running on CPU "));
+    // The same range on its CPU's row, named by the thread.
+    let cpus = tl
+        .tracks
+        .iter()
+        .position(|t| t.name == "CPUs")
+        .expect("a CPUs group");
+    assert!(!tl.tracks[cpus].children.is_empty());
 
     // A sample with a call stack of several frames: its details list them, innermost first.
     let sample = tl

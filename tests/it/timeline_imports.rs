@@ -78,10 +78,21 @@ fn every_table_is_accounted_for_and_adds_up() {
             }
         }
         assert_eq!(imports.sources.len(), with_rows, "{name}: unknown sources");
+        // Every event comes from a row, but a running range is drawn twice: on its thread
+        // and on its CPU (under the machine's "CPUs").
+        let on_cpu_rows = tl
+            .events()
+            .filter(|e| {
+                tl.locate(e.id)
+                    .and_then(|(t, _)| tl.track(t)?.parent)
+                    .and_then(|p| tl.track(p))
+                    .is_some_and(|p| p.name == "CPUs")
+            })
+            .count() as u64;
         let (_, events, _, _) = imports.totals();
         assert_eq!(
             events,
-            tl.event_count() as u64,
+            tl.event_count() as u64 - on_cpu_rows,
             "{name}: events of all tables"
         );
         assert!(
@@ -149,6 +160,7 @@ fn cpu_samples_call_stacks_and_thread_states_equal_the_export() {
         }
         let mut samples = 0;
         let mut running_ns: std::collections::HashMap<u32, i64> = Default::default();
+        let mut cpu_ns: std::collections::HashMap<u32, i64> = Default::default();
         for e in tl.events() {
             match e.kind {
                 EventKind::CpuSample => {
@@ -175,6 +187,11 @@ fn cpu_samples_call_stacks_and_thread_states_equal_the_export() {
                 }
                 EventKind::ThreadRunning => {
                     let (track, _) = tl.locate(e.id).expect("a running range has a track");
+                    if tl.tracks[track.0 as usize].name != "Thread state" {
+                        // The same range on its CPU's row.
+                        *cpu_ns.entry(track.0).or_default() += e.end - e.start;
+                        continue;
+                    }
                     let thread = tl.tracks[track.0 as usize]
                         .parent
                         .expect("the Thread state row has a thread");
@@ -222,6 +239,23 @@ fn cpu_samples_call_stacks_and_thread_states_equal_the_export() {
         want.sort_unstable();
         got.sort_unstable();
         assert_eq!(got, want, "{name}: running time per thread");
+        // The CPU rows hold the same ranges.
+        assert_eq!(
+            cpu_ns.values().sum::<i64>(),
+            want.iter().sum::<i64>(),
+            "{name}: running time on the CPU rows"
+        );
+        match tl.thread_utilization(None) {
+            Some(cpu) => {
+                assert_eq!(
+                    cpu.running_ns,
+                    want.iter().sum::<i64>(),
+                    "{name}: running time"
+                );
+                assert_eq!(cpu.threads, want.len(), "{name}: threads with states");
+            }
+            None => assert!(want.is_empty(), "{name}: thread states but no utilization"),
+        }
     }
     if crate::timeline_corpus::corpus().is_some() {
         assert!(samples_seen > 0, "the corpus has CPU samples");

@@ -535,11 +535,18 @@ impl Document for TimelineDoc {
                         ),
                         false,
                     ));
-                    let util: Vec<String> = timeline
+                    let mut util: Vec<String> = timeline
                         .gpu_utilization(None)
                         .iter()
                         .map(|u| format!("GPU {} {:.1}% busy", u.device, u.fraction * 100.0))
                         .collect();
+                    if let Some(cpu) = timeline.thread_utilization(None) {
+                        util.push(format!(
+                            "threads running {:.2} on average on {} CPUs",
+                            cpu.average_running(),
+                            cpu.cpus
+                        ));
+                    }
                     let utilization = if util.is_empty() {
                         String::new()
                     } else {

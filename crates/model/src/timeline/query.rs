@@ -19,6 +19,30 @@ pub struct VisibleItem {
     pub end: i64,
 }
 
+/// How busy the CPUs were: see [`Timeline::thread_utilization`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadUtilization {
+    /// The threads' running time, summed (ns).
+    pub running_ns: i64,
+    /// The range's length (ns).
+    pub range_ns: i64,
+    /// CPUs any thread ran on.
+    pub cpus: usize,
+    /// Threads with thread states.
+    pub threads: usize,
+}
+
+impl ThreadUtilization {
+    /// Threads running at once, on average.
+    pub fn average_running(&self) -> f64 {
+        if self.range_ns > 0 {
+            self.running_ns as f64 / self.range_ns as f64
+        } else {
+            0.0
+        }
+    }
+}
+
 /// Per-name totals of a time range or a search.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NameStats {
@@ -206,6 +230,47 @@ impl Timeline {
             });
         }
         out
+    }
+
+    /// How busy the CPUs were over `range` (default: the whole timeline), from the threads'
+    /// running ranges: `None` when the timeline has no thread states.
+    pub fn thread_utilization(&self, range: Option<(i64, i64)>) -> Option<ThreadUtilization> {
+        let (t0, t1) = range.or_else(|| self.time_range())?;
+        let mut running_ns: i64 = 0;
+        let mut cpus: Vec<StrId> = Vec::new();
+        let mut threads = 0;
+        for track in &self.tracks {
+            // A thread's own row (the CPU rows hold the same ranges again).
+            let of_thread = track
+                .parent
+                .and_then(|p| self.track(p))
+                .is_some_and(|p| p.kind == TrackKind::Thread);
+            if !of_thread {
+                continue;
+            }
+            let mut any = false;
+            for row in &track.rows {
+                for i in row.start as usize..row.end as usize {
+                    if self.columns.kind[i] != EventKind::ThreadRunning {
+                        continue;
+                    }
+                    any = true;
+                    let (s, e) = (self.start_of(i).max(t0), self.end_of(i).min(t1));
+                    running_ns = running_ns.saturating_add((e - s).max(0));
+                    let cpu = self.columns.name[i];
+                    if !cpus.contains(&cpu) {
+                        cpus.push(cpu);
+                    }
+                }
+            }
+            threads += usize::from(any);
+        }
+        (threads > 0).then(|| ThreadUtilization {
+            running_ns,
+            range_ns: t1.saturating_sub(t0).max(0),
+            cpus: cpus.len(),
+            threads,
+        })
     }
 
     /// Calls `f` on `track` and every track below it.

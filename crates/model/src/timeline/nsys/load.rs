@@ -478,6 +478,15 @@ impl<'d, 'a> Loader<'d, 'a> {
         s
     }
 
+    /// How the timeline names the thread of `gtid` ("Thread 1234 (name)").
+    fn thread_label(&self, gtid: i64) -> String {
+        let (_, pid, tid) = split_global_id(gtid);
+        match self.thread_names.get(&gtid) {
+            Some(n) => format!("Thread {tid} ({n}) of process {pid}"),
+            None => format!("Thread {tid} of process {pid}"),
+        }
+    }
+
     fn stream_track(&mut self, machine: u64, device: i64, context: i64, stream: i64) -> TrackId {
         if let Some(&t) = self.streams.get(&(machine, device, context, stream)) {
             return t;

@@ -8,9 +8,10 @@ use std::collections::HashMap;
 
 use super::{Loader, SERIES_SAMPLES, SERIES_SCHED, integer, rowid};
 use crate::timeline::builder::NewEvent;
-use crate::timeline::model::{EventAttrs, EventKind, NO_STACK};
+use crate::timeline::model::{EventAttrs, EventKind, NO_STACK, TrackId, TrackKind};
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::int_of;
+use crate::timeline::nsys::db::split_global_id;
 use crate::timeline::stacks::{Frame, StackId};
 use crate::timeline::strings::StrId;
 
@@ -141,6 +142,21 @@ impl Loader<'_, '_> {
         Ok(())
     }
 
+    /// The row of `cpu` under the machine of `gtid`'s "CPUs" group (last among its children).
+    fn cpu_track(&mut self, gtid: i64, cpu: i64) -> TrackId {
+        let (machine, _, _) = split_global_id(gtid);
+        let m = self.b.track(None, TrackKind::Machine, machine, || {
+            format!("Machine {machine}")
+        });
+        let group = self
+            .b
+            .track(Some(m), TrackKind::Series, u64::MAX, || "CPUs".to_owned());
+        self.b
+            .track(Some(group), TrackKind::Series, cpu as u64, || {
+                format!("CPU {cpu}")
+            })
+    }
+
     /// `SCHED_EVENTS`: each thread's sched-in to its next sched-out is a running range; a
     /// thread still running at the end runs to the last scheduling event of the export.
     pub(super) fn thread_states(&mut self) -> Result<(), NsysError> {
@@ -151,15 +167,20 @@ impl Loader<'_, '_> {
         let sql = format!("SELECT rowid, start, cpu, isSchedIn, globalTid FROM {T} ORDER BY start");
         let mut running: HashMap<i64, (i64, i64, u32)> = HashMap::new();
         let mut cpu_names: HashMap<i64, StrId> = HashMap::new();
+        let mut thread_labels: HashMap<i64, StrId> = HashMap::new();
         let (mut outs, mut orphans, mut last) = (0u64, 0u64, i64::MIN);
-        let before = self.b.event_count();
+        // Each range is drawn twice: on its thread's "Thread state" row, and on its CPU's row
+        // (named by the thread) under the machine's "CPUs". The rows count once, as the
+        // thread's events.
+        let mut ins = 0u64;
         let mut push =
             |l: &mut Self, gtid: i64, (start, cpu, source): (i64, i64, u32), end: i64| {
+                ins += 1;
                 let name = *cpu_names
                     .entry(cpu)
                     .or_insert_with(|| l.b.intern(&format!("Running on CPU {cpu}")));
                 let track = l.thread_series(gtid, SERIES_SCHED, "Thread state");
-                l.b.push(
+                let event = l.b.push(
                     track,
                     NewEvent {
                         kind: EventKind::ThreadRunning,
@@ -170,7 +191,25 @@ impl Loader<'_, '_> {
                         source,
                         depth: 0,
                     },
-                )
+                );
+                let label = *thread_labels.entry(gtid).or_insert_with(|| {
+                    let text = l.thread_label(gtid);
+                    l.b.intern(&text)
+                });
+                let cpu_row = l.cpu_track(gtid, cpu);
+                l.b.push(
+                    cpu_row,
+                    NewEvent {
+                        kind: EventKind::ThreadRunning,
+                        start,
+                        end,
+                        name: label,
+                        correlation: 0,
+                        source,
+                        depth: 0,
+                    },
+                );
+                event
             };
         let mut pending: Vec<(i64, (i64, i64, u32), i64)> = Vec::new();
         self.scan(T, &sql, |_, row| {
@@ -206,8 +245,8 @@ impl Loader<'_, '_> {
                 },
             );
         }
-        self.events_since(T, before);
         let imports = &mut self.b.session.imports;
+        imports.events(T, ins);
         imports.attached(T, outs);
         imports.skipped(
             T,
