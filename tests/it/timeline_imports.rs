@@ -303,3 +303,53 @@ fn call_backtraces_belong_to_their_calls() {
         assert!(checked > 0 && cuda > 0, "the corpus has backtraces");
     }
 }
+
+/// Tables drawn generically (profiler overhead, OpenACC, diagnostics, CUDA memory
+/// allocations, file access...): every row is an event, and an event's details are its own row
+/// (read back through the table its row remembers).
+#[test]
+fn other_timed_tables_are_events_with_their_rows_as_details() {
+    let Some(files) = crate::timeline_corpus::corpus() else {
+        return;
+    };
+    let mut tables_seen = std::collections::BTreeSet::new();
+    for file in files {
+        let name = file.display().to_string();
+        let tl = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        for (track, table) in &tl.session.series_sources {
+            tables_seen.insert(table.clone());
+            let source = &tl.session.imports.sources[table];
+            assert_eq!(source.events, source.rows, "{name}: {table}: {source:?}");
+            let t = tl.track(*track).expect("the row exists");
+            for row in &t.rows {
+                for i in (row.start..row.end).take(5) {
+                    let e = tl.event(sightline::timeline::EventId(i)).expect("event");
+                    let details =
+                        sightline::timeline::nsys::details::event_details(&file, &tl, e.id)
+                            .unwrap_or_else(|err| panic!("{name}: {table}: {err}"));
+                    let start = details
+                        .iter()
+                        .find(|(c, _)| matches!(c.as_str(), "start" | "timestamp" | "startedAt"))
+                        .map(|(_, v)| v.clone());
+                    assert_eq!(
+                        start,
+                        Some(e.start.to_string()),
+                        "{name}: {table}: the details are the event's row"
+                    );
+                }
+            }
+        }
+    }
+    if crate::timeline_corpus::corpus().is_some() {
+        for table in [
+            "PROFILER_OVERHEAD",
+            "DIAGNOSTIC_EVENT",
+            "CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH",
+        ] {
+            assert!(
+                tables_seen.contains(table),
+                "{table} is drawn: {tables_seen:?}"
+            );
+        }
+    }
+}

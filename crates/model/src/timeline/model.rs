@@ -270,6 +270,9 @@ pub struct SessionInfo {
     pub gpus: Vec<GpuInfo>,
     /// What the loader did with every row of the file ([`ImportStats`]).
     pub imports: super::imports::ImportStats,
+    /// The source table of rows whose events' kind does not tell it (an export's tables
+    /// drawn generically: profiler overhead, OpenACC, diagnostics...).
+    pub series_sources: std::collections::BTreeMap<TrackId, String>,
 }
 
 /// The packed event columns (see the module documentation for the layout).

@@ -70,9 +70,18 @@ pub fn event_details(
     let Some(e) = timeline.event(event) else {
         return Ok(Vec::new());
     };
-    let Some(table) = table_of(e.kind) else {
-        return Ok(Vec::new());
+    // The kind names the table; a row of a table drawn generically knows its own.
+    let table = match table_of(e.kind) {
+        Some(t) => t.to_owned(),
+        None => match timeline
+            .locate(event)
+            .and_then(|(track, _)| timeline.session.series_sources.get(&track))
+        {
+            Some(t) => t.clone(),
+            None => return Ok(Vec::new()),
+        },
     };
+    let table = table.as_str();
     let db = ExportDb::open(path)?;
     if !db.has_table(table) {
         return Ok(Vec::new());

@@ -14,6 +14,7 @@ use rusqlite::Row;
 
 mod api;
 mod cpu;
+mod generic;
 mod nvtx;
 
 use super::NsysError;
@@ -65,6 +66,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.nvtx()?;
     loader.cpu_samples()?;
     loader.thread_states()?;
+    loader.generic_tables()?;
     loader.finish()
 }
 
@@ -77,6 +79,8 @@ const SERIES_SAMPLES: u64 = 5;
 /// NVTX push/pop series keys are `SERIES_NVTX + domain`, start/end `SERIES_NVTX_RANGES + domain`.
 const SERIES_NVTX: u64 = 1 << 32;
 const SERIES_NVTX_RANGES: u64 = 2 << 32;
+/// Series keys of the tables drawn generically start here ([`generic`]).
+const SERIES_GENERIC: u64 = 3 << 32;
 
 /// What a GPU activity table holds and how its rows are named.
 struct GpuTable {
@@ -193,6 +197,7 @@ struct Loader<'d, 'a> {
     calls: Vec<(u128, EventRef)>,
     work: Vec<(Option<u64>, u32, EventRef)>,
     stacks: StacksBuilder,
+    generic_keys: HashMap<String, u64>,
 }
 
 impl<'d, 'a> Loader<'d, 'a> {
@@ -235,6 +240,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             calls: Vec::new(),
             work: Vec::new(),
             stacks: StacksBuilder::default(),
+            generic_keys: HashMap::new(),
         })
     }
 
@@ -272,16 +278,22 @@ impl<'d, 'a> Loader<'d, 'a> {
     /// Runs `sql` over `table`, calling `f` per row; rows `f` rejects are counted and reported.
     fn scan(
         &mut self,
-        table: &'static str,
+        table: &str,
         sql: &str,
         mut f: impl FnMut(&mut Self, &Row<'_>) -> Result<(), RowError>,
     ) -> Result<(), NsysError> {
+        // Progress names the tables it counts, and the rest as "other tables".
+        let stage = READ_TABLES
+            .iter()
+            .copied()
+            .find(|t| *t == table)
+            .unwrap_or("other tables");
         let db = self.db;
         let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
         let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
         let mut skipped = Skipped::default();
         let mut n: u64 = 0;
-        let counted = READ_TABLES.contains(&table);
+        let counted = stage == table;
         while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
             if let Err(reason) = f(self, row) {
                 self.b
@@ -299,13 +311,13 @@ impl<'d, 'a> Loader<'d, 'a> {
                 if counted {
                     self.rows_done += 65536;
                 }
-                self.report(table)?;
+                self.report(stage)?;
             }
         }
         if counted {
             self.rows_done += n % 65536;
         }
-        self.report(table)?;
+        self.report(stage)?;
         if skipped.count > 0 {
             let at = skipped
                 .first_rowid

@@ -1,0 +1,281 @@
+//! Every other timed table onto the timeline: a table with a time column (`start`, with `end`
+//! when it has one; `timestamp`; `startedAt`/`endedAt`) whose rows the specific loaders do not
+//! read is drawn as ranges (or instants) on a row of its own — under the row's thread
+//! (`globalTid`), process (`globalPid`, or a `globalTid` without a thread), GPU (`deviceId`,
+//! `gpu`, `cuDeviceId`) or, with none of those, in a "Diagnostics and other events" group —
+//! named by the row's `nameId`/`text` when it has one. Profiler overhead, OpenACC, OpenMP,
+//! diagnostics, CUDA overhead, CUDA memory allocations, graphics APIs and their workloads,
+//! FECS, SLI, ETW and generic events, and tables of newer versions or other tools all arrive
+//! here.
+
+use std::collections::HashMap;
+
+use super::{Loader, integer, rowid};
+use crate::timeline::builder::NewEvent;
+use crate::timeline::model::{EventKind, TrackId, TrackKind};
+use crate::timeline::nsys::NsysError;
+use crate::timeline::nsys::db::{int_of, split_global_id, text_of};
+use crate::timeline::strings::StrId;
+
+/// Tables read by the specific loaders, or not events at all.
+const NOT_GENERIC: &[&str] = &[
+    "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "CUPTI_ACTIVITY_KIND_KERNEL",
+    "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+    "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+    "OSRT_API",
+    "CUBLAS_EVENTS",
+    "CUDNN_EVENTS",
+    "NVTX_EVENTS",
+    "COMPOSITE_EVENTS",
+    "SCHED_EVENTS",
+    // A record of a cudaEventRecord call: no time of its own (2026.1 writes 0).
+    "CUPTI_ACTIVITY_KIND_CUDA_EVENT",
+    // Which file each file-access id is: descriptions, not events.
+    "OSRT_FILE_ACCESS_DESCRIPTORS",
+    // Levels over time: counter tracks.
+    "GPU_MEMORY_USAGE_EVENTS",
+    "GPU_MEMORY_BUDGET_EVENTS",
+    "TOTAL_BYTES_RESIDENT_IN_SEGMENT_EVENTS",
+];
+
+/// The row label of a table's events ("OpenACC launch", "Profiler overhead"), or the table's
+/// name.
+pub(super) fn family(table: &str) -> String {
+    let label = match table {
+        "PROFILER_OVERHEAD" => "Profiler overhead",
+        "CUPTI_ACTIVITY_KIND_OVERHEAD" => "CUDA overhead",
+        "DIAGNOSTIC_EVENT" => "Diagnostics",
+        "CUDA_GPU_MEMORY_USAGE_EVENTS" => "CUDA memory allocations",
+        "CUDA_GRAPH_EVENTS" => "CUDA graph node creation",
+        "OSRT_FILE_ACCESS_EVENTS" => "File access",
+        "OPENGL_API" => "OpenGL API",
+        "OPENGL_WORKLOAD" => "OpenGL workload",
+        "VULKAN_API" => "Vulkan API",
+        "VULKAN_WORKLOAD" => "Vulkan workload",
+        "VULKAN_PIPELINE_CREATION_EVENTS" => "Vulkan pipeline creation",
+        "VULKAN_PIPELINE_STAGE_EVENTS" => "Vulkan pipeline stages",
+        "DX12_API" => "DX12 API",
+        "DX12_WORKLOAD" => "DX12 workload",
+        "FECS_EVENTS" => "FECS context switches",
+        "SLI_QUERIES" => "SLI queries",
+        "SLI_P2P" => "SLI peer-to-peer",
+        "SLI_STATS" => "SLI statistics",
+        "ETW_EVENTS" => "ETW events",
+        "GENERIC_EVENTS" => "Generic events",
+        t => {
+            let kind = |prefix: &str| {
+                t.strip_prefix(prefix)
+                    .map(|k| k.to_lowercase().replace('_', " "))
+            };
+            return match (
+                kind("CUPTI_ACTIVITY_KIND_OPENACC_"),
+                kind("OPENMP_EVENT_KIND_"),
+            ) {
+                (Some(k), _) => format!("OpenACC {k}"),
+                (_, Some(k)) => format!("OpenMP {k}"),
+                _ => t.to_owned(),
+            };
+        }
+    };
+    label.to_owned()
+}
+
+/// How a table's rows are read: its time columns and the columns that place and name them.
+struct Shape {
+    start: &'static str,
+    end: Option<&'static str>,
+    thread: Option<&'static str>,
+    process: Option<&'static str>,
+    device: Option<&'static str>,
+    name_id: bool,
+    text: bool,
+}
+
+impl Shape {
+    fn of(columns: &[String]) -> Option<Shape> {
+        let has = |c: &str| columns.iter().any(|x| x == c);
+        let pick = |options: &[&'static str]| options.iter().copied().find(|c| has(c));
+        let (start, end) = if has("start") {
+            ("start", has("end").then_some("end"))
+        } else if has("timestamp") {
+            ("timestamp", None)
+        } else if has("startedAt") {
+            ("startedAt", has("endedAt").then_some("endedAt"))
+        } else {
+            return None;
+        };
+        Some(Shape {
+            start,
+            end,
+            thread: pick(&["globalTid"]),
+            process: pick(&["globalPid"]),
+            device: pick(&["deviceId", "gpu", "cuDeviceId"]),
+            name_id: has("nameId"),
+            text: has("text"),
+        })
+    }
+}
+
+/// Where one row goes.
+enum Place {
+    Thread(i64),
+    Process(i64),
+    Device(i64),
+    Elsewhere,
+}
+
+impl Loader<'_, '_> {
+    /// Every timed table the specific loaders leave, in name order.
+    pub(super) fn generic_tables(&mut self) -> Result<(), NsysError> {
+        let mut tables: Vec<String> = self
+            .b
+            .session
+            .imports
+            .sources
+            .iter()
+            .filter(|(name, s)| {
+                s.events == 0
+                    && s.attached == 0
+                    && s.skipped.is_empty()
+                    && !NOT_GENERIC.contains(&name.as_str())
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        tables.sort();
+        for table in tables {
+            let columns = self.db.columns(&table).to_vec();
+            if let Some(shape) = Shape::of(&columns) {
+                self.generic_table(&table, &shape)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn generic_table(&mut self, table: &str, shape: &Shape) -> Result<(), NsysError> {
+        let column = |c: Option<&str>| c.map_or("NULL".to_owned(), |c| format!("\"{c}\""));
+        let sql = format!(
+            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {} FROM \"{}\"",
+            shape.start,
+            column(shape.end),
+            column(shape.thread),
+            column(shape.process),
+            column(shape.device),
+            column(shape.name_id.then_some("nameId")),
+            column(shape.text.then_some("text")),
+            table.replace('"', "\"\"")
+        );
+        let label = family(table);
+        let key = self.generic_key(table);
+        let table_name = self.b.intern(&label);
+        let mut names: HashMap<i64, StrId> = HashMap::new();
+        let kind = if shape.end.is_some() {
+            EventKind::Range
+        } else {
+            EventKind::Marker
+        };
+        let before = self.b.event_count();
+        self.scan(table, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let start = integer(v(1), shape.start)?;
+            // An end of 0 is "not ended" (OSRT_FILE_ACCESS_DESCRIPTORS-style); an instant then.
+            let end = v(2).filter(|&e| e >= start).unwrap_or(start);
+            let place = match (v(3), v(4), v(5)) {
+                (Some(tid), _, _) if tid > 0 && split_global_id(tid).2 != 0 => Place::Thread(tid),
+                (Some(tid), _, _) if tid > 0 => Place::Process(tid),
+                (_, Some(pid), _) if pid > 0 => Place::Process(pid),
+                (_, _, Some(device)) => Place::Device(device),
+                _ => Place::Elsewhere,
+            };
+            let name = match (v(6), row.get_ref(7).ok().and_then(text_of)) {
+                (Some(id), _) => *names.entry(id).or_insert_with(|| l.raw_name(id)),
+                (None, Some(text)) => l.b.intern(&text),
+                (None, None) => table_name,
+            };
+            let track = l.generic_track(place, key, &label);
+            l.b.session
+                .series_sources
+                .entry(track)
+                .or_insert_with(|| table.to_owned());
+            l.b.push(
+                track,
+                NewEvent {
+                    kind,
+                    start,
+                    end,
+                    name,
+                    correlation: 0,
+                    source: rowid(v(0)),
+                    depth: 0,
+                },
+            );
+            Ok(())
+        })?;
+        self.events_since(table, before);
+        Ok(())
+    }
+
+    /// The series key of a table's rows.
+    fn generic_key(&mut self, table: &str) -> u64 {
+        let next = super::SERIES_GENERIC + self.generic_keys.len() as u64;
+        *self.generic_keys.entry(table.to_owned()).or_insert(next)
+    }
+
+    /// The row of family `key` at `place`.
+    fn generic_track(&mut self, place: Place, key: u64, label: &str) -> TrackId {
+        match place {
+            Place::Thread(gtid) => self.thread_series(gtid, key, label),
+            Place::Process(gpid) => {
+                let (machine, pid, _) = split_global_id(gpid);
+                let m = self.machine_track(machine);
+                let pname = self.process_names.get(&(machine, pid)).cloned();
+                let p = self
+                    .b
+                    .track(Some(m), TrackKind::Process, pid, || match pname {
+                        Some(n) => format!("Process {pid} ({n})"),
+                        None => format!("Process {pid}"),
+                    });
+                self.b
+                    .track(Some(p), TrackKind::Series, key, || label.to_owned())
+            }
+            Place::Device(device) => {
+                let machine = self.first_machine();
+                let m = self.machine_track(machine);
+                let gname = self.gpu_names.get(&device).cloned();
+                let g = self
+                    .b
+                    .track(Some(m), TrackKind::Gpu, device as u64, || match gname {
+                        Some(n) if !n.is_empty() => format!("GPU {device} ({n})"),
+                        _ => format!("GPU {device}"),
+                    });
+                self.b
+                    .track(Some(g), TrackKind::Series, key, || label.to_owned())
+            }
+            Place::Elsewhere => {
+                let group = self.b.track(None, TrackKind::Series, u64::MAX, || {
+                    "Diagnostics and other events".to_owned()
+                });
+                self.b
+                    .track(Some(group), TrackKind::Series, key, || label.to_owned())
+            }
+        }
+    }
+
+    /// The machine track of `machine`.
+    pub(super) fn machine_track(&mut self, machine: u64) -> TrackId {
+        self.b.track(None, TrackKind::Machine, machine, || {
+            format!("Machine {machine}")
+        })
+    }
+
+    /// The machine of the first thread or process seen (GPU rows without a process id).
+    fn first_machine(&self) -> u64 {
+        self.series
+            .keys()
+            .map(|(gtid, _)| split_global_id(*gtid).0)
+            .min()
+            .unwrap_or(0)
+    }
+}
