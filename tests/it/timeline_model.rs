@@ -191,3 +191,52 @@ fn details_are_read_from_the_file_on_demand() {
             .any(|(c, v)| c == "nameId" && v.starts_with("cuda"))
     );
 }
+
+/// A counter row: the buckets of a range start with the level before it, and each bucket
+/// keeps the first, smallest, largest and last value of its samples.
+#[test]
+fn counter_buckets_keep_the_level_and_the_extremes() {
+    use sightline::timeline::model::{EventAttrs, Layout, Payload};
+    use sightline::timeline::{NewEvent, TimelineBuilder};
+    let mut b = TimelineBuilder::new("counter");
+    let track = b.track(None, TrackKind::Series, 1, || "usage".into());
+    b.set_layout(track, Layout::Counter);
+    let name = b.intern("v");
+    for (t, v) in [(0, 5), (100, 7), (110, 2), (120, 9), (130, 4), (300, 1)] {
+        let e = b.push(
+            track,
+            NewEvent {
+                kind: EventKind::Marker,
+                start: t,
+                end: t,
+                name,
+                correlation: 0,
+                source: 0,
+                depth: 0,
+            },
+        );
+        b.set_attrs(
+            e,
+            EventAttrs {
+                payload: Some(Payload::I64(v)),
+                ..EventAttrs::default()
+            },
+        );
+    }
+    let tl = b.finish();
+    assert_eq!(tl.counter_range(track), Some((1.0, 9.0)));
+    let mut out = Vec::new();
+    tl.counter_buckets(track, 0, 50, 400, 100.0, &mut out);
+    let got: Vec<(i64, f64, f64, f64, f64)> = out
+        .iter()
+        .map(|b| (b.start, b.first, b.min, b.max, b.last))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0, 5.0, 5.0, 5.0, 5.0),
+            (100, 7.0, 2.0, 9.0, 4.0),
+            (300, 1.0, 1.0, 1.0, 1.0)
+        ]
+    );
+}

@@ -9,7 +9,9 @@ use eframe::egui::{self, Align2, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, 
 use super::colors;
 use super::rows::{self, HEADER_HEIGHT, INDENT, Line, LineKind, TreeState};
 use super::view::Viewport;
-use sightline_model::timeline::{EventId, Timeline, TrackId, VisibleItem};
+use sightline_model::timeline::{
+    EventId, EventKind, Layout, StrId, Timeline, TrackId, VisibleItem,
+};
 
 /// Most shapes a frame should draw, whatever the number of events.
 pub const SHAPE_BUDGET: usize = 20_000;
@@ -428,6 +430,13 @@ impl Canvas {
         let view = self.viewport;
         let t0 = view.start.floor() as i64;
         let t1 = view.end().ceil() as i64;
+        if timeline
+            .track(track)
+            .is_some_and(|t| t.layout == Layout::Counter)
+        {
+            self.draw_counter(paint, track, row, line_rect);
+            return;
+        }
         let mut items = std::mem::take(&mut self.buffer);
         items.clear();
         timeline.visible(
@@ -473,6 +482,70 @@ impl Canvas {
         self.buffer = items;
     }
 
+    /// Draws a counter row as a step chart scaled to the row's smallest and largest value:
+    /// per pixel a vertical stroke from the smallest to the largest value seen there, joined
+    /// by the level that held between samples. Hovering anywhere over a level shows its sample.
+    fn draw_counter(&mut self, paint: &RowPaint<'_>, track: TrackId, row: usize, line: Rect) {
+        let RowPaint {
+            painter,
+            visuals,
+            timeline,
+            area,
+            ..
+        } = *paint;
+        let view = self.viewport;
+        let (t0, t1) = (view.start.floor() as i64, view.end().ceil() as i64);
+        let Some((lo, hi)) = timeline.counter_range(track) else {
+            return;
+        };
+        let mut buckets = Vec::new();
+        timeline.counter_buckets(track, row, t0, t1, view.ns_per_px, &mut buckets);
+        let (top, bottom) = (line.top() + 2.0, line.bottom() - 2.0);
+        let span = if hi > lo { hi - lo } else { 1.0 };
+        let y = |v: f64| bottom - ((v - lo) / span) as f32 * (bottom - top);
+        let x_of = |t: i64| {
+            (area.left() + view.x_of(t as f64)).clamp(area.left() - 2.0, area.right() + 2.0)
+        };
+        let color = colors::event_fill(visuals, EventKind::Marker, StrId(track.0), None);
+        let mut points: Vec<Pos2> = Vec::with_capacity(buckets.len() * 2 + 1);
+        for (i, b) in buckets.iter().enumerate() {
+            let x = x_of(b.start);
+            if let Some(p) = points.last().copied() {
+                points.push(Pos2::new(x, p.y));
+            }
+            if b.max > b.min {
+                painter.line_segment(
+                    [Pos2::new(x, y(b.min)), Pos2::new(x, y(b.max))],
+                    Stroke::new(1.0, color),
+                );
+                self.shapes_drawn += 1;
+            }
+            points.push(Pos2::new(x, y(b.first)));
+            points.push(Pos2::new(x, y(b.last)));
+            let next = buckets.get(i + 1).map_or(area.right(), |n| x_of(n.start));
+            self.hits.push(Hit {
+                rect: Rect::from_min_max(
+                    Pos2::new(x, line.top()),
+                    Pos2::new(next.max(x + 1.0), line.bottom()),
+                ),
+                item: VisibleItem {
+                    first: b.event,
+                    count: 1,
+                    start: b.start,
+                    end: b.start,
+                },
+            });
+        }
+        if let Some(p) = points.last().copied() {
+            points.push(Pos2::new(area.right(), p.y));
+        }
+        self.events_drawn += buckets.len() as u64;
+        if points.len() >= 2 {
+            painter.add(egui::Shape::line(points, Stroke::new(1.5, color)));
+            self.shapes_drawn += 1;
+        }
+    }
+
     /// Draws one bar (an event, or merged events) and records it for hit testing. A device
     /// command's waiting time (queued → start) is drawn before it, thinner and lighter.
     fn draw_bar(&mut self, paint: &RowPaint<'_>, rect: Rect, item: VisibleItem) {
@@ -516,7 +589,7 @@ impl Canvas {
             .get(event.name.0 as usize)
             .copied()
             .unwrap_or(false)
-            || (event.kind == sightline_model::timeline::EventKind::CpuSample
+            || (event.kind == EventKind::CpuSample
                 && marks
                     .stacks
                     .get(event.correlation as usize)

@@ -537,6 +537,7 @@ fn assign_rows(events: &[Staged], layout: Layout) -> Vec<u16> {
                 open.push(e.end);
             }
         }
+        Layout::Counter => rows.resize(events.len(), 0),
         Layout::Lanes => {
             for e in events {
                 let lane = match row_end.iter().position(|&end| end <= e.start) {

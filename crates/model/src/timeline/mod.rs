@@ -61,7 +61,7 @@ pub use model::{
     Event, EventAttrs, EventId, EventKind, Flow, GpuInfo, Layout, Payload, SessionInfo, Timeline,
     Track, TrackId, TrackKind,
 };
-pub use query::{GpuUtilization, NameStats, ThreadUtilization, VisibleItem};
+pub use query::{CounterBucket, GpuUtilization, NameStats, ThreadUtilization, VisibleItem};
 pub use strings::{StrId, StringTable};
 
 /// Hands a loader's freed scratch memory (staging vectors, indexes, a parsed trace's records)

@@ -158,6 +158,9 @@ pub enum Layout {
     Lanes,
     /// The depth each event was given, moved down only if it would overlap.
     Explicit,
+    /// Samples of a level over time (one row of instants whose payload is the value), drawn
+    /// as a step chart.
+    Counter,
 }
 
 /// A node of the track tree. Leaves (and any node) may hold rows of events.

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::model::{EventId, EventKind, Timeline, TrackId, TrackKind};
+use super::model::{EventId, EventKind, Payload, Timeline, TrackId, TrackKind};
 use super::strings::StrId;
 
 /// One shape to draw: a single event, or several sub-pixel events merged into one bar.
@@ -17,6 +17,23 @@ pub struct VisibleItem {
     pub start: i64,
     /// End of the last event (ns).
     pub end: i64,
+}
+
+/// One bucket of a counter row: see [`Timeline::counter_buckets`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CounterBucket {
+    /// Time of the bucket's first sample (ns).
+    pub start: i64,
+    /// Its first value.
+    pub first: f64,
+    /// The smallest value in the bucket.
+    pub min: f64,
+    /// The largest value in the bucket.
+    pub max: f64,
+    /// Its last value (what holds until the next bucket).
+    pub last: f64,
+    /// The sample that gave the last value.
+    pub event: EventId,
 }
 
 /// How busy the CPUs were: see [`Timeline::thread_utilization`].
@@ -271,6 +288,78 @@ impl Timeline {
             cpus: cpus.len(),
             threads,
         })
+    }
+
+    /// The value of a counter sample: its payload as a number.
+    pub fn counter_value(&self, event: EventId) -> Option<f64> {
+        match self.attrs(event)?.payload.as_ref()? {
+            Payload::I64(v) => Some(*v as f64),
+            Payload::U64(v) => Some(*v as f64),
+            Payload::F64(v) => Some(*v),
+            Payload::Text(_) => None,
+        }
+    }
+
+    /// The smallest and largest value of a counter track's samples.
+    pub fn counter_range(&self, track: TrackId) -> Option<(f64, f64)> {
+        let t = self.track(track)?;
+        let mut range: Option<(f64, f64)> = None;
+        for row in &t.rows {
+            for i in row.start..row.end {
+                if let Some(v) = self.counter_value(EventId(i)) {
+                    range = Some(range.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
+                }
+            }
+        }
+        range
+    }
+
+    /// A counter row over `[t0, t1]` in buckets of `bucket_ns`: per bucket the first sample's
+    /// time and the first, smallest, largest and last value — and first the last sample before
+    /// `t0`, so the step line starts at the left edge.
+    pub fn counter_buckets(
+        &self,
+        track: TrackId,
+        row: usize,
+        t0: i64,
+        t1: i64,
+        bucket_ns: f64,
+        out: &mut Vec<CounterBucket>,
+    ) {
+        out.clear();
+        let Some(range) = self.track(track).and_then(|t| t.rows.get(row)) else {
+            return;
+        };
+        let (lo, hi) = (range.start as usize, range.end as usize);
+        let first = partition(lo, hi, |k| self.start_of(k) < t0);
+        let from = first.saturating_sub(1).max(lo);
+        let bucket_ns = bucket_ns.max(1.0);
+        let mut i = from;
+        while i < hi && self.start_of(i) <= t1 {
+            let Some(v) = self.counter_value(EventId(i as u32)) else {
+                i += 1;
+                continue;
+            };
+            let t = self.start_of(i);
+            let bucket = ((t - t0) as f64 / bucket_ns).floor();
+            match out.last_mut() {
+                Some(b) if i >= first && ((b.start - t0) as f64 / bucket_ns).floor() == bucket => {
+                    b.min = b.min.min(v);
+                    b.max = b.max.max(v);
+                    b.last = v;
+                    b.event = EventId(i as u32);
+                }
+                _ => out.push(CounterBucket {
+                    start: t,
+                    first: v,
+                    min: v,
+                    max: v,
+                    last: v,
+                    event: EventId(i as u32),
+                }),
+            }
+            i += 1;
+        }
     }
 
     /// Calls `f` on `track` and every track below it.

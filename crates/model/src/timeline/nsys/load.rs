@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::Row;
 
 mod api;
+mod counters;
 mod cpu;
 mod generic;
 mod nvtx;
@@ -66,6 +67,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.nvtx()?;
     loader.cpu_samples()?;
     loader.thread_states()?;
+    loader.counter_tables()?;
     loader.generic_tables()?;
     loader.finish()
 }
@@ -81,6 +83,8 @@ const SERIES_NVTX: u64 = 1 << 32;
 const SERIES_NVTX_RANGES: u64 = 2 << 32;
 /// Series keys of the tables drawn generically start here ([`generic`]).
 const SERIES_GENERIC: u64 = 3 << 32;
+/// Series keys of counter rows start here ([`counters`]).
+const SERIES_COUNTERS: u64 = 4 << 32;
 
 /// What a GPU activity table holds and how its rows are named.
 struct GpuTable {
