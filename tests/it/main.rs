@@ -54,6 +54,7 @@ mod system_widgets;
 mod timeline_bad_input;
 mod timeline_cli;
 mod timeline_corpus;
+mod timeline_families;
 mod timeline_imports;
 mod timeline_model;
 mod timeline_stats;

@@ -17,4 +17,5 @@ pub mod codexl;
 pub mod gainsight;
 pub mod ncu;
 pub mod nsys;
+pub mod nsys_families;
 pub mod rng;

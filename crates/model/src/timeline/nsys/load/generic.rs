@@ -3,7 +3,7 @@
 //! read is drawn as ranges (or instants) on a row of its own — under the row's thread
 //! (`globalTid`), process (`globalPid`, or a `globalTid` without a thread), GPU (`deviceId`,
 //! `gpu`, `cuDeviceId`) or, with none of those, in a "Diagnostics and other events" group —
-//! named by the row's `nameId`/`text` when it has one. Profiler overhead, OpenACC, OpenMP,
+//! named by the row's `nameId` (or ETW's `taskName`/`providerName`) or `text` when it has one. Profiler overhead, OpenACC, OpenMP,
 //! diagnostics, CUDA overhead, CUDA memory allocations, graphics APIs and their workloads,
 //! FECS, SLI, ETW and generic events, and tables of newer versions or other tools all arrive
 //! here.
@@ -90,7 +90,8 @@ struct Shape {
     thread: Option<&'static str>,
     process: Option<&'static str>,
     device: Option<&'static str>,
-    name_id: bool,
+    /// A StringIds column that names the row.
+    name_id: Option<&'static str>,
     text: bool,
 }
 
@@ -113,7 +114,7 @@ impl Shape {
             thread: pick(&["globalTid"]),
             process: pick(&["globalPid"]),
             device: pick(&["deviceId", "gpu", "cuDeviceId"]),
-            name_id: has("nameId"),
+            name_id: pick(&["nameId", "taskName", "providerName"]),
             text: has("text"),
         })
     }
@@ -163,7 +164,7 @@ impl Loader<'_, '_> {
             column(shape.thread),
             column(shape.process),
             column(shape.device),
-            column(shape.name_id.then_some("nameId")),
+            column(shape.name_id),
             column(shape.text.then_some("text")),
             table.replace('"', "\"\"")
         );

@@ -1,0 +1,207 @@
+//! One fixture per table family of the schema reference (`fixtures/nsys/families.sqlite`,
+//! written by `sightline_test_support::nsys_families`): every row becomes the event the
+//! generator wrote — its row, its times, its name, where it sits — and the import statistics
+//! account for every table.
+
+use std::path::PathBuf;
+
+use sightline::timeline::model::Layout;
+use sightline::timeline::nsys;
+use sightline::timeline::{EventId, EventKind, Timeline, TrackKind};
+use sightline_test_support::nsys_families::{FAMILY_ROWS, write_families};
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys/families.sqlite")
+}
+
+/// The events of the row(s) that hold `table`'s rows, in time order, with their track.
+fn events_of(tl: &Timeline, table: &str) -> Vec<(i64, i64, String, u32)> {
+    let mut out = Vec::new();
+    for (track, source) in &tl.session.series_sources {
+        if source != table {
+            continue;
+        }
+        for row in &tl.tracks[track.0 as usize].rows {
+            for i in row.start..row.end {
+                let e = tl.event(EventId(i)).expect("event");
+                out.push((e.start, e.end, tl.name(e.name).to_owned(), track.0));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The kind of the node above a track.
+fn parent_kind(tl: &Timeline, track: u32) -> Option<TrackKind> {
+    let parent = tl.tracks[track as usize].parent?;
+    Some(tl.tracks[parent.0 as usize].kind)
+}
+
+#[test]
+fn the_fixture_is_what_the_generator_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fresh = dir.path().join("families.sqlite");
+    write_families(&fresh).expect("write");
+    let committed = std::fs::read(fixture()).expect("fixture");
+    assert!(
+        committed == std::fs::read(&fresh).expect("written"),
+        "fixtures/nsys/families.sqlite differs from the generator's output: regenerate it \
+         (fixtures/nsys/README.md)"
+    );
+}
+
+#[test]
+fn every_family_becomes_the_events_it_holds() {
+    let tl = nsys::load(&fixture()).expect("load");
+    for &(table, rows) in FAMILY_ROWS {
+        let events = events_of(&tl, table);
+        let times: Vec<(i64, i64)> = events.iter().map(|e| (e.0, e.1)).collect();
+        let mut want = rows.to_vec();
+        want.sort();
+        assert_eq!(times, want, "{table}");
+        let stats = &tl.session.imports.sources[table];
+        assert_eq!(
+            (stats.rows, stats.events),
+            (rows.len() as u64, rows.len() as u64),
+            "{table}"
+        );
+    }
+    // Names from nameId, ETW's taskName and the diagnostics' text; places by id.
+    let name = |table: &str| events_of(&tl, table)[0].2.clone();
+    assert_eq!(name("PROFILER_OVERHEAD"), "TLS allocation");
+    assert_eq!(name("OPENMP_EVENT_KIND_PARALLEL"), "omp parallel");
+    assert_eq!(name("VULKAN_API"), "vkQueueSubmit");
+    assert_eq!(
+        name("CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH"),
+        "acc_enqueue_launch"
+    );
+    assert_eq!(name("ETW_EVENTS"), "compute");
+    assert_eq!(name("DIAGNOSTIC_EVENT"), "Profiling has started.");
+    assert_eq!(name("GENERIC_EVENTS"), "Generic events");
+    let place = |table: &str| {
+        events_of(&tl, table)
+            .iter()
+            .map(|e| parent_kind(&tl, e.3))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(place("PROFILER_OVERHEAD"), vec![Some(TrackKind::Thread); 2]);
+    assert_eq!(place("FECS_EVENTS"), vec![Some(TrackKind::Process); 2]);
+    // The first diagnostic has no process (a negative globalPid): the group at the top.
+    assert_eq!(
+        place("DIAGNOSTIC_EVENT"),
+        vec![Some(TrackKind::Series), Some(TrackKind::Process)]
+    );
+    let kind = |table: &str| {
+        let (s, _, _, t) = events_of(&tl, table)[0].clone();
+        tl.events()
+            .find(|e| e.start == s && tl.locate(e.id).is_some_and(|(tr, _)| tr.0 == t))
+            .map(|e| e.kind)
+    };
+    assert_eq!(kind("OPENGL_API"), Some(EventKind::Range));
+    assert_eq!(kind("FECS_EVENTS"), Some(EventKind::Marker));
+}
+
+#[test]
+fn cpu_samples_thread_states_backtraces_and_counters() {
+    let tl = nsys::load(&fixture()).expect("load");
+    let frames = |e: EventId| -> Vec<String> {
+        tl.stack_of(e)
+            .map(|s| {
+                tl.stacks
+                    .frames_of(s)
+                    .map(|f| {
+                        let name = tl.name(f.symbol).to_owned();
+                        if f.unresolved {
+                            format!("{name}?")
+                        } else {
+                            name
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let of_kind = |kind: EventKind| -> Vec<(i64, i64, String, Vec<String>)> {
+        let mut v: Vec<_> = tl
+            .events()
+            .filter(|e| e.kind == kind)
+            .map(|e| (e.start, e.end, tl.name(e.name).to_owned(), frames(e.id)))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        of_kind(EventKind::CpuSample),
+        vec![
+            (
+                3000,
+                3000,
+                "compute".into(),
+                vec!["compute".into(), "main".into()]
+            ),
+            (
+                4000,
+                4000,
+                "0x7f0000001234".into(),
+                vec!["0x7f0000001234?".into()]
+            ),
+            (4500, 4500, "[no call stack]".into(), vec![]),
+        ]
+    );
+    let running: Vec<(i64, i64, String)> = of_kind(EventKind::ThreadRunning)
+        .into_iter()
+        .map(|(s, e, n, _)| (s, e, n))
+        .collect();
+    assert_eq!(
+        running,
+        vec![
+            (2500, 4800, "Running on CPU 2".into()),
+            (2500, 4800, "Thread 778 (worker) of process 777".into()),
+            (7000, 8000, "Running on CPU 3".into()),
+            (7000, 8000, "Thread 778 (worker) of process 777".into()),
+        ]
+    );
+    assert_eq!(
+        of_kind(EventKind::OsRuntime),
+        vec![(
+            6000,
+            6400,
+            "read".into(),
+            vec!["__GI___libc_read".into(), "main".into()]
+        )]
+    );
+    assert_eq!(
+        of_kind(EventKind::CudaApi),
+        vec![(
+            8200,
+            8600,
+            "cudaMalloc".into(),
+            vec!["cudaMalloc".into(), "main".into()]
+        )]
+    );
+    // The memory counter: a step chart of its three samples.
+    let counter = tl
+        .tracks
+        .iter()
+        .position(|t| t.layout == Layout::Counter)
+        .expect("a counter row");
+    let track = sightline::timeline::TrackId(counter as u32);
+    assert_eq!(tl.tracks[counter].name, "GPU 0 memory usage (local)");
+    assert_eq!(tl.counter_range(track), Some((0.0, f64::from(1u32 << 20))));
+    let mut buckets = Vec::new();
+    tl.counter_buckets(track, 0, 0, 10_000, 1.0, &mut buckets);
+    let values: Vec<(i64, f64)> = buckets.iter().map(|b| (b.start, b.last)).collect();
+    assert_eq!(
+        values,
+        vec![(1000, 0.0), (5000, 1_048_576.0), (9000, 524_288.0)]
+    );
+    // Every table is accounted for, and none is left unread.
+    for (table, stats) in &tl.session.imports.sources {
+        assert_eq!(stats.unaccounted(), 0, "{table}");
+        assert!(
+            !stats.skipped.contains_key(nsys::schema::NOT_READ),
+            "{table}: {stats:?}"
+        );
+    }
+}
