@@ -51,6 +51,9 @@ enum Command {
     Stats(cli::stats::StatsArgs),
     /// A timeline's track tree with event counts and time spans, or every event as JSON lines.
     Timeline(cli::timeline::TimelineArgs),
+    /// The CPU profile of an export's samples: Top-Down, Bottom-Up or Flat, for a thread and a
+    /// time range (the timeline's CPU profile panel, headless).
+    Profile(cli::profile::ProfileArgs),
     /// NVTXT annotation files: their events, names and problems (exit code 1 when a file has
     /// errors).
     Nvtxt(cli::nvtxt::NvtxtArgs),
@@ -105,6 +108,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Summary(args) => cli::summary::run(args, out),
         Command::Stats(args) => cli::stats::run(args, out),
         Command::Timeline(args) => cli::timeline::run(args, out),
+        Command::Profile(args) => cli::profile::run(args, out),
         Command::Nvtxt(args) => cli::nvtxt::run(args, out),
         Command::Gainsight(args) => cli::gainsight::run(args, out),
         Command::Counters(args) => cli::counters::run(args, out),

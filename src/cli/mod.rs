@@ -12,6 +12,7 @@ pub mod dump;
 pub mod gainsight;
 pub mod nvtxt;
 pub mod occupancy;
+pub mod profile;
 pub mod rules;
 pub mod sections;
 pub mod stats;

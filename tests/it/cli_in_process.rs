@@ -126,3 +126,41 @@ fn section_choice_prefers_folders_then_embedded_sections() {
         SectionSource::Folders
     );
 }
+
+/// `sightline profile` on the table-family fixture: the flat list and both trees of its three
+/// samples (compute ← main, an unresolved kernel address, one without a stack), in-process and
+/// as the binary, text and CSV.
+#[test]
+fn profile_views_of_the_family_fixture() {
+    let export = fixture("nsys/families.sqlite");
+    let flat = same_as_binary(
+        cli::profile::run,
+        &["profile", &export, "--view", "flat", "--csv"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&flat),
+        "Function,Module,Self,Self %,Total,Total %\n\
+         compute,libapp.so,1,33.3,1,33.3\n\
+         0x7f0000001234 (unresolved),[kernel.kallsyms],1,33.3,1,33.3\n\
+         main,libapp.so,0,0.0,1,33.3\n"
+    );
+    let top_down = same_as_binary(
+        cli::profile::run,
+        &["profile", &export, "--view", "top-down", "--csv"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&top_down),
+        "Function,Module,Self,Self %,Total,Total %\n\
+         main,libapp.so,0,0.0,1,33.3\n  compute,libapp.so,1,33.3,1,33.3\n\
+         0x7f0000001234 (unresolved),[kernel.kallsyms],1,33.3,1,33.3\n"
+    );
+    let bottom_up = same_as_binary(
+        cli::profile::run,
+        &["profile", &export, "--view", "bottom-up", "--from", "3500"],
+    );
+    assert!(
+        String::from_utf8_lossy(&bottom_up).starts_with("2 samples\n"),
+        "{}",
+        String::from_utf8_lossy(&bottom_up)
+    );
+}

@@ -552,5 +552,6 @@ impl Timeline {
                 .map(|t| t.name.capacity() + t.children.capacity() * 4 + t.rows.capacity() * 8)
                 .sum::<usize>()
             + self.strings.heap_bytes()
+            + self.stacks.memory_bytes()
     }
 }
