@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = tl.attrs(e.id);
         }
     }
-    if let Ok(results) = stats::run_reports(path, stats::REPORTS) {
+    if let Ok(results) = stats::run_reports(path, &stats::report_names()) {
         for (_, outcome) in results {
             if let stats::ReportOutcome::Table(t) = outcome {
                 let _ = stats::to_csv(&t);

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::pyjson::write_string;
-use crate::timeline::nsys::stats::{self, Cell, ReportOutcome, ReportTable};
+use crate::timeline::nsys::stats::{self, Cell, ReportOutcome, ReportRequest, ReportTable};
 use crate::timeline::nsys::{self, rep};
 
 /// Output format of `sightline stats`.
@@ -26,12 +26,15 @@ pub enum StatsFormat {
 #[derive(clap::Args, Debug, Clone)]
 pub struct StatsArgs {
     /// The export (.sqlite) or report (.nsys-rep, .qdrep: exported with `nsys` first).
-    pub file: PathBuf,
-    /// Report name (nsys's: cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum,
-    /// cuda_gpu_mem_size_sum, osrt_sum, nvtx_sum, nvtx_pushpop_sum, nvtx_startend_sum);
-    /// repeat or separate with commas. Default: the usual set.
+    #[arg(required_unless_present = "help_reports")]
+    pub file: Option<PathBuf>,
+    /// Report, as nsys takes it: NAME[:OPTION[=VALUE]]... (`cuda_gpu_kern_sum:nvtx-name`);
+    /// repeat or separate with commas. `--help-reports` lists them. Default: nsys's set.
     #[arg(long = "report", value_name = "NAME")]
     pub reports: Vec<String>,
+    /// List the reports and their options, and exit.
+    #[arg(long)]
+    pub help_reports: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: StatsFormat,
@@ -60,7 +63,13 @@ pub fn export_for(file: &Path, nsys_exe: Option<&Path>) -> anyhow::Result<PathBu
 
 /// Runs the command, writing to `out`. Skipped reports are noted on stderr, as nsys does.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let mut names: Vec<&str> = Vec::new();
+    if args.help_reports {
+        write_help(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(file) = &args.file else {
+        anyhow::bail!("no export given");
+    };
     let requested: Vec<&str> = if args.reports.is_empty() {
         stats::DEFAULT_REPORTS.to_vec()
     } else {
@@ -71,19 +80,22 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             .filter(|r| !r.is_empty())
             .collect()
     };
+    let mut requests = Vec::new();
     for r in requested {
-        if stats::canonical_report_name(r).is_none() {
-            anyhow::bail!("unknown report {r:?}; known: {}", stats::REPORTS.join(", "));
-        }
-        names.push(r);
+        requests.push((r, ReportRequest::parse(r).map_err(anyhow::Error::msg)?));
     }
-    let export = export_for(&args.file, args.nsys.as_deref())?;
-    let results = stats::run_reports(&export, &names)?;
+    let export = export_for(file, args.nsys.as_deref())?;
+    let db = nsys::db::ExportDb::open(&export)?;
+    let mut results = Vec::new();
+    for (name, request) in &requests {
+        results.push((name.to_string(), stats::run_request(&db, request)?));
+    }
     if let Some(prefix) = &args.output {
-        for (name, outcome) in &results {
+        for ((name, outcome), (_, request)) in results.iter().zip(&requests) {
             match outcome {
                 ReportOutcome::Table(t) if !t.rows.is_empty() => {
-                    let path = PathBuf::from(format!("{}_{name}.csv", prefix.display()));
+                    let path =
+                        PathBuf::from(format!("{}_{}.csv", prefix.display(), request.file_stem()));
                     std::fs::write(&path, stats::to_csv(t))
                         .with_context(|| format!("writing {}", path.display()))?;
                     eprintln!("{name}: wrote {}", path.display());
@@ -96,10 +108,28 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
     match args.format {
         StatsFormat::Csv => write_csv(&results, out)?,
-        StatsFormat::Json => write_json(&args.file, &results, out)?,
+        StatsFormat::Json => write_json(file, &results, out)?,
         StatsFormat::Table => write_table(&results, out)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--help-reports`: every report, what it shows and its options.
+fn write_help(out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "The reports of `sightline stats` (as nsys stats names them):"
+    )?;
+    for r in stats::reports() {
+        writeln!(out, "\n  {}\n      {}", r.name, r.about)?;
+        for o in r.options {
+            match o.default {
+                Some(d) => writeln!(out, "      :{}=N  {} (default {d})", o.name, o.about)?,
+                None => writeln!(out, "      :{}  {}", o.name, o.about)?,
+            }
+        }
+    }
+    Ok(())
 }
 
 fn write_csv(results: &[(String, ReportOutcome)], out: &mut dyn Write) -> std::io::Result<()> {

@@ -1,0 +1,139 @@
+//! The CUDA and OS runtime summaries: `cuda_gpu_kern_sum`, `cuda_api_sum`,
+//! `cuda_gpu_mem_time_sum`, `cuda_gpu_mem_size_sum`, `osrt_sum`.
+
+use super::super::NsysError;
+use super::super::db::ExportDb;
+use super::table::{grouped, memcpy_label, size_table, string_of, strip_stats_suffix, time_table};
+use super::{Report, ReportOutcome, ReportRequest, skipped};
+
+/// The reports of this module.
+pub(super) const REPORTS: &[Report] = &[
+    Report {
+        name: "cuda_gpu_kern_sum",
+        about: "CUDA GPU kernel summary: time per kernel name",
+        options: &[],
+        run: gpu_kern_sum,
+    },
+    Report {
+        name: "cuda_api_sum",
+        about: "CUDA API summary: time per runtime/driver function",
+        options: &[],
+        run: api_sum,
+    },
+    Report {
+        name: "cuda_gpu_mem_time_sum",
+        about: "CUDA GPU memory operations by time, per copy kind and memset",
+        options: &[],
+        run: gpu_mem_sum,
+    },
+    Report {
+        name: "cuda_gpu_mem_size_sum",
+        about: "CUDA GPU memory operations by size (MB), per copy kind and memset",
+        options: &[],
+        run: gpu_mem_sum,
+    },
+    Report {
+        name: "osrt_sum",
+        about: "OS runtime summary: time per function",
+        options: &[],
+        run: osrt_sum,
+    },
+];
+
+fn gpu_kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    const T: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+    if !db.has_table(T) {
+        return skipped(db, "CUDA kernel data");
+    }
+    let groups = grouped(db, T, "demangledName", "end - start", "")?;
+    let strings = db.string_ids()?;
+    let named = groups
+        .into_iter()
+        .map(|(k, v)| (string_of(&strings, k), v))
+        .collect();
+    Ok(ReportOutcome::Table(time_table(
+        req.report.name,
+        "Instances",
+        "Name",
+        named,
+        true,
+    )))
+}
+
+fn api_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    if !db.has_table(T) {
+        return skipped(db, "CUDA trace data");
+    }
+    let groups = grouped(db, T, "nameId", "end - start", "")?;
+    let strings = db.string_ids()?;
+    let named = groups
+        .into_iter()
+        .map(|(k, v)| (strip_stats_suffix(&string_of(&strings, k)).to_string(), v))
+        .collect();
+    Ok(ReportOutcome::Table(time_table(
+        req.report.name,
+        "Num Calls",
+        "Name",
+        named,
+        false,
+    )))
+}
+
+fn osrt_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    const T: &str = "OSRT_API";
+    if !db.has_table(T) {
+        return skipped(db, "OS Runtime trace data");
+    }
+    let filter = if db.has_column(T, "eventClass") {
+        " WHERE eventClass = 27"
+    } else {
+        ""
+    };
+    let groups = grouped(db, T, "nameId", "end - start", filter)?;
+    let strings = db.string_ids()?;
+    let named = groups
+        .into_iter()
+        .map(|(k, v)| (string_of(&strings, k), v))
+        .collect();
+    Ok(ReportOutcome::Table(time_table(
+        req.report.name,
+        "Num Calls",
+        "Name",
+        named,
+        false,
+    )))
+}
+
+/// `cuda_gpu_mem_time_sum` and `cuda_gpu_mem_size_sum`.
+fn gpu_mem_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    let report = req.report.name;
+    let row_count =
+        |t| -> Result<u64, NsysError> { Ok(if db.has_table(t) { db.row_count(t)? } else { 0 }) };
+    let memcpy = row_count("CUPTI_ACTIVITY_KIND_MEMCPY")?;
+    let memset = row_count("CUPTI_ACTIVITY_KIND_MEMSET")?;
+    if !db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY") && !db.has_table("CUPTI_ACTIVITY_KIND_MEMSET") {
+        return skipped(db, "GPU memory data");
+    }
+    let size = report == "cuda_gpu_mem_size_sum";
+    let value = if size { "bytes" } else { "end - start" };
+    let labels = db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
+    let mut named: Vec<(String, Vec<i64>)> = Vec::new();
+    if memcpy > 0 {
+        for (kind, v) in grouped(db, "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind", value, "")? {
+            named.push((memcpy_label(labels.as_ref(), kind), v));
+        }
+    }
+    if memset > 0 {
+        let mut all = Vec::new();
+        for (_, v) in grouped(db, "CUPTI_ACTIVITY_KIND_MEMSET", "NULL", value, "")? {
+            all.extend(v);
+        }
+        named.push(("[CUDA memset]".to_string(), all));
+    }
+    Ok(ReportOutcome::Table(if size {
+        size_table(report, named)
+    } else {
+        time_table(report, "Count", "Operation", named, false)
+    }))
+}

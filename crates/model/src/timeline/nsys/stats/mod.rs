@@ -1,0 +1,364 @@
+//! Reports equal to `nsys stats`: same rows, columns, grouping, rounding and order.
+//!
+//! Definitions (checked cell for cell against NVIDIA's output for the corpus): durations are
+//! `end − start` in ns; Time (%) = 100 × total / sum of totals, one decimal; Avg, Med and
+//! StdDev (sample, n − 1) with one decimal, rounded half away from zero (sizes in MB = 10⁶
+//! bytes with three). Kernels group by demangled name and sort by total, instances (both
+//! descending), then name; API calls group by string id (every row, including the eventClass 67
+//! duplicates of old exports), then a 4-digit `_vNNNN` suffix is cut; the other reports sort by
+//! total, descending. Exports without `ENUM_CUDA_MEMCPY_OPER` (which nsys 2023.4 refuses) get the
+//! memory reports with the labels of nsys 2022.4 (`[CUDA memcpy HtoD]`).
+//!
+//! Each family of reports is a module with its own [`Report`] list; [`reports`] is all of them.
+//! A report is asked for as nsys takes it: `name[:option[=value]]...`
+//! (`cuda_gpu_kern_sum:nvtx-name:base`, `um_sum:rows=10`), see [`ReportRequest`].
+
+mod cuda;
+mod nvtx;
+mod table;
+
+use super::NsysError;
+use super::db::ExportDb;
+
+pub use table::strip_stats_suffix;
+pub(crate) use table::time_table;
+
+/// A report: its nsys name, what it shows, its options and how it is computed.
+pub struct Report {
+    /// The nsys name (`cuda_gpu_kern_sum`).
+    pub name: &'static str,
+    /// One line on what it shows.
+    pub about: &'static str,
+    /// The options it takes.
+    pub options: &'static [ReportOption],
+    run: fn(&ExportDb, &ReportRequest) -> Result<ReportOutcome, NsysError>,
+}
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Report").field("name", &self.name).finish()
+    }
+}
+
+/// An option of a report: a flag (`nvtx-name`) or a value with a default (`rows=10`).
+#[derive(Debug)]
+pub struct ReportOption {
+    /// The option's name.
+    pub name: &'static str,
+    /// The default value; `None` for a flag.
+    pub default: Option<&'static str>,
+    /// One line on what it does.
+    pub about: &'static str,
+}
+
+/// Every report Sightline computes, in nsys's order (alphabetical).
+pub fn reports() -> Vec<&'static Report> {
+    let mut all: Vec<&'static Report> = cuda::REPORTS.iter().chain(nvtx::REPORTS).collect();
+    all.sort_by_key(|r| r.name);
+    all
+}
+
+/// The names of every report, in nsys's order.
+pub fn report_names() -> Vec<&'static str> {
+    reports().into_iter().map(|r| r.name).collect()
+}
+
+/// The report named `name` (current or 2022.x name).
+pub fn find_report(name: &str) -> Option<&'static Report> {
+    let name = OLD_NAMES
+        .iter()
+        .find(|(old, _)| *old == name)
+        .map_or(name, |(_, new)| *new);
+    reports().into_iter().find(|r| r.name == name)
+}
+
+/// The default set (what `nsys stats` prints without `--report`).
+pub const DEFAULT_REPORTS: &[&str] = &[
+    "nvtx_sum",
+    "osrt_sum",
+    "cuda_api_sum",
+    "cuda_gpu_kern_sum",
+    "cuda_gpu_mem_time_sum",
+    "cuda_gpu_mem_size_sum",
+];
+
+/// nsys 2022.x report names and the current names they correspond to.
+pub const OLD_NAMES: &[(&str, &str)] = &[
+    ("gpukernsum", "cuda_gpu_kern_sum"),
+    ("cudaapisum", "cuda_api_sum"),
+    ("gpumemtimesum", "cuda_gpu_mem_time_sum"),
+    ("gpumemsizesum", "cuda_gpu_mem_size_sum"),
+    ("osrtsum", "osrt_sum"),
+    ("nvtxsum", "nvtx_sum"),
+    ("nvtxppsum", "nvtx_pushpop_sum"),
+    ("nvtxsesum", "nvtx_startend_sum"),
+    ("cudaapitrace", "cuda_api_trace"),
+    ("gputrace", "cuda_gpu_trace"),
+    ("gpusum", "cuda_gpu_sum"),
+    ("apigpusum", "cuda_api_gpu_sum"),
+    ("kernexecsum", "cuda_kern_exec_sum"),
+    ("kernexectrace", "cuda_kern_exec_trace"),
+    ("nvtxgpuprojsum", "nvtx_gpu_proj_sum"),
+    ("nvtxgpuprojtrace", "nvtx_gpu_proj_trace"),
+    ("nvtxkernsum", "nvtx_kern_sum"),
+    ("nvtxpptrace", "nvtx_pushpop_trace"),
+    ("openaccsum", "openacc_sum"),
+    ("openmpevtsum", "openmp_sum"),
+    ("umcpupagefaults", "um_cpu_page_faults_sum"),
+    ("umsum", "um_sum"),
+    ("umtotalsum", "um_total_sum"),
+    ("mpievttrace", "mpi_event_trace"),
+    ("vulkanmarkerssum", "vulkan_marker_sum"),
+    ("vulkangpumarkersum", "vulkan_gpu_marker_sum"),
+    ("vulkanapisum", "vulkan_api_sum"),
+    ("vulkanapitrace", "vulkan_api_trace"),
+    ("dx11pixsum", "dx11_pix_sum"),
+    ("dx12pixsum", "dx12_pix_sum"),
+    ("dx12gpumarkersum", "dx12_gpu_marker_sum"),
+    ("khrdebugsum", "opengl_khr_range_sum"),
+    ("khrdebuggpusum", "opengl_khr_gpu_range_sum"),
+    ("wddmqueuesdetails", "wddm_queue_sum"),
+    ("nvvideoapisum", "nvvideo_api_sum"),
+];
+
+/// The canonical name of a report given by its current or 2022.x name (options cut).
+pub fn canonical_report_name(name: &str) -> Option<&'static str> {
+    let bare = name.split(':').next().unwrap_or(name);
+    find_report(bare).map(|r| r.name)
+}
+
+/// A report asked for with its options: `name[:option[=value]]...`.
+#[derive(Debug, Clone)]
+pub struct ReportRequest {
+    /// The report.
+    pub report: &'static Report,
+    /// The options given, in order: name and value (`None` for a flag).
+    pub options: Vec<(String, Option<String>)>,
+}
+
+impl ReportRequest {
+    /// Parses `name[:option[=value]]...`; unknown reports and options are an error that lists
+    /// what exists.
+    pub fn parse(text: &str) -> Result<ReportRequest, String> {
+        let mut parts = text.split(':');
+        let name = parts.next().unwrap_or_default().trim();
+        let Some(report) = find_report(name) else {
+            return Err(format!(
+                "unknown report {name:?}; known: {}",
+                report_names().join(", ")
+            ));
+        };
+        let mut options = Vec::new();
+        for part in parts.map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = match part.split_once('=') {
+                Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
+                None => (part, None),
+            };
+            let Some(option) = report.options.iter().find(|o| o.name == key) else {
+                let known: Vec<&str> = report.options.iter().map(|o| o.name).collect();
+                return Err(format!(
+                    "report {}: unknown option {key:?}; {}",
+                    report.name,
+                    if known.is_empty() {
+                        "it takes none".to_string()
+                    } else {
+                        format!("known: {}", known.join(", "))
+                    }
+                ));
+            };
+            match (option.default, &value) {
+                (None, Some(_)) => {
+                    return Err(format!(
+                        "report {}: option {key} takes no value",
+                        report.name
+                    ));
+                }
+                (Some(_), None) => {
+                    return Err(format!(
+                        "report {}: option {key} needs a value ({key}=N)",
+                        report.name
+                    ));
+                }
+                _ => {}
+            }
+            options.push((key.to_string(), value));
+        }
+        Ok(ReportRequest { report, options })
+    }
+
+    /// Whether flag `name` was given.
+    pub fn flag(&self, name: &str) -> bool {
+        self.options.iter().any(|(k, v)| k == name && v.is_none())
+    }
+
+    /// The value of option `name`: the last one given, else its default.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.as_deref())
+            .or_else(|| {
+                self.report
+                    .options
+                    .iter()
+                    .find(|o| o.name == name)
+                    .and_then(|o| o.default)
+            })
+    }
+
+    /// The integer value of option `name`, an error naming the report and option otherwise.
+    pub fn int(&self, name: &str) -> Result<i64, String> {
+        let v = self.value(name).unwrap_or_default();
+        v.parse().map_err(|_| {
+            format!(
+                "report {}: option {name}={v:?} is not an integer",
+                self.report.name
+            )
+        })
+    }
+
+    /// The name nsys gives the request's output file: `report` and each option, joined by `_`
+    /// (`cuda_gpu_kern_sum_nvtx-name`).
+    pub fn file_stem(&self) -> String {
+        let mut s = self.report.name.to_string();
+        for (k, v) in &self.options {
+            s.push('_');
+            s.push_str(k);
+            if let Some(v) = v {
+                s.push('=');
+                s.push_str(v);
+            }
+        }
+        s
+    }
+}
+
+/// One cell: numbers print bare in JSON, text as strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cell {
+    /// A number, already formatted as nsys prints it ("931.0", "4.194").
+    Number(String),
+    /// Text.
+    Text(String),
+}
+
+impl Cell {
+    /// The cell's text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Cell::Number(s) | Cell::Text(s) => s,
+        }
+    }
+}
+
+/// A computed report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportTable {
+    /// The report's nsys name.
+    pub report: String,
+    /// Column headers, as nsys prints them.
+    pub columns: Vec<String>,
+    /// Rows of cells.
+    pub rows: Vec<Vec<Cell>>,
+}
+
+/// What a report produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportOutcome {
+    /// A table (possibly without rows: nsys's "no-rows").
+    Table(ReportTable),
+    /// The export lacks the data; the message is the one nsys prints after `SKIPPED: `.
+    Skipped(String),
+}
+
+/// nsys's message for an export that lacks a report's data: `<path> does not contain <what>.`
+pub(crate) fn skipped(db: &ExportDb, what: &str) -> Result<ReportOutcome, NsysError> {
+    Ok(ReportOutcome::Skipped(format!(
+        "{} does not contain {what}.",
+        db.path.display()
+    )))
+}
+
+/// Computes report `request` (`name[:option[=value]]...`, current or 2022.x name) on an open
+/// export.
+pub fn run_report(db: &ExportDb, request: &str) -> Result<ReportOutcome, NsysError> {
+    let request = ReportRequest::parse(request).map_err(|detail| NsysError::Query {
+        path: db.path.clone(),
+        table: String::new(),
+        detail,
+    })?;
+    run_request(db, &request)
+}
+
+/// Computes a parsed request on an open export.
+pub fn run_request(db: &ExportDb, request: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    (request.report.run)(db, request)
+}
+
+/// Runs several reports on the export at `path`.
+pub fn run_reports(
+    path: &std::path::Path,
+    names: &[&str],
+) -> Result<Vec<(String, ReportOutcome)>, NsysError> {
+    let db = ExportDb::open(path)?;
+    names
+        .iter()
+        .map(|n| Ok((n.to_string(), run_report(&db, n)?)))
+        .collect()
+}
+
+/// The report as CSV, byte for byte as `nsys stats --format csv` writes it.
+pub fn to_csv(table: &ReportTable) -> String {
+    let mut out = String::new();
+    let line = |cells: &mut dyn Iterator<Item = &str>, out: &mut String| {
+        let mut first = true;
+        for c in cells {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            if c.contains([',', '"', '\n', '\r']) {
+                out.push('"');
+                out.push_str(&c.replace('"', "\"\""));
+                out.push('"');
+            } else {
+                out.push_str(c);
+            }
+        }
+        out.push('\n');
+    };
+    line(&mut table.columns.iter().map(|s| s.as_str()), &mut out);
+    for row in &table.rows {
+        line(&mut row.iter().map(|c| c.as_str()), &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_suffix_rule() {
+        assert_eq!(strip_stats_suffix("cudaMalloc_v3020"), "cudaMalloc");
+        assert_eq!(
+            strip_stats_suffix("cudaStreamIsCapturing_v10000"),
+            "cudaStreamIsCapturing_v10000"
+        );
+        assert_eq!(strip_stats_suffix("cuMemAlloc_v2"), "cuMemAlloc_v2");
+    }
+
+    #[test]
+    fn csv_quotes_like_python() {
+        let t = ReportTable {
+            report: "x".into(),
+            columns: vec!["A".into(), "Name".into()],
+            rows: vec![vec![
+                Cell::Number("1.0".into()),
+                Cell::Text("f(int, \"q\")".into()),
+            ]],
+        };
+        assert_eq!(to_csv(&t), "A,Name\n1.0,\"f(int, \"\"q\"\")\"\n");
+    }
+}

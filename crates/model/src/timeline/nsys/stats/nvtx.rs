@@ -1,0 +1,158 @@
+//! The NVTX range summaries: `nvtx_sum` (push/pop and start/end, with a Style column),
+//! `nvtx_pushpop_sum`, `nvtx_startend_sum`.
+
+use std::collections::HashMap;
+
+use super::super::NsysError;
+use super::super::db::{ExportDb, int_of, text_of};
+use super::table::time_cells;
+use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable};
+use crate::timeline::summary::Summary;
+
+/// The reports of this module.
+pub(super) const REPORTS: &[Report] = &[
+    Report {
+        name: "nvtx_sum",
+        about: "NVTX range summary: push/pop and start/end ranges by name",
+        options: &[],
+        run: nvtx_report,
+    },
+    Report {
+        name: "nvtx_pushpop_sum",
+        about: "NVTX push/pop range summary",
+        options: &[],
+        run: nvtx_report,
+    },
+    Report {
+        name: "nvtx_startend_sum",
+        about: "NVTX start/end range summary",
+        options: &[],
+        run: nvtx_report,
+    },
+];
+
+/// Names are `domain:text` (no prefix in the default domain); a range that never ends runs to
+/// the last NVTX timestamp.
+fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    let report = req.report.name;
+    const T: &str = "NVTX_EVENTS";
+    if !db.has_table(T) {
+        return Ok(ReportOutcome::Skipped(format!(
+            "{} does not contain NV Tools Extension (NVTX) data.",
+            db.path.display()
+        )));
+    }
+    let strings = db.string_ids()?;
+    let text = db.col_or_null(T, "text");
+    let text_id = db.col_or_null(T, "textId");
+    let domain = db.col_or_null(T, "domainId");
+    let sql = format!(
+        "SELECT rowid, start, end, eventType, globalTid, {text}, {text_id}, {domain} FROM {T}"
+    );
+    let mut stmt = db.conn.prepare(&sql).map_err(|e| db.query_error(T, e))?;
+    let mut rows = stmt.query([]).map_err(|e| db.query_error(T, e))?;
+    struct Range {
+        start: i64,
+        end: Option<i64>,
+        push_pop: bool,
+        process: u64,
+        domain: i64,
+        text: String,
+    }
+    let mut ranges = Vec::new();
+    let mut domains: HashMap<(u64, i64), String> = HashMap::new();
+    let mut last = i64::MIN;
+    while let Some(row) = rows.next().map_err(|e| db.query_error(T, e))? {
+        let v = |i| row.get_ref(i).ok().and_then(int_of);
+        let (Some(start), Some(event_type)) = (v(1), v(3)) else {
+            let rowid = v(0).unwrap_or(-1);
+            return Err(db.query_error(
+                T,
+                format!("rowid {rowid}: start or eventType is not an integer"),
+            ));
+        };
+        let end = v(2);
+        last = last.max(start).max(end.unwrap_or(i64::MIN));
+        let process = (v(4).unwrap_or(0) as u64) >> 24;
+        let dom = v(7).unwrap_or(0);
+        let message = row
+            .get_ref(5)
+            .ok()
+            .and_then(text_of)
+            .or_else(|| v(6).and_then(|id| strings.get(&id).cloned()))
+            .unwrap_or_default();
+        match event_type {
+            75 => {
+                domains.insert((process, dom), message);
+            }
+            59 | 60 => ranges.push(Range {
+                start,
+                end,
+                push_pop: event_type == 59,
+                process,
+                domain: dom,
+                text: message,
+            }),
+            _ => {}
+        }
+    }
+    let want = |pp: bool| match report {
+        "nvtx_pushpop_sum" => pp,
+        "nvtx_startend_sum" => !pp,
+        _ => true,
+    };
+    let mut groups: HashMap<(bool, String), Vec<i64>> = HashMap::new();
+    for r in ranges.into_iter().filter(|r| want(r.push_pop)) {
+        let name = match domains.get(&(r.process, r.domain)) {
+            Some(d) if r.domain != 0 => format!("{d}:{}", r.text),
+            _ => r.text,
+        };
+        let end = r.end.unwrap_or(last);
+        groups
+            .entry((r.push_pop, name))
+            .or_default()
+            .push(end.saturating_sub(r.start));
+    }
+    let mut sums: Vec<((bool, String), Summary)> = groups
+        .into_iter()
+        .filter_map(|(k, mut v)| Some((k, Summary::of(&mut v)?)))
+        .collect();
+    sums.sort_by(|(ak, a), (bk, b)| b.total.cmp(&a.total).then_with(|| ak.1.cmp(&bk.1)));
+    let grand: i128 = sums.iter().map(|(_, s)| s.total).sum();
+    let with_style = report == "nvtx_sum";
+    let mut columns: Vec<String> = [
+        "Time (%)",
+        "Total Time (ns)",
+        "Instances",
+        "Avg (ns)",
+        "Med (ns)",
+        "Min (ns)",
+        "Max (ns)",
+        "StdDev (ns)",
+    ]
+    .iter()
+    .map(|c| c.to_string())
+    .collect();
+    if with_style {
+        columns.push("Style".into());
+    }
+    columns.push("Range".into());
+    let rows = sums
+        .into_iter()
+        .map(|((push_pop, name), s)| {
+            let mut row = time_cells(&s, grand);
+            if with_style {
+                row.push(Cell::Text(
+                    if push_pop { "PushPop" } else { "StartEnd" }.into(),
+                ));
+            }
+            row.push(Cell::Text(name));
+            row
+        })
+        .collect();
+    Ok(ReportOutcome::Table(ReportTable {
+        report: report.to_string(),
+        columns,
+        rows,
+    }))
+}

@@ -1,0 +1,200 @@
+//! What the summary reports share: rows grouped by a key, the time and size tables with nsys's
+//! columns, rounding and order, string ids, memcpy labels.
+
+use std::collections::HashMap;
+
+use super::super::NsysError;
+use super::super::db::{ExportDb, int_of};
+use super::super::load::MEMCPY_LABELS;
+use super::{Cell, ReportTable};
+use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
+
+/// `SELECT key, value FROM table` grouped by key. Values that are not integers are an error
+/// naming the table and rowid (a summary must not silently leave rows out).
+pub(super) fn grouped(
+    db: &ExportDb,
+    table: &str,
+    key: &str,
+    value: &str,
+    filter: &str,
+) -> Result<HashMap<i64, Vec<i64>>, NsysError> {
+    let key_sql = if key == "NULL" {
+        "NULL".to_string()
+    } else {
+        db.col_or_null(table, key)
+    };
+    let sql = format!(
+        "SELECT rowid, {key_sql}, {value}, typeof(start) IN ('integer', 'null') AND typeof(end) IN ('integer', 'null') FROM {table}{filter}"
+    );
+    let mut stmt = db
+        .conn
+        .prepare(&sql)
+        .map_err(|e| db.query_error(table, e))?;
+    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
+    let mut out: HashMap<i64, Vec<i64>> = HashMap::new();
+    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+        let types_ok = matches!(row.get_ref(3), Ok(rusqlite::types::ValueRef::Integer(1)));
+        let v = row
+            .get_ref(2)
+            .ok()
+            .and_then(int_of)
+            .filter(|_| types_ok || value == "bytes");
+        let Some(v) = v else {
+            let rowid = row.get_ref(0).ok().and_then(int_of).unwrap_or(-1);
+            return Err(db.query_error(table, format!("rowid {rowid}: {value} is not an integer")));
+        };
+        let k = row.get_ref(1).ok().and_then(int_of).unwrap_or(-1);
+        out.entry(k).or_default().push(v);
+    }
+    Ok(out)
+}
+
+pub(super) fn string_of(strings: &HashMap<i64, String>, id: i64) -> String {
+    strings
+        .get(&id)
+        .cloned()
+        .unwrap_or_else(|| format!("<string {id}>"))
+}
+
+/// nsys stats cuts a `_v` followed by exactly four digits (`cudaMalloc_v3020`), and keeps
+/// longer ones (`cudaStreamIsCapturing_v10000`).
+pub fn strip_stats_suffix(name: &str) -> &str {
+    let b = name.as_bytes();
+    if b.len() > 6
+        && &b[b.len() - 6..b.len() - 4] == b"_v"
+        && b[b.len() - 4..].iter().all(u8::is_ascii_digit)
+    {
+        &name[..name.len() - 6]
+    } else {
+        name
+    }
+}
+
+pub(super) fn memcpy_label(labels: Option<&HashMap<i64, String>>, kind: i64) -> String {
+    match labels {
+        Some(l) => format!(
+            "[CUDA memcpy {}]",
+            l.get(&kind).cloned().unwrap_or_else(|| "Unknown".into())
+        ),
+        None => {
+            // nsys 2022.4's short labels.
+            const OLD: &[&str] = &[
+                "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH",
+                "PtoP",
+            ];
+            let label = usize::try_from(kind)
+                .ok()
+                .and_then(|i| OLD.get(i).or_else(|| MEMCPY_LABELS.get(i)))
+                .copied()
+                .unwrap_or("Unknown");
+            format!("[CUDA memcpy {label}]")
+        }
+    }
+}
+
+pub(crate) fn time_table(
+    report: &str,
+    count_header: &str,
+    name_header: &str,
+    groups: Vec<(String, Vec<i64>)>,
+    kernel_order: bool,
+) -> ReportTable {
+    let mut sums: Vec<(String, Summary)> = groups
+        .into_iter()
+        .filter_map(|(name, mut v)| Some((name, Summary::of(&mut v)?)))
+        .collect();
+    sort_summaries(&mut sums, kernel_order);
+    let grand: i128 = sums.iter().map(|(_, s)| s.total).sum();
+    let columns = [
+        "Time (%)",
+        "Total Time (ns)",
+        count_header,
+        "Avg (ns)",
+        "Med (ns)",
+        "Min (ns)",
+        "Max (ns)",
+        "StdDev (ns)",
+        name_header,
+    ];
+    let rows = sums
+        .into_iter()
+        .map(|(name, s)| {
+            let mut row = time_cells(&s, grand);
+            row.push(Cell::Text(name));
+            row
+        })
+        .collect();
+    ReportTable {
+        report: report.to_string(),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
+    }
+}
+
+pub(super) fn time_cells(s: &Summary, grand: i128) -> Vec<Cell> {
+    let n = i128::from(s.count);
+    vec![
+        Cell::Number(fmt_ratio(100 * s.total, grand, 1)),
+        Cell::Number(s.total.to_string()),
+        Cell::Number(s.count.to_string()),
+        Cell::Number(fmt_ratio(s.total, n, 1)),
+        Cell::Number(fmt_ratio(s.median_x2, 2, 1)),
+        Cell::Number(s.min.to_string()),
+        Cell::Number(s.max.to_string()),
+        Cell::Number(fmt_float(s.stddev, 1)),
+    ]
+}
+
+pub(super) fn sort_summaries(sums: &mut [(String, Summary)], kernel_order: bool) {
+    sums.sort_by(|(an, a), (bn, b)| {
+        let by_total = b.total.cmp(&a.total);
+        if kernel_order {
+            by_total
+                .then(b.count.cmp(&a.count))
+                .then_with(|| an.cmp(bn))
+        } else {
+            // Equal totals: by name (nsys 2022.4 lists `[CUDA memcpy DtoH]` before `HtoD`).
+            by_total.then_with(|| an.cmp(bn))
+        }
+    });
+}
+
+pub(super) fn size_table(report: &str, groups: Vec<(String, Vec<i64>)>) -> ReportTable {
+    let mut sums: Vec<(String, Summary)> = groups
+        .into_iter()
+        .filter_map(|(name, mut v)| Some((name, Summary::of(&mut v)?)))
+        .collect();
+    sort_summaries(&mut sums, false);
+    const MB: i128 = 1_000_000;
+    let columns = [
+        "Total (MB)",
+        "Count",
+        "Avg (MB)",
+        "Med (MB)",
+        "Min (MB)",
+        "Max (MB)",
+        "StdDev (MB)",
+        "Operation",
+    ];
+    let rows = sums
+        .into_iter()
+        .map(|(name, s)| {
+            let n = i128::from(s.count);
+            vec![
+                Cell::Number(fmt_ratio(s.total, MB, 3)),
+                Cell::Number(s.count.to_string()),
+                Cell::Number(fmt_ratio(s.total, n * MB, 3)),
+                Cell::Number(fmt_ratio(s.median_x2, 2 * MB, 3)),
+                Cell::Number(fmt_ratio(i128::from(s.min), MB, 3)),
+                Cell::Number(fmt_ratio(i128::from(s.max), MB, 3)),
+                Cell::Number(fmt_float(s.stddev / 1e6, 3)),
+                Cell::Text(name),
+            ]
+        })
+        .collect();
+    ReportTable {
+        report: report.to_string(),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
+    }
+}
