@@ -49,6 +49,9 @@ enum Command {
     Summary(cli::summary::SummaryArgs),
     /// Nsight Systems summary reports, equal to `nsys stats` (CSV byte-compatible).
     Stats(cli::stats::StatsArgs),
+    /// The expert rules on an Nsight Systems export (Python timeline rules; Sightline's own
+    /// equal `nsys analyze`, CSV byte-compatible).
+    Analyze(cli::analyze::AnalyzeArgs),
     /// A timeline's track tree with event counts and time spans, or every event as JSON lines.
     Timeline(cli::timeline::TimelineArgs),
     /// The CPU profile of an export's samples: Top-Down, Bottom-Up or Flat, for a thread and a
@@ -107,6 +110,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Rules(args) => cli::rules::run(args, out),
         Command::Summary(args) => cli::summary::run(args, out),
         Command::Stats(args) => cli::stats::run(args, out),
+        Command::Analyze(args) => cli::analyze::run(args, out),
         Command::Timeline(args) => cli::timeline::run(args, out),
         Command::Profile(args) => cli::profile::run(args, out),
         Command::Nvtxt(args) => cli::nvtxt::run(args, out),

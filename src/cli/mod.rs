@@ -4,6 +4,7 @@
 //! call it in-process. Warnings and diagnostics go to stderr. Argument groups used by several
 //! commands are in [`common`].
 
+pub mod analyze;
 pub mod common;
 pub mod counters;
 pub mod desktop;

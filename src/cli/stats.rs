@@ -132,7 +132,10 @@ fn write_help(out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-fn write_csv(results: &[(String, ReportOutcome)], out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_csv(
+    results: &[(String, ReportOutcome)],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let single = results.len() == 1;
     for (i, (name, outcome)) in results.iter().enumerate() {
         if !single {
@@ -149,7 +152,7 @@ fn write_csv(results: &[(String, ReportOutcome)], out: &mut dyn Write) -> std::i
     Ok(())
 }
 
-fn write_json(
+pub(crate) fn write_json(
     file: &Path,
     results: &[(String, ReportOutcome)],
     out: &mut dyn Write,
@@ -205,7 +208,10 @@ fn write_json_table(t: &ReportTable, out: &mut dyn Write) -> std::io::Result<()>
     write!(out, "]")
 }
 
-fn write_table(results: &[(String, ReportOutcome)], out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_table(
+    results: &[(String, ReportOutcome)],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     for (i, (name, outcome)) in results.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;

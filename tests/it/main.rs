@@ -51,6 +51,7 @@ mod rules_tables;
 mod section_parse;
 mod section_watch;
 mod system_widgets;
+mod timeline_analyze;
 mod timeline_bad_input;
 mod timeline_cli;
 mod timeline_corpus;

@@ -117,6 +117,7 @@ pub(crate) fn build(signals: UserSignalReceiver) -> Interpreter {
     let builder = Interpreter::builder(settings);
     let mut defs = rustpython_stdlib::stdlib_module_defs(&builder.ctx);
     defs.push(super::nvrules::module_def(&builder.ctx));
+    defs.push(super::timeline::module::module_def(&builder.ctx));
     builder
         .add_native_modules(&defs)
         .add_frozen_modules(rustpython_pylib::FROZEN_STDLIB)

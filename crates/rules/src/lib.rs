@@ -14,9 +14,14 @@ pub(crate) mod nvrules;
 pub mod nvtx_filter;
 pub mod order;
 pub mod scan;
+pub mod timeline;
 
 pub use engine::{DEFAULT_TIMEOUT, RuleEngine, RunOptions, RunOutput, SectionBinding};
 pub use model::{
     KernelRules, PythonError, RuleError, RuleMessage, RuleResult, RulesError, StartupError,
 };
 pub use nvrules::{NVRULES_VERSION, Requirements};
+pub use timeline::{
+    BUNDLED_TIMELINE_RULES, TimelineFinding, TimelineOutcome, TimelineRule, TimelineRunOptions,
+    TimelineRunOutput,
+};

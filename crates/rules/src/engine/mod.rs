@@ -30,6 +30,7 @@ use super::nvrules::{HandleTarget, register_handle, release_handle};
 use super::order::{RuleNode, run_order};
 use sightline_model::ncu::Report;
 
+mod timeline;
 mod watchdog;
 pub(crate) mod worker;
 
@@ -116,6 +117,11 @@ enum Request {
         source: String,
         reply: Sender<Result<String, PythonError>>,
     },
+    Timeline {
+        trace: Arc<sightline_model::timeline::nsys::trace::Trace>,
+        options: crate::timeline::TimelineRunOptions,
+        reply: Sender<Result<crate::timeline::TimelineRunOutput, RulesError>>,
+    },
 }
 
 /// Handle to the worker thread and its interpreter.
@@ -176,6 +182,7 @@ impl RuleEngine {
                     timeout_type,
                     watchdog: worker_watchdog,
                     loaded: None,
+                    timeline: None,
                     cancel: None,
                 };
                 worker.serve(rx);
@@ -237,6 +244,22 @@ impl RuleEngine {
                 }
             }
         }
+    }
+
+    /// Runs timeline rules on a trace (see [`crate::timeline`]). Rule files are loaded again
+    /// when a file in the folders changed since the last run.
+    pub fn run_timeline(
+        &self,
+        trace: Arc<sightline_model::timeline::nsys::trace::Trace>,
+        options: crate::timeline::TimelineRunOptions,
+    ) -> Result<crate::timeline::TimelineRunOutput, RulesError> {
+        let (reply, rx) = mpsc::channel();
+        self.send(Request::Timeline {
+            trace,
+            options,
+            reply,
+        })?;
+        self.wait(rx)?
     }
 
     /// Evaluates a Python expression in the engine's interpreter and returns its `repr` (or

@@ -26,8 +26,13 @@ pub(super) struct SetKey {
 
 impl SetKey {
     pub(super) fn of(options: &RunOptions) -> SetKey {
+        SetKey::scan(&options.rule_folders, options.bundled_from_memory)
+    }
+
+    /// The `.py` files of `folders` with their modification times and lengths.
+    pub(super) fn scan(folders: &[PathBuf], bundled: bool) -> SetKey {
         let mut files = Vec::new();
-        for folder in &options.rule_folders {
+        for folder in folders {
             let Ok(entries) = std::fs::read_dir(folder) else {
                 continue;
             };
@@ -42,8 +47,8 @@ impl SetKey {
         }
         files.sort();
         SetKey {
-            folders: options.rule_folders.clone(),
-            bundled: options.bundled_from_memory,
+            folders: folders.to_vec(),
+            bundled,
             files,
         }
     }
@@ -73,6 +78,8 @@ pub(super) struct Worker {
     pub(super) timeout_type: PyTypeRef,
     pub(super) watchdog: Arc<Watchdog>,
     pub(super) loaded: Option<LoadedSet>,
+    /// The timeline rules loaded.
+    pub(super) timeline: Option<super::timeline::TimelineSet>,
     /// The cancel flag of the run being served.
     pub(super) cancel: Option<Arc<AtomicBool>>,
 }
@@ -140,6 +147,15 @@ impl Worker {
                 } => {
                     self.cancel = options.cancel.clone();
                     let result = self.run(report, &options);
+                    let _ = reply.send(result);
+                }
+                Request::Timeline {
+                    trace,
+                    options,
+                    reply,
+                } => {
+                    self.cancel = options.cancel.clone();
+                    let result = self.run_timeline(trace, &options);
                     let _ = reply.send(result);
                 }
                 Request::Eval { source, reply } => {

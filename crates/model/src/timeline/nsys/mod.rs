@@ -19,6 +19,7 @@ pub mod load;
 pub mod rep;
 pub mod schema;
 pub mod stats;
+pub mod trace;
 
 pub use load::{LoadOptions, Progress, load, load_with};
 

@@ -1,0 +1,463 @@
+//! An export's events as columns, for rules: CUDA API calls and GPU operations (kernels, memory
+//! copies and sets), each row with its process, thread or device, context and stream, its names
+//! and labels decoded, and the table and rowid it came from (so a finding can name the event).
+//!
+//! Timeline rules (the `timeline` Python module of the rules crate) select rows of these tables
+//! and hand them to the bulk operations of [`ops`] — filters, sorts, gaps, merged intervals,
+//! utilization per chunk — so a rule over millions of events spends its time here, not in Python.
+//! Times are the export's own timestamps (ns), as `nsys analyze` prints them.
+
+pub mod ops;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::NsysError;
+use super::db::{ExportDb, int_of, text_of};
+use super::load::MEMCPY_LABELS;
+
+/// The value of a missing cell (SQL `NULL`, or a column the export lacks).
+pub const NULL: i64 = i64::MIN;
+
+/// What a column holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// Integers ([`NULL`] when missing).
+    Int,
+    /// Text: the values index [`Trace::strings`] ([`NULL`] when missing).
+    Text,
+}
+
+/// One column of an [`EventTable`].
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Its name (`start`, `pid`, `name`, ...).
+    pub name: &'static str,
+    /// What it holds.
+    pub kind: ColumnKind,
+    /// One value per row.
+    pub values: Vec<i64>,
+}
+
+/// Rows of one kind of event, as columns of equal length.
+#[derive(Debug, Clone)]
+pub struct EventTable {
+    /// Its name (`cuda_api`, `gpu`).
+    pub name: &'static str,
+    /// What a row is.
+    pub about: &'static str,
+    /// The columns.
+    pub columns: Vec<Column>,
+    len: usize,
+}
+
+impl EventTable {
+    fn new(
+        name: &'static str,
+        about: &'static str,
+        columns: &[(&'static str, ColumnKind)],
+    ) -> Self {
+        EventTable {
+            name,
+            about,
+            columns: columns
+                .iter()
+                .map(|&(name, kind)| Column {
+                    name,
+                    kind,
+                    values: Vec::new(),
+                })
+                .collect(),
+            len: 0,
+        }
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The column named `name` (`duration` is computed: see [`EventTable::value`]).
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    /// The names of the columns, and the computed `duration`.
+    pub fn column_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = self.columns.iter().map(|c| c.name).collect();
+        names.push("duration");
+        names
+    }
+
+    /// The value of `column` in row `row`: a stored column, or `duration` (`end − start`).
+    pub fn value(&self, column: &str, row: usize) -> Option<(ColumnKind, i64)> {
+        if column == "duration" {
+            let start = *self.column("start")?.values.get(row)?;
+            let end = *self.column("end")?.values.get(row)?;
+            return Some((ColumnKind::Int, end.saturating_sub(start)));
+        }
+        let c = self.column(column)?;
+        Some((c.kind, *c.values.get(row)?))
+    }
+
+    fn push(&mut self, values: &[i64]) {
+        for (c, v) in self.columns.iter_mut().zip(values) {
+            c.values.push(*v);
+        }
+        self.len += 1;
+    }
+}
+
+/// An export's events for rules.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    /// The export.
+    pub path: PathBuf,
+    /// Interned text of the text columns.
+    pub strings: Vec<String>,
+    /// The tables: `cuda_api`, `gpu`.
+    pub tables: Vec<EventTable>,
+    /// The export's tables and their columns (what rules check before they run).
+    schema: HashMap<String, HashSet<String>>,
+}
+
+/// Interns text into [`Trace::strings`].
+#[derive(Default)]
+struct Interner {
+    strings: Vec<String>,
+    index: HashMap<String, i64>,
+}
+
+impl Interner {
+    fn id(&mut self, text: &str) -> i64 {
+        if let Some(&i) = self.index.get(text) {
+            return i;
+        }
+        let i = self.strings.len() as i64;
+        self.strings.push(text.to_string());
+        self.index.insert(text.to_string(), i);
+        i
+    }
+}
+
+const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+const MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
+const MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
+const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+
+/// CUPTI's memory kinds, for exports without `ENUM_CUDA_MEM_KIND` (CUPTI numbering: 0 is
+/// unknown).
+const MEM_KIND_LABELS: &[&str] = &[
+    "Unknown",
+    "Pageable",
+    "Pinned",
+    "Device",
+    "Array",
+    "Managed",
+    "Device Static",
+    "Managed Static",
+];
+
+impl Trace {
+    /// Reads the CUDA API calls and GPU operations of the export at `path`.
+    pub fn open(path: &Path) -> Result<Trace, NsysError> {
+        let db = ExportDb::open(path)?;
+        Trace::read(&db)
+    }
+
+    /// Reads the CUDA API calls and GPU operations of an open export.
+    pub fn read(db: &ExportDb) -> Result<Trace, NsysError> {
+        let mut schema = HashMap::new();
+        for t in db.table_names() {
+            schema.insert(
+                t.to_string(),
+                db.columns(t).iter().cloned().collect::<HashSet<_>>(),
+            );
+        }
+        let ids = db.string_ids()?;
+        let mut strings = Interner::default();
+        let mut string_of = |id: i64, strings: &mut Interner| match ids.get(&id) {
+            Some(s) => strings.id(s),
+            None => NULL,
+        };
+        let api = read_api(db, &mut strings, &mut string_of)?;
+        let gpu = read_gpu(db, &api, &mut strings, &mut string_of)?;
+        Ok(Trace {
+            path: db.path.clone(),
+            strings: strings.strings,
+            tables: vec![api, gpu],
+            schema,
+        })
+    }
+
+    /// A trace without events or tables (for listing rules without an export).
+    pub fn empty() -> Trace {
+        Trace {
+            path: PathBuf::new(),
+            strings: Vec::new(),
+            tables: Vec::new(),
+            schema: HashMap::new(),
+        }
+    }
+
+    /// The table named `name`.
+    pub fn table(&self, name: &str) -> Option<&EventTable> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// Whether the export has table `table` (and, if given, its column `column`).
+    pub fn has(&self, table: &str, column: Option<&str>) -> bool {
+        self.schema
+            .get(table)
+            .is_some_and(|cols| column.is_none_or(|c| cols.contains(c)))
+    }
+
+    /// The text of a text cell (`None` for [`NULL`]).
+    pub fn text(&self, value: i64) -> Option<&str> {
+        usize::try_from(value)
+            .ok()
+            .and_then(|i| self.strings.get(i))
+            .map(String::as_str)
+    }
+
+    /// Heap bytes held by the columns and strings.
+    pub fn heap_bytes(&self) -> usize {
+        let columns: usize = self
+            .tables
+            .iter()
+            .flat_map(|t| &t.columns)
+            .map(|c| c.values.capacity() * 8)
+            .sum();
+        columns
+            + self
+                .strings
+                .iter()
+                .map(|s| s.capacity() + 24)
+                .sum::<usize>()
+    }
+}
+
+type StringOf<'a> = dyn FnMut(i64, &mut Interner) -> i64 + 'a;
+
+fn read_api(
+    db: &ExportDb,
+    strings: &mut Interner,
+    string_of: &mut StringOf<'_>,
+) -> Result<EventTable, NsysError> {
+    use ColumnKind::{Int, Text};
+    let mut t = EventTable::new(
+        "cuda_api",
+        "CUDA runtime and driver API calls (CUPTI_ACTIVITY_KIND_RUNTIME)",
+        &[
+            ("table", Text),
+            ("rowid", Int),
+            ("start", Int),
+            ("end", Int),
+            ("pid", Int),
+            ("tid", Int),
+            ("name", Text),
+            ("correlation", Int),
+            ("event_class", Int),
+        ],
+    );
+    if !db.has_table(RUNTIME) {
+        return Ok(t);
+    }
+    let table = strings.id(RUNTIME);
+    let sql = format!(
+        "SELECT rowid, start, end, {}, {}, {}, {} FROM {RUNTIME}",
+        db.col_or_null(RUNTIME, "globalTid"),
+        db.col_or_null(RUNTIME, "nameId"),
+        db.col_or_null(RUNTIME, "correlationId"),
+        db.col_or_null(RUNTIME, "eventClass"),
+    );
+    each_row(db, RUNTIME, &sql, |v| {
+        let gtid = v[3];
+        let (pid, tid) = split_tid(gtid);
+        let name = if v[4] == NULL {
+            NULL
+        } else {
+            string_of(v[4], strings)
+        };
+        t.push(&[table, v[0], v[1], v[2], pid, tid, name, v[5], v[6]]);
+    })?;
+    Ok(t)
+}
+
+fn read_gpu(
+    db: &ExportDb,
+    api: &EventTable,
+    strings: &mut Interner,
+    string_of: &mut StringOf<'_>,
+) -> Result<EventTable, NsysError> {
+    use ColumnKind::{Int, Text};
+    let mut t = EventTable::new(
+        "gpu",
+        "GPU operations: kernels, memory copies and memory sets",
+        &[
+            ("table", Text),
+            ("rowid", Int),
+            ("op", Text),
+            ("start", Int),
+            ("end", Int),
+            ("pid", Int),
+            ("device", Int),
+            ("context", Int),
+            ("green_context", Int),
+            ("stream", Int),
+            ("correlation", Int),
+            ("name", Text),
+            ("api", Text),
+            ("bytes", Int),
+            ("copy_kind", Text),
+            ("src_kind", Text),
+            ("dst_kind", Text),
+            ("mem_kind", Text),
+        ],
+    );
+    // The API call of each correlation id (the versioned row where old exports store two).
+    let mut api_of: HashMap<i64, i64> = HashMap::new();
+    if let (Some(corr), Some(name), Some(class)) = (
+        api.column("correlation"),
+        api.column("name"),
+        api.column("event_class"),
+    ) {
+        for i in 0..api.len() {
+            if corr.values[i] != NULL && class.values[i] != 67 {
+                api_of.entry(corr.values[i]).or_insert(name.values[i]);
+            }
+        }
+    }
+    let mem_kinds = db.enum_labels("ENUM_CUDA_MEM_KIND");
+    let copy_kinds = db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
+    let mem_label = |k: i64, strings: &mut Interner| -> i64 {
+        if k == NULL {
+            return NULL;
+        }
+        match &mem_kinds {
+            Some(labels) => labels.get(&k).map_or(NULL, |l| strings.id(l)),
+            None => usize::try_from(k)
+                .ok()
+                .and_then(|i| MEM_KIND_LABELS.get(i))
+                .map_or(NULL, |l| strings.id(l)),
+        }
+    };
+    let copy_label = |k: i64, strings: &mut Interner| -> i64 {
+        if k == NULL {
+            return NULL;
+        }
+        let label = match &copy_kinds {
+            Some(labels) => labels.get(&k).cloned(),
+            None => usize::try_from(k)
+                .ok()
+                .and_then(|i| MEMCPY_LABELS.get(i))
+                .map(|s| s.to_string()),
+        };
+        label.map_or(NULL, |l| strings.id(&l))
+    };
+    for (table, op) in [(KERNEL, "kernel"), (MEMCPY, "memcpy"), (MEMSET, "memset")] {
+        if !db.has_table(table) {
+            continue;
+        }
+        let c = |col: &str| db.col_or_null(table, col);
+        let name_col = if op == "kernel" {
+            if db.has_column(table, "demangledName") {
+                c("demangledName")
+            } else {
+                c("shortName")
+            }
+        } else {
+            "NULL".into()
+        };
+        let sql = format!(
+            "SELECT rowid, start, end, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {table}",
+            c("globalPid"),
+            c("deviceId"),
+            c("contextId"),
+            c("greenContextId"),
+            c("streamId"),
+            c("correlationId"),
+            name_col,
+            c("bytes"),
+            c("copyKind"),
+            c("srcKind"),
+            c("dstKind"),
+            c("memKind"),
+        );
+        let table_id = strings.id(table);
+        let op_id = strings.id(op);
+        each_row(db, table, &sql, |v| {
+            let (pid, _) = split_tid(v[3]);
+            let name = match op {
+                "kernel" if v[9] != NULL => string_of(v[9], strings),
+                "memcpy" => {
+                    let label = copy_label(v[11], strings);
+                    match strings_text(strings, label) {
+                        Some(l) => strings.id(&format!("[CUDA memcpy {l}]")),
+                        None => strings.id("[CUDA memcpy]"),
+                    }
+                }
+                "memset" => strings.id("[CUDA memset]"),
+                _ => NULL,
+            };
+            let api_name = api_of.get(&v[8]).copied().unwrap_or(NULL);
+            let copy = copy_label(v[11], strings);
+            let src = mem_label(v[12], strings);
+            let dst = mem_label(v[13], strings);
+            let mem = mem_label(v[14], strings);
+            t.push(&[
+                table_id, v[0], op_id, v[1], v[2], pid, v[4], v[5], v[6], v[7], v[8], name,
+                api_name, v[10], copy, src, dst, mem,
+            ]);
+        })?;
+    }
+    Ok(t)
+}
+
+fn strings_text(strings: &Interner, id: i64) -> Option<String> {
+    usize::try_from(id)
+        .ok()
+        .and_then(|i| strings.strings.get(i))
+        .cloned()
+}
+
+/// Process and thread ids of a serialized global thread id.
+fn split_tid(global: i64) -> (i64, i64) {
+    if global == NULL {
+        return (NULL, NULL);
+    }
+    ((global >> 24) & 0xff_ffff, global & 0xff_ffff)
+}
+
+/// Runs `sql` and calls `f` with each row's values as integers ([`NULL`] where a value is
+/// missing or not an integer; text columns are string ids in the export).
+fn each_row(
+    db: &ExportDb,
+    table: &str,
+    sql: &str,
+    mut f: impl FnMut(&[i64]),
+) -> Result<(), NsysError> {
+    let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
+    let n = stmt.column_count();
+    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
+    let mut values = vec![NULL; n];
+    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+        for (i, v) in values.iter_mut().enumerate() {
+            *v = row.get_ref(i).ok().and_then(int_of).unwrap_or(NULL);
+        }
+        if values[1] == NULL || values[2] == NULL {
+            let text = row.get_ref(0).ok().and_then(text_of).unwrap_or_default();
+            return Err(db.query_error(
+                table,
+                format!("rowid {text}: start or end is not an integer"),
+            ));
+        }
+        f(&values);
+    }
+    Ok(())
+}

@@ -1,0 +1,314 @@
+//! Bulk operations on rows of an [`EventTable`]: filter, sort, cut, gaps between busy
+//! intervals and busy time per chunk, per group of rows. A selection is a list of row indices.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use super::{ColumnKind, EventTable, NULL, Trace};
+
+/// A comparison of [`filter`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Test {
+    /// Equal to the integer.
+    Eq(i64),
+    /// Not equal to the integer.
+    Ne(i64),
+    /// Less than.
+    Lt(i64),
+    /// Less than or equal.
+    Le(i64),
+    /// Greater than.
+    Gt(i64),
+    /// Greater than or equal.
+    Ge(i64),
+    /// Missing (NULL).
+    Null,
+    /// Present (not NULL).
+    NotNull,
+    /// Text equal to one of these.
+    TextIn(Vec<String>),
+    /// Text starting with one of these.
+    Prefix(Vec<String>),
+    /// Text containing this.
+    Contains(String),
+    /// Text present and equal to none of these.
+    TextNotIn(Vec<String>),
+    /// Text present and not containing this.
+    NotContains(String),
+}
+
+/// Why an operation could not run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpError {
+    /// No such column.
+    #[error("table {table} has no column {column:?}; its columns: {known}")]
+    NoColumn {
+        /// The table.
+        table: String,
+        /// The column asked for.
+        column: String,
+        /// The columns it has.
+        known: String,
+    },
+    /// A text test on an integer column or the reverse.
+    #[error("column {column:?} holds {holds}; this test needs {needs}")]
+    WrongKind {
+        /// The column.
+        column: String,
+        /// What it holds.
+        holds: &'static str,
+        /// What the test needs.
+        needs: &'static str,
+    },
+}
+
+fn values<'a>(
+    table: &'a EventTable,
+    column: &str,
+) -> Result<(ColumnKind, ColumnValues<'a>), OpError> {
+    if column == "duration"
+        && let (Some(s), Some(e)) = (table.column("start"), table.column("end"))
+    {
+        return Ok((
+            ColumnKind::Int,
+            ColumnValues::Duration(&s.values, &e.values),
+        ));
+    }
+    match table.column(column) {
+        Some(c) => Ok((c.kind, ColumnValues::Stored(&c.values))),
+        None => Err(OpError::NoColumn {
+            table: table.name.to_string(),
+            column: column.to_string(),
+            known: table.column_names().join(", "),
+        }),
+    }
+}
+
+/// A column's values, stored or computed.
+#[derive(Clone, Copy)]
+enum ColumnValues<'a> {
+    Stored(&'a [i64]),
+    Duration(&'a [i64], &'a [i64]),
+}
+
+impl ColumnValues<'_> {
+    fn get(&self, row: u32) -> i64 {
+        let i = row as usize;
+        match self {
+            ColumnValues::Stored(v) => v.get(i).copied().unwrap_or(NULL),
+            ColumnValues::Duration(s, e) => match (s.get(i), e.get(i)) {
+                (Some(s), Some(e)) => e.saturating_sub(*s),
+                _ => NULL,
+            },
+        }
+    }
+}
+
+/// The rows of `rows` whose `column` passes `test`.
+pub fn filter(
+    trace: &Trace,
+    table: &EventTable,
+    rows: &[u32],
+    column: &str,
+    test: &Test,
+) -> Result<Vec<u32>, OpError> {
+    let (kind, col) = values(table, column)?;
+    let text_test = matches!(
+        test,
+        Test::TextIn(_)
+            | Test::Prefix(_)
+            | Test::Contains(_)
+            | Test::TextNotIn(_)
+            | Test::NotContains(_)
+    );
+    let ordered = !matches!(test, Test::Null | Test::NotNull | Test::Eq(_) | Test::Ne(_));
+    if text_test && kind != ColumnKind::Text {
+        return Err(OpError::WrongKind {
+            column: column.to_string(),
+            holds: "integers",
+            needs: "text",
+        });
+    }
+    if ordered && !text_test && kind == ColumnKind::Text {
+        return Err(OpError::WrongKind {
+            column: column.to_string(),
+            holds: "text",
+            needs: "integers",
+        });
+    }
+    let pass = |v: i64| -> bool {
+        match test {
+            Test::Null => v == NULL,
+            Test::NotNull => v != NULL,
+            Test::Eq(x) => v == *x,
+            Test::Ne(x) => v != *x,
+            Test::Lt(x) => v != NULL && v < *x,
+            Test::Le(x) => v != NULL && v <= *x,
+            Test::Gt(x) => v != NULL && v > *x,
+            Test::Ge(x) => v != NULL && v >= *x,
+            Test::TextIn(list) => trace.text(v).is_some_and(|t| list.iter().any(|l| l == t)),
+            Test::Prefix(list) => trace
+                .text(v)
+                .is_some_and(|t| list.iter().any(|l| t.starts_with(l.as_str()))),
+            Test::Contains(s) => trace.text(v).is_some_and(|t| t.contains(s.as_str())),
+            Test::TextNotIn(list) => trace.text(v).is_some_and(|t| list.iter().all(|l| l != t)),
+            Test::NotContains(s) => trace.text(v).is_some_and(|t| !t.contains(s.as_str())),
+        }
+    };
+    Ok(rows.iter().copied().filter(|&r| pass(col.get(r))).collect())
+}
+
+/// `rows` sorted (stably) by the keys, each a column and whether it sorts descending. Text
+/// sorts by its characters; missing values sort first.
+pub fn sort(
+    trace: &Trace,
+    table: &EventTable,
+    rows: &[u32],
+    keys: &[(String, bool)],
+) -> Result<Vec<u32>, OpError> {
+    let cols = keys
+        .iter()
+        .map(|(c, desc)| values(table, c).map(|(k, v)| (k, v, *desc)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = rows.to_vec();
+    out.sort_by(|&a, &b| {
+        for (kind, col, desc) in &cols {
+            let (x, y) = (col.get(a), col.get(b));
+            let ord = match kind {
+                ColumnKind::Int => x.cmp(&y),
+                ColumnKind::Text => trace.text(x).cmp(&trace.text(y)),
+            };
+            let ord = if *desc { ord.reverse() } else { ord };
+            if ord != Ordering::Equal {
+                return ord;
+            }
+        }
+        Ordering::Equal
+    });
+    Ok(out)
+}
+
+/// The group key of a row: the values of the grouping columns.
+fn keys<'a>(
+    table: &'a EventTable,
+    by: &[String],
+) -> Result<Vec<(ColumnKind, ColumnValues<'a>)>, OpError> {
+    by.iter().map(|c| values(table, c)).collect()
+}
+
+/// An idle interval of a group of rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    /// The group's values of the grouping columns.
+    pub key: Vec<i64>,
+    /// Start (ns): the end of the busy time before.
+    pub start: i64,
+    /// End (ns): the start of the next row.
+    pub end: i64,
+}
+
+/// Per group of rows (equal values of the `by` columns), the idle intervals of at least
+/// `min` ns between the first row's start and the last row's end: where no row of the group
+/// runs. Groups in key order, gaps in time order.
+pub fn gaps(
+    table: &EventTable,
+    rows: &[u32],
+    by: &[String],
+    min: i64,
+) -> Result<Vec<Gap>, OpError> {
+    let key_cols = keys(table, by)?;
+    let (_, start) = values(table, "start")?;
+    let (_, end) = values(table, "end")?;
+    let mut groups: BTreeMap<Vec<i64>, Vec<(i64, i64)>> = BTreeMap::new();
+    for &r in rows {
+        let key = key_cols.iter().map(|(_, c)| c.get(r)).collect();
+        groups
+            .entry(key)
+            .or_default()
+            .push((start.get(r), end.get(r)));
+    }
+    let mut out = Vec::new();
+    for (key, mut iv) in groups {
+        iv.sort_unstable();
+        let mut busy_until = i64::MIN;
+        for (s, e) in iv {
+            if busy_until != i64::MIN && s.saturating_sub(busy_until) >= min && s > busy_until {
+                out.push(Gap {
+                    key: key.clone(),
+                    start: busy_until,
+                    end: s,
+                });
+            }
+            busy_until = busy_until.max(e);
+        }
+    }
+    Ok(out)
+}
+
+/// One chunk of a group's time range and how much of it rows ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    /// The group's values of the grouping columns.
+    pub key: Vec<i64>,
+    /// Start (ns).
+    pub start: i64,
+    /// Its length inside the range (ns): the chunk length, less for a last chunk that reaches
+    /// past the range's end.
+    pub active: i64,
+    /// The time rows ran in it, each row counted on its own (overlapping rows add up).
+    pub busy: i64,
+}
+
+/// Per group of rows, the range from the first row's start to the last row's end cut into
+/// `chunks` chunks of equal length (rounded up to whole ns, so the last may reach past the end
+/// and fewer may be needed), each with the time rows ran in it. Groups in key order.
+pub fn utilization(
+    table: &EventTable,
+    rows: &[u32],
+    by: &[String],
+    chunks: i64,
+) -> Result<Vec<Chunk>, OpError> {
+    let key_cols = keys(table, by)?;
+    let (_, start) = values(table, "start")?;
+    let (_, end) = values(table, "end")?;
+    let mut groups: BTreeMap<Vec<i64>, Vec<(i64, i64)>> = BTreeMap::new();
+    for &r in rows {
+        let key = key_cols.iter().map(|(_, c)| c.get(r)).collect();
+        groups
+            .entry(key)
+            .or_default()
+            .push((start.get(r), end.get(r)));
+    }
+    let n = chunks.max(1);
+    let mut out = Vec::new();
+    for (key, iv) in groups {
+        let lo = iv.iter().map(|v| v.0).min().unwrap_or(0);
+        let hi = iv.iter().map(|v| v.1).max().unwrap_or(lo);
+        let span = hi.saturating_sub(lo);
+        let len = ((span + n - 1) / n).max(1);
+        let count = ((span + len - 1) / len).max(1) as usize;
+        let mut busy = vec![0i64; count];
+        for (s, e) in iv {
+            if e <= s {
+                continue;
+            }
+            let first = ((s - lo) / len) as usize;
+            let last = (((e - lo - 1) / len) as usize).min(count - 1);
+            for (i, b) in busy.iter_mut().enumerate().take(last + 1).skip(first) {
+                let cs = lo + i as i64 * len;
+                let ce = (cs + len).min(hi);
+                *b += e.min(ce) - s.max(cs);
+            }
+        }
+        for (i, b) in busy.into_iter().enumerate() {
+            let cs = lo + i as i64 * len;
+            out.push(Chunk {
+                key: key.clone(),
+                start: cs,
+                active: (cs + len).min(hi) - cs,
+                busy: b,
+            });
+        }
+    }
+    Ok(out)
+}

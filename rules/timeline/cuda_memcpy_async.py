@@ -1,0 +1,50 @@
+"""CUDA asynchronous copies with pageable memory: cudaMemcpyAsync() and friends that run
+synchronously because one side is pageable host memory. Sightline's rule, written from the
+documented behaviour of nsys analyze's rule of the same name and checked against its output."""
+
+import timeline
+
+NAME = "cuda_memcpy_async"
+TITLE = "CUDA Async Memcpy with Pageable Memory"
+DESCRIPTION = """
+An asynchronous copy from or to pageable host memory is staged through a pinned buffer by the
+driver and returns only when the copy is done: the host thread blocks and the copy cannot
+overlap with other work. Each row is one such copy on the GPU, longest first. Allocate the host
+side with cudaMallocHost() / cudaHostAlloc(), or register it with cudaHostRegister().
+"""
+OPTIONS = {"rows": 50, "start": None, "end": None}
+
+MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY"
+COLUMNS = [
+    "Duration (ns)", "Start (ns)", "Src Kind", "Dst Kind", "Bytes (MB)", "PID", "Device ID",
+    "Context ID", "Green Context ID", "Stream ID", "API Name",
+]
+
+
+def copy_rows(copies):
+    """The rows of a memcpy finding (shared layout of the memcpy rules)."""
+    rows = []
+    for r in copies.rows(
+        "duration", "start", "src_kind", "dst_kind", "bytes", "pid", "device", "context",
+        "green_context", "stream", "api",
+    ):
+        r = list(r)
+        r[4] = timeline.fixed(r[4] or 0, 1000000, 3)
+        r[8] = None if not r[8] else r[8]
+        rows.append(r)
+    return rows
+
+
+def analyze(trace, options):
+    if not trace.has(MEMCPY):
+        raise timeline.Skipped(
+            "%s could not be analyzed because it does not contain the required CUDA data."
+            " Does the application use CUDA memcpy APIs?" % trace.path
+        )
+    copies = trace.events("gpu").where("op", "==", "memcpy").where("api", "contains", "Async")
+    pageable = copies.where("src_kind", "==", "Pageable").union(
+        copies.where("dst_kind", "==", "Pageable")
+    )
+    pageable = timeline.window(pageable, options)
+    top = pageable.sort("-duration", "start").head(options["rows"])
+    return timeline.Result(COLUMNS, copy_rows(top), events=top)

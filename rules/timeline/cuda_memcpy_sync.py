@@ -1,0 +1,46 @@
+"""CUDA synchronous copies: cudaMemcpy() and friends without the Async suffix, which block the
+host thread. Sightline's rule, written from the documented behaviour of nsys analyze's rule of
+the same name and checked against its output."""
+
+import timeline
+
+NAME = "cuda_memcpy_sync"
+TITLE = "CUDA Synchronous Memcpy"
+DESCRIPTION = """
+A synchronous copy returns only when the data has arrived: the host thread issues nothing in
+the meantime and the copy cannot overlap with kernels. Each row is one such copy on the GPU,
+longest first; copies within one device and host-to-device copies of 64 KB or less are left
+out (they return early). Use cudaMemcpyAsync() on a stream with pinned host memory.
+"""
+OPTIONS = {"rows": 50, "start": None, "end": None}
+
+MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY"
+COLUMNS = [
+    "Duration (ns)", "Start (ns)", "Src Kind", "Dst Kind", "Bytes (MB)", "PID", "Device ID",
+    "Context ID", "Green Context ID", "Stream ID", "API Name",
+]
+SMALL_HTOD = 64 * 1024
+
+
+def analyze(trace, options):
+    if not trace.has(MEMCPY):
+        raise timeline.Skipped(
+            "%s could not be analyzed because it does not contain the required CUDA data."
+            " Does the application use CUDA memcpy APIs?" % trace.path
+        )
+    copies = trace.events("gpu").where("op", "==", "memcpy").where("api", "not contains", "Async")
+    copies = copies.where("copy_kind", "not in", ["Device-to-Device"])
+    htod = copies.where("copy_kind", "==", "Host-to-Device").where("bytes", ">", SMALL_HTOD)
+    found = copies.where("copy_kind", "not in", ["Host-to-Device"]).union(htod)
+    found = timeline.window(found, options)
+    top = found.sort("-duration", "start").head(options["rows"])
+    rows = []
+    for r in top.rows(
+        "duration", "start", "src_kind", "dst_kind", "bytes", "pid", "device", "context",
+        "green_context", "stream", "api",
+    ):
+        r = list(r)
+        r[4] = timeline.fixed(r[4] or 0, 1000000, 3)
+        r[8] = None if not r[8] else r[8]
+        rows.append(r)
+    return timeline.Result(COLUMNS, rows, events=top)

@@ -1,0 +1,42 @@
+"""CUDA synchronous memsets: memsets of pinned host memory or Unified Memory, which run
+synchronously. Sightline's rule, written from the documented behaviour of nsys analyze's rule of
+the same name."""
+
+import timeline
+
+NAME = "cuda_memset_sync"
+TITLE = "CUDA Synchronous Memset"
+DESCRIPTION = """
+A memset of pinned host memory or of a Unified Memory region is synchronous: the host thread
+waits for it. Each row is one such memset on the GPU, longest first. Set device memory, or use
+cudaMemsetAsync() on device allocations.
+"""
+OPTIONS = {"rows": 50, "start": None, "end": None}
+
+MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET"
+COLUMNS = [
+    "Duration (ns)", "Start (ns)", "Memory Kind", "Bytes (MB)", "PID", "Device ID",
+    "Context ID", "Green Context ID", "Stream ID", "API Name",
+]
+
+
+def analyze(trace, options):
+    if not trace.has(MEMSET):
+        raise timeline.Skipped(
+            "%s could not be analyzed because it does not contain the required CUDA data."
+            " Does the application use CUDA memset APIs?" % trace.path
+        )
+    sets = trace.events("gpu").where("op", "==", "memset").where("api", "not contains", "Async")
+    sets = sets.where("mem_kind", "in", ["Pinned", "Managed"])
+    sets = timeline.window(sets, options)
+    top = sets.sort("-duration", "start").head(options["rows"])
+    rows = []
+    for r in top.rows(
+        "duration", "start", "mem_kind", "bytes", "pid", "device", "context", "green_context",
+        "stream", "api",
+    ):
+        r = list(r)
+        r[3] = timeline.fixed(r[3] or 0, 1000000, 3)
+        r[7] = None if not r[7] else r[7]
+        rows.append(r)
+    return timeline.Result(COLUMNS, rows, events=top)
