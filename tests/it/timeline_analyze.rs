@@ -137,3 +137,171 @@ fn every_rule_on_every_export_equals_nsys_analyze() {
         failures.join("\n")
     );
 }
+
+fn fixture_trace() -> Arc<Trace> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys/synth_2k.sqlite");
+    Arc::new(Trace::open(&path).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn user_options(folder: &Path, requests: &[&str]) -> TimelineRunOptions {
+    TimelineRunOptions {
+        folders: vec![folder.to_path_buf()],
+        requests: Some(requests.iter().map(|r| r.to_string()).collect()),
+        timeout: Duration::from_secs(2),
+        ..TimelineRunOptions::bundled()
+    }
+}
+
+const LONGEST: &str = r#"
+import timeline
+NAME = "longest_kernels"
+TITLE = "Longest kernels"
+OPTIONS = {"rows": 3}
+def analyze(trace, options):
+    k = trace.events("gpu").where("op", "==", "kernel").sort("-duration", "start").head(options["rows"])
+    return timeline.Result(["Duration (ns)", "Name"], k.rows("duration", "name"), events=k)
+"#;
+
+#[test]
+fn a_user_rule_is_added_edited_and_broken() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("longest.py");
+    std::fs::write(&file, LONGEST).unwrap_or_else(|e| panic!("{e}"));
+    let engine = engine();
+    let trace = fixture_trace();
+    let out = engine
+        .run_timeline(
+            trace.clone(),
+            user_options(dir.path(), &["longest_kernels"]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.rules.iter().any(|r| r.name == "longest_kernels"));
+    assert!(
+        out.rules.iter().any(|r| r.name == "gpu_gaps"),
+        "bundled rules beside"
+    );
+    let (table, events) = match &out.findings[0].outcome {
+        TimelineOutcome::Table { table, events, .. } => (table.clone(), events.clone()),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(table.rows.len(), 3);
+    // The longest kernel of the export, and the finding names its row.
+    let kernels = trace.table("gpu").unwrap_or_else(|| panic!("gpu table"));
+    let longest = (0..kernels.len())
+        .filter(|&i| kernels.value("op", i).and_then(|(_, v)| trace.text(v)) == Some("kernel"))
+        .map(|i| kernels.value("duration", i).map_or(0, |(_, v)| v))
+        .max()
+        .unwrap_or(0);
+    assert_eq!(table.rows[0][0].as_str(), longest.to_string());
+    assert!(matches!(&events[0], Some((t, _)) if t == "CUPTI_ACTIVITY_KIND_KERNEL"));
+    // Edited: the next run loads the new text (options too).
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(&file, LONGEST.replace("\"rows\": 3", "\"rows\": 5"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = engine
+        .run_timeline(
+            trace.clone(),
+            user_options(dir.path(), &["longest_kernels"]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        matches!(&out.findings[0].outcome, TimelineOutcome::Table { table, .. } if table.rows.len() == 5)
+    );
+    // An option given on the request overrides the default; an unknown one is the rule's error.
+    let out = engine
+        .run_timeline(
+            trace.clone(),
+            user_options(
+                dir.path(),
+                &["longest_kernels:rows=1", "longest_kernels:rowz=1"],
+            ),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        matches!(&out.findings[0].outcome, TimelineOutcome::Table { table, .. } if table.rows.len() == 1)
+    );
+    assert!(
+        matches!(&out.findings[1].outcome, TimelineOutcome::Error(m) if m.contains("unknown option \"rowz\"")),
+        "{:?}",
+        out.findings[1].outcome
+    );
+    // Broken: a syntax error is a load error naming the file; the bundled rules still run.
+    std::fs::write(&file, "def analyze(trace, options:\n").unwrap_or_else(|e| panic!("{e}"));
+    let out = engine
+        .run_timeline(trace.clone(), user_options(dir.path(), &["gpu_gaps"]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.load_errors
+            .iter()
+            .any(|e| e.message.contains("longest.py") && e.message.contains("SyntaxError")),
+        "{:?}",
+        out.load_errors
+    );
+    assert!(matches!(
+        &out.findings[0].outcome,
+        TimelineOutcome::Table { .. }
+    ));
+}
+
+#[test]
+fn hostile_timeline_rules_are_contained() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let rules = [
+        (
+            "spin",
+            "def analyze(trace, options):\n    while True:\n        pass\n",
+        ),
+        (
+            "writer",
+            "def analyze(trace, options):\n    open('/tmp/sightline-hostile-rule', 'w').write('x')\n",
+        ),
+        (
+            "shell",
+            "import os\ndef analyze(trace, options):\n    os.system('true')\n",
+        ),
+        (
+            "raiser",
+            "def analyze(trace, options):\n    raise RuntimeError('boom')\n",
+        ),
+        ("wrong", "def analyze(trace, options):\n    return 42\n"),
+        (
+            "badcol",
+            "def analyze(trace, options):\n    return trace.events('gpu').where('nope', '==', 1)\n",
+        ),
+    ];
+    for (name, text) in rules {
+        std::fs::write(dir.path().join(format!("{name}.py")), text)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let engine = engine();
+    let names: Vec<&str> = rules.iter().map(|(n, _)| *n).collect();
+    let mut options = user_options(dir.path(), &names);
+    options.timeout = Duration::from_millis(500);
+    let out = engine
+        .run_timeline(fixture_trace(), options)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let error = |i: usize| match &out.findings[i].outcome {
+        TimelineOutcome::Error(m) => m.clone(),
+        other => panic!("{}: {other:?}", names[i]),
+    };
+    assert!(
+        error(0).contains("Timeout") || error(0).contains("time"),
+        "{}",
+        error(0)
+    );
+    assert!(error(1).contains("PermissionError"), "{}", error(1));
+    assert!(!Path::new("/tmp/sightline-hostile-rule").exists());
+    assert!(
+        error(2).contains("AttributeError") || error(2).contains("system"),
+        "{}",
+        error(2)
+    );
+    assert!(error(3).contains("boom"), "{}", error(3));
+    assert!(error(4).contains("not a timeline.Result"), "{}", error(4));
+    assert!(error(5).contains("no column \"nope\""), "{}", error(5));
+    // The engine still answers after all that.
+    let out = engine
+        .run_timeline(fixture_trace(), TimelineRunOptions::bundled())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.findings.len(), out.rules.len());
+}
