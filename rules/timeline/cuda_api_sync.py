@@ -26,7 +26,7 @@ def analyze(trace, options):
         )
     calls = trace.events("cuda_api").where("name", "prefix", SYNC_APIS)
     calls = timeline.window(calls, options)
-    top = calls.sort("-duration", "start").head(options["rows"])
+    top = calls.sort("-duration", "rowid").head(options["rows"])
     return timeline.Result(
         ["Duration (ns)", "Start (ns)", "PID", "TID", "API Name"],
         top.rows("duration", "start", "pid", "tid", "name"),

@@ -46,5 +46,5 @@ def analyze(trace, options):
         copies.where("dst_kind", "==", "Pageable")
     )
     pageable = timeline.window(pageable, options)
-    top = pageable.sort("-duration", "start").head(options["rows"])
+    top = pageable.sort("-duration", "rowid").head(options["rows"])
     return timeline.Result(COLUMNS, copy_rows(top), events=top)

@@ -29,7 +29,7 @@ def analyze(trace, options):
     sets = trace.events("gpu").where("op", "==", "memset").where("api", "not contains", "Async")
     sets = sets.where("mem_kind", "in", ["Pinned", "Managed"])
     sets = timeline.window(sets, options)
-    top = sets.sort("-duration", "start").head(options["rows"])
+    top = sets.sort("-duration", "rowid").head(options["rows"])
     rows = []
     for r in top.rows(
         "duration", "start", "mem_kind", "bytes", "pid", "device", "context", "green_context",

@@ -64,6 +64,69 @@ fn first_difference(expected: &str, got: &str) -> String {
     )
 }
 
+/// Runs every line of an oracle `STATUS.tsv` (rules and options as `nsys analyze` ran them)
+/// on `export` and returns what differs; `dir` holds the oracle's CSVs.
+fn check_against_oracle(
+    engine: &RuleEngine,
+    export: &Path,
+    status: &str,
+    dir: &Path,
+) -> (usize, Vec<String>) {
+    let stem = export
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let trace = Arc::new(Trace::open(export).unwrap_or_else(|e| panic!("{e}")));
+    let lines: Vec<(String, String)> = status
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut c = l.split('\t');
+            Some((c.next()?.to_string(), c.next()?.to_string()))
+        })
+        .filter(|(name, _)| !name.starts_with("dx12_mem_ops"))
+        .collect();
+    let requests = lines.iter().map(|(n, _)| n.replace('@', ":")).collect();
+    let outcomes = run(engine, &trace, requests);
+    let shown = format!("inputs/{stem}.sqlite");
+    let mut failures = Vec::new();
+    for ((name, state), outcome) in lines.iter().zip(outcomes) {
+        let what = format!("{stem}: {name}");
+        match (state.as_str(), &outcome) {
+            ("ok", TimelineOutcome::Table { table, .. }) => {
+                let expected = std::fs::read_to_string(dir.join(format!("{name}.csv")))
+                    .unwrap_or_else(|e| panic!("{what}.csv: {e}"));
+                let got = stats::to_csv(table);
+                if got != expected {
+                    failures.push(format!("{what}: {}", first_difference(&expected, &got)));
+                }
+            }
+            (s, TimelineOutcome::Table { table, .. }) if s.starts_with("no-rows") => {
+                if !table.rows.is_empty() {
+                    failures.push(format!(
+                        "{what}: nsys has no rows, got {}",
+                        table.rows.len()
+                    ));
+                }
+            }
+            (s, _) if s.starts_with("SKIPPED: ") => {
+                let message = s["SKIPPED: ".len()..].replace(&shown, &export.display().to_string());
+                let refused = message.contains("Please re-export")
+                    || message.contains("does not contain ENUM_");
+                match &outcome {
+                    TimelineOutcome::Skipped(m) if *m == message => {}
+                    TimelineOutcome::Table { .. } if refused => {}
+                    other => {
+                        failures.push(format!("{what}: nsys SKIPPED: {message}, got {other:?}"))
+                    }
+                }
+            }
+            (s, other) => failures.push(format!("{what}: nsys {s}, got {other:?}")),
+        }
+    }
+    (lines.len(), failures)
+}
+
 #[test]
 fn every_rule_on_every_export_equals_nsys_analyze() {
     let Some(corpus) = corpus() else { return };
@@ -78,55 +141,9 @@ fn every_rule_on_every_export_equals_nsys_analyze() {
         let oracle = corpus.join("oracle").join(&stem).join("analyze");
         let status = std::fs::read_to_string(oracle.join("STATUS.tsv"))
             .unwrap_or_else(|e| panic!("{}: {e}", oracle.display()));
-        let trace = Arc::new(Trace::open(&export).unwrap_or_else(|e| panic!("{e}")));
-        let lines: Vec<(String, String)> = status
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| {
-                let mut c = l.split('\t');
-                Some((c.next()?.to_string(), c.next()?.to_string()))
-            })
-            .filter(|(name, _)| !name.starts_with("dx12_mem_ops"))
-            .collect();
-        let requests = lines.iter().map(|(n, _)| n.replace('@', ":")).collect();
-        let outcomes = run(&engine, &trace, requests);
-        let shown = format!("inputs/{stem}.sqlite");
-        for ((name, state), outcome) in lines.iter().zip(outcomes) {
-            checked += 1;
-            let what = format!("{stem}: {name}");
-            match (state.as_str(), &outcome) {
-                ("ok", TimelineOutcome::Table { table, .. }) => {
-                    let expected = std::fs::read_to_string(oracle.join(format!("{name}.csv")))
-                        .unwrap_or_else(|e| panic!("{what}.csv: {e}"));
-                    let got = stats::to_csv(table);
-                    if got != expected {
-                        failures.push(format!("{what}: {}", first_difference(&expected, &got)));
-                    }
-                }
-                (s, TimelineOutcome::Table { table, .. }) if s.starts_with("no-rows") => {
-                    if !table.rows.is_empty() {
-                        failures.push(format!(
-                            "{what}: nsys has no rows, got {}",
-                            table.rows.len()
-                        ));
-                    }
-                }
-                (s, _) if s.starts_with("SKIPPED: ") => {
-                    let message =
-                        s["SKIPPED: ".len()..].replace(&shown, &export.display().to_string());
-                    let refused = message.contains("Please re-export")
-                        || message.contains("does not contain ENUM_");
-                    match &outcome {
-                        TimelineOutcome::Skipped(m) if *m == message => {}
-                        TimelineOutcome::Table { .. } if refused => {}
-                        other => {
-                            failures.push(format!("{what}: nsys SKIPPED: {message}, got {other:?}"))
-                        }
-                    }
-                }
-                (s, other) => failures.push(format!("{what}: nsys {s}, got {other:?}")),
-            }
-        }
+        let (n, f) = check_against_oracle(&engine, &export, &status, &oracle);
+        checked += n;
+        failures.extend(f);
     }
     eprintln!("{checked} rule runs checked against nsys analyze");
     assert!(checked > 0, "no rule run checked");
@@ -135,6 +152,39 @@ fn every_rule_on_every_export_equals_nsys_analyze() {
         "{} of {checked} differ:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// The generated export that gives every rule something to find, with rules run with options:
+/// equal to `nsys analyze`'s output, committed beside it (fixtures/nsys/golden/analyze/).
+#[test]
+fn fixture_rules_and_options_equal_the_nsys_analyze_goldens() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let golden = root.join("fixtures/nsys/golden/analyze");
+    let status = std::fs::read_to_string(golden.join("STATUS.tsv"))
+        .unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
+    let (checked, failures) = check_against_oracle(
+        &engine(),
+        &root.join("fixtures/nsys/expert.sqlite"),
+        &status,
+        &golden,
+    );
+    assert!(checked > 10, "{checked} lines in {}", golden.display());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn expert_fixture_is_what_the_generator_writes() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let fresh = dir.path().join("expert.sqlite");
+    sightline_test_support::nsys_expert::write_expert(&fresh).unwrap_or_else(|e| panic!("{e}"));
+    let committed =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys/expert.sqlite"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let written = std::fs::read(&fresh).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        committed == written,
+        "fixtures/nsys/expert.sqlite differs from the generator's output: regenerate it (fixtures/nsys/README.md)"
     );
 }
 

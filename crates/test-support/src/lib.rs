@@ -17,5 +17,30 @@ pub mod codexl;
 pub mod gainsight;
 pub mod ncu;
 pub mod nsys;
+pub mod nsys_expert;
 pub mod nsys_families;
 pub mod rng;
+
+/// The `main` of a generator binary that writes one new file: takes the path from the first
+/// argument, refuses to overwrite, reports errors naming the file.
+pub fn write_new_file(
+    program: &str,
+    write: impl FnOnce(&std::path::Path) -> rusqlite::Result<()>,
+) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let Some(out) = std::env::args().nth(1).map(std::path::PathBuf::from) else {
+        eprintln!("usage: {program} OUT.sqlite");
+        return ExitCode::FAILURE;
+    };
+    if out.exists() {
+        eprintln!("{} exists; remove it first", out.display());
+        return ExitCode::FAILURE;
+    }
+    match write(&out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{}: {e}", out.display());
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -58,7 +58,7 @@ impl SynthCounts {
     }
 }
 
-const SCHEMA: &str = "
+pub(crate) const SCHEMA: &str = "
 CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
 CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
@@ -105,7 +105,7 @@ CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass 
   callchainId INTEGER NOT NULL);
 ";
 
-const MEMCPY_ENUM: &[(&str, &str)] = &[
+pub(crate) const MEMCPY_ENUM: &[(&str, &str)] = &[
     ("CUDA_MEMCPY_KIND_UNKNOWN", "Unknown"),
     ("CUDA_MEMCPY_KIND_HTOD", "Host-to-Device"),
     ("CUDA_MEMCPY_KIND_DTOH", "Device-to-Host"),

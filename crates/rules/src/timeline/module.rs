@@ -247,6 +247,29 @@ impl EventSet {
         Ok(self.with_rows(rows))
     }
 
+    /// The rows of this set that are not in `other` (in this set's order).
+    #[pymethod]
+    fn minus(&self, other: PyRef<EventSet>, vm: &VirtualMachine) -> PyResult<EventSet> {
+        if other.table != self.table || !Arc::ptr_eq(&other.trace, &self.trace) {
+            return Err(vm.new_value_error("minus of event sets of different tables"));
+        }
+        let drop: std::collections::HashSet<u32> = other.rows.iter().copied().collect();
+        Ok(self.with_rows(
+            self.rows
+                .iter()
+                .copied()
+                .filter(|r| !drop.contains(r))
+                .collect(),
+        ))
+    }
+
+    /// The rows where columns `a` and `b` are both present and equal.
+    #[pymethod]
+    fn equal(&self, a: String, b: String, vm: &VirtualMachine) -> PyResult<EventSet> {
+        let rows = ops::equal(self.table(), &self.rows, &a, &b).map_err(|e| op_error(e, vm))?;
+        Ok(self.with_rows(rows))
+    }
+
     /// The values of one column, as a list (int, str or None).
     #[pymethod]
     fn column(&self, name: String, vm: &VirtualMachine) -> PyResult<Vec<PyObjectRef>> {

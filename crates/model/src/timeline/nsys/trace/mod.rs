@@ -318,6 +318,8 @@ fn read_gpu(
             ("src_kind", Text),
             ("dst_kind", Text),
             ("mem_kind", Text),
+            ("src_device", Int),
+            ("dst_device", Int),
         ],
     );
     // The API call of each correlation id (the versioned row where old exports store two).
@@ -375,7 +377,7 @@ fn read_gpu(
             "NULL".into()
         };
         let sql = format!(
-            "SELECT rowid, start, end, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {table}",
+            "SELECT rowid, start, end, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {table}",
             c("globalPid"),
             c("deviceId"),
             c("contextId"),
@@ -388,6 +390,8 @@ fn read_gpu(
             c("srcKind"),
             c("dstKind"),
             c("memKind"),
+            c("srcDeviceId"),
+            c("dstDeviceId"),
         );
         let table_id = strings.id(table);
         let op_id = strings.id(op);
@@ -412,7 +416,7 @@ fn read_gpu(
             let mem = mem_label(v[14], strings);
             t.push(&[
                 table_id, v[0], op_id, v[1], v[2], pid, v[4], v[5], v[6], v[7], v[8], name,
-                api_name, v[10], copy, src, dst, mem,
+                api_name, v[10], copy, src, dst, mem, v[15], v[16],
             ]);
         })?;
     }

@@ -158,6 +158,20 @@ pub fn filter(
     Ok(rows.iter().copied().filter(|&r| pass(col.get(r))).collect())
 }
 
+/// The rows of `rows` where columns `a` and `b` are both present and equal.
+pub fn equal(table: &EventTable, rows: &[u32], a: &str, b: &str) -> Result<Vec<u32>, OpError> {
+    let (_, x) = values(table, a)?;
+    let (_, y) = values(table, b)?;
+    Ok(rows
+        .iter()
+        .copied()
+        .filter(|&r| {
+            let (u, v) = (x.get(r), y.get(r));
+            u != NULL && u == v
+        })
+        .collect())
+}
+
 /// `rows` sorted (stably) by the keys, each a column and whether it sorts descending. Text
 /// sorts by its characters; missing values sort first.
 pub fn sort(

@@ -1,0 +1,441 @@
+//! A generator of one small Nsight Systems-shaped export (2024.5 layout, with
+//! `ENUM_CUDA_MEM_KIND` and `greenContextId`) that gives every expert rule of `nsys analyze`
+//! something to find, and its edge cases: synchronization calls (with equal durations),
+//! asynchronous copies from and to pageable and pinned memory, synchronous copies of every
+//! direction and of 64 KiB or less, memsets of pinned, managed and device memory, and GPU work
+//! in bursts with short and long idle stretches, busy and idle chunks, overlapping kernels on
+//! two streams, on two devices of two processes. Expected outputs of `nsys analyze` for it are
+//! committed beside it (`fixtures/nsys/golden/analyze/`).
+
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+
+use crate::nsys::{MEMCPY_ENUM, SCHEMA};
+
+/// Strings of the export: `StringIds` id = index.
+const STRINGS: &[&str] = &[
+    "cudaLaunchKernel_v7000",      // 0
+    "cudaDeviceSynchronize_v3020", // 1
+    "cudaStreamSynchronize_v3020", // 2
+    "cudaEventSynchronize_v3020",  // 3
+    "cudaMemcpyAsync_v3020",       // 4
+    "cudaMemcpy_v3020",            // 5
+    "cudaMemset_v3020",            // 6
+    "cudaMemsetAsync_v3020",       // 7
+    "compute_kernel(float*, int)", // 8
+    "compute_kernel",              // 9
+    "reduce_kernel(float const*)", // 10
+    "reduce_kernel",               // 11
+    "main",                        // 12
+];
+
+/// CUPTI's memory kinds as 2024.5 exports label them (`ENUM_CUDA_MEM_KIND`).
+const MEM_KINDS: &[(&str, &str)] = &[
+    ("CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable"),
+    ("CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned"),
+    ("CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device"),
+    ("CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array"),
+    ("CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed"),
+    ("CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", "Device Static"),
+    ("CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", "Managed Static"),
+    ("CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown"),
+];
+const PAGEABLE: i64 = 0;
+const PINNED: i64 = 1;
+const DEVICE: i64 = 2;
+const MANAGED: i64 = 4;
+const HTOD: i64 = 1;
+const DTOH: i64 = 2;
+const DTOD: i64 = 8;
+const PTOP: i64 = 10;
+
+/// Where GPU work runs: process, thread, device, context.
+#[derive(Clone, Copy)]
+struct Place {
+    pid: i64,
+    tid: i64,
+    device: i64,
+    context: i64,
+}
+
+const FIRST: Place = Place {
+    pid: 4100,
+    tid: 4101,
+    device: 0,
+    context: 1,
+};
+const SECOND: Place = Place {
+    pid: 4200,
+    tid: 4201,
+    device: 1,
+    context: 2,
+};
+
+/// The start of the GPU work (ns).
+pub const T0: i64 = 1_000_000_000;
+const MS: i64 = 1_000_000;
+
+struct Writer<'a> {
+    tx: &'a rusqlite::Transaction<'a>,
+    correlation: i64,
+}
+
+impl Writer<'_> {
+    /// An API call on the place's thread; returns its correlation id.
+    fn call(&mut self, at: Place, name: i64, start: i64, end: i64) -> rusqlite::Result<i64> {
+        self.correlation += 1;
+        self.tx.execute(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?1, ?2, 0, ?3, ?4, ?5, 0, NULL)",
+            params![start, end, (at.pid << 24) | at.tid, self.correlation, name],
+        )?;
+        Ok(self.correlation)
+    }
+
+    /// A kernel launched 5 µs before it starts.
+    fn kernel(
+        &mut self,
+        at: Place,
+        stream: i64,
+        name: i64,
+        start: i64,
+        end: i64,
+    ) -> rusqlite::Result<()> {
+        let c = self.call(at, 0, start - 5_000, start - 2_000)?;
+        self.tx.execute(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, greenContextId, streamId,
+               correlationId, globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ,
+               blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread,
+               localMemoryTotal, gridId)
+             VALUES (?1, ?2, ?3, ?4, NULL, ?5, ?6, ?7, ?8, ?9, 32, 128, 1, 1, 256, 1, 1, 0, 0, 0, 0, ?6)",
+            params![start, end, at.device, at.context, stream, c, at.pid << 24, name, name + 1],
+        )?;
+        Ok(())
+    }
+
+    /// A copy and the call that issued it (the call spans the copy for synchronous APIs).
+    #[allow(clippy::too_many_arguments)]
+    fn copy(
+        &mut self,
+        at: Place,
+        api: i64,
+        (src, dst, kind): (i64, i64, i64),
+        bytes: i64,
+        start: i64,
+        end: i64,
+    ) -> rusqlite::Result<()> {
+        // Real exports name the source and destination devices (and contexts) only for
+        // peer-to-peer copies (here to the next device); other copies leave them NULL.
+        let (src_device, dst_device) = if kind == PTOP {
+            (
+                Some((at.device, at.context)),
+                Some((at.device + 1, at.context + 1)),
+            )
+        } else {
+            (None, None)
+        };
+        let c = self.call(at, api, start - 3_000, end + 1_000)?;
+        self.tx.execute(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, greenContextId, streamId,
+               correlationId, globalPid, bytes, copyKind, srcKind, dstKind, srcDeviceId, srcContextId,
+               dstDeviceId, dstContextId)
+             VALUES (?1, ?2, ?3, ?4, NULL, 7, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            params![
+                start,
+                end,
+                at.device,
+                at.context,
+                c,
+                at.pid << 24,
+                bytes,
+                kind,
+                src,
+                dst,
+                src_device.map(|d| d.0),
+                src_device.map(|d| d.1),
+                dst_device.map(|d| d.0),
+                dst_device.map(|d| d.1),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// A memset and the call that issued it.
+    fn memset(
+        &mut self,
+        at: Place,
+        api: i64,
+        mem: i64,
+        bytes: i64,
+        start: i64,
+        end: i64,
+    ) -> rusqlite::Result<()> {
+        let c = self.call(at, api, start - 3_000, end + 1_000)?;
+        self.tx.execute(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, greenContextId, streamId,
+               correlationId, globalPid, value, bytes, memKind)
+             VALUES (?1, ?2, ?3, ?4, NULL, 13, ?5, ?6, 0, ?7, ?8)",
+            params![start, end, at.device, at.context, c, at.pid << 24, bytes, mem],
+        )?;
+        Ok(())
+    }
+}
+
+/// Writes the export at `path` (which must not exist).
+pub fn write_expert(path: &Path) -> rusqlite::Result<()> {
+    let mut conn = Connection::open(path)?;
+    conn.execute_batch("PRAGMA page_size=512; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")?;
+    conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(
+        "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);",
+    )?;
+    let tx = conn.transaction()?;
+    for (i, s) in STRINGS.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO StringIds VALUES (?1, ?2)",
+            params![i as i64, s],
+        )?;
+    }
+    for (i, (name, label)) in MEMCPY_ENUM.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?1, ?2, ?3)",
+            params![i as i64, name, label],
+        )?;
+    }
+    for (i, (name, label)) in MEM_KINDS.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (?1, ?2, ?3)",
+            params![i as i64, name, label],
+        )?;
+    }
+    tx.execute(
+        "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.13.2')",
+        [],
+    )?;
+    for p in [FIRST, SECOND] {
+        tx.execute(
+            "INSERT INTO PROCESSES VALUES (?1, ?2, 'expert')",
+            params![p.pid << 24, p.pid],
+        )?;
+        tx.execute(
+            "INSERT INTO ThreadNames VALUES (12, 0, ?1)",
+            params![(p.pid << 24) | p.tid],
+        )?;
+    }
+    {
+        let mut w = Writer {
+            tx: &tx,
+            correlation: 0,
+        };
+        gpu_work(&mut w)?;
+        memory(&mut w)?;
+        synchronization(&mut w)?;
+    }
+    tx.commit()
+}
+
+/// Bursts of kernels: 20 × 0.8 ms in 1 ms slots (busy), a 600 ms gap, 10 × 0.1 ms in 1 ms
+/// slots (idle chunks), a 2 s gap, 5 ms kernels on two streams at once (over 100 %), short
+/// gaps of 1.5 and 3 ms; on the second device, two kernels 700 ms apart.
+fn gpu_work(w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    for i in 0..20 {
+        let s = T0 + i * MS;
+        w.kernel(FIRST, 7, 8, s, s + 800_000)?;
+    }
+    let burst2 = T0 + 620 * MS;
+    for i in 0..10 {
+        let s = burst2 + i * MS;
+        w.kernel(FIRST, 7, 10, s, s + 100_000)?;
+    }
+    let burst3 = burst2 + 10 * MS + 2_000 * MS;
+    for i in 0..5 {
+        let s = burst3 + i * 5 * MS;
+        w.kernel(FIRST, 7, 8, s, s + 5 * MS)?;
+        w.kernel(FIRST, 13, 10, s + MS, s + 4 * MS)?;
+    }
+    let tail = burst3 + 25 * MS;
+    w.kernel(FIRST, 7, 8, tail + 1_500_000, tail + 2_500_000)?;
+    w.kernel(FIRST, 7, 8, tail + 5_500_000, tail + 6_000_000)?;
+    w.kernel(SECOND, 20, 10, T0 + 100 * MS, T0 + 101 * MS)?;
+    w.kernel(SECOND, 20, 10, T0 + 801 * MS, T0 + 802 * MS)?;
+    Ok(())
+}
+
+/// Copies and memsets between the first and second bursts.
+fn memory(w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    let t = T0 + 30 * MS;
+    let (async_, sync) = (4, 5);
+    // Asynchronous: pageable on one side (found), pinned (not found).
+    w.copy(
+        FIRST,
+        async_,
+        (PAGEABLE, DEVICE, HTOD),
+        4_194_304,
+        t,
+        t + 300_000,
+    )?;
+    w.copy(
+        FIRST,
+        async_,
+        (DEVICE, PAGEABLE, DTOH),
+        1_000_000,
+        t + MS,
+        t + MS + 120_000,
+    )?;
+    w.copy(
+        FIRST,
+        async_,
+        (PINNED, DEVICE, HTOD),
+        4_194_304,
+        t + 2 * MS,
+        t + 2 * MS + 250_000,
+    )?;
+    // Synchronous: small host-to-device copies (64 KiB and less: not found), a larger one,
+    // device-to-host (two of equal length), device-to-device within the device (not found) and
+    // to the other device.
+    w.copy(
+        FIRST,
+        sync,
+        (PAGEABLE, DEVICE, HTOD),
+        32_768,
+        t + 3 * MS,
+        t + 3 * MS + 20_000,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (PAGEABLE, DEVICE, HTOD),
+        65_536,
+        t + 4 * MS,
+        t + 4 * MS + 21_000,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (PAGEABLE, DEVICE, HTOD),
+        65_537,
+        t + 5 * MS,
+        t + 5 * MS + 22_000,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (DEVICE, PAGEABLE, DTOH),
+        2_000_000,
+        t + 7 * MS,
+        t + 7 * MS + 180_000,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (DEVICE, PINNED, DTOH),
+        2_000_000,
+        t + 6 * MS,
+        t + 6 * MS + 180_000,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (DEVICE, DEVICE, DTOD),
+        8_000_000,
+        t + 8 * MS,
+        t + 8 * MS + 90_000,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (DEVICE, DEVICE, PTOP),
+        8_000_000,
+        t + 9 * MS,
+        t + 9 * MS + 95_000,
+    )?;
+    // Around the 64 KB limit (10^3 or 2^10?), and two more of equal length in time order.
+    w.copy(
+        FIRST,
+        sync,
+        (PAGEABLE, DEVICE, HTOD),
+        64_000,
+        t + 14 * MS,
+        t + 14 * MS + 20_500,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (PAGEABLE, DEVICE, HTOD),
+        64_001,
+        t + 15 * MS,
+        t + 15 * MS + 20_600,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (PAGEABLE, DEVICE, HTOD),
+        65_535,
+        t + 18 * MS,
+        t + 18 * MS + 20_700,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (DEVICE, PAGEABLE, DTOH),
+        500_000,
+        t + 16 * MS,
+        t + 16 * MS + 60_000,
+    )?;
+    w.copy(
+        FIRST,
+        sync,
+        (DEVICE, PAGEABLE, DTOH),
+        500_000,
+        t + 17 * MS,
+        t + 17 * MS + 60_000,
+    )?;
+    // Memsets: synchronous of pinned and managed memory (found), of device memory and an
+    // asynchronous one of managed memory (not found).
+    let (set, set_async) = (6, 7);
+    w.memset(
+        FIRST,
+        set,
+        PINNED,
+        1_000_000,
+        t + 10 * MS,
+        t + 10 * MS + 40_000,
+    )?;
+    w.memset(
+        FIRST,
+        set,
+        MANAGED,
+        2_000_000,
+        t + 11 * MS,
+        t + 11 * MS + 70_000,
+    )?;
+    w.memset(
+        FIRST,
+        set,
+        DEVICE,
+        2_000_000,
+        t + 12 * MS,
+        t + 12 * MS + 30_000,
+    )?;
+    w.memset(
+        FIRST,
+        set_async,
+        MANAGED,
+        2_000_000,
+        t + 13 * MS,
+        t + 13 * MS + 50_000,
+    )?;
+    Ok(())
+}
+
+/// Synchronization calls on both threads: device and stream synchronizations (two of equal
+/// length) and an event synchronization (not one the rule lists).
+fn synchronization(w: &mut Writer<'_>) -> rusqlite::Result<()> {
+    let t = T0 + 50 * MS;
+    w.call(FIRST, 1, t, t + 5 * MS)?;
+    w.call(FIRST, 2, t + 6 * MS, t + 7 * MS)?;
+    w.call(FIRST, 2, t + 8 * MS, t + 9 * MS)?;
+    w.call(FIRST, 3, t + 10 * MS, t + 13 * MS)?;
+    w.call(SECOND, 1, t + 20 * MS, t + 22 * MS)?;
+    Ok(())
+}
