@@ -14,6 +14,7 @@
 //! (`cuda_gpu_kern_sum:nvtx-name:base`, `um_sum:rows=10`), see [`ReportRequest`].
 
 mod cuda;
+mod cuda_gpu;
 mod cuda_trace;
 mod gpu_ops;
 mod kern_exec;
@@ -58,6 +59,7 @@ pub struct ReportOption {
 pub fn reports() -> Vec<&'static Report> {
     let mut all: Vec<&'static Report> = cuda::REPORTS
         .iter()
+        .chain(cuda_gpu::REPORTS)
         .chain(cuda_trace::REPORTS)
         .chain(kern_exec::REPORTS)
         .chain(nvtx::REPORTS)
