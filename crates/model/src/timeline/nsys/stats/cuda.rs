@@ -1,11 +1,9 @@
 //! The CUDA and OS runtime summaries: `cuda_gpu_kern_sum`, `cuda_api_sum`,
 //! `cuda_gpu_mem_time_sum`, `cuda_gpu_mem_size_sum`, `osrt_sum`.
 
-use std::collections::HashMap;
-
 use super::super::NsysError;
 use super::super::db::ExportDb;
-use super::gpu_ops::{KernelNamer, NameKind, kernels, nvtx_missing};
+use super::gpu_ops::{KernelNamer, NameKind, kernel_durations, nvtx_missing};
 use super::table::{grouped, memcpy_label, size_table, string_of, strip_stats_suffix, time_table};
 use super::{Report, ReportOption, ReportOutcome, ReportRequest, skipped};
 
@@ -74,14 +72,7 @@ fn gpu_kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsy
     let strings = db.string_ids()?;
     let named = if nvtx_name || NameKind::of(req) != NameKind::Demangled {
         let namer = KernelNamer::new(db, &strings, nvtx_name)?;
-        let mut by_name: HashMap<String, Vec<i64>> = HashMap::new();
-        for k in kernels(db, NameKind::of(req))? {
-            by_name
-                .entry(namer.name(&k))
-                .or_default()
-                .push(k.at.duration());
-        }
-        by_name.into_iter().collect()
+        kernel_durations(db, NameKind::of(req), &namer)?
     } else {
         grouped(db, T, "demangledName", "end - start", "")?
             .into_iter()

@@ -12,8 +12,8 @@ use super::super::NsysError;
 use super::super::db::ExportDb;
 use super::cuda::KERNEL_NAME_OPTIONS;
 use super::gpu_ops::{
-    KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKind, RUNTIME, kernels, mem_ops,
-    nvtx_missing, xyz,
+    KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME, for_each_kernel,
+    for_each_mem_op, kernel_durations, nvtx_missing, xyz,
 };
 use super::table::{grouped, string_of, strip_stats_suffix, time_cells};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
@@ -44,13 +44,14 @@ pub(super) const REPORTS: &[Report] = &[
 /// A group of durations and the cells that name it (after the statistics).
 struct Group {
     names: Vec<Cell>,
-    /// What equal totals sort by.
+    /// What equal totals and instances sort by: the name, then grid and block sizes.
     sort_name: String,
+    sort_dims: [i64; 6],
     values: Vec<i64>,
 }
 
 /// The statistics columns then `trailing`, rows by total (descending), instances (descending),
-/// then name.
+/// name, then grid and block sizes.
 fn summary_table(report: &str, trailing: &[&str], groups: Vec<Group>) -> ReportTable {
     let mut sums: Vec<(Summary, Group)> = groups
         .into_iter()
@@ -61,6 +62,7 @@ fn summary_table(report: &str, trailing: &[&str], groups: Vec<Group>) -> ReportT
             .cmp(&a.total)
             .then(b.count.cmp(&a.count))
             .then_with(|| ag.sort_name.cmp(&bg.sort_name))
+            .then(ag.sort_dims.cmp(&bg.sort_dims))
     });
     let grand: i128 = sums.iter().map(|(s, _)| s.total).sum();
     let mut columns: Vec<String> = [
@@ -92,23 +94,6 @@ fn summary_table(report: &str, trailing: &[&str], groups: Vec<Group>) -> ReportT
     }
 }
 
-/// Kernel durations grouped by name, as `(name, durations)`.
-fn kernel_groups(
-    db: &ExportDb,
-    req: &ReportRequest,
-    strings: &HashMap<i64, String>,
-) -> Result<Vec<(String, Vec<i64>)>, NsysError> {
-    let namer = KernelNamer::new(db, strings, req.flag("nvtx-name"))?;
-    let mut by_name: HashMap<String, Vec<i64>> = HashMap::new();
-    for k in kernels(db, NameKind::of(req))? {
-        by_name
-            .entry(namer.name(&k))
-            .or_default()
-            .push(k.at.duration());
-    }
-    Ok(by_name.into_iter().collect())
-}
-
 /// `cuda_gpu_sum` and `cuda_api_gpu_sum`.
 fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     let report = req.report.name;
@@ -134,6 +119,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
         groups.push(Group {
             names: vec![Cell::Text(category.into()), Cell::Text(name.clone())],
             sort_name: name,
+            sort_dims: [0; 6],
             values,
         })
     };
@@ -151,17 +137,24 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
             push("CUDA_API", name, v);
         }
     }
-    for (name, v) in kernel_groups(db, req, &strings)? {
+    let namer = KernelNamer::new(db, &strings, req.flag("nvtx-name"))?;
+    for (name, v) in kernel_durations(db, NameKind::of(req), &namer)? {
         push("CUDA_KERNEL", name, v);
     }
     let labels = MemLabels::of(db);
-    let mut ops: HashMap<String, Vec<i64>> = HashMap::new();
-    for op in mem_ops(db)? {
-        ops.entry(labels.operation(&op))
+    // By copy kind (None: memset), labelled once per group.
+    let mut ops: HashMap<Option<i64>, Vec<i64>> = HashMap::new();
+    for_each_mem_op(db, |op| {
+        ops.entry(op.copy_kind).or_default().push(op.at.duration())
+    })?;
+    let mut labelled: HashMap<String, Vec<i64>> = HashMap::new();
+    for (kind, v) in ops {
+        labelled
+            .entry(labels.operation_label(kind))
             .or_default()
-            .push(op.at.duration());
+            .extend(v);
     }
-    for (name, v) in ops {
+    for (name, v) in labelled {
         push("MEMORY_OPER", name, v);
     }
     Ok(ReportOutcome::Table(summary_table(
@@ -181,22 +174,25 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     }
     let strings = db.string_ids()?;
     let namer = KernelNamer::new(db, &strings, nvtx_name)?;
-    let mut by_key: HashMap<(String, [i64; 3], [i64; 3]), Vec<i64>> = HashMap::new();
-    for k in kernels(db, NameKind::of(req))? {
+    type Dims = ([i64; 3], [i64; 3]);
+    let mut by_key: HashMap<(NameKey, Dims), Vec<i64>> = HashMap::new();
+    for_each_kernel(db, NameKind::of(req), |k| {
         by_key
-            .entry((namer.name(&k), k.grid, k.block))
+            .entry((namer.key(k), (k.grid, k.block)))
             .or_default()
-            .push(k.at.duration());
-    }
-    let groups = by_key
+            .push(k.at.duration())
+    })?;
+    let groups = namer
+        .by_name(by_key)
         .into_iter()
-        .map(|((name, grid, block), values)| Group {
+        .map(|((name, (grid, block)), values)| Group {
             names: vec![
                 Cell::Text(xyz(grid)),
                 Cell::Text(xyz(block)),
                 Cell::Text(name.clone()),
             ],
             sort_name: name,
+            sort_dims: [grid[0], grid[1], grid[2], block[0], block[1], block[2]],
             values,
         })
         .collect();

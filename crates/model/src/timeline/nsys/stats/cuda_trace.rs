@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
 use super::gpu_ops::{
-    KernelNamer, MemLabels, NameKind, RUNTIME, device_names, for_rows, int_at, kernels, mem_ops,
-    nvtx_missing,
+    KernelNamer, MemLabels, NameKey, NameKind, RUNTIME, device_names, for_each_kernel,
+    for_each_mem_op, for_rows, int_at, nvtx_missing,
 };
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, skipped};
@@ -171,7 +171,8 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         Cell::Text(match id {
             Some(id) => match devices.get(&id) {
                 Some(name) => format!("{name} ({id})"),
-                None => format!("({id})"),
+                // nsys prints an unknown device with an empty name.
+                None => format!(" ({id})"),
             },
             None => String::new(),
         })
@@ -187,7 +188,8 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         }
         row.push(opt_num(at.stream));
     };
-    for k in kernels(db, NameKind::Demangled)? {
+    let mut names: HashMap<NameKey, String> = HashMap::new();
+    for_each_kernel(db, NameKind::Demangled, |k| {
         let mut row = vec![num(k.at.start), num(k.at.duration()), opt_num(k.at.corr)];
         row.extend(k.grid.iter().chain(&k.block).map(|&v| num(v)));
         row.push(opt_num(k.registers));
@@ -198,20 +200,36 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         row.push(none(None));
         row.push(none(None));
         place(&mut row, &k.at);
-        row.push(Cell::Text(namer.name(&k)));
+        let name = names
+            .entry(namer.key(k))
+            .or_insert_with_key(|key| namer.text(*key))
+            .clone();
+        row.push(Cell::Text(name));
         rows.push((k.at.start, rows.len(), row));
-    }
-    for op in mem_ops(db)? {
+    })?;
+    let mut op_names: HashMap<Option<i64>, String> = HashMap::new();
+    let mut kinds: HashMap<i64, String> = HashMap::new();
+    let mut kind = |k: i64| -> String {
+        kinds
+            .entry(k)
+            .or_insert_with(|| labels.memory_kind(k))
+            .clone()
+    };
+    for_each_mem_op(db, |op| {
         let mut row = vec![num(op.at.start), num(op.at.duration()), opt_num(op.at.corr)];
         row.extend((0..9).map(|_| none(None)));
         row.push(Cell::Number(mb(op.bytes)));
         row.push(none(throughput(op.bytes, op.at.duration())));
-        row.push(none(op.src_kind.map(|k| labels.memory_kind(k))));
-        row.push(none(op.dst_kind.map(|k| labels.memory_kind(k))));
+        row.push(none(op.src_kind.map(&mut kind)));
+        row.push(none(op.dst_kind.map(&mut kind)));
         place(&mut row, &op.at);
-        row.push(Cell::Text(labels.operation(&op)));
+        let name = op_names
+            .entry(op.copy_kind)
+            .or_insert_with(|| labels.operation(op))
+            .clone();
+        row.push(Cell::Text(name));
         rows.push((op.at.start, rows.len(), row));
-    }
+    })?;
     rows.sort_by_key(|r| (r.0, r.1));
     let mut columns = vec![
         "Start (ns)",

@@ -45,12 +45,12 @@ pub(super) enum NameKind {
 }
 
 impl NameKind {
-    /// The kind a request asks for: `mangled` wins over `base` when both are given.
+    /// The kind a request asks for: `base` wins over `mangled` when both are given (as in nsys).
     pub(super) fn of(req: &ReportRequest) -> NameKind {
-        if req.flag("mangled") {
-            NameKind::Mangled
-        } else if req.flag("base") {
+        if req.flag("base") {
             NameKind::Base
+        } else if req.flag("mangled") {
+            NameKind::Mangled
         } else {
             NameKind::Demangled
         }
@@ -142,7 +142,12 @@ impl MemLabels {
 
     /// `[CUDA memcpy Host-to-Device]`, `[CUDA memset]`.
     pub fn operation(&self, op: &MemOp) -> String {
-        match op.copy_kind {
+        self.operation_label(op.copy_kind)
+    }
+
+    /// The label of a copy kind, `None` for a memset.
+    pub fn operation_label(&self, copy_kind: Option<i64>) -> String {
+        match copy_kind {
             Some(kind) => super::table::memcpy_label(self.copy.as_ref(), kind),
             None => "[CUDA memset]".to_string(),
         }
@@ -219,11 +224,14 @@ fn placement(db: &ExportDb, table: &str, row: &rusqlite::Row<'_>) -> Result<Plac
     })
 }
 
-/// Every kernel, in table order, named as `names` asks.
-pub(super) fn kernels(db: &ExportDb, names: NameKind) -> Result<Vec<Kernel>, NsysError> {
-    let mut out = Vec::new();
+/// Calls `each` with every kernel, in table order, named as `names` asks.
+pub(super) fn for_each_kernel(
+    db: &ExportDb,
+    names: NameKind,
+    mut each: impl FnMut(&Kernel),
+) -> Result<(), NsysError> {
     if !db.has_table(KERNEL) {
-        return Ok(out);
+        return Ok(());
     }
     let c = |name| db.col_or_null(KERNEL, name);
     let name = match names {
@@ -248,7 +256,7 @@ pub(super) fn kernels(db: &ExportDb, names: NameKind) -> Result<Vec<Kernel>, Nsy
     for_rows(db, KERNEL, &sql, |row| {
         let at = placement(db, KERNEL, row)?;
         let v = |i| int_at(row, P + i);
-        out.push(Kernel {
+        each(&Kernel {
             at,
             name: v(0).unwrap_or(-1),
             grid: [v(1).unwrap_or(0), v(2).unwrap_or(0), v(3).unwrap_or(0)],
@@ -258,13 +266,14 @@ pub(super) fn kernels(db: &ExportDb, names: NameKind) -> Result<Vec<Kernel>, Nsy
             dynamic_smem: v(9),
         });
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
-/// Every memory copy, then every memset, each in table order.
-pub(super) fn mem_ops(db: &ExportDb) -> Result<Vec<MemOp>, NsysError> {
-    let mut out = Vec::new();
+/// Calls `each` with every memory copy, then every memset, each in table order.
+pub(super) fn for_each_mem_op(
+    db: &ExportDb,
+    mut each: impl FnMut(&MemOp),
+) -> Result<(), NsysError> {
     const P: usize = PLACEMENT_COLUMNS;
     if db.has_table(MEMCPY) {
         let c = |name| db.col_or_null(MEMCPY, name);
@@ -278,7 +287,7 @@ pub(super) fn mem_ops(db: &ExportDb) -> Result<Vec<MemOp>, NsysError> {
         );
         for_rows(db, MEMCPY, &sql, |row| {
             let at = placement(db, MEMCPY, row)?;
-            out.push(MemOp {
+            each(&MemOp {
                 at,
                 bytes: int_at(row, P).unwrap_or(0),
                 copy_kind: Some(int_at(row, P + 1).unwrap_or(0)),
@@ -297,7 +306,7 @@ pub(super) fn mem_ops(db: &ExportDb) -> Result<Vec<MemOp>, NsysError> {
         );
         for_rows(db, MEMSET, &sql, |row| {
             let at = placement(db, MEMSET, row)?;
-            out.push(MemOp {
+            each(&MemOp {
                 at,
                 bytes: int_at(row, P).unwrap_or(0),
                 copy_kind: None,
@@ -307,7 +316,7 @@ pub(super) fn mem_ops(db: &ExportDb) -> Result<Vec<MemOp>, NsysError> {
             Ok(())
         })?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A CUDA API call.
@@ -335,68 +344,84 @@ impl ApiCall {
     }
 }
 
-/// API calls by (process, correlation id).
-pub(super) type CallsByCorr = HashMap<(i64, i64), Vec<ApiCall>>;
-
-/// The API calls that carry a correlation id, by (process, correlation id). Where several rows
-/// share both (exports that store each call twice), all are kept, in start order.
-pub(super) fn api_calls_by_corr(db: &ExportDb) -> Result<CallsByCorr, NsysError> {
-    let mut out: CallsByCorr = HashMap::new();
-    if !db.has_table(RUNTIME) {
-        return Ok(out);
-    }
-    let sql = format!(
-        "SELECT rowid, start, end, {}, {}, {} FROM {RUNTIME} WHERE {} IS NOT NULL ORDER BY start, rowid",
-        db.col_or_null(RUNTIME, "globalTid"),
-        db.col_or_null(RUNTIME, "correlationId"),
-        db.col_or_null(RUNTIME, "nameId"),
-        db.col_or_null(RUNTIME, "correlationId"),
-    );
-    for_rows(db, RUNTIME, &sql, |row| {
-        let (Some(start), Some(end), Some(corr)) = (int_at(row, 1), int_at(row, 2), int_at(row, 4))
-        else {
-            let rowid = int_at(row, 0).unwrap_or(-1);
-            return Err(db.query_error(
-                RUNTIME,
-                format!("rowid {rowid}: start, end or correlationId is not an integer"),
-            ));
-        };
-        let call = ApiCall {
-            start,
-            end,
-            global_tid: int_at(row, 3).unwrap_or(0),
-            name: int_at(row, 5).unwrap_or(-1),
-        };
-        out.entry((call.pid(), corr)).or_default().push(call);
-        Ok(())
-    })?;
-    Ok(out)
+/// The API calls that carry a correlation id, sorted by (process, correlation id, start): one
+/// flat vector, looked up by binary search.
+pub(super) struct CallsByCorr {
+    calls: Vec<(i64, i64, ApiCall)>,
 }
 
-/// The first API call that launched a GPU operation (same process, same correlation id).
-pub(super) fn launcher<'a>(calls: &'a CallsByCorr, at: &Placement) -> Option<&'a ApiCall> {
-    let corr = at.corr?;
-    match at.pid {
-        Some(pid) => calls.get(&(pid, corr)).and_then(|v| v.first()),
-        // Exports without globalPid on GPU rows: any process.
-        None => calls
+impl CallsByCorr {
+    /// Reads the runtime table's calls.
+    pub fn read(db: &ExportDb) -> Result<CallsByCorr, NsysError> {
+        let mut calls = Vec::new();
+        if db.has_table(RUNTIME) {
+            let corr = db.col_or_null(RUNTIME, "correlationId");
+            let sql = format!(
+                "SELECT rowid, start, end, {}, {corr}, {} FROM {RUNTIME} WHERE {corr} IS NOT NULL",
+                db.col_or_null(RUNTIME, "globalTid"),
+                db.col_or_null(RUNTIME, "nameId"),
+            );
+            for_rows(db, RUNTIME, &sql, |row| {
+                let (Some(start), Some(end), Some(corr)) =
+                    (int_at(row, 1), int_at(row, 2), int_at(row, 4))
+                else {
+                    let rowid = int_at(row, 0).unwrap_or(-1);
+                    return Err(db.query_error(
+                        RUNTIME,
+                        format!("rowid {rowid}: start, end or correlationId is not an integer"),
+                    ));
+                };
+                let call = ApiCall {
+                    start,
+                    end,
+                    global_tid: int_at(row, 3).unwrap_or(0),
+                    name: int_at(row, 5).unwrap_or(-1),
+                };
+                calls.push((call.pid(), corr, call));
+                Ok(())
+            })?;
+        }
+        // Stable: equal starts keep table order.
+        calls.sort_by_key(|(pid, corr, c)| (*pid, *corr, c.start));
+        Ok(CallsByCorr { calls })
+    }
+
+    /// The calls of a GPU operation: same process (any, for exports without `globalPid` on
+    /// GPU rows) and correlation id, by start.
+    pub fn of(&self, at: &Placement) -> impl Iterator<Item = &ApiCall> {
+        let corr = at.corr.unwrap_or(i64::MIN);
+        let (lo, hi) = match (at.corr, at.pid) {
+            (None, _) => (0, 0),
+            (Some(_), Some(pid)) => (
+                self.calls
+                    .partition_point(|(p, c, _)| (*p, *c) < (pid, corr)),
+                self.calls
+                    .partition_point(|(p, c, _)| (*p, *c) <= (pid, corr)),
+            ),
+            (Some(_), None) => (0, self.calls.len()),
+        };
+        self.calls[lo..hi]
             .iter()
-            .find(|((_, c), _)| *c == corr)
-            .and_then(|(_, v)| v.first()),
+            .filter(move |(_, c, _)| *c == corr)
+            .map(|(_, _, call)| call)
     }
 }
 
-/// NVTX push/pop ranges per thread, to name a kernel by the innermost range around the API
-/// call that launched it.
+/// NVTX push/pop and start/end ranges per (starting) thread, to name a kernel by the innermost
+/// range around the API call that launched it: the range that holds the whole call and started
+/// last (a range that ends during the call does not count; domains are not shown).
 pub(super) struct NvtxRanges {
-    /// Per globalTid: (start, end, text), sorted by start.
-    by_thread: HashMap<i64, Vec<(i64, i64, String)>>,
+    /// Per globalTid: (start, end, index into `texts`), sorted by start.
+    by_thread: HashMap<i64, Vec<(i64, i64, u32)>>,
+    /// The ranges' texts.
+    texts: Vec<String>,
 }
 
 impl NvtxRanges {
-    /// Reads the push/pop ranges (a range never popped runs to the last NVTX timestamp).
+    /// Reads the ranges (a range never ended runs to the last NVTX timestamp).
     pub fn read(db: &ExportDb, strings: &HashMap<i64, String>) -> Result<NvtxRanges, NsysError> {
-        let mut by_thread: HashMap<i64, Vec<(i64, Option<i64>, String)>> = HashMap::new();
+        let mut by_thread: HashMap<i64, Vec<(i64, Option<i64>, u32)>> = HashMap::new();
+        let mut texts = Vec::new();
         let mut last = i64::MIN;
         if db.has_table(NVTX) {
             let sql = format!(
@@ -415,17 +440,19 @@ impl NvtxRanges {
                 };
                 let end = int_at(row, 2);
                 last = last.max(start).max(end.unwrap_or(i64::MIN));
-                if kind == 59 {
+                if kind == 59 || kind == 60 {
                     let text = row
                         .get_ref(5)
                         .ok()
                         .and_then(text_of)
                         .or_else(|| int_at(row, 6).and_then(|id| strings.get(&id).cloned()))
                         .unwrap_or_default();
+                    let index = u32::try_from(texts.len()).unwrap_or(u32::MAX);
+                    texts.push(text);
                     by_thread
                         .entry(int_at(row, 4).unwrap_or(0))
                         .or_default()
-                        .push((start, end, text));
+                        .push((start, end, index));
                 }
                 Ok(())
             })?;
@@ -433,7 +460,7 @@ impl NvtxRanges {
         let by_thread = by_thread
             .into_iter()
             .map(|(tid, v)| {
-                let mut v: Vec<(i64, i64, String)> = v
+                let mut v: Vec<(i64, i64, u32)> = v
                     .into_iter()
                     .map(|(s, e, t)| (s, e.unwrap_or(last), t))
                     .collect();
@@ -441,22 +468,22 @@ impl NvtxRanges {
                 (tid, v)
             })
             .collect();
-        Ok(NvtxRanges { by_thread })
+        Ok(NvtxRanges { by_thread, texts })
     }
 
-    /// The innermost range of thread `global_tid` that holds `[start, end]`.
-    pub fn innermost(&self, global_tid: i64, start: i64, end: i64) -> Option<&str> {
+    /// The innermost range of thread `global_tid` that holds `[start, end]` (its text's index).
+    pub fn innermost(&self, global_tid: i64, start: i64, end: i64) -> Option<u32> {
         let ranges = self.by_thread.get(&global_tid)?;
         let n = ranges.partition_point(|r| r.0 <= start);
-        ranges[..n]
-            .iter()
-            .rev()
-            .find(|r| r.1 >= end)
-            .map(|r| r.2.as_str())
+        ranges[..n].iter().rev().find(|r| r.1 >= end).map(|r| r.2)
     }
 }
 
+/// What names a kernel: the innermost NVTX range (`nvtx-name`), if any, and its name's id.
+pub(super) type NameKey = (Option<u32>, i64);
+
 /// Kernel names for the reports: `strings[name]`, prefixed with `range/` under `nvtx-name`.
+/// Kernels group by [`NameKey`] (cheap), and only each group's name is built.
 pub(super) struct KernelNamer<'a> {
     strings: &'a HashMap<i64, String>,
     nvtx: Option<(NvtxRanges, CallsByCorr)>,
@@ -470,26 +497,69 @@ impl<'a> KernelNamer<'a> {
         nvtx_name: bool,
     ) -> Result<KernelNamer<'a>, NsysError> {
         let nvtx = if nvtx_name {
-            Some((NvtxRanges::read(db, strings)?, api_calls_by_corr(db)?))
+            Some((NvtxRanges::read(db, strings)?, CallsByCorr::read(db)?))
         } else {
             None
         };
         Ok(KernelNamer { strings, nvtx })
     }
 
-    /// The name of kernel `k`.
-    pub fn name(&self, k: &Kernel) -> String {
-        let base = string_of(self.strings, k.name);
-        let Some((ranges, calls)) = &self.nvtx else {
-            return base;
-        };
-        let range =
-            launcher(calls, &k.at).and_then(|c| ranges.innermost(c.global_tid, c.start, c.end));
-        match range {
-            Some(r) => format!("{r}/{base}"),
-            None => base,
+    /// The key of kernel `k`'s name.
+    pub fn key(&self, k: &Kernel) -> NameKey {
+        let range = self.nvtx.as_ref().and_then(|(ranges, calls)| {
+            let c = calls.of(&k.at).next()?;
+            ranges.innermost(c.global_tid, c.start, c.end)
+        });
+        (range, k.name)
+    }
+
+    /// The name a key stands for.
+    pub fn text(&self, key: NameKey) -> String {
+        let base = string_of(self.strings, key.1);
+        match (key.0, &self.nvtx) {
+            (Some(i), Some((ranges, _))) => match ranges.texts.get(i as usize) {
+                Some(range) => format!("{range}/{base}"),
+                None => base,
+            },
+            _ => base,
         }
     }
+
+    /// Durations grouped by key, as (name, durations); keys that give the same name (one
+    /// range text under two ranges) make one group.
+    pub fn by_name<K>(
+        &self,
+        groups: HashMap<(NameKey, K), Vec<i64>>,
+    ) -> Vec<((String, K), Vec<i64>)>
+    where
+        K: Eq + std::hash::Hash,
+    {
+        let mut out: HashMap<(String, K), Vec<i64>> = HashMap::new();
+        for ((key, extra), v) in groups {
+            out.entry((self.text(key), extra)).or_default().extend(v);
+        }
+        out.into_iter().collect()
+    }
+}
+
+/// Kernel durations grouped by name (as `names` and the namer give it).
+pub(super) fn kernel_durations(
+    db: &ExportDb,
+    names: NameKind,
+    namer: &KernelNamer<'_>,
+) -> Result<Vec<(String, Vec<i64>)>, NsysError> {
+    let mut by_key: HashMap<(NameKey, ()), Vec<i64>> = HashMap::new();
+    for_each_kernel(db, names, |k| {
+        by_key
+            .entry((namer.key(k), ()))
+            .or_default()
+            .push(k.at.duration())
+    })?;
+    Ok(namer
+        .by_name(by_key)
+        .into_iter()
+        .map(|((name, ()), v)| (name, v))
+        .collect())
 }
 
 /// The skip for `nvtx-name` on an export without NVTX data.

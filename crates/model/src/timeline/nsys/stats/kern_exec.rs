@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::ExportDb;
-use super::gpu_ops::{KERNEL, NameKind, api_calls_by_corr, kernels, xyz};
+use super::gpu_ops::{CallsByCorr, KERNEL, NameKind, for_each_kernel, xyz};
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
@@ -45,7 +45,7 @@ struct Launch {
     kernel_end: i64,
     grid: [i64; 3],
     block: [i64; 3],
-    kernel_name: String,
+    kernel_name: i64,
 }
 
 impl Launch {
@@ -61,22 +61,11 @@ impl Launch {
 }
 
 /// Every kernel joined with its launching calls, by API start.
-fn launches(db: &ExportDb, strings: &HashMap<i64, String>) -> Result<Vec<Launch>, NsysError> {
-    let calls = api_calls_by_corr(db)?;
+fn launches(db: &ExportDb) -> Result<Vec<Launch>, NsysError> {
+    let calls = CallsByCorr::read(db)?;
     let mut out = Vec::new();
-    let mut names: HashMap<i64, String> = HashMap::new();
-    for k in kernels(db, NameKind::Demangled)? {
-        let Some(corr) = k.at.corr else { continue };
-        let found = match k.at.pid {
-            Some(pid) => calls.get(&(pid, corr)),
-            None => calls.iter().find(|((_, c), _)| *c == corr).map(|(_, v)| v),
-        };
-        let Some(found) = found else { continue };
-        let kernel_name = names
-            .entry(k.name)
-            .or_insert_with(|| string_of(strings, k.name))
-            .clone();
-        for c in found {
+    for_each_kernel(db, NameKind::Demangled, |k| {
+        for c in calls.of(&k.at) {
             out.push(Launch {
                 api_start: c.start,
                 api_end: c.end,
@@ -88,16 +77,35 @@ fn launches(db: &ExportDb, strings: &HashMap<i64, String>) -> Result<Vec<Launch>
                 kernel_end: k.at.end,
                 grid: k.grid,
                 block: k.block,
-                kernel_name: kernel_name.clone(),
+                kernel_name: k.name,
             });
         }
-    }
+    })?;
     out.sort_by_key(|l| (l.api_start, l.kernel_start));
     Ok(out)
 }
 
-fn api_name(strings: &HashMap<i64, String>, id: i64) -> String {
-    strip_stats_suffix(&string_of(strings, id)).to_string()
+/// Names by string id, each built once.
+struct Names<'a> {
+    strings: &'a HashMap<i64, String>,
+    api: HashMap<i64, String>,
+    kernel: HashMap<i64, String>,
+}
+
+impl Names<'_> {
+    fn api(&mut self, id: i64) -> &str {
+        let strings = self.strings;
+        self.api
+            .entry(id)
+            .or_insert_with(|| strip_stats_suffix(&string_of(strings, id)).to_string())
+    }
+
+    fn kernel(&mut self, id: i64) -> &str {
+        let strings = self.strings;
+        self.kernel
+            .entry(id)
+            .or_insert_with(|| string_of(strings, id))
+    }
 }
 
 fn num(v: impl ToString) -> Cell {
@@ -109,7 +117,12 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         return skipped(db, "CUDA kernel data");
     }
     let strings = db.string_ids()?;
-    let rows = launches(db, &strings)?
+    let mut names = Names {
+        strings: &strings,
+        api: HashMap::new(),
+        kernel: HashMap::new(),
+    };
+    let rows = launches(db)?
         .into_iter()
         .map(|l| {
             let queue = l.queue();
@@ -124,10 +137,10 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
                 num(l.pid),
                 num(l.tid),
                 Cell::Number(l.device.map(|d| d.to_string()).unwrap_or_default()),
-                Cell::Text(api_name(&strings, l.api_name)),
+                Cell::Text(names.api(l.api_name).to_string()),
                 Cell::Text(xyz(l.grid)),
                 Cell::Text(xyz(l.block)),
-                Cell::Text(l.kernel_name),
+                Cell::Text(names.kernel(l.kernel_name).to_string()),
             ]
         })
         .collect();
@@ -188,22 +201,38 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
         queue: Vec<i64>,
         kernel: Vec<i64>,
     }
-    let mut groups: HashMap<Key, Group> = HashMap::new();
-    for l in launches(db, &strings)? {
-        let key = (
-            l.pid,
-            l.tid,
-            l.device,
-            api_name(&strings, l.api_name),
-            l.kernel_name.clone(),
-        );
-        let g = groups.entry(key).or_default();
+    // By ids first, then by names: the two rows of a call in old exports (`cudaLaunchKernel`,
+    // `cudaLaunchKernel_v7000`) make one group.
+    let mut by_id: HashMap<(i64, i64, Option<i64>, i64, i64), Group> = HashMap::new();
+    for l in launches(db)? {
+        let key = (l.pid, l.tid, l.device, l.api_name, l.kernel_name);
+        let g = by_id.entry(key).or_default();
         g.total.push(l.total());
         g.api.push(l.api_end - l.api_start);
         if let Some((_, q)) = l.queue() {
             g.queue.push(q);
         }
         g.kernel.push(l.kernel_end - l.kernel_start);
+    }
+    let mut names = Names {
+        strings: &strings,
+        api: HashMap::new(),
+        kernel: HashMap::new(),
+    };
+    let mut groups: HashMap<Key, Group> = HashMap::new();
+    for ((pid, tid, device, api, kernel), g) in by_id {
+        let key = (
+            pid,
+            tid,
+            device,
+            names.api(api).to_string(),
+            names.kernel(kernel).to_string(),
+        );
+        let into = groups.entry(key).or_default();
+        into.total.extend(g.total);
+        into.api.extend(g.api);
+        into.queue.extend(g.queue);
+        into.kernel.extend(g.kernel);
     }
     let mut rows: Vec<((i128, u64), Key, Vec<Cell>)> = groups
         .into_iter()
