@@ -12,8 +12,8 @@ use super::super::NsysError;
 use super::super::db::ExportDb;
 use super::cuda::KERNEL_NAME_OPTIONS;
 use super::gpu_ops::{
-    KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME, for_each_kernel,
-    for_each_mem_op, kernel_durations, nvtx_missing, xyz,
+    Columns, KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME,
+    for_each_kernel, for_each_mem_op, kernel_durations, nvtx_missing, xyz,
 };
 use super::table::{grouped, string_of, strip_stats_suffix, time_cells};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
@@ -176,7 +176,7 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     let namer = KernelNamer::new(db, &strings, nvtx_name)?;
     type Dims = ([i64; 3], [i64; 3]);
     let mut by_key: HashMap<(NameKey, Dims), Vec<i64>> = HashMap::new();
-    for_each_kernel(db, NameKind::of(req), |k| {
+    for_each_kernel(db, NameKind::of(req), Columns::Lean, |k| {
         by_key
             .entry((namer.key(k), (k.grid, k.block)))
             .or_default()

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
 use super::gpu_ops::{
-    KernelNamer, MemLabels, NameKey, NameKind, RUNTIME, device_names, for_each_kernel,
+    Columns, KernelNamer, MemLabels, NameKey, NameKind, RUNTIME, device_names, for_each_kernel,
     for_each_mem_op, for_rows, int_at, nvtx_missing,
 };
 use super::table::{string_of, strip_stats_suffix};
@@ -189,7 +189,7 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         row.push(opt_num(at.stream));
     };
     let mut names: HashMap<NameKey, String> = HashMap::new();
-    for_each_kernel(db, NameKind::Demangled, |k| {
+    for_each_kernel(db, NameKind::Demangled, Columns::All, |k| {
         let mut row = vec![num(k.at.start), num(k.at.duration()), opt_num(k.at.corr)];
         row.extend(k.grid.iter().chain(&k.block).map(|&v| num(v)));
         row.push(opt_num(k.registers));

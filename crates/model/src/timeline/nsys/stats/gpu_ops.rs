@@ -189,8 +189,14 @@ pub(super) fn for_rows(
 
 /// The placement columns of a GPU table, in the order [`placement`] reads them (from 1; 0 is
 /// the rowid).
-fn placement_sql(db: &ExportDb, table: &str) -> String {
-    let c = |name| db.col_or_null(table, name);
+fn placement_sql(db: &ExportDb, table: &str, full: bool) -> String {
+    let c = |name| {
+        if full || matches!(name, "correlationId" | "globalPid" | "deviceId") {
+            db.col_or_null(table, name)
+        } else {
+            "NULL".to_string()
+        }
+    };
     format!(
         "rowid, start, end, {}, {}, {}, {}, {}, {}",
         c("correlationId"),
@@ -224,16 +230,38 @@ fn placement(db: &ExportDb, table: &str, row: &rusqlite::Row<'_>) -> Result<Plac
     })
 }
 
+/// Which kernel columns a report reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Columns {
+    /// Times, correlation, process, device, name, grid and block sizes (the summaries): the
+    /// other fields are `None`.
+    Lean,
+    /// Every field.
+    All,
+}
+
 /// Calls `each` with every kernel, in table order, named as `names` asks.
 pub(super) fn for_each_kernel(
     db: &ExportDb,
     names: NameKind,
+    columns: Columns,
     mut each: impl FnMut(&Kernel),
 ) -> Result<(), NsysError> {
     if !db.has_table(KERNEL) {
         return Ok(());
     }
-    let c = |name| db.col_or_null(KERNEL, name);
+    let full = columns == Columns::All;
+    let c = |name| {
+        let lean = matches!(
+            name,
+            "registersPerThread" | "staticSharedMemory" | "dynamicSharedMemory"
+        );
+        if full || !lean {
+            db.col_or_null(KERNEL, name)
+        } else {
+            "NULL".to_string()
+        }
+    };
     let name = match names {
         NameKind::Demangled => c("demangledName"),
         NameKind::Base => format!("coalesce({}, {})", c("shortName"), c("demangledName")),
@@ -241,7 +269,7 @@ pub(super) fn for_each_kernel(
     };
     let sql = format!(
         "SELECT {}, {name}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {KERNEL}",
-        placement_sql(db, KERNEL),
+        placement_sql(db, KERNEL, full),
         c("gridX"),
         c("gridY"),
         c("gridZ"),
@@ -279,7 +307,7 @@ pub(super) fn for_each_mem_op(
         let c = |name| db.col_or_null(MEMCPY, name);
         let sql = format!(
             "SELECT {}, {}, {}, {}, {} FROM {MEMCPY}",
-            placement_sql(db, MEMCPY),
+            placement_sql(db, MEMCPY, true),
             c("bytes"),
             c("copyKind"),
             c("srcKind"),
@@ -300,7 +328,7 @@ pub(super) fn for_each_mem_op(
     if db.has_table(MEMSET) {
         let sql = format!(
             "SELECT {}, {}, {} FROM {MEMSET}",
-            placement_sql(db, MEMSET),
+            placement_sql(db, MEMSET, true),
             db.col_or_null(MEMSET, "bytes"),
             db.col_or_null(MEMSET, "memKind"),
         );
@@ -549,7 +577,7 @@ pub(super) fn kernel_durations(
     namer: &KernelNamer<'_>,
 ) -> Result<Vec<(String, Vec<i64>)>, NsysError> {
     let mut by_key: HashMap<(NameKey, ()), Vec<i64>> = HashMap::new();
-    for_each_kernel(db, names, |k| {
+    for_each_kernel(db, names, Columns::Lean, |k| {
         by_key
             .entry((namer.key(k), ()))
             .or_default()

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::ExportDb;
-use super::gpu_ops::{CallsByCorr, KERNEL, NameKind, for_each_kernel, xyz};
+use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, for_each_kernel, xyz};
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
@@ -64,7 +64,7 @@ impl Launch {
 fn launches(db: &ExportDb) -> Result<Vec<Launch>, NsysError> {
     let calls = CallsByCorr::read(db)?;
     let mut out = Vec::new();
-    for_each_kernel(db, NameKind::Demangled, |k| {
+    for_each_kernel(db, NameKind::Demangled, Columns::Lean, |k| {
         for c in calls.of(&k.at) {
             out.push(Launch {
                 api_start: c.start,
