@@ -1,5 +1,5 @@
 //! What the CUDA trace and GPU reports share: the kernels, memory copies and memsets of an
-//! export read once into plain rows, kernel names as the options ask for them (demangled,
+//! export streamed row by row, kernel names as the options ask for them (demangled,
 //! `base`, `mangled`, with the innermost NVTX range for `nvtx-name`), the launching API calls by
 //! correlation id, and the layout of nsys 2022.4 for exports without `ENUM_CUDA_MEMCPY_OPER`.
 
