@@ -3,15 +3,16 @@
 
 use super::super::NsysError;
 use super::super::db::ExportDb;
+use super::gpu_ops::{KernelNamer, NameKind, kernel_durations, nvtx_missing};
 use super::table::{grouped, memcpy_label, size_table, string_of, strip_stats_suffix, time_table};
-use super::{Report, ReportOutcome, ReportRequest, skipped};
+use super::{Report, ReportOption, ReportOutcome, ReportRequest, skipped};
 
 /// The reports of this module.
 pub(super) const REPORTS: &[Report] = &[
     Report {
         name: "cuda_gpu_kern_sum",
         about: "CUDA GPU kernel summary: time per kernel name",
-        options: &[],
+        options: KERNEL_NAME_OPTIONS,
         run: gpu_kern_sum,
     },
     Report {
@@ -40,17 +41,44 @@ pub(super) const REPORTS: &[Report] = &[
     },
 ];
 
+/// The options of the reports that name kernels: `nvtx-name`, `base`, `mangled`.
+pub(super) const KERNEL_NAME_OPTIONS: &[ReportOption] = &[
+    ReportOption {
+        name: "nvtx-name",
+        default: None,
+        about: "prefix each kernel's name with the innermost NVTX push/pop range around its launch",
+    },
+    ReportOption {
+        name: "base",
+        default: None,
+        about: "kernel names without parameters or templates (shortName)",
+    },
+    ReportOption {
+        name: "mangled",
+        default: None,
+        about: "raw mangled kernel names, where the export has them",
+    },
+];
+
 fn gpu_kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     const T: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
     if !db.has_table(T) {
         return skipped(db, "CUDA kernel data");
     }
-    let groups = grouped(db, T, "demangledName", "end - start", "")?;
+    let nvtx_name = req.flag("nvtx-name");
+    if nvtx_name && let Some(skip) = nvtx_missing(db) {
+        return skip;
+    }
     let strings = db.string_ids()?;
-    let named = groups
-        .into_iter()
-        .map(|(k, v)| (string_of(&strings, k), v))
-        .collect();
+    let named = if nvtx_name || NameKind::of(req) != NameKind::Demangled {
+        let namer = KernelNamer::new(db, &strings, nvtx_name)?;
+        kernel_durations(db, NameKind::of(req), &namer)?
+    } else {
+        grouped(db, T, "demangledName", "end - start", "")?
+            .into_iter()
+            .map(|(k, v)| (string_of(&strings, k), v))
+            .collect()
+    };
     Ok(ReportOutcome::Table(time_table(
         req.report.name,
         "Instances",

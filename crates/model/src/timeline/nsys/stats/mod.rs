@@ -14,6 +14,10 @@
 //! (`cuda_gpu_kern_sum:nvtx-name:base`, `um_sum:rows=10`), see [`ReportRequest`].
 
 mod cuda;
+mod cuda_gpu;
+mod cuda_trace;
+mod gpu_ops;
+mod kern_exec;
 mod nvtx;
 mod table;
 
@@ -53,7 +57,13 @@ pub struct ReportOption {
 
 /// Every report Sightline computes, in nsys's order (alphabetical).
 pub fn reports() -> Vec<&'static Report> {
-    let mut all: Vec<&'static Report> = cuda::REPORTS.iter().chain(nvtx::REPORTS).collect();
+    let mut all: Vec<&'static Report> = cuda::REPORTS
+        .iter()
+        .chain(cuda_gpu::REPORTS)
+        .chain(cuda_trace::REPORTS)
+        .chain(kern_exec::REPORTS)
+        .chain(nvtx::REPORTS)
+        .collect();
     all.sort_by_key(|r| r.name);
     all
 }

@@ -1,0 +1,204 @@
+//! The GPU summaries: `cuda_gpu_sum` (kernels and memory operations), `cuda_api_gpu_sum` (the
+//! same with the CUDA API calls, each row with its category) and `cuda_gpu_kern_gb_sum`
+//! (kernels per grid and block size).
+//!
+//! Kernels group by name (demangled, or as `nvtx-name`, `base`, `mangled` ask), memory copies
+//! by copy kind, memsets all together, API calls by name with the `_vNNNN` suffix cut (unlike
+//! `cuda_api_sum`, which groups by string id). Time (%) is of the report's grand total.
+
+use std::collections::HashMap;
+
+use super::super::NsysError;
+use super::super::db::ExportDb;
+use super::cuda::KERNEL_NAME_OPTIONS;
+use super::gpu_ops::{
+    Columns, KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME,
+    for_each_kernel, for_each_mem_op, kernel_durations, nvtx_missing, xyz,
+};
+use super::table::{grouped, string_of, strip_stats_suffix, time_cells};
+use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
+use crate::timeline::summary::Summary;
+
+/// The reports of this module.
+pub(super) const REPORTS: &[Report] = &[
+    Report {
+        name: "cuda_gpu_sum",
+        about: "CUDA GPU summary: time per kernel and memory operation",
+        options: KERNEL_NAME_OPTIONS,
+        run: gpu_sum,
+    },
+    Report {
+        name: "cuda_api_gpu_sum",
+        about: "CUDA summary: time per API function, kernel and memory operation",
+        options: KERNEL_NAME_OPTIONS,
+        run: gpu_sum,
+    },
+    Report {
+        name: "cuda_gpu_kern_gb_sum",
+        about: "CUDA GPU kernel summary per grid and block size",
+        options: KERNEL_NAME_OPTIONS,
+        run: kern_gb_sum,
+    },
+];
+
+/// A group of durations and the cells that name it (after the statistics).
+struct Group {
+    names: Vec<Cell>,
+    /// What equal totals and instances sort by: the name, then grid and block sizes.
+    sort_name: String,
+    sort_dims: [i64; 6],
+    values: Vec<i64>,
+}
+
+/// The statistics columns then `trailing`, rows by total (descending), instances (descending),
+/// name, then grid and block sizes.
+fn summary_table(report: &str, trailing: &[&str], groups: Vec<Group>) -> ReportTable {
+    let mut sums: Vec<(Summary, Group)> = groups
+        .into_iter()
+        .filter_map(|mut g| Some((Summary::of(&mut g.values)?, g)))
+        .collect();
+    sums.sort_by(|(a, ag), (b, bg)| {
+        b.total
+            .cmp(&a.total)
+            .then(b.count.cmp(&a.count))
+            .then_with(|| ag.sort_name.cmp(&bg.sort_name))
+            .then(ag.sort_dims.cmp(&bg.sort_dims))
+    });
+    let grand: i128 = sums.iter().map(|(s, _)| s.total).sum();
+    let mut columns: Vec<String> = [
+        "Time (%)",
+        "Total Time (ns)",
+        "Instances",
+        "Avg (ns)",
+        "Med (ns)",
+        "Min (ns)",
+        "Max (ns)",
+        "StdDev (ns)",
+    ]
+    .iter()
+    .map(|c| c.to_string())
+    .collect();
+    columns.extend(trailing.iter().map(|c| c.to_string()));
+    let rows = sums
+        .into_iter()
+        .map(|(s, g)| {
+            let mut row = time_cells(&s, grand);
+            row.extend(g.names);
+            row
+        })
+        .collect();
+    ReportTable {
+        report: report.to_string(),
+        columns,
+        rows,
+    }
+}
+
+/// `cuda_gpu_sum` and `cuda_api_gpu_sum`.
+fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    let report = req.report.name;
+    let with_api = report == "cuda_api_gpu_sum";
+    let gpu_tables = [KERNEL, MEMCPY, MEMSET].iter().any(|t| db.has_table(t));
+    if with_api {
+        if !db.has_table(RUNTIME) && !gpu_tables {
+            return skipped(db, "CUDA trace data");
+        }
+    } else if !gpu_tables {
+        return skipped(db, "GPU kernel/memory operations data");
+    }
+    // Kernels are what the NVTX names apply to: without them the option needs no NVTX data.
+    if req.flag("nvtx-name")
+        && (!with_api || db.has_table(KERNEL))
+        && let Some(skip) = nvtx_missing(db)
+    {
+        return skip;
+    }
+    let strings = db.string_ids()?;
+    let mut groups = Vec::new();
+    let mut push = |category: &str, name: String, values: Vec<i64>| {
+        groups.push(Group {
+            names: vec![Cell::Text(category.into()), Cell::Text(name.clone())],
+            sort_name: name,
+            sort_dims: [0; 6],
+            values,
+        })
+    };
+    if with_api && db.has_table(RUNTIME) {
+        // Unlike cuda_api_sum, calls group by their name with the suffix cut: the two rows of
+        // each call in old exports (`cudaMalloc`, `cudaMalloc_v3020`) make one group.
+        let mut by_name: HashMap<String, Vec<i64>> = HashMap::new();
+        for (id, v) in grouped(db, RUNTIME, "nameId", "end - start", "")? {
+            by_name
+                .entry(strip_stats_suffix(&string_of(&strings, id)).to_string())
+                .or_default()
+                .extend(v);
+        }
+        for (name, v) in by_name {
+            push("CUDA_API", name, v);
+        }
+    }
+    let namer = KernelNamer::new(db, &strings, req.flag("nvtx-name"))?;
+    for (name, v) in kernel_durations(db, NameKind::of(req), &namer)? {
+        push("CUDA_KERNEL", name, v);
+    }
+    let labels = MemLabels::of(db);
+    // By copy kind (None: memset), labelled once per group.
+    let mut ops: HashMap<Option<i64>, Vec<i64>> = HashMap::new();
+    for_each_mem_op(db, |op| {
+        ops.entry(op.copy_kind).or_default().push(op.at.duration())
+    })?;
+    let mut labelled: HashMap<String, Vec<i64>> = HashMap::new();
+    for (kind, v) in ops {
+        labelled
+            .entry(labels.operation_label(kind))
+            .or_default()
+            .extend(v);
+    }
+    for (name, v) in labelled {
+        push("MEMORY_OPER", name, v);
+    }
+    Ok(ReportOutcome::Table(summary_table(
+        report,
+        &["Category", "Operation"],
+        groups,
+    )))
+}
+
+fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    if !db.has_table(KERNEL) {
+        return skipped(db, "CUDA kernel data");
+    }
+    let nvtx_name = req.flag("nvtx-name");
+    if nvtx_name && let Some(skip) = nvtx_missing(db) {
+        return skip;
+    }
+    let strings = db.string_ids()?;
+    let namer = KernelNamer::new(db, &strings, nvtx_name)?;
+    type Dims = ([i64; 3], [i64; 3]);
+    let mut by_key: HashMap<(NameKey, Dims), Vec<i64>> = HashMap::new();
+    for_each_kernel(db, NameKind::of(req), Columns::Lean, |k| {
+        by_key
+            .entry((namer.key(k), (k.grid, k.block)))
+            .or_default()
+            .push(k.at.duration())
+    })?;
+    let groups = namer
+        .by_name(by_key)
+        .into_iter()
+        .map(|((name, (grid, block)), values)| Group {
+            names: vec![
+                Cell::Text(xyz(grid)),
+                Cell::Text(xyz(block)),
+                Cell::Text(name.clone()),
+            ],
+            sort_name: name,
+            sort_dims: [grid[0], grid[1], grid[2], block[0], block[1], block[2]],
+            values,
+        })
+        .collect();
+    Ok(ReportOutcome::Table(summary_table(
+        req.report.name,
+        &["GridXYZ", "BlockXYZ", "Name"],
+        groups,
+    )))
+}

@@ -1,0 +1,626 @@
+//! What the CUDA trace and GPU reports share: the kernels, memory copies and memsets of an
+//! export streamed row by row, kernel names as the options ask for them (demangled,
+//! `base`, `mangled`, with the innermost NVTX range for `nvtx-name`), the launching API calls by
+//! correlation id, and the layout of nsys 2022.4 for exports without `ENUM_CUDA_MEMCPY_OPER`.
+
+use std::collections::HashMap;
+
+use super::super::NsysError;
+use super::super::db::{ExportDb, int_of, text_of};
+use super::table::string_of;
+use super::{ReportOutcome, ReportRequest, skipped};
+
+/// The kernel table.
+pub(super) const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+/// The memory copy table.
+pub(super) const MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
+/// The memset table.
+pub(super) const MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
+/// The CUDA runtime/driver API table.
+pub(super) const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+/// The NVTX table.
+pub(super) const NVTX: &str = "NVTX_EVENTS";
+
+/// Memory kind labels of nsys 2022.4 (exports without `ENUM_CUDA_MEM_KIND`).
+const MEM_KIND_LABELS: &[&str] = &[
+    "Pageable",
+    "Pinned",
+    "Device",
+    "Array",
+    "Managed",
+    "Device Static",
+    "Managed Static",
+    "Unknown",
+];
+
+/// Which kernel name a report shows (`cuda_gpu_kern_sum:base`, `:mangled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NameKind {
+    /// `demangledName` (the default).
+    Demangled,
+    /// `shortName`: the function name without parameters or templates.
+    Base,
+    /// `mangledName` where the export has it, else the demangled name.
+    Mangled,
+}
+
+impl NameKind {
+    /// The kind a request asks for: `base` wins over `mangled` when both are given (as in nsys).
+    pub(super) fn of(req: &ReportRequest) -> NameKind {
+        if req.flag("base") {
+            NameKind::Base
+        } else if req.flag("mangled") {
+            NameKind::Mangled
+        } else {
+            NameKind::Demangled
+        }
+    }
+}
+
+/// Where a GPU operation ran and which API call launched it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Placement {
+    /// Start (ns).
+    pub start: i64,
+    /// End (ns).
+    pub end: i64,
+    /// Correlation id of the launching API call.
+    pub corr: Option<i64>,
+    /// Process id (from `globalPid`), when the export has it.
+    pub pid: Option<i64>,
+    /// Device id.
+    pub device: Option<i64>,
+    /// Context id.
+    pub context: Option<i64>,
+    /// Green context id.
+    pub green: Option<i64>,
+    /// Stream id.
+    pub stream: Option<i64>,
+}
+
+impl Placement {
+    /// `end − start`.
+    pub fn duration(&self) -> i64 {
+        self.end.saturating_sub(self.start)
+    }
+}
+
+/// A kernel execution.
+#[derive(Debug, Clone)]
+pub(super) struct Kernel {
+    /// Where and when.
+    pub at: Placement,
+    /// The string id of its name (of the kind asked for).
+    pub name: i64,
+    /// Grid size x, y, z.
+    pub grid: [i64; 3],
+    /// Block size x, y, z.
+    pub block: [i64; 3],
+    /// Registers per thread.
+    pub registers: Option<i64>,
+    /// Static shared memory (B).
+    pub static_smem: Option<i64>,
+    /// Dynamic shared memory (B).
+    pub dynamic_smem: Option<i64>,
+}
+
+/// A memory copy or memset.
+#[derive(Debug, Clone)]
+pub(super) struct MemOp {
+    /// Where and when.
+    pub at: Placement,
+    /// Bytes copied or set.
+    pub bytes: i64,
+    /// The copy kind; `None` for a memset.
+    pub copy_kind: Option<i64>,
+    /// Source memory kind (the set memory's kind for a memset).
+    pub src_kind: Option<i64>,
+    /// Destination memory kind.
+    pub dst_kind: Option<i64>,
+}
+
+/// Labels for memory operations: the export's ENUM tables, or nsys 2022.4's names.
+pub(super) struct MemLabels {
+    copy: Option<HashMap<i64, String>>,
+    kind: Option<HashMap<i64, String>>,
+}
+
+impl MemLabels {
+    /// The export's labels.
+    pub fn of(db: &ExportDb) -> MemLabels {
+        MemLabels {
+            copy: db.enum_labels("ENUM_CUDA_MEMCPY_OPER"),
+            kind: db.enum_labels("ENUM_CUDA_MEM_KIND"),
+        }
+    }
+
+    /// Whether the export lacks `ENUM_CUDA_MEMCPY_OPER`: nsys 2023.4 refuses it, Sightline
+    /// answers with the layout of nsys 2022.4.
+    pub fn old_layout(&self) -> bool {
+        self.copy.is_none()
+    }
+
+    /// `[CUDA memcpy Host-to-Device]`, `[CUDA memset]`.
+    pub fn operation(&self, op: &MemOp) -> String {
+        self.operation_label(op.copy_kind)
+    }
+
+    /// The label of a copy kind, `None` for a memset.
+    pub fn operation_label(&self, copy_kind: Option<i64>) -> String {
+        match copy_kind {
+            Some(kind) => super::table::memcpy_label(self.copy.as_ref(), kind),
+            None => "[CUDA memset]".to_string(),
+        }
+    }
+
+    /// A memory kind's label (`Pageable`, `Device`).
+    pub fn memory_kind(&self, kind: i64) -> String {
+        match &self.kind {
+            Some(l) => l.get(&kind).cloned().unwrap_or_else(|| "Unknown".into()),
+            None => usize::try_from(kind)
+                .ok()
+                .and_then(|i| MEM_KIND_LABELS.get(i))
+                .copied()
+                .unwrap_or("Unknown")
+                .to_string(),
+        }
+    }
+}
+
+/// The value at `i` as an integer (NULL and non-numbers as `None`).
+pub(super) fn int_at(row: &rusqlite::Row<'_>, i: usize) -> Option<i64> {
+    row.get_ref(i).ok().and_then(int_of)
+}
+
+/// Runs `sql` on `table` and calls `each` with every row; errors name the table.
+pub(super) fn for_rows(
+    db: &ExportDb,
+    table: &str,
+    sql: &str,
+    mut each: impl FnMut(&rusqlite::Row<'_>) -> Result<(), NsysError>,
+) -> Result<(), NsysError> {
+    let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
+    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
+    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+        each(row)?;
+    }
+    Ok(())
+}
+
+/// The placement columns of a GPU table, in the order [`placement`] reads them (from 1; 0 is
+/// the rowid).
+fn placement_sql(db: &ExportDb, table: &str, full: bool) -> String {
+    let c = |name| {
+        if full || matches!(name, "correlationId" | "globalPid" | "deviceId") {
+            db.col_or_null(table, name)
+        } else {
+            "NULL".to_string()
+        }
+    };
+    format!(
+        "rowid, start, end, {}, {}, {}, {}, {}, {}",
+        c("correlationId"),
+        c("globalPid"),
+        c("deviceId"),
+        c("contextId"),
+        c("greenContextId"),
+        c("streamId"),
+    )
+}
+
+const PLACEMENT_COLUMNS: usize = 9;
+
+fn placement(db: &ExportDb, table: &str, row: &rusqlite::Row<'_>) -> Result<Placement, NsysError> {
+    let (Some(start), Some(end)) = (int_at(row, 1), int_at(row, 2)) else {
+        let rowid = int_at(row, 0).unwrap_or(-1);
+        return Err(db.query_error(
+            table,
+            format!("rowid {rowid}: start or end is not an integer"),
+        ));
+    };
+    Ok(Placement {
+        start,
+        end,
+        corr: int_at(row, 3),
+        pid: int_at(row, 4).map(|g| (g >> 24) & 0xFF_FFFF),
+        device: int_at(row, 5),
+        context: int_at(row, 6),
+        green: int_at(row, 7),
+        stream: int_at(row, 8),
+    })
+}
+
+/// Which kernel columns a report reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Columns {
+    /// Times, correlation, process, device, name, grid and block sizes (the summaries): the
+    /// other fields are `None`.
+    Lean,
+    /// Every field.
+    All,
+}
+
+/// Calls `each` with every kernel, in table order, named as `names` asks.
+pub(super) fn for_each_kernel(
+    db: &ExportDb,
+    names: NameKind,
+    columns: Columns,
+    mut each: impl FnMut(&Kernel),
+) -> Result<(), NsysError> {
+    if !db.has_table(KERNEL) {
+        return Ok(());
+    }
+    let full = columns == Columns::All;
+    let c = |name| {
+        let lean = matches!(
+            name,
+            "registersPerThread" | "staticSharedMemory" | "dynamicSharedMemory"
+        );
+        if full || !lean {
+            db.col_or_null(KERNEL, name)
+        } else {
+            "NULL".to_string()
+        }
+    };
+    let name = match names {
+        NameKind::Demangled => c("demangledName"),
+        NameKind::Base => format!("coalesce({}, {})", c("shortName"), c("demangledName")),
+        NameKind::Mangled => format!("coalesce({}, {})", c("mangledName"), c("demangledName")),
+    };
+    let sql = format!(
+        "SELECT {}, {name}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {KERNEL}",
+        placement_sql(db, KERNEL, full),
+        c("gridX"),
+        c("gridY"),
+        c("gridZ"),
+        c("blockX"),
+        c("blockY"),
+        c("blockZ"),
+        c("registersPerThread"),
+        c("staticSharedMemory"),
+        c("dynamicSharedMemory"),
+    );
+    const P: usize = PLACEMENT_COLUMNS;
+    for_rows(db, KERNEL, &sql, |row| {
+        let at = placement(db, KERNEL, row)?;
+        let v = |i| int_at(row, P + i);
+        each(&Kernel {
+            at,
+            name: v(0).unwrap_or(-1),
+            grid: [v(1).unwrap_or(0), v(2).unwrap_or(0), v(3).unwrap_or(0)],
+            block: [v(4).unwrap_or(0), v(5).unwrap_or(0), v(6).unwrap_or(0)],
+            registers: v(7),
+            static_smem: v(8),
+            dynamic_smem: v(9),
+        });
+        Ok(())
+    })
+}
+
+/// Calls `each` with every memory copy, then every memset, each in table order.
+pub(super) fn for_each_mem_op(
+    db: &ExportDb,
+    mut each: impl FnMut(&MemOp),
+) -> Result<(), NsysError> {
+    const P: usize = PLACEMENT_COLUMNS;
+    if db.has_table(MEMCPY) {
+        let c = |name| db.col_or_null(MEMCPY, name);
+        let sql = format!(
+            "SELECT {}, {}, {}, {}, {} FROM {MEMCPY}",
+            placement_sql(db, MEMCPY, true),
+            c("bytes"),
+            c("copyKind"),
+            c("srcKind"),
+            c("dstKind"),
+        );
+        for_rows(db, MEMCPY, &sql, |row| {
+            let at = placement(db, MEMCPY, row)?;
+            each(&MemOp {
+                at,
+                bytes: int_at(row, P).unwrap_or(0),
+                copy_kind: Some(int_at(row, P + 1).unwrap_or(0)),
+                src_kind: int_at(row, P + 2),
+                dst_kind: int_at(row, P + 3),
+            });
+            Ok(())
+        })?;
+    }
+    if db.has_table(MEMSET) {
+        let sql = format!(
+            "SELECT {}, {}, {} FROM {MEMSET}",
+            placement_sql(db, MEMSET, true),
+            db.col_or_null(MEMSET, "bytes"),
+            db.col_or_null(MEMSET, "memKind"),
+        );
+        for_rows(db, MEMSET, &sql, |row| {
+            let at = placement(db, MEMSET, row)?;
+            each(&MemOp {
+                at,
+                bytes: int_at(row, P).unwrap_or(0),
+                copy_kind: None,
+                src_kind: int_at(row, P + 1),
+                dst_kind: None,
+            });
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// A CUDA API call.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ApiCall {
+    /// Start (ns).
+    pub start: i64,
+    /// End (ns).
+    pub end: i64,
+    /// `globalTid`.
+    pub global_tid: i64,
+    /// String id of the function's name.
+    pub name: i64,
+}
+
+impl ApiCall {
+    /// Process id.
+    pub fn pid(&self) -> i64 {
+        (self.global_tid >> 24) & 0xFF_FFFF
+    }
+
+    /// Thread id.
+    pub fn tid(&self) -> i64 {
+        self.global_tid & 0xFF_FFFF
+    }
+}
+
+/// The API calls that carry a correlation id, sorted by (process, correlation id, start): one
+/// flat vector, looked up by binary search.
+pub(super) struct CallsByCorr {
+    calls: Vec<(i64, i64, ApiCall)>,
+}
+
+impl CallsByCorr {
+    /// Reads the runtime table's calls.
+    pub fn read(db: &ExportDb) -> Result<CallsByCorr, NsysError> {
+        let mut calls = Vec::new();
+        if db.has_table(RUNTIME) {
+            let corr = db.col_or_null(RUNTIME, "correlationId");
+            let sql = format!(
+                "SELECT rowid, start, end, {}, {corr}, {} FROM {RUNTIME} WHERE {corr} IS NOT NULL",
+                db.col_or_null(RUNTIME, "globalTid"),
+                db.col_or_null(RUNTIME, "nameId"),
+            );
+            for_rows(db, RUNTIME, &sql, |row| {
+                let (Some(start), Some(end), Some(corr)) =
+                    (int_at(row, 1), int_at(row, 2), int_at(row, 4))
+                else {
+                    let rowid = int_at(row, 0).unwrap_or(-1);
+                    return Err(db.query_error(
+                        RUNTIME,
+                        format!("rowid {rowid}: start, end or correlationId is not an integer"),
+                    ));
+                };
+                let call = ApiCall {
+                    start,
+                    end,
+                    global_tid: int_at(row, 3).unwrap_or(0),
+                    name: int_at(row, 5).unwrap_or(-1),
+                };
+                calls.push((call.pid(), corr, call));
+                Ok(())
+            })?;
+        }
+        // Stable: equal starts keep table order.
+        calls.sort_by_key(|(pid, corr, c)| (*pid, *corr, c.start));
+        Ok(CallsByCorr { calls })
+    }
+
+    /// The calls of a GPU operation: same process (any, for exports without `globalPid` on
+    /// GPU rows) and correlation id, by start.
+    pub fn of(&self, at: &Placement) -> impl Iterator<Item = &ApiCall> {
+        let corr = at.corr.unwrap_or(i64::MIN);
+        let (lo, hi) = match (at.corr, at.pid) {
+            (None, _) => (0, 0),
+            (Some(_), Some(pid)) => (
+                self.calls
+                    .partition_point(|(p, c, _)| (*p, *c) < (pid, corr)),
+                self.calls
+                    .partition_point(|(p, c, _)| (*p, *c) <= (pid, corr)),
+            ),
+            (Some(_), None) => (0, self.calls.len()),
+        };
+        self.calls[lo..hi]
+            .iter()
+            .filter(move |(_, c, _)| *c == corr)
+            .map(|(_, _, call)| call)
+    }
+}
+
+/// NVTX push/pop and start/end ranges per (starting) thread, to name a kernel by the innermost
+/// range around the API call that launched it: the range that holds the whole call and started
+/// last (a range that ends during the call does not count; domains are not shown).
+pub(super) struct NvtxRanges {
+    /// Per globalTid: (start, end, index into `texts`), sorted by start.
+    by_thread: HashMap<i64, Vec<(i64, i64, u32)>>,
+    /// The ranges' texts.
+    texts: Vec<String>,
+}
+
+impl NvtxRanges {
+    /// Reads the ranges (a range never ended runs to the last NVTX timestamp).
+    pub fn read(db: &ExportDb, strings: &HashMap<i64, String>) -> Result<NvtxRanges, NsysError> {
+        let mut by_thread: HashMap<i64, Vec<(i64, Option<i64>, u32)>> = HashMap::new();
+        let mut texts = Vec::new();
+        let mut last = i64::MIN;
+        if db.has_table(NVTX) {
+            let sql = format!(
+                "SELECT rowid, start, end, eventType, {}, {}, {} FROM {NVTX}",
+                db.col_or_null(NVTX, "globalTid"),
+                db.col_or_null(NVTX, "text"),
+                db.col_or_null(NVTX, "textId"),
+            );
+            for_rows(db, NVTX, &sql, |row| {
+                let (Some(start), Some(kind)) = (int_at(row, 1), int_at(row, 3)) else {
+                    let rowid = int_at(row, 0).unwrap_or(-1);
+                    return Err(db.query_error(
+                        NVTX,
+                        format!("rowid {rowid}: start or eventType is not an integer"),
+                    ));
+                };
+                let end = int_at(row, 2);
+                last = last.max(start).max(end.unwrap_or(i64::MIN));
+                if kind == 59 || kind == 60 {
+                    let text = row
+                        .get_ref(5)
+                        .ok()
+                        .and_then(text_of)
+                        .or_else(|| int_at(row, 6).and_then(|id| strings.get(&id).cloned()))
+                        .unwrap_or_default();
+                    let index = u32::try_from(texts.len()).unwrap_or(u32::MAX);
+                    texts.push(text);
+                    by_thread
+                        .entry(int_at(row, 4).unwrap_or(0))
+                        .or_default()
+                        .push((start, end, index));
+                }
+                Ok(())
+            })?;
+        }
+        let by_thread = by_thread
+            .into_iter()
+            .map(|(tid, v)| {
+                let mut v: Vec<(i64, i64, u32)> = v
+                    .into_iter()
+                    .map(|(s, e, t)| (s, e.unwrap_or(last), t))
+                    .collect();
+                v.sort_by_key(|r| r.0);
+                (tid, v)
+            })
+            .collect();
+        Ok(NvtxRanges { by_thread, texts })
+    }
+
+    /// The innermost range of thread `global_tid` that holds `[start, end]` (its text's index).
+    pub fn innermost(&self, global_tid: i64, start: i64, end: i64) -> Option<u32> {
+        let ranges = self.by_thread.get(&global_tid)?;
+        let n = ranges.partition_point(|r| r.0 <= start);
+        ranges[..n].iter().rev().find(|r| r.1 >= end).map(|r| r.2)
+    }
+}
+
+/// What names a kernel: the innermost NVTX range (`nvtx-name`), if any, and its name's id.
+pub(super) type NameKey = (Option<u32>, i64);
+
+/// Kernel names for the reports: `strings[name]`, prefixed with `range/` under `nvtx-name`.
+/// Kernels group by [`NameKey`] (cheap), and only each group's name is built.
+pub(super) struct KernelNamer<'a> {
+    strings: &'a HashMap<i64, String>,
+    nvtx: Option<(NvtxRanges, CallsByCorr)>,
+}
+
+impl<'a> KernelNamer<'a> {
+    /// A namer; with `nvtx_name`, reads the NVTX ranges and API calls.
+    pub fn new(
+        db: &ExportDb,
+        strings: &'a HashMap<i64, String>,
+        nvtx_name: bool,
+    ) -> Result<KernelNamer<'a>, NsysError> {
+        let nvtx = if nvtx_name {
+            Some((NvtxRanges::read(db, strings)?, CallsByCorr::read(db)?))
+        } else {
+            None
+        };
+        Ok(KernelNamer { strings, nvtx })
+    }
+
+    /// The key of kernel `k`'s name.
+    pub fn key(&self, k: &Kernel) -> NameKey {
+        let range = self.nvtx.as_ref().and_then(|(ranges, calls)| {
+            let c = calls.of(&k.at).next()?;
+            ranges.innermost(c.global_tid, c.start, c.end)
+        });
+        (range, k.name)
+    }
+
+    /// The name a key stands for.
+    pub fn text(&self, key: NameKey) -> String {
+        let base = string_of(self.strings, key.1);
+        match (key.0, &self.nvtx) {
+            (Some(i), Some((ranges, _))) => match ranges.texts.get(i as usize) {
+                Some(range) => format!("{range}/{base}"),
+                None => base,
+            },
+            _ => base,
+        }
+    }
+
+    /// Durations grouped by key, as (name, durations); keys that give the same name (one
+    /// range text under two ranges) make one group.
+    pub fn by_name<K>(
+        &self,
+        groups: HashMap<(NameKey, K), Vec<i64>>,
+    ) -> Vec<((String, K), Vec<i64>)>
+    where
+        K: Eq + std::hash::Hash,
+    {
+        let mut out: HashMap<(String, K), Vec<i64>> = HashMap::new();
+        for ((key, extra), v) in groups {
+            out.entry((self.text(key), extra)).or_default().extend(v);
+        }
+        out.into_iter().collect()
+    }
+}
+
+/// Kernel durations grouped by name (as `names` and the namer give it).
+pub(super) fn kernel_durations(
+    db: &ExportDb,
+    names: NameKind,
+    namer: &KernelNamer<'_>,
+) -> Result<Vec<(String, Vec<i64>)>, NsysError> {
+    let mut by_key: HashMap<(NameKey, ()), Vec<i64>> = HashMap::new();
+    for_each_kernel(db, names, Columns::Lean, |k| {
+        by_key
+            .entry((namer.key(k), ()))
+            .or_default()
+            .push(k.at.duration())
+    })?;
+    Ok(namer
+        .by_name(by_key)
+        .into_iter()
+        .map(|((name, ()), v)| (name, v))
+        .collect())
+}
+
+/// The skip for `nvtx-name` on an export without NVTX data.
+pub(super) fn nvtx_missing(db: &ExportDb) -> Option<Result<ReportOutcome, NsysError>> {
+    (!db.has_table(NVTX)).then(|| skipped(db, "NV Tools Extension (NVTX) data"))
+}
+
+/// Device names by id: `TARGET_INFO_GPU` (`id` or, in older exports, `deviceId`).
+pub(super) fn device_names(db: &ExportDb) -> HashMap<i64, String> {
+    const T: &str = "TARGET_INFO_GPU";
+    let mut out = HashMap::new();
+    if !db.has_table(T) {
+        return out;
+    }
+    let id = if db.has_column(T, "id") {
+        "id"
+    } else {
+        "deviceId"
+    };
+    if !db.has_column(T, id) || !db.has_column(T, "name") {
+        return out;
+    }
+    let sql = format!("SELECT {id}, name FROM {T}");
+    let _ = for_rows(db, T, &sql, |row| {
+        if let (Some(id), Some(name)) = (int_at(row, 0), row.get_ref(1).ok().and_then(text_of)) {
+            out.entry(id).or_insert(name);
+        }
+        Ok(())
+    });
+    out
+}
+
+/// `x` formatted `%4d %4d %4d` (nsys's GridXYZ and BlockXYZ).
+pub(super) fn xyz(v: [i64; 3]) -> String {
+    format!("{:>4} {:>4} {:>4}", v[0], v[1], v[2])
+}
