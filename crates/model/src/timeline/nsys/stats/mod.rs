@@ -15,7 +15,10 @@
 
 mod cuda;
 mod nvtx;
+mod nvtx_gpu;
+mod nvtx_trace;
 mod table;
+mod um;
 
 use super::NsysError;
 use super::db::ExportDb;
@@ -53,7 +56,13 @@ pub struct ReportOption {
 
 /// Every report Sightline computes, in nsys's order (alphabetical).
 pub fn reports() -> Vec<&'static Report> {
-    let mut all: Vec<&'static Report> = cuda::REPORTS.iter().chain(nvtx::REPORTS).collect();
+    let mut all: Vec<&'static Report> = cuda::REPORTS
+        .iter()
+        .chain(nvtx::REPORTS)
+        .chain(nvtx_gpu::REPORTS)
+        .chain(nvtx_trace::REPORTS)
+        .chain(um::REPORTS)
+        .collect();
     all.sort_by_key(|r| r.name);
     all
 }
