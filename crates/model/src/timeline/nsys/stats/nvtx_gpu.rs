@@ -287,8 +287,8 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
         Projection::add(&mut acc[r], &ops[op as usize]);
     }
     let mut rows = Vec::new();
-    // All operations outside the ranges, in one row: PID and TID are those of the last
-    // operation (tables in order, by rowid) that moved its first start or last end.
+    // All operations outside the ranges, in one row: PID and TID are those of the operation
+    // that ends last (the first such, tables in order, by rowid).
     let mut loose: Option<(Projection, i64)> = None;
     for (op, gtid) in ops.iter().zip(&outside) {
         let Some(gtid) = *gtid else { continue };
@@ -305,10 +305,7 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
             }
             Some((p, who)) => {
                 p.ops += 1;
-                if op.start < p.start {
-                    p.start = op.start;
-                    *who = gtid;
-                }
+                p.start = p.start.min(op.start);
                 if op.end > p.end {
                     p.end = op.end;
                     *who = gtid;
