@@ -19,7 +19,10 @@ mod cuda_trace;
 mod gpu_ops;
 mod kern_exec;
 mod nvtx;
+mod nvtx_gpu;
+mod nvtx_trace;
 mod table;
+mod um;
 
 use super::NsysError;
 use super::db::ExportDb;
@@ -63,6 +66,9 @@ pub fn reports() -> Vec<&'static Report> {
         .chain(cuda_trace::REPORTS)
         .chain(kern_exec::REPORTS)
         .chain(nvtx::REPORTS)
+        .chain(nvtx_gpu::REPORTS)
+        .chain(nvtx_trace::REPORTS)
+        .chain(um::REPORTS)
         .collect();
     all.sort_by_key(|r| r.name);
     all

@@ -1,0 +1,647 @@
+//! NVTX ranges projected onto the GPU: `nvtx_gpu_proj_trace`, `nvtx_gpu_proj_sum` and
+//! `nvtx_kern_sum`.
+//!
+//! Found against nsys 2023.4's output: a GPU operation (kernel, memcpy, memset; kernels only
+//! for `nvtx_kern_sum`) belongs to every range of its launching thread that contains the
+//! launching CUDA API call (`range.start <= call.start` and `call.end <= range.end`; push/pop
+//! ranges and start/end ranges without an `endGlobalTid`). The call is found by correlationId within the process,
+//! and every runtime row with that id counts (old exports store each call twice, once with
+//! eventClass 67, so a kernel's time counts twice in `nvtx_kern_sum` while its instances count
+//! once). Operations launched outside every range form one row without a name in the trace
+//! (all processes together) and rows without a range per thread in `nvtx_kern_sum`.
+
+use std::collections::HashMap;
+
+use super::super::NsysError;
+use super::super::db::{ExportDb, int_of};
+use super::nvtx_trace::{
+    NVTX, Range, Ranges, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
+};
+use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
+use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
+
+/// The reports of this module.
+pub(super) const REPORTS: &[Report] = &[
+    Report {
+        name: "nvtx_gpu_proj_trace",
+        about: "NVTX ranges projected onto the GPU operations they launch, one by one",
+        options: &[],
+        run: proj_trace,
+    },
+    Report {
+        name: "nvtx_gpu_proj_sum",
+        about: "NVTX ranges projected onto the GPU operations they launch, by name",
+        options: &[],
+        run: proj_sum,
+    },
+    Report {
+        name: "nvtx_kern_sum",
+        about: "CUDA kernels by the NVTX ranges that launch them",
+        options: &[],
+        run: kern_sum,
+    },
+];
+
+const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+const GPU_OPS: [&str; 3] = [
+    KERNEL,
+    "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CUPTI_ACTIVITY_KIND_MEMSET",
+];
+
+/// A GPU operation.
+struct Op {
+    start: i64,
+    end: i64,
+    /// The process (globalPid >> 24), when known.
+    process: Option<i64>,
+    /// The kernel's demangledName id (kernels only).
+    name: i64,
+}
+
+/// A launching API call of an operation: the runtime row's thread and times.
+#[derive(Clone, Copy)]
+struct Call {
+    gtid: i64,
+    start: i64,
+    end: i64,
+    op: u32,
+}
+
+/// Reads the operations of `tables` (in table order, each by rowid).
+fn load_ops(db: &ExportDb, tables: &[&str]) -> Result<(Vec<Op>, Vec<Option<i64>>), NsysError> {
+    let mut ops = Vec::new();
+    let mut corr = Vec::new();
+    for &table in tables.iter().filter(|t| db.has_table(t)) {
+        let name = if table == KERNEL {
+            db.col_or_null(table, "demangledName")
+        } else {
+            "NULL".into()
+        };
+        let pid = db.col_or_null(table, "globalPid");
+        let corr_col = db.col_or_null(table, "correlationId");
+        let sql = format!(
+            "SELECT rowid, start, end, {pid}, {corr_col}, {name} FROM {table} ORDER BY rowid"
+        );
+        let mut stmt = db
+            .conn
+            .prepare(&sql)
+            .map_err(|e| db.query_error(table, e))?;
+        let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
+        while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let (Some(start), Some(end)) = (v(1), v(2)) else {
+                let rowid = v(0).unwrap_or(-1);
+                return Err(db.query_error(
+                    table,
+                    format!("rowid {rowid}: start or end is not an integer"),
+                ));
+            };
+            ops.push(Op {
+                start,
+                end,
+                process: v(3).map(|p| p >> 24),
+                name: v(5).unwrap_or(-1),
+            });
+            corr.push(v(4));
+        }
+    }
+    Ok((ops, corr))
+}
+
+/// Every (operation, runtime row) pair of the same correlationId and process.
+fn load_calls(db: &ExportDb, ops: &[Op], corr: &[Option<i64>]) -> Result<Vec<Call>, NsysError> {
+    // correlationId → the operations with it (usually one per process).
+    let mut by_corr: Vec<(i64, u32)> = corr
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.map(|c| (c, i as u32)))
+        .collect();
+    by_corr.sort_unstable();
+    let mut first: HashMap<i64, (usize, usize)> = HashMap::with_capacity(by_corr.len());
+    let mut i = 0;
+    while i < by_corr.len() {
+        let mut j = i;
+        while j < by_corr.len() && by_corr[j].0 == by_corr[i].0 {
+            j += 1;
+        }
+        first.insert(by_corr[i].0, (i, j));
+        i = j;
+    }
+    let sql = format!("SELECT rowid, correlationId, globalTid, start, end FROM {RUNTIME}");
+    let mut stmt = db
+        .conn
+        .prepare(&sql)
+        .map_err(|e| db.query_error(RUNTIME, e))?;
+    let mut rows = stmt.query([]).map_err(|e| db.query_error(RUNTIME, e))?;
+    let mut calls = Vec::new();
+    while let Some(row) = rows.next().map_err(|e| db.query_error(RUNTIME, e))? {
+        let v = |i| row.get_ref(i).ok().and_then(int_of);
+        let Some(&(lo, hi)) = v(1).and_then(|c| first.get(&c)) else {
+            continue;
+        };
+        let (Some(gtid), Some(start), Some(end)) = (v(2), v(3), v(4)) else {
+            let rowid = v(0).unwrap_or(-1);
+            return Err(db.query_error(
+                RUNTIME,
+                format!("rowid {rowid}: globalTid, start or end is not an integer"),
+            ));
+        };
+        for &(_, op) in &by_corr[lo..hi] {
+            if ops[op as usize].process.is_none_or(|p| p == gtid >> 24) {
+                calls.push(Call {
+                    gtid,
+                    start,
+                    end,
+                    op,
+                });
+            }
+        }
+    }
+    Ok(calls)
+}
+
+/// Calls `visit(call, enclosing)` for every call with the ranges (indices) of its thread that
+/// contain it. Calls are visited by thread and start.
+fn sweep(ranges: &[Range], calls: &mut [Call], mut visit: impl FnMut(&Call, &[usize])) {
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_unstable_by_key(|&i| (ranges[i].gtid, ranges[i].start));
+    calls.sort_unstable_by_key(|c| (c.gtid, c.start, c.end, c.op));
+    let mut next = 0;
+    let mut active: Vec<usize> = Vec::new();
+    let mut enclosing: Vec<usize> = Vec::new();
+    let mut thread = None;
+    for call in calls.iter() {
+        if thread != Some(call.gtid) {
+            thread = Some(call.gtid);
+            active.clear();
+            while next < order.len() && ranges[order[next]].gtid < call.gtid {
+                next += 1;
+            }
+        }
+        while next < order.len()
+            && ranges[order[next]].gtid == call.gtid
+            && ranges[order[next]].start <= call.start
+        {
+            active.push(order[next]);
+            next += 1;
+        }
+        active.retain(|&a| ranges[a].end.is_some_and(|e| e >= call.start));
+        enclosing.clear();
+        enclosing.extend(
+            active
+                .iter()
+                .copied()
+                .filter(|&a| ranges[a].end.is_some_and(|e| e >= call.end)),
+        );
+        visit(call, &enclosing);
+    }
+}
+
+/// What the projection of one range gathers.
+#[derive(Clone, Copy)]
+struct Projection {
+    ops: u64,
+    start: i64,
+    end: i64,
+}
+
+impl Projection {
+    fn add(acc: &mut Option<Projection>, op: &Op) {
+        match acc {
+            Some(p) => {
+                p.ops += 1;
+                p.start = p.start.min(op.start);
+                p.end = p.end.max(op.end);
+            }
+            None => {
+                *acc = Some(Projection {
+                    ops: 1,
+                    start: op.start,
+                    end: op.end,
+                })
+            }
+        }
+    }
+}
+
+/// One row of the projection trace.
+struct ProjRow {
+    /// Index of the range; `None` for the operations outside every range.
+    range: Option<usize>,
+    gtid: i64,
+    proj: Projection,
+    lvl: Option<u32>,
+    children: u64,
+}
+
+/// The projection: the ranges, their nesting, and a row per range with GPU operations (the
+/// operations outside every range first), by range id.
+struct Projected {
+    ranges: Ranges,
+    nodes: Vec<super::nvtx_trace::Node>,
+    rows: Vec<ProjRow>,
+}
+
+fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError> {
+    if !db.has_table(NVTX) {
+        return skipped_nvtx(db).map(Err);
+    }
+    if !db.has_table(RUNTIME) {
+        return skipped(db, "CUDA API data").map(Err);
+    }
+    if !GPU_OPS.iter().any(|t| db.has_table(t)) {
+        return skipped(db, "GPU operation data").map(Err);
+    }
+    let ranges = load_ranges(db, true)?;
+    let nodes = nest(&ranges.ranges);
+    let (ops, corr) = load_ops(db, &GPU_OPS)?;
+    let mut calls = load_calls(db, &ops, &corr)?;
+    drop(corr);
+    let mut calls_per_op = vec![0u32; ops.len()];
+    for c in &calls {
+        calls_per_op[c.op as usize] = calls_per_op[c.op as usize].saturating_add(1);
+    }
+    let n = ranges.ranges.len();
+    let mut acc: Vec<Option<Projection>> = vec![None; n];
+    // (range, op) of operations with several calls, counted once per range below.
+    let mut shared: Vec<(usize, u32)> = Vec::new();
+    // The thread of an operation's first call outside every range.
+    let mut outside: Vec<Option<i64>> = vec![None; ops.len()];
+    sweep(&ranges.ranges, &mut calls, |call, enclosing| {
+        let op = call.op as usize;
+        if enclosing.is_empty() {
+            outside[op].get_or_insert(call.gtid);
+        } else if calls_per_op[op] > 1 {
+            shared.extend(enclosing.iter().map(|&r| (r, call.op)));
+        } else {
+            for &r in enclosing {
+                Projection::add(&mut acc[r], &ops[op]);
+            }
+        }
+    });
+    shared.sort_unstable();
+    shared.dedup();
+    for (r, op) in shared {
+        Projection::add(&mut acc[r], &ops[op as usize]);
+    }
+    let mut rows = Vec::new();
+    // All operations outside the ranges, in one row: PID and TID are those of the operation
+    // that ends last (the first such, tables in order, by rowid).
+    let mut loose: Option<(Projection, i64)> = None;
+    for (op, gtid) in ops.iter().zip(&outside) {
+        let Some(gtid) = *gtid else { continue };
+        match &mut loose {
+            None => {
+                loose = Some((
+                    Projection {
+                        ops: 1,
+                        start: op.start,
+                        end: op.end,
+                    },
+                    gtid,
+                ))
+            }
+            Some((p, who)) => {
+                p.ops += 1;
+                p.start = p.start.min(op.start);
+                if op.end > p.end {
+                    p.end = op.end;
+                    *who = gtid;
+                }
+            }
+        }
+    }
+    if let Some((proj, gtid)) = loose {
+        rows.push(ProjRow {
+            range: None,
+            gtid,
+            proj,
+            lvl: None,
+            children: 0,
+        });
+    }
+    let mut children = vec![0u64; n];
+    for (k, node) in nodes.iter().enumerate() {
+        if let (Some(p), Some(_)) = (node.parent, acc[k]) {
+            children[p] += 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..n).filter(|&k| acc[k].is_some()).collect();
+    order.sort_unstable_by_key(|&k| ranges.ranges[k].id);
+    for k in order {
+        if let Some(proj) = acc[k] {
+            rows.push(ProjRow {
+                range: Some(k),
+                gtid: ranges.ranges[k].gtid,
+                proj,
+                lvl: nodes[k].lvl,
+                children: children[k],
+            });
+        }
+    }
+    Ok(Ok(Projected {
+        ranges,
+        nodes,
+        rows,
+    }))
+}
+
+/// Avg, Med, Min, Max and StdDev, as nsys prints them.
+fn stat_cells(s: &Summary) -> [Cell; 5] {
+    [
+        Cell::Number(fmt_ratio(s.total, i128::from(s.count), 1)),
+        Cell::Number(fmt_ratio(s.median_x2, 2, 1)),
+        Cell::Number(s.min.to_string()),
+        Cell::Number(s.max.to_string()),
+        Cell::Number(fmt_float(s.stddev, 1)),
+    ]
+}
+
+fn style(push_pop: bool) -> &'static str {
+    if push_pop { "PushPop" } else { "StartEnd" }
+}
+
+fn table(report: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> ReportOutcome {
+    ReportOutcome::Table(ReportTable {
+        report: report.to_string(),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
+    })
+}
+
+fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    let p = match project(db)? {
+        Ok(p) => p,
+        Err(outcome) => return Ok(outcome),
+    };
+    let (ranges, names, nodes) = (&p.ranges.ranges, &p.ranges.names, &p.nodes);
+    let empty = || Cell::Text(String::new());
+    let rows = p
+        .rows
+        .iter()
+        .map(|row| {
+            let [pid, tid] = pid_tid(row.gtid);
+            let proj = [
+                Cell::Number(row.proj.start.to_string()),
+                Cell::Number((row.proj.end - row.proj.start).to_string()),
+            ];
+            let Some(k) = row.range else {
+                let mut cells = vec![empty()];
+                cells.extend(proj);
+                cells.extend([empty(), empty(), empty(), pid, tid]);
+                cells.push(Cell::Number(row.proj.ops.to_string()));
+                cells.extend([empty(), Cell::Number("0".into()), empty(), empty(), empty()]);
+                return cells;
+            };
+            let r = &ranges[k];
+            let reached = row.lvl.is_some();
+            let mut cells = vec![Cell::Text(names[r.name as usize].clone())];
+            cells.extend(proj);
+            cells.extend([
+                Cell::Number(r.start.to_string()),
+                opt_cell(r.duration()),
+                Cell::Text(style(r.push_pop).into()),
+                pid,
+                tid,
+                Cell::Number(row.proj.ops.to_string()),
+                opt_cell(row.lvl.map(i64::from)),
+                Cell::Number(row.children.to_string()),
+                Cell::Number(r.id.to_string()),
+                opt_cell(nodes[k].parent.filter(|_| reached).map(|q| ranges[q].id)),
+                if reached {
+                    Cell::Text(range_stack(ranges, nodes, k))
+                } else {
+                    empty()
+                },
+            ]);
+            cells
+        })
+        .collect();
+    Ok(table(
+        req.report.name,
+        &[
+            "Name",
+            "Projected Start (ns)",
+            "Projected Duration (ns)",
+            "Orig Start (ns)",
+            "Orig Duration (ns)",
+            "Style",
+            "PID",
+            "TID",
+            "NumGPUOps",
+            "Lvl",
+            "NumChild",
+            "RangeId",
+            "ParentId",
+            "RangeStack",
+        ],
+        rows,
+    ))
+}
+
+fn proj_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    let p = match project(db)? {
+        Ok(p) => p,
+        Err(outcome) => return Ok(outcome),
+    };
+    struct Group {
+        proj: Vec<i64>,
+        orig: i128,
+        ops: i128,
+        lvl_sum: i128,
+        lvl_n: i128,
+        children: i128,
+    }
+    let mut groups: HashMap<(u32, bool), Group> = HashMap::new();
+    for row in &p.rows {
+        let Some(k) = row.range else { continue };
+        let r = &p.ranges.ranges[k];
+        let g = groups.entry((r.name, r.push_pop)).or_insert(Group {
+            proj: Vec::new(),
+            orig: 0,
+            ops: 0,
+            lvl_sum: 0,
+            lvl_n: 0,
+            children: 0,
+        });
+        g.proj.push(row.proj.end - row.proj.start);
+        g.orig += i128::from(r.duration().unwrap_or(0));
+        g.ops += i128::from(row.proj.ops);
+        if let Some(l) = row.lvl {
+            g.lvl_sum += i128::from(l);
+            g.lvl_n += 1;
+        }
+        g.children += i128::from(row.children);
+    }
+    let names = &p.ranges.names;
+    let mut sums: Vec<((u32, bool), Summary, Group)> = groups
+        .into_iter()
+        .filter_map(|(key, mut g)| Some((key, Summary::of(&mut g.proj)?, g)))
+        .collect();
+    sums.sort_by(|(ka, a, _), (kb, b, _)| {
+        b.total
+            .cmp(&a.total)
+            .then_with(|| names[ka.0 as usize].cmp(&names[kb.0 as usize]))
+            .then(kb.1.cmp(&ka.1))
+    });
+    let rows = sums
+        .into_iter()
+        .map(|((name, push_pop), s, g)| {
+            let n = i128::from(s.count);
+            let mut row = vec![
+                Cell::Text(names[name as usize].clone()),
+                Cell::Text(style(push_pop).into()),
+                Cell::Number(s.total.to_string()),
+                Cell::Number(g.orig.to_string()),
+                Cell::Number(s.count.to_string()),
+            ];
+            row.extend(stat_cells(&s));
+            row.extend([
+                Cell::Number(g.ops.to_string()),
+                Cell::Number(fmt_ratio(g.ops, n, 1)),
+                if g.lvl_n > 0 {
+                    Cell::Number(fmt_ratio(g.lvl_sum, g.lvl_n, 1))
+                } else {
+                    Cell::Text(String::new())
+                },
+                Cell::Number(fmt_ratio(g.children, n, 1)),
+            ]);
+            row
+        })
+        .collect();
+    Ok(table(
+        req.report.name,
+        &[
+            "Range",
+            "Style",
+            "Total Proj Time (ns)",
+            "Total Range Time (ns)",
+            "Range Instances",
+            "Proj Avg (ns)",
+            "Proj Med (ns)",
+            "Proj Min (ns)",
+            "Proj Max (ns)",
+            "Proj StdDev (ns)",
+            "Total GPU Ops",
+            "Avg GPU Ops",
+            "Avg Range Lvl",
+            "Avg Num Child",
+        ],
+        rows,
+    ))
+}
+
+fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    if !db.has_table(NVTX) {
+        return skipped_nvtx(db);
+    }
+    if !db.has_table(KERNEL) {
+        return skipped(db, "CUDA kernel data");
+    }
+    if !db.has_table(RUNTIME) {
+        return skipped(db, "CUDA API data");
+    }
+    let Ranges { ranges, names } = load_ranges(db, true)?;
+    let (ops, corr) = load_ops(db, &[KERNEL])?;
+    let mut calls = load_calls(db, &ops, &corr)?;
+    drop(corr);
+    /// Range name (`u32::MAX`: outside every range), style (2: none), thread, kernel name.
+    type Key = (u32, u8, i64, i64);
+    #[derive(Default)]
+    struct Group {
+        durations: Vec<i64>,
+        kernels: Vec<u32>,
+        ranges: Vec<u32>,
+    }
+    let mut groups: HashMap<Key, Group> = HashMap::new();
+    sweep(&ranges, &mut calls, |call, enclosing| {
+        let op = &ops[call.op as usize];
+        let duration = op.end - op.start;
+        if enclosing.is_empty() {
+            let g = groups.entry((u32::MAX, 2, call.gtid, op.name)).or_default();
+            g.durations.push(duration);
+            g.kernels.push(call.op);
+        }
+        for &r in enclosing {
+            let range = &ranges[r];
+            let key = (range.name, u8::from(!range.push_pop), call.gtid, op.name);
+            let g = groups.entry(key).or_default();
+            g.durations.push(duration);
+            g.kernels.push(call.op);
+            g.ranges.push(r as u32);
+        }
+    });
+    let strings = db.string_ids()?;
+    let kernel_name = |id: i64| strings.get(&id).map_or("", |s| s.as_str());
+    let range_name = |n: u32| (n != u32::MAX).then(|| names[n as usize].as_str());
+    let mut sums: Vec<(Key, Summary, usize, usize)> = groups
+        .into_iter()
+        .filter_map(|(key, mut g)| {
+            g.kernels.sort_unstable();
+            g.kernels.dedup();
+            g.ranges.sort_unstable();
+            g.ranges.dedup();
+            Some((
+                key,
+                Summary::of(&mut g.durations)?,
+                g.ranges.len(),
+                g.kernels.len(),
+            ))
+        })
+        .collect();
+    sums.sort_by(|(ka, a, ..), (kb, b, ..)| {
+        let (_, pa, ta) = super::super::db::split_global_id(ka.2);
+        let (_, pb, tb) = super::super::db::split_global_id(kb.2);
+        range_name(ka.0)
+            .cmp(&range_name(kb.0))
+            .then(ka.1.cmp(&kb.1))
+            .then((pa, ta).cmp(&(pb, tb)))
+            .then(b.total.cmp(&a.total))
+            .then_with(|| kernel_name(ka.3).cmp(kernel_name(kb.3)))
+    });
+    let rows = sums
+        .into_iter()
+        .map(
+            |((name, style_id, gtid, kernel), s, nvtx_inst, kern_inst)| {
+                let [pid, tid] = pid_tid(gtid);
+                let mut row = vec![
+                    Cell::Text(range_name(name).unwrap_or_default().to_string()),
+                    Cell::Text(match style_id {
+                        0 => "PushPop".into(),
+                        1 => "StartEnd".into(),
+                        _ => String::new(),
+                    }),
+                    pid,
+                    tid,
+                    Cell::Number(nvtx_inst.to_string()),
+                    Cell::Number(kern_inst.to_string()),
+                    Cell::Number(s.total.to_string()),
+                ];
+                row.extend(stat_cells(&s));
+                row.push(Cell::Text(kernel_name(kernel).to_string()));
+                row
+            },
+        )
+        .collect();
+    Ok(table(
+        req.report.name,
+        &[
+            "NVTX Range",
+            "Style",
+            "PID",
+            "TID",
+            "NVTX Inst",
+            "Kern Inst",
+            "Total Time (ns)",
+            "Avg (ns)",
+            "Med (ns)",
+            "Min (ns)",
+            "Max (ns)",
+            "StdDev (ns)",
+            "Kernel Name",
+        ],
+        rows,
+    ))
+}
