@@ -13,9 +13,14 @@
 //! A report is asked for as nsys takes it: `name[:option[=value]]...`
 //! (`cuda_gpu_kern_sum:nvtx-name:base`, `um_sum:rows=10`), see [`ReportRequest`].
 
+mod api_table;
+mod apis;
 mod cuda;
+mod graphics;
+mod mpi;
 mod nvtx;
 mod table;
+mod wddm;
 
 use super::NsysError;
 use super::db::ExportDb;
@@ -53,7 +58,14 @@ pub struct ReportOption {
 
 /// Every report Sightline computes, in nsys's order (alphabetical).
 pub fn reports() -> Vec<&'static Report> {
-    let mut all: Vec<&'static Report> = cuda::REPORTS.iter().chain(nvtx::REPORTS).collect();
+    let mut all: Vec<&'static Report> = cuda::REPORTS
+        .iter()
+        .chain(nvtx::REPORTS)
+        .chain(apis::REPORTS)
+        .chain(graphics::REPORTS)
+        .chain(mpi::REPORTS)
+        .chain(wddm::REPORTS)
+        .collect();
     all.sort_by_key(|r| r.name);
     all
 }
