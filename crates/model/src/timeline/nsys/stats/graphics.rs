@@ -10,7 +10,8 @@
 //!   the end's start, every end matching every begin. A begin without an end is left out.
 //! - GPU markers (`DX12_WORKLOAD`, `VULKAN_WORKLOAD`) are the rows with a text, `end − start`.
 //! - KHR debug ranges are eventClass 62 (CPU) and 63 (GPU) of `KHR_DEBUG_EVENTS`, grouped by
-//!   text; a range without end runs to the table's last timestamp.
+//!   text (a range without text, or whose text id StringIds lacks, by its KHR event `id`); a
+//!   range without end runs to the table's last timestamp.
 //! - Markers group by text id, equal totals by text id; KHR ranges by text, equal totals by it.
 
 use std::collections::HashMap;
@@ -280,6 +281,9 @@ fn begin_end_pairs(db: &ExportDb, table: &str) -> Result<HashMap<i64, Vec<i64>>,
     Ok(out)
 }
 
+/// A range's start and end (`None`: it never ended).
+type Open = (i64, Option<i64>);
+
 fn khr_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     if let Some(message) = no_string_ids(db) {
         return Ok(ReportOutcome::Skipped(message));
@@ -297,16 +301,20 @@ fn khr_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
         );
     }
     let class = if gpu { 63 } else { 62 };
-    let text = db.col_or_null(T, "textId");
-    let sql = format!("SELECT rowid, {text}, start, end FROM {T} WHERE eventClass = {class}");
-    let mut by_text: HashMap<Option<i64>, Vec<(i64, Option<i64>)>> = HashMap::new();
+    let sql = format!(
+        "SELECT rowid, {}, start, end, {} FROM {T} WHERE eventClass = {class}",
+        db.col_or_null(T, "textId"),
+        db.col_or_null(T, "id")
+    );
+    // (text id, KHR event id) → (start, end).
+    let mut by_text: HashMap<(Option<i64>, Option<i64>), Vec<Open>> = HashMap::new();
     let mut open = false;
     for_each_row(db, T, &sql, |row| {
         let start = required_int(db, T, row, 2, "start")?;
         let end = int_at(row, 3);
         open |= end.is_none();
         by_text
-            .entry(int_at(row, 1))
+            .entry((int_at(row, 1), int_at(row, 4)))
             .or_default()
             .push((start, end));
         Ok(())
@@ -325,21 +333,21 @@ fn khr_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
         0
     };
     let strings = db.string_ids()?;
-    let mut by_name: HashMap<&str, Vec<i64>> = HashMap::new();
-    for (id, ranges) in &by_text {
-        by_name
-            .entry(string_or_empty(&strings, *id))
-            .or_default()
-            .extend(
-                ranges
-                    .iter()
-                    .map(|(s, e)| e.unwrap_or(last).saturating_sub(*s)),
-            );
+    // A range without text (or with an unknown one) is named by its KHR event id.
+    let mut by_name: HashMap<String, Vec<i64>> = HashMap::new();
+    for ((text, id), ranges) in &by_text {
+        let name = match (text.and_then(|t| strings.get(&t)), id) {
+            (Some(text), _) => text.clone(),
+            (None, Some(id)) => id.to_string(),
+            (None, None) => String::new(),
+        };
+        by_name.entry(name).or_default().extend(
+            ranges
+                .iter()
+                .map(|(s, e)| e.unwrap_or(last).saturating_sub(*s)),
+        );
     }
-    let mut groups: Vec<Group> = by_name
-        .into_iter()
-        .map(|(n, v)| (vec![n.to_string()], v))
-        .collect();
+    let mut groups: Vec<Group> = by_name.into_iter().map(|(n, v)| (vec![n], v)).collect();
     groups.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(ReportOutcome::Table(summary_table(
         req.report.name,
