@@ -13,16 +13,21 @@
 //! A report is asked for as nsys takes it: `name[:option[=value]]...`
 //! (`cuda_gpu_kern_sum:nvtx-name:base`, `um_sum:rows=10`), see [`ReportRequest`].
 
+mod api_table;
+mod apis;
 mod cuda;
 mod cuda_gpu;
 mod cuda_trace;
 mod gpu_ops;
+mod graphics;
 mod kern_exec;
+mod mpi;
 mod nvtx;
 mod nvtx_gpu;
 mod nvtx_trace;
 mod table;
 mod um;
+mod wddm;
 
 use super::NsysError;
 use super::db::ExportDb;
@@ -69,6 +74,10 @@ pub fn reports() -> Vec<&'static Report> {
         .chain(nvtx_gpu::REPORTS)
         .chain(nvtx_trace::REPORTS)
         .chain(um::REPORTS)
+        .chain(apis::REPORTS)
+        .chain(graphics::REPORTS)
+        .chain(mpi::REPORTS)
+        .chain(wddm::REPORTS)
         .collect();
     all.sort_by_key(|r| r.name);
     all
