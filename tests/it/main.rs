@@ -34,6 +34,7 @@ mod gui_read_warnings;
 mod gui_rules;
 mod gui_timeline;
 mod gui_timeline_cpu;
+mod gui_timeline_expert;
 mod gui_timeline_sources;
 mod memory_widgets;
 mod nsys_rep_export;

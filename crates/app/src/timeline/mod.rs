@@ -17,6 +17,7 @@ pub mod canvas;
 pub mod colors;
 pub mod cpu_profile;
 pub mod details;
+pub mod expert;
 pub mod imports;
 pub mod keys;
 pub mod loader;
@@ -40,6 +41,7 @@ use crate::job::JobEvent;
 use crate::widgets::problems::{ProblemList, RowText};
 use canvas::{Canvas, Marks};
 use details::Selection;
+use expert::{ExpertSource, Target};
 use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
 use loader::{TimelineLoadJob, start_load};
 use nsys_state::NsysState;
@@ -90,6 +92,8 @@ pub struct TimelineDoc {
     pub nvtxt: Option<NvtxtFiles>,
     /// The `nsys` executable typed in after a report could not be exported.
     pub nsys_entry: String,
+    /// The folder of the user's timeline rules (the Expert tab runs them beside Sightline's).
+    pub rules_folder: Option<PathBuf>,
     wake: Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -121,6 +125,7 @@ impl TimelineDoc {
             show_keys: false,
             nvtxt: None,
             nsys_entry,
+            rules_folder: sightline_model::section::registry::timeline_rules_folder(),
             wake,
         }
     }
@@ -328,7 +333,22 @@ impl TimelineDoc {
             .resizable(true)
             .default_size(220.0)
             .show(ui, |ui| {
-                go_to = go_to.or(self.stats.ui(ui, &timeline, self.selection.range));
+                let expert = expert::export_of(&details_source).map(|export| ExpertSource {
+                    export: export.to_path_buf(),
+                    folder: self.rules_folder.clone(),
+                });
+                let wake = self.wake.clone();
+                match self
+                    .stats
+                    .ui(ui, &timeline, self.selection.range, expert.as_ref(), wake)
+                {
+                    Some(Target::Event(e)) => go_to = go_to.or(Some(e)),
+                    Some(Target::Range(t0, t1)) => {
+                        self.selection.set_range(&timeline, Some((t0, t1)));
+                        self.canvas.viewport.fit(t0 as f64, t1 as f64);
+                    }
+                    None => {}
+                }
             });
         egui::Panel::right("timeline-details")
             .resizable(true)
@@ -495,6 +515,7 @@ impl Document for TimelineDoc {
 
     fn poll(&mut self) -> Option<(String, bool)> {
         let mut status = None;
+        self.stats.expert.poll();
         let wake = self.waker();
         if let Some(rebuilt) = self.nvtxt.as_mut().and_then(|f| f.poll(wake)) {
             let problems: usize = rebuilt.docs.iter().map(|d| d.diagnostics.len()).sum();

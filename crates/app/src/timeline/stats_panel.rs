@@ -4,6 +4,7 @@
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use eframe::egui;
 use egui_extras::Column;
@@ -12,6 +13,7 @@ use sightline_model::timeline::nsys::NsysError;
 use sightline_model::timeline::nsys::stats::{ReportOutcome, ReportTable, strip_stats_suffix};
 use sightline_model::timeline::{EventId, EventKind, StrId, Timeline};
 
+use super::expert::{ExpertSource, Target};
 use crate::widgets::table::{Header, SortableTable, Table, cell_text};
 
 /// A report's table, or why there is none.
@@ -45,6 +47,10 @@ pub struct StatsPanel {
     pub profile: super::cpu_profile::CpuProfile,
     /// Whether the CPU profile is shown instead of a report.
     pub showing_profile: bool,
+    /// The expert rules and their findings.
+    pub expert: super::expert::ExpertPanel,
+    /// Whether the Expert tab is shown instead of a report.
+    pub showing_expert: bool,
 }
 
 /// The panel reads as its table's state (`stats.sort`, `stats.order`).
@@ -151,13 +157,16 @@ impl StatsPanel {
         first
     }
 
-    /// Draws the panel; returns an event to go to.
+    /// Draws the panel; returns where to go (an event of a summary row or a finding, a
+    /// finding's range). `expert` is what the expert rules read, `wake` requests a repaint.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         timeline: &Timeline,
         range: Option<(i64, i64)>,
-    ) -> Option<EventId> {
+        expert: Option<&ExpertSource>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> Option<Target> {
         let mut go_to = None;
         let Some(reports) = &self.reports else {
             ui.horizontal(|ui| {
@@ -170,10 +179,11 @@ impl StatsPanel {
         ui.horizontal(|ui| {
             ui.strong("Summary");
             for (i, name) in names.iter().enumerate() {
-                let shown = self.shown == i && !self.showing_profile;
+                let shown = self.shown == i && !self.showing_profile && !self.showing_expert;
                 if ui.selectable_label(shown, name).clicked() && !shown {
                     self.shown = i;
                     self.showing_profile = false;
+                    self.showing_expert = false;
                     self.table = SortableTable::default();
                     self.instances = None;
                 }
@@ -185,10 +195,24 @@ impl StatsPanel {
                     .clicked()
                 {
                     self.showing_profile = true;
+                    self.showing_expert = false;
                     self.instances = None;
                 }
             }
+            ui.separator();
+            if ui
+                .selectable_label(self.showing_expert, "Expert")
+                .on_hover_text("The expert rules: what nsys analyze points at, and your rules")
+                .clicked()
+            {
+                self.showing_expert = true;
+                self.showing_profile = false;
+                self.instances = None;
+            }
         });
+        if self.showing_expert {
+            return self.expert.ui(ui, timeline, expert, wake);
+        }
         if self.showing_profile {
             self.profile.ui(ui, timeline, range);
             return None;
@@ -200,13 +224,13 @@ impl StatsPanel {
                     .add_enabled(any, egui::Button::new("Previous instance"))
                     .clicked()
                 {
-                    go_to = inst.step(false);
+                    go_to = inst.step(false).map(Target::Event);
                 }
                 if ui
                     .add_enabled(any, egui::Button::new("Next instance"))
                     .clicked()
                 {
-                    go_to = inst.step(true);
+                    go_to = inst.step(true).map(Target::Event);
                 }
                 let at = inst.current.map_or(0, |i| i + 1);
                 ui.label(format!(
@@ -234,7 +258,7 @@ impl StatsPanel {
             None => return go_to,
         }
         if let Some(row) = self.table_ui(ui) {
-            go_to = self.click_row(timeline, row);
+            go_to = self.click_row(timeline, row).map(Target::Event);
         }
         go_to
     }
@@ -291,7 +315,7 @@ fn table_of(reports: Option<&[(String, ReportResult)]>, shown: usize) -> Option<
 
 /// Ascending order of rows `a` and `b` of `table` by column `col`: as numbers when both cells
 /// are numbers, else as text.
-fn compare_cells(table: &ReportTable, col: usize, a: usize, b: usize) -> Ordering {
+pub(crate) fn compare_cells(table: &ReportTable, col: usize, a: usize, b: usize) -> Ordering {
     let cell = |r: usize| table.rows[r].get(col).map_or("", |c| c.as_str());
     let (x, y) = (cell(a), cell(b));
     match (x.parse::<f64>(), y.parse::<f64>()) {

@@ -340,6 +340,21 @@ pub fn deploy_bundled_sections(folder: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The folder of the user's timeline rules, `timeline-rules` beside the deployed sections (not
+/// created here: the rules found there run beside the bundled ones); `None` when deployment is
+/// disabled (`SIGHTLINE_DISABLE_DEPLOYMENT`) or there is no user data folder.
+pub fn timeline_rules_folder() -> Option<PathBuf> {
+    if std::env::var_os(DISABLE_DEPLOYMENT_ENV).is_some_and(|v| !v.is_empty() && v != "0") {
+        return None;
+    }
+    Some(
+        user_data_dir()?
+            .join("sightline")
+            .join(env!("CARGO_PKG_VERSION"))
+            .join("timeline-rules"),
+    )
+}
+
 fn user_data_dir() -> Option<PathBuf> {
     if cfg!(windows) {
         return std::env::var_os("APPDATA").map(PathBuf::from);

@@ -453,10 +453,11 @@ impl NvtxRanges {
         let mut last = i64::MIN;
         if db.has_table(NVTX) {
             let sql = format!(
-                "SELECT rowid, start, end, eventType, {}, {}, {} FROM {NVTX}",
+                "SELECT rowid, start, end, eventType, {}, {}, {}, {} FROM {NVTX}",
                 db.col_or_null(NVTX, "globalTid"),
                 db.col_or_null(NVTX, "text"),
                 db.col_or_null(NVTX, "textId"),
+                db.col_or_null(NVTX, "endGlobalTid"),
             );
             for_rows(db, NVTX, &sql, |row| {
                 let (Some(start), Some(kind)) = (int_at(row, 1), int_at(row, 3)) else {
@@ -468,7 +469,11 @@ impl NvtxRanges {
                 };
                 let end = int_at(row, 2);
                 last = last.max(start).max(end.unwrap_or(i64::MIN));
-                if kind == 59 || kind == 60 {
+                // A start/end range counts only without an `endGlobalTid` (one that may end on
+                // another thread does not name the work inside it: checked with nsys 2023.4 on
+                // fixtures/nsys/synth_2k.sqlite).
+                let cross_thread = kind == 60 && int_at(row, 7).is_some();
+                if kind == 59 || (kind == 60 && !cross_thread) {
                     let text = row
                         .get_ref(5)
                         .ok()

@@ -1,0 +1,100 @@
+//! The Expert tab under the timeline: Apply all runs the expert rules on the export on a
+//! background thread; each rule shows its state and its findings; a finding that names an event
+//! selects it, one that names a range selects and zooms to it.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::common;
+use egui_kittest::kittest::Queryable;
+use sightline::app::timeline::TimelineDoc;
+use sightline::app::timeline::expert::Target;
+use sightline::timeline::EventKind;
+
+fn doc<'a>(h: &'a egui_kittest::Harness<'static, sightline::app::SightlineApp>) -> &'a TimelineDoc {
+    h.state()
+        .document::<TimelineDoc>(0)
+        .expect("the timeline tab")
+}
+
+#[test]
+fn apply_all_lists_findings_and_a_click_goes_to_the_event_or_range() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys/expert.sqlite");
+    let mut h = common::app::harness_sized(vec![path], eframe::egui::vec2(1400.0, 900.0));
+    common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
+        doc(h).stats.reports.is_some()
+    });
+    h.get_by_label("Expert").click();
+    h.run();
+    h.get_by_label("Apply all").click();
+    h.step();
+    assert!(
+        doc(&h).stats.expert.busy(),
+        "the rules run in the background"
+    );
+    common::app::step_until(&mut h, "the rules to run", Duration::from_secs(60), |h| {
+        !doc(h).stats.expert.busy() && !doc(h).stats.expert.results.is_empty()
+    });
+    let expert = &doc(&h).stats.expert;
+    assert!(expert.errors.is_empty(), "{:?}", expert.errors);
+    assert_eq!(expert.results.len(), expert.rules.len(), "every rule ran");
+    // The rule list says what each found (as nsys analyze on this export: see the goldens).
+    h.get_by_label("GPU Gaps — 3 finding(s)");
+    h.get_by_label("CUDA Async Memcpy with Pageable Memory — 2 finding(s)");
+    h.get_by_label("CUDA Synchronous Memset — 2 finding(s)");
+
+    // A finding that names an event: the copy is selected.
+    h.get_by_label("CUDA Async Memcpy with Pageable Memory — 2 finding(s)")
+        .click();
+    h.run();
+    h.get_by_label("1030000000").click();
+    h.run();
+    let d = doc(&h);
+    let tl = d.timeline().expect("loaded").clone();
+    let selected = d
+        .selection
+        .event
+        .and_then(|e| tl.event(e))
+        .expect("a selected event");
+    assert_eq!(selected.kind, EventKind::Memcpy);
+    assert_eq!(selected.start, 1_030_000_000);
+
+    // A finding that names a range (a GPU gap): selected and zoomed to.
+    h.get_by_label("GPU Gaps — 3 finding(s)").click();
+    h.run();
+    let gap = match h
+        .state_mut()
+        .document_mut::<TimelineDoc>(0)
+        .expect("the timeline")
+        .stats
+        .expert
+        .click(&tl, "gpu_gaps", 0)
+    {
+        Some(Target::Range(s, e)) => (s, e),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        gap,
+        (1_629_100_000, 1_629_100_000 + 2_000_900_000),
+        "the longest gap first"
+    );
+    let start = gap.0.to_string();
+    h.get_by_label(&start).click();
+    h.run();
+    let d = doc(&h);
+    assert_eq!(d.selection.range, Some(gap));
+    let (v0, v1) = (d.canvas.viewport.start, d.canvas.viewport.end());
+    assert!(v0 <= gap.0 as f64 && v1 >= gap.1 as f64 && v1 - v0 < 1.5 * (gap.1 - gap.0) as f64);
+
+    // Apply one rule again: its state stays, the others too.
+    let before = doc(&h).stats.expert.results.len();
+    h.query_all_by_label("Apply")
+        .next()
+        .expect("an Apply button per rule")
+        .click();
+    h.step();
+    common::app::step_until(&mut h, "one rule to run", Duration::from_secs(60), |h| {
+        !doc(h).stats.expert.busy()
+    });
+    assert_eq!(doc(&h).stats.expert.results.len(), before);
+}
