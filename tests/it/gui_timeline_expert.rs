@@ -98,3 +98,72 @@ fn apply_all_lists_findings_and_a_click_goes_to_the_event_or_range() {
     });
     assert_eq!(doc(&h).stats.expert.results.len(), before);
 }
+
+/// Any report with its options runs on demand and becomes a tab equal to nsys's output; a trace
+/// report's row goes to its event; a summary row outlines its instances.
+#[test]
+fn any_report_runs_on_demand_and_its_rows_lead_to_events() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut h = common::app::harness_sized(
+        vec![root.join("fixtures/nsys/synth_2k.sqlite")],
+        eframe::egui::vec2(1400.0, 900.0),
+    );
+    common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
+        doc(h).stats.reports.is_some()
+    });
+    let run = |h: &mut egui_kittest::Harness<'static, sightline::app::SightlineApp>,
+               report: &str,
+               options: &str| {
+        {
+            let d = h
+                .state_mut()
+                .document_mut::<TimelineDoc>(0)
+                .expect("the timeline");
+            d.stats.runner.report = report.to_string();
+            d.stats.runner.options = options.to_string();
+        }
+        h.run();
+        h.get_by_label("Run").click();
+        h.step();
+        common::app::step_until(h, "the report", Duration::from_secs(60), |h| {
+            !doc(h).stats.runner.busy()
+        });
+        h.run();
+    };
+    run(&mut h, "cuda_gpu_kern_sum", "base");
+    let d = doc(&h);
+    let table = d.stats.shown_table().expect("the report's table");
+    assert_eq!(table.report, "cuda_gpu_kern_sum");
+    let golden =
+        std::fs::read_to_string(root.join("fixtures/nsys/golden/cuda_gpu_kern_sum@base.csv"))
+            .expect("golden");
+    assert_eq!(sightline::timeline::nsys::stats::to_csv(table), golden);
+    h.get_by_label("cuda_gpu_kern_sum:base");
+
+    // A trace: its first row is the first API call.
+    run(&mut h, "cuda_api_trace", "");
+    let first_start: i64 = doc(&h).stats.shown_table().expect("table").rows[0][0]
+        .as_str()
+        .parse()
+        .expect("a start");
+    h.get_by_label(&first_start.to_string()).click();
+    h.run();
+    let d = doc(&h);
+    let tl = d.timeline().expect("loaded");
+    let e = d
+        .selection
+        .event
+        .and_then(|e| tl.event(e))
+        .expect("selected");
+    assert_eq!((e.kind, e.start), (EventKind::CudaApi, first_start));
+
+    // A bad option is said, naming the report.
+    run(&mut h, "um_sum", "rows=x");
+    let d = doc(&h);
+    let shown = d.stats.reports.as_ref().and_then(|r| r.get(d.stats.shown));
+    assert!(
+        matches!(shown, Some((n, Err(e))) if n == "um_sum:rows=x" && e.to_string().contains("um_sum")),
+        "{:?}",
+        shown.map(|(n, r)| (n, r.as_ref().map(|_| ()).map_err(|e| e.to_string())))
+    );
+}

@@ -24,6 +24,7 @@ pub mod loader;
 pub mod nsys_state;
 pub mod nvtxt_files;
 pub mod overlays;
+pub mod report_runner;
 pub mod rows;
 pub mod search;
 pub mod stats_panel;
@@ -516,6 +517,9 @@ impl Document for TimelineDoc {
     fn poll(&mut self) -> Option<(String, bool)> {
         let mut status = None;
         self.stats.expert.poll();
+        if let Some(result) = self.stats.runner.poll() {
+            self.stats.add_report(result);
+        }
         let wake = self.waker();
         if let Some(rebuilt) = self.nvtxt.as_mut().and_then(|f| f.poll(wake)) {
             let problems: usize = rebuilt.docs.iter().map(|d| d.diagnostics.len()).sum();

@@ -51,6 +51,8 @@ pub struct StatsPanel {
     pub expert: super::expert::ExpertPanel,
     /// Whether the Expert tab is shown instead of a report.
     pub showing_expert: bool,
+    /// Any report on demand.
+    pub runner: super::report_runner::ReportRunner,
 }
 
 /// The panel reads as its table's state (`stats.sort`, `stats.order`).
@@ -145,16 +147,40 @@ impl StatsPanel {
             .display_order(table.rows.len(), &|c, a, b| compare_cells(table, c, a, b))
     }
 
-    /// Clicks row `row` (an index into the table's rows): finds its instances and goes to the
-    /// first. Returns it.
+    /// Clicks row `row` (an index into the table's rows): a trace report's row is an event (go
+    /// to it); a summary row's instances are found and the first is gone to. Returns it.
     pub fn click_row(&mut self, timeline: &Timeline, row: usize) -> Option<EventId> {
         let table = self.shown_table()?;
+        if let Some(event) = super::report_runner::trace_event(timeline, table, row) {
+            self.instances = None;
+            return Some(event);
+        }
         let col = name_column(table)?;
         let label = table.rows.get(row)?.get(col)?.as_str().to_string();
         let mut instances = find_instances(timeline, &table.report, &label);
         let first = instances.step(true);
         self.instances = Some(instances);
         first
+    }
+
+    /// Adds a report run on demand as a tab (replacing one of the same request) and shows it.
+    pub fn add_report(&mut self, (request, result): super::report_runner::RunResult) {
+        let reports = self.reports.get_or_insert_with(Vec::new);
+        let at = match reports.iter().position(|(n, _)| *n == request) {
+            Some(i) => {
+                reports[i].1 = result;
+                i
+            }
+            None => {
+                reports.push((request, result));
+                reports.len() - 1
+            }
+        };
+        self.shown = at;
+        self.showing_profile = false;
+        self.showing_expert = false;
+        self.table = SortableTable::default();
+        self.instances = None;
     }
 
     /// Draws the panel; returns where to go (an event of a summary row or a finding, a
@@ -212,6 +238,12 @@ impl StatsPanel {
         });
         if self.showing_expert {
             return self.expert.ui(ui, timeline, expert, wake);
+        }
+        if let Some(source) = expert
+            && let Some(request) = self.runner.ui(ui)
+        {
+            self.runner
+                .run(source.export.clone(), request, move || wake());
         }
         if self.showing_profile {
             self.profile.ui(ui, timeline, range);
