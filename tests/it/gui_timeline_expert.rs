@@ -167,3 +167,76 @@ fn any_report_runs_on_demand_and_its_rows_lead_to_events() {
         shown.map(|(n, r)| (n, r.as_ref().map(|_| ()).map_err(|e| e.to_string())))
     );
 }
+
+const USER_RULE: &str = r#"
+import timeline
+NAME = "longest_kernels"
+TITLE = "Longest kernels"
+DESCRIPTION = "The longest kernels."
+OPTIONS = {"rows": 3}
+def analyze(trace, options):
+    k = trace.events("gpu").where("op", "==", "kernel").sort("-duration").head(options["rows"])
+    return timeline.Result(["Duration (ns)", "Name"], k.rows("duration", "name"), events=k)
+"#;
+
+fn rows_of(
+    h: &egui_kittest::Harness<'static, sightline::app::SightlineApp>,
+    rule: &str,
+) -> Option<usize> {
+    match &doc(h).stats.expert.results.get(rule)?.outcome {
+        sightline::rules::TimelineOutcome::Table { table, .. } => Some(table.rows.len()),
+        _ => None,
+    }
+}
+
+/// A rule in the user's folder runs beside Sightline's; saving it applies the rules again; a
+/// broken one is reported by file name while the others still run.
+#[test]
+fn user_rules_run_beside_and_reload_on_save() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("longest.py");
+    std::fs::write(&file, USER_RULE).expect("write");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut h = common::app::harness_sized(
+        vec![root.join("fixtures/nsys/expert.sqlite")],
+        eframe::egui::vec2(1400.0, 900.0),
+    );
+    common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
+        doc(h).stats.reports.is_some()
+    });
+    h.state_mut()
+        .document_mut::<TimelineDoc>(0)
+        .expect("the timeline")
+        .rules_folder = Some(dir.path().to_path_buf());
+    h.get_by_label("Expert").click();
+    h.run();
+    h.get_by_label("Apply all").click();
+    h.step();
+    common::app::step_until(&mut h, "the rules to run", Duration::from_secs(60), |h| {
+        rows_of(h, "longest_kernels").is_some()
+    });
+    assert_eq!(rows_of(&h, "longest_kernels"), Some(3));
+    assert!(
+        rows_of(&h, "gpu_gaps").is_some(),
+        "Sightline's rules ran too"
+    );
+    h.get_by_label("Longest kernels — 3 finding(s)");
+
+    // Saved with 5 rows: applied again without a click.
+    std::fs::write(&file, USER_RULE.replace("\"rows\": 3", "\"rows\": 5")).expect("write");
+    common::app::step_until(&mut h, "the edited rule", Duration::from_secs(30), |h| {
+        rows_of(h, "longest_kernels") == Some(5)
+    });
+
+    // Broken: reported by file name; the bundled rules still answer.
+    std::fs::write(&file, "def analyze(trace, options:\n").expect("write");
+    common::app::step_until(&mut h, "the broken rule", Duration::from_secs(30), |h| {
+        doc(h)
+            .stats
+            .expert
+            .errors
+            .iter()
+            .any(|e| e.contains("longest.py"))
+    });
+    assert!(rows_of(&h, "gpu_gaps").is_some());
+}

@@ -18,7 +18,12 @@ use sightline_rules::{
     TimelineRunOutput,
 };
 
+use sightline_model::section::watch::FolderWatcher;
+
 use crate::job::{Job, Polled, poll_job};
+
+/// How long after the last write to a rule file the rules are applied again.
+const WATCH_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(200);
 use crate::widgets::table::{Header, SortableTable, Table, cell_text};
 
 /// Where a finding points.
@@ -60,6 +65,10 @@ pub struct ExpertPanel {
     table: SortableTable,
     /// The finding clicked: rule and row.
     pub selected: Option<(String, usize)>,
+    /// Watches the user's rules folder once rules were applied: a saved rule applies them again.
+    watcher: Option<FolderWatcher>,
+    /// What the last run read, and its repaint request (for applying again on a save).
+    last: Option<(ExpertSource, Arc<dyn Fn() + Send + Sync>)>,
 }
 
 impl std::fmt::Debug for ExpertPanel {
@@ -99,11 +108,14 @@ impl ExpertPanel {
         &mut self,
         source: &ExpertSource,
         rule: Option<String>,
-        wake: impl Fn() + Send + Sync + 'static,
+        wake: Arc<dyn Fn() + Send + Sync>,
     ) {
         if self.job.is_some() {
             return;
         }
+        self.watch(source, &wake);
+        self.last = Some((source.clone(), wake.clone()));
+        let wake = move || wake();
         let export = source.export.clone();
         let folder = source.folder.clone();
         let requests = rule.clone().map(|r| vec![r]);
@@ -130,6 +142,28 @@ impl ExpertPanel {
         ));
     }
 
+    /// Starts watching the user's rules folder (when it exists and is not watched yet).
+    fn watch(&mut self, source: &ExpertSource, wake: &Arc<dyn Fn() + Send + Sync>) {
+        let Some(folder) = source.folder.as_ref().filter(|f| f.is_dir()) else {
+            return;
+        };
+        if self
+            .watcher
+            .as_ref()
+            .is_some_and(|w| w.folders().first() == Some(folder))
+        {
+            return;
+        }
+        match FolderWatcher::new(std::slice::from_ref(folder), WATCH_DEBOUNCE) {
+            Ok(watcher) => {
+                let wake = wake.clone();
+                watcher.set_waker(move || wake());
+                self.watcher = Some(watcher);
+            }
+            Err(e) => self.errors.push(format!("{}: {e}", folder.display())),
+        }
+    }
+
     /// Stops the rules running.
     pub fn cancel(&mut self) {
         if let Some(job) = self.job.take() {
@@ -139,8 +173,16 @@ impl ExpertPanel {
         self.progress = None;
     }
 
-    /// Takes the result of a finished run (call every frame).
+    /// Takes the result of a finished run, and applies the rules again when a file of the user's
+    /// rules folder was saved (call every frame).
     pub fn poll(&mut self) {
+        let changed = self.watcher.as_ref().is_some_and(|w| !w.poll().is_empty());
+        if changed
+            && self.job.is_none()
+            && let Some((source, wake)) = self.last.clone()
+        {
+            self.apply(&source, None, wake);
+        }
         match poll_job(&mut self.job, &mut self.progress) {
             Some(Polled::Done(out)) => {
                 self.running = None;
@@ -236,7 +278,7 @@ impl ExpertPanel {
             target = self.findings_ui(&mut cols[1], timeline);
         });
         if let Some(rule) = apply {
-            self.apply(source, rule, move || wake());
+            self.apply(source, rule, wake);
         }
         target
     }
