@@ -49,6 +49,26 @@ pub struct AnalyzeArgs {
     pub nsys: Option<PathBuf>,
 }
 
+/// `text` wrapped at `width` columns, each line indented by `indent` spaces.
+fn wrap(text: &str, indent: usize, width: usize) -> String {
+    let pad = " ".repeat(indent);
+    let mut lines = vec![pad.clone()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().map(|l| (l.len(), l));
+        if let Some((len, line)) = line {
+            if len > indent && len + 1 + word.len() > width {
+                lines.push(format!("{pad}{word}"));
+            } else {
+                if len > indent {
+                    line.push(' ');
+                }
+                line.push_str(word);
+            }
+        }
+    }
+    lines.join("\n")
+}
+
 /// Runs the command, writing to `out`. Skipped rules are noted on stderr, as nsys does; a rule
 /// that fails makes the exit code 1 (the others still print).
 pub fn run(args: &AnalyzeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
@@ -88,7 +108,10 @@ pub fn run(args: &AnalyzeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
             for (name, default) in &rule.options {
                 writeln!(out, "    {name} (default {default})")?;
             }
-            writeln!(out, "\n    {}\n", rule.description.replace('\n', "\n    "))?;
+            for paragraph in rule.description.split("\n\n") {
+                writeln!(out, "\n{}", wrap(paragraph, 4, 96))?;
+            }
+            writeln!(out)?;
         }
         return Ok(ExitCode::SUCCESS);
     }

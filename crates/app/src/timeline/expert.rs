@@ -342,10 +342,19 @@ impl ExpertPanel {
             .as_ref()
             .filter(|(r, _)| *r == name)
             .map(|(_, row)| *row);
+        let last = table.columns.len().saturating_sub(1);
         let headers = table
             .columns
             .iter()
-            .map(|c| Header::new(c, Column::auto().at_least(60.0).clip(true)))
+            .enumerate()
+            .map(|(i, c)| {
+                let width = if i == last {
+                    Column::remainder().at_least(120.0).clip(true)
+                } else {
+                    Column::auto().at_least(60.0)
+                };
+                Header::new(c, width)
+            })
             .collect();
         let clicked = Table::new(
             ("expert-findings", name.as_str()),

@@ -205,7 +205,7 @@ impl Worker {
             info: TimelineRule {
                 name,
                 title,
-                description: description.trim().to_string(),
+                description: paragraphs(&description),
                 options,
                 file: path.to_string(),
             },
@@ -268,6 +268,16 @@ impl Worker {
         read_result(vm, &rule.info.name, &value)
             .unwrap_or_else(|e| TimelineOutcome::Error(python_error(vm, &e).to_string()))
     }
+}
+
+/// A docstring-like text as paragraphs: lines of a paragraph joined by spaces, paragraphs
+/// separated by one blank line, the indentation gone.
+fn paragraphs(text: &str) -> String {
+    text.split("\n\n")
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// Reads a `timeline.Result` into a table with its event and range references.
