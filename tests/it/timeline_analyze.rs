@@ -84,7 +84,6 @@ fn check_against_oracle(
             let mut c = l.split('\t');
             Some((c.next()?.to_string(), c.next()?.to_string()))
         })
-        .filter(|(name, _)| !name.starts_with("dx12_mem_ops"))
         .collect();
     let requests = lines.iter().map(|(n, _)| n.replace('@', ":")).collect();
     let outcomes = run(engine, &trace, requests);

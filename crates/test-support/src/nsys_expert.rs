@@ -15,19 +15,66 @@ use crate::nsys::{MEMCPY_ENUM, SCHEMA};
 
 /// Strings of the export: `StringIds` id = index.
 const STRINGS: &[&str] = &[
-    "cudaLaunchKernel_v7000",      // 0
-    "cudaDeviceSynchronize_v3020", // 1
-    "cudaStreamSynchronize_v3020", // 2
-    "cudaEventSynchronize_v3020",  // 3
-    "cudaMemcpyAsync_v3020",       // 4
-    "cudaMemcpy_v3020",            // 5
-    "cudaMemset_v3020",            // 6
-    "cudaMemsetAsync_v3020",       // 7
-    "compute_kernel(float*, int)", // 8
-    "compute_kernel",              // 9
-    "reduce_kernel(float const*)", // 10
-    "reduce_kernel",               // 11
-    "main",                        // 12
+    "cudaLaunchKernel_v7000",                  // 0
+    "cudaDeviceSynchronize_v3020",             // 1
+    "cudaStreamSynchronize_v3020",             // 2
+    "cudaEventSynchronize_v3020",              // 3
+    "cudaMemcpyAsync_v3020",                   // 4
+    "cudaMemcpy_v3020",                        // 5
+    "cudaMemset_v3020",                        // 6
+    "cudaMemsetAsync_v3020",                   // 7
+    "compute_kernel(float*, int)",             // 8
+    "compute_kernel",                          // 9
+    "reduce_kernel(float const*)",             // 10
+    "reduce_kernel",                           // 11
+    "main",                                    // 12
+    "ID3D12Device::CreateHeap",                // 13
+    "ID3D12Device::CreateCommittedResource",   // 14
+    "ID3D12Resource::ReadFromSubresource",     // 15
+    "ID3D12Resource::WriteToSubresource",      // 16
+    "ID3D12Resource::Map",                     // 17
+    "ID3D12Resource::Unmap",                   // 18
+    "ID3D12Device4::CreateHeap1",              // 19
+    "ID3D12Device8::CreateCommittedResource2", // 20
+];
+
+/// The DX12 tables (as 2023.4 exports them).
+const DX12_SCHEMA: &str = "
+CREATE TABLE DX12_API (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, end INTEGER NOT NULL,
+  eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, endCorrelationId INTEGER,
+  nameId INTEGER NOT NULL, shortContextId INTEGER, frameId INTEGER, color INTEGER, textId INTEGER,
+  commandListType INTEGER, objectNameId INTEGER, longContextId INTEGER);
+CREATE TABLE DX12_MEMORY_OPERATION (gpu INTEGER, rangeStart INTEGER, rangeEnd INTEGER,
+  subresourceId INTEGER, heapType INTEGER, heapFlags INTEGER, cpuPageProperty INTEGER,
+  nvApiFlags INTEGER, traceEventId INTEGER NOT NULL);
+";
+
+/// A DX12 call with a memory operation: string id of the call, heap type, heap flags, CPU page
+/// property, mapped range.
+type Dx12Op = (i64, i64, i64, i64, Option<(i64, i64)>);
+
+/// DX12 memory operations: `(call, heap type, heap flags, CPU page property, range)`. Heap
+/// types as exports number them (1 upload, 2 readback, 3 custom), page properties 2 write
+/// combine and 3 write back, flag 0x1000 "create not zeroed".
+const DX12_OPS: &[Dx12Op] = &[
+    (13, 0, 0, 0, None),
+    (13, 0, 0x1000, 0, None),
+    (13, 0, 0x1004, 0, None),
+    (13, 0, 4, 0, None),
+    (14, 0, 0, 0, None),
+    (14, 0, 0x1000, 0, None),
+    (19, 0, 0, 0, None),
+    (20, 0, 0, 0, None),
+    (15, 1, 0, 0, None),
+    (15, 3, 0, 2, None),
+    (15, 2, 0, 0, None),
+    (16, 2, 0, 0, None),
+    (16, 3, 0, 3, None),
+    (16, 1, 0, 0, None),
+    (17, 1, 0, 0, Some((0, 100))),
+    (17, 3, 0, 2, Some((0, 100))),
+    (18, 2, 0, 0, Some((0, 100))),
+    (18, 3, 0, 3, Some((0, 100))),
 ];
 
 /// CUPTI's memory kinds as 2024.5 exports label them (`ENUM_CUDA_MEM_KIND`).
@@ -186,6 +233,7 @@ pub fn write_expert(path: &Path) -> rusqlite::Result<()> {
     let mut conn = Connection::open(path)?;
     conn.execute_batch("PRAGMA page_size=512; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")?;
     conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(DX12_SCHEMA)?;
     conn.execute_batch(
         "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);",
     )?;
@@ -231,6 +279,7 @@ pub fn write_expert(path: &Path) -> rusqlite::Result<()> {
         memory(&mut w)?;
         synchronization(&mut w)?;
     }
+    dx12(&tx)?;
     tx.commit()
 }
 
@@ -437,5 +486,25 @@ fn synchronization(w: &mut Writer<'_>) -> rusqlite::Result<()> {
     w.call(FIRST, 2, t + 8 * MS, t + 9 * MS)?;
     w.call(FIRST, 3, t + 10 * MS, t + 13 * MS)?;
     w.call(SECOND, 1, t + 20 * MS, t + 22 * MS)?;
+    Ok(())
+}
+
+/// DX12 calls with memory operations on the first thread, 10 µs apart (the call lasting
+/// 100 ns more per row, so their order by duration is known).
+fn dx12(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let t = T0 + 3_000 * MS;
+    for (i, &(name, heap, flags, page, range)) in DX12_OPS.iter().enumerate() {
+        let id = 1000 + i as i64;
+        let start = t + i as i64 * 10_000;
+        tx.execute(
+            "INSERT INTO DX12_API (id, start, end, eventClass, globalTid, nameId) VALUES (?1, ?2, ?3, 41, ?4, ?5)",
+            params![id, start, start + 1_000 + 100 * i as i64, (FIRST.pid << 24) | FIRST.tid, name],
+        )?;
+        tx.execute(
+            "INSERT INTO DX12_MEMORY_OPERATION (gpu, rangeStart, rangeEnd, subresourceId, heapType,
+               heapFlags, cpuPageProperty, nvApiFlags, traceEventId) VALUES (0, ?1, ?2, 0, ?3, ?4, ?5, 0, ?6)",
+            params![range.map(|r| r.0), range.map(|r| r.1), heap, flags, page, id],
+        )?;
+    }
     Ok(())
 }

@@ -40,6 +40,10 @@ pub const BUNDLED_TIMELINE_RULES: &[(&str, &str)] = &[
         include_str!("../../../../rules/timeline/cuda_memset_sync.py"),
     ),
     (
+        "dx12_mem_ops.py",
+        include_str!("../../../../rules/timeline/dx12_mem_ops.py"),
+    ),
+    (
         "gpu_gaps.py",
         include_str!("../../../../rules/timeline/gpu_gaps.py"),
     ),

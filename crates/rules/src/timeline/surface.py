@@ -29,14 +29,14 @@ class Result:
 
 def window(events, options):
     """The events in the options' window, as nsys analyze's rules take it: `start` and `end`
-    (ns: events that overlap [start, end], i.e. end at or after `start` and start at or before
-    `end`), `process` and `thread` (ids). Options that are missing or None do not filter."""
+    (ns: events that end at or after `start` and start before `end`), `process` and `thread`
+    (ids). Options that are missing or None do not filter."""
     start = options.get("start")
     end = options.get("end")
     if start is not None:
         events = events.where("end", ">=", int(start))
     if end is not None:
-        events = events.where("start", "<=", int(end))
+        events = events.where("start", "<", int(end))
     process = options.get("process")
     if process is not None:
         events = events.where("pid", "==", int(process))

@@ -120,7 +120,7 @@ pub struct Trace {
     pub path: PathBuf,
     /// Interned text of the text columns.
     pub strings: Vec<String>,
-    /// The tables: `cuda_api`, `gpu`.
+    /// The tables: `cuda_api`, `gpu`, `dx12_mem`.
     pub tables: Vec<EventTable>,
     /// The export's tables and their columns (what rules check before they run).
     schema: HashMap<String, HashSet<String>>,
@@ -187,10 +187,11 @@ impl Trace {
         };
         let api = read_api(db, &mut strings, &mut string_of)?;
         let gpu = read_gpu(db, &api, &mut strings, &mut string_of)?;
+        let dx12 = read_dx12(db, &mut strings, &mut string_of)?;
         Ok(Trace {
             path: db.path.clone(),
             strings: strings.strings,
-            tables: vec![api, gpu],
+            tables: vec![api, gpu, dx12],
             schema,
         })
     }
@@ -420,6 +421,73 @@ fn read_gpu(
             ]);
         })?;
     }
+    Ok(t)
+}
+
+const DX12_API: &str = "DX12_API";
+const DX12_MEMORY: &str = "DX12_MEMORY_OPERATION";
+
+/// DX12 memory operations (`DX12_MEMORY_OPERATION`) with the API call each belongs to.
+fn read_dx12(
+    db: &ExportDb,
+    strings: &mut Interner,
+    string_of: &mut StringOf<'_>,
+) -> Result<EventTable, NsysError> {
+    use ColumnKind::{Int, Text};
+    let mut t = EventTable::new(
+        "dx12_mem",
+        "DX12 memory operations (DX12_MEMORY_OPERATION) with their API calls (DX12_API)",
+        &[
+            ("table", Text),
+            ("rowid", Int),
+            ("start", Int),
+            ("end", Int),
+            ("pid", Int),
+            ("tid", Int),
+            ("name", Text),
+            ("device", Int),
+            ("heap_type", Int),
+            ("heap_flags", Int),
+            ("page_property", Int),
+            ("range_start", Int),
+            ("range_end", Int),
+        ],
+    );
+    if !db.has_table(DX12_MEMORY) || !db.has_table(DX12_API) {
+        return Ok(t);
+    }
+    let m = |c: &str| match db.col_or_null(DX12_MEMORY, c).as_str() {
+        "NULL" => "NULL".to_string(),
+        q => format!("m.{q}"),
+    };
+    let a = |c: &str| match db.col_or_null(DX12_API, c).as_str() {
+        "NULL" => "NULL".to_string(),
+        q => format!("a.{q}"),
+    };
+    let sql = format!(
+        "SELECT a.id, a.start, a.end, {}, {}, {}, {}, {}, {}, {}, {} FROM {DX12_MEMORY} m \
+         JOIN {DX12_API} a ON a.id = m.traceEventId ORDER BY m.rowid",
+        a("globalTid"),
+        a("nameId"),
+        m("gpu"),
+        m("heapType"),
+        m("heapFlags"),
+        m("cpuPageProperty"),
+        m("rangeStart"),
+        m("rangeEnd"),
+    );
+    let table = strings.id(DX12_API);
+    each_row(db, DX12_MEMORY, &sql, |v| {
+        let (pid, tid) = split_tid(v[3]);
+        let name = if v[4] == NULL {
+            NULL
+        } else {
+            string_of(v[4], strings)
+        };
+        t.push(&[
+            table, v[0], v[1], v[2], pid, tid, name, v[5], v[6], v[7], v[8], v[9], v[10],
+        ]);
+    })?;
     Ok(t)
 }
 
