@@ -1,6 +1,6 @@
 //! Fuzzes the Nsight Systems export reader: each input is written to a file and opened as an
-//! SQLite export, loaded onto a timeline (with the visible-items query over every row), and
-//! every `stats` report is computed. Errors are expected; panics, hangs and runaway allocations
+//! SQLite export, loaded onto a timeline (with the visible-items query over every row), every
+//! `stats` report is computed, and the expert rules' trace is read with its bulk operations run. Errors are expected; panics, hangs and runaway allocations
 //! are bugs.
 #![no_main]
 
@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use sightline::timeline::TrackId;
+use sightline::timeline::nsys::trace::{Trace, ops};
 use sightline::timeline::nsys::{self, stats};
 
 fn scratch() -> &'static PathBuf {
@@ -49,10 +50,22 @@ fuzz_target!(|data: &[u8]| {
             let _ = tl.attrs(e.id);
         }
     }
-    if let Ok(results) = stats::run_reports(path, &stats::report_names()) {
-        for (_, outcome) in results {
-            if let stats::ReportOutcome::Table(t) = outcome {
+    // Every report on its own (one failing must not hide the others' panics).
+    if let Ok(db) = nsys::db::ExportDb::open(path) {
+        for name in stats::report_names() {
+            if let Ok(stats::ReportOutcome::Table(t)) = stats::run_report(&db, name) {
                 let _ = stats::to_csv(&t);
+            }
+        }
+        // The expert rules' view of the export, and the bulk operations they use.
+        if let Ok(trace) = Trace::read(&db) {
+            for table in &trace.tables {
+                let rows: Vec<u32> = (0..table.len() as u32).collect();
+                let by = ["pid".to_string(), "device".to_string()];
+                let _ = ops::gaps(table, &rows, &by, 0);
+                let _ = ops::utilization(table, &rows, &by, 7);
+                let _ = ops::sort(&trace, table, &rows, &[("duration".into(), true)]);
+                let _ = ops::filter(&trace, table, &rows, "name", &ops::Test::Contains("a".into()));
             }
         }
     }

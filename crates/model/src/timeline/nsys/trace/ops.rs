@@ -293,36 +293,119 @@ pub fn utilization(
             .or_default()
             .push((start.get(r), end.get(r)));
     }
-    let n = chunks.max(1);
+    let n = i128::from(chunks.max(1));
     let mut out = Vec::new();
     for (key, iv) in groups {
-        let lo = iv.iter().map(|v| v.0).min().unwrap_or(0);
-        let hi = iv.iter().map(|v| v.1).max().unwrap_or(lo);
-        let span = hi.saturating_sub(lo);
+        // In i128: times from a damaged export may be anywhere in i64.
+        let lo = i128::from(iv.iter().map(|v| v.0).min().unwrap_or(0));
+        let hi = i128::from(iv.iter().map(|v| v.1).max().unwrap_or(0)).max(lo);
+        let span = hi - lo;
         let len = ((span + n - 1) / n).max(1);
-        let count = ((span + len - 1) / len).max(1) as usize;
-        let mut busy = vec![0i64; count];
+        let count = ((span + len - 1) / len).clamp(1, n) as usize;
+        let mut busy = vec![0i128; count];
         for (s, e) in iv {
+            let (s, e) = (i128::from(s).max(lo), i128::from(e).min(hi));
             if e <= s {
                 continue;
             }
             let first = ((s - lo) / len) as usize;
             let last = (((e - lo - 1) / len) as usize).min(count - 1);
             for (i, b) in busy.iter_mut().enumerate().take(last + 1).skip(first) {
-                let cs = lo + i as i64 * len;
+                let cs = lo + i as i128 * len;
                 let ce = (cs + len).min(hi);
                 *b += e.min(ce) - s.max(cs);
             }
         }
         for (i, b) in busy.into_iter().enumerate() {
-            let cs = lo + i as i64 * len;
+            let cs = lo + i as i128 * len;
+            let clamp =
+                |v: i128| i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX });
             out.push(Chunk {
                 key: key.clone(),
-                start: cs,
-                active: (cs + len).min(hi) - cs,
-                busy: b,
+                start: clamp(cs),
+                active: clamp((cs + len).min(hi) - cs),
+                busy: clamp(b),
             });
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Column, ColumnKind, EventTable, Trace};
+    use super::*;
+
+    /// A trace with one table of `(start, end, pid, name)` rows (names "a", "b").
+    fn trace(rows: &[(i64, i64, i64, i64)]) -> Trace {
+        let col = |name: &'static str, kind, f: fn(&(i64, i64, i64, i64)) -> i64| Column {
+            name,
+            kind,
+            values: rows.iter().map(f).collect(),
+        };
+        let mut t = EventTable::new("t", "test rows", &[]);
+        t.columns = vec![
+            col("start", ColumnKind::Int, |r| r.0),
+            col("end", ColumnKind::Int, |r| r.1),
+            col("pid", ColumnKind::Int, |r| r.2),
+            col("name", ColumnKind::Text, |r| r.3),
+        ];
+        t.len = rows.len();
+        let mut trace = Trace::empty();
+        trace.strings = vec!["a".into(), "b".into()];
+        trace.tables = vec![t];
+        trace
+    }
+
+    #[test]
+    fn gaps_per_group_between_busy_intervals() {
+        let tr = trace(&[(0, 10, 1, 0), (5, 20, 1, 0), (50, 60, 1, 1), (0, 100, 2, 0)]);
+        let t = &tr.tables[0];
+        let all: Vec<u32> = (0..4).collect();
+        let g = gaps(t, &all, &["pid".into()], 1).unwrap_or_default();
+        assert_eq!(
+            g,
+            vec![Gap {
+                key: vec![1],
+                start: 20,
+                end: 50
+            }]
+        );
+        assert!(
+            gaps(t, &all, &["pid".into()], 31)
+                .unwrap_or_default()
+                .is_empty()
+        );
+        assert!(gaps(t, &all, &["nope".into()], 1).is_err());
+    }
+
+    #[test]
+    fn utilization_cuts_equal_chunks_and_counts_overlaps_twice() {
+        // Range 0..10 in 3 chunks of 4 ns (the last one 2 ns long).
+        let tr = trace(&[(0, 4, 1, 0), (0, 2, 1, 0), (9, 10, 1, 0)]);
+        let t = &tr.tables[0];
+        let c = utilization(t, &[0, 1, 2], &[], 3).unwrap_or_default();
+        let shape: Vec<(i64, i64, i64)> = c.iter().map(|c| (c.start, c.active, c.busy)).collect();
+        assert_eq!(shape, vec![(0, 4, 6), (4, 4, 0), (8, 2, 1)]);
+        // Times at the ends of i64 do not overflow.
+        let tr = trace(&[(i64::MIN + 1, 0, 1, 0), (i64::MAX - 1, i64::MAX, 1, 0)]);
+        let c = utilization(&tr.tables[0], &[0, 1], &[], 30).unwrap_or_default();
+        assert!(!c.is_empty() && c.len() <= 30);
+    }
+
+    #[test]
+    fn filters_and_sorts() {
+        let tr = trace(&[(0, 10, 1, 0), (5, 6, 1, 1), (7, 30, 2, 0)]);
+        let t = &tr.tables[0];
+        let all: Vec<u32> = (0..3).collect();
+        let b = filter(&tr, t, &all, "name", &Test::TextIn(vec!["b".into()])).unwrap_or_default();
+        assert_eq!(b, vec![1]);
+        let long = filter(&tr, t, &all, "duration", &Test::Ge(10)).unwrap_or_default();
+        assert_eq!(long, vec![0, 2]);
+        assert!(filter(&tr, t, &all, "pid", &Test::Prefix(vec!["1".into()])).is_err());
+        let by = sort(&tr, t, &all, &[("duration".into(), true)]).unwrap_or_default();
+        assert_eq!(by, vec![2, 0, 1]);
+        let same = equal(t, &all, "start", "start").unwrap_or_default();
+        assert_eq!(same, all);
+    }
 }
