@@ -239,15 +239,15 @@ impl StatsPanel {
         if self.showing_expert {
             return self.expert.ui(ui, timeline, expert, wake);
         }
+        if self.showing_profile {
+            self.profile.ui(ui, timeline, range);
+            return None;
+        }
         if let Some(source) = expert
             && let Some(request) = self.runner.ui(ui)
         {
             self.runner
                 .run(source.export.clone(), request, move || wake());
-        }
-        if self.showing_profile {
-            self.profile.ui(ui, timeline, range);
-            return None;
         }
         if let Some(inst) = &mut self.instances {
             ui.horizontal(|ui| {
