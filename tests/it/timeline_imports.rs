@@ -353,3 +353,56 @@ fn other_timed_tables_are_events_with_their_rows_as_details() {
         }
     }
 }
+
+/// The records of `cudaEventRecord` calls (no time of their own) are attached to their calls:
+/// every row of the corpus's `CUPTI_ACTIVITY_KIND_CUDA_EVENT` tables finds its call, whose
+/// details list the event.
+#[test]
+fn cuda_event_records_belong_to_their_calls() {
+    let Some(files) = crate::timeline_corpus::corpus() else {
+        return;
+    };
+    let mut checked = 0;
+    for path in files {
+        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let Ok(rows) = conn.query_row(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT",
+            [],
+            |r| r.get::<_, i64>(0),
+        ) else {
+            continue;
+        };
+        if rows == 0 {
+            continue;
+        }
+        let tl = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let source = &tl.session.imports.sources["CUPTI_ACTIVITY_KIND_CUDA_EVENT"];
+        assert_eq!(
+            source.attached,
+            rows as u64,
+            "{}: {source:?}",
+            path.display()
+        );
+        let (corr, event_id): (i64, i64) = conn
+            .query_row(
+                "SELECT correlationId, eventId FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let call = tl
+            .events()
+            .find(|e| e.kind == EventKind::CudaApi && i64::from(e.correlation) == corr)
+            .expect("the cudaEventRecord call");
+        let details = nsys::details::event_details(&path, &tl, call.id).unwrap_or_default();
+        assert!(
+            details
+                .iter()
+                .any(|(k, v)| k == "CUDA event" && v.starts_with(&format!("event {event_id} "))),
+            "{details:?}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 0, "no export with CUDA event records");
+}

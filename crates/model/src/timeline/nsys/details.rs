@@ -130,5 +130,44 @@ pub fn event_details(
             out.push((c.clone(), text));
         }
     }
+    if e.kind == EventKind::CudaApi && e.correlation != 0 {
+        out.extend(cuda_events_of(&db, e.correlation)?);
+    }
+    Ok(out)
+}
+
+/// The CUDA event records of a `cudaEventRecord` call (by its correlation id): `CUDA event` →
+/// `event N on stream S (sync id K)`.
+fn cuda_events_of(db: &ExportDb, correlation: u32) -> Result<Vec<(String, String)>, NsysError> {
+    const T: &str = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
+    if !db.has_table(T) {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {}, {}, {} FROM {T} WHERE correlationId = ?1",
+        db.col_or_null(T, "eventId"),
+        db.col_or_null(T, "streamId"),
+        db.col_or_null(T, "eventSyncId"),
+    );
+    let mut stmt = db
+        .conn
+        .prepare(&sql)
+        .map_err(|err| db.query_error(T, err))?;
+    let mut rows = stmt
+        .query([i64::from(correlation)])
+        .map_err(|err| db.query_error(T, err))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(|err| db.query_error(T, err))? {
+        let v = |i| row.get_ref(i).ok().and_then(int_of);
+        let mut text = format!(
+            "event {} on stream {}",
+            v(0).map_or("?".into(), |x| x.to_string()),
+            v(1).map_or("?".into(), |x| x.to_string())
+        );
+        if let Some(sync) = v(2) {
+            text.push_str(&format!(" (sync id {sync})"));
+        }
+        out.push(("CUDA event".to_string(), text));
+    }
     Ok(out)
 }

@@ -58,6 +58,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.session();
     loader.names()?;
     loader.runtime()?;
+    loader.cuda_events()?;
     loader.host_series("OSRT_API", "OS runtime", SERIES_OSRT, EventKind::OsRuntime)?;
     loader.host_series("CUBLAS_EVENTS", "cuBLAS", SERIES_CUBLAS, EventKind::Cublas)?;
     loader.host_series("CUDNN_EVENTS", "cuDNN", SERIES_CUDNN, EventKind::Cudnn)?;

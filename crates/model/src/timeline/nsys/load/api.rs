@@ -2,7 +2,7 @@
 //! `CUDA_CALLCHAINS`, and those of the backtrace records of 2022.2-and-older exports), and the
 //! per-thread series of OS runtime (with `OSRT_CALLCHAINS`), cuBLAS and cuDNN calls.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::cpu::Callchains;
 use super::{Loader, SERIES_CUDA_API, flow_key, integer, rowid, times};
@@ -80,6 +80,46 @@ impl Loader<'_, '_> {
             "eventClass 67: a CUDA backtrace record without a call stack or without its call \
              (2022.2 and older)",
             backtraces.saturating_sub(attached),
+        );
+        Ok(())
+    }
+
+    /// The records of `cudaEventRecord` calls (`CUPTI_ACTIVITY_KIND_CUDA_EVENT`: event id,
+    /// stream, sync id; no time of their own): attached to the call of their process and
+    /// correlation id, whose details show them ([`crate::timeline::nsys::details`]).
+    pub(super) fn cuda_events(&mut self) -> Result<(), NsysError> {
+        const T: &str = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
+        if !self.db.has_table(T) {
+            return Ok(());
+        }
+        let calls: HashSet<u128> = self.calls.iter().map(|(k, _)| *k).collect();
+        let sql = format!(
+            "SELECT {}, {} FROM {T}",
+            self.db.col_or_null(T, "correlationId"),
+            self.db.col_or_null(T, "globalPid"),
+        );
+        let (mut attached, mut orphans) = (0u64, 0u64);
+        self.scan(T, &sql, |_, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let key = v(0).and_then(|c| u32::try_from(c).ok()).map(|c| {
+                let scope = v(1).map(|g| {
+                    let (m, pid, _) = split_global_id(g);
+                    (m << 24) | pid
+                });
+                flow_key(scope, c)
+            });
+            if key.is_some_and(|k| calls.contains(&k)) {
+                attached += 1;
+            } else {
+                orphans += 1;
+            }
+            Ok(())
+        })?;
+        self.b.session.imports.attached(T, attached);
+        self.b.session.imports.skipped(
+            T,
+            "no CUDA API call of its process and correlation id",
+            orphans,
         );
         Ok(())
     }

@@ -31,7 +31,8 @@ const NOT_GENERIC: &[&str] = &[
     "NVTX_EVENTS",
     "COMPOSITE_EVENTS",
     "SCHED_EVENTS",
-    // A record of a cudaEventRecord call: no time of its own (2026.1 writes 0).
+    // A record of a cudaEventRecord call: no time of its own (2026.1 writes 0); attached to
+    // its call (load/api.rs).
     "CUPTI_ACTIVITY_KIND_CUDA_EVENT",
     // Which file each file-access id is: descriptions, not events.
     "OSRT_FILE_ACCESS_DESCRIPTORS",
