@@ -205,3 +205,53 @@ fn cpu_samples_thread_states_backtraces_and_counters() {
         );
     }
 }
+
+/// An OpenMP task's parts (task switching splits a task) come from the task creation of their
+/// correlation id: flows from the creation to each part, as for an API call and its GPU work.
+#[test]
+fn openmp_task_creation_leads_to_the_task_parts() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("omp.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let gtid: i64 = (900 << 24) | 901;
+    conn.execute_batch(&format!(
+        "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+         INSERT INTO StringIds VALUES (1, 'omp task'), (2, 'read');
+         CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,
+           globalTid INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, nestingLevel INTEGER,
+           callchainId INTEGER NOT NULL);
+         INSERT INTO OSRT_API VALUES (10, 20, 27, {gtid}, 2, 0, 0, 0);
+         CREATE TABLE OPENMP_EVENT_KIND_TASK_CREATE (start INTEGER NOT NULL, end INTEGER NOT NULL,
+           eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+           eventKind INTEGER, parentTaskId INTEGER, newTaskId INTEGER);
+         INSERT INTO OPENMP_EVENT_KIND_TASK_CREATE VALUES (100, 110, 78, {gtid}, 5, 1, 0, 1, 2);
+         CREATE TABLE OPENMP_EVENT_KIND_TASK (start INTEGER NOT NULL, end INTEGER NOT NULL,
+           eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+           eventKind INTEGER, parallelId INTEGER, taskId INTEGER, kind INTEGER);
+         INSERT INTO OPENMP_EVENT_KIND_TASK VALUES (200, 300, 78, {gtid}, 5, 1, 0, 1, 2, 0);
+         INSERT INTO OPENMP_EVENT_KIND_TASK VALUES (400, 450, 78, {gtid}, 5, 1, 0, 1, 2, 0);
+         INSERT INTO OPENMP_EVENT_KIND_TASK VALUES (500, 550, 78, {gtid}, 0, 1, 0, 1, 1, 0);"
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    drop(conn);
+    let tl = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let create = events_of(&tl, "OPENMP_EVENT_KIND_TASK_CREATE");
+    assert_eq!(create.len(), 1);
+    let create_id = tl
+        .events()
+        .find(|e| e.start == 100)
+        .map(|e| e.id)
+        .expect("the creation");
+    let mut parts: Vec<i64> = tl
+        .flow_partners(create_id)
+        .into_iter()
+        .filter_map(|id| tl.event(id).map(|e| e.start))
+        .collect();
+    parts.sort_unstable();
+    assert_eq!(
+        parts,
+        vec![200, 400],
+        "both parts of task 2, not the implicit task"
+    );
+    assert!(tl.warnings.is_empty(), "{:?}", tl.warnings);
+}

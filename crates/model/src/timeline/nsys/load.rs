@@ -201,6 +201,9 @@ struct Loader<'d, 'a> {
     streams: HashMap<(u64, i64, i64, i64), TrackId>,
     calls: Vec<(u128, EventRef)>,
     work: Vec<(Option<u64>, u32, EventRef)>,
+    /// OpenMP task creations and task parts, by process and correlation id (their flows).
+    task_creates: Vec<(u128, EventRef)>,
+    tasks: Vec<(u128, EventRef)>,
     stacks: StacksBuilder,
     generic_keys: HashMap<String, u64>,
 }
@@ -244,6 +247,8 @@ impl<'d, 'a> Loader<'d, 'a> {
             streams: HashMap::new(),
             calls: Vec::new(),
             work: Vec::new(),
+            task_creates: Vec::new(),
+            tasks: Vec::new(),
             stacks: StacksBuilder::default(),
             generic_keys: HashMap::new(),
         })
@@ -662,6 +667,11 @@ impl<'d, 'a> Loader<'d, 'a> {
             .collect();
         let unmatched = self.b.link_by_key(calls, &work);
         drop(work);
+        // An OpenMP task's parts come from the creation of their correlation id (implicit
+        // tasks have none: no warning).
+        let creates = std::mem::take(&mut self.task_creates);
+        let tasks = std::mem::take(&mut self.tasks);
+        self.b.link_by_key(creates, &tasks);
         self.b.sort_children_by_key();
         if unmatched > 0 {
             self.b.warn(

@@ -158,8 +158,15 @@ impl Loader<'_, '_> {
 
     fn generic_table(&mut self, table: &str, shape: &Shape) -> Result<(), NsysError> {
         let column = |c: Option<&str>| c.map_or("NULL".to_owned(), |c| format!("\"{c}\""));
+        // OpenMP task creations and task parts are linked by their correlation id.
+        let task_flow = match table {
+            "OPENMP_EVENT_KIND_TASK_CREATE" => Some(true),
+            "OPENMP_EVENT_KIND_TASK" => Some(false),
+            _ => None,
+        }
+        .filter(|_| self.db.has_column(table, "correlationId"));
         let sql = format!(
-            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {} FROM \"{}\"",
+            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {} FROM \"{}\"",
             shape.start,
             column(shape.end),
             column(shape.thread),
@@ -167,6 +174,7 @@ impl Loader<'_, '_> {
             column(shape.device),
             column(shape.name_id),
             column(shape.text.then_some("text")),
+            column(task_flow.map(|_| "correlationId")),
             table.replace('"', "\"\"")
         );
         let label = family(table);
@@ -201,18 +209,33 @@ impl Loader<'_, '_> {
                 .series_sources
                 .entry(track)
                 .or_insert_with(|| table.to_owned());
-            l.b.push(
+            let correlation = v(8).and_then(|c| u32::try_from(c).ok()).unwrap_or(0);
+            let r = l.b.push(
                 track,
                 NewEvent {
                     kind,
                     start,
                     end,
                     name,
-                    correlation: 0,
+                    correlation,
                     source: rowid(v(0)),
                     depth: 0,
                 },
             );
+            if let Some(create) = task_flow
+                && correlation != 0
+            {
+                let process = v(3).or(v(4)).map(|g| {
+                    let (m, pid, _) = split_global_id(g);
+                    (m << 24) | pid
+                });
+                let key = super::flow_key(process, correlation);
+                if create {
+                    l.task_creates.push((key, r));
+                } else {
+                    l.tasks.push((key, r));
+                }
+            }
             Ok(())
         })?;
         self.events_since(table, before);
