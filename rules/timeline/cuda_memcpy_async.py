@@ -21,18 +21,10 @@ COLUMNS = [
 ]
 
 
-def copy_rows(copies):
-    """The rows of a memcpy finding (shared layout of the memcpy rules)."""
-    rows = []
-    for r in copies.rows(
-        "duration", "start", "src_kind", "dst_kind", "bytes", "pid", "device", "context",
-        "green_context", "stream", "api",
-    ):
-        r = list(r)
-        r[4] = timeline.fixed(r[4] or 0, 1000000, 3)
-        r[8] = None if not r[8] else r[8]
-        rows.append(r)
-    return rows
+COPY_COLUMNS = (
+    "duration", "start", "src_kind", "dst_kind", "bytes", "pid", "device", "context",
+    "green_context", "stream", "api",
+)
 
 
 def analyze(trace, options):
@@ -47,4 +39,5 @@ def analyze(trace, options):
     )
     pageable = timeline.window(pageable, options)
     top = pageable.sort("-duration", "rowid").head(options["rows"])
-    return timeline.Result(COLUMNS, copy_rows(top), events=top)
+    rows = timeline.format_rows(top, COPY_COLUMNS, megabytes=("bytes",), blank_zero=("green_context",))
+    return timeline.Result(COLUMNS, rows, events=top)

@@ -37,13 +37,11 @@ def analyze(trace, options):
     found = timeline.window(copies.minus(small_htod), options)
     # Equal durations keep the export's order (as nsys lists them).
     top = found.sort("-duration").head(options["rows"])
-    rows = []
-    for r in top.rows(
-        "duration", "start", "src_kind", "dst_kind", "bytes", "pid", "device", "context",
-        "green_context", "stream", "api",
-    ):
-        r = list(r)
-        r[4] = timeline.fixed(r[4] or 0, 1000000, 3)
-        r[8] = None if not r[8] else r[8]
-        rows.append(r)
+    rows = timeline.format_rows(
+        top,
+        ("duration", "start", "src_kind", "dst_kind", "bytes", "pid", "device", "context",
+         "green_context", "stream", "api"),
+        megabytes=("bytes",),
+        blank_zero=("green_context",),
+    )
     return timeline.Result(COLUMNS, rows, events=top)

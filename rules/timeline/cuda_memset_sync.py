@@ -30,13 +30,11 @@ def analyze(trace, options):
     sets = sets.where("mem_kind", "in", ["Pinned", "Managed"])
     sets = timeline.window(sets, options)
     top = sets.sort("-duration", "rowid").head(options["rows"])
-    rows = []
-    for r in top.rows(
-        "duration", "start", "mem_kind", "bytes", "pid", "device", "context", "green_context",
-        "stream", "api",
-    ):
-        r = list(r)
-        r[3] = timeline.fixed(r[3] or 0, 1000000, 3)
-        r[7] = None if not r[7] else r[7]
-        rows.append(r)
+    rows = timeline.format_rows(
+        top,
+        ("duration", "start", "mem_kind", "bytes", "pid", "device", "context", "green_context",
+         "stream", "api"),
+        megabytes=("bytes",),
+        blank_zero=("green_context",),
+    )
     return timeline.Result(COLUMNS, rows, events=top)

@@ -44,3 +44,18 @@ def window(events, options):
     if thread is not None:
         events = events.where("tid", "==", int(thread))
     return events
+
+
+def format_rows(events, columns, megabytes=(), blank_zero=()):
+    """The events' rows of `columns` as nsys prints them: the columns named in `megabytes` as
+    MB (10^6 bytes) with three decimals, those in `blank_zero` empty when 0 or missing."""
+    rows = []
+    for row in events.rows(*columns):
+        row = list(row)
+        for i, column in enumerate(columns):
+            if column in megabytes:
+                row[i] = fixed(row[i] or 0, 1000000, 3)
+            elif column in blank_zero and not row[i]:
+                row[i] = None
+        rows.append(row)
+    return rows

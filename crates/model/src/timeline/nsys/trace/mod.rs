@@ -243,6 +243,17 @@ impl Trace {
     }
 }
 
+/// The first columns of a table of host calls: where the row is, when, on which thread, what.
+const HOST_CALL: [(&str, ColumnKind); 7] = [
+    ("table", ColumnKind::Text),
+    ("rowid", ColumnKind::Int),
+    ("start", ColumnKind::Int),
+    ("end", ColumnKind::Int),
+    ("pid", ColumnKind::Int),
+    ("tid", ColumnKind::Int),
+    ("name", ColumnKind::Text),
+];
+
 type StringOf<'a> = dyn FnMut(i64, &mut Interner) -> i64 + 'a;
 
 fn read_api(
@@ -250,21 +261,15 @@ fn read_api(
     strings: &mut Interner,
     string_of: &mut StringOf<'_>,
 ) -> Result<EventTable, NsysError> {
-    use ColumnKind::{Int, Text};
+    use ColumnKind::Int;
     let mut t = EventTable::new(
         "cuda_api",
         "CUDA runtime and driver API calls (CUPTI_ACTIVITY_KIND_RUNTIME)",
         &[
-            ("table", Text),
-            ("rowid", Int),
-            ("start", Int),
-            ("end", Int),
-            ("pid", Int),
-            ("tid", Int),
-            ("name", Text),
-            ("correlation", Int),
-            ("event_class", Int),
-        ],
+            HOST_CALL.as_slice(),
+            &[("correlation", Int), ("event_class", Int)],
+        ]
+        .concat(),
     );
     if !db.has_table(RUNTIME) {
         return Ok(t);
@@ -433,25 +438,22 @@ fn read_dx12(
     strings: &mut Interner,
     string_of: &mut StringOf<'_>,
 ) -> Result<EventTable, NsysError> {
-    use ColumnKind::{Int, Text};
+    use ColumnKind::Int;
     let mut t = EventTable::new(
         "dx12_mem",
         "DX12 memory operations (DX12_MEMORY_OPERATION) with their API calls (DX12_API)",
         &[
-            ("table", Text),
-            ("rowid", Int),
-            ("start", Int),
-            ("end", Int),
-            ("pid", Int),
-            ("tid", Int),
-            ("name", Text),
-            ("device", Int),
-            ("heap_type", Int),
-            ("heap_flags", Int),
-            ("page_property", Int),
-            ("range_start", Int),
-            ("range_end", Int),
-        ],
+            HOST_CALL.as_slice(),
+            &[
+                ("device", Int),
+                ("heap_type", Int),
+                ("heap_flags", Int),
+                ("page_property", Int),
+                ("range_start", Int),
+                ("range_end", Int),
+            ],
+        ]
+        .concat(),
     );
     if !db.has_table(DX12_MEMORY) || !db.has_table(DX12_API) {
         return Ok(t);

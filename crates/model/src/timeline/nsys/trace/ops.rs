@@ -210,6 +210,30 @@ fn keys<'a>(
     by.iter().map(|c| values(table, c)).collect()
 }
 
+/// Intervals `(start, end)` by group key.
+type Groups = BTreeMap<Vec<i64>, Vec<(i64, i64)>>;
+
+/// The `(start, end)` of `rows` per group (equal values of the `by` columns), groups in key
+/// order.
+fn intervals_by(
+    table: &EventTable,
+    rows: &[u32],
+    by: &[String],
+) -> Result<Groups, OpError> {
+    let key_cols = keys(table, by)?;
+    let (_, start) = values(table, "start")?;
+    let (_, end) = values(table, "end")?;
+    let mut groups = Groups::new();
+    for &r in rows {
+        let key = key_cols.iter().map(|(_, c)| c.get(r)).collect();
+        groups
+            .entry(key)
+            .or_default()
+            .push((start.get(r), end.get(r)));
+    }
+    Ok(groups)
+}
+
 /// An idle interval of a group of rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gap {
@@ -230,17 +254,7 @@ pub fn gaps(
     by: &[String],
     min: i64,
 ) -> Result<Vec<Gap>, OpError> {
-    let key_cols = keys(table, by)?;
-    let (_, start) = values(table, "start")?;
-    let (_, end) = values(table, "end")?;
-    let mut groups: BTreeMap<Vec<i64>, Vec<(i64, i64)>> = BTreeMap::new();
-    for &r in rows {
-        let key = key_cols.iter().map(|(_, c)| c.get(r)).collect();
-        groups
-            .entry(key)
-            .or_default()
-            .push((start.get(r), end.get(r)));
-    }
+    let groups = intervals_by(table, rows, by)?;
     let mut out = Vec::new();
     for (key, mut iv) in groups {
         iv.sort_unstable();
@@ -282,17 +296,7 @@ pub fn utilization(
     by: &[String],
     chunks: i64,
 ) -> Result<Vec<Chunk>, OpError> {
-    let key_cols = keys(table, by)?;
-    let (_, start) = values(table, "start")?;
-    let (_, end) = values(table, "end")?;
-    let mut groups: BTreeMap<Vec<i64>, Vec<(i64, i64)>> = BTreeMap::new();
-    for &r in rows {
-        let key = key_cols.iter().map(|(_, c)| c.get(r)).collect();
-        groups
-            .entry(key)
-            .or_default()
-            .push((start.get(r), end.get(r)));
-    }
+    let groups = intervals_by(table, rows, by)?;
     let n = i128::from(chunks.max(1));
     let mut out = Vec::new();
     for (key, iv) in groups {
