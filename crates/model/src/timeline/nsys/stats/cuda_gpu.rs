@@ -50,19 +50,33 @@ struct Group {
     values: Vec<i64>,
 }
 
-/// The statistics columns then `trailing`, rows by total (descending), instances (descending),
-/// name, then grid and block sizes.
-fn summary_table(report: &str, trailing: &[&str], groups: Vec<Group>) -> ReportTable {
+/// How rows of equal total sort.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ties {
+    /// Instances (descending), name, grid and block sizes.
+    InstancesFirst,
+    /// Instances (ascending), name, grid and block sizes (`cuda_gpu_kern_gb_sum`: nsys 2023.4
+    /// on the corpus and on a generated 1 M-event export).
+    FewerInstancesFirst,
+}
+
+/// The statistics columns then `trailing`, rows by total (descending), then as `ties` says.
+fn summary_table(report: &str, trailing: &[&str], groups: Vec<Group>, ties: Ties) -> ReportTable {
     let mut sums: Vec<(Summary, Group)> = groups
         .into_iter()
         .filter_map(|mut g| Some((Summary::of(&mut g.values)?, g)))
         .collect();
     sums.sort_by(|(a, ag), (b, bg)| {
-        b.total
-            .cmp(&a.total)
-            .then(b.count.cmp(&a.count))
-            .then_with(|| ag.sort_name.cmp(&bg.sort_name))
-            .then(ag.sort_dims.cmp(&bg.sort_dims))
+        let by_total = b.total.cmp(&a.total);
+        match ties {
+            Ties::InstancesFirst => by_total
+                .then(b.count.cmp(&a.count))
+                .then_with(|| ag.sort_name.cmp(&bg.sort_name)),
+            Ties::FewerInstancesFirst => by_total
+                .then(a.count.cmp(&b.count))
+                .then_with(|| ag.sort_name.cmp(&bg.sort_name)),
+        }
+        .then(ag.sort_dims.cmp(&bg.sort_dims))
     });
     let grand: i128 = sums.iter().map(|(s, _)| s.total).sum();
     let mut columns: Vec<String> = [
@@ -161,6 +175,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
         report,
         &["Category", "Operation"],
         groups,
+        Ties::InstancesFirst,
     )))
 }
 
@@ -200,5 +215,6 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
         req.report.name,
         &["GridXYZ", "BlockXYZ", "Name"],
         groups,
+        Ties::FewerInstancesFirst,
     )))
 }

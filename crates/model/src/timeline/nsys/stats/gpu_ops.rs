@@ -358,6 +358,8 @@ pub(super) struct ApiCall {
     pub global_tid: i64,
     /// String id of the function's name.
     pub name: i64,
+    /// Its rowid (the table's order: what nsys lists calls of equal start by).
+    pub row: i64,
 }
 
 impl ApiCall {
@@ -404,6 +406,7 @@ impl CallsByCorr {
                     end,
                     global_tid: int_at(row, 3).unwrap_or(0),
                     name: int_at(row, 5).unwrap_or(-1),
+                    row: int_at(row, 0).unwrap_or(0),
                 };
                 calls.push((call.pid(), corr, call));
                 Ok(())
