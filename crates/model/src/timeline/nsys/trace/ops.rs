@@ -215,11 +215,7 @@ type Groups = BTreeMap<Vec<i64>, Vec<(i64, i64)>>;
 
 /// The `(start, end)` of `rows` per group (equal values of the `by` columns), groups in key
 /// order.
-fn intervals_by(
-    table: &EventTable,
-    rows: &[u32],
-    by: &[String],
-) -> Result<Groups, OpError> {
+fn intervals_by(table: &EventTable, rows: &[u32], by: &[String]) -> Result<Groups, OpError> {
     let key_cols = keys(table, by)?;
     let (_, start) = values(table, "start")?;
     let (_, end) = values(table, "end")?;
