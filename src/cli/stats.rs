@@ -86,13 +86,12 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
     let export = export_for(file, args.nsys.as_deref())?;
     let db = nsys::db::ExportDb::open(&export)?;
-    let mut results = Vec::new();
-    for (name, request) in &requests {
-        results.push((name.to_string(), stats::run_request(&db, request)?));
-    }
     if let Some(prefix) = &args.output {
-        for ((name, outcome), (_, request)) in results.iter().zip(&requests) {
-            match outcome {
+        // Each report written as soon as it is computed, and dropped: a batch of large traces
+        // never holds more than one table.
+        for (name, request) in &requests {
+            let outcome = stats::run_request(&db, request)?;
+            match &outcome {
                 ReportOutcome::Table(t) if !t.rows.is_empty() => {
                     let path =
                         PathBuf::from(format!("{}_{}.csv", prefix.display(), request.file_stem()));
@@ -105,6 +104,10 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             }
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    let mut results = Vec::new();
+    for (name, request) in &requests {
+        results.push((name.to_string(), stats::run_request(&db, request)?));
     }
     match args.format {
         StatsFormat::Csv => write_csv(&results, out)?,
