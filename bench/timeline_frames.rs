@@ -1,4 +1,5 @@
-//! Timeline frame benchmark: `cargo bench --bench timeline_frames [-- EVENTS]`.
+//! Timeline frame benchmark: `cargo bench --bench timeline_frames [-- EVENTS [--samples N]
+//! [--sched N]]`.
 //!
 //! Writes an nsys-shaped export with the project's generator (default 1 M events; kept in
 //! `target/bench-data/` and reused), opens it in the whole app (loader thread, summary tables),
@@ -6,6 +7,12 @@
 //! plus tessellation into meshes (`Context::tessellate`), headless, no GPU — at four views:
 //! zoomed out (the whole session), mid zoom (1/200 of it), zoomed in (20 µs) and while panning
 //! (a mid-zoom view moved 12 px every frame). Goal: median ≤ 4 ms and p99 ≤ 8 ms each.
+//!
+//! With `--samples N` (and `--sched N`) the export also holds N CPU samples with call stacks
+//! (and N scheduling events) on the same threads (`sightline_test_support::nsys_cpu`); then the
+//! bench also opens the CPU profile's flame graph (all threads, whole session): the model's
+//! build (samples counted per stack, top-down tree; goal ≤ 1 s), the first frame that shows it
+//! (which builds it), and the frames drawing it (goal ≤ 16 ms) with the pointer over its bars.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::path::{Path, PathBuf};
@@ -13,8 +20,11 @@ use std::time::{Duration, Instant};
 
 use eframe::egui;
 use sightline::app::timeline::TimelineDoc;
+use sightline::app::timeline::cpu_profile::ProfileView;
 use sightline::app::{Settings, SightlineApp, StartOptions};
-use sightline_test_support::nsys::{SynthOptions, write_export};
+use sightline::timeline::profile::CallTree;
+use sightline_test_support::nsys::{SynthOptions, write_export_with_cpu};
+use sightline_test_support::nsys_cpu::CpuOptions;
 
 /// Frames measured per view (after warm-up frames).
 const FRAMES: usize = 300;
@@ -29,16 +39,22 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
-/// The generated export with about `events` events (written once, then reused).
-fn export(events: u64) -> PathBuf {
+/// The generated export with about `events` events and the CPU rows of `cpu` (written once,
+/// then reused).
+fn export(events: u64, cpu: &CpuOptions) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join(format!("nsys-{events}.sqlite"));
+    let name = if *cpu == CpuOptions::default() {
+        format!("nsys-{events}.sqlite")
+    } else {
+        format!("nsys-{events}-{}-{}.sqlite", cpu.samples, cpu.sched)
+    };
+    let path = dir.join(name);
     if !path.is_file() {
         let partial = path.with_extension("partial");
         let _ = std::fs::remove_file(&partial);
         let start = Instant::now();
-        let counts = write_export(
+        let (counts, cpu_counts) = write_export_with_cpu(
             &partial,
             &SynthOptions {
                 events,
@@ -46,13 +62,17 @@ fn export(events: u64) -> PathBuf {
                 streams: 8,
                 seed: 1,
             },
+            cpu,
         )
         .expect("write the export");
         std::fs::rename(&partial, &path).expect("rename the export");
         eprintln!(
-            "generated {} ({} rows) in {:.1} s",
+            "generated {} ({} events, {} samples with {} call stack rows, {} scheduling events) in {:.1} s",
             path.display(),
             counts.total(),
+            cpu_counts.samples,
+            cpu_counts.callchain_rows,
+            cpu_counts.sched,
             start.elapsed().as_secs_f64()
         );
     }
@@ -90,11 +110,27 @@ impl Driver {
 }
 
 fn main() {
-    let events: u64 = std::env::args()
-        .skip(1)
-        .find_map(|a| a.replace('_', "").parse().ok())
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let number = |a: &String| a.replace('_', "").parse::<u64>().ok();
+    let option = |name: &str| -> u64 {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(number)
+            .unwrap_or(0)
+    };
+    let cpu = CpuOptions {
+        samples: option("--samples"),
+        sched: option("--sched"),
+    };
+    // The first number that is not an option's value.
+    let events: u64 = args
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i == 0 || !args[i - 1].starts_with("--"))
+        .find_map(|(_, a)| number(a))
         .unwrap_or(1_000_000);
-    let path = export(events);
+    let path = export(events, &cpu);
     let app = SightlineApp::new(
         Settings::default(),
         StartOptions {
@@ -192,4 +228,70 @@ fn main() {
             ms(*times.last().expect("frames"))
         );
     }
+    if cpu.samples > 0 {
+        flame_graph(&mut d);
+    }
+}
+
+/// The CPU profile's flame graph of all samples: the model's build, the first frame showing
+/// it, then frames with the pointer over its bars.
+fn flame_graph(d: &mut Driver) {
+    let tl = d
+        .app
+        .document::<TimelineDoc>(0)
+        .and_then(|t| t.timeline().cloned())
+        .expect("loaded");
+    let range = tl.time_range().expect("events");
+    let mut builds = Vec::new();
+    let mut nodes = 0;
+    let mut samples = 0;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let counts = tl.sample_counts(range.0, range.1, &[]);
+        let counted = start.elapsed();
+        let tree = CallTree::top_down(&tl.stacks, &counts);
+        builds.push((counted, start.elapsed()));
+        nodes = tree.nodes.len();
+        samples = counts.samples;
+    }
+    builds.sort();
+    let (counted, built) = builds[1];
+    println!(
+        "flame graph model ({samples} samples, {} call stack nodes, {nodes} tree nodes; median of 3): \
+         samples counted per stack {}, + top-down tree {}",
+        tl.stacks.nodes.len(),
+        ms(counted),
+        ms(built)
+    );
+    if let Some(t) = d.app.document_mut::<TimelineDoc>(0) {
+        t.stats.showing_profile = true;
+        t.stats.showing_expert = false;
+        t.stats.profile.view = ProfileView::FlameGraph;
+    }
+    d.pointer = egui::pos2(800.0, 900.0);
+    let (first, _) = d.frame();
+    println!(
+        "first frame showing the flame graph (counts, builds the tree, draws): {}",
+        ms(first)
+    );
+    let mut times = Vec::new();
+    for i in 0..WARM_UP + FRAMES {
+        // Over the bars, at the bottom panel: hover hit tests and tooltips run.
+        d.pointer = egui::pos2(
+            100.0 + (i % 70) as f32 * 20.0,
+            760.0 + (i % 9) as f32 * 20.0,
+        );
+        let (time, _) = d.frame();
+        if i >= WARM_UP {
+            times.push(time);
+        }
+    }
+    times.sort();
+    println!(
+        "  {:<30} median {}  p99 {}  max {}",
+        "flame graph (all samples)",
+        ms(percentile(&times, 0.5)),
+        ms(percentile(&times, 0.99)),
+        ms(*times.last().expect("frames"))
+    );
 }

@@ -4,7 +4,8 @@
 //! - [`ncu`]: Nsight Compute reports written byte for byte as NVIDIA's writer lays them out
 //!   ([`ncu::writer`]), the synthetic kernels of the fixtures and the bundled sample
 //!   ([`ncu::synth`], [`ncu::synth_kernels`], [`ncu::synth_edge`], [`ncu::fixtures`]).
-//! - [`nsys`]: Nsight Systems-shaped SQLite exports of any size.
+//! - [`nsys`]: Nsight Systems-shaped SQLite exports of any size; [`nsys_cpu`] adds CPU samples
+//!   with call stacks and scheduling events to them.
 //! - [`codexl`]: CodeXL `.atp` traces and the session's `.csv` / `.occupancy` files.
 //! - [`gainsight`]: GPGPU-Sim logs with known lifetimes.
 //! - [`rng`]: the xorshift64* sequence of the nsys, NVTXT and Gainsight generators.
@@ -17,6 +18,7 @@ pub mod codexl;
 pub mod gainsight;
 pub mod ncu;
 pub mod nsys;
+pub mod nsys_cpu;
 pub mod nsys_expert;
 pub mod nsys_families;
 pub mod rng;

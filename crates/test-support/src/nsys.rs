@@ -7,6 +7,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 
+use crate::nsys_cpu::{CpuCounts, CpuOptions, write_cpu};
 use crate::rng::Rng;
 
 /// What to generate.
@@ -146,20 +147,46 @@ const PID: i64 = 4242;
 
 /// Writes a new export at `path` (which must not exist) and returns the rows written.
 pub fn write_export(path: &Path, options: &SynthOptions) -> rusqlite::Result<SynthCounts> {
+    write_export_with_cpu(path, options, &CpuOptions::default()).map(|(c, _)| c)
+}
+
+/// [`write_export`] with CPU samples and scheduling events on the generated threads
+/// ([`crate::nsys_cpu`]; none when `cpu` is the default, which writes the same bytes as
+/// [`write_export`]).
+pub fn write_export_with_cpu(
+    path: &Path,
+    options: &SynthOptions,
+    cpu: &CpuOptions,
+) -> rusqlite::Result<(SynthCounts, CpuCounts)> {
     let mut conn = Connection::open(path)?;
     conn.execute_batch("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")?;
     conn.execute_batch(SCHEMA)?;
     let tx = conn.transaction()?;
-    let counts = fill(&tx, options)?;
+    let (counts, end) = fill(&tx, options)?;
+    let threads: Vec<i64> = (0..i64::from(options.threads.max(1)))
+        .map(|t| global_tid(PID + t))
+        .collect();
+    let cpu_counts = write_cpu(
+        &tx,
+        cpu,
+        options.seed,
+        STRINGS.len() as i64,
+        &threads,
+        (START, end),
+    )?;
     tx.commit()?;
-    Ok(counts)
+    Ok((counts, cpu_counts))
 }
+
+/// The first thread's first event starts about here.
+const START: i64 = 1_000_000;
 
 fn global_tid(tid: i64) -> i64 {
     (PID << 24) | tid
 }
 
-fn fill(tx: &rusqlite::Transaction<'_>, o: &SynthOptions) -> rusqlite::Result<SynthCounts> {
+/// Writes the rows; returns their counts and the time the last thread's work ends.
+fn fill(tx: &rusqlite::Transaction<'_>, o: &SynthOptions) -> rusqlite::Result<(SynthCounts, i64)> {
     for (i, s) in STRINGS.iter().enumerate() {
         tx.execute(
             "INSERT INTO StringIds VALUES (?1, ?2)",
@@ -241,7 +268,7 @@ fn fill(tx: &rusqlite::Transaction<'_>, o: &SynthOptions) -> rusqlite::Result<Sy
     let mut rng = Rng(o.seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let threads = o.threads.max(1) as usize;
     let streams = o.streams.max(1) as i64;
-    let mut thread_time: Vec<i64> = (0..threads as i64).map(|t| 1_000_000 + t * 1_000).collect();
+    let mut thread_time: Vec<i64> = (0..threads as i64).map(|t| START + t * 1_000).collect();
     let mut stream_free: Vec<i64> = vec![0; streams as usize];
     let mut c = SynthCounts::default();
     let mut correlation: i64 = 1;
@@ -365,5 +392,6 @@ fn fill(tx: &rusqlite::Transaction<'_>, o: &SynthOptions) -> rusqlite::Result<Sy
         }
         thread_time[t] = iter_end + rng.range(1_000, 10_000);
     }
-    Ok(c)
+    let end = thread_time.iter().copied().max().unwrap_or(START);
+    Ok((c, end))
 }

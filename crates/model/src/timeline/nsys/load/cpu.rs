@@ -16,20 +16,70 @@ use crate::timeline::stacks::{Frame, StackId};
 use crate::timeline::strings::StrId;
 
 /// The stacks of one `*_CALLCHAINS` table by callchain id, with the rows each one took.
+///
+/// Ids are dense in exports (a sample's callchain id is its `COMPOSITE_EVENTS.id`, 1, 2, …), so
+/// they index a vector of 8-byte entries; an id far beyond the ids seen so far (the vector would
+/// become less than half full) goes to a map instead.
 #[derive(Default)]
 pub(super) struct Callchains {
     table: &'static str,
-    stacks: HashMap<i64, (StackId, u64)>,
+    /// By id: the stack's id + 1 (0: none) and its rows.
+    dense: Vec<(u32, u32)>,
+    /// Ids of `dense` holding a stack.
+    dense_count: usize,
+    /// The other ids.
+    sparse: HashMap<i64, (StackId, u64)>,
     /// Rows of ids that events use.
     used_rows: u64,
 }
 
 impl Callchains {
+    /// Records the stack of callchain `id` and the rows it took (a later one replaces it).
+    fn insert(&mut self, id: i64, stack: StackId, rows: u64) {
+        let dense_ok = usize::try_from(id)
+            .ok()
+            .filter(|&i| i < self.dense.len() || i < 2 * self.dense_count + 1024);
+        match (dense_ok, stack.0.checked_add(1), u32::try_from(rows)) {
+            (Some(i), Some(stack1), Ok(rows)) => {
+                if i >= self.dense.len() {
+                    self.dense.resize(i + 1, (0, 0));
+                }
+                if self.dense[i].0 == 0 {
+                    self.dense_count += 1;
+                }
+                self.dense[i] = (stack1, rows);
+                self.sparse.remove(&id);
+            }
+            _ => {
+                if let Some(entry) = usize::try_from(id).ok().and_then(|i| self.dense.get_mut(i))
+                    && entry.0 != 0
+                {
+                    *entry = (0, 0);
+                    self.dense_count -= 1;
+                }
+                self.sparse.insert(id, (stack, rows));
+            }
+        }
+    }
+
     /// The stack of callchain `id` (0 and unknown ids have none); counts it as used.
     pub(super) fn take(&mut self, id: Option<i64>) -> Option<StackId> {
-        let entry = self.stacks.get_mut(&id.filter(|&i| i != 0)?)?;
+        let id = id.filter(|&i| i != 0)?;
+        if let Some(entry) = usize::try_from(id).ok().and_then(|i| self.dense.get_mut(i))
+            && entry.0 != 0
+        {
+            self.used_rows += u64::from(std::mem::take(&mut entry.1));
+            return Some(StackId(entry.0 - 1));
+        }
+        let entry = self.sparse.get_mut(&id)?;
         self.used_rows += std::mem::take(&mut entry.1);
         Some(entry.0)
+    }
+
+    /// Rows of stacks no event took.
+    fn unused_rows(&self) -> u64 {
+        let dense: u64 = self.dense.iter().map(|&(_, rows)| u64::from(rows)).sum();
+        dense + self.sparse.values().map(|(_, rows)| rows).sum::<u64>()
     }
 }
 
@@ -57,7 +107,7 @@ impl Loader<'_, '_> {
                 frames.sort_by_key(|(depth, _)| std::cmp::Reverse(*depth));
                 let rows = frames.len() as u64;
                 if let Some(stack) = l.stacks.stack(frames.drain(..).map(|(_, f)| f)) {
-                    chains.stacks.insert(id, (stack, rows));
+                    chains.insert(id, stack, rows);
                 }
             }
         };
@@ -96,7 +146,7 @@ impl Loader<'_, '_> {
         }
         let imports = &mut self.b.session.imports;
         imports.attached(chains.table, chains.used_rows);
-        let unused: u64 = chains.stacks.values().map(|(_, rows)| rows).sum();
+        let unused = chains.unused_rows();
         imports.skipped(
             chains.table,
             "the call stack of no event of the export",
@@ -254,5 +304,35 @@ impl Loader<'_, '_> {
             orphans,
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn callchains_dense_and_sparse_ids() {
+        let mut c = Callchains::default();
+        c.insert(1, StackId(0), 3);
+        c.insert(2, StackId(5), 2);
+        // Far beyond the ids seen: kept aside, the vector stays small.
+        c.insert(1 << 40, StackId(7), 4);
+        c.insert(-3, StackId(8), 1);
+        assert!(c.dense.len() <= 3);
+        // A later run of an id replaces it.
+        c.insert(2, StackId(6), 5);
+        assert_eq!(c.unused_rows(), 3 + 5 + 4 + 1);
+        assert_eq!(c.take(Some(1)), Some(StackId(0)));
+        assert_eq!(c.take(Some(2)), Some(StackId(6)));
+        assert_eq!(c.take(Some(1 << 40)), Some(StackId(7)));
+        assert_eq!(c.take(Some(-3)), Some(StackId(8)));
+        assert_eq!(c.take(Some(0)), None);
+        assert_eq!(c.take(Some(9)), None);
+        assert_eq!(c.take(None), None);
+        // Each stack's rows count once, however many events share it.
+        assert_eq!(c.take(Some(1)), Some(StackId(0)));
+        assert_eq!(c.used_rows, 3 + 5 + 4 + 1);
+        assert_eq!(c.unused_rows(), 0);
     }
 }
