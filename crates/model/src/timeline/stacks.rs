@@ -4,7 +4,7 @@
 //! walking parents gives its frames from the innermost (the sampled instruction, the function
 //! that made the call) out to the thread's entry point.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::strings::StrId;
 
@@ -82,8 +82,10 @@ impl CallStacks {
 #[derive(Debug, Default)]
 pub struct StacksBuilder {
     stacks: CallStacks,
-    frame_ids: HashMap<Frame, FrameId>,
-    node_ids: HashMap<(Option<StackId>, FrameId), StackId>,
+    // Fx: two lookups per frame of every sample's stack (132 M frames at the scale benchmark);
+    // the keys are small ids the loader made, not text.
+    frame_ids: FxHashMap<Frame, FrameId>,
+    node_ids: FxHashMap<(Option<StackId>, FrameId), StackId>,
 }
 
 impl StacksBuilder {

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::{Loader, SERIES_SAMPLES, SERIES_SCHED, integer, rowid};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind, NO_STACK, TrackId, TrackKind};
@@ -101,7 +103,7 @@ impl Loader<'_, '_> {
         // The frames of the id being read, innermost first as the rows come.
         let mut current: Option<i64> = None;
         let mut frames: Vec<(i64, Frame)> = Vec::new();
-        let mut symbols: HashMap<i64, StrId> = HashMap::new();
+        let mut symbols: FxHashMap<i64, StrId> = FxHashMap::default();
         let mut finish = |l: &mut Self, id: Option<i64>, frames: &mut Vec<(i64, Frame)>| {
             if let Some(id) = id {
                 frames.sort_by_key(|(depth, _)| std::cmp::Reverse(*depth));
