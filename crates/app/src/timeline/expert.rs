@@ -327,7 +327,7 @@ impl ExpertPanel {
                 ui.weak("Nothing found.");
                 return None;
             }
-            TimelineOutcome::Table { table, .. } => table.clone(),
+            TimelineOutcome::Table { table, .. } => table,
             TimelineOutcome::Skipped(why) => {
                 ui.weak(format!("SKIPPED: {why}"));
                 return None;
@@ -368,7 +368,7 @@ impl ExpertPanel {
             ui,
             &mut self.table,
             table.rows.len(),
-            &|c, a, b| super::stats_panel::compare_cells(&table, c, a, b),
+            &|c, a, b| super::stats_panel::compare_cells(table, c, a, b),
             &mut |ui, r, c| {
                 if let Some(cell) = table.rows[r].get(c) {
                     cell_text(ui, cell.as_str());

@@ -1,35 +1,16 @@
 //! What the API, marker and MPI reports share: reading rows of a table leniently (errors name
 //! the table and rowid), summary tables whose ties keep the caller's order, thread names.
 
+pub(super) use super::table::{for_each_row, int_at};
 use std::collections::HashMap;
 
 use rusqlite::types::ValueRef;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, quote_ident, text_of};
-use super::table::time_cells;
+use super::table::{time_cells, time_columns};
 use super::{Cell, ReportTable};
 use crate::timeline::summary::Summary;
-
-/// Runs `sql` on `table` (the table named in errors) and calls `each` with every row.
-pub(super) fn for_each_row(
-    db: &ExportDb,
-    table: &str,
-    sql: &str,
-    mut each: impl FnMut(&rusqlite::Row<'_>) -> Result<(), NsysError>,
-) -> Result<(), NsysError> {
-    let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
-        each(row)?;
-    }
-    Ok(())
-}
-
-/// Column `i` of a row as an integer (`None` for NULL or text that is no number).
-pub(super) fn int_at(row: &rusqlite::Row<'_>, i: usize) -> Option<i64> {
-    row.get_ref(i).ok().and_then(int_of)
-}
 
 /// Column `i` of a row as text (`None` for NULL).
 pub(super) fn text_at(row: &rusqlite::Row<'_>, i: usize) -> Option<String> {
@@ -102,20 +83,7 @@ pub(super) fn summary_table(
     // A stable sort: ties keep the caller's order.
     sums.sort_by_key(|(_, s)| std::cmp::Reverse(s.total));
     let grand: i128 = sums.iter().map(|(_, s)| s.total).sum();
-    let mut columns: Vec<String> = [
-        "Time (%)",
-        "Total Time (ns)",
-        count_header,
-        "Avg (ns)",
-        "Med (ns)",
-        "Min (ns)",
-        "Max (ns)",
-        "StdDev (ns)",
-    ]
-    .iter()
-    .map(|c| c.to_string())
-    .collect();
-    columns.extend(trailing_headers.iter().map(|c| c.to_string()));
+    let columns = time_columns(count_header, trailing_headers);
     let rows = sums
         .into_iter()
         .map(|(names, s)| {

@@ -93,19 +93,8 @@ fn api_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
     if !db.has_table(T) {
         return skipped(db, "CUDA trace data");
     }
-    let groups = grouped(db, T, "nameId", "end - start", "")?;
-    let strings = db.string_ids()?;
-    let named = groups
-        .into_iter()
-        .map(|(k, v)| (strip_stats_suffix(&string_of(&strings, k)).to_string(), v))
-        .collect();
-    Ok(ReportOutcome::Table(time_table(
-        req.report.name,
-        "Num Calls",
-        "Name",
-        named,
-        false,
-    )))
+    // Grouped by string id, then the `_vNNNN` suffix cut (two rows may show one name).
+    calls_by_name(db, req, T, "", strip_stats_suffix)
 }
 
 fn osrt_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
@@ -118,11 +107,22 @@ fn osrt_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
     } else {
         ""
     };
-    let groups = grouped(db, T, "nameId", "end - start", filter)?;
+    calls_by_name(db, req, T, filter, |name| name)
+}
+
+/// A summary of calls by their `nameId` (the rows `filter` keeps), each named by `label`.
+fn calls_by_name(
+    db: &ExportDb,
+    req: &ReportRequest,
+    table: &str,
+    filter: &str,
+    label: fn(&str) -> &str,
+) -> Result<ReportOutcome, NsysError> {
+    let groups = grouped(db, table, "nameId", "end - start", filter)?;
     let strings = db.string_ids()?;
     let named = groups
         .into_iter()
-        .map(|(k, v)| (string_of(&strings, k), v))
+        .map(|(k, v)| (label(&string_of(&strings, k)).to_string(), v))
         .collect();
     Ok(ReportOutcome::Table(time_table(
         req.report.name,

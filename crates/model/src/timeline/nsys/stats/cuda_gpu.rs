@@ -15,7 +15,7 @@ use super::gpu_ops::{
     Columns, KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME,
     for_each_kernel, for_each_mem_op, kernel_durations, nvtx_missing, xyz,
 };
-use super::table::{grouped, string_of, strip_stats_suffix, time_cells};
+use super::table::{grouped, string_of, strip_stats_suffix, time_cells, time_columns};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
 use crate::timeline::summary::Summary;
 
@@ -79,20 +79,7 @@ fn summary_table(report: &str, trailing: &[&str], groups: Vec<Group>, ties: Ties
         .then(ag.sort_dims.cmp(&bg.sort_dims))
     });
     let grand: i128 = sums.iter().map(|(s, _)| s.total).sum();
-    let mut columns: Vec<String> = [
-        "Time (%)",
-        "Total Time (ns)",
-        "Instances",
-        "Avg (ns)",
-        "Med (ns)",
-        "Min (ns)",
-        "Max (ns)",
-        "StdDev (ns)",
-    ]
-    .iter()
-    .map(|c| c.to_string())
-    .collect();
-    columns.extend(trailing.iter().map(|c| c.to_string()));
+    let columns = time_columns("Instances", trailing);
     let rows = sums
         .into_iter()
         .map(|(s, g)| {

@@ -13,7 +13,7 @@ use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
 use super::gpu_ops::{
     Columns, KernelNamer, MemLabels, NameKey, NameKind, RUNTIME, device_names, for_each_kernel,
-    for_each_mem_op, for_rows, int_at, nvtx_missing,
+    for_each_mem_op, for_each_row, int_at, nvtx_missing,
 };
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, skipped};
@@ -63,7 +63,7 @@ pub(super) fn thread_names(
         db.col_or_null(T, "priority"),
         db.col_or_null(T, "nameId"),
     );
-    for_rows(db, T, &sql, |row| {
+    for_each_row(db, T, &sql, |row| {
         if let Some(tid) = int_at(row, 0) {
             let name = int_at(row, 2)
                 .map(|id| string_of(strings, id))
@@ -91,7 +91,7 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     );
     let mut names: HashMap<i64, String> = HashMap::new();
     let mut rows = Vec::new();
-    for_rows(db, RUNTIME, &sql, |row| {
+    for_each_row(db, RUNTIME, &sql, |row| {
         let (Some(start), Some(end)) = (int_at(row, 1), int_at(row, 2)) else {
             let rowid = int_at(row, 0).unwrap_or(-1);
             return Err(db.query_error(

@@ -3,10 +3,11 @@
 //! `base`, `mangled`, with the innermost NVTX range for `nvtx-name`), the launching API calls by
 //! correlation id, and the layout of nsys 2022.4 for exports without `ENUM_CUDA_MEMCPY_OPER`.
 
+pub(super) use super::table::{for_each_row, int_at};
 use std::collections::HashMap;
 
 use super::super::NsysError;
-use super::super::db::{ExportDb, int_of, text_of};
+use super::super::db::{ExportDb, text_of};
 use super::table::string_of;
 use super::{ReportOutcome, ReportRequest, skipped};
 
@@ -167,26 +168,6 @@ impl MemLabels {
     }
 }
 
-/// The value at `i` as an integer (NULL and non-numbers as `None`).
-pub(super) fn int_at(row: &rusqlite::Row<'_>, i: usize) -> Option<i64> {
-    row.get_ref(i).ok().and_then(int_of)
-}
-
-/// Runs `sql` on `table` and calls `each` with every row; errors name the table.
-pub(super) fn for_rows(
-    db: &ExportDb,
-    table: &str,
-    sql: &str,
-    mut each: impl FnMut(&rusqlite::Row<'_>) -> Result<(), NsysError>,
-) -> Result<(), NsysError> {
-    let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
-        each(row)?;
-    }
-    Ok(())
-}
-
 /// The placement columns of a GPU table, in the order [`placement`] reads them (from 1; 0 is
 /// the rowid).
 fn placement_sql(db: &ExportDb, table: &str, full: bool) -> String {
@@ -281,7 +262,7 @@ pub(super) fn for_each_kernel(
         c("dynamicSharedMemory"),
     );
     const P: usize = PLACEMENT_COLUMNS;
-    for_rows(db, KERNEL, &sql, |row| {
+    for_each_row(db, KERNEL, &sql, |row| {
         let at = placement(db, KERNEL, row)?;
         let v = |i| int_at(row, P + i);
         each(&Kernel {
@@ -313,7 +294,7 @@ pub(super) fn for_each_mem_op(
             c("srcKind"),
             c("dstKind"),
         );
-        for_rows(db, MEMCPY, &sql, |row| {
+        for_each_row(db, MEMCPY, &sql, |row| {
             let at = placement(db, MEMCPY, row)?;
             each(&MemOp {
                 at,
@@ -332,7 +313,7 @@ pub(super) fn for_each_mem_op(
             db.col_or_null(MEMSET, "bytes"),
             db.col_or_null(MEMSET, "memKind"),
         );
-        for_rows(db, MEMSET, &sql, |row| {
+        for_each_row(db, MEMSET, &sql, |row| {
             let at = placement(db, MEMSET, row)?;
             each(&MemOp {
                 at,
@@ -391,7 +372,7 @@ impl CallsByCorr {
                 db.col_or_null(RUNTIME, "globalTid"),
                 db.col_or_null(RUNTIME, "nameId"),
             );
-            for_rows(db, RUNTIME, &sql, |row| {
+            for_each_row(db, RUNTIME, &sql, |row| {
                 let (Some(start), Some(end), Some(corr)) =
                     (int_at(row, 1), int_at(row, 2), int_at(row, 4))
                 else {
@@ -462,7 +443,7 @@ impl NvtxRanges {
                 db.col_or_null(NVTX, "textId"),
                 db.col_or_null(NVTX, "endGlobalTid"),
             );
-            for_rows(db, NVTX, &sql, |row| {
+            for_each_row(db, NVTX, &sql, |row| {
                 let (Some(start), Some(kind)) = (int_at(row, 1), int_at(row, 3)) else {
                     let rowid = int_at(row, 0).unwrap_or(-1);
                     return Err(db.query_error(
@@ -619,7 +600,7 @@ pub(super) fn device_names(db: &ExportDb) -> HashMap<i64, String> {
         return out;
     }
     let sql = format!("SELECT {id}, name FROM {T}");
-    let _ = for_rows(db, T, &sql, |row| {
+    let _ = for_each_row(db, T, &sql, |row| {
         if let (Some(id), Some(name)) = (int_at(row, 0), row.get_ref(1).ok().and_then(text_of)) {
             out.entry(id).or_insert(name);
         }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, text_of};
-use super::table::time_cells;
+use super::table::{time_cells, time_columns};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable};
 use crate::timeline::summary::Summary;
 
@@ -120,19 +120,7 @@ fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     sums.sort_by(|(ak, a), (bk, b)| b.total.cmp(&a.total).then_with(|| ak.1.cmp(&bk.1)));
     let grand: i128 = sums.iter().map(|(_, s)| s.total).sum();
     let with_style = report == "nvtx_sum";
-    let mut columns: Vec<String> = [
-        "Time (%)",
-        "Total Time (ns)",
-        "Instances",
-        "Avg (ns)",
-        "Med (ns)",
-        "Min (ns)",
-        "Max (ns)",
-        "StdDev (ns)",
-    ]
-    .iter()
-    .map(|c| c.to_string())
-    .collect();
+    let mut columns: Vec<String> = time_columns("Instances", &[]);
     if with_style {
         columns.push("Style".into());
     }

@@ -9,6 +9,25 @@ use super::super::load::MEMCPY_LABELS;
 use super::{Cell, ReportTable};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
+/// nsys's time-summary headers: the statistics, with `count_header` for the count, then
+/// `trailing`.
+pub(super) fn time_columns(count_header: &str, trailing: &[&str]) -> Vec<String> {
+    [
+        "Time (%)",
+        "Total Time (ns)",
+        count_header,
+        "Avg (ns)",
+        "Med (ns)",
+        "Min (ns)",
+        "Max (ns)",
+        "StdDev (ns)",
+    ]
+    .iter()
+    .chain(trailing)
+    .map(|c| c.to_string())
+    .collect()
+}
+
 /// `SELECT key, value FROM table` grouped by key. Values that are not integers are an error
 /// naming the table and rowid (a summary must not silently leave rows out).
 pub(super) fn grouped(
@@ -105,17 +124,7 @@ pub(crate) fn time_table(
         .collect();
     sort_summaries(&mut sums, kernel_order);
     let grand: i128 = sums.iter().map(|(_, s)| s.total).sum();
-    let columns = [
-        "Time (%)",
-        "Total Time (ns)",
-        count_header,
-        "Avg (ns)",
-        "Med (ns)",
-        "Min (ns)",
-        "Max (ns)",
-        "StdDev (ns)",
-        name_header,
-    ];
+    let columns = time_columns(count_header, &[name_header]);
     let rows = sums
         .into_iter()
         .map(|(name, s)| {
@@ -126,7 +135,7 @@ pub(crate) fn time_table(
         .collect();
     ReportTable {
         report: report.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
+        columns,
         rows,
     }
 }
@@ -197,4 +206,24 @@ pub(super) fn size_table(report: &str, groups: Vec<(String, Vec<i64>)>) -> Repor
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,
     }
+}
+
+/// Runs `sql` on `table` (the table named in errors) and calls `each` with every row.
+pub(super) fn for_each_row(
+    db: &ExportDb,
+    table: &str,
+    sql: &str,
+    mut each: impl FnMut(&rusqlite::Row<'_>) -> Result<(), NsysError>,
+) -> Result<(), NsysError> {
+    let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
+    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
+    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+        each(row)?;
+    }
+    Ok(())
+}
+
+/// Column `i` of a row as an integer (`None` for NULL or text that is no number).
+pub(super) fn int_at(row: &rusqlite::Row<'_>, i: usize) -> Option<i64> {
+    row.get_ref(i).ok().and_then(int_of)
 }
