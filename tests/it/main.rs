@@ -47,6 +47,7 @@ mod rules_api_surface;
 mod rules_bundled;
 mod rules_cli;
 mod rules_fixtures;
+mod rules_stdlib;
 mod rules_stock;
 mod rules_tables;
 mod section_parse;

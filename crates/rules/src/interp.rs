@@ -5,7 +5,10 @@ use rustpython_vm::builtins::PyTypeRef;
 use rustpython_vm::signal::UserSignalReceiver;
 use rustpython_vm::{Interpreter, Settings, VirtualMachine};
 
+use rustpython_compiler_core::frozen::FrozenLib;
+
 use crate::model::PythonError;
+use crate::stdlib_list;
 
 /// Python run once after start-up: removes what a rule must not reach. Reading files stays
 /// possible; opening for writing, process creation and sockets are gone.
@@ -89,12 +92,29 @@ def _sightline_install():
             return None
 
     _sys.meta_path.insert(0, _Blocker)
+
+    # Asked last, when no finder (the rule folders' included) has the module.
+    left_out = _sightline_left_out
+
+    class _LeftOut:
+        @classmethod
+        def find_spec(cls, name, path=None, target=None):
+            parts = name.split(".")
+            if any(".".join(parts[:n]) in left_out for n in range(1, len(parts) + 1)):
+                raise ModuleNotFoundError(
+                    "module %r is not in the standard library bundled with Sightline "
+                    "(left out: network, GUI, terminal and Python development tools)" % name,
+                    name=name,
+                )
+            return None
+
+    _sys.meta_path.append(_LeftOut)
     for name in list(_sys.modules):
         if is_blocked(name):
             del _sys.modules[name]
 
 _sightline_install()
-del _sightline_install
+del _sightline_install, _sightline_left_out
 "#;
 
 /// Modules imported at start-up: `NvRules` and the cheap standard modules nearly every rule
@@ -102,6 +122,24 @@ del _sightline_install
 /// ≈ 28 ms in a release build) are imported by the first rule that needs them, so the
 /// interpreter is ready sooner and rule sets that do not use them never pay for them.
 const PRELOAD: &str = "import math, collections, abc, itertools, functools, enum, NvRules\n";
+
+/// The frozen standard library compiled by `build.rs`: RustPython's, minus
+/// [`stdlib_list::LEFT_OUT`].
+fn stdlib() -> &'static FrozenLib {
+    static BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/stdlib.frozen"));
+    FrozenLib::from_ref(BYTES)
+}
+
+/// Python that names the left-out modules, run before the sandbox: an import of one of them
+/// fails with a message that says why, not a bare "No module named".
+fn left_out_names() -> String {
+    let names: Vec<String> = stdlib_list::LEFT_OUT
+        .iter()
+        .chain(stdlib_list::LEFT_OUT_SUBMODULES)
+        .map(|name| format!("{name:?}"))
+        .collect();
+    format!("_sightline_left_out = {{{}}}\n", names.join(", "))
+}
 
 /// Builds the interpreter. Must be called on the thread that will use it (it is `!Send`).
 pub(crate) fn build(signals: UserSignalReceiver) -> Interpreter {
@@ -120,7 +158,7 @@ pub(crate) fn build(signals: UserSignalReceiver) -> Interpreter {
     defs.push(super::timeline::module::module_def(&builder.ctx));
     builder
         .add_native_modules(&defs)
-        .add_frozen_modules(rustpython_pylib::FROZEN_STDLIB)
+        .add_frozen_modules(stdlib())
         .init_hook(move |vm| vm.set_user_signal_channel(signals))
         .build()
 }
@@ -137,6 +175,7 @@ pub(crate) fn prepare(vm: &VirtualMachine) -> Result<PyTypeRef, PythonError> {
     // No host paths: only the frozen standard library (and later the rule folders).
     run("import sys\nsys.path[:] = []\n", "<sightline-path>")?;
     run(PRELOAD, "<sightline-preload>")?;
+    run(&left_out_names(), "<sightline-left-out>")?;
     run(SANDBOX, "<sightline-sandbox>")?;
     let base = vm.ctx.exceptions.base_exception_type.to_owned();
     Ok(vm

@@ -14,6 +14,7 @@ pub(crate) mod nvrules;
 pub mod nvtx_filter;
 pub mod order;
 pub mod scan;
+mod stdlib_list;
 pub mod timeline;
 
 pub use engine::{DEFAULT_TIMEOUT, RuleEngine, RunOptions, RunOutput, SectionBinding};
