@@ -95,7 +95,8 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 ReportOutcome::Table(t) if !t.rows.is_empty() => {
                     let path =
                         PathBuf::from(format!("{}_{}.csv", prefix.display(), request.file_stem()));
-                    std::fs::write(&path, stats::to_csv(t))
+                    std::fs::File::create(&path)
+                        .and_then(|mut file| stats::write_csv(t, &mut file))
                         .with_context(|| format!("writing {}", path.display()))?;
                     eprintln!("{name}: wrote {}", path.display());
                 }
@@ -148,7 +149,7 @@ pub(crate) fn write_csv(
             writeln!(out, "# {name}")?;
         }
         match outcome {
-            ReportOutcome::Table(t) => out.write_all(stats::to_csv(t).as_bytes())?,
+            ReportOutcome::Table(t) => stats::write_csv(t, out)?,
             ReportOutcome::Skipped(m) => eprintln!("{name}: SKIPPED: {m}"),
         }
     }

@@ -304,15 +304,15 @@ fn read_result(vm: &VirtualMachine, rule: &str, value: &PyObjectRef) -> PyResult
                 .iter()
                 .map(|c| {
                     if vm.is_none(c) {
-                        Cell::Text(String::new())
+                        Cell::Text(String::new().into())
                     } else if c.downcast_ref::<PyStr>().is_some() {
-                        Cell::Text(text(c, vm))
+                        Cell::Text(text(c, vm).into())
                     } else if c.downcast_ref::<PyInt>().is_some()
                         || c.downcast_ref::<PyFloat>().is_some()
                     {
-                        Cell::Number(text(c, vm))
+                        Cell::Number(text(c, vm).into())
                     } else {
-                        Cell::Text(text(c, vm))
+                        Cell::Text(text(c, vm).into())
                     }
                 })
                 .collect(),

@@ -88,7 +88,7 @@ pub(super) fn summary_table(
         .into_iter()
         .map(|(names, s)| {
             let mut row = time_cells(&s, grand);
-            row.extend(names.into_iter().map(Cell::Text));
+            row.extend(names.into_iter().map(|name| Cell::Text(name.into())));
             row
         })
         .collect();
@@ -144,7 +144,7 @@ pub(super) fn thread_names(
 
 /// An optional integer as a cell (empty for `None`).
 pub(super) fn int_cell(v: Option<i64>) -> Cell {
-    Cell::Number(v.map(|v| v.to_string()).unwrap_or_default())
+    Cell::opt_int(v)
 }
 
 /// The pid and tid of a serialized globalTid.

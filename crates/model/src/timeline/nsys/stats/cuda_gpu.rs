@@ -118,7 +118,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
     let mut groups = Vec::new();
     let mut push = |category: &str, name: String, values: Vec<i64>| {
         groups.push(Group {
-            names: vec![Cell::Text(category.into()), Cell::Text(name.clone())],
+            names: vec![Cell::Text(category.into()), Cell::Text(name.clone().into())],
             sort_name: name,
             sort_dims: [0; 6],
             values,
@@ -189,9 +189,9 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
         .into_iter()
         .map(|((name, (grid, block)), values)| Group {
             names: vec![
-                Cell::Text(xyz(grid)),
-                Cell::Text(xyz(block)),
-                Cell::Text(name.clone()),
+                Cell::Text(xyz(grid).into()),
+                Cell::Text(xyz(block).into()),
+                Cell::Text(name.clone().into()),
             ],
             sort_name: name,
             sort_dims: [grid[0], grid[1], grid[2], block[0], block[1], block[2]],

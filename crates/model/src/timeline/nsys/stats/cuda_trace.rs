@@ -39,14 +39,6 @@ pub(super) const REPORTS: &[Report] = &[
     },
 ];
 
-fn num(v: impl ToString) -> Cell {
-    Cell::Number(v.to_string())
-}
-
-fn opt_num(v: Option<i64>) -> Cell {
-    Cell::Number(v.map(|v| v.to_string()).unwrap_or_default())
-}
-
 /// Thread names and priorities by globalTid.
 pub(super) fn thread_names(
     db: &ExportDb,
@@ -107,15 +99,21 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         let global_tid = int_at(row, 6);
         let thread = global_tid.and_then(|g| threads.get(&g));
         rows.push(vec![
-            num(start),
-            num(end - start),
-            Cell::Text(name),
-            Cell::Number(row.get_ref(4).ok().and_then(text_of).unwrap_or_default()),
-            opt_num(int_at(row, 5)),
-            opt_num(global_tid.map(|g| (g >> 24) & 0xFF_FFFF)),
-            opt_num(global_tid.map(|g| g & 0xFF_FFFF)),
-            opt_num(thread.and_then(|t| t.0)),
-            Cell::Text(thread.map(|t| t.1.clone()).unwrap_or_default()),
+            Cell::int(start),
+            Cell::int(end - start),
+            Cell::Text(name.into()),
+            Cell::Number(
+                row.get_ref(4)
+                    .ok()
+                    .and_then(text_of)
+                    .unwrap_or_default()
+                    .into(),
+            ),
+            Cell::opt_int(int_at(row, 5)),
+            Cell::opt_int(global_tid.map(|g| (g >> 24) & 0xFF_FFFF)),
+            Cell::opt_int(global_tid.map(|g| g & 0xFF_FFFF)),
+            Cell::opt_int(thread.and_then(|t| t.0)),
+            Cell::Text(thread.map(|t| t.1.clone()).unwrap_or_default().into()),
         ]);
         Ok(())
     })?;
@@ -150,6 +148,9 @@ fn throughput(bytes: i64, duration: i64) -> Option<String> {
     })
 }
 
+/// The columns of `cuda_gpu_trace` (one fewer in the old layout).
+const GPU_TRACE_COLUMNS: usize = 21;
+
 fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     use super::gpu_ops::{KERNEL, MEMCPY, MEMSET};
     if !db.has_table(KERNEL) && !db.has_table(MEMCPY) && !db.has_table(MEMSET) {
@@ -165,38 +166,49 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let old = labels.old_layout();
     let devices = device_names(db);
     let none = |s: Option<String>| -> Cell {
-        Cell::Number(s.unwrap_or_else(|| if old { "None".into() } else { String::new() }))
+        Cell::Number(
+            s.unwrap_or_else(|| if old { "None".into() } else { String::new() })
+                .into(),
+        )
     };
     let device = |id: Option<i64>| -> Cell {
-        Cell::Text(match id {
-            Some(id) => match devices.get(&id) {
-                Some(name) => format!("{name} ({id})"),
-                // nsys prints an unknown device with an empty name.
-                None => format!(" ({id})"),
-            },
-            None => String::new(),
-        })
+        Cell::Text(
+            match id {
+                Some(id) => match devices.get(&id) {
+                    Some(name) => format!("{name} ({id})"),
+                    // nsys prints an unknown device with an empty name.
+                    None => format!(" ({id})"),
+                },
+                None => String::new(),
+            }
+            .into(),
+        )
     };
     // (start, order, row): kernels, then copies and memsets, each in table order.
     let mut rows: Vec<(i64, usize, Vec<Cell>)> = Vec::new();
     let place = |row: &mut Vec<Cell>, at: &super::gpu_ops::Placement| {
         row.push(device(at.device));
-        row.push(opt_num(at.context));
+        row.push(Cell::opt_int(at.context));
         if !old {
             // Green context 0 is "none" (nsys prints it blank).
-            row.push(opt_num(at.green.filter(|&g| g != 0)));
+            row.push(Cell::opt_int(at.green.filter(|&g| g != 0)));
         }
-        row.push(opt_num(at.stream));
+        row.push(Cell::opt_int(at.stream));
     };
     let mut names: HashMap<NameKey, String> = HashMap::new();
     for_each_kernel(db, NameKind::Demangled, Columns::All, |k| {
-        let mut row = vec![num(k.at.start), num(k.at.duration()), opt_num(k.at.corr)];
-        row.extend(k.grid.iter().chain(&k.block).map(|&v| num(v)));
-        row.push(opt_num(k.registers));
+        let mut row = Vec::with_capacity(GPU_TRACE_COLUMNS);
+        row.extend([
+            Cell::int(k.at.start),
+            Cell::int(k.at.duration()),
+            Cell::opt_int(k.at.corr),
+        ]);
+        row.extend(k.grid.iter().chain(&k.block).map(|&v| Cell::int(v)));
+        row.push(Cell::opt_int(k.registers));
         row.push(none(k.static_smem.map(mb)));
         row.push(none(k.dynamic_smem.map(mb)));
         row.push(none(None));
-        row.push(Cell::Number(String::new()));
+        row.push(Cell::Number(String::new().into()));
         row.push(none(None));
         row.push(none(None));
         place(&mut row, &k.at);
@@ -204,7 +216,7 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
             .entry(namer.key(k))
             .or_insert_with_key(|key| namer.text(*key))
             .clone();
-        row.push(Cell::Text(name));
+        row.push(Cell::Text(name.into()));
         rows.push((k.at.start, rows.len(), row));
     })?;
     let mut op_names: HashMap<Option<i64>, String> = HashMap::new();
@@ -216,9 +228,14 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
             .clone()
     };
     for_each_mem_op(db, |op| {
-        let mut row = vec![num(op.at.start), num(op.at.duration()), opt_num(op.at.corr)];
+        let mut row = Vec::with_capacity(GPU_TRACE_COLUMNS);
+        row.extend([
+            Cell::int(op.at.start),
+            Cell::int(op.at.duration()),
+            Cell::opt_int(op.at.corr),
+        ]);
         row.extend((0..9).map(|_| none(None)));
-        row.push(Cell::Number(mb(op.bytes)));
+        row.push(Cell::Number(mb(op.bytes).into()));
         row.push(none(throughput(op.bytes, op.at.duration())));
         row.push(none(op.src_kind.map(&mut kind)));
         row.push(none(op.dst_kind.map(&mut kind)));
@@ -227,7 +244,7 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
             .entry(op.copy_kind)
             .or_insert_with(|| labels.operation(op))
             .clone();
-        row.push(Cell::Text(name));
+        row.push(Cell::Text(name.into()));
         rows.push((op.at.start, rows.len(), row));
     })?;
     rows.sort_by_key(|r| (r.0, r.1));

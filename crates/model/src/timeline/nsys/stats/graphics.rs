@@ -156,16 +156,16 @@ fn vulkan_api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome,
         let (pid, tid) = gtid.map(pid_tid).unzip();
         let thread = gtid.and_then(|g| threads.get(&g));
         rows.push(vec![
-            Cell::Number(start.to_string()),
-            Cell::Number(end.saturating_sub(start).to_string()),
-            Cell::Text(string_or_empty(&strings, int_at(row, 3)).to_string()),
+            Cell::int(start),
+            Cell::int(end.saturating_sub(start)),
+            Cell::Text(string_or_empty(&strings, int_at(row, 3)).into()),
             int_cell(int_at(row, 4)),
             int_cell(int_at(row, 5)),
             int_cell(int_at(row, 6)),
             int_cell(pid),
             int_cell(tid),
             int_cell(thread.and_then(|t| t.1)),
-            Cell::Text(thread.map(|t| t.0.clone()).unwrap_or_default()),
+            Cell::Text(thread.map(|t| t.0.clone()).unwrap_or_default().into()),
         ]);
         Ok(())
     })?;

@@ -112,10 +112,6 @@ impl Names<'_> {
     }
 }
 
-fn num(v: impl ToString) -> Cell {
-    Cell::Number(v.to_string())
-}
-
 fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     if !db.has_table(KERNEL) {
         return skipped(db, "CUDA kernel data");
@@ -131,20 +127,20 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         .map(|l| {
             let queue = l.queue();
             vec![
-                num(l.api_start),
-                num(l.api_end - l.api_start),
-                Cell::Number(queue.map(|q| q.0.to_string()).unwrap_or_default()),
-                Cell::Number(queue.map(|q| q.1.to_string()).unwrap_or_default()),
-                num(l.kernel_start),
-                num(l.kernel_end - l.kernel_start),
-                num(l.total()),
-                num(l.pid),
-                num(l.tid),
-                Cell::Number(l.device.map(|d| d.to_string()).unwrap_or_default()),
-                Cell::Text(names.api(l.api_name).to_string()),
-                Cell::Text(xyz(l.grid)),
-                Cell::Text(xyz(l.block)),
-                Cell::Text(names.kernel(l.kernel_name).to_string()),
+                Cell::int(l.api_start),
+                Cell::int(l.api_end - l.api_start),
+                Cell::Number(queue.map(|q| q.0.to_string()).unwrap_or_default().into()),
+                Cell::Number(queue.map(|q| q.1.to_string()).unwrap_or_default().into()),
+                Cell::int(l.kernel_start),
+                Cell::int(l.kernel_end - l.kernel_start),
+                Cell::int(l.total()),
+                Cell::int(l.pid),
+                Cell::int(l.tid),
+                Cell::Number(l.device.map(|d| d.to_string()).unwrap_or_default().into()),
+                Cell::Text(names.api(l.api_name).into()),
+                Cell::Text(xyz(l.grid).into()),
+                Cell::Text(xyz(l.block).into()),
+                Cell::Text(names.kernel(l.kernel_name).into()),
             ]
         })
         .collect();
@@ -176,16 +172,16 @@ fn stat_cells(values: &mut [i64]) -> (Option<Summary>, Vec<Cell>) {
     match Summary::of(values) {
         Some(s) => {
             let cells = vec![
-                Cell::Number(fmt_ratio(s.total, i128::from(s.count), 1)),
-                Cell::Number(fmt_ratio(s.median_x2, 2, 1)),
-                num(s.min),
-                num(s.max),
-                Cell::Number(fmt_float(s.stddev, 1)),
+                Cell::Number(fmt_ratio(s.total, i128::from(s.count), 1).into()),
+                Cell::Number(fmt_ratio(s.median_x2, 2, 1).into()),
+                Cell::int(s.min),
+                Cell::int(s.max),
+                Cell::Number(fmt_float(s.stddev, 1).into()),
             ];
             (Some(s), cells)
         }
         None => {
-            let mut cells: Vec<Cell> = (0..4).map(|_| Cell::Number(String::new())).collect();
+            let mut cells: Vec<Cell> = (0..4).map(|_| Cell::Number(String::new().into())).collect();
             cells.push(Cell::Number("0.0".into()));
             (None, cells)
         }
@@ -244,18 +240,18 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
             let (total, t_cells) = stat_cells(&mut g.total);
             let order = total.map_or((0, 1), |s| (s.total, s.count));
             let mut row = vec![
-                num(key.0),
-                num(key.1),
-                Cell::Number(key.2.map(|d| d.to_string()).unwrap_or_default()),
-                num(g.kernel.len()),
-                num(g.queue.len()),
+                Cell::int(key.0),
+                Cell::int(key.1),
+                Cell::Number(key.2.map(|d| d.to_string()).unwrap_or_default().into()),
+                Cell::int(g.kernel.len()),
+                Cell::int(g.queue.len()),
             ];
             row.extend(t_cells);
             row.extend(stat_cells(&mut g.api).1);
             row.extend(stat_cells(&mut g.queue).1);
             row.extend(stat_cells(&mut g.kernel).1);
-            row.push(Cell::Text(key.3.clone()));
-            row.push(Cell::Text(key.4.clone()));
+            row.push(Cell::Text(key.3.clone().into()));
+            row.push(Cell::Text(key.4.clone().into()));
             (order, key, row)
         })
         .collect();

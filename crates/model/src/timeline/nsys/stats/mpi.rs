@@ -76,7 +76,8 @@ fn mb_cell(bytes: Option<i64>) -> Cell {
     Cell::Number(
         bytes
             .map(|b| fmt_ratio(i128::from(b), 1_000_000, 3))
-            .unwrap_or_default(),
+            .unwrap_or_default()
+            .into(),
     )
 }
 
@@ -150,10 +151,10 @@ fn mpi_event_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
             rows.push((
                 (start, order, rowid),
                 vec![
-                    Cell::Number(start.to_string()),
+                    Cell::int(start),
                     int_cell(end),
                     int_cell(end.map(|e| e.saturating_sub(start))),
-                    Cell::Text(string_or_empty(&strings, int_at(row, 3)).to_string()),
+                    Cell::Text(string_or_empty(&strings, int_at(row, 3)).into()),
                     int_cell(pid),
                     int_cell(tid),
                     int_cell(tag),

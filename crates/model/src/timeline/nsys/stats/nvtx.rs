@@ -134,7 +134,7 @@ fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
                     if push_pop { "PushPop" } else { "StartEnd" }.into(),
                 ));
             }
-            row.push(Cell::Text(name));
+            row.push(Cell::Text(name.into()));
             row
         })
         .collect();

@@ -351,11 +351,11 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
 /// Avg, Med, Min, Max and StdDev, as nsys prints them.
 fn stat_cells(s: &Summary) -> [Cell; 5] {
     [
-        Cell::Number(fmt_ratio(s.total, i128::from(s.count), 1)),
-        Cell::Number(fmt_ratio(s.median_x2, 2, 1)),
-        Cell::Number(s.min.to_string()),
-        Cell::Number(s.max.to_string()),
-        Cell::Number(fmt_float(s.stddev, 1)),
+        Cell::Number(fmt_ratio(s.total, i128::from(s.count), 1).into()),
+        Cell::Number(fmt_ratio(s.median_x2, 2, 1).into()),
+        Cell::int(s.min),
+        Cell::int(s.max),
+        Cell::Number(fmt_float(s.stddev, 1).into()),
     ]
 }
 
@@ -377,41 +377,41 @@ fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysE
         Err(outcome) => return Ok(outcome),
     };
     let (ranges, names, nodes) = (&p.ranges.ranges, &p.ranges.names, &p.nodes);
-    let empty = || Cell::Text(String::new());
+    let empty = || Cell::Text(String::new().into());
     let rows = p
         .rows
         .iter()
         .map(|row| {
             let [pid, tid] = pid_tid(row.gtid);
             let proj = [
-                Cell::Number(row.proj.start.to_string()),
-                Cell::Number((row.proj.end - row.proj.start).to_string()),
+                Cell::int(row.proj.start),
+                Cell::int(row.proj.end - row.proj.start),
             ];
             let Some(k) = row.range else {
                 let mut cells = vec![empty()];
                 cells.extend(proj);
                 cells.extend([empty(), empty(), empty(), pid, tid]);
-                cells.push(Cell::Number(row.proj.ops.to_string()));
+                cells.push(Cell::int(row.proj.ops));
                 cells.extend([empty(), Cell::Number("0".into()), empty(), empty(), empty()]);
                 return cells;
             };
             let r = &ranges[k];
             let reached = row.lvl.is_some();
-            let mut cells = vec![Cell::Text(names[r.name as usize].clone())];
+            let mut cells = vec![Cell::Text(names[r.name as usize].clone().into())];
             cells.extend(proj);
             cells.extend([
-                Cell::Number(r.start.to_string()),
+                Cell::int(r.start),
                 opt_cell(r.duration()),
                 Cell::Text(style(r.push_pop).into()),
                 pid,
                 tid,
-                Cell::Number(row.proj.ops.to_string()),
+                Cell::int(row.proj.ops),
                 opt_cell(row.lvl.map(i64::from)),
-                Cell::Number(row.children.to_string()),
-                Cell::Number(r.id.to_string()),
+                Cell::int(row.children),
+                Cell::int(r.id),
                 opt_cell(nodes[k].parent.filter(|_| reached).map(|q| ranges[q].id)),
                 if reached {
-                    Cell::Text(range_stack(ranges, nodes, k))
+                    Cell::Text(range_stack(ranges, nodes, k).into())
                 } else {
                     empty()
                 },
@@ -491,22 +491,22 @@ fn proj_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
         .map(|((name, push_pop), s, g)| {
             let n = i128::from(s.count);
             let mut row = vec![
-                Cell::Text(names[name as usize].clone()),
+                Cell::Text(names[name as usize].clone().into()),
                 Cell::Text(style(push_pop).into()),
-                Cell::Number(s.total.to_string()),
-                Cell::Number(g.orig.to_string()),
-                Cell::Number(s.count.to_string()),
+                Cell::int(s.total),
+                Cell::int(g.orig),
+                Cell::int(s.count),
             ];
             row.extend(stat_cells(&s));
             row.extend([
-                Cell::Number(g.ops.to_string()),
-                Cell::Number(fmt_ratio(g.ops, n, 1)),
+                Cell::int(g.ops),
+                Cell::Number(fmt_ratio(g.ops, n, 1).into()),
                 if g.lvl_n > 0 {
-                    Cell::Number(fmt_ratio(g.lvl_sum, g.lvl_n, 1))
+                    Cell::Number(fmt_ratio(g.lvl_sum, g.lvl_n, 1).into())
                 } else {
-                    Cell::Text(String::new())
+                    Cell::Text(String::new().into())
                 },
-                Cell::Number(fmt_ratio(g.children, n, 1)),
+                Cell::Number(fmt_ratio(g.children, n, 1).into()),
             ]);
             row
         })
@@ -607,20 +607,23 @@ fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
             |((name, style_id, gtid, kernel), s, nvtx_inst, kern_inst)| {
                 let [pid, tid] = pid_tid(gtid);
                 let mut row = vec![
-                    Cell::Text(range_name(name).unwrap_or_default().to_string()),
-                    Cell::Text(match style_id {
-                        0 => "PushPop".into(),
-                        1 => "StartEnd".into(),
-                        _ => String::new(),
-                    }),
+                    Cell::Text(range_name(name).unwrap_or_default().into()),
+                    Cell::Text(
+                        match style_id {
+                            0 => "PushPop".into(),
+                            1 => "StartEnd".into(),
+                            _ => String::new(),
+                        }
+                        .into(),
+                    ),
                     pid,
                     tid,
-                    Cell::Number(nvtx_inst.to_string()),
-                    Cell::Number(kern_inst.to_string()),
-                    Cell::Number(s.total.to_string()),
+                    Cell::int(nvtx_inst),
+                    Cell::int(kern_inst),
+                    Cell::int(s.total),
                 ];
                 row.extend(stat_cells(&s));
-                row.push(Cell::Text(kernel_name(kernel).to_string()));
+                row.push(Cell::Text(kernel_name(kernel).into()));
                 row
             },
         )

@@ -283,15 +283,15 @@ pub(super) fn range_stack(ranges: &[Range], nodes: &[Node], k: usize) -> String 
 /// An integer cell, or an empty one.
 pub(super) fn opt_cell(v: Option<i64>) -> Cell {
     match v {
-        Some(v) => Cell::Number(v.to_string()),
-        None => Cell::Text(String::new()),
+        Some(v) => Cell::int(v),
+        None => Cell::Text(String::new().into()),
     }
 }
 
 /// The PID and TID cells of a serialized globalTid.
 pub(super) fn pid_tid(gtid: i64) -> [Cell; 2] {
     let (_, pid, tid) = split_global_id(gtid);
-    [Cell::Number(pid.to_string()), Cell::Number(tid.to_string())]
+    [Cell::int(pid), Cell::int(tid)]
 }
 
 fn pushpop_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
@@ -339,20 +339,20 @@ fn pushpop_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
             let (num_child, dur_child) = children[k];
             let [pid, tid] = pid_tid(r.gtid);
             vec![
-                Cell::Number(r.start.to_string()),
+                Cell::int(r.start),
                 opt_cell(r.end),
                 opt_cell(r.duration()),
-                Cell::Number(dur_child.to_string()),
+                Cell::int(dur_child),
                 opt_cell(r.duration().map(|d| d - dur_child)),
-                Cell::Text(name.clone()),
+                Cell::Text(name.clone().into()),
                 pid,
                 tid,
-                Cell::Number(lvl.to_string()),
-                Cell::Number(num_child.to_string()),
-                Cell::Number(r.id.to_string()),
+                Cell::int(lvl),
+                Cell::int(num_child),
+                Cell::int(r.id),
                 opt_cell(nodes[k].parent.map(|p| ranges[p].id)),
-                Cell::Text(range_stack(&ranges, &nodes, k)),
-                Cell::Text(format!("{}{name}", "--".repeat(lvl as usize))),
+                Cell::Text(range_stack(&ranges, &nodes, k).into()),
+                Cell::Text(format!("{}{name}", "--".repeat(lvl as usize)).into()),
             ]
         })
         .collect();

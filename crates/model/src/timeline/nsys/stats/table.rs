@@ -129,7 +129,7 @@ pub(crate) fn time_table(
         .into_iter()
         .map(|(name, s)| {
             let mut row = time_cells(&s, grand);
-            row.push(Cell::Text(name));
+            row.push(Cell::Text(name.into()));
             row
         })
         .collect();
@@ -143,14 +143,14 @@ pub(crate) fn time_table(
 pub(super) fn time_cells(s: &Summary, grand: i128) -> Vec<Cell> {
     let n = i128::from(s.count);
     vec![
-        Cell::Number(fmt_ratio(100 * s.total, grand, 1)),
-        Cell::Number(s.total.to_string()),
-        Cell::Number(s.count.to_string()),
-        Cell::Number(fmt_ratio(s.total, n, 1)),
-        Cell::Number(fmt_ratio(s.median_x2, 2, 1)),
-        Cell::Number(s.min.to_string()),
-        Cell::Number(s.max.to_string()),
-        Cell::Number(fmt_float(s.stddev, 1)),
+        Cell::Number(fmt_ratio(100 * s.total, grand, 1).into()),
+        Cell::int(s.total),
+        Cell::int(s.count),
+        Cell::Number(fmt_ratio(s.total, n, 1).into()),
+        Cell::Number(fmt_ratio(s.median_x2, 2, 1).into()),
+        Cell::int(s.min),
+        Cell::int(s.max),
+        Cell::Number(fmt_float(s.stddev, 1).into()),
     ]
 }
 
@@ -190,14 +190,14 @@ pub(super) fn size_table(report: &str, groups: Vec<(String, Vec<i64>)>) -> Repor
         .map(|(name, s)| {
             let n = i128::from(s.count);
             vec![
-                Cell::Number(fmt_ratio(s.total, MB, 3)),
-                Cell::Number(s.count.to_string()),
-                Cell::Number(fmt_ratio(s.total, n * MB, 3)),
-                Cell::Number(fmt_ratio(s.median_x2, 2 * MB, 3)),
-                Cell::Number(fmt_ratio(i128::from(s.min), MB, 3)),
-                Cell::Number(fmt_ratio(i128::from(s.max), MB, 3)),
-                Cell::Number(fmt_float(s.stddev / 1e6, 3)),
-                Cell::Text(name),
+                Cell::Number(fmt_ratio(s.total, MB, 3).into()),
+                Cell::int(s.count),
+                Cell::Number(fmt_ratio(s.total, n * MB, 3).into()),
+                Cell::Number(fmt_ratio(s.median_x2, 2 * MB, 3).into()),
+                Cell::Number(fmt_ratio(i128::from(s.min), MB, 3).into()),
+                Cell::Number(fmt_ratio(i128::from(s.max), MB, 3).into()),
+                Cell::Number(fmt_float(s.stddev / 1e6, 3).into()),
+                Cell::Text(name.into()),
             ]
         })
         .collect();

@@ -111,8 +111,8 @@ fn hex(address: i64) -> String {
 
 fn opt(value: Option<String>) -> Cell {
     match value {
-        Some(v) => Cell::Number(v),
-        None => Cell::Text(String::new()),
+        Some(v) => Cell::Number(v.into()),
+        None => Cell::Text(String::new().into()),
     }
 }
 
@@ -159,7 +159,7 @@ fn total_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let row = vec![
         opt(parts[0][0].map(mb)),
         opt(parts[1][0].map(mb)),
-        Cell::Number(parts[2][0].unwrap_or(0).to_string()),
+        Cell::int(parts[2][0].unwrap_or(0)),
         opt(parts[3][0].map(|n| n.to_string())),
         opt(lowest.and_then(|v| v.into_iter().min()).map(hex)),
         opt(highest.and_then(|v| v.into_iter().max()).map(hex)),
@@ -329,10 +329,11 @@ fn cpu_page_faults_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutco
         .into_iter()
         .map(|(id, [n])| {
             vec![
-                Cell::Number(n.unwrap_or(0).to_string()),
+                Cell::int(n.unwrap_or(0)),
                 Cell::Text(
                     id.and_then(|id| strings.get(&id).cloned())
-                        .unwrap_or_default(),
+                        .unwrap_or_default()
+                        .into(),
                 ),
             ]
         })

@@ -167,21 +167,19 @@ fn wddm_queue_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, N
             .filter(|n| !n.is_empty())
             .copied()
             .unwrap_or(friendly);
-        let mut cells = vec![Cell::Number(fmt_ratio(
-            100 * i128::from(busy),
-            i128::from(span),
-            1,
-        ))];
+        let mut cells = vec![Cell::Number(
+            fmt_ratio(100 * i128::from(busy), i128::from(span), 1).into(),
+        )];
         cells.extend(time_cells(&s, 0).into_iter().skip(2));
         cells.extend([
-            Cell::Text(name.to_string()),
-            Cell::Number(qtype.to_string()),
-            Cell::Text(QUEUES[qtype as usize].4.to_string()),
-            Cell::Number(pid.to_string()),
-            Cell::Number(gpu.to_string()),
-            Cell::Text(format!("0x{context:X}")),
-            Cell::Number(engine.to_string()),
-            Cell::Number(node.map(|n| n.to_string()).unwrap_or_default()),
+            Cell::Text(name.into()),
+            Cell::int(qtype),
+            Cell::Text(QUEUES[qtype as usize].4.into()),
+            Cell::int(pid),
+            Cell::int(gpu),
+            Cell::Text(format!("0x{context:X}").into()),
+            Cell::int(engine),
+            Cell::Number(node.map(|n| n.to_string()).unwrap_or_default().into()),
         ]);
         rows.push((i128::from(busy), i128::from(span), key, cells));
     }
