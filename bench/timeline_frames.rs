@@ -145,8 +145,17 @@ fn main() {
         pointer: egui::pos2(900.0, 400.0),
     };
     let start = Instant::now();
+    // When the timeline first shows (before the CPU samples' call stacks, when there are any).
+    let mut shown: Option<Duration> = None;
     loop {
         d.frame();
+        if shown.is_none()
+            && d.app
+                .document::<TimelineDoc>(0)
+                .is_some_and(|t| t.timeline().is_some())
+        {
+            shown = Some(start.elapsed());
+        }
         let ready = d
             .app
             .document::<TimelineDoc>(0)
@@ -174,6 +183,12 @@ fn main() {
         (tl.event_count(), tl.time_range().expect("events"))
     };
     println!("export: {} ({count} events)", path.display());
+    if let Some(shown) = shown {
+        println!(
+            "open → timeline on screen (app, loader thread): {:.2} s",
+            shown.as_secs_f64()
+        );
+    }
     println!(
         "open → timeline and summary tables ready (app, loader thread): {:.2} s",
         ready.as_secs_f64()

@@ -20,10 +20,12 @@ fn a_sample_shows_its_call_stack_and_the_import_popover_lists_every_table() {
         return;
     }
     let mut h = common::app::harness_sized(vec![path], eframe::egui::vec2(1400.0, 900.0));
+    // The timeline shows before the samples' call stacks are read: wait for those too.
     common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
         h.state()
             .document::<TimelineDoc>(0)
-            .is_some_and(|d| d.timeline().is_some())
+            .and_then(|d| d.timeline())
+            .is_some_and(|t| !t.stacks_pending)
     });
     h.run();
     let tl = h

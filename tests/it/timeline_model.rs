@@ -5,7 +5,8 @@ use std::sync::atomic::AtomicBool;
 
 use sightline::timeline::nsys::{self, LoadOptions, NsysError};
 use sightline::timeline::{EventKind, Timeline, TrackKind};
-use sightline_test_support::nsys::{SynthOptions, write_export};
+use sightline_test_support::nsys::{SynthOptions, write_export, write_export_with_cpu};
+use sightline_test_support::nsys_cpu::CpuOptions;
 
 fn generated(events: u64) -> (tempfile::TempDir, std::path::PathBuf, Timeline) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -142,6 +143,7 @@ fn progress_and_cancel() {
         LoadOptions {
             progress: Some(&mut progress),
             cancel: None,
+            preview: None,
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -156,6 +158,7 @@ fn progress_and_cancel() {
         LoadOptions {
             progress: None,
             cancel: Some(&cancel),
+            preview: None,
         },
     );
     assert!(matches!(r, Err(NsysError::Cancelled { .. })));
@@ -239,4 +242,99 @@ fn counter_buckets_keep_the_level_and_the_extremes() {
             (300, 1.0, 1.0, 1.0, 1.0)
         ]
     );
+}
+
+/// The events of `tl` as text: kind, times, name, track, and the call stack's frames.
+fn described(tl: &Timeline) -> Vec<String> {
+    tl.events()
+        .map(|e| {
+            let frames: Vec<&str> = tl
+                .stack_of(e.id)
+                .map(|s| tl.stacks.frames_of(s).map(|f| tl.name(f.symbol)).collect())
+                .unwrap_or_default();
+            format!(
+                "{:?} {} {:?} {} {:?} {:?}",
+                e.kind,
+                e.start,
+                e.end,
+                tl.name(e.name),
+                tl.locate(e.id),
+                frames
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn cpu_samples_show_before_their_call_stacks_are_read() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("cpu.sqlite");
+    let options = SynthOptions {
+        events: 2_000,
+        threads: 3,
+        streams: 2,
+        seed: 5,
+    };
+    let cpu = CpuOptions {
+        samples: 3_000,
+        sched: 400,
+    };
+    write_export_with_cpu(&path, &options, &cpu).unwrap_or_else(|e| panic!("{e}"));
+    let full = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut previews: Vec<Timeline> = Vec::new();
+    let mut on_preview = |t: Timeline| previews.push(t);
+    let deferred = nsys::load_with(
+        &path,
+        LoadOptions {
+            progress: None,
+            cancel: None,
+            preview: Some(&mut on_preview),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(previews.len(), 1, "one preview");
+    let preview = &previews[0];
+    assert!(preview.stacks_pending && !deferred.stacks_pending && !full.stacks_pending);
+    // The preview: every event, the samples without call stacks and named so.
+    assert_eq!(preview.event_count(), full.event_count());
+    let samples: Vec<_> = preview
+        .events()
+        .filter(|e| e.kind == EventKind::CpuSample)
+        .collect();
+    assert_eq!(samples.len(), 3_000);
+    for s in &samples {
+        assert_eq!(preview.stack_of(s.id), None);
+        assert!(
+            [nsys::STACKS_PENDING, "[no call stack]"].contains(&preview.name(s.name)),
+            "{}",
+            preview.name(s.name)
+        );
+    }
+    // Then the timeline equals one read in one go: events, names, stacks, statistics.
+    assert!(
+        full.stacks
+            .depth(full.stack_of(samples[0].id).expect("a stack"))
+            > 0
+    );
+    assert_eq!(described(&deferred), described(&full));
+    assert_eq!(deferred.session.imports, full.session.imports);
+    assert_eq!(deferred.warnings, full.warnings);
+}
+
+#[test]
+fn an_export_without_cpu_samples_has_no_preview() {
+    let (_dir, path, tl) = generated(2_000);
+    let mut previews = 0;
+    let mut on_preview = |_: Timeline| previews += 1;
+    let again = nsys::load_with(
+        &path,
+        LoadOptions {
+            progress: None,
+            cancel: None,
+            preview: Some(&mut on_preview),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(previews, 0);
+    assert_eq!(described(&again), described(&tl));
 }

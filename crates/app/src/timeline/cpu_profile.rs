@@ -104,6 +104,13 @@ impl CpuProfile {
         self.highlight = frame.map_or_else(Vec::new, |f| stacks_holding(&timeline.stacks, f));
     }
 
+    /// Forgets what was built (the timeline's call stacks changed).
+    pub fn reset(&mut self) {
+        self.built = None;
+        self.selected = None;
+        self.highlight.clear();
+    }
+
     /// Builds the profile of the current scope when the scope changed.
     fn ensure_built(&mut self, timeline: &Timeline, range: Option<(i64, i64)>) {
         let scope = Scope {
@@ -137,6 +144,13 @@ impl CpuProfile {
 
     /// Draws the profile; `range` is the timeline's selected range.
     pub fn ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline, range: Option<(i64, i64)>) {
+        if timeline.stacks_pending {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Reading the call stacks of the CPU samples… (the timeline is ready)");
+            });
+            return;
+        }
         ui.horizontal(|ui| {
             for view in ProfileView::ALL {
                 if ui

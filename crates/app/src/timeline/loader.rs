@@ -132,27 +132,49 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Re
             ctx.progress_now(fraction, &stage);
         }
     };
+    let beside = nvtxt_beside(path);
+    // The timeline with the NVTXT files merged on, sent to the UI.
+    let show = |base: Timeline| {
+        let base = Arc::new(base);
+        if !beside.is_empty() {
+            ctx.progress_now(1.0, &format!("merging {} NVTXT file(s)", beside.len()));
+        }
+        let (timeline, nvtxt) = merge_files(&base, &beside);
+        ctx.send(Box::new(Loaded {
+            timeline,
+            base: Some(base),
+            details: DetailSource::Export(export.clone()),
+            nvtxt,
+            elapsed: started.elapsed(),
+            session: None,
+        }));
+    };
+    // An export with CPU samples is shown before their call stacks are read (often most of
+    // its rows), then again with them.
+    let mut previewed = false;
+    let mut on_preview = |timeline: Timeline| {
+        previewed = true;
+        show(timeline);
+    };
     let options = LoadOptions {
         progress: Some(&mut on_progress),
         cancel: Some(cancel),
+        preview: Some(&mut on_preview),
     };
-    let base = Arc::new(load_with(&export, options).map_err(|error| error.to_string())?);
-    let beside = nvtxt_beside(path);
-    if !beside.is_empty() {
-        ctx.progress_now(1.0, &format!("merging {} NVTXT file(s)", beside.len()));
-    }
-    let (timeline, nvtxt) = merge_files(&base, &beside);
+    let loaded = load_with(&export, options);
+    let base = match loaded {
+        Ok(base) => base,
+        Err(error) if previewed => {
+            return Err(format!(
+                "the call stacks of the CPU samples were not read: {error}"
+            ));
+        }
+        Err(error) => return Err(error.to_string()),
+    };
     if ctx.is_cancelled() {
         return Err(cancelled());
     }
-    ctx.send(Box::new(Loaded {
-        timeline,
-        base: Some(base),
-        details: DetailSource::Export(export.clone()),
-        nvtxt,
-        elapsed: started.elapsed(),
-        session: None,
-    }));
+    show(base);
     if ctx.is_cancelled() {
         return Err(cancelled());
     }

@@ -550,9 +550,14 @@ impl Document for TimelineDoc {
                         self.nvtxt = Some(NvtxtFiles::new(base, nvtxt));
                     }
                     self.progress = None;
+                    let what = if timeline.stacks_pending {
+                        "; reading the CPU samples' call stacks"
+                    } else {
+                        ""
+                    };
                     status = Some((
                         format!(
-                            "Opened {}: {} events on {} tracks in {:.0} ms",
+                            "Opened {}: {} events on {} tracks in {:.0} ms{what}",
                             self.path.display(),
                             timeline.event_count(),
                             timeline.tracks.len(),
@@ -560,6 +565,19 @@ impl Document for TimelineDoc {
                         ),
                         false,
                     ));
+                    if self.loaded.is_some() {
+                        // The same events again, now with their call stacks: keep the view.
+                        self.show_rebuilt(Rebuilt {
+                            timeline,
+                            docs: Vec::new(),
+                            reports: None,
+                        });
+                        self.stats.profile.reset();
+                        if let Some(loaded) = self.loaded.as_mut() {
+                            loaded.elapsed = elapsed;
+                        }
+                        continue;
+                    }
                     let mut util: Vec<String> = timeline
                         .gpu_utilization(None)
                         .iter()

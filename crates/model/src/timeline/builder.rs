@@ -108,6 +108,17 @@ impl TimelineBuilder {
         self.strings.intern(text)
     }
 
+    /// Exchanges the string table with `strings` (to intern more names into a finished
+    /// timeline's table).
+    pub(crate) fn swap_strings(&mut self, strings: &mut StringTable) {
+        std::mem::swap(&mut self.strings, strings);
+    }
+
+    /// Takes the problems recorded so far.
+    pub(crate) fn take_warnings(&mut self) -> Vec<FileProblem> {
+        std::mem::take(&mut self.warnings)
+    }
+
     /// The string table built so far.
     pub fn strings(&self) -> &StringTable {
         &self.strings
@@ -481,6 +492,7 @@ impl TimelineBuilder {
             warnings: self.warnings,
             session: self.session,
             stacks: self.stacks,
+            stacks_pending: false,
             columns,
             flows,
             flows_by_to,

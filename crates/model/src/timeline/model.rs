@@ -308,6 +308,9 @@ pub struct Timeline {
     pub session: SessionInfo,
     /// Call stacks of CPU samples and of calls with a backtrace.
     pub stacks: super::stacks::CallStacks,
+    /// The CPU samples' call stacks are still being read: this is the timeline shown while
+    /// they are (see `nsys::LoadOptions::preview`); its samples have none yet.
+    pub stacks_pending: bool,
     pub(crate) columns: Columns,
     /// Flows sorted by `from`.
     pub(crate) flows: Vec<Flow>,
@@ -437,6 +440,16 @@ impl Timeline {
             .binary_search_by_key(&event, |(e, _)| *e)
             .ok()
             .and_then(|i| self.attr_sets.get(self.attrs[i].1 as usize))
+    }
+
+    /// Removes the CPU samples' call stacks (their correlation column).
+    pub(crate) fn clear_sample_stacks(&mut self) {
+        let c = &mut self.columns;
+        for (kind, correlation) in c.kind.iter().zip(c.correlation.iter_mut()) {
+            if *kind == EventKind::CpuSample {
+                *correlation = NO_STACK;
+            }
+        }
     }
 
     /// The call stack of `event`: a CPU sample's (held in its correlation column, where

@@ -79,7 +79,7 @@ impl CallStacks {
 }
 
 /// Builds [`CallStacks`], interning frames and nodes.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct StacksBuilder {
     stacks: CallStacks,
     // Fx: two lookups per frame of every sample's stack (132 M frames at the scale benchmark);

@@ -44,7 +44,15 @@ pub struct LoadOptions<'a> {
     pub progress: Option<&'a mut dyn FnMut(Progress)>,
     /// When set, loading stops with [`NsysError::Cancelled`].
     pub cancel: Option<&'a AtomicBool>,
+    /// When set, the CPU samples' call stacks (`SAMPLING_CALLCHAINS`: often most of an
+    /// export's rows) are read last, and the timeline without them is handed here first, to
+    /// be shown while they are read: its samples are named [`STACKS_PENDING`] and have no call
+    /// stack, and its `stacks_pending` is set. Not called for an export without them.
+    pub preview: Option<&'a mut dyn FnMut(Timeline)>,
 }
+
+/// The name of a CPU sample in a preview timeline (see [`LoadOptions::preview`]).
+pub const STACKS_PENDING: &str = "[call stack not read yet]";
 
 /// Loads an export with default options.
 pub fn load(path: &Path) -> Result<Timeline, NsysError> {
@@ -55,6 +63,17 @@ pub fn load(path: &Path) -> Result<Timeline, NsysError> {
 pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, NsysError> {
     let db = ExportDb::open(path)?;
     let mut loader = Loader::new(&db, options)?;
+    let rows = |t: &str| {
+        loader
+            .b
+            .session
+            .imports
+            .sources
+            .get(t)
+            .map_or(0, |s| s.rows)
+    };
+    loader.defer_sample_stacks =
+        loader.preview.is_some() && rows("COMPOSITE_EVENTS") > 0 && rows("SAMPLING_CALLCHAINS") > 0;
     loader.session();
     loader.names()?;
     loader.runtime()?;
@@ -70,7 +89,18 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.thread_states()?;
     loader.counter_tables()?;
     loader.generic_tables()?;
-    loader.finish()
+    if !loader.defer_sample_stacks {
+        return loader.finish();
+    }
+    let mut timeline = loader.finish_timeline()?;
+    if let Some(preview) = loader.preview.as_mut() {
+        let mut shown = timeline.clone();
+        shown.clear_sample_stacks();
+        shown.stacks_pending = true;
+        preview(shown);
+    }
+    loader.sample_stacks(&mut timeline)?;
+    Ok(timeline)
 }
 
 const SERIES_CUDA_API: u64 = 0;
@@ -189,6 +219,12 @@ struct Loader<'d, 'a> {
     b: TimelineBuilder,
     progress: Option<&'a mut dyn FnMut(Progress)>,
     cancel: Option<&'a AtomicBool>,
+    preview: Option<&'a mut dyn FnMut(Timeline)>,
+    /// CPU samples' call stacks are read after the rest ([`LoadOptions::preview`]): until
+    /// then a sample's correlation column holds its callchain id, or `NO_STACK` with the id
+    /// in `wide_chains` (by rowid) when it does not fit.
+    defer_sample_stacks: bool,
+    wide_chains: HashMap<u32, i64>,
     rows_done: u64,
     rows_total: u64,
     strings: HashMap<i64, String>,
@@ -235,6 +271,9 @@ impl<'d, 'a> Loader<'d, 'a> {
             b,
             progress: options.progress,
             cancel: options.cancel,
+            preview: options.preview,
+            defer_sample_stacks: false,
+            wide_chains: HashMap::new(),
             rows_done: 0,
             rows_total,
             strings: HashMap::new(),
@@ -612,6 +651,12 @@ impl<'d, 'a> Loader<'d, 'a> {
     }
 
     fn finish(mut self) -> Result<Timeline, NsysError> {
+        self.finish_timeline()
+    }
+
+    /// Links the flows and packs the timeline, leaving the loader able to read the samples'
+    /// call stacks afterwards when they were deferred (else its indexes are freed first).
+    fn finish_timeline(&mut self) -> Result<Timeline, NsysError> {
         self.report("finish")?;
         for source in self.b.session.imports.sources.values_mut() {
             if source.events == 0 && source.attached == 0 && source.skipped.is_empty() {
@@ -679,13 +724,37 @@ impl<'d, 'a> Loader<'d, 'a> {
                 format!("{unmatched} GPU activities have no API call with their correlation id"),
             );
         }
-        self.b.stacks = std::mem::take(&mut self.stacks).finish();
-        // Free the loader's indexes before packing, so the packed columns reuse their memory.
+        self.b.stacks = if self.defer_sample_stacks {
+            self.stacks.clone().finish()
+        } else {
+            std::mem::take(&mut self.stacks).finish()
+        };
+        // Free the loader's indexes before packing, so the packed columns reuse their memory;
+        // what reading the samples' call stacks needs stays.
         let builder = std::mem::take(&mut self.b);
-        drop(self);
+        self.free_indexes();
         let timeline = builder.finish();
         crate::timeline::release_free_memory();
         Ok(timeline)
+    }
+}
+
+impl Loader<'_, '_> {
+    /// Frees the indexes used while reading events; the string ids and names stay when the
+    /// samples' call stacks are still to be read.
+    fn free_indexes(&mut self) {
+        self.api_names = HashMap::new();
+        self.thread_names = HashMap::new();
+        self.process_names = HashMap::new();
+        self.gpu_names = HashMap::new();
+        self.series = HashMap::new();
+        self.streams = HashMap::new();
+        self.generic_keys = HashMap::new();
+        self.work = Vec::new();
+        if !self.defer_sample_stacks {
+            self.strings = HashMap::new();
+            self.raw_names = HashMap::new();
+        }
     }
 }
 

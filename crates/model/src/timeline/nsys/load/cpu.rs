@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Loader, SERIES_SAMPLES, SERIES_SCHED, integer, rowid};
 use crate::timeline::builder::NewEvent;
-use crate::timeline::model::{EventAttrs, EventKind, NO_STACK, TrackId, TrackKind};
+use crate::timeline::model::{EventAttrs, EventKind, NO_STACK, Timeline, TrackId, TrackKind};
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::int_of;
 use crate::timeline::nsys::db::split_global_id;
@@ -162,18 +162,40 @@ impl Loader<'_, '_> {
         if !self.db.has_table(T) {
             return Ok(());
         }
-        let mut chains = self.callchains("SAMPLING_CALLCHAINS")?;
+        let defer = self.defer_sample_stacks;
+        let mut chains = if defer {
+            Callchains::default()
+        } else {
+            self.callchains("SAMPLING_CALLCHAINS")?
+        };
         let no_stack = self.b.intern("[no call stack]");
+        let pending = self.b.intern(super::STACKS_PENDING);
         let before = self.b.event_count();
         let sql = format!("SELECT rowid, id, start, globalTid FROM {T}");
         self.scan(T, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             let start = integer(v(2), "start")?;
             let gtid = integer(v(3), "globalTid")?;
-            let stack = chains.take(v(1));
-            let name = stack
-                .and_then(|s| l.stacks.innermost_symbol(s))
-                .unwrap_or(no_stack);
+            let source = rowid(v(0));
+            let (name, correlation) = if defer {
+                // The callchain id, kept until the stacks are read (`sample_stacks`).
+                match v(1).filter(|&id| id != 0) {
+                    Some(id) => match u32::try_from(id).ok().filter(|&c| c != NO_STACK) {
+                        Some(chain) => (pending, chain),
+                        None => {
+                            l.wide_chains.insert(source, id);
+                            (pending, NO_STACK)
+                        }
+                    },
+                    None => (no_stack, NO_STACK),
+                }
+            } else {
+                let stack = chains.take(v(1));
+                let name = stack
+                    .and_then(|s| l.stacks.innermost_symbol(s))
+                    .unwrap_or(no_stack);
+                (name, stack.map_or(NO_STACK, |s| s.0))
+            };
             let track = l.thread_series(gtid, SERIES_SAMPLES, "CPU samples");
             l.b.push(
                 track,
@@ -182,15 +204,65 @@ impl Loader<'_, '_> {
                     start,
                     end: start,
                     name,
-                    correlation: stack.map_or(NO_STACK, |s| s.0),
-                    source: rowid(v(0)),
+                    correlation,
+                    source,
                     depth: 0,
                 },
             );
             Ok(())
         })?;
         self.events_since(T, before);
-        self.account_callchains(&chains);
+        if !defer {
+            self.account_callchains(&chains);
+        }
+        Ok(())
+    }
+
+    /// Reads the CPU samples' call stacks after the timeline was finished without them
+    /// ([`super::LoadOptions::preview`]): names each sample by its innermost frame and gives
+    /// it its stack, in the finished `timeline`.
+    pub(super) fn sample_stacks(&mut self, timeline: &mut Timeline) -> Result<(), NsysError> {
+        // Interning and the import statistics go on into the finished timeline's own.
+        self.b.swap_strings(&mut timeline.strings);
+        std::mem::swap(&mut self.b.session, &mut timeline.session);
+        // Finishing counted the table as not read; it is read now.
+        if let Some(source) = self
+            .b
+            .session
+            .imports
+            .sources
+            .get_mut("SAMPLING_CALLCHAINS")
+        {
+            source
+                .skipped
+                .remove(crate::timeline::nsys::schema::NOT_READ);
+        }
+        let read = self.callchains("SAMPLING_CALLCHAINS");
+        let result = read.map(|mut chains| {
+            let no_stack = self.b.intern("[no call stack]");
+            let c = &mut timeline.columns;
+            for i in 0..c.kind.len() {
+                if c.kind[i] != EventKind::CpuSample || c.name[i] == no_stack {
+                    continue;
+                }
+                let chain = match c.correlation[i] {
+                    NO_STACK => self.wide_chains.get(&c.source[i]).copied(),
+                    chain => Some(i64::from(chain)),
+                };
+                let stack = chains.take(chain);
+                c.name[i] = stack
+                    .and_then(|s| self.stacks.innermost_symbol(s))
+                    .unwrap_or(no_stack);
+                c.correlation[i] = stack.map_or(NO_STACK, |s| s.0);
+            }
+            self.account_callchains(&chains);
+        });
+        self.b.swap_strings(&mut timeline.strings);
+        std::mem::swap(&mut self.b.session, &mut timeline.session);
+        timeline.warnings.extend(self.b.take_warnings());
+        result?;
+        timeline.stacks = std::mem::take(&mut self.stacks).finish();
+        timeline.stacks_pending = false;
         Ok(())
     }
 
