@@ -263,3 +263,44 @@ fn an_atp_trace_with_queues_flows_summaries_and_trace_details() {
     assert!(names.contains(&"api_sum"));
     h.get_by_label("matmul_tiled");
 }
+
+/// Saving a watched NVTXT file wakes an idle window: the watcher's thread requests the repaint
+/// (kittest steps frames all the time and would hide a missing one, so the test waits without
+/// stepping), for a save in place and a save by rename (what editors do).
+#[test]
+fn saving_an_nvtxt_file_wakes_an_idle_window() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let notes = dir.path().join("idle.nvtxt");
+    let text = |name: &str| {
+        format!("TimeBase = Relative\n@Marker, Time, Message\nMarker, 5, \"{name}\"\n")
+    };
+    std::fs::write(&notes, text("one")).expect("write");
+    let mut h = opened(vec![notes.clone()]);
+    assert_eq!(names_on(&timeline(&h), EventKind::Marker), vec!["one"]);
+    for (name, by_rename) in [("two", false), ("three", true)] {
+        h.run();
+        assert!(!h.ctx.has_requested_repaint(), "the window is idle");
+        if by_rename {
+            let part = dir.path().join("idle.nvtxt.part");
+            std::fs::write(&part, text(name)).expect("write");
+            std::fs::rename(&part, &notes).expect("rename");
+        } else {
+            std::fs::write(&notes, text(name)).expect("write");
+        }
+        let saved = std::time::Instant::now();
+        while !h.ctx.has_requested_repaint() {
+            assert!(
+                saved.elapsed() < Duration::from_secs(5),
+                "saving {name} did not wake the idle window"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        eprintln!("woken {:?} after the save ({name})", saved.elapsed());
+        common::app::step_until(&mut h, "the reload", Duration::from_secs(10), |h| {
+            h.state()
+                .document::<TimelineDoc>(0)
+                .and_then(|d| d.timeline().cloned())
+                .is_some_and(|tl| names_on(&tl, EventKind::Marker) == vec![name])
+        });
+    }
+}

@@ -45,6 +45,9 @@ pub struct NvtxtFiles {
     /// Whether a changed file is read again on its own.
     pub live_reload: bool,
     watcher: Option<FolderWatcher>,
+    /// Whether `watcher` wakes the UI (set at the first poll after it was made: the waker
+    /// comes with the poll).
+    watcher_wakes: bool,
     /// Why the files cannot be watched, when they cannot.
     pub watch_error: Option<String>,
     job: Option<Job<Rebuilt, ()>>,
@@ -63,6 +66,7 @@ impl NvtxtFiles {
             docs,
             live_reload: true,
             watcher: None,
+            watcher_wakes: false,
             watch_error: None,
             job: None,
             dialog: None,
@@ -85,6 +89,7 @@ impl NvtxtFiles {
     /// Watches the folders of the files (not their subfolders).
     fn rewatch(&mut self) {
         self.watcher = None;
+        self.watcher_wakes = false;
         self.watch_error = None;
         if !self.live_reload || self.paths.is_empty() {
             return;
@@ -158,6 +163,14 @@ impl NvtxtFiles {
             for path in picked {
                 self.add(path, wake.clone());
             }
+        }
+        // A file saved while the window is idle must wake it: the watcher's thread requests
+        // the repaint that brings the next poll.
+        if let Some(watcher) = self.watcher.as_ref()
+            && !self.watcher_wakes
+        {
+            watcher.set_waker(wake.clone());
+            self.watcher_wakes = true;
         }
         let changed = self.watcher.as_ref().map(|w| w.poll()).unwrap_or_default();
         if changed
