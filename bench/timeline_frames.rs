@@ -279,8 +279,7 @@ fn flame_graph(d: &mut Driver) {
         ms(built)
     );
     if let Some(t) = d.app.document_mut::<TimelineDoc>(0) {
-        t.stats.showing_profile = true;
-        t.stats.showing_expert = false;
+        t.stats.pane = sightline::app::timeline::stats_panel::Pane::Profile;
         t.stats.profile.view = ProfileView::FlameGraph;
     }
     d.pointer = egui::pos2(800.0, 900.0);

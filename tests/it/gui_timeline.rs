@@ -395,3 +395,42 @@ fn a_summary_row_click_highlights_and_steps_through_its_instances() {
     h.run();
     assert_eq!(doc(&h).stats.sort, Some((inst_col, false)));
 }
+
+/// The export's diagnostics: a tab of the summary panel listing them by time; a click selects
+/// the diagnostic on the timeline. An export without any has no such tab.
+#[test]
+fn diagnostics_are_listed_and_a_click_goes_to_one() {
+    let path = common::fixtures().join("nsys/families.sqlite");
+    let mut h = common::app::harness(vec![path]);
+    common::app::step_until(&mut h, "the export to load", Duration::from_secs(30), |h| {
+        h.state()
+            .document::<TimelineDoc>(0)
+            .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
+    });
+    h.run();
+    let tl = timeline(&h);
+    let list = sightline::app::timeline::diagnostics::diagnostics(&tl);
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert!(list.iter().all(|d| d.text == "Profiling has started."));
+    assert!(list[0].start < list[1].start);
+    h.get_by_label("Diagnostics (2)").click();
+    h.run();
+    assert_eq!(
+        doc(&h).stats.pane,
+        sightline::app::timeline::stats_panel::Pane::Diagnostics
+    );
+    // The later one: its row is the second by time.
+    let later = list[1].event;
+    let rows = h.get_all_by_label("Profiling has started.").count();
+    assert_eq!(rows, 2, "one row per diagnostic");
+    h.get_all_by_label("Profiling has started.")
+        .nth(1)
+        .expect("second row")
+        .click();
+    h.run();
+    assert_eq!(doc(&h).selection.event, Some(later));
+
+    // A small export without diagnostics offers no tab.
+    let (_dir, h) = opened();
+    assert!(h.query_by_label_contains("Diagnostics (").is_none());
+}

@@ -17,6 +17,7 @@ pub mod canvas;
 pub mod colors;
 pub mod cpu_profile;
 pub mod details;
+pub mod diagnostics;
 pub mod expert;
 pub mod imports;
 pub mod keys;
@@ -412,7 +413,7 @@ impl TimelineDoc {
                 partners: &self.selection.partners,
                 range: self.selection.range,
                 names: highlight,
-                stacks: if self.stats.showing_profile {
+                stacks: if self.stats.pane == stats_panel::Pane::Profile {
                     &self.stats.profile.highlight
                 } else {
                     &[]

@@ -32,6 +32,20 @@ pub struct Instances {
     pub names: Vec<bool>,
 }
 
+/// The tab the summary panel shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Pane {
+    /// The report `StatsPanel::shown`.
+    #[default]
+    Report,
+    /// The CPU profile.
+    Profile,
+    /// The expert rules.
+    Expert,
+    /// The export's diagnostics.
+    Diagnostics,
+}
+
 /// The panel's state.
 #[derive(Debug, Default)]
 pub struct StatsPanel {
@@ -43,14 +57,14 @@ pub struct StatsPanel {
     pub table: SortableTable,
     /// The clicked row's instances.
     pub instances: Option<Instances>,
+    /// What the panel shows: a report, or one of the other tabs.
+    pub pane: Pane,
     /// The CPU profile (offered when the timeline has CPU samples).
     pub profile: super::cpu_profile::CpuProfile,
-    /// Whether the CPU profile is shown instead of a report.
-    pub showing_profile: bool,
     /// The expert rules and their findings.
     pub expert: super::expert::ExpertPanel,
-    /// Whether the Expert tab is shown instead of a report.
-    pub showing_expert: bool,
+    /// The export's diagnostics (offered when it has some).
+    pub diagnostics: super::diagnostics::DiagnosticsList,
     /// Any report on demand.
     pub runner: super::report_runner::ReportRunner,
 }
@@ -177,8 +191,7 @@ impl StatsPanel {
             }
         };
         self.shown = at;
-        self.showing_profile = false;
-        self.showing_expert = false;
+        self.pane = Pane::Report;
         self.table = SortableTable::default();
         self.instances = None;
     }
@@ -202,46 +215,60 @@ impl StatsPanel {
             return None;
         };
         let names: Vec<String> = reports.iter().map(|(n, _)| n.clone()).collect();
+        let diagnostics = self.diagnostics.of(timeline).len();
         ui.horizontal(|ui| {
             ui.strong("Summary");
             for (i, name) in names.iter().enumerate() {
-                let shown = self.shown == i && !self.showing_profile && !self.showing_expert;
+                let shown = self.shown == i && self.pane == Pane::Report;
                 if ui.selectable_label(shown, name).clicked() && !shown {
                     self.shown = i;
-                    self.showing_profile = false;
-                    self.showing_expert = false;
+                    self.pane = Pane::Report;
                     self.table = SortableTable::default();
                     self.instances = None;
                 }
             }
-            if super::cpu_profile::has_samples(timeline) {
+            let mut tab = |ui: &mut egui::Ui, pane: Pane, label: &str, hover: &str| {
                 ui.separator();
                 if ui
-                    .selectable_label(self.showing_profile, "CPU profile")
+                    .selectable_label(self.pane == pane, label)
+                    .on_hover_text(hover)
                     .clicked()
                 {
-                    self.showing_profile = true;
-                    self.showing_expert = false;
+                    self.pane = pane;
                     self.instances = None;
                 }
+            };
+            if super::cpu_profile::has_samples(timeline) {
+                tab(
+                    ui,
+                    Pane::Profile,
+                    "CPU profile",
+                    "Where the sampled threads spent their time",
+                );
             }
-            ui.separator();
-            if ui
-                .selectable_label(self.showing_expert, "Expert")
-                .on_hover_text("The expert rules: what nsys analyze points at, and your rules")
-                .clicked()
-            {
-                self.showing_expert = true;
-                self.showing_profile = false;
-                self.instances = None;
+            tab(
+                ui,
+                Pane::Expert,
+                "Expert",
+                "The expert rules: what nsys analyze points at, and your rules",
+            );
+            if diagnostics > 0 {
+                tab(
+                    ui,
+                    Pane::Diagnostics,
+                    &format!("Diagnostics ({diagnostics})"),
+                    "What Nsight Systems noted while it profiled",
+                );
             }
         });
-        if self.showing_expert {
-            return self.expert.ui(ui, timeline, expert, wake);
-        }
-        if self.showing_profile {
-            self.profile.ui(ui, timeline, range);
-            return None;
+        match self.pane {
+            Pane::Expert => return self.expert.ui(ui, timeline, expert, wake),
+            Pane::Profile => {
+                self.profile.ui(ui, timeline, range);
+                return None;
+            }
+            Pane::Diagnostics => return self.diagnostics.ui(ui, timeline).map(Target::Event),
+            Pane::Report => {}
         }
         if let Some(source) = expert
             && let Some(request) = self.runner.ui(ui)
