@@ -434,3 +434,53 @@ fn diagnostics_are_listed_and_a_click_goes_to_one() {
     let (_dir, h) = opened();
     assert!(h.query_by_label_contains("Diagnostics (").is_none());
 }
+
+/// A counter track (GPU memory usage): drawn as a step chart whose steps answer a click with
+/// the sample they stand for, its value in the details.
+#[test]
+fn a_counter_track_answers_a_click_with_its_sample() {
+    let path = common::fixtures().join("nsys/families.sqlite");
+    let mut h = common::app::harness(vec![path]);
+    common::app::step_until(&mut h, "the export to load", Duration::from_secs(30), |h| {
+        h.state()
+            .document::<TimelineDoc>(0)
+            .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
+    });
+    h.run();
+    let tl = timeline(&h);
+    let track = tl
+        .tracks
+        .iter()
+        .position(|t| t.layout == sightline::timeline::Layout::Counter)
+        .map(|i| sightline::timeline::TrackId(i as u32))
+        .expect("a counter row");
+    let samples: Vec<EventId> = tl.tracks[track.0 as usize]
+        .rows
+        .iter()
+        .flat_map(|r| r.clone().map(EventId))
+        .collect();
+    assert_eq!(samples.len(), 3);
+    let second = tl.event(samples[1]).expect("sample");
+    assert_eq!(tl.counter_value(samples[1]), Some(1_048_576.0));
+    {
+        let d = doc_mut(&mut h);
+        d.canvas.reveal(&tl, samples[1]);
+        d.canvas.viewport.fit(0.0, 10_000.0);
+    }
+    h.run();
+    let rect = doc_mut(&mut h)
+        .canvas
+        .event_screen_rect(&tl, samples[1])
+        .expect("the sample on screen");
+    // Between this sample and the next one the step shows this sample's value.
+    let third = tl.event(samples[2]).expect("sample");
+    let ns_per_px = doc(&h).canvas.viewport.ns_per_px;
+    let dx = ((third.start - second.start) as f64 / ns_per_px / 2.0) as f32;
+    click_at(&mut h, rect.center() + egui::vec2(dx, 0.0));
+    assert_eq!(doc(&h).selection.event, Some(samples[1]));
+    h.get_by_label("Selected event");
+    // Named by its value in the unit's own scale, with the raw value beside it.
+    h.get_by_label("1.0 MiB");
+    h.get_by_label("1048576");
+    assert!(doc(&h).canvas.shapes_drawn > 0);
+}
