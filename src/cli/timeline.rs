@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use crate::kind::FileKind;
 use crate::pyjson::write_string;
 use crate::timeline::imports::ImportStats;
-use crate::timeline::nsys::LoadOptions;
+use crate::timeline::nsys::{LoadOptions, Progress};
 use crate::timeline::open::{DetailSource, TimelineFileKind, load_timeline};
 use crate::timeline::{Timeline, TrackId, TrackKind};
 
@@ -29,7 +29,9 @@ pub struct TimelineArgs {
     /// The nsys executable used to export .nsys-rep/.qdrep reports.
     #[arg(long, value_name = "PATH")]
     pub nsys: Option<PathBuf>,
-    /// Print the load time and memory per event on stderr.
+    /// Print the load time and memory per event on stderr, with the time of each stage; loads
+    /// as the app does (an export's CPU samples' call stacks last) and says when the timeline
+    /// without them was ready.
     #[arg(long)]
     pub timing: bool,
     /// Do not load the .nvtxt files beside an export onto its timeline.
@@ -56,13 +58,26 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
     };
     let rss_before = rss_bytes();
     let started = std::time::Instant::now();
-    let loaded = load_timeline(
-        &args.file,
-        kind,
-        &export,
-        LoadOptions::default(),
-        !args.no_nvtxt,
-    )?;
+    // With --timing: when each stage of the load ended (the tables read, linking and packing),
+    // and when the timeline without the CPU samples' call stacks was ready (what the app shows
+    // first).
+    let mut stages: Vec<(&'static str, std::time::Duration)> = Vec::new();
+    let mut on_progress = |p: Progress| match stages.last_mut() {
+        Some((table, at)) if *table == p.table => *at = started.elapsed(),
+        _ => stages.push((p.table, started.elapsed())),
+    };
+    let mut preview_at = None;
+    let mut on_preview = |_: Timeline| preview_at = Some(started.elapsed());
+    let options = if args.timing {
+        LoadOptions {
+            progress: Some(&mut on_progress),
+            cancel: None,
+            preview: Some(&mut on_preview),
+        }
+    } else {
+        LoadOptions::default()
+    };
+    let loaded = load_timeline(&args.file, kind, &export, options, !args.no_nvtxt)?;
     let timeline = loaded.timeline;
     for doc in &loaded.nvtxt {
         if kind.takes_nvtxt() {
@@ -98,6 +113,21 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
             elapsed.as_secs_f64(),
             timeline.heap_bytes() as f64 / n
         );
+        let mut previous = std::time::Duration::ZERO;
+        for (stage, at) in &stages {
+            eprintln!(
+                "timing:   {stage:<32} {:>8.3} s (until {:.3} s)",
+                (*at - previous).as_secs_f64(),
+                at.as_secs_f64()
+            );
+            previous = *at;
+        }
+        if let Some(at) = preview_at {
+            eprintln!(
+                "timing: the timeline without the samples' call stacks was ready at {:.3} s",
+                at.as_secs_f64()
+            );
+        }
     }
     for w in &timeline.warnings {
         eprintln!("{w}");

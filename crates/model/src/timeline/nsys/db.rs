@@ -167,6 +167,19 @@ impl ExportDb {
             .map_err(|e| self.query_error(table, e))
     }
 
+    /// Whether `table` exists and has a row (without counting them: counting a 132 M-row
+    /// table reads all of it).
+    pub fn has_rows(&self, table: &str) -> Result<bool, NsysError> {
+        if !self.has_table(table) {
+            return Ok(false);
+        }
+        let sql = format!("SELECT EXISTS (SELECT 1 FROM {})", quote_ident(table));
+        self.conn
+            .query_row(&sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n != 0)
+            .map_err(|e| self.query_error(table, e))
+    }
+
     /// Number of rows of a table matching an SQL condition (0 when it is missing).
     pub fn row_count_where(&self, table: &str, condition: &str) -> Result<u64, NsysError> {
         if !self.has_table(table) {

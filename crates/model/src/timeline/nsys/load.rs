@@ -51,6 +51,9 @@ pub struct LoadOptions<'a> {
     pub preview: Option<&'a mut dyn FnMut(Timeline)>,
 }
 
+/// The call stacks of the CPU samples.
+const SAMPLE_CHAINS: &str = "SAMPLING_CALLCHAINS";
+
 /// The name of a CPU sample in a preview timeline (see [`LoadOptions::preview`]).
 pub const STACKS_PENDING: &str = "[call stack not read yet]";
 
@@ -63,17 +66,6 @@ pub fn load(path: &Path) -> Result<Timeline, NsysError> {
 pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, NsysError> {
     let db = ExportDb::open(path)?;
     let mut loader = Loader::new(&db, options)?;
-    let rows = |t: &str| {
-        loader
-            .b
-            .session
-            .imports
-            .sources
-            .get(t)
-            .map_or(0, |s| s.rows)
-    };
-    loader.defer_sample_stacks =
-        loader.preview.is_some() && rows("COMPOSITE_EVENTS") > 0 && rows("SAMPLING_CALLCHAINS") > 0;
     loader.session();
     loader.names()?;
     loader.runtime()?;
@@ -250,7 +242,15 @@ impl<'d, 'a> Loader<'d, 'a> {
         let mut b = TimelineBuilder::new(&db.path);
         let mut names: Vec<&str> = db.table_names().into_iter().collect();
         names.sort_unstable();
+        // The samples' call stacks are read after a preview when one is wanted; their table
+        // is then counted when it is read (counting 132 M rows reads them all: ~9 s).
+        let defer = options.preview.is_some()
+            && db.has_rows("COMPOSITE_EVENTS")?
+            && db.has_rows(SAMPLE_CHAINS)?;
         for table in names {
+            if defer && table == SAMPLE_CHAINS {
+                continue;
+            }
             let rows = db.row_count(table)?;
             if rows > 0 {
                 let source = b.session.imports.source(table);
@@ -272,7 +272,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             progress: options.progress,
             cancel: options.cancel,
             preview: options.preview,
-            defer_sample_stacks: false,
+            defer_sample_stacks: defer,
             wide_chains: HashMap::new(),
             rows_done: 0,
             rows_total,

@@ -222,22 +222,16 @@ impl Loader<'_, '_> {
     /// ([`super::LoadOptions::preview`]): names each sample by its innermost frame and gives
     /// it its stack, in the finished `timeline`.
     pub(super) fn sample_stacks(&mut self, timeline: &mut Timeline) -> Result<(), NsysError> {
+        // Counted now rather than before the preview (`Loader::new`).
+        let rows = self.db.row_count(super::SAMPLE_CHAINS)?;
+        self.rows_total += rows;
         // Interning and the import statistics go on into the finished timeline's own.
         self.b.swap_strings(&mut timeline.strings);
         std::mem::swap(&mut self.b.session, &mut timeline.session);
-        // Finishing counted the table as not read; it is read now.
-        if let Some(source) = self
-            .b
-            .session
-            .imports
-            .sources
-            .get_mut("SAMPLING_CALLCHAINS")
-        {
-            source
-                .skipped
-                .remove(crate::timeline::nsys::schema::NOT_READ);
-        }
-        let read = self.callchains("SAMPLING_CALLCHAINS");
+        let source = self.b.session.imports.source(super::SAMPLE_CHAINS);
+        source.rows = rows;
+        source.documented = crate::timeline::nsys::schema::is_documented(super::SAMPLE_CHAINS);
+        let read = self.callchains(super::SAMPLE_CHAINS);
         let result = read.map(|mut chains| {
             let no_stack = self.b.intern("[no call stack]");
             let c = &mut timeline.columns;
