@@ -223,3 +223,79 @@ fn a_flame_graph_click_selects_and_outlines_a_function() {
         "its samples are outlined"
     );
 }
+
+/// An export with CPU samples shows before their call stacks are read: the samples without
+/// stacks and the CPU profile saying so; then the complete timeline replaces it, the selected
+/// event kept.
+#[test]
+fn the_timeline_shows_before_the_call_stacks_and_keeps_the_selection() {
+    use sightline_test_support::nsys::{SynthOptions, write_export_with_cpu};
+    use sightline_test_support::nsys_cpu::CpuOptions;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("sampled.sqlite");
+    let options = SynthOptions {
+        events: 2_000,
+        threads: 2,
+        streams: 2,
+        seed: 9,
+    };
+    let cpu = CpuOptions {
+        samples: 60_000,
+        sched: 200,
+    };
+    let started = std::time::Instant::now();
+    write_export_with_cpu(&path, &options, &cpu).expect("write the export");
+    eprintln!("export written in {:?}", started.elapsed());
+    let mut h = common::app::harness_sized(vec![path], eframe::egui::vec2(1400.0, 900.0));
+    common::app::step_until(
+        &mut h,
+        "the timeline to show",
+        Duration::from_secs(60),
+        |h| {
+            h.state()
+                .document::<TimelineDoc>(0)
+                .is_some_and(|d| d.timeline().is_some())
+        },
+    );
+    let preview = h
+        .state()
+        .document::<TimelineDoc>(0)
+        .and_then(|d| d.timeline().cloned())
+        .expect("shown");
+    assert!(
+        preview.stacks_pending,
+        "the first timeline shown has no call stacks yet"
+    );
+    let kernel = preview
+        .events()
+        .find(|e| e.kind == EventKind::Kernel)
+        .expect("a kernel");
+    h.state_mut()
+        .document_mut::<TimelineDoc>(0)
+        .expect("tab")
+        .go_to(kernel.id);
+    let sample = preview
+        .events()
+        .find(|e| e.kind == EventKind::CpuSample)
+        .expect("a sample");
+    assert_eq!(preview.stack_of(sample.id), None);
+    assert_eq!(
+        preview.name(sample.name),
+        sightline::timeline::nsys::STACKS_PENDING
+    );
+    common::app::step_until(&mut h, "the call stacks", Duration::from_secs(120), |h| {
+        h.state()
+            .document::<TimelineDoc>(0)
+            .and_then(|d| d.timeline())
+            .is_some_and(|t| !t.stacks_pending)
+    });
+    let d = h.state().document::<TimelineDoc>(0).expect("tab");
+    let complete = d.timeline().cloned().expect("loaded");
+    assert_eq!(complete.event_count(), preview.event_count());
+    assert_eq!(d.selection.event, Some(kernel.id), "the selection is kept");
+    assert!(complete.stack_of(sample.id).is_some());
+    assert_ne!(
+        complete.name(complete.event(sample.id).expect("sample").name),
+        sightline::timeline::nsys::STACKS_PENDING
+    );
+}
