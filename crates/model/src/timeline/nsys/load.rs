@@ -159,6 +159,7 @@ const READ_TABLES: &[&str] = &[
     "NVTX_EVENTS",
     "COMPOSITE_EVENTS",
     "SCHED_EVENTS",
+    SAMPLE_CHAINS,
 ];
 
 /// Labels of `ENUM_CUDA_MEMCPY_OPER` for exports that lack the table.
