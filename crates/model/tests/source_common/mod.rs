@@ -112,6 +112,19 @@ pub fn ask_oracle(
     Ok(out)
 }
 
+/// [`ask_oracle`] with the SASS text (`sass_by_pc`), in chunks of 50.
+pub fn ask_oracle_sass(
+    python: &Path,
+    report: &Path,
+    queries: &[(usize, u64)],
+) -> Result<Vec<OracleAnswer>, String> {
+    let mut out = Vec::new();
+    for chunk in queries.chunks(50) {
+        out.extend(ask_oracle_once_with(python, report, chunk, true)?);
+    }
+    Ok(out)
+}
+
 /// Queries per reader process.
 pub const CHUNK: usize = 150;
 
@@ -120,11 +133,21 @@ fn ask_oracle_once(
     report: &Path,
     queries: &[(usize, u64)],
 ) -> Result<Vec<OracleAnswer>, String> {
+    ask_oracle_once_with(python, report, queries, false)
+}
+
+fn ask_oracle_once_with(
+    python: &Path,
+    report: &Path,
+    queries: &[(usize, u64)],
+    sass: bool,
+) -> Result<Vec<OracleAnswer>, String> {
     use std::io::Write;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/source_pcs.py");
     let mut child = std::process::Command::new(python)
         .arg(&script)
         .arg(report)
+        .args(sass.then_some("--sass"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -15,8 +15,9 @@ use rustpython_vm::{
 use super::consts::{name_base, workload_type};
 use super::metric::{IMetric, IMutableMetric, MetricRef, OwnedMetric};
 use super::nvtx::INvtxState;
-use super::stored::{IRuleResult, SourceMarker};
-use sightline_model::ncu::{Action, MetricValue, NameBase, Report, ResultInfo, WorkloadKind};
+use super::stored::{IRuleResult, ISourceInfo, SourceMarker};
+use sightline_model::ncu::source::SourceModule;
+use sightline_model::ncu::{Action, MetricValue, NameBase, Report, WorkloadKind};
 
 /// The data behind an `IAction`: the decoded action, the report it came from and the metrics
 /// rules added to it.
@@ -26,6 +27,8 @@ pub(crate) struct ActionData {
     pub report: Arc<Report>,
     pub added: RefCell<Vec<(String, Rc<RefCell<OwnedMetric>>)>>,
     names_cache: RefCell<Option<PyObjectRef>>,
+    /// The kernel's cubin, line tables and PTX, read on the first source question.
+    source: std::cell::OnceCell<Option<SourceModule>>,
 }
 
 impl ActionData {
@@ -35,7 +38,15 @@ impl ActionData {
             report,
             added: RefCell::default(),
             names_cache: RefCell::default(),
+            source: std::cell::OnceCell::new(),
         })
+    }
+
+    /// The source module of a kernel action (`None` for other workloads).
+    fn source(&self) -> Option<&SourceModule> {
+        self.source
+            .get_or_init(|| SourceModule::for_action(&self.report, &self.action).ok())
+            .as_ref()
     }
 
     fn stored_index(&self, name: &str) -> Option<usize> {
@@ -173,42 +184,37 @@ impl IAction {
         Ok(IMutableMetric::new(self.data.add(name.as_str(), value)))
     }
 
-    /// Source correlation of a SASS address. Sightline does not decode the cubin's line
-    /// tables, so no correlation is available and this returns `None` (as NVIDIA's API does
-    /// for code built without line info).
+    /// Source correlation of a SASS address: the file and line of the first line-table row at
+    /// the greatest address ≤ `address` (NVIDIA's rule), from the kernel's cubin. `None` for
+    /// code built without line info, addresses outside the kernel's module, or other workloads.
     #[pymethod]
-    fn source_info(&self, _address: PyObjectRef) -> Option<PyObjectRef> {
-        None
+    fn source_info(
+        &self,
+        address: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<Option<ISourceInfo>> {
+        let pc: u64 = address.try_index(vm)?.try_to_primitive(vm)?;
+        Ok(self
+            .data
+            .source()
+            .and_then(|m| m.source_info(pc))
+            .map(|f| ISourceInfo::new(f.file, u64::from(f.line))))
     }
 
-    /// The source files embedded in the report for this workload: `{file name: content}`.
+    /// The source files of this workload: `{file name: content}`; files the line table names
+    /// but the report did not import map to an empty string (as NVIDIA's API does).
     #[pymethod]
     fn source_files(&self, vm: &VirtualMachine) -> PyResult {
         let dict = vm.ctx.new_dict();
-        if let ResultInfo::Kernel(kernel) = self.data.action.info() {
-            let reference = kernel.source.reference;
-            let entry = self
-                .data
-                .report
-                .sources()
-                .iter()
-                .find(|s| Some(s.reference) == reference);
-            let inline = kernel.source.source_files.as_ref();
-            let decoded = entry.and_then(|e| e.decode().ok());
-            let files = decoded
-                .as_ref()
-                .and_then(|d| d.source_files.as_ref())
-                .or(inline);
-            if let Some(files) = files {
-                for file in &files.files {
-                    dict.set_item(
-                        file.file_name.as_str(),
-                        vm.ctx
-                            .new_str(file.content.clone().unwrap_or_default())
-                            .into(),
-                        vm,
-                    )?;
-                }
+        if let Some(module) = self.data.source() {
+            for file in module.source_files() {
+                dict.set_item(
+                    file.name.as_str(),
+                    vm.ctx
+                        .new_str(file.content.clone().unwrap_or_default())
+                        .into(),
+                    vm,
+                )?;
             }
         }
         Ok(dict.into())
@@ -220,10 +226,16 @@ impl IAction {
         String::new()
     }
 
-    /// PTX text at an address: not available (empty string), as for `sass_by_pc`.
+    /// PTX text of an address's line (`.nv_debug_line_sass` and `.nv_debug_ptx_txt` of the
+    /// cubin); empty when the cubin carries no PTX line info.
     #[pymethod]
-    fn ptx_by_pc(&self, _address: PyObjectRef) -> String {
-        String::new()
+    fn ptx_by_pc(&self, address: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
+        let pc: u64 = address.try_index(vm)?.try_to_primitive(vm)?;
+        Ok(self
+            .data
+            .source()
+            .map(|m| m.ptx_by_pc(pc).to_owned())
+            .unwrap_or_default())
     }
 
     /// The rule results stored in the report for this workload, one `IRuleResult` per message.

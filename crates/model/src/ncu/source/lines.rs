@@ -159,6 +159,9 @@ impl LineTable {
     }
 
     /// Every distinct (file, line) with a row at the greatest address ≤ `pc`, in program order.
+    /// A row covers the PCs up to the next row's address: with two rows at A and the next at
+    /// A+0x40, the PCs A..A+0x30 count toward both lines (as NVIDIA's page lists them: checked
+    /// on indexspaces kernel 1 against `ncu --page source`).
     pub fn all_at(&self, pc: u64) -> Vec<(u32, u32)> {
         let mut out: Vec<(u32, u32)> = Vec::new();
         for r in self.rows_at(pc) {

@@ -45,13 +45,13 @@ impl Column {
 const STALL_PREFIX: &str = "smsp__pcsamp_warps_issue_stalled_";
 const NOT_ISSUED: &str = "_not_issued";
 
-/// The metrics of a `group:` entry the result holds, in name order.
-fn group_members(group: &str, per_pc: &HashMap<&str, &Metric>) -> Vec<String> {
+/// The metrics of a `group:` entry the result holds (with per-PC instances or not: NVIDIA
+/// shows the group's columns with zeros when a kernel had no samples), in name order.
+fn group_members<'a>(group: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
     let not_issued = group.ends_with(NOT_ISSUED);
-    let mut members: Vec<String> = per_pc
-        .keys()
+    let mut members: Vec<String> = names
         .filter(|n| n.starts_with(STALL_PREFIX) && n.ends_with(NOT_ISSUED) == not_issued)
-        .map(|n| (*n).to_owned())
+        .map(str::to_owned)
         .collect();
     if !group.starts_with("smsp__pcsamp_warp_stall_reasons") {
         members.clear();
@@ -170,14 +170,12 @@ fn per_pc(metric: &Metric) -> Option<PcValues> {
 impl SourceColumns {
     /// The columns of `action` (see the module documentation).
     pub fn of(action: &Action) -> SourceColumns {
-        let mut metrics: HashMap<&str, &Metric> = HashMap::new();
         let mut values = HashMap::new();
         for (name, metric) in action.metrics_by_name() {
             if let Some(v) = per_pc(metric) {
                 // Correlation ids that are small integers are not PCs (occupancy tables
                 // indexed by block size, register count, shared memory size).
                 if v.by_pc.keys().all(|pc| *pc >= 0x1_0000) {
-                    metrics.insert(name, metric);
                     values.insert(name.to_owned(), v);
                 }
             }
@@ -188,7 +186,7 @@ impl SourceColumns {
         let have_section = !entries.is_empty();
         for (name, label) in entries {
             if let Some(group) = name.strip_prefix("group:") {
-                let members = group_members(group, &metrics);
+                let members = group_members(group, action.metric_names());
                 if members.is_empty() {
                     continue;
                 }
@@ -268,18 +266,18 @@ impl SourceColumns {
     pub fn number(&self, column: &Column, pc: u64) -> Option<f64> {
         match &column.kind {
             // A metric the result holds shows 0 where it has no instance (NVIDIA's page).
-            ColumnKind::Metric(name) => Some(self.values.get(name)?.get(pc).unwrap_or(0.0)),
-            ColumnKind::Sum(names) => {
-                let mut any = false;
-                let mut sum = 0.0;
-                for n in names {
-                    if let Some(v) = self.values.get(n) {
-                        any = true;
-                        sum += v.get(pc).unwrap_or(0.0);
-                    }
-                }
-                any.then_some(sum)
-            }
+            // Group members without per-PC values (no samples) show 0 too.
+            ColumnKind::Metric(name) => Some(
+                self.values
+                    .get(name)
+                    .map_or(0.0, |v| v.get(pc).unwrap_or(0.0)),
+            ),
+            ColumnKind::Sum(names) => Some(
+                names
+                    .iter()
+                    .filter_map(|n| self.values.get(n)?.get(pc))
+                    .sum(),
+            ),
             ColumnKind::MemoryLabel(_) => None,
         }
     }

@@ -51,8 +51,11 @@ pub struct SassRow {
     pub address: u64,
     /// The 16 instruction bytes, when the cubin holds them.
     pub encoding: Option<Vec<u8>>,
-    /// The disassembled text (from nvdisasm), when available.
+    /// The disassembled text (from nvdisasm) in NVIDIA's layout, when available.
     pub text: Option<String>,
+    /// The same as `ncu --page source --csv` (2024.1) prints it (no branch labels, nvdisasm's
+    /// space before the `;` kept as a trailing space).
+    pub csv_text: Option<String>,
     /// NVIDIA's file:line of the PC (the first row at its address).
     pub source: Option<FileLine>,
     /// Every distinct file:line with a row at its address.
@@ -171,6 +174,7 @@ impl SourcePage {
                 address: pc,
                 encoding: module.instruction(pc).map(<[u8]>::to_vec),
                 text: disassembly.and_then(|d| d.text(pc)).map(str::to_owned),
+                csv_text: disassembly.and_then(|d| d.csv_text(pc)),
                 source: module.source_info(pc),
                 lines: module.lines_at(pc),
                 ptx_line: module.ptx_line(pc),
@@ -194,6 +198,17 @@ impl SourcePage {
             sass,
             problems,
         }
+    }
+
+    /// The page with SASS text from `disassembly` (see [`super::nvdisasm::disassemble_page`]).
+    pub fn with_disassembly(mut self, disassembly: &Disassembly) -> SourcePage {
+        for row in &mut self.sass {
+            if let Some(text) = disassembly.text(row.address) {
+                row.text = Some(text.to_owned());
+                row.csv_text = disassembly.csv_text(row.address);
+            }
+        }
+        self
     }
 
     /// The merged module (cubin, files, PTX).
