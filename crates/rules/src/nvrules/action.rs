@@ -17,6 +17,7 @@ use super::metric::{IMetric, IMutableMetric, MetricRef, OwnedMetric};
 use super::nvtx::INvtxState;
 use super::stored::{IRuleResult, ISourceInfo, SourceMarker};
 use sightline_model::ncu::source::SourceModule;
+use sightline_model::ncu::source::nvdisasm::{self, Disassembly, NvdisasmOptions};
 use sightline_model::ncu::{Action, MetricValue, NameBase, Report, WorkloadKind};
 
 /// The data behind an `IAction`: the decoded action, the report it came from and the metrics
@@ -29,17 +30,50 @@ pub(crate) struct ActionData {
     names_cache: RefCell<Option<PyObjectRef>>,
     /// The kernel's cubin, line tables and PTX, read on the first source question.
     source: std::cell::OnceCell<Option<SourceModule>>,
+    /// How to get SASS text (`None`: `sass_by_pc` gives empty strings).
+    nvdisasm: Option<NvdisasmOptions>,
+    /// Disassembled functions by load PC (`None`: nvdisasm missing or failed).
+    sass: RefCell<std::collections::HashMap<u64, Option<Disassembly>>>,
 }
 
 impl ActionData {
-    pub(crate) fn new(action: Action, report: Arc<Report>) -> Rc<ActionData> {
+    pub(crate) fn new(
+        action: Action,
+        report: Arc<Report>,
+        nvdisasm: Option<NvdisasmOptions>,
+    ) -> Rc<ActionData> {
         Rc::new(ActionData {
             action,
             report,
             added: RefCell::default(),
             names_cache: RefCell::default(),
             source: std::cell::OnceCell::new(),
+            nvdisasm,
+            sass: RefCell::default(),
         })
+    }
+
+    /// The SASS text at `pc` (NVIDIA's layout), disassembling its function on first use.
+    fn sass(&self, pc: u64) -> String {
+        let (Some(options), Some(module)) = (&self.nvdisasm, self.source()) else {
+            return String::new();
+        };
+        let Some(function) = module.function_at(pc) else {
+            return String::new();
+        };
+        let Some(base) = function.load_pc else {
+            return String::new();
+        };
+        let mut cache = self.sass.borrow_mut();
+        let disassembly = cache.entry(base).or_insert_with(|| {
+            let tool = nvdisasm::find(options.explicit.as_deref())?;
+            nvdisasm::disassemble_function(&tool, module, function, options).ok()
+        });
+        disassembly
+            .as_ref()
+            .and_then(|d| d.text(pc))
+            .map(str::to_owned)
+            .unwrap_or_default()
     }
 
     /// The source module of a kernel action (`None` for other workloads).
@@ -220,10 +254,12 @@ impl IAction {
         Ok(dict.into())
     }
 
-    /// SASS text at an address. Sightline has no SASS disassembler: returns an empty string.
+    /// SASS text at an address, from NVIDIA's nvdisasm when the run's options enable it and
+    /// it is installed (as NVIDIA's reader lays it out); an empty string otherwise.
     #[pymethod]
-    fn sass_by_pc(&self, _address: PyObjectRef) -> String {
-        String::new()
+    fn sass_by_pc(&self, address: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
+        let pc: u64 = address.try_index(vm)?.try_to_primitive(vm)?;
+        Ok(self.data.sass(pc))
     }
 
     /// PTX text of an address's line (`.nv_debug_line_sass` and `.nv_debug_ptx_txt` of the

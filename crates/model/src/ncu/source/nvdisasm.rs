@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::page::SourcePage;
+use super::{Function, SourceModule};
 
 /// One line telling how to get SASS text.
 pub const MISSING_HINT: &str = "SASS text needs NVIDIA's nvdisasm: install the CUDA toolkit or \
@@ -392,9 +393,49 @@ fn run(
     Ok(text)
 }
 
-/// Disassembles every function whose instructions the page shows, in NVIDIA's layout
-/// (predicate column, named self-branches; see [`nvidia_layout`]). `Ok(None)` when nvdisasm is
-/// not found.
+/// Disassembles one function of `module` at its load PC, in NVIDIA's layout (predicate
+/// column, named self-branches; see [`nvidia_layout`]). Empty for functions without code or
+/// load address.
+pub fn disassemble_function(
+    nvdisasm: &Path,
+    module: &SourceModule,
+    function: &Function,
+    options: &NvdisasmOptions,
+) -> Result<Disassembly, NvdisasmError> {
+    let (Some(cubin), Some(base)) = (module.cubin(), function.load_pc) else {
+        return Ok(Disassembly::default());
+    };
+    let code = cubin.code(&function.cubin);
+    if code.is_empty() {
+        // External functions (`vprintf`) have no code in the module.
+        return Ok(Disassembly::default());
+    }
+    let sm = module.sm().ok_or(NvdisasmError::NoSmVersion)?;
+    let mut part = disassemble(nvdisasm, sm, function.name(), code, base, options)?;
+    label_branches(&mut part, base, base.saturating_add(code.len() as u64));
+    let width = predicate_width(sm);
+    Ok(Disassembly {
+        by_pc: part
+            .by_pc
+            .into_iter()
+            .map(|(pc, text)| (pc, nvidia_layout(&text, width)))
+            .collect(),
+        spaced: part.spaced,
+    })
+}
+
+/// Merges another function's disassembly into this one.
+impl Extend<Disassembly> for Disassembly {
+    fn extend<I: IntoIterator<Item = Disassembly>>(&mut self, iter: I) {
+        for d in iter {
+            self.by_pc.extend(d.by_pc);
+            self.spaced.extend(d.spaced);
+        }
+    }
+}
+
+/// Disassembles every function whose instructions the page shows (the kernel and its
+/// callees; see [`disassemble_function`]). `Ok(None)` when nvdisasm is not found.
 pub fn disassemble_page(
     page: &SourcePage,
     options: &NvdisasmOptions,
@@ -403,29 +444,12 @@ pub fn disassemble_page(
         return Ok(None);
     };
     let module = page.module();
-    let (Some(cubin), Some(function)) = (module.cubin(), page.function()) else {
+    let Some(function) = page.function() else {
         return Ok(Some(Disassembly::default()));
     };
-    let sm = module.sm().ok_or(NvdisasmError::NoSmVersion)?;
-    let mut all = Disassembly::default();
-    let mut functions = vec![function];
-    functions.extend(module.callees(function));
-    for f in functions {
-        let Some(base) = f.load_pc else { continue };
-        let code = cubin.code(&f.cubin);
-        if code.is_empty() {
-            // External functions (`vprintf`) have no code in the module.
-            continue;
-        }
-        let mut part = disassemble(&nvdisasm, sm, f.name(), code, base, options)?;
-        label_branches(&mut part, base, base.saturating_add(code.len() as u64));
-        let width = predicate_width(sm);
-        all.by_pc.extend(
-            part.by_pc
-                .into_iter()
-                .map(|(pc, text)| (pc, nvidia_layout(&text, width))),
-        );
-        all.spaced.extend(part.spaced);
+    let mut all = disassemble_function(&nvdisasm, module, function, options)?;
+    for callee in module.callees(function) {
+        all.extend([disassemble_function(&nvdisasm, module, callee, options)?]);
     }
     Ok(Some(all))
 }
