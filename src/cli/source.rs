@@ -44,6 +44,10 @@ pub struct SourceArgs {
     /// in an installed nvidia-cuda-nvdisasm wheel).
     #[arg(long, value_name = "PATH")]
     pub nvdisasm: Option<PathBuf>,
+    /// Where nvdisasm's output is cached (default: the user's cache folder,
+    /// `$XDG_CACHE_HOME/sightline/nvdisasm`).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// Prints the page of `--kernel` to `out`; problems and the hint about nvdisasm go to stderr.
@@ -67,7 +71,11 @@ pub fn run(args: &SourceArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if view != PageView::Ptx {
         let options = NvdisasmOptions {
             explicit: args.nvdisasm.clone(),
-            cache_dir: Some(nvdisasm::default_cache_dir()),
+            cache_dir: Some(
+                args.cache_dir
+                    .clone()
+                    .unwrap_or_else(nvdisasm::default_cache_dir),
+            ),
             ..NvdisasmOptions::default()
         };
         match nvdisasm::disassemble_page(&page, &options) {
@@ -167,8 +175,17 @@ fn write_csv(
                 ];
                 f.extend(cells(&block.cells));
                 writeln!(out, "{}", quoted(&f))?;
+                let mut previous: Option<u64> = None;
                 for &r in &block.rows {
                     let row = &page.sass()[r];
+                    // ncu marks a gap between the line's instructions with a `...` row.
+                    if previous.is_some_and(|p| p.wrapping_add(16) != row.address) {
+                        let mut gap: Vec<String> =
+                            ["", "", "...", "..."].map(str::to_owned).to_vec();
+                        gap.extend(block.cells.iter().map(|_| "-".to_owned()));
+                        writeln!(out, "{}", quoted(&gap))?;
+                    }
+                    previous = Some(row.address);
                     let mut f = vec![
                         String::new(),
                         String::new(),

@@ -106,6 +106,15 @@ fn compare_sass(
             counts.values += 1;
         }
     }
+    // The same columns; the order is the section's, except that 2024.1 puts "Instructions
+    // Executed" before "# Samples" for smemTranspose (2023.1) against its section's order.
+    let ours_labels: BTreeSet<&str> = columns.iter().map(|c| c.label.as_str()).collect();
+    let theirs_labels: BTreeSet<&str> = header.iter().skip(2).map(String::as_str).collect();
+    if ours_labels != theirs_labels {
+        failures.push(format!(
+            "{file}: columns differ:\n ours   {ours_labels:?}\n NVIDIA {theirs_labels:?}"
+        ));
+    }
     for h in header.iter().skip(2) {
         if !columns.iter().any(|c| c.label == *h) {
             counts

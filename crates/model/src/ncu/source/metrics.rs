@@ -1,11 +1,13 @@
 //! The Source page's columns and per-PC values.
 //!
 //! The columns are those of the `SourceCounters` section embedded in the result
-//! (`SourceMetrics` from 2024.1, `Metrics` before), in its order, keeping the metrics the
-//! result holds per PC (instances whose correlation id is the absolute PC). A `group:` entry
-//! (warp stall reasons) becomes an aggregate column (the sum of its members per PC) and one
-//! column per member after the section's own columns. Without an embedded section every
-//! per-PC metric becomes a column named after itself.
+//! (`SourceMetrics` from 2024.1, `Metrics` before), in its order and with its labels (the
+//! section lists every stall reason itself: `stall_long_sb`...), keeping the metrics the result
+//! holds per PC (instances whose correlation id is the absolute PC; 0 at PCs without an
+//! instance). A `group:` entry (warp stall reasons) is the per-PC sum of its members, which the
+//! report stores as a `group:NAME` string metric (comma-separated names); it is shown whenever
+//! a member exists, with zeros when the kernel had no samples. Without an embedded section every per-PC metric becomes a column
+//! named after itself.
 //!
 //! The memory access columns (`memory_type`, `memory_access_type`, `memory_access_size_type`)
 //! hold codes; they are shown as NVIDIA's labels ("Global", "Load", "32").
@@ -41,51 +43,34 @@ impl Column {
     }
 }
 
-/// The stall reason group prefix of the warp-state sampling metrics.
-const STALL_PREFIX: &str = "smsp__pcsamp_warps_issue_stalled_";
-const NOT_ISSUED: &str = "_not_issued";
-
-/// The metrics of a `group:` entry the result holds (with per-PC instances or not: NVIDIA
-/// shows the group's columns with zeros when a kernel had no samples), in name order.
-fn group_members<'a>(group: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
+/// The members of a `group:` entry: the report's `group:NAME` string metric (comma-separated
+/// metric names), else the warp stall metrics by name (`smsp__pcsamp_warps_issue_stalled_*`,
+/// `_not_issued` or not); only those the result holds, in the stored order.
+fn group_members(action: &Action, group: &str) -> Vec<String> {
+    const STALL_PREFIX: &str = "smsp__pcsamp_warps_issue_stalled_";
+    const NOT_ISSUED: &str = "_not_issued";
+    if let Some(list) = action
+        .metric(&format!("group:{group}"))
+        .and_then(|m| m.stored.as_str().map(str::to_owned))
+    {
+        return list
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && action.metric(n).is_some())
+            .map(str::to_owned)
+            .collect();
+    }
+    if !group.starts_with("smsp__pcsamp_warp_stall_reasons") {
+        return Vec::new();
+    }
     let not_issued = group.ends_with(NOT_ISSUED);
-    let mut members: Vec<String> = names
+    let mut members: Vec<String> = action
+        .metric_names()
         .filter(|n| n.starts_with(STALL_PREFIX) && n.ends_with(NOT_ISSUED) == not_issued)
         .map(str::to_owned)
         .collect();
-    if !group.starts_with("smsp__pcsamp_warp_stall_reasons") {
-        members.clear();
-    }
     members.sort();
     members
-}
-
-/// The short label Nsight Compute gives a stall reason metric (`stall_long_sb`,
-/// `stall_sleeping (Not Issued)`), as its source view prints them.
-pub fn stall_label(metric: &str) -> String {
-    let reason = metric.trim_start_matches(STALL_PREFIX);
-    let (reason, not_issued) = match reason.strip_suffix(NOT_ISSUED) {
-        Some(r) => (r, true),
-        None => (reason, false),
-    };
-    let short = match reason {
-        "dispatch_stall" => "dispatch",
-        "imc_miss" => "imc",
-        "lg_throttle" => "lg",
-        "long_scoreboard" => "long_sb",
-        "math_pipe_throttle" => "math",
-        "mio_throttle" => "mio",
-        "no_instructions" => "no_inst",
-        "short_scoreboard" => "short_sb",
-        "sleeping" if !not_issued => "sleep",
-        "tex_throttle" => "tex",
-        other => other,
-    };
-    if not_issued {
-        format!("stall_{short} (Not Issued)")
-    } else {
-        format!("stall_{short}")
-    }
 }
 
 /// The label of a memory access code (`memory_type` 4 → `Global`), `None` for 0 (an empty
@@ -180,29 +165,27 @@ impl SourceColumns {
                 }
             }
         }
-        let mut columns = Vec::new();
-        let mut members_after = Vec::new();
+        let mut columns: Vec<Column> = Vec::new();
         let entries = section_entries(action);
         let have_section = !entries.is_empty();
         for (name, label) in entries {
-            if let Some(group) = name.strip_prefix("group:") {
-                let members = group_members(group, action.metric_names());
-                if members.is_empty() {
-                    continue;
-                }
-                for m in &members {
-                    if !members_after.contains(m) {
-                        members_after.push(m.clone());
-                    }
-                }
-                columns.push(Column {
-                    label: label.unwrap_or_else(|| name.clone()),
-                    kind: ColumnKind::Sum(members),
-                });
+            let label = label.unwrap_or_else(|| name.clone());
+            if columns.iter().any(|c| c.label == label) {
                 continue;
             }
-            if !values.contains_key(&name) || columns.iter().any(|c| c.kind_names().contains(&name))
-            {
+            if let Some(group) = name.strip_prefix("group:") {
+                let members = group_members(action, group);
+                if !members.is_empty() {
+                    columns.push(Column {
+                        label,
+                        kind: ColumnKind::Sum(members),
+                    });
+                }
+                continue;
+            }
+            // Only metrics with per-PC values (a kernel without warp samples stores its stall
+            // metrics as plain zeros: NVIDIA shows the group sums, not the members).
+            if !values.contains_key(&name) {
                 continue;
             }
             let kind = if MEMORY_METRICS.contains(&name.as_str()) {
@@ -210,16 +193,7 @@ impl SourceColumns {
             } else {
                 ColumnKind::Metric(name.clone())
             };
-            columns.push(Column {
-                label: label.unwrap_or_else(|| name.clone()),
-                kind,
-            });
-        }
-        for m in members_after {
-            columns.push(Column {
-                label: stall_label(&m),
-                kind: ColumnKind::Metric(m),
-            });
+            columns.push(Column { label, kind });
         }
         if !have_section {
             let mut names: Vec<&String> = values.keys().collect();

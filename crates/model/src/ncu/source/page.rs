@@ -89,7 +89,8 @@ pub struct LineBlock {
     pub location: FileLine,
     /// The line's text, when the file is imported into the report.
     pub text: Option<String>,
-    /// Sums over the line's distinct PCs (labels: [`Cell::Empty`]).
+    /// Sums over the line's distinct PCs; for label columns the distinct labels with their
+    /// counts (`Load(81),Store(24)`, see [`label_summary`]).
     pub cells: Vec<Cell>,
     /// Indices into [`SourcePage::sass`] of the line's instructions, by address.
     pub rows: Vec<usize>,
@@ -255,7 +256,7 @@ impl SourcePage {
                     .enumerate()
                     .map(|(c, column)| {
                         if !column.is_numeric() {
-                            return Cell::Empty;
+                            return label_summary(rows.iter().map(|&r| &self.sass[r].cells[c]));
                         }
                         let mut sum = None;
                         for &r in &rows {
@@ -285,4 +286,38 @@ impl SourcePage {
     pub fn problems(&self) -> &[Problem] {
         &self.problems
     }
+}
+
+/// NVIDIA's summary of label cells (memory access kinds) over a line's instructions: the
+/// distinct non-empty labels in alphabetical order, each followed by `(count)` when more than
+/// one instruction has it (`Global,Shared(104)`); `""` when the instructions only have empty
+/// labels; [`Cell::Empty`] when none has a label at all (checked on every line of the corpus'
+/// `ncu --page source` CSVs).
+pub fn label_summary<'a>(cells: impl Iterator<Item = &'a Cell>) -> Cell {
+    let mut any = false;
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for cell in cells {
+        if let Cell::Text(t) = cell {
+            any = true;
+            if !t.is_empty() {
+                *counts.entry(t.as_str()).or_default() += 1;
+            }
+        }
+    }
+    if !any {
+        return Cell::Empty;
+    }
+    Cell::Text(
+        counts
+            .into_iter()
+            .map(|(label, n)| {
+                if n > 1 {
+                    format!("{label}({n})")
+                } else {
+                    label.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+    )
 }
