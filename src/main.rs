@@ -43,6 +43,9 @@ enum Command {
     Sections(cli::sections::SectionsArgs),
     /// Print the Details page: every section resolved for each kernel.
     Details(cli::details::DetailsArgs),
+    /// The Source page of a kernel: CUDA-C lines with their SASS rows, SASS only, or the PTX
+    /// (a table, ncu's source CSV, or JSON).
+    Source(cli::source::SourceArgs),
     /// Run rule files (NVIDIA's NvRules API) on a report and print their results.
     Rules(cli::rules::RulesArgs),
     /// Summarize a report: device, kernels, metrics.
@@ -107,6 +110,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Dump(args) => cli::dump::run(args, out),
         Command::Sections(args) => cli::sections::run(args, out),
         Command::Details(args) => cli::details::run(args, out),
+        Command::Source(args) => cli::source::run(args, out),
         Command::Rules(args) => cli::rules::run(args, out),
         Command::Summary(args) => cli::summary::run(args, out),
         Command::Stats(args) => cli::stats::run(args, out),

@@ -16,6 +16,7 @@ pub mod occupancy;
 pub mod profile;
 pub mod rules;
 pub mod sections;
+pub mod source;
 pub mod stats;
 pub mod summary;
 pub mod timeline;

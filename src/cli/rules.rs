@@ -4,6 +4,7 @@
 //! by ncu-oracle's `dump.py`): `{"kernels":[{"errors":[...],"index":0,"name":"...",
 //! "rule_results":[...]}]}` with keys sorted, laid out as Python's `json.dump(indent=1)`.
 
+use crate::ncu::source::nvdisasm::{self, NvdisasmOptions};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,6 +44,9 @@ pub struct RulesArgs {
     /// Print timings on stderr (interpreter ready, rule loading, applying).
     #[arg(long)]
     pub timing: bool,
+    /// NVIDIA's disassembler, for `IAction.sass_by_pc` (without it rules get empty SASS).
+    #[arg(long, value_name = "PATH")]
+    pub nvdisasm: Option<PathBuf>,
 }
 
 /// Runs the rules on the report and writes their results to `out`.
@@ -101,6 +105,11 @@ pub fn run(args: &RulesArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCode
             bundled_from_memory,
             only: (!args.rule.is_empty()).then(|| args.rule.clone()),
             cancel: None,
+            nvdisasm: args.nvdisasm.as_ref().map(|path| NvdisasmOptions {
+                explicit: Some(path.clone()),
+                cache_dir: Some(nvdisasm::default_cache_dir()),
+                ..NvdisasmOptions::default()
+            }),
         },
     )?;
     if args.timing {

@@ -11,6 +11,7 @@ mod metric;
 pub mod nvtx;
 mod report;
 pub mod rule_result;
+pub mod source;
 pub mod units;
 pub mod wire;
 

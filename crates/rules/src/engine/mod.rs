@@ -71,6 +71,9 @@ pub struct RunOptions {
     /// Setting this flag (from any thread) cancels the run: the rule running is interrupted,
     /// the rest are skipped, and the run returns what finished with `cancelled` set.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// How rules get SASS text (`IAction.sass_by_pc`): `None` (the default) gives empty
+    /// strings; with options, nvdisasm is searched and run on the functions rules ask about.
+    pub nvdisasm: Option<sightline_model::ncu::source::nvdisasm::NvdisasmOptions>,
 }
 
 impl RunOptions {
@@ -86,6 +89,7 @@ impl RunOptions {
             bundled_from_memory: false,
             only: None,
             cancel: None,
+            nvdisasm: None,
         }
     }
 }

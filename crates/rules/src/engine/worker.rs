@@ -527,7 +527,7 @@ impl Worker {
             SectionBinding::Embedded => embedded.contains(section),
             SectionBinding::Identifiers(ids) => ids.contains(section),
         };
-        let data = ActionData::new(action, report);
+        let data = ActionData::new(action, report, options.nvdisasm.clone());
         let kernel = Rc::new(KernelShared::default());
         let controller = IController {
             state: Rc::new(ControllerState::default()),

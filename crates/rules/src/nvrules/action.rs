@@ -15,8 +15,10 @@ use rustpython_vm::{
 use super::consts::{name_base, workload_type};
 use super::metric::{IMetric, IMutableMetric, MetricRef, OwnedMetric};
 use super::nvtx::INvtxState;
-use super::stored::{IRuleResult, SourceMarker};
-use sightline_model::ncu::{Action, MetricValue, NameBase, Report, ResultInfo, WorkloadKind};
+use super::stored::{IRuleResult, ISourceInfo, SourceMarker};
+use sightline_model::ncu::source::SourceModule;
+use sightline_model::ncu::source::nvdisasm::{self, Disassembly, NvdisasmOptions};
+use sightline_model::ncu::{Action, MetricValue, NameBase, Report, WorkloadKind};
 
 /// The data behind an `IAction`: the decoded action, the report it came from and the metrics
 /// rules added to it.
@@ -26,16 +28,59 @@ pub(crate) struct ActionData {
     pub report: Arc<Report>,
     pub added: RefCell<Vec<(String, Rc<RefCell<OwnedMetric>>)>>,
     names_cache: RefCell<Option<PyObjectRef>>,
+    /// The kernel's cubin, line tables and PTX, read on the first source question.
+    source: std::cell::OnceCell<Option<SourceModule>>,
+    /// How to get SASS text (`None`: `sass_by_pc` gives empty strings).
+    nvdisasm: Option<NvdisasmOptions>,
+    /// Disassembled functions by load PC (`None`: nvdisasm missing or failed).
+    sass: RefCell<std::collections::HashMap<u64, Option<Disassembly>>>,
 }
 
 impl ActionData {
-    pub(crate) fn new(action: Action, report: Arc<Report>) -> Rc<ActionData> {
+    pub(crate) fn new(
+        action: Action,
+        report: Arc<Report>,
+        nvdisasm: Option<NvdisasmOptions>,
+    ) -> Rc<ActionData> {
         Rc::new(ActionData {
             action,
             report,
             added: RefCell::default(),
             names_cache: RefCell::default(),
+            source: std::cell::OnceCell::new(),
+            nvdisasm,
+            sass: RefCell::default(),
         })
+    }
+
+    /// The SASS text at `pc` (NVIDIA's layout), disassembling its function on first use.
+    fn sass(&self, pc: u64) -> String {
+        let (Some(options), Some(module)) = (&self.nvdisasm, self.source()) else {
+            return String::new();
+        };
+        let Some(function) = module.function_at(pc) else {
+            return String::new();
+        };
+        let Some(base) = function.load_pc else {
+            return String::new();
+        };
+        let mut cache = self.sass.borrow_mut();
+        let disassembly = cache.entry(base).or_insert_with(|| {
+            let tool = nvdisasm::find(options.explicit.as_deref())?;
+            nvdisasm::disassemble_function(&tool, module, function, options).ok()
+        });
+        disassembly
+            .as_ref()
+            .and_then(|d| d.text(pc))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    }
+
+    /// The source module of a kernel action (`None` for other workloads).
+    fn source(&self) -> Option<&SourceModule> {
+        self.source
+            .get_or_init(|| SourceModule::for_action(&self.report, &self.action).ok())
+            .as_ref()
     }
 
     fn stored_index(&self, name: &str) -> Option<usize> {
@@ -173,57 +218,60 @@ impl IAction {
         Ok(IMutableMetric::new(self.data.add(name.as_str(), value)))
     }
 
-    /// Source correlation of a SASS address. Sightline does not decode the cubin's line
-    /// tables, so no correlation is available and this returns `None` (as NVIDIA's API does
-    /// for code built without line info).
+    /// Source correlation of a SASS address: the file and line of the first line-table row at
+    /// the greatest address ≤ `address` (NVIDIA's rule), from the kernel's cubin. `None` for
+    /// code built without line info, addresses outside the kernel's module, or other workloads.
     #[pymethod]
-    fn source_info(&self, _address: PyObjectRef) -> Option<PyObjectRef> {
-        None
+    fn source_info(
+        &self,
+        address: PyObjectRef,
+        vm: &VirtualMachine,
+    ) -> PyResult<Option<ISourceInfo>> {
+        let pc: u64 = address.try_index(vm)?.try_to_primitive(vm)?;
+        Ok(self
+            .data
+            .source()
+            .and_then(|m| m.source_info(pc))
+            .map(|f| ISourceInfo::new(f.file, u64::from(f.line))))
     }
 
-    /// The source files embedded in the report for this workload: `{file name: content}`.
+    /// The source files of this workload: `{file name: content}`; files the line table names
+    /// but the report did not import map to an empty string (as NVIDIA's API does).
     #[pymethod]
     fn source_files(&self, vm: &VirtualMachine) -> PyResult {
         let dict = vm.ctx.new_dict();
-        if let ResultInfo::Kernel(kernel) = self.data.action.info() {
-            let reference = kernel.source.reference;
-            let entry = self
-                .data
-                .report
-                .sources()
-                .iter()
-                .find(|s| Some(s.reference) == reference);
-            let inline = kernel.source.source_files.as_ref();
-            let decoded = entry.and_then(|e| e.decode().ok());
-            let files = decoded
-                .as_ref()
-                .and_then(|d| d.source_files.as_ref())
-                .or(inline);
-            if let Some(files) = files {
-                for file in &files.files {
-                    dict.set_item(
-                        file.file_name.as_str(),
-                        vm.ctx
-                            .new_str(file.content.clone().unwrap_or_default())
-                            .into(),
-                        vm,
-                    )?;
-                }
+        if let Some(module) = self.data.source() {
+            for file in module.source_files() {
+                dict.set_item(
+                    file.name.as_str(),
+                    vm.ctx
+                        .new_str(file.content.clone().unwrap_or_default())
+                        .into(),
+                    vm,
+                )?;
             }
         }
         Ok(dict.into())
     }
 
-    /// SASS text at an address. Sightline has no SASS disassembler: returns an empty string.
+    /// SASS text at an address, from NVIDIA's nvdisasm when the run's options enable it and
+    /// it is installed (as NVIDIA's reader lays it out); an empty string otherwise.
     #[pymethod]
-    fn sass_by_pc(&self, _address: PyObjectRef) -> String {
-        String::new()
+    fn sass_by_pc(&self, address: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
+        let pc: u64 = address.try_index(vm)?.try_to_primitive(vm)?;
+        Ok(self.data.sass(pc))
     }
 
-    /// PTX text at an address: not available (empty string), as for `sass_by_pc`.
+    /// PTX text of an address's line (`.nv_debug_line_sass` and `.nv_debug_ptx_txt` of the
+    /// cubin); empty when the cubin carries no PTX line info.
     #[pymethod]
-    fn ptx_by_pc(&self, _address: PyObjectRef) -> String {
-        String::new()
+    fn ptx_by_pc(&self, address: PyObjectRef, vm: &VirtualMachine) -> PyResult<String> {
+        let pc: u64 = address.try_index(vm)?.try_to_primitive(vm)?;
+        Ok(self
+            .data
+            .source()
+            .map(|m| m.ptx_by_pc(pc).to_owned())
+            .unwrap_or_default())
     }
 
     /// The rule results stored in the report for this workload, one `IRuleResult` per message.

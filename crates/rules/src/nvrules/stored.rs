@@ -149,6 +149,13 @@ pub struct ISourceInfo {
     line: u64,
 }
 
+impl ISourceInfo {
+    /// A file:line answer.
+    pub(crate) fn new(file: String, line: u64) -> ISourceInfo {
+        ISourceInfo { file, line }
+    }
+}
+
 #[pyclass]
 impl ISourceInfo {
     #[pymethod]

@@ -4,4 +4,5 @@ pub mod fixtures;
 pub mod synth;
 pub mod synth_edge;
 pub mod synth_kernels;
+pub mod synth_source;
 pub mod writer;

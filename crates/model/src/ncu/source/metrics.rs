@@ -1,0 +1,300 @@
+//! The Source page's columns and per-PC values.
+//!
+//! The columns are those of the `SourceCounters` section embedded in the result
+//! (`SourceMetrics` from 2024.1, `Metrics` before), in its order and with its labels (the
+//! section lists every stall reason itself: `stall_long_sb`...), keeping the metrics the result
+//! holds per PC (instances whose correlation id is the absolute PC; 0 at PCs without an
+//! instance). A `group:` entry (warp stall reasons) is the per-PC sum of its members, which the
+//! report stores as a `group:NAME` string metric (comma-separated names); it is shown whenever
+//! a member exists, with zeros when the kernel had no samples. Without an embedded section every per-PC metric becomes a column
+//! named after itself.
+//!
+//! The memory access columns (`memory_type`, `memory_access_type`, `memory_access_size_type`)
+//! hold codes; they are shown as NVIDIA's labels ("Global", "Load", "32").
+
+use std::collections::HashMap;
+
+use crate::ncu::{Action, Metric, MetricValue};
+
+/// What a column shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// One metric's per-PC values.
+    Metric(String),
+    /// The per-PC sum of several metrics (a `group:` entry).
+    Sum(Vec<String>),
+    /// A memory access code shown as a label (which of the three is the metric's name).
+    MemoryLabel(String),
+}
+
+/// One column of the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// The header (the section's label, else the metric name).
+    pub label: String,
+    /// Where its values come from.
+    pub kind: ColumnKind,
+}
+
+impl Column {
+    /// Whether line aggregates of this column are sums (labels are not aggregated).
+    pub fn is_numeric(&self) -> bool {
+        !matches!(self.kind, ColumnKind::MemoryLabel(_))
+    }
+}
+
+/// The members of a `group:` entry: the report's `group:NAME` string metric (comma-separated
+/// metric names), else the warp stall metrics by name (`smsp__pcsamp_warps_issue_stalled_*`,
+/// `_not_issued` or not); only those the result holds, in the stored order.
+fn group_members(action: &Action, group: &str) -> Vec<String> {
+    const STALL_PREFIX: &str = "smsp__pcsamp_warps_issue_stalled_";
+    const NOT_ISSUED: &str = "_not_issued";
+    if let Some(list) = action
+        .metric(&format!("group:{group}"))
+        .and_then(|m| m.stored.as_str().map(str::to_owned))
+    {
+        return list
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && action.metric(n).is_some())
+            .map(str::to_owned)
+            .collect();
+    }
+    if !group.starts_with("smsp__pcsamp_warp_stall_reasons") {
+        return Vec::new();
+    }
+    let not_issued = group.ends_with(NOT_ISSUED);
+    let mut members: Vec<String> = action
+        .metric_names()
+        .filter(|n| n.starts_with(STALL_PREFIX) && n.ends_with(NOT_ISSUED) == not_issued)
+        .map(str::to_owned)
+        .collect();
+    members.sort();
+    members
+}
+
+/// The label of a memory access code (`memory_type` 4 → `Global`), `None` for 0 (an empty
+/// cell). Codes not seen in the corpus show as `(N)`.
+pub fn memory_label(metric: &str, code: u64) -> Option<String> {
+    if code == 0 {
+        return None;
+    }
+    let known = match (metric, code) {
+        ("memory_type", 4) => "Global",
+        ("memory_type", 8) => "Local",
+        ("memory_type", 16) => "Shared",
+        ("memory_access_type", 2) => "Load",
+        ("memory_access_type", 4) => "Store",
+        ("memory_access_size_type", 8) => "16",
+        ("memory_access_size_type", 32) => "32",
+        ("memory_access_size_type", 64) => "64",
+        ("memory_access_size_type", 128) => "128",
+        // NVIDIA's 2024.1 page prints the explicit evict policy codes of the corpus as empty
+        // labels; their names are not known here.
+        (EVICT_TYPE, _) => "",
+        _ => return Some(format!("({code})")),
+    };
+    Some(known.to_owned())
+}
+
+/// The explicit L2 evict policy of memory instructions (a code, shown as a label).
+const EVICT_TYPE: &str = "smsp__sass_inst_executed_memdesc_explicit_evict_type";
+
+/// The metric names of memory access codes.
+const MEMORY_METRICS: [&str; 4] = [
+    "memory_type",
+    "memory_access_type",
+    "memory_access_size_type",
+    EVICT_TYPE,
+];
+
+/// The columns of one result and its per-PC values.
+#[derive(Debug, Clone, Default)]
+pub struct SourceColumns {
+    columns: Vec<Column>,
+    values: HashMap<String, PcValues>,
+}
+
+/// One metric's values by PC.
+#[derive(Debug, Clone, Default)]
+pub struct PcValues {
+    by_pc: HashMap<u64, f64>,
+}
+
+impl PcValues {
+    /// The value at `pc`.
+    pub fn get(&self, pc: u64) -> Option<f64> {
+        self.by_pc.get(&pc).copied()
+    }
+
+    /// The PCs with a value.
+    pub fn pcs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.by_pc.keys().copied()
+    }
+}
+
+/// A value of a per-PC instance as a number.
+fn number(value: &MetricValue) -> Option<f64> {
+    value.as_f64()
+}
+
+/// Whether a metric is kept per PC: instances with integer correlation ids.
+fn per_pc(metric: &Metric) -> Option<PcValues> {
+    if metric.instances.is_empty() {
+        return None;
+    }
+    let mut by_pc = HashMap::new();
+    for instance in &metric.instances {
+        let id = instance.correlation_id.as_ref()?;
+        let pc = id.as_u64()?;
+        by_pc.insert(pc, number(&instance.value)?);
+    }
+    Some(PcValues { by_pc })
+}
+
+impl SourceColumns {
+    /// The columns of `action` (see the module documentation).
+    pub fn of(action: &Action) -> SourceColumns {
+        let mut values = HashMap::new();
+        for (name, metric) in action.metrics_by_name() {
+            if let Some(v) = per_pc(metric) {
+                // Correlation ids that are small integers are not PCs (occupancy tables
+                // indexed by block size, register count, shared memory size).
+                if v.by_pc.keys().all(|pc| *pc >= 0x1_0000) {
+                    values.insert(name.to_owned(), v);
+                }
+            }
+        }
+        let mut columns: Vec<Column> = Vec::new();
+        let entries = section_entries(action);
+        let have_section = !entries.is_empty();
+        for (name, label) in entries {
+            let label = label.unwrap_or_else(|| name.clone());
+            if columns.iter().any(|c| c.label == label) {
+                continue;
+            }
+            if let Some(group) = name.strip_prefix("group:") {
+                let members = group_members(action, group);
+                if !members.is_empty() {
+                    columns.push(Column {
+                        label,
+                        kind: ColumnKind::Sum(members),
+                    });
+                }
+                continue;
+            }
+            // Only metrics with per-PC values (a kernel without warp samples stores its stall
+            // metrics as plain zeros: NVIDIA shows the group sums, not the members).
+            if !values.contains_key(&name) {
+                continue;
+            }
+            let kind = if MEMORY_METRICS.contains(&name.as_str()) {
+                ColumnKind::MemoryLabel(name.clone())
+            } else {
+                ColumnKind::Metric(name.clone())
+            };
+            columns.push(Column { label, kind });
+        }
+        if !have_section {
+            let mut names: Vec<&String> = values.keys().collect();
+            names.sort();
+            for name in names {
+                columns.push(Column {
+                    label: name.clone(),
+                    kind: if MEMORY_METRICS.contains(&name.as_str()) {
+                        ColumnKind::MemoryLabel(name.clone())
+                    } else {
+                        ColumnKind::Metric(name.clone())
+                    },
+                });
+            }
+        }
+        SourceColumns { columns, values }
+    }
+
+    /// The columns, in the page's order.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The per-PC values of a metric.
+    pub fn metric(&self, name: &str) -> Option<&PcValues> {
+        self.values.get(name)
+    }
+
+    /// Every PC that has a value in some column.
+    pub fn pcs(&self) -> Vec<u64> {
+        let mut pcs: Vec<u64> = self
+            .columns
+            .iter()
+            .flat_map(|c| c.kind_names())
+            .filter_map(|n| self.values.get(&n))
+            .flat_map(PcValues::pcs)
+            .collect();
+        pcs.sort_unstable();
+        pcs.dedup();
+        pcs
+    }
+
+    /// A numeric column's value at `pc` (`None`: the metric has no value there).
+    pub fn number(&self, column: &Column, pc: u64) -> Option<f64> {
+        match &column.kind {
+            // A metric the result holds shows 0 where it has no instance (NVIDIA's page).
+            // Group members without per-PC values (no samples) show 0 too.
+            ColumnKind::Metric(name) => Some(
+                self.values
+                    .get(name)
+                    .map_or(0.0, |v| v.get(pc).unwrap_or(0.0)),
+            ),
+            ColumnKind::Sum(names) => Some(
+                names
+                    .iter()
+                    .filter_map(|n| self.values.get(n)?.get(pc))
+                    .sum(),
+            ),
+            ColumnKind::MemoryLabel(_) => None,
+        }
+    }
+
+    /// A label column's text at `pc`: `None` when the metric has no value there, `Some("")`
+    /// for the code 0.
+    pub fn label(&self, column: &Column, pc: u64) -> Option<String> {
+        let ColumnKind::MemoryLabel(name) = &column.kind else {
+            return None;
+        };
+        let code = self.values.get(name)?.get(pc)?;
+        Some(memory_label(name, code as u64).unwrap_or_default())
+    }
+}
+
+impl Column {
+    /// The metric names the column reads.
+    pub fn kind_names(&self) -> Vec<String> {
+        match &self.kind {
+            ColumnKind::Metric(n) | ColumnKind::MemoryLabel(n) => vec![n.clone()],
+            ColumnKind::Sum(names) => names.clone(),
+        }
+    }
+}
+
+/// `(name, label)` of the embedded `SourceCounters` section's source metrics.
+fn section_entries(action: &Action) -> Vec<(String, Option<String>)> {
+    let Ok(sections) = action.sections() else {
+        return Vec::new();
+    };
+    let Some(section) = sections.iter().find(|s| s.identifier == "SourceCounters") else {
+        return Vec::new();
+    };
+    let list = section
+        .source_metrics
+        .as_ref()
+        .filter(|m| !m.metrics.is_empty())
+        .or(section.metrics.as_ref());
+    list.map(|m| {
+        m.metrics
+            .iter()
+            .map(|e| (e.name.clone(), e.label.clone().filter(|l| !l.is_empty())))
+            .collect()
+    })
+    .unwrap_or_default()
+}

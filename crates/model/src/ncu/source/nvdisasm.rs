@@ -1,0 +1,455 @@
+//! SASS text from NVIDIA's disassembler, when the user has it: found via an explicit path (the
+//! `--nvdisasm` option or the app's setting), `PATH`, `$CUDA_HOME/bin`, or an installed
+//! `nvidia-cuda-nvdisasm` Python wheel (`site-packages/nvidia/*/bin/nvdisasm`). Each function
+//! is disassembled in raw mode at its load address (`nvdisasm -b SM<maj><min> -base 0x<PC>
+//! code.bin`: file mode fails on the cubins of reports before 2022.3), with a timeout, and the
+//! output is cached by a hash of the code, the SM version and the base address.
+//!
+//! Without nvdisasm the page still shows addresses, encodings, memory-operation labels,
+//! correlations and metrics; [`MISSING_HINT`] says in one line how to get the text.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::page::SourcePage;
+use super::{Function, SourceModule};
+
+/// One line telling how to get SASS text.
+pub const MISSING_HINT: &str = "SASS text needs NVIDIA's nvdisasm: install the CUDA toolkit or \
+     `pip install nvidia-cuda-nvdisasm`, or pass --nvdisasm PATH";
+
+/// Why disassembly failed.
+#[derive(Debug, thiserror::Error)]
+pub enum NvdisasmError {
+    /// The program could not be started or its files written.
+    #[error("nvdisasm ({path}): {source}")]
+    Io {
+        /// The nvdisasm binary or the file concerned.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// It ran longer than the timeout and was stopped.
+    #[error("nvdisasm ({path}) did not finish within {seconds} s for {function}; stopped")]
+    Timeout {
+        /// The nvdisasm binary.
+        path: PathBuf,
+        /// The function being disassembled.
+        function: String,
+        /// The timeout.
+        seconds: u64,
+    },
+    /// It exited with an error.
+    #[error("nvdisasm ({path}) failed on {function}: {message}")]
+    Failed {
+        /// The nvdisasm binary.
+        path: PathBuf,
+        /// The function being disassembled.
+        function: String,
+        /// Its last line on stderr.
+        message: String,
+    },
+    /// The module has no SM version to pass as `-b SMxy`.
+    #[error("the report names no SM version for this kernel binary: nvdisasm needs one")]
+    NoSmVersion,
+}
+
+/// How to find and run nvdisasm.
+#[derive(Debug, Clone)]
+pub struct NvdisasmOptions {
+    /// A path the user chose (command-line option or setting); searched first.
+    pub explicit: Option<PathBuf>,
+    /// Where outputs are cached (`None`: no cache). Tests pass a temporary folder.
+    pub cache_dir: Option<PathBuf>,
+    /// Time limit of one run.
+    pub timeout: Duration,
+}
+
+impl Default for NvdisasmOptions {
+    fn default() -> Self {
+        NvdisasmOptions {
+            explicit: None,
+            cache_dir: None,
+            timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Sightline's cache folder for disassembly: `$XDG_CACHE_HOME/sightline/nvdisasm`, else
+/// `~/.cache/sightline/nvdisasm`, else the system temporary folder.
+pub fn default_cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("sightline").join("nvdisasm")
+}
+
+/// The first nvdisasm found: `explicit`, `PATH`, `$CUDA_HOME/bin`, a Python wheel.
+pub fn find(explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return p.is_file().then(|| p.to_path_buf());
+    }
+    let exe = if cfg!(windows) {
+        "nvdisasm.exe"
+    } else {
+        "nvdisasm"
+    };
+    if let Some(path) = std::env::var_os("PATH")
+        && let Some(p) = std::env::split_paths(&path)
+            .map(|d| d.join(exe))
+            .find(|p| p.is_file())
+    {
+        return Some(p);
+    }
+    for var in ["CUDA_HOME", "CUDA_PATH"] {
+        if let Some(home) = std::env::var_os(var) {
+            let p = PathBuf::from(home).join("bin").join(exe);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    wheel(exe)
+}
+
+/// nvdisasm inside an installed `nvidia-cuda-nvdisasm` wheel: `nvidia/*/bin/nvdisasm` under
+/// the site-packages folders `python3` reports.
+fn wheel(exe: &str) -> Option<PathBuf> {
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]+sys.path: print(p)",
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    for dir in text.lines().filter(|l| !l.is_empty()) {
+        let nvidia = Path::new(dir).join("nvidia");
+        let Ok(entries) = std::fs::read_dir(&nvidia) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path().join("bin").join(exe))
+            .filter(|p| p.is_file())
+            .collect();
+        found.sort();
+        if let Some(p) = found.pop() {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// Disassembled instructions by absolute PC: nvdisasm's text without the `;` and the `.reuse`
+/// hints ([`Disassembly::parse`]), laid out as NVIDIA shows it by [`disassemble_page`].
+#[derive(Debug, Clone, Default)]
+pub struct Disassembly {
+    by_pc: HashMap<u64, String>,
+    /// PCs whose nvdisasm line had a space before the `;` (`EXIT ;` but `NOP;`): ncu's CSV
+    /// keeps that space as a trailing space.
+    spaced: std::collections::HashSet<u64>,
+}
+
+impl Disassembly {
+    /// The text of the instruction at `pc`.
+    pub fn text(&self, pc: u64) -> Option<&str> {
+        self.by_pc.get(&pc).map(String::as_str)
+    }
+
+    /// The text as `ncu --page source --csv` (2024.1) prints it: without `` `(.L_x_N) ``
+    /// labels, with a trailing space where nvdisasm put one before the `;`.
+    pub fn csv_text(&self, pc: u64) -> Option<String> {
+        let text = self.by_pc.get(&pc)?;
+        let plain = match (text.find("`(.L_x_"), text.find(") 0x")) {
+            (Some(a), Some(b)) if b > a => format!("{}{}", &text[..a], &text[b + 2..]),
+            _ => text.clone(),
+        };
+        Some(if self.spaced.contains(&pc) {
+            format!("{plain} ")
+        } else {
+            plain
+        })
+    }
+
+    /// Number of instructions.
+    pub fn len(&self) -> usize {
+        self.by_pc.len()
+    }
+
+    /// Whether nothing was disassembled.
+    pub fn is_empty(&self) -> bool {
+        self.by_pc.is_empty()
+    }
+
+    /// Parses nvdisasm's raw-mode output (`/*7f91b4fb3600*/  MOV R1, c[0x0][0x28] ;`).
+    pub fn parse(output: &str) -> Disassembly {
+        let mut by_pc = HashMap::new();
+        let mut spaced = std::collections::HashSet::new();
+        for line in output.lines() {
+            let line = line.trim();
+            let Some(rest) = line.strip_prefix("/*") else {
+                continue;
+            };
+            let Some((address, text)) = rest.split_once("*/") else {
+                continue;
+            };
+            let Ok(pc) = u64::from_str_radix(address.trim(), 16) else {
+                continue;
+            };
+            let text = text.trim();
+            // Comments after the instruction (`/* 0x... */` encodings) are not part of it.
+            let text = text.split("/*").next().unwrap_or(text).trim_end();
+            let Some(body) = text.strip_suffix(';') else {
+                continue;
+            };
+            if body.ends_with(' ') {
+                spaced.insert(pc);
+            }
+            let text = body.trim_end();
+            // Register reuse hints are scheduling detail NVIDIA's views leave out.
+            let text = text.replace(".reuse", "");
+            if !text.is_empty() {
+                by_pc.insert(pc, text);
+            }
+        }
+        Disassembly { by_pc, spaced }
+    }
+}
+
+/// Names the self-branches inside `[base, end)` as NVIDIA's reader shows them:
+/// ``BRA `(.L_x_0) 0x7f91b4fb36d0`` for the `BRA` to itself that ends a kernel, numbered by
+/// ascending address within the function. Other branch targets stay plain addresses (checked
+/// against `IAction.sass_by_pc` on every small corpus kernel: only self-branches are named).
+pub fn label_branches(disassembly: &mut Disassembly, base: u64, end: u64) {
+    fn target(text: &str) -> Option<(usize, u64)> {
+        let body = text.trim_start();
+        let body = match body.split_once(' ') {
+            Some((p, rest)) if p.starts_with('@') => rest.trim_start(),
+            _ => body,
+        };
+        let opcode = body.split_whitespace().next()?;
+        if opcode.split('.').next()? != "BRA" {
+            return None;
+        }
+        let at = text.rfind("0x")?;
+        let hex: String = text[at + 2..]
+            .chars()
+            .take_while(char::is_ascii_hexdigit)
+            .collect();
+        u64::from_str_radix(&hex, 16).ok().map(|t| (at, t))
+    }
+    let in_range = |pc: u64| pc >= base && pc < end;
+    let mut selves: Vec<u64> = disassembly
+        .by_pc
+        .iter()
+        .filter(|(pc, text)| in_range(**pc) && target(text).is_some_and(|t| t.1 == **pc))
+        .map(|(pc, _)| *pc)
+        .collect();
+    selves.sort_unstable();
+    for (n, pc) in selves.iter().enumerate() {
+        if let Some(text) = disassembly.by_pc.get_mut(pc)
+            && let Some((at, _)) = target(text)
+        {
+            text.insert_str(at, &format!("`(.L_x_{n}) "));
+        }
+    }
+}
+
+/// The width of NVIDIA's predicate column for an SM version: 5 before sm_80, 6 from sm_80
+/// (`@P0  EXIT` on sm_75, `@P0   EXIT` on sm_86, whatever predicates the code uses; checked on
+/// every small corpus kernel against `IAction.sass_by_pc` and in ncu's CSVs).
+pub fn predicate_width(sm: (u32, u32)) -> usize {
+    if sm.0 >= 8 { 6 } else { 5 }
+}
+
+/// NVIDIA's layout of a SASS line: the predicate left-aligned in a column of `width`
+/// characters (see [`predicate_width`]): `@P0   EXIT`, `      MOV R1, c[0x0][0x28]` for 6.
+pub fn nvidia_layout(text: &str, width: usize) -> String {
+    let text = text.trim();
+    match text.split_once(' ') {
+        Some((p, rest)) if p.starts_with('@') => format!("{p:<width$}{}", rest.trim_start()),
+        _ => format!("{:<width$}{text}", ""),
+    }
+}
+
+/// Disassembles one function's code at `base` (cached).
+pub fn disassemble(
+    nvdisasm: &Path,
+    sm: (u32, u32),
+    function: &str,
+    code: &[u8],
+    base: u64,
+    options: &NvdisasmOptions,
+) -> Result<Disassembly, NvdisasmError> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    code.hash(&mut h);
+    sm.hash(&mut h);
+    base.hash(&mut h);
+    let key = format!("{:016x}", h.finish());
+    let cached = options
+        .cache_dir
+        .as_ref()
+        .map(|d| d.join(format!("{key}.txt")));
+    if let Some(text) = cached
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+    {
+        return Ok(Disassembly::parse(&text));
+    }
+    let scratch = tempdir_for(options)?;
+    let input = scratch.join(format!("{key}-{}.bin", std::process::id()));
+    std::fs::write(&input, code).map_err(|source| NvdisasmError::Io {
+        path: input.clone(),
+        source,
+    })?;
+    let result = run(nvdisasm, sm, function, &input, base, options.timeout);
+    let _ = std::fs::remove_file(&input);
+    let text = result?;
+    if let Some(path) = cached {
+        // A cache that cannot be written only costs time.
+        let _ = std::fs::write(path, &text);
+    }
+    Ok(Disassembly::parse(&text))
+}
+
+fn tempdir_for(options: &NvdisasmOptions) -> Result<PathBuf, NvdisasmError> {
+    let dir = options.cache_dir.clone().unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&dir).map_err(|source| NvdisasmError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok(dir)
+}
+
+fn run(
+    nvdisasm: &Path,
+    sm: (u32, u32),
+    function: &str,
+    input: &Path,
+    base: u64,
+    timeout: Duration,
+) -> Result<String, NvdisasmError> {
+    let io = |source| NvdisasmError::Io {
+        path: nvdisasm.to_path_buf(),
+        source,
+    };
+    let out_path = input.with_extension("out");
+    let err_path = input.with_extension("err");
+    let stdout = std::fs::File::create(&out_path).map_err(io)?;
+    let stderr = std::fs::File::create(&err_path).map_err(io)?;
+    let mut child = Command::new(nvdisasm)
+        .arg("-b")
+        .arg(format!("SM{}{}", sm.0, sm.1))
+        .arg("-base")
+        .arg(format!("0x{base:x}"))
+        .arg(input)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .map_err(io)?;
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(io)? {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = std::fs::remove_file(&out_path);
+            let _ = std::fs::remove_file(&err_path);
+            return Err(NvdisasmError::Timeout {
+                path: nvdisasm.to_path_buf(),
+                function: function.to_owned(),
+                seconds: timeout.as_secs(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let err = std::fs::read_to_string(&err_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&out_path);
+    let _ = std::fs::remove_file(&err_path);
+    if !status.success() {
+        return Err(NvdisasmError::Failed {
+            path: nvdisasm.to_path_buf(),
+            function: function.to_owned(),
+            message: err
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no message")
+                .trim()
+                .to_owned(),
+        });
+    }
+    Ok(text)
+}
+
+/// Disassembles one function of `module` at its load PC, in NVIDIA's layout (predicate
+/// column, named self-branches; see [`nvidia_layout`]). Empty for functions without code or
+/// load address.
+pub fn disassemble_function(
+    nvdisasm: &Path,
+    module: &SourceModule,
+    function: &Function,
+    options: &NvdisasmOptions,
+) -> Result<Disassembly, NvdisasmError> {
+    let (Some(cubin), Some(base)) = (module.cubin(), function.load_pc) else {
+        return Ok(Disassembly::default());
+    };
+    let code = cubin.code(&function.cubin);
+    if code.is_empty() {
+        // External functions (`vprintf`) have no code in the module.
+        return Ok(Disassembly::default());
+    }
+    let sm = module.sm().ok_or(NvdisasmError::NoSmVersion)?;
+    let mut part = disassemble(nvdisasm, sm, function.name(), code, base, options)?;
+    label_branches(&mut part, base, base.saturating_add(code.len() as u64));
+    let width = predicate_width(sm);
+    Ok(Disassembly {
+        by_pc: part
+            .by_pc
+            .into_iter()
+            .map(|(pc, text)| (pc, nvidia_layout(&text, width)))
+            .collect(),
+        spaced: part.spaced,
+    })
+}
+
+/// Merges another function's disassembly into this one.
+impl Extend<Disassembly> for Disassembly {
+    fn extend<I: IntoIterator<Item = Disassembly>>(&mut self, iter: I) {
+        for d in iter {
+            self.by_pc.extend(d.by_pc);
+            self.spaced.extend(d.spaced);
+        }
+    }
+}
+
+/// Disassembles every function whose instructions the page shows (the kernel and its
+/// callees; see [`disassemble_function`]). `Ok(None)` when nvdisasm is not found.
+pub fn disassemble_page(
+    page: &SourcePage,
+    options: &NvdisasmOptions,
+) -> Result<Option<Disassembly>, NvdisasmError> {
+    let Some(nvdisasm) = find(options.explicit.as_deref()) else {
+        return Ok(None);
+    };
+    let module = page.module();
+    let Some(function) = page.function() else {
+        return Ok(Some(Disassembly::default()));
+    };
+    let mut all = disassemble_function(&nvdisasm, module, function, options)?;
+    for callee in module.callees(function) {
+        all.extend([disassemble_function(&nvdisasm, module, callee, options)?]);
+    }
+    Ok(Some(all))
+}

@@ -1,0 +1,323 @@
+//! The rows of the Source page for one kernel result: SASS rows (one per instruction of the
+//! launched function, with its file:line, PTX line and per-PC values), CUDA-C line blocks
+//! (every file:line any PC maps to, with the sums over its distinct PCs) and the PTX lines.
+
+use std::collections::BTreeMap;
+
+use super::metrics::SourceColumns;
+use super::nvdisasm::Disassembly;
+use super::{FileLine, Function, SourceError, SourceModule};
+use crate::ncu::{Action, Report};
+use crate::problem::{Location, Problem};
+
+/// Which view of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageView {
+    /// CUDA-C lines, each followed by its SASS rows (`--print-source cuda,sass`).
+    CudaSass,
+    /// SASS only.
+    Sass,
+    /// The module's PTX.
+    Ptx,
+}
+
+/// One cell of a row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// Does not apply (no value for this PC or line): NVIDIA prints `-`.
+    Empty,
+    /// A number.
+    Number(f64),
+    /// A label (memory access kinds); may be empty.
+    Text(String),
+}
+
+impl Cell {
+    /// The text NVIDIA's CSV prints: `-`, integers plain, other numbers with 2 decimals.
+    pub fn csv_text(&self) -> String {
+        match self {
+            Cell::Empty => "-".into(),
+            Cell::Number(v) if v.fract() == 0.0 && v.abs() < 1e18 => format!("{}", *v as i64),
+            Cell::Number(v) => format!("{v:.2}"),
+            Cell::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// One instruction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SassRow {
+    /// Absolute PC.
+    pub address: u64,
+    /// The 16 instruction bytes, when the cubin holds them.
+    pub encoding: Option<Vec<u8>>,
+    /// The disassembled text (from nvdisasm) in NVIDIA's layout, when available.
+    pub text: Option<String>,
+    /// The same as `ncu --page source --csv` (2024.1) prints it (no branch labels, nvdisasm's
+    /// space before the `;` kept as a trailing space).
+    pub csv_text: Option<String>,
+    /// NVIDIA's file:line of the PC (the first row at its address).
+    pub source: Option<FileLine>,
+    /// Every distinct file:line with a row at its address.
+    pub lines: Vec<FileLine>,
+    /// Its PTX line.
+    pub ptx_line: Option<u32>,
+    /// One cell per column of [`SourcePage::columns`].
+    pub cells: Vec<Cell>,
+}
+
+impl SassRow {
+    /// A one-line description of the memory access from the label cells, e.g.
+    /// `Global Load 32` (empty for other instructions).
+    pub fn memory_operation(&self, page: &SourcePage) -> String {
+        let mut parts = Vec::new();
+        for (column, cell) in page.columns().columns().iter().zip(&self.cells) {
+            if let (false, Cell::Text(t)) = (column.is_numeric(), cell)
+                && !t.is_empty()
+            {
+                parts.push(t.clone());
+            }
+        }
+        parts.join(" ")
+    }
+}
+
+/// One CUDA-C line with its aggregates and instructions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineBlock {
+    /// File and line.
+    pub location: FileLine,
+    /// The line's text, when the file is imported into the report.
+    pub text: Option<String>,
+    /// Sums over the line's distinct PCs; for label columns the distinct labels with their
+    /// counts (`Load(81),Store(24)`, see [`label_summary`]).
+    pub cells: Vec<Cell>,
+    /// Indices into [`SourcePage::sass`] of the line's instructions, by address.
+    pub rows: Vec<usize>,
+}
+
+/// The Source page of one kernel result.
+#[derive(Debug, Clone)]
+pub struct SourcePage {
+    module: SourceModule,
+    function: Option<Function>,
+    columns: SourceColumns,
+    sass: Vec<SassRow>,
+    problems: Vec<Problem>,
+}
+
+impl SourcePage {
+    /// Builds the page of `action`. `disassembly` supplies SASS text (see
+    /// [`super::nvdisasm`]); without it rows have no text.
+    pub fn build(
+        report: &Report,
+        action: &Action,
+        disassembly: Option<&Disassembly>,
+    ) -> Result<SourcePage, SourceError> {
+        let module = SourceModule::for_action(report, action)?;
+        Ok(SourcePage::from_module(module, action, disassembly))
+    }
+
+    /// Builds the page from an already merged module.
+    pub fn from_module(
+        module: SourceModule,
+        action: &Action,
+        disassembly: Option<&Disassembly>,
+    ) -> SourcePage {
+        let mut problems = module.problems().to_vec();
+        let columns = SourceColumns::of(action);
+        let function = module.function_for(action).cloned();
+        let pcs: Vec<u64> = match &function {
+            Some(f) if f.load_pc.is_some() => {
+                let mut pcs: Vec<u64> = f.pcs().collect();
+                for callee in module.callees(f) {
+                    pcs.extend(callee.pcs());
+                }
+                pcs.sort_unstable();
+                pcs.dedup();
+                pcs
+            }
+            Some(f) => {
+                problems.push(Problem::warning(
+                    Location::Part("cubin".into()),
+                    format!(
+                        "the report stores no load address for {}: rows are the PCs with \
+                         metrics",
+                        f.name()
+                    ),
+                ));
+                columns.pcs()
+            }
+            None => {
+                if module.cubin().is_some() {
+                    problems.push(Problem::warning(
+                        Location::Part("cubin".into()),
+                        format!(
+                            "the kernel binary has no function named {}: rows are the PCs with \
+                             metrics",
+                            action.name(crate::ncu::NameBase::Mangled)
+                        ),
+                    ));
+                }
+                columns.pcs()
+            }
+        };
+        if columns.columns().is_empty() {
+            problems.push(Problem::warning(
+                Location::None,
+                "the result holds no per-PC metrics (collected without the SourceCounters \
+                 section): the page shows instructions without values",
+            ));
+        }
+        let sass = pcs
+            .iter()
+            .map(|&pc| SassRow {
+                address: pc,
+                encoding: module.instruction(pc).map(<[u8]>::to_vec),
+                text: disassembly.and_then(|d| d.text(pc)).map(str::to_owned),
+                csv_text: disassembly.and_then(|d| d.csv_text(pc)),
+                source: module.source_info(pc),
+                lines: module.lines_at(pc),
+                ptx_line: module.ptx_line(pc),
+                cells: columns
+                    .columns()
+                    .iter()
+                    .map(|c| {
+                        if c.is_numeric() {
+                            columns.number(c, pc).map_or(Cell::Empty, Cell::Number)
+                        } else {
+                            columns.label(c, pc).map_or(Cell::Empty, Cell::Text)
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        SourcePage {
+            module,
+            function,
+            columns,
+            sass,
+            problems,
+        }
+    }
+
+    /// The page with SASS text from `disassembly` (see [`super::nvdisasm::disassemble_page`]).
+    pub fn with_disassembly(mut self, disassembly: &Disassembly) -> SourcePage {
+        for row in &mut self.sass {
+            if let Some(text) = disassembly.text(row.address) {
+                row.text = Some(text.to_owned());
+                row.csv_text = disassembly.csv_text(row.address);
+            }
+        }
+        self
+    }
+
+    /// The merged module (cubin, files, PTX).
+    pub fn module(&self) -> &SourceModule {
+        &self.module
+    }
+
+    /// The launched function, when the cubin has it.
+    pub fn function(&self) -> Option<&Function> {
+        self.function.as_ref()
+    }
+
+    /// The columns and per-PC values.
+    pub fn columns(&self) -> &SourceColumns {
+        &self.columns
+    }
+
+    /// One row per instruction of the kernel and the device functions it calls, by address.
+    pub fn sass(&self) -> &[SassRow] {
+        &self.sass
+    }
+
+    /// Whether any row has SASS text.
+    pub fn has_sass_text(&self) -> bool {
+        self.sass.iter().any(|r| r.text.is_some())
+    }
+
+    /// The CUDA-C lines any instruction maps to, by file path then line, each with the sums
+    /// over its distinct PCs. Empty without line info.
+    pub fn cuda_lines(&self) -> Vec<LineBlock> {
+        let mut by_line: BTreeMap<FileLine, Vec<usize>> = BTreeMap::new();
+        for (index, row) in self.sass.iter().enumerate() {
+            for location in &row.lines {
+                by_line.entry(location.clone()).or_default().push(index);
+            }
+        }
+        by_line
+            .into_iter()
+            .map(|(location, rows)| {
+                let cells = self
+                    .columns
+                    .columns()
+                    .iter()
+                    .enumerate()
+                    .map(|(c, column)| {
+                        if !column.is_numeric() {
+                            return label_summary(rows.iter().map(|&r| &self.sass[r].cells[c]));
+                        }
+                        let mut sum = None;
+                        for &r in &rows {
+                            if let Cell::Number(v) = self.sass[r].cells[c] {
+                                sum = Some(sum.unwrap_or(0.0) + v);
+                            }
+                        }
+                        sum.map_or(Cell::Empty, Cell::Number)
+                    })
+                    .collect();
+                let text = self
+                    .module
+                    .source_file(&location.file)
+                    .and_then(|f| f.line(location.line))
+                    .map(str::to_owned);
+                LineBlock {
+                    location,
+                    text,
+                    cells,
+                    rows,
+                }
+            })
+            .collect()
+    }
+
+    /// What is missing or was worked around, for a one-line notice each.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+}
+
+/// NVIDIA's summary of label cells (memory access kinds) over a line's instructions: the
+/// distinct non-empty labels in alphabetical order, each followed by `(count)` when more than
+/// one instruction has it (`Global,Shared(104)`); `""` when the instructions only have empty
+/// labels; [`Cell::Empty`] when none has a label at all (checked on every line of the corpus'
+/// `ncu --page source` CSVs).
+pub fn label_summary<'a>(cells: impl Iterator<Item = &'a Cell>) -> Cell {
+    let mut any = false;
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for cell in cells {
+        if let Cell::Text(t) = cell {
+            any = true;
+            if !t.is_empty() {
+                *counts.entry(t.as_str()).or_default() += 1;
+            }
+        }
+    }
+    if !any {
+        return Cell::Empty;
+    }
+    Cell::Text(
+        counts
+            .into_iter()
+            .map(|(label, n)| {
+                if n > 1 {
+                    format!("{label}({n})")
+                } else {
+                    label.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+}

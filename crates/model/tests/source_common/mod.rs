@@ -1,0 +1,192 @@
+//! Helpers of the Source page tests: the corpus beside the repository and NVIDIA's reader.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// Whether `SIGHTLINE_REQUIRE_SHARED=1` (CI): a missing ../shared is then a failure.
+pub fn shared_required() -> bool {
+    std::env::var_os("SIGHTLINE_REQUIRE_SHARED").is_some_and(|v| v == "1")
+}
+
+/// `../shared/corpus/ncu`, or `None` with a message (a failure under
+/// `SIGHTLINE_REQUIRE_SHARED=1`).
+pub fn corpus_ncu() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/ncu");
+    if dir.join("reports/MANIFEST.tsv").is_file() {
+        return Some(dir);
+    }
+    let reason = format!("{} is absent", dir.display());
+    assert!(
+        !shared_required(),
+        "{reason}: SIGHTLINE_REQUIRE_SHARED=1 requires ../shared beside the repository"
+    );
+    eprintln!("skipped: {reason}");
+    None
+}
+
+/// The reports the corpus manifest lists (`reports/MANIFEST.tsv`), by file name.
+pub fn reports(corpus: &Path) -> Vec<PathBuf> {
+    let manifest = std::fs::read_to_string(corpus.join("reports/MANIFEST.tsv"))
+        .unwrap_or_else(|e| panic!("MANIFEST.tsv: {e}"));
+    let mut out: Vec<PathBuf> = manifest
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .filter(|f| f.ends_with(".ncu-rep"))
+        .map(|f| corpus.join("reports").join(f))
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "the manifest lists no report");
+    out
+}
+
+/// The python of a venv with NVIDIA's `ncu_report` (`SIGHTLINE_NCU_ORACLE_PYTHON`, else the
+/// default of `../shared/tools/ncu-oracle/setup.sh`), or `None` with a message. The reader is
+/// optional even in CI (like nvdisasm): tests that need it skip without it.
+pub fn oracle_python() -> Option<PathBuf> {
+    let candidates = std::env::var_os("SIGHTLINE_NCU_ORACLE_PYTHON")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            std::env::var_os("HOME")
+                .map(|h| PathBuf::from(h).join(".cache/ncu-oracle-venv/bin/python")),
+        );
+    for python in candidates {
+        let ok = std::process::Command::new(&python)
+            .args(["-c", "import ncu_report"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(python);
+        }
+    }
+    eprintln!(
+        "skipped: NVIDIA's ncu_report reader not found (run ../shared/tools/ncu-oracle/setup.sh \
+         or set SIGHTLINE_NCU_ORACLE_PYTHON)"
+    );
+    None
+}
+
+/// One answer of NVIDIA's reader for a PC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OracleAnswer {
+    pub action: usize,
+    pub pc: u64,
+    pub file: String,
+    pub line: Option<u32>,
+    pub ptx: String,
+    pub sass: String,
+}
+
+fn unescape(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('t') => out.push('\t'),
+                Some('n') => out.push('\n'),
+                Some(other) => out.push(other),
+                None => {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Asks NVIDIA's reader about `(action, pc)` pairs of `report`.
+/// `Err` when the reader fails. The reader's memory grows with every call (about 15 MB a
+/// call on indexspaces: 20 GB for monte_carlo_pi's 3,000 PCs), so the queries are sent in
+/// chunks of [`CHUNK`], one process each.
+pub fn ask_oracle(
+    python: &Path,
+    report: &Path,
+    queries: &[(usize, u64)],
+) -> Result<Vec<OracleAnswer>, String> {
+    let mut out = Vec::new();
+    for chunk in queries.chunks(CHUNK) {
+        out.extend(ask_oracle_once(python, report, chunk)?);
+    }
+    Ok(out)
+}
+
+/// [`ask_oracle`] with the SASS text (`sass_by_pc`), in chunks of 50.
+pub fn ask_oracle_sass(
+    python: &Path,
+    report: &Path,
+    queries: &[(usize, u64)],
+) -> Result<Vec<OracleAnswer>, String> {
+    let mut out = Vec::new();
+    for chunk in queries.chunks(50) {
+        out.extend(ask_oracle_once_with(python, report, chunk, true)?);
+    }
+    Ok(out)
+}
+
+/// Queries per reader process.
+pub const CHUNK: usize = 150;
+
+fn ask_oracle_once(
+    python: &Path,
+    report: &Path,
+    queries: &[(usize, u64)],
+) -> Result<Vec<OracleAnswer>, String> {
+    ask_oracle_once_with(python, report, queries, false)
+}
+
+fn ask_oracle_once_with(
+    python: &Path,
+    report: &Path,
+    queries: &[(usize, u64)],
+    sass: bool,
+) -> Result<Vec<OracleAnswer>, String> {
+    use std::io::Write;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/source_pcs.py");
+    let mut child = std::process::Command::new(python)
+        .arg(&script)
+        .arg(report)
+        .args(sass.then_some("--sass"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
+    let mut input = String::new();
+    for (a, pc) in queries {
+        input.push_str(&format!("{a} {pc}\n"));
+    }
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::Builder::new()
+        .name("oracle-stdin".into())
+        .spawn(move || stdin.write_all(input.as_bytes()))
+        .expect("thread");
+    let output = child.wait_with_output().expect("oracle output");
+    writer.join().expect("join").expect("write");
+    if !output.status.success() {
+        return Err(format!(
+            "NVIDIA's reader failed on {} ({}): {}",
+            report.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 6, "oracle line {l:?}");
+            OracleAnswer {
+                action: f[0].parse().expect("action"),
+                pc: f[1].parse().expect("pc"),
+                file: unescape(f[2]),
+                line: f[3].parse().ok(),
+                ptx: unescape(f[4]),
+                sass: unescape(f[5]),
+            }
+        })
+        .collect())
+}

@@ -1,0 +1,498 @@
+//! The Source model on reports written by Sightline's own writer around hand-built cubins
+//! (`sightline_test_support::ncu::synth_source`): both cubin layouts (relocated by the driver,
+//! as before 2022.3; unrelocated with relocation data, 2022.3 and later), NVIDIA's first-row
+//! rule at an address with two rows, per-line aggregates counting a PC toward every line of its
+//! address, PTX lines, imported source text, callees listed under the kernel, an sm_120 binary,
+//! a binary without line info, and damaged binaries (a message, never a panic). Also the
+//! `sightline source` command on them and on a corpus report.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use sightline::ncu::Report;
+use sightline::ncu::source::{Cell, SourceModule, SourcePage};
+use sightline_test_support::ncu::synth_source::{
+    CubinSpec, FunctionSpec, cubin, write_source_report,
+};
+
+const LOAD: [u64; 2] = [0x7f00_0000_1000, 0x7f00_0000_2000];
+const SOURCE: &str =
+    "// kernel.cu\n__global__ void k(float *a)\n{\n    a[0] = 1.0f;\n    helper(a);\n}\n";
+
+fn functions() -> Vec<FunctionSpec> {
+    vec![
+        FunctionSpec {
+            name: "_Z1kPf".into(),
+            instructions: 6,
+            weak: false,
+        },
+        FunctionSpec {
+            name: "_Z6helperPf".into(),
+            instructions: 3,
+            weak: false,
+        },
+    ]
+}
+
+/// Rows: kernel offset 0x10 has two rows (line 4 first, then line 5): NVIDIA's reader answers
+/// line 4; the aggregates count that PC for both lines.
+fn spec(absolute: bool, sm: (u32, u32), abi: u8, lines: bool) -> CubinSpec {
+    CubinSpec {
+        sm,
+        abi_version: abi,
+        functions: functions(),
+        absolute: absolute.then(|| LOAD.to_vec()),
+        files: vec![
+            ("/src".into(), "kernel.cu".into()),
+            (".".into(), "helper.h".into()),
+        ],
+        rows: if lines {
+            vec![
+                (0, 0x00, 0, 3),
+                (0, 0x10, 0, 4),
+                (0, 0x10, 0, 5),
+                (0, 0x30, 0, 5),
+                (0, 0x40, 0, 6),
+                (1, 0x00, 1, 10),
+                (1, 0x20, 1, 11),
+            ]
+        } else {
+            Vec::new()
+        },
+        ptx: lines.then(|| {
+            (
+                vec![
+                    "".into(),
+                    ".entry k(".into(),
+                    "st.global.f32 [%rd1], %f1;".into(),
+                    "ret;".into(),
+                ],
+                vec![
+                    (0, 0x00, 0, 2),
+                    (0, 0x10, 0, 3),
+                    (0, 0x50, 0, 4),
+                    (1, 0x00, 0, 4),
+                ],
+            )
+        }),
+        calls: vec![(0, 1)],
+    }
+}
+
+fn write(dir: &Path, name: &str, spec: &CubinSpec, files: &[(&str, &str)]) -> PathBuf {
+    let path = dir.join(name);
+    let file = std::fs::File::create(&path).unwrap();
+    write_source_report(std::io::BufWriter::new(file), spec, &LOAD, files, &[0]).unwrap();
+    path
+}
+
+fn check_module(path: &Path) {
+    let report = Report::open(path).unwrap();
+    let action = report.action(0).unwrap();
+    let module = SourceModule::for_action(&report, &action).unwrap();
+    assert!(module.problems().is_empty(), "{:?}", module.problems());
+    assert_eq!(module.sm(), Some((8, 6)));
+    let kernel = module.function_for(&action).expect("kernel function");
+    assert_eq!(kernel.load_pc, Some(LOAD[0]));
+    assert_eq!(kernel.pcs().count(), 6);
+    let at = |offset: u64| LOAD[0] + offset;
+    let info = |pc| module.source_info(pc).map(|f| (f.file, f.line));
+    assert_eq!(info(at(0)), Some(("/src/kernel.cu".into(), 3)));
+    // First row at the address wins (not the last: line 5).
+    assert_eq!(info(at(0x10)), Some(("/src/kernel.cu".into(), 4)));
+    assert_eq!(info(at(0x20)), Some(("/src/kernel.cu".into(), 4)));
+    assert_eq!(info(at(0x30)), Some(("/src/kernel.cu".into(), 5)));
+    assert_eq!(info(at(0x50)), Some(("/src/kernel.cu".into(), 6)));
+    // Outside the function: nothing.
+    assert_eq!(info(at(0x60)), None);
+    assert_eq!(info(LOAD[0] - 16), None);
+    // `.` is not shown as a directory.
+    assert_eq!(
+        module.source_info(LOAD[1] + 0x10).map(|f| (f.file, f.line)),
+        Some(("helper.h".into(), 10))
+    );
+    let lines: Vec<u32> = module.lines_at(at(0x10)).iter().map(|f| f.line).collect();
+    assert_eq!(lines, [4, 5]);
+    assert_eq!(module.ptx_by_pc(at(0)), ".entry k(");
+    assert_eq!(module.ptx_by_pc(at(0x40)), "st.global.f32 [%rd1], %f1;");
+    assert_eq!(module.ptx_by_pc(at(0x50)), "ret;");
+    assert_eq!(module.ptx().lines().len(), 4);
+    assert_eq!(module.instruction(at(0x10)).map(|i| i[9]), Some(1));
+
+    let page = SourcePage::build(&report, &action, None).unwrap();
+    // The kernel's 6 instructions and the helper's 3 it calls.
+    assert_eq!(page.sass().len(), 9);
+    let blocks = page.cuda_lines();
+    let summary: Vec<(String, u32, Vec<u64>, Cell)> = blocks
+        .iter()
+        .map(|b| {
+            (
+                b.location.file.clone(),
+                b.location.line,
+                b.rows
+                    .iter()
+                    .map(|&r| page.sass()[r].address - LOAD[0])
+                    .collect(),
+                b.cells[0].clone(),
+            )
+        })
+        .collect();
+    let k = "/src/kernel.cu".to_owned();
+    // inst_executed = 100 + index. A row covers the PCs up to the next row's address, and the
+    // two rows at 0x10 put 0x10 and 0x20 under both lines 4 and 5 (NVIDIA's page does the same:
+    // indexspaces kernel 1 has such addresses followed by a gap, checked against ncu's CSV).
+    // The helper's PCs have no metric (it is not the launched kernel): 0.
+    assert_eq!(
+        summary,
+        vec![
+            (k.clone(), 3, vec![0x00], Cell::Number(100.0)),
+            (k.clone(), 4, vec![0x10, 0x20], Cell::Number(203.0)),
+            (k.clone(), 5, vec![0x10, 0x20, 0x30], Cell::Number(306.0)),
+            (k.clone(), 6, vec![0x40, 0x50], Cell::Number(209.0)),
+            (
+                "helper.h".into(),
+                10,
+                vec![0x1000, 0x1010],
+                Cell::Number(0.0)
+            ),
+            ("helper.h".into(), 11, vec![0x1020], Cell::Number(0.0)),
+        ]
+    );
+    assert_eq!(blocks[1].text.as_deref(), Some("    a[0] = 1.0f;"));
+    assert_eq!(blocks[4].text, None);
+}
+
+#[test]
+fn unrelocated_cubin_with_relocation_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "new.ncu-rep",
+        &spec(false, (8, 6), 7, true),
+        &[("/src/kernel.cu", SOURCE)],
+    );
+    check_module(&path);
+}
+
+#[test]
+fn cubin_relocated_by_the_driver() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "old.ncu-rep",
+        &spec(true, (8, 6), 7, true),
+        &[("/src/kernel.cu", SOURCE)],
+    );
+    check_module(&path);
+}
+
+#[test]
+fn sm_120_binary_and_no_line_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "sm120.ncu-rep",
+        &spec(false, (12, 0), 8, false),
+        &[],
+    );
+    let report = Report::open(&path).unwrap();
+    let action = report.action(0).unwrap();
+    let module = SourceModule::for_action(&report, &action).unwrap();
+    assert_eq!(module.sm(), Some((12, 0)));
+    assert_eq!(module.cubin().map(|c| c.abi_version()), Some(8));
+    assert!(!module.has_line_info());
+    assert_eq!(module.source_info(LOAD[0]), None);
+    assert_eq!(module.ptx_by_pc(LOAD[0]), "");
+    let page = SourcePage::build(&report, &action, None).unwrap();
+    assert_eq!(page.sass().len(), 9);
+    assert!(page.cuda_lines().is_empty());
+    assert_eq!(page.sass()[2].cells[0], Cell::Number(102.0));
+}
+
+#[test]
+fn damaged_binaries_give_messages() {
+    let good = cubin(&spec(false, (8, 6), 7, true));
+    for (what, bytes) in [
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("not an ELF", b"hello, this is not a cubin".to_vec()),
+        ("32-bit ELF", {
+            let mut b = good.clone();
+            b[4] = 1;
+            b
+        }),
+        ("empty", Vec::new()),
+    ] {
+        let data = sightline::proto::nv::profiler::messages::SourceData {
+            reference: Some(1),
+            binary: Some(bytes),
+            ..Default::default()
+        };
+        let module = SourceModule::from_entries(&[data]);
+        assert!(!module.problems().is_empty(), "{what}: no problem reported");
+        assert_eq!(module.source_info(0x1000), None, "{what}");
+        let text = module.problems()[0].to_string();
+        assert!(!text.is_empty(), "{what}");
+    }
+    // Every prefix of a real cubin: no panic.
+    for len in (0..good.len()).step_by(7) {
+        let data = sightline::proto::nv::profiler::messages::SourceData {
+            reference: Some(1),
+            binary: Some(good[..len].to_vec()),
+            ..Default::default()
+        };
+        let module = SourceModule::from_entries(&[data]);
+        for f in module.functions() {
+            for pc in f.pcs() {
+                let _ = (
+                    module.source_info(pc),
+                    module.ptx_by_pc(pc),
+                    module.lines_at(pc),
+                );
+            }
+        }
+    }
+}
+
+#[derive(Parser)]
+struct One {
+    #[command(flatten)]
+    args: sightline::cli::source::SourceArgs,
+}
+
+fn run_source(argv: &[&str]) -> String {
+    let parsed = One::try_parse_from(argv).expect("arguments");
+    let mut out = Vec::new();
+    sightline::cli::source::run(&parsed.args, &mut out).expect("runs");
+    out.flush().unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn source_command_prints_table_csv_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "cli.ncu-rep",
+        &spec(false, (8, 6), 7, true),
+        &[("/src/kernel.cu", SOURCE)],
+    );
+    let path = path.to_str().unwrap();
+    let missing = dir.path().join("no-nvdisasm");
+    let missing = missing.to_str().unwrap();
+    let csv = run_source(&["source", path, "--csv", "--nvdisasm", missing]);
+    let expected_start = "\"File Path\",\"/src/kernel.cu\"\n\"Function Name\",\"_Z1kPf\"\n\"Line No\",\"Source\",\"Address\",\"Source\",\"Instructions Executed\"\n\"3\",\"{\",\"-\",\"-\",\"100\"\n\"\",\"\",\"0x7f0000001000\",\"\",\"100\"\n";
+    assert!(csv.starts_with(expected_start), "{csv}");
+    let sass = run_source(&[
+        "source",
+        path,
+        "--csv",
+        "--view",
+        "sass",
+        "--nvdisasm",
+        missing,
+    ]);
+    assert_eq!(sass.lines().count(), 2 + 9, "{sass}");
+    assert!(sass.starts_with(
+        "\"Kernel Name\",\"_Z1kPf\",\n\"Address\",\"Source\",\"Instructions Executed\"\n"
+    ));
+    let ptx = run_source(&["source", path, "--csv", "--view", "ptx"]);
+    assert_eq!(
+        ptx,
+        "\"Line No\",\"Source\"\n\"1\",\"\"\n\"2\",\".entry k(\"\n\"3\",\"st.global.f32 [%rd1], %f1;\"\n\"4\",\"ret;\"\n"
+    );
+    let json = run_source(&["source", path, "--json", "--nvdisasm", missing]);
+    let value: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    assert_eq!(value["columns"][0], "Instructions Executed");
+    assert_eq!(value["lines"][1]["line"], 4);
+    assert_eq!(value["lines"][1]["values"][0], 203.0);
+    let table = run_source(&["source", path, "--nvdisasm", missing]);
+    assert!(table.contains("/src/kernel.cu:4"), "{table}");
+    assert!(table.contains("0x7f0000001010"), "{table}");
+}
+
+/// `sightline source --csv --view sass` on a corpus report: the header and the addresses and
+/// values of every instruction equal ncu's (without nvdisasm the SASS text column is empty).
+#[test]
+fn source_command_matches_ncu_csv_on_a_corpus_report() {
+    let Some(corpus) = crate::common::corpus_ncu() else {
+        return;
+    };
+    let report = corpus.join("reports/ncu2022.3_rtx3070_manual_nvtx.ncu-rep");
+    let oracle = std::fs::read_to_string(
+        corpus.join("cli-oracle/ncu2022.3_rtx3070_manual_nvtx/source-sass-1.csv"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-nvdisasm");
+    let ours = run_source(&[
+        "source",
+        report.to_str().unwrap(),
+        "--kernel",
+        "1",
+        "--view",
+        "sass",
+        "--csv",
+        "--nvdisasm",
+        missing.to_str().unwrap(),
+    ]);
+    let strip_text = |line: &str| -> String {
+        let fields: Vec<&str> = line.split("\",\"").collect();
+        if fields.len() > 2 && fields[0].starts_with("\"0x") {
+            let mut f = fields.clone();
+            f[1] = "";
+            f.join("\",\"")
+        } else {
+            line.to_owned()
+        }
+    };
+    let expected: Vec<String> = oracle.lines().map(strip_text).collect();
+    let got: Vec<String> = ours.lines().map(strip_text).collect();
+    // ncu lists the stall reasons its version knows; compare the columns both have by name.
+    let header = |lines: &[String]| -> Vec<String> {
+        lines[1]
+            .trim_matches('"')
+            .split("\",\"")
+            .map(str::to_owned)
+            .collect()
+    };
+    let (eh, gh) = (header(&expected), header(&got));
+    assert_eq!(expected.len(), got.len());
+    assert_eq!(expected[0], got[0]);
+    let mut compared = 0;
+    for (e, g) in expected.iter().zip(&got).skip(2) {
+        let ef: Vec<&str> = e
+            .trim_end_matches(',')
+            .trim_matches('"')
+            .split("\",\"")
+            .collect();
+        let gf: Vec<&str> = g
+            .trim_end_matches(',')
+            .trim_matches('"')
+            .split("\",\"")
+            .collect();
+        for (i, h) in gh.iter().enumerate() {
+            if let Some(j) = eh.iter().position(|x| x == h) {
+                assert_eq!(gf[i], ef[j], "column {h} of {g}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared}");
+}
+
+/// `sightline source --csv` equals ncu's `--page source --csv` byte for byte: every PTX view
+/// always; the SASS and CUDA+SASS views when nvdisasm is found (`SIGHTLINE_NVDISASM` or the
+/// search; its cache in a temporary folder), except where 2024.1 itself is off or Sightline
+/// knows it differs: rows printed twice, device functions printed as blocks of their own (their
+/// demangled names need a demangler Sightline does not have), sm_100+ code 2024.1 cannot
+/// decode, and `+INF`/`QNAN` operands its older disassembler spaces differently. Kernel names
+/// are compared up to their parameter lists.
+#[test]
+fn source_command_csv_equals_ncu_byte_for_byte() {
+    let Some(corpus) = crate::common::corpus_ncu() else {
+        return;
+    };
+    let explicit = std::env::var_os("SIGHTLINE_NVDISASM").map(PathBuf::from);
+    let tool = sightline::ncu::source::nvdisasm::find(explicit.as_deref());
+    let cache = tempfile::tempdir().unwrap();
+    let (mut same, mut skipped, mut failures) = (0, 0, Vec::new());
+    for entry in std::fs::read_dir(corpus.join("cli-oracle")).unwrap() {
+        let dir = entry.unwrap().path();
+        let stem = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let report = corpus.join("reports").join(format!("{stem}.ncu-rep"));
+        let status = std::fs::read_to_string(dir.join("STATUS.tsv")).unwrap_or_default();
+        for line in status.lines() {
+            let cols: Vec<&str> = line.split('\t').collect();
+            if cols.get(1) != Some(&"ok") || !cols[0].starts_with("source-") {
+                continue;
+            }
+            let name = cols[0].trim_end_matches(".csv");
+            let (view, k) = match name
+                .strip_prefix("source-")
+                .and_then(|r| r.rsplit_once('-'))
+            {
+                Some(("sass", k)) => ("sass", k),
+                Some(("ptx", k)) => ("ptx", k),
+                Some(_) => continue,
+                None => ("cuda", name.trim_start_matches("source-")),
+            };
+            let expected = std::fs::read_to_string(dir.join(cols[0])).unwrap();
+            if view != "ptx" {
+                let blocks = expected.matches("\"Kernel Name\"").count()
+                    + expected.matches("\"Function Name\"").count();
+                let files = expected.matches("\"File Path\"").count();
+                let rows: Vec<&str> = expected
+                    .lines()
+                    .filter(|l| l.starts_with("\"0x") || l.starts_with("\"\",\"\",\"0x"))
+                    .collect();
+                let distinct: std::collections::BTreeSet<&str> = rows.iter().copied().collect();
+                let quirks = tool.is_none()
+                    || rows.len() != distinct.len()
+                    || blocks != files.max(1)
+                    || expected.contains("INF")
+                    || expected.contains("NAN")
+                    || expected.contains("???")
+                    || stem.contains("rtx5060ti");
+                if quirks {
+                    skipped += 1;
+                    continue;
+                }
+            }
+            let mut argv = vec![
+                "source".to_owned(),
+                report.to_string_lossy().into_owned(),
+                "--kernel".into(),
+                k.to_owned(),
+                "--view".into(),
+                view.to_owned(),
+                "--csv".into(),
+            ];
+            if let Some(tool) = &tool {
+                argv.push("--nvdisasm".into());
+                argv.push(tool.to_string_lossy().into_owned());
+            }
+            let ours = run_source_cached(&argv, cache.path());
+            // The kernel's name is the report's demangled name; ncu 2024.1 demangles 2020.x
+            // reports again in its own style (`double const*` / `const double *`): name lines
+            // are compared up to the parameter list.
+            let names = |text: &str| -> String {
+                text.lines()
+                    .map(|l| {
+                        if l.starts_with("\"Kernel Name\"") || l.starts_with("\"Function Name\"") {
+                            l.split('(').next().unwrap_or(l).to_owned()
+                        } else {
+                            l.to_owned()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            if ours == expected || names(&ours) == names(&expected) {
+                same += 1;
+            } else {
+                let line = ours
+                    .lines()
+                    .zip(expected.lines())
+                    .position(|(a, b)| a != b)
+                    .map_or(0, |i| i + 1);
+                failures.push(format!(
+                    "{stem}/{}: first difference at line {line}",
+                    cols[0]
+                ));
+            }
+        }
+    }
+    eprintln!("{same} ncu source CSVs equal byte for byte, {skipped} skipped");
+    assert!(same > 0);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Runs `sightline source` with the disassembly cache in `cache` (never under $HOME).
+fn run_source_cached(argv: &[String], cache: &Path) -> String {
+    let mut parsed = One::try_parse_from(argv).expect("arguments");
+    parsed.args.cache_dir = Some(cache.to_path_buf());
+    let mut out = Vec::new();
+    sightline::cli::source::run(&parsed.args, &mut out).expect("runs");
+    String::from_utf8(out).unwrap()
+}
