@@ -76,8 +76,13 @@ pub struct RuleMessage<'a> {
     pub focus_metrics: Vec<&'a RuleResultFocusMetric>,
 }
 
-/// Flattens stored rule results into one entry per message, as NVIDIA's reader lists them.
-/// Rules that produced no message do not appear.
+/// Flattens stored rule results into one entry per body item, as NVIDIA's reader lists them.
+///
+/// An item without a message (a table, a chart, a proposal, a speedup, or nothing: e.g.
+/// `UncoalescedGlobalAccess` of 2023.2 and 2024.1 reports, whose output is source markers)
+/// is listed with an empty title and message, type [`MsgType::None`] and the item's speedup,
+/// as NVIDIA's reader lists it (checked on `fixtures/rule_markers.ncu-rep`). A result without
+/// body items is not listed, whatever source markers it has.
 pub fn rule_messages(results: &[RuleResult]) -> Vec<RuleMessage<'_>> {
     let mut out = Vec::new();
     for result in results {
@@ -88,21 +93,27 @@ pub fn rule_messages(results: &[RuleResult]) -> Vec<RuleMessage<'_>> {
             focus.entry(metric.message_id).or_default().push(metric);
         }
         for item in &body.items {
-            let Some(message) = &item.message else {
-                continue;
+            let (title, text, msg_type, focus_metrics) = match &item.message {
+                Some(message) => (
+                    message.name.as_deref().unwrap_or(""),
+                    message.message.as_str(),
+                    MsgType::from_file(message.r#type),
+                    focus.remove(&message.id).unwrap_or_default(),
+                ),
+                None => ("", "", MsgType::None, Vec::new()),
             };
             out.push(RuleMessage {
                 rule_identifier: &result.identifier,
                 name: &result.display_name,
                 section_identifier: result.section_identifier.as_deref(),
-                title: message.name.as_deref().unwrap_or(""),
-                message: &message.message,
-                msg_type: MsgType::from_file(message.r#type),
+                title,
+                message: text,
+                msg_type,
                 speedup: item
                     .speedup
                     .as_ref()
                     .map(|s| (s.speedup_type.unwrap_or(0), s.value.unwrap_or(0.0))),
-                focus_metrics: focus.remove(&message.id).unwrap_or_default(),
+                focus_metrics,
             });
         }
     }
