@@ -7,6 +7,7 @@
 mod action;
 pub mod dump;
 mod error;
+pub mod markup;
 mod metric;
 pub mod nvtx;
 mod report;
