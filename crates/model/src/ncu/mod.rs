@@ -10,6 +10,7 @@ mod error;
 pub mod markup;
 mod metric;
 pub mod nvtx;
+pub mod pages;
 mod report;
 pub mod rule_result;
 pub mod units;
