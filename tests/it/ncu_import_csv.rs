@@ -555,3 +555,167 @@ fn csv_pages_equal_the_cli_oracle() {
         failures.join("\n")
     );
 }
+
+/// A page of a fixture as text.
+fn page(command: &str, fixture: &str, flags: &[&str]) -> String {
+    let path = common::fixtures().join(fixture);
+    let flags: Vec<String> = flags.iter().map(|f| (*f).to_owned()).collect();
+    String::from_utf8(run_sightline(command, &path, &flags)).unwrap()
+}
+
+/// The cells of one CSV line in NVIDIA's dialect (fields wrapped in `"`, quotes inside never
+/// doubled: split on `","`).
+fn cells(line: &str) -> Vec<&str> {
+    let line = line.strip_suffix(',').unwrap_or(line);
+    let line = line.strip_prefix('"').unwrap_or(line);
+    let line = line.strip_suffix('"').unwrap_or(line);
+    line.split("\",\"").collect()
+}
+
+/// The raw page's column `name`: its unit and its values, one per kernel.
+fn raw_column(text: &str, name: &str) -> (String, Vec<String>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = cells(lines[0]);
+    let i = header.iter().position(|h| *h == name).unwrap();
+    let unit = cells(lines[1])[i].to_owned();
+    let values = lines[2..].iter().map(|l| cells(l)[i].to_owned()).collect();
+    (unit, values)
+}
+
+#[test]
+fn raw_page_scales_each_column_by_its_largest_value() {
+    let auto = page("raw", "sample.ncu-rep", &["--csv"]);
+    // 8388608 .. 33554432 bytes: the whole column in Mbyte, 6 decimals, no separators.
+    let (unit, values) = raw_column(&auto, "dram__bytes_read.sum");
+    assert_eq!(unit, "Mbyte");
+    assert_eq!(values[0], "8.388608");
+    assert_eq!(values[1], "33.554432");
+    // A rate of cycles scales its time denominator: 1.5e9 cycle/second = 1.5 cycle/nsecond.
+    let (unit, values) = raw_column(&auto, "smsp__cycles_elapsed.avg.per_second");
+    assert_eq!(unit, "cycle/nsecond");
+    assert!(values[0].starts_with("1.50") && values[0].len() == "1.503871".len());
+    // Bytes per second scale their numerator.
+    assert_eq!(
+        raw_column(&auto, "dram__bytes.sum.per_second").0,
+        "Gbyte/second"
+    );
+    assert_eq!(raw_column(&auto, "gpu__time_duration.sum").0, "usecond");
+    // Integers with a unit print with 6 decimals, without thousands separators; a percentage
+    // never scales; a metric without a unit prints integers plainly, doubles with 2 decimals.
+    assert_eq!(
+        raw_column(&auto, "launch__thread_count").1[0],
+        "1048576.000000"
+    );
+    assert_eq!(
+        raw_column(&auto, "sm__maximum_warps_per_active_cycle_pct").0,
+        "%"
+    );
+    assert_eq!(raw_column(&auto, "launch__grid_size").1[0], "4096");
+    assert!(!auto.lines().skip(2).any(|l| cells(l).iter().any(|c| {
+        c.bytes()
+            .all(|b| b.is_ascii_digit() || b == b',' || b == b'.')
+            && c.contains(',')
+    })));
+
+    let base = page("raw", "sample.ncu-rep", &["--csv", "--print-units", "base"]);
+    let (unit, values) = raw_column(&base, "dram__bytes_read.sum");
+    assert_eq!((unit.as_str(), values[0].as_str()), ("byte", "8388608"));
+    assert_eq!(raw_column(&base, "gpu__time_duration.sum").0, "nsecond");
+    assert_eq!(
+        raw_column(&base, "smsp__cycles_elapsed.avg.per_second").0,
+        "cycle/second"
+    );
+    // An integral double prints without decimals in base units.
+    assert_eq!(
+        raw_column(&base, "sm__maximum_warps_per_active_cycle_pct").1[0],
+        "100"
+    );
+}
+
+#[test]
+fn raw_page_quotes_without_doubling_and_marks_empty_metrics() {
+    let text = page("raw", "value_kinds.ncu-rep", &["--csv"]);
+    // The string metric `héllo "world"\n` is written as it is inside its quotes.
+    assert!(text.contains(",\"héllo \"world\"\n\","), "{text}");
+    let header = cells(text.lines().next().unwrap());
+    assert!(header.contains(&"empty__metric"));
+    assert!(text.contains("\"no data\""));
+    // Instances: values, then correlation ids.
+    let values = page(
+        "raw",
+        "sample.ncu-rep",
+        &["--csv", "--print-metric-instances", "values"],
+    );
+    let details = page(
+        "raw",
+        "sample.ncu-rep",
+        &["--csv", "--print-metric-instances", "details"],
+    );
+    assert_ne!(values, details);
+    assert!(values.lines().nth(2).unwrap().contains(" ("));
+    assert!(details.lines().nth(2).unwrap().contains(": "));
+}
+
+#[test]
+fn details_page_rows_and_rule_rows() {
+    let text = page("details", "sample.ncu-rep", &["--csv"]);
+    let mut lines = text.lines();
+    let header = cells(lines.next().unwrap());
+    assert_eq!(
+        &header[header.len() - 5..],
+        [
+            "Rule Name",
+            "Rule Type",
+            "Rule Description",
+            "Estimated Speedup Type",
+            "Estimated Speedup"
+        ]
+    );
+    let rows: Vec<&str> = lines.collect();
+    // Metric rows carry no rule columns and end with a trailing comma.
+    let metric_rows: Vec<&&str> = rows.iter().filter(|l| l.ends_with(',')).collect();
+    assert!(!metric_rows.is_empty());
+    for row in &metric_rows {
+        assert_eq!(cells(row).len(), header.len() - 5, "{row}");
+    }
+    // Rule rows name the section by identifier and have empty metric columns.
+    let rule_rows: Vec<Vec<&str>> = rows
+        .iter()
+        .filter(|l| !l.ends_with(','))
+        .map(|l| cells(l))
+        .collect();
+    assert!(!rule_rows.is_empty());
+    for row in &rule_rows {
+        assert_eq!(row.len(), header.len());
+        assert!(["OPT", "WRN", "ERR", "INF", ""].contains(&row[header.len() - 4]));
+        assert!(!row[header.len() - 3].contains('@'), "markup left: {row:?}");
+    }
+    // Base units: durations in nsecond, no scaling.
+    let base = page(
+        "details",
+        "sample.ncu-rep",
+        &["--csv", "--print-units", "base"],
+    );
+    assert!(base.contains("\"nsecond\""));
+    assert!(!base.contains("\"usecond\""));
+}
+
+#[test]
+fn session_page_tables() {
+    let text = page("session", "sample.ncu-rep", &["--csv"]);
+    let titles: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('"') && !l.is_empty())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Launch Settings",
+            "Session Info",
+            "Processes",
+            "Device Attributes"
+        ]
+    );
+    assert!(text.contains("\"Created\",\"2023-Nov-14 22:13:20\"\n"));
+    assert!(!text.ends_with("\n\n"));
+}

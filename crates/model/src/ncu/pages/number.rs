@@ -138,3 +138,51 @@ fn float_text(v: f64) -> String {
         fixed(v, 2)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_units_are_spelled_out() {
+        assert_eq!(cli_base_unit("ns"), "nsecond");
+        assert_eq!(cli_base_unit("hz"), "cycle/second");
+        assert_eq!(cli_base_unit("byte/s"), "byte/second");
+        assert_eq!(cli_base_unit("sector/s"), "sector/second");
+        assert_eq!(cli_base_unit("inst/cycle"), "inst/cycle");
+    }
+
+    #[test]
+    fn steps_of_1000_by_numerator_or_time_denominator() {
+        let bytes = UnitScale::of("byte").unwrap();
+        assert_eq!(bytes.unit(bytes.step_for(999.0)), "byte");
+        assert_eq!(bytes.unit(bytes.step_for(131_072.0)), "Kbyte");
+        assert_eq!(bytes.divisor(bytes.step_for(1.69e9)), 1e9);
+        let per_block = UnitScale::of("byte/block").unwrap();
+        assert_eq!(per_block.unit(per_block.step_for(1024.0)), "Kbyte/block");
+        let time = UnitScale::of("nsecond").unwrap();
+        assert_eq!(time.unit(time.step_for(6.9e9)), "second");
+        let cycles = UnitScale::of("cycle/second").unwrap();
+        assert_eq!(cycles.unit(cycles.step_for(0.0)), "cycle/second");
+        assert_eq!(cycles.unit(cycles.step_for(111_000.84)), "cycle/msecond");
+        assert_eq!(cycles.unit(cycles.step_for(5.4e8)), "cycle/usecond");
+        assert_eq!(cycles.unit(cycles.step_for(2.05e11)), "cycle/nsecond");
+        assert_eq!(cycles.divisor(cycles.step_for(2.05e11)), 1e9);
+        assert!(UnitScale::of("%").is_none());
+        assert!(UnitScale::of("inst/cycle").is_none());
+    }
+
+    #[test]
+    fn numbers_as_the_cli_prints_them() {
+        assert_eq!(plain_text(&MetricValue::Double(100.0)), "100");
+        assert_eq!(plain_text(&MetricValue::Double(0.000716)), "0.00");
+        assert_eq!(plain_text(&MetricValue::Double(57873.954)), "57873.95");
+        assert_eq!(plain_text(&MetricValue::Double(-f64::NAN)), "nan");
+        assert_eq!(
+            plain_text(&MetricValue::Uint64(18_446_744_073_709_551_615)),
+            "18446744073709551615"
+        );
+        assert_eq!(fixed(4587.0, 6), "4587.000000");
+        assert_eq!(fixed(-f64::NAN, 6), "-nan");
+    }
+}
