@@ -403,8 +403,9 @@ pub fn write_derived_version(version: &str, legacy: bool, out: impl Write) -> io
 
 /// One kernel whose stored rule results carry body items without a message, as
 /// `UncoalescedGlobalAccess` in 2023.2 and 2024.1 reports: source markers with an empty item,
-/// source markers and no item, a table only, a table beside a message, a speedup only, and a
-/// rule that said nothing at all (an empty body).
+/// source markers and no item, a table only, a table beside a message, a speedup only, a
+/// focus metric in an item apart from its message, and a rule that said nothing at all (an
+/// empty body).
 pub fn rule_markers_kernel() -> KernelSpec {
     use sightline_model::proto::nv::profiler::ProfilerSectionTable;
     use sightline_model::proto::nv::rule_system as rules_pb;
@@ -472,6 +473,31 @@ pub fn rule_markers_kernel() -> KernelSpec {
             table_item(),
         ],
     });
+    // A message and, in a separate item, a focus metric for it.
+    let focus_apart = result(
+        "FocusApart",
+        vec![
+            rules_pb::RuleResultBodyItem {
+                message: Some(rules_pb::RuleResultMessage {
+                    message: "A message whose focus metric is in the next item.".to_owned(),
+                    r#type: 4,
+                    id: Some(0),
+                    name: None,
+                }),
+                ..Default::default()
+            },
+            rules_pb::RuleResultBodyItem {
+                focus_metrics: vec![rules_pb::RuleResultFocusMetric {
+                    message_id: Some(0),
+                    metric_name: Some("gpu__time_duration.sum".to_owned()),
+                    metric_value: Some(4096.0),
+                    severity: Some(1),
+                    info: Some("Reduce the duration".to_owned()),
+                }],
+                ..Default::default()
+            },
+        ],
+    );
     let mut spec = kernel("markers", vec![u64_metric("gpu__time_duration.sum", 4096)]);
     spec.rule_results = vec![
         markers_and_item,
@@ -479,6 +505,7 @@ pub fn rule_markers_kernel() -> KernelSpec {
         result("UncoalescedSharedAccess", vec![table_item()]),
         with_message,
         speedup_only,
+        focus_apart,
         result("SaidNothing", Vec::new()),
     ];
     spec
