@@ -325,8 +325,11 @@ fn nvtx_and_rule_builders_dump_as_expected() {
         action["rule_results"][0]["rule_message"]["message"],
         "message"
     );
+    // The focus metric is stored in an item of its own: NVIDIA's reader lists it on that
+    // item's empty-message entry (fixtures/rule_markers.ncu-rep).
+    assert_eq!(action["rule_results"][1]["rule_message"]["message"], "");
     assert_eq!(
-        action["rule_results"][0]["focus_metrics"][0]["name"],
+        action["rule_results"][1]["focus_metrics"][0]["name"],
         METRIC
     );
 }
