@@ -50,6 +50,12 @@ enum Command {
     Rules(cli::rules::RulesArgs),
     /// Summarize a report: device, kernels, metrics.
     Summary(cli::summary::SummaryArgs),
+    /// The session page: launch settings, host and target, processes, device attributes
+    /// (--csv: as `ncu --import R --page session --csv` prints it).
+    Session(cli::session::SessionArgs),
+    /// The raw page: every metric of every kernel (--csv: as `ncu --import R --page raw --csv`
+    /// prints it).
+    Raw(cli::raw::RawArgs),
     /// Nsight Systems summary reports, equal to `nsys stats` (CSV byte-compatible).
     Stats(cli::stats::StatsArgs),
     /// The expert rules on an Nsight Systems export (Python timeline rules; Sightline's own
@@ -113,6 +119,8 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Source(args) => cli::source::run(args, out),
         Command::Rules(args) => cli::rules::run(args, out),
         Command::Summary(args) => cli::summary::run(args, out),
+        Command::Session(args) => cli::session::run(args, out),
+        Command::Raw(args) => cli::raw::run(args, out),
         Command::Stats(args) => cli::stats::run(args, out),
         Command::Analyze(args) => cli::analyze::run(args, out),
         Command::Timeline(args) => cli::timeline::run(args, out),

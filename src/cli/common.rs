@@ -95,3 +95,56 @@ pub fn write_table<const N: usize>(
     }
     Ok(())
 }
+
+/// `--print-units`: how the `ncu --import`-compatible pages print units.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PrintUnits {
+    /// Values scaled into the largest unit step they reach (`usecond`, `Mbyte`).
+    #[default]
+    Auto,
+    /// Base units (`nsecond`, `byte`, `cycle/second`).
+    Base,
+}
+
+impl From<PrintUnits> for crate::ncu::pages::UnitMode {
+    fn from(units: PrintUnits) -> Self {
+        match units {
+            PrintUnits::Auto => crate::ncu::pages::UnitMode::Auto,
+            PrintUnits::Base => crate::ncu::pages::UnitMode::Base,
+        }
+    }
+}
+
+/// `--print-metric-instances`: how the `ncu --import`-compatible pages print instanced
+/// metrics.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PrintInstances {
+    /// The aggregate only.
+    #[default]
+    None,
+    /// `AGG (v1; v2; ...)`.
+    Values,
+    /// `AGG (id1: v1; id2: v2; ...)`.
+    Details,
+}
+
+impl From<PrintInstances> for crate::ncu::pages::InstanceMode {
+    fn from(mode: PrintInstances) -> Self {
+        match mode {
+            PrintInstances::None => crate::ncu::pages::InstanceMode::None,
+            PrintInstances::Values => crate::ncu::pages::InstanceMode::Values,
+            PrintInstances::Details => crate::ncu::pages::InstanceMode::Details,
+        }
+    }
+}
+
+/// Decodes every action of `report`, naming the report and the action on failure.
+pub fn all_actions(report: &Report) -> anyhow::Result<Vec<crate::ncu::Action>> {
+    (0..report.num_actions())
+        .map(|i| {
+            report
+                .action(i)
+                .map_err(|e| anyhow::anyhow!("{}: result {i}: {e}", report.path().display()))
+        })
+        .collect()
+}

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::ncu::MetricValue;
+use crate::ncu::{Action, MetricValue, Report};
 use crate::pyjson::PyJsonWriter;
 use crate::section::choice::SectionChoice;
 use crate::section::details::{
@@ -16,7 +16,10 @@ use crate::section::details::{
 };
 use crate::section::memory::MemoryWidget;
 
-use super::common::{KernelChoice, SectionFolders, open_report};
+use crate::ncu::pages::csv::write_row;
+use crate::ncu::pages::details::{DetailsOptions, details_page};
+
+use super::common::{KernelChoice, PrintUnits, SectionFolders, open_report};
 
 mod system;
 
@@ -30,12 +33,60 @@ pub struct DetailsArgs {
     pub kernel: KernelChoice,
     #[command(flatten)]
     pub folders: SectionFolders,
-    /// Print JSON.
-    #[arg(long, conflicts_with = "csv")]
+    /// Print JSON (the same as `--format json`).
+    #[arg(long, conflicts_with_all = ["csv", "format"])]
     pub json: bool,
-    /// Print CSV.
-    #[arg(long)]
+    /// Print NVIDIA's CSV (`ncu --import R --page details --csv`), byte for byte (the same as
+    /// `--format ncu-csv`).
+    #[arg(long, conflicts_with = "format")]
     pub csv: bool,
+    /// The output format: `text`, `json`, `ncu-csv` (NVIDIA's CSV) or `sightline-csv`
+    /// (Sightline's own CSV: one row per entry, with the metric name, raw value and text).
+    #[arg(long, value_enum)]
+    pub format: Option<DetailsFormat>,
+    /// Units of the NVIDIA CSV: scaled (`auto`) or base units (`base`).
+    #[arg(long, value_enum, default_value_t = PrintUnits::Auto)]
+    pub print_units: PrintUnits,
+    /// NVIDIA CSV: `header` prints the sections' header metrics, `all` their body items too.
+    #[arg(long, value_enum, default_value_t = PrintDetails::Header)]
+    pub print_details: PrintDetails,
+    /// NVIDIA CSV: name metrics by their `label` or their metric `name`.
+    #[arg(long, value_enum, default_value_t = PrintMetricName::Label)]
+    pub print_metric_name: PrintMetricName,
+    /// NVIDIA CSV: `kernel` names each kernel after its innermost NVTX push/pop range
+    /// (`range/kernel`).
+    #[arg(long, value_enum, default_value_t = PrintNvtxRename::None)]
+    pub print_nvtx_rename: PrintNvtxRename,
+}
+
+/// `--print-details` of `sightline details`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PrintDetails {
+    /// The sections' header metrics.
+    #[default]
+    Header,
+    /// Header and body items.
+    All,
+}
+
+/// `--print-metric-name` of `sightline details`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PrintMetricName {
+    /// The section's label.
+    #[default]
+    Label,
+    /// The metric name.
+    Name,
+}
+
+/// `--print-nvtx-rename` of `sightline details`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PrintNvtxRename {
+    /// Kernels keep their names.
+    #[default]
+    None,
+    /// Kernels are named after their innermost push/pop range.
+    Kernel,
 }
 
 /// Resolves the chosen kernels' pages and writes them to `out`. The load diagnostics of the
@@ -57,8 +108,41 @@ pub fn run(args: &DetailsArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCo
             report.num_actions()
         ),
     };
+    let (actions, pages) = resolve_pages(&report, &mut choice, &indices)?;
+    let format = match (args.format, args.json, args.csv) {
+        (Some(format), _, _) => format,
+        (None, true, _) => DetailsFormat::Json,
+        (None, _, true) => DetailsFormat::NcuCsv,
+        (None, false, false) => DetailsFormat::Text,
+    };
+    if format == DetailsFormat::NcuCsv {
+        let options = DetailsOptions {
+            units: args.print_units.into(),
+            all: args.print_details == PrintDetails::All,
+            metric_names: args.print_metric_name == PrintMetricName::Name,
+            nvtx_rename: args.print_nvtx_rename == PrintNvtxRename::Kernel,
+        };
+        let page = details_page(&report, &actions, &pages, options);
+        write_row(out, &page.header, false)?;
+        for row in &page.rows {
+            write_row(out, row, row.len() < page.header.len())?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    write_details(&pages, format, &mut out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Decodes the actions `indices` of `report` and resolves their Details pages against the
+/// sections `choice` picks for each.
+pub fn resolve_pages(
+    report: &Report,
+    choice: &mut SectionChoice,
+    indices: &[usize],
+) -> anyhow::Result<(Vec<Action>, Vec<KernelDetails>)> {
     let mut pages = Vec::with_capacity(indices.len());
-    for index in indices {
+    let mut actions = Vec::with_capacity(indices.len());
+    for &index in indices {
         let action = report.action(index)?;
         let set = choice.sections_for(&action).map_err(|e| {
             anyhow::anyhow!(
@@ -67,25 +151,20 @@ pub fn run(args: &DetailsArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCo
             )
         })?;
         pages.push(resolve_action(&action, &set));
+        actions.push(action);
     }
-    let format = if args.json {
-        DetailsFormat::Json
-    } else if args.csv {
-        DetailsFormat::Csv
-    } else {
-        DetailsFormat::Text
-    };
-    write_details(&pages, format, &mut out)?;
-    Ok(ExitCode::SUCCESS)
+    Ok((actions, pages))
 }
 
 /// Output format of `sightline details`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DetailsFormat {
     /// Aligned text, one block per section.
     Text,
-    /// One row per entry.
-    Csv,
+    /// Sightline's own CSV: one row per entry.
+    SightlineCsv,
+    /// NVIDIA's CSV (`ncu --import R --page details --csv`).
+    NcuCsv,
     /// `{"kernels": [...]}`.
     Json,
 }
@@ -98,8 +177,12 @@ pub fn write_details(
 ) -> io::Result<()> {
     match format {
         DetailsFormat::Text => kernels.iter().try_for_each(|k| write_text(k, out)),
-        DetailsFormat::Csv => write_csv(kernels, out),
+        DetailsFormat::SightlineCsv => write_csv(kernels, out),
         DetailsFormat::Json => write_json(kernels, out),
+        // Needs the actions and the report: written by `run`.
+        DetailsFormat::NcuCsv => Err(io::Error::other(
+            "NVIDIA's CSV needs the report: use sightline::ncu::pages::details",
+        )),
     }
 }
 

@@ -7,19 +7,64 @@ use std::process::ExitCode;
 use crate::ncu::rule_result::rule_messages;
 use crate::ncu::{NameBase, Report};
 
-use super::common::{open_report, write_table};
+use crate::ncu::pages::csv::write_row;
+use crate::ncu::pages::summary::{SummaryPer, summary_page};
+use crate::section::choice::SectionChoice;
+
+use super::common::{PrintUnits, SectionFolders, open_report, write_table};
+use super::details::resolve_pages;
 
 /// Arguments of `sightline summary`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SummaryArgs {
     /// The report (.ncu-rep or .ncu-repz).
     pub report: PathBuf,
+    /// Print NVIDIA's summary CSV (`ncu --import R --page details --csv --print-summary
+    /// per-kernel|per-gpu|per-nvtx`) instead of the overview.
+    #[arg(long)]
+    pub csv: bool,
+    /// With `--csv`: aggregate per kernel, per GPU or per NVTX push/pop stack.
+    #[arg(long, value_enum, default_value_t = SummaryPerArg::Kernel, requires = "csv")]
+    pub per: SummaryPerArg,
+    /// With `--csv`: units scaled (`auto`) or base units (`base`).
+    #[arg(long, value_enum, default_value_t = PrintUnits::Auto)]
+    pub print_units: PrintUnits,
+    #[command(flatten)]
+    pub folders: SectionFolders,
 }
 
-/// Opens the report and writes its overview to `out`.
+/// `--per` of `sightline summary --csv`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SummaryPerArg {
+    /// One group per kernel (process, name, launch geometry, device).
+    #[default]
+    Kernel,
+    /// The same groups, device columns first.
+    Gpu,
+    /// One group per NVTX push/pop stack and kernel.
+    Nvtx,
+}
+
+/// Opens the report and writes its overview, or NVIDIA's summary CSV, to `out`.
 pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let report = open_report(&args.report)?;
-    write_summary(&report, out)?;
+    if !args.csv {
+        write_summary(&report, out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut choice = SectionChoice::new(args.folders.folders());
+    let indices: Vec<usize> = (0..report.num_actions()).collect();
+    let (actions, pages) = resolve_pages(&report, &mut choice, &indices)?;
+    let per = match args.per {
+        SummaryPerArg::Kernel => SummaryPer::Kernel,
+        SummaryPerArg::Gpu => SummaryPer::Gpu,
+        SummaryPerArg::Nvtx => SummaryPer::Nvtx,
+    };
+    let page = summary_page(&report, &actions, &pages, per, args.print_units.into());
+    write_row(out, &page.header, false)?;
+    for row in &page.rows {
+        write_row(out, row, false)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

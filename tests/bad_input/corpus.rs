@@ -325,8 +325,11 @@ fn nvtx_and_rule_builders_dump_as_expected() {
         action["rule_results"][0]["rule_message"]["message"],
         "message"
     );
+    // The focus metric is stored in an item of its own: NVIDIA's reader lists it on that
+    // item's empty-message entry (fixtures/rule_markers.ncu-rep).
+    assert_eq!(action["rule_results"][1]["rule_message"]["message"], "");
     assert_eq!(
-        action["rule_results"][0]["focus_metrics"][0]["name"],
+        action["rule_results"][1]["focus_metrics"][0]["name"],
         METRIC
     );
 }
@@ -442,7 +445,9 @@ fn focus_metrics_shared_by_message_ids_do_not_multiply() {
     let report = open_bytes(&with_nvtx_and_rules(None, vec![rule(N, N)]).bytes);
     let action = report.action(0).expect("action");
     let messages = sightline::ncu::rule_result::rule_messages(action.rule_results());
-    assert_eq!(messages.len(), N);
+    // One entry per body item, as NVIDIA's reader lists them (fixtures/rule_markers.ncu-rep):
+    // the N messages and the N items that hold only a focus metric.
+    assert_eq!(messages.len(), 2 * N);
     let focus: usize = messages.iter().map(|m| m.focus_metrics.len()).sum();
     assert_eq!(focus, N, "each focus metric is listed once");
     let mut out = Bounded {

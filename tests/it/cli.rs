@@ -57,7 +57,7 @@ fn details_text_and_csv() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("[0] vector_add\n"), "{text}");
     assert!(text.contains("Section: GPU Speed Of Light Throughput (SpeedOfLight)"));
-    let out = sightline(&["details", &sample(), "--csv"]);
+    let out = sightline(&["details", &sample(), "--format", "sightline-csv"]);
     let csv = String::from_utf8(out.stdout).unwrap();
     let mut lines = csv.lines();
     assert_eq!(

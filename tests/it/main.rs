@@ -37,6 +37,7 @@ mod gui_timeline_cpu;
 mod gui_timeline_expert;
 mod gui_timeline_sources;
 mod memory_widgets;
+mod ncu_import_csv;
 mod nsys_rep_export;
 mod nvtxt_cli;
 mod nvtxt_errors;

@@ -144,7 +144,7 @@ fn nan_values_of_both_signs_read_print_and_sort() {
 #[test]
 fn details_cli_prints_nan_in_every_format() {
     let path = fixtures().join("sampler_nan.ncu-rep");
-    for format in [&[][..], &["--json"][..], &["--csv"][..]] {
+    for format in [&[][..], &["--json"][..], &["--format", "sightline-csv"][..]] {
         let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
             .arg("details")
             .arg(&path)
@@ -155,6 +155,15 @@ fn details_cli_prints_nan_in_every_format() {
         let text = String::from_utf8_lossy(&output.stdout);
         assert!(text.contains("NaN %"), "{format:?}: {text}");
     }
+    // NVIDIA's CSV prints NaN as C does, unsigned: `nan`.
+    let output = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .arg("details")
+        .arg(&path)
+        .arg("--csv")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("\"L1 Hit Rate\",\"%\",\"nan\""), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------

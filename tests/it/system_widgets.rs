@@ -706,7 +706,10 @@ fn cli_json_csv_and_text() {
         assert_eq!(timeline["start_ns"].as_u64(), earliest);
         assert!(timeline["items"].as_array().unwrap().is_empty());
 
-        let csv = sightline(&["details", "--csv", "--kernel", "0"], path);
+        let csv = sightline(
+            &["details", "--format", "sightline-csv", "--kernel", "0"],
+            path,
+        );
         assert!(
             csv.lines()
                 .any(|l| l.contains("NUMA ID Table") && l.contains("numa__cpu_affinity"))

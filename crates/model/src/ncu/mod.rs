@@ -7,8 +7,10 @@
 mod action;
 pub mod dump;
 mod error;
+pub mod markup;
 mod metric;
 pub mod nvtx;
+pub mod pages;
 mod report;
 pub mod rule_result;
 pub mod source;

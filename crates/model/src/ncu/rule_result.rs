@@ -1,7 +1,5 @@
 //! Stored rule results in the shape of NVIDIA's `IAction.rule_results_as_dicts()`.
 
-use std::collections::HashMap;
-
 use crate::proto::nv::rule_system::{RuleResult, RuleResultFocusMetric};
 
 /// `NvRules.MsgType`: the numbering the rule API uses for message types.
@@ -76,33 +74,40 @@ pub struct RuleMessage<'a> {
     pub focus_metrics: Vec<&'a RuleResultFocusMetric>,
 }
 
-/// Flattens stored rule results into one entry per message, as NVIDIA's reader lists them.
-/// Rules that produced no message do not appear.
+/// Flattens stored rule results into one entry per body item, as NVIDIA's reader lists them:
+/// each entry has its item's message, speedup and focus metrics.
+///
+/// An item without a message (a table, a chart, a proposal, a speedup, focus metrics, or
+/// nothing: e.g. `UncoalescedGlobalAccess` of 2023.2 and 2024.1 reports, whose output is
+/// source markers) is listed with an empty title and message and type [`MsgType::None`]. A
+/// result without body items is not listed, whatever source markers it has. Focus metrics
+/// stay with the item that stores them, whatever their `MessageId` (checked with NVIDIA's
+/// reader on `fixtures/rule_markers.ncu-rep`).
 pub fn rule_messages(results: &[RuleResult]) -> Vec<RuleMessage<'_>> {
     let mut out = Vec::new();
     for result in results {
         let Some(body) = &result.body else { continue };
-        // Focus metrics belong to the (first) message with their `MessageId`.
-        let mut focus: HashMap<Option<i32>, Vec<&RuleResultFocusMetric>> = HashMap::new();
-        for metric in body.items.iter().flat_map(|i| &i.focus_metrics) {
-            focus.entry(metric.message_id).or_default().push(metric);
-        }
         for item in &body.items {
-            let Some(message) = &item.message else {
-                continue;
+            let (title, text, msg_type) = match &item.message {
+                Some(message) => (
+                    message.name.as_deref().unwrap_or(""),
+                    message.message.as_str(),
+                    MsgType::from_file(message.r#type),
+                ),
+                None => ("", "", MsgType::None),
             };
             out.push(RuleMessage {
                 rule_identifier: &result.identifier,
                 name: &result.display_name,
                 section_identifier: result.section_identifier.as_deref(),
-                title: message.name.as_deref().unwrap_or(""),
-                message: &message.message,
-                msg_type: MsgType::from_file(message.r#type),
+                title,
+                message: text,
+                msg_type,
                 speedup: item
                     .speedup
                     .as_ref()
                     .map(|s| (s.speedup_type.unwrap_or(0), s.value.unwrap_or(0.0))),
-                focus_metrics: focus.remove(&message.id).unwrap_or_default(),
+                focus_metrics: item.focus_metrics.iter().collect(),
             });
         }
     }

@@ -21,6 +21,7 @@ pub const FIXTURE_NAMES: &[&str] = &[
     "sampler_nan.ncu-rep",
     "derived_2023_1.ncu-rep",
     "derived_2023_3.ncu-rep",
+    "rule_markers.ncu-rep",
 ];
 
 /// The bytes of fixture `name` (one of [`FIXTURE_NAMES`]).
@@ -46,6 +47,9 @@ pub fn fixture_bytes(name: &str) -> io::Result<Vec<u8>> {
             false,
             &mut out,
         )?,
+        "rule_markers.ncu-rep" => {
+            write_kernels(&[synth_edge::rule_markers_kernel()], 1, &mut out)?;
+        }
         _ => {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,

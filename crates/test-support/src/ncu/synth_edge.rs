@@ -400,3 +400,113 @@ pub fn write_derived_version(version: &str, legacy: bool, out: impl Write) -> io
     writer.finish()?;
     Ok(())
 }
+
+/// One kernel whose stored rule results carry body items without a message, as
+/// `UncoalescedGlobalAccess` in 2023.2 and 2024.1 reports: source markers with an empty item,
+/// source markers and no item, a table only, a table beside a message, a speedup only, a
+/// focus metric in an item apart from its message, and a rule that said nothing at all (an
+/// empty body).
+pub fn rule_markers_kernel() -> KernelSpec {
+    use sightline_model::proto::nv::profiler::ProfilerSectionTable;
+    use sightline_model::proto::nv::rule_system as rules_pb;
+    let marker = |address: u64, tooltip: &str| rules_pb::SourceMarker {
+        kind: Some(rules_pb::MarkerKind::Sass as i32),
+        source_location: Some(rules_pb::source_marker::SourceLocation::Address(address)),
+        tooltip: Some(tooltip.to_owned()),
+        r#type: Some(2),
+        file_name: None,
+    };
+    let table_item = || rules_pb::RuleResultBodyItem {
+        table: Some(ProfilerSectionTable {
+            label: Some("Uncoalesced accesses".to_owned()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let result =
+        |identifier: &str, items: Vec<rules_pb::RuleResultBodyItem>| rules_pb::RuleResult {
+            identifier: identifier.to_owned(),
+            display_name: format!("{identifier} (synthetic)"),
+            body: Some(rules_pb::RuleResultBody { items }),
+            section_identifier: Some("SourceCounters".to_owned()),
+            source_markers: Vec::new(),
+        };
+    let markers = vec![
+        marker(
+            0x7f00_0000_0100,
+            "Uncoalesced global access, expected 4 sectors, got 32",
+        ),
+        marker(
+            0x7f00_0000_0180,
+            "Uncoalesced global access, expected 4 sectors, got 16",
+        ),
+    ];
+    let mut markers_and_item = result(
+        "UncoalescedGlobalAccess",
+        vec![rules_pb::RuleResultBodyItem::default()],
+    );
+    markers_and_item.source_markers = markers.clone();
+    let mut markers_only = result("MarkersOnly", Vec::new());
+    markers_only.source_markers = markers;
+    let speedup_only = result(
+        "SpeedupOnly",
+        vec![rules_pb::RuleResultBodyItem {
+            speedup: Some(rules_pb::RuleResultSpeedup {
+                speedup_type: Some(1),
+                value: Some(12.5),
+            }),
+            ..Default::default()
+        }],
+    );
+    let mut with_message = result("TableAndMessage", vec![table_item()]);
+    with_message.body = Some(rules_pb::RuleResultBody {
+        items: vec![
+            rules_pb::RuleResultBodyItem {
+                message: Some(rules_pb::RuleResultMessage {
+                    message: "A message beside a table.".to_owned(),
+                    r#type: 1,
+                    id: Some(0),
+                    name: None,
+                }),
+                ..Default::default()
+            },
+            table_item(),
+        ],
+    });
+    // A message and, in a separate item, a focus metric for it.
+    let focus_apart = result(
+        "FocusApart",
+        vec![
+            rules_pb::RuleResultBodyItem {
+                message: Some(rules_pb::RuleResultMessage {
+                    message: "A message whose focus metric is in the next item.".to_owned(),
+                    r#type: 4,
+                    id: Some(0),
+                    name: None,
+                }),
+                ..Default::default()
+            },
+            rules_pb::RuleResultBodyItem {
+                focus_metrics: vec![rules_pb::RuleResultFocusMetric {
+                    message_id: Some(0),
+                    metric_name: Some("gpu__time_duration.sum".to_owned()),
+                    metric_value: Some(4096.0),
+                    severity: Some(1),
+                    info: Some("Reduce the duration".to_owned()),
+                }],
+                ..Default::default()
+            },
+        ],
+    );
+    let mut spec = kernel("markers", vec![u64_metric("gpu__time_duration.sum", 4096)]);
+    spec.rule_results = vec![
+        markers_and_item,
+        markers_only,
+        result("UncoalescedSharedAccess", vec![table_item()]),
+        with_message,
+        speedup_only,
+        focus_apart,
+        result("SaidNothing", Vec::new()),
+    ];
+    spec
+}

@@ -1,0 +1,234 @@
+//! The details page (`ncu --import R --page details`): per kernel, each section's header
+//! metrics (with `--print-details all` also its body items' metrics) followed by the stored
+//! rule results that belong to the section.
+
+use super::launch::LaunchColumns;
+use super::number::{UnitScale, cli_base_unit, fixed, plain_text};
+use super::{Table, UnitMode};
+use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
+use crate::ncu::{Action, MetricValue, Report};
+use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
+
+/// Options of the details page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DetailsOptions {
+    /// `--print-units`.
+    pub units: UnitMode,
+    /// `--print-details all`: body items too, with a `Body Item Label` column.
+    pub all: bool,
+    /// `--print-metric-name name`: metric names instead of labels.
+    pub metric_names: bool,
+    /// `--print-nvtx-rename kernel`.
+    pub nvtx_rename: bool,
+}
+
+/// The rule columns of the details page.
+pub const RULE_COLUMNS: [&str; 5] = [
+    "Rule Name",
+    "Rule Type",
+    "Rule Description",
+    "Estimated Speedup Type",
+    "Estimated Speedup",
+];
+
+/// The details page of `actions` with their resolved pages (same order, same length). Rows
+/// that carry no rule are shorter than the header when the page has rule columns (NVIDIA
+/// writes them with a trailing comma); [`Table::rows`] keeps them short.
+pub fn details_page(
+    report: &Report,
+    actions: &[Action],
+    pages: &[KernelDetails],
+    options: DetailsOptions,
+) -> Table {
+    let mut launch = LaunchColumns::for_actions(actions);
+    launch.nvtx_rename = options.nvtx_rename;
+    let with_rules = actions
+        .iter()
+        .any(|a| !rule_messages(a.rule_results()).is_empty());
+    let mut header = launch.header();
+    header.push("Section Name".to_owned());
+    if options.all {
+        header.push("Body Item Label".to_owned());
+    }
+    header.extend(["Metric Name", "Metric Unit", "Metric Value"].map(str::to_owned));
+    if with_rules {
+        header.extend(RULE_COLUMNS.map(str::to_owned));
+    }
+    let mut rows = Vec::new();
+    for (action, page) in actions.iter().zip(pages) {
+        let cells = launch.cells(report, action);
+        let messages = rule_messages(action.rule_results());
+        let mut sections: Vec<&DetailsSection> = Vec::new();
+        for section in page_order(page) {
+            sections.push(section);
+            sections.extend(section.children.iter());
+        }
+        for section in sections {
+            let mut metric_row = |item_label: Option<&str>, entry: &Entry| {
+                // An entry whose options left no metric for this architecture has no row.
+                if entry.metric.is_empty() {
+                    return;
+                }
+                let Some((unit, value)) = entry_cells(entry, options.units) else {
+                    return;
+                };
+                let mut row = cells.clone();
+                row.push(section.display_name.clone());
+                if options.all {
+                    row.push(item_label.unwrap_or_default().to_owned());
+                }
+                row.push(if options.metric_names {
+                    entry.metric.clone()
+                } else {
+                    entry.label.clone()
+                });
+                row.push(unit);
+                row.push(value);
+                rows.push(row);
+            };
+            // The CLI lists a section's header metrics sorted by metric name.
+            let mut header: Vec<&Entry> = section.header.iter().collect();
+            header.sort_by(|a, b| a.metric.cmp(&b.metric));
+            for entry in header {
+                metric_row(None, entry);
+            }
+            if options.all {
+                for item in &section.body {
+                    for_each_entry(item, &mut metric_row);
+                }
+            }
+            for message in messages
+                .iter()
+                .filter(|m| m.section_identifier == Some(section.identifier.as_str()))
+            {
+                let mut row = cells.clone();
+                row.push(section.identifier.clone());
+                if options.all {
+                    row.push(String::new());
+                }
+                row.extend([String::new(), String::new(), String::new()]);
+                row.extend(rule_cells(message));
+                rows.push(row);
+            }
+        }
+    }
+    Table {
+        title: String::new(),
+        header,
+        rows,
+    }
+}
+
+/// The page's sections in the CLI's order: the page's order (`Order`, sections without one
+/// last), sections of equal `Order` by display name (vec_add: "GPU and Memory Workload
+/// Distribution" before "Source Counters", both 100).
+pub fn page_order(page: &KernelDetails) -> Vec<&DetailsSection> {
+    let mut sections: Vec<&DetailsSection> = page.sections.iter().collect();
+    for run in sections.chunk_by_mut(|a, b| a.order == b.order) {
+        run.sort_by(|a, b| a.display_name.cmp(&b.display_name));
+    }
+    sections
+}
+
+fn for_each_entry(item: &Item, f: &mut impl FnMut(Option<&str>, &Entry)) {
+    for entry in &item.entries {
+        f(Some(item.label.as_str()), entry);
+    }
+    for child in &item.items {
+        for_each_entry(child, f);
+    }
+}
+
+/// What the CLI prints for a metric the report lacks (with an empty unit).
+pub const NOT_AVAILABLE: &str = "n/a";
+
+/// The unit and value cells of an entry (`""`, `n/a` when the report lacks the metric).
+pub fn entry_cells(entry: &Entry, units: UnitMode) -> Option<(String, String)> {
+    let value = match entry.value.as_ref() {
+        None | Some(MetricValue::None) => {
+            return Some((String::new(), NOT_AVAILABLE.to_owned()));
+        }
+        Some(value) => value,
+    };
+    let base = cli_base_unit(&entry.unit);
+    if let MetricValue::String(s) = value {
+        return Some((base, s.clone()));
+    }
+    if units == UnitMode::Auto
+        && let Some(scale) = UnitScale::of(&base)
+        && let Some(v) = value.as_f64()
+    {
+        let step = scale.step_for(v.abs());
+        if step > 0 {
+            return Some((
+                scale.unit(step).to_owned(),
+                fixed(v / scale.divisor(step), 2),
+            ));
+        }
+        return Some((scale.unit(0).to_owned(), plain_text(value)));
+    }
+    Some((base, plain_text(value)))
+}
+
+/// `Rule Name`, `Rule Type`, `Rule Description`, `Estimated Speedup Type`,
+/// `Estimated Speedup`.
+pub fn rule_cells(message: &RuleMessage<'_>) -> [String; 5] {
+    let kind = match message.msg_type {
+        MsgType::Optimization => "OPT",
+        MsgType::Warning => "WRN",
+        MsgType::Error => "ERR",
+        MsgType::Ok => "INF",
+        MsgType::None => "",
+    };
+    let (speedup_type, speedup) = match message.speedup {
+        Some((1, v)) => ("local", significant(v, 4)),
+        Some((2, v)) => ("global", significant(v, 4)),
+        _ => ("", String::new()),
+    };
+    [
+        message.rule_identifier.to_owned(),
+        kind.to_owned(),
+        crate::ncu::markup::plain(message.message),
+        speedup_type.to_owned(),
+        speedup,
+    ]
+}
+
+/// `v` with `digits` significant digits and no trailing zeros (C's `%.*g` without the
+/// exponent form for ordinary magnitudes): `93.57`, `8.323`, `50`.
+pub fn significant(v: f64, digits: i32) -> String {
+    if !v.is_finite() {
+        return fixed(v, 0);
+    }
+    if v == 0.0 {
+        return "0".to_owned();
+    }
+    // The exponent after rounding to `digits` significant digits (99.99951 → 1.000e2).
+    let precision = (digits - 1).max(0) as usize;
+    let scientific = format!("{v:.precision$e}");
+    let exponent: i32 = scientific
+        .split_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0);
+    let decimals = (digits - 1 - exponent).max(0) as usize;
+    let mut text = format!("{v:.decimals$}");
+    if text.contains('.') {
+        text = text.trim_end_matches('0').trim_end_matches('.').to_owned();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::significant;
+
+    #[test]
+    fn four_significant_digits_without_trailing_zeros() {
+        assert_eq!(significant(93.5712, 4), "93.57");
+        assert_eq!(significant(8.32251, 4), "8.323");
+        assert_eq!(significant(5.43, 4), "5.43");
+        assert_eq!(significant(50.0, 4), "50");
+        assert_eq!(significant(0.0123456, 4), "0.01235");
+        assert_eq!(significant(99.99951, 4), "100");
+    }
+}

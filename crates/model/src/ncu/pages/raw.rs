@@ -1,0 +1,167 @@
+//! The raw page (`ncu --import R --page raw`): one column per metric name of any action
+//! (sorted by name, after the launch columns), a row of units, one row per action.
+
+use std::collections::BTreeSet;
+
+use super::launch::LaunchColumns;
+use super::number::{UnitScale, cli_base_unit, fixed, magnitude, plain_text};
+use super::{InstanceMode, UnitMode};
+use crate::ncu::units::infer_unit;
+use crate::ncu::{Action, Metric, MetricValue, Report};
+
+/// Prefixes of the pseudo-metrics sections store beside the real ones; the raw page leaves
+/// them out.
+pub const SECTION_PSEUDO_METRICS: &[&str] = &["breakdown:", "group:", "regex:"];
+
+/// What a metric stored with neither a value nor instances prints.
+pub const NO_DATA: &str = "no data";
+
+/// Options of the raw page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RawOptions {
+    /// `--print-units`.
+    pub units: UnitMode,
+    /// `--print-metric-instances`.
+    pub instances: InstanceMode,
+}
+
+/// The raw page: a header, a row of units (empty under the launch columns) and one row per
+/// action.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawPage {
+    /// Launch column names, then metric names.
+    pub header: Vec<String>,
+    /// The unit of each column.
+    pub units: Vec<String>,
+    /// One row per action.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// How one metric column is printed: its display unit and the divisor of its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnFormat {
+    /// The unit printed in the units row.
+    pub unit: String,
+    /// What values are divided by (1 unscaled).
+    pub divisor: f64,
+    /// Whether values print with 6 decimals (a unit in auto mode).
+    pub six_decimals: bool,
+}
+
+impl ColumnFormat {
+    /// The format of metric `name`'s column whose values have the largest magnitude `max`.
+    pub fn new(name: &str, max: Option<f64>, units: UnitMode) -> ColumnFormat {
+        let base = cli_base_unit(&infer_unit(name));
+        if units == UnitMode::Base || base.is_empty() {
+            return ColumnFormat {
+                six_decimals: false,
+                unit: base,
+                divisor: 1.0,
+            };
+        }
+        match UnitScale::of(&base) {
+            Some(scale) => {
+                let step = scale.step_for(max.unwrap_or(0.0));
+                ColumnFormat {
+                    unit: scale.unit(step).to_owned(),
+                    divisor: scale.divisor(step),
+                    six_decimals: true,
+                }
+            }
+            None => ColumnFormat {
+                unit: base,
+                divisor: 1.0,
+                six_decimals: true,
+            },
+        }
+    }
+
+    /// One value in this column's format.
+    pub fn value_text(&self, value: &MetricValue) -> String {
+        match value {
+            MetricValue::None => String::new(),
+            MetricValue::String(s) => s.clone(),
+            _ if self.six_decimals => fixed(value.as_f64().unwrap_or(f64::NAN) / self.divisor, 6),
+            _ => plain_text(value),
+        }
+    }
+
+    /// A metric's cell: its aggregate, with its instances in `mode`.
+    pub fn cell(&self, metric: &Metric, mode: InstanceMode) -> String {
+        if matches!(metric.stored, MetricValue::None) && metric.instances.is_empty() {
+            return NO_DATA.to_owned();
+        }
+        let aggregate = self.value_text(&metric.stored);
+        if mode == InstanceMode::None || metric.instances.is_empty() {
+            return aggregate;
+        }
+        let list: Vec<String> = metric
+            .instances
+            .iter()
+            .map(|i| {
+                let value = self.value_text(&i.value);
+                match (&i.correlation_id, mode) {
+                    (Some(id), InstanceMode::Details) => {
+                        format!("{}: {value}", plain_text(id))
+                    }
+                    _ => value,
+                }
+            })
+            .collect();
+        if aggregate.is_empty() {
+            format!("({})", list.join("; "))
+        } else {
+            format!("{aggregate} ({})", list.join("; "))
+        }
+    }
+}
+
+/// The raw page of `actions` (in report order).
+pub fn raw_page(report: &Report, actions: &[Action], options: RawOptions) -> RawPage {
+    let launch = LaunchColumns::for_actions(actions);
+    // The sections' pseudo-metrics (`breakdown:`, `group:`, `regex:`) are not columns.
+    let names: BTreeSet<&str> = actions
+        .iter()
+        .flat_map(|a| a.metric_names())
+        .filter(|n| !SECTION_PSEUDO_METRICS.iter().any(|p| n.starts_with(p)))
+        .collect();
+    let mut header = launch.header();
+    let mut units = vec![String::new(); header.len()];
+    let formats: Vec<ColumnFormat> = names
+        .iter()
+        .map(|name| {
+            let max = actions
+                .iter()
+                .filter_map(|a| a.metric(name))
+                .flat_map(|m| {
+                    std::iter::once(&m.stored).chain(m.instances.iter().map(|i| &i.value))
+                })
+                .filter_map(magnitude)
+                .reduce(f64::max);
+            ColumnFormat::new(name, max, options.units)
+        })
+        .collect();
+    for (name, format) in names.iter().zip(&formats) {
+        header.push((*name).to_owned());
+        units.push(format.unit.clone());
+    }
+    let rows = actions
+        .iter()
+        .map(|action| {
+            let mut row = launch.cells(report, action);
+            for (name, format) in names.iter().zip(&formats) {
+                row.push(
+                    action
+                        .metric(name)
+                        .map_or_else(String::new, |m| format.cell(m, options.instances)),
+                );
+            }
+            row
+        })
+        .collect();
+    RawPage {
+        header,
+        units,
+        rows,
+    }
+}

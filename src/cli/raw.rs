@@ -1,0 +1,55 @@
+//! `sightline raw`: every metric of every kernel, one column per metric, as
+//! `ncu --import R --page raw [--csv]` prints it.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::ncu::pages::csv::write_row;
+use crate::ncu::pages::raw::{RawOptions, raw_page};
+
+use super::common::{PrintInstances, PrintUnits, all_actions, open_report};
+
+/// Arguments of `sightline raw`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RawArgs {
+    /// The report (.ncu-rep or .ncu-repz).
+    pub report: PathBuf,
+    /// Print NVIDIA's CSV (`ncu --import R --page raw --csv`), byte for byte.
+    #[arg(long)]
+    pub csv: bool,
+    /// Units: scaled (`auto`) or base units (`base`).
+    #[arg(long, value_enum, default_value_t = PrintUnits::Auto)]
+    pub print_units: PrintUnits,
+    /// Instanced metrics: the aggregate only (`none`), with instance values (`values`) or
+    /// with correlation ids and values (`details`).
+    #[arg(long, value_enum, default_value_t = PrintInstances::None)]
+    pub print_metric_instances: PrintInstances,
+}
+
+/// Writes the raw page to `out`: NVIDIA's CSV with `--csv`, else one `metric unit value`
+/// line per metric under each kernel.
+pub fn run(args: &RawArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let report = open_report(&args.report)?;
+    let actions = all_actions(&report)?;
+    let options = RawOptions {
+        units: args.print_units.into(),
+        instances: args.print_metric_instances.into(),
+    };
+    let page = raw_page(&report, &actions, options);
+    if args.csv {
+        write_row(out, &page.header, false)?;
+        write_row(out, &page.units, false)?;
+        for row in &page.rows {
+            write_row(out, row, false)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    for row in &page.rows {
+        for ((name, unit), value) in page.header.iter().zip(&page.units).zip(row) {
+            writeln!(out, "{name}  {value}  {unit}")?;
+        }
+        writeln!(out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

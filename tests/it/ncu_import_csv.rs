@@ -1,0 +1,721 @@
+//! `sightline session|details|raw|summary --csv` equal NVIDIA's `ncu --import` CSV pages
+//! (Nsight Compute 2024.1.1, `../shared/corpus/ncu/cli-oracle/<report>/`) byte for byte.
+//!
+//! The test walks every corpus report of the MANIFEST and every line of its `STATUS.tsv`:
+//! each `session*`, `details*.csv`, `raw*` and `summary*` file whose status is `ok` has its
+//! `ncu` options mapped to Sightline's flags ([`sightline_args`]; options Sightline cannot
+//! express fail the test), is produced in-process and compared with the oracle's bytes.
+//! Files that are known to differ are listed in [`KNOWN_DIFFERENCES`] with the reason; the
+//! test fails when an unlisted file differs and also when a listed one has come to match (so
+//! the list only shrinks).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use sightline::cli;
+
+use crate::common;
+
+/// Sightline infers units from metric names so that they agree with NVIDIA's current Python
+/// reader (the golden JSONs, `units_golden.rs`); the 2024.1 CLI's own metric library differs for
+/// some metrics (`request` for `l1tex__t_requests*`, `byte` for `derived__memory_*`, no unit
+/// for `*branch_targets*`, `cluster`, `%/`).
+const UNITS: &str = "units of the 2024.1 CLI differ from the inferred ones";
+/// 2024.1 cannot read the compute capability of this sm_120 report ("assuming 50"): it prints
+/// no units and scales nothing.
+const SM120: &str = "sm_120 report: the 2024.1 CLI prints no units";
+/// `--print-details all` (body items) is not reproduced yet.
+const DETAILS_ALL: &str = "body items of --print-details all not reproduced yet";
+/// `--page raw --print-summary` is not implemented.
+const SUMMARY_RAW: &str = "the raw summary is not implemented";
+/// ex-gpu's "Command line profiler metrics" section has `regex:` metrics in its header: the CLI
+/// expands them, Sightline's Details model expands `regex:` only in body items.
+const REGEX_HEADER: &str = "regex: metrics in a section header are not expanded";
+/// sglang: sampler metrics the CLI prints as `no data` (Sightline normalizes them to 0 as the
+/// Python reader does) and NaN cells the CLI prints as `0.000000` or `-nan` after scaling.
+const SGLANG_NAN: &str = "sampler metrics and NaN scaling of the CLI not reproduced";
+/// 2024.2+ reports store instances for metrics the 2024.1 CLI prints without them
+/// (`launch__block_dim_x`, `derived__pct_occupancy_per_*`).
+const NEWER_INSTANCES: &str = "the CLI drops instances a newer writer stored";
+/// ps1_100: the CLI lists section metrics as `n/a` that the Details model filters out for the
+/// architecture.
+const NA_ENTRIES: &str = "entries the Details model filters out are n/a rows in the CLI";
+
+/// Files known to differ from the oracle: `(report, file, reason)`.
+const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
+    (
+        "ncu2020.2.1_rtx3080_monte_carlo_pi",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    ("ncu2020.2.1_rtx3080_monte_carlo_pi", "raw-base.csv", UNITS),
+    (
+        "ncu2020.2.1_rtx3080_monte_carlo_pi",
+        "raw-instances-details.csv",
+        UNITS,
+    ),
+    (
+        "ncu2020.2.1_rtx3080_monte_carlo_pi",
+        "raw-instances.csv",
+        UNITS,
+    ),
+    ("ncu2020.2.1_rtx3080_monte_carlo_pi", "raw.csv", UNITS),
+    (
+        "ncu2020.3.1_a100_extrap_ex-gpu",
+        "details-all-base.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2020.3.1_a100_extrap_ex-gpu",
+        "details-all-names.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2020.3.1_a100_extrap_ex-gpu",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2020.3.1_a100_extrap_ex-gpu",
+        "details.csv",
+        REGEX_HEADER,
+    ),
+    (
+        "ncu2020.3.1_a100_extrap_ex-gpu",
+        "summary-per-gpu.csv",
+        REGEX_HEADER,
+    ),
+    (
+        "ncu2020.3.1_a100_extrap_ex-gpu",
+        "summary.csv",
+        REGEX_HEADER,
+    ),
+    (
+        "ncu2022.1.1_a40_indexspaces",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    ("ncu2022.1.1_a40_indexspaces", "details.csv", UNITS),
+    ("ncu2022.1.1_a40_indexspaces", "raw-base.csv", UNITS),
+    (
+        "ncu2022.1.1_a40_indexspaces",
+        "raw-instances-details.csv",
+        UNITS,
+    ),
+    ("ncu2022.1.1_a40_indexspaces", "raw-instances.csv", UNITS),
+    ("ncu2022.1.1_a40_indexspaces", "raw.csv", UNITS),
+    ("ncu2022.1.1_a40_indexspaces", "summary-per-gpu.csv", UNITS),
+    ("ncu2022.1.1_a40_indexspaces", "summary.csv", UNITS),
+    (
+        "ncu2022.3_rtx3070_CuVectorAddDrv",
+        "details-all-base.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2022.3_rtx3070_CuVectorAddDrv",
+        "details-all-names.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2022.3_rtx3070_CuVectorAddDrv",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2022.3_rtx3070_CuVectorAddDrv",
+        "summary-raw.csv",
+        SUMMARY_RAW,
+    ),
+    (
+        "ncu2022.3_rtx3070_manual_nvtx",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2022.3_rtx3070_manual_nvtx",
+        "details-nvtx-rename.csv",
+        UNITS,
+    ),
+    ("ncu2022.3_rtx3070_manual_nvtx", "details.csv", UNITS),
+    ("ncu2022.3_rtx3070_manual_nvtx", "raw-base.csv", UNITS),
+    (
+        "ncu2022.3_rtx3070_manual_nvtx",
+        "raw-instances-details.csv",
+        UNITS,
+    ),
+    ("ncu2022.3_rtx3070_manual_nvtx", "raw-instances.csv", UNITS),
+    ("ncu2022.3_rtx3070_manual_nvtx", "raw.csv", UNITS),
+    (
+        "ncu2022.3_rtx3070_manual_nvtx",
+        "summary-per-gpu.csv",
+        UNITS,
+    ),
+    (
+        "ncu2022.3_rtx3070_manual_nvtx",
+        "summary-per-nvtx.csv",
+        UNITS,
+    ),
+    (
+        "ncu2022.3_rtx3070_manual_nvtx",
+        "summary-raw.csv",
+        SUMMARY_RAW,
+    ),
+    ("ncu2022.3_rtx3070_manual_nvtx", "summary.csv", UNITS),
+    (
+        "ncu2023.1.0_rtx4090_smemTranspose",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    ("ncu2023.1.0_rtx4090_smemTranspose", "details.csv", UNITS),
+    ("ncu2023.1.0_rtx4090_smemTranspose", "raw-base.csv", UNITS),
+    (
+        "ncu2023.1.0_rtx4090_smemTranspose",
+        "raw-instances-details.csv",
+        UNITS,
+    ),
+    (
+        "ncu2023.1.0_rtx4090_smemTranspose",
+        "raw-instances.csv",
+        UNITS,
+    ),
+    ("ncu2023.1.0_rtx4090_smemTranspose", "raw.csv", UNITS),
+    (
+        "ncu2023.1.0_rtx4090_smemTranspose",
+        "summary-per-gpu.csv",
+        UNITS,
+    ),
+    ("ncu2023.1.0_rtx4090_smemTranspose", "summary.csv", UNITS),
+    (
+        "ncu2023.2.0_rtx3080_fuzigrad_100kernels",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2023.2.0_rtx3080_fuzigrad_100kernels",
+        "summary-raw.csv",
+        SUMMARY_RAW,
+    ),
+    ("ncu2023.3.0_h800_sglang", "details.csv", UNITS),
+    ("ncu2023.3.0_h800_sglang", "raw-base.csv", SGLANG_NAN),
+    ("ncu2023.3.0_h800_sglang", "raw-instances.csv", SGLANG_NAN),
+    ("ncu2023.3.0_h800_sglang", "raw.csv", SGLANG_NAN),
+    (
+        "ncu2024.1.1_gtx1660s_vec_add_full",
+        "details-all-base.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2024.1.1_gtx1660s_vec_add_full",
+        "details-all-names.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2024.1.1_gtx1660s_vec_add_full",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    ("ncu2024.1.1_gtx1660s_vec_add_full", "details.csv", UNITS),
+    ("ncu2024.1.1_gtx1660s_vec_add_full", "raw-base.csv", UNITS),
+    (
+        "ncu2024.1.1_gtx1660s_vec_add_full",
+        "raw-instances-details.csv",
+        UNITS,
+    ),
+    (
+        "ncu2024.1.1_gtx1660s_vec_add_full",
+        "raw-instances.csv",
+        UNITS,
+    ),
+    ("ncu2024.1.1_gtx1660s_vec_add_full", "raw.csv", UNITS),
+    (
+        "ncu2024.1.1_gtx1660s_vec_add_full",
+        "summary-per-gpu.csv",
+        UNITS,
+    ),
+    ("ncu2024.1.1_gtx1660s_vec_add_full", "summary.csv", UNITS),
+    (
+        "ncu2024.2.1_t4_mlp_full",
+        "details-all-base.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2024.2.1_t4_mlp_full",
+        "details-all-names.csv",
+        DETAILS_ALL,
+    ),
+    ("ncu2024.2.1_t4_mlp_full", "details-all.csv", DETAILS_ALL),
+    ("ncu2024.2.1_t4_mlp_full", "details.csv", UNITS),
+    ("ncu2024.2.1_t4_mlp_full", "raw-base.csv", UNITS),
+    (
+        "ncu2024.2.1_t4_mlp_full",
+        "raw-instances-details.csv",
+        UNITS,
+    ),
+    ("ncu2024.2.1_t4_mlp_full", "raw-instances.csv", UNITS),
+    ("ncu2024.2.1_t4_mlp_full", "raw.csv", UNITS),
+    ("ncu2024.2.1_t4_mlp_full", "summary-per-gpu.csv", UNITS),
+    ("ncu2024.2.1_t4_mlp_full", "summary.csv", UNITS),
+    (
+        "ncu2024.3.2_rtx2060s_homcmprsr",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2024.3.2_rtx2060s_homcmprsr",
+        "raw-instances-details.csv",
+        NEWER_INSTANCES,
+    ),
+    (
+        "ncu2024.3.2_rtx2060s_homcmprsr",
+        "raw-instances.csv",
+        NEWER_INSTANCES,
+    ),
+    (
+        "ncu2025.1.0_rtx2060s_ps1_100",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    ("ncu2025.1.0_rtx2060s_ps1_100", "details.csv", NA_ENTRIES),
+    ("ncu2025.1.0_rtx2060s_ps1_100", "raw-base.csv", UNITS),
+    (
+        "ncu2025.1.0_rtx2060s_ps1_100",
+        "raw-instances-details.csv",
+        NEWER_INSTANCES,
+    ),
+    (
+        "ncu2025.1.0_rtx2060s_ps1_100",
+        "raw-instances.csv",
+        NEWER_INSTANCES,
+    ),
+    ("ncu2025.1.0_rtx2060s_ps1_100", "raw.csv", UNITS),
+    (
+        "ncu2025.1.0_rtx2060s_ps1_100",
+        "summary-raw.csv",
+        SUMMARY_RAW,
+    ),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "details-all-base.csv",
+        SM120,
+    ),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "details-all-names.csv",
+        SM120,
+    ),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "details-all.csv",
+        SM120,
+    ),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "details.csv",
+        SM120,
+    ),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "raw-base.csv",
+        SM120,
+    ),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "raw-instances-details.csv",
+        SM120,
+    ),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "raw-instances.csv",
+        SM120,
+    ),
+    ("ncu2025.2.1_rtx5060ti_win11_optimized", "raw.csv", SM120),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "summary-per-gpu.csv",
+        SM120,
+    ),
+    (
+        "ncu2025.2.1_rtx5060ti_win11_optimized",
+        "summary.csv",
+        SM120,
+    ),
+];
+
+#[derive(Parser)]
+struct SessionCmd {
+    #[command(flatten)]
+    args: cli::session::SessionArgs,
+}
+
+#[derive(Parser)]
+struct DetailsCmd {
+    #[command(flatten)]
+    args: cli::details::DetailsArgs,
+}
+
+#[derive(Parser)]
+struct SummaryCmd {
+    #[command(flatten)]
+    args: cli::summary::SummaryArgs,
+}
+
+#[derive(Parser)]
+struct RawCmd {
+    #[command(flatten)]
+    args: cli::raw::RawArgs,
+}
+
+/// A Sightline command line for the `ncu --import R` options of an oracle file, or why it has
+/// none.
+fn sightline_args(options: &str) -> Result<(&'static str, Vec<String>), String> {
+    let words: Vec<&str> = options.split_whitespace().collect();
+    let mut page = None;
+    let mut flags: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let value = words.get(i + 1).copied();
+        match (words[i], value) {
+            ("--page", Some(p)) => {
+                page = Some(p);
+                i += 1;
+            }
+            ("--csv", _) => flags.push("--csv".to_owned()),
+            (
+                flag @ ("--print-units"
+                | "--print-metric-instances"
+                | "--print-details"
+                | "--print-metric-name"
+                | "--print-nvtx-rename"
+                | "--print-summary"),
+                Some(v),
+            ) => {
+                flags.push(flag.to_owned());
+                flags.push(v.to_owned());
+                i += 1;
+            }
+            (other, _) => return Err(format!("option {other} has no Sightline equivalent")),
+        }
+        i += 1;
+    }
+    match page {
+        Some("session") => Ok(("session", flags)),
+        Some("details") if flags.iter().any(|f| f == "--print-summary") => {
+            let mut out = Vec::new();
+            let mut rest = flags.iter();
+            while let Some(flag) = rest.next() {
+                if flag == "--print-summary" {
+                    let per = rest.next().map(String::as_str).unwrap_or_default();
+                    out.push("--per".to_owned());
+                    out.push(per.trim_start_matches("per-").to_owned());
+                } else {
+                    out.push(flag.clone());
+                }
+            }
+            Ok(("summary", out))
+        }
+        Some(_) if flags.iter().any(|f| f == "--print-summary") => {
+            Err("--print-summary of the raw page is not implemented".to_owned())
+        }
+        Some("raw") => Ok(("raw", flags)),
+        Some("details") => Ok(("details", flags)),
+        Some(other) => Err(format!("page {other} is not implemented")),
+        None => Err("no --page".to_owned()),
+    }
+}
+
+fn run_sightline(command: &str, report: &Path, flags: &[String]) -> Vec<u8> {
+    let mut argv = vec!["sightline".to_owned(), report.display().to_string()];
+    argv.extend(flags.iter().cloned());
+    let mut out = Vec::new();
+    match command {
+        "session" => {
+            let cmd = SessionCmd::try_parse_from(&argv).unwrap();
+            cli::session::run(&cmd.args, &mut out).unwrap();
+        }
+        "details" => {
+            let cmd = DetailsCmd::try_parse_from(&argv).unwrap();
+            cli::details::run(&cmd.args, &mut out).unwrap();
+        }
+        "summary" => {
+            let cmd = SummaryCmd::try_parse_from(&argv).unwrap();
+            cli::summary::run(&cmd.args, &mut out).unwrap();
+        }
+        "raw" => {
+            let cmd = RawCmd::try_parse_from(&argv).unwrap();
+            cli::raw::run(&cmd.args, &mut out).unwrap();
+        }
+        other => panic!("no command {other}"),
+    }
+    out
+}
+
+/// The reports of the corpus MANIFEST.
+fn manifest_reports(corpus: &Path) -> Vec<PathBuf> {
+    let text = std::fs::read_to_string(corpus.join("reports/MANIFEST.tsv")).unwrap();
+    text.lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .filter(|f| !f.is_empty())
+        .map(|f| corpus.join("reports").join(f))
+        .collect()
+}
+
+/// Whether `file` is one of the pages this test covers.
+fn covered(file: &str) -> bool {
+    file.starts_with("session")
+        || (file.starts_with("details") && file.ends_with(".csv"))
+        || file.starts_with("raw")
+        || file.starts_with("summary")
+}
+
+/// The first line where `ours` and `theirs` differ, for the failure message.
+fn first_difference(ours: &[u8], theirs: &[u8]) -> String {
+    let ours = String::from_utf8_lossy(ours);
+    let theirs = String::from_utf8_lossy(theirs);
+    for (n, (a, b)) in ours.split('\n').zip(theirs.split('\n')).enumerate() {
+        if a != b {
+            let cut = |s: &str| s.chars().take(300).collect::<String>();
+            return format!(
+                "line {}:\n  ours:   {}\n  ncu:    {}",
+                n + 1,
+                cut(a),
+                cut(b)
+            );
+        }
+    }
+    format!(
+        "lengths differ: {} lines vs {} lines",
+        ours.split('\n').count(),
+        theirs.split('\n').count()
+    )
+}
+
+fn known_difference(report: &str, file: &str) -> Option<&'static str> {
+    KNOWN_DIFFERENCES
+        .iter()
+        .find(|(r, f, _)| *r == report && *f == file)
+        .map(|(_, _, why)| *why)
+}
+
+#[test]
+fn csv_pages_equal_the_cli_oracle() {
+    let Some(corpus) = common::corpus_ncu() else {
+        return;
+    };
+    let oracle = corpus.join("cli-oracle");
+    if !oracle.is_dir() {
+        common::skip_shared(format!("{} not found", oracle.display()));
+        return;
+    }
+    let mut equal: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut known = 0;
+    for report in manifest_reports(&corpus) {
+        let stem = report.file_stem().unwrap().to_string_lossy().into_owned();
+        let status = oracle.join(&stem).join("STATUS.tsv");
+        let text = std::fs::read_to_string(&status)
+            .unwrap_or_else(|e| panic!("{}: {e}", status.display()));
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [file, state, options, ..] = fields[..] else {
+                panic!("{}: malformed line {line:?}", status.display());
+            };
+            if state != "ok" || !covered(file) {
+                continue;
+            }
+            let expected = std::fs::read(oracle.join(&stem).join(file)).unwrap();
+            let verdict = match sightline_args(options) {
+                Err(why) => Err(format!("{options}: {why}")),
+                Ok((command, flags)) => {
+                    let ours = run_sightline(command, &report, &flags);
+                    if ours == expected {
+                        Ok(())
+                    } else {
+                        Err(first_difference(&ours, &expected))
+                    }
+                }
+            };
+            let kind = file.trim_end_matches(".csv").to_owned();
+            match (verdict, known_difference(&stem, file)) {
+                (Ok(()), None) => *equal.entry(kind).or_default() += 1,
+                (Ok(()), Some(_)) => failures.push(format!(
+                    "{stem}/{file}: now equal: remove it from KNOWN_DIFFERENCES"
+                )),
+                (Err(_), Some(_)) => known += 1,
+                (Err(diff), None) => failures.push(format!("{stem}/{file}: {diff}")),
+            }
+        }
+    }
+    eprintln!("equal to the oracle: {equal:?}; known differences: {known}");
+    assert!(
+        failures.is_empty(),
+        "{} file(s) differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A page of a fixture as text.
+fn page(command: &str, fixture: &str, flags: &[&str]) -> String {
+    let path = common::fixtures().join(fixture);
+    let flags: Vec<String> = flags.iter().map(|f| (*f).to_owned()).collect();
+    String::from_utf8(run_sightline(command, &path, &flags)).unwrap()
+}
+
+/// The cells of one CSV line in NVIDIA's dialect (fields wrapped in `"`, quotes inside never
+/// doubled: split on `","`).
+fn cells(line: &str) -> Vec<&str> {
+    let line = line.strip_suffix(',').unwrap_or(line);
+    let line = line.strip_prefix('"').unwrap_or(line);
+    let line = line.strip_suffix('"').unwrap_or(line);
+    line.split("\",\"").collect()
+}
+
+/// The raw page's column `name`: its unit and its values, one per kernel.
+fn raw_column(text: &str, name: &str) -> (String, Vec<String>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = cells(lines[0]);
+    let i = header.iter().position(|h| *h == name).unwrap();
+    let unit = cells(lines[1])[i].to_owned();
+    let values = lines[2..].iter().map(|l| cells(l)[i].to_owned()).collect();
+    (unit, values)
+}
+
+#[test]
+fn raw_page_scales_each_column_by_its_largest_value() {
+    let auto = page("raw", "sample.ncu-rep", &["--csv"]);
+    // 8388608 .. 33554432 bytes: the whole column in Mbyte, 6 decimals, no separators.
+    let (unit, values) = raw_column(&auto, "dram__bytes_read.sum");
+    assert_eq!(unit, "Mbyte");
+    assert_eq!(values[0], "8.388608");
+    assert_eq!(values[1], "33.554432");
+    // A rate of cycles scales its time denominator: 1.5e9 cycle/second = 1.5 cycle/nsecond.
+    let (unit, values) = raw_column(&auto, "smsp__cycles_elapsed.avg.per_second");
+    assert_eq!(unit, "cycle/nsecond");
+    assert!(values[0].starts_with("1.50") && values[0].len() == "1.503871".len());
+    // Bytes per second scale their numerator.
+    assert_eq!(
+        raw_column(&auto, "dram__bytes.sum.per_second").0,
+        "Gbyte/second"
+    );
+    assert_eq!(raw_column(&auto, "gpu__time_duration.sum").0, "usecond");
+    // Integers with a unit print with 6 decimals, without thousands separators; a percentage
+    // never scales; a metric without a unit prints integers plainly, doubles with 2 decimals.
+    assert_eq!(
+        raw_column(&auto, "launch__thread_count").1[0],
+        "1048576.000000"
+    );
+    assert_eq!(
+        raw_column(&auto, "sm__maximum_warps_per_active_cycle_pct").0,
+        "%"
+    );
+    assert_eq!(raw_column(&auto, "launch__grid_size").1[0], "4096");
+    assert!(!auto.lines().skip(2).any(|l| cells(l).iter().any(|c| {
+        c.bytes()
+            .all(|b| b.is_ascii_digit() || b == b',' || b == b'.')
+            && c.contains(',')
+    })));
+
+    let base = page("raw", "sample.ncu-rep", &["--csv", "--print-units", "base"]);
+    let (unit, values) = raw_column(&base, "dram__bytes_read.sum");
+    assert_eq!((unit.as_str(), values[0].as_str()), ("byte", "8388608"));
+    assert_eq!(raw_column(&base, "gpu__time_duration.sum").0, "nsecond");
+    assert_eq!(
+        raw_column(&base, "smsp__cycles_elapsed.avg.per_second").0,
+        "cycle/second"
+    );
+    // An integral double prints without decimals in base units.
+    assert_eq!(
+        raw_column(&base, "sm__maximum_warps_per_active_cycle_pct").1[0],
+        "100"
+    );
+}
+
+#[test]
+fn raw_page_quotes_without_doubling_and_marks_empty_metrics() {
+    let text = page("raw", "value_kinds.ncu-rep", &["--csv"]);
+    // The string metric `héllo "world"\n` is written as it is inside its quotes.
+    assert!(text.contains(",\"héllo \"world\"\n\","), "{text}");
+    let header = cells(text.lines().next().unwrap());
+    assert!(header.contains(&"empty__metric"));
+    assert!(text.contains("\"no data\""));
+    // Instances: values, then correlation ids.
+    let values = page(
+        "raw",
+        "sample.ncu-rep",
+        &["--csv", "--print-metric-instances", "values"],
+    );
+    let details = page(
+        "raw",
+        "sample.ncu-rep",
+        &["--csv", "--print-metric-instances", "details"],
+    );
+    assert_ne!(values, details);
+    assert!(values.lines().nth(2).unwrap().contains(" ("));
+    assert!(details.lines().nth(2).unwrap().contains(": "));
+}
+
+#[test]
+fn details_page_rows_and_rule_rows() {
+    let text = page("details", "sample.ncu-rep", &["--csv"]);
+    let mut lines = text.lines();
+    let header = cells(lines.next().unwrap());
+    assert_eq!(
+        &header[header.len() - 5..],
+        [
+            "Rule Name",
+            "Rule Type",
+            "Rule Description",
+            "Estimated Speedup Type",
+            "Estimated Speedup"
+        ]
+    );
+    let rows: Vec<&str> = lines.collect();
+    // Metric rows carry no rule columns and end with a trailing comma.
+    let metric_rows: Vec<&&str> = rows.iter().filter(|l| l.ends_with(',')).collect();
+    assert!(!metric_rows.is_empty());
+    for row in &metric_rows {
+        assert_eq!(cells(row).len(), header.len() - 5, "{row}");
+    }
+    // Rule rows name the section by identifier and have empty metric columns.
+    let rule_rows: Vec<Vec<&str>> = rows
+        .iter()
+        .filter(|l| !l.ends_with(','))
+        .map(|l| cells(l))
+        .collect();
+    assert!(!rule_rows.is_empty());
+    for row in &rule_rows {
+        assert_eq!(row.len(), header.len());
+        assert!(["OPT", "WRN", "ERR", "INF", ""].contains(&row[header.len() - 4]));
+        assert!(!row[header.len() - 3].contains('@'), "markup left: {row:?}");
+    }
+    // Base units: durations in nsecond, no scaling.
+    let base = page(
+        "details",
+        "sample.ncu-rep",
+        &["--csv", "--print-units", "base"],
+    );
+    assert!(base.contains("\"nsecond\""));
+    assert!(!base.contains("\"usecond\""));
+}
+
+#[test]
+fn session_page_tables() {
+    let text = page("session", "sample.ncu-rep", &["--csv"]);
+    let titles: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('"') && !l.is_empty())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Launch Settings",
+            "Session Info",
+            "Processes",
+            "Device Attributes"
+        ]
+    );
+    assert!(text.contains("\"Created\",\"2023-Nov-14 22:13:20\"\n"));
+    assert!(!text.ends_with("\n\n"));
+}
