@@ -496,3 +496,46 @@ fn run_source_cached(argv: &[String], cache: &Path) -> String {
     sightline::cli::source::run(&parsed.args, &mut out).expect("runs");
     String::from_utf8(out).unwrap()
 }
+
+/// A line table with thousands of rows at one address (what the `ncu_source` fuzz target found
+/// slow: lookups were quadratic in the rows of an address) reads in linear time: every lookup
+/// is a binary search, and distinct lines beyond `MAX_LINES_PER_ADDRESS` per address are left
+/// out with a warning.
+#[test]
+fn many_rows_at_one_address_stay_fast() {
+    use sightline::ncu::source::lines::MAX_LINES_PER_ADDRESS;
+    let mut s = spec(false, (8, 6), 7, true);
+    s.functions[0].instructions = 250; // 4000 bytes: below the helper at +0x1000
+    s.rows = (0..20_000u64).map(|i| (0, 0, 0, 1 + i)).collect();
+    s.ptx = None;
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "rows.ncu-rep", &s, &[]);
+    let report = Report::open(&path).unwrap();
+    let action = report.action(0).unwrap();
+    let start = std::time::Instant::now();
+    let page = SourcePage::build(&report, &action, None).unwrap();
+    let lines = page.cuda_lines();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(page.sass().len(), 250 + 3);
+    // Every kernel PC lies under each kept line of the single address.
+    let kernel_lines = lines
+        .iter()
+        .filter(|b| b.location.file == "/src/kernel.cu")
+        .count();
+    assert_eq!(kernel_lines, MAX_LINES_PER_ADDRESS);
+    assert_eq!(
+        page.module().source_info(LOAD[0] + 0x100).map(|f| f.line),
+        Some(1)
+    );
+    assert!(
+        page.problems()
+            .iter()
+            .any(|p| p.to_string().contains("left out")),
+        "{:?}",
+        page.problems()
+    );
+}

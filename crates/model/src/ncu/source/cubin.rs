@@ -192,6 +192,14 @@ impl Cubin {
                         name,
                     ));
                 }
+                // The first STT_SECTION symbol of each section: its load address in cubins the
+                // driver relocated.
+                let mut section_values: HashMap<u32, u64> = HashMap::new();
+                for (value, shndx, ty, _) in &cubin.symbols {
+                    if *ty == elf::STT_SECTION {
+                        section_values.entry(*shndx).or_insert(*value);
+                    }
+                }
                 for (index, symbol) in symbols.symbols().iter().enumerate() {
                     if symbol.st_type() != elf::STT_FUNC {
                         continue;
@@ -205,7 +213,7 @@ impl Cubin {
                         ));
                         continue;
                     };
-                    let base = cubin.section_symbol_value(shndx);
+                    let base = section_values.get(&shndx).copied().unwrap_or(0);
                     let offset = value.wrapping_sub(base);
                     let offset = if offset <= section_size as u64 {
                         offset
@@ -237,15 +245,6 @@ impl Cubin {
     fn warn(&mut self, message: String) {
         self.problems
             .push(Problem::warning(Location::Part("cubin".into()), message));
-    }
-
-    /// The value of the `STT_SECTION` symbol of a section (its load address in cubins the
-    /// driver relocated), 0 when there is none.
-    fn section_symbol_value(&self, section: u32) -> u64 {
-        self.symbols
-            .iter()
-            .find(|(_, shndx, ty, _)| *ty == elf::STT_SECTION && *shndx == section)
-            .map_or(0, |s| s.0)
     }
 
     /// The ELF ABI version (`e_ident[EI_ABIVERSION]`: 7 up to sm_90, 8 for sm_100 and later).
@@ -281,24 +280,25 @@ impl Cubin {
     /// non-inlined device functions), and theirs, transitively; `function` itself and weak
     /// symbols (device runtime stubs, which NVIDIA's page does not list) excluded.
     pub fn callees(&self, function: &CubinFunction) -> Vec<&CubinFunction> {
-        let mut seen = vec![function.symbol_index];
+        let by_symbol: HashMap<u32, &CubinFunction> = self
+            .functions
+            .iter()
+            .filter(|f| !f.weak)
+            .map(|f| (f.symbol_index, f))
+            .collect();
+        let mut by_target: HashMap<u32, Vec<&[RelocationEntry]>> = HashMap::new();
+        for (target, entries) in &self.relocations {
+            by_target.entry(*target).or_default().push(entries);
+        }
+        let mut seen = std::collections::HashSet::from([function.symbol_index]);
         let mut queue = vec![function];
         let mut out = Vec::new();
         while let Some(f) = queue.pop() {
-            for (target, entries) in &self.relocations {
-                if *target != f.section_index {
-                    continue;
-                }
-                for &(_, symbol, _, _) in entries {
-                    if seen.contains(&symbol) {
-                        continue;
-                    }
-                    if let Some(callee) = self
-                        .functions
-                        .iter()
-                        .find(|c| c.symbol_index == symbol && !c.weak)
+            for entries in by_target.get(&f.section_index).into_iter().flatten() {
+                for &(_, symbol, _, _) in entries.iter() {
+                    if let Some(&callee) = by_symbol.get(&symbol)
+                        && seen.insert(symbol)
                     {
-                        seen.push(symbol);
                         out.push(callee);
                         queue.push(callee);
                     }
@@ -354,11 +354,17 @@ impl Cubin {
             };
             let mut bytes = bytes.to_vec();
             if relocate {
+                let mut first_in_section: HashMap<u32, &CubinFunction> = HashMap::new();
+                for f in &self.functions {
+                    first_in_section.entry(f.section_index).or_insert(f);
+                }
+                let target_of =
+                    |symbol: u32| self.relocation_target(symbol, symbol_address, &first_in_section);
                 for (target, entries) in &self.relocations {
                     if *target as usize != index {
                         continue;
                     }
-                    self.apply(name, &mut bytes, entries, symbol_address, problems);
+                    self.apply(name, &mut bytes, entries, &target_of, problems);
                 }
             }
             *slot = Some(bytes);
@@ -372,7 +378,7 @@ impl Cubin {
         section: &str,
         bytes: &mut [u8],
         entries: &[RelocationEntry],
-        symbol_address: &dyn Fn(u32) -> Option<u64>,
+        target_of: &dyn Fn(u32) -> Option<u64>,
         problems: &mut Vec<Problem>,
     ) {
         let mut unknown: HashMap<u32, usize> = HashMap::new();
@@ -405,7 +411,7 @@ impl Cubin {
                 b.copy_from_slice(slot);
                 u64::from(u32::from_le_bytes(b))
             };
-            let Some(address) = self.relocation_target(symbol, symbol_address) else {
+            let Some(address) = target_of(symbol) else {
                 let name = self
                     .symbols
                     .get(symbol as usize)
@@ -440,6 +446,7 @@ impl Cubin {
         &self,
         symbol: u32,
         symbol_address: &dyn Fn(u32) -> Option<u64>,
+        first_in_section: &HashMap<u32, &CubinFunction>,
     ) -> Option<u64> {
         if let Some(address) = symbol_address(symbol) {
             return Some(address);
@@ -448,7 +455,7 @@ impl Cubin {
         if *ty != elf::STT_SECTION {
             return None;
         }
-        let function = self.functions.iter().find(|f| f.section_index == *shndx)?;
+        let function = first_in_section.get(shndx)?;
         symbol_address(function.symbol_index).map(|a| a.wrapping_sub(function.offset))
     }
 }

@@ -36,7 +36,18 @@ pub struct FileLine {
 pub struct LineTable {
     rows: Vec<LineRow>,
     files: Vec<String>,
+    /// One entry per distinct row address: the address and the range of `lines` holding the
+    /// distinct (file, line) pairs of its rows in program order (empty when the address only
+    /// ends sequences). Built once, so lookups are a binary search.
+    groups: Vec<(u64, u32, u32)>,
+    lines: Vec<(u32, u32)>,
+    /// Distinct lines left out at addresses with more than [`MAX_LINES_PER_ADDRESS`].
+    dropped: usize,
 }
+
+/// The most distinct file:line pairs kept for one address (real cubins have 1 to 3; a damaged
+/// table with thousands would make every lookup slow).
+pub const MAX_LINES_PER_ADDRESS: usize = 256;
 
 /// Why a line section did not read; the rows read before the damage are kept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -74,7 +85,38 @@ impl LineTable {
         }
         // Stable: rows of one address keep their program order.
         table.rows.sort_by_key(|r| r.address);
+        table.index();
         (table, error)
+    }
+
+    /// Builds `groups` and `lines` from the sorted rows.
+    fn index(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        let mut start = 0;
+        while start < self.rows.len() {
+            let address = self.rows[start].address;
+            let end = start + self.rows[start..].partition_point(|r| r.address == address);
+            seen.clear();
+            let first = self.lines.len() as u32;
+            for r in &self.rows[start..end] {
+                if r.end_sequence || r.line == 0 || !seen.insert((r.file, r.line)) {
+                    continue;
+                }
+                if seen.len() > MAX_LINES_PER_ADDRESS {
+                    self.dropped += 1;
+                    continue;
+                }
+                self.lines.push((r.file, r.line));
+            }
+            self.groups.push((address, first, self.lines.len() as u32));
+            start = end;
+        }
+    }
+
+    /// How many distinct lines were left out at addresses with more than
+    /// [`MAX_LINES_PER_ADDRESS`] (0 for real cubins).
+    pub fn dropped_lines(&self) -> usize {
+        self.dropped
     }
 
     fn read_program(
@@ -133,43 +175,28 @@ impl LineTable {
         self.rows.is_empty()
     }
 
-    /// The rows at the greatest row address ≤ `pc` (none when that is only the end of a
-    /// sequence, or when `pc` precedes every row).
-    fn rows_at(&self, pc: u64) -> &[LineRow] {
-        let end = self.rows.partition_point(|r| r.address <= pc);
-        if end == 0 {
+    /// The distinct (file, line) pairs of the rows at the greatest row address ≤ `pc` (none
+    /// when that address only ends sequences, or when `pc` precedes every row).
+    fn lines_at(&self, pc: u64) -> &[(u32, u32)] {
+        let end = self.groups.partition_point(|g| g.0 <= pc);
+        let Some(&(_, first, last)) = end.checked_sub(1).and_then(|i| self.groups.get(i)) else {
             return &[];
-        }
-        let address = self.rows[end - 1].address;
-        let start = self.rows[..end].partition_point(|r| r.address < address);
-        let rows = &self.rows[start..end];
-        if rows.iter().all(|r| r.end_sequence) {
-            return &[];
-        }
-        rows
+        };
+        self.lines.get(first as usize..last as usize).unwrap_or(&[])
     }
 
     /// NVIDIA's answer for `pc`: the first row (in program order) at the greatest address ≤
     /// `pc` that is not an end of sequence and names a line.
     pub fn first_at(&self, pc: u64) -> Option<(u32, u32)> {
-        self.rows_at(pc)
-            .iter()
-            .find(|r| !r.end_sequence && r.line != 0)
-            .map(|r| (r.file, r.line))
+        self.lines_at(pc).first().copied()
     }
 
     /// Every distinct (file, line) with a row at the greatest address ≤ `pc`, in program order.
     /// A row covers the PCs up to the next row's address: with two rows at A and the next at
     /// A+0x40, the PCs A..A+0x30 count toward both lines (as NVIDIA's page lists them: checked
     /// on indexspaces kernel 1 against `ncu --page source`).
-    pub fn all_at(&self, pc: u64) -> Vec<(u32, u32)> {
-        let mut out: Vec<(u32, u32)> = Vec::new();
-        for r in self.rows_at(pc) {
-            if !r.end_sequence && r.line != 0 && !out.contains(&(r.file, r.line)) {
-                out.push((r.file, r.line));
-            }
-        }
-        out
+    pub fn all_at(&self, pc: u64) -> &[(u32, u32)] {
+        self.lines_at(pc)
     }
 
     /// [`LineTable::first_at`] with the file's name.

@@ -21,6 +21,8 @@ pub mod nvdisasm;
 pub mod page;
 pub mod ptx;
 
+use std::collections::HashMap;
+
 use crate::ncu::{Action, NameBase, Report, ResultInfo};
 use crate::problem::{Location, Problem};
 use crate::proto::nv::profiler::messages as pb;
@@ -110,6 +112,8 @@ pub struct SourceModule {
     relocations: Vec<Relocation>,
     files: Vec<SourceFile>,
     functions: Vec<Function>,
+    /// `(load PC, end, index into functions)` sorted by load PC, for [`SourceModule::function_at`].
+    by_pc: Vec<(u64, u64, usize)>,
     lines: LineTable,
     ptx_lines: LineTable,
     ptx: PtxText,
@@ -206,30 +210,68 @@ impl SourceModule {
     fn attach(&mut self, cubin: Cubin) {
         self.problems.extend_from_slice(cubin.problems());
         let relocated = !self.relocations.is_empty();
-        self.functions = cubin
+        let mut by_index: HashMap<u32, Vec<&Relocation>> = HashMap::new();
+        let mut by_name: HashMap<&str, &Relocation> = HashMap::new();
+        for r in &self.relocations {
+            if let Some(i) = r.symbol_index {
+                by_index.entry(i).or_default().push(r);
+            }
+            by_name.entry(r.name.as_str()).or_insert(r);
+        }
+        // A relocation entry names a function by symbol index and name, else by name.
+        let relocation_of = |f: &CubinFunction| {
+            by_index
+                .get(&f.symbol_index)
+                .and_then(|rs| rs.iter().find(|r| r.name == f.name))
+                .copied()
+                .or_else(|| by_name.get(f.name.as_str()).copied())
+                .map(|r| r.address)
+        };
+        let functions: Vec<Function> = cubin
             .functions()
             .iter()
             .map(|f| Function {
                 cubin: f.clone(),
                 load_pc: if relocated {
-                    self.relocation_of(f)
+                    relocation_of(f)
                 } else {
                     Some(f.value)
                 },
             })
             .collect();
-        let functions = self.functions.clone();
-        let address = move |symbol: u32| {
-            functions
-                .iter()
-                .find(|f| f.cubin.symbol_index == symbol)
-                .and_then(|f| f.load_pc)
-        };
+        self.functions = functions;
+        self.by_pc = self
+            .functions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let start = f.load_pc?;
+                Some((start, start.saturating_add(f.cubin.size), i))
+            })
+            .collect();
+        self.by_pc.sort_unstable();
+        let load: HashMap<u32, u64> = self
+            .functions
+            .iter()
+            .filter_map(|f| Some((f.cubin.symbol_index, f.load_pc?)))
+            .collect();
+        let address = move |symbol: u32| load.get(&symbol).copied();
         let mut problems = Vec::new();
         let debug = cubin.debug_sections(relocated, &address, &mut problems);
         self.problems.append(&mut problems);
         if let Some(bytes) = &debug.debug_line {
             let (table, error) = LineTable::parse(".debug_line", bytes);
+            if table.dropped_lines() > 0 {
+                self.problems.push(Problem::warning(
+                    Location::Part(".debug_line".into()),
+                    format!(
+                        "{} file:line pairs were left out at addresses with more than {} \
+                         distinct lines",
+                        table.dropped_lines(),
+                        lines::MAX_LINES_PER_ADDRESS
+                    ),
+                ));
+            }
             self.lines = table;
             if let Some(e) = error {
                 self.problems.push(Problem::warning(
@@ -261,15 +303,6 @@ impl SourceModule {
             }
         }
         self.cubin = Some(cubin);
-    }
-
-    /// The relocation entry of a function: by symbol index and name, else by name.
-    fn relocation_of(&self, f: &CubinFunction) -> Option<u64> {
-        self.relocations
-            .iter()
-            .find(|r| r.symbol_index == Some(f.symbol_index) && r.name == f.name)
-            .or_else(|| self.relocations.iter().find(|r| r.name == f.name))
-            .map(|r| r.address)
     }
 
     /// The `SourceData.Reference` shared by the merged entries.
@@ -321,16 +354,22 @@ impl SourceModule {
             .callees(&function.cubin)
             .into_iter()
             .filter_map(|c| {
-                self.functions
-                    .iter()
-                    .find(|f| f.cubin.symbol_index == c.symbol_index)
+                let at = self
+                    .functions
+                    .binary_search_by_key(&c.symbol_index, |f| f.cubin.symbol_index)
+                    .ok()?;
+                self.functions.get(at)
             })
             .collect()
     }
 
     /// The function holding `pc`.
     pub fn function_at(&self, pc: u64) -> Option<&Function> {
-        self.functions.iter().find(|f| f.contains(pc))
+        // The function starting last at or before `pc` (functions do not overlap in a cubin;
+        // in a damaged one the one starting closest wins).
+        let end = self.by_pc.partition_point(|f| f.0 <= pc);
+        let &(_, stop, index) = self.by_pc.get(end.checked_sub(1)?)?;
+        (pc < stop).then(|| &self.functions[index])
     }
 
     /// The source files: those imported into the report first, then those only the line
@@ -374,8 +413,8 @@ impl SourceModule {
         }
         self.lines
             .all_at(pc)
-            .into_iter()
-            .filter_map(|(file, line)| {
+            .iter()
+            .filter_map(|&(file, line)| {
                 Some(FileLine {
                     file: self.lines.files().get(file as usize)?.clone(),
                     line,
