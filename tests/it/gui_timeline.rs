@@ -52,6 +52,11 @@ fn timeline(h: &Harness<'static, SightlineApp>) -> std::sync::Arc<Timeline> {
 fn opened() -> (tempfile::TempDir, Harness<'static, SightlineApp>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = small_export(dir.path());
+    (dir, opened_file(path))
+}
+
+/// Opens `path` and waits until the timeline and its summary tables are ready.
+fn opened_file(path: PathBuf) -> Harness<'static, SightlineApp> {
     let mut h = common::app::harness(vec![path]);
     common::app::step_until(
         &mut h,
@@ -64,7 +69,7 @@ fn opened() -> (tempfile::TempDir, Harness<'static, SightlineApp>) {
         },
     );
     h.run();
-    (dir, h)
+    h
 }
 
 /// The middle of the event area.
@@ -400,14 +405,7 @@ fn a_summary_row_click_highlights_and_steps_through_its_instances() {
 /// the diagnostic on the timeline. An export without any has no such tab.
 #[test]
 fn diagnostics_are_listed_and_a_click_goes_to_one() {
-    let path = common::fixtures().join("nsys/families.sqlite");
-    let mut h = common::app::harness(vec![path]);
-    common::app::step_until(&mut h, "the export to load", Duration::from_secs(30), |h| {
-        h.state()
-            .document::<TimelineDoc>(0)
-            .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
-    });
-    h.run();
+    let mut h = opened_file(common::fixtures().join("nsys/families.sqlite"));
     let tl = timeline(&h);
     let list = sightline::app::timeline::diagnostics::diagnostics(&tl);
     assert_eq!(list.len(), 2, "{list:?}");
@@ -439,14 +437,7 @@ fn diagnostics_are_listed_and_a_click_goes_to_one() {
 /// the sample they stand for, its value in the details.
 #[test]
 fn a_counter_track_answers_a_click_with_its_sample() {
-    let path = common::fixtures().join("nsys/families.sqlite");
-    let mut h = common::app::harness(vec![path]);
-    common::app::step_until(&mut h, "the export to load", Duration::from_secs(30), |h| {
-        h.state()
-            .document::<TimelineDoc>(0)
-            .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
-    });
-    h.run();
+    let mut h = opened_file(common::fixtures().join("nsys/families.sqlite"));
     let tl = timeline(&h);
     let track = tl
         .tracks

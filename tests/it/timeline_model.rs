@@ -265,6 +265,22 @@ fn described(tl: &Timeline) -> Vec<String> {
         .collect()
 }
 
+/// Loads `path` asking for a preview: the previews handed over, and the timeline.
+fn load_with_previews(path: &std::path::Path) -> (Vec<Timeline>, Timeline) {
+    let mut previews: Vec<Timeline> = Vec::new();
+    let mut on_preview = |t: Timeline| previews.push(t);
+    let timeline = nsys::load_with(
+        path,
+        LoadOptions {
+            progress: None,
+            cancel: None,
+            preview: Some(&mut on_preview),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    (previews, timeline)
+}
+
 #[test]
 fn cpu_samples_show_before_their_call_stacks_are_read() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -281,17 +297,7 @@ fn cpu_samples_show_before_their_call_stacks_are_read() {
     };
     write_export_with_cpu(&path, &options, &cpu).unwrap_or_else(|e| panic!("{e}"));
     let full = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let mut previews: Vec<Timeline> = Vec::new();
-    let mut on_preview = |t: Timeline| previews.push(t);
-    let deferred = nsys::load_with(
-        &path,
-        LoadOptions {
-            progress: None,
-            cancel: None,
-            preview: Some(&mut on_preview),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let (previews, deferred) = load_with_previews(&path);
     assert_eq!(previews.len(), 1, "one preview");
     let preview = &previews[0];
     assert!(preview.stacks_pending && !deferred.stacks_pending && !full.stacks_pending);
@@ -324,17 +330,7 @@ fn cpu_samples_show_before_their_call_stacks_are_read() {
 #[test]
 fn an_export_without_cpu_samples_has_no_preview() {
     let (_dir, path, tl) = generated(2_000);
-    let mut previews = 0;
-    let mut on_preview = |_: Timeline| previews += 1;
-    let again = nsys::load_with(
-        &path,
-        LoadOptions {
-            progress: None,
-            cancel: None,
-            preview: Some(&mut on_preview),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(previews, 0);
+    let (previews, again) = load_with_previews(&path);
+    assert!(previews.is_empty());
     assert_eq!(described(&again), described(&tl));
 }
