@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::ncu::dump::write_metric_value;
 use crate::ncu::{Action, MetricValue, Report};
 use crate::pyjson::PyJsonWriter;
 use crate::section::choice::SectionChoice;
@@ -334,7 +335,7 @@ fn write_text_entries(entries: &[Entry], depth: usize, out: &mut impl Write) -> 
             let shown: Vec<String> = instances
                 .iter()
                 .take(16)
-                .map(|(_, v)| raw_text(v))
+                .map(|(_, v)| v.plain_text())
                 .collect();
             let more = if instances.len() > 16 {
                 format!(", ... ({} instances)", instances.len())
@@ -345,17 +346,6 @@ fn write_text_entries(entries: &[Entry], depth: usize, out: &mut impl Write) -> 
         }
     }
     Ok(())
-}
-
-fn raw_text(value: &MetricValue) -> String {
-    match value {
-        MetricValue::None => String::new(),
-        MetricValue::String(s) => s.clone(),
-        MetricValue::Float(v) => v.to_string(),
-        MetricValue::Double(v) => v.to_string(),
-        MetricValue::Uint32(v) => v.to_string(),
-        MetricValue::Uint64(v) => v.to_string(),
-    }
 }
 
 fn csv_field(text: &str) -> String {
@@ -377,7 +367,11 @@ fn write_csv(kernels: &[KernelDetails], out: &mut impl Write) -> io::Result<()> 
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let mut row = |item: &str, e: &Entry| {
-            let value = e.value.as_ref().map(raw_text).unwrap_or_default();
+            let value = e
+                .value
+                .as_ref()
+                .map(MetricValue::plain_text)
+                .unwrap_or_default();
             let fields = [
                 &kernel.name,
                 &section.identifier,
@@ -586,24 +580,13 @@ fn json_point<W: Write>(w: &mut PyJsonWriter<W>, point: &RooflinePoint) -> io::R
     w.end_object()
 }
 
-fn json_value<W: Write>(w: &mut PyJsonWriter<W>, value: &MetricValue) -> io::Result<()> {
-    match value {
-        MetricValue::None => w.null(),
-        MetricValue::String(s) => w.string(s),
-        MetricValue::Float(v) => w.float(f64::from(*v)),
-        MetricValue::Double(v) => w.float(*v),
-        MetricValue::Uint32(v) => w.uint(u64::from(*v)),
-        MetricValue::Uint64(v) => w.uint(*v),
-    }
-}
-
 fn json_entry<W: Write>(w: &mut PyJsonWriter<W>, entry: &Entry) -> io::Result<()> {
     w.begin_object()?;
     w.key_string("label", &entry.label)?;
     w.key_string("metric", &entry.metric)?;
     w.key("value")?;
     match &entry.value {
-        Some(v) => json_value(w, v)?,
+        Some(v) => write_metric_value(w, v)?,
         None => w.null()?,
     }
     w.key_string("unit", &entry.unit)?;
@@ -616,14 +599,14 @@ fn json_entry<W: Write>(w: &mut PyJsonWriter<W>, entry: &Entry) -> io::Result<()
         w.key("instances")?;
         w.begin_array()?;
         for (_, value) in instances {
-            json_value(w, value)?;
+            write_metric_value(w, value)?;
         }
         w.end_array()?;
         if instances.iter().any(|(id, _)| id.is_some()) {
             w.key("correlation_ids")?;
             w.begin_array()?;
             for (id, _) in instances {
-                json_value(w, id.as_ref().unwrap_or(&MetricValue::None))?;
+                write_metric_value(w, id.as_ref().unwrap_or(&MetricValue::None))?;
             }
             w.end_array()?;
         }

@@ -164,6 +164,24 @@ pub fn group_thousands(integer_digits: &str) -> String {
     out
 }
 
+/// A Unix time as a UTC civil date and time of day: `(year, month 1..=12, day 1..=31,
+/// seconds into the day)`, by Howard Hinnant's `civil_from_days` (proleptic Gregorian calendar,
+/// any year).
+pub fn civil_utc(unix_seconds: i64) -> (i64, i64, i64, i64) {
+    let days = unix_seconds.div_euclid(86_400);
+    let seconds = unix_seconds.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day, seconds)
+}
+
 fn plain(text: &str) -> Formatted {
     Formatted {
         text: text.to_owned(),

@@ -185,20 +185,35 @@ fn global_tid(tid: i64) -> i64 {
     (PID << 24) | tid
 }
 
+/// Inserts `strings` into `StringIds`, each with its index as id.
+pub(crate) fn insert_strings(
+    tx: &rusqlite::Transaction<'_>,
+    strings: &[&str],
+) -> rusqlite::Result<()> {
+    let mut insert = tx.prepare("INSERT INTO StringIds VALUES (?1, ?2)")?;
+    for (i, s) in strings.iter().enumerate() {
+        insert.execute(params![i as i64, s])?;
+    }
+    Ok(())
+}
+
+/// Inserts `(name, label)` rows into the `ENUM_*` table `table`, each with its index as id.
+pub(crate) fn insert_enum(
+    tx: &rusqlite::Transaction<'_>,
+    table: &str,
+    rows: &[(&str, &str)],
+) -> rusqlite::Result<()> {
+    let mut insert = tx.prepare(&format!("INSERT INTO {table} VALUES (?1, ?2, ?3)"))?;
+    for (i, (name, label)) in rows.iter().enumerate() {
+        insert.execute(params![i as i64, name, label])?;
+    }
+    Ok(())
+}
+
 /// Writes the rows; returns their counts and the time the last thread's work ends.
 fn fill(tx: &rusqlite::Transaction<'_>, o: &SynthOptions) -> rusqlite::Result<(SynthCounts, i64)> {
-    for (i, s) in STRINGS.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO StringIds VALUES (?1, ?2)",
-            params![i as i64, s],
-        )?;
-    }
-    for (i, (name, label)) in MEMCPY_ENUM.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?1, ?2, ?3)",
-            params![i as i64, name, label],
-        )?;
-    }
+    insert_strings(tx, STRINGS)?;
+    insert_enum(tx, "ENUM_CUDA_MEMCPY_OPER", MEMCPY_ENUM)?;
     for (id, name, label) in [
         (0, "TRACE_PROCESS_EVENT_CUDA_RUNTIME", "CUDA runtime"),
         (27, "TRACE_PROCESS_EVENT_OS_RUNTIME", "OSRT runtime"),

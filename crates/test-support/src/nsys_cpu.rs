@@ -33,7 +33,8 @@ pub struct CpuCounts {
     pub sched: u64,
 }
 
-const SCHEMA: &str = "
+/// The CPU sampling and scheduling tables (also written by the families export).
+pub(crate) const CPU_SCHEMA: &str = "
 CREATE TABLE COMPOSITE_EVENTS (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER NOT NULL,
   threadState INTEGER NOT NULL, globalTid INTEGER NOT NULL, cpuCycles INTEGER NOT NULL);
 CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL,
@@ -100,7 +101,7 @@ pub fn write_cpu(
     if (options.samples == 0 && options.sched < 2) || threads.is_empty() {
         return Ok(counts);
     }
-    tx.execute_batch(SCHEMA)?;
+    tx.execute_batch(CPU_SCHEMA)?;
     let mut rng = Rng(seed.max(1).wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
     let span = (t1 - t0).max(1);
     if options.samples > 0 {

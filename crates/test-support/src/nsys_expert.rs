@@ -11,7 +11,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 
-use crate::nsys::{MEMCPY_ENUM, SCHEMA};
+use crate::nsys::{MEMCPY_ENUM, SCHEMA, insert_enum, insert_strings};
 
 /// Strings of the export: `StringIds` id = index.
 const STRINGS: &[&str] = &[
@@ -238,24 +238,9 @@ pub fn write_expert(path: &Path) -> rusqlite::Result<()> {
         "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER NOT NULL PRIMARY KEY, name TEXT, label TEXT);",
     )?;
     let tx = conn.transaction()?;
-    for (i, s) in STRINGS.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO StringIds VALUES (?1, ?2)",
-            params![i as i64, s],
-        )?;
-    }
-    for (i, (name, label)) in MEMCPY_ENUM.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (?1, ?2, ?3)",
-            params![i as i64, name, label],
-        )?;
-    }
-    for (i, (name, label)) in MEM_KINDS.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (?1, ?2, ?3)",
-            params![i as i64, name, label],
-        )?;
-    }
+    insert_strings(&tx, STRINGS)?;
+    insert_enum(&tx, "ENUM_CUDA_MEMCPY_OPER", MEMCPY_ENUM)?;
+    insert_enum(&tx, "ENUM_CUDA_MEM_KIND", MEM_KINDS)?;
     tx.execute(
         "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.13.2')",
         [],

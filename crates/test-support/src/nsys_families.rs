@@ -9,6 +9,9 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 
+use crate::nsys::insert_strings;
+use crate::nsys_cpu::CPU_SCHEMA;
+
 /// The process of every row.
 pub const PID: i64 = 777;
 /// The thread of every per-thread row.
@@ -65,18 +68,16 @@ pub const FAMILY_ROWS: &[(&str, &[(i64, i64)])] = &[
     ("DIAGNOSTIC_EVENT", &[(-500, -500), (19_000, 19_000)]),
 ];
 
-const SCHEMA: &str = "
+/// The tables before the CPU ones ([`CPU_SCHEMA`]), then [`SCHEMA`]: the committed fixture has
+/// its tables in this order.
+const SCHEMA_HEAD: &str = "
 CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
 CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
 CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
-CREATE TABLE COMPOSITE_EVENTS (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER NOT NULL,
-  threadState INTEGER NOT NULL, globalTid INTEGER NOT NULL, cpuCycles INTEGER NOT NULL);
-CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL,
-  kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER, originalIP INTEGER,
-  unwindMethod INTEGER, stackDepth INTEGER NOT NULL);
-CREATE TABLE SCHED_EVENTS (start INTEGER NOT NULL, cpu INTEGER NOT NULL, isSchedIn INTEGER NOT NULL,
-  globalTid INTEGER NOT NULL, threadState INTEGER, threadBlock INTEGER);
+";
+
+const SCHEMA: &str = "
 CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,
   globalTid INTEGER NOT NULL, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, nestingLevel INTEGER,
   callchainId INTEGER NOT NULL);
@@ -132,14 +133,11 @@ pub fn write_families(path: &Path) -> rusqlite::Result<()> {
     let mut conn = Connection::open(path)?;
     // Small pages keep the committed fixture small (about 30 tables of a few rows).
     conn.execute_batch("PRAGMA page_size=512; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")?;
+    conn.execute_batch(SCHEMA_HEAD)?;
+    conn.execute_batch(CPU_SCHEMA)?;
     conn.execute_batch(SCHEMA)?;
     let tx = conn.transaction()?;
-    for (i, s) in STRINGS.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO StringIds VALUES (?1, ?2)",
-            params![i as i64, s],
-        )?;
-    }
+    insert_strings(&tx, STRINGS)?;
     let (gtid, gpid) = (global_tid(), global_pid());
     tx.execute("INSERT INTO ThreadNames VALUES (17, 0, ?1)", params![gtid])?;
     tx.execute(

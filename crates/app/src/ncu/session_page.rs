@@ -4,17 +4,6 @@ use eframe::egui;
 
 use sightline_model::ncu::{MetricValue, Report};
 
-fn text(value: &MetricValue) -> String {
-    match value {
-        MetricValue::None => String::new(),
-        MetricValue::String(s) => s.clone(),
-        MetricValue::Float(v) => v.to_string(),
-        MetricValue::Double(v) => v.to_string(),
-        MetricValue::Uint32(v) => v.to_string(),
-        MetricValue::Uint64(v) => v.to_string(),
-    }
-}
-
 /// Draws the session information of `report`.
 pub fn session_ui(ui: &mut egui::Ui, report: &Report) {
     let session = report.session();
@@ -120,7 +109,9 @@ pub fn session_ui(ui: &mut egui::Ui, report: &Report) {
                                             )
                                             .unwrap_or(&attribute.name),
                                     );
-                                    ui.label(text(&MetricValue::from_message(&attribute.value)));
+                                    ui.label(
+                                        MetricValue::from_message(&attribute.value).plain_text(),
+                                    );
                                     ui.end_row();
                                 }
                             });

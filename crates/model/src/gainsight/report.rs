@@ -55,18 +55,7 @@ pub fn report_date_time() -> (String, String) {
 
 /// `(YYYY-MM-DD, HH-MM-SS)` of a Unix time (UTC).
 pub fn date_time_of(secs: i64) -> (String, String) {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day, rem) = crate::format::civil_utc(secs);
     (
         format!("{year:04}-{month:02}-{day:02}"),
         format!("{:02}-{:02}-{:02}", rem / 3600, rem / 60 % 60, rem % 60),

@@ -122,7 +122,11 @@ fn write_action<W: Write>(
     Ok(())
 }
 
-fn write_value<W: Write>(w: &mut PyJsonWriter<W>, value: &MetricValue) -> io::Result<()> {
+/// Writes one value as the NVIDIA reader's JSON does (floats as Python prints them).
+pub fn write_metric_value<W: Write>(
+    w: &mut PyJsonWriter<W>,
+    value: &MetricValue,
+) -> io::Result<()> {
     match value {
         MetricValue::None => w.null(),
         MetricValue::String(s) => w.string(s),
@@ -163,7 +167,7 @@ fn write_metric<W: Write>(
         w.key("correlation_ids")?;
         w.begin_array()?;
         for instance in &metric.instances {
-            write_value(
+            write_metric_value(
                 w,
                 instance
                     .correlation_id
@@ -177,7 +181,7 @@ fn write_metric<W: Write>(
         w.key("instances")?;
         w.begin_array()?;
         for instance in &metric.instances {
-            write_value(w, &instance.value)?;
+            write_metric_value(w, &instance.value)?;
         }
         w.end_array()?;
     }
@@ -186,7 +190,7 @@ fn write_metric<W: Write>(
         w.key_string("unit", unit)?;
     }
     w.key("value")?;
-    write_value(w, &metric.value())?;
+    write_metric_value(w, &metric.value())?;
     w.end_object()
 }
 

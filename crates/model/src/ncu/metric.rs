@@ -55,6 +55,19 @@ pub enum MetricValue {
 }
 
 impl MetricValue {
+    /// The value as Rust prints it (`String::new()` for no value): the shortest text that reads
+    /// back to the same number, no unit, no grouping.
+    pub fn plain_text(&self) -> String {
+        match self {
+            MetricValue::None => String::new(),
+            MetricValue::String(s) => s.clone(),
+            MetricValue::Float(v) => v.to_string(),
+            MetricValue::Double(v) => v.to_string(),
+            MetricValue::Uint32(v) => v.to_string(),
+            MetricValue::Uint64(v) => v.to_string(),
+        }
+    }
+
     /// The kind of this value.
     pub fn kind(&self) -> ValueKind {
         match self {

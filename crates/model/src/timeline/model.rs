@@ -208,6 +208,16 @@ pub struct EventAttrs {
     pub stack: Option<super::stacks::StackId>,
 }
 
+impl EventAttrs {
+    /// Attributes that only give a call its stack.
+    pub fn with_stack(stack: super::stacks::StackId) -> EventAttrs {
+        EventAttrs {
+            stack: Some(stack),
+            ..EventAttrs::default()
+        }
+    }
+}
+
 impl Eq for EventAttrs {}
 
 impl std::hash::Hash for EventAttrs {

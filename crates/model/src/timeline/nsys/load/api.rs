@@ -42,13 +42,8 @@ impl Loader<'_, '_> {
             let r = l.b.push(
                 track,
                 NewEvent {
-                    kind: EventKind::CudaApi,
-                    start,
-                    end,
-                    name,
                     correlation,
-                    source: rowid(v(0)),
-                    depth: 0,
+                    ..NewEvent::new(EventKind::CudaApi, start, end, name, rowid(v(0)))
                 },
             );
             if correlation != 0 {
@@ -61,13 +56,7 @@ impl Loader<'_, '_> {
                 .flatten();
             attached += u64::from(backtrace.is_some());
             if let Some(stack) = chains.take(v(7)).or(backtrace) {
-                l.b.set_attrs(
-                    r,
-                    EventAttrs {
-                        stack: Some(stack),
-                        ..EventAttrs::default()
-                    },
-                );
+                l.b.set_attrs(r, EventAttrs::with_stack(stack));
             }
             Ok(())
         })?;
@@ -187,26 +176,10 @@ impl Loader<'_, '_> {
             let gtid = integer(v(3), "globalTid")?;
             let name = l.raw_name(integer(v(4), "nameId")?);
             let track = l.thread_series(gtid, key, series_name);
-            let r = l.b.push(
-                track,
-                NewEvent {
-                    kind,
-                    start,
-                    end,
-                    name,
-                    correlation: 0,
-                    source: rowid(v(0)),
-                    depth: 0,
-                },
-            );
+            let r =
+                l.b.push(track, NewEvent::new(kind, start, end, name, rowid(v(0))));
             if let Some(stack) = chains.take(v(5)) {
-                l.b.set_attrs(
-                    r,
-                    EventAttrs {
-                        stack: Some(stack),
-                        ..EventAttrs::default()
-                    },
-                );
+                l.b.set_attrs(r, EventAttrs::with_stack(stack));
             }
             Ok(())
         })?;

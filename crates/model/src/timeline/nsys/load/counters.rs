@@ -128,15 +128,7 @@ impl Loader<'_, '_> {
                 .or_insert_with(|| l.b.intern(&bytes_label(value)));
             let e = l.b.push(
                 track,
-                NewEvent {
-                    kind: EventKind::Marker,
-                    start: time,
-                    end: time,
-                    name,
-                    correlation: 0,
-                    source: rowid(v(0)),
-                    depth: 0,
-                },
+                NewEvent::new(EventKind::Marker, time, time, name, rowid(v(0))),
             );
             l.b.set_attrs(
                 e,

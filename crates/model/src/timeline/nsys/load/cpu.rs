@@ -200,13 +200,8 @@ impl Loader<'_, '_> {
             l.b.push(
                 track,
                 NewEvent {
-                    kind: EventKind::CpuSample,
-                    start,
-                    end: start,
-                    name,
                     correlation,
-                    source,
-                    depth: 0,
+                    ..NewEvent::new(EventKind::CpuSample, start, start, name, source)
                 },
             );
             Ok(())
@@ -300,15 +295,7 @@ impl Loader<'_, '_> {
                 let track = l.thread_series(gtid, SERIES_SCHED, "Thread state");
                 let event = l.b.push(
                     track,
-                    NewEvent {
-                        kind: EventKind::ThreadRunning,
-                        start,
-                        end,
-                        name,
-                        correlation: 0,
-                        source,
-                        depth: 0,
-                    },
+                    NewEvent::new(EventKind::ThreadRunning, start, end, name, source),
                 );
                 let label = *thread_labels.entry(gtid).or_insert_with(|| {
                     let text = l.thread_label(gtid);
@@ -317,15 +304,7 @@ impl Loader<'_, '_> {
                 let cpu_row = l.cpu_track(gtid, cpu);
                 l.b.push(
                     cpu_row,
-                    NewEvent {
-                        kind: EventKind::ThreadRunning,
-                        start,
-                        end,
-                        name: label,
-                        correlation: 0,
-                        source,
-                        depth: 0,
-                    },
+                    NewEvent::new(EventKind::ThreadRunning, start, end, label, source),
                 );
                 event
             };

@@ -213,13 +213,8 @@ impl Loader<'_, '_> {
             let r = l.b.push(
                 track,
                 NewEvent {
-                    kind,
-                    start,
-                    end,
-                    name,
                     correlation,
-                    source: rowid(v(0)),
-                    depth: 0,
+                    ..NewEvent::new(kind, start, end, name, rowid(v(0)))
                 },
             );
             if let Some(create) = task_flow

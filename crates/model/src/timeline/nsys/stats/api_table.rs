@@ -8,7 +8,7 @@ use rusqlite::types::ValueRef;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, quote_ident, text_of};
-use super::table::{time_cells, time_columns};
+use super::table::summaries_table;
 use super::{Cell, ReportTable};
 use crate::timeline::summary::Summary;
 
@@ -82,21 +82,11 @@ pub(super) fn summary_table(
         .collect();
     // A stable sort: ties keep the caller's order.
     sums.sort_by_key(|(_, s)| std::cmp::Reverse(s.total));
-    let grand: i128 = sums.iter().map(|(_, s)| s.total).sum();
-    let columns = time_columns(count_header, trailing_headers);
     let rows = sums
         .into_iter()
-        .map(|(names, s)| {
-            let mut row = time_cells(&s, grand);
-            row.extend(names.into_iter().map(|name| Cell::Text(name.into())));
-            row
-        })
+        .map(|(names, s)| (s, names.into_iter().map(|n| Cell::Text(n.into())).collect()))
         .collect();
-    ReportTable {
-        report: report.to_string(),
-        columns,
-        rows,
-    }
+    summaries_table(report, count_header, trailing_headers, rows)
 }
 
 /// An empty table with the given columns (nsys's "no rows").

@@ -15,7 +15,7 @@ use super::gpu_ops::{
     Columns, KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME,
     for_each_kernel, for_each_mem_op, kernel_durations, nvtx_missing, xyz,
 };
-use super::table::{grouped, string_of, strip_stats_suffix, time_cells, time_columns};
+use super::table::{grouped, string_of, strip_stats_suffix, summaries_table};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
 use crate::timeline::summary::Summary;
 
@@ -78,21 +78,8 @@ fn summary_table(report: &str, trailing: &[&str], groups: Vec<Group>, ties: Ties
         }
         .then(ag.sort_dims.cmp(&bg.sort_dims))
     });
-    let grand: i128 = sums.iter().map(|(s, _)| s.total).sum();
-    let columns = time_columns("Instances", trailing);
-    let rows = sums
-        .into_iter()
-        .map(|(s, g)| {
-            let mut row = time_cells(&s, grand);
-            row.extend(g.names);
-            row
-        })
-        .collect();
-    ReportTable {
-        report: report.to_string(),
-        columns,
-        rows,
-    }
+    let rows = sums.into_iter().map(|(s, g)| (s, g.names)).collect();
+    summaries_table(report, "Instances", trailing, rows)
 }
 
 /// `cuda_gpu_sum` and `cuda_api_gpu_sum`.

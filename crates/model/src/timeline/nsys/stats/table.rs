@@ -123,19 +123,33 @@ pub(crate) fn time_table(
         .filter_map(|(name, mut v)| Some((name, Summary::of(&mut v)?)))
         .collect();
     sort_summaries(&mut sums, kernel_order);
-    let grand: i128 = sums.iter().map(|(_, s)| s.total).sum();
-    let columns = time_columns(count_header, &[name_header]);
     let rows = sums
         .into_iter()
-        .map(|(name, s)| {
+        .map(|(name, s)| (s, vec![Cell::Text(name.into())]))
+        .collect();
+    summaries_table(report, count_header, &[name_header], rows)
+}
+
+/// A table of summaries in their order: nsys's time columns (the percentage of the sum of all
+/// rows' totals), then each row's own cells under `trailing`.
+pub(super) fn summaries_table(
+    report: &str,
+    count_header: &str,
+    trailing: &[&str],
+    sums: Vec<(Summary, Vec<Cell>)>,
+) -> ReportTable {
+    let grand: i128 = sums.iter().map(|(s, _)| s.total).sum();
+    let rows = sums
+        .into_iter()
+        .map(|(s, tail)| {
             let mut row = time_cells(&s, grand);
-            row.push(Cell::Text(name.into()));
+            row.extend(tail);
             row
         })
         .collect();
     ReportTable {
         report: report.to_string(),
-        columns,
+        columns: time_columns(count_header, trailing),
         rows,
     }
 }
