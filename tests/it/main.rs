@@ -60,6 +60,7 @@ mod timeline_analyze;
 mod timeline_bad_input;
 mod timeline_cli;
 mod timeline_corpus;
+mod timeline_damaged;
 mod timeline_families;
 mod timeline_imports;
 mod timeline_model;

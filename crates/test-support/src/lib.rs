@@ -15,6 +15,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 pub mod codexl;
+pub mod damage;
 pub mod gainsight;
 pub mod ncu;
 pub mod nsys;

@@ -31,6 +31,8 @@ pub struct ExportDb {
     /// Read-only connection.
     pub conn: Connection,
     tables: HashMap<String, Vec<String>>,
+    /// What could be read of each table found damaged ([`ExportDb::readable`]).
+    pub(super) damaged: std::sync::Mutex<HashMap<String, std::sync::Arc<super::damage::Readable>>>,
 }
 
 impl std::fmt::Debug for ExportDb {
@@ -115,6 +117,7 @@ impl ExportDb {
             path: path.to_path_buf(),
             conn,
             tables,
+            damaged: std::sync::Mutex::default(),
         })
     }
 
@@ -161,10 +164,15 @@ impl ExportDb {
             return Ok(0);
         }
         let sql = format!("SELECT count(*) FROM {}", quote_ident(table));
-        self.conn
-            .query_row(&sql, [], |r| r.get::<_, i64>(0))
-            .map(|n| n.max(0) as u64)
-            .map_err(|e| self.query_error(table, e))
+        match self.conn.query_row(&sql, [], |r| r.get::<_, i64>(0)) {
+            Ok(n) => Ok(n.max(0) as u64),
+            // Damaged pages: the rows that read and those lost.
+            Err(e) if super::damage::is_damage(&e) => {
+                let readable = self.readable(table);
+                Ok(readable.rows + readable.lost_rows)
+            }
+            Err(e) => Err(self.query_error(table, e)),
+        }
     }
 
     /// Whether `table` exists and has a row (without counting them: counting a 132 M-row
@@ -174,10 +182,11 @@ impl ExportDb {
             return Ok(false);
         }
         let sql = format!("SELECT EXISTS (SELECT 1 FROM {})", quote_ident(table));
-        self.conn
-            .query_row(&sql, [], |r| r.get::<_, i64>(0))
-            .map(|n| n != 0)
-            .map_err(|e| self.query_error(table, e))
+        match self.conn.query_row(&sql, [], |r| r.get::<_, i64>(0)) {
+            Ok(n) => Ok(n != 0),
+            Err(e) if super::damage::is_damage(&e) => Ok(self.readable(table).rows > 0),
+            Err(e) => Err(self.query_error(table, e)),
+        }
     }
 
     /// Number of rows of a table matching an SQL condition (0 when it is missing).
@@ -189,10 +198,12 @@ impl ExportDb {
             "SELECT count(*) FROM {} WHERE {condition}",
             quote_ident(table)
         );
-        self.conn
-            .query_row(&sql, [], |r| r.get::<_, i64>(0))
-            .map(|n| n.max(0) as u64)
-            .map_err(|e| self.query_error(table, e))
+        match self.conn.query_row(&sql, [], |r| r.get::<_, i64>(0)) {
+            Ok(n) => Ok(n.max(0) as u64),
+            // Damaged pages: an upper bound (the rows that read), for progress totals.
+            Err(e) if super::damage::is_damage(&e) => Ok(self.readable(table).rows),
+            Err(e) => Err(self.query_error(table, e)),
+        }
     }
 
     /// All of StringIds as id → text (lenient UTF-8).
@@ -201,20 +212,19 @@ impl ExportDb {
         if !self.has_table("StringIds") {
             return Ok(out);
         }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, value FROM StringIds")
-            .map_err(|e| self.query_error("StringIds", e))?;
-        let mut rows = stmt
-            .query([])
-            .map_err(|e| self.query_error("StringIds", e))?;
-        while let Some(row) = rows.next().map_err(|e| self.query_error("StringIds", e))? {
-            let id = row.get_ref(0).ok().and_then(int_of);
-            let text = row.get_ref(1).ok().and_then(text_of);
-            if let (Some(id), Some(text)) = (id, text) {
-                out.insert(id, text);
-            }
-        }
+        // Strings on damaged pages are lost; the events naming them show their id.
+        self.scan_around_damage(
+            "StringIds",
+            "SELECT rowid, id, value FROM StringIds",
+            |row| {
+                let id = row.get_ref(1).ok().and_then(int_of);
+                let text = row.get_ref(2).ok().and_then(text_of);
+                if let (Some(id), Some(text)) = (id, text) {
+                    out.insert(id, text);
+                }
+                Ok(())
+            },
+        )?;
         Ok(out)
     }
 

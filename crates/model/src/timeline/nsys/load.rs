@@ -15,6 +15,7 @@ use rusqlite::Row;
 mod api;
 mod counters;
 mod cpu;
+mod damaged;
 mod finish;
 mod generic;
 mod nvtx;
@@ -340,12 +341,10 @@ impl<'d, 'a> Loader<'d, 'a> {
             .find(|t| *t == table)
             .unwrap_or("other tables");
         let db = self.db;
-        let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
-        let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
         let mut skipped = Skipped::default();
         let mut n: u64 = 0;
         let counted = stage == table;
-        while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+        let damage = db.scan_around_damage(table, sql, |row| {
             if let Err(reason) = f(self, row) {
                 self.b
                     .session
@@ -364,6 +363,10 @@ impl<'d, 'a> Loader<'d, 'a> {
                 }
                 self.report(stage)?;
             }
+            Ok(())
+        })?;
+        if let Some(readable) = damage {
+            self.damaged(table, &readable);
         }
         if counted {
             self.rows_done += n % 65536;

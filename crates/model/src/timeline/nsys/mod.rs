@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod damage;
 pub mod db;
 pub mod details;
 pub mod load;

@@ -129,20 +129,19 @@ impl Loader<'_, '_> {
             return Ok(out);
         }
         let sql = format!(
-            "SELECT globalTid, correlationId, callchainId FROM {T} \
+            "SELECT rowid, globalTid, correlationId, callchainId FROM {T} \
              WHERE eventClass = 67 AND callchainId IS NOT NULL"
         );
-        let db = self.db;
-        let mut stmt = db.conn.prepare(&sql).map_err(|e| db.query_error(T, e))?;
-        let mut rows = stmt.query([]).map_err(|e| db.query_error(T, e))?;
-        while let Some(row) = rows.next().map_err(|e| db.query_error(T, e))? {
+        // Damaged pages are reported by the scan of the calls themselves.
+        self.db.scan_around_damage(T, &sql, |row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
-            if let (Some(gtid), Some(corr)) = (v(0), v(1))
-                && let Some(stack) = chains.take(v(2).map(|id| id + 1))
+            if let (Some(gtid), Some(corr)) = (v(1), v(2))
+                && let Some(stack) = chains.take(v(3).map(|id| id + 1))
             {
                 out.insert((gtid, corr), stack);
             }
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
 
@@ -195,18 +194,16 @@ impl Loader<'_, '_> {
     /// markers of the OS runtime trace), by class.
     fn skip_event_classes(&mut self, table: &'static str) -> Result<(), NsysError> {
         let labels = self.db.enum_labels("ENUM_NSYS_EVENT_CLASS");
-        let sql = format!(
-            "SELECT eventClass, count(*) FROM {table} WHERE eventClass IS NOT 27 GROUP BY 1"
-        );
-        let db = self.db;
-        let mut stmt = db
-            .conn
-            .prepare(&sql)
-            .map_err(|e| db.query_error(table, e))?;
-        let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-        while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
-            let class = row.get_ref(0).ok().and_then(int_of);
-            let n = row.get_ref(1).ok().and_then(int_of).unwrap_or(0).max(0) as u64;
+        // Counted here rather than by SQL's GROUP BY, so that damaged pages are read around.
+        let sql = format!("SELECT rowid, eventClass FROM {table} WHERE eventClass IS NOT 27");
+        let mut counts: std::collections::BTreeMap<Option<i64>, u64> = Default::default();
+        self.db.scan_around_damage(table, &sql, |row| {
+            *counts
+                .entry(row.get_ref(1).ok().and_then(int_of))
+                .or_default() += 1;
+            Ok(())
+        })?;
+        for (class, n) in counts {
             let label = class.and_then(|c| {
                 labels
                     .as_ref()

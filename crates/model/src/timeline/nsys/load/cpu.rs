@@ -33,6 +33,8 @@ pub(super) struct Callchains {
     sparse: HashMap<i64, (StackId, u64)>,
     /// Rows of ids that events use.
     used_rows: u64,
+    /// Rows of a run of an id that a later run of the same id replaced, or that made no stack.
+    replaced_rows: u64,
 }
 
 impl Callchains {
@@ -49,6 +51,10 @@ impl Callchains {
                 if self.dense[i].0 == 0 {
                     self.dense_count += 1;
                 }
+                self.replaced_rows += u64::from(self.dense[i].1);
+                if let Some((_, old)) = self.sparse.get(&id) {
+                    self.replaced_rows += old;
+                }
                 self.dense[i] = (stack1, rows);
                 self.sparse.remove(&id);
             }
@@ -56,10 +62,13 @@ impl Callchains {
                 if let Some(entry) = usize::try_from(id).ok().and_then(|i| self.dense.get_mut(i))
                     && entry.0 != 0
                 {
+                    self.replaced_rows += u64::from(entry.1);
                     *entry = (0, 0);
                     self.dense_count -= 1;
                 }
-                self.sparse.insert(id, (stack, rows));
+                if let Some((_, old)) = self.sparse.insert(id, (stack, rows)) {
+                    self.replaced_rows += old;
+                }
             }
         }
     }
@@ -108,8 +117,9 @@ impl Loader<'_, '_> {
             if let Some(id) = id {
                 frames.sort_by_key(|(depth, _)| std::cmp::Reverse(*depth));
                 let rows = frames.len() as u64;
-                if let Some(stack) = l.stacks.stack(frames.drain(..).map(|(_, f)| f)) {
-                    chains.insert(id, stack, rows);
+                match l.stacks.stack(frames.drain(..).map(|(_, f)| f)) {
+                    Some(stack) => chains.insert(id, stack, rows),
+                    None => chains.replaced_rows += rows,
                 }
             }
         };
@@ -153,6 +163,12 @@ impl Loader<'_, '_> {
             chains.table,
             "the call stack of no event of the export",
             unused,
+        );
+        // Rows of an id are consecutive in every export seen; a damaged one may split them.
+        imports.skipped(
+            chains.table,
+            "a later run of rows of the same call stack id replaced these",
+            chains.replaced_rows,
         );
     }
 

@@ -1,0 +1,398 @@
+//! Reading around damaged pages: when SQLite reports a table's pages as damaged part way
+//! through a query, the rows before the damage are kept, the rowid ranges that still read are
+//! found by seeking (`rowid >= x` descends the b-tree's interior pages, so a seek past a damaged
+//! leaf lands on the next one), and the query is run again over those ranges only.
+//!
+//! Rowids of Nsight Systems exports are dense (rows are only ever appended), so the rowids
+//! between two readable ranges are the rows lost. A table whose root page is damaged reads no
+//! range at all and is skipped; the other tables load.
+
+use std::sync::Arc;
+
+use rusqlite::{ErrorCode, Row};
+
+use super::NsysError;
+use super::db::{ExportDb, int_of, quote_ident};
+
+/// The import statistics' reason for rows on damaged pages.
+pub const DAMAGED: &str = "damaged pages: the rows could not be read";
+
+/// What could be read of a damaged table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Readable {
+    /// Runs of rows that read: `(seek, last, rows)` — a scan from the first rowid ≥ `seek`
+    /// reads `rows` rows, the last with rowid `last` (rows are taken as the scan meets them,
+    /// so a row whose rowid a bit flip moved out of order is kept). In order.
+    pub ranges: Vec<(i64, i64, u64)>,
+    /// Rows in them.
+    pub rows: u64,
+    /// Rowid ranges that could not be read, inclusive, in order.
+    pub lost: Vec<(i64, i64)>,
+    /// Rows lost: the rowids of `lost` (dense rowids), those before the first readable row
+    /// counted from rowid 1, none for an unreadable end of the table.
+    pub lost_rows: u64,
+    /// The table could not be read from `lost`'s last range on: how many rows it held is unknown.
+    pub unreadable_end: bool,
+}
+
+impl Readable {
+    /// One line per lost range, for the user: which rowids, how many rows.
+    pub fn describe(&self, table: &str) -> Vec<String> {
+        self.lost
+            .iter()
+            .map(|&(a, b)| {
+                if b == i64::MAX && self.ranges.is_empty() {
+                    format!("{table}: damaged pages: the table could not be read; it is skipped")
+                } else if b == i64::MAX {
+                    format!(
+                        "{table}: damaged pages: the rows from rowid {a} on could not be read; \
+                         the rows before them are loaded"
+                    )
+                } else {
+                    let n = lost_between(a, b);
+                    let a = a.max(1);
+                    format!(
+                        "{table}: damaged pages: rowids {a}–{b} could not be read ({n} rows \
+                         lost); the rows before and after them are loaded"
+                    )
+                }
+            })
+            .collect()
+    }
+}
+
+/// Whether `e` says the file is damaged (rather than the query being wrong).
+pub fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase | ErrorCode::SystemIoFailure)
+    )
+}
+
+/// Rows lost between two rowids (inclusive), counting from rowid 1 at the latest.
+fn lost_between(a: i64, b: i64) -> u64 {
+    let a = a.max(1);
+    if b < a { 0 } else { (b - a) as u64 + 1 }
+}
+
+impl ExportDb {
+    /// What can be read of `table`, found by reading its rowids and seeking past damaged
+    /// pages. Computed once per table and kept.
+    pub fn readable(&self, table: &str) -> Arc<Readable> {
+        if let Ok(cache) = self.damaged.lock()
+            && let Some(r) = cache.get(table)
+        {
+            return Arc::clone(r);
+        }
+        let readable = Arc::new(self.find_readable(table));
+        if let Ok(mut cache) = self.damaged.lock() {
+            cache.insert(table.to_owned(), Arc::clone(&readable));
+        }
+        readable
+    }
+
+    /// The first rowid ≥ `from`: `Ok(None)` past the last row, `Err` where the seek meets
+    /// damage.
+    fn seek(&self, table: &str, from: i64) -> Result<Option<i64>, ()> {
+        let sql = format!(
+            "SELECT rowid, * FROM {} NOT INDEXED WHERE rowid >= ?1 ORDER BY rowid LIMIT 1",
+            quote_ident(table)
+        );
+        match self
+            .conn
+            .query_row(&sql, [from], |r| Ok(r.get_ref(0).ok().and_then(int_of)))
+        {
+            Ok(id) => Ok(id),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+            Err(_) => Err(()),
+        }
+    }
+
+    /// The smallest `x > bad` at which a seek succeeds (`bad` itself failed), by doubling the
+    /// step and then bisecting; `None` when no seek up to `i64::MAX` succeeds.
+    fn next_readable(&self, table: &str, bad: i64) -> Option<i64> {
+        let mut lo = bad;
+        let mut step: i64 = 1;
+        let hi = loop {
+            let x = lo.checked_add(step).unwrap_or(i64::MAX);
+            if self.seek(table, x).is_ok() {
+                break x;
+            }
+            if x == i64::MAX {
+                return None;
+            }
+            lo = x;
+            step = step.saturating_mul(2);
+        };
+        // Seeks fail at `lo` and succeed at `hi`: bisect.
+        let mut hi = hi;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.seek(table, mid).is_ok() {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Some(hi)
+    }
+
+    fn find_readable(&self, table: &str) -> Readable {
+        let mut out = Readable::default();
+        let sql = format!(
+            "SELECT rowid, * FROM {} NOT INDEXED WHERE rowid >= ?1 ORDER BY rowid",
+            quote_ident(table)
+        );
+        let mut from = i64::MIN;
+        // Each pass reads from `from` to the end or to the next damage; a pass that reads
+        // nothing still moves `from` forward, so this ends.
+        for _ in 0..1_000_000 {
+            let mut first = None;
+            let mut last = None;
+            let mut count = 0u64;
+            let failed = match self.conn.prepare(&sql) {
+                Ok(mut stmt) => match stmt.query([from]) {
+                    Ok(mut rows) => loop {
+                        match rows.next() {
+                            Ok(Some(row)) => {
+                                let id = row.get_ref(0).ok().and_then(int_of);
+                                first = first.or(id);
+                                last = id.or(last);
+                                count += 1;
+                            }
+                            Ok(None) => break false,
+                            Err(_) => break true,
+                        }
+                    },
+                    Err(_) => true,
+                },
+                Err(_) => true,
+            };
+            if let (Some(_), Some(b)) = (first, last) {
+                out.ranges.push((from, b, count));
+                out.rows += count;
+            }
+            if !failed {
+                break;
+            }
+            let bad = last.map_or(from, |l| l.saturating_add(1));
+            // A scan can fail stepping onto a row that a seek still reads (damage in how the
+            // rows are linked rather than in the row): start the next pass there. A pass that
+            // read nothing moves past its start, so the walk always moves on.
+            let next = if last.is_some() && self.seek(table, bad).is_ok() {
+                Some(bad)
+            } else {
+                self.next_readable(table, bad)
+            };
+            match next {
+                Some(next) => {
+                    out.lost_rows += lost_between(bad, next - 1);
+                    out.lost.push((bad, next - 1));
+                    from = next;
+                }
+                None => {
+                    out.lost.push((bad, i64::MAX));
+                    out.unreadable_end = true;
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs `sql` — `SELECT rowid, … FROM table [WHERE …] [ORDER BY …]` — calling `each` per
+    /// row. Where the table's pages are damaged, the rows read before the damage are kept and
+    /// the query is run again over the rowid ranges that still read ([`ExportDb::readable`]);
+    /// returns what was lost (`None` when nothing was). An `sql` of another shape stops at the
+    /// damage. Errors of `each` end the scan.
+    pub fn scan_around_damage(
+        &self,
+        table: &str,
+        sql: &str,
+        mut each: impl FnMut(&Row<'_>) -> Result<(), NsysError>,
+    ) -> Result<Option<Arc<Readable>>, NsysError> {
+        let mut last_rowid = None;
+        let mut consumed = 0u64;
+        let by_rowid = sql.trim_start().starts_with("SELECT rowid");
+        let damage = {
+            let mut run = || -> Result<Option<rusqlite::Error>, NsysError> {
+                let mut stmt = match self.conn.prepare(sql) {
+                    Ok(s) => s,
+                    Err(e) if is_damage(&e) => return Ok(Some(e)),
+                    Err(e) => return Err(self.query_error(table, e)),
+                };
+                let mut rows = match stmt.query([]) {
+                    Ok(r) => r,
+                    Err(e) if is_damage(&e) => return Ok(Some(e)),
+                    Err(e) => return Err(self.query_error(table, e)),
+                };
+                loop {
+                    match rows.next() {
+                        Ok(Some(row)) => {
+                            if by_rowid {
+                                last_rowid = row.get_ref(0).ok().and_then(int_of);
+                            }
+                            consumed += 1;
+                            each(row)?;
+                        }
+                        Ok(None) => return Ok(None),
+                        Err(e) if is_damage(&e) => return Ok(Some(e)),
+                        Err(e) => return Err(self.query_error(table, e)),
+                    }
+                }
+            };
+            run()?
+        };
+        let Some(first_error) = damage else {
+            return Ok(None);
+        };
+        let readable = self.readable(table);
+        let ordered = sql.contains(" ORDER BY ");
+        let after = match (consumed, last_rowid, ordered) {
+            (0, _, _) => None,
+            (_, Some(last), false) => Some(last),
+            // Rows already handed out in another order than rowid: the rest cannot be read
+            // again without repeating them.
+            _ => {
+                return Err(self.query_error(
+                    table,
+                    format!("damaged pages after {consumed} rows: {first_error}"),
+                ));
+            }
+        };
+        let Some(queries) = restrict(sql, table, &readable.ranges, after) else {
+            return Err(self.query_error(table, first_error));
+        };
+        let mut seen = after;
+        for query in queries {
+            let mut stmt = self
+                .conn
+                .prepare(&query)
+                .map_err(|e| self.query_error(table, e))?;
+            let mut rows = stmt.query([]).map_err(|e| self.query_error(table, e))?;
+            loop {
+                match rows.next() {
+                    Ok(Some(row)) => {
+                        if by_rowid && !ordered {
+                            seen = row.get_ref(0).ok().and_then(int_of).or(seen);
+                        }
+                        each(row)?;
+                    }
+                    Ok(None) => break,
+                    // Damage the rowid walk did not meet (a row that reads alone but not in
+                    // this query): the rest of the table is given up, and said so.
+                    Err(e) if is_damage(&e) => {
+                        let mut worse = Readable::clone(&readable);
+                        let from = seen.map_or(i64::MIN, |r| r.saturating_add(1));
+                        worse.lost.retain(|&(a, _)| a < from);
+                        worse.lost.push((from, i64::MAX));
+                        worse.unreadable_end = true;
+                        return Ok(Some(Arc::new(worse)));
+                    }
+                    Err(e) => return Err(self.query_error(table, e)),
+                }
+            }
+        }
+        Ok(Some(readable))
+    }
+}
+
+/// `sql` (`SELECT list FROM table [WHERE c] [ORDER BY o]`) over the runs of readable rows
+/// only ([`Readable::ranges`]), after rowid `after`. Each run is read by a rowid seek limited to
+/// its number of rows: a scan that stepped past a run's last row would read the damaged page
+/// after it. One query per run, or for an ordered `sql` one query of the runs' `UNION ALL` in
+/// that order. `None` for another shape.
+fn restrict(
+    sql: &str,
+    table: &str,
+    ranges: &[(i64, i64, u64)],
+    after: Option<i64>,
+) -> Option<Vec<String>> {
+    // The table as the query names it: bare or quoted.
+    let quoted = quote_ident(table);
+    let (from, at) = [format!("FROM {table}"), format!("FROM {quoted}")]
+        .into_iter()
+        .find_map(|from| Some((sql.rfind(&from)?, from)).map(|(at, from)| (from, at)))?;
+    let list = &sql[..at];
+    let tail = &sql[at + from.len()..];
+    let (filter, order) = match tail.find(" ORDER BY ") {
+        Some(i) => tail.split_at(i),
+        None => (tail, ""),
+    };
+    let filter = filter.trim();
+    let mut outer = Vec::new();
+    if let Some(after) = after {
+        outer.push(format!("rowid > {after}"));
+    }
+    if !filter.is_empty() {
+        outer.push(format!("({})", filter.strip_prefix("WHERE ")?));
+    }
+    let outer = if outer.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", outer.join(" AND "))
+    };
+    let queries: Vec<String> = ranges
+        .iter()
+        .filter(|&&(_, last, _)| after.is_none_or(|l| last > l))
+        .map(|&(a, _, n)| {
+            format!(
+                "{list}FROM (SELECT rowid AS rowid, * FROM {quoted} \
+                 WHERE rowid >= {a} ORDER BY rowid LIMIT {n}) AS {quoted}{outer}"
+            )
+        })
+        .collect();
+    if order.is_empty() || queries.len() < 2 {
+        return Some(queries.into_iter().map(|q| q + order).collect());
+    }
+    Some(vec![format!(
+        "SELECT * FROM ({}){order}",
+        queries.join(" UNION ALL ")
+    )])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::restrict;
+
+    #[test]
+    fn queries_are_restricted_to_the_readable_ranges() {
+        let q = |sql, ranges: &[(i64, i64, u64)], after| restrict(sql, "T", ranges, after);
+        let range = |a, _last: i64, n| {
+            format!(
+                "(SELECT rowid AS rowid, * FROM \"T\" WHERE rowid >= {a} ORDER BY rowid LIMIT {n}) AS \"T\""
+            )
+        };
+        assert_eq!(
+            q("SELECT rowid, a FROM T", &[(1, 9, 9), (20, 30, 11)], None),
+            Some(vec![
+                format!("SELECT rowid, a FROM {}", range(1, 9, 9)),
+                format!("SELECT rowid, a FROM {}", range(20, 30, 11)),
+            ])
+        );
+        assert_eq!(
+            q(
+                "SELECT rowid FROM T WHERE k = 1",
+                &[(1, 9, 9), (20, 30, 11)],
+                Some(9)
+            ),
+            Some(vec![format!(
+                "SELECT rowid FROM {} WHERE rowid > 9 AND (k = 1)",
+                range(20, 30, 11)
+            )])
+        );
+        assert_eq!(
+            q(
+                "SELECT rowid, s FROM T ORDER BY s",
+                &[(1, 9, 9), (20, 30, 11)],
+                None
+            ),
+            Some(vec![format!(
+                "SELECT * FROM (SELECT rowid, s FROM {} UNION ALL SELECT rowid, s FROM {}) ORDER BY s",
+                range(1, 9, 9),
+                range(20, 30, 11)
+            )])
+        );
+        assert_eq!(q("SELECT rowid FROM T GROUP BY 1", &[], None), None);
+    }
+}

@@ -1,0 +1,223 @@
+//! Damaged exports show everything that is readable: a table with a damaged page loads the rows
+//! before and after the damage with a warning naming the table and the rows lost; a table that
+//! cannot be read at all is skipped with a warning and the rest loads.
+//!
+//! The damaged copies are made from generated exports by `sightline_test_support::damage`, which
+//! finds a table's leaf pages by walking its b-tree, so the rows the damage destroys are known.
+
+use std::path::{Path, PathBuf};
+
+use sightline::problem::Severity;
+use sightline::timeline::nsys;
+use sightline::timeline::nsys::damage::DAMAGED;
+use sightline::timeline::nsys::schema::NOT_READ;
+use sightline::timeline::{EventKind, Timeline};
+use sightline_test_support::damage::{damaged_copies, overwrite_page, root_page, table_leaves};
+use sightline_test_support::nsys::{SynthOptions, write_export};
+
+const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+
+fn synth(dir: &Path) -> PathBuf {
+    let path = dir.join("synth.sqlite");
+    write_export(
+        &path,
+        &SynthOptions {
+            events: 40_000,
+            threads: 2,
+            streams: 2,
+            seed: 11,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+fn count(tl: &Timeline, kind: EventKind) -> usize {
+    tl.counts_by_kind()
+        .into_iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(0, |(_, n)| n)
+}
+
+fn warnings_about(tl: &Timeline, table: &str) -> Vec<String> {
+    tl.warnings
+        .iter()
+        .filter(|p| p.problem.severity == Severity::Warning && p.to_string().contains(table))
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// Copies `path` and overwrites the `which`-th leaf page of `table` with `fill`; returns the
+/// copy and the rowids the page held.
+fn damage_leaf(path: &Path, table: &str, which: usize, fill: u8) -> (PathBuf, Vec<i64>) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{e}"));
+    let root = root_page(path, table).unwrap_or_else(|e| panic!("{e}"));
+    let leaves = table_leaves(&bytes, root).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        leaves.len() > which + 2,
+        "{table} has {} leaves",
+        leaves.len()
+    );
+    let leaf = &leaves[which];
+    let copy = path.with_file_name(format!("{table}_{which}_{fill}.sqlite"));
+    std::fs::copy(path, &copy).unwrap_or_else(|e| panic!("{e}"));
+    overwrite_page(&copy, leaf.page, fill).unwrap_or_else(|e| panic!("{e}"));
+    (copy, leaf.rowids.clone())
+}
+
+#[test]
+fn a_damaged_leaf_page_loses_only_its_rows() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let whole = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let kernels = count(&whole, EventKind::Kernel);
+    let calls = count(&whole, EventKind::CudaApi);
+    for (table, kind, total) in [
+        (KERNEL, EventKind::Kernel, kernels),
+        (RUNTIME, EventKind::CudaApi, calls),
+    ] {
+        for fill in [0x00, 0xA5] {
+            let (copy, lost) = damage_leaf(&path, table, 3, fill);
+            let tl = nsys::load(&copy).unwrap_or_else(|e| panic!("{}: {e}", copy.display()));
+            assert_eq!(
+                count(&tl, kind),
+                total - lost.len(),
+                "{table}, page filled with {fill:#x}: every row but the {} of the page",
+                lost.len()
+            );
+            let warnings = warnings_about(&tl, table);
+            assert!(
+                warnings
+                    .iter()
+                    .any(|w| w.contains("damaged") && w.contains(&format!("{} row", lost.len()))),
+                "{table}: {warnings:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_table_that_cannot_be_read_is_skipped_and_the_rest_loads() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let whole = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let root = root_page(&path, KERNEL).unwrap_or_else(|e| panic!("{e}"));
+    let copy = dir.path().join("no_kernels.sqlite");
+    std::fs::copy(&path, &copy).unwrap_or_else(|e| panic!("{e}"));
+    overwrite_page(&copy, root, 0xFF).unwrap_or_else(|e| panic!("{e}"));
+    let tl = nsys::load(&copy).unwrap_or_else(|e| panic!("{}: {e}", copy.display()));
+    assert_eq!(count(&tl, EventKind::Kernel), 0);
+    assert!(count(&whole, EventKind::Kernel) > 0);
+    for kind in [EventKind::CudaApi, EventKind::Memcpy, EventKind::Range] {
+        assert_eq!(count(&tl, kind), count(&whole, kind), "{kind:?}");
+    }
+    let warnings = warnings_about(&tl, KERNEL);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("could not be read; it is skipped")),
+        "{warnings:?}"
+    );
+}
+
+/// Rows of `table` that SQLite reads one by one by rowid, over rowids 1 to `max`: the floor of
+/// what a reader can recover around damage.
+fn point_readable(path: &Path, table: &str, max: i64) -> u64 {
+    let conn =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap_or_else(|e| panic!("{e}"));
+    let Ok(mut stmt) = conn.prepare(&format!("SELECT * FROM \"{table}\" WHERE rowid = ?1")) else {
+        return 0;
+    };
+    (1..=max)
+        .filter(|&rowid| {
+            matches!(
+                stmt.query([rowid])
+                    .map(|mut r| r.next().map(|r| r.is_some())),
+                Ok(Ok(true))
+            )
+        })
+        .count() as u64
+}
+
+/// Rows of `table` the load read: its events, attached rows and rows skipped for their values.
+fn accounted(tl: &Timeline, table: &str) -> u64 {
+    tl.session.imports.sources.get(table).map_or(0, |s| {
+        s.events
+            + s.attached
+            + s.skipped
+                .iter()
+                .filter(|(reason, _)| *reason != DAMAGED && *reason != NOT_READ)
+                .map(|(_, n)| n)
+                .sum::<u64>()
+    })
+}
+
+fn schema_readable(path: &Path) -> bool {
+    rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| {
+            c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        })
+        .is_ok()
+}
+
+#[test]
+fn damaged_copies_of_the_corpus_show_every_row_sqlite_can_read() {
+    let Some(files) = crate::timeline_corpus::corpus() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    for file in files {
+        let whole = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        let conn = rusqlite::Connection::open_with_flags(
+            &file,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let read: Vec<(String, i64)> = whole
+            .session
+            .imports
+            .sources
+            .iter()
+            .filter(|(_, s)| s.events + s.attached > 0)
+            .filter_map(|(table, _)| {
+                let max = conn
+                    .query_row(&format!("SELECT max(rowid) FROM \"{table}\""), [], |r| {
+                        r.get(0)
+                    })
+                    .ok()?;
+                Some((table.clone(), max))
+            })
+            .collect();
+        for copy in damaged_copies(&file, dir.path()).unwrap_or_else(|e| panic!("{e}")) {
+            let what = format!("{} ({})", file.display(), copy.what);
+            match nsys::load(&copy.path) {
+                Ok(tl) => {
+                    for (table, max) in &read {
+                        let floor = point_readable(&copy.path, table, *max);
+                        let got = accounted(&tl, table);
+                        assert!(
+                            got >= floor,
+                            "{what}: {table}: {got} rows read, SQLite reads {floor}"
+                        );
+                    }
+                }
+                Err(e) => {
+                    let text = e.to_string();
+                    assert!(
+                        text.contains(&copy.path.display().to_string()),
+                        "{what}: {text}"
+                    );
+                    assert!(
+                        !schema_readable(&copy.path),
+                        "{what}: refused although its schema reads: {text}"
+                    );
+                }
+            }
+            std::fs::remove_file(&copy.path).ok();
+        }
+    }
+}
