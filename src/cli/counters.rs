@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::codexl::counters::{CounterFile, CounterValue};
+use crate::codexl::counters::{CounterFile, CounterValue, Values};
 use crate::problem::Problem;
 
 /// Output format of `counters` and `occupancy`.
@@ -55,10 +55,11 @@ pub fn run(args: &CountersArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
     print_warnings(&args.file, file.warnings());
     let extra = |r: usize| {
         let row = &file.rows[r];
-        (row.kernel.as_str(), row.kernel_id, row.device.as_deref())
+        (&*row.kernel, row.kernel_id, row.device.as_deref())
     };
-    let values: Vec<&[CounterValue]> = file.rows.iter().map(|r| r.values.as_slice()).collect();
+    let values: Vec<&[CounterValue]> = file.rows.iter().map(|r| &*r.values).collect();
     let table = TableView {
+        store: &file.values,
         header: &file.table.header,
         columns: &file.table.columns,
         values: &values,
@@ -117,6 +118,8 @@ pub type ExtraColumns<'a> = dyn Fn(usize) -> (&'a str, Option<u32>, Option<&'a s
 
 /// A table to render: header entries, columns, typed values per row, and the split kernel.
 pub struct TableView<'a> {
+    /// The texts and work sizes the values refer to.
+    pub store: &'a Values,
     /// Header entries in file order.
     pub header: &'a [(String, String)],
     /// Column names.
@@ -164,7 +167,12 @@ impl TableView<'_> {
             write!(out, "{}\n  {{", if r > 0 { "," } else { "" })?;
             for (c, column) in self.columns.iter().enumerate() {
                 let value = values.get(c).unwrap_or(&CounterValue::Empty);
-                write!(out, "{}: {}, ", json_string(column), json_value(value))?;
+                write!(
+                    out,
+                    "{}: {}, ",
+                    json_string(column),
+                    json_value(self.store, value)
+                )?;
             }
             let (kernel, id, device) = (self.extra)(r);
             write!(
@@ -185,7 +193,12 @@ impl TableView<'_> {
         writeln!(out, "{}", header.join(","))?;
         for (r, values) in self.values.iter().enumerate() {
             let mut fields: Vec<String> = (0..self.columns.len())
-                .map(|c| csv_field(&plain_value(values.get(c).unwrap_or(&CounterValue::Empty))))
+                .map(|c| {
+                    csv_field(&plain_value(
+                        self.store,
+                        values.get(c).unwrap_or(&CounterValue::Empty),
+                    ))
+                })
                 .collect();
             let (kernel, id, device) = (self.extra)(r);
             fields.push(csv_field(kernel));
@@ -210,7 +223,7 @@ impl TableView<'_> {
         rows.push(head);
         for (r, values) in self.values.iter().enumerate() {
             let mut row: Vec<String> = (0..self.columns.len())
-                .map(|c| plain_value(values.get(c).unwrap_or(&CounterValue::Empty)))
+                .map(|c| plain_value(self.store, values.get(c).unwrap_or(&CounterValue::Empty)))
                 .collect();
             let (kernel, id, device) = (self.extra)(r);
             row.push(kernel.to_string());
@@ -263,31 +276,26 @@ fn joined(sizes: &[u64], separator: &str) -> String {
 }
 
 /// A value as text: numbers as written, sizes `{x y z}`, `NULL`, empty.
-pub fn plain_value(value: &CounterValue) -> String {
-    match value {
-        CounterValue::Empty => String::new(),
-        CounterValue::Null => "NULL".into(),
-        CounterValue::Number { text, .. } => text.clone(),
-        CounterValue::Sizes(sizes) => format!("{{{}}}", joined(sizes, " ")),
-        CounterValue::Text(text) => text.clone(),
-    }
+pub fn plain_value(store: &Values, value: &CounterValue) -> String {
+    store.written(value).into_owned()
 }
 
 /// A value as JSON: numbers as numbers (the file's digits when they are valid JSON), sizes as
 /// arrays, `NULL` and empty as null, text as a string.
-pub fn json_value(value: &CounterValue) -> String {
+pub fn json_value(store: &Values, value: &CounterValue) -> String {
     match value {
         CounterValue::Empty | CounterValue::Null => "null".into(),
-        CounterValue::Number { value, text } => {
-            let trimmed = text.strip_prefix('+').unwrap_or(text);
+        CounterValue::Number { .. } | CounterValue::Written { .. } => {
+            let text = store.written(value);
+            let trimmed = text.strip_prefix('+').unwrap_or(&text);
             if is_json_number(trimmed) {
                 trimmed.to_string()
             } else {
-                format!("{value}")
+                format!("{}", value.as_f64().unwrap_or_default())
             }
         }
-        CounterValue::Sizes(sizes) => format!("[{}]", joined(sizes, ", ")),
-        CounterValue::Text(text) => json_string(text),
+        CounterValue::Sizes(i) => format!("[{}]", joined(store.sizes(*i), ", ")),
+        CounterValue::Text(i) => json_string(store.text(*i)),
     }
 }
 
@@ -365,13 +373,9 @@ mod tests {
         for bad in ["", "00", "012", "1.", ".5", "1e", "-"] {
             assert!(!is_json_number(bad), "{bad}");
         }
-        assert_eq!(
-            json_value(&CounterValue::Number {
-                value: 12.0,
-                text: "012".into()
-            }),
-            "12"
-        );
+        let mut store = Values::default();
+        let written = store.parse("012", false);
+        assert_eq!(json_value(&store, &written), "12");
         assert_eq!(json_string("a\"b\\\u{1}"), "\"a\\\"b\\\\\\u0001\"");
     }
 }

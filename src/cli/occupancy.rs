@@ -137,6 +137,7 @@ pub fn run(args: &OccupancyArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode
         header: &file.table.header,
         columns: &file.table.columns,
         values: &values,
+        store: &file.store,
         extra: &extra,
     };
     match format {

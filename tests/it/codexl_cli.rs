@@ -69,10 +69,9 @@ fn counters_json_shape() {
     // The number as the file wrote it: compare with the file's own digits.
     let file = CounterFile::open(&path).unwrap();
     let time = file.time_column().unwrap();
-    let written = match &file.rows[0].values[time] {
-        sightline::codexl::counters::CounterValue::Number { text, .. } => text.clone(),
-        other => panic!("{other:?}"),
-    };
+    let value = &file.rows[0].values[time];
+    assert!(value.is_number(), "{value:?}");
+    let written = file.value_text(value);
     assert!(stdout.contains(&format!("\"Time\": {written},")));
 }
 
@@ -196,7 +195,7 @@ fn one_session_joins_trace_counters_and_occupancy() {
             let row = data
                 .counters_for_call(thread.thread_id, call_index)
                 .unwrap();
-            assert_eq!(row.kernel, kernel);
+            assert_eq!(&*row.kernel, kernel);
             let nth = nth_of_kernel.entry(kernel.clone()).or_insert(0usize);
             let occupancy = data.occupancy_for(thread.thread_id, &kernel, *nth).unwrap();
             *nth += 1;

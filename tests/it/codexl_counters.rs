@@ -177,7 +177,7 @@ fn every_rcp_file_of_the_corpus_matches_its_manifest() {
                 .rows
                 .iter()
                 .filter(|r| {
-                    r.kernel == kernel
+                    &*r.kernel == kernel
                         && r.kernel_id == Some(id)
                         && r.device.as_deref() == Some(e.device.as_str())
                 })
@@ -196,10 +196,11 @@ fn every_rcp_file_of_the_corpus_matches_its_manifest() {
         for column in ["GlobalWorkSize", "WorkGroupSize"] {
             let c = file.table.column(column).unwrap();
             assert!(
-                file.rows.iter().all(
-                    |r| matches!(&r.values[c], CounterValue::Sizes(s) if s.len() == 3)
-                        || r.values[c] == CounterValue::Null
-                ),
+                file.rows.iter().all(|r| file
+                    .values
+                    .sizes_of(&r.values[c])
+                    .is_some_and(|s| s.len() == 3)
+                    || r.values[c] == CounterValue::Null),
                 "{name}: {column}"
             );
         }
@@ -227,33 +228,24 @@ fn rcp_values_of_one_file_field_by_field() {
     let col = |name: &str| file.table.column(name).unwrap();
     let first = &file.rows[0];
     assert_eq!(
-        (
-            first.kernel.as_str(),
-            first.kernel_id,
-            first.device.as_deref()
-        ),
+        (&*first.kernel, first.kernel_id, first.device.as_deref()),
         ("cscheme", Some(1), Some("Hawaii"))
     );
     assert_eq!(
-        first.values[col("GlobalWorkSize")],
-        CounterValue::Sizes(vec![1471, 1, 1])
+        file.values.sizes_of(&first.values[col("GlobalWorkSize")]),
+        Some(&[1471, 1, 1][..])
     );
     assert_eq!(first.values[col("WorkGroupSize")], CounterValue::Null);
-    assert_eq!(
-        first.values[col("Time")],
-        CounterValue::Number {
-            value: 434.40237,
-            text: "434.40237".into()
-        }
-    );
+    assert_eq!(first.values[col("Time")].as_f64(), Some(434.40237));
+    assert_eq!(file.value_text(&first.values[col("Time")]), "434.40237");
     assert_eq!(first.values[col("VALUInsts")].as_f64(), Some(18223530.0));
     assert_eq!(first.values[col("LDSBankConflict")].as_f64(), Some(0.0));
     let connect = &file.rows[7];
-    assert_eq!(connect.kernel, "connectNeighbors");
+    assert_eq!(&*connect.kernel, "connectNeighbors");
     // A wide value loses its leading space: `{ 371968       1       1}`.
     assert_eq!(
-        connect.values[col("GlobalWorkSize")],
-        CounterValue::Sizes(vec![371968, 1, 1])
+        file.values.sizes_of(&connect.values[col("GlobalWorkSize")]),
+        Some(&[371968, 1, 1][..])
     );
     assert_eq!(
         connect.values[col("FetchSize")].as_f64(),
@@ -264,7 +256,7 @@ fn rcp_values_of_one_file_field_by_field() {
     assert_eq!(series.len(), 9);
     assert_eq!(series[8], Some(3292.39289));
     let row = file.row_for_call(1429, 217).unwrap();
-    assert_eq!(row.kernel, "removeEdges");
+    assert_eq!(&*row.kernel, "removeEdges");
 }
 
 #[test]
@@ -282,7 +274,12 @@ fn the_2010_sprofile_file() {
         .rows
         .iter()
         .filter(|r| r.values[col("GlobalWorkSize")] == CounterValue::Empty)
-        .map(|r| (r.kernel.clone(), r.values[col("MemTransferSize")].as_f64()))
+        .map(|r| {
+            (
+                r.kernel.to_string(),
+                r.values[col("MemTransferSize")].as_f64(),
+            )
+        })
         .collect();
     assert_eq!(
         transfers,
@@ -295,20 +292,16 @@ fn the_2010_sprofile_file() {
     );
     let kernel = &file.rows[3];
     assert_eq!(
-        (
-            kernel.kernel.as_str(),
-            kernel.kernel_id,
-            kernel.device.as_deref()
-        ),
+        (&*kernel.kernel, kernel.kernel_id, kernel.device.as_deref()),
         ("diagSpMV", None, None)
     );
     assert_eq!(
-        kernel.values[col("GlobalWorkSize")],
-        CounterValue::Sizes(vec![38656, 1, 1])
+        file.values.sizes_of(&kernel.values[col("GlobalWorkSize")]),
+        Some(&[38656, 1, 1][..])
     );
     assert_eq!(
-        kernel.values[col("GroupWorkSize")],
-        CounterValue::Sizes(vec![128, 1, 1])
+        file.values.sizes_of(&kernel.values[col("GroupWorkSize")]),
+        Some(&[128, 1, 1][..])
     );
     assert_eq!(kernel.values[col("MemTransferSize")], CounterValue::Empty);
     assert_eq!(kernel.values[col("ALUPacking")].as_f64(), Some(71.99));
@@ -334,7 +327,7 @@ fn the_generated_session_counters() {
     assert_eq!(file.rows.len(), dispatches.len());
     for (row, d) in file.rows.iter().zip(&dispatches) {
         assert_eq!(
-            (row.kernel.as_str(), row.kernel_id, row.device.as_deref()),
+            (&*row.kernel, row.kernel_id, row.device.as_deref()),
             (d.kernel, Some(d.kernel_id), Some("Hawaii"))
         );
         assert_eq!(
@@ -356,12 +349,15 @@ fn malformed_rows_warn_with_their_line_and_the_rest_loads() {
     assert_eq!(lines, vec![4, 6]);
     assert_eq!(file.rows.len(), 5);
     assert_eq!(file.rows[1].values[2], CounterValue::Empty, "missing field");
-    assert_eq!(file.rows[3].values[1], CounterValue::Text("abc".into()));
-    assert_eq!(file.rows[3].values[2], CounterValue::Sizes(vec![1, 2]));
-    assert_eq!(file.rows[4].kernel, "d e");
+    assert_eq!(file.values.str_of(&file.rows[3].values[1]), Some("abc"));
     assert_eq!(
-        file.rows[4].values[1],
-        CounterValue::Text("1e400".into()),
+        file.values.sizes_of(&file.rows[3].values[2]),
+        Some(&[1, 2][..])
+    );
+    assert_eq!(&*file.rows[4].kernel, "d e");
+    assert_eq!(
+        file.values.str_of(&file.rows[4].values[1]),
+        Some("1e400"),
         "not finite: kept as text"
     );
     assert_eq!(file.aggregates().len(), 2);

@@ -50,9 +50,8 @@ pub struct CountersData {
 impl CountersData {
     /// Parses a counter file and prepares its columns and aggregates.
     pub fn prepare(bytes: &[u8]) -> CountersData {
-        let mut file = CounterFile::parse(bytes);
-        // The typed rows are what the view reads: drop the raw fields (half the memory).
-        file.table.rows = Vec::new();
+        // The reader keeps typed rows only (the raw fields are dropped line by line).
+        let file = CounterFile::parse(bytes);
         let aggregates = file.aggregates();
         let method = file.table.column("Method");
         let mut columns = Vec::new();
@@ -84,7 +83,7 @@ impl CountersData {
             .filter(|&i| {
                 file.rows
                     .iter()
-                    .any(|r| matches!(r.values.get(i), Some(CounterValue::Number { .. })))
+                    .any(|r| r.values.get(i).is_some_and(CounterValue::is_number))
             })
             .collect();
         let mut kernel_names: Vec<String> = Vec::new();
@@ -92,8 +91,8 @@ impl CountersData {
         let mut kernel_of_row = Vec::with_capacity(file.rows.len());
         for row in &file.rows {
             let next = kernel_names.len() as u32;
-            let k = *index.entry(row.kernel.as_str()).or_insert_with(|| {
-                kernel_names.push(row.kernel.clone());
+            let k = *index.entry(&row.kernel).or_insert_with(|| {
+                kernel_names.push(row.kernel.to_string());
                 next
             });
             kernel_of_row.push(k);
@@ -120,7 +119,10 @@ impl CountersData {
                 .kernel_id
                 .map_or(Cow::Borrowed(""), |id| Cow::Owned(id.to_string())),
             Some(ShownColumn::Device) => Cow::Borrowed(r.device.as_deref().unwrap_or("")),
-            Some(ShownColumn::File(i)) => r.values.get(*i).map_or(Cow::Borrowed(""), value_text),
+            Some(ShownColumn::File(i)) => r
+                .values
+                .get(*i)
+                .map_or(Cow::Borrowed(""), |v| value_text(&self.file.values, v)),
             None => Cow::Borrowed(""),
         }
     }
@@ -147,7 +149,7 @@ impl CountersData {
             },
             Some(ShownColumn::Device) => text_last(x.device.as_deref(), y.device.as_deref()),
             Some(ShownColumn::File(i)) => match (x.values.get(*i), y.values.get(*i)) {
-                (Some(p), Some(q)) => compare_values(p, q),
+                (Some(p), Some(q)) => compare_values(&self.file.values, p, q),
                 _ => Ordering::Equal,
             },
             None => Ordering::Equal,
@@ -285,7 +287,10 @@ fn chart_ui(
         let Some(row) = data.file.rows.get(i) else {
             return String::new();
         };
-        let value = row.values.get(column).map_or(Cow::Borrowed(""), value_text);
+        let value = row
+            .values
+            .get(column)
+            .map_or(Cow::Borrowed(""), |v| value_text(&data.file.values, v));
         format!(
             "Dispatch {} (line {}): {}\n{} = {value}",
             i + 1,
@@ -417,11 +422,10 @@ impl LoadStateDoc for CountersDoc {
                     ));
                     if let Some(k) = aggregates_ui(ui, &mut self.kernels, &data.aggregates) {
                         let wanted = &data.aggregates[k];
-                        if let Some(first) =
-                            data.file.rows.iter().position(|r| {
-                                r.kernel == wanted.kernel && r.device == wanted.device
-                            })
-                        {
+                        if let Some(first) = data.file.rows.iter().position(|r| {
+                            *r.kernel == *wanted.kernel
+                                && r.device.as_deref() == wanted.device.as_deref()
+                        }) {
                             self.table.select(first);
                         }
                     }

@@ -182,7 +182,7 @@ pub fn dispatch_details_ui(
         }
         (Some(file), Some(row)) => {
             let method = file.table.column("Method");
-            let mut pairs = vec![("Kernel".into(), row.kernel.as_str().into())];
+            let mut pairs = vec![("Kernel".into(), row.kernel.to_string().into())];
             pairs.extend(
                 file.table
                     .columns
@@ -190,7 +190,10 @@ pub fn dispatch_details_ui(
                     .enumerate()
                     .filter(|(i, _)| Some(*i) != method)
                     .map(|(i, name)| {
-                        let value = row.values.get(i).map_or("".into(), value_text);
+                        let value = row
+                            .values
+                            .get(i)
+                            .map_or("".into(), |v| value_text(&file.values, v));
                         (name.as_str().into(), value)
                     }),
             );

@@ -45,14 +45,14 @@ impl OccupancyData {
             .values
             .get(row)
             .and_then(|v| v.get(column))
-            .map_or(Cow::Borrowed(""), value_text)
+            .map_or(Cow::Borrowed(""), |v| value_text(&self.file.store, v))
     }
 
     /// Ascending order of rows `a` and `b` by `column`.
     pub fn compare(&self, column: usize, a: usize, b: usize) -> Ordering {
         let value = |r: usize| self.file.values.get(r).and_then(|v| v.get(column));
         match (value(a), value(b)) {
-            (Some(x), Some(y)) => compare_values(x, y),
+            (Some(x), Some(y)) => compare_values(&self.file.store, x, y),
             _ => Ordering::Equal,
         }
     }

@@ -8,22 +8,19 @@ use std::cmp::Ordering;
 
 use eframe::egui;
 
-use sightline_model::codexl::counters::CounterValue;
+use sightline_model::codexl::counters::{CounterValue, Values};
 
 use crate::widgets::table::{Header, Table, cell_text};
 
 /// How a typed value is shown: numbers as the file wrote them (every digit kept), work sizes
-/// as `{x, y, z}`, `NULL` as written, empty as nothing.
-pub fn value_text(value: &CounterValue) -> Cow<'_, str> {
+/// as `{x, y, z}`, `NULL` as written, empty as nothing. `store` holds the file's texts.
+pub fn value_text<'a>(store: &'a Values, value: &CounterValue) -> Cow<'a, str> {
     match value {
-        CounterValue::Empty => Cow::Borrowed(""),
-        CounterValue::Null => Cow::Borrowed("NULL"),
-        CounterValue::Number { text, .. } => Cow::Borrowed(text),
-        CounterValue::Sizes(sizes) => {
-            let parts: Vec<String> = sizes.iter().map(u64::to_string).collect();
+        CounterValue::Sizes(i) => {
+            let parts: Vec<String> = store.sizes(*i).iter().map(u64::to_string).collect();
             Cow::Owned(format!("{{{}}}", parts.join(", ")))
         }
-        CounterValue::Text(text) => Cow::Borrowed(text),
+        _ => store.written(value),
     }
 }
 
@@ -31,7 +28,7 @@ pub fn value_text(value: &CounterValue) -> Cow<'_, str> {
 /// empty fields.
 fn kind_rank(value: &CounterValue) -> u8 {
     match value {
-        CounterValue::Number { .. } | CounterValue::Sizes(_) => 0,
+        CounterValue::Number { .. } | CounterValue::Written { .. } | CounterValue::Sizes(_) => 0,
         CounterValue::Text(_) => 1,
         CounterValue::Null => 2,
         CounterValue::Empty => 3,
@@ -39,27 +36,27 @@ fn kind_rank(value: &CounterValue) -> u8 {
 }
 
 /// The sort key of a number-like value: the number, or a work size's product.
-fn numeric(value: &CounterValue) -> Option<f64> {
+fn numeric(store: &Values, value: &CounterValue) -> Option<f64> {
     match value {
-        CounterValue::Number { value, .. } => Some(*value),
-        CounterValue::Sizes(sizes) => Some(sizes.iter().map(|&s| s as f64).product()),
-        _ => None,
+        CounterValue::Sizes(i) => Some(store.sizes(*i).iter().map(|&s| s as f64).product()),
+        _ => value.as_f64(),
     }
 }
 
-/// Ascending order of two values (see the module documentation).
-pub fn compare_values(a: &CounterValue, b: &CounterValue) -> Ordering {
+/// Ascending order of two values of the file whose texts are in `store` (see the module
+/// documentation).
+pub fn compare_values(store: &Values, a: &CounterValue, b: &CounterValue) -> Ordering {
     let by_kind = kind_rank(a).cmp(&kind_rank(b));
     if by_kind != Ordering::Equal {
         return by_kind;
     }
     match (a, b) {
-        (CounterValue::Sizes(x), CounterValue::Sizes(y)) => numeric(a)
+        (CounterValue::Sizes(x), CounterValue::Sizes(y)) => numeric(store, a)
             .unwrap_or(0.0)
-            .total_cmp(&numeric(b).unwrap_or(0.0))
-            .then_with(|| x.cmp(y)),
-        (CounterValue::Text(x), CounterValue::Text(y)) => x.cmp(y),
-        _ => match (numeric(a), numeric(b)) {
+            .total_cmp(&numeric(store, b).unwrap_or(0.0))
+            .then_with(|| store.sizes(*x).cmp(store.sizes(*y))),
+        (CounterValue::Text(x), CounterValue::Text(y)) => store.text(*x).cmp(store.text(*y)),
+        _ => match (numeric(store, a), numeric(store, b)) {
             (Some(x), Some(y)) => x.total_cmp(&y),
             _ => Ordering::Equal,
         },
@@ -119,33 +116,28 @@ pub const TABLE_KEYS: &[(&str, &str)] = &[
 mod tests {
     use super::*;
 
-    fn number(v: f64) -> CounterValue {
-        CounterValue::Number {
-            value: v,
-            text: v.to_string(),
-        }
-    }
-
     #[test]
     fn numbers_sort_numerically_and_missing_values_last() {
-        let mut values = [
-            CounterValue::Empty,
-            number(100.0),
-            CounterValue::Null,
-            number(9.5),
-            CounterValue::Text("b".into()),
-            number(-1.0),
-        ];
-        values.sort_by(compare_values);
-        assert_eq!(values[0], number(-1.0));
-        assert_eq!(values[1], number(9.5));
-        assert_eq!(values[2], number(100.0));
-        assert_eq!(values[3], CounterValue::Text("b".into()));
-        assert_eq!(values[4], CounterValue::Null);
-        assert_eq!(values[5], CounterValue::Empty);
+        let mut store = Values::default();
+        let mut values = ["", "100", "NULL", "9.5", "b", "-1", "{64 1 1}", "{2 1 1}"]
+            .map(|f| store.parse(f, false));
+        values.sort_by(|a, b| compare_values(&store, a, b));
+        let texts: Vec<String> = values
+            .iter()
+            .map(|v| value_text(&store, v).into_owned())
+            .collect();
         assert_eq!(
-            value_text(&CounterValue::Sizes(vec![64, 1, 1])),
-            "{64, 1, 1}"
+            texts,
+            [
+                "-1",
+                "{2, 1, 1}",
+                "9.5",
+                "{64, 1, 1}",
+                "100",
+                "b",
+                "NULL",
+                ""
+            ]
         );
     }
 }

@@ -4,91 +4,15 @@
 //! and HSA files whose kernel names escape space and comma.
 
 use std::collections::HashMap;
+use std::io::BufRead;
 use std::path::Path;
+use std::sync::Arc;
 
-use super::table::{ProfileTable, parse_table};
+use super::CodexlError;
+use super::table::{ProfileTable, TableReader};
 use super::text::unescape;
-use super::{CodexlError, read_file};
+pub use super::values::{CounterValue, Values};
 use crate::problem::Problem;
-
-/// One field's value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CounterValue {
-    /// An empty field.
-    Empty,
-    /// `NULL` (e.g. a local work size the application left NULL).
-    Null,
-    /// A number; `text` is how the file wrote it (trimmed, decimal point `.`).
-    Number {
-        /// The value.
-        value: f64,
-        /// The digits as written.
-        text: String,
-    },
-    /// A work size `{x y z}` / `{x; y; z}`.
-    Sizes(Vec<u64>),
-    /// Anything else (names; escapes undone).
-    Text(String),
-}
-
-impl CounterValue {
-    /// Reads a trimmed field; `decimal_comma` accepts `1,5` (files whose separator is not `,`).
-    pub fn parse(field: &str, decimal_comma: bool) -> CounterValue {
-        let field = field.trim();
-        if field.is_empty() {
-            return CounterValue::Empty;
-        }
-        if field == "NULL" || field == "{NULL}" {
-            return CounterValue::Null;
-        }
-        if let Some(inner) = field.strip_prefix('{').and_then(|f| f.strip_suffix('}')) {
-            let sizes: Option<Vec<u64>> = inner
-                .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
-                .filter(|p| !p.is_empty())
-                .map(|p| p.parse::<u64>().ok())
-                .collect();
-            if let Some(sizes) = sizes.filter(|s| !s.is_empty()) {
-                return CounterValue::Sizes(sizes);
-            }
-            return CounterValue::Text(field.to_string());
-        }
-        if let Some(number) = parse_number(field, decimal_comma) {
-            return number;
-        }
-        CounterValue::Text(unescape(field).into_owned())
-    }
-
-    /// The numeric value, if any.
-    pub fn as_f64(&self) -> Option<f64> {
-        match self {
-            CounterValue::Number { value, .. } => Some(*value),
-            _ => None,
-        }
-    }
-}
-
-/// A decimal number with optional sign, fraction and exponent (no `inf`/`nan` words).
-fn parse_number(field: &str, decimal_comma: bool) -> Option<CounterValue> {
-    let text = if decimal_comma && field.matches(',').count() == 1 && !field.contains('.') {
-        field.replace(',', ".")
-    } else {
-        field.to_string()
-    };
-    let body = text.strip_prefix(['-', '+']).unwrap_or(&text);
-    let starts_numeric =
-        body.starts_with(|c: char| c.is_ascii_digit()) || (body.starts_with('.') && body.len() > 1);
-    if !starts_numeric
-        || !body
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
-    {
-        return None;
-    }
-    let value: f64 = text.parse().ok()?;
-    value
-        .is_finite()
-        .then_some(CounterValue::Number { value, text })
-}
 
 /// Which writer generation produced the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,14 +29,14 @@ pub struct CounterRow {
     /// 1-based line in the file.
     pub line: u64,
     /// One value per column (missing fields are `Empty`; extra fields are dropped with the
-    /// table's warning).
-    pub values: Vec<CounterValue>,
+    /// table's warning); texts and sizes are in the file's [`CounterFile::values`].
+    pub values: Box<[CounterValue]>,
     /// Kernel name from `Method` (escapes undone); the whole `Method` when it has no `__k`.
-    pub kernel: String,
+    pub kernel: Arc<str>,
     /// Kernel id from `Method` (`__k<id>_`).
     pub kernel_id: Option<u32>,
     /// Device from `Method` (`_<device><n>`).
-    pub device: Option<String>,
+    pub device: Option<Arc<str>>,
 }
 
 /// Dispatch count and time of one kernel (on one device).
@@ -133,72 +57,118 @@ pub struct KernelAggregate {
 /// A parsed counter file.
 #[derive(Debug, Clone)]
 pub struct CounterFile {
-    /// The table as read (header entries, columns, raw fields, warnings).
+    /// The table as read (header entries, columns, warnings; its raw rows are not kept).
     pub table: ProfileTable,
     /// Writer generation.
     pub dialect: CounterDialect,
     /// Typed rows.
     pub rows: Vec<CounterRow>,
+    /// The texts and work sizes the rows' values refer to.
+    pub values: Values,
     /// Device names of the header's `#Device <name> <property>=` lines.
     pub devices: Vec<String>,
 }
 
 impl CounterFile {
-    /// Reads a file.
+    /// Reads a file a line at a time (the file's text is never held whole).
     pub fn open(path: &Path) -> Result<CounterFile, CodexlError> {
-        Ok(Self::parse(&read_file(path)?))
+        let io = |source| CodexlError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        Self::read(std::io::BufReader::with_capacity(1 << 16, file)).map_err(io)
     }
 
     /// Parses the bytes of a counter file.
     pub fn parse(data: &[u8]) -> CounterFile {
-        let table = parse_table(data);
+        // Reading from memory cannot fail.
+        Self::read(data).unwrap_or_else(|_| CounterFile {
+            table: ProfileTable::default(),
+            dialect: CounterDialect::Sprofile,
+            rows: Vec::new(),
+            values: Values::default(),
+            devices: Vec::new(),
+        })
+    }
+
+    /// Parses a counter file from `input`, typing each row as it is read.
+    pub fn read(mut input: impl BufRead) -> std::io::Result<CounterFile> {
+        let mut reader = TableReader::new();
+        let mut rows = Vec::new();
+        let mut values = Values::default();
+        let mut typed: Option<(Vec<String>, Option<usize>, bool)> = None;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if input.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            let raw = line.strip_suffix(b"\n").unwrap_or(&line);
+            let Some(row) = reader.line(raw) else {
+                continue;
+            };
+            // The header is complete at the first row: devices, `Method`, decimal commas.
+            let (devices, method, decimal_comma) = typed.get_or_insert_with(|| {
+                let table = reader.table();
+                (
+                    header_devices(table),
+                    table.column("Method"),
+                    table.separator != ',',
+                )
+            });
+            let width = reader.table().columns.len();
+            let row_values: Box<[CounterValue]> = (0..width)
+                .map(|i| {
+                    row.fields
+                        .get(i)
+                        .map_or(CounterValue::Empty, |f| values.parse(f, *decimal_comma))
+                })
+                .collect();
+            let method_text = method
+                .and_then(|i| row.fields.get(i))
+                .map(String::as_str)
+                .unwrap_or("");
+            let (kernel, kernel_id, device) = split_method(method_text, devices);
+            rows.push(CounterRow {
+                line: row.line,
+                values: row_values,
+                kernel: values.shared_text(&kernel),
+                kernel_id,
+                device: device.map(|d| values.shared_text(&d)),
+            });
+        }
+        rows.shrink_to_fit();
+        let table = reader.finish();
         let dialect = if table.header.is_empty() {
             CounterDialect::Sprofile
         } else {
             CounterDialect::Rcp
         };
-        let mut devices: Vec<String> = Vec::new();
-        for (key, _) in &table.header {
-            if let Some(rest) = key.strip_prefix("Device ")
-                && let Some(name) = rest.split_whitespace().next()
-                && !devices.iter().any(|d| d == name)
-            {
-                devices.push(name.to_string());
-            }
-        }
-        let method = table.column("Method");
-        let decimal_comma = table.separator != ',';
-        let rows = table
-            .rows
-            .iter()
-            .map(|row| {
-                let values: Vec<CounterValue> = (0..table.columns.len())
-                    .map(|i| {
-                        row.fields.get(i).map_or(CounterValue::Empty, |f| {
-                            CounterValue::parse(f, decimal_comma)
-                        })
-                    })
-                    .collect();
-                let method_text = method
-                    .and_then(|i| row.fields.get(i))
-                    .map(String::as_str)
-                    .unwrap_or("");
-                let (kernel, kernel_id, device) = split_method(method_text, &devices);
-                CounterRow {
-                    line: row.line,
-                    values,
-                    kernel,
-                    kernel_id,
-                    device,
-                }
-            })
-            .collect();
-        CounterFile {
+        let devices = header_devices(&table);
+        Ok(CounterFile {
             table,
             dialect,
             rows,
+            values,
             devices,
-        }
+        })
+    }
+
+    /// A value as the file wrote it ([`Values::written`]).
+    pub fn value_text(&self, value: &CounterValue) -> std::borrow::Cow<'_, str> {
+        self.values.written(value)
+    }
+
+    /// Bytes the parsed file holds on the heap (rows, values, texts), for the memory budget.
+    pub fn heap_bytes(&self) -> usize {
+        let rows = self.rows.capacity() * std::mem::size_of::<CounterRow>();
+        let values: usize = self
+            .rows
+            .iter()
+            .map(|r| r.values.len() * std::mem::size_of::<CounterValue>())
+            .sum();
+        rows + values + self.values.heap_bytes()
     }
 
     /// Problems worked around.
@@ -233,7 +203,7 @@ impl CounterFile {
             let Some(ms) = row.values.get(time).and_then(CounterValue::as_f64) else {
                 continue;
             };
-            let key = (row.kernel.as_str(), row.device.as_deref());
+            let key = (&*row.kernel, row.device.as_deref());
             match index.get(&key).and_then(|&i| out.get_mut(i)) {
                 Some(a) => {
                     a.dispatches += 1;
@@ -242,8 +212,8 @@ impl CounterFile {
                 None => {
                     index.insert(key, out.len());
                     out.push(KernelAggregate {
-                        kernel: row.kernel.clone(),
-                        device: row.device.clone(),
+                        kernel: row.kernel.to_string(),
+                        device: row.device.as_deref().map(str::to_owned),
                         dispatches: 1,
                         total_time_ms: ms,
                         average_time_ms: 0.0,
@@ -269,6 +239,20 @@ impl CounterFile {
             matches(r.values.get(thread), thread_id) && matches(r.values.get(call), call_index)
         })
     }
+}
+
+/// Device names of the header's `#Device <name> <property>=` lines, in order.
+fn header_devices(table: &ProfileTable) -> Vec<String> {
+    let mut devices: Vec<String> = Vec::new();
+    for (key, _) in &table.header {
+        if let Some(rest) = key.strip_prefix("Device ")
+            && let Some(name) = rest.split_whitespace().next()
+            && !devices.iter().any(|d| d == name)
+        {
+            devices.push(name.to_string());
+        }
+    }
+    devices
 }
 
 /// Splits `Method` = kernel name + `__k<id>_<device><n>`; the device is matched against the
@@ -332,26 +316,6 @@ mod tests {
         assert_eq!(
             split_method("a&nbsp;b__k3_Fiji1", &[]),
             ("a b".into(), Some(3), Some("Fiji".into()))
-        );
-    }
-
-    #[test]
-    fn values() {
-        assert_eq!(CounterValue::parse("NULL", false), CounterValue::Null);
-        assert_eq!(CounterValue::parse("", false), CounterValue::Empty);
-        assert_eq!(
-            CounterValue::parse("{ 397952       1       1}", false),
-            CounterValue::Sizes(vec![397952, 1, 1])
-        );
-        assert_eq!(
-            CounterValue::parse("{38656; 1; 1}", false),
-            CounterValue::Sizes(vec![38656, 1, 1])
-        );
-        assert_eq!(CounterValue::parse("0.00", false).as_f64(), Some(0.0));
-        assert_eq!(CounterValue::parse("1,5", true).as_f64(), Some(1.5));
-        assert_eq!(
-            CounterValue::parse("inf", false),
-            CounterValue::Text("inf".into())
         );
     }
 }

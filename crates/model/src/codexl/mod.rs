@@ -13,6 +13,7 @@ pub mod occupancy;
 pub mod session;
 pub mod table;
 pub mod text;
+pub mod values;
 
 use std::path::{Path, PathBuf};
 

@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use super::counters::{CounterValue, split_method};
+use super::counters::{CounterValue, Values, split_method};
 use super::table::{ProfileTable, parse_table};
 use super::text::unescape;
+use super::values::number_of;
 use super::{CodexlError, read_file};
 use crate::problem::Problem;
 
@@ -107,6 +108,8 @@ pub struct OccupancyFile {
     pub rows: Vec<OccupancyRow>,
     /// Per row and column: the value as the counters reader types it (for tables and JSON).
     pub values: Vec<Vec<CounterValue>>,
+    /// The texts and work sizes `values` refer to.
+    pub store: Values,
 }
 
 impl OccupancyFile {
@@ -132,6 +135,7 @@ impl OccupancyFile {
         let mut rows = Vec::with_capacity(table.rows.len());
         let mut values = Vec::with_capacity(table.rows.len());
         let mut warnings = Vec::new();
+        let mut store = Values::default();
         for raw in &table.rows {
             let field = |i: usize| index[i].and_then(|c| raw.fields.get(c)).map(String::as_str);
             let mut bad: Vec<&str> = Vec::new();
@@ -141,7 +145,7 @@ impl OccupancyFile {
                     return None;
                 }
                 let parsed = text.parse::<u64>().ok().or_else(|| {
-                    let v = CounterValue::parse(text, decimal_comma).as_f64()?;
+                    let (v, _) = number_of(text.trim(), decimal_comma)?;
                     (v >= 0.0 && v.fract() == 0.0 && v < 1e19).then_some(v as u64)
                 });
                 if parsed.is_none() {
@@ -175,7 +179,7 @@ impl OccupancyFile {
                 lds_limited_waves: num(21),
                 wg_limited_waves: num(22),
                 occupancy_percent: field(23)
-                    .and_then(|t| CounterValue::parse(t, decimal_comma).as_f64()),
+                    .and_then(|t| Some(number_of(t.trim(), decimal_comma)?.0)),
                 graphics_ip: field(24).unwrap_or("").to_string(),
                 simds_per_cu: num(25),
             };
@@ -188,9 +192,9 @@ impl OccupancyFile {
             values.push(
                 (0..table.columns.len())
                     .map(|i| {
-                        raw.fields.get(i).map_or(CounterValue::Empty, |f| {
-                            CounterValue::parse(f, decimal_comma)
-                        })
+                        raw.fields
+                            .get(i)
+                            .map_or(CounterValue::Empty, |f| store.parse(f, decimal_comma))
                     })
                     .collect(),
             );
@@ -201,6 +205,7 @@ impl OccupancyFile {
             table,
             rows,
             values,
+            store,
         }
     }
 

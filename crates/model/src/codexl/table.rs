@@ -62,27 +62,70 @@ const MAX_WARNINGS: usize = 500;
 
 /// Parses a table file (LF or CRLF, any bytes).
 pub fn parse_table(data: &[u8]) -> ProfileTable {
-    let mut table = ProfileTable {
-        separator: ',',
-        ..ProfileTable::default()
-    };
-    let mut declared: Option<char> = None;
-    let mut dropped = 0u64;
-    let mut warn = |table: &mut ProfileTable, line: u64, message: String| {
-        if table.warnings.len() < MAX_WARNINGS {
-            table.warnings.push(super::warning(line, message));
-        } else {
-            dropped += 1;
+    let mut reader = TableReader::new();
+    for raw in data.split(|&b| b == b'\n') {
+        if let Some(row) = reader.line(raw) {
+            reader.table.rows.push(row);
         }
-    };
-    for (index, raw) in data.split(|&b| b == b'\n').enumerate() {
-        let number = index as u64 + 1;
+    }
+    reader.finish()
+}
+
+/// Reads a table file a line at a time: the header and column line go into its
+/// [`ProfileTable`], each data row is handed back (so a caller can type it and drop the text).
+#[derive(Debug)]
+pub struct TableReader {
+    table: ProfileTable,
+    declared: Option<char>,
+    dropped: u64,
+    number: u64,
+}
+
+impl Default for TableReader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TableReader {
+    /// A reader before the first line.
+    pub fn new() -> TableReader {
+        TableReader {
+            table: ProfileTable {
+                separator: ',',
+                ..ProfileTable::default()
+            },
+            declared: None,
+            dropped: 0,
+            number: 0,
+        }
+    }
+
+    /// The table so far (header, separator, columns, warnings; no rows).
+    pub fn table(&self) -> &ProfileTable {
+        &self.table
+    }
+
+    fn warn(&mut self, line: u64, message: String) {
+        if self.table.warnings.len() < MAX_WARNINGS {
+            self.table.warnings.push(super::warning(line, message));
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Reads the next line (without its `\n`; a `\r` before it is dropped); returns it when it
+    /// is a data row.
+    pub fn line(&mut self, raw: &[u8]) -> Option<TableRow> {
+        self.number += 1;
+        let number = self.number;
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let text = decode(raw);
         let trimmed = text.trim();
         if trimmed.is_empty() {
-            continue;
+            return None;
         }
+        let table = &mut self.table;
         if table.columns.is_empty() && table.column_line == 0 && trimmed.starts_with('#') {
             let body = trimmed[1..].trim_start();
             let (key, value) = body.split_once('=').unwrap_or((body, ""));
@@ -90,27 +133,27 @@ pub fn parse_table(data: &[u8]) -> ProfileTable {
             if key == "ListSeparator" {
                 // The value is the separator itself; a lone space is trimmed away above.
                 let raw_value = text.split_once('=').map_or("", |(_, v)| v);
-                declared = Some(raw_value.chars().next().unwrap_or(' '));
+                self.declared = Some(raw_value.chars().next().unwrap_or(' '));
             }
             table.header.push((key, value));
-            continue;
+            return None;
         }
         if table.column_line == 0 {
             table.column_line = number;
-            let separator = match declared {
+            let separator = match self.declared {
                 Some(sep) if trimmed.contains(sep) => sep,
                 // A CodeXL release wrote the column line with ',' and the rows with ';'.
                 Some(sep) if trimmed.contains(',') => {
                     table.separator = sep;
                     table.columns = split_fields(trimmed, ',');
-                    continue;
+                    return None;
                 }
                 Some(sep) => sep,
                 None => guess_separator(trimmed),
             };
             table.separator = separator;
             table.columns = split_fields(trimmed, separator);
-            continue;
+            return None;
         }
         let fields = split_fields(&text, table.separator);
         if fields.len() != table.columns.len() {
@@ -119,24 +162,29 @@ pub fn parse_table(data: &[u8]) -> ProfileTable {
                 fields.len(),
                 table.columns.len()
             );
-            warn(&mut table, number, message);
+            self.warn(number, message);
         }
-        table.rows.push(TableRow {
+        Some(TableRow {
             line: number,
             fields,
-        });
+        })
     }
-    if table.column_line == 0 {
-        table
-            .warnings
-            .push(super::warning(0, "no column line: the file has no table"));
+
+    /// The table read (with the rows the caller pushed, if any) and its final warnings.
+    pub fn finish(mut self) -> ProfileTable {
+        if self.table.column_line == 0 {
+            self.table
+                .warnings
+                .push(super::warning(0, "no column line: the file has no table"));
+        }
+        if self.dropped > 0 {
+            let dropped = self.dropped;
+            self.table
+                .warnings
+                .push(super::warning(0, format!("{dropped} more warnings")));
+        }
+        self.table
     }
-    if dropped > 0 {
-        table
-            .warnings
-            .push(super::warning(0, format!("{dropped} more warnings")));
-    }
-    table
 }
 
 /// The most frequent candidate separator outside braces (`,` when none occurs).

@@ -5,6 +5,10 @@
 //! - `make_codexl atp OUT [--size BYTES] [--seed N]`: writes a trace of about BYTES (default 1 GB).
 //! - `make_codexl measure FILE`: loads a trace with `AtpFile::open` and prints the load time,
 //!   MB/s, calls, events and bytes held per event.
+//! - `make_codexl counters OUT [--rows N]`: writes a performance-counter file (RCP 5.2 layout)
+//!   of N dispatches (default 1,000,000: about 150 MB).
+//! - `make_codexl measure-counters FILE`: loads it with `CounterFile::open` and prints the load
+//!   time and the bytes held against the file's size (run under `/usr/bin/time -v` for the peak).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::io::BufWriter;
@@ -12,7 +16,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use sightline_model::codexl::counters::CounterFile;
 use sightline_model::timeline::atp::AtpFile;
+use sightline_test_support::codexl::tables::{TableStyle, counters_text};
 use sightline_test_support::codexl::{atp, fixture_files};
 
 fn main() -> anyhow::Result<()> {
@@ -87,8 +93,43 @@ fn main() -> anyhow::Result<()> {
             );
             println!("warnings: {}", t.warnings.len() as u64 + t.warnings_dropped);
         }
+        Some("counters") => {
+            let out = PathBuf::from(args.get(1).context("make_codexl counters OUT [--rows N]")?);
+            let rows: u64 = match (args.get(2).map(String::as_str), args.get(3)) {
+                (Some("--rows"), Some(n)) => n.parse()?,
+                (None, _) => 1_000_000,
+                _ => bail!("make_codexl counters OUT [--rows N]"),
+            };
+            let spec = atp::AtpSpec {
+                opencl_threads: 8,
+                iterations: u32::try_from(rows.div_ceil(8))?,
+                ..atp::AtpSpec::default()
+            };
+            let (text, _) = counters_text(&spec, &TableStyle::default());
+            std::fs::write(&out, &text).with_context(|| format!("writing {}", out.display()))?;
+            println!("{}: {} bytes", out.display(), text.len());
+        }
+        Some("measure-counters") => {
+            let path = PathBuf::from(args.get(1).context("make_codexl measure-counters FILE")?);
+            let started = Instant::now();
+            let file = CounterFile::open(&path)?;
+            let seconds = started.elapsed().as_secs_f64();
+            let bytes = std::fs::metadata(&path)?.len() as f64;
+            let heap = file.heap_bytes() as f64;
+            let fields: usize = file.rows.iter().map(|r| r.values.len()).sum();
+            println!("file: {} ({:.1} MB)", path.display(), bytes / 1e6);
+            println!("load: {seconds:.3} s, {:.1} MB/s", bytes / 1e6 / seconds);
+            println!(
+                "rows: {}, fields: {fields}, held: {:.1} MB = {:.2}x the file, {:.1} B per field",
+                file.rows.len(),
+                heap / 1e6,
+                heap / bytes,
+                heap / fields.max(1) as f64
+            );
+        }
         _ => bail!(
-            "usage: make_codexl fixtures [DIR] | atp OUT [--size BYTES] [--seed N] | measure FILE"
+            "usage: make_codexl fixtures [DIR] | atp OUT [--size BYTES] [--seed N] | measure FILE \
+             | counters OUT [--rows N] | measure-counters FILE"
         ),
     }
     Ok(())
