@@ -32,14 +32,15 @@ use super::memory_tables::{MemoryTableView, memory_table_ui};
 use super::nvlink_topology::{TopologyView, topology_ui};
 use super::pm_sampling_chart::{PmTimelineView, pm_timeline_ui};
 use super::rule_state::{PageRules, RuleRow, RuleStatus};
+use super::source_page::hotspots::top_pcs;
 use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
 use sightline_model::format::format_with_unit;
-use sightline_model::ncu::MetricValue;
 use sightline_model::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
+use sightline_model::ncu::{Action, MetricValue};
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::section::details::{
-    ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails,
+    ChartAxes, ChartAxis, DetailsSection, Entry, HotSpots, Item, KernelDetails,
 };
 use sightline_model::section::memory::MemoryWidget;
 use sightline_model::section::system::SystemWidget;
@@ -73,6 +74,8 @@ pub struct DetailsPanel {
     cache: Option<PageCache>,
     /// Rule requests made this frame.
     requests: Vec<RuleRequest>,
+    /// An instruction of a source metric table clicked (open the Source page there).
+    source_link: Option<u64>,
 }
 
 impl Default for DetailsPanel {
@@ -92,6 +95,7 @@ impl DetailsPanel {
             open_instances: HashSet::new(),
             cache: None,
             requests: Vec::new(),
+            source_link: None,
         }
     }
 
@@ -124,6 +128,12 @@ impl DetailsPanel {
     /// Rule requests made on the page since the last call (Apply Rules, Apply one, Cancel).
     pub fn take_rule_requests(&mut self) -> Vec<RuleRequest> {
         std::mem::take(&mut self.requests)
+    }
+
+    /// The PC of a source metric table's row clicked since the last call: the tab opens the
+    /// Source page there.
+    pub fn take_source_link(&mut self) -> Option<u64> {
+        self.source_link.take()
     }
 
     /// Draws the Details page of `ctx.details` (with the rule results of `ctx.action`, or those
@@ -176,6 +186,7 @@ impl DetailsPanel {
             rule_rows,
             known,
             instance_rows,
+            hot_spot_rows,
             ..
         } = cache;
         let mut render = Render {
@@ -191,6 +202,9 @@ impl DetailsPanel {
             clicked_section: None,
             target_seen: false,
             settling: false,
+            action: ctx.action,
+            hot_spot_rows,
+            source_link: None,
         };
         let details = ctx.details;
         egui::ScrollArea::vertical()
@@ -235,8 +249,12 @@ impl DetailsPanel {
             clicked_section,
             target_seen,
             settling,
+            source_link,
             ..
         } = render;
+        if source_link.is_some() {
+            self.source_link = source_link;
+        }
         if let Some(target) = self.scroll_to.take() {
             self.scroll_frames += 1;
             if target_seen && !settling {
@@ -374,6 +392,12 @@ struct Render<'s> {
     target_seen: bool,
     /// Whether an ancestor of the target is still animating open.
     settling: bool,
+    /// The kernel shown (per-instruction values of source metric tables).
+    action: &'s Action,
+    /// The ranked instructions of source metric tables, by (metric, rows, ascending).
+    hot_spot_rows: &'s mut HotSpotRows,
+    /// A source metric table's instruction clicked this frame.
+    source_link: Option<u64>,
 }
 
 fn section_ui(ui: &mut Ui, section: &DetailsSection, view: &SectionView, render: &mut Render<'_>) {
@@ -679,6 +703,9 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
                     render,
                 );
                 instance_tables(ui, &item.entries, entries, render);
+                if let Some(spec) = item.hot_spots {
+                    hot_spot_list(ui, &item.entries, spec, render);
+                }
             }
         }
         ItemView::Bars(chart) => bar_chart_ui(ui, item, chart),
@@ -700,6 +727,46 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
                 instance_tables(ui, &item.entries, entries, render);
             }
         }
+    }
+}
+
+/// The instructions of a source metric table, ranked, each a link into the Source page.
+fn hot_spot_list(ui: &mut Ui, entries: &[Entry], spec: HotSpots, render: &mut Render<'_>) {
+    for entry in entries {
+        let key = (entry.metric.clone(), spec.rows, spec.ascending);
+        let action = render.action;
+        let rows = render.hot_spot_rows.entry(key).or_insert_with(|| {
+            top_pcs(action, &entry.metric, spec.rows as usize, spec.ascending)
+                .into_iter()
+                .map(|(pc, v)| {
+                    (
+                        pc,
+                        format_with_unit(&MetricValue::Double(v), &entry.unit, None),
+                    )
+                })
+                .collect()
+        });
+        if rows.is_empty() {
+            continue;
+        }
+        ui.weak(format!("{} by instruction", entry.label));
+        egui::Grid::new(("hot-spots", &entry.metric))
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                for (pc, value) in rows.iter() {
+                    let response = ui
+                        .link(RichText::new(format!("{pc:#x}")).monospace())
+                        .on_hover_text("Open the Source page at this instruction");
+                    if response.clicked() {
+                        render.source_link = Some(*pc);
+                    }
+                    ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                        ui.label(value.as_str());
+                    });
+                    ui.end_row();
+                }
+            });
     }
 }
 
