@@ -21,7 +21,7 @@ const MARGIN: f32 = 16.0;
 /// Width of the heatmap strip.
 const STRIP: f32 = 14.0;
 /// The narrowest text column.
-const MIN_TEXT: f32 = 260.0;
+const MIN_TEXT: f32 = 300.0;
 
 /// What one grid shows this frame.
 pub struct Grid<'a> {
@@ -31,6 +31,10 @@ pub struct Grid<'a> {
     pub rows: &'a [Row],
     /// The page's columns.
     pub columns: &'a [ColumnInfo],
+    /// The indices of the columns shown, in order.
+    pub shown: &'a [usize],
+    /// The title of the text column (the view's name).
+    pub title: &'a str,
     /// The column of the heatmap and the hot spots.
     pub heat: Option<usize>,
     /// Percent of the launch (else absolute values).
@@ -68,7 +72,8 @@ pub fn heat_color(share: f32, dark: bool) -> Color32 {
     if share <= 0.0 {
         return Color32::TRANSPARENT;
     }
-    let alpha = (40.0 + 200.0 * share) as u8;
+    // Light enough for the cell's text to stay readable on a full bar.
+    let alpha = (40.0 + 120.0 * share) as u8;
     if dark {
         Color32::from_rgba_unmultiplied(255, 120, 40, alpha)
     } else {
@@ -83,7 +88,8 @@ pub fn cell_text(cell: &Cell, column: &ColumnInfo, percent: bool) -> String {
         Cell::Text(t) => t.clone(),
         Cell::Number(v) if percent && column.numeric => {
             if column.total > 0.0 {
-                format!("{:.1} %", v / column.total * 100.0)
+                // `+ 0.0` turns a -0 into 0.
+                format!("{:.1} %", v / column.total * 100.0 + 0.0)
             } else if *v == 0.0 {
                 "0 %".to_owned()
             } else {
@@ -110,9 +116,14 @@ impl Grid<'_> {
             .max()
             .unwrap_or(1);
         let location_width = char_width * location_chars as f32 + 12.0;
-        let columns_width = COLUMN_WIDTH * self.columns.len() as f32;
+        let columns_width = COLUMN_WIDTH * self.shown.len() as f32;
         let available = ui.available_width() - STRIP - 4.0;
-        let text_width = (available - MARGIN - location_width - columns_width).max(MIN_TEXT);
+        // The text gives way (down to 120 px) so that at least two columns stay in view.
+        let fixed = MARGIN + location_width;
+        let min_text = MIN_TEXT
+            .min(available - fixed - COLUMN_WIDTH * self.shown.len().min(2) as f32)
+            .max(120.0);
+        let text_width = (available - fixed - columns_width).max(min_text);
         let total_width = MARGIN + location_width + text_width + columns_width;
         let text_color = ui.visuals().text_color();
         let weak = ui.visuals().weak_text_color();
@@ -129,12 +140,15 @@ impl Grid<'_> {
         painter.text(
             egui::pos2(text_x, header_rect.center().y),
             Align2::LEFT_CENTER,
-            "Source",
+            self.title,
             FontId::proportional(13.0),
             text_color,
         );
-        for (c, column) in self.columns.iter().enumerate() {
-            let left = text_x + text_width + COLUMN_WIDTH * c as f32;
+        for (slot, &c) in self.shown.iter().enumerate() {
+            let Some(column) = self.columns.get(c) else {
+                continue;
+            };
+            let left = text_x + text_width + COLUMN_WIDTH * slot as f32;
             let rect = Rect::from_min_size(
                 egui::pos2(left, header_rect.top()),
                 egui::vec2(COLUMN_WIDTH, header_rect.height()),
@@ -297,8 +311,11 @@ impl Grid<'_> {
                     mono.clone(),
                     text_color,
                 );
-                for (c, column) in self.columns.iter().enumerate() {
-                    let left = text_rect.left() + text_width + COLUMN_WIDTH * c as f32;
+                for (slot, &c) in self.shown.iter().enumerate() {
+                    let Some(column) = self.columns.get(c) else {
+                        continue;
+                    };
+                    let left = text_rect.left() + text_width + COLUMN_WIDTH * slot as f32;
                     let cell_rect = Rect::from_min_size(
                         egui::pos2(left, rect.top() + 1.0),
                         egui::vec2(COLUMN_WIDTH - 4.0, ROW_HEIGHT - 2.0),

@@ -84,6 +84,8 @@ pub struct SourcePageState {
     column: Option<usize>,
     /// % of the launch (else absolute values).
     pub percent: bool,
+    /// Only the heatmap's column (else every column with values).
+    pub compact: bool,
     /// The search text.
     pub find: String,
     matches: Keyed<(usize, View, usize, String), Vec<usize>>,
@@ -93,6 +95,8 @@ pub struct SourcePageState {
     pending_pc: Option<u64>,
     /// A file-dialog or read error of Resolve….
     resolve_error: Option<String>,
+    /// Scroll both views to their first row with instructions (a newly shown kernel).
+    initial_scroll: bool,
 }
 
 impl Default for SourcePageState {
@@ -119,12 +123,14 @@ impl SourcePageState {
             active: 0,
             column: None,
             percent: true,
+            compact: false,
             find: String::new(),
             matches: None,
             hot: None,
             markers: None,
             pending_pc: None,
             resolve_error: None,
+            initial_scroll: true,
         }
     }
 
@@ -239,6 +245,7 @@ impl SourcePageState {
             self.panes = [Pane::new(views.0), Pane::new(views.1)];
             self.matches = None;
             self.hot = None;
+            self.initial_scroll = true;
         }
         if let Some(job) = &mut self.build {
             if let Some(result) = job.poll() {
@@ -349,6 +356,14 @@ impl SourcePageState {
             });
             return;
         };
+        if std::mem::take(&mut self.initial_scroll) {
+            for pane in &mut self.panes {
+                pane.scroll_to = page
+                    .rows(pane.view, pane.file)
+                    .iter()
+                    .position(|r| !r.pcs.is_empty());
+            }
+        }
         self.apply_pending_pc();
         let rules_key = (kernel, rules.map_or(0, |r| r.version), results.len());
         if self.markers.as_ref().is_none_or(|(k, _)| *k != rules_key) {
@@ -371,6 +386,20 @@ impl SourcePageState {
         let action = navigator::navigator(ui, self, &page);
         self.apply(action, &page);
         let panes = if self.side_by_side { 2 } else { 1 };
+        // Columns without a value in the launch (a stall reason never sampled) are left out.
+        let shown: Vec<usize> = page
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|&(c, info)| {
+                if self.compact {
+                    Some(c) == self.column
+                } else {
+                    !info.numeric || info.total != 0.0 || Some(c) == self.column
+                }
+            })
+            .map(|(c, _)| c)
+            .collect();
         let mut clicks: Vec<(usize, Option<usize>, Option<usize>, f32)> = Vec::new();
         let mut resolve: Option<usize> = None;
         let markers = self.markers.as_ref().map(|(_, m)| m);
@@ -410,6 +439,8 @@ impl SourcePageState {
                     id: &id,
                     rows,
                     columns: &page.columns,
+                    shown: &shown,
+                    title: pane.view.name(),
                     heat: self.column,
                     percent: self.percent,
                     selected: pane.selected,

@@ -26,7 +26,7 @@ pub fn navigator(ui: &mut Ui, state: &SourcePageState, page: &PageData) -> Optio
     };
     egui::Panel::left("source-navigator")
         .resizable(true)
-        .default_size(230.0)
+        .default_size(190.0)
         .show(ui, |ui| {
             egui::ScrollArea::vertical()
                 .id_salt("source-navigator-scroll")

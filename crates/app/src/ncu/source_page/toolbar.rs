@@ -35,8 +35,14 @@ pub fn toolbar(ui: &mut Ui, state: &mut SourcePageState, page: &PageData) -> Opt
             }
         }
         ui.separator();
-        ui.checkbox(&mut state.side_by_side, "Side by side")
-            .on_hover_text("Two views: a row selected in one highlights its rows in the other");
+        if ui
+            .checkbox(&mut state.side_by_side, "Side by side")
+            .on_hover_text("Two views: a row selected in one highlights its rows in the other")
+            .changed()
+        {
+            // Two views share the width: the heatmap's column alone, until asked otherwise.
+            state.compact = state.side_by_side;
+        }
         if state.side_by_side {
             let second = state.view(1).unwrap_or(View::Sass);
             ui.label("with");
@@ -84,6 +90,8 @@ pub fn toolbar(ui: &mut Ui, state: &mut SourcePageState, page: &PageData) -> Opt
                 })
                 .response
                 .on_hover_text("The column of the heatmap and the hot spots");
+            ui.checkbox(&mut state.compact, "Selected column only")
+                .on_hover_text("Show only the heatmap's column (else every column with values)");
             ui.selectable_value(&mut state.percent, true, "% of launch");
             ui.selectable_value(&mut state.percent, false, "Absolute");
             let view = state.active_view().name();
