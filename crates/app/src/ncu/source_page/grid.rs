@@ -107,6 +107,10 @@ impl Grid<'_> {
             h_offset: self.h_offset,
             ..Default::default()
         };
+        if ui.available_width() < 2.0 * STRIP + MARGIN {
+            // No room (a window squeezed to nothing): nothing to draw.
+            return out;
+        }
         let mono = FontId::monospace(12.5);
         let char_width = ui.ctx().fonts_mut(|f| f.glyph_width(&mono, '0'));
         let location_chars = self

@@ -27,6 +27,7 @@ pub fn navigator(ui: &mut Ui, state: &SourcePageState, page: &PageData) -> Optio
     egui::Panel::left("source-navigator")
         .resizable(true)
         .default_size(190.0)
+        .size_range(120.0..=(ui.available_width() * 0.4).max(120.0))
         .show(ui, |ui| {
             egui::ScrollArea::vertical()
                 .id_salt("source-navigator-scroll")
@@ -37,12 +38,16 @@ pub fn navigator(ui: &mut Ui, state: &SourcePageState, page: &PageData) -> Optio
                         .show(ui, |ui| {
                             for f in &page.functions {
                                 ui.horizontal(|ui| {
-                                    let response = ui
-                                        .selectable_label(false, RichText::new(&f.name).monospace())
-                                        .on_hover_text(format!(
-                                            "{}\nClick: its first instruction",
-                                            f.name
-                                        ));
+                                    // Mangled names of templated kernels run to hundreds of
+                                    // characters: cut, the whole name in the tooltip.
+                                    let response =
+                                        ui.selectable_label(
+                                            false,
+                                            RichText::new(shorten(&f.name, 28)).monospace(),
+                                        )
+                                        .on_hover_text(
+                                            format!("{}\nClick: its first instruction", f.name),
+                                        );
                                     if response.clicked() {
                                         action = Some(Action::Function(f.first_row));
                                     }
@@ -61,7 +66,7 @@ pub fn navigator(ui: &mut Ui, state: &SourcePageState, page: &PageData) -> Optio
                                 ui.horizontal(|ui| {
                                     let shown = state.view(0) == Some(super::View::Source)
                                         && state.panes[0].file == i;
-                                    let mut text = RichText::new(short_name(&f.name));
+                                    let mut text = RichText::new(shorten(short_name(&f.name), 28));
                                     if f.text == FileText::Missing {
                                         text = text.weak();
                                     }
@@ -86,4 +91,14 @@ pub fn navigator(ui: &mut Ui, state: &SourcePageState, page: &PageData) -> Optio
                 });
         });
     action
+}
+
+/// `text` cut to `max` characters with an ellipsis.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
