@@ -349,3 +349,96 @@ fn gui_source_corpus_manual_nvtx() {
         None => eprintln!("nvdisasm not installed: SASS text not checked"),
     }
 }
+
+/// Rule source markers: stored ones at a PC and at a file's line land on the rows that hold
+/// them (a source line through its instructions too); a rule applied in this session replaces
+/// its stored markers with its own.
+#[test]
+fn gui_source_rule_markers_on_rows() {
+    use sightline::app::ncu::rule_state::PageRules;
+    use sightline::app::ncu::source_page::build::build_page;
+    use sightline::app::ncu::source_page::markers::Markers;
+    use sightline::ncu::source::nvdisasm::NvdisasmOptions;
+    use sightline::proto::nv::rule_system::{RuleResult, SourceMarker, source_marker};
+    use sightline::rules::model::{self as rules, MarkerLocation};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = report(dir.path(), true, &[("/src/kernel.cu", SOURCE)]);
+    let report = sightline::ncu::Report::open(&path).unwrap();
+    let options = NvdisasmOptions {
+        explicit: Some(dir.path().join("no-nvdisasm-here")),
+        ..NvdisasmOptions::default()
+    };
+    let page = build_page(&report, 0, &options, &|_, _| {}).unwrap();
+    let stored = RuleResult {
+        identifier: "StoredRule".into(),
+        source_markers: vec![
+            SourceMarker {
+                kind: Some(0),
+                tooltip: Some("uncoalesced access".into()),
+                r#type: Some(2),
+                file_name: None,
+                source_location: Some(source_marker::SourceLocation::Address(LOAD[0] + 0x30)),
+            },
+            SourceMarker {
+                kind: Some(1),
+                tooltip: Some("divergent branch".into()),
+                r#type: Some(1),
+                file_name: Some("/src/kernel.cu".into()),
+                source_location: Some(source_marker::SourceLocation::LineNumber(6)),
+            },
+        ],
+        ..Default::default()
+    };
+    let markers = Markers::build(std::slice::from_ref(&stored), None, &page);
+    let file = &page.files[0];
+    let line = |n: u32| {
+        file.rows
+            .iter()
+            .find(|r| r.location == n.to_string())
+            .unwrap()
+    };
+    let messages = |row, file: Option<&str>| -> Vec<String> {
+        markers
+            .of_row(row, file)
+            .iter()
+            .map(|m| format!("{} {}", m.message, m.warning))
+            .collect()
+    };
+    let name = Some(file.name.as_str());
+    assert_eq!(messages(&page.sass[3], None), ["uncoalesced access true"]);
+    assert!(messages(&page.sass[2], None).is_empty());
+    assert_eq!(messages(line(5), name), ["uncoalesced access true"]);
+    assert_eq!(messages(line(6), name), ["divergent branch false"]);
+    assert!(messages(line(3), name).is_empty());
+
+    // Applied in this session: its markers replace the stored ones.
+    let applied = PageRules {
+        rows: Vec::new(),
+        applied: vec![rules::RuleResult {
+            identifier: "StoredRule".into(),
+            name: "StoredRule".into(),
+            section_identifier: None,
+            messages: Vec::new(),
+            source_markers: vec![rules::SourceMarker {
+                message: "applied marker".into(),
+                location: MarkerLocation::Sass(LOAD[0] + 0x10),
+                msg_type: rules::msg_type::WARNING,
+            }],
+            charts: Vec::new(),
+        }],
+        charts: Default::default(),
+        replaced: ["StoredRule".to_owned()].into_iter().collect(),
+        running: false,
+        request_error: None,
+        version: 1,
+    };
+    let markers = Markers::build(std::slice::from_ref(&stored), Some(&applied), &page);
+    assert!(markers.of_row(&page.sass[3], None).is_empty());
+    let on_0x10: Vec<&str> = markers
+        .of_row(&page.sass[1], None)
+        .iter()
+        .map(|m| m.message.as_str())
+        .collect();
+    assert_eq!(on_0x10, ["applied marker"]);
+}
