@@ -693,6 +693,8 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
         ItemView::Table { entries, columns } => {
             if item.entries.is_empty() {
                 ui.weak("No metrics apply to this kernel.");
+            } else if let Some(spec) = item.hot_spots {
+                hot_spot_list(ui, &item.entries, entries, spec, render);
             } else {
                 entries_grid(
                     ui,
@@ -703,9 +705,6 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
                     render,
                 );
                 instance_tables(ui, &item.entries, entries, render);
-                if let Some(spec) = item.hot_spots {
-                    hot_spot_list(ui, &item.entries, spec, render);
-                }
             }
         }
         ItemView::Bars(chart) => bar_chart_ui(ui, item, chart),
@@ -730,9 +729,16 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
     }
 }
 
-/// The instructions of a source metric table, ranked, each a link into the Source page.
-fn hot_spot_list(ui: &mut Ui, entries: &[Entry], spec: HotSpots, render: &mut Render<'_>) {
-    for entry in entries {
+/// The instructions of a source metric table, ranked, each a link into the Source page; an
+/// entry without per-instruction values shows its value as in any table.
+fn hot_spot_list(
+    ui: &mut Ui,
+    entries: &[Entry],
+    views: &[EntryView],
+    spec: HotSpots,
+    render: &mut Render<'_>,
+) {
+    for (entry, view) in entries.iter().zip(views) {
         let key = (entry.metric.clone(), spec.rows, spec.ascending);
         let action = render.action;
         let rows = render.hot_spot_rows.entry(key).or_insert_with(|| {
@@ -747,9 +753,14 @@ fn hot_spot_list(ui: &mut Ui, entries: &[Entry], spec: HotSpots, render: &mut Re
                 .collect()
         });
         if rows.is_empty() {
+            let (entry, view) = (std::slice::from_ref(entry), std::slice::from_ref(view));
+            entries_grid(ui, entry, view, 1, false, render);
+            instance_tables(ui, entry, view, render);
             continue;
         }
-        ui.weak(format!("{} by instruction", entry.label));
+        let label = entry.label.strip_prefix("group:").unwrap_or(&entry.label);
+        ui.weak(format!("{label} by instruction"))
+            .on_hover_text(entry.metric.as_str());
         egui::Grid::new(("hot-spots", &entry.metric))
             .num_columns(2)
             .striped(true)
