@@ -131,6 +131,36 @@ fn main() {
         println!("nvdisasm not installed: `pip install nvidia-cuda-nvdisasm` to measure it");
     }
 
+    measure_app(root, &path, kernel, View::Sass);
+
+    // A kernel with line info and per-PC metrics (sampled stalls): monte_carlo_pi's kernel 1,
+    // 1,896 instructions (its own and its callees'), in the Source view beside SASS.
+    let monte = reports.join("ncu2020.2.1_rtx3080_monte_carlo_pi.ncu-rep");
+    if monte.is_file() {
+        let report = Report::open(&monte).unwrap();
+        let runs: Vec<Duration> = (0..9)
+            .map(|_| {
+                let start = Instant::now();
+                std::hint::black_box(build_page(&report, 1, &none, &quiet).unwrap());
+                start.elapsed()
+            })
+            .collect();
+        let page = build_page(&report, 1, &none, &quiet).unwrap();
+        println!(
+            "monte_carlo_pi kernel 1: {} SASS rows, {} source lines, {} columns; page build \
+             without nvdisasm: median {}",
+            page.sass.len(),
+            page.files.iter().map(|f| f.rows.len()).sum::<usize>(),
+            page.columns.len(),
+            ms(median(runs))
+        );
+        measure_app(root, &monte, 1, View::Source);
+    }
+}
+
+/// The whole app on `path` with `kernel` selected: the first Source page, switches from the
+/// Details page, and frames scrolling `view` (beside SASS when it is the Source view).
+fn measure_app(root: &Path, path: &Path, kernel: usize, view: View) {
     // The whole app.
     let sections = tempfile::tempdir().unwrap();
     deploy_bundled_sections(sections.path()).unwrap();
@@ -140,7 +170,7 @@ fn main() {
             ..Settings::default()
         },
         StartOptions {
-            files: vec![path.clone()],
+            files: vec![path.to_path_buf()],
             ..Default::default()
         },
     );
@@ -205,11 +235,11 @@ fn main() {
     );
 
     // Scrolling the SASS view.
-    h.state_mut()
-        .document_mut::<ReportTab>(0)
-        .unwrap()
-        .source
-        .set_view(0, View::Sass);
+    {
+        let source = &mut h.state_mut().document_mut::<ReportTab>(0).unwrap().source;
+        source.set_view(0, view);
+        source.side_by_side = view == View::Source;
+    }
     h.step();
     h.hover_at(egui::pos2(800.0, 600.0));
     h.step();
@@ -228,7 +258,8 @@ fn main() {
     }
     frames.sort();
     println!(
-        "scroll frames (SASS view, 300 frames): median {}, p99 {}, max {}",
+        "scroll frames ({} view, 300 frames): median {}, p99 {}, max {}",
+        view.name(),
         ms(frames[frames.len() / 2]),
         ms(frames[frames.len() * 99 / 100]),
         ms(frames[frames.len() - 1])

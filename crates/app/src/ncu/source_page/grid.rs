@@ -23,6 +23,57 @@ const STRIP: f32 = 14.0;
 /// The narrowest text column.
 const MIN_TEXT: f32 = 300.0;
 
+/// What a grid derives from its rows, kept between frames so that a frame's work does not grow
+/// with the number of rows: the maxima per column, the widest location, the heatmap strip.
+#[derive(Debug, Clone, Default)]
+pub struct GridCache {
+    /// `(rows address, row count)` the maxima were computed for.
+    rows: Option<(usize, usize)>,
+    maxima: Vec<f64>,
+    location_chars: usize,
+    /// `(column, pixels)` of the strip, and the share of the hottest row per pixel.
+    strip_key: Option<(usize, usize)>,
+    strip: Vec<f32>,
+}
+
+impl GridCache {
+    fn refresh(&mut self, rows: &[Row], columns: usize) {
+        let key = (rows.as_ptr() as usize, rows.len());
+        if self.rows == Some(key) && self.maxima.len() == columns {
+            return;
+        }
+        self.rows = Some(key);
+        self.maxima = (0..columns)
+            .map(|c| rows.iter().filter_map(|r| r.number(c)).fold(0.0, f64::max))
+            .collect();
+        self.location_chars = rows.iter().map(|r| r.location.len()).max().unwrap_or(1);
+        self.strip_key = None;
+    }
+
+    fn strip(&mut self, rows: &[Row], column: usize, pixels: usize) -> &[f32] {
+        if self.strip_key != Some((column, pixels)) {
+            self.strip_key = Some((column, pixels));
+            let max = self.maxima.get(column).copied().unwrap_or(0.0);
+            let n = rows.len();
+            self.strip = (0..pixels)
+                .map(|p| {
+                    if max <= 0.0 || n == 0 {
+                        return 0.0;
+                    }
+                    let from = p * n / pixels;
+                    let to = ((p + 1) * n / pixels).max(from + 1).min(n);
+                    let hottest = rows[from.min(n - 1)..to]
+                        .iter()
+                        .filter_map(|r| r.number(column))
+                        .fold(0.0, f64::max);
+                    (hottest / max) as f32
+                })
+                .collect();
+        }
+        &self.strip
+    }
+}
+
 /// What one grid shows this frame.
 pub struct Grid<'a> {
     /// The egui id of the grid (one per pane).
@@ -53,6 +104,8 @@ pub struct Grid<'a> {
     pub scroll_to: Option<usize>,
     /// The horizontal scroll of the last frame (the header follows it).
     pub h_offset: f32,
+    /// What the grid keeps between frames.
+    pub cache: &'a mut GridCache,
 }
 
 /// What the user did in a grid.
@@ -113,12 +166,8 @@ impl Grid<'_> {
         }
         let mono = FontId::monospace(12.5);
         let char_width = ui.ctx().fonts_mut(|f| f.glyph_width(&mono, '0'));
-        let location_chars = self
-            .rows
-            .iter()
-            .map(|r| r.location.len())
-            .max()
-            .unwrap_or(1);
+        self.cache.refresh(self.rows, self.columns.len());
+        let location_chars = self.cache.location_chars;
         let location_width = char_width * location_chars as f32 + 12.0;
         let columns_width = COLUMN_WIDTH * self.shown.len() as f32;
         let available = ui.available_width() - STRIP - 4.0;
@@ -200,14 +249,7 @@ impl Grid<'_> {
         );
 
         // The maxima of the view per column, for the bars and the heatmap.
-        let maxima: Vec<f64> = (0..self.columns.len())
-            .map(|c| {
-                self.rows
-                    .iter()
-                    .filter_map(|r| r.number(c))
-                    .fold(0.0, f64::max)
-            })
-            .collect();
+        let maxima = self.cache.maxima.clone();
 
         let body_height = ui.available_height();
         let area = ui.available_rect_before_wrap();
@@ -363,24 +405,14 @@ impl Grid<'_> {
         strip.rect_filled(strip_rect, 2.0, ui.visuals().extreme_bg_color);
         let n = self.rows.len();
         if let Some(c) = self.heat.filter(|_| n > 0) {
-            let max = maxima.get(c).copied().unwrap_or(0.0);
             let pixels = strip_rect.height().max(1.0) as usize;
-            if max > 0.0 {
-                for p in 0..pixels {
-                    let from = p * n / pixels;
-                    let to = ((p + 1) * n / pixels).max(from + 1).min(n);
-                    let hottest = self.rows[from..to]
-                        .iter()
-                        .filter_map(|r| r.number(c))
-                        .fold(0.0, f64::max);
-                    if hottest > 0.0 {
-                        let y = strip_rect.top() + p as f32;
-                        strip.hline(
-                            strip_rect.x_range(),
-                            y + 0.5,
-                            Stroke::new(1.0, heat_color((hottest / max) as f32, dark)),
-                        );
-                    }
+            for (p, share) in self.cache.strip(self.rows, c, pixels).iter().enumerate() {
+                if *share > 0.0 {
+                    strip.hline(
+                        strip_rect.x_range(),
+                        strip_rect.top() + p as f32 + 0.5,
+                        Stroke::new(1.0, heat_color(*share, dark)),
+                    );
                 }
             }
         }

@@ -32,7 +32,7 @@ use sightline_model::proto::nv::rule_system::RuleResult;
 
 use self::build::{BuildJob, PageCache};
 use self::data::{FileText, PageData, Row, View};
-use self::grid::Grid;
+use self::grid::{Grid, GridCache};
 use self::markers::Markers;
 use crate::ncu::rule_state::PageRules;
 
@@ -47,6 +47,7 @@ struct Pane {
     highlighted: Vec<usize>,
     scroll_to: Option<usize>,
     h_offset: f32,
+    cache: GridCache,
 }
 
 impl Pane {
@@ -58,6 +59,7 @@ impl Pane {
             highlighted: Vec::new(),
             scroll_to: None,
             h_offset: 0.0,
+            cache: GridCache::default(),
         }
     }
 }
@@ -407,6 +409,7 @@ impl SourcePageState {
         let markers = markers.unwrap_or(&empty);
         ui.columns(panes, |columns| {
             for (index, column_ui) in columns.iter_mut().enumerate() {
+                let mut cache = std::mem::take(&mut self.panes[index].cache);
                 let pane = &self.panes[index];
                 let file = page.files.get(pane.file);
                 if pane.view == View::Source {
@@ -452,8 +455,10 @@ impl SourcePageState {
                         .flatten(),
                     scroll_to: pane.scroll_to,
                     h_offset: pane.h_offset,
+                    cache: &mut cache,
                 }
                 .show(column_ui);
+                self.panes[index].cache = cache;
                 clicks.push((
                     index,
                     response.clicked,
@@ -506,6 +511,9 @@ impl SourcePageState {
             Some(content) => {
                 if let Some(page) = self.cache.get_mut(kernel) {
                     page.resolve_file(file, path, &content);
+                }
+                for pane in &mut self.panes {
+                    pane.cache = GridCache::default();
                 }
                 self.resolve_error = None;
                 self.matches = None;
