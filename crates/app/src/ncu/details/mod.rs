@@ -32,7 +32,6 @@ use super::memory_tables::{MemoryTableView, memory_table_ui};
 use super::nvlink_topology::{TopologyView, topology_ui};
 use super::pm_sampling_chart::{PmTimelineView, pm_timeline_ui};
 use super::rule_state::{PageRules, RuleRow, RuleStatus};
-use super::source_page::hotspots::top_pcs;
 use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
 use sightline_model::format::format_with_unit;
@@ -40,7 +39,7 @@ use sightline_model::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use sightline_model::ncu::{Action, MetricValue};
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::section::details::{
-    ChartAxes, ChartAxis, DetailsSection, Entry, HotSpots, Item, KernelDetails,
+    ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails,
 };
 use sightline_model::section::memory::MemoryWidget;
 use sightline_model::section::system::SystemWidget;
@@ -50,12 +49,14 @@ mod charts;
 mod markup;
 mod page;
 mod rules;
+mod source_tables;
 
 use charts::*;
 use markup::*;
 pub use markup::{Span, parse_markup};
 use page::*;
 use rules::*;
+use source_tables::hot_spot_list;
 
 /// The Details page panel. Create it once per report tab and call [`DetailsPanel::ui`] every
 /// frame with the selected kernel.
@@ -726,58 +727,6 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
                 instance_tables(ui, &item.entries, entries, render);
             }
         }
-    }
-}
-
-/// The instructions of a source metric table, ranked, each a link into the Source page; an
-/// entry without per-instruction values shows its value as in any table.
-fn hot_spot_list(
-    ui: &mut Ui,
-    entries: &[Entry],
-    views: &[EntryView],
-    spec: HotSpots,
-    render: &mut Render<'_>,
-) {
-    for (entry, view) in entries.iter().zip(views) {
-        let key = (entry.metric.clone(), spec.rows, spec.ascending);
-        let action = render.action;
-        let rows = render.hot_spot_rows.entry(key).or_insert_with(|| {
-            top_pcs(action, &entry.metric, spec.rows as usize, spec.ascending)
-                .into_iter()
-                .map(|(pc, v)| {
-                    (
-                        pc,
-                        format_with_unit(&MetricValue::Double(v), &entry.unit, None),
-                    )
-                })
-                .collect()
-        });
-        if rows.is_empty() {
-            let (entry, view) = (std::slice::from_ref(entry), std::slice::from_ref(view));
-            entries_grid(ui, entry, view, 1, false, render);
-            instance_tables(ui, entry, view, render);
-            continue;
-        }
-        let label = entry.label.strip_prefix("group:").unwrap_or(&entry.label);
-        ui.weak(format!("{label} by instruction"))
-            .on_hover_text(entry.metric.as_str());
-        egui::Grid::new(("hot-spots", &entry.metric))
-            .num_columns(2)
-            .striped(true)
-            .show(ui, |ui| {
-                for (pc, value) in rows.iter() {
-                    let response = ui
-                        .link(RichText::new(format!("{pc:#x}")).monospace())
-                        .on_hover_text("Open the Source page at this instruction");
-                    if response.clicked() {
-                        render.source_link = Some(*pc);
-                    }
-                    ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                        ui.label(value.as_str());
-                    });
-                    ui.end_row();
-                }
-            });
     }
 }
 
