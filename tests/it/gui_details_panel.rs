@@ -69,6 +69,7 @@ fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
         highlights: Vec::new(),
         memory: None,
         system: None,
+        hot_spots: None,
     }
 }
 

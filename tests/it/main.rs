@@ -32,6 +32,7 @@ mod gui_details_panel;
 mod gui_gainsight;
 mod gui_read_warnings;
 mod gui_rules;
+mod gui_source_page;
 mod gui_timeline;
 mod gui_timeline_cpu;
 mod gui_timeline_expert;

@@ -249,6 +249,7 @@ fn synthetic_item(widget: &str, label: &str, compute_capability: u32) -> Item {
         highlights: Vec::new(),
         memory: Some(layout),
         system: None,
+        hot_spots: None,
     }
 }
 

@@ -16,8 +16,8 @@ use sightline_test_support::ncu::synth_source::{
     CubinSpec, FunctionSpec, cubin, write_source_report,
 };
 
-const LOAD: [u64; 2] = [0x7f00_0000_1000, 0x7f00_0000_2000];
-const SOURCE: &str =
+pub(crate) const LOAD: [u64; 2] = [0x7f00_0000_1000, 0x7f00_0000_2000];
+pub(crate) const SOURCE: &str =
     "// kernel.cu\n__global__ void k(float *a)\n{\n    a[0] = 1.0f;\n    helper(a);\n}\n";
 
 fn functions() -> Vec<FunctionSpec> {
@@ -37,7 +37,7 @@ fn functions() -> Vec<FunctionSpec> {
 
 /// Rows: kernel offset 0x10 has two rows (line 4 first, then line 5): NVIDIA's reader answers
 /// line 4; the aggregates count that PC for both lines.
-fn spec(absolute: bool, sm: (u32, u32), abi: u8, lines: bool) -> CubinSpec {
+pub(crate) fn spec(absolute: bool, sm: (u32, u32), abi: u8, lines: bool) -> CubinSpec {
     CubinSpec {
         sm,
         abi_version: abi,

@@ -348,6 +348,7 @@ fn item_of(kind: &'static str, label: &str, entries: Vec<Entry>, layout: SystemW
         highlights: Vec::new(),
         memory: None,
         system: Some(layout),
+        hot_spots: None,
     }
 }
 

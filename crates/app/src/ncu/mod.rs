@@ -1,5 +1,5 @@
 //! Nsight Compute reports in the app: the report tab (kernel list, Details page drawn from section
-//! files, session page), its loader, the Metric Selection window, the rule runner and the
+//! files, session page, Source page), its loader, the Metric Selection window, the rule runner and the
 //! widgets of the Details page (charts, memory chart and tables, NUMA/NVLink tables, NVLink
 //! topology, PM sampling timeline).
 
@@ -17,6 +17,7 @@ pub mod rule_runner;
 pub mod rule_state;
 pub mod section_state;
 pub mod session_page;
+pub mod source_page;
 pub mod state;
 pub mod system_tables;
 pub mod view_ctx;

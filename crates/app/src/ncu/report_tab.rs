@@ -13,6 +13,7 @@ use super::loader::{LoadEvent, LoadJob, start_load};
 use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
 use super::rule_state::{PageRules, TabRules};
 use super::section_state::{SectionSource, SectionState};
+use super::source_page::SourcePageState;
 use super::view_ctx::ViewCtx;
 use crate::job::{Polled, poll_job};
 use crate::widgets::problems::ProblemList;
@@ -29,6 +30,8 @@ pub enum Page {
     Details,
     /// Session information: device, versions, command line, process.
     Session,
+    /// The selected kernel's CUDA-C source, SASS and PTX with per-instruction metrics.
+    Source,
 }
 
 /// The selected kernel, decoded and resolved.
@@ -71,6 +74,8 @@ pub struct ReportTab {
     pub page: Page,
     /// Rules applied in this session.
     pub rules: TabRules,
+    /// The Source page.
+    pub source: SourcePageState,
     /// The rules of the shown page, with the key they were made under
     /// `(kernel, rules version, sections generation, running)`.
     page_rules: Option<((usize, u64, u64, bool), PageRules)>,
@@ -94,6 +99,7 @@ impl ReportTab {
             panel: DetailsPanel::new(),
             page: Page::Details,
             rules: TabRules::default(),
+            source: SourcePageState::new(),
             page_rules: None,
         }
     }
@@ -320,6 +326,7 @@ impl ReportTab {
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut self.page, Page::Details, "Details");
                 ui.selectable_value(&mut self.page, Page::Session, "Session");
+                ui.selectable_value(&mut self.page, Page::Source, "Source");
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui
                         .button("Metric Selection…")
@@ -331,7 +338,7 @@ impl ReportTab {
                 });
             });
             ui.separator();
-            if self.page == Page::Details {
+            if matches!(self.page, Page::Details | Page::Source) {
                 self.ensure_current(sections);
             }
             for error in self.error.iter().chain(&self.kernel_error) {
@@ -344,6 +351,17 @@ impl ReportTab {
             read_warnings_ui(ui, &report, self.current.as_ref().map(|c| &c.action));
             match self.page {
                 Page::Session => super::session_page::session_ui(ui, &report),
+                Page::Source => {
+                    self.page_rules(sections, runner);
+                    if let Some(current) = &self.current {
+                        let rules = self.page_rules.as_ref().map(|(_, p)| p);
+                        let results = current.action.rule_results();
+                        let kernel = current.action.index();
+                        self.source.ui(ui, &report, kernel, results, rules);
+                    } else if report.num_actions() == 0 {
+                        ui.label("This report contains no results.");
+                    }
+                }
                 Page::Details => {
                     self.ensure_current(sections);
                     self.page_rules(sections, runner);
@@ -361,6 +379,11 @@ impl ReportTab {
                         };
                         self.panel.ui(ui, &ctx);
                         requests = self.panel.take_rule_requests();
+                        if let Some(pc) = self.panel.take_source_link() {
+                            self.source.go_to_pc(pc);
+                            self.page = Page::Source;
+                            ui.ctx().request_repaint();
+                        }
                     } else if report.num_actions() == 0 {
                         ui.label("This report contains no results.");
                     }

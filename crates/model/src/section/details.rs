@@ -24,7 +24,7 @@ use crate::ncu::{Action, Metric, MetricValue, NameBase};
 use crate::proto::nv::profiler::messages::MetricOptionFilter;
 use crate::proto::nv::profiler::{
     ProfilerSection, ProfilerSectionBodyItem, ProfilerSectionMetric, ProfilerSectionRooflineValue,
-    profiler_section_roofline_value::RooflineValue,
+    SortDirections, profiler_section_roofline_value::RooflineValue,
 };
 
 /// One metric shown on the page.
@@ -93,6 +93,17 @@ pub struct Item {
     /// NUMA and NVLink widgets, PM sampling timeline: the layout of `entries`
     /// ([`super::system`]).
     pub system: Option<SystemWidget>,
+    /// Source metric tables: how many instructions to list and in which order.
+    pub hot_spots: Option<HotSpots>,
+}
+
+/// How a source metric table lists its instructions (`Rows`, `SortDirection`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HotSpots {
+    /// How many instructions (`Rows`; 5 when the section gives none).
+    pub rows: u32,
+    /// Lowest values first (`SortDirection: Ascending`); highest first otherwise.
+    pub ascending: bool,
 }
 
 /// One chart axis: its label and the range it must show (`Range { Min Max }`).
@@ -156,6 +167,7 @@ impl Item {
             highlights: Vec::new(),
             memory: None,
             system: None,
+            hot_spots: None,
         }
     }
 }
@@ -395,6 +407,10 @@ fn resolve_item(
             table.description.as_ref(),
         );
         out.entries = entries(&table.metrics, metrics);
+        out.hot_spots = Some(HotSpots {
+            rows: table.rows.filter(|r| *r > 0).unwrap_or(5),
+            ascending: table.sort_direction == Some(SortDirections::Ascending as i32),
+        });
         return Some(out);
     }
     if let Some(table) = &item.suffix_table {

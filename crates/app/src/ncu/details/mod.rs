@@ -35,8 +35,8 @@ use super::rule_state::{PageRules, RuleRow, RuleStatus};
 use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
 use sightline_model::format::format_with_unit;
-use sightline_model::ncu::MetricValue;
 use sightline_model::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
+use sightline_model::ncu::{Action, MetricValue};
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::section::details::{
     ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails,
@@ -49,12 +49,14 @@ mod charts;
 mod markup;
 mod page;
 mod rules;
+mod source_tables;
 
 use charts::*;
 use markup::*;
 pub use markup::{Span, parse_markup};
 use page::*;
 use rules::*;
+use source_tables::hot_spot_list;
 
 /// The Details page panel. Create it once per report tab and call [`DetailsPanel::ui`] every
 /// frame with the selected kernel.
@@ -73,6 +75,8 @@ pub struct DetailsPanel {
     cache: Option<PageCache>,
     /// Rule requests made this frame.
     requests: Vec<RuleRequest>,
+    /// An instruction of a source metric table clicked (open the Source page there).
+    source_link: Option<u64>,
 }
 
 impl Default for DetailsPanel {
@@ -92,6 +96,7 @@ impl DetailsPanel {
             open_instances: HashSet::new(),
             cache: None,
             requests: Vec::new(),
+            source_link: None,
         }
     }
 
@@ -124,6 +129,12 @@ impl DetailsPanel {
     /// Rule requests made on the page since the last call (Apply Rules, Apply one, Cancel).
     pub fn take_rule_requests(&mut self) -> Vec<RuleRequest> {
         std::mem::take(&mut self.requests)
+    }
+
+    /// The PC of a source metric table's row clicked since the last call: the tab opens the
+    /// Source page there.
+    pub fn take_source_link(&mut self) -> Option<u64> {
+        self.source_link.take()
     }
 
     /// Draws the Details page of `ctx.details` (with the rule results of `ctx.action`, or those
@@ -176,6 +187,7 @@ impl DetailsPanel {
             rule_rows,
             known,
             instance_rows,
+            hot_spot_rows,
             ..
         } = cache;
         let mut render = Render {
@@ -191,6 +203,9 @@ impl DetailsPanel {
             clicked_section: None,
             target_seen: false,
             settling: false,
+            action: ctx.action,
+            hot_spot_rows,
+            source_link: None,
         };
         let details = ctx.details;
         egui::ScrollArea::vertical()
@@ -235,8 +250,12 @@ impl DetailsPanel {
             clicked_section,
             target_seen,
             settling,
+            source_link,
             ..
         } = render;
+        if source_link.is_some() {
+            self.source_link = source_link;
+        }
         if let Some(target) = self.scroll_to.take() {
             self.scroll_frames += 1;
             if target_seen && !settling {
@@ -374,6 +393,12 @@ struct Render<'s> {
     target_seen: bool,
     /// Whether an ancestor of the target is still animating open.
     settling: bool,
+    /// The kernel shown (per-instruction values of source metric tables).
+    action: &'s Action,
+    /// The ranked instructions of source metric tables, by (metric, rows, ascending).
+    hot_spot_rows: &'s mut HotSpotRows,
+    /// A source metric table's instruction clicked this frame.
+    source_link: Option<u64>,
 }
 
 fn section_ui(ui: &mut Ui, section: &DetailsSection, view: &SectionView, render: &mut Render<'_>) {
@@ -669,6 +694,8 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
         ItemView::Table { entries, columns } => {
             if item.entries.is_empty() {
                 ui.weak("No metrics apply to this kernel.");
+            } else if let Some(spec) = item.hot_spots {
+                hot_spot_list(ui, &item.entries, entries, spec, render);
             } else {
                 entries_grid(
                     ui,

@@ -4,6 +4,10 @@
 
 use super::*;
 
+/// The ranked instructions of source metric tables by (metric, rows, ascending): PC and
+/// formatted value.
+pub(super) type HotSpotRows = HashMap<(String, u32, bool), Vec<(u64, String)>>;
+
 /// Derived data of one page, rebuilt when the page (or its rule results) change.
 pub(super) struct PageCache {
     pub(super) fingerprint: u64,
@@ -23,6 +27,8 @@ pub(super) struct PageCache {
     pub(super) parents: HashMap<String, String>,
     /// Formatted instance rows, filled when a table is first expanded.
     pub(super) instance_rows: HashMap<u64, Vec<(String, String)>>,
+    /// The ranked instructions of source metric tables, filled when first drawn.
+    pub(super) hot_spot_rows: HotSpotRows,
 }
 
 impl PageCache {
@@ -124,6 +130,7 @@ impl PageCache {
             known,
             parents,
             instance_rows: HashMap::new(),
+            hot_spot_rows: HashMap::new(),
         }
     }
 
