@@ -300,6 +300,34 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
             > 0
     );
 
+    // The Summary page gives each result's duration difference to the first baseline.
+    h.get_by_label("Summary").click();
+    h.run();
+    common::app::step_until(
+        &mut h,
+        "the summary rows",
+        std::time::Duration::from_secs(20),
+        |h| {
+            let t = tab(h);
+            !t.summary.computing() && !t.summary.rows.is_empty()
+        },
+    );
+    h.get_by_label("Δ Duration");
+    let expected = {
+        let first = &common::app::ncu_state(&h).baselines.list[0];
+        first
+            .duration_difference(tab(&h).summary.rows[0].duration_ns)
+            .unwrap()
+            .relative_text()
+    };
+    assert!(expected.ends_with('%'), "{expected}");
+    assert!(
+        h.query_all_by_label(&expected).count() > 0,
+        "{expected} shown"
+    );
+    h.get_by_label("Details").click();
+    h.run();
+
     // Move the second one left: it becomes the one compared with.
     h.get_all_by_label("Left").last().unwrap().click();
     h.run();

@@ -238,6 +238,27 @@ fn gui_raw_filter_instances_and_csv() {
     assert_eq!(shown, expected);
     h.get_by_label("gpu__time_duration.sum");
 
+    // Instance values behind the toggle: sm__cycles_elapsed.max has one per SM.
+    type_into(&mut h, 0, "|^sm__cycles_elapsed.max$");
+    let row = tab(&h)
+        .raw
+        .rows
+        .iter()
+        .find(|r| r.name == "sm__cycles_elapsed.max")
+        .unwrap()
+        .clone();
+    assert!(
+        row.with_instances.starts_with(&format!("{} (", row.value)),
+        "{row:?}"
+    );
+    assert!(h.query_by_label(&row.with_instances).is_none());
+    h.get_by_label(&row.value);
+    h.get_by_label("Instance values").click();
+    h.run();
+    h.get_by_label(&row.with_instances);
+    h.get_by_label("Instance values").click();
+    h.run();
+
     // An invalid expression is said to be one and matched as text.
     type_into(&mut h, 0, "(");
     h.get_by_label_contains("not a regular expression");

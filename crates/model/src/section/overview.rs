@@ -320,3 +320,46 @@ pub fn gpu_rollup(rows: &[OverviewRow], columns: usize) -> Vec<GpuRollup> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(device: Option<u64>, duration: f64, values: &[Option<f64>]) -> OverviewRow {
+        OverviewRow {
+            index: 0,
+            name: "k".into(),
+            demangled: "k".into(),
+            grid: "-".into(),
+            block: "-".into(),
+            duration_ns: Some(duration),
+            device,
+            nvtx: String::new(),
+            values: values
+                .iter()
+                .map(|v| {
+                    v.map(|value| OverviewCell {
+                        value,
+                        text: value.to_string(),
+                    })
+                })
+                .collect(),
+            top_rule: None,
+        }
+    }
+
+    #[test]
+    fn rollup_per_device_counts_sums_and_averages_present_values() {
+        let rows = [
+            row(Some(1), 10.0, &[Some(50.0), None]),
+            row(Some(0), 5.0, &[Some(20.0), Some(1.0)]),
+            row(Some(1), 30.0, &[Some(70.0)]),
+        ];
+        let rollup = gpu_rollup(&rows, 2);
+        assert_eq!(rollup.len(), 2);
+        assert_eq!(rollup[0].device, Some(0));
+        assert_eq!((rollup[1].results, rollup[1].total_ns), (2, 40.0));
+        assert_eq!(rollup[1].means, vec![Some(60.0), None]);
+        assert_eq!(rollup[0].means, vec![Some(20.0), Some(1.0)]);
+    }
+}

@@ -266,12 +266,18 @@ impl SummaryPage {
             .push(Header::new("Top speedup", Column::auto()).tooltip(
                 "The estimated speedup of the stored rule result that estimates the most",
             ));
-        let baseline_title = baseline.map(|b| format!("Δ Duration vs {}", b.name));
-        if let Some(title) = &baseline_title {
+        let baseline_tooltip = baseline.map(|b| {
+            format!(
+                "The duration's difference to the first shown baseline, {} (relative; \
+                 absolute on hover)",
+                b.name
+            )
+        });
+        if let Some(tooltip) = &baseline_tooltip {
             headers.push(
-                Header::new(title, Column::auto())
+                Header::new("Δ Duration", Column::auto())
                     .fixed()
-                    .tooltip("The duration's difference to the first baseline (relative)"),
+                    .tooltip(tooltip),
             );
         }
         let name = self.name_filter.to_lowercase();
@@ -341,7 +347,7 @@ fn cell_ui(
             }
         }
         c => match row.value(c - FIXED) {
-            Some(cell) => cell_text(ui, &format!("{} %", cell.text)),
+            Some(cell) => cell_text(ui, &cell.text),
             None => cell_text(ui, "N/A"),
         },
     }
