@@ -153,6 +153,63 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
 }
 
 #[test]
+fn gui_summary_filters_by_nvtx_range() {
+    let Some(corpus) = common::corpus_ncu() else {
+        return;
+    };
+    let (mut h, _folder) = app_on(vec![
+        corpus.join("reports/ncu2022.3_rtx3070_manual_nvtx.ncu-rep"),
+    ]);
+    summary_rows(&mut h);
+    let (total, needle, expected) = {
+        let t = tab(&h);
+        let ranges: Vec<&str> = t.summary.rows.iter().map(|r| r.nvtx.as_str()).collect();
+        assert!(ranges.iter().all(|r| !r.is_empty()), "{ranges:?}");
+        // The last part of the first result's innermost range.
+        let needle = ranges[0]
+            .rsplit(['/', ':'])
+            .next()
+            .unwrap()
+            .trim()
+            .to_owned();
+        let expected = ranges
+            .iter()
+            .filter(|r| r.to_lowercase().contains(&needle.to_lowercase()))
+            .count();
+        (ranges.len(), needle, expected)
+    };
+    assert!(expected < total, "{needle}: the filter must leave rows out");
+    type_into(&mut h, 1, &needle);
+    assert_eq!(tab(&h).summary.table.order.len(), expected);
+}
+
+#[test]
+fn gui_summary_row_menu_adds_a_baseline() {
+    let (mut h, _folder) = app_on(vec![fixture("sample.ncu-rep")]);
+    summary_rows(&mut h);
+    let name = tab(&h).summary.rows[2].name.clone();
+    assert_eq!(
+        tab(&h)
+            .summary
+            .rows
+            .iter()
+            .filter(|r| r.name == name)
+            .count(),
+        1
+    );
+    h.get_all_by_label(&name).last().unwrap().click_secondary();
+    h.run();
+    h.get_all_by_label("Add as baseline")
+        .last()
+        .unwrap()
+        .click();
+    h.run();
+    let baselines = &common::app::ncu_state(&h).baselines.list;
+    assert_eq!(baselines.len(), 1);
+    assert_eq!(baselines[0].kernel, tab(&h).summary.rows[2].index);
+}
+
+#[test]
 fn gui_summary_filters_by_kernel_name() {
     let sample = fixture("sample.ncu-rep");
     let report = Report::open(&sample).unwrap();
