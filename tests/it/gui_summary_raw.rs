@@ -95,6 +95,22 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     assert!(labels.contains(&"Achieved Occupancy"), "{labels:?}");
     for index in 0..report.num_actions() {
         let action = report.action(index).unwrap();
+        // The values are the full Details page's header values.
+        let page = common::details::page(&action);
+        for (column, key) in t.summary.columns.columns.iter().enumerate() {
+            let entry = page
+                .sections
+                .iter()
+                .find(|s| s.identifier == key.section)
+                .and_then(|s| s.header.iter().find(|e| e.label == key.label))
+                .unwrap();
+            let cell = t.summary.rows[index].value(column).unwrap();
+            assert_eq!(cell.text, entry.text, "{index} {}", key.label);
+            assert_eq!(
+                Some(cell.value),
+                entry.value.as_ref().and_then(|v| v.as_f64())
+            );
+        }
         let duration = action
             .metric("gpu__time_duration.sum")
             .map(|m| m.value().as_f64().unwrap());

@@ -165,7 +165,7 @@ impl OverviewBuilder {
             .iter()
             .filter_map(|b| prost::Message::decode(b.clone()).ok())
             .collect();
-        let set = Arc::new(SectionSet::from_embedded(sections));
+        let set = Arc::new(only_overview(&SectionSet::from_embedded(sections)));
         self.last_embedded = Some((bytes, Arc::clone(&set)));
         set
     }
@@ -232,11 +232,16 @@ pub fn launch_row(action: &Action) -> OverviewRow {
     }
 }
 
-/// A copy of `set` with only the [`OVERVIEW_SECTIONS`].
+/// A copy of `set` with only the [`OVERVIEW_SECTIONS`], without their bodies: the rows need
+/// the header values only, and the bodies' breakdown tables and charts (`regex:` and
+/// `breakdown:` metrics over every metric of the result) are most of a section's cost.
 pub fn only_overview(set: &SectionSet) -> SectionSet {
     let mut only = set.clone();
     only.sections
         .retain(|s| OVERVIEW_SECTIONS.contains(&s.section.identifier.as_str()));
+    for loaded in &mut only.sections {
+        loaded.section.body.clear();
+    }
     only
 }
 
