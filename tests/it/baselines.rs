@@ -366,3 +366,27 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
     assert!(h.query_by_label_contains("Δ vs").is_none());
     let _ = tab(&h);
 }
+
+#[test]
+fn gui_baselines_from_the_kernel_list_menu() {
+    let (mut h, _folder) = app_on(vec![fixture("sample.ncu-rep")]);
+    let report = Report::open(fixture("sample.ncu-rep")).unwrap();
+    let name = report
+        .action(1)
+        .unwrap()
+        .name(sightline::ncu::NameBase::Function)
+        .to_owned();
+    // The kernel list is drawn first: its row is the first label of that name.
+    h.get_all_by_label(&name).next().unwrap().click_secondary();
+    h.run();
+    // The menu's item, beside the list (the Details page has a button of that name too).
+    h.get_all_by_label("Add as baseline")
+        .find(|n| n.rect().left() < 400.0)
+        .unwrap()
+        .click();
+    h.run();
+    let baselines = &common::app::ncu_state(&h).baselines.list;
+    assert_eq!(baselines.len(), 1);
+    assert_eq!(baselines[0].kernel, 1);
+    assert!(baselines[0].name.starts_with(&format!("{name} [1]")));
+}
