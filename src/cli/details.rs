@@ -22,6 +22,7 @@ use crate::ncu::pages::details::{DetailsOptions, details_page};
 
 use super::common::{KernelChoice, PrintUnits, SectionFolders, open_report};
 
+mod baseline;
 mod system;
 
 /// Arguments of `sightline details`.
@@ -58,6 +59,11 @@ pub struct DetailsArgs {
     /// (`range/kernel`).
     #[arg(long, value_enum, default_value_t = PrintNvtxRename::None)]
     pub print_nvtx_rename: PrintNvtxRename,
+    /// Compare with a baseline result: `OTHER` (the result with the same kernel name and
+    /// launch order) or `OTHER:KERNEL` (that index). Repeatable. Text, JSON and
+    /// `--format sightline-csv` print each entry's baseline values and differences.
+    #[arg(long = "baseline", value_name = "OTHER[:KERNEL]")]
+    pub baselines: Vec<crate::section::baseline::BaselineSpec>,
 }
 
 /// `--print-details` of `sightline details`.
@@ -116,6 +122,16 @@ pub fn run(args: &DetailsArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCo
         (None, _, true) => DetailsFormat::NcuCsv,
         (None, false, false) => DetailsFormat::Text,
     };
+    if !args.baselines.is_empty() {
+        if format == DetailsFormat::NcuCsv {
+            anyhow::bail!(
+                "--baseline prints text, JSON or --format sightline-csv, not NVIDIA's CSV"
+            );
+        }
+        let compared = page_baselines(&report, &pages, &args.baselines, &args.folders)?;
+        baseline::write_compared(&pages, &compared, format, out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if format == DetailsFormat::NcuCsv {
         let options = DetailsOptions {
             units: args.print_units.into(),
@@ -132,6 +148,44 @@ pub fn run(args: &DetailsArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCo
     }
     write_details(&pages, format, &mut out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// For each page of `report`, its result in each baseline, resolved with the baseline
+/// report's own sections (the `--section-folder` folders when given).
+fn page_baselines(
+    report: &Report,
+    pages: &[KernelDetails],
+    specs: &[crate::section::baseline::BaselineSpec],
+    folders: &SectionFolders,
+) -> anyhow::Result<Vec<Vec<baseline::PageBaseline>>> {
+    let names = super::baseline::function_names(report)?;
+    let opened = super::baseline::open_baselines(specs)?;
+    let mut out: Vec<Vec<baseline::PageBaseline>> = pages.iter().map(|_| Vec::new()).collect();
+    for other in &opened {
+        let mut choice = SectionChoice::new(folders.folders());
+        for (page, compared) in pages.iter().zip(out.iter_mut()) {
+            let found = other.result_for(&names, page.index);
+            let (result, entries) = match found {
+                Some(index) => {
+                    let (_, resolved) = resolve_pages(&other.report, &mut choice, &[index])?;
+                    let entries = resolved
+                        .first()
+                        .map(crate::section::baseline::BaselineEntries::of);
+                    (
+                        Some((index, other.names.get(index).cloned().unwrap_or_default())),
+                        entries,
+                    )
+                }
+                None => (None, None),
+            };
+            compared.push(baseline::PageBaseline {
+                name: other.name.clone(),
+                result,
+                entries,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Decodes the actions `indices` of `report` and resolves their Details pages against the
@@ -346,6 +400,11 @@ fn write_text_entries(entries: &[Entry], depth: usize, out: &mut impl Write) -> 
         }
     }
     Ok(())
+}
+
+/// A raw value's text; empty for none.
+fn raw_text_of(value: Option<&MetricValue>) -> String {
+    value.map(MetricValue::plain_text).unwrap_or_default()
 }
 
 fn csv_field(text: &str) -> String {

@@ -5,6 +5,7 @@
 //! commands are in [`common`].
 
 pub mod analyze;
+pub mod baseline;
 pub mod common;
 pub mod counters;
 pub mod desktop;
@@ -21,4 +22,5 @@ pub mod session;
 pub mod source;
 pub mod stats;
 pub mod summary;
+pub mod summary_baseline;
 pub mod timeline;

@@ -25,13 +25,24 @@ pub struct RawArgs {
     /// with correlation ids and values (`details`).
     #[arg(long, value_enum, default_value_t = PrintInstances::None)]
     pub print_metric_instances: PrintInstances,
+    /// Only this result (its own columns and units: what the app's Raw page exports).
+    #[arg(long, value_name = "N")]
+    pub kernel: Option<usize>,
 }
 
 /// Writes the raw page to `out`: NVIDIA's CSV with `--csv`, else one `metric unit value`
 /// line per metric under each kernel.
 pub fn run(args: &RawArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let report = open_report(&args.report)?;
-    let actions = all_actions(&report)?;
+    let actions = match args.kernel {
+        None => all_actions(&report)?,
+        Some(n) if n < report.num_actions() => vec![report.action(n)?],
+        Some(n) => anyhow::bail!(
+            "{}: no kernel {n}: the report has {} result(s)",
+            report.path().display(),
+            report.num_actions()
+        ),
+    };
     let options = RawOptions {
         units: args.print_units.into(),
         instances: args.print_metric_instances.into(),

@@ -13,6 +13,7 @@ use crate::section::choice::SectionChoice;
 
 use super::common::{PrintUnits, SectionFolders, open_report, write_table};
 use super::details::resolve_pages;
+use super::summary_baseline::{CompareFormat, write_compared};
 
 /// Arguments of `sightline summary`.
 #[derive(clap::Args, Debug, Clone)]
@@ -31,6 +32,15 @@ pub struct SummaryArgs {
     pub print_units: PrintUnits,
     #[command(flatten)]
     pub folders: SectionFolders,
+    /// Compare every result with a baseline report's result of the same kernel name and launch
+    /// order (`OTHER`), or with one result (`OTHER:KERNEL`). Repeatable. Prints the duration and
+    /// the Speed of Light and Occupancy values with each baseline's and the difference: text,
+    /// CSV with `--csv`, JSON with `--json`.
+    #[arg(long = "baseline", value_name = "OTHER[:KERNEL]")]
+    pub baselines: Vec<crate::section::baseline::BaselineSpec>,
+    /// With `--baseline`: print JSON.
+    #[arg(long, requires = "baselines", conflicts_with = "csv")]
+    pub json: bool,
 }
 
 /// `--per` of `sightline summary --csv`.
@@ -48,6 +58,17 @@ pub enum SummaryPerArg {
 /// Opens the report and writes its overview, or NVIDIA's summary CSV, to `out`.
 pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let report = open_report(&args.report)?;
+    if !args.baselines.is_empty() {
+        let format = if args.json {
+            CompareFormat::Json
+        } else if args.csv {
+            CompareFormat::Csv
+        } else {
+            CompareFormat::Text
+        };
+        write_compared(&report, &args.baselines, &args.folders, format, out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if !args.csv {
         write_summary(&report, out)?;
         return Ok(ExitCode::SUCCESS);

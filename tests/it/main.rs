@@ -9,6 +9,7 @@
 
 mod common;
 
+mod baselines;
 mod cli;
 mod cli_in_process;
 mod codexl_atp;
@@ -33,6 +34,7 @@ mod gui_gainsight;
 mod gui_read_warnings;
 mod gui_rules;
 mod gui_source_page;
+mod gui_summary_raw;
 mod gui_timeline;
 mod gui_timeline_cpu;
 mod gui_timeline_expert;

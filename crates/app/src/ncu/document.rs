@@ -78,10 +78,10 @@ impl Document for ReportTab {
         let Some(state) = services.state::<NcuState>() else {
             return;
         };
-        let Some((sections, runner)) = state.parts() else {
+        let Some((sections, runner, baselines)) = state.parts_with_baselines() else {
             return;
         };
-        if ReportTab::ui(self, ui, sections, runner) {
+        if ReportTab::ui(self, ui, sections, runner, baselines) {
             state.selection.open = true;
         }
     }

@@ -27,6 +27,8 @@ pub struct KernelList {
     pub table: SortableTable,
     /// Set by Ctrl+F: focus the filter box on the next frame.
     pub focus_filter: bool,
+    /// A result the user asked to add as a baseline (row context menu), for the tab to take.
+    pub add_baseline: Option<usize>,
 }
 
 impl KernelList {
@@ -132,31 +134,42 @@ impl KernelList {
         let needle = self.filter.to_lowercase();
         let mut table = std::mem::take(&mut self.table);
         let rows = &self.rows;
+        let mut add_baseline = None;
         let clicked = Table::new("kernel-list", headers, "file order")
             .row_height(row_height)
             .header_height(row_height)
             .filter(&|i| self.keep(&needle, i))
             .selected(&|i| rows[i].index == selected)
+            .row_menu(&mut |ui, i| {
+                if ui.button("Add as baseline").clicked() {
+                    add_baseline = Some(rows[i].index);
+                }
+            })
             .show(
                 ui,
                 &mut table,
                 rows.len(),
                 &|c, a, b| self.compare(c, a, b),
-                &mut |ui, i, column| cell_ui(ui, &rows[i], column),
+                &mut |ui, i, column| {
+                    cell_ui(ui, &rows[i], column);
+                },
             );
         self.table = table;
+        if add_baseline.is_some() {
+            self.add_baseline = add_baseline;
+        }
         clicked.map(|i| self.rows[i].index)
     }
 }
 
 /// Draws column `column` of `kernel`'s row.
-fn cell_ui(ui: &mut egui::Ui, kernel: &KernelRow, column: usize) {
+fn cell_ui(ui: &mut egui::Ui, kernel: &KernelRow, column: usize) -> egui::Response {
     let text = match column {
         INDEX => kernel.index.to_string(),
         NAME => {
-            ui.add(egui::Label::new(&kernel.name).selectable(false).truncate())
+            return ui
+                .add(egui::Label::new(&kernel.name).selectable(false).truncate())
                 .on_hover_text(&kernel.demangled);
-            return;
         }
         2 => kernel.grid.clone(),
         3 => kernel.block.clone(),
@@ -173,7 +186,7 @@ fn cell_ui(ui: &mut egui::Ui, kernel: &KernelRow, column: usize) {
             format!("{stream}{context}")
         }
     };
-    ui.add(egui::Label::new(text).selectable(false).extend());
+    ui.add(egui::Label::new(text).selectable(false).extend())
 }
 
 /// A duration in nanoseconds as the list shows it.

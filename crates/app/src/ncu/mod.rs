@@ -1,8 +1,9 @@
 //! Nsight Compute reports in the app: the report tab (kernel list, Details page drawn from section
-//! files, session page, Source page), its loader, the Metric Selection window, the rule runner and the
+//! files, Session, Source, Summary and Raw pages, baselines), its loader, the Metric Selection window, the rule runner and the
 //! widgets of the Details page (charts, memory chart and tables, NUMA/NVLink tables, NVLink
 //! topology, PM sampling timeline).
 
+pub mod baselines;
 pub mod details;
 pub mod document;
 pub mod kernel_list;
@@ -12,6 +13,7 @@ pub mod memory_tables;
 pub mod metric_selection;
 pub mod nvlink_topology;
 pub mod pm_sampling_chart;
+pub mod raw_page;
 pub mod report_tab;
 pub mod rule_runner;
 pub mod rule_state;
@@ -19,5 +21,6 @@ pub mod section_state;
 pub mod session_page;
 pub mod source_page;
 pub mod state;
+pub mod summary_page;
 pub mod system_tables;
 pub mod view_ctx;

@@ -7,13 +7,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use eframe::egui;
 
+use super::baselines::BaselineStore;
+use super::baselines::bar::baselines_bar;
 use super::details::{DetailsPanel, RuleRequest};
 use super::kernel_list::KernelList;
 use super::loader::{LoadEvent, LoadJob, start_load};
+use super::raw_page::RawPage;
 use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
 use super::rule_state::{PageRules, TabRules};
 use super::section_state::{SectionSource, SectionState};
 use super::source_page::SourcePageState;
+use super::summary_page::{SummaryAction, SummaryPage};
 use super::view_ctx::ViewCtx;
 use crate::job::{Polled, poll_job};
 use crate::widgets::problems::ProblemList;
@@ -32,6 +36,10 @@ pub enum Page {
     Session,
     /// The selected kernel's CUDA-C source, SASS and PTX with per-instruction metrics.
     Source,
+    /// One row per result, sortable and filterable.
+    Summary,
+    /// Every metric of the selected result.
+    Raw,
 }
 
 /// The selected kernel, decoded and resolved.
@@ -72,6 +80,10 @@ pub struct ReportTab {
     pub panel: DetailsPanel,
     /// The page shown.
     pub page: Page,
+    /// The Summary page.
+    pub summary: SummaryPage,
+    /// The Raw page.
+    pub raw: RawPage,
     /// Rules applied in this session.
     pub rules: TabRules,
     /// The Source page.
@@ -98,6 +110,8 @@ impl ReportTab {
             current: None,
             panel: DetailsPanel::new(),
             page: Page::Details,
+            summary: SummaryPage::default(),
+            raw: RawPage::default(),
             rules: TabRules::default(),
             source: SourcePageState::new(),
             page_rules: None,
@@ -305,6 +319,30 @@ impl ReportTab {
         }
     }
 
+    /// Adds result `index` (decoded and resolved as its Details page is) to `baselines`.
+    pub fn add_baseline(
+        &mut self,
+        index: usize,
+        sections: &SectionState,
+        baselines: &mut BaselineStore,
+    ) {
+        let Some(report) = self.report.clone() else {
+            return;
+        };
+        if let Some(current) = self.current.as_ref().filter(|c| c.action.index() == index) {
+            baselines.add(&self.path, &current.action, &current.details);
+            return;
+        }
+        match report.action(index) {
+            Ok(action) => {
+                let (set, _) = sections.sections_for(&action);
+                let details = resolve_action(&action, &set.without(&sections.disabled));
+                baselines.add(&self.path, &action, &details);
+            }
+            Err(error) => self.error = Some(format!("cannot add result {index}: {error}")),
+        }
+    }
+
     /// Draws the tab: kernel list on the left, the page in the center.
     /// Returns true when the user asked for the Metric Selection window.
     pub fn ui(
@@ -312,6 +350,7 @@ impl ReportTab {
         ui: &mut egui::Ui,
         sections: &SectionState,
         runner: &mut RuleRunner,
+        baselines: &mut BaselineStore,
     ) -> bool {
         let mut open_selection = false;
         egui::Panel::left("kernel-list")
@@ -322,11 +361,16 @@ impl ReportTab {
                     self.select(clicked);
                 }
             });
+        if let Some(index) = self.list.add_baseline.take() {
+            self.add_baseline(index, sections, baselines);
+        }
         egui::CentralPanel::default().show(ui, |ui| {
             ui.horizontal(|ui| {
                 ui.selectable_value(&mut self.page, Page::Details, "Details");
                 ui.selectable_value(&mut self.page, Page::Session, "Session");
                 ui.selectable_value(&mut self.page, Page::Source, "Source");
+                ui.selectable_value(&mut self.page, Page::Summary, "Summary");
+                ui.selectable_value(&mut self.page, Page::Raw, "Raw");
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                     if ui
                         .button("Metric Selection…")
@@ -335,10 +379,19 @@ impl ReportTab {
                     {
                         open_selection = true;
                     }
+                    if self.page == Page::Details
+                        && ui
+                            .button("Add as baseline")
+                            .on_hover_text("Compare every report's Details page with this result")
+                            .clicked()
+                    {
+                        self.add_baseline(self.selected, sections, baselines);
+                    }
                 });
             });
+            baselines_bar(ui, baselines);
             ui.separator();
-            if matches!(self.page, Page::Details | Page::Source) {
+            if matches!(self.page, Page::Details | Page::Source | Page::Raw) {
                 self.ensure_current(sections);
             }
             for error in self.error.iter().chain(&self.kernel_error) {
@@ -362,6 +415,32 @@ impl ReportTab {
                         ui.label("This report contains no results.");
                     }
                 }
+                Page::Summary => {
+                    let shown = baselines.shown();
+                    match self.summary.ui(
+                        ui,
+                        &report,
+                        sections,
+                        self.selected,
+                        shown.first().copied(),
+                    ) {
+                        Some(SummaryAction::Open(index)) => {
+                            self.select(index);
+                            self.page = Page::Details;
+                        }
+                        Some(SummaryAction::AddBaseline(index)) => {
+                            self.add_baseline(index, sections, baselines);
+                        }
+                        None => {}
+                    }
+                }
+                Page::Raw => match &self.current {
+                    Some(current) => self.raw.ui(ui, &report, &current.action),
+                    None if report.num_actions() == 0 => {
+                        ui.label("This report contains no results.");
+                    }
+                    None => {}
+                },
                 Page::Details => {
                     self.ensure_current(sections);
                     self.page_rules(sections, runner);
@@ -371,6 +450,7 @@ impl ReportTab {
                         (&self.current, &self.page_rules)
                     {
                         kernel = current.action.index();
+                        self.panel.baselines = baselines.shown().into_iter().cloned().collect();
                         let ctx = ViewCtx {
                             report: &report,
                             action: &current.action,

@@ -9,6 +9,7 @@ use std::sync::mpsc::{Receiver, channel};
 use eframe::egui;
 use sightline_model::section::registry::SectionFolder;
 
+use super::baselines::BaselineStore;
 use super::metric_selection::{InUse, MetricSelection, SelectionRequest};
 use super::report_tab::ReportTab;
 use super::rule_runner::{ApplyResult, RuleRunner};
@@ -24,6 +25,8 @@ pub struct NcuState {
     pub selection: MetricSelection,
     /// Rule files that failed to load when rules were last applied.
     pub rule_load_errors: Vec<sightline_rules::RuleError>,
+    /// The baselines every report's pages compare with.
+    pub baselines: BaselineStore,
     /// Applies rules in the background (made on the first frame, with a repaint waker).
     runner: Option<RuleRunner>,
     /// Section folders came from the command line (not persisted).
@@ -65,6 +68,7 @@ impl NcuState {
             sections,
             selection: MetricSelection::default(),
             rule_load_errors: Vec::new(),
+            baselines: BaselineStore::default(),
             runner: None,
             folders_from_cli,
             waker_installed: false,
@@ -77,6 +81,14 @@ impl NcuState {
     pub fn parts(&mut self) -> Option<(&SectionState, &mut RuleRunner)> {
         let runner = self.runner.as_mut()?;
         Some((&self.sections, runner))
+    }
+
+    /// The sections, the rule runner and the baselines, once the first frame made the runner.
+    pub fn parts_with_baselines(
+        &mut self,
+    ) -> Option<(&SectionState, &mut RuleRunner, &mut BaselineStore)> {
+        let runner = self.runner.as_mut()?;
+        Some((&self.sections, runner, &mut self.baselines))
     }
 
     /// Adds `folder` to the section search path.

@@ -19,6 +19,9 @@ pub const DESCENDING: &str = " v";
 /// Orders two rows ascending by a column: `compare(column, a, b)`.
 pub type Compare<'a> = &'a dyn Fn(usize, usize, usize) -> Ordering;
 
+/// Draws a row's context menu: `menu(ui, row)`.
+pub type RowMenu<'a> = &'a mut dyn FnMut(&mut egui::Ui, usize);
+
 /// The sort state, selection and display order of one table.
 #[derive(Debug, Clone, Default)]
 pub struct SortableTable {
@@ -163,6 +166,7 @@ pub struct Table<'a> {
     sideways: bool,
     keep: Option<&'a dyn Fn(usize) -> bool>,
     selected: Option<&'a dyn Fn(usize) -> bool>,
+    menu: Option<RowMenu<'a>>,
 }
 
 impl<'a> Table<'a> {
@@ -180,6 +184,7 @@ impl<'a> Table<'a> {
             sideways: false,
             keep: None,
             selected: None,
+            menu: None,
         }
     }
 
@@ -222,6 +227,12 @@ impl<'a> Table<'a> {
     /// Which rows are highlighted (default: the state's `selected`).
     pub fn selected(mut self, selected: &'a dyn Fn(usize) -> bool) -> Self {
         self.selected = Some(selected);
+        self
+    }
+
+    /// A context menu on every row: `menu(ui, row)` draws its items.
+    pub fn row_menu(mut self, menu: RowMenu<'a>) -> Self {
+        self.menu = Some(menu);
         self
     }
 
@@ -293,6 +304,7 @@ impl<'a> Table<'a> {
             builder = builder.column(header.width);
         }
         let selected = self.selected;
+        let mut menu = self.menu;
         let columns = self.headers.len();
         let state_ref = &*state;
         builder
@@ -330,8 +342,12 @@ impl<'a> Table<'a> {
                     for c in 0..columns {
                         row.col(|ui| cell(ui, r, c));
                     }
-                    if row.response().clicked() {
+                    let response = row.response();
+                    if response.clicked() {
                         *clicked = Some(r);
+                    }
+                    if let Some(menu) = menu.as_mut() {
+                        response.context_menu(|ui| menu(ui, r));
                     }
                 });
             });

@@ -2,11 +2,13 @@
 //! sections a kernel uses (`choice`), metric options and filters, derived metrics, resolution
 //! for one action, and value formatting.
 
+pub mod baseline;
 pub mod choice;
 pub mod derived;
 pub mod details;
 pub mod filter;
 pub mod memory;
+pub mod overview;
 pub mod parse;
 pub mod registry;
 pub mod system;

@@ -45,6 +45,7 @@ use sightline_model::section::memory::MemoryWidget;
 use sightline_model::section::system::SystemWidget;
 use sightline_rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};
 
+mod baseline;
 mod charts;
 mod markup;
 mod page;
@@ -77,6 +78,8 @@ pub struct DetailsPanel {
     requests: Vec<RuleRequest>,
     /// An instruction of a source metric table clicked (open the Source page there).
     source_link: Option<u64>,
+    /// The shown baselines (set by the tab each frame): header values are compared with them.
+    pub baselines: Vec<super::baselines::Baseline>,
 }
 
 impl Default for DetailsPanel {
@@ -97,6 +100,7 @@ impl DetailsPanel {
             cache: None,
             requests: Vec::new(),
             source_link: None,
+            baselines: Vec::new(),
         }
     }
 
@@ -191,6 +195,7 @@ impl DetailsPanel {
             ..
         } = cache;
         let mut render = Render {
+            baselines: &self.baselines,
             rules,
             rule_rows,
             requests: &mut self.requests,
@@ -375,6 +380,8 @@ fn top_bar(
 
 /// Per-frame rendering state: the cache's data and what the frame found out.
 struct Render<'s> {
+    /// The shown baselines.
+    baselines: &'s [super::baselines::Baseline],
     rules: &'s [RuleView],
     /// Rule lines per section identifier.
     rule_rows: &'s HashMap<String, Vec<RuleLine>>,
@@ -438,8 +445,12 @@ fn section_body(
     render: &mut Render<'_>,
 ) {
     if !section.header.is_empty() {
-        let pairs = if ui.available_width() >= 640.0 { 2 } else { 1 };
-        entries_grid(ui, &section.header, &view.header, pairs, false, render);
+        if render.baselines.is_empty() {
+            let pairs = if ui.available_width() >= 640.0 { 2 } else { 1 };
+            entries_grid(ui, &section.header, &view.header, pairs, false, render);
+        } else {
+            baseline::compared_grid(ui, section, render.baselines);
+        }
         instance_tables(ui, &section.header, &view.header, render);
     }
     for (index, (item, item_view)) in section.body.iter().zip(view.body.iter()).enumerate() {

@@ -1,0 +1,281 @@
+//! The Raw page: every metric of the selected result — its name, value and unit (the report's,
+//! else inferred from the name), instance values behind a toggle — filtered by a regular
+//! expression on the name (the `regex` crate; an invalid expression is shown and the text is
+//! matched as a plain substring meanwhile), with Copy CSV and Export CSV… writing the same CSV
+//! as `sightline raw --csv --kernel N` (NVIDIA's raw page for that one result).
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, channel};
+
+use eframe::egui;
+use egui_extras::Column;
+use regex::{Regex, RegexBuilder};
+use sightline_model::ncu::pages::csv::write_row;
+use sightline_model::ncu::pages::raw::{RawOptions, raw_page};
+use sightline_model::ncu::pages::{InstanceMode, UnitMode};
+use sightline_model::ncu::{Action, Report};
+
+use crate::widgets::table::{Header, SortableTable, Table, cell_text};
+
+/// One metric (or launch column) of the result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRow {
+    /// The metric name (or launch column name).
+    pub name: String,
+    /// The value as NVIDIA's raw page prints it.
+    pub value: String,
+    /// The value with its instances: `AGG (v1; v2; ...)`.
+    pub with_instances: String,
+    /// The unit.
+    pub unit: String,
+}
+
+/// The Raw page of a report tab.
+#[derive(Default)]
+pub struct RawPage {
+    /// The result the rows are of.
+    kernel: Option<usize>,
+    /// The rows, in the raw page's order (launch columns, then metrics by name).
+    pub rows: Vec<RawRow>,
+    csv: String,
+    /// The filter text (a regular expression on the name).
+    pub filter: String,
+    /// Show instance values.
+    pub instances: bool,
+    compiled: Option<(String, Result<Regex, String>)>,
+    /// Sort and display order.
+    pub table: SortableTable,
+    /// The answer of the Export dialog: the file written, or why not.
+    export: Option<Receiver<Option<Result<PathBuf, String>>>>,
+    /// What the last export did.
+    pub status: Option<(String, bool)>,
+}
+
+impl RawPage {
+    /// Computes the rows of `action` unless they are its already.
+    pub fn set_result(&mut self, report: &Report, action: &Action) {
+        if self.kernel == Some(action.index()) {
+            return;
+        }
+        self.kernel = Some(action.index());
+        let actions = std::slice::from_ref(action);
+        let plain = raw_page(report, actions, RawOptions::default());
+        let listed = raw_page(
+            report,
+            actions,
+            RawOptions {
+                units: UnitMode::Auto,
+                instances: InstanceMode::Values,
+            },
+        );
+        let empty = Vec::new();
+        let values = plain.rows.first().unwrap_or(&empty);
+        let with_instances = listed.rows.first().unwrap_or(&empty);
+        self.rows = plain
+            .header
+            .iter()
+            .enumerate()
+            .map(|(i, name)| RawRow {
+                name: name.clone(),
+                value: values.get(i).cloned().unwrap_or_default(),
+                with_instances: with_instances.get(i).cloned().unwrap_or_default(),
+                unit: plain.units.get(i).cloned().unwrap_or_default(),
+            })
+            .collect();
+        let mut csv = Vec::new();
+        let written = write_row(&mut csv, &plain.header, false)
+            .and_then(|()| write_row(&mut csv, &plain.units, false))
+            .and_then(|()| {
+                plain
+                    .rows
+                    .iter()
+                    .try_for_each(|r| write_row(&mut csv, r, false))
+            });
+        self.csv = match written {
+            Ok(()) => String::from_utf8_lossy(&csv).into_owned(),
+            Err(error) => format!("cannot write the CSV: {error}"),
+        };
+        self.table.invalidate();
+    }
+
+    /// The CSV of the result: `sightline raw --csv --kernel N`.
+    pub fn csv(&self) -> &str {
+        &self.csv
+    }
+
+    /// The compiled filter: `Ok` a case-insensitive expression, `Err` why the text is not one.
+    fn matcher(&mut self) -> Result<Regex, String> {
+        if let Some((text, compiled)) = &self.compiled
+            && *text == self.filter
+        {
+            return compiled.clone();
+        }
+        let compiled = RegexBuilder::new(&self.filter)
+            .case_insensitive(true)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| e.to_string());
+        self.compiled = Some((self.filter.clone(), compiled.clone()));
+        compiled
+    }
+
+    /// Whether the row named `name` passes the filter.
+    fn keep(matcher: &Result<Regex, String>, needle: &str, name: &str) -> bool {
+        match matcher {
+            Ok(regex) => regex.is_match(name),
+            Err(_) => name.to_lowercase().contains(needle),
+        }
+    }
+
+    /// The names of the rows shown, in display order.
+    pub fn shown_names(&self) -> Vec<&str> {
+        self.table
+            .order
+            .iter()
+            .map(|&i| self.rows[i].name.as_str())
+            .collect()
+    }
+
+    /// Draws the page for `action` of `report`.
+    pub fn ui(&mut self, ui: &mut egui::Ui, report: &Report, action: &Action) {
+        self.set_result(report, action);
+        self.poll_export();
+        let mut changed = false;
+        ui.horizontal(|ui| {
+            ui.label("Filter:");
+            changed |= ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.filter)
+                        .hint_text("metric name (regular expression)")
+                        .desired_width(320.0),
+                )
+                .changed();
+            changed |= ui
+                .checkbox(&mut self.instances, "Instance values")
+                .changed();
+            if ui
+                .button("Copy CSV")
+                .on_hover_text("The result's raw page as CSV (sightline raw --csv --kernel N)")
+                .clicked()
+            {
+                ui.ctx().copy_text(self.csv.clone());
+                self.status = Some(("CSV copied to the clipboard".into(), false));
+            }
+            if ui
+                .add_enabled(self.export.is_none(), egui::Button::new("Export CSV…"))
+                .clicked()
+            {
+                self.start_export(action.index(), ui.ctx().clone());
+            }
+        });
+        let needle = self.filter.to_lowercase();
+        if let Err(error) = self.matcher() {
+            let error = error.lines().last().unwrap_or_default().to_owned();
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("not a regular expression ({error}): matching the text as it is"),
+            );
+        }
+        if let Some((status, is_error)) = &self.status {
+            let color = if *is_error {
+                ui.visuals().error_fg_color
+            } else {
+                ui.visuals().weak_text_color()
+            };
+            ui.colored_label(color, status);
+        }
+        if changed {
+            self.table.invalidate();
+        }
+        let matcher = self.matcher();
+        let keep = |i: usize| RawPage::keep(&matcher, &needle, &self.rows[i].name);
+        let compare = |c: usize, a: usize, b: usize| {
+            let (ra, rb) = (&self.rows[a], &self.rows[b]);
+            match c {
+                0 => ra.name.cmp(&rb.name),
+                1 => ra.value.cmp(&rb.value),
+                _ => ra.unit.cmp(&rb.unit),
+            }
+        };
+        let mut table = std::mem::take(&mut self.table);
+        table.filtered_order(self.rows.len(), &keep, &compare);
+        ui.label(
+            egui::RichText::new(format!(
+                "{} of {} metric(s)",
+                table.order.len(),
+                self.rows.len()
+            ))
+            .small()
+            .weak(),
+        );
+        let headers = vec![
+            Header::new("Metric", Column::initial(420.0).at_least(160.0).clip(true)),
+            Header::new("Value", Column::initial(260.0).at_least(80.0).clip(true)),
+            Header::new("Unit", Column::remainder().at_least(60.0)),
+        ];
+        let instances = self.instances;
+        Table::new(
+            "raw-page",
+            headers,
+            "the raw page's order (launch, then by name)",
+        )
+        .filter(&keep)
+        .show(
+            ui,
+            &mut table,
+            self.rows.len(),
+            &compare,
+            &mut |ui, i, c| {
+                let row = &self.rows[i];
+                let text = match c {
+                    0 => &row.name,
+                    1 if instances => &row.with_instances,
+                    1 => &row.value,
+                    _ => &row.unit,
+                };
+                cell_text(ui, text).on_hover_text(text.as_str());
+            },
+        );
+        self.table = table;
+    }
+
+    /// Asks for a file on a dialog thread and writes the CSV there.
+    fn start_export(&mut self, kernel: usize, ctx: egui::Context) {
+        let (tx, rx) = channel();
+        let csv = self.csv.clone();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-export-dialog".into())
+            .spawn(move || {
+                let picked = rfd::FileDialog::new()
+                    .set_title("Export the raw page")
+                    .set_file_name(format!("raw-{kernel}.csv"))
+                    .save_file();
+                let _ = tx.send(picked.map(|path| {
+                    std::fs::write(&path, csv.as_bytes())
+                        .map(|()| path.clone())
+                        .map_err(|e| format!("{}: {e}", path.display()))
+                }));
+                ctx.request_repaint();
+            });
+        match spawned {
+            Ok(_) => self.export = Some(rx),
+            Err(error) => self.status = Some((format!("cannot open the dialog: {error}"), true)),
+        }
+    }
+
+    fn poll_export(&mut self) {
+        let Some(rx) = &self.export else { return };
+        match rx.try_recv() {
+            Ok(answer) => {
+                self.export = None;
+                self.status = match answer {
+                    Some(Ok(path)) => Some((format!("Wrote {}", path.display()), false)),
+                    Some(Err(error)) => Some((error, true)),
+                    None => None,
+                };
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.export = None,
+        }
+    }
+}

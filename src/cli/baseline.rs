@@ -1,0 +1,78 @@
+//! `--baseline OTHER[:KERNEL]` of `sightline details` and `sightline summary`: opens each
+//! baseline report and finds, for each result shown, the baseline's result — the one picked by
+//! index, else the one with the same kernel name and launch order
+//! ([`crate::section::baseline::match_by_name`]).
+
+use std::path::Path;
+
+use crate::ncu::{NameBase, Report};
+use crate::section::baseline::{BaselineSpec, match_by_name};
+
+use super::common::open_report;
+
+/// One opened baseline.
+pub struct OpenedBaseline {
+    /// The argument as given (the baseline's name in the output).
+    pub name: String,
+    /// Its report.
+    pub report: Report,
+    /// The result picked by index, if one was.
+    pub kernel: Option<usize>,
+    /// The function name of each of its results.
+    pub names: Vec<String>,
+}
+
+impl OpenedBaseline {
+    /// Opens `spec`'s report; fails when it does not open or has no result `KERNEL`.
+    pub fn open(spec: &BaselineSpec) -> anyhow::Result<OpenedBaseline> {
+        let given = match spec.kernel {
+            Some(kernel) => format!("{}:{kernel}", spec.path.display()),
+            None => spec.path.display().to_string(),
+        };
+        let report = open_report(&spec.path)?;
+        if let Some(kernel) = spec.kernel
+            && kernel >= report.num_actions()
+        {
+            anyhow::bail!(
+                "baseline {given}: no kernel {kernel}: {} has {} result(s)",
+                spec.path.display(),
+                report.num_actions()
+            );
+        }
+        let names = function_names(&report)?;
+        Ok(OpenedBaseline {
+            name: given,
+            report,
+            kernel: spec.kernel,
+            names,
+        })
+    }
+
+    /// The baseline's result for result `index` of a report whose function names are `names`.
+    pub fn result_for(&self, names: &[String], index: usize) -> Option<usize> {
+        self.kernel
+            .or_else(|| match_by_name(names, index, &self.names))
+    }
+
+    /// The baseline's file.
+    pub fn path(&self) -> &Path {
+        self.report.path()
+    }
+}
+
+/// The function name of every result of `report`.
+pub fn function_names(report: &Report) -> anyhow::Result<Vec<String>> {
+    (0..report.num_actions())
+        .map(|i| {
+            report
+                .action(i)
+                .map(|a| a.name(NameBase::Function).to_owned())
+                .map_err(|e| anyhow::anyhow!("{}: result {i}: {e}", report.path().display()))
+        })
+        .collect()
+}
+
+/// Opens every baseline of `specs`.
+pub fn open_baselines(specs: &[BaselineSpec]) -> anyhow::Result<Vec<OpenedBaseline>> {
+    specs.iter().map(OpenedBaseline::open).collect()
+}
