@@ -36,23 +36,24 @@ pub struct Readable {
 }
 
 impl Readable {
-    /// One line per lost range, for the user: which rowids, how many rows.
-    pub fn describe(&self, table: &str) -> Vec<String> {
+    /// One line per lost range, for the user: which rowids, how many rows (the table is named
+    /// by the warning's location).
+    pub fn describe(&self) -> Vec<String> {
         self.lost
             .iter()
             .map(|&(a, b)| {
                 if b == i64::MAX && self.ranges.is_empty() {
-                    format!("{table}: damaged pages: the table could not be read; it is skipped")
+                    "damaged pages: the table could not be read; it is skipped".to_owned()
                 } else if b == i64::MAX {
                     format!(
-                        "{table}: damaged pages: the rows from rowid {a} on could not be read; \
+                        "damaged pages: the rows from rowid {a} on could not be read; \
                          the rows before them are loaded"
                     )
                 } else {
                     let n = lost_between(a, b);
                     let a = a.max(1);
                     format!(
-                        "{table}: damaged pages: rowids {a}–{b} could not be read ({n} rows \
+                        "damaged pages: rowids {a}–{b} could not be read ({n} rows \
                          lost); the rows before and after them are loaded"
                     )
                 }

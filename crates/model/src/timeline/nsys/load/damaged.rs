@@ -15,7 +15,7 @@ impl Loader<'_, '_> {
         source
             .skipped
             .insert(DAMAGED.to_owned(), readable.lost_rows);
-        for (message, &(first, _)) in readable.describe(table).into_iter().zip(&readable.lost) {
+        for (message, &(first, _)) in readable.describe().into_iter().zip(&readable.lost) {
             self.b.warn(
                 Location::Row {
                     table: table.into(),
