@@ -110,14 +110,15 @@ impl ExportDb {
     }
 
     /// The smallest `x > bad` at which a seek succeeds (`bad` itself failed), by doubling the
-    /// step and then bisecting; `None` when no seek up to `i64::MAX` succeeds.
-    fn next_readable(&self, table: &str, bad: i64) -> Option<i64> {
+    /// step and then bisecting, with the rowid that seek found (`None`: no row from `x` on);
+    /// `None` when no seek up to `i64::MAX` succeeds.
+    fn next_readable(&self, table: &str, bad: i64) -> Option<(i64, Option<i64>)> {
         let mut lo = bad;
         let mut step: i64 = 1;
-        let hi = loop {
+        let (mut hi, mut found) = loop {
             let x = lo.checked_add(step).unwrap_or(i64::MAX);
-            if self.seek(table, x).is_ok() {
-                break x;
+            if let Ok(found) = self.seek(table, x) {
+                break (x, found);
             }
             if x == i64::MAX {
                 return None;
@@ -126,16 +127,14 @@ impl ExportDb {
             step = step.saturating_mul(2);
         };
         // Seeks fail at `lo` and succeed at `hi`: bisect.
-        let mut hi = hi;
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            if self.seek(table, mid).is_ok() {
-                hi = mid;
-            } else {
-                lo = mid;
+            match self.seek(table, mid) {
+                Ok(at) => (hi, found) = (mid, at),
+                Err(()) => lo = mid,
             }
         }
-        Some(hi)
+        Some((hi, found))
     }
 
     fn find_readable(&self, table: &str) -> Readable {
@@ -176,20 +175,28 @@ impl ExportDb {
             if !failed {
                 break;
             }
-            let bad = last.map_or(from, |l| l.saturating_add(1));
+            // Where the damage begins: after the last row read, and past this pass's start
+            // when it read any (a damaged row may carry a rowid out of order): every pass
+            // moves on.
+            let bad = last.map_or(from, |l| l.max(from).saturating_add(1));
             // A scan can fail stepping onto a row that a seek still reads (damage in how the
-            // rows are linked rather than in the row): start the next pass there. A pass that
-            // read nothing moves past its start, so the walk always moves on.
-            let next = if last.is_some() && self.seek(table, bad).is_ok() {
-                Some(bad)
-            } else {
-                self.next_readable(table, bad)
-            };
-            match next {
-                Some(next) => {
-                    out.lost_rows += lost_between(bad, next - 1);
-                    out.lost.push((bad, next - 1));
-                    from = next;
+            // rows are linked rather than in the row): go on from there, nothing lost.
+            if last.is_some()
+                && let Ok(Some(at)) = self.seek(table, bad)
+            {
+                from = at;
+                continue;
+            }
+            match self.next_readable(table, bad) {
+                Some((x, found)) => {
+                    if x > bad {
+                        out.lost_rows += lost_between(bad, x - 1);
+                        out.lost.push((bad, x - 1));
+                    }
+                    match found {
+                        Some(at) => from = at,
+                        None => break,
+                    }
                 }
                 None => {
                     out.lost.push((bad, i64::MAX));
