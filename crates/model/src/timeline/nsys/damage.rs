@@ -14,6 +14,9 @@ use rusqlite::{ErrorCode, Row};
 use super::NsysError;
 use super::db::{ExportDb, int_of, quote_ident};
 
+/// Passes in a row that read nothing before the walk around damage gives up on the rest.
+const MAX_FRUITLESS_PASSES: u32 = 64;
+
 /// The import statistics' reason for rows on damaged pages.
 pub const DAMAGED: &str = "damaged pages: the rows could not be read";
 
@@ -144,9 +147,18 @@ impl ExportDb {
             quote_ident(table)
         );
         let mut from = i64::MIN;
-        // Each pass reads from `from` to the end or to the next damage; a pass that reads
-        // nothing still moves `from` forward, so this ends.
-        for _ in 0..1_000_000 {
+        let mut fruitless = 0u32;
+        // Each pass reads from `from` to the end or to the next damage, and `from` only moves
+        // forward, so this ends; a table holds at most one row per 16 bytes of the file, which
+        // bounds the passes where garbage pages answer seek after seek.
+        let file_len = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        let max_passes = (file_len / 16).clamp(1024, 1 << 24);
+        for pass in 0..=max_passes {
+            if pass == max_passes {
+                out.lost.push((from, i64::MAX));
+                out.unreadable_end = true;
+                break;
+            }
             let mut first = None;
             let mut last = None;
             let mut count = 0u64;
@@ -173,6 +185,17 @@ impl ExportDb {
                 out.rows += count;
             }
             if !failed {
+                break;
+            }
+            // Seeks that find rows the scan then cannot read, or rows whose rowid lies before
+            // where the seek asked (a page of garbage can answer every seek): after a few such
+            // passes in a row the rest is given up, so a damaged table costs a bounded number
+            // of queries.
+            let moved_on = last.is_some_and(|l| l >= from);
+            fruitless = if moved_on { 0 } else { fruitless + 1 };
+            if fruitless > MAX_FRUITLESS_PASSES {
+                out.lost.push((from, i64::MAX));
+                out.unreadable_end = true;
                 break;
             }
             // Where the damage begins: after the last row read, and past this pass's start
