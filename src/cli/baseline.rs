@@ -3,10 +3,12 @@
 //! index, else the one with the same kernel name and launch order
 //! ([`crate::section::baseline::match_by_name`]).
 
+use std::io::{self, Write};
 use std::path::Path;
 
 use crate::ncu::{NameBase, Report};
-use crate::section::baseline::{BaselineSpec, match_by_name};
+use crate::pyjson::PyJsonWriter;
+use crate::section::baseline::{BaselineSpec, Difference, match_by_name};
 
 use super::common::open_report;
 
@@ -75,4 +77,27 @@ pub fn function_names(report: &Report) -> anyhow::Result<Vec<String>> {
 /// Opens every baseline of `specs`.
 pub fn open_baselines(specs: &[BaselineSpec]) -> anyhow::Result<Vec<OpenedBaseline>> {
     specs.iter().map(OpenedBaseline::open).collect()
+}
+
+/// Writes a baseline's `value`, its `difference` and `relative_percent` to the current JSON
+/// object (`null` for what is missing or not finite).
+pub fn write_difference<W: Write>(
+    w: &mut PyJsonWriter<W>,
+    value: Option<f64>,
+    difference: Option<Difference>,
+) -> io::Result<()> {
+    w.key("value")?;
+    json_number(w, value)?;
+    w.key("difference")?;
+    json_number(w, difference.map(|d| d.absolute))?;
+    w.key("relative_percent")?;
+    json_number(w, difference.and_then(|d| d.relative))
+}
+
+/// A finite number, else `null`.
+pub fn json_number<W: Write>(w: &mut PyJsonWriter<W>, value: Option<f64>) -> io::Result<()> {
+    match value {
+        Some(v) if v.is_finite() => w.float(v),
+        _ => w.null(),
+    }
 }

@@ -14,7 +14,9 @@ use crate::section::choice::SectionChoice;
 use crate::section::overview::{OverviewBuilder, OverviewColumns, OverviewRow};
 use crate::section::registry::SectionSet;
 
-use super::baseline::{OpenedBaseline, function_names, open_baselines};
+use super::baseline::{
+    OpenedBaseline, function_names, json_number, open_baselines, write_difference,
+};
 use super::common::SectionFolders;
 
 /// How the comparison is printed.
@@ -254,13 +256,6 @@ fn write_csv(lines: &[Line], opened: &[OpenedBaseline], out: &mut dyn Write) -> 
     Ok(())
 }
 
-fn json_number<W: Write>(w: &mut PyJsonWriter<W>, value: Option<f64>) -> io::Result<()> {
-    match value {
-        Some(v) if v.is_finite() => w.float(v),
-        _ => w.null(),
-    }
-}
-
 fn write_json(lines: &[Line], opened: &[OpenedBaseline], out: &mut dyn Write) -> io::Result<()> {
     let mut w = PyJsonWriter::new(&mut *out, 1);
     w.begin_object()?;
@@ -292,12 +287,7 @@ fn write_json(lines: &[Line], opened: &[OpenedBaseline], out: &mut dyn Write) ->
                 None => w.null()?,
             }
             w.key_string("text", text)?;
-            w.key("value")?;
-            json_number(&mut w, *base)?;
-            w.key("difference")?;
-            json_number(&mut w, d.map(|d| d.absolute))?;
-            w.key("relative_percent")?;
-            json_number(&mut w, d.and_then(|d| d.relative))?;
+            write_difference(&mut w, *base, d)?;
             w.end_object()?;
         }
         w.end_array()?;

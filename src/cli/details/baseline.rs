@@ -10,6 +10,7 @@ use crate::section::baseline::{BaselineEntries, Compared};
 use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
 
 use super::{DetailsFormat, csv_field};
+use crate::cli::baseline::{json_number, write_difference};
 
 /// One baseline of one page: its name, the result it is, and its indexed page (`None`: the
 /// baseline report has no matching result).
@@ -259,12 +260,7 @@ fn write_json(
                     ),
                     Compared::Missing => (None, None),
                 };
-                w.key("value")?;
-                json_number(&mut w, value)?;
-                w.key("difference")?;
-                json_number(&mut w, difference.map(|d| d.absolute))?;
-                w.key("relative_percent")?;
-                json_number(&mut w, difference.and_then(|d| d.relative))?;
+                write_difference(&mut w, value, difference)?;
                 w.end_object()?;
             }
             w.end_array()?;
@@ -276,11 +272,4 @@ fn write_json(
     w.end_array()?;
     w.end_object()?;
     writeln!(out)
-}
-
-fn json_number<W: Write>(w: &mut PyJsonWriter<W>, value: Option<f64>) -> io::Result<()> {
-    match value {
-        Some(v) if v.is_finite() => w.float(v),
-        _ => w.null(),
-    }
 }
