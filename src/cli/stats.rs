@@ -25,9 +25,17 @@ pub enum StatsFormat {
 /// Arguments of `sightline stats`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct StatsArgs {
-    /// The export (.sqlite) or report (.nsys-rep, .qdrep: exported with `nsys` first).
+    /// The export (.sqlite) or report (.nsys-rep, .qdrep: exported with `nsys` first); several
+    /// (the ranks of a job) with `--merge` or `--per-file`.
     #[arg(required_unless_present = "help_reports")]
-    pub file: Option<PathBuf>,
+    pub files: Vec<PathBuf>,
+    /// Several files: the reports over all of them at once, as one export (see
+    /// `crates/model/src/timeline/nsys/merged.rs` for how their rows are put together).
+    #[arg(long, conflicts_with = "per_file")]
+    pub merge: bool,
+    /// Several files: the reports of each file, one after another under its name.
+    #[arg(long)]
+    pub per_file: bool,
     /// Report, as nsys takes it: NAME[:OPTION[=VALUE]]... (`cuda_gpu_kern_sum:nvtx-name`);
     /// repeat or separate with commas. `--help-reports` lists them. Default: nsys's set.
     #[arg(long = "report", value_name = "NAME")]
@@ -67,9 +75,15 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         write_help(out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let Some(file) = &args.file else {
+    let Some(file) = args.files.first() else {
         anyhow::bail!("no export given");
     };
+    if args.files.len() > 1 && !args.merge && !args.per_file {
+        anyhow::bail!(
+            "{} files given: add --merge (the reports over all of them) or --per-file (each file's)",
+            args.files.len()
+        );
+    }
     let requested: Vec<&str> = if args.reports.is_empty() {
         stats::DEFAULT_REPORTS.to_vec()
     } else {
@@ -84,7 +98,40 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     for r in requested {
         requests.push((r, ReportRequest::parse(r).map_err(anyhow::Error::msg)?));
     }
-    let export = export_for(file, args.nsys.as_deref())?;
+    if args.per_file && args.files.len() > 1 {
+        for (i, file) in args.files.iter().enumerate() {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(out, "==> {} <==", file.display())?;
+            let args = StatsArgs {
+                files: vec![file.clone()],
+                per_file: false,
+                output: args.output.as_ref().map(|prefix| {
+                    let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+                    PathBuf::from(format!("{}_{stem}", prefix.display()))
+                }),
+                ..args.clone()
+            };
+            run(&args, out)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let merged;
+    let export = if args.merge && args.files.len() > 1 {
+        let exports = args
+            .files
+            .iter()
+            .map(|f| export_for(f, args.nsys.as_deref()))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        merged = nsys::merged::MergedExport::build(&exports)?;
+        for w in &merged.warnings {
+            eprintln!("{w}");
+        }
+        merged.path().to_path_buf()
+    } else {
+        export_for(file, args.nsys.as_deref())?
+    };
     let db = nsys::db::ExportDb::open(&export)?;
     if let Some(prefix) = &args.output {
         // Each report written as soon as it is computed, and dropped: a batch of large traces
@@ -112,10 +159,22 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
     match args.format {
         StatsFormat::Csv => write_csv(&results, out)?,
+        StatsFormat::Json if args.merge && args.files.len() > 1 => {
+            write_json(Path::new(&joined(&args.files)), &results, out)?
+        }
         StatsFormat::Json => write_json(file, &results, out)?,
         StatsFormat::Table => write_table(&results, out)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files of a merged run, as one name ("a.sqlite + b.sqlite").
+fn joined(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ")
 }
 
 /// `--help-reports`: every report, what it shows and its options.

@@ -9,7 +9,9 @@ use crate::kind::FileKind;
 use crate::pyjson::write_string;
 use crate::timeline::imports::ImportStats;
 use crate::timeline::nsys::{LoadOptions, Progress};
-use crate::timeline::open::{DetailSource, TimelineFileKind, load_timeline};
+use crate::timeline::open::{
+    DetailSource, MergeInput, TimelineFileKind, load_merged, load_timeline, timeline_inputs,
+};
 use crate::timeline::{Timeline, TrackId, TrackKind};
 
 use super::stats::export_for;
@@ -18,8 +20,21 @@ use super::stats::export_for;
 #[derive(clap::Args, Debug, Clone)]
 pub struct TimelineArgs {
     /// The export (.sqlite), report (.nsys-rep, .qdrep: exported with `nsys` first), NVTXT
-    /// file (.nvtxt) or CodeXL trace (.atp).
-    pub file: PathBuf,
+    /// file (.nvtxt) or CodeXL trace (.atp). Several files, or a folder, are merged onto one
+    /// timeline (a group per file, aligned by their session starts).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Merge even a single file into a group of its own (several files are always merged).
+    #[arg(long)]
+    pub merge: bool,
+    /// Move file K (0-based, in the order given) by NS nanoseconds after the alignment:
+    /// `--offset 1=-2500`. Repeatable.
+    #[arg(long, value_name = "K=NS", value_parser = parse_offset)]
+    pub offset: Vec<(usize, i64)>,
+    /// Line the files up on the first event of this name in each (e.g. an NVTX range), for
+    /// files without a common clock.
+    #[arg(long, value_name = "NAME")]
+    pub align_on: Option<String>,
     /// Print the tree as JSON.
     #[arg(long, conflicts_with = "events")]
     pub json: bool,
@@ -46,16 +61,86 @@ fn rss_bytes() -> Option<u64> {
     Some(pages * 4096)
 }
 
-/// Loads the file and prints what was asked for.
-pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let kind = TimelineFileKind::from_kind(FileKind::of_path(&args.file))
+/// `K=NS` of `--offset`.
+fn parse_offset(text: &str) -> Result<(usize, i64), String> {
+    let (k, ns) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text}: expected K=NS (file index = nanoseconds)"))?;
+    let k = k.trim().parse().map_err(|e| format!("{k}: {e}"))?;
+    let ns = ns.trim().parse().map_err(|e| format!("{ns}: {e}"))?;
+    Ok((k, ns))
+}
+
+/// The timeline kind of `file` and the export to read for it.
+fn input_for(file: &Path, nsys: Option<&Path>) -> anyhow::Result<MergeInput> {
+    let kind = TimelineFileKind::from_kind(FileKind::of_path(file))
         .unwrap_or(TimelineFileKind::NsysExport);
     let export = match kind {
-        TimelineFileKind::NsysExport | TimelineFileKind::NsysReport => {
-            export_for(&args.file, args.nsys.as_deref())?
-        }
-        _ => args.file.clone(),
+        TimelineFileKind::NsysExport | TimelineFileKind::NsysReport => export_for(file, nsys)?,
+        _ => file.to_path_buf(),
     };
+    Ok(MergeInput {
+        path: file.to_path_buf(),
+        kind,
+        export,
+    })
+}
+
+/// Loads the files onto one timeline, lines them up as asked and prints what was asked for.
+fn run_merged(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let files = timeline_inputs(&args.files)?;
+    let inputs = files
+        .iter()
+        .map(|f| input_for(f, args.nsys.as_deref()))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let started = std::time::Instant::now();
+    let loaded = load_merged(&inputs, None, |_| {})?;
+    let mut timeline = loaded.timeline;
+    if let Some(name) = &args.align_on {
+        for (k, delta) in timeline.align_on(name)? {
+            eprintln!("aligned file {k} on \"{name}\": moved by {delta} ns");
+        }
+    }
+    for &(k, ns) in &args.offset {
+        timeline.shift_part(k, ns)?;
+    }
+    if args.timing {
+        eprintln!(
+            "timing: loaded and merged {} files, {} events in {:.3} s; model {:.1} B/event",
+            inputs.len(),
+            timeline.event_count(),
+            started.elapsed().as_secs_f64(),
+            timeline.heap_bytes() as f64 / timeline.event_count().max(1) as f64
+        );
+    }
+    for w in &timeline.warnings {
+        eprintln!("{w}");
+    }
+    let name = files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    if args.events {
+        write_events(&timeline, out)?;
+    } else if args.json {
+        write_json(Path::new(&name), &timeline, out)?;
+    } else {
+        write_text(Path::new(&name), &timeline, true, out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Loads the file and prints what was asked for.
+pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let single = match args.files.as_slice() {
+        [one] if !one.is_dir() && !args.merge => one,
+        _ => return run_merged(args, out),
+    };
+    if !args.offset.is_empty() || args.align_on.is_some() {
+        anyhow::bail!("--offset and --align-on need several files (or --merge)");
+    }
+    let MergeInput { kind, export, .. } = input_for(single, args.nsys.as_deref())?;
     let rss_before = rss_bytes();
     let started = std::time::Instant::now();
     // With --timing: when each stage of the load ended (the tables read, linking and packing),
@@ -77,7 +162,7 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
     } else {
         LoadOptions::default()
     };
-    let loaded = load_timeline(&args.file, kind, &export, options, !args.no_nvtxt)?;
+    let loaded = load_timeline(single, kind, &export, options, !args.no_nvtxt)?;
     let timeline = loaded.timeline;
     for doc in &loaded.nvtxt {
         if kind.takes_nvtxt() {
@@ -135,13 +220,13 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
     if args.events {
         write_events(&timeline, out)?;
     } else if args.json {
-        write_json(&args.file, &timeline, out)?;
+        write_json(single, &timeline, out)?;
     } else {
         let from_nsys = matches!(
             kind,
             TimelineFileKind::NsysExport | TimelineFileKind::NsysReport
         );
-        write_text(&args.file, &timeline, from_nsys, out)?;
+        write_text(single, &timeline, from_nsys, out)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -197,6 +282,7 @@ fn kind_name(kind: TrackKind) -> &'static str {
         TrackKind::Stream => "stream",
         TrackKind::Queue => "queue",
         TrackKind::Series => "series",
+        TrackKind::File => "file",
     }
 }
 
@@ -210,7 +296,10 @@ fn write_text(
 ) -> std::io::Result<()> {
     writeln!(out, "{}", file.display())?;
     let s = &tl.session;
+    let merged = !tl.parts().is_empty();
     match (&s.product_version, &s.schema_version) {
+        // A merged timeline: each file's version is on its line.
+        _ if merged => {}
         (Some(v), schema) => writeln!(
             out,
             "  written by Nsight Systems {v} (schema {})",
@@ -229,6 +318,26 @@ fn write_text(
     }
     if let Some(ns) = s.start_utc_ns {
         writeln!(out, "  session start: {ns} ns since the Unix epoch (UTC)")?;
+    }
+    for (k, p) in tl.parts().iter().enumerate() {
+        let clock = if p.clock_known {
+            "by its session start"
+        } else {
+            "no wall clock: placed at 0"
+        };
+        let version = match &p.session.product_version {
+            Some(v) => format!(", Nsight Systems {v}"),
+            None => String::new(),
+        };
+        writeln!(
+            out,
+            "  file {k}: {} ({}{version}), offset {} ns ({clock}; {} ns by hand), {} events",
+            p.label,
+            p.source.display(),
+            p.offset_ns,
+            p.user_offset_ns(),
+            p.events.len()
+        )?;
     }
     for g in &s.gpus {
         writeln!(out, "  GPU {}: {}", g.id, g.name)?;
@@ -347,6 +456,26 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
         write!(out, ", \"severity\": \"{}\"", w.problem.severity)?;
         write!(out, ", \"message\": ")?;
         write_string(&mut &mut *out, &w.problem.message)?;
+        write!(out, "}}")?;
+    }
+    write!(out, "], \"files\": [")?;
+    for (k, p) in tl.parts().iter().enumerate() {
+        if k > 0 {
+            write!(out, ", ")?;
+        }
+        write!(out, "{{\"label\": ")?;
+        write_string(&mut &mut *out, &p.label)?;
+        write!(out, ", \"file\": ")?;
+        write_string(&mut &mut *out, &p.source.display().to_string())?;
+        write!(
+            out,
+            ", \"offset_ns\": {}, \"clock_ns\": {}, \"clock_known\": {}, \"events\": {}, \"sources\": ",
+            p.offset_ns,
+            p.clock_ns,
+            p.clock_known,
+            p.events.len()
+        )?;
+        write_sources_json(&p.session.imports, out)?;
         write!(out, "}}")?;
     }
     write!(out, "], \"sources\": ")?;

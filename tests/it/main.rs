@@ -66,6 +66,7 @@ mod timeline_corpus;
 mod timeline_damaged;
 mod timeline_families;
 mod timeline_imports;
+mod timeline_merge;
 mod timeline_model;
 mod timeline_stats;
 mod units_golden;

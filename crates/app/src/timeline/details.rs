@@ -92,6 +92,8 @@ pub fn details_ui(
         .show(ui, |ui| {
             match selection.event.and_then(|id| timeline.event(id)) {
                 Some(e) => {
+                    // A merged timeline: the export or trace of the event's file.
+                    let source = source.for_event(timeline, e.id).unwrap_or(source);
                     ui.heading("Selected event");
                     let origin = timeline.time_range().map_or(0, |(t0, _)| t0);
                     egui::Grid::new("event-facts")
@@ -174,7 +176,7 @@ pub fn details_ui(
                                 );
                             }
                         }
-                        DetailSource::None => {}
+                        DetailSource::None | DetailSource::Parts(_) => {}
                     }
                 }
                 None => {

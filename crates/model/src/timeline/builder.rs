@@ -175,6 +175,7 @@ impl TimelineBuilder {
             TrackKind::Context => 5,
             TrackKind::Stream => 6,
             TrackKind::Queue => 7,
+            TrackKind::File => 8,
         };
         let keys: Vec<(u8, u64)> = self.tracks.iter().map(|t| (rank(t.kind), t.key)).collect();
         let by_key = |a: &TrackId| keys.get(a.0 as usize).copied().unwrap_or_default();
@@ -500,6 +501,7 @@ impl TimelineBuilder {
             attr_sets,
             wait_ids,
             queued_ns,
+            parts: Vec::new(),
             span: None,
         };
         timeline.span = timeline.compute_time_range();

@@ -45,6 +45,20 @@ pub struct ImportStats {
 }
 
 impl ImportStats {
+    /// Adds the statistics of another file (a merged timeline counts the rows of all its files).
+    pub fn add(&mut self, other: &ImportStats) {
+        for (name, theirs) in &other.sources {
+            let ours = self.source(name);
+            ours.rows += theirs.rows;
+            ours.events += theirs.events;
+            ours.attached += theirs.attached;
+            ours.documented |= theirs.documented;
+            for (reason, n) in &theirs.skipped {
+                *ours.skipped.entry(reason.clone()).or_default() += n;
+            }
+        }
+    }
+
     /// The entry of `source`, made when missing.
     pub fn source(&mut self, source: &str) -> &mut SourceStats {
         self.sources.entry(source.to_owned()).or_default()

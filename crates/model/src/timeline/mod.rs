@@ -38,6 +38,9 @@
 //! To add events to a timeline already loaded (NVTXT files beside an export), reopen it with
 //! [`TimelineBuilder::from_timeline`], push onto new or existing tracks, and `finish()` again.
 //!
+//! Several files on one timeline (the ranks of a job): [`merge::merge`], then
+//! [`Timeline::shift_part`] / [`Timeline::align_on`] to line them up.
+//!
 //! Reading back: [`Timeline::visible`] per row for drawing, [`Timeline::event`],
 //! [`Timeline::attrs`], [`Timeline::flow_partners`], [`Timeline::search`],
 //! [`Timeline::range_stats`], [`Timeline::gpu_utilization`].
@@ -45,6 +48,7 @@
 pub mod atp;
 pub mod builder;
 pub mod imports;
+pub mod merge;
 pub mod model;
 pub mod nsys;
 pub mod nvtxt;

@@ -146,6 +146,8 @@ pub enum TrackKind {
     Queue,
     /// A series of events under its parent ("CUDA API", "OS runtime", "NVTX (domain)", a file...).
     Series,
+    /// One file of a merged timeline (a rank or node of a job): the group of its tracks.
+    File,
 }
 
 /// How the builder places a track's events into rows.
@@ -279,6 +281,8 @@ pub struct SessionInfo {
     pub schema_version: Option<String>,
     /// Wall-clock time of time 0, in ns since the Unix epoch (UTC).
     pub start_utc_ns: Option<i64>,
+    /// The name of the machine that was profiled (`TARGET_INFO_SYSTEM_ENV` `Hostname`).
+    pub host_name: Option<String>,
     /// The GPUs.
     pub gpus: Vec<GpuInfo>,
     /// What the loader did with every row of the file ([`ImportStats`]).
@@ -334,6 +338,8 @@ pub struct Timeline {
     pub(crate) wait_ids: Vec<EventId>,
     /// Queued times of `wait_ids`.
     pub(crate) queued_ns: Vec<i64>,
+    /// The files of a merged timeline ([`super::merge`]); empty for one file.
+    pub(crate) parts: Vec<super::merge::TimelinePart>,
     /// The time range, computed once by the builder.
     pub(crate) span: Option<(i64, i64)>,
 }

@@ -42,6 +42,93 @@ pub enum DetailSource {
     Atp(Arc<AtpFile>),
     /// Nothing beyond what the timeline holds (an NVTXT file alone).
     None,
+    /// A merged timeline: the source of each of its files, in part order.
+    Parts(Vec<DetailSource>),
+}
+
+impl DetailSource {
+    /// Where the details of `event` of `timeline` are read: for a merged timeline, the source
+    /// of the file that holds the event.
+    pub fn for_event(&self, timeline: &Timeline, event: super::EventId) -> Option<&DetailSource> {
+        match self {
+            DetailSource::Parts(parts) => parts.get(timeline.part_of(event)?),
+            other => Some(other),
+        }
+    }
+}
+
+/// One file to put on a merged timeline.
+#[derive(Debug, Clone)]
+pub struct MergeInput {
+    /// The file (export, report, NVTXT file or trace).
+    pub path: PathBuf,
+    /// Its kind.
+    pub kind: TimelineFileKind,
+    /// The SQLite export to read for an Nsight Systems report (the file itself otherwise).
+    pub export: PathBuf,
+}
+
+/// The files to merge for `paths`: each file as given, and each folder's timeline files (by
+/// name, sorted; NVTXT files, exports, reports and traces).
+pub fn timeline_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, OpenError> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(path).map_err(|source| {
+            OpenError::Nsys(NsysError::Io {
+                path: path.clone(),
+                source,
+            })
+        })?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && TimelineFileKind::of(p).is_some())
+            .collect();
+        found.sort();
+        // A report exported beside itself: the export is read, not the report again.
+        let exported = |p: &PathBuf| {
+            TimelineFileKind::of(p) == Some(TimelineFileKind::NsysReport)
+                && found.contains(&p.with_extension("sqlite"))
+        };
+        let keep: Vec<PathBuf> = found.iter().filter(|p| !exported(p)).cloned().collect();
+        out.extend(keep);
+    }
+    Ok(out)
+}
+
+/// Loads `inputs` onto one timeline, a group per file in the order given, aligned by their
+/// session starts ([`super::merge`]). Files are loaded one after another and merged as they
+/// come, so that only the merged timeline and one file are in memory at once; `progress` is
+/// told the index of each file as its loading starts.
+pub fn load_merged(
+    inputs: &[MergeInput],
+    cancel: Option<&std::sync::atomic::AtomicBool>,
+    mut progress: impl FnMut(usize),
+) -> Result<LoadedTimeline, OpenError> {
+    let mut merger = super::merge::Merger::default();
+    let mut details = Vec::with_capacity(inputs.len());
+    let mut nvtxt = Vec::new();
+    for (index, input) in inputs.iter().enumerate() {
+        progress(index);
+        let options = LoadOptions {
+            cancel,
+            ..LoadOptions::default()
+        };
+        let loaded = load_timeline(&input.path, input.kind, &input.export, options, false)?;
+        let label = super::merge::default_label(&loaded.timeline);
+        merger.push(loaded.timeline, label);
+        details.push(loaded.details);
+        nvtxt.extend(loaded.nvtxt);
+        super::release_free_memory();
+    }
+    Ok(LoadedTimeline {
+        timeline: merger.finish(),
+        details: DetailSource::Parts(details),
+        nvtxt,
+    })
 }
 
 /// A timeline with what goes with it.

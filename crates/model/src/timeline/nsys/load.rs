@@ -419,6 +419,18 @@ impl<'d, 'a> Loader<'d, 'a> {
                 .flatten();
             self.attach_rest("TARGET_INFO_SESSION_START_TIME");
         }
+        if self.db.has_column("TARGET_INFO_SYSTEM_ENV", "value") {
+            self.b.session.host_name = self
+                .db
+                .conn
+                .query_row(
+                    "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' LIMIT 1",
+                    [],
+                    |r| r.get::<_, String>(0),
+                )
+                .ok()
+                .filter(|h| !h.trim().is_empty());
+        }
         for (table, id_column) in [
             ("TARGET_INFO_GPU", "id"),
             ("TARGET_INFO_CUDA_GPU", "deviceId"),

@@ -17,6 +17,7 @@ pub mod damage;
 pub mod db;
 pub mod details;
 pub mod load;
+pub mod merged;
 pub mod rep;
 pub mod schema;
 pub mod stats;

@@ -1,0 +1,368 @@
+//! Several files on one timeline: the exports of the ranks or nodes of one job (or NVTXT files
+//! and CodeXL traces), each under a top-level group of its own, on one clock.
+//!
+//! [`merge`] concatenates the parts' packed columns: the events of part `k` keep their order
+//! and become one contiguous id range ([`TimelinePart::events`]), its tracks sit under a new
+//! [`TrackKind::File`] group, its strings and call stacks are renumbered into the merged
+//! tables, and its times move by [`TimelinePart::offset_ns`]. No event is staged or laid out
+//! again, so merging costs one pass over the columns and the memory of the merged timeline.
+//!
+//! Alignment: every part's times count from its own session start. Parts whose session start
+//! is known in wall-clock time (`TARGET_INFO_SESSION_START_TIME` of an export) are placed by
+//! it, the earliest at 0; parts without one start at 0 and say so
+//! ([`TimelinePart::clock_known`]). [`Timeline::shift_part`] moves a part by any amount (the
+//! user's offset), [`Timeline::align_on`] lines the parts up on the first event of a name.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use super::model::{EventKind, NO_STACK, SessionInfo, Track, TrackId, TrackKind};
+use super::stacks::{Frame, StackId, StackNode};
+use super::{EventId, Layout, StrId, StringTable, Timeline};
+
+/// One file of a merged timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimelinePart {
+    /// The group's name (host or rank, editable); also the name of its group track.
+    pub label: String,
+    /// The file the part was read from.
+    pub source: PathBuf,
+    /// Its top-level group track.
+    pub group: TrackId,
+    /// The ids of its events.
+    pub events: Range<u32>,
+    /// How far its times were moved from its own clock (ns): the session-start alignment plus
+    /// any offset the user gave.
+    pub offset_ns: i64,
+    /// The part of `offset_ns` that came from the session-start alignment.
+    pub clock_ns: i64,
+    /// Whether the file gave its session start in wall-clock time (else it was put at 0).
+    pub clock_known: bool,
+    /// The file's own session facts (versions, GPUs, import statistics).
+    pub session: SessionInfo,
+}
+
+impl TimelinePart {
+    /// The offset the user added on top of the clock alignment (ns).
+    pub fn user_offset_ns(&self) -> i64 {
+        self.offset_ns - self.clock_ns
+    }
+}
+
+/// The default label of a file's group: its host name when the file names one, then the file
+/// name ("nid001608 · rank0.sqlite").
+pub fn default_label(timeline: &Timeline) -> String {
+    let file = timeline
+        .source
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| timeline.source.display().to_string());
+    match &timeline.session.host_name {
+        Some(host) => format!("{host} · {file}"),
+        None => file,
+    }
+}
+
+/// Merges `parts` (each with its group label) into one timeline, aligned by their session
+/// starts. One part gives a timeline of one group; none gives an empty timeline.
+pub fn merge(parts: Vec<(Timeline, String)>) -> Timeline {
+    let mut merger = Merger::default();
+    for (part, label) in parts {
+        merger.push(part, label);
+    }
+    merger.finish()
+}
+
+/// Merges files one at a time, so that only the merged timeline and the file being added are
+/// in memory (load a file, push it, load the next).
+#[derive(Debug, Default)]
+pub struct Merger {
+    out: Timeline,
+    /// The wall-clock session start of the first file that gave one.
+    first_start: Option<i64>,
+}
+
+impl Merger {
+    /// Adds `part` under a new group named `label`.
+    pub fn push(&mut self, part: Timeline, label: String) {
+        if self.out.parts.is_empty() {
+            self.out.source = part.source.clone();
+        }
+        let start = part.session.start_utc_ns;
+        if self.first_start.is_none() {
+            self.first_start = start;
+        }
+        let clock_ns = match (start, self.first_start) {
+            (Some(s), Some(first)) => s.saturating_sub(first),
+            _ => 0,
+        };
+        append(&mut self.out, part, label, clock_ns, start.is_some());
+    }
+
+    /// Number of files pushed.
+    pub fn len(&self) -> usize {
+        self.out.parts.len()
+    }
+
+    /// Whether no file was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.out.parts.is_empty()
+    }
+
+    /// The merged timeline: the earliest session start is time 0.
+    pub fn finish(mut self) -> Timeline {
+        let earliest = self
+            .out
+            .parts
+            .iter()
+            .filter(|p| p.clock_known)
+            .map(|p| p.clock_ns)
+            .min()
+            .unwrap_or(0);
+        if earliest < 0 {
+            for index in 0..self.out.parts.len() {
+                if self.out.parts[index].clock_known {
+                    self.out.parts[index].clock_ns -= earliest;
+                    shift_events(&mut self.out, index, -earliest);
+                }
+            }
+        }
+        self.out.session.start_utc_ns = self.first_start.map(|s| s.saturating_add(earliest));
+        self.out.span = self.out.compute_time_range();
+        self.out
+    }
+}
+
+/// Appends `part` under a new group `label`, its times moved by `clock_ns`.
+fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, known: bool) {
+    let strings = renumber_strings(&mut out.strings, &part.strings);
+    let name_of = |id: StrId| strings.get(id.0 as usize).copied().unwrap_or_default();
+    // Call stacks: frames and nodes appended, their ids shifted.
+    let frame_base = out.stacks.frames.len() as u32;
+    let node_base = out.stacks.nodes.len() as u32;
+    out.stacks
+        .frames
+        .extend(part.stacks.frames.iter().map(|f| Frame {
+            symbol: name_of(f.symbol),
+            module: name_of(f.module),
+            unresolved: f.unresolved,
+        }));
+    out.stacks
+        .nodes
+        .extend(part.stacks.nodes.iter().map(|n| StackNode {
+            frame: super::stacks::FrameId(n.frame.0 + frame_base),
+            parent: n.parent.map(|p| StackId(p.0 + node_base)),
+        }));
+    // Tracks: the group, then the part's tracks (parents before children) shifted by one more.
+    let group = TrackId(out.tracks.len() as u32);
+    let track_base = group.0 + 1;
+    let shift_track = |t: TrackId| TrackId(t.0 + track_base);
+    let event_base = out.columns.start.len() as u32;
+    out.tracks.push(Track {
+        name: label.clone(),
+        kind: TrackKind::File,
+        key: out.roots.len() as u64,
+        parent: None,
+        children: part.roots.iter().map(|&r| shift_track(r)).collect(),
+        rows: Vec::new(),
+        layout: Layout::Nested,
+    });
+    out.roots.push(group);
+    for track in std::mem::take(&mut part.tracks) {
+        out.tracks.push(Track {
+            parent: Some(track.parent.map_or(group, shift_track)),
+            children: track.children.iter().map(|&c| shift_track(c)).collect(),
+            rows: track
+                .rows
+                .iter()
+                .map(|r| r.start + event_base..r.end + event_base)
+                .collect(),
+            ..track
+        });
+    }
+    for (track, source) in std::mem::take(&mut part.session.series_sources) {
+        out.session
+            .series_sources
+            .insert(shift_track(track), source);
+    }
+    // Columns.
+    let pc = std::mem::take(&mut part.columns);
+    let c = &mut out.columns;
+    c.start
+        .extend(pc.start.iter().map(|s| s.saturating_add(clock_ns)));
+    c.duration.extend_from_slice(&pc.duration);
+    c.name.extend(pc.name.iter().map(|&n| name_of(n)));
+    c.correlation.extend(
+        pc.correlation
+            .iter()
+            .zip(&pc.kind)
+            .map(|(&corr, &kind)| match kind {
+                EventKind::CpuSample if corr != NO_STACK => corr + node_base,
+                _ => corr,
+            }),
+    );
+    c.source.extend_from_slice(&pc.source);
+    c.kind.extend_from_slice(&pc.kind);
+    c.long_durations
+        .extend(pc.long_durations.iter().map(|&(e, d)| (e + event_base, d)));
+    drop(pc);
+    // Flows (sorted by caller; every id of this part is above those before it, so the
+    // concatenation stays sorted), attributes and waiting times likewise.
+    let flow_base = out.flows.len() as u32;
+    let shift_event = |e: EventId| EventId(e.0 + event_base);
+    out.flows.extend(part.flows.iter().map(|f| super::Flow {
+        from: shift_event(f.from),
+        to: shift_event(f.to),
+    }));
+    out.flows_by_to
+        .extend(part.flows_by_to.iter().map(|&i| i + flow_base));
+    let set_base = out.attr_sets.len() as u32;
+    out.attr_sets
+        .extend(part.attr_sets.iter().cloned().map(|mut a| {
+            a.stack = a.stack.map(|s| StackId(s.0 + node_base));
+            a
+        }));
+    out.attrs.extend(
+        part.attrs
+            .iter()
+            .map(|&(e, s)| (shift_event(e), s + set_base)),
+    );
+    out.wait_ids
+        .extend(part.wait_ids.iter().map(|&e| shift_event(e)));
+    out.queued_ns
+        .extend(part.queued_ns.iter().map(|q| q.saturating_add(clock_ns)));
+    out.warnings.append(&mut part.warnings);
+    out.session.imports.add(&part.session.imports);
+    out.stacks_pending |= part.stacks_pending;
+    let events = event_base..out.columns.start.len() as u32;
+    out.parts.push(TimelinePart {
+        label,
+        source: part.source,
+        group,
+        events,
+        offset_ns: clock_ns,
+        clock_ns,
+        clock_known: known,
+        session: part.session,
+    });
+}
+
+/// Moves the events of part `index` (which exists) by `delta_ns`, and its offset with them.
+fn shift_events(timeline: &mut Timeline, index: usize, delta_ns: i64) {
+    let part = &mut timeline.parts[index];
+    part.offset_ns = part.offset_ns.saturating_add(delta_ns);
+    let range = part.events.start as usize..part.events.end as usize;
+    for s in &mut timeline.columns.start[range.clone()] {
+        *s = s.saturating_add(delta_ns);
+    }
+    let ids = &timeline.wait_ids;
+    let lo = ids.partition_point(|e| (e.0 as usize) < range.start);
+    let hi = ids.partition_point(|e| (e.0 as usize) < range.end);
+    for q in &mut timeline.queued_ns[lo..hi] {
+        *q = q.saturating_add(delta_ns);
+    }
+}
+
+/// Interns every string of `from` into `into`: the new id of each old id.
+fn renumber_strings(into: &mut StringTable, from: &StringTable) -> Vec<StrId> {
+    from.iter().map(|(_, text)| into.intern(text)).collect()
+}
+
+/// A part could not be found or the alignment event is missing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// No part of that index.
+    #[error("the timeline has no file number {0}")]
+    NoPart(usize),
+    /// No part has an event of that name.
+    #[error("no file of the timeline has an event named \"{0}\"")]
+    NoEvent(String),
+}
+
+impl Timeline {
+    /// The files of a merged timeline, in group order (empty for a timeline of one file that
+    /// was not merged).
+    pub fn parts(&self) -> &[TimelinePart] {
+        &self.parts
+    }
+
+    /// The part that holds `event`.
+    pub fn part_of(&self, event: EventId) -> Option<usize> {
+        let i = self.parts.partition_point(|p| p.events.end <= event.0);
+        (i < self.parts.len() && self.parts[i].events.contains(&event.0)).then_some(i)
+    }
+
+    /// The part whose group holds `track` (walking up to the root).
+    pub fn part_of_track(&self, track: TrackId) -> Option<usize> {
+        let mut cur = track;
+        while let Some(parent) = self.track(cur)?.parent {
+            cur = parent;
+        }
+        self.parts.iter().position(|p| p.group == cur)
+    }
+
+    /// Moves every event of part `index` by `delta_ns` (the user's offset, or an alignment).
+    pub fn shift_part(&mut self, index: usize, delta_ns: i64) -> Result<(), MergeError> {
+        if index >= self.parts.len() {
+            return Err(MergeError::NoPart(index));
+        }
+        shift_events(self, index, delta_ns);
+        self.span = self.compute_time_range();
+        Ok(())
+    }
+
+    /// Sets the user's offset of part `index` (on top of its clock alignment).
+    pub fn set_user_offset(&mut self, index: usize, offset_ns: i64) -> Result<(), MergeError> {
+        let part = self.parts.get(index).ok_or(MergeError::NoPart(index))?;
+        let delta = offset_ns.saturating_sub(part.user_offset_ns());
+        self.shift_part(index, delta)
+    }
+
+    /// Lines the parts up on the first event named `name` of each: every part that has one is
+    /// moved so that its first such event starts when the first part's with one does. Returns
+    /// the parts moved and by how much; parts without the event stay where they are.
+    pub fn align_on(&mut self, name: &str) -> Result<Vec<(usize, i64)>, MergeError> {
+        let id = self
+            .strings
+            .lookup(name)
+            .ok_or_else(|| MergeError::NoEvent(name.to_owned()))?;
+        let firsts: Vec<Option<i64>> = self
+            .parts
+            .iter()
+            .map(|p| {
+                let range = p.events.start as usize..p.events.end as usize;
+                self.columns.name[range.clone()]
+                    .iter()
+                    .zip(&self.columns.start[range])
+                    .filter(|(n, _)| **n == id)
+                    .map(|(_, &s)| s)
+                    .min()
+            })
+            .collect();
+        let Some(reference) = firsts.iter().flatten().next().copied() else {
+            return Err(MergeError::NoEvent(name.to_owned()));
+        };
+        let mut moved = Vec::new();
+        for (index, first) in firsts.into_iter().enumerate() {
+            if let Some(first) = first
+                && first != reference
+            {
+                let delta = reference - first;
+                self.shift_part(index, delta)?;
+                moved.push((index, delta));
+            }
+        }
+        Ok(moved)
+    }
+
+    /// Renames part `index` (its group track too).
+    pub fn rename_part(&mut self, index: usize, label: String) -> Result<(), MergeError> {
+        let part = self.parts.get_mut(index).ok_or(MergeError::NoPart(index))?;
+        part.label = label.clone();
+        let group = part.group;
+        if let Some(track) = self.tracks.get_mut(group.0 as usize) {
+            track.name = label;
+        }
+        Ok(())
+    }
+}
