@@ -27,6 +27,10 @@ struct Cli {
     /// exports (.sqlite; .nsys-rep/.qdrep when nsys is installed) on the timeline.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// Put the files (Nsight Systems exports, NVTXT files, CodeXL traces, or folders of them)
+    /// on one timeline: a group per file, aligned by their session starts.
+    #[arg(long)]
+    merge: bool,
     #[command(flatten)]
     folders: SectionFolders,
     /// The nsys executable that exports .nsys-rep/.qdrep reports opened in the app (else the
@@ -89,7 +93,7 @@ fn main() -> ExitCode {
     let started = std::time::Instant::now();
     let cli = Cli::parse();
     let result = match cli.command {
-        None => launch_app(cli.files, &cli.folders, cli.nsys, started),
+        None => launch_app(cli.files, cli.merge, &cli.folders, cli.nsys, started),
         Some(command) => {
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             let result = run(&command, &mut out);
@@ -137,6 +141,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 /// Opens the desktop app with `files` as tabs.
 fn launch_app(
     files: Vec<PathBuf>,
+    merge: bool,
     folders: &SectionFolders,
     nsys: Option<PathBuf>,
     started: std::time::Instant,
@@ -145,6 +150,7 @@ fn launch_app(
         .is_some_and(|v| !v.is_empty() && v != "0");
     sightline::app::run(sightline::app::StartOptions {
         files,
+        merge,
         section_folders: folders.folders(),
         trace_startup_from: trace.then_some(started),
         nsys,

@@ -38,6 +38,7 @@ mod gui_summary_raw;
 mod gui_timeline;
 mod gui_timeline_cpu;
 mod gui_timeline_expert;
+mod gui_timeline_merge;
 mod gui_timeline_sources;
 mod memory_widgets;
 mod ncu_import_csv;

@@ -189,6 +189,12 @@ pub trait Document: Any {
     /// Items the document adds to the File menu while it is the active tab.
     fn file_menu_ui(&mut self, _ui: &mut egui::Ui) {}
 
+    /// Takes more files into this document (several files on one timeline); `false` when the
+    /// kind cannot (the shell opens them as tabs of their own instead).
+    fn add_files(&mut self, _paths: Vec<PathBuf>) -> bool {
+        false
+    }
+
     /// Startup milestones for `SIGHTLINE_STARTUP_TRACE`: whether the first page is shown, and
     /// what was listed once everything is (`"all 4 kernels listed"`); nothing for a document
     /// without such stages.
@@ -308,6 +314,22 @@ pub fn open_document(
 ) -> Box<dyn Document> {
     let document = document_type(FileKind::of_path(path));
     (document.open)(path.to_path_buf(), states, Arc::new(wake))
+}
+
+/// Opens `paths` (files, or folders of them) as one document: several files on one timeline.
+pub fn open_merged(
+    paths: Vec<PathBuf>,
+    states: &KindStates,
+    wake: impl Fn() + Send + Sync + 'static,
+) -> Box<dyn Document> {
+    let first = sightline_model::timeline::open::timeline_inputs(&paths)
+        .ok()
+        .and_then(|files| files.into_iter().next())
+        .or_else(|| paths.first().cloned())
+        .unwrap_or_default();
+    let mut document = (document_type(FileKind::NsysExport).open)(first, states, Arc::new(wake));
+    document.add_files(paths);
+    document
 }
 
 /// The file-dialog filters: `(label, extensions)`, the first one every supported file, then one

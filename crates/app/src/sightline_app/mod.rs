@@ -37,6 +37,8 @@ pub struct SightlineApp {
     /// path typed so far and the note shown above it.
     pub path_prompt: Option<(String, Option<String>)>,
     pending: Vec<PathBuf>,
+    /// Open `pending` as one merged timeline (`--merge`).
+    merge_pending: bool,
 }
 
 impl SightlineApp {
@@ -63,6 +65,7 @@ impl SightlineApp {
             dialog: None,
             path_prompt: None,
             pending: options.files,
+            merge_pending: options.merge,
         }
     }
 
@@ -120,6 +123,11 @@ impl SightlineApp {
     /// The document at `index` as its concrete kind `T`, mutable, when it is one.
     pub fn document_mut<T: Document>(&mut self, index: usize) -> Option<&mut T> {
         self.tabs.get_mut(index)?.as_any_mut().downcast_mut()
+    }
+
+    /// Number of open tabs.
+    pub fn tab_count(&self) -> usize {
+        self.tabs.len()
     }
 
     /// Closes tab `index`.
@@ -250,6 +258,16 @@ impl SightlineApp {
         } else {
             egui::Theme::Light
         });
+        if std::mem::take(&mut self.merge_pending) && !self.pending.is_empty() {
+            let paths = std::mem::take(&mut self.pending);
+            let repaint = ctx.clone();
+            self.tabs.push(super::document::open_merged(
+                paths,
+                &self.states,
+                move || repaint.request_repaint(),
+            ));
+            self.active = self.tabs.len() - 1;
+        }
         for path in std::mem::take(&mut self.pending) {
             self.open(path, &ctx);
         }

@@ -55,6 +55,8 @@ impl Default for Settings {
 pub struct StartOptions {
     /// Reports to open.
     pub files: Vec<PathBuf>,
+    /// `--merge`: the files (or folders of them) on one timeline instead of a tab each.
+    pub merge: bool,
     /// `--section-folder` / `--section-folder-recursive`: replaces the search path for this run
     /// (and the report's embedded sections), like the `details` command.
     pub section_folders: Vec<SectionFolder>,

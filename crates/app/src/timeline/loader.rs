@@ -29,7 +29,16 @@ pub type Reports = Vec<(String, ReportResult)>;
 
 /// A running load: it sends the timeline ([`Loaded`], as soon as it can be shown), then is
 /// `Done` with the summary tables, or `Failed` (the message names the file).
-pub type TimelineLoadJob = Job<Reports, String, Box<Loaded>>;
+pub type TimelineLoadJob = Job<Finished, String, Box<Loaded>>;
+
+/// What a load ends with, after the timeline was sent.
+pub struct Finished {
+    /// The summary tables.
+    pub reports: Reports,
+    /// Several exports on one timeline: the export made of all of them, which the reports
+    /// over all files read (removed when the last holder drops it).
+    pub merged: Option<Arc<sightline_model::timeline::nsys::merged::MergedExport>>,
+}
 
 /// A timeline read by the loader thread.
 pub struct Loaded {
@@ -76,7 +85,7 @@ pub fn start_load(
 }
 
 /// The loader thread's work.
-fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Reports, String> {
+fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Finished, String> {
     let started = Instant::now();
     let cancel: &AtomicBool = ctx.cancel_flag();
     let cancelled = || format!("{}: loading cancelled", path.display());
@@ -109,7 +118,10 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Re
             .into_iter()
             .map(|(name, r)| (name, Ok(r)))
             .collect();
-        return Ok(reports);
+        return Ok(Finished {
+            reports,
+            merged: None,
+        });
     }
     let export = if kind == TimelineFileKind::NsysReport {
         ctx.progress_now(0.0, "exporting with nsys export --type sqlite");
@@ -189,7 +201,10 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Re
             })
             .collect(),
     };
-    Ok(reports)
+    Ok(Finished {
+        reports,
+        merged: None,
+    })
 }
 
 /// Reads the NVTXT `files` and merges them onto `base` (the same timeline when there are

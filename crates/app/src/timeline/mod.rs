@@ -19,6 +19,7 @@ pub mod cpu_profile;
 pub mod details;
 pub mod diagnostics;
 pub mod expert;
+pub mod files;
 pub mod imports;
 pub mod keys;
 pub mod loader;
@@ -67,6 +68,9 @@ pub struct LoadedTimeline {
     pub utilization: String,
     /// A CodeXL trace's session (counters and occupancy of its dispatches).
     pub session: Option<Arc<loader::CodexlSession>>,
+    /// Several exports on one timeline: the export made of all of them (for the reports over
+    /// all files).
+    pub merged: Option<Arc<sightline_model::timeline::nsys::merged::MergedExport>>,
 }
 
 /// An open timeline tab.
@@ -96,6 +100,15 @@ pub struct TimelineDoc {
     pub nsys_entry: String,
     /// The folder of the user's timeline rules (the Expert tab runs them beside Sightline's).
     pub rules_folder: Option<PathBuf>,
+    /// Several files on one timeline: all of them (files or folders, as given); empty for one
+    /// file.
+    pub files: Vec<PathBuf>,
+    /// The group names and offsets given by hand (kept when the files are read again).
+    pub edits: files::PartEdits,
+    /// The Files panel.
+    pub files_panel: files::FilesPanel,
+    nsys: Option<PathBuf>,
+    add_dialog: Option<std::sync::mpsc::Receiver<Vec<PathBuf>>>,
     wake: Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -107,16 +120,25 @@ impl TimelineDoc {
         nsys: Option<PathBuf>,
         wake: impl Fn() + Send + Sync + 'static,
     ) -> TimelineDoc {
-        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
-        let waker = wake.clone();
+        let mut doc = TimelineDoc::idle(path, nsys, Arc::new(wake));
+        let waker = doc.waker();
+        doc.job = Some(start_load(&doc.path, doc.nsys.clone(), waker));
+        doc
+    }
+
+    /// A tab of `path` with nothing loading yet.
+    fn idle(
+        path: PathBuf,
+        nsys: Option<PathBuf>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> TimelineDoc {
         let nsys_entry = nsys
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_default();
-        let job = start_load(&path, nsys, move || waker());
         TimelineDoc {
             path,
-            job: Some(job),
+            job: None,
             progress: Some((0.0, "starting".into())),
             error: None,
             loaded: None,
@@ -128,7 +150,71 @@ impl TimelineDoc {
             nvtxt: None,
             nsys_entry,
             rules_folder: sightline_model::section::registry::timeline_rules_folder(),
+            files: Vec::new(),
+            edits: files::PartEdits::default(),
+            files_panel: files::FilesPanel::default(),
+            nsys,
+            add_dialog: None,
             wake,
+        }
+    }
+
+    /// Starts loading `paths` (files or folders) onto one timeline: a group per file, aligned
+    /// by their session starts.
+    pub fn open_merged(
+        paths: Vec<PathBuf>,
+        nsys: Option<PathBuf>,
+        wake: impl Fn() + Send + Sync + 'static,
+    ) -> TimelineDoc {
+        let first = paths.first().cloned().unwrap_or_default();
+        let mut doc = TimelineDoc::idle(first, nsys, Arc::new(wake));
+        doc.merge_files(paths);
+        doc
+    }
+
+    /// Reads `paths` onto one timeline from the start (the current timeline goes; the group
+    /// names and offsets given by hand are kept by file).
+    fn merge_files(&mut self, paths: Vec<PathBuf>) {
+        if let Some(job) = self.job.take() {
+            job.cancel();
+        }
+        let waker = self.waker();
+        self.files = paths.clone();
+        self.loaded = None;
+        self.nvtxt = None;
+        self.error = None;
+        self.selection = Selection::default();
+        self.search = Search::default();
+        self.stats = StatsPanel::default();
+        self.canvas = Canvas::default();
+        self.files_panel.reset();
+        self.progress = Some((0.0, "starting".into()));
+        self.job = Some(files::start_merged_load(paths, self.nsys.clone(), waker));
+    }
+
+    /// Opens the file dialog of File → Add to timeline…; the files picked are added when the
+    /// dialog closes (see [`Document::add_files`]).
+    pub fn add_files_dialog(&mut self) {
+        let wake = self.waker();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-dialog".into())
+            .spawn(move || {
+                let exts: Vec<&str> = DOCUMENT
+                    .file_kinds
+                    .iter()
+                    .flat_map(|k| k.extensions().iter().copied())
+                    .collect();
+                let files = rfd::FileDialog::new()
+                    .set_title("Add files to the timeline")
+                    .add_filter("Timelines (exports, reports, NVTXT, CodeXL traces)", &exts)
+                    .pick_files()
+                    .unwrap_or_default();
+                let _ = tx.send(files);
+                wake();
+            });
+        if spawned.is_ok() {
+            self.add_dialog = Some(rx);
         }
     }
 
@@ -137,6 +223,7 @@ impl TimelineDoc {
         let waker = self.waker();
         self.error = None;
         self.progress = Some((0.0, "starting".into()));
+        self.nsys = Some(nsys.clone());
         self.job = Some(start_load(&self.path, Some(nsys), waker));
     }
 
@@ -324,7 +411,9 @@ impl TimelineDoc {
         let details_source = loaded.details.clone();
         let utilization = loaded.utilization.clone();
         let session = loaded.session.clone();
+        let merged = loaded.merged.clone();
         let mut go_to = None;
+        let mut file_changes = Vec::new();
         egui::Panel::top("timeline-toolbar").show(ui, |ui| {
             if let Some(session) = &session {
                 offer_session_ui(ui, &self.path, &session.files, open_files);
@@ -335,8 +424,15 @@ impl TimelineDoc {
             .resizable(true)
             .default_size(220.0)
             .show(ui, |ui| {
-                let expert = expert::export_of(&details_source).map(|export| ExpertSource {
-                    export: export.to_path_buf(),
+                if timeline.parts().len() > 1 {
+                    ui.horizontal(|ui| {
+                        file_changes.extend(self.files_panel.scope_ui(ui, &timeline));
+                    });
+                }
+                let export =
+                    files::scope_export(&details_source, merged.as_deref(), self.files_panel.scope);
+                let expert = export.map(|export| ExpertSource {
+                    export,
                     folder: self.rules_folder.clone(),
                 });
                 let wake = self.wake.clone();
@@ -385,6 +481,9 @@ impl TimelineDoc {
                 if let Some(files) = self.nvtxt.as_mut() {
                     files.ui(ui);
                 }
+                let selected = self.selection.event.and_then(|e| timeline.event(e));
+                let selected_name = selected.map(|e| timeline.name(e.name));
+                file_changes.extend(self.files_panel.ui(ui, &timeline, selected_name));
                 if !timeline.warnings.is_empty() {
                     ui.separator();
                     ProblemList::new(&timeline.warnings)
@@ -435,7 +534,68 @@ impl TimelineDoc {
         if let Some(e) = go_to {
             self.go_to(e);
         }
+        for change in file_changes {
+            self.apply_file_change(change, &details_source, merged.as_deref());
+        }
         keys::keys_window(ui.ctx(), &mut self.show_keys);
+    }
+
+    /// Applies a change of the Files panel: a group renamed, a file moved or the files lined up
+    /// (on the timeline, kept by file for a reload), or the summary tables over another scope.
+    fn apply_file_change(
+        &mut self,
+        change: files::FileChange,
+        details: &DetailSource,
+        merged: Option<&sightline_model::timeline::nsys::merged::MergedExport>,
+    ) {
+        use files::FileChange;
+        if let FileChange::Scope(scope) = change {
+            if let Some(export) = files::scope_export(details, merged, scope) {
+                let wake = self.waker();
+                self.files_panel.compute_scope(scope, export, wake);
+            }
+            return;
+        }
+        let Some(loaded) = self.loaded.as_mut() else {
+            return;
+        };
+        let timeline = Arc::make_mut(&mut loaded.timeline);
+        let source = |k: usize| timeline.parts().get(k).map(|p| p.source.clone());
+        match change {
+            FileChange::Rename(k, label) => {
+                if let Some(path) = source(k) {
+                    self.edits.labels.insert(path, label.clone());
+                }
+                let _ = timeline.rename_part(k, label);
+            }
+            FileChange::Offset(k, ns) => {
+                if let Some(path) = source(k) {
+                    self.edits.offsets.insert(path, ns);
+                }
+                let _ = timeline.set_user_offset(k, ns);
+            }
+            FileChange::AlignOn(name) => {
+                self.files_panel.align_message = Some(match timeline.align_on(&name) {
+                    Ok(moved) if moved.is_empty() => format!("\"{name}\": nothing to move"),
+                    Ok(moved) => {
+                        for &(k, _) in &moved {
+                            let part = &timeline.parts()[k];
+                            self.edits
+                                .offsets
+                                .insert(part.source.clone(), part.user_offset_ns());
+                        }
+                        format!("lined up on \"{name}\": {} file(s) moved", moved.len())
+                    }
+                    Err(error) => error.to_string(),
+                });
+            }
+            FileChange::Scope(_) => {}
+        }
+        // Times or names changed: the selection's range statistics and the drawn lines.
+        let timeline = loaded.timeline.clone();
+        let range = self.selection.range;
+        self.selection.set_range(&timeline, range);
+        self.canvas.invalidate_lines();
     }
 }
 
@@ -475,6 +635,17 @@ pub const DOCUMENT: DocumentType = DocumentType {
 
 impl Document for TimelineDoc {
     fn file_menu_ui(&mut self, ui: &mut egui::Ui) {
+        if ui
+            .add_enabled(!self.loading(), egui::Button::new("Add to timeline…"))
+            .on_hover_text(
+                "Put more Nsight Systems exports, NVTXT files or CodeXL traces on this timeline \
+                 (the ranks of a job: a group per file, aligned by their session starts)",
+            )
+            .clicked()
+        {
+            self.add_files_dialog();
+            ui.close();
+        }
         if ui
             .add_enabled(self.accepts_nvtxt(), egui::Button::new("Add NVTXT…"))
             .on_disabled_hover_text("Open an Nsight Systems export first")
@@ -518,6 +689,22 @@ impl Document for TimelineDoc {
     fn poll(&mut self) -> Option<(String, bool)> {
         let mut status = None;
         self.stats.expert.poll();
+        if let Some(rx) = &self.add_dialog
+            && let Ok(picked) = rx.try_recv()
+        {
+            self.add_dialog = None;
+            self.add_files(picked);
+        }
+        match self.files_panel.poll() {
+            Some(Ok(reports)) => {
+                self.stats.reports = Some(reports);
+                self.stats.shown = 0;
+                self.stats.table = crate::widgets::table::SortableTable::default();
+                self.stats.instances = None;
+            }
+            Some(Err(message)) => status = Some((message, true)),
+            None => {}
+        }
         if let Some(result) = self.stats.runner.poll() {
             self.stats.add_report(result);
         }
@@ -540,7 +727,7 @@ impl Document for TimelineDoc {
                 JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
                 JobEvent::Sent(loaded) => {
                     let loader::Loaded {
-                        timeline,
+                        mut timeline,
                         base,
                         details,
                         nvtxt,
@@ -596,15 +783,22 @@ impl Document for TimelineDoc {
                     } else {
                         format!(" · {}", util.join(", "))
                     };
+                    if !timeline.parts().is_empty() {
+                        self.edits.apply(Arc::make_mut(&mut timeline));
+                    }
                     self.loaded = Some(LoadedTimeline {
                         timeline,
                         details,
                         elapsed,
                         utilization,
                         session: session.map(Arc::new),
+                        merged: None,
                     });
                 }
-                JobEvent::Done(reports) => {
+                JobEvent::Done(loader::Finished { reports, merged }) => {
+                    if let Some(loaded) = self.loaded.as_mut() {
+                        loaded.merged = merged;
+                    }
                     // Show the kernels first when there are any, else the first table.
                     let table = |name: &str| {
                         reports.iter().position(|(n, r)| {
@@ -649,6 +843,35 @@ impl Document for TimelineDoc {
 
     fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
         TIMELINE_KEYS
+    }
+
+    fn title(&self) -> String {
+        let name = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        match self.files.len() {
+            0 | 1 => name,
+            n => format!("{name} + {} more", n - 1),
+        }
+    }
+
+    fn add_files(&mut self, paths: Vec<PathBuf>) -> bool {
+        if paths.is_empty() {
+            return true;
+        }
+        let mut all = if self.files.is_empty() {
+            vec![self.path.clone()]
+        } else {
+            self.files.clone()
+        };
+        all.extend(
+            paths
+                .into_iter()
+                .filter(|p| !self.files.contains(p) && *p != self.path),
+        );
+        self.merge_files(all);
+        true
     }
 
     crate::document::any_methods!();

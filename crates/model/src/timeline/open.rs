@@ -96,6 +96,9 @@ pub fn timeline_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, OpenError> {
         let keep: Vec<PathBuf> = found.iter().filter(|p| !exported(p)).cloned().collect();
         out.extend(keep);
     }
+    // A file given and also found in a folder given is read once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.clone()));
     Ok(out)
 }
 

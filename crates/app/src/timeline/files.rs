@@ -1,0 +1,367 @@
+//! Several files on one timeline (the ranks or nodes of a job): loading them on the loader
+//! thread into one merged timeline ([`sightline_model::timeline::merge`]), the Files panel
+//! (each file's group name, its offset — dragged or typed — and "align on" an event name for
+//! files without a common clock), and which file the summary tables and reports are over (all
+//! of them at once through a merged export, or one).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use eframe::egui;
+
+use super::view::format_duration;
+use sightline_model::timeline::Timeline;
+use sightline_model::timeline::nsys::merged::MergedExport;
+use sightline_model::timeline::nsys::rep;
+use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_reports};
+use sightline_model::timeline::open::{
+    DetailSource, MergeInput, TimelineFileKind, load_merged, timeline_inputs,
+};
+use sightline_model::timeline::tables::model_reports;
+
+use super::loader::{Finished, Loaded, Reports, TimelineLoadJob};
+use crate::job::{Job, JobCtx, Polled, poll_job};
+
+/// Starts loading `paths` (files, or folders of them) onto one timeline on a new
+/// `sightline-loader` thread; `wake` requests a repaint.
+pub fn start_merged_load(
+    paths: Vec<PathBuf>,
+    nsys: Option<PathBuf>,
+    wake: impl Fn() + Send + Sync + 'static,
+) -> TimelineLoadJob {
+    let shown = paths
+        .first()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    Job::start(
+        wake,
+        move |error| format!("{shown}: cannot start the loader thread: {error}"),
+        move |ctx| run(&paths, nsys.as_deref(), ctx),
+    )
+}
+
+/// The loader thread's work: every file read and merged, the timeline sent, then the summary
+/// tables over all files.
+fn run(
+    paths: &[PathBuf],
+    nsys: Option<&Path>,
+    ctx: &JobCtx<Box<Loaded>>,
+) -> Result<Finished, String> {
+    let started = Instant::now();
+    let files = timeline_inputs(paths).map_err(|e| e.to_string())?;
+    if files.is_empty() {
+        return Err(format!(
+            "{}: no Nsight Systems export, NVTXT file or CodeXL trace to put on a timeline",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let n = files.len();
+    let mut inputs = Vec::with_capacity(n);
+    for file in &files {
+        let kind = TimelineFileKind::of(file).unwrap_or(TimelineFileKind::NsysExport);
+        let export = if kind == TimelineFileKind::NsysReport {
+            ctx.progress_now(0.0, &format!("exporting {} with nsys", file.display()));
+            rep::export_report(
+                file,
+                nsys,
+                &rep::default_cache_dir(),
+                Some(ctx.cancel_flag()),
+            )
+            .map_err(|e| e.to_string())?
+        } else {
+            file.clone()
+        };
+        inputs.push(MergeInput {
+            path: file.clone(),
+            kind,
+            export,
+        });
+    }
+    let loaded = load_merged(&inputs, Some(ctx.cancel_flag()), |k| {
+        ctx.progress_now(
+            k as f32 / n as f32,
+            &format!("reading file {} of {n}: {}", k + 1, files[k].display()),
+        );
+    })
+    .map_err(|e| e.to_string())?;
+    let timeline = Arc::new(loaded.timeline);
+    ctx.send(Box::new(Loaded {
+        timeline: timeline.clone(),
+        base: None,
+        details: loaded.details,
+        nvtxt: loaded.nvtxt,
+        elapsed: started.elapsed(),
+        session: None,
+    }));
+    let exports: Vec<PathBuf> = inputs
+        .iter()
+        .filter(|i| i.kind != TimelineFileKind::Nvtxt && i.kind != TimelineFileKind::Atp)
+        .map(|i| i.export.clone())
+        .collect();
+    if exports.len() < inputs.len() || exports.is_empty() {
+        // Not every file is an export: the tables Sightline computes from the timeline.
+        let reports = model_reports(&timeline)
+            .into_iter()
+            .map(|(name, r)| (name, Ok(r)))
+            .collect();
+        return Ok(Finished {
+            reports,
+            merged: None,
+        });
+    }
+    ctx.progress_now(1.0, "putting the exports together for the summary tables");
+    let merged = MergedExport::build(&exports).map_err(|e| e.to_string())?;
+    if ctx.is_cancelled() {
+        return Err("loading cancelled".into());
+    }
+    let reports = reports_of(merged.path());
+    Ok(Finished {
+        reports,
+        merged: Some(Arc::new(merged)),
+    })
+}
+
+/// The default summary tables of `export` (a failing report keeps its error).
+fn reports_of(export: &Path) -> Reports {
+    match run_reports(export, DEFAULT_REPORTS) {
+        Ok(all) => all.into_iter().map(|(name, r)| (name, Ok(r))).collect(),
+        Err(error) => vec![("summary".into(), Err(error))],
+    }
+}
+
+/// What the user changed of the files, kept by path so that it survives a reload (adding a
+/// file reads them all again).
+#[derive(Debug, Default, Clone)]
+pub struct PartEdits {
+    /// Group names given by hand.
+    pub labels: HashMap<PathBuf, String>,
+    /// Offsets given by hand (ns, on top of the clock alignment).
+    pub offsets: HashMap<PathBuf, i64>,
+}
+
+impl PartEdits {
+    /// Applies the edits to a freshly merged timeline.
+    pub fn apply(&self, timeline: &mut Timeline) {
+        for k in 0..timeline.parts().len() {
+            let source = timeline.parts()[k].source.clone();
+            if let Some(label) = self.labels.get(&source) {
+                let _ = timeline.rename_part(k, label.clone());
+            }
+            if let Some(&offset) = self.offsets.get(&source) {
+                let _ = timeline.set_user_offset(k, offset);
+            }
+        }
+    }
+}
+
+/// The Files panel's state: what is typed, and the summary tables of one file being computed.
+#[derive(Default)]
+pub struct FilesPanel {
+    /// The group names being typed, by file index.
+    editing: HashMap<usize, String>,
+    /// The event name to align on.
+    pub align_name: String,
+    /// The outcome of the last alignment.
+    pub align_message: Option<String>,
+    /// The file the summary tables are over (`None`: all of them).
+    pub scope: Option<usize>,
+    scope_job: Option<Job<Reports, String>>,
+    scope_progress: Option<(f32, String)>,
+}
+
+/// A change asked for in the Files panel.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileChange {
+    /// Rename file `k`'s group.
+    Rename(usize, String),
+    /// Set file `k`'s offset (ns, on top of the clock alignment).
+    Offset(usize, i64),
+    /// Line the files up on the first event of this name.
+    AlignOn(String),
+    /// The summary tables over one file (`None`: all).
+    Scope(Option<usize>),
+}
+
+impl FilesPanel {
+    /// Draws the list of files; returns what the user changed. `selected_name` is the name of
+    /// the selected event (offered as the event to align on).
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        timeline: &Timeline,
+        selected_name: Option<&str>,
+    ) -> Vec<FileChange> {
+        let mut changes = Vec::new();
+        let parts = timeline.parts();
+        if parts.is_empty() {
+            return changes;
+        }
+        ui.separator();
+        egui::CollapsingHeader::new(format!("Files ({})", parts.len()))
+            .id_salt("timeline-files")
+            .default_open(true)
+            .show(ui, |ui| {
+                for (k, part) in parts.iter().enumerate() {
+                    ui.push_id(("timeline-file", k), |ui| {
+                        let text = self.editing.entry(k).or_insert_with(|| part.label.clone());
+                        let edit = ui.add(
+                            egui::TextEdit::singleline(text)
+                                .desired_width(f32::INFINITY)
+                                .hint_text("group name"),
+                        );
+                        if edit.lost_focus() && *text != part.label && !text.trim().is_empty() {
+                            changes.push(FileChange::Rename(k, text.trim().to_owned()));
+                        }
+                        ui.weak(part.source.display().to_string());
+                        ui.horizontal(|ui| {
+                            ui.label("Offset");
+                            let mut offset = part.user_offset_ns();
+                            let drag = ui
+                                .add(
+                                    egui::DragValue::new(&mut offset)
+                                        .speed(1000.0)
+                                        .suffix(" ns"),
+                                )
+                                .on_hover_text(
+                                    "Drag or type: moves this file's events on the timeline \
+                                     (after the alignment by session start)",
+                                );
+                            if drag.changed() {
+                                changes.push(FileChange::Offset(k, offset));
+                            }
+                            if offset != 0 && ui.small_button("Reset").clicked() {
+                                changes.push(FileChange::Offset(k, 0));
+                            }
+                        });
+                        let clock = if part.clock_known {
+                            format!(
+                                "placed by its session start (+{})",
+                                format_duration(part.clock_ns as f64)
+                            )
+                        } else {
+                            "no wall clock in the file: placed at 0".to_owned()
+                        };
+                        ui.weak(format!("{} events · {clock}", part.events.len()));
+                    });
+                    ui.add_space(4.0);
+                }
+                ui.horizontal(|ui| {
+                    let label = ui.label("Align on");
+                    ui.add(
+                        egui::TextEdit::singleline(&mut self.align_name)
+                            .hint_text("an event name")
+                            .desired_width(140.0),
+                    )
+                    .labelled_by(label.id);
+                    if let Some(name) = selected_name
+                        && ui
+                            .small_button("selected")
+                            .on_hover_text("The name of the selected event")
+                            .clicked()
+                    {
+                        self.align_name = name.to_owned();
+                    }
+                    if ui
+                        .add_enabled(
+                            !self.align_name.trim().is_empty(),
+                            egui::Button::new("Align"),
+                        )
+                        .on_hover_text(
+                            "Move the files so that the first event of this name starts at the \
+                             same time in each",
+                        )
+                        .clicked()
+                    {
+                        changes.push(FileChange::AlignOn(self.align_name.trim().to_owned()));
+                    }
+                });
+                if let Some(message) = &self.align_message {
+                    ui.weak(message);
+                }
+            });
+        changes
+    }
+
+    /// The scope picker above the summary tables: all files, or one.
+    pub fn scope_ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline) -> Option<FileChange> {
+        let parts = timeline.parts();
+        if parts.len() < 2 {
+            return None;
+        }
+        let name = |scope: Option<usize>| match scope {
+            None => "all files".to_owned(),
+            Some(k) => parts.get(k).map_or_else(String::new, |p| p.label.clone()),
+        };
+        let mut picked = self.scope;
+        let label = ui.label("Summary tables and reports over");
+        egui::ComboBox::from_id_salt("report-scope")
+            .selected_text(name(self.scope))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut picked, None, name(None));
+                for k in 0..parts.len() {
+                    ui.selectable_value(&mut picked, Some(k), name(Some(k)));
+                }
+            })
+            .response
+            .labelled_by(label.id)
+            .on_hover_text("The summary tables and reports over all files at once, or one");
+        if self.scope_job.is_some() {
+            ui.spinner();
+        }
+        (picked != self.scope).then_some(FileChange::Scope(picked))
+    }
+
+    /// Computes the summary tables of `export` for the scope just picked.
+    pub fn compute_scope(
+        &mut self,
+        scope: Option<usize>,
+        export: PathBuf,
+        wake: impl Fn() + Send + Sync + 'static,
+    ) {
+        self.scope = scope;
+        self.scope_job = Some(Job::start(
+            wake,
+            |e| format!("cannot start the loader thread: {e}"),
+            move |_| Ok(reports_of(&export)),
+        ));
+    }
+
+    /// The summary tables of the scope, once computed (call every frame).
+    pub fn poll(&mut self) -> Option<Result<Reports, String>> {
+        match poll_job(&mut self.scope_job, &mut self.scope_progress)? {
+            Polled::Done(reports) => Some(Ok(reports)),
+            Polled::Failed(message) => Some(Err(message)),
+            Polled::Sent(never) => match never {},
+        }
+    }
+
+    /// Forgets what was typed (the timeline was read again).
+    pub fn reset(&mut self) {
+        self.editing.clear();
+        self.scope = None;
+        self.scope_job = None;
+    }
+}
+
+/// The export the reports of `scope` read: the merged export for all files, else the file's.
+pub fn scope_export(
+    details: &DetailSource,
+    merged: Option<&MergedExport>,
+    scope: Option<usize>,
+) -> Option<PathBuf> {
+    match (details, scope) {
+        (DetailSource::Parts(parts), Some(k)) => match parts.get(k)? {
+            DetailSource::Export(p) => Some(p.clone()),
+            _ => None,
+        },
+        (DetailSource::Parts(_), None) => merged.map(|m| m.path().to_path_buf()),
+        (DetailSource::Export(p), _) => Some(p.clone()),
+        _ => None,
+    }
+}
