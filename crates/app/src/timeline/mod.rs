@@ -159,65 +159,6 @@ impl TimelineDoc {
         }
     }
 
-    /// Starts loading `paths` (files or folders) onto one timeline: a group per file, aligned
-    /// by their session starts.
-    pub fn open_merged(
-        paths: Vec<PathBuf>,
-        nsys: Option<PathBuf>,
-        wake: impl Fn() + Send + Sync + 'static,
-    ) -> TimelineDoc {
-        let first = paths.first().cloned().unwrap_or_default();
-        let mut doc = TimelineDoc::idle(first, nsys, Arc::new(wake));
-        doc.merge_files(paths);
-        doc
-    }
-
-    /// Reads `paths` onto one timeline from the start (the current timeline goes; the group
-    /// names and offsets given by hand are kept by file).
-    fn merge_files(&mut self, paths: Vec<PathBuf>) {
-        if let Some(job) = self.job.take() {
-            job.cancel();
-        }
-        let waker = self.waker();
-        self.files = paths.clone();
-        self.loaded = None;
-        self.nvtxt = None;
-        self.error = None;
-        self.selection = Selection::default();
-        self.search = Search::default();
-        self.stats = StatsPanel::default();
-        self.canvas = Canvas::default();
-        self.files_panel.reset();
-        self.progress = Some((0.0, "starting".into()));
-        self.job = Some(files::start_merged_load(paths, self.nsys.clone(), waker));
-    }
-
-    /// Opens the file dialog of File → Add to timeline…; the files picked are added when the
-    /// dialog closes (see [`Document::add_files`]).
-    pub fn add_files_dialog(&mut self) {
-        let wake = self.waker();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-dialog".into())
-            .spawn(move || {
-                let exts: Vec<&str> = DOCUMENT
-                    .file_kinds
-                    .iter()
-                    .flat_map(|k| k.extensions().iter().copied())
-                    .collect();
-                let files = rfd::FileDialog::new()
-                    .set_title("Add files to the timeline")
-                    .add_filter("Timelines (exports, reports, NVTXT, CodeXL traces)", &exts)
-                    .pick_files()
-                    .unwrap_or_default();
-                let _ = tx.send(files);
-                wake();
-            });
-        if spawned.is_ok() {
-            self.add_dialog = Some(rx);
-        }
-    }
-
     /// Loads the file again from the start, exporting a report with `nsys`.
     pub fn retry_with_nsys(&mut self, nsys: PathBuf) {
         let waker = self.waker();
@@ -540,63 +481,6 @@ impl TimelineDoc {
         keys::keys_window(ui.ctx(), &mut self.show_keys);
     }
 
-    /// Applies a change of the Files panel: a group renamed, a file moved or the files lined up
-    /// (on the timeline, kept by file for a reload), or the summary tables over another scope.
-    fn apply_file_change(
-        &mut self,
-        change: files::FileChange,
-        details: &DetailSource,
-        merged: Option<&sightline_model::timeline::nsys::merged::MergedExport>,
-    ) {
-        use files::FileChange;
-        if let FileChange::Scope(scope) = change {
-            if let Some(export) = files::scope_export(details, merged, scope) {
-                let wake = self.waker();
-                self.files_panel.compute_scope(scope, export, wake);
-            }
-            return;
-        }
-        let Some(loaded) = self.loaded.as_mut() else {
-            return;
-        };
-        let timeline = Arc::make_mut(&mut loaded.timeline);
-        let source = |k: usize| timeline.parts().get(k).map(|p| p.source.clone());
-        match change {
-            FileChange::Rename(k, label) => {
-                if let Some(path) = source(k) {
-                    self.edits.labels.insert(path, label.clone());
-                }
-                let _ = timeline.rename_part(k, label);
-            }
-            FileChange::Offset(k, ns) => {
-                if let Some(path) = source(k) {
-                    self.edits.offsets.insert(path, ns);
-                }
-                let _ = timeline.set_user_offset(k, ns);
-            }
-            FileChange::AlignOn(name) => {
-                self.files_panel.align_message = Some(match timeline.align_on(&name) {
-                    Ok(moved) if moved.is_empty() => format!("\"{name}\": nothing to move"),
-                    Ok(moved) => {
-                        for &(k, _) in &moved {
-                            let part = &timeline.parts()[k];
-                            self.edits
-                                .offsets
-                                .insert(part.source.clone(), part.user_offset_ns());
-                        }
-                        format!("lined up on \"{name}\": {} file(s) moved", moved.len())
-                    }
-                    Err(error) => error.to_string(),
-                });
-            }
-            FileChange::Scope(_) => {}
-        }
-        // Times or names changed: the selection's range statistics and the drawn lines.
-        let timeline = loaded.timeline.clone();
-        let range = self.selection.range;
-        self.selection.set_range(&timeline, range);
-        self.canvas.invalidate_lines();
-    }
 }
 
 /// The event of `new` that is event `id` of `old`: on the track of the same id, with the same
@@ -746,7 +630,11 @@ impl Document for TimelineDoc {
                     status = Some((
                         format!(
                             "Opened {}: {} events on {} tracks in {:.0} ms{what}",
-                            self.path.display(),
+                            if self.files.len() > 1 {
+                                format!("{} files", timeline.parts().len())
+                            } else {
+                                self.path.display().to_string()
+                            },
                             timeline.event_count(),
                             timeline.tracks.len(),
                             elapsed.as_secs_f64() * 1e3
@@ -796,6 +684,7 @@ impl Document for TimelineDoc {
                     });
                 }
                 JobEvent::Done(loader::Finished { reports, merged }) => {
+                    self.progress = None;
                     if let Some(loaded) = self.loaded.as_mut() {
                         loaded.merged = merged;
                     }
