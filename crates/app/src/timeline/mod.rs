@@ -480,7 +480,6 @@ impl TimelineDoc {
         }
         keys::keys_window(ui.ctx(), &mut self.show_keys);
     }
-
 }
 
 /// The event of `new` that is event `id` of `old`: on the track of the same id, with the same
