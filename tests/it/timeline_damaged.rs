@@ -12,7 +12,9 @@ use sightline::timeline::nsys;
 use sightline::timeline::nsys::damage::DAMAGED;
 use sightline::timeline::nsys::schema::NOT_READ;
 use sightline::timeline::{EventKind, Timeline};
-use sightline_test_support::damage::{damaged_copies, overwrite_page, root_page, table_leaves};
+use sightline_test_support::damage::{
+    damage_schema, damaged_copies, overwrite_page, root_page, table_leaves,
+};
 use sightline_test_support::nsys::{SynthOptions, write_export};
 
 const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
@@ -218,6 +220,88 @@ fn damaged_copies_of_the_corpus_show_every_row_sqlite_can_read() {
                 }
             }
             std::fs::remove_file(&copy.path).ok();
+        }
+    }
+}
+
+/// A file whose schema page is damaged (SQLite reads nothing of it) is salvaged page by page:
+/// every event of the intact file is there, with a warning saying so.
+fn assert_salvaged(file: &Path, dir: &Path) {
+    let whole = nsys::load(file).unwrap_or_else(|e| panic!("{e}"));
+    let copy = dir.join("schema-damaged.sqlite");
+    std::fs::copy(file, &copy).unwrap_or_else(|e| panic!("{e}"));
+    damage_schema(&copy).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !schema_readable(&copy),
+        "{}: the schema still reads",
+        file.display()
+    );
+    let tl = nsys::load(&copy).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    assert_eq!(
+        tl.counts_by_kind(),
+        whole.counts_by_kind(),
+        "{}: events of the salvaged copy",
+        file.display()
+    );
+    assert_eq!(tl.flows().len(), whole.flows().len(), "{}", file.display());
+    let salvage: Vec<_> = tl
+        .warnings
+        .iter()
+        .filter(|w| w.problem.message.contains("salvaged page by page"))
+        .collect();
+    assert_eq!(salvage.len(), 1, "{}: {:?}", file.display(), tl.warnings);
+    assert_eq!(salvage[0].file, copy, "the warning names the file");
+}
+
+#[test]
+fn a_damaged_schema_is_salvaged_page_by_page() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    assert_salvaged(&path, dir.path());
+    let Some(files) = crate::timeline_corpus::corpus() else {
+        return;
+    };
+    for file in files {
+        assert_salvaged(&file, dir.path());
+    }
+}
+
+/// A table whose definition in `sqlite_master` no longer parses (SQLite's own shell refuses the
+/// whole file): the table is skipped with a warning naming it, everything else loads, and no
+/// message says "no such table".
+#[test]
+fn a_table_whose_definition_is_damaged_is_skipped_by_name() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let whole = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        conn.execute_batch(&format!(
+            "PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql = \
+             'CREATE TABLE {RUNTIME} (start INTEGER, end INTEG %%% (' WHERE name = '{RUNTIME}';"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let tl = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(count(&tl, EventKind::CudaApi), 0);
+    assert_eq!(
+        count(&tl, EventKind::Kernel),
+        count(&whole, EventKind::Kernel)
+    );
+    let about = warnings_about(&tl, RUNTIME);
+    assert!(
+        about
+            .iter()
+            .any(|w| w.contains("definition in the schema is damaged")),
+        "{about:?}"
+    );
+    let all: Vec<String> = tl.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(!all.iter().any(|w| w.contains("no such table")), "{all:?}");
+    let reports = nsys::stats::run_reports(&path, nsys::stats::DEFAULT_REPORTS)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (name, outcome) in reports {
+        if let nsys::stats::ReportOutcome::Skipped(m) = outcome {
+            assert!(!m.contains("no such table"), "{name}: {m}");
         }
     }
 }

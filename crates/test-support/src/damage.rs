@@ -217,7 +217,23 @@ pub fn damaged_copies(src: &Path, dir: &Path) -> io::Result<Vec<DamagedCopy>> {
         let path = copy(format!("cut at {:.0} %", fraction * 100.0), &mut out)?;
         truncate(&path, fraction)?;
     }
+    let path = copy(
+        "schema: page 1 garbage after the file header".into(),
+        &mut out,
+    )?;
+    damage_schema(&path)?;
     Ok(out)
+}
+
+/// Overwrites page 1 after the 100-byte file header (the root of `sqlite_master`) with
+/// garbage: SQLite can no longer read the schema; the other pages are intact.
+pub fn damage_schema(path: &Path) -> io::Result<()> {
+    let mut file = OpenOptions::new().read(true).write(true).open(path)?;
+    let mut header = [0u8; 100];
+    file.read_exact(&mut header)?;
+    let size = page_size(&header)?;
+    file.seek(SeekFrom::Start(100))?;
+    file.write_all(&vec![0xA5; size - 100])
 }
 
 /// Flips `bits` pseudo-random bits (from `seed`) of page `page` of the file at `path`.

@@ -31,6 +31,12 @@ pub struct ExportDb {
     /// Read-only connection.
     pub conn: Connection,
     tables: HashMap<String, Vec<String>>,
+    /// Tables that `sqlite_master` lists but whose definition SQLite cannot parse (a damaged
+    /// schema): left out of the tables, named in the load warnings.
+    pub undefined: Vec<String>,
+    /// Set when the file's schema did not read and this connection reads a copy salvaged page
+    /// by page ([`super::salvage`]): what was salvaged, for the load warnings.
+    pub salvage: Option<String>,
     /// What could be read of each table found damaged ([`ExportDb::readable`]).
     pub(super) damaged: std::sync::Mutex<HashMap<String, std::sync::Arc<super::damage::Readable>>>,
 }
@@ -99,6 +105,7 @@ impl ExportDb {
             });
         }
         let mut tables = HashMap::new();
+        let mut undefined = Vec::new();
         for name in names {
             let mut columns = Vec::new();
             let sql = format!("PRAGMA table_info({})", quote_ident(&name));
@@ -111,12 +118,20 @@ impl ExportDb {
                     }
                 }
             }
-            tables.insert(name, columns);
+            if columns.is_empty() {
+                // Listed in sqlite_master, but SQLite cannot parse its definition (a damaged
+                // schema): every query would say "no such table".
+                undefined.push(name);
+            } else {
+                tables.insert(name, columns);
+            }
         }
         Ok(ExportDb {
             path: path.to_path_buf(),
             conn,
             tables,
+            undefined,
+            salvage: None,
             damaged: std::sync::Mutex::default(),
         })
     }

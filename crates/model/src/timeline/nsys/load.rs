@@ -66,8 +66,32 @@ pub fn load(path: &Path) -> Result<Timeline, NsysError> {
 
 /// Loads an export, reporting progress and honouring the cancel flag.
 pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, NsysError> {
-    let db = ExportDb::open(path)?;
+    // Declared first: the salvaged copy outlives the connection to it.
+    let salvaged;
+    let db = match ExportDb::open(path) {
+        Ok(db) => db,
+        // The schema does not read: salvage the file page by page, read the copy.
+        Err(NsysError::NotSqlite { .. }) if super::salvage::looks_like_sqlite(path) => {
+            salvaged = super::salvage::salvage(path)?;
+            let mut db = ExportDb::open(salvaged.path())?;
+            db.path = path.to_path_buf();
+            db.salvage = Some(salvaged.summary());
+            db
+        }
+        Err(error) => return Err(error),
+    };
     let mut loader = Loader::new(&db, options)?;
+    if let Some(summary) = &db.salvage {
+        loader
+            .b
+            .warn(Location::Part("schema".into()), summary.clone());
+    }
+    for table in &db.undefined {
+        loader.b.warn(
+            Location::Part(table.clone()),
+            "the table's definition in the schema is damaged (SQLite cannot parse it): skipped",
+        );
+    }
     loader.session();
     loader.names()?;
     loader.runtime()?;

@@ -19,6 +19,7 @@ pub mod details;
 pub mod load;
 pub mod merged;
 pub mod rep;
+pub mod salvage;
 pub mod schema;
 pub mod stats;
 pub mod trace;
