@@ -4,7 +4,7 @@
 //! and reveals its event, or zooms to its range.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use eframe::egui;
@@ -392,14 +392,6 @@ pub fn state_text(finding: &TimelineFinding) -> String {
 fn findings(f: &TimelineFinding) -> Option<&ReportTable> {
     match &f.outcome {
         TimelineOutcome::Table { table, .. } => Some(table),
-        _ => None,
-    }
-}
-
-/// The export a timeline was read from, if it is one.
-pub fn export_of(details: &sightline_model::timeline::open::DetailSource) -> Option<&Path> {
-    match details {
-        sightline_model::timeline::open::DetailSource::Export(p) => Some(p),
         _ => None,
     }
 }
