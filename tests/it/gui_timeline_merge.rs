@@ -33,9 +33,7 @@ fn export(dir: &Path, name: &str, seed: u64) -> PathBuf {
 }
 
 fn doc<'h>(h: &'h Harness<'static, SightlineApp>) -> &'h TimelineDoc {
-    h.state()
-        .document::<TimelineDoc>(0)
-        .expect("a timeline tab")
+    common::app::first_doc(h)
 }
 
 fn wait_merged(h: &mut Harness<'static, SightlineApp>, files: usize) {

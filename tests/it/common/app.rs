@@ -71,3 +71,12 @@ pub fn click_at(h: &mut Harness<'static, SightlineApp>, pos: egui::Pos2) {
     });
     h.run();
 }
+
+/// The document of the first tab, as its concrete kind `T` (panics when it is another kind).
+pub fn first_doc<'h, T: sightline::app::document::Document>(
+    h: &'h Harness<'static, SightlineApp>,
+) -> &'h T {
+    h.state()
+        .document::<T>(0)
+        .expect("the first tab of that kind")
+}

@@ -19,7 +19,6 @@ use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_reports};
 use sightline_model::timeline::open::{
     DetailSource, MergeInput, TimelineFileKind, load_merged, timeline_inputs,
 };
-use sightline_model::timeline::tables::model_reports;
 
 use super::canvas::Canvas;
 use super::details::Selection;
@@ -229,14 +228,7 @@ fn run(
         .collect();
     if exports.len() < inputs.len() || exports.is_empty() {
         // Not every file is an export: the tables Sightline computes from the timeline.
-        let reports = model_reports(&timeline)
-            .into_iter()
-            .map(|(name, r)| (name, Ok(r)))
-            .collect();
-        return Ok(Finished {
-            reports,
-            merged: None,
-        });
+        return Ok(Finished::from_timeline(&timeline));
     }
     ctx.progress_now(1.0, "putting the exports together for the summary tables");
     let merged = MergedExport::build(&exports).map_err(|e| e.to_string())?;

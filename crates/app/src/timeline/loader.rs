@@ -40,6 +40,21 @@ pub struct Finished {
     pub merged: Option<Arc<sightline_model::timeline::nsys::merged::MergedExport>>,
 }
 
+impl Finished {
+    /// The summary tables Sightline computes from the timeline itself (for files that are
+    /// not all exports).
+    pub fn from_timeline(timeline: &Timeline) -> Finished {
+        let reports = model_reports(timeline)
+            .into_iter()
+            .map(|(name, r)| (name, Ok(r)))
+            .collect();
+        Finished {
+            reports,
+            merged: None,
+        }
+    }
+}
+
 /// A timeline read by the loader thread.
 pub struct Loaded {
     /// The timeline shown (with the NVTXT files beside an export merged onto it).
@@ -114,14 +129,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
             elapsed: started.elapsed(),
             session,
         }));
-        let reports = model_reports(&timeline)
-            .into_iter()
-            .map(|(name, r)| (name, Ok(r)))
-            .collect();
-        return Ok(Finished {
-            reports,
-            merged: None,
-        });
+        return Ok(Finished::from_timeline(&timeline));
     }
     let export = if kind == TimelineFileKind::NsysReport {
         ctx.progress_now(0.0, "exporting with nsys export --type sqlite");

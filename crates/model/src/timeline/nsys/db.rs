@@ -10,6 +10,36 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::NsysError;
 
+/// A new SQLite database in the system's temporary folder (`PREFIX….sqlite`, removed when the
+/// file handle drops), opened for writing without journal, sync or foreign keys: for the copies
+/// Sightline writes itself (several exports put together, a damaged file salvaged).
+pub fn temp_database(prefix: &str) -> Result<(tempfile::NamedTempFile, Connection), NsysError> {
+    let file = tempfile::Builder::new()
+        .prefix(prefix)
+        .suffix(".sqlite")
+        .tempfile()
+        .map_err(|source| NsysError::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let failed = |e: rusqlite::Error| NsysError::Query {
+        path: file.path().to_path_buf(),
+        table: "(temporary database)".into(),
+        detail: e.to_string(),
+    };
+    let conn = Connection::open_with_flags(
+        file.path(),
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(failed)?;
+    conn.execute_batch("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA foreign_keys=OFF;")
+        .map_err(failed)?;
+    Ok((file, conn))
+}
+
 /// Tables whose presence marks a file as an Nsight Systems export.
 const EXPORT_TABLES: &[&str] = &[
     "StringIds",

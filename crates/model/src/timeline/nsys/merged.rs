@@ -22,7 +22,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
 use super::NsysError;
 use super::db::quote_ident;
@@ -93,31 +93,15 @@ impl MergedExport {
 
     /// Copies `exports` into one temporary export (in the system's temporary folder).
     pub fn build(exports: &[PathBuf]) -> Result<MergedExport, NsysError> {
-        let file = tempfile::Builder::new()
-            .prefix("sightline-merged-")
-            .suffix(".sqlite")
-            .tempfile()
-            .map_err(|source| NsysError::Io {
-                path: std::env::temp_dir(),
-                source,
-            })?;
+        let (file, conn) = super::db::temp_database("sightline-merged-")?;
         let out = file.path().to_path_buf();
         let failed = |path: &Path, detail: String| NsysError::Query {
             path: path.to_path_buf(),
             table: "(merging)".into(),
             detail,
         };
-        let conn = Connection::open_with_flags(
-            &out,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_URI
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| failed(&out, e.to_string()))?;
         conn.execute_batch(
-            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA foreign_keys=OFF; \
-             CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL); \
+            "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL); \
              CREATE UNIQUE INDEX sightline_string_value ON StringIds(value);",
         )
         .map_err(|e| failed(&out, e.to_string()))?;

@@ -17,8 +17,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
+use rusqlite::Connection;
 use rusqlite::types::Value;
-use rusqlite::{Connection, OpenFlags};
 
 use super::NsysError;
 use crate::mapped::MappedFile;
@@ -381,22 +381,8 @@ pub fn salvage(path: &Path) -> Result<Salvaged, NsysError> {
             "the schema is damaged and no table definition survives in the file's pages".into(),
         ));
     }
-    let temp = tempfile::Builder::new()
-        .prefix("sightline-salvaged-")
-        .suffix(".sqlite")
-        .tempfile()
-        .map_err(|source| NsysError::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    let conn = Connection::open_with_flags(
-        temp.path(),
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
-    )
-    .map_err(|e| failed(e.to_string()))?;
+    let (temp, conn) = super::db::temp_database("sightline-salvaged-")?;
     let write = |e: rusqlite::Error| failed(format!("writing the salvaged copy: {e}"));
-    conn.execute_batch("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA foreign_keys=OFF;")
-        .map_err(write)?;
     let mut salvaged = Salvaged {
         file: temp,
         rows: BTreeMap::new(),
