@@ -62,6 +62,7 @@ mod source_synthetic;
 mod system_widgets;
 mod timeline_analyze;
 mod timeline_bad_input;
+mod timeline_cancel;
 mod timeline_cli;
 mod timeline_corpus;
 mod timeline_damaged;

@@ -109,8 +109,29 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
         .unwrap_or(TimelineFileKind::NsysExport);
     if !kind.takes_nvtxt() {
         ctx.progress_now(0.0, &format!("reading {}", path.display()));
-        let loaded = load_timeline(path, kind, path, LoadOptions::default(), false)
-            .map_err(|error| error.to_string())?;
+        // Progress every few MB; Cancel stops the reader there and frees what it read.
+        let mut on_progress = |p: Progress| {
+            let fraction = p.rows_done as f64 / p.rows_total.max(1) as f64;
+            let mb = |b: u64| b as f64 / 1e6;
+            ctx.progress(
+                fraction as f32,
+                &format!(
+                    "reading {}: {:.0} of {:.0} MB",
+                    p.table,
+                    mb(p.rows_done),
+                    mb(p.rows_total)
+                ),
+            );
+        };
+        let options = LoadOptions {
+            progress: Some(&mut on_progress),
+            cancel: Some(cancel),
+            preview: None,
+        };
+        let loaded = load_timeline(path, kind, path, options, false).map_err(|error| {
+            sightline_model::timeline::release_free_memory();
+            error.to_string()
+        })?;
         let timeline = Arc::new(loaded.timeline);
         let session = (kind == TimelineFileKind::Atp).then(|| {
             let files = SessionFiles::find(path);

@@ -68,6 +68,13 @@ pub use model::{
 pub use query::{CounterBucket, GpuUtilization, NameStats, ThreadUtilization, VisibleItem};
 pub use strings::{StrId, StringTable};
 
+/// Progress and Cancel for the readers of large text files (NVTXT, CodeXL traces): called every
+/// [`WATCH_STEP`] bytes with `(bytes read, bytes in all)`; returning `false` stops the reader.
+pub type Watch<'a> = &'a mut dyn FnMut(u64, u64) -> bool;
+
+/// How many bytes a reader reads between two calls of its [`Watch`].
+pub const WATCH_STEP: usize = 4 << 20;
+
 /// Hands a loader's freed scratch memory (staging vectors, indexes, a parsed trace's records)
 /// back to the system, so the resident cost of a loaded timeline is the timeline itself: glibc
 /// keeps freed heap pages otherwise once its mmap threshold has grown past the vectors' sizes.

@@ -182,7 +182,10 @@ pub fn load_timeline(
             }
         }
         TimelineFileKind::Nvtxt => {
-            let doc = super::nvtxt::load(path)?;
+            let mut progress = options.progress;
+            let mut watch = watcher(&mut progress, cancel, "NVTXT lines");
+            let doc = super::nvtxt::load_watched(path, &mut watch)?
+                .ok_or_else(|| OpenError::Cancelled(path.to_path_buf()))?;
             LoadedTimeline {
                 timeline: super::nvtxt::timeline::timeline_of(&doc),
                 details: DetailSource::None,
@@ -190,7 +193,10 @@ pub fn load_timeline(
             }
         }
         TimelineFileKind::Atp => {
-            let mut file = AtpFile::open(path)?;
+            let mut progress = options.progress;
+            let mut watch = watcher(&mut progress, cancel, "trace lines");
+            let mut file = AtpFile::open_watched(path, &mut watch)?
+                .ok_or_else(|| OpenError::Cancelled(path.to_path_buf()))?;
             if cancelled() {
                 return Err(OpenError::Cancelled(path.to_path_buf()));
             }
@@ -209,6 +215,25 @@ pub fn load_timeline(
         return Err(OpenError::Cancelled(path.to_path_buf()));
     }
     Ok(loaded)
+}
+
+/// The [`super::Watch`] of a text reader: progress as `(what, bytes read, bytes in all)` and
+/// the cancel flag.
+fn watcher<'a>(
+    progress: &'a mut Option<&mut dyn FnMut(super::nsys::Progress)>,
+    cancel: Option<&'a std::sync::atomic::AtomicBool>,
+    what: &'static str,
+) -> impl FnMut(u64, u64) -> bool + 'a {
+    move |done, total| {
+        if let Some(progress) = progress.as_mut() {
+            progress(super::nsys::Progress {
+                table: what,
+                rows_done: done,
+                rows_total: total,
+            });
+        }
+        !cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
 }
 
 /// A file that opens as a timeline.

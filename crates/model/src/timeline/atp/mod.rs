@@ -91,6 +91,12 @@ pub fn parse_atp(data: &[u8]) -> AtpTrace {
     parser::Parser::new(data).run()
 }
 
+/// Parses the bytes of an `.atp` file, telling `watch` how far it got; `None` when the watch
+/// stopped it (Cancel).
+pub fn parse_atp_watched<'a>(data: &'a [u8], watch: super::Watch<'a>) -> Option<AtpTrace> {
+    parser::Parser::new(data).run_lines(text::Lines::watched(data, watch))
+}
+
 impl AtpTrace {
     /// The calls of `thread`.
     pub fn thread_calls(&self, thread: &ApiThread) -> &[ApiCall] {
@@ -277,19 +283,31 @@ pub enum AtpError {
 impl AtpFile {
     /// Maps and parses a file.
     pub fn open(path: &Path) -> Result<AtpFile, AtpError> {
+        let mut always = |_: u64, _: u64| true;
+        Self::open_watched(path, &mut always)?.ok_or_else(|| AtpError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other("reading stopped"),
+        })
+    }
+
+    /// Maps and parses a file, telling `watch` how far it got; `Ok(None)` when the watch
+    /// stopped it (Cancel: what was read is freed).
+    pub fn open_watched(path: &Path, watch: super::Watch<'_>) -> Result<Option<AtpFile>, AtpError> {
         let io = |source| AtpError::Io {
             path: path.to_path_buf(),
             source,
         };
         let file = std::fs::File::open(path).map_err(io)?;
         let source = MappedFile::open(&file).map_err(io)?;
-        let trace = parse_atp(&source);
-        Ok(AtpFile {
+        let Some(trace) = parse_atp_watched(&source, watch) else {
+            return Ok(None);
+        };
+        Ok(Some(AtpFile {
             path: path.to_path_buf(),
             source,
             trace,
             commands: Vec::new(),
-        })
+        }))
     }
 
     /// Parses bytes held in memory.

@@ -81,14 +81,22 @@ impl<'a> Parser<'a> {
         }
     }
 
-    pub(super) fn run(mut self) -> AtpTrace {
-        let mut lines = Lines::new(self.data);
+    pub(super) fn run(self) -> AtpTrace {
+        let lines = Lines::new(self.data);
+        self.run_lines(lines).unwrap_or_default()
+    }
+
+    /// Reads every line of `lines`; `None` when its watch stopped it (Cancel).
+    pub(super) fn run_lines(mut self, mut lines: Lines<'a>) -> Option<AtpTrace> {
         let mut pending = self.read_header(&mut lines);
         while let Some(section_line) = pending.take() {
             pending = self.read_section(section_line, &mut lines);
         }
+        if lines.stopped {
+            return None;
+        }
         self.finish();
-        self.trace
+        Some(self.trace)
     }
 
     /// Reads `Key=Value` lines; returns the first section line, if any.

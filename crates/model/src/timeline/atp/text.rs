@@ -20,6 +20,10 @@ pub struct Lines<'a> {
     data: &'a [u8],
     pos: usize,
     number: u64,
+    watch: Option<crate::timeline::Watch<'a>>,
+    next_check: usize,
+    /// The watch asked to stop: no more lines were given.
+    pub stopped: bool,
 }
 
 impl<'a> Lines<'a> {
@@ -29,6 +33,18 @@ impl<'a> Lines<'a> {
             data,
             pos: 0,
             number: 0,
+            watch: None,
+            next_check: 0,
+            stopped: false,
+        }
+    }
+
+    /// Lines of `data`, telling `watch` how far they got every
+    /// [`crate::timeline::WATCH_STEP`] bytes; it returns `false` to stop (Cancel).
+    pub fn watched(data: &'a [u8], watch: crate::timeline::Watch<'a>) -> Self {
+        Lines {
+            watch: Some(watch),
+            ..Lines::new(data)
         }
     }
 }
@@ -37,8 +53,17 @@ impl<'a> Iterator for Lines<'a> {
     type Item = Line<'a>;
 
     fn next(&mut self) -> Option<Line<'a>> {
-        if self.pos >= self.data.len() {
+        if self.pos >= self.data.len() || self.stopped {
             return None;
+        }
+        if self.pos >= self.next_check
+            && let Some(watch) = self.watch.as_mut()
+        {
+            self.next_check = self.pos + crate::timeline::WATCH_STEP;
+            if !watch(self.pos as u64, self.data.len() as u64) {
+                self.stopped = true;
+                return None;
+            }
         }
         let start = self.pos;
         let rest = &self.data[start..];

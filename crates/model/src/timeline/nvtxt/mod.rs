@@ -78,11 +78,50 @@ pub fn load(path: &Path) -> Result<NvtxtDocument, NvtxtError> {
 /// Reads NVTXT from `bytes`; `path` names the file in diagnostics. Never fails: problems are
 /// diagnostics, and every good line loads.
 pub fn parse(path: impl Into<PathBuf>, bytes: &[u8]) -> NvtxtDocument {
+    let path = path.into();
+    let mut always = |_: u64, _: u64| true;
+    // A watch that never stops: always a document.
+    parse_watched(path.clone(), bytes, &mut always)
+        .unwrap_or_else(|| parser::Parser::default().finish().into_document(path))
+}
+
+impl parser::Finished {
+    /// The document of the file at `path`.
+    fn into_document(self, path: PathBuf) -> NvtxtDocument {
+        NvtxtDocument {
+            path,
+            display_name: self.display_name,
+            process_names: self.process_names,
+            thread_names: self.thread_names,
+            diagnostics: self.diagnostics,
+            events: self.events,
+            strings: self.strings,
+            last_timestamp: self.last_timestamp,
+        }
+    }
+}
+
+/// Reads NVTXT from `bytes` as [`parse`] does, telling `watch` how far it got every
+/// [`super::WATCH_STEP`] bytes; `None` when the watch stopped it (Cancel).
+pub fn parse_watched(
+    path: impl Into<PathBuf>,
+    bytes: &[u8],
+    watch: super::Watch<'_>,
+) -> Option<NvtxtDocument> {
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let total = bytes.len() as u64;
     let mut parser = parser::Parser::default();
     let mut line_no: u32 = 0;
     let mut rest = bytes;
+    let mut next_check = 0u64;
     loop {
+        let done = total - rest.len() as u64;
+        if done >= next_check {
+            next_check = done + super::WATCH_STEP as u64;
+            if !watch(done, total) {
+                return None;
+            }
+        }
         let (line, next) = match memchr::memchr(b'\n', rest) {
             Some(end) => (&rest[..end], Some(&rest[end + 1..])),
             None => (rest, None),
@@ -94,17 +133,20 @@ pub fn parse(path: impl Into<PathBuf>, bytes: &[u8]) -> NvtxtDocument {
             None => break,
         }
     }
-    let finished = parser.finish();
-    NvtxtDocument {
-        path: path.into(),
-        display_name: finished.display_name,
-        process_names: finished.process_names,
-        thread_names: finished.thread_names,
-        diagnostics: finished.diagnostics,
-        events: finished.events,
-        strings: finished.strings,
-        last_timestamp: finished.last_timestamp,
-    }
+    Some(parser.finish().into_document(path.into()))
+}
+
+/// Reads the NVTXT file at `path` as [`load`] does, telling `watch` how far it got; `Ok(None)`
+/// when the watch stopped it (Cancel).
+pub fn load_watched(
+    path: &Path,
+    watch: super::Watch<'_>,
+) -> Result<Option<NvtxtDocument>, NvtxtError> {
+    let bytes = std::fs::read(path).map_err(|source| NvtxtError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(parse_watched(path, &bytes, watch))
 }
 
 impl NvtxtDocument {
