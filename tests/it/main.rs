@@ -41,6 +41,7 @@ mod gui_timeline_expert;
 mod gui_timeline_sources;
 mod memory_widgets;
 mod ncu_import_csv;
+mod ncu_link;
 mod nsys_rep_export;
 mod nvtxt_cli;
 mod nvtxt_errors;
