@@ -31,6 +31,7 @@ mod gui_app;
 mod gui_codexl;
 mod gui_details_panel;
 mod gui_gainsight;
+mod gui_ncu_link;
 mod gui_read_warnings;
 mod gui_rules;
 mod gui_source_page;

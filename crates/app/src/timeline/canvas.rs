@@ -63,6 +63,9 @@ pub struct Marks<'a> {
     /// Per call-stack node: whether CPU samples with that stack are highlighted (the CPU
     /// profile's selected function). Empty: nothing highlighted.
     pub stacks: &'a [bool],
+    /// Events linked with a result of an open Nsight Compute report, sorted by id: drawn with
+    /// a badge.
+    pub linked: &'a [EventId],
 }
 
 /// What the rows of one frame are drawn with: the events' painter (clipped to the event area),
@@ -97,6 +100,8 @@ pub struct Canvas {
     pub shapes_drawn: usize,
     /// Events the last frame's bars stood for.
     pub events_drawn: u64,
+    /// Bars drawn with the Nsight Compute badge in the last frame.
+    pub linked_drawn: u64,
     /// The canvas's event area on screen during the last frame.
     pub events_rect: Rect,
     buffer: Vec<VisibleItem>,
@@ -116,6 +121,7 @@ impl Default for Canvas {
             hits: Vec::new(),
             shapes_drawn: 0,
             events_drawn: 0,
+            linked_drawn: 0,
             events_rect: Rect::NOTHING,
             buffer: Vec::new(),
         }
@@ -219,6 +225,7 @@ impl Canvas {
         painter.rect_filled(gutter, 0.0, visuals.panel_fill);
         self.shapes_drawn = 2;
         self.events_drawn = 0;
+        self.linked_drawn = 0;
         self.hits.clear();
 
         let visible_lines: Vec<&Line> = lines
@@ -619,6 +626,27 @@ impl Canvas {
                 StrokeKind::Outside,
             );
             self.shapes_drawn += 1;
+        }
+        let first_linked = marks.linked.partition_point(|e| e.0 < item.first.0);
+        if marks
+            .linked
+            .get(first_linked)
+            .is_some_and(|e| e.0 < item.first.0 + item.count)
+        {
+            // A corner badge: the kernel (or one of the merged ones) was profiled.
+            let size = rect.height().min(8.0);
+            let corner = rect.right_top();
+            painter.add(egui::Shape::convex_polygon(
+                vec![
+                    corner,
+                    corner + egui::vec2(0.0, size),
+                    corner - egui::vec2(size.min(rect.width()), 0.0),
+                ],
+                colors::linked(visuals),
+                Stroke::NONE,
+            ));
+            self.shapes_drawn += 1;
+            self.linked_drawn += 1;
         }
         if rect.width() >= LABEL_MIN_WIDTH {
             let text = if single {

@@ -12,6 +12,8 @@
 //! - [`nvtxt_files`]: the NVTXT files on the timeline, their problems, Add NVTXT…, live reload.
 //! - [`keys`]: the keyboard, and the `?` list.
 //! - [`colors`]: the theme's colours per kind.
+//! - [`ncu_links`]: the links with Nsight Compute reports open beside the timeline (marks,
+//!   "Open in Nsight Compute result N", what the report tabs' "Show on timeline" uses).
 
 pub mod canvas;
 pub mod colors;
@@ -22,6 +24,7 @@ pub mod expert;
 pub mod imports;
 pub mod keys;
 pub mod loader;
+pub mod ncu_links;
 pub mod nsys_state;
 pub mod nvtxt_files;
 pub mod overlays;
@@ -38,7 +41,9 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::codexl::dispatch::offer_session_ui;
-use super::document::{Document, DocumentKind, DocumentType, Services, opening_panel};
+use super::document::{
+    Document, DocumentKind, DocumentType, Navigate, Peer, Published, Services, opening_panel,
+};
 use crate::job::JobEvent;
 use crate::widgets::problems::{ProblemList, RowText};
 use canvas::{Canvas, Marks};
@@ -46,6 +51,7 @@ use details::Selection;
 use expert::{ExpertSource, Target};
 use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
 use loader::{TimelineLoadJob, start_load};
+use ncu_links::NcuLinks;
 use nsys_state::NsysState;
 use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
@@ -96,6 +102,8 @@ pub struct TimelineDoc {
     pub nsys_entry: String,
     /// The folder of the user's timeline rules (the Expert tab runs them beside Sightline's).
     pub rules_folder: Option<PathBuf>,
+    /// The links with the Nsight Compute reports open in other tabs.
+    pub ncu_links: NcuLinks,
     wake: Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -128,6 +136,7 @@ impl TimelineDoc {
             nvtxt: None,
             nsys_entry,
             rules_folder: sightline_model::section::registry::timeline_rules_folder(),
+            ncu_links: NcuLinks::default(),
             wake,
         }
     }
@@ -318,7 +327,12 @@ impl TimelineDoc {
     }
 
     /// Draws the loaded timeline: toolbar, summary tables, details, canvas.
-    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
+    fn loaded_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        open_files: &mut Vec<PathBuf>,
+        navigate: &mut Vec<Navigate>,
+    ) {
         let Some(loaded) = &self.loaded else { return };
         let timeline = loaded.timeline.clone();
         let details_source = loaded.details.clone();
@@ -367,6 +381,9 @@ impl TimelineDoc {
                     },
                     &mut self.selection,
                 ));
+                if let Some(event) = self.selection.event {
+                    self.ncu_links.details_ui(ui, event, navigate);
+                }
                 if let Some(session) = &session
                     && !session.problems.is_empty()
                 {
@@ -418,6 +435,7 @@ impl TimelineDoc {
                 } else {
                     &[]
                 },
+                linked: &self.ncu_links.marked,
             };
             let out = self.canvas.ui(ui, rect, &timeline, &marks);
             if let Some(e) = out.clicked {
@@ -516,7 +534,7 @@ impl Document for TimelineDoc {
     }
 
     fn poll(&mut self) -> Option<(String, bool)> {
-        let mut status = None;
+        let mut status = self.ncu_links.poll();
         self.stats.expert.poll();
         if let Some(result) = self.stats.runner.poll() {
             self.stats.add_report(result);
@@ -631,7 +649,7 @@ impl Document for TimelineDoc {
 
     fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
         if self.loaded.is_some() {
-            self.loaded_ui(ui, &mut services.open_files);
+            self.loaded_ui(ui, &mut services.open_files, &mut services.navigate);
             return;
         }
         opening_panel(ui, self, |doc, ui| {
@@ -649,6 +667,32 @@ impl Document for TimelineDoc {
 
     fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
         TIMELINE_KEYS
+    }
+
+    fn published(&self) -> Vec<Published> {
+        self.ncu_links.published().into_iter().collect()
+    }
+
+    fn see_peers(&mut self, peers: &[Peer]) {
+        // Linked once the whole timeline is loaded (not the preview without call stacks).
+        let Some(loaded) = self.loaded.as_ref().filter(|l| !l.timeline.stacks_pending) else {
+            return;
+        };
+        let export = expert::export_of(&loaded.details).map(Path::to_path_buf);
+        let timeline = loaded.timeline.clone();
+        self.ncu_links
+            .see_peers(peers, Some(&timeline), export.as_deref(), &self.wake);
+    }
+
+    fn navigate(&mut self, item: u64) -> bool {
+        let exists = u32::try_from(item)
+            .ok()
+            .and_then(|id| self.timeline().and_then(|t| t.event(EventId(id))))
+            .is_some();
+        if exists {
+            self.go_to(EventId(item as u32));
+        }
+        exists
     }
 
     crate::document::any_methods!();
