@@ -34,7 +34,7 @@ impl<'a> Index<'a> {
         for i in order {
             let k = &kernels[i];
             if let Some(m) = &k.mangled {
-                index.by_mangled.entry(m).or_default().push(i);
+                index.by_mangled.entry(m.as_ref()).or_default().push(i);
             }
             if let Some(d) = &k.demangled {
                 index
@@ -44,7 +44,7 @@ impl<'a> Index<'a> {
                     .push(i);
             }
             if let Some(f) = &k.function {
-                index.by_function.entry(f).or_default().push(i);
+                index.by_function.entry(f.as_ref()).or_default().push(i);
             }
             index.by_process.entry(k.pid).or_default().push(i);
         }

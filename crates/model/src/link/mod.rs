@@ -31,6 +31,7 @@ mod timeline_side;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 pub use filter::{KernelNameBase, LaunchFilter};
 pub use matcher::match_kernels;
@@ -60,8 +61,8 @@ pub struct TimelineKernel {
     /// Process id of the launching process, when known.
     pub pid: Option<u64>,
     /// Name of the launching process (the export's `PROCESSES.name`, else its main thread's
-    /// name), when known.
-    pub process: Option<String>,
+    /// name), when known (shared by the process's kernels).
+    pub process: Option<Arc<str>>,
     /// CUDA device id.
     pub device: i64,
     /// CUDA context id.
@@ -72,12 +73,13 @@ pub struct TimelineKernel {
     pub grid: Option<[u64; 3]>,
     /// Block size, when the export has it.
     pub block: Option<[u64; 3]>,
-    /// Mangled name (exports before 2021 have none).
-    pub mangled: Option<String>,
+    /// Mangled name (exports before 2021 have none); names are shared by the launches of a
+    /// kernel.
+    pub mangled: Option<Arc<str>>,
     /// Demangled signature.
-    pub demangled: Option<String>,
+    pub demangled: Option<Arc<str>>,
     /// Function (short) name.
-    pub function: Option<String>,
+    pub function: Option<Arc<str>>,
     /// NVTX push/pop ranges open on the launching thread at the launch, bottom first, every
     /// domain.
     pub nvtx: Vec<String>,

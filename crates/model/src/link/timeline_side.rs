@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use rusqlite::types::ValueRef;
 
@@ -98,13 +99,13 @@ pub fn timeline_kernels(
 
 /// StringIds values looked up once each.
 #[derive(Default)]
-struct Strings(HashMap<i64, Option<String>>);
+struct Strings(HashMap<i64, Option<Arc<str>>>);
 
 impl Strings {
     /// The text of a name column: a StringIds id, or the text itself in exports that store it.
-    fn get(&mut self, db: &ExportDb, value: ValueRef<'_>) -> Option<String> {
+    fn get(&mut self, db: &ExportDb, value: ValueRef<'_>) -> Option<Arc<str>> {
         if let ValueRef::Text(_) = value {
-            return text_of(value);
+            return text_of(value).map(Arc::from);
         }
         let id = int_of(value)?;
         self.0
@@ -116,6 +117,7 @@ impl Strings {
                     })
                     .ok()
                     .flatten()
+                    .map(Arc::from)
             })
             .clone()
     }
@@ -123,7 +125,10 @@ impl Strings {
 
 /// Process names by global pid (the thread bits cleared): `PROCESSES.name`, else (old exports)
 /// the name of the thread whose tid is the pid.
-fn process_names(db: &ExportDb, strings: &mut Strings) -> Result<HashMap<i64, String>, NsysError> {
+fn process_names(
+    db: &ExportDb,
+    strings: &mut Strings,
+) -> Result<HashMap<i64, Arc<str>>, NsysError> {
     let mut out = HashMap::new();
     if db.has_column("PROCESSES", "globalPid") && db.has_column("PROCESSES", "name") {
         let err = |e: rusqlite::Error| db.query_error("PROCESSES", e);
@@ -138,7 +143,7 @@ fn process_names(db: &ExportDb, strings: &mut Strings) -> Result<HashMap<i64, St
             if let (Some(g), Some(name)) = (g, name)
                 && !name.is_empty()
             {
-                out.insert(g & !0xFF_FFFF, name);
+                out.insert(g & !0xFF_FFFF, Arc::from(name));
             }
         }
     }
