@@ -60,6 +60,7 @@ fn write_text(set: &LinkSet, out: &mut dyn Write) -> std::io::Result<()> {
     if let Some(line) = &set.links.filter.command_line {
         writeln!(out, "ncu command line: {line}")?;
     }
+    let dim = |d: Option<[u64; 3]>| d.map_or("?".to_string(), |[x, y, z]| format!("{x}×{y}×{z}"));
     for link in &set.links.results {
         writeln!(
             out,
@@ -68,6 +69,16 @@ fn write_text(set: &LinkSet, out: &mut dyn Write) -> std::io::Result<()> {
             kernel_name(set, link.result),
             link.certainty.as_str()
         )?;
+        if let Some(p) = set.profiled.iter().find(|p| p.index == link.result) {
+            writeln!(
+                out,
+                "  profiled: process {}, stream {}, grid {}, block {}",
+                p.pid.map_or("?".to_string(), |p| p.to_string()),
+                p.stream.map_or("?".to_string(), |s| s.to_string()),
+                dim(p.grid),
+                dim(p.block)
+            )?;
+        }
         for c in &link.candidates {
             let k = &set.kernels[c.kernel];
             let held: Vec<String> = c.held.iter().map(ToString::to_string).collect();
