@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::link::{Certainty, LinkSet, link_files};
+use crate::link::{LinkSet, link_files};
 use crate::ncu::Report;
 use crate::pyjson::write_string;
 use crate::timeline::nsys;
@@ -94,12 +94,7 @@ fn write_text(set: &LinkSet, out: &mut dyn Write) -> std::io::Result<()> {
             )?;
         }
     }
-    let certain = set
-        .links
-        .results
-        .iter()
-        .filter(|r| r.certainty == Certainty::Certain)
-        .count();
+    let certain = set.links.certain_count();
     writeln!(
         out,
         "{} results, {certain} matched with certainty, {} timeline kernels",

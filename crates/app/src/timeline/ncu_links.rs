@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use eframe::egui;
-use sightline_model::link::{Certainty, LinkSet, link_files};
+use sightline_model::link::{LinkSet, link_files};
 use sightline_model::ncu::Report;
 use sightline_model::timeline::{EventId, Timeline};
 
@@ -106,12 +106,7 @@ impl NcuLinks {
             while let Some(event) = l.job.as_ref().and_then(Job::poll) {
                 match event {
                     JobEvent::Done(set) => {
-                        let certain = set
-                            .links
-                            .results
-                            .iter()
-                            .filter(|r| r.certainty == Certainty::Certain)
-                            .count();
+                        let certain = set.links.certain_count();
                         status = Some((
                             format!(
                                 "Linked with {}: {certain} of {} result(s) matched with certainty",

@@ -227,6 +227,14 @@ impl Links {
         self.results.iter().find(|r| r.result == index)
     }
 
+    /// How many results are matched with certainty.
+    pub fn certain_count(&self) -> usize {
+        self.results
+            .iter()
+            .filter(|r| r.certainty == Certainty::Certain)
+            .count()
+    }
+
     /// For each timeline event that some result can be: the results (index, whether the
     /// match is certain).
     pub fn by_event(&self) -> HashMap<EventId, Vec<(usize, bool)>> {

@@ -54,18 +54,15 @@ pub fn timeline_kernels(
     .map(|c| db.col_or_null(KERNELS, c))
     .join(", ");
     let sql = format!("SELECT rowid, {columns} FROM {KERNELS}");
-    let err = |e: rusqlite::Error| db.query_error(KERNELS, e);
-    let mut stmt = db.conn.prepare(&sql).map_err(err)?;
-    let mut rows = stmt.query([]).map_err(err)?;
     let mut out = Vec::new();
     let nvtx = NvtxIndex::new(timeline);
-    while let Some(row) = rows.next().map_err(err)? {
+    each_row(&db, KERNELS, &sql, |row| {
         let int = |i: usize| row.get_ref(i).ok().and_then(int_of);
         let Some(event) = int(0)
             .and_then(|r| u32::try_from(r).ok())
             .and_then(|r| events.get(&r).copied())
         else {
-            continue;
+            return;
         };
         let dim = |first: usize| -> Option<[u64; 3]> {
             let v = |i| int(i).and_then(|x| u64::try_from(x).ok());
@@ -92,7 +89,7 @@ pub fn timeline_kernels(
             function: function.filter(|s| !s.is_empty()),
             nvtx: nvtx.open_at(timeline, event),
         });
-    }
+    })?;
     out.sort_by_key(|k| (k.start, k.event.0));
     Ok(out)
 }
@@ -131,43 +128,53 @@ fn process_names(
 ) -> Result<HashMap<i64, Arc<str>>, NsysError> {
     let mut out = HashMap::new();
     if db.has_column("PROCESSES", "globalPid") && db.has_column("PROCESSES", "name") {
-        let err = |e: rusqlite::Error| db.query_error("PROCESSES", e);
-        let mut stmt = db
-            .conn
-            .prepare("SELECT globalPid, name FROM PROCESSES")
-            .map_err(err)?;
-        let mut rows = stmt.query([]).map_err(err)?;
-        while let Some(row) = rows.next().map_err(err)? {
-            let g = row.get_ref(0).ok().and_then(int_of);
-            let name = row.get_ref(1).ok().and_then(text_of);
-            if let (Some(g), Some(name)) = (g, name)
-                && !name.is_empty()
-            {
-                out.insert(g & !0xFF_FFFF, Arc::from(name));
-            }
-        }
+        each_row(
+            db,
+            "PROCESSES",
+            "SELECT globalPid, name FROM PROCESSES",
+            |row| {
+                let g = row.get_ref(0).ok().and_then(int_of);
+                let name = row.get_ref(1).ok().and_then(text_of);
+                if let (Some(g), Some(name)) = (g, name)
+                    && !name.is_empty()
+                {
+                    out.insert(g & !0xFF_FFFF, Arc::from(name));
+                }
+            },
+        )?;
     }
     if db.has_column("ThreadNames", "globalTid") && db.has_column("ThreadNames", "nameId") {
-        let err = |e: rusqlite::Error| db.query_error("ThreadNames", e);
-        let mut stmt = db
-            .conn
-            .prepare("SELECT globalTid, nameId FROM ThreadNames")
-            .map_err(err)?;
-        let mut rows = stmt.query([]).map_err(err)?;
-        while let Some(row) = rows.next().map_err(err)? {
+        let sql = "SELECT globalTid, nameId FROM ThreadNames";
+        each_row(db, "ThreadNames", sql, |row| {
             let Some(g) = row.get_ref(0).ok().and_then(int_of) else {
-                continue;
+                return;
             };
             let (_, pid, tid) = split_global_id(g);
             if pid != tid || out.contains_key(&(g & !0xFF_FFFF)) {
-                continue;
+                return;
             }
             if let Some(name) = row.get_ref(1).ok().and_then(|v| strings.get(db, v)) {
                 out.insert(g & !0xFF_FFFF, name);
             }
-        }
+        })?;
     }
     Ok(out)
+}
+
+/// Runs `sql` (a query of `table`) and gives each row to `f`; errors name the table.
+fn each_row(
+    db: &ExportDb,
+    table: &str,
+    sql: &str,
+    mut f: impl FnMut(&rusqlite::Row<'_>),
+) -> Result<(), NsysError> {
+    let err = |e: rusqlite::Error| db.query_error(table, e);
+    let mut stmt = db.conn.prepare(sql).map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
+    while let Some(row) = rows.next().map_err(err)? {
+        f(row);
+    }
+    Ok(())
 }
 
 /// The NVTX push/pop series of each thread track.
