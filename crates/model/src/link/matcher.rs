@@ -101,16 +101,19 @@ fn name_match(k: &TimelineKernel, p: &ProfiledKernel) -> Option<Criterion> {
         .then_some(Criterion::FunctionName)
 }
 
-/// Whether two results are launches of the same kernel (names, grid and block).
-fn same_kernel(a: &ProfiledKernel, b: &ProfiledKernel) -> bool {
-    let names = if !a.mangled.is_empty() && !b.mangled.is_empty() {
-        a.mangled == b.mangled
-    } else if !a.demangled.is_empty() && !b.demangled.is_empty() {
-        normalize_demangled(&a.demangled) == normalize_demangled(&b.demangled)
+/// What makes results launches of the same kernel in the same process: pid, name (mangled,
+/// else normalised demangled, else function), grid and block.
+type KernelKey = (Option<u64>, String, Option<[u64; 3]>, Option<[u64; 3]>);
+
+fn kernel_key(p: &ProfiledKernel) -> KernelKey {
+    let name = if !p.mangled.is_empty() {
+        format!("m {}", p.mangled)
+    } else if !p.demangled.is_empty() {
+        format!("d {}", normalize_demangled(&p.demangled))
     } else {
-        a.function == b.function
+        format!("f {}", p.function)
     };
-    names && a.grid == b.grid && a.block == b.block && a.pid == b.pid
+    (p.pid, name, p.grid, p.block)
 }
 
 /// Equal sizes, or unknown on a side.
@@ -135,148 +138,197 @@ pub fn match_kernels(
     filter: &LaunchFilter,
 ) -> Links {
     let index = Index::new(kernels, filter);
-    let results = profiled
-        .iter()
-        .map(|p| match_one(&index, profiled, p))
-        .collect();
+    // Results of the same kernel in the same process share their candidates and are told
+    // apart by launch order: each group is prepared once.
+    let mut groups: HashMap<KernelKey, Vec<usize>> = HashMap::new();
+    let mut order = Vec::new();
+    for (i, p) in profiled.iter().enumerate() {
+        let list = groups.entry(kernel_key(p)).or_default();
+        if list.is_empty() {
+            order.push(i);
+        }
+        list.push(i);
+    }
+    let mut results: Vec<Option<ResultLink>> = vec![None; profiled.len()];
+    for first in order {
+        let Some(members) = groups.get(&kernel_key(&profiled[first])) else {
+            continue;
+        };
+        let group = Group::new(&index, &profiled[first]);
+        for (j, &i) in members.iter().enumerate() {
+            results[i] = Some(group.match_one(&profiled[i], j, members.len()));
+        }
+    }
     Links {
-        results,
+        results: results.into_iter().flatten().collect(),
         filter: filter.clone(),
     }
 }
 
-fn match_one(index: &Index<'_>, profiled: &[ProfiledKernel], p: &ProfiledKernel) -> ResultLink {
-    let kernels = index.kernels;
-    let program = p.process.as_deref().map(program_of);
-    let same_program = |k: &TimelineKernel| match (program, k.process.as_deref()) {
-        (Some(a), Some(b)) => Some(a == program_of(b)),
-        _ => None,
-    };
-    // 1. Process: the same run, else the same program, else any process.
-    let same_run = p.pid.is_some()
-        && index
-            .by_process
-            .get(&p.pid)
-            .and_then(|l| l.first())
-            .is_some_and(|&i| same_program(&kernels[i]) != Some(false));
-    let process_ok = |k: &TimelineKernel| -> Option<Option<Criterion>> {
-        if same_run {
-            return (k.pid == p.pid).then_some(Some(Criterion::SameRun));
-        }
-        match same_program(k) {
-            Some(true) => Some(Some(Criterion::SameProgram)),
-            Some(false) => None,
-            None => Some(None),
-        }
-    };
-    // 2, 3. Name, grid and block.
-    let mut base: Vec<(usize, Vec<Criterion>)> = Vec::new();
-    for (i, name) in index.by_name(p) {
-        let k = &kernels[i];
-        let Some(process) = process_ok(k) else {
-            continue;
+/// Timeline kernels (indices) with the criteria that held for them.
+type Launches = Vec<(usize, Vec<Criterion>)>;
+
+/// The timeline kernels a group of results (one kernel in one process) can be, per process
+/// in launch order, with the criteria that held.
+struct Group<'a> {
+    kernels: &'a [TimelineKernel],
+    same_run: bool,
+    /// Per process: the named kernels by start, and the positions among them the run's
+    /// filter could have profiled (`None`: not replayable).
+    processes: Vec<(Launches, Option<Vec<usize>>)>,
+}
+
+impl<'a> Group<'a> {
+    fn new(index: &Index<'a>, p: &ProfiledKernel) -> Group<'a> {
+        let kernels = index.kernels;
+        let program = p.process.as_deref().map(program_of);
+        let same_program = |k: &TimelineKernel| match (program, k.process.as_deref()) {
+            (Some(a), Some(b)) => Some(a == program_of(b)),
+            _ => None,
         };
-        let grid = sizes_agree(k.grid, p.grid);
-        let block = sizes_agree(k.block, p.block);
-        if grid == Some(false) || block == Some(false) {
-            continue;
+        // 1. Process: the same run, else the same program, else any process.
+        let same_run = p.pid.is_some()
+            && index
+                .by_process
+                .get(&p.pid)
+                .and_then(|l| l.first())
+                .is_some_and(|&i| same_program(&kernels[i]) != Some(false));
+        let process_ok = |k: &TimelineKernel| -> Option<Option<Criterion>> {
+            if same_run {
+                return (k.pid == p.pid).then_some(Some(Criterion::SameRun));
+            }
+            match same_program(k) {
+                Some(true) => Some(Some(Criterion::SameProgram)),
+                Some(false) => None,
+                None => Some(None),
+            }
+        };
+        // 2, 3. Name, grid and block.
+        let mut by_process: HashMap<Option<u64>, Launches> = HashMap::new();
+        for (i, name) in index.by_name(p) {
+            let k = &kernels[i];
+            let Some(process) = process_ok(k) else {
+                continue;
+            };
+            let grid = sizes_agree(k.grid, p.grid);
+            let block = sizes_agree(k.block, p.block);
+            if grid == Some(false) || block == Some(false) {
+                continue;
+            }
+            let mut held: Vec<Criterion> = process.into_iter().collect();
+            held.push(name);
+            if grid == Some(true) && block == Some(true) {
+                held.push(Criterion::GridBlock);
+            }
+            by_process.entry(k.pid).or_default().push((i, held));
         }
-        let mut held: Vec<Criterion> = process.into_iter().collect();
-        held.push(name);
-        if grid == Some(true) && block == Some(true) {
-            held.push(Criterion::GridBlock);
+        let mut processes: Vec<_> = by_process
+            .into_iter()
+            .map(|(pid, mut launches)| {
+                launches.sort_by_key(|(i, _)| (kernels[*i].start, kernels[*i].event.0));
+                let eligible = index
+                    .eligible
+                    .get(&pid)
+                    .and_then(Option::as_ref)
+                    .map(|set| {
+                        launches
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, (i, _))| set.contains(i))
+                            .map(|(nth, _)| nth)
+                            .collect()
+                    });
+                (launches, eligible)
+            })
+            .collect();
+        processes.sort_by_key(|(launches, _)| launches.first().map(|(i, _)| kernels[*i].pid));
+        Group {
+            kernels,
+            same_run,
+            processes,
         }
-        if same_run && p.stream.is_some_and(|s| i64::from(s) == k.stream) {
-            held.push(Criterion::Stream);
-        }
-        base.push((i, held));
     }
-    // 5. Launch order, per process: the result is the j-th of m profiled launches of this
-    // kernel in its process.
-    let peers: Vec<&ProfiledKernel> = profiled.iter().filter(|q| same_kernel(p, q)).collect();
-    let j = peers
-        .iter()
-        .position(|q| q.index == p.index)
-        .unwrap_or_default();
-    let m = peers.len();
-    let mut by_process: HashMap<Option<u64>, Vec<usize>> = HashMap::new();
-    for (pos, (i, _)) in base.iter().enumerate() {
-        by_process.entry(kernels[*i].pid).or_default().push(pos);
-    }
-    let mut ordered: Vec<(usize, Vec<Criterion>)> = Vec::new();
-    for (pid, mut positions) in by_process {
-        positions.sort_by_key(|&pos| (kernels[base[pos].0].start, kernels[base[pos].0].event.0));
-        let n = positions.len();
-        let eligible = index.eligible.get(&pid).and_then(Option::as_ref);
-        let feasible: Vec<usize> = match eligible {
-            Some(set) => positions
+
+    /// The match of `p`, the `j`-th of the group's `m` results.
+    fn match_one(&self, p: &ProfiledKernel, j: usize, m: usize) -> ResultLink {
+        let kernels = self.kernels;
+        // 5. Launch order, per process: the result is the j-th of m profiled launches of this
+        // kernel in its process.
+        let mut left: Launches = Vec::new();
+        for (launches, eligible) in &self.processes {
+            let n = launches.len();
+            let feasible: Vec<usize> = match eligible {
+                Some(places) => places.get(j).copied().into_iter().collect(),
+                None if m <= n => (j..=j + (n - m)).collect(),
+                None => Vec::new(),
+            };
+            for &nth in &feasible {
+                let (i, mut held) = launches[nth].clone();
+                if feasible.len() == 1 {
+                    held.push(Criterion::LaunchOrder(nth + 1));
+                }
+                left.push((i, held));
+            }
+        }
+        // No place in launch order fits (the runs differ): every named launch stays possible.
+        if left.is_empty() {
+            left = self.processes.iter().flat_map(|(l, _)| l.clone()).collect();
+        }
+        // 4. Stream (the same run only) narrows what launch order left.
+        if self.same_run {
+            for (i, held) in &mut left {
+                if p.stream.is_some_and(|s| i64::from(s) == kernels[*i].stream) {
+                    held.push(Criterion::Stream);
+                }
+            }
+            if left.len() > 1 && left.iter().any(|(_, h)| h.contains(&Criterion::Stream)) {
+                left.retain(|(_, h)| h.contains(&Criterion::Stream));
+            }
+        }
+        // 6. NVTX: the ranges open at the launch break a tie when exactly one agrees.
+        let wanted = sorted(&p.nvtx);
+        if !p.nvtx.is_empty() {
+            for (i, held) in &mut left {
+                if sorted(&kernels[*i].nvtx) == wanted {
+                    held.push(Criterion::Nvtx);
+                }
+            }
+            let agree: Vec<usize> = left
                 .iter()
                 .enumerate()
-                .filter(|(_, pos)| set.contains(&base[**pos].0))
-                .map(|(nth, _)| nth)
-                .nth(j)
-                .into_iter()
-                .collect(),
-            None if m <= n => (j..=j + (n - m)).collect(),
-            None => Vec::new(),
-        };
-        for nth in &feasible {
-            let (i, mut held) = base[positions[*nth]].clone();
-            if feasible.len() == 1 {
-                held.push(Criterion::LaunchOrder(nth + 1));
+                .filter(|(_, (_, h))| h.contains(&Criterion::Nvtx))
+                .map(|(pos, _)| pos)
+                .collect();
+            if left.len() > 1 && agree.len() == 1 {
+                let keep = left.swap_remove(agree[0]);
+                left = vec![keep];
             }
-            ordered.push((i, held));
         }
-    }
-    // No place in launch order fits (the runs differ): every named launch stays possible.
-    let mut left = if ordered.is_empty() { base } else { ordered };
-    // 4. Stream narrows what launch order left (the same run only).
-    if left.len() > 1 && left.iter().any(|(_, h)| h.contains(&Criterion::Stream)) {
-        left.retain(|(_, h)| h.contains(&Criterion::Stream));
-    }
-    // 6. NVTX: the ranges open at the launch break a tie when exactly one agrees.
-    let wanted = sorted(&p.nvtx);
-    for (i, held) in &mut left {
-        if !p.nvtx.is_empty() && sorted(&kernels[*i].nvtx) == wanted {
-            held.push(Criterion::Nvtx);
-        }
-    }
-    if left.len() > 1 && !p.nvtx.is_empty() {
-        let agree: Vec<usize> = left
-            .iter()
-            .enumerate()
-            .filter(|(_, (i, _))| sorted(&kernels[*i].nvtx) == wanted)
-            .map(|(pos, _)| pos)
+        let mut candidates: Vec<Candidate> = left
+            .into_iter()
+            .map(|(i, held)| Candidate {
+                kernel: i,
+                event: kernels[i].event,
+                score: held.iter().map(|c| c.weight()).sum(),
+                held,
+            })
             .collect();
-        if agree.len() == 1 {
-            let keep = left.swap_remove(agree[0]);
-            left = vec![keep];
+        candidates.sort_by_key(|c| {
+            (
+                std::cmp::Reverse(c.score),
+                kernels[c.kernel].start,
+                c.event.0,
+            )
+        });
+        let certainty = match candidates.len() {
+            0 => Certainty::Unmatched,
+            1 => Certainty::Certain,
+            _ => Certainty::Candidates,
+        };
+        ResultLink {
+            result: p.index,
+            certainty,
+            candidates,
         }
-    }
-    let mut candidates: Vec<Candidate> = left
-        .into_iter()
-        .map(|(i, held)| Candidate {
-            kernel: i,
-            event: kernels[i].event,
-            score: held.iter().map(|c| c.weight()).sum(),
-            held,
-        })
-        .collect();
-    candidates.sort_by_key(|c| {
-        (
-            std::cmp::Reverse(c.score),
-            kernels[c.kernel].start,
-            c.event.0,
-        )
-    });
-    let certainty = match candidates.len() {
-        0 => Certainty::Unmatched,
-        1 => Certainty::Certain,
-        _ => Certainty::Candidates,
-    };
-    ResultLink {
-        result: p.index,
-        certainty,
-        candidates,
     }
 }
