@@ -102,7 +102,48 @@ fn show_on_timeline_selects_the_kernel() {
     h.step();
     h.step();
     assert_eq!(h.state().active, 0);
-    assert_eq!(timeline_doc(&h).selection.event, Some(event_of(&h, 3)));
+    let event = event_of(&h, 3);
+    let doc = timeline_doc(&h);
+    assert_eq!(doc.selection.event, Some(event));
+    // Framed: the kernel (4 µs) fills a fifth of the view.
+    let view = &doc.canvas.viewport;
+    let (t0, t1) = (
+        view.start,
+        view.start + view.ns_per_px * f64::from(view.width),
+    );
+    let l = LAUNCHES[3];
+    assert!(
+        t0 < l.start as f64 && (l.start + 4_000) as f64 <= t1,
+        "{t0}..{t1}"
+    );
+    assert!(t1 - t0 < 30_000.0, "{t0}..{t1}");
+}
+
+#[test]
+fn a_report_opened_later_links_and_closing_it_unlinks() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("train.sqlite");
+    write_timeline(&export).unwrap();
+    let s = &SCENARIOS[0];
+    let report = dir.path().join(format!("{}.ncu-rep", s.name));
+    write_report(s, std::fs::File::create(&report).unwrap()).unwrap();
+    let mut h = common::app::harness(vec![export]);
+    common::app::step_until(&mut h, "the timeline", Duration::from_secs(60), |h| {
+        h.state()
+            .document::<TimelineDoc>(0)
+            .is_some_and(|d| d.timeline().is_some_and(|t| !t.stacks_pending))
+    });
+    assert!(timeline_doc(&h).ncu_links.marked.is_empty());
+    // As a drop on the window does: the report opens in a tab of its own, and links.
+    let ctx = h.ctx.clone();
+    h.state_mut().open(report, &ctx);
+    common::app::step_until(&mut h, "the link", Duration::from_secs(60), |h| {
+        timeline_doc(h).ncu_links.marked.len() == 3
+    });
+    assert_eq!(h.state().active, 1);
+    h.state_mut().close(1);
+    h.step();
+    assert!(timeline_doc(&h).ncu_links.marked.is_empty());
 }
 
 #[test]

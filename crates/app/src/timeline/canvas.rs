@@ -94,6 +94,8 @@ pub struct Canvas {
     /// The view the canvas fitted by itself; while the view is still that one, a change of the
     /// canvas width (panels settling on the first frames, window resized) fits again.
     auto_view: Option<Viewport>,
+    /// A time span to show on the next frame, once the canvas knows its width ([`Canvas::frame`]).
+    pending_frame: Option<(f64, f64)>,
     drag: Option<Drag>,
     hits: Vec<Hit>,
     /// Shapes the last frame drew on the canvas (bars, labels, ticks, arrows).
@@ -116,6 +118,7 @@ impl Default for Canvas {
             lines: Vec::new(),
             lines_valid: false,
             fitted: false,
+            pending_frame: None,
             auto_view: None,
             drag: None,
             hits: Vec::new(),
@@ -141,6 +144,12 @@ impl Canvas {
     /// Lays the tree out again on the next frame (after collapsing, hiding...).
     pub fn invalidate_lines(&mut self) {
         self.lines_valid = false;
+    }
+
+    /// Shows `t0..t1` from the next frame on (also when the canvas was never drawn: a tab
+    /// shown for the first time frames it instead of the whole timeline).
+    pub fn frame(&mut self, t0: f64, t1: f64) {
+        self.pending_frame = Some((t0, t1));
     }
 
     /// Shows the whole timeline.
@@ -203,6 +212,9 @@ impl Canvas {
         if refit {
             self.fit_all(timeline);
             self.fitted = true;
+        }
+        if let Some((t0, t1)) = self.pending_frame.take() {
+            self.viewport.fit(t0, t1);
         }
         let response = ui.allocate_rect(area, Sense::click_and_drag());
         let gutter_response = ui.interact(gutter, ui.scope_id().with("gutter"), Sense::click());

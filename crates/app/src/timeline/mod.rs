@@ -685,14 +685,18 @@ impl Document for TimelineDoc {
     }
 
     fn navigate(&mut self, item: u64) -> bool {
-        let exists = u32::try_from(item)
+        let Some(event) = u32::try_from(item)
             .ok()
             .and_then(|id| self.timeline().and_then(|t| t.event(EventId(id))))
-            .is_some();
-        if exists {
-            self.go_to(EventId(item as u32));
-        }
-        exists
+        else {
+            return false;
+        };
+        // Framed: the event and twice its length on each side (at least a microsecond).
+        let pad = (event.end - event.start).max(1_000) * 2;
+        self.canvas
+            .frame((event.start - pad) as f64, (event.end + pad) as f64);
+        self.go_to(event.id);
+        true
     }
 
     crate::document::any_methods!();
