@@ -93,6 +93,9 @@ fn write_text(set: &LinkSet, out: &mut dyn Write) -> std::io::Result<()> {
                 held.join(", ")
             )?;
         }
+        if link.more > 0 {
+            writeln!(out, "  … and {} more candidates", link.more)?;
+        }
     }
     let certain = set.links.certain_count();
     writeln!(
@@ -136,7 +139,7 @@ fn write_json(set: &LinkSet, mut out: &mut dyn Write) -> std::io::Result<()> {
             }
             write!(out, "]}}")?;
         }
-        write!(out, "]}}")?;
+        write!(out, "], \"more\": {}}}", link.more)?;
     }
     writeln!(out, "\n]")
 }

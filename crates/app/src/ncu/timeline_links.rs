@@ -67,7 +67,7 @@ impl TimelineLinks {
                 Certainty::Candidates => {
                     ui.label(format!(
                         "On timeline {title}: {} candidate kernels (not certain):",
-                        link.candidates.len()
+                        link.candidates.len() + link.more
                     ));
                     for (n, c) in link.candidates.iter().enumerate().take(20) {
                         let start = set.kernels.get(c.kernel).map_or(0, |k| k.start);

@@ -1,18 +1,27 @@
 //! The matching itself: plain records in, [`Links`] out (see the module list in `mod.rs`).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use super::{
     Candidate, Certainty, Criterion, LaunchFilter, Links, ProfiledKernel, ResultLink,
     TimelineKernel, normalize_demangled, program_of,
 };
 
-/// The timeline's kernels indexed by their names, and by process.
+/// The most candidates a result keeps (the best); the others are only counted.
+pub const MAX_CANDIDATES: usize = 50;
+
+/// Grid and block sizes, as a key (unknown on the timeline: `None`).
+type Sizes = (Option<[u64; 3]>, Option<[u64; 3]>);
+
+/// The timeline's kernels indexed by their names with their sizes, and by process.
 struct Index<'a> {
     kernels: &'a [TimelineKernel],
-    by_mangled: HashMap<&'a str, Vec<usize>>,
-    by_demangled: HashMap<String, Vec<usize>>,
-    by_function: HashMap<&'a str, Vec<usize>>,
+    /// Each kernel's demangled signature, normalised (one string per distinct signature).
+    normalized: Vec<Option<Arc<str>>>,
+    by_mangled: HashMap<(&'a str, Sizes), Vec<usize>>,
+    by_demangled: HashMap<(Arc<str>, Sizes), Vec<usize>>,
+    by_function: HashMap<(&'a str, Sizes), Vec<usize>>,
     /// Kernel indices of each process, by start.
     by_process: HashMap<Option<u64>, Vec<usize>>,
     /// Per process, the kernels the run's filter could have profiled (`None`: not replayable).
@@ -23,28 +32,40 @@ impl<'a> Index<'a> {
     fn new(kernels: &'a [TimelineKernel], filter: &LaunchFilter) -> Index<'a> {
         let mut index = Index {
             kernels,
+            normalized: vec![None; kernels.len()],
             by_mangled: HashMap::new(),
             by_demangled: HashMap::new(),
             by_function: HashMap::new(),
             by_process: HashMap::new(),
             eligible: HashMap::new(),
         };
+        let mut norms: HashMap<&str, Arc<str>> = HashMap::new();
         let mut order: Vec<usize> = (0..kernels.len()).collect();
         order.sort_by_key(|&i| (kernels[i].start, kernels[i].event.0));
         for i in order {
             let k = &kernels[i];
+            let sizes = (k.grid, k.block);
             if let Some(m) = &k.mangled {
-                index.by_mangled.entry(m.as_ref()).or_default().push(i);
-            }
-            if let Some(d) = &k.demangled {
                 index
-                    .by_demangled
-                    .entry(normalize_demangled(d))
+                    .by_mangled
+                    .entry((m.as_ref(), sizes))
                     .or_default()
                     .push(i);
             }
+            if let Some(d) = &k.demangled {
+                let norm = norms
+                    .entry(d.as_ref())
+                    .or_insert_with(|| Arc::from(normalize_demangled(d)))
+                    .clone();
+                index.normalized[i] = Some(norm.clone());
+                index.by_demangled.entry((norm, sizes)).or_default().push(i);
+            }
             if let Some(f) = &k.function {
-                index.by_function.entry(f.as_ref()).or_default().push(i);
+                index
+                    .by_function
+                    .entry((f.as_ref(), sizes))
+                    .or_default()
+                    .push(i);
             }
             index.by_process.entry(k.pid).or_default().push(i);
         }
@@ -66,39 +87,59 @@ impl<'a> Index<'a> {
         index
     }
 
-    /// Kernels whose name can be the result's, with the name criterion that held.
+    /// Kernels whose name can be the result's and whose sizes do not differ from its, with the
+    /// name criterion that held.
     fn by_name(&self, p: &ProfiledKernel) -> Vec<(usize, Criterion)> {
+        let normalized: Arc<str> = Arc::from(normalize_demangled(&p.demangled));
         let mut seen = BTreeSet::new();
-        let lists = [
-            self.by_mangled.get(p.mangled.as_str()),
-            self.by_demangled.get(&normalize_demangled(&p.demangled)),
-            self.by_function.get(p.function.as_str()),
-        ];
-        for list in lists.into_iter().flatten() {
-            seen.extend(list.iter().copied());
+        let mut add = |list: Option<&Vec<usize>>| seen.extend(list.into_iter().flatten().copied());
+        if p.grid.is_some() && p.block.is_some() {
+            for sizes in [(p.grid, p.block), (None, None)] {
+                add(self.by_mangled.get(&(p.mangled.as_str(), sizes)));
+                add(self.by_demangled.get(&(normalized.clone(), sizes)));
+                add(self.by_function.get(&(p.function.as_str(), sizes)));
+            }
+        } else {
+            // Sizes unknown in the report: any launch of the name.
+            for (key, list) in &self.by_mangled {
+                if key.0 == p.mangled {
+                    add(Some(list));
+                }
+            }
+            for (key, list) in &self.by_demangled {
+                if key.0 == normalized {
+                    add(Some(list));
+                }
+            }
+            for (key, list) in &self.by_function {
+                if key.0 == p.function {
+                    add(Some(list));
+                }
+            }
         }
         seen.into_iter()
-            .filter_map(|i| name_match(&self.kernels[i], p).map(|c| (i, c)))
+            .filter_map(|i| self.name_match(i, p, &normalized).map(|c| (i, c)))
             .collect()
     }
-}
 
-/// The name criterion under which `k` can be `p`: mangled names when both have one, else
-/// demangled signatures, else function names.
-fn name_match(k: &TimelineKernel, p: &ProfiledKernel) -> Option<Criterion> {
-    if let Some(m) = k.mangled.as_deref()
-        && !p.mangled.is_empty()
-    {
-        return (m == p.mangled).then_some(Criterion::MangledName);
+    /// The name criterion under which kernel `i` can be `p` (`normalized`: its demangled
+    /// signature normalised): mangled names when both have one, else demangled signatures,
+    /// else function names.
+    fn name_match(&self, i: usize, p: &ProfiledKernel, normalized: &str) -> Option<Criterion> {
+        let k = &self.kernels[i];
+        if let Some(m) = k.mangled.as_deref()
+            && !p.mangled.is_empty()
+        {
+            return (m == p.mangled).then_some(Criterion::MangledName);
+        }
+        if let Some(d) = self.normalized[i].as_deref()
+            && !p.demangled.is_empty()
+        {
+            return (d == normalized).then_some(Criterion::DemangledName);
+        }
+        (k.function.as_deref() == Some(p.function.as_str()) && !p.function.is_empty())
+            .then_some(Criterion::FunctionName)
     }
-    if let Some(d) = k.demangled.as_deref()
-        && !p.demangled.is_empty()
-    {
-        return (normalize_demangled(d) == normalize_demangled(&p.demangled))
-            .then_some(Criterion::DemangledName);
-    }
-    (k.function.as_deref() == Some(p.function.as_str()) && !p.function.is_empty())
-        .then_some(Criterion::FunctionName)
 }
 
 /// What makes results launches of the same kernel in the same process: pid, name (mangled,
@@ -325,10 +366,81 @@ impl<'a> Group<'a> {
             1 => Certainty::Certain,
             _ => Certainty::Candidates,
         };
+        let more = candidates.len().saturating_sub(MAX_CANDIDATES);
+        candidates.truncate(MAX_CANDIDATES);
         ResultLink {
             result: p.index,
             certainty,
             candidates,
+            more,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::model::EventId;
+
+    fn launch(i: u32) -> TimelineKernel {
+        TimelineKernel {
+            event: EventId(i),
+            start: i64::from(i) * 100,
+            pid: Some(1),
+            process: Some(Arc::from("app")),
+            device: 0,
+            context: 1,
+            stream: 7,
+            grid: Some([1, 1, 1]),
+            block: Some([32, 1, 1]),
+            mangled: None,
+            demangled: Some(Arc::from("k(int)")),
+            function: Some(Arc::from("k")),
+            nvtx: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn many_candidates_are_counted_not_kept() {
+        let kernels: Vec<TimelineKernel> = (0..60).map(launch).collect();
+        let result = ProfiledKernel {
+            index: 0,
+            pid: Some(2),
+            process: Some("/bin/app".into()),
+            function: "k".into(),
+            demangled: "k(int)".into(),
+            grid: Some([1, 1, 1]),
+            block: Some([32, 1, 1]),
+            ..ProfiledKernel::default()
+        };
+        let links = match_kernels(&kernels, &[result], &LaunchFilter::default());
+        let link = &links.results[0];
+        assert_eq!(link.certainty, Certainty::Candidates);
+        assert_eq!(link.candidates.len(), MAX_CANDIDATES);
+        assert_eq!(link.more, 10);
+        // Another program's kernels are never candidates.
+        let mut other = kernels.clone();
+        for k in &mut other {
+            k.process = Some(Arc::from("other"));
+        }
+        let links = match_kernels(
+            &other,
+            &[ProfiledKernel {
+                process: Some("/bin/app".into()),
+                ..links_result()
+            }],
+            &LaunchFilter::default(),
+        );
+        assert_eq!(links.results[0].certainty, Certainty::Unmatched);
+    }
+
+    fn links_result() -> ProfiledKernel {
+        ProfiledKernel {
+            function: "k".into(),
+            demangled: "k(int)".into(),
+            grid: Some([1, 1, 1]),
+            block: Some([32, 1, 1]),
+            ..ProfiledKernel::default()
         }
     }
 }

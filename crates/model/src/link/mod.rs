@@ -34,7 +34,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use filter::{KernelNameBase, LaunchFilter};
-pub use matcher::match_kernels;
+pub use matcher::{MAX_CANDIDATES, match_kernels};
 pub use ncu_side::profiled_kernels;
 pub use timeline_side::timeline_kernels;
 
@@ -208,8 +208,11 @@ pub struct ResultLink {
     pub result: usize,
     /// How sure the match is.
     pub certainty: Certainty,
-    /// The timeline kernels it can be, best first (one when certain).
+    /// The timeline kernels it can be, best first (one when certain; at most
+    /// [`MAX_CANDIDATES`]).
     pub candidates: Vec<Candidate>,
+    /// How many more candidates there were beyond those kept.
+    pub more: usize,
 }
 
 /// The matches of every kernel result of a report.
