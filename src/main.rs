@@ -70,6 +70,9 @@ enum Command {
     /// The CPU profile of an export's samples: Top-Down, Bottom-Up or Flat, for a thread and a
     /// time range (the timeline's CPU profile panel, headless).
     Profile(cli::profile::ProfileArgs),
+    /// Which timeline kernels each result of an Nsight Compute report is: per result the
+    /// matched kernel(s) of the Nsight Systems export and whether the match is certain.
+    Link(cli::link::LinkArgs),
     /// NVTXT annotation files: their events, names and problems (exit code 1 when a file has
     /// errors).
     Nvtxt(cli::nvtxt::NvtxtArgs),
@@ -129,6 +132,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Analyze(args) => cli::analyze::run(args, out),
         Command::Timeline(args) => cli::timeline::run(args, out),
         Command::Profile(args) => cli::profile::run(args, out),
+        Command::Link(args) => cli::link::run(args, out),
         Command::Nvtxt(args) => cli::nvtxt::run(args, out),
         Command::Gainsight(args) => cli::gainsight::run(args, out),
         Command::Counters(args) => cli::counters::run(args, out),

@@ -12,6 +12,7 @@ pub mod desktop;
 pub mod details;
 pub mod dump;
 pub mod gainsight;
+pub mod link;
 pub mod nvtxt;
 pub mod occupancy;
 pub mod profile;

@@ -43,6 +43,8 @@ pub struct Services<'a> {
     /// Files a document asks the shell to open in tabs of their own (the other files of a
     /// CodeXL session, an NVTXT file beside an export...).
     pub open_files: Vec<PathBuf>,
+    /// Items of other tabs a document asks the shell to show ([`Navigate`]).
+    pub navigate: Vec<Navigate>,
 }
 
 impl<'a> Services<'a> {
@@ -51,6 +53,7 @@ impl<'a> Services<'a> {
         Services {
             states,
             open_files: Vec::new(),
+            navigate: Vec::new(),
         }
     }
 
@@ -58,6 +61,46 @@ impl<'a> Services<'a> {
     pub fn state<T: KindState>(&mut self) -> Option<&mut T> {
         self.states.get_mut::<T>()
     }
+}
+
+/// Something a document offers the other tabs, under a key both kinds agree on (the keys and
+/// their payload types are listed in [`crate::links`]): the shell passes these between tabs
+/// without knowing what they are.
+#[derive(Clone)]
+pub struct Published {
+    /// What it is (a key of [`crate::links`]).
+    pub key: &'static str,
+    /// The payload; the kinds that read the key know its type.
+    pub value: Arc<dyn Any + Send + Sync>,
+}
+
+impl Published {
+    /// The payload as `T`, when it is one.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.value.downcast_ref()
+    }
+}
+
+/// Another tab as a document sees it: its file and what it publishes.
+#[derive(Clone)]
+pub struct Peer {
+    /// The tab's file.
+    pub path: PathBuf,
+    /// The tab's title.
+    pub title: String,
+    /// What the tab publishes ([`Document::published`]).
+    pub published: Vec<Published>,
+}
+
+/// A request to show an item of another tab: the shell finds the tab of `document`, asks it
+/// to show `item` ([`Document::navigate`]) and makes it the active tab when it could.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Navigate {
+    /// The file of the tab to show.
+    pub document: PathBuf,
+    /// The item, in the target kind's numbering (a report's result index, a timeline's event
+    /// id).
+    pub item: u64,
 }
 
 /// What one kind of document keeps for the whole window and shares among its documents:
@@ -200,6 +243,22 @@ pub trait Document: Any {
     /// without such stages.
     fn startup_milestones(&self) -> (bool, Option<String>) {
         (false, None)
+    }
+
+    /// What the document offers the other tabs (its loaded model, links it computed), by key.
+    fn published(&self) -> Vec<Published> {
+        Vec::new()
+    }
+
+    /// Sees what the other tabs publish; called for every tab on every frame, after `poll`. A
+    /// document that links with another kind starts (or drops) its links here, on a
+    /// background job.
+    fn see_peers(&mut self, _peers: &[Peer]) {}
+
+    /// Shows `item` (in the kind's numbering, see [`Navigate`]) because another tab asked;
+    /// returns whether the item exists.
+    fn navigate(&mut self, _item: u64) -> bool {
+        false
     }
 
     /// The document as [`Any`], to reach its concrete kind.

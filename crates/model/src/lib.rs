@@ -20,6 +20,7 @@ pub mod codexl;
 pub mod format;
 pub mod gainsight;
 pub mod kind;
+pub mod link;
 pub mod mapped;
 pub mod ncu;
 pub mod problem;

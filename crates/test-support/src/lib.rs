@@ -17,6 +17,7 @@
 pub mod codexl;
 pub mod damage;
 pub mod gainsight;
+pub mod link_pair;
 pub mod ncu;
 pub mod nsys;
 pub mod nsys_cpu;

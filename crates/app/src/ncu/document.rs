@@ -9,7 +9,7 @@ use sightline_model::kind::FileKind;
 use super::report_tab::ReportTab;
 use super::rule_runner::{ApplyResult, RuleSelection};
 use super::state::NcuState;
-use crate::document::{Document, DocumentKind, DocumentType, Services};
+use crate::document::{Document, DocumentKind, DocumentType, Peer, Published, Services};
 
 /// Nsight Compute reports (`.ncu-rep`, `.ncu-repz`) open as a [`ReportTab`].
 pub const DOCUMENT: DocumentType = DocumentType {
@@ -84,6 +84,33 @@ impl Document for ReportTab {
         if ReportTab::ui(self, ui, sections, runner, baselines) {
             state.selection.open = true;
         }
+        services.navigate.append(&mut self.navigate);
+    }
+
+    fn published(&self) -> Vec<Published> {
+        self.report
+            .iter()
+            .map(|r| Published {
+                key: crate::links::NCU_REPORT,
+                value: std::sync::Arc::new(r.clone()),
+            })
+            .collect()
+    }
+
+    fn see_peers(&mut self, peers: &[Peer]) {
+        self.timeline_links.see_peers(&self.path, peers);
+    }
+
+    fn navigate(&mut self, item: u64) -> bool {
+        let Some(index) = usize::try_from(item)
+            .ok()
+            .filter(|&i| self.report.as_ref().is_some_and(|r| i < r.num_actions()))
+        else {
+            return false;
+        };
+        self.select(index);
+        self.page = super::report_tab::Page::Details;
+        true
     }
 
     fn keys(&mut self, ctx: &egui::Context, services: &mut Services<'_>) {

@@ -23,4 +23,5 @@ pub mod source_page;
 pub mod state;
 pub mod summary_page;
 pub mod system_tables;
+pub mod timeline_links;
 pub mod view_ctx;

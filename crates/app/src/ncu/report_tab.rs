@@ -91,6 +91,10 @@ pub struct ReportTab {
     /// The rules of the shown page, with the key they were made under
     /// `(kernel, rules version, sections generation, running)`.
     page_rules: Option<((usize, u64, u64, bool), PageRules)>,
+    /// The timelines open beside the report that linked its results.
+    pub timeline_links: super::timeline_links::TimelineLinks,
+    /// "Show on timeline" requests, handed to the shell after drawing.
+    pub navigate: Vec<crate::document::Navigate>,
 }
 
 impl ReportTab {
@@ -115,6 +119,8 @@ impl ReportTab {
             rules: TabRules::default(),
             source: SourcePageState::new(),
             page_rules: None,
+            timeline_links: Default::default(),
+            navigate: Vec::new(),
         }
     }
 
@@ -450,6 +456,7 @@ impl ReportTab {
                         (&self.current, &self.page_rules)
                     {
                         kernel = current.action.index();
+                        self.timeline_links.ui(ui, kernel, &mut self.navigate);
                         self.panel.baselines = baselines.shown().into_iter().cloned().collect();
                         let ctx = ViewCtx {
                             report: &report,

@@ -6,7 +6,9 @@ use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 
-use super::document::{Document, KindState, KindStates, Services, open_document, open_filters};
+use super::document::{
+    Document, KindState, KindStates, Navigate, Peer, Services, open_document, open_filters,
+};
 
 mod chrome;
 mod settings;
@@ -245,6 +247,50 @@ impl SightlineApp {
         }
     }
 
+    /// Shows every tab what the others publish ([`Document::published`],
+    /// [`Document::see_peers`]): how documents of different kinds find each other (a timeline
+    /// and a report of the same program) without the shell knowing their kinds.
+    fn share_between_tabs(&mut self) {
+        let peers: Vec<Peer> = self
+            .tabs
+            .iter()
+            .map(|t| Peer {
+                path: t.path().to_path_buf(),
+                title: t.title(),
+                published: t.published(),
+            })
+            .collect();
+        for (i, tab) in self.tabs.iter_mut().enumerate() {
+            let others: Vec<Peer> = peers
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, p)| p.clone())
+                .collect();
+            tab.see_peers(&others);
+        }
+    }
+
+    /// Shows the item a document asked for ([`Navigate`]): its tab shows it and becomes the
+    /// active tab.
+    pub fn navigate(&mut self, request: &Navigate) {
+        let Some(index) = self.tabs.iter().position(|t| t.path() == request.document) else {
+            self.status = Some((
+                format!("{} is no longer open", request.document.display()),
+                true,
+            ));
+            return;
+        };
+        if self.tabs[index].navigate(request.item) {
+            self.active = index;
+        } else {
+            self.status = Some((
+                format!("{}: no item {}", request.document.display(), request.item),
+                true,
+            ));
+        }
+    }
+
     /// Whether a kind's background work is running (rules being applied).
     pub fn busy(&self) -> bool {
         self.states.iter().any(KindState::busy)
@@ -305,6 +351,7 @@ impl SightlineApp {
                 _ => {}
             }
         }
+        self.share_between_tabs();
         self.handle_input(&ctx);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         if !self.tabs.is_empty() {
@@ -316,8 +363,13 @@ impl SightlineApp {
                 let mut services = Services::new(&mut self.states);
                 tab.ui(ui, &mut services);
                 let open_files = std::mem::take(&mut services.open_files);
+                let navigate = std::mem::take(&mut services.navigate);
                 for path in open_files {
                     self.open(path, &ctx);
+                }
+                for request in navigate {
+                    self.navigate(&request);
+                    ctx.request_repaint();
                 }
             }
             None => {

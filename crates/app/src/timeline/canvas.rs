@@ -63,6 +63,9 @@ pub struct Marks<'a> {
     /// Per call-stack node: whether CPU samples with that stack are highlighted (the CPU
     /// profile's selected function). Empty: nothing highlighted.
     pub stacks: &'a [bool],
+    /// Events linked with a result of an open Nsight Compute report, sorted by id: drawn with
+    /// a badge.
+    pub linked: &'a [EventId],
 }
 
 /// What the rows of one frame are drawn with: the events' painter (clipped to the event area),
@@ -91,12 +94,16 @@ pub struct Canvas {
     /// The view the canvas fitted by itself; while the view is still that one, a change of the
     /// canvas width (panels settling on the first frames, window resized) fits again.
     auto_view: Option<Viewport>,
+    /// A time span to show on the next frame, once the canvas knows its width ([`Canvas::frame`]).
+    pending_frame: Option<(f64, f64)>,
     drag: Option<Drag>,
     hits: Vec<Hit>,
     /// Shapes the last frame drew on the canvas (bars, labels, ticks, arrows).
     pub shapes_drawn: usize,
     /// Events the last frame's bars stood for.
     pub events_drawn: u64,
+    /// Bars drawn with the Nsight Compute badge in the last frame.
+    pub linked_drawn: u64,
     /// The canvas's event area on screen during the last frame.
     pub events_rect: Rect,
     buffer: Vec<VisibleItem>,
@@ -111,11 +118,13 @@ impl Default for Canvas {
             lines: Vec::new(),
             lines_valid: false,
             fitted: false,
+            pending_frame: None,
             auto_view: None,
             drag: None,
             hits: Vec::new(),
             shapes_drawn: 0,
             events_drawn: 0,
+            linked_drawn: 0,
             events_rect: Rect::NOTHING,
             buffer: Vec::new(),
         }
@@ -135,6 +144,12 @@ impl Canvas {
     /// Lays the tree out again on the next frame (after collapsing, hiding...).
     pub fn invalidate_lines(&mut self) {
         self.lines_valid = false;
+    }
+
+    /// Shows `t0..t1` from the next frame on (also when the canvas was never drawn: a tab
+    /// shown for the first time frames it instead of the whole timeline).
+    pub fn frame(&mut self, t0: f64, t1: f64) {
+        self.pending_frame = Some((t0, t1));
     }
 
     /// Shows the whole timeline.
@@ -198,6 +213,9 @@ impl Canvas {
             self.fit_all(timeline);
             self.fitted = true;
         }
+        if let Some((t0, t1)) = self.pending_frame.take() {
+            self.viewport.fit(t0, t1);
+        }
         let response = ui.allocate_rect(area, Sense::click_and_drag());
         let gutter_response = ui.interact(gutter, ui.scope_id().with("gutter"), Sense::click());
         self.mouse(ui, &response, area, &mut out);
@@ -219,6 +237,7 @@ impl Canvas {
         painter.rect_filled(gutter, 0.0, visuals.panel_fill);
         self.shapes_drawn = 2;
         self.events_drawn = 0;
+        self.linked_drawn = 0;
         self.hits.clear();
 
         let visible_lines: Vec<&Line> = lines
@@ -619,6 +638,27 @@ impl Canvas {
                 StrokeKind::Outside,
             );
             self.shapes_drawn += 1;
+        }
+        let first_linked = marks.linked.partition_point(|e| e.0 < item.first.0);
+        if marks
+            .linked
+            .get(first_linked)
+            .is_some_and(|e| e.0 < item.first.0 + item.count)
+        {
+            // A corner badge: the kernel (or one of the merged ones) was profiled.
+            let size = rect.height().min(8.0);
+            let corner = rect.right_top();
+            painter.add(egui::Shape::convex_polygon(
+                vec![
+                    corner,
+                    corner + egui::vec2(0.0, size),
+                    corner - egui::vec2(size.min(rect.width()), 0.0),
+                ],
+                colors::linked(visuals),
+                Stroke::NONE,
+            ));
+            self.shapes_drawn += 1;
+            self.linked_drawn += 1;
         }
         if rect.width() >= LABEL_MIN_WIDTH {
             let text = if single {

@@ -68,6 +68,15 @@ pub fn highlight(visuals: &Visuals) -> Color32 {
     visuals.warn_fg_color
 }
 
+/// The badge of a kernel profiled in an open Nsight Compute report.
+pub fn linked(visuals: &Visuals) -> Color32 {
+    if visuals.dark_mode {
+        Color32::from_rgb(0x76, 0xb9, 0x00)
+    } else {
+        Color32::from_rgb(0x4a, 0x7a, 0x00)
+    }
+}
+
 /// Shade over the selected time range.
 pub fn range_shade(visuals: &Visuals) -> Color32 {
     visuals.selection.bg_fill.gamma_multiply(0.25)

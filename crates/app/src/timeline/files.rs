@@ -29,6 +29,38 @@ use super::{DOCUMENT, TimelineDoc};
 use crate::job::{Job, JobCtx, Polled, poll_job};
 
 impl TimelineDoc {
+    /// The tab's title: the first file's name, and how many more there are.
+    pub(super) fn merged_title(&self) -> String {
+        let name = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        match self.files.len() {
+            0 | 1 => name,
+            n => format!("{name} + {} more", n - 1),
+        }
+    }
+
+    /// Adds `paths` to the files on this timeline and reads them all again (see
+    /// [`crate::document::Document::add_files`]).
+    pub(super) fn add_more_files(&mut self, paths: Vec<PathBuf>) -> bool {
+        if paths.is_empty() {
+            return true;
+        }
+        let mut all = if self.files.is_empty() {
+            vec![self.path.clone()]
+        } else {
+            self.files.clone()
+        };
+        all.extend(
+            paths
+                .into_iter()
+                .filter(|p| !self.files.contains(p) && *p != self.path),
+        );
+        self.merge_files(all);
+        true
+    }
+
     /// Starts loading `paths` (files or folders) onto one timeline: a group per file, aligned
     /// by their session starts.
     pub fn open_merged(

@@ -12,6 +12,8 @@
 //! - [`nvtxt_files`]: the NVTXT files on the timeline, their problems, Add NVTXT…, live reload.
 //! - [`keys`]: the keyboard, and the `?` list.
 //! - [`colors`]: the theme's colours per kind.
+//! - [`ncu_links`]: the links with Nsight Compute reports open beside the timeline (marks,
+//!   "Open in Nsight Compute result N", what the report tabs' "Show on timeline" uses).
 
 pub mod canvas;
 pub mod colors;
@@ -23,6 +25,7 @@ pub mod files;
 pub mod imports;
 pub mod keys;
 pub mod loader;
+pub mod ncu_links;
 pub mod nsys_state;
 pub mod nvtxt_files;
 pub mod overlays;
@@ -39,7 +42,9 @@ use std::time::Duration;
 use eframe::egui;
 
 use super::codexl::dispatch::offer_session_ui;
-use super::document::{Document, DocumentKind, DocumentType, Services, opening_panel};
+use super::document::{
+    Document, DocumentKind, DocumentType, Navigate, Peer, Published, Services, opening_panel,
+};
 use crate::job::JobEvent;
 use crate::widgets::problems::{ProblemList, RowText};
 use canvas::{Canvas, Marks};
@@ -47,6 +52,7 @@ use details::Selection;
 use expert::{ExpertSource, Target};
 use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
 use loader::{TimelineLoadJob, start_load};
+use ncu_links::NcuLinks;
 use nsys_state::NsysState;
 use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
@@ -109,6 +115,8 @@ pub struct TimelineDoc {
     pub files_panel: files::FilesPanel,
     nsys: Option<PathBuf>,
     add_dialog: Option<std::sync::mpsc::Receiver<Vec<PathBuf>>>,
+    /// The links with the Nsight Compute reports open in other tabs.
+    pub ncu_links: NcuLinks,
     wake: Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -155,6 +163,7 @@ impl TimelineDoc {
             files_panel: files::FilesPanel::default(),
             nsys,
             add_dialog: None,
+            ncu_links: NcuLinks::default(),
             wake,
         }
     }
@@ -346,7 +355,12 @@ impl TimelineDoc {
     }
 
     /// Draws the loaded timeline: toolbar, summary tables, details, canvas.
-    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
+    fn loaded_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        open_files: &mut Vec<PathBuf>,
+        navigate: &mut Vec<Navigate>,
+    ) {
         let Some(loaded) = &self.loaded else { return };
         let timeline = loaded.timeline.clone();
         let details_source = loaded.details.clone();
@@ -404,6 +418,9 @@ impl TimelineDoc {
                     },
                     &mut self.selection,
                 ));
+                if let Some(event) = self.selection.event {
+                    self.ncu_links.details_ui(ui, event, navigate);
+                }
                 if let Some(session) = &session
                     && !session.problems.is_empty()
                 {
@@ -458,6 +475,7 @@ impl TimelineDoc {
                 } else {
                     &[]
                 },
+                linked: &self.ncu_links.marked,
             };
             let out = self.canvas.ui(ui, rect, &timeline, &marks);
             if let Some(e) = out.clicked {
@@ -570,7 +588,7 @@ impl Document for TimelineDoc {
     }
 
     fn poll(&mut self) -> Option<(String, bool)> {
-        let mut status = None;
+        let mut status = self.ncu_links.poll();
         self.stats.expert.poll();
         if let Some(rx) = &self.add_dialog
             && let Ok(picked) = rx.try_recv()
@@ -713,7 +731,7 @@ impl Document for TimelineDoc {
 
     fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
         if self.loaded.is_some() {
-            self.loaded_ui(ui, &mut services.open_files);
+            self.loaded_ui(ui, &mut services.open_files, &mut services.navigate);
             return;
         }
         opening_panel(ui, self, |doc, ui| {
@@ -734,31 +752,44 @@ impl Document for TimelineDoc {
     }
 
     fn title(&self) -> String {
-        let name = self.path.file_name().map_or_else(
-            || self.path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        match self.files.len() {
-            0 | 1 => name,
-            n => format!("{name} + {} more", n - 1),
-        }
+        self.merged_title()
     }
 
     fn add_files(&mut self, paths: Vec<PathBuf>) -> bool {
-        if paths.is_empty() {
-            return true;
-        }
-        let mut all = if self.files.is_empty() {
-            vec![self.path.clone()]
-        } else {
-            self.files.clone()
+        self.add_more_files(paths)
+    }
+
+    fn published(&self) -> Vec<Published> {
+        self.ncu_links.published().into_iter().collect()
+    }
+
+    fn see_peers(&mut self, peers: &[Peer]) {
+        // Linked once the whole timeline is loaded (not the preview without call stacks).
+        let Some(loaded) = self.loaded.as_ref().filter(|l| !l.timeline.stacks_pending) else {
+            return;
         };
-        all.extend(
-            paths
-                .into_iter()
-                .filter(|p| !self.files.contains(p) && *p != self.path),
-        );
-        self.merge_files(all);
+        // One export (a merged timeline's files are not linked).
+        let export = match &loaded.details {
+            DetailSource::Export(p) => Some(p.clone()),
+            _ => None,
+        };
+        let timeline = loaded.timeline.clone();
+        self.ncu_links
+            .see_peers(peers, Some(&timeline), export.as_deref(), &self.wake);
+    }
+
+    fn navigate(&mut self, item: u64) -> bool {
+        let Some(event) = u32::try_from(item)
+            .ok()
+            .and_then(|id| self.timeline().and_then(|t| t.event(EventId(id))))
+        else {
+            return false;
+        };
+        // Framed: the event and twice its length on each side (at least a microsecond).
+        let pad = (event.end - event.start).max(1_000) * 2;
+        self.canvas
+            .frame((event.start - pad) as f64, (event.end + pad) as f64);
+        self.go_to(event.id);
         true
     }
 
