@@ -4,8 +4,8 @@
 //! categories, payloads, the three string forms and comments.
 //!
 //! ```sh
-//! cargo run --release --example make_nvtxt -- OUT.nvtxt --bytes 1000000000 [--seed N]
-//! cargo run --example make_nvtxt -- OUT.nvtxt --lines 3000 [--seed N]
+//! cargo run --release -p sightline-test-support --bin make_nvtxt -- OUT.nvtxt --bytes 1000000000 [--seed N]
+//! cargo run -p sightline-test-support --bin make_nvtxt -- OUT.nvtxt --lines 3000 [--seed N]
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
