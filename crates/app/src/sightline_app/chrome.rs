@@ -103,10 +103,11 @@ impl SightlineApp {
                 );
                 if ui
                     .button("Cancel")
-                    .on_hover_text("Stop loading this report")
+                    .on_hover_text("Stop loading this file")
                     .clicked()
                 {
                     tab.cancel();
+                    self.status = Some((format!("Cancelled: {}", tab.title()), false));
                 }
             }
             if let Some((message, error)) = &self.status {
