@@ -10,6 +10,7 @@
 //! - [`search`], [`details`], [`stats_panel`]: Ctrl+F, the selection panel with range
 //!   statistics, the summary tables.
 //! - [`nvtxt_files`]: the NVTXT files on the timeline, their problems, Add NVTXT…, live reload.
+//! - [`export`]: File → Export timeline… (Perfetto or Chrome JSON, on a background job).
 //! - [`keys`]: the keyboard, and the `?` list.
 //! - [`colors`]: the theme's colours per kind.
 
@@ -19,6 +20,7 @@ pub mod cpu_profile;
 pub mod details;
 pub mod diagnostics;
 pub mod expert;
+pub mod export;
 pub mod imports;
 pub mod keys;
 pub mod loader;
@@ -96,6 +98,8 @@ pub struct TimelineDoc {
     pub nsys_entry: String,
     /// The folder of the user's timeline rules (the Expert tab runs them beside Sightline's).
     pub rules_folder: Option<PathBuf>,
+    /// File → Export timeline…: its window and running export.
+    pub export: export::ExportPanel,
     wake: Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -128,6 +132,7 @@ impl TimelineDoc {
             nvtxt: None,
             nsys_entry,
             rules_folder: sightline_model::section::registry::timeline_rules_folder(),
+            export: export::ExportPanel::default(),
             wake,
         }
     }
@@ -436,6 +441,9 @@ impl TimelineDoc {
             self.go_to(e);
         }
         keys::keys_window(ui.ctx(), &mut self.show_keys);
+        let wake = self.waker();
+        self.export
+            .window_ui(ui.ctx(), &timeline, self.selection.range, wake);
     }
 }
 
@@ -465,6 +473,8 @@ pub const DOCUMENT: DocumentType = DocumentType {
         FileKind::NsysReport,
         FileKind::Nvtxt,
         FileKind::Atp,
+        FileKind::PerfettoTrace,
+        FileKind::ChromeTrace,
     ],
     open: |path, states, wake| {
         let nsys = states.get::<NsysState>().and_then(|s| s.nsys.clone());
@@ -484,6 +494,14 @@ impl Document for TimelineDoc {
             self.add_nvtxt_dialog();
             ui.close();
         }
+        if ui
+            .add_enabled(self.loaded.is_some(), egui::Button::new("Export timeline…"))
+            .on_hover_text("Write this timeline as a Perfetto or Chrome JSON trace")
+            .clicked()
+        {
+            self.export.show(&self.path);
+            ui.close();
+        }
     }
 
     fn path(&self) -> &Path {
@@ -495,10 +513,16 @@ impl Document for TimelineDoc {
     }
 
     fn progress(&self) -> Option<(f32, String)> {
-        self.progress.clone()
+        self.progress
+            .clone()
+            .or_else(|| self.export.progress.clone())
     }
 
     fn cancel(&mut self) {
+        if self.export.running() {
+            self.export.cancel();
+            return;
+        }
         if let Some(job) = self.job.take() {
             job.cancel();
             if self.loaded.is_none() {
@@ -516,7 +540,7 @@ impl Document for TimelineDoc {
     }
 
     fn poll(&mut self) -> Option<(String, bool)> {
-        let mut status = None;
+        let mut status = self.export.poll();
         self.stats.expert.poll();
         if let Some(result) = self.stats.runner.poll() {
             self.stats.add_report(result);
