@@ -77,6 +77,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     };
     let loaded = load_timeline(first, kind, &source, LoadOptions::default(), !args.no_nvtxt)?;
     let (timeline, _) = merge_nvtxt_files(loaded.timeline, rest);
+    let loaded_in = started.elapsed();
     for w in &timeline.warnings {
         eprintln!("{w}");
     }
@@ -110,7 +111,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         summary
     };
     eprintln!(
-        "exported {} events, {} tracks, {} flows, {} bytes ({}) to {} in {:.2} s",
+        "exported {} events, {} tracks, {} flows, {} bytes ({}) to {} in {:.2} s (load {:.2} s, write {:.2} s)",
         summary.events,
         summary.tracks,
         summary.flows,
@@ -121,7 +122,9 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         } else {
             args.output.display().to_string()
         },
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        loaded_in.as_secs_f64(),
+        (started.elapsed() - loaded_in).as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
 }
