@@ -67,6 +67,9 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     /// A timeline's track tree with event counts and time spans, or every event as JSON lines.
     Timeline(cli::timeline::TimelineArgs),
+    /// Write any timeline as a Perfetto protobuf trace or a Chrome JSON trace (optionally only
+    /// a time range).
+    Export(cli::export::ExportArgs),
     /// The CPU profile of an export's samples: Top-Down, Bottom-Up or Flat, for a thread and a
     /// time range (the timeline's CPU profile panel, headless).
     Profile(cli::profile::ProfileArgs),
@@ -131,6 +134,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Stats(args) => cli::stats::run(args, out),
         Command::Analyze(args) => cli::analyze::run(args, out),
         Command::Timeline(args) => cli::timeline::run(args, out),
+        Command::Export(args) => cli::export::run(args, out),
         Command::Profile(args) => cli::profile::run(args, out),
         Command::Link(args) => cli::link::run(args, out),
         Command::Nvtxt(args) => cli::nvtxt::run(args, out),

@@ -11,6 +11,7 @@ pub mod counters;
 pub mod desktop;
 pub mod details;
 pub mod dump;
+pub mod export;
 pub mod gainsight;
 pub mod link;
 pub mod nvtxt;

@@ -72,7 +72,7 @@ fn parse_offset(text: &str) -> Result<(usize, i64), String> {
 }
 
 /// The timeline kind of `file` and the export to read for it.
-fn input_for(file: &Path, nsys: Option<&Path>) -> anyhow::Result<MergeInput> {
+pub(crate) fn input_for(file: &Path, nsys: Option<&Path>) -> anyhow::Result<MergeInput> {
     let kind = TimelineFileKind::from_kind(FileKind::of_path(file))
         .unwrap_or(TimelineFileKind::NsysExport);
     let export = match kind {

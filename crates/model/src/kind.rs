@@ -29,6 +29,11 @@ pub enum FileKind {
     /// Gainsight input: GPGPU-Sim logs (a file of any name that mentions GPGPU-Sim, or a
     /// folder of them) or the frontend's outputs (`.sim*.csv`, `.json`).
     Gainsight,
+    /// A Perfetto protobuf trace (`.perfetto-trace`, `.pftrace`), opened on the timeline.
+    PerfettoTrace,
+    /// A Chrome JSON trace (a `.json` file or a file of another name whose first bytes are a
+    /// `traceEvents` object or an array of events), opened on the timeline.
+    ChromeTrace,
 }
 
 /// MIME type of an uncompressed Nsight Compute report (`*.ncu-rep`, starts with `NVR\0`).
@@ -65,7 +70,7 @@ const GAINSIGHT_CSV_SUFFIXES: &[&str] = &[".sim.csv", ".sim_l1.csv", ".sim_l2.cs
 
 impl FileKind {
     /// Every kind, in the order the file dialogs list them.
-    pub const ALL: [FileKind; 8] = [
+    pub const ALL: [FileKind; 10] = [
         FileKind::NcuReport,
         FileKind::NsysExport,
         FileKind::NsysReport,
@@ -74,6 +79,8 @@ impl FileKind {
         FileKind::CodexlCounters,
         FileKind::CodexlOccupancy,
         FileKind::Gainsight,
+        FileKind::PerfettoTrace,
+        FileKind::ChromeTrace,
     ];
 
     /// The file name extensions of the kind (lower case, without the dot).
@@ -87,6 +94,8 @@ impl FileKind {
             FileKind::CodexlCounters => &["csv"],
             FileKind::CodexlOccupancy => &["occupancy"],
             FileKind::Gainsight => &["log", "traceg", "json"],
+            FileKind::PerfettoTrace => &["perfetto-trace", "pftrace"],
+            FileKind::ChromeTrace => &["json"],
         }
     }
 
@@ -101,7 +110,10 @@ impl FileKind {
             FileKind::Atp => &[ATP_MIME_TYPE],
             FileKind::CodexlOccupancy => &[OCCUPANCY_MIME_TYPE],
             FileKind::NsysExport => &[SQLITE_MIME_TYPE],
-            FileKind::CodexlCounters | FileKind::Gainsight => &[],
+            FileKind::CodexlCounters
+            | FileKind::Gainsight
+            | FileKind::PerfettoTrace
+            | FileKind::ChromeTrace => &[],
         }
     }
 
@@ -109,12 +121,18 @@ impl FileKind {
     pub fn is_timeline(self) -> bool {
         matches!(
             self,
-            FileKind::NsysExport | FileKind::NsysReport | FileKind::Nvtxt | FileKind::Atp
+            FileKind::NsysExport
+                | FileKind::NsysReport
+                | FileKind::Nvtxt
+                | FileKind::Atp
+                | FileKind::PerfettoTrace
+                | FileKind::ChromeTrace
         )
     }
 
     /// The kind a file's name tells, `None` when it does not (an unknown or missing
-    /// extension). A Gainsight CSV output (`NAME.sim.csv`, `NAME.sim_l1.csv`,
+    /// extension). A `.json` file is a Gainsight output by name ([`FileKind::detect`] and
+    /// [`FileKind::of_path`] look inside for a Chrome trace). A Gainsight CSV output (`NAME.sim.csv`, `NAME.sim_l1.csv`,
     /// `NAME.sim_l2.csv`) is [`FileKind::Gainsight`], another `.csv` a counter file.
     pub fn from_name(path: &Path) -> Option<FileKind> {
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
@@ -133,6 +151,8 @@ impl FileKind {
         let head = &head[..head.len().min(HEAD_BYTES)];
         if head.starts_with(SQLITE_MAGIC) {
             FileKind::NsysExport
+        } else if is_chrome_trace(head) {
+            FileKind::ChromeTrace
         } else if memchr::memmem::find(head, b"GPGPU-Sim").is_some() {
             FileKind::Gainsight
         } else {
@@ -142,7 +162,13 @@ impl FileKind {
 
     /// The kind of a file from its name, else from its first bytes `head`.
     pub fn detect(path: &Path, head: &[u8]) -> FileKind {
-        FileKind::from_name(path).unwrap_or_else(|| FileKind::from_content(head))
+        match FileKind::from_name(path) {
+            Some(FileKind::Gainsight) if is_json(path) && is_chrome_trace(head) => {
+                FileKind::ChromeTrace
+            }
+            Some(kind) => kind,
+            None => FileKind::from_content(head),
+        }
     }
 
     /// The kind of the file or folder at `path`: a report or timeline extension decides; a
@@ -152,6 +178,7 @@ impl FileKind {
         match FileKind::from_name(path) {
             Some(kind) if kind == FileKind::NcuReport || kind.is_timeline() => kind,
             _ if path.is_dir() => FileKind::Gainsight,
+            Some(FileKind::Gainsight) if is_json(path) => FileKind::detect(path, &read_head(path)),
             Some(kind) => kind,
             None => FileKind::from_content(&read_head(path)),
         }
@@ -168,6 +195,11 @@ pub const DIALOG_GROUPS: &[(&str, &[FileKind], &[&str])] = &[
         &[],
     ),
     ("NVTXT annotations", &[FileKind::Nvtxt], &[]),
+    (
+        "Perfetto and Chrome JSON traces",
+        &[FileKind::PerfettoTrace, FileKind::ChromeTrace],
+        &[],
+    ),
     (
         "CodeXL sessions",
         &[
@@ -198,6 +230,26 @@ pub fn dialog_filters() -> Vec<(&'static str, Vec<&'static str>)> {
     }
     filters.push(("All files", vec!["*"]));
     filters
+}
+
+/// Whether `path` ends in `.json` (any case).
+fn is_json(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("json"))
+}
+
+/// Whether a file's first bytes are a Chrome JSON trace: an object whose `traceEvents` key
+/// shows in the head, or an array whose first element has a `"ph"` phase.
+pub fn is_chrome_trace(head: &[u8]) -> bool {
+    let text = head.trim_ascii_start();
+    match text.first() {
+        Some(b'{') => memchr::memmem::find(text, b"\"traceEvents\"").is_some(),
+        Some(b'[') => {
+            text[1..].trim_ascii_start().first() == Some(&b'{')
+                && memchr::memmem::find(text, b"\"ph\"").is_some()
+        }
+        _ => false,
+    }
 }
 
 /// Up to [`HEAD_BYTES`] leading bytes of the file at `path` (none when it cannot be read).
@@ -236,5 +288,12 @@ mod tests {
             FileKind::Nvtxt
         );
         assert!(FileKind::ALL.iter().all(|k| !k.extensions().is_empty()));
+        assert_eq!(name("t.PFTRACE"), Some(FileKind::PerfettoTrace));
+        assert_eq!(name("t.perfetto-trace"), Some(FileKind::PerfettoTrace));
+        let json = |bytes: &[u8]| FileKind::detect(Path::new("t.json"), bytes);
+        assert_eq!(json(b" {\"traceEvents\":[]}"), FileKind::ChromeTrace);
+        assert_eq!(json(b"[\n{\"ph\":\"X\"}]"), FileKind::ChromeTrace);
+        assert_eq!(json(b"{\"kernels\": []}"), FileKind::Gainsight);
+        assert_eq!(content(b"{\"traceEvents\":["), FileKind::ChromeTrace);
     }
 }

@@ -393,3 +393,20 @@ fn call_stack_ui(ui: &mut egui::Ui, timeline: &Timeline, event: EventId) {
                 });
         });
 }
+
+/// The event of `new` that is event `id` of `old`: on the track of the same id, with the same
+/// name, kind and times (a rebuilt timeline keeps its tracks' ids and order).
+pub(super) fn same_event(old: &Timeline, id: EventId, new: &Timeline) -> Option<EventId> {
+    let e = old.event(id)?;
+    let (track, _) = old.locate(id)?;
+    let name = old.name(e.name);
+    new.track(track)?
+        .rows
+        .iter()
+        .flat_map(|row| row.clone())
+        .filter_map(|i| new.event(EventId(i)))
+        .find(|n| {
+            n.start == e.start && n.end == e.end && n.kind == e.kind && new.name(n.name) == name
+        })
+        .map(|n| n.id)
+}

@@ -255,7 +255,12 @@ fn run(
     }));
     let exports: Vec<PathBuf> = inputs
         .iter()
-        .filter(|i| i.kind != TimelineFileKind::Nvtxt && i.kind != TimelineFileKind::Atp)
+        .filter(|i| {
+            matches!(
+                i.kind,
+                TimelineFileKind::NsysExport | TimelineFileKind::NsysReport
+            )
+        })
         .map(|i| i.export.clone())
         .collect();
     if exports.len() < inputs.len() || exports.is_empty() {

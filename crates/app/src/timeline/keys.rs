@@ -100,3 +100,41 @@ pub fn keys_window(ctx: &egui::Context, open: &mut bool) {
                 });
         });
 }
+
+impl super::TimelineDoc {
+    /// Applies the timeline's keys.
+    pub fn apply_keys(&mut self, k: KeyActions, pointer_x: Option<f32>) {
+        let Some(timeline) = self.timeline().cloned() else {
+            return;
+        };
+        let view = &mut self.canvas.viewport;
+        if k.zoom_steps != 0 {
+            let anchor = pointer_x.unwrap_or(view.width / 2.0);
+            view.zoom_at(ZOOM_STEP.powi(k.zoom_steps), anchor);
+        }
+        if k.pan_steps != 0 {
+            view.pan_px(k.pan_steps as f32 * PAN_STEP * view.width);
+        }
+        if k.fit_all {
+            self.canvas.fit_all(&timeline);
+        }
+        if k.fit_selection {
+            let event = self.selection.event.and_then(|e| timeline.event(e));
+            match (self.selection.range, event) {
+                (Some((t0, t1)), _) => self.canvas.viewport.fit(t0 as f64, t1 as f64),
+                (None, Some(e)) => self.canvas.viewport.fit(e.start as f64, e.end as f64),
+                (None, None) => self.canvas.fit_all(&timeline),
+            }
+        }
+        if k.clear {
+            self.selection.select(&timeline, None);
+            self.selection.set_range(&timeline, None);
+        }
+        if k.find {
+            self.search.focus = true;
+        }
+        if k.help {
+            self.show_keys = !self.show_keys;
+        }
+    }
+}

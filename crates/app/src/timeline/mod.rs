@@ -10,6 +10,7 @@
 //! - [`search`], [`details`], [`stats_panel`]: Ctrl+F, the selection panel with range
 //!   statistics, the summary tables.
 //! - [`nvtxt_files`]: the NVTXT files on the timeline, their problems, Add NVTXT…, live reload.
+//! - [`export`]: File → Export timeline… (Perfetto or Chrome JSON, on a background job).
 //! - [`keys`]: the keyboard, and the `?` list.
 //! - [`colors`]: the theme's colours per kind.
 //! - [`ncu_links`]: the links with Nsight Compute reports open beside the timeline (marks,
@@ -21,6 +22,7 @@ pub mod cpu_profile;
 pub mod details;
 pub mod diagnostics;
 pub mod expert;
+pub mod export;
 pub mod files;
 pub mod imports;
 pub mod keys;
@@ -50,7 +52,7 @@ use crate::widgets::problems::{ProblemList, RowText};
 use canvas::{Canvas, Marks};
 use details::Selection;
 use expert::{ExpertSource, Target};
-use keys::{KeyActions, PAN_STEP, TIMELINE_KEYS, ZOOM_STEP};
+use keys::TIMELINE_KEYS;
 use loader::{TimelineLoadJob, start_load};
 use ncu_links::NcuLinks;
 use nsys_state::NsysState;
@@ -117,6 +119,8 @@ pub struct TimelineDoc {
     add_dialog: Option<std::sync::mpsc::Receiver<Vec<PathBuf>>>,
     /// The links with the Nsight Compute reports open in other tabs.
     pub ncu_links: NcuLinks,
+    /// File → Export timeline…: its window and running export.
+    pub export: export::ExportPanel,
     wake: Arc<dyn Fn() + Send + Sync>,
 }
 
@@ -164,6 +168,7 @@ impl TimelineDoc {
             nsys,
             add_dialog: None,
             ncu_links: NcuLinks::default(),
+            export: export::ExportPanel::default(),
             wake,
         }
     }
@@ -245,7 +250,7 @@ impl TimelineDoc {
         let selected = self
             .selection
             .event
-            .and_then(|id| same_event(&old, id, &timeline));
+            .and_then(|id| details::same_event(&old, id, &timeline));
         let range = self.selection.range;
         self.selection = Selection::default();
         self.selection.select(&timeline, selected);
@@ -270,42 +275,6 @@ impl TimelineDoc {
         };
         self.selection.select(&timeline, Some(event));
         self.canvas.reveal(&timeline, event);
-    }
-
-    /// Applies the timeline's keys.
-    pub fn apply_keys(&mut self, k: KeyActions, pointer_x: Option<f32>) {
-        let Some(timeline) = self.timeline().cloned() else {
-            return;
-        };
-        let view = &mut self.canvas.viewport;
-        if k.zoom_steps != 0 {
-            let anchor = pointer_x.unwrap_or(view.width / 2.0);
-            view.zoom_at(ZOOM_STEP.powi(k.zoom_steps), anchor);
-        }
-        if k.pan_steps != 0 {
-            view.pan_px(k.pan_steps as f32 * PAN_STEP * view.width);
-        }
-        if k.fit_all {
-            self.canvas.fit_all(&timeline);
-        }
-        if k.fit_selection {
-            let event = self.selection.event.and_then(|e| timeline.event(e));
-            match (self.selection.range, event) {
-                (Some((t0, t1)), _) => self.canvas.viewport.fit(t0 as f64, t1 as f64),
-                (None, Some(e)) => self.canvas.viewport.fit(e.start as f64, e.end as f64),
-                (None, None) => self.canvas.fit_all(&timeline),
-            }
-        }
-        if k.clear {
-            self.selection.select(&timeline, None);
-            self.selection.set_range(&timeline, None);
-        }
-        if k.find {
-            self.search.focus = true;
-        }
-        if k.help {
-            self.show_keys = !self.show_keys;
-        }
     }
 
     /// The toolbar: search, fit, key list, counts.
@@ -497,24 +466,10 @@ impl TimelineDoc {
             self.apply_file_change(change, &details_source, merged.as_deref());
         }
         keys::keys_window(ui.ctx(), &mut self.show_keys);
+        let wake = self.waker();
+        self.export
+            .window_ui(ui.ctx(), &timeline, self.selection.range, wake);
     }
-}
-
-/// The event of `new` that is event `id` of `old`: on the track of the same id, with the same
-/// name, kind and times (a rebuilt timeline keeps its tracks' ids and order).
-fn same_event(old: &Timeline, id: EventId, new: &Timeline) -> Option<EventId> {
-    let e = old.event(id)?;
-    let (track, _) = old.locate(id)?;
-    let name = old.name(e.name);
-    new.track(track)?
-        .rows
-        .iter()
-        .flat_map(|row| row.clone())
-        .filter_map(|i| new.event(EventId(i)))
-        .find(|n| {
-            n.start == e.start && n.end == e.end && n.kind == e.kind && new.name(n.name) == name
-        })
-        .map(|n| n.id)
 }
 
 /// Nsight Systems exports and reports, NVTXT files and CodeXL traces open on a timeline.
@@ -526,6 +481,8 @@ pub const DOCUMENT: DocumentType = DocumentType {
         FileKind::NsysReport,
         FileKind::Nvtxt,
         FileKind::Atp,
+        FileKind::PerfettoTrace,
+        FileKind::ChromeTrace,
     ],
     open: |path, states, wake| {
         let nsys = states.get::<NsysState>().and_then(|s| s.nsys.clone());
@@ -556,6 +513,14 @@ impl Document for TimelineDoc {
             self.add_nvtxt_dialog();
             ui.close();
         }
+        if ui
+            .add_enabled(self.loaded.is_some(), egui::Button::new("Export timeline…"))
+            .on_hover_text("Write this timeline as a Perfetto or Chrome JSON trace")
+            .clicked()
+        {
+            self.export.show(&self.path);
+            ui.close();
+        }
     }
 
     fn path(&self) -> &Path {
@@ -567,10 +532,16 @@ impl Document for TimelineDoc {
     }
 
     fn progress(&self) -> Option<(f32, String)> {
-        self.progress.clone()
+        self.progress
+            .clone()
+            .or_else(|| self.export.progress.clone())
     }
 
     fn cancel(&mut self) {
+        if self.export.running() {
+            self.export.cancel();
+            return;
+        }
         if let Some(job) = self.job.take() {
             job.cancel();
             if self.loaded.is_none() {
@@ -588,7 +559,7 @@ impl Document for TimelineDoc {
     }
 
     fn poll(&mut self) -> Option<(String, bool)> {
-        let mut status = self.ncu_links.poll();
+        let mut status = self.ncu_links.poll().or(self.export.poll());
         self.stats.expert.poll();
         if let Some(rx) = &self.add_dialog
             && let Ok(picked) = rx.try_recv()

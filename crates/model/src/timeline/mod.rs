@@ -7,7 +7,8 @@
 //! [`nsys`] loads Nsight Systems SQLite exports and computes `nsys stats` reports; [`nvtxt`] and
 //! [`atp`] put NVTXT files and CodeXL traces on the same model ([`open`] tells them apart and
 //! merges NVTXT files onto an export); [`tables`] computes the summary tables of sources
-//! without `nsys stats`.
+//! without `nsys stats`. [`export`] writes any timeline as a Perfetto or Chrome JSON trace
+//! and reads such traces back.
 //!
 //! # How to put events on the timeline (for loaders of other formats)
 //!
@@ -47,6 +48,7 @@
 
 pub mod atp;
 pub mod builder;
+pub mod export;
 pub mod imports;
 pub mod merge;
 pub mod model;

@@ -28,6 +28,9 @@ pub enum OpenError {
     /// The trace could not be read.
     #[error(transparent)]
     Atp(#[from] AtpError),
+    /// The Perfetto or Chrome JSON trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] super::export::TraceError),
     /// The user cancelled.
     #[error("{}: loading cancelled", .0.display())]
     Cancelled(PathBuf),
@@ -210,6 +213,14 @@ pub fn load_timeline(
                 nvtxt: Vec::new(),
             }
         }
+        TimelineFileKind::PerfettoTrace | TimelineFileKind::ChromeTrace => LoadedTimeline {
+            timeline: match kind {
+                TimelineFileKind::PerfettoTrace => super::export::read_perfetto::load(path)?,
+                _ => super::export::read_chrome::load(path)?,
+            },
+            details: DetailSource::None,
+            nvtxt: Vec::new(),
+        },
     };
     if cancelled() {
         return Err(OpenError::Cancelled(path.to_path_buf()));
@@ -247,6 +258,10 @@ pub enum TimelineFileKind {
     Nvtxt,
     /// An AMD CodeXL / RCP application trace (`.atp`).
     Atp,
+    /// A Perfetto protobuf trace (`.perfetto-trace`, `.pftrace`).
+    PerfettoTrace,
+    /// A Chrome JSON trace.
+    ChromeTrace,
 }
 
 impl TimelineFileKind {
@@ -262,6 +277,8 @@ impl TimelineFileKind {
             FileKind::NsysReport => TimelineFileKind::NsysReport,
             FileKind::Nvtxt => TimelineFileKind::Nvtxt,
             FileKind::Atp => TimelineFileKind::Atp,
+            FileKind::PerfettoTrace => TimelineFileKind::PerfettoTrace,
+            FileKind::ChromeTrace => TimelineFileKind::ChromeTrace,
             _ => return None,
         })
     }
