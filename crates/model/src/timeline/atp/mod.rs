@@ -88,7 +88,10 @@ pub struct AtpTrace {
 
 /// Parses the bytes of an `.atp` file. Never fails: problems become warnings.
 pub fn parse_atp(data: &[u8]) -> AtpTrace {
-    parser::Parser::new(data).run()
+    // Lines without a watch are never stopped: always a trace.
+    parser::Parser::new(data)
+        .run_lines(text::Lines::new(data))
+        .unwrap_or_default()
 }
 
 /// Parses the bytes of an `.atp` file, telling `watch` how far it got; `None` when the watch

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use super::AtpTrace;
 use super::api_line::name_span;
 use super::model::*;
-use super::sections::classify_section;
+use super::sections::{classify_section, is_section_line};
 use super::text::{self, Line, Lines, decode, parse_handle, parse_u64, tokens};
 use crate::problem::{Location, Problem};
 
@@ -79,11 +79,6 @@ impl<'a> Parser<'a> {
         } else {
             self.trace.warnings_dropped += 1;
         }
-    }
-
-    pub(super) fn run(self) -> AtpTrace {
-        let lines = Lines::new(self.data);
-        self.run_lines(lines).unwrap_or_default()
     }
 
     /// Reads every line of `lines`; `None` when its watch stopped it (Cancel).
@@ -798,10 +793,4 @@ impl<'a> Parser<'a> {
             call_index += 1;
         }
     }
-}
-
-/// A line made only of `=` runs around a name (`==== name ====`).
-fn is_section_line(line: &[u8]) -> bool {
-    let trimmed = text::trim(line);
-    trimmed.starts_with(b"===") && trimmed.ends_with(b"===")
 }

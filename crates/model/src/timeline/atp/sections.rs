@@ -76,3 +76,9 @@ mod tests {
         }
     }
 }
+
+/// A line made only of `=` runs around a name (`==== name ====`).
+pub(super) fn is_section_line(line: &[u8]) -> bool {
+    let trimmed = super::text::trim(line);
+    trimmed.starts_with(b"===") && trimmed.ends_with(b"===")
+}
