@@ -45,6 +45,12 @@ fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
         .then(|| &text[prefix.len()..])
 }
 
+/// A line made only of `=` runs around a name (`==== name ====`).
+pub(super) fn is_section_line(line: &[u8]) -> bool {
+    let trimmed = super::text::trim(line);
+    trimmed.starts_with(b"===") && trimmed.ends_with(b"===")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,10 +81,4 @@ mod tests {
             assert_eq!(classify_section(name), kind, "{name}");
         }
     }
-}
-
-/// A line made only of `=` runs around a name (`==== name ====`).
-pub(super) fn is_section_line(line: &[u8]) -> bool {
-    let trimmed = super::text::trim(line);
-    trimmed.starts_with(b"===") && trimmed.ends_with(b"===")
 }
