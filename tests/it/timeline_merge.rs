@@ -374,3 +374,44 @@ fn stats_and_timeline_commands_take_several_files() {
     assert_eq!(value["tracks"].as_array().unwrap().len(), 2);
     assert_eq!(value["tracks"][0]["kind"], "file");
 }
+
+/// A merged timeline links with an Nsight Compute report through each file's own export: the
+/// corpus pair (extrap ex-gpu) merged after another rank's export gives the same six certain
+/// matches as alone, each on the merged event of the same kernel.
+#[test]
+fn a_merged_timeline_links_each_file_through_its_own_export() {
+    use sightline::link::{Certainty, link_files, link_sources};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let export = root.join("nsys/extrap_ex-gpu.s10.sqlite");
+    let report = root.join("ncu/reports/ncu2020.3.1_a100_extrap_ex-gpu.ncu-rep");
+    if !export.is_file() || !report.is_file() {
+        crate::common::skip_shared("the extrap ex-gpu pair of ../shared/corpus not found");
+        return;
+    }
+    let report = sightline::ncu::Report::open(&report).unwrap();
+    let alone = nsys::load(&export).unwrap();
+    let single = link_files(&export, &alone, &report).unwrap();
+    // Another rank first: the pair's export is the merged timeline's second file.
+    let other = fixtures().join("nsys/synth_2k.sqlite");
+    let first = nsys::load(&other).unwrap();
+    let merged = merge(vec![
+        (first.clone(), default_label(&first)),
+        (alone.clone(), default_label(&alone)),
+    ]);
+    let sources = vec![
+        (other.clone(), merged.parts()[0].events.clone()),
+        (export.clone(), merged.parts()[1].events.clone()),
+    ];
+    let set = link_sources(&sources, &merged, &report).unwrap();
+    let base = merged.parts()[1].events.start;
+    assert_eq!(set.links.results.len(), single.links.results.len());
+    for (m, s) in set.links.results.iter().zip(&single.links.results) {
+        assert_eq!(m.certainty, Certainty::Certain, "{m:?}");
+        assert_eq!(s.certainty, Certainty::Certain);
+        let event = |set: &sightline::link::LinkSet, k: usize| set.kernels[k].event.0;
+        assert_eq!(
+            event(&set, m.candidates[0].kernel),
+            event(&single, s.candidates[0].kernel) + base
+        );
+    }
+}

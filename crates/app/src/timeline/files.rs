@@ -501,6 +501,27 @@ impl FilesPanel {
     }
 }
 
+/// The exports whose kernels the timeline's kernels are, with the ids of their events: the
+/// export of a timeline of one, each export of a merged timeline (NVTXT files and traces have
+/// no kernels to link).
+pub fn link_sources(
+    timeline: &Timeline,
+    details: &DetailSource,
+) -> Vec<(PathBuf, std::ops::Range<u32>)> {
+    match details {
+        DetailSource::Export(p) => vec![(p.clone(), 0..timeline.event_count() as u32)],
+        DetailSource::Parts(parts) => parts
+            .iter()
+            .zip(timeline.parts())
+            .filter_map(|(source, part)| match source {
+                DetailSource::Export(p) => Some((p.clone(), part.events.clone())),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The export the reports of `scope` read: the merged export for all files, else the file's.
 pub fn scope_export(
     details: &DetailSource,

@@ -739,14 +739,10 @@ impl Document for TimelineDoc {
         let Some(loaded) = self.loaded.as_ref().filter(|l| !l.timeline.stacks_pending) else {
             return;
         };
-        // One export (a merged timeline's files are not linked).
-        let export = match &loaded.details {
-            DetailSource::Export(p) => Some(p.clone()),
-            _ => None,
-        };
+        let sources = files::link_sources(&loaded.timeline, &loaded.details);
         let timeline = loaded.timeline.clone();
         self.ncu_links
-            .see_peers(peers, Some(&timeline), export.as_deref(), &self.wake);
+            .see_peers(peers, Some(&timeline), &sources, &self.wake);
     }
 
     fn navigate(&mut self, item: u64) -> bool {

@@ -6,11 +6,11 @@
 //! [`links::TIMELINE_NCU_LINKS`] for the report tabs' "Show on timeline".
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use eframe::egui;
-use sightline_model::link::{LinkSet, link_files};
+use sightline_model::link::{LinkSet, link_sources};
 use sightline_model::ncu::Report;
 use sightline_model::timeline::{EventId, Timeline};
 
@@ -47,10 +47,10 @@ impl NcuLinks {
         &mut self,
         peers: &[Peer],
         timeline: Option<&Arc<Timeline>>,
-        export: Option<&Path>,
+        sources: &[(PathBuf, std::ops::Range<u32>)],
         wake: &Arc<dyn Fn() + Send + Sync>,
     ) {
-        let (Some(timeline), Some(export)) = (timeline, export) else {
+        let Some(timeline) = timeline.filter(|_| !sources.is_empty()) else {
             return;
         };
         if !self
@@ -82,11 +82,11 @@ impl NcuLinks {
             if self.reports.iter().any(|l| l.path == peer.path) {
                 continue;
             }
-            let (timeline, export, waker) = (timeline.clone(), export.to_path_buf(), wake.clone());
+            let (timeline, sources, waker) = (timeline.clone(), sources.to_vec(), wake.clone());
             let job = Job::start(
                 move || waker(),
                 |e| format!("cannot start linking: {e}"),
-                move |_| link_files(&export, &timeline, &report).map_err(|e| e.to_string()),
+                move |_| link_sources(&sources, &timeline, &report).map_err(|e| e.to_string()),
             );
             self.reports.push(Linked {
                 path: peer.path.clone(),

@@ -36,7 +36,7 @@ use std::sync::Arc;
 pub use filter::{KernelNameBase, LaunchFilter};
 pub use matcher::{MAX_CANDIDATES, match_kernels};
 pub use ncu_side::profiled_kernels;
-pub use timeline_side::timeline_kernels;
+pub use timeline_side::{timeline_kernels, timeline_kernels_in};
 
 use crate::timeline::model::{EventId, Timeline};
 
@@ -271,7 +271,23 @@ pub fn link_files(
     timeline: &Timeline,
     report: &crate::ncu::Report,
 ) -> Result<LinkSet, LinkError> {
-    let kernels = timeline_kernels(export, timeline)?;
+    let all = 0..timeline.event_count() as u32;
+    link_sources(&[(export.to_path_buf(), all)], timeline, report)
+}
+
+/// As [`link_files`] for a timeline whose kernels come from several exports (a merged
+/// timeline: each file's export with the ids of its events), matched all at once — the
+/// process criteria tell the files' kernels apart.
+pub fn link_sources(
+    sources: &[(std::path::PathBuf, std::ops::Range<u32>)],
+    timeline: &Timeline,
+    report: &crate::ncu::Report,
+) -> Result<LinkSet, LinkError> {
+    let mut kernels = Vec::new();
+    for (export, ids) in sources {
+        kernels.extend(timeline_kernels_in(export, timeline, ids.clone())?);
+    }
+    kernels.sort_by_key(|k| (k.start, k.event.0));
     let profiled = profiled_kernels(report)?;
     let filter = LaunchFilter::of_command_line(report.session().profiler_cmdline.as_deref());
     let links = match_kernels(&kernels, &profiled, &filter);

@@ -21,8 +21,18 @@ pub fn timeline_kernels(
     export: &Path,
     timeline: &Timeline,
 ) -> Result<Vec<TimelineKernel>, NsysError> {
-    let events: HashMap<u32, EventId> = timeline
-        .events()
+    timeline_kernels_in(export, timeline, 0..timeline.event_count() as u32)
+}
+
+/// The kernels among the events `ids` of `timeline` (one file of a merged timeline), read from
+/// the export at `export`, sorted by start.
+pub fn timeline_kernels_in(
+    export: &Path,
+    timeline: &Timeline,
+    ids: std::ops::Range<u32>,
+) -> Result<Vec<TimelineKernel>, NsysError> {
+    let events: HashMap<u32, EventId> = ids
+        .filter_map(|i| timeline.event(EventId(i)))
         .filter(|e| e.kind == EventKind::Kernel)
         .map(|e| (e.source, e.id))
         .collect();
