@@ -59,7 +59,9 @@ impl NewEvent {
 #[derive(Debug, Clone, Copy)]
 struct Staged {
     start: i64,
-    end: i64,
+    /// `end − start`; `u32::MAX` for a longer event, whose duration is in
+    /// [`StagedTrack::long`] (32 bytes an event staged, not 40).
+    duration: u32,
     name: StrId,
     correlation: u32,
     source: u32,
@@ -72,6 +74,41 @@ struct Staged {
 struct StagedTrack {
     events: Vec<Staged>,
     layout: Layout,
+    /// `(push index, duration)` of the events whose duration does not fit in 32 bits, in push
+    /// order.
+    long: Vec<(u32, u64)>,
+}
+
+impl StagedTrack {
+    /// Stages an event (`end ≥ start`); returns its push index.
+    fn stage(&mut self, mut event: Staged, end: i64) -> u32 {
+        let index = self.events.len() as u32;
+        let d = end.wrapping_sub(event.start) as u64;
+        if d >= u64::from(u32::MAX) {
+            event.duration = u32::MAX;
+            self.long.push((index, d));
+        } else {
+            event.duration = d as u32;
+        }
+        event.index = index;
+        self.events.push(event);
+        index
+    }
+}
+
+/// The duration of a staged event.
+fn duration_of(e: &Staged, long: &[(u32, u64)]) -> u64 {
+    if e.duration < u32::MAX {
+        return u64::from(e.duration);
+    }
+    long.binary_search_by_key(&e.index, |&(i, _)| i)
+        .map_or(u64::from(u32::MAX), |at| long[at].1)
+}
+
+/// The end of a staged event.
+fn end_of(e: &Staged, long: &[(u32, u64)]) -> i64 {
+    e.start
+        .saturating_add(duration_of(e, long).min(i64::MAX as u64) as i64)
 }
 
 /// Collects tracks and events, then packs them into a [`Timeline`].
@@ -217,27 +254,30 @@ impl TimelineBuilder {
             let mut staged = StagedTrack {
                 events: Vec::with_capacity(track.event_count()),
                 layout: track.layout,
+                long: Vec::new(),
             };
             for (depth, row) in track.rows.iter().enumerate() {
                 for i in row.clone() {
                     let Some(e) = timeline.event(EventId(i)) else {
                         continue;
                     };
-                    let index = staged.events.len() as u32;
+                    let index = staged.stage(
+                        Staged {
+                            start: e.start,
+                            duration: 0,
+                            name: e.name,
+                            correlation: e.correlation,
+                            source: e.source,
+                            index: 0,
+                            depth: depth.min(u16::MAX as usize) as u16,
+                            kind: e.kind,
+                        },
+                        e.end,
+                    );
                     refs[i as usize] = EventRef {
                         track: t as u32,
                         index,
                     };
-                    staged.events.push(Staged {
-                        start: e.start,
-                        end: e.end,
-                        name: e.name,
-                        correlation: e.correlation,
-                        source: e.source,
-                        index,
-                        depth: depth.min(u16::MAX as usize) as u16,
-                        kind: e.kind,
-                    });
                 }
             }
             b.staged.push(staged);
@@ -302,18 +342,19 @@ impl TimelineBuilder {
         } else {
             event.end
         };
-        let staged = &mut self.staged[track.0 as usize];
-        let index = staged.events.len() as u32;
-        staged.events.push(Staged {
-            start: event.start,
+        let index = self.staged[track.0 as usize].stage(
+            Staged {
+                start: event.start,
+                duration: 0,
+                name: event.name,
+                correlation: event.correlation,
+                source: event.source,
+                index: 0,
+                depth: event.depth,
+                kind: event.kind,
+            },
             end,
-            name: event.name,
-            correlation: event.correlation,
-            source: event.source,
-            index,
-            depth: event.depth,
-            kind: event.kind,
-        });
+        );
         EventRef {
             track: track.0,
             index,
@@ -391,8 +432,13 @@ impl TimelineBuilder {
         for &t in &order {
             let staged = std::mem::take(&mut self.staged[t]);
             let mut events = staged.events;
-            events.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
-            let rows = assign_rows(&events, staged.layout);
+            let long = staged.long;
+            events.sort_unstable_by(|a, b| {
+                a.start
+                    .cmp(&b.start)
+                    .then(duration_of(b, &long).cmp(&duration_of(a, &long)))
+            });
+            let rows = assign_rows(&events, staged.layout, &long);
             let row_count = rows.iter().copied().max().map_or(0, |m| m as usize + 1);
             // Counting sort by row keeps start order within each row.
             let mut row_len = vec![0u32; row_count];
@@ -421,7 +467,7 @@ impl TimelineBuilder {
                 map[e.index as usize] = pos;
                 let p = pos as usize;
                 columns.start[p] = e.start;
-                let d = e.end.wrapping_sub(e.start) as u64;
+                let d = duration_of(e, &long);
                 if d >= u64::from(u32::MAX) {
                     columns.duration[p] = u32::MAX;
                     columns.long_durations.push((pos, d));
@@ -534,7 +580,7 @@ fn track_order(tracks: &[Track], roots: &[TrackId]) -> Vec<usize> {
 
 /// The row of each event (events sorted by start, then longest first), such that no two spans
 /// of one row overlap.
-fn assign_rows(events: &[Staged], layout: Layout) -> Vec<u16> {
+fn assign_rows(events: &[Staged], layout: Layout, long: &[(u32, u64)]) -> Vec<u16> {
     let mut rows = Vec::with_capacity(events.len());
     // End of the last span placed in each row.
     let mut row_end: Vec<i64> = Vec::new();
@@ -548,7 +594,7 @@ fn assign_rows(events: &[Staged], layout: Layout) -> Vec<u16> {
                 }
                 let depth = open.len().min(u16::MAX as usize);
                 rows.push(depth as u16);
-                open.push(e.end);
+                open.push(end_of(e, long));
             }
         }
         Layout::Counter => rows.resize(events.len(), 0),
@@ -561,7 +607,7 @@ fn assign_rows(events: &[Staged], layout: Layout) -> Vec<u16> {
                         row_end.len() - 1
                     }
                 };
-                row_end[lane] = e.end;
+                row_end[lane] = end_of(e, long);
                 rows.push(lane.min(u16::MAX as usize) as u16);
             }
         }
@@ -574,7 +620,7 @@ fn assign_rows(events: &[Staged], layout: Layout) -> Vec<u16> {
                 if d >= row_end.len() {
                     row_end.resize(d + 1, i64::MIN);
                 }
-                row_end[d] = e.end;
+                row_end[d] = end_of(e, long);
                 rows.push(d.min(u16::MAX as usize) as u16);
             }
         }
@@ -585,6 +631,11 @@ fn assign_rows(events: &[Staged], layout: Layout) -> Vec<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_staged_event_takes_32_bytes() {
+        assert_eq!(std::mem::size_of::<Staged>(), 32);
+    }
 
     fn ev(kind: EventKind, start: i64, end: i64, name: StrId) -> NewEvent {
         NewEvent::new(kind, start, end, name, 0)
