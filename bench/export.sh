@@ -25,17 +25,7 @@ bin="$out/bin/sightline"
 repeats=${REPEATS:-2}
 inputs=${INPUTS:-/tmp/sightline-nsys-bench}
 
-# best REPEATS CMD...: prints "wall_s peak_rss_kb" of the fastest of REPEATS runs.
-best() {
-  local repeats=$1; shift
-  local best="" rss=""
-  for _ in $(seq "$repeats"); do
-    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > /dev/null 2> "$out/stderr.txt" || { cat "$out/stderr.txt" >&2; return 1; }
-    read -r wall kb < "$out/time.txt"
-    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; rss=$kb; cp "$out/stderr.txt" "$out/best_stderr.txt"; fi
-  done
-  echo "$best $rss"
-}
+source bench/lib.sh   # best()
 
 results="$out/export.md"
 {

@@ -49,17 +49,7 @@ SELECT rowid, start, end, deviceId, contextId, streamId, correlationId, globalPi
 SELECT rowid, start, end, eventType, globalTid, endGlobalTid, text, textId, domainId, color, category, uint64Value, int64Value, doubleValue, jsonText FROM NVTX_EVENTS;
 "
 
-# best LABEL REPEATS CMD...: prints "wall_s peak_rss_kb" of the fastest of REPEATS runs.
-best() {
-  local repeats=$1; shift
-  local best="" rss=""
-  for _ in $(seq "$repeats"); do
-    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > /dev/null 2> "$out/stderr.txt" || { cat "$out/stderr.txt" >&2; return 1; }
-    read -r wall kb < "$out/time.txt"
-    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; rss=$kb; cp "$out/stderr.txt" "$out/best_stderr.txt"; fi
-  done
-  echo "$best $rss"
-}
+source bench/lib.sh   # best()
 
 results="$out/timeline.md"
 {

@@ -57,19 +57,7 @@ fn opened() -> (tempfile::TempDir, Harness<'static, SightlineApp>) {
 
 /// Opens `path` and waits until the timeline and its summary tables are ready.
 fn opened_file(path: PathBuf) -> Harness<'static, SightlineApp> {
-    let mut h = common::app::harness(vec![path]);
-    common::app::step_until(
-        &mut h,
-        "the timeline to load",
-        Duration::from_secs(30),
-        |h| {
-            h.state()
-                .document::<TimelineDoc>(0)
-                .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
-        },
-    );
-    h.run();
-    h
+    common::app::opened_timeline(vec![path])
 }
 
 /// The middle of the event area.

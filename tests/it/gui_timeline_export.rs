@@ -23,18 +23,7 @@ fn export_timeline_from_the_file_menu() {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = dir.path().join("notes.sqlite");
     std::fs::copy(common::fixtures().join("nsys/synth_2k.sqlite"), &input).expect("copy");
-    let mut h = common::app::harness(vec![input.clone()]);
-    common::app::step_until(
-        &mut h,
-        "the timeline to load",
-        Duration::from_secs(30),
-        |h| {
-            h.state()
-                .document::<TimelineDoc>(0)
-                .is_some_and(|d| d.timeline().is_some())
-        },
-    );
-    h.run();
+    let mut h = common::app::opened_timeline(vec![input.clone()]);
     let timeline = doc(&h).timeline().expect("loaded").clone();
 
     h.get_by_label("File").click();

@@ -147,12 +147,7 @@ fn add_to_timeline_adds_a_file_as_a_group() {
     let dir = tempfile::tempdir().unwrap();
     let a = export(dir.path(), "a.sqlite", 5);
     let b = export(dir.path(), "b.sqlite", 6);
-    let mut h = common::app::harness(vec![a.clone()]);
-    common::app::step_until(&mut h, "the timeline", Duration::from_secs(30), |h| {
-        h.state()
-            .document::<TimelineDoc>(0)
-            .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
-    });
+    let mut h = common::app::opened_timeline(vec![a.clone()]);
     let alone = doc(&h).timeline().unwrap().event_count();
     assert!(doc(&h).timeline().unwrap().parts().is_empty());
     let added = h

@@ -27,19 +27,7 @@ fn timeline(h: &Harness<'static, SightlineApp>) -> std::sync::Arc<Timeline> {
 
 /// Opens `files` and waits until the first tab's timeline and summary tables are ready.
 fn opened(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
-    let mut h = common::app::harness(files);
-    common::app::step_until(
-        &mut h,
-        "the timeline to load",
-        Duration::from_secs(30),
-        |h| {
-            h.state()
-                .document::<TimelineDoc>(0)
-                .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
-        },
-    );
-    h.run();
-    h
+    common::app::opened_timeline(files)
 }
 
 /// A small export in `dir`, with an NVTXT file beside it on thread 4242/4243.

@@ -208,13 +208,9 @@ fn link_errors_name_the_file() {
 /// vector_dot, all grid 1 × block 10 on stream 7. By hand: result i is the i-th kernel row.
 #[test]
 fn corpus_pair_extrap_ex_gpu() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    let export = root.join("nsys/extrap_ex-gpu.s10.sqlite");
-    let report = root.join("ncu/reports/ncu2020.3.1_a100_extrap_ex-gpu.ncu-rep");
-    if !export.is_file() || !report.is_file() {
-        crate::common::skip_shared("the extrap ex-gpu pair of ../shared/corpus not found");
+    let Some((export, report)) = crate::common::extrap_pair() else {
         return;
-    }
+    };
     let set = link(&export, &report);
     let starts = [
         352_103_962,

@@ -381,13 +381,9 @@ fn stats_and_timeline_commands_take_several_files() {
 #[test]
 fn a_merged_timeline_links_each_file_through_its_own_export() {
     use sightline::link::{Certainty, link_files, link_sources};
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    let export = root.join("nsys/extrap_ex-gpu.s10.sqlite");
-    let report = root.join("ncu/reports/ncu2020.3.1_a100_extrap_ex-gpu.ncu-rep");
-    if !export.is_file() || !report.is_file() {
-        crate::common::skip_shared("the extrap ex-gpu pair of ../shared/corpus not found");
+    let Some((export, report)) = crate::common::extrap_pair() else {
         return;
-    }
+    };
     let report = sightline::ncu::Report::open(&report).unwrap();
     let alone = nsys::load(&export).unwrap();
     let single = link_files(&export, &alone, &report).unwrap();

@@ -80,3 +80,20 @@ pub fn first_doc<'h, T: sightline::app::document::Document>(
         .document::<T>(0)
         .expect("the first tab of that kind")
 }
+
+/// Opens `files` and waits until the first tab's timeline and its summary tables are ready.
+pub fn opened_timeline(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
+    let mut h = harness(files);
+    step_until(
+        &mut h,
+        "the timeline to load",
+        Duration::from_secs(30),
+        |h| {
+            h.state()
+                .document::<sightline::app::timeline::TimelineDoc>(0)
+                .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
+        },
+    );
+    h.run();
+    h
+}

@@ -203,3 +203,16 @@ pub fn first_difference(ours: &Value, golden: &Value, path: &str) -> Option<Stri
         (x, y) => Some(format!("{path}: ours {x}, golden {y}")),
     }
 }
+
+/// The corpus pair of one program profiled with both tools (extra-p's `ex-gpu`): its Nsight
+/// Systems export and its Nsight Compute report; `None`, with a skip, without ../shared.
+pub fn extrap_pair() -> Option<(PathBuf, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let export = root.join("nsys/extrap_ex-gpu.s10.sqlite");
+    let report = root.join("ncu/reports/ncu2020.3.1_a100_extrap_ex-gpu.ncu-rep");
+    if !export.is_file() || !report.is_file() {
+        skip_shared("the extrap ex-gpu pair of ../shared/corpus not found");
+        return None;
+    }
+    Some((export, report))
+}

@@ -1,0 +1,14 @@
+# Shared by the bench scripts (sourced; they set $out first).
+
+# best REPEATS CMD...: prints "wall_s peak_rss_kb" of the fastest of REPEATS runs; the stderr
+# of that run is left in $out/best_stderr.txt.
+best() {
+  local repeats=$1; shift
+  local best="" rss=""
+  for _ in $(seq "$repeats"); do
+    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > /dev/null 2> "$out/stderr.txt" || { cat "$out/stderr.txt" >&2; return 1; }
+    read -r wall kb < "$out/time.txt"
+    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; rss=$kb; cp "$out/stderr.txt" "$out/best_stderr.txt"; fi
+  done
+  echo "$best $rss"
+}
