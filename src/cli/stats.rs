@@ -250,8 +250,9 @@ fn write_json_table(t: &ReportTable, out: &mut dyn Write) -> std::io::Result<()>
         write_string(&mut &mut *out, c)?;
     }
     write!(out, "], \"rows\": [")?;
-    for (r, row) in t.rows.iter().enumerate() {
-        if r > 0 {
+    let mut first = true;
+    t.rows.for_each(|row| {
+        if !std::mem::take(&mut first) {
             write!(out, ", ")?;
         }
         write!(out, "{{")?;
@@ -266,8 +267,8 @@ fn write_json_table(t: &ReportTable, out: &mut dyn Write) -> std::io::Result<()>
                 Cell::Text(s) => write_string(&mut &mut *out, s)?,
             }
         }
-        write!(out, "}}")?;
-    }
+        write!(out, "}}")
+    })?;
     write!(out, "]")
 }
 
@@ -292,11 +293,12 @@ pub(crate) fn write_table(
             ReportOutcome::Table(t) => t,
         };
         let mut widths: Vec<usize> = t.columns.iter().map(|c| c.chars().count()).collect();
-        for row in &t.rows {
+        t.rows.for_each(|row| {
             for (w, cell) in widths.iter_mut().zip(row) {
                 *w = (*w).max(cell.as_str().chars().count());
             }
-        }
+            Ok::<(), std::io::Error>(())
+        })?;
         let last = t.columns.len().saturating_sub(1);
         let line = |cells: Vec<(&str, bool)>, out: &mut dyn Write| -> std::io::Result<()> {
             let mut text = String::new();
@@ -320,14 +322,14 @@ pub(crate) fn write_table(
         line(t.columns.iter().map(|c| (c.as_str(), false)).collect(), out)?;
         let rules: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
         line(rules.iter().map(|r| (r.as_str(), false)).collect(), out)?;
-        for row in &t.rows {
+        t.rows.for_each(|row| {
             line(
                 row.iter()
                     .map(|c| (c.as_str(), matches!(c, Cell::Number(_))))
                     .collect(),
                 out,
-            )?;
-        }
+            )
+        })?;
     }
     Ok(())
 }

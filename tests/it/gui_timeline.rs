@@ -361,7 +361,7 @@ fn a_summary_row_click_highlights_and_steps_through_its_instances() {
         .iter()
         .position(|c| c == "Instances")
         .expect("Instances");
-    let row = &table.rows[0];
+    let row = table.rows.get(0).expect("a row");
     let name = row[name_col].as_str().to_string();
     let instances: usize = row[inst_col].as_str().parse().expect("count");
     h.get_by_label(&name).click();

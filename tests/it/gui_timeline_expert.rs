@@ -142,7 +142,13 @@ fn any_report_runs_on_demand_and_its_rows_lead_to_events() {
 
     // A trace: its first row is the first API call.
     run(&mut h, "cuda_api_trace", "");
-    let first_start: i64 = doc(&h).stats.shown_table().expect("table").rows[0][0]
+    let first_start: i64 = doc(&h)
+        .stats
+        .shown_table()
+        .expect("table")
+        .rows
+        .cell(0, 0)
+        .expect("a cell")
         .as_str()
         .parse()
         .expect("a start");

@@ -241,7 +241,10 @@ fn a_user_rule_is_added_edited_and_broken() {
         .map(|i| kernels.value("duration", i).map_or(0, |(_, v)| v))
         .max()
         .unwrap_or(0);
-    assert_eq!(table.rows[0][0].as_str(), longest.to_string());
+    assert_eq!(
+        table.rows.cell(0, 0).expect("a cell").as_str(),
+        longest.to_string()
+    );
     assert!(matches!(&events[0], Some((t, _)) if t == "CUPTI_ACTIVITY_KIND_KERNEL"));
     // Edited: the next run loads the new text (options too).
     std::thread::sleep(Duration::from_millis(20));

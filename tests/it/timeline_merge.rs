@@ -218,7 +218,7 @@ fn sums(table: &ReportTable) -> BTreeMap<String, (f64, f64)> {
         .fold(text.to_owned(), |t, (old, new)| t.replace(old, new))
     };
     let mut out: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-    for row in &table.rows {
+    for row in table.rows.iter() {
         let e = out.entry(label(row[name].as_str())).or_default();
         e.0 += number(&row[total]);
         e.1 += number(&row[count]);

@@ -368,9 +368,9 @@ impl ExpertPanel {
             ui,
             &mut self.table,
             table.rows.len(),
-            &|c, a, b| super::stats_panel::compare_cells(table, c, a, b),
+            &super::stats_panel::row_order(table),
             &mut |ui, r, c| {
-                if let Some(cell) = table.rows[r].get(c) {
+                if let Some(cell) = table.rows.cell(r, c) {
                     cell_text(ui, cell.as_str());
                 }
             },

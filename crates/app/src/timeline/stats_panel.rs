@@ -2,6 +2,7 @@
 //! time, sortable by any column (the shared [`crate::widgets::table`]); clicking a row
 //! highlights that name's instances on the timeline and steps through them.
 
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -10,7 +11,9 @@ use eframe::egui;
 use egui_extras::Column;
 
 use sightline_model::timeline::nsys::NsysError;
-use sightline_model::timeline::nsys::stats::{ReportOutcome, ReportTable, strip_stats_suffix};
+use sightline_model::timeline::nsys::stats::{
+    CellText, ReportOutcome, ReportTable, strip_stats_suffix,
+};
 use sightline_model::timeline::{EventId, EventKind, StrId, Timeline};
 
 use super::expert::{ExpertSource, Target};
@@ -158,7 +161,7 @@ impl StatsPanel {
             return &[];
         };
         self.table
-            .display_order(table.rows.len(), &|c, a, b| compare_cells(table, c, a, b))
+            .display_order(table.rows.len(), &row_order(table))
     }
 
     /// Clicks row `row` (an index into the table's rows): a trace report's row is an event (go
@@ -170,7 +173,7 @@ impl StatsPanel {
             return Some(event);
         }
         let col = name_column(table)?;
-        let label = table.rows.get(row)?.get(col)?.as_str().to_string();
+        let label = table.rows.cell(row, col)?.as_str().to_string();
         let mut instances = find_instances(timeline, &table.report, &label);
         let first = instances.step(true);
         self.instances = Some(instances);
@@ -340,12 +343,11 @@ impl StatsPanel {
                 Header::new(c, width)
             })
             .collect();
-        let label = |r: usize| {
+        let selected = |r: usize| {
             name_col
-                .and_then(|c| table.rows[r].get(c))
-                .map(|c| c.as_str())
+                .and_then(|c| table.rows.cell(r, c))
+                .is_some_and(|cell| Some(cell.as_str()) == selected_label)
         };
-        let selected = |r: usize| label(r).is_some() && label(r) == selected_label;
         Table::new(("stats-table", self.shown), headers, "the report's order")
             .header_height(20.0)
             .max_height(ui.available_height())
@@ -354,9 +356,9 @@ impl StatsPanel {
                 ui,
                 &mut self.table,
                 table.rows.len(),
-                &|c, a, b| compare_cells(table, c, a, b),
+                &row_order(table),
                 &mut |ui, r, c| {
-                    if let Some(cell) = table.rows[r].get(c) {
+                    if let Some(cell) = table.rows.cell(r, c) {
                         cell_text(ui, cell.as_str());
                     }
                 },
@@ -372,13 +374,43 @@ fn table_of(reports: Option<&[(String, ReportResult)]>, shown: usize) -> Option<
     }
 }
 
-/// Ascending order of rows `a` and `b` of `table` by column `col`: as numbers when both cells
-/// are numbers, else as text.
-pub(crate) fn compare_cells(table: &ReportTable, col: usize, a: usize, b: usize) -> Ordering {
-    let cell = |r: usize| table.rows[r].get(col).map_or("", |c| c.as_str());
-    let (x, y) = (cell(a), cell(b));
-    match (x.parse::<f64>(), y.parse::<f64>()) {
-        (Ok(p), Ok(q)) => p.total_cmp(&q),
-        _ => x.cmp(y),
+/// A cell's sort key: its number when it reads as one, and its text.
+struct SortKey {
+    number: Option<f64>,
+    text: CellText,
+}
+
+/// The ascending order of `table`'s rows by a column, for the shared table widget: as numbers
+/// when both cells are numbers, else as text. Each cell of the column is read once per sort (a
+/// trace's rows are formatted when read), not once per comparison.
+pub(crate) fn row_order(table: &ReportTable) -> impl Fn(usize, usize, usize) -> Ordering + '_ {
+    let keys: RefCell<Option<(usize, Vec<SortKey>)>> = RefCell::new(None);
+    move |col, a, b| {
+        let mut keys = keys.borrow_mut();
+        if keys.as_ref().is_none_or(|(c, _)| *c != col) {
+            let column = (0..table.rows.len())
+                .map(|r| {
+                    let text = table
+                        .rows
+                        .cell(r, col)
+                        .map_or_else(CellText::default, |c| c.as_str().into());
+                    SortKey {
+                        number: text.parse::<f64>().ok(),
+                        text,
+                    }
+                })
+                .collect();
+            *keys = Some((col, column));
+        }
+        let Some((_, keys)) = keys.as_ref() else {
+            return Ordering::Equal;
+        };
+        match (keys.get(a), keys.get(b)) {
+            (Some(x), Some(y)) => match (x.number, y.number) {
+                (Some(p), Some(q)) => p.total_cmp(&q),
+                _ => x.text.cmp(&y.text),
+            },
+            (x, y) => x.is_some().cmp(&y.is_some()),
+        }
     }
 }

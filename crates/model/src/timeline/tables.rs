@@ -129,7 +129,7 @@ mod tests {
             panic!("no table");
         };
         assert_eq!(table.columns[2], "Instances");
-        let text = |r: usize, c: usize| table.rows[r][c].as_str().to_string();
+        let text = |r: usize, c: usize| table.rows.cell(r, c).unwrap().as_str().to_string();
         // a: 29 ns over 3 (mean 9.7, median 10.0, stddev 5.5); c: 30 ns.
         assert_eq!(text(0, 8), "c");
         assert_eq!(text(1, 8), "a");
@@ -137,7 +137,7 @@ mod tests {
         assert_eq!(text(1, 3), "9.7");
         assert_eq!(text(1, 4), "10.0");
         assert_eq!(text(1, 7), "5.5");
-        assert_eq!(table.rows[0][0], Cell::Number("50.8".into()));
+        assert_eq!(*table.rows.cell(0, 0).unwrap(), Cell::Number("50.8".into()));
         assert!(matches!(
             run_model_report(&t, &MODEL_REPORTS[1]),
             ReportOutcome::Skipped(_)

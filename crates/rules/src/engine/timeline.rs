@@ -295,7 +295,7 @@ fn read_result(vm: &VirtualMachine, rule: &str, value: &PyObjectRef) -> PyResult
     let mut table = ReportTable {
         report: rule.to_string(),
         columns,
-        rows: Vec::with_capacity(rows.len()),
+        rows: Vec::with_capacity(rows.len()).into(),
     };
     for row in &rows {
         let cells: Vec<PyObjectRef> = vm.extract_elements_with(row, Ok)?;

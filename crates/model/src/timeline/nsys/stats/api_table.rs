@@ -9,7 +9,7 @@ use rusqlite::types::ValueRef;
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, quote_ident, text_of};
 use super::table::summaries_table;
-use super::{Cell, ReportTable};
+use super::{Cell, ReportTable, Rows};
 use crate::timeline::summary::Summary;
 
 /// Column `i` of a row as text (`None` for NULL).
@@ -94,7 +94,7 @@ pub(super) fn empty_table(report: &str, columns: &[&str]) -> ReportTable {
     ReportTable {
         report: report.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: Vec::new(),
+        rows: Rows::default(),
     }
 }
 

@@ -12,11 +12,13 @@ use std::collections::HashMap;
 use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
 use super::gpu_ops::{
-    Columns, KernelNamer, MemLabels, NameKey, NameKind, RUNTIME, device_names, for_each_kernel,
-    for_each_mem_op, for_each_row, int_at, nvtx_missing,
+    Columns, Kernel, KernelNamer, MemLabels, MemOp, NameKey, NameKind, RUNTIME, device_names,
+    for_each_kernel, for_each_mem_op, for_each_row, int_at, nvtx_missing,
 };
 use super::table::{string_of, strip_stats_suffix};
-use super::{Cell, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, skipped};
+use super::{
+    Cell, CellText, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, Rows, skipped,
+};
 use crate::timeline::summary::fmt_ratio;
 
 /// The reports of this module.
@@ -81,8 +83,9 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         c("correlationId"),
         c("globalTid"),
     );
-    let mut names: HashMap<i64, String> = HashMap::new();
-    let mut rows = Vec::new();
+    let mut names: HashMap<i64, u32> = HashMap::new();
+    let mut texts: Vec<String> = Vec::new();
+    let mut calls = Vec::new();
     for_each_row(db, RUNTIME, &sql, |row| {
         let (Some(start), Some(end)) = (int_at(row, 1), int_at(row, 2)) else {
             let rowid = int_at(row, 0).unwrap_or(-1);
@@ -92,31 +95,44 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
             ));
         };
         let name_id = int_at(row, 3).unwrap_or(-1);
-        let name = names
-            .entry(name_id)
-            .or_insert_with(|| strip_stats_suffix(&string_of(&strings, name_id)).to_string())
-            .clone();
-        let global_tid = int_at(row, 6);
-        let thread = global_tid.and_then(|g| threads.get(&g));
-        rows.push(vec![
-            Cell::int(start),
-            Cell::int(end - start),
-            Cell::Text(name.into()),
-            Cell::Number(
-                row.get_ref(4)
-                    .ok()
-                    .and_then(text_of)
-                    .unwrap_or_default()
-                    .into(),
-            ),
-            Cell::opt_int(int_at(row, 5)),
-            Cell::opt_int(global_tid.map(|g| (g >> 24) & 0xFF_FFFF)),
-            Cell::opt_int(global_tid.map(|g| g & 0xFF_FFFF)),
-            Cell::opt_int(thread.and_then(|t| t.0)),
-            Cell::Text(thread.map(|t| t.1.clone()).unwrap_or_default().into()),
-        ]);
+        let name = *names.entry(name_id).or_insert_with(|| {
+            texts.push(strip_stats_suffix(&string_of(&strings, name_id)).to_string());
+            (texts.len() - 1) as u32
+        });
+        calls.push(ApiCall {
+            start,
+            end,
+            name,
+            result: row
+                .get_ref(4)
+                .ok()
+                .and_then(text_of)
+                .unwrap_or_default()
+                .into(),
+            corr: int_at(row, 5),
+            global_tid: int_at(row, 6),
+        });
         Ok(())
     })?;
+    let format = move |call: &ApiCall, row: &mut Vec<Cell>| {
+        let thread = call.global_tid.and_then(|g| threads.get(&g));
+        row.extend([
+            Cell::int(call.start),
+            Cell::int(call.end - call.start),
+            Cell::Text(
+                texts
+                    .get(call.name as usize)
+                    .map_or("", String::as_str)
+                    .into(),
+            ),
+            Cell::Number(call.result.clone()),
+            Cell::opt_int(call.corr),
+            Cell::opt_int(call.global_tid.map(|g| (g >> 24) & 0xFF_FFFF)),
+            Cell::opt_int(call.global_tid.map(|g| g & 0xFF_FFFF)),
+            Cell::opt_int(thread.and_then(|t| t.0)),
+            Cell::Text(thread.map_or("", |t| t.1.as_str()).into()),
+        ]);
+    };
     let columns = [
         "Start (ns)",
         "Duration (ns)",
@@ -131,8 +147,19 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     Ok(ReportOutcome::Table(ReportTable {
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
+        rows: Rows::lazy(calls, format),
     }))
+}
+
+/// A row of `cuda_api_trace`, kept typed until it is read.
+struct ApiCall {
+    start: i64,
+    end: i64,
+    /// Index of its name (suffix cut).
+    name: u32,
+    result: CellText,
+    corr: Option<i64>,
+    global_tid: Option<i64>,
 }
 
 /// Bytes as MB, three decimals.
@@ -148,8 +175,95 @@ fn throughput(bytes: i64, duration: i64) -> Option<String> {
     })
 }
 
-/// The columns of `cuda_gpu_trace` (one fewer in the old layout).
-const GPU_TRACE_COLUMNS: usize = 21;
+/// A row of `cuda_gpu_trace`, kept typed until it is read: a kernel with its name, or a memory
+/// copy or memset with its operation label and memory kinds (indices into [`GpuTraceText`]).
+enum GpuOp {
+    Kernel(Kernel, u32),
+    Mem(MemOp, u32, Option<u32>, Option<u32>),
+}
+
+impl GpuOp {
+    fn at(&self) -> &super::gpu_ops::Placement {
+        match self {
+            GpuOp::Kernel(k, _) => &k.at,
+            GpuOp::Mem(op, ..) => &op.at,
+        }
+    }
+}
+
+/// What `cuda_gpu_trace`'s rows print besides their numbers.
+struct GpuTraceText {
+    /// nsys 2022.4's layout (no GreenCtx, `None` for missing values).
+    old: bool,
+    /// Names, operation labels and memory kinds, by index.
+    texts: Vec<String>,
+    /// `name (id)` per device id.
+    devices: HashMap<i64, String>,
+}
+
+impl GpuTraceText {
+    fn none(&self, s: Option<String>) -> Cell {
+        Cell::Number(
+            s.unwrap_or_else(|| {
+                if self.old {
+                    "None".into()
+                } else {
+                    String::new()
+                }
+            })
+            .into(),
+        )
+    }
+
+    fn text(&self, index: u32) -> &str {
+        self.texts.get(index as usize).map_or("", String::as_str)
+    }
+
+    fn row(&self, op: &GpuOp, row: &mut Vec<Cell>) {
+        let at = op.at();
+        row.extend([
+            Cell::int(at.start),
+            Cell::int(at.duration()),
+            Cell::opt_int(at.corr),
+        ]);
+        let name = match op {
+            GpuOp::Kernel(k, name) => {
+                row.extend(k.grid.iter().chain(&k.block).map(|&v| Cell::int(v)));
+                row.push(Cell::opt_int(k.registers));
+                row.push(self.none(k.static_smem.map(mb)));
+                row.push(self.none(k.dynamic_smem.map(mb)));
+                row.push(self.none(None));
+                row.push(Cell::Number(CellText::default()));
+                row.push(self.none(None));
+                row.push(self.none(None));
+                *name
+            }
+            GpuOp::Mem(op, name, src, dst) => {
+                row.extend((0..9).map(|_| self.none(None)));
+                row.push(Cell::Number(mb(op.bytes).into()));
+                row.push(self.none(throughput(op.bytes, op.at.duration())));
+                row.push(self.none(src.map(|k| self.text(k).to_string())));
+                row.push(self.none(dst.map(|k| self.text(k).to_string())));
+                *name
+            }
+        };
+        row.push(Cell::Text(match at.device {
+            Some(id) => match self.devices.get(&id) {
+                Some(device) => format!("{device} ({id})").into(),
+                // nsys prints an unknown device with an empty name.
+                None => format!(" ({id})").into(),
+            },
+            None => CellText::default(),
+        }));
+        row.push(Cell::opt_int(at.context));
+        if !self.old {
+            // Green context 0 is "none" (nsys prints it blank).
+            row.push(Cell::opt_int(at.green.filter(|&g| g != 0)));
+        }
+        row.push(Cell::opt_int(at.stream));
+        row.push(Cell::Text(self.text(name).into()));
+    }
+}
 
 fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     use super::gpu_ops::{KERNEL, MEMCPY, MEMSET};
@@ -164,90 +278,46 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let namer = KernelNamer::new(db, &strings, nvtx_name)?;
     let labels = MemLabels::of(db);
     let old = labels.old_layout();
-    let devices = device_names(db);
-    let none = |s: Option<String>| -> Cell {
-        Cell::Number(
-            s.unwrap_or_else(|| if old { "None".into() } else { String::new() })
-                .into(),
-        )
+    let mut texts: Vec<String> = Vec::new();
+    let mut intern = |text: String| -> u32 {
+        texts.push(text);
+        (texts.len() - 1) as u32
     };
-    let device = |id: Option<i64>| -> Cell {
-        Cell::Text(
-            match id {
-                Some(id) => match devices.get(&id) {
-                    Some(name) => format!("{name} ({id})"),
-                    // nsys prints an unknown device with an empty name.
-                    None => format!(" ({id})"),
-                },
-                None => String::new(),
-            }
-            .into(),
-        )
-    };
-    // (start, order, row): kernels, then copies and memsets, each in table order.
-    let mut rows: Vec<(i64, usize, Vec<Cell>)> = Vec::new();
-    let place = |row: &mut Vec<Cell>, at: &super::gpu_ops::Placement| {
-        row.push(device(at.device));
-        row.push(Cell::opt_int(at.context));
-        if !old {
-            // Green context 0 is "none" (nsys prints it blank).
-            row.push(Cell::opt_int(at.green.filter(|&g| g != 0)));
-        }
-        row.push(Cell::opt_int(at.stream));
-    };
-    let mut names: HashMap<NameKey, String> = HashMap::new();
+    // Kernels, then copies and memsets, each in table order; shown by start.
+    let mut ops: Vec<GpuOp> = Vec::new();
+    let mut names: HashMap<NameKey, u32> = HashMap::new();
     for_each_kernel(db, NameKind::Demangled, Columns::All, |k| {
-        let mut row = Vec::with_capacity(GPU_TRACE_COLUMNS);
-        row.extend([
-            Cell::int(k.at.start),
-            Cell::int(k.at.duration()),
-            Cell::opt_int(k.at.corr),
-        ]);
-        row.extend(k.grid.iter().chain(&k.block).map(|&v| Cell::int(v)));
-        row.push(Cell::opt_int(k.registers));
-        row.push(none(k.static_smem.map(mb)));
-        row.push(none(k.dynamic_smem.map(mb)));
-        row.push(none(None));
-        row.push(Cell::Number(String::new().into()));
-        row.push(none(None));
-        row.push(none(None));
-        place(&mut row, &k.at);
-        let name = names
+        let name = *names
             .entry(namer.key(k))
-            .or_insert_with_key(|key| namer.text(*key))
-            .clone();
-        row.push(Cell::Text(name.into()));
-        rows.push((k.at.start, rows.len(), row));
+            .or_insert_with_key(|key| intern(namer.text(*key)));
+        ops.push(GpuOp::Kernel(k.clone(), name));
     })?;
-    let mut op_names: HashMap<Option<i64>, String> = HashMap::new();
-    let mut kinds: HashMap<i64, String> = HashMap::new();
-    let mut kind = |k: i64| -> String {
-        kinds
-            .entry(k)
-            .or_insert_with(|| labels.memory_kind(k))
-            .clone()
-    };
+    let mut op_names: HashMap<Option<i64>, u32> = HashMap::new();
+    let mut kinds: HashMap<i64, u32> = HashMap::new();
     for_each_mem_op(db, |op| {
-        let mut row = Vec::with_capacity(GPU_TRACE_COLUMNS);
-        row.extend([
-            Cell::int(op.at.start),
-            Cell::int(op.at.duration()),
-            Cell::opt_int(op.at.corr),
-        ]);
-        row.extend((0..9).map(|_| none(None)));
-        row.push(Cell::Number(mb(op.bytes).into()));
-        row.push(none(throughput(op.bytes, op.at.duration())));
-        row.push(none(op.src_kind.map(&mut kind)));
-        row.push(none(op.dst_kind.map(&mut kind)));
-        place(&mut row, &op.at);
-        let name = op_names
+        let name = *op_names
             .entry(op.copy_kind)
-            .or_insert_with(|| labels.operation(op))
-            .clone();
-        row.push(Cell::Text(name.into()));
-        rows.push((op.at.start, rows.len(), row));
+            .or_insert_with(|| intern(labels.operation(op)));
+        let mut kind = |k: i64| {
+            *kinds
+                .entry(k)
+                .or_insert_with(|| intern(labels.memory_kind(k)))
+        };
+        let (src, dst) = (op.src_kind.map(&mut kind), op.dst_kind.map(&mut kind));
+        ops.push(GpuOp::Mem(op.clone(), name, src, dst));
     })?;
-    rows.sort_by_key(|r| (r.0, r.1));
+    // Stable by start: equal starts keep kernels before copies, each in table order.
+    let mut order: Vec<(i64, u32)> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, op)| (op.at().start, i as u32))
+        .collect();
+    order.sort_unstable();
+    let text = GpuTraceText {
+        old,
+        texts,
+        devices: device_names(db),
+    };
     let mut columns = vec![
         "Start (ns)",
         "Duration (ns)",
@@ -281,6 +351,6 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     Ok(ReportOutcome::Table(ReportTable {
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: rows.into_iter().map(|r| r.2).collect(),
+        rows: Rows::lazy_ordered(ops, order, move |op, row| text.row(op, row)),
     }))
 }

@@ -186,7 +186,7 @@ fn vulkan_api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome,
         .iter()
         .map(|c| c.to_string())
         .collect(),
-        rows,
+        rows: rows.into(),
     }))
 }
 

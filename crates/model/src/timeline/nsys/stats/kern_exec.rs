@@ -14,7 +14,7 @@ use super::super::NsysError;
 use super::super::db::ExportDb;
 use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, for_each_kernel, xyz};
 use super::table::{string_of, strip_stats_suffix};
-use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
+use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
 /// The reports of this module.
@@ -122,28 +122,34 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         api: HashMap::new(),
         kernel: HashMap::new(),
     };
-    let rows = launches(db)?
-        .into_iter()
-        .map(|l| {
-            let queue = l.queue();
-            vec![
-                Cell::int(l.api_start),
-                Cell::int(l.api_end - l.api_start),
-                Cell::Number(queue.map(|q| q.0.to_string()).unwrap_or_default().into()),
-                Cell::Number(queue.map(|q| q.1.to_string()).unwrap_or_default().into()),
-                Cell::int(l.kernel_start),
-                Cell::int(l.kernel_end - l.kernel_start),
-                Cell::int(l.total()),
-                Cell::int(l.pid),
-                Cell::int(l.tid),
-                Cell::Number(l.device.map(|d| d.to_string()).unwrap_or_default().into()),
-                Cell::Text(names.api(l.api_name).into()),
-                Cell::Text(xyz(l.grid).into()),
-                Cell::Text(xyz(l.block).into()),
-                Cell::Text(names.kernel(l.kernel_name).into()),
-            ]
-        })
-        .collect();
+    let launches = launches(db)?;
+    for l in &launches {
+        names.api(l.api_name);
+        names.kernel(l.kernel_name);
+    }
+    let Names { api, kernel, .. } = names;
+    let name = |names: &HashMap<i64, String>, id: i64| -> CellText {
+        names.get(&id).map_or("", String::as_str).into()
+    };
+    let rows = Rows::lazy(launches, move |l: &Launch, row: &mut Vec<Cell>| {
+        let queue = l.queue();
+        row.extend([
+            Cell::int(l.api_start),
+            Cell::int(l.api_end - l.api_start),
+            queue.map_or_else(|| Cell::opt_int(None), |q| Cell::int(q.0)),
+            queue.map_or_else(|| Cell::opt_int(None), |q| Cell::int(q.1)),
+            Cell::int(l.kernel_start),
+            Cell::int(l.kernel_end - l.kernel_start),
+            Cell::int(l.total()),
+            Cell::int(l.pid),
+            Cell::int(l.tid),
+            Cell::opt_int(l.device),
+            Cell::Text(name(&api, l.api_name)),
+            Cell::Text(xyz(l.grid).into()),
+            Cell::Text(xyz(l.block).into()),
+            Cell::Text(name(&kernel, l.kernel_name)),
+        ]);
+    });
     let columns = [
         "API Start (ns)",
         "API Dur (ns)",

@@ -25,6 +25,7 @@ mod mpi;
 mod nvtx;
 mod nvtx_gpu;
 mod nvtx_trace;
+mod rows;
 mod table;
 mod um;
 mod wddm;
@@ -32,6 +33,7 @@ mod wddm;
 use super::NsysError;
 use super::db::ExportDb;
 
+pub use rows::{LazyRows, Rows};
 pub use table::strip_stats_suffix;
 pub(crate) use table::time_table;
 
@@ -298,8 +300,8 @@ pub struct ReportTable {
     pub report: String,
     /// Column headers, as nsys prints them.
     pub columns: Vec<String>,
-    /// Rows of cells.
-    pub rows: Vec<Vec<Cell>>,
+    /// The rows.
+    pub rows: Rows,
 }
 
 /// What a report produced.
@@ -361,9 +363,9 @@ pub fn write_csv(table: &ReportTable, out: &mut dyn std::io::Write) -> std::io::
     use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
     csv_line(&mut out, table.columns.iter().map(|s| s.as_str()))?;
-    for row in &table.rows {
-        csv_line(&mut out, row.iter().map(|c| c.as_str()))?;
-    }
+    table
+        .rows
+        .for_each(|row| csv_line(&mut out, row.iter().map(|c| c.as_str())))?;
     out.flush()
 }
 
@@ -409,7 +411,8 @@ mod tests {
             rows: vec![vec![
                 Cell::Number("1.0".into()),
                 Cell::Text("f(int, \"q\")".into()),
-            ]],
+            ]]
+            .into(),
         };
         assert_eq!(to_csv(&t), "A,Name\n1.0,\"f(int, \"\"q\"\")\"\n");
     }

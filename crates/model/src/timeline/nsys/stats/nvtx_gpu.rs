@@ -17,7 +17,7 @@ use super::super::db::{ExportDb, int_of};
 use super::nvtx_trace::{
     NVTX, Range, Ranges, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
 };
-use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
+use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
 /// The reports of this module.
@@ -363,11 +363,11 @@ fn style(push_pop: bool) -> &'static str {
     if push_pop { "PushPop" } else { "StartEnd" }
 }
 
-fn table(report: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> ReportOutcome {
+fn table(report: &str, columns: &[&str], rows: impl Into<Rows>) -> ReportOutcome {
     ReportOutcome::Table(ReportTable {
         report: report.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
+        rows: rows.into(),
     })
 }
 
@@ -376,49 +376,50 @@ fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysE
         Ok(p) => p,
         Err(outcome) => return Ok(outcome),
     };
-    let (ranges, names, nodes) = (&p.ranges.ranges, &p.ranges.names, &p.nodes);
-    let empty = || Cell::Text(String::new().into());
-    let rows = p
-        .rows
-        .iter()
-        .map(|row| {
-            let [pid, tid] = pid_tid(row.gtid);
-            let proj = [
-                Cell::int(row.proj.start),
-                Cell::int(row.proj.end - row.proj.start),
-            ];
-            let Some(k) = row.range else {
-                let mut cells = vec![empty()];
-                cells.extend(proj);
-                cells.extend([empty(), empty(), empty(), pid, tid]);
-                cells.push(Cell::int(row.proj.ops));
-                cells.extend([empty(), Cell::Number("0".into()), empty(), empty(), empty()]);
-                return cells;
-            };
-            let r = &ranges[k];
-            let reached = row.lvl.is_some();
-            let mut cells = vec![Cell::Text(names[r.name as usize].clone().into())];
+    let Projected {
+        ranges: Ranges { ranges, names },
+        nodes,
+        rows,
+    } = p;
+    let empty = || Cell::Text(CellText::default());
+    let rows = Rows::lazy(rows, move |row: &ProjRow, cells: &mut Vec<Cell>| {
+        let [pid, tid] = pid_tid(row.gtid);
+        let proj = [
+            Cell::int(row.proj.start),
+            Cell::int(row.proj.end - row.proj.start),
+        ];
+        let Some(k) = row.range else {
+            cells.push(empty());
             cells.extend(proj);
-            cells.extend([
-                Cell::int(r.start),
-                opt_cell(r.duration()),
-                Cell::Text(style(r.push_pop).into()),
-                pid,
-                tid,
-                Cell::int(row.proj.ops),
-                opt_cell(row.lvl.map(i64::from)),
-                Cell::int(row.children),
-                Cell::int(r.id),
-                opt_cell(nodes[k].parent.filter(|_| reached).map(|q| ranges[q].id)),
-                if reached {
-                    Cell::Text(range_stack(ranges, nodes, k).into())
-                } else {
-                    empty()
-                },
-            ]);
-            cells
-        })
-        .collect();
+            cells.extend([empty(), empty(), empty(), pid, tid]);
+            cells.push(Cell::int(row.proj.ops));
+            cells.extend([empty(), Cell::Number("0".into()), empty(), empty(), empty()]);
+            return;
+        };
+        let r = &ranges[k];
+        let reached = row.lvl.is_some();
+        cells.push(Cell::Text(
+            names.get(r.name as usize).map_or("", String::as_str).into(),
+        ));
+        cells.extend(proj);
+        cells.extend([
+            Cell::int(r.start),
+            opt_cell(r.duration()),
+            Cell::Text(style(r.push_pop).into()),
+            pid,
+            tid,
+            Cell::int(row.proj.ops),
+            opt_cell(row.lvl.map(i64::from)),
+            Cell::int(row.children),
+            Cell::int(r.id),
+            opt_cell(nodes[k].parent.filter(|_| reached).map(|q| ranges[q].id)),
+            if reached {
+                Cell::Text(range_stack(&ranges, &nodes, k).into())
+            } else {
+                empty()
+            },
+        ]);
+    });
     Ok(table(
         req.report.name,
         &[
@@ -486,7 +487,7 @@ fn proj_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
             .then_with(|| names[ka.0 as usize].cmp(&names[kb.0 as usize]))
             .then(kb.1.cmp(&ka.1))
     });
-    let rows = sums
+    let rows: Rows = sums
         .into_iter()
         .map(|((name, push_pop), s, g)| {
             let n = i128::from(s.count);
@@ -601,7 +602,7 @@ fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
             .then(b.total.cmp(&a.total))
             .then_with(|| kernel_name(ka.3).cmp(kernel_name(kb.3)))
     });
-    let rows = sums
+    let rows: Rows = sums
         .into_iter()
         .map(
             |((name, style_id, gtid, kernel), s, nvtx_inst, kern_inst)| {

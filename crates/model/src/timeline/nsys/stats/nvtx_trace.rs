@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, split_global_id};
-use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
+use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 
 /// The reports of this module.
 pub(super) const REPORTS: &[Report] = &[Report {
@@ -330,32 +330,30 @@ fn pushpop_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
         "RangeStack",
         "NameTree",
     ];
-    let rows = order
-        .into_iter()
-        .map(|k| {
-            let r = &ranges[k];
-            let lvl = nodes[k].lvl.unwrap_or(0);
-            let name = &names[r.name as usize];
-            let (num_child, dur_child) = children[k];
-            let [pid, tid] = pid_tid(r.gtid);
-            vec![
-                Cell::int(r.start),
-                opt_cell(r.end),
-                opt_cell(r.duration()),
-                Cell::int(dur_child),
-                opt_cell(r.duration().map(|d| d - dur_child)),
-                Cell::Text(name.clone().into()),
-                pid,
-                tid,
-                Cell::int(lvl),
-                Cell::int(num_child),
-                Cell::int(r.id),
-                opt_cell(nodes[k].parent.map(|p| ranges[p].id)),
-                Cell::Text(range_stack(&ranges, &nodes, k).into()),
-                Cell::Text(format!("{}{name}", "--".repeat(lvl as usize)).into()),
-            ]
-        })
-        .collect();
+    let rows = Rows::lazy(order, move |&k: &usize, row: &mut Vec<Cell>| {
+        let r = &ranges[k];
+        let lvl = nodes[k].lvl.unwrap_or(0);
+        let name = names.get(r.name as usize).map_or("", String::as_str);
+        let (num_child, dur_child) = children[k];
+        row.extend(
+            [Cell::int(r.start), opt_cell(r.end), opt_cell(r.duration())]
+                .into_iter()
+                .chain([
+                    Cell::int(dur_child),
+                    opt_cell(r.duration().map(|d| d - dur_child)),
+                    Cell::Text(name.into()),
+                ])
+                .chain(pid_tid(r.gtid))
+                .chain([
+                    Cell::int(lvl),
+                    Cell::int(num_child),
+                    Cell::int(r.id),
+                    opt_cell(nodes[k].parent.map(|p| ranges[p].id)),
+                    Cell::Text(range_stack(&ranges, &nodes, k).into()),
+                    Cell::Text(format!("{}{name}", "--".repeat(lvl as usize)).into()),
+                ]),
+        );
+    });
     Ok(ReportOutcome::Table(ReportTable {
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),

@@ -120,7 +120,7 @@ fn table(report: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> ReportOutcome 
     ReportOutcome::Table(ReportTable {
         report: report.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
+        rows: rows.into(),
     })
 }
 
