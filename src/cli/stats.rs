@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::Context;
 
@@ -52,6 +53,10 @@ pub struct StatsArgs {
     /// The nsys executable used to export .nsys-rep/.qdrep reports.
     #[arg(long, value_name = "PATH")]
     pub nsys: Option<PathBuf>,
+    /// Print on stderr how long each report took to compute (what the app waits for) and,
+    /// with `--output`, to write.
+    #[arg(long)]
+    pub timing: bool,
 }
 
 /// The SQLite export to read for `file`: itself, or the (cached) export of a `.nsys-rep`.
@@ -137,7 +142,9 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         // Each report written as soon as it is computed, and dropped: a batch of large traces
         // never holds more than one table.
         for (name, request) in &requests {
+            let started = Instant::now();
             let outcome = stats::run_request(&db, request)?;
+            let computed = started.elapsed();
             match &outcome {
                 ReportOutcome::Table(t) if !t.rows.is_empty() => {
                     let path =
@@ -146,6 +153,13 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                         .and_then(|mut file| stats::write_csv(t, &mut file))
                         .with_context(|| format!("writing {}", path.display()))?;
                     eprintln!("{name}: wrote {}", path.display());
+                    if args.timing {
+                        eprintln!(
+                            "{name}: computed in {:.3} s, written in {:.3} s",
+                            computed.as_secs_f64(),
+                            (started.elapsed() - computed).as_secs_f64()
+                        );
+                    }
                 }
                 ReportOutcome::Table(_) => eprintln!("{name}: no rows"),
                 ReportOutcome::Skipped(m) => eprintln!("{name}: SKIPPED: {m}"),
@@ -155,7 +169,14 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
     let mut results = Vec::new();
     for (name, request) in &requests {
+        let started = Instant::now();
         results.push((name.to_string(), stats::run_request(&db, request)?));
+        if args.timing {
+            eprintln!(
+                "{name}: computed in {:.3} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
     match args.format {
         StatsFormat::Csv => write_csv(&results, out)?,

@@ -6,6 +6,8 @@
 pub(super) use super::table::{for_each_row, int_at};
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
 use super::table::string_of;
@@ -358,7 +360,67 @@ impl ApiCall {
 /// The API calls that carry a correlation id, sorted by (process, correlation id, start): one
 /// flat vector, looked up by binary search.
 pub(super) struct CallsByCorr {
+    /// (correlation id, process id, call), by correlation id, process, start and rowid.
     calls: Vec<(i64, i64, ApiCall)>,
+    /// Where each correlation id's calls are in `calls`.
+    index: CorrIndex,
+}
+
+/// The range of a sorted list that holds each key: an offset table when the keys are dense
+/// (correlation ids count up from 1 in every export seen), else a hash map.
+enum CorrIndex {
+    /// `starts[k − min]..starts[k − min + 1]` for key k.
+    Dense { min: i64, starts: Vec<u32> },
+    /// Key → range.
+    Sparse(FxHashMap<i64, (u32, u32)>),
+}
+
+impl CorrIndex {
+    /// The index of `keys` (sorted).
+    fn of(keys: impl ExactSizeIterator<Item = i64> + Clone) -> CorrIndex {
+        let n = keys.len();
+        let (min, max) = keys
+            .clone()
+            .fold((i64::MAX, i64::MIN), |(lo, hi), k| (lo.min(k), hi.max(k)));
+        let span = max.checked_sub(min).and_then(|s| usize::try_from(s).ok());
+        match span {
+            Some(span) if n > 0 && span <= n.saturating_mul(4).saturating_add(1024) => {
+                let mut starts = vec![0u32; span + 2];
+                for k in keys {
+                    starts[(k - min) as usize + 1] += 1;
+                }
+                for i in 1..starts.len() {
+                    starts[i] += starts[i - 1];
+                }
+                CorrIndex::Dense { min, starts }
+            }
+            _ => {
+                let mut ranges: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
+                for (i, k) in keys.enumerate() {
+                    let i = i as u32;
+                    ranges
+                        .entry(k)
+                        .and_modify(|r| r.1 = i + 1)
+                        .or_insert((i, i + 1));
+                }
+                CorrIndex::Sparse(ranges)
+            }
+        }
+    }
+
+    /// The range holding `key` (empty when absent).
+    fn range(&self, key: i64) -> (usize, usize) {
+        match self {
+            CorrIndex::Dense { min, starts } => key
+                .checked_sub(*min)
+                .and_then(|k| usize::try_from(k).ok())
+                .and_then(|k| Some((*starts.get(k)?, *starts.get(k + 1)?)))
+                .map_or((0, 0), |(lo, hi)| (lo as usize, hi as usize)),
+            CorrIndex::Sparse(ranges) => ranges
+                .get(&key)
+                .map_or((0, 0), |&(lo, hi)| (lo as usize, hi as usize)),
+        }
+    }
 }
 
 impl CallsByCorr {
@@ -389,32 +451,27 @@ impl CallsByCorr {
                     name: int_at(row, 5).unwrap_or(-1),
                     row: int_at(row, 0).unwrap_or(0),
                 };
-                calls.push((call.pid(), corr, call));
+                calls.push((corr, call.pid(), call));
                 Ok(())
             })?;
         }
-        // Stable: equal starts keep table order.
-        calls.sort_by_key(|(pid, corr, c)| (*pid, *corr, c.start));
-        Ok(CallsByCorr { calls })
+        // Equal starts in table order: the rowid settles them (a table is read in rowid
+        // order), so an unstable sort of the keys is the stable sort of the rows.
+        calls.sort_unstable_by_key(|(corr, pid, c)| (*corr, *pid, c.start, c.row));
+        let index = CorrIndex::of(calls.iter().map(|(corr, _, _)| *corr));
+        Ok(CallsByCorr { calls, index })
     }
 
     /// The calls of a GPU operation: same process (any, for exports without `globalPid` on
-    /// GPU rows) and correlation id, by start.
+    /// GPU rows; then by process) and correlation id, by start.
     pub fn of(&self, at: &Placement) -> impl Iterator<Item = &ApiCall> {
-        let corr = at.corr.unwrap_or(i64::MIN);
-        let (lo, hi) = match (at.corr, at.pid) {
-            (None, _) => (0, 0),
-            (Some(_), Some(pid)) => (
-                self.calls
-                    .partition_point(|(p, c, _)| (*p, *c) < (pid, corr)),
-                self.calls
-                    .partition_point(|(p, c, _)| (*p, *c) <= (pid, corr)),
-            ),
-            (Some(_), None) => (0, self.calls.len()),
-        };
-        self.calls[lo..hi]
+        let (lo, hi) = at.corr.map_or((0, 0), |corr| self.index.range(corr));
+        let pid = at.pid;
+        self.calls
+            .get(lo..hi)
+            .unwrap_or_default()
             .iter()
-            .filter(move |(_, c, _)| *c == corr)
+            .filter(move |(_, p, _)| pid.is_none_or(|pid| *p == pid))
             .map(|(_, _, call)| call)
     }
 }
@@ -612,4 +669,39 @@ pub(super) fn device_names(db: &ExportDb) -> HashMap<i64, String> {
 /// `x` formatted `%4d %4d %4d` (nsys's GridXYZ and BlockXYZ).
 pub(super) fn xyz(v: [i64; 3]) -> String {
     format!("{:>4} {:>4} {:>4}", v[0], v[1], v[2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CorrIndex;
+
+    #[test]
+    fn dense_and_sparse_indexes_agree() {
+        let keys = [1_i64, 1, 2, 4, 4, 4, 7];
+        let dense = CorrIndex::of(keys.iter().copied());
+        assert!(matches!(dense, CorrIndex::Dense { .. }));
+        let sparse_keys: Vec<i64> = keys.iter().map(|k| k * 1_000_000_000).collect();
+        let sparse = CorrIndex::of(sparse_keys.iter().copied());
+        assert!(matches!(sparse, CorrIndex::Sparse(_)));
+        for (key, want) in [
+            (1, (0, 2)),
+            (2, (2, 3)),
+            (3, (3, 3)),
+            (4, (3, 6)),
+            (7, (6, 7)),
+        ] {
+            assert_eq!(dense.range(key), want, "dense {key}");
+            let (lo, hi) = sparse.range(key * 1_000_000_000);
+            assert_eq!(hi - lo, want.1 - want.0, "sparse {key}");
+            if hi > lo {
+                assert_eq!((lo, hi), want);
+            }
+        }
+        for absent in [0, 8, -5, i64::MIN, i64::MAX] {
+            assert_eq!(dense.range(absent).0, dense.range(absent).1);
+        }
+        assert_eq!(CorrIndex::of([].into_iter()).range(1), (0, 0));
+        let extreme = CorrIndex::of([i64::MIN, i64::MAX].into_iter());
+        assert_eq!(extreme.range(i64::MAX), (1, 2));
+    }
 }

@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::super::NsysError;
 use super::super::db::ExportDb;
 use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, for_each_kernel, xyz};
@@ -48,6 +50,8 @@ struct Launch {
     grid: [i64; 3],
     block: [i64; 3],
     kernel_name: i64,
+    /// Its place in the kernel table's order (what settles equal keys).
+    seq: u32,
 }
 
 impl Launch {
@@ -81,11 +85,13 @@ fn launches(db: &ExportDb) -> Result<Vec<Launch>, NsysError> {
                 grid: k.grid,
                 block: k.block,
                 kernel_name: k.name,
+                seq: out.len() as u32,
             });
         }
     })?;
-    // Equal starts in the runtime table's order (nsys 2023.4 on a generated 1 M-event export).
-    out.sort_by_key(|l| (l.api_start, l.api_row, l.kernel_start));
+    // Equal starts in the runtime table's order (nsys 2023.4 on a generated 1 M-event export),
+    // then as read.
+    out.sort_unstable_by_key(|l| (l.api_start, l.api_row, l.kernel_start, l.seq));
     Ok(out)
 }
 
@@ -209,7 +215,7 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
     }
     // By ids first, then by names: the two rows of a call in old exports (`cudaLaunchKernel`,
     // `cudaLaunchKernel_v7000`) make one group.
-    let mut by_id: HashMap<(i64, i64, Option<i64>, i64, i64), Group> = HashMap::new();
+    let mut by_id: FxHashMap<(i64, i64, Option<i64>, i64, i64), Group> = FxHashMap::default();
     for l in launches(db)? {
         let key = (l.pid, l.tid, l.device, l.api_name, l.kernel_name);
         let g = by_id.entry(key).or_default();

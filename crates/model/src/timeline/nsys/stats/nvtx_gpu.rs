@@ -12,6 +12,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of};
 use super::nvtx_trace::{
@@ -119,7 +121,8 @@ fn load_calls(db: &ExportDb, ops: &[Op], corr: &[Option<i64>]) -> Result<Vec<Cal
         .filter_map(|(i, c)| c.map(|c| (c, i as u32)))
         .collect();
     by_corr.sort_unstable();
-    let mut first: HashMap<i64, (usize, usize)> = HashMap::with_capacity(by_corr.len());
+    let mut first: FxHashMap<i64, (usize, usize)> =
+        FxHashMap::with_capacity_and_hasher(by_corr.len(), Default::default());
     let mut i = 0;
     while i < by_corr.len() {
         let mut j = i;
