@@ -1,14 +1,19 @@
 //! The baselines bar above a report's pages: one chip per baseline — its colour, a check box
-//! to show or hide it, its editable name, Left/Right to reorder, Remove — and Clear.
+//! to show or hide it, its editable name, the result it compares with (matched by kernel name
+//! and launch order, or picked by hand), Left/Right to reorder, Remove — and Clear.
 
 use eframe::egui;
 
-use super::BaselineStore;
+use super::{BaselineStore, Pick};
+
+/// The most results the picker lists (a report of thousands is filtered by typing the index).
+const PICKER_ROWS: usize = 2000;
 
 /// What the user did in the bar (applied after drawing, so the list is not changed while it is
 /// walked).
 enum BarAction {
     Move(u64, bool),
+    Pick(u64, Pick),
     Remove(u64),
     Clear,
 }
@@ -39,6 +44,9 @@ pub fn baselines_bar(ui: &mut egui::Ui, store: &mut BaselineStore) {
                     baseline.report.display(),
                     baseline.kernel
                 ));
+                if let Some(pick) = picker(ui, baseline) {
+                    action = Some(BarAction::Pick(baseline.id, pick));
+                }
                 if ui
                     .add_enabled(at > 0, egui::Button::new("Left"))
                     .on_hover_text("Move left (the first shown baseline is compared with)")
@@ -69,8 +77,39 @@ pub fn baselines_bar(ui: &mut egui::Ui, store: &mut BaselineStore) {
     });
     match action {
         Some(BarAction::Move(id, up)) => store.move_by(id, up),
+        Some(BarAction::Pick(id, pick)) => store.set_pick(id, pick),
         Some(BarAction::Remove(id)) => store.remove(id),
         Some(BarAction::Clear) => store.clear(),
         None => {}
     }
+}
+
+/// The result picker of one baseline: "matched" (by kernel name and launch order) or one of its
+/// report's results. Returns a new choice.
+fn picker(ui: &mut egui::Ui, baseline: &super::Baseline) -> Option<Pick> {
+    let label = |pick: Pick| match pick {
+        Pick::Matched => "matched".to_owned(),
+        Pick::Result(index) => format!(
+            "[{index}] {}",
+            baseline.names.get(index).map_or("?", String::as_str)
+        ),
+    };
+    let mut choice = baseline.pick;
+    egui::ComboBox::from_id_salt("pick")
+        .selected_text(label(baseline.pick))
+        .width(120.0)
+        .height(400.0)
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut choice, Pick::Matched, "matched")
+                .on_hover_text(
+                    "The result with the shown kernel's name and launch order \
+                     (in the same report, the result added)",
+                );
+            for index in 0..baseline.names.len().min(PICKER_ROWS) {
+                ui.selectable_value(&mut choice, Pick::Result(index), label(Pick::Result(index)));
+            }
+        })
+        .response
+        .on_hover_text("The result this baseline compares with: matched by kernel name and launch order, or picked by hand");
+    (choice != baseline.pick).then_some(choice)
 }
