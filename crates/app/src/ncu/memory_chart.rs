@@ -470,7 +470,7 @@ fn entries_tooltip(ui: &mut Ui, title: &str, entries: &[Entry], baselines: &[Vec
         for value in baselines.get(index).into_iter().flatten() {
             ui.horizontal(|ui| {
                 ui.colored_label(value.color, format!("{}: {}", value.name, value.text));
-                if let Some(difference) = value.difference {
+                if let Some(difference) = value.difference.filter(|d| d.absolute != 0.0) {
                     ui.colored_label(
                         direction_color(ui, &difference),
                         format!("{} ({})", difference.relative_text(), value.absolute),

@@ -248,7 +248,8 @@ fn baseline_line(ui: &mut Ui, value: &BaselineValue) {
     let format = |color| egui::TextFormat::simple(font.clone(), color);
     let mut job = egui::text::LayoutJob::default();
     job.append(&value.text, 0.0, format(value.color));
-    if let Some(difference) = value.difference {
+    // Equal values (0 against 0 is common) need no "(0.00%)".
+    if let Some(difference) = value.difference.filter(|d| d.absolute != 0.0) {
         job.append(
             &format!(" ({})", difference.relative_text()),
             0.0,

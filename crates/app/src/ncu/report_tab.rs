@@ -411,7 +411,8 @@ impl ReportTab {
                     }
                 });
             });
-            baselines_bar(ui, baselines);
+            let compared = self.compared_baselines(sections, baselines);
+            baselines_bar(ui, baselines, &compared);
             ui.separator();
             if matches!(self.page, Page::Details | Page::Source | Page::Raw) {
                 self.ensure_current(sections);
@@ -468,7 +469,6 @@ impl ReportTab {
                     self.page_rules(sections, runner);
                     let mut requests = Vec::new();
                     let mut kernel = 0;
-                    let compared = self.compared_baselines(sections, baselines);
                     if let (Some(current), Some((_, page_rules))) =
                         (&self.current, &self.page_rules)
                     {

@@ -45,12 +45,16 @@ pub struct BaselineValue {
 }
 
 impl BaselineValue {
-    /// `+12.34%`, or nothing without a difference.
+    /// `+12.34%` (`N/A` against a baseline of 0); nothing without a difference or when the
+    /// values are equal.
     pub fn relative(&self) -> Option<String> {
-        self.difference.map(|d| d.relative_text())
+        self.difference
+            .filter(|d| d.absolute != 0.0)
+            .map(|d| d.relative_text())
     }
 
-    /// `7.10 Mbyte (+18.20%)`: the value and the relative difference when there is one.
+    /// `7.10 Mbyte (+18.20%)`: the value and the relative difference when there is one (none
+    /// when the values are equal).
     pub fn line(&self) -> String {
         match self.relative() {
             Some(relative) => format!("{} ({relative})", self.text),

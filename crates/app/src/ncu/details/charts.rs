@@ -22,6 +22,9 @@ pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
         ui.weak(chart.empty_note.as_str());
         return;
     }
+    if chart.series.len() > 1 {
+        series_legend(ui, &chart.series);
+    }
     // A row per entry, taller with each baseline's bar.
     let row = 22.0 + 14.0 * (chart.series.len() - 1) as f32;
     let height = (chart.labels.len() as f32 * row + 44.0).clamp(90.0, 900.0);
@@ -51,9 +54,6 @@ pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
         };
         // Room for the value texts right of the longest bar.
         plot = plot.include_x(right * 1.15);
-        if chart.series.len() > 1 {
-            plot = plot.legend(Legend::default());
-        }
         let text_color = ui.visuals().text_color();
         plot.show(ui, |plot_ui| {
             for (name, color, bars) in &chart.series {
@@ -71,13 +71,26 @@ pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
                     *color
                 };
                 plot_ui.text(
-                    egui_plot::Text::new("values", *position, RichText::new(text).small())
+                    egui_plot::Text::new("", *position, RichText::new(text).small())
                         .color(color)
                         .anchor(egui::Align2::LEFT_CENTER)
                         .allow_hover(false),
                 );
             }
         });
+    });
+}
+
+/// A line of swatches naming the series of a compared bar chart (above it, so that no bar is
+/// hidden).
+fn series_legend(ui: &mut Ui, series: &[(String, Color32, Vec<Bar>)]) {
+    ui.horizontal_wrapped(|ui| {
+        for (name, color, _) in series {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), Sense::hover());
+            ui.painter().rect_filled(rect, 2.0, *color);
+            ui.label(RichText::new(name).small());
+            ui.add_space(8.0);
+        }
     });
 }
 
@@ -185,6 +198,8 @@ pub(super) fn histogram_ui(ui: &mut Ui, item: &Item, chart: &HistogramView) {
 }
 
 pub(super) const BAR_COLOR: Color32 = Color32::from_rgb(0x4a, 0x90, 0xd9);
+/// The shown result's bars beside baselines' bars.
+pub(super) const COMPARED_COLOR: Color32 = Color32::from_gray(0x9a);
 pub(super) const HISTOGRAM_COLOR: Color32 = Color32::from_rgb(0x6a, 0xb0, 0x4c);
 pub(super) const HIGHLIGHT_COLOR: Color32 = Color32::from_rgb(0xe0, 0x4a, 0x4a);
 
@@ -359,8 +374,14 @@ impl BarsView {
         // The bars of one entry share 0.8 of its row, the shown result's on top.
         let width = 0.8 / series_count as f64;
         let offset = |series: usize| 0.4 - width * (series as f64 + 0.5);
+        // Beside baselines (the first of which may be blue), the shown result is neutral.
+        let own = if baselines.is_empty() {
+            BAR_COLOR
+        } else {
+            COMPARED_COLOR
+        };
         let mut series: Vec<(String, Color32, Vec<Bar>)> =
-            std::iter::once(("This result".to_owned(), BAR_COLOR))
+            std::iter::once(("This result".to_owned(), own))
                 .chain(baselines.iter().map(|b| (b.name.clone(), b.color)))
                 .map(|(name, color)| (name, color, Vec::new()))
                 .collect();
