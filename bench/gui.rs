@@ -36,6 +36,16 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
+/// `median …, p95 …, max …` of sorted durations.
+fn spread(sorted: &[Duration]) -> String {
+    format!(
+        "median {}, p95 {}, max {}",
+        ms(percentile(sorted, 0.5)),
+        ms(percentile(sorted, 0.95)),
+        ms(*sorted.last().unwrap())
+    )
+}
+
 fn app(report: &Path, sections: &Path) -> Harness<'static, SightlineApp> {
     app_on(vec![report.to_path_buf()], sections)
 }
@@ -152,17 +162,11 @@ fn main() {
         ms(first_page)
     );
     println!(
-        "kernel switch frame ({} switches over {kernels} kernels): median {}, p95 {}, max {} (target ≤ 16 ms)",
+        "kernel switch frame ({} switches over {kernels} kernels): {} (target ≤ 16 ms)",
         switches.len(),
-        ms(percentile(&switches, 0.5)),
-        ms(percentile(&switches, 0.95)),
-        ms(*switches.last().unwrap())
+        spread(&switches)
     );
-    println!(
-        "steady frame: median {}, p95 {}",
-        ms(percentile(&steady, 0.5)),
-        ms(percentile(&steady, 0.95))
-    );
+    println!("steady frame: {}", spread(&steady));
     baselines(&root.join("../shared/corpus/ncu/reports"), sections.path());
 }
 
@@ -236,16 +240,13 @@ fn baselines(reports: &Path, sections: &Path) {
             .to_string_lossy()
     );
     println!(
-        "frame that shows both baselines ({} runs): median {}, p95 {}, max {} (target ≤ 16 ms)",
+        "frame that shows both baselines ({} runs): {} (target ≤ 16 ms)",
         shows.len(),
-        ms(percentile(&shows, 0.5)),
-        ms(percentile(&shows, 0.95)),
-        ms(*shows.last().unwrap())
+        spread(&shows)
     );
     println!(
-        "steady frame with both: median {}, p95 {}; steady frame without: median {}",
-        ms(percentile(&steady, 0.5)),
-        ms(percentile(&steady, 0.95)),
-        ms(percentile(&plain, 0.5))
+        "steady frame with both: {}; without: {}",
+        spread(&steady),
+        spread(&plain)
     );
 }

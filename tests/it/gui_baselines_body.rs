@@ -16,6 +16,7 @@ use sightline::app::SightlineApp;
 use sightline::app::ncu::baselines::Pick;
 use sightline::app::ncu::report_tab::ReportTab;
 
+use crate::baselines::baseline_names;
 use crate::common;
 use crate::gui_summary_raw::app_on;
 
@@ -45,15 +46,6 @@ fn add_from_tab(h: &mut H, at: usize) {
     });
     h.get_by_label("Add as baseline").click();
     h.run();
-}
-
-fn baseline_names(h: &H) -> Vec<String> {
-    common::app::ncu_state(h)
-        .baselines
-        .list
-        .iter()
-        .map(|b| b.name.clone())
-        .collect()
 }
 
 /// Shows section `id` of the active tab's page (opened and scrolled into view).
