@@ -237,6 +237,21 @@ fn gui_baselines_follow_the_shown_result_and_the_picker() {
         .select(2);
     h.run();
     assert_eq!(tab_at(&h, 0).panel.baselines[0].result, Some(0));
+    // After a section reload the result added is resolved again with the new sections.
+    let before = std::sync::Arc::clone(&tab_at(&h, 0).panel.baselines[0].entries);
+    h.state_mut()
+        .kind_state_mut::<sightline::app::ncu::state::NcuState>()
+        .unwrap()
+        .sections
+        .generation += 1;
+    h.run();
+    let after = &tab_at(&h, 0).panel.baselines[0];
+    assert_eq!(after.result, Some(0));
+    assert!(!std::sync::Arc::ptr_eq(&before, &after.entries));
+    assert_eq!(
+        *before, *after.entries,
+        "the same sections give the same page"
+    );
 
     // Picked by hand in the bar: the picker lists the report's results.
     click_picker(&mut h, "matched");

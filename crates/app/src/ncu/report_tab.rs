@@ -337,19 +337,15 @@ impl ReportTab {
         };
         let names = Arc::new(self.list.rows.iter().map(|r| r.name.clone()).collect());
         if let Some(current) = self.current.as_ref().filter(|c| c.action.index() == index) {
-            baselines.add(
-                &self.path,
-                &current.action,
-                &current.details,
-                names,
-                Some(report),
-            );
+            let page = (&current.details, current.generation);
+            baselines.add(&self.path, &current.action, page, names, Some(report));
             return;
         }
         match report.action(index) {
             Ok(action) => {
                 let details = resolve_page(&action, sections);
-                baselines.add(&self.path, &action, &details, names, Some(report));
+                let page = (&details, sections.generation);
+                baselines.add(&self.path, &action, page, names, Some(report));
             }
             Err(error) => self.error = Some(format!("cannot add result {index}: {error}")),
         }

@@ -40,6 +40,9 @@ pub enum Pick {
     Result(usize),
 }
 
+/// A result's indexed page, or why it could not be decoded.
+type Resolved = Result<Arc<BaselineEntries>, String>;
+
 /// How many resolved results a baseline keeps (the last ones compared with).
 const RESOLVED_KEPT: usize = 8;
 
@@ -64,12 +67,16 @@ pub struct Baseline {
     pub duration_ns: Option<f64>,
     /// Its Details page, indexed by section identifier and metric name.
     pub entries: Arc<BaselineEntries>,
+    /// The sections generation `entries` was resolved under (after a section reload, the
+    /// result is resolved again like any other).
+    generation: u64,
     /// The function name of each result of its report (matching, the picker).
     pub names: Arc<Vec<String>>,
     /// Its report, to decode the other results matching and picking lead to.
     source: Option<Arc<Report>>,
-    /// Other results of its report resolved so far: index → (sections generation, page).
-    resolved: HashMap<usize, (u64, Arc<BaselineEntries>)>,
+    /// Other results of its report met so far: index → (sections generation, page or why it
+    /// did not decode).
+    resolved: HashMap<usize, (u64, Resolved)>,
 }
 
 impl Baseline {
@@ -95,34 +102,30 @@ impl Baseline {
     }
 
     /// The page of result `index` of its report, indexed (decoded and resolved with its own
-    /// report's sections the first time, then kept).
-    fn entries_of(
-        &mut self,
-        index: usize,
-        sections: &SectionState,
-    ) -> Result<Arc<BaselineEntries>, String> {
-        if index == self.kernel {
+    /// report's sections the first time, then kept — a result that does not decode too, so
+    /// that it is not decoded again every frame).
+    fn entries_of(&mut self, index: usize, sections: &SectionState) -> Resolved {
+        if index == self.kernel && self.generation == sections.generation {
             return Ok(Arc::clone(&self.entries));
         }
         if let Some((generation, entries)) = self.resolved.get(&index)
             && *generation == sections.generation
         {
-            return Ok(Arc::clone(entries));
+            return entries.clone();
         }
-        let report = self
-            .source
-            .as_ref()
-            .ok_or_else(|| format!("{} is not open", self.report.display()))?;
-        let action = report
-            .action(index)
-            .map_err(|e| format!("{}: result {index}: {e}", self.report.display()))?;
-        let entries = Arc::new(BaselineEntries::of(&resolve_page(&action, sections)));
+        let entries = match &self.source {
+            None => Err(format!("{} is not open", self.report.display())),
+            Some(report) => report
+                .action(index)
+                .map(|action| Arc::new(BaselineEntries::of(&resolve_page(&action, sections))))
+                .map_err(|e| format!("{}: result {index}: {e}", self.report.display())),
+        };
         if self.resolved.len() >= RESOLVED_KEPT {
             self.resolved.clear();
         }
         self.resolved
-            .insert(index, (sections.generation, Arc::clone(&entries)));
-        Ok(entries)
+            .insert(index, (sections.generation, entries.clone()));
+        entries
     }
 }
 
@@ -190,14 +193,14 @@ pub struct BaselineStore {
 }
 
 impl BaselineStore {
-    /// Adds result `action` of `report` with its resolved `page`; `names` are the function
-    /// names of the report's results and `source` the report (to match other results);
-    /// returns its id.
+    /// Adds result `action` of `report` with its `page` resolved under sections generation
+    /// `generation`; `names` are the function names of the report's results and `source` the
+    /// report (to match other results); returns its id.
     pub fn add(
         &mut self,
         report: &Path,
         action: &Action,
-        page: &KernelDetails,
+        (page, generation): (&KernelDetails, u64),
         names: Arc<Vec<String>>,
         source: Option<Arc<Report>>,
     ) -> u64 {
@@ -225,6 +228,7 @@ impl BaselineStore {
                 .metric("gpu__time_duration.sum")
                 .and_then(|m| m.value().as_f64()),
             entries: Arc::new(BaselineEntries::of(page)),
+            generation,
             names,
             source,
             resolved: HashMap::new(),
