@@ -255,6 +255,18 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The names of the app's baselines, in order.
+pub fn baseline_names(
+    h: &egui_kittest::Harness<'static, sightline::app::SightlineApp>,
+) -> Vec<String> {
+    common::app::ncu_state(h)
+        .baselines
+        .list
+        .iter()
+        .map(|b| b.name.clone())
+        .collect()
+}
+
 #[test]
 fn gui_baselines_add_reorder_hide_remove_clear() {
     let (mut h, _folder) = app_on(vec![
@@ -279,14 +291,7 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
     );
     h.get_by_label("Add as baseline").click();
     h.run();
-    let names = |h: &egui_kittest::Harness<'static, sightline::app::SightlineApp>| -> Vec<String> {
-        common::app::ncu_state(h)
-            .baselines
-            .list
-            .iter()
-            .map(|b| b.name.clone())
-            .collect()
-    };
+    let names = baseline_names;
     let added = names(&h);
     assert_eq!(added.len(), 2, "{added:?}");
     assert!(added[0].contains("(sample.ncu-rep)"), "{added:?}");

@@ -28,6 +28,7 @@ mod gainsight_fixtures;
 mod gainsight_formulas;
 mod gainsight_parse;
 mod gui_app;
+mod gui_baselines_body;
 mod gui_codexl;
 mod gui_details_panel;
 mod gui_gainsight;

@@ -2,7 +2,8 @@
 //! linked to the kernel by instructions and to the physical units (blue) by requests; links
 //! between physical units carry the bytes moved and their throughput, reads drawn towards the
 //! SM and writes away from it. A link's colour is its share of the peak (legend below the
-//! chart); hovering a link or a unit names the metrics behind it. The layout is laid out in a
+//! chart); hovering a link or a unit names the metrics behind it — with baselines, each
+//! baseline's value of each metric and the difference to it. The layout is laid out in a
 //! fixed design space scaled to the available width; colours follow the theme.
 
 use eframe::egui::{
@@ -13,6 +14,9 @@ use eframe::egui::{
 use sightline_model::ncu::MetricValue;
 use sightline_model::section::details::{Entry, Item};
 use sightline_model::section::memory::MemoryChart;
+
+use super::baselines::ComparedBaseline;
+use super::baselines::compare::{BaselineValue, direction_color, values};
 
 /// Width of the design space the layout is written in.
 const DESIGN_WIDTH: f32 = 1200.0;
@@ -65,6 +69,8 @@ struct NodeView {
     lines: Vec<String>,
     /// Entries named in the hover.
     entries: Vec<Entry>,
+    /// The baselines' values of each entry.
+    baselines: Vec<Vec<BaselineValue>>,
 }
 
 /// One link, ready to draw: a polyline in design space ending with an arrow head; its label
@@ -78,6 +84,8 @@ struct LinkView {
     peak: Option<f64>,
     /// Entries named in the hover.
     entries: Vec<Entry>,
+    /// The baselines' values of each entry.
+    baselines: Vec<Vec<BaselineValue>>,
     /// Whether the label goes above (reads) or below (writes) the line.
     label_above: bool,
 }
@@ -90,9 +98,21 @@ pub struct MemoryChartView {
 }
 
 impl MemoryChartView {
-    /// Lays out `chart`, whose entries are `item.entries`.
-    pub fn build(item: &Item, chart: &MemoryChart) -> MemoryChartView {
+    /// Lays out `chart`, whose entries are `item.entries`, compared with `baselines` (matched
+    /// in section `section`).
+    pub fn build(
+        item: &Item,
+        chart: &MemoryChart,
+        section: &str,
+        baselines: &[ComparedBaseline],
+    ) -> MemoryChartView {
         let entry = |index: usize| item.entries.get(index).cloned();
+        let compared = |entries: &[Entry]| -> Vec<Vec<BaselineValue>> {
+            entries
+                .iter()
+                .map(|e| values(section, e, baselines))
+                .collect()
+        };
         let mut nodes = Vec::new();
         for node in &chart.nodes {
             let Some(rect) = node_rect(node.id) else {
@@ -114,6 +134,7 @@ impl MemoryChartView {
                 rect,
                 physical: node.physical,
                 lines,
+                baselines: compared(&entries),
                 entries,
             });
         }
@@ -159,12 +180,15 @@ impl MemoryChartView {
                 .label
                 .split_once(':')
                 .map_or(amount.label.clone(), |(path, _)| path.to_owned());
+            let peak_value = peak.as_ref().and_then(|e| finite(e.value.as_ref()));
+            let entries: Vec<Entry> = [Some(amount), rate, peak].into_iter().flatten().collect();
             links.push(LinkView {
                 title: format!("{title} ({})", link.label),
                 points,
                 lines,
-                peak: peak.as_ref().and_then(|e| finite(e.value.as_ref())),
-                entries: [Some(amount), rate, peak].into_iter().flatten().collect(),
+                peak: peak_value,
+                baselines: compared(&entries),
+                entries,
                 label_above: !pair || link.label == "Read",
             });
         }
@@ -348,8 +372,9 @@ pub fn memory_chart_ui(ui: &mut Ui, view: &MemoryChartView) {
 
             if let Some(index) = hovered_link {
                 let link = &view.links[index];
-                response
-                    .on_hover_ui_at_pointer(|ui| entries_tooltip(ui, &link.title, &link.entries));
+                response.on_hover_ui_at_pointer(|ui| {
+                    entries_tooltip(ui, &link.title, &link.entries, &link.baselines)
+                });
             } else if let Some(index) = hovered_node {
                 let node = &view.nodes[index];
                 let title = if node.physical {
@@ -357,7 +382,9 @@ pub fn memory_chart_ui(ui: &mut Ui, view: &MemoryChartView) {
                 } else {
                     format!("{} (logical memory space)", node.label)
                 };
-                response.on_hover_ui_at_pointer(|ui| entries_tooltip(ui, &title, &node.entries));
+                response.on_hover_ui_at_pointer(|ui| {
+                    entries_tooltip(ui, &title, &node.entries, &node.baselines)
+                });
             }
         });
 }
@@ -432,13 +459,25 @@ fn distance_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {
     (a + ab * t).distance(p)
 }
 
-/// A tooltip: a title, then each entry's label and value with its metric in monospace.
-fn entries_tooltip(ui: &mut Ui, title: &str, entries: &[Entry]) {
+/// A tooltip: a title, then each entry's label and value with its metric in monospace, and
+/// each baseline's value of it (`baselines`, one list per entry).
+fn entries_tooltip(ui: &mut Ui, title: &str, entries: &[Entry], baselines: &[Vec<BaselineValue>]) {
     ui.set_max_width(560.0);
     ui.strong(title);
-    for entry in entries {
+    for (index, entry) in entries.iter().enumerate() {
         let what = entry.label.rsplit(": ").next().unwrap_or(&entry.label);
         ui.label(format!("{what}: {}", entry.text));
+        for value in baselines.get(index).into_iter().flatten() {
+            ui.horizontal(|ui| {
+                ui.colored_label(value.color, format!("{}: {}", value.name, value.text));
+                if let Some(difference) = value.difference.filter(|d| d.absolute != 0.0) {
+                    ui.colored_label(
+                        direction_color(ui, &difference),
+                        format!("{} ({})", difference.relative_text(), value.absolute),
+                    );
+                }
+            });
+        }
         ui.monospace(&entry.metric);
         if entry.derived {
             ui.weak("Computed by Sightline from the metrics above");

@@ -2,12 +2,21 @@
 //! memory), drawn from a resolved [`MemoryTable`]: an aligned, striped grid with the access
 //! kinds as rows and the counters as columns, values right-aligned with their units, "N/A"
 //! dimmed where the report lacks a metric, "-" where a column does not apply to a row. Hovering
-//! a cell names the metric (or the formula) behind it. Wide tables scroll horizontally.
+//! a cell names the metric (or the formula) behind it. Wide tables scroll horizontally. With
+//! baselines, each cell has a line per baseline under its value: the baseline's value in its
+//! colour and the difference to it in percent ("N/A" where the baseline lacks the metric; cells
+//! match by section identifier and metric — or formula — name).
 
 use eframe::egui::{self, Align, Layout, RichText, Ui};
 
 use sightline_model::section::details::{Entry, Item};
 use sightline_model::section::memory::MemoryTable;
+
+use super::baselines::ComparedBaseline;
+use super::baselines::compare::{BaselineValue, direction_color, values};
+
+/// The section of a table and the baselines its cells are compared with.
+pub(super) type Comparison<'a> = Option<(&'a str, &'a [ComparedBaseline])>;
 
 /// One cell, ready to draw.
 pub(super) struct CellView {
@@ -17,23 +26,44 @@ pub(super) struct CellView {
     pub(super) entry: Option<Entry>,
     /// No value: drawn weak.
     pub(super) missing: bool,
+    /// The baselines' values (none without baselines or without an entry).
+    pub(super) baselines: Vec<BaselineValue>,
+    /// What the column's width is measured on: the value and the baselines' lines.
+    pub(super) measure: String,
 }
 
 /// The cells of one table row: entries of `item` by index (`None`: a cell this architecture or
-/// report does not have).
-pub(super) fn cell_views(cells: &[Option<usize>], item: &Item) -> Vec<CellView> {
+/// report does not have), compared with the baselines of `comparison`.
+pub(super) fn cell_views(
+    cells: &[Option<usize>],
+    item: &Item,
+    comparison: Comparison<'_>,
+) -> Vec<CellView> {
     cells
         .iter()
         .map(|cell| match cell.and_then(|i| item.entries.get(i)) {
-            Some(entry) => CellView {
-                text: entry.text.clone(),
-                missing: entry.value.is_none(),
-                entry: Some(entry.clone()),
-            },
+            Some(entry) => {
+                let baselines = comparison.map_or_else(Vec::new, |(section, baselines)| {
+                    values(section, entry, baselines)
+                });
+                let measure = std::iter::once(entry.text.clone())
+                    .chain(baselines.iter().map(BaselineValue::line))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                CellView {
+                    text: entry.text.clone(),
+                    missing: entry.value.is_none(),
+                    entry: Some(entry.clone()),
+                    baselines,
+                    measure,
+                }
+            }
             None => CellView {
                 text: "-".to_owned(),
                 entry: None,
                 missing: true,
+                baselines: Vec::new(),
+                measure: "-".to_owned(),
             },
         })
         .collect()
@@ -48,18 +78,19 @@ pub(super) struct GridView {
 
 impl GridView {
     /// Lays out rows `(label, cells)` whose cells are entries of `item` by index, as the grid
-    /// `id`.
+    /// `id`, compared with the baselines of `comparison`.
     pub(super) fn build<'r>(
         id: String,
         columns: &[&str],
         rows: impl Iterator<Item = (String, &'r [Option<usize>])>,
         item: &Item,
+        comparison: Comparison<'_>,
     ) -> GridView {
         GridView {
             id,
             columns: columns.iter().map(|c| (*c).to_owned()).collect(),
             rows: rows
-                .map(|(label, cells)| (label, cell_views(cells, item)))
+                .map(|(label, cells)| (label, cell_views(cells, item, comparison)))
                 .collect(),
         }
     }
@@ -76,7 +107,7 @@ impl GridView {
             &self.id,
             &self.columns,
             &self.rows,
-            |cell| cell.text.as_str(),
+            |cell| cell.measure.as_str(),
             cell_ui,
         );
     }
@@ -89,8 +120,14 @@ pub struct MemoryTableView {
 
 impl MemoryTableView {
     /// Lays out `table`, whose entries are `item.entries`; `place` makes the grid id unique on
-    /// the page.
-    pub fn build(place: &str, item: &Item, table: &MemoryTable) -> MemoryTableView {
+    /// the page; `section` is the table's section, whose entries `baselines` are matched in.
+    pub fn build(
+        place: &str,
+        item: &Item,
+        table: &MemoryTable,
+        section: &str,
+        baselines: &[ComparedBaseline],
+    ) -> MemoryTableView {
         let rows = table
             .rows
             .iter()
@@ -101,6 +138,7 @@ impl MemoryTableView {
                 &table.columns,
                 rows,
                 item,
+                (!baselines.is_empty()).then_some((section, baselines)),
             ),
         }
     }
@@ -189,7 +227,48 @@ fn cell_ui(ui: &mut Ui, row: &str, cell: &CellView) {
     if cell.missing {
         text = text.color(ui.visuals().weak_text_color());
     }
+    if !cell.baselines.is_empty() {
+        ui.with_layout(Layout::top_down(Align::Max), |ui| {
+            ui.spacing_mut().item_spacing.y = 0.0;
+            cell_tooltip(ui.add(egui::Label::new(text).selectable(false)), row, cell);
+            for value in &cell.baselines {
+                baseline_line(ui, value);
+            }
+        });
+        return;
+    }
     let response = ui.add(egui::Label::new(text).selectable(false));
+    cell_tooltip(response, row, cell);
+}
+
+/// One baseline's line of a cell: its value in its colour, then the difference to it coloured
+/// by direction (the absolute difference on hover).
+fn baseline_line(ui: &mut Ui, value: &BaselineValue) {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let format = |color| egui::TextFormat::simple(font.clone(), color);
+    let mut job = egui::text::LayoutJob::default();
+    job.append(&value.text, 0.0, format(value.color));
+    // Equal values (0 against 0 is common) need no "(0.00%)".
+    if let Some(difference) = value.difference.filter(|d| d.absolute != 0.0) {
+        job.append(
+            &format!(" ({})", difference.relative_text()),
+            0.0,
+            format(direction_color(ui, &difference)),
+        );
+    }
+    let response = ui.add(egui::Label::new(job).selectable(false));
+    if value.missing {
+        response.on_hover_text(format!("{}: no value for this metric", value.name));
+    } else {
+        response.on_hover_text(format!(
+            "{}: {} (Δ {})",
+            value.name, value.text, value.absolute
+        ));
+    }
+}
+
+/// The hover of a cell's value: its label and metric (or formula).
+fn cell_tooltip(response: egui::Response, row: &str, cell: &CellView) {
     let Some(entry) = &cell.entry else {
         response.on_hover_text(format!("{row}: this column does not apply"));
         return;

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use eframe::egui;
 
-use super::baselines::BaselineStore;
 use super::baselines::bar::baselines_bar;
+use super::baselines::{BaselineStore, ComparedBaseline, resolve_page};
 use super::details::{DetailsPanel, RuleRequest};
 use super::kernel_list::KernelList;
 use super::loader::{LoadEvent, LoadJob, start_load};
@@ -335,18 +335,30 @@ impl ReportTab {
         let Some(report) = self.report.clone() else {
             return;
         };
+        let names = Arc::new(self.list.rows.iter().map(|r| r.name.clone()).collect());
         if let Some(current) = self.current.as_ref().filter(|c| c.action.index() == index) {
-            baselines.add(&self.path, &current.action, &current.details);
+            let page = (&current.details, current.generation);
+            baselines.add(&self.path, &current.action, page, names, Some(report));
             return;
         }
         match report.action(index) {
             Ok(action) => {
-                let (set, _) = sections.sections_for(&action);
-                let details = resolve_action(&action, &set.without(&sections.disabled));
-                baselines.add(&self.path, &action, &details);
+                let details = resolve_page(&action, sections);
+                let page = (&details, sections.generation);
+                baselines.add(&self.path, &action, page, names, Some(report));
             }
             Err(error) => self.error = Some(format!("cannot add result {index}: {error}")),
         }
+    }
+
+    /// The shown baselines compared with the selected result.
+    fn compared_baselines(
+        &self,
+        sections: &SectionState,
+        baselines: &mut BaselineStore,
+    ) -> Vec<ComparedBaseline> {
+        let names: Vec<&str> = self.list.rows.iter().map(|r| r.name.as_str()).collect();
+        baselines.compared_with(&self.path, &names, self.selected, sections)
     }
 
     /// Draws the tab: kernel list on the left, the page in the center.
@@ -395,7 +407,8 @@ impl ReportTab {
                     }
                 });
             });
-            baselines_bar(ui, baselines);
+            let compared = self.compared_baselines(sections, baselines);
+            baselines_bar(ui, baselines, &compared);
             ui.separator();
             if matches!(self.page, Page::Details | Page::Source | Page::Raw) {
                 self.ensure_current(sections);
@@ -457,7 +470,7 @@ impl ReportTab {
                     {
                         kernel = current.action.index();
                         self.timeline_links.ui(ui, kernel, &mut self.navigate);
-                        self.panel.baselines = baselines.shown().into_iter().cloned().collect();
+                        self.panel.baselines = compared;
                         let ctx = ViewCtx {
                             report: &report,
                             action: &current.action,

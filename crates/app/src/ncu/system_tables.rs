@@ -38,6 +38,8 @@ impl SystemTableView {
                 &table.columns,
                 rows,
                 item,
+                // Cells of one metric differ by instance: not matched by metric name.
+                None,
             ),
             empty,
         }

@@ -69,10 +69,10 @@ impl FromStr for BaselineSpec {
 
 /// The result of `baseline_names` that matches result `index` of `names`: the same kernel
 /// name, the same launch order among the results of that name.
-pub fn match_by_name<S: AsRef<str>>(
+pub fn match_by_name<S: AsRef<str>, T: AsRef<str>>(
     names: &[S],
     index: usize,
-    baseline_names: &[S],
+    baseline_names: &[T],
 ) -> Option<usize> {
     let name = names.get(index)?.as_ref();
     let occurrence = names[..index].iter().filter(|n| n.as_ref() == name).count();
@@ -262,5 +262,100 @@ mod tests {
             "+1.20 usecond"
         );
         assert_eq!(Difference::of(0.0, 3.0).absolute_text(""), "-3");
+    }
+
+    fn entry(metric: &str, value: Option<f64>) -> Entry {
+        Entry {
+            label: metric.to_owned(),
+            metric: metric.to_owned(),
+            value: value.map(MetricValue::Double),
+            unit: String::new(),
+            text: value.map_or_else(|| NOT_AVAILABLE.to_owned(), |v| v.to_string()),
+            description: None,
+            hw_unit: None,
+            instances: None,
+            derived: false,
+        }
+    }
+
+    fn item(kind: &'static str, entries: Vec<Entry>, items: Vec<Item>) -> Item {
+        Item {
+            kind,
+            label: String::new(),
+            description: None,
+            entries,
+            items,
+            columns: None,
+            column_major: false,
+            rooflines: Vec::new(),
+            points: Vec::new(),
+            axes: Default::default(),
+            highlights: Vec::new(),
+            memory: None,
+            system: None,
+            hot_spots: None,
+        }
+    }
+
+    fn section(id: &str, header: Vec<Entry>, body: Vec<Item>) -> DetailsSection {
+        DetailsSection {
+            identifier: id.to_owned(),
+            display_name: id.to_owned(),
+            order: 0,
+            description: String::new(),
+            header,
+            body,
+            children: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn body_items_match_by_section_and_metric_name() {
+        // The baseline: a bar chart and a container's table in "A", a child section "A2"
+        // extending it, and a metric of "B" that "A" shows too.
+        let mut a = section(
+            "A",
+            vec![entry("h", Some(1.0))],
+            vec![
+                item("bar_chart", vec![entry("bar", Some(50.0))], Vec::new()),
+                item(
+                    "container",
+                    Vec::new(),
+                    vec![item("table", vec![entry("nested", Some(4.0))], Vec::new())],
+                ),
+                item("memory_table", vec![entry("cell", None)], Vec::new()),
+            ],
+        );
+        a.children
+            .push(section("A2", vec![entry("child", Some(8.0))], Vec::new()));
+        let page = KernelDetails {
+            index: 0,
+            name: "k".to_owned(),
+            sections: vec![
+                a,
+                section("B", vec![entry("only_b", Some(9.0))], Vec::new()),
+            ],
+        };
+        let index = BaselineEntries::of(&page);
+        let compared = index.compare("A", &entry("bar", Some(75.0)));
+        assert_eq!(compared.text(), "50");
+        assert_eq!(compared.difference(), Some(Difference::of(75.0, 50.0)));
+        assert_eq!(index.compare("A", &entry("nested", Some(2.0))).text(), "4");
+        assert_eq!(index.compare("A2", &entry("child", Some(8.0))).text(), "8");
+        // A cell the baseline has no value for, a metric of another section, a metric it
+        // lacks: "N/A", never another entry's value.
+        assert_eq!(
+            index.compare("A", &entry("cell", Some(1.0))),
+            Compared::Missing
+        );
+        assert_eq!(
+            index.compare("A", &entry("only_b", Some(9.0))),
+            Compared::Missing
+        );
+        assert_eq!(
+            index.compare("A", &entry("absent", Some(1.0))),
+            Compared::Missing
+        );
+        assert_eq!(index.compare("B", &entry("only_b", Some(9.0))).text(), "9");
     }
 }

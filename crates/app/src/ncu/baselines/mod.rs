@@ -1,24 +1,50 @@
 //! Baselines in the app: results added with "Add as baseline" (kernel list, Details page,
 //! Summary page) from any open report, shown beside every report's Details page.
 //!
+//! Which result a baseline compares with follows the shown result ([`Pick`]): by default the
+//! result of the baseline's report with the same kernel name and launch order (in the shown
+//! report itself, the result added), or a result picked by hand in the bar. Results met that
+//! way are decoded and resolved with their own report's sections once, then kept
+//! ([`BaselineStore::compared_with`]); a result without a match is compared with nothing
+//! (every value "N/A"), never with another kernel.
+//!
 //! The store ([`BaselineStore`]) belongs to the Nsight Compute kind's window-wide state
 //! ([`super::state::NcuState`]), which the shell hands to every report document through
 //! [`crate::document::Services`]; a baseline holds what it needs decoded and resolved (its
-//! page indexed by section identifier and metric name, its duration), so no document ever
-//! reaches into another one. [`bar`] draws the baselines bar (reorder, hide, rename, remove,
-//! clear).
+//! page indexed by section identifier and metric name, its duration, its report's kernel names
+//! and the shared, read-only report), so no document ever reaches into another one. [`bar`]
+//! draws the baselines bar (reorder, hide, rename, pick the result, remove, clear).
 
 pub mod bar;
+pub mod compare;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use eframe::egui::Color32;
-use sightline_model::ncu::{Action, NameBase};
-use sightline_model::section::baseline::{BaselineEntries, Difference};
-use sightline_model::section::details::KernelDetails;
+use sightline_model::ncu::{Action, NameBase, Report};
+use sightline_model::section::baseline::{BaselineEntries, Difference, match_by_name};
+use sightline_model::section::details::{KernelDetails, resolve_action};
 
+use super::section_state::SectionState;
 use crate::widgets::plot::palette;
+
+/// Which result of its report a baseline compares with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// The default: the result of the baseline's report with the shown result's kernel name
+    /// and launch order (in the shown report itself, the result added).
+    Matched,
+    /// A result picked by hand (its index).
+    Result(usize),
+}
+
+/// A result's indexed page, or why it could not be decoded.
+type Resolved = Result<Arc<BaselineEntries>, String>;
+
+/// How many resolved results a baseline keeps (the last ones compared with).
+const RESOLVED_KEPT: usize = 8;
 
 /// One baseline.
 #[derive(Debug, Clone)]
@@ -33,12 +59,24 @@ pub struct Baseline {
     pub visible: bool,
     /// The report it comes from.
     pub report: PathBuf,
-    /// Its index in that report.
+    /// Its index in that report: the result added.
     pub kernel: usize,
+    /// Which result is compared with (matched by default, or picked in the bar).
+    pub pick: Pick,
     /// Its `gpu__time_duration.sum` in nanoseconds.
     pub duration_ns: Option<f64>,
     /// Its Details page, indexed by section identifier and metric name.
     pub entries: Arc<BaselineEntries>,
+    /// The sections generation `entries` was resolved under (after a section reload, the
+    /// result is resolved again like any other).
+    generation: u64,
+    /// The function name of each result of its report (matching, the picker).
+    pub names: Arc<Vec<String>>,
+    /// Its report, to decode the other results matching and picking lead to.
+    source: Option<Arc<Report>>,
+    /// Other results of its report met so far: index → (sections generation, page or why it
+    /// did not decode).
+    resolved: HashMap<usize, (u64, Resolved)>,
 }
 
 impl Baseline {
@@ -46,6 +84,101 @@ impl Baseline {
     pub fn duration_difference(&self, duration_ns: Option<f64>) -> Option<Difference> {
         Some(Difference::of(duration_ns?, self.duration_ns?))
     }
+
+    /// The result of its report compared with result `index` of report `shown` whose function
+    /// names are `names`; `None` when nothing matches.
+    pub fn result_for<S: AsRef<str>>(
+        &self,
+        shown: &Path,
+        names: &[S],
+        index: usize,
+    ) -> Option<usize> {
+        match self.pick {
+            Pick::Result(picked) => Some(picked),
+            // In its own report, matching would find the shown result itself.
+            Pick::Matched if shown == self.report => Some(self.kernel),
+            Pick::Matched => match_by_name(names, index, &self.names),
+        }
+    }
+
+    /// The page of result `index` of its report, indexed (decoded and resolved with its own
+    /// report's sections the first time, then kept — a result that does not decode too, so
+    /// that it is not decoded again every frame).
+    fn entries_of(&mut self, index: usize, sections: &SectionState) -> Resolved {
+        if index == self.kernel && self.generation == sections.generation {
+            return Ok(Arc::clone(&self.entries));
+        }
+        if let Some((generation, entries)) = self.resolved.get(&index)
+            && *generation == sections.generation
+        {
+            return entries.clone();
+        }
+        let entries = match &self.source {
+            None => Err(format!("{} is not open", self.report.display())),
+            Some(report) => report
+                .action(index)
+                .map(|action| Arc::new(BaselineEntries::of(&resolve_page(&action, sections))))
+                .map_err(|e| format!("{}: result {index}: {e}", self.report.display())),
+        };
+        if self.resolved.len() >= RESOLVED_KEPT {
+            self.resolved.clear();
+        }
+        self.resolved
+            .insert(index, (sections.generation, entries.clone()));
+        entries
+    }
+}
+
+/// `action`'s Details page resolved with its own report's sections (as its tab resolves it).
+pub fn resolve_page(action: &Action, sections: &SectionState) -> KernelDetails {
+    let (set, _) = sections.sections_for(action);
+    if sections.disabled.is_empty() {
+        resolve_action(action, &set)
+    } else {
+        resolve_action(action, &set.without(&sections.disabled))
+    }
+}
+
+/// A shown baseline as compared with one result: what the Details page draws.
+#[derive(Debug, Clone)]
+pub struct ComparedBaseline {
+    /// The baseline's id in the store.
+    pub id: u64,
+    /// Its name.
+    pub name: String,
+    /// Its colour.
+    pub color: Color32,
+    /// Its report.
+    pub report: PathBuf,
+    /// The result compared with; `None`: no result matches (every value "N/A").
+    pub result: Option<usize>,
+    /// Why there is no result (no match, a decoding error).
+    pub note: Option<String>,
+    /// That result's page, indexed (empty without a result).
+    pub entries: Arc<BaselineEntries>,
+}
+
+impl ComparedBaseline {
+    /// Where the compared values come from: `report result N`, or why there are none.
+    pub fn origin(&self) -> String {
+        match (self.result, &self.note) {
+            (Some(result), _) => format!("{} result {result}", self.report.display()),
+            (None, Some(note)) => note.clone(),
+            (None, None) => format!("{}: no result", self.report.display()),
+        }
+    }
+}
+
+/// Why a baseline has no result for result `index` of a report with function names `names`.
+fn no_match<S: AsRef<str>>(report: &Path, names: &[S], index: usize) -> String {
+    let Some(name) = names.get(index).map(AsRef::as_ref) else {
+        return format!("{}: no matching result", report.display());
+    };
+    let launch = names[..index].iter().filter(|n| n.as_ref() == name).count() + 1;
+    format!(
+        "{}: no result named {name} at launch {launch} (pick one in the baselines bar)",
+        report.display()
+    )
 }
 
 /// The baselines of the window, in order (the first shown one is what differences are
@@ -60,8 +193,17 @@ pub struct BaselineStore {
 }
 
 impl BaselineStore {
-    /// Adds result `action` of `report` with its resolved `page`; returns its id.
-    pub fn add(&mut self, report: &Path, action: &Action, page: &KernelDetails) -> u64 {
+    /// Adds result `action` of `report` with its `page` resolved under sections generation
+    /// `generation`; `names` are the function names of the report's results and `source` the
+    /// report (to match other results); returns its id.
+    pub fn add(
+        &mut self,
+        report: &Path,
+        action: &Action,
+        (page, generation): (&KernelDetails, u64),
+        names: Arc<Vec<String>>,
+        source: Option<Arc<Report>>,
+    ) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         let file = report.file_name().map_or_else(
@@ -81,10 +223,15 @@ impl BaselineStore {
             visible: true,
             report: report.to_path_buf(),
             kernel: action.index(),
+            pick: Pick::Matched,
             duration_ns: action
                 .metric("gpu__time_duration.sum")
                 .and_then(|m| m.value().as_f64()),
             entries: Arc::new(BaselineEntries::of(page)),
+            generation,
+            names,
+            source,
+            resolved: HashMap::new(),
         });
         id
     }
@@ -92,6 +239,51 @@ impl BaselineStore {
     /// The shown baselines, in order.
     pub fn shown(&self) -> Vec<&Baseline> {
         self.list.iter().filter(|b| b.visible).collect()
+    }
+
+    /// The shown baselines compared with result `index` of report `shown` (function names
+    /// `names`): each one's matched or picked result, decoded and resolved when first met.
+    pub fn compared_with<S: AsRef<str>>(
+        &mut self,
+        shown: &Path,
+        names: &[S],
+        index: usize,
+        sections: &SectionState,
+    ) -> Vec<ComparedBaseline> {
+        self.list
+            .iter_mut()
+            .filter(|b| b.visible)
+            .map(|baseline| {
+                let result = baseline.result_for(shown, names, index);
+                let (result, note, entries) = match result {
+                    Some(result) => match baseline.entries_of(result, sections) {
+                        Ok(entries) => (Some(result), None, entries),
+                        Err(error) => (None, Some(error), Arc::default()),
+                    },
+                    None => (
+                        None,
+                        Some(no_match(&baseline.report, names, index)),
+                        Arc::default(),
+                    ),
+                };
+                ComparedBaseline {
+                    id: baseline.id,
+                    name: baseline.name.clone(),
+                    color: baseline.color,
+                    report: baseline.report.clone(),
+                    result,
+                    note,
+                    entries,
+                }
+            })
+            .collect()
+    }
+
+    /// Compares baseline `id` with result `pick` of its report.
+    pub fn set_pick(&mut self, id: u64, pick: Pick) {
+        if let Some(baseline) = self.list.iter_mut().find(|b| b.id == id) {
+            baseline.pick = pick;
+        }
     }
 
     /// Removes baseline `id`.

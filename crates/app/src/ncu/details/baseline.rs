@@ -1,61 +1,75 @@
-//! A section's header compared with the baselines: one row per entry — label, value, each shown
-//! baseline's value in its colour ("N/A" when it lacks the metric), and the difference to the
-//! first shown baseline, relative in percent (the absolute difference on hover), coloured by
-//! direction: increases in one colour, decreases in another, no change weak.
+//! Entries compared with the baselines (a section's header, a body table): one row per entry —
+//! label, value, each shown baseline's value in its colour ("N/A" when it lacks the metric, or
+//! when no result of its report matches), and the difference to the first shown baseline,
+//! relative in percent (the absolute difference on hover), coloured by direction.
 
-use eframe::egui::{self, Color32, RichText, Ui};
-use sightline_model::section::baseline::Compared;
-use sightline_model::section::details::DetailsSection;
+use std::hash::Hash;
 
-use crate::ncu::baselines::Baseline;
+use eframe::egui::{self, RichText, Ui};
+use sightline_model::section::details::Entry;
 
-/// The colour of an increase over the first baseline.
-const INCREASE: Color32 = Color32::from_rgb(0xe0, 0x8a, 0x2f);
-/// The colour of a decrease below the first baseline.
-const DECREASE: Color32 = Color32::from_rgb(0x3f, 0x8f, 0xe0);
+use crate::ncu::baselines::ComparedBaseline;
+use crate::ncu::baselines::compare::{direction_color, values};
 
-/// Draws `section`'s header with `baselines` (at least one).
-pub fn compared_grid(ui: &mut Ui, section: &DetailsSection, baselines: &[Baseline]) {
-    egui::Grid::new(("baseline-grid", &section.identifier))
+/// Draws `entries` of section `section` with `baselines` (at least one) as a grid `id`.
+pub fn compared_grid(
+    ui: &mut Ui,
+    id: impl Hash + std::fmt::Debug,
+    section: &str,
+    entries: &[Entry],
+    baselines: &[ComparedBaseline],
+) {
+    let Some(first) = baselines.first() else {
+        return;
+    };
+    // A grid too wide for the panel scrolls sideways instead of widening the page.
+    egui::ScrollArea::horizontal()
+        .id_salt(("baseline-grid-scroll", &id))
+        .show(ui, |ui| grid(ui, id, section, entries, baselines, first));
+}
+
+fn grid(
+    ui: &mut Ui,
+    id: impl Hash + std::fmt::Debug,
+    section: &str,
+    entries: &[Entry],
+    baselines: &[ComparedBaseline],
+    first: &ComparedBaseline,
+) {
+    egui::Grid::new(("baseline-grid", id))
         .striped(true)
         .num_columns(3 + baselines.len())
         .show(ui, |ui| {
             ui.weak("Metric");
             ui.weak("Value");
             for baseline in baselines {
-                ui.label(RichText::new(&baseline.name).color(baseline.color).small())
-                    .on_hover_text(format!(
-                        "{} result {}",
-                        baseline.report.display(),
-                        baseline.kernel
-                    ));
+                heading(ui, RichText::new(&baseline.name).color(baseline.color))
+                    .on_hover_text(baseline.origin());
             }
-            ui.weak(format!("Δ vs {}", baselines[0].name));
+            let weak = ui.visuals().weak_text_color();
+            heading(
+                ui,
+                RichText::new(format!("Δ vs {}", first.name)).color(weak),
+            )
+            .on_hover_text("The difference to the first shown baseline (absolute on hover)");
             ui.end_row();
-            for entry in &section.header {
+            for entry in entries {
                 ui.label(&entry.label).on_hover_text(&entry.metric);
                 ui.label(&entry.text);
-                let compared: Vec<Compared<'_>> = baselines
-                    .iter()
-                    .map(|b| b.entries.compare(&section.identifier, entry))
-                    .collect();
-                for (baseline, compared) in baselines.iter().zip(&compared) {
-                    let label = ui.label(RichText::new(compared.text()).color(baseline.color));
-                    if matches!(compared, Compared::Missing) {
+                let values = values(section, entry, baselines);
+                for value in &values {
+                    let label = ui.label(RichText::new(&value.text).color(value.color));
+                    if value.missing {
                         label.on_hover_text("The baseline has no value for this metric");
                     }
                 }
-                match compared.first().and_then(Compared::difference) {
-                    Some(difference) => {
-                        let color = if difference.absolute > 0.0 {
-                            INCREASE
-                        } else if difference.absolute < 0.0 {
-                            DECREASE
-                        } else {
-                            ui.visuals().weak_text_color()
-                        };
-                        ui.label(RichText::new(difference.relative_text()).color(color))
-                            .on_hover_text(difference.absolute_text(&entry.unit));
+                match values.first().and_then(|v| v.difference.map(|d| (v, d))) {
+                    Some((value, difference)) => {
+                        ui.label(
+                            RichText::new(difference.relative_text())
+                                .color(direction_color(ui, &difference)),
+                        )
+                        .on_hover_text(&value.absolute);
                     }
                     None => {
                         ui.weak("N/A");
@@ -64,4 +78,17 @@ pub fn compared_grid(ui: &mut Ui, section: &DetailsSection, baselines: &[Baselin
                 ui.end_row();
             }
         });
+}
+
+/// The widest a column heading gets: longer names (a baseline's is `kernel [index] (file)`)
+/// wrap, so that the grid never widens the page.
+const HEADING_WIDTH: f32 = 150.0;
+
+/// A small column heading wrapped at [`HEADING_WIDTH`].
+fn heading(ui: &mut Ui, text: RichText) -> egui::Response {
+    let height = ui.spacing().interact_size.y;
+    ui.allocate_ui(egui::vec2(HEADING_WIDTH, height), |ui| {
+        ui.add(egui::Label::new(text.small()).wrap())
+    })
+    .inner
 }

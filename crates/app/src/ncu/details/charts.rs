@@ -3,6 +3,7 @@
 //! `RooflineView`) and their axes, marks and number labels.
 
 use super::*;
+use crate::ncu::baselines::compare::values;
 use crate::widgets::plot::{category_label, category_marks, static_plot};
 
 /// Allocates a chart's area and calls `show` only when it is on screen (plots are the costliest
@@ -17,11 +18,16 @@ pub(super) fn chart_area(ui: &mut Ui, height: f32, show: impl FnOnce(&mut Ui)) {
 }
 
 pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
-    if chart.bars.is_empty() {
+    if chart.series.iter().all(|(_, _, bars)| bars.is_empty()) {
         ui.weak(chart.empty_note.as_str());
         return;
     }
-    let height = (chart.labels.len() as f32 * 22.0 + 44.0).clamp(90.0, 640.0);
+    if chart.series.len() > 1 {
+        series_legend(ui, &chart.series);
+    }
+    // A row per entry, taller with each baseline's bar.
+    let row = 22.0 + 14.0 * (chart.series.len() - 1) as f32;
+    let height = (chart.labels.len() as f32 * row + 44.0).clamp(90.0, 900.0);
     let labels = &chart.labels;
     let count = labels.len();
     chart_area(ui, height, |ui| {
@@ -50,21 +56,41 @@ pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
         plot = plot.include_x(right * 1.15);
         let text_color = ui.visuals().text_color();
         plot.show(ui, |plot_ui| {
-            plot_ui.bar_chart(
-                BarChart::new("values", chart.bars.clone())
-                    .horizontal()
-                    .color(BAR_COLOR)
-                    .element_formatter(Box::new(|bar: &Bar, _: &BarChart| bar.name.clone())),
-            );
-            for (position, text) in &chart.texts {
+            for (name, color, bars) in &chart.series {
+                plot_ui.bar_chart(
+                    BarChart::new(name.as_str(), bars.clone())
+                        .horizontal()
+                        .color(*color)
+                        .element_formatter(Box::new(|bar: &Bar, _: &BarChart| bar.name.clone())),
+                );
+            }
+            for (position, text, color) in &chart.texts {
+                let color = if *color == Color32::PLACEHOLDER {
+                    text_color
+                } else {
+                    *color
+                };
                 plot_ui.text(
-                    egui_plot::Text::new("values", *position, RichText::new(text).small())
-                        .color(text_color)
+                    egui_plot::Text::new("", *position, RichText::new(text).small())
+                        .color(color)
                         .anchor(egui::Align2::LEFT_CENTER)
                         .allow_hover(false),
                 );
             }
         });
+    });
+}
+
+/// A line of swatches naming the series of a compared bar chart (above it, so that no bar is
+/// hidden).
+fn series_legend(ui: &mut Ui, series: &[(String, Color32, Vec<Bar>)]) {
+    ui.horizontal_wrapped(|ui| {
+        for (name, color, _) in series {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), Sense::hover());
+            ui.painter().rect_filled(rect, 2.0, *color);
+            ui.label(RichText::new(name).small());
+            ui.add_space(8.0);
+        }
     });
 }
 
@@ -172,6 +198,8 @@ pub(super) fn histogram_ui(ui: &mut Ui, item: &Item, chart: &HistogramView) {
 }
 
 pub(super) const BAR_COLOR: Color32 = Color32::from_rgb(0x4a, 0x90, 0xd9);
+/// The shown result's bars beside baselines' bars.
+pub(super) const COMPARED_COLOR: Color32 = Color32::from_gray(0x9a);
 pub(super) const HISTOGRAM_COLOR: Color32 = Color32::from_rgb(0x6a, 0xb0, 0x4c);
 pub(super) const HIGHLIGHT_COLOR: Color32 = Color32::from_rgb(0xe0, 0x4a, 0x4a);
 
@@ -299,9 +327,11 @@ pub(super) fn trim_number(value: f64, suffix: &str) -> String {
 }
 
 pub(super) struct BarsView {
-    pub(super) bars: Vec<Bar>,
-    /// Value texts at the end of each bar ("N/A" at zero for missing values).
-    pub(super) texts: Vec<(PlotPoint, String)>,
+    /// One series per result: the shown one, then each baseline (name, colour, bars).
+    pub(super) series: Vec<(String, Color32, Vec<Bar>)>,
+    /// Value texts at the end of each bar ("N/A" at zero for missing values), in the colour of
+    /// their series.
+    pub(super) texts: Vec<(PlotPoint, String, Color32)>,
     /// The largest value (room is left right of it for its text).
     pub(super) max_value: f64,
     pub(super) labels: Vec<String>,
@@ -336,40 +366,79 @@ pub(super) struct RooflineView {
 }
 
 impl BarsView {
-    pub(super) fn build(item: &Item) -> BarsView {
+    /// The bars of `item` (of section `section`): one per entry, and beside each a bar per
+    /// baseline in the baseline's colour (its value of the same metric; "N/A" when it lacks it).
+    pub(super) fn build(item: &Item, section: &str, baselines: &[ComparedBaseline]) -> BarsView {
         let count = item.entries.len();
-        let mut bars = Vec::new();
-        let mut texts = Vec::with_capacity(count);
+        let series_count = 1 + baselines.len();
+        // The bars of one entry share 0.8 of its row, the shown result's on top.
+        let width = 0.8 / series_count as f64;
+        let offset = |series: usize| 0.4 - width * (series as f64 + 0.5);
+        // Beside baselines (the first of which may be blue), the shown result is neutral.
+        let own = if baselines.is_empty() {
+            BAR_COLOR
+        } else {
+            COMPARED_COLOR
+        };
+        let mut series: Vec<(String, Color32, Vec<Bar>)> =
+            std::iter::once(("This result".to_owned(), own))
+                .chain(baselines.iter().map(|b| (b.name.clone(), b.color)))
+                .map(|(name, color)| (name, color, Vec::new()))
+                .collect();
+        let mut texts = Vec::with_capacity(count * series_count);
         let mut labels = Vec::with_capacity(count);
         let mut max_value: f64 = 0.0;
         for (index, entry) in item.entries.iter().enumerate() {
             labels.push(entry.label.clone());
             let argument = (count - 1 - index) as f64;
-            match value_f64(entry.value.as_ref()) {
-                Some(value) => {
-                    max_value = max_value.max(value);
-                    bars.push(
-                        Bar::new(argument, value)
-                            .width(0.7)
-                            .fill(BAR_COLOR.gamma_multiply(0.7))
-                            .stroke(Stroke::new(1.0, BAR_COLOR))
-                            .name(format!("{}: {}", entry.label, entry.text)),
-                    );
-                    texts.push((
-                        PlotPoint {
-                            x: value.max(0.0),
-                            y: argument,
-                        },
-                        format!(" {}", entry.text),
-                    ));
+            let compared = values(section, entry, baselines);
+            let shown = (value_f64(entry.value.as_ref()), entry.text.clone(), None);
+            let others = compared.iter().map(|v| {
+                let relative = v
+                    .relative()
+                    .map(|r| format!(" (Δ {r})"))
+                    .unwrap_or_default();
+                (
+                    v.value.filter(|x| x.is_finite()),
+                    v.text.clone(),
+                    Some(relative),
+                )
+            });
+            for (at, (value, text, relative)) in std::iter::once(shown).chain(others).enumerate() {
+                let (name, color, bars) = &mut series[at];
+                let y = argument + offset(at);
+                // The shown result's texts in the text colour, the baselines' in theirs.
+                let tint = if at == 0 {
+                    Color32::PLACEHOLDER
+                } else {
+                    *color
+                };
+                match value {
+                    Some(value) => {
+                        max_value = max_value.max(value);
+                        let hover = match &relative {
+                            Some(relative) => format!("{name}\n{}: {text}{relative}", entry.label),
+                            None if baselines.is_empty() => format!("{}: {text}", entry.label),
+                            None => format!("{name}\n{}: {text}", entry.label),
+                        };
+                        bars.push(
+                            Bar::new(y, value)
+                                .width(width * 0.9)
+                                .fill(color.gamma_multiply(0.7))
+                                .stroke(Stroke::new(1.0, *color))
+                                .name(hover),
+                        );
+                        texts.push((
+                            PlotPoint {
+                                x: value.max(0.0),
+                                y,
+                            },
+                            format!(" {text}"),
+                            tint,
+                        ));
+                    }
+                    None => texts.push((PlotPoint { x: 0.0, y }, format!(" {text}"), tint)),
                 }
-                None => texts.push((
-                    PlotPoint {
-                        x: 0.0,
-                        y: argument,
-                    },
-                    format!(" {}", entry.text),
-                )),
             }
         }
         let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
@@ -381,7 +450,7 @@ impl BarsView {
             String::new()
         };
         BarsView {
-            bars,
+            series,
             texts,
             max_value,
             labels,

@@ -17,6 +17,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
 
 use eframe::egui::{
     self, Align, Color32, Layout, RichText, Role, Sense, Stroke, Ui, UiBuilder, WidgetInfo,
@@ -27,6 +28,7 @@ use egui_plot::{
     PlotPoint, PlotPoints, Points, VLine,
 };
 
+use super::baselines::ComparedBaseline;
 use super::memory_chart::{MemoryChartView, memory_chart_ui};
 use super::memory_tables::{MemoryTableView, memory_table_ui};
 use super::nvlink_topology::{TopologyView, topology_ui};
@@ -47,12 +49,14 @@ use sightline_rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};
 
 mod baseline;
 mod charts;
+mod instances;
 mod markup;
 mod page;
 mod rules;
 mod source_tables;
 
 use charts::*;
+use instances::*;
 use markup::*;
 pub use markup::{Span, parse_markup};
 use page::*;
@@ -78,8 +82,9 @@ pub struct DetailsPanel {
     requests: Vec<RuleRequest>,
     /// An instruction of a source metric table clicked (open the Source page there).
     source_link: Option<u64>,
-    /// The shown baselines (set by the tab each frame): header values are compared with them.
-    pub baselines: Vec<super::baselines::Baseline>,
+    /// The shown baselines compared with the shown result (set by the tab each frame): header
+    /// values, body tables, bar charts and the memory widgets compare with them.
+    pub baselines: Vec<ComparedBaseline>,
 }
 
 impl Default for DetailsPanel {
@@ -145,7 +150,7 @@ impl DetailsPanel {
     /// applied in this session).
     pub fn ui(&mut self, ui: &mut Ui, ctx: &ViewCtx<'_>) {
         let results = ctx.action.rule_results();
-        let fingerprint = fingerprint(ctx.details, results, ctx.rules);
+        let fingerprint = fingerprint(ctx.details, results, ctx.rules, &self.baselines);
         let cache = match &mut self.cache {
             Some(cache) if cache.fingerprint == fingerprint => cache,
             slot => slot.insert(PageCache::build(
@@ -153,6 +158,7 @@ impl DetailsPanel {
                 results,
                 ctx.rules,
                 fingerprint,
+                &self.baselines,
             )),
         };
 
@@ -381,7 +387,7 @@ fn top_bar(
 /// Per-frame rendering state: the cache's data and what the frame found out.
 struct Render<'s> {
     /// The shown baselines.
-    baselines: &'s [super::baselines::Baseline],
+    baselines: &'s [ComparedBaseline],
     rules: &'s [RuleView],
     /// Rule lines per section identifier.
     rule_rows: &'s HashMap<String, Vec<RuleLine>>,
@@ -449,12 +455,16 @@ fn section_body(
             let pairs = if ui.available_width() >= 640.0 { 2 } else { 1 };
             entries_grid(ui, &section.header, &view.header, pairs, false, render);
         } else {
-            baseline::compared_grid(ui, section, render.baselines);
+            let id = (section.identifier.as_str(), "header");
+            let section_id = &section.identifier;
+            baseline::compared_grid(ui, id, section_id, &section.header, render.baselines);
         }
         instance_tables(ui, &section.header, &view.header, render);
     }
     for (index, (item, item_view)) in section.body.iter().zip(view.body.iter()).enumerate() {
-        ui.push_id(("item", index), |ui| item_ui(ui, item, item_view, render));
+        ui.push_id(("item", index), |ui| {
+            item_ui(ui, &section.identifier, item, item_view, render)
+        });
     }
     for &index in &view.rules {
         if let Some(rule) = render.rules.get(index) {
@@ -567,121 +577,6 @@ fn entry_value(ui: &mut Ui, entry: &Entry, view: &EntryView, render: &mut Render
     }
 }
 
-fn instance_toggle(ui: &mut Ui, entry: &Entry, view: &InstanceView, render: &mut Render<'_>) {
-    let open = render.open_instances.contains(&view.key);
-    let text = if open {
-        &view.open_text
-    } else {
-        &view.closed_text
-    };
-    let arrow = if open { "▾" } else { "▸" };
-    // The arrows are in the monospace font (Hack); the default proportional font lacks them.
-    let response = ui.small_button((RichText::new(arrow).monospace(), text.as_str()));
-    response.widget_info(|| {
-        let verb = if open { "Hide" } else { "Show" };
-        WidgetInfo::labeled(
-            Role::Button,
-            true,
-            format!("{verb} {} instances of {}", view.count, entry.label),
-        )
-    });
-    if response.clicked() {
-        if open {
-            render.open_instances.remove(&view.key);
-        } else {
-            render.open_instances.insert(view.key);
-        }
-    }
-    response.on_hover_text("Values per instance (correlation id | value)");
-}
-
-/// The expanded instance tables of `entries`, one below the other.
-fn instance_tables(ui: &mut Ui, entries: &[Entry], views: &[EntryView], render: &mut Render<'_>) {
-    for (entry, view) in entries.iter().zip(views) {
-        let Some(instances) = &view.instances else {
-            continue;
-        };
-        if !render.open_instances.contains(&instances.key) {
-            continue;
-        }
-        let rows = render
-            .instance_rows
-            .entry(instances.key)
-            .or_insert_with(|| instance_rows(entry));
-        ui.add_space(2.0);
-        ui.label(RichText::new(&instances.title).strong());
-        ui.push_id(instances.key, |ui| {
-            TableBuilder::new(ui)
-                .id_salt("instances")
-                .striped(true)
-                .resizable(false)
-                .vscroll(true)
-                .max_scroll_height(220.0)
-                .auto_shrink([true, true])
-                .cell_layout(Layout::left_to_right(Align::Center))
-                .column(Column::auto().at_least(120.0))
-                .column(Column::auto().at_least(140.0))
-                .header(20.0, |mut header| {
-                    header.col(|ui| {
-                        ui.strong("Correlation ID");
-                    });
-                    header.col(|ui| {
-                        ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                            ui.strong("Value");
-                        });
-                    });
-                })
-                .body(|body| {
-                    body.rows(18.0, rows.len(), |mut row| {
-                        let Some((id, value)) = rows.get(row.index()) else {
-                            return;
-                        };
-                        row.col(|ui| {
-                            ui.label(id.as_str());
-                        });
-                        row.col(|ui| {
-                            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                                ui.label(value.as_str());
-                            });
-                        });
-                    });
-                });
-        });
-        ui.add_space(4.0);
-    }
-}
-
-/// The `(correlation id, value)` texts of an entry's instances.
-fn instance_rows(entry: &Entry) -> Vec<(String, String)> {
-    entry
-        .instances
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(index, (id, value))| {
-            let id = match id {
-                Some(MetricValue::Uint32(v)) => correlation_text(u64::from(*v)),
-                Some(MetricValue::Uint64(v)) => correlation_text(*v),
-                Some(MetricValue::String(s)) => s.clone(),
-                Some(v @ (MetricValue::Float(_) | MetricValue::Double(_))) => {
-                    format_with_unit(v, "", None)
-                }
-                Some(MetricValue::None) | None => format!("#{index}"),
-            };
-            (id, format_with_unit(value, &entry.unit, None))
-        })
-        .collect()
-}
-
-/// A correlation id: decimal when small, hexadecimal (an address or a handle) when large.
-fn correlation_text(id: u64) -> String {
-    if id > 0xFFFF {
-        format!("{id:#x}")
-    } else {
-        id.to_string()
-    }
-}
-
 fn item_title(ui: &mut Ui, item: &Item) {
     if item.label.is_empty() {
         return;
@@ -695,18 +590,27 @@ fn item_title(ui: &mut Ui, item: &Item) {
     }
 }
 
-fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
+/// The section of body items not compared with the baselines (a rule's charts).
+const NOT_COMPARED: &str = "";
+
+/// Draws body item `item` of section `section` (compared with the baselines unless it is
+/// [`NOT_COMPARED`]).
+fn item_ui(ui: &mut Ui, section: &str, item: &Item, view: &ItemView, render: &mut Render<'_>) {
     ui.add_space(6.0);
     // A container's items have their own titles; a fixed table has one only when it has entries.
     if !matches!(view, ItemView::Container(_) | ItemView::Fixed { .. }) {
         item_title(ui, item);
     }
+    let compared = section != NOT_COMPARED && !render.baselines.is_empty();
     match view {
         ItemView::Table { entries, columns } => {
             if item.entries.is_empty() {
                 ui.weak("No metrics apply to this kernel.");
             } else if let Some(spec) = item.hot_spots {
                 hot_spot_list(ui, &item.entries, entries, spec, render);
+            } else if compared {
+                baseline::compared_grid(ui, "body", section, &item.entries, render.baselines);
+                instance_tables(ui, &item.entries, entries, render);
             } else {
                 entries_grid(
                     ui,
@@ -723,7 +627,7 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
         ItemView::Lines(chart) => line_chart_ui(ui, item, chart),
         ItemView::Histogram(chart) => histogram_ui(ui, item, chart),
         ItemView::Roofline(chart) => roofline_ui(ui, chart),
-        ItemView::Container(views) => container_ui(ui, item, views, render),
+        ItemView::Container(views) => container_ui(ui, section, item, views, render),
         ItemView::MemoryChart(chart) => memory_chart_ui(ui, chart),
         ItemView::MemoryTable(table) => memory_table_ui(ui, table),
         ItemView::SystemTable(table) => system_table_ui(ui, table),
@@ -734,7 +638,11 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
                 ui.weak(note.as_str());
             } else {
                 item_title(ui, item);
-                entries_grid(ui, &item.entries, entries, 1, false, render);
+                if !compared {
+                    entries_grid(ui, &item.entries, entries, 1, false, render);
+                } else {
+                    baseline::compared_grid(ui, "fixed", section, &item.entries, render.baselines);
+                }
                 instance_tables(ui, &item.entries, entries, render);
             }
         }
@@ -742,14 +650,24 @@ fn item_ui(ui: &mut Ui, item: &Item, view: &ItemView, render: &mut Render<'_>) {
 }
 
 /// A horizontal container: nested items side by side (stacked when the panel is narrow).
-fn container_ui(ui: &mut Ui, item: &Item, views: &[ItemView], render: &mut Render<'_>) {
+fn container_ui(
+    ui: &mut Ui,
+    section: &str,
+    item: &Item,
+    views: &[ItemView],
+    render: &mut Render<'_>,
+) {
     let count = item.items.len().min(views.len());
     if count == 0 {
         return;
     }
-    if count == 1 || ui.available_width() < 320.0 * count as f32 {
+    // Compared tables have a column per baseline: side by side they would not fit.
+    let compared = section != NOT_COMPARED && !render.baselines.is_empty();
+    if count == 1 || compared || ui.available_width() < 320.0 * count as f32 {
         for (index, (child, view)) in item.items.iter().zip(views).enumerate() {
-            ui.push_id(("nested", index), |ui| item_ui(ui, child, view, render));
+            ui.push_id(("nested", index), |ui| {
+                item_ui(ui, section, child, view, render)
+            });
         }
         return;
     }
@@ -761,7 +679,9 @@ fn container_ui(ui: &mut Ui, item: &Item, views: &[ItemView], render: &mut Rende
             .zip(columns.iter_mut())
             .enumerate()
         {
-            column.push_id(("nested", index), |ui| item_ui(ui, child, view, render));
+            column.push_id(("nested", index), |ui| {
+                item_ui(ui, section, child, view, render)
+            });
         }
     });
 }

@@ -37,6 +37,7 @@ impl PageCache {
         results: &[RuleResult],
         page_rules: &PageRules,
         fingerprint: u64,
+        baselines: &[ComparedBaseline],
     ) -> PageCache {
         let mut known = HashSet::new();
         let mut parents = HashMap::new();
@@ -117,7 +118,7 @@ impl PageCache {
         let sections = details
             .sections
             .iter()
-            .map(|s| SectionView::build(s, &mut by_section))
+            .map(|s| SectionView::build(s, &mut by_section, baselines))
             .collect();
         PageCache {
             fingerprint,
@@ -160,6 +161,7 @@ impl SectionView {
     pub(super) fn build(
         section: &DetailsSection,
         rules: &mut HashMap<String, Vec<usize>>,
+        baselines: &[ComparedBaseline],
     ) -> SectionView {
         let id = section.identifier.as_str();
         SectionView {
@@ -168,13 +170,13 @@ impl SectionView {
                 .body
                 .iter()
                 .enumerate()
-                .map(|(index, item)| ItemView::build(id, &format!("body{index}"), item))
+                .map(|(index, item)| ItemView::build(id, &format!("body{index}"), item, baselines))
                 .collect(),
             rules: rules.remove(id).unwrap_or_default(),
             children: section
                 .children
                 .iter()
-                .map(|child| SectionView::build(child, rules))
+                .map(|child| SectionView::build(child, rules, baselines))
                 .collect(),
         }
     }
@@ -257,15 +259,22 @@ pub(super) fn empty_note(item: &Item) -> String {
 }
 
 impl ItemView {
-    pub(super) fn build(section: &str, place: &str, item: &Item) -> ItemView {
+    pub(super) fn build(
+        section: &str,
+        place: &str,
+        item: &Item,
+        baselines: &[ComparedBaseline],
+    ) -> ItemView {
         // Where a widget with its own grid or plot id stands in the page.
         let id_place = || format!("{section}.{place}");
         match &item.memory {
             Some(MemoryWidget::Chart(chart)) => {
-                return ItemView::MemoryChart(MemoryChartView::build(item, chart));
+                let view = MemoryChartView::build(item, chart, section, baselines);
+                return ItemView::MemoryChart(view);
             }
             Some(MemoryWidget::Table(table)) => {
-                return ItemView::MemoryTable(MemoryTableView::build(&id_place(), item, table));
+                let view = MemoryTableView::build(&id_place(), item, table, section, baselines);
+                return ItemView::MemoryTable(view);
             }
             None => {}
         }
@@ -287,7 +296,7 @@ impl ItemView {
                 entries: entry_views(section, place, &item.entries),
                 columns: item.columns.map_or(1, |c| c.clamp(1, 8) as usize),
             },
-            "bar_chart" => ItemView::Bars(BarsView::build(item)),
+            "bar_chart" => ItemView::Bars(BarsView::build(item, section, baselines)),
             "line_chart" => ItemView::Lines(LinesView::build(item)),
             "histogram" => ItemView::Histogram(HistogramView::build(item)),
             "roofline" => ItemView::Roofline(RooflineView::build(item)),
@@ -296,7 +305,7 @@ impl ItemView {
                     .iter()
                     .enumerate()
                     .map(|(index, nested)| {
-                        ItemView::build(section, &format!("{place}.{index}"), nested)
+                        ItemView::build(section, &format!("{place}.{index}"), nested, baselines)
                     })
                     .collect(),
             ),
@@ -347,6 +356,7 @@ pub(super) fn fingerprint(
     details: &KernelDetails,
     results: &[RuleResult],
     rules: &PageRules,
+    baselines: &[ComparedBaseline],
 ) -> u64 {
     pub(super) fn hash_entry(entry: &Entry, h: &mut DefaultHasher) {
         entry.label.hash(h);
@@ -391,6 +401,14 @@ pub(super) fn fingerprint(
         .sections
         .iter()
         .for_each(|s| hash_section(s, &mut h));
+    // The baselines compared with: which results, in which order, named and coloured how.
+    for baseline in baselines {
+        baseline.id.hash(&mut h);
+        baseline.name.hash(&mut h);
+        baseline.color.hash(&mut h);
+        baseline.result.hash(&mut h);
+        (Arc::as_ptr(&baseline.entries) as usize).hash(&mut h);
+    }
     rules.version.hash(&mut h);
     rules.running.hash(&mut h);
     for row in &rules.rows {

@@ -130,7 +130,7 @@ pub(super) fn rule_ui(ui: &mut Ui, rule: &RuleView, render: &mut Render<'_>) {
             }
             for (index, (item, view)) in rule.charts.iter().enumerate() {
                 ui.push_id(("rule-chart", rule.key, index), |ui| {
-                    item_ui(ui, item, view, render)
+                    item_ui(ui, NOT_COMPARED, item, view, render)
                 });
             }
         });
@@ -498,7 +498,7 @@ impl RuleView {
                 .enumerate()
                 .map(|(i, item)| {
                     let place = format!("rule-chart-{}-{index}-{i}", message.rule_identifier);
-                    (item.clone(), ItemView::build("rules", &place, item))
+                    (item.clone(), ItemView::build("rules", &place, item, &[]))
                 })
                 .collect(),
         }
