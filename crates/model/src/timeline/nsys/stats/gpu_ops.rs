@@ -368,7 +368,7 @@ pub(super) struct CallsByCorr {
 
 /// The range of a sorted list that holds each key: an offset table when the keys are dense
 /// (correlation ids count up from 1 in every export seen), else a hash map.
-enum CorrIndex {
+pub(super) enum CorrIndex {
     /// `starts[k − min]..starts[k − min + 1]` for key k.
     Dense { min: i64, starts: Vec<u32> },
     /// Key → range.
@@ -377,7 +377,7 @@ enum CorrIndex {
 
 impl CorrIndex {
     /// The index of `keys` (sorted).
-    fn of(keys: impl ExactSizeIterator<Item = i64> + Clone) -> CorrIndex {
+    pub(super) fn of(keys: impl ExactSizeIterator<Item = i64> + Clone) -> CorrIndex {
         let n = keys.len();
         let (min, max) = keys
             .clone()
@@ -409,7 +409,7 @@ impl CorrIndex {
     }
 
     /// The range holding `key` (empty when absent).
-    fn range(&self, key: i64) -> (usize, usize) {
+    pub(super) fn range(&self, key: i64) -> (usize, usize) {
         match self {
             CorrIndex::Dense { min, starts } => key
                 .checked_sub(*min)
@@ -481,7 +481,7 @@ impl CallsByCorr {
 /// last (a range that ends during the call does not count; domains are not shown).
 pub(super) struct NvtxRanges {
     /// Per globalTid: (start, end, index into `texts`), sorted by start.
-    by_thread: HashMap<i64, Vec<(i64, i64, u32)>>,
+    by_thread: FxHashMap<i64, Vec<(i64, i64, u32)>>,
     /// The ranges' texts.
     texts: Vec<String>,
 }
@@ -489,8 +489,12 @@ pub(super) struct NvtxRanges {
 impl NvtxRanges {
     /// Reads the ranges (a range never ended runs to the last NVTX timestamp).
     pub fn read(db: &ExportDb, strings: &HashMap<i64, String>) -> Result<NvtxRanges, NsysError> {
-        let mut by_thread: HashMap<i64, Vec<(i64, Option<i64>, u32)>> = HashMap::new();
+        let mut by_thread: FxHashMap<i64, Vec<(i64, Option<i64>, u32)>> = FxHashMap::default();
         let mut texts = Vec::new();
+        // Texts by `textId` and by text: ranges of one name share one text (and kernels under
+        // them one name key).
+        let mut by_id: FxHashMap<i64, u32> = FxHashMap::default();
+        let mut by_text: FxHashMap<String, u32> = FxHashMap::default();
         let mut last = i64::MIN;
         if db.has_table(NVTX) {
             let sql = format!(
@@ -515,14 +519,21 @@ impl NvtxRanges {
                 // fixtures/nsys/synth_2k.sqlite).
                 let cross_thread = kind == 60 && int_at(row, 7).is_some();
                 if kind == 59 || (kind == 60 && !cross_thread) {
-                    let text = row
-                        .get_ref(5)
-                        .ok()
-                        .and_then(text_of)
-                        .or_else(|| int_at(row, 6).and_then(|id| strings.get(&id).cloned()))
-                        .unwrap_or_default();
-                    let index = u32::try_from(texts.len()).unwrap_or(u32::MAX);
-                    texts.push(text);
+                    let mut add = |text: String| {
+                        *by_text.entry(text).or_insert_with_key(|text| {
+                            texts.push(text.clone());
+                            u32::try_from(texts.len() - 1).unwrap_or(u32::MAX)
+                        })
+                    };
+                    let index = match row.get_ref(5).ok().and_then(text_of) {
+                        Some(text) => add(text),
+                        None => match int_at(row, 6) {
+                            Some(id) => *by_id.entry(id).or_insert_with(|| {
+                                add(strings.get(&id).cloned().unwrap_or_default())
+                            }),
+                            None => add(String::new()),
+                        },
+                    };
                     by_thread
                         .entry(int_at(row, 4).unwrap_or(0))
                         .or_default()
@@ -534,12 +545,14 @@ impl NvtxRanges {
         let by_thread = by_thread
             .into_iter()
             .map(|(tid, v)| {
-                let mut v: Vec<(i64, i64, u32)> = v
+                // Equal starts as read (the unstable sort's tie-break is the read order).
+                let mut v: Vec<(i64, u32, i64, u32)> = v
                     .into_iter()
-                    .map(|(s, e, t)| (s, e.unwrap_or(last), t))
+                    .enumerate()
+                    .map(|(i, (s, e, t))| (s, i as u32, e.unwrap_or(last), t))
                     .collect();
-                v.sort_by_key(|r| r.0);
-                (tid, v)
+                v.sort_unstable_by_key(|r| (r.0, r.1));
+                (tid, v.into_iter().map(|(s, _, e, t)| (s, e, t)).collect())
             })
             .collect();
         Ok(NvtxRanges { by_thread, texts })

@@ -12,10 +12,9 @@
 
 use std::collections::HashMap;
 
-use rustc_hash::FxHashMap;
-
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of};
+use super::gpu_ops::CorrIndex;
 use super::nvtx_trace::{
     NVTX, Range, Ranges, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
 };
@@ -121,17 +120,7 @@ fn load_calls(db: &ExportDb, ops: &[Op], corr: &[Option<i64>]) -> Result<Vec<Cal
         .filter_map(|(i, c)| c.map(|c| (c, i as u32)))
         .collect();
     by_corr.sort_unstable();
-    let mut first: FxHashMap<i64, (usize, usize)> =
-        FxHashMap::with_capacity_and_hasher(by_corr.len(), Default::default());
-    let mut i = 0;
-    while i < by_corr.len() {
-        let mut j = i;
-        while j < by_corr.len() && by_corr[j].0 == by_corr[i].0 {
-            j += 1;
-        }
-        first.insert(by_corr[i].0, (i, j));
-        i = j;
-    }
+    let first = CorrIndex::of(by_corr.iter().map(|(c, _)| *c));
     let sql = format!("SELECT rowid, correlationId, globalTid, start, end FROM {RUNTIME}");
     let mut stmt = db
         .conn
@@ -141,7 +130,7 @@ fn load_calls(db: &ExportDb, ops: &[Op], corr: &[Option<i64>]) -> Result<Vec<Cal
     let mut calls = Vec::new();
     while let Some(row) = rows.next().map_err(|e| db.query_error(RUNTIME, e))? {
         let v = |i| row.get_ref(i).ok().and_then(int_of);
-        let Some(&(lo, hi)) = v(1).and_then(|c| first.get(&c)) else {
+        let Some((lo, hi)) = v(1).map(|c| first.range(c)).filter(|(lo, hi)| lo < hi) else {
             continue;
         };
         let (Some(gtid), Some(start), Some(end)) = (v(2), v(3), v(4)) else {
