@@ -166,6 +166,26 @@ impl ExportDb {
         })
     }
 
+    /// A second read-only connection to the same database (the salvaged copy, when this reads
+    /// one), so that two tables can be read at once; `None` when it cannot be opened.
+    pub fn sibling(&self) -> Option<ExportDb> {
+        let file = self.conn.path().filter(|p| !p.is_empty())?;
+        let conn = Connection::open_with_flags(
+            file,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .ok()?;
+        let _ = conn.execute_batch("PRAGMA writable_schema=ON; PRAGMA query_only=ON;");
+        Some(ExportDb {
+            path: self.path.clone(),
+            conn,
+            tables: self.tables.clone(),
+            undefined: self.undefined.clone(),
+            salvage: self.salvage.clone(),
+            damaged: std::sync::Mutex::default(),
+        })
+    }
+
     /// Whether the table exists.
     pub fn has_table(&self, table: &str) -> bool {
         self.tables.contains_key(table)

@@ -3,6 +3,7 @@
 //! `base`, `mangled`, with the innermost NVTX range for `nvtx-name`), the launching API calls by
 //! correlation id, and the layout of nsys 2022.4 for exports without `ENUM_CUDA_MEMCPY_OPER`.
 
+use super::table::read_both;
 pub(super) use super::table::{for_each_row, int_at};
 use std::collections::HashMap;
 
@@ -584,7 +585,9 @@ impl<'a> KernelNamer<'a> {
         nvtx_name: bool,
     ) -> Result<KernelNamer<'a>, NsysError> {
         let nvtx = if nvtx_name {
-            Some((NvtxRanges::read(db, strings)?, CallsByCorr::read(db)?))
+            let (ranges, calls) =
+                read_both(db, |db| NvtxRanges::read(db, strings), CallsByCorr::read);
+            Some((ranges?, calls?))
         } else {
             None
         };

@@ -18,6 +18,7 @@ use super::gpu_ops::CorrIndex;
 use super::nvtx_trace::{
     NVTX, Range, Ranges, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
 };
+use super::table::read_both;
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
@@ -111,8 +112,63 @@ fn load_ops(db: &ExportDb, tables: &[&str]) -> Result<(Vec<Op>, Vec<Option<i64>>
     Ok((ops, corr))
 }
 
+/// A runtime row with a correlation id, as read.
+struct RuntimeRow {
+    row: i64,
+    corr: i64,
+    gtid: Option<i64>,
+    start: Option<i64>,
+    end: Option<i64>,
+}
+
+/// The runtime rows that have a correlation id, in table order.
+fn read_runtime(db: &ExportDb) -> Result<Vec<RuntimeRow>, NsysError> {
+    let sql = format!("SELECT rowid, correlationId, globalTid, start, end FROM {RUNTIME}");
+    let mut stmt = db
+        .conn
+        .prepare(&sql)
+        .map_err(|e| db.query_error(RUNTIME, e))?;
+    let mut rows = stmt.query([]).map_err(|e| db.query_error(RUNTIME, e))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(|e| db.query_error(RUNTIME, e))? {
+        let v = |i| row.get_ref(i).ok().and_then(int_of);
+        if let Some(corr) = v(1) {
+            out.push(RuntimeRow {
+                row: v(0).unwrap_or(-1),
+                corr,
+                gtid: v(2),
+                start: v(3),
+                end: v(4),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// What the projection reads: NVTX ranges, operations with their correlation ids, and
+/// runtime rows.
+type Loaded = (Ranges, Vec<Op>, Vec<Option<i64>>, Vec<RuntimeRow>);
+
+/// The operations, their correlation ids, NVTX ranges and runtime rows, read two tables at a
+/// time.
+fn load_all(db: &ExportDb, tables: &[&str]) -> Result<Loaded, NsysError> {
+    let (here, ops) = read_both(
+        db,
+        |db| Ok::<_, NsysError>((load_ranges(db, true)?, read_runtime(db)?)),
+        |db| load_ops(db, tables),
+    );
+    let (ranges, runtime) = here?;
+    let (ops, corr) = ops?;
+    Ok((ranges, ops, corr, runtime))
+}
+
 /// Every (operation, runtime row) pair of the same correlationId and process.
-fn load_calls(db: &ExportDb, ops: &[Op], corr: &[Option<i64>]) -> Result<Vec<Call>, NsysError> {
+fn load_calls(
+    db: &ExportDb,
+    runtime: Vec<RuntimeRow>,
+    ops: &[Op],
+    corr: &[Option<i64>],
+) -> Result<Vec<Call>, NsysError> {
     // correlationId → the operations with it (usually one per process).
     let mut by_corr: Vec<(i64, u32)> = corr
         .iter()
@@ -121,23 +177,16 @@ fn load_calls(db: &ExportDb, ops: &[Op], corr: &[Option<i64>]) -> Result<Vec<Cal
         .collect();
     by_corr.sort_unstable();
     let first = CorrIndex::of(by_corr.iter().map(|(c, _)| *c));
-    let sql = format!("SELECT rowid, correlationId, globalTid, start, end FROM {RUNTIME}");
-    let mut stmt = db
-        .conn
-        .prepare(&sql)
-        .map_err(|e| db.query_error(RUNTIME, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(RUNTIME, e))?;
     let mut calls = Vec::new();
-    while let Some(row) = rows.next().map_err(|e| db.query_error(RUNTIME, e))? {
-        let v = |i| row.get_ref(i).ok().and_then(int_of);
-        let Some((lo, hi)) = v(1).map(|c| first.range(c)).filter(|(lo, hi)| lo < hi) else {
+    for r in runtime {
+        let (lo, hi) = first.range(r.corr);
+        if lo >= hi {
             continue;
-        };
-        let (Some(gtid), Some(start), Some(end)) = (v(2), v(3), v(4)) else {
-            let rowid = v(0).unwrap_or(-1);
+        }
+        let (Some(gtid), Some(start), Some(end)) = (r.gtid, r.start, r.end) else {
             return Err(db.query_error(
                 RUNTIME,
-                format!("rowid {rowid}: globalTid, start or end is not an integer"),
+                format!("rowid {}: globalTid, start or end is not an integer", r.row),
             ));
         };
         for &(_, op) in &by_corr[lo..hi] {
@@ -246,10 +295,9 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
     if !GPU_OPS.iter().any(|t| db.has_table(t)) {
         return skipped(db, "GPU operation data").map(Err);
     }
-    let ranges = load_ranges(db, true)?;
+    let (ranges, ops, corr, runtime) = load_all(db, &GPU_OPS)?;
     let nodes = nest(&ranges.ranges);
-    let (ops, corr) = load_ops(db, &GPU_OPS)?;
-    let mut calls = load_calls(db, &ops, &corr)?;
+    let mut calls = load_calls(db, runtime, &ops, &corr)?;
     drop(corr);
     let mut calls_per_op = vec![0u32; ops.len()];
     for c in &calls {
@@ -536,9 +584,8 @@ fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
     if !db.has_table(RUNTIME) {
         return skipped(db, "CUDA API data");
     }
-    let Ranges { ranges, names } = load_ranges(db, true)?;
-    let (ops, corr) = load_ops(db, &[KERNEL])?;
-    let mut calls = load_calls(db, &ops, &corr)?;
+    let (Ranges { ranges, names }, ops, corr, runtime) = load_all(db, &[KERNEL])?;
+    let mut calls = load_calls(db, runtime, &ops, &corr)?;
     drop(corr);
     /// Range name (`u32::MAX`: outside every range), style (2: none), thread, kernel name.
     type Key = (u32, u8, i64, i64);

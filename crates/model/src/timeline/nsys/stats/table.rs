@@ -237,6 +237,34 @@ pub(super) fn for_each_row(
     Ok(())
 }
 
+/// Runs `here` on `db` and, at the same time, `there` on a second connection to it on a named
+/// thread: two tables of a report are read at once (SQLite reads one table per connection at a
+/// time). Without a second connection or thread, `there` runs after `here`.
+pub(super) fn read_both<A, B: Send>(
+    db: &ExportDb,
+    here: impl FnOnce(&ExportDb) -> A,
+    there: impl Fn(&ExportDb) -> B + Sync,
+) -> (A, B) {
+    let Some(other) = db.sibling() else {
+        let a = here(db);
+        return (a, there(db));
+    };
+    let there = &there;
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("sightline-stats".into())
+            .spawn_scoped(scope, move || there(&other));
+        let a = here(db);
+        let b = match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => there(db),
+        };
+        (a, b)
+    })
+}
+
 /// Column `i` of a row as an integer (`None` for NULL or text that is no number).
 pub(super) fn int_at(row: &rusqlite::Row<'_>, i: usize) -> Option<i64> {
     row.get_ref(i).ok().and_then(int_of)
