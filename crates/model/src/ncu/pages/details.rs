@@ -3,7 +3,7 @@
 //! rule results that belong to the section.
 
 use super::launch::LaunchColumns;
-use super::number::{UnitScale, cli_base_unit, fixed, plain_text};
+use super::number::{UnitScale, entry_cli_unit, fixed, plain_text};
 use super::{Table, UnitMode};
 use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use crate::ncu::{Action, MetricValue, Report};
@@ -150,7 +150,7 @@ pub fn entry_cells(entry: &Entry, units: UnitMode) -> Option<(String, String)> {
         }
         Some(value) => value,
     };
-    let base = cli_base_unit(&entry.unit);
+    let base = entry_cli_unit(entry);
     if let MetricValue::String(s) = value {
         return Some((base, s.clone()));
     }
@@ -162,7 +162,7 @@ pub fn entry_cells(entry: &Entry, units: UnitMode) -> Option<(String, String)> {
         if step > 0 {
             return Some((
                 scale.unit(step).to_owned(),
-                fixed(v / scale.divisor(step), 2),
+                plain_text(&MetricValue::Double(v / scale.divisor(step))),
             ));
         }
         return Some((scale.unit(0).to_owned(), plain_text(value)));

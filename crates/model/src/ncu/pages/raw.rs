@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use super::launch::LaunchColumns;
 use super::number::{UnitScale, cli_base_unit, fixed, magnitude, plain_text};
 use super::{InstanceMode, UnitMode};
-use crate::ncu::units::infer_unit;
+use crate::ncu::units::infer_cli_unit;
 use crate::ncu::{Action, Metric, MetricValue, Report};
 
 /// Prefixes of the pseudo-metrics sections store beside the real ones; the raw page leaves
@@ -46,17 +46,34 @@ pub struct ColumnFormat {
     pub divisor: f64,
     /// Whether values print with 6 decimals (a unit in auto mode).
     pub six_decimals: bool,
+    /// Whether integer correlation ids print in hex ([`hex_correlation_ids`]).
+    pub hex_ids: bool,
+}
+
+/// Whether the CLI prints the integer correlation ids (PCs) of metric `name` in hex: the
+/// metrics of SASS patching (the legacy `memory_*` source counters, `*sass*` counters,
+/// `*branch_targets*`) print `0x7fd524fb89f0`, all others (PC sampling's
+/// `smsp__pcsamp_sample_count`, `launch__*`, `nvlink__*`) decimal. Checked on every
+/// `raw-instances-details.csv` of the corpus.
+pub fn hex_correlation_ids(name: &str) -> bool {
+    let (_, counter) = name.split_once("__").unwrap_or(("", name));
+    (!name.contains("__") && name.starts_with("memory_"))
+        || name.starts_with("sass__")
+        || counter.starts_with("sass_")
+        || counter.contains("branch_targets")
 }
 
 impl ColumnFormat {
     /// The format of metric `name`'s column whose values have the largest magnitude `max`.
     pub fn new(name: &str, max: Option<f64>, units: UnitMode) -> ColumnFormat {
-        let base = cli_base_unit(&infer_unit(name));
+        let base = cli_base_unit(&infer_cli_unit(name));
+        let hex_ids = hex_correlation_ids(name);
         if units == UnitMode::Base || base.is_empty() {
             return ColumnFormat {
                 six_decimals: false,
                 unit: base,
                 divisor: 1.0,
+                hex_ids,
             };
         }
         match UnitScale::of(&base) {
@@ -66,12 +83,14 @@ impl ColumnFormat {
                     unit: scale.unit(step).to_owned(),
                     divisor: scale.divisor(step),
                     six_decimals: true,
+                    hex_ids,
                 }
             }
             None => ColumnFormat {
                 unit: base,
                 divisor: 1.0,
                 six_decimals: true,
+                hex_ids,
             },
         }
     }
@@ -92,7 +111,9 @@ impl ColumnFormat {
             return NO_DATA.to_owned();
         }
         let aggregate = self.value_text(&metric.stored);
-        if mode == InstanceMode::None || metric.instances.is_empty() {
+        // The CLI lists instances only of metrics without a unit (`launch__occupancy_per_*`,
+        // `sass__*_per_opcode`); a metric with a unit prints its aggregate.
+        if mode == InstanceMode::None || metric.instances.is_empty() || !self.unit.is_empty() {
             return aggregate;
         }
         let list: Vec<String> = metric
@@ -101,6 +122,9 @@ impl ColumnFormat {
             .map(|i| {
                 let value = self.value_text(&i.value);
                 match (&i.correlation_id, mode) {
+                    (Some(MetricValue::Uint64(id)), InstanceMode::Details) if self.hex_ids => {
+                        format!("{id:#x}: {value}")
+                    }
                     (Some(id), InstanceMode::Details) => {
                         format!("{}: {value}", plain_text(id))
                     }

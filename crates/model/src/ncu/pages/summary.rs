@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::launch::LaunchColumns;
-use super::number::{UnitScale, cli_base_unit, fixed};
+use super::number::{UnitScale, entry_cli_unit, fixed};
 use super::{Table, UnitMode};
 use crate::ncu::nvtx::NvtxView;
 use crate::ncu::{Action, MetricValue, Report};
@@ -111,7 +111,7 @@ pub fn summary_page(
                     None => series.push(Series {
                         section: section.display_name.clone(),
                         label: entry.label.clone(),
-                        unit: cli_base_unit(&entry.unit),
+                        unit: entry_cli_unit(entry),
                         values: vec![v],
                     }),
                 }
