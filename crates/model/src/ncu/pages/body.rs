@@ -1,0 +1,86 @@
+//! The body items of `--print-details all`: which entries each item lists and in which order,
+//! and the instance lists of their values.
+//!
+//! The 2024.1 CLI lists a table's, bar chart's or line chart's metrics (a line chart's
+//! `HighlightX` metrics with them) sorted by metric name; an item the section sorts (`SortKey`)
+//! is then sorted stably by its printed values (so equal rounded values keep metric-name order:
+//! `1.49`, `1.49`, `1.49`) or by label. A horizontal container lists its items in order. Checked
+//! on every corpus `details-all*.csv` (`notes/ncu-import-csv.md`).
+
+use super::UnitMode;
+use super::details::entry_format;
+use super::number::plain_text;
+use crate::ncu::{Action, MetricValue};
+use crate::section::details::{Entry, Item};
+
+/// Item kinds whose metrics the CLI sorts by metric name.
+const SORTED_KINDS: &[&str] = &["table", "bar_chart", "line_chart", "histogram"];
+
+/// The entries of `item` (and of the items it contains) as the CLI lists them, each with its
+/// item's label.
+pub fn body_entries(item: &Item, units: UnitMode) -> Vec<(&str, &Entry)> {
+    let mut out = Vec::new();
+    collect(item, units, &mut out);
+    out
+}
+
+fn collect<'a>(item: &'a Item, units: UnitMode, out: &mut Vec<(&'a str, &'a Entry)>) {
+    let mut entries: Vec<&Entry> = item.entries.iter().chain(&item.highlights).collect();
+    if SORTED_KINDS.contains(&item.kind) {
+        entries.sort_by(|a, b| a.metric.cmp(&b.metric));
+        match item.sort {
+            Some((1, descending)) => {
+                let key = |e: &Entry| {
+                    let (_, text) = entry_format(e, units);
+                    text.parse::<f64>().ok().filter(|v| !v.is_nan())
+                };
+                entries.sort_by(|a, b| {
+                    let order = match (key(a), key(b)) {
+                        (Some(x), Some(y)) => x.total_cmp(&y),
+                        (Some(_), None) => std::cmp::Ordering::Greater,
+                        (None, Some(_)) => std::cmp::Ordering::Less,
+                        (None, None) => std::cmp::Ordering::Equal,
+                    };
+                    if descending { order.reverse() } else { order }
+                });
+            }
+            Some((_, descending)) => entries.sort_by(|a, b| {
+                let order = a.label.cmp(&b.label);
+                if descending { order.reverse() } else { order }
+            }),
+            None => {}
+        }
+    }
+    out.extend(entries.into_iter().map(|e| (item.label.as_str(), e)));
+    for child in &item.items {
+        collect(child, units, out);
+    }
+}
+
+/// The value cell of a body entry: the value, then its instances in parentheses when the
+/// metric has any (`4976 (48; 48; ...)`), each printed as the value is.
+pub fn value_with_instances(action: &Action, entry: &Entry, units: UnitMode) -> String {
+    let (format, text) = entry_format(entry, units);
+    let stored: Option<Vec<&MetricValue>> = action
+        .metric(&entry.metric)
+        .map(|m| m.instances.iter().map(|i| &i.value).collect())
+        .or_else(|| {
+            entry
+                .instances
+                .as_ref()
+                .map(|list| list.iter().map(|(_, v)| v).collect())
+        });
+    match stored {
+        Some(list) if !list.is_empty() => {
+            let items: Vec<String> = list
+                .into_iter()
+                .map(|v| match (format.divisor, v.as_f64()) {
+                    (Some(d), Some(x)) => plain_text(&MetricValue::Double(x / d)),
+                    _ => plain_text(v),
+                })
+                .collect();
+            format!("{text} ({})", items.join("; "))
+        }
+        _ => text,
+    }
+}
