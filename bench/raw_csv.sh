@@ -10,8 +10,12 @@
 #   REPEATS=1 bench/raw_csv.sh           # one run each (default: best of 3)
 #   SKIP_BUILD=1 bench/raw_csv.sh        # use the binaries already in $CARGO_TARGET_DIR/release
 #   SKIP_PYTHON=1 / SKIP_CLI=1           # leave a peer out
+#   CORPUS_REPORT=R                      # the report for the second table (default: the corpus's
+#                                        # 100-kernel report, which ncu 2024.1 reads)
 #
 # Wall time and peak RSS (`/usr/bin/time`) of the best run of each command; the output size.
+# ncu 2024.1.1 crashes (SIGSEGV) on the generated report's raw page, so a second table times
+# both CSV writers on a corpus report that ncu reads, and compares their outputs.
 # Results go to bench/out/raw_csv.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,19 +57,47 @@ if [ -z "${SKIP_CLI:-}" ] && [ -f ../shared/tools/ncu-cli-oracle/setup.sh ]; the
   ncu=$(bash ../shared/tools/ncu-cli-oracle/setup.sh 2> /dev/null | tail -n 1)
   home=$(mktemp -d)
   # ncu copies its section files into $HOME on every start: a scratch HOME.
-  row "ncu --import --page raw --csv (2024.1.1)" "$out/raw_ncu.csv" \
-    env HOME="$home" "$ncu" --import "$report" --page raw --csv
-  rm -rf "$home"
-  if cmp -s "$out/raw_sightline.csv" "$out/raw_ncu.csv"; then
-    echo "identical to ncu's output" | tee -a "$results"
+  cli=(env HOME="$home" "$ncu" --import "$report" --page raw --csv)
+  status=0
+  "${cli[@]}" > "$out/raw_ncu.csv" 2> /dev/null || status=$?
+  if [ "$status" -ne 0 ]; then
+    # 2024.1.1 dies with SIGSEGV (exit 139) on the generated report's raw page.
+    echo "| ncu --import --page raw --csv (2024.1.1) | failed (exit $status) | - | - |" | tee -a "$results"
   else
-    echo "differs from ncu's output (first difference: line $(cmp "$out/raw_sightline.csv" "$out/raw_ncu.csv" | awk '{print $NF}'))" | tee -a "$results"
+    row "ncu --import --page raw --csv (2024.1.1)" "$out/raw_ncu.csv" "${cli[@]}"
+    if cmp -s "$out/raw_sightline.csv" "$out/raw_ncu.csv"; then
+      echo "identical to ncu's output" | tee -a "$results"
+    else
+      echo "differs from ncu's output: $(cmp "$out/raw_sightline.csv" "$out/raw_ncu.csv" | head -n 1)" | tee -a "$results"
+    fi
   fi
+  rm -rf "$home"
 fi
 if [ -z "${SKIP_PYTHON:-}" ] && [ -f ../shared/tools/ncu-oracle/setup.sh ]; then
   py=$(bash ../shared/tools/ncu-oracle/setup.sh | tail -n 1)
   row "dump.py (NVIDIA's Python reader, full dump)" "" \
     "$py" ../shared/tools/ncu-oracle/dump.py "$report"
+fi
+# The command line's own speed on a report it reads: the corpus's 100-kernel report.
+corpus=${CORPUS_REPORT:-../shared/corpus/ncu/reports/ncu2023.2.0_rtx3080_fuzigrad_100kernels.ncu-rep}
+if [ -z "${SKIP_CLI:-}" ] && [ -f "$corpus" ] && [ -n "${ncu:-}" ]; then
+  {
+    echo
+    echo "$(basename "$corpus") ($(($(stat -c %s "$corpus") / 1000)) kB):"
+    echo
+    echo "| command | wall s | peak RSS MB | output MB |"
+    echo "|---|---|---|---|"
+  } | tee -a "$results"
+  row "sightline raw --csv" "$out/raw_sightline.csv" "$CARGO_TARGET_DIR/release/sightline" raw "$corpus" --csv
+  home=$(mktemp -d)
+  row "ncu --import --page raw --csv (2024.1.1)" "$out/raw_ncu.csv" \
+    env HOME="$home" "$ncu" --import "$corpus" --page raw --csv
+  rm -rf "$home"
+  if cmp -s "$out/raw_sightline.csv" "$out/raw_ncu.csv"; then
+    echo "identical outputs" | tee -a "$results"
+  else
+    echo "outputs differ: $(cmp "$out/raw_sightline.csv" "$out/raw_ncu.csv" | head -n 1)" | tee -a "$results"
+  fi
 fi
 rm -f "$out/raw_sightline.csv" "$out/raw_ncu.csv"
 echo "results in $results"

@@ -71,6 +71,7 @@ fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
         system: None,
         hot_spots: None,
         sort: None,
+        row_labels: Vec::new(),
     }
 }
 

@@ -251,6 +251,7 @@ fn synthetic_item(widget: &str, label: &str, compute_capability: u32) -> Item {
         system: None,
         hot_spots: None,
         sort: None,
+        row_labels: Vec::new(),
     }
 }
 

@@ -350,6 +350,7 @@ fn item_of(kind: &'static str, label: &str, entries: Vec<Entry>, layout: SystemW
         system: Some(layout),
         hot_spots: None,
         sort: None,
+        row_labels: Vec::new(),
     }
 }
 

@@ -98,6 +98,8 @@ pub struct Item {
     /// Tables and bar charts: `(SortKey, descending)` as the section gives them (`SortKey` 0
     /// by label, 1 by value); `entries` are already in that order.
     pub sort: Option<(i32, bool)>,
+    /// Suffix tables: each entry's row label (its base metric's), parallel to `entries`.
+    pub row_labels: Vec<String>,
 }
 
 /// How a source metric table lists its instructions (`Rows`, `SortDirection`).
@@ -172,6 +174,7 @@ impl Item {
             system: None,
             hot_spots: None,
             sort: None,
+            row_labels: Vec::new(),
         }
     }
 }
@@ -436,14 +439,13 @@ fn resolve_item(
             for suffix in &table.suffixes.suffix {
                 let mut metric = base.clone();
                 metric.name = format!("{}{}", base.name, suffix.name);
-                metric.label = Some(format!(
-                    "{} {}",
-                    base.label.as_deref().unwrap_or(&base.name),
-                    suffix.label.as_deref().unwrap_or(&suffix.name)
-                ));
+                let row = base.label.as_deref().unwrap_or(&base.name);
+                let column = suffix.label.as_deref().unwrap_or(&suffix.name);
+                metric.label = Some(format!("{row} {column}"));
                 metric.options.clear();
-                out.entries
-                    .extend(metrics.entries(&metric, section_filter, true));
+                let new = metrics.entries(&metric, section_filter, true);
+                out.row_labels.extend(new.iter().map(|_| row.to_owned()));
+                out.entries.extend(new);
             }
         }
         return Some(out);

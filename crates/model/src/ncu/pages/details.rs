@@ -2,7 +2,7 @@
 //! metrics (with `--print-details all` also its body items' metrics) followed by the stored
 //! rule results that belong to the section.
 
-use super::body::{body_entries, value_with_instances};
+use super::body::{BodyRow, body_entries, value_with_instances};
 use super::header::header_entries;
 use super::launch::LaunchColumns;
 use super::number::{UnitScale, entry_cli_unit, fixed, plain_text};
@@ -66,25 +66,27 @@ pub fn details_page(
             sections.extend(section.children.iter());
         }
         for section in sections {
-            let mut metric_row = |item_label: Option<&str>, entry: &Entry| {
+            let mut metric_row = |body: Option<BodyRow<'_>>, entry: &Entry| {
                 // An entry whose options left no metric for this architecture has no row.
                 if entry.metric.is_empty() {
                     return;
                 }
                 let (format, value) = entry_format(entry, options.units);
-                let value = match item_label {
-                    Some(_) => value_with_instances(action, entry, options.units),
-                    None => value,
+                let value = match body {
+                    Some(row) if row.instances => {
+                        value_with_instances(action, entry, options.units)
+                    }
+                    _ => value,
                 };
                 let mut row = cells.clone();
                 row.push(section.display_name.clone());
                 if options.all {
-                    row.push(item_label.unwrap_or_default().to_owned());
+                    row.push(body.map(|b| b.item).unwrap_or_default().to_owned());
                 }
                 row.push(if options.metric_names {
                     entry.metric.clone()
                 } else {
-                    entry.label.clone()
+                    body.map_or(entry.label.as_str(), |b| b.label).to_owned()
                 });
                 row.push(format.unit);
                 row.push(value);
@@ -95,8 +97,8 @@ pub fn details_page(
             }
             if options.all {
                 for item in &section.body {
-                    for (label, entry) in body_entries(item, options.units) {
-                        metric_row(Some(label), entry);
+                    for row in body_entries(item, options.units) {
+                        metric_row(Some(row), row.entry);
                     }
                 }
             }

@@ -1,5 +1,6 @@
 //! A section's header metrics as the CLI lists them: sorted by metric name, `regex:` entries
-//! expanded, and with `--print-details all` the section's own `Metrics` among them.
+//! expanded, and with `--print-details all` the section's own `Metrics` among them (once: a
+//! metric both lists is one row, ex-gpu details-all.csv).
 //!
 //! A `regex:` header metric is stored in the report as a string metric of that name whose value
 //! is the comma-separated list of the metrics it matched (ex-gpu's "Command line profiler
@@ -19,7 +20,11 @@ pub fn header_entries<'a>(
     action: &Action,
     with_metrics: bool,
 ) -> Vec<Cow<'a, Entry>> {
-    let own = section.metrics.iter().filter(|_| with_metrics);
+    // The section's own metrics that the header already lists are listed once.
+    let own = section
+        .metrics
+        .iter()
+        .filter(|m| with_metrics && !section.header.iter().any(|h| h.metric == m.metric));
     let mut out: Vec<Cow<'a, Entry>> = Vec::new();
     for entry in section.header.iter().chain(own) {
         match (entry.metric.strip_prefix("regex:"), &entry.value) {

@@ -7,7 +7,7 @@ use super::launch::LaunchColumns;
 use super::number::{UnitScale, cli_base_unit, fixed, magnitude, plain_text};
 use super::{InstanceMode, UnitMode};
 use crate::ncu::units::infer_cli_unit;
-use crate::ncu::{Action, Metric, MetricValue, Report};
+use crate::ncu::{Action, Metric, MetricValue, Report, SAMPLER_CATEGORY};
 
 /// Prefixes of the pseudo-metrics sections store beside the real ones; the raw page leaves
 /// them out.
@@ -107,7 +107,12 @@ impl ColumnFormat {
 
     /// A metric's cell: its aggregate, with its instances in `mode`.
     pub fn cell(&self, metric: &Metric, mode: InstanceMode) -> String {
-        if matches!(metric.stored, MetricValue::None) && metric.instances.is_empty() {
+        // A sampler metric without samples (normalized to 0 as NVIDIA's Python reader gives it)
+        // is `no data` to the CLI too (sglang's `pmsampling:*`).
+        let empty_sampler = metric.category == SAMPLER_CATEGORY;
+        if metric.instances.is_empty()
+            && (empty_sampler || matches!(metric.stored, MetricValue::None))
+        {
             return NO_DATA.to_owned();
         }
         let aggregate = self.value_text(&metric.stored);
