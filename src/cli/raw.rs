@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::ncu::pages::csv::write_row;
-use crate::ncu::pages::raw::{RawOptions, raw_page};
+use crate::ncu::pages::raw::{RawOptions, raw_csv_page, raw_page};
 use crate::ncu::pages::summary::SummaryPer;
 use crate::ncu::pages::summary_raw::raw_summary_page;
 
@@ -78,7 +78,11 @@ pub fn run(args: &RawArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let page = raw_page(&report, &actions, options);
+    let page = if args.csv {
+        raw_csv_page(&report, &actions, options)
+    } else {
+        raw_page(&report, &actions, options)
+    };
     if args.csv {
         write_row(out, &page.header, false)?;
         write_row(out, &page.units, false)?;

@@ -116,9 +116,7 @@ impl ColumnFormat {
             return NO_DATA.to_owned();
         }
         let aggregate = self.value_text(&metric.stored);
-        // The CLI lists instances only of metrics without a unit (`launch__occupancy_per_*`,
-        // `sass__*_per_opcode`); a metric with a unit prints its aggregate.
-        if mode == InstanceMode::None || metric.instances.is_empty() || !self.unit.is_empty() {
+        if mode == InstanceMode::None || metric.instances.is_empty() {
             return aggregate;
         }
         let list: Vec<String> = metric
@@ -145,8 +143,20 @@ impl ColumnFormat {
     }
 }
 
-/// The raw page of `actions` (in report order).
+/// The raw page of `actions` (in report order), every instanced metric with its instances in
+/// `options.instances` (the app's Raw page).
 pub fn raw_page(report: &Report, actions: &[Action], options: RawOptions) -> RawPage {
+    build(report, actions, options, false)
+}
+
+/// The raw page as `ncu --import R --page raw --csv` (2024.1) prints it: only metrics without
+/// a unit list their instances (`launch__occupancy_per_*`, `sass__*_per_opcode`); a metric with a
+/// unit prints its aggregate alone (`notes/ncu-import-csv.md`).
+pub fn raw_csv_page(report: &Report, actions: &[Action], options: RawOptions) -> RawPage {
+    build(report, actions, options, true)
+}
+
+fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) -> RawPage {
     let launch = LaunchColumns::for_actions(actions);
     // The sections' pseudo-metrics (`breakdown:`, `group:`, `regex:`) are not columns.
     let names: BTreeSet<&str> = actions
@@ -179,10 +189,15 @@ pub fn raw_page(report: &Report, actions: &[Action], options: RawOptions) -> Raw
         .map(|action| {
             let mut row = launch.cells(report, action);
             for (name, format) in names.iter().zip(&formats) {
+                let mode = if cli && !format.unit.is_empty() {
+                    InstanceMode::None
+                } else {
+                    options.instances
+                };
                 row.push(
                     action
                         .metric(name)
-                        .map_or_else(String::new, |m| format.cell(m, options.instances)),
+                        .map_or_else(String::new, |m| format.cell(m, mode)),
                 );
             }
             row

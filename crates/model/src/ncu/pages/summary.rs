@@ -81,26 +81,12 @@ pub fn summary_page(
             }
         }
     }
-    let mut header = key_header(per);
-    header.extend(
-        [
-            "Invocations",
-            "Section Name",
-            "Metric Name",
-            "Metric Unit",
-            "Minimum",
-            "Maximum",
-            "Average",
-        ]
-        .map(str::to_owned),
-    );
+    let header = summary_header(per, true);
     let mut rows = Vec::new();
     for (key, series) in &groups {
         let invocations = counts.get(key).copied().unwrap_or(0);
         for s in series {
-            let min = s.values.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = s.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let avg = s.values.iter().sum::<f64>() / s.values.len() as f64;
+            let [min, max, avg] = min_max_avg(&s.values);
             let (unit, divisor) = match UnitScale::of(&s.unit) {
                 Some(scale) if units == UnitMode::Auto => {
                     let step = scale.step_for(max.abs().max(min.abs()));
@@ -139,6 +125,34 @@ pub fn group_key(per: SummaryPer, action: &Action, c: &[String]) -> Option<Vec<S
             key
         }
     })
+}
+
+/// The header of a summary: the key columns, `Invocations`, [`Section Name`,] `Metric Name`,
+/// `Metric Unit`, `Minimum`, `Maximum`, `Average`.
+pub fn summary_header(per: SummaryPer, with_section: bool) -> Vec<String> {
+    let mut header = key_header(per);
+    header.push("Invocations".to_owned());
+    if with_section {
+        header.push("Section Name".to_owned());
+    }
+    header.extend(
+        [
+            "Metric Name",
+            "Metric Unit",
+            "Minimum",
+            "Maximum",
+            "Average",
+        ]
+        .map(str::to_owned),
+    );
+    header
+}
+
+/// The minimum, maximum and average of `values` (not empty).
+pub fn min_max_avg(values: &[f64]) -> [f64; 3] {
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    [min, max, values.iter().sum::<f64>() / values.len() as f64]
 }
 
 /// The names of a group's key, in the order they are printed.

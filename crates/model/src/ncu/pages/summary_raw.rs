@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::launch::LaunchColumns;
 use super::number::{fixed, plain_text};
 use super::raw::{ColumnFormat, SECTION_PSEUDO_METRICS};
-use super::summary::{SummaryPer, group_key, key_cells, key_header};
+use super::summary::{SummaryPer, group_key, key_cells, min_max_avg, summary_header};
 use super::{Table, UnitMode};
 use crate::ncu::{Action, DEVICE_ATTRIBUTE_PREFIX, MetricValue, Report};
 
@@ -32,18 +32,7 @@ pub fn raw_summary_page(
             groups.entry(key).or_default().push(action);
         }
     }
-    let mut header = key_header(per);
-    header.extend(
-        [
-            "Invocations",
-            "Metric Name",
-            "Metric Unit",
-            "Minimum",
-            "Maximum",
-            "Average",
-        ]
-        .map(str::to_owned),
-    );
+    let header = summary_header(per, false);
     let mut rows = Vec::new();
     for (key, members) in &groups {
         // The device attributes first, then the other metrics; each by name.
@@ -71,9 +60,7 @@ pub fn raw_summary_page(
                 if values.is_empty() {
                     continue;
                 }
-                let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-                let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let avg = values.iter().sum::<f64>() / values.len() as f64;
+                let [min, max, avg] = min_max_avg(&values);
                 let largest = values
                     .iter()
                     .filter(|v| v.is_finite())
