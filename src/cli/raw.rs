@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::ncu::pages::csv::write_row;
-use crate::ncu::pages::raw::{RawOptions, raw_page};
+use crate::ncu::pages::raw::{RawOptions, raw_csv_page, raw_page};
+use crate::ncu::pages::summary::SummaryPer;
+use crate::ncu::pages::summary_raw::raw_summary_page;
 
 use super::common::{PrintInstances, PrintUnits, all_actions, open_report};
 
@@ -28,6 +30,22 @@ pub struct RawArgs {
     /// Only this result (its own columns and units: what the app's Raw page exports).
     #[arg(long, value_name = "N")]
     pub kernel: Option<usize>,
+    /// With `--csv`: each metric's minimum, maximum and average over the launches of a kernel,
+    /// of a kernel per GPU or per NVTX push/pop stack (`ncu --import R --page raw --csv
+    /// --print-summary ...`).
+    #[arg(long, value_enum, requires = "csv")]
+    pub print_summary: Option<RawSummary>,
+}
+
+/// `--print-summary` of `sightline raw --csv`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawSummary {
+    /// One group per kernel (process, name, launch geometry, device).
+    PerKernel,
+    /// The same groups, device columns first.
+    PerGpu,
+    /// One group per NVTX push/pop stack and kernel.
+    PerNvtx,
 }
 
 /// Writes the raw page to `out`: NVIDIA's CSV with `--csv`, else one `metric unit value`
@@ -47,7 +65,24 @@ pub fn run(args: &RawArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         units: args.print_units.into(),
         instances: args.print_metric_instances.into(),
     };
-    let page = raw_page(&report, &actions, options);
+    if let Some(summary) = args.print_summary {
+        let per = match summary {
+            RawSummary::PerKernel => SummaryPer::Kernel,
+            RawSummary::PerGpu => SummaryPer::Gpu,
+            RawSummary::PerNvtx => SummaryPer::Nvtx,
+        };
+        let page = raw_summary_page(&report, &actions, per, options.units);
+        write_row(out, &page.header, false)?;
+        for row in &page.rows {
+            write_row(out, row, false)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let page = if args.csv {
+        raw_csv_page(&report, &actions, options)
+    } else {
+        raw_page(&report, &actions, options)
+    };
     if args.csv {
         write_row(out, &page.header, false)?;
         write_row(out, &page.units, false)?;

@@ -70,6 +70,8 @@ fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
         memory: None,
         system: None,
         hot_spots: None,
+        sort: None,
+        row_labels: Vec::new(),
     }
 }
 
@@ -81,6 +83,7 @@ fn section(id: &str, name: &str, header: Vec<Entry>, body: Vec<Item>) -> Details
         description: format!("What {name} shows"),
         header,
         body,
+        metrics: Vec::new(),
         children: Vec::new(),
     }
 }

@@ -345,6 +345,7 @@ fn gui_raw_filter_instances_and_csv() {
         print_units: sightline::cli::common::PrintUnits::Auto,
         print_metric_instances: sightline::cli::common::PrintInstances::None,
         kernel: Some(0),
+        print_summary: None,
     };
     sightline::cli::raw::run(&args, &mut cli).unwrap();
     assert_eq!(tab(&h).raw.csv(), String::from_utf8(cli).unwrap());

@@ -250,6 +250,8 @@ fn synthetic_item(widget: &str, label: &str, compute_capability: u32) -> Item {
         memory: Some(layout),
         system: None,
         hot_spots: None,
+        sort: None,
+        row_labels: Vec::new(),
     }
 }
 
@@ -466,6 +468,7 @@ fn panel_draws_chart_and_tables_of_a_synthetic_page() {
             description: String::new(),
             header: Vec::new(),
             body,
+            metrics: Vec::new(),
             children: Vec::new(),
         }],
     };

@@ -349,6 +349,8 @@ fn item_of(kind: &'static str, label: &str, entries: Vec<Entry>, layout: SystemW
         memory: None,
         system: Some(layout),
         hot_spots: None,
+        sort: None,
+        row_labels: Vec::new(),
     }
 }
 

@@ -41,6 +41,7 @@ fn panel_draws_synthetic_widgets() {
             description: String::new(),
             header: Vec::new(),
             body,
+            metrics: Vec::new(),
             children: Vec::new(),
         }],
     };

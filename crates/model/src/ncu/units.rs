@@ -147,12 +147,52 @@ const FRAGMENTS: &[(&str, Unit)] = &[
 /// assert_eq!(infer_unit("device__attribute_warp_size"), "");
 /// ```
 pub fn infer_unit(name: &str) -> Cow<'static, str> {
-    infer(name).render()
+    infer(name, Dialect::Reader).render()
 }
 
-fn infer(name: &str) -> Unit {
+/// The unit the Nsight Compute 2024.1 command line (`ncu --import R --csv`) prints for metric
+/// `name`, in the spelling of [`infer_unit`]. Its metric library differs from the Python
+/// reader's in a few families, each confirmed on the CLI oracle outputs of every corpus report
+/// (`notes/ncu-import-csv.md`, "Units of the 2024.1 CLI"):
+///
+/// - `pmsampling:X` has the unit of `X`;
+/// - L1TEX requests (`l1tex__t_requests*`, `sm__sass_l1tex_t_requests*`) count `request`;
+/// - branch targets have no unit, `branch_resolving` stall samples count `warp`;
+/// - the legacy `memory_*transactions*` and the `derived__memory_*` metrics are in `byte`;
+/// - a SASS count keyed by a type (`smsp__sass_*_type`) has no unit; CTAs
+///   (`sm__ctas_launched`) are `block`s;
+/// - `launch__cluster_max_active` counts `cluster`, `launch__cluster_max_potential_size`
+///   `block`; `*_interval_time` is in `ns`;
+/// - a peak rate per second (`X.peak_sustained_elapsed.per_second`) is a rate of `X` per
+///   second;
+/// - a ratio over a unitless denominator keeps its slash (`derived__pct_occupancy_per_block_size`
+///   → `%/`).
+///
+/// ```
+/// use sightline_model::ncu::units::infer_cli_unit;
+/// assert_eq!(infer_cli_unit("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), "request");
+/// assert_eq!(infer_cli_unit("pmsampling:sm__ctas_launched.sum"), "block");
+/// ```
+pub fn infer_cli_unit(name: &str) -> Cow<'static, str> {
+    infer(name, Dialect::Cli).render()
+}
+
+/// Whose units: NVIDIA's Python reader, or the 2024.1 command line's metric library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dialect {
+    Reader,
+    Cli,
+}
+
+fn infer(name: &str, dialect: Dialect) -> Unit {
     if let Some(inner) = name.strip_prefix("breakdown:") {
-        return infer(inner);
+        return infer(inner, dialect);
+    }
+    if let Some(inner) = name
+        .strip_prefix("pmsampling:")
+        .filter(|_| dialect == Dialect::Cli)
+    {
+        return infer(inner, dialect);
     }
     if name.starts_with("regex:") {
         return PERCENT;
@@ -161,24 +201,63 @@ fn infer(name: &str) -> Unit {
         // `group:*` and other tagged pseudo-metrics.
         return NONE;
     }
-    let mut segments = name.split('.');
+    let mut segments = name.split('.').peekable();
     let counter_index = name
         .split('.')
         .position(|segment| segment.contains("__"))
         .unwrap_or(0);
     let counter = segments.nth(counter_index).unwrap_or_default();
-    let base = counter_unit(counter);
-    segments.fold(base, |unit, submetric| {
-        apply_submetric(unit, counter, submetric)
-    })
+    let mut unit = counter_unit(counter, dialect);
+    while let Some(submetric) = segments.next() {
+        // The CLI: a peak per cycle followed by `per_second` is a plain rate per second.
+        if dialect == Dialect::Cli
+            && submetric.starts_with("peak_sustained")
+            && segments.peek() == Some(&"per_second")
+        {
+            continue;
+        }
+        unit = apply_submetric(unit, counter, submetric);
+    }
+    unit
+}
+
+/// The unit of a counter for the 2024.1 command line where it differs from the reader's
+/// (see [`infer_cli_unit`]), else `None`.
+fn cli_counter_unit(counter: &str, norm: &str) -> Option<Unit> {
+    const CLUSTER: Unit = Unit::new("cluster");
+    match counter {
+        "launch__cluster_max_active" => return Some(CLUSTER),
+        "launch__cluster_max_potential_size" => return Some(BLOCK),
+        _ => {}
+    }
+    if has_word(norm, "sass") && norm.ends_with("_type") {
+        // A SASS-patched count keyed by a type (`..._memdesc_explicit_evict_type`).
+        return Some(NONE);
+    }
+    if has_word(norm, "interval_time") {
+        return Some(NSECOND);
+    }
+    if counter.starts_with("derived__memory_")
+        || (!counter.contains("__")
+            && counter.starts_with("memory_")
+            && has_word(norm, "transactions"))
+    {
+        return Some(BYTE);
+    }
+    None
 }
 
 /// The unit of a counter (the dot-separated segment of a metric name that holds `__`).
-fn counter_unit(counter: &str) -> Unit {
+fn counter_unit(counter: &str, dialect: Dialect) -> Unit {
     if counter.starts_with("device__attribute") {
         return NONE;
     }
     let norm = counter.replace("__", "_");
+    if dialect == Dialect::Cli
+        && let Some(unit) = cli_counter_unit(counter, &norm)
+    {
+        return unit;
+    }
     if !counter.contains("__") && counter.starts_with("memory_") {
         let counts_sectors = ["request", "wavefront", "sector"]
             .iter()
@@ -196,17 +275,17 @@ fn counter_unit(counter: &str) -> Unit {
             // Stall-reason ratios: stalled warps per issue.
             return INST;
         }
-        return ratio_unit(lookup(num), lookup(den));
+        return ratio_unit(lookup(num, dialect), lookup(den, dialect), dialect);
     }
     if counter.starts_with("derived__") && has_word(&norm, "thread") {
         // Derived metrics built from thread-level instruction counts count threads.
         return THREAD;
     }
-    lookup(&norm)
+    lookup(&norm, dialect)
 }
 
 /// The unit of `num / den`.
-fn ratio_unit(num: Unit, den: Unit) -> Unit {
+fn ratio_unit(num: Unit, den: Unit, dialect: Dialect) -> Unit {
     if num.is_none() {
         return NONE;
     }
@@ -218,7 +297,10 @@ fn ratio_unit(num: Unit, den: Unit) -> Unit {
             return CYCLE;
         }
     }
-    if den.is_none() {
+    if den.is_none() && dialect == Dialect::Cli && num == PERCENT {
+        // The CLI keeps the slash of a percentage per a unitless count (`%/`).
+        Unit::new("%/")
+    } else if den.is_none() {
         num
     } else if num == den {
         NONE
@@ -227,10 +309,21 @@ fn ratio_unit(num: Unit, den: Unit) -> Unit {
     }
 }
 
+/// Fragments the 2024.1 command line reads before [`FRAGMENTS`]: branch targets have no unit,
+/// CTAs are blocks.
+const CLI_FRAGMENTS: &[(&str, Unit)] = &[("branch_targets", NONE), ("ctas", BLOCK)];
+
+/// Fragments of [`FRAGMENTS`] the 2024.1 command line skips: `branch_resolving` stalls and
+/// L1TEX requests fall through to the later fragments (`warp`, `request`).
+const CLI_SKIPPED: &[&str] = &["branch_targets", "branch_resolving", "l1tex_t_request"];
+
 /// The base unit of the first [`FRAGMENTS`] entry found in `norm`, or no unit.
-fn lookup(norm: &str) -> Unit {
-    FRAGMENTS
+fn lookup(norm: &str, dialect: Dialect) -> Unit {
+    let table = FRAGMENTS
         .iter()
+        .filter(|(fragment, _)| dialect == Dialect::Reader || !CLI_SKIPPED.contains(fragment));
+    let cli = CLI_FRAGMENTS.iter().filter(|_| dialect == Dialect::Cli);
+    cli.chain(table)
         .find(|(fragment, _)| has_word(norm, fragment))
         .map_or(NONE, |&(_, unit)| unit)
 }
@@ -282,7 +375,62 @@ fn per_cycle(unit: Unit) -> Unit {
 
 #[cfg(test)]
 mod tests {
-    use super::infer_unit;
+    use super::{infer_cli_unit, infer_unit};
+
+    /// The 2024.1 CLI's units where they differ from the reader's (every pair seen in the
+    /// corpus's `raw-base.csv` oracle files), and a few where they agree.
+    #[test]
+    fn cli_units() {
+        for (name, unit) in [
+            ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "request"),
+            (
+                "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+                "request",
+            ),
+            (
+                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum.pct_of_peak_sustained_elapsed",
+                "%",
+            ),
+            ("smsp__sass_branch_targets_threads_divergent.avg", ""),
+            ("smsp__sass_average_branch_targets_threads_uniform.pct", "%"),
+            ("smsp__pcsamp_warps_issue_stalled_branch_resolving", "warp"),
+            (
+                "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio",
+                "inst",
+            ),
+            ("memory_l1_transactions_global", "byte"),
+            ("memory_l1_wavefronts_shared", "sectors"),
+            ("memory_access_type", ""),
+            ("derived__memory_l1_conflicts_shared_nway", "byte"),
+            ("derived__avg_thread_executed", "thread"),
+            ("smsp__sass_inst_executed_memdesc_explicit_evict_type", ""),
+            ("smsp__inst_executed_memdesc_explicit_evict_type", "inst"),
+            ("launch__cluster_max_active", "cluster"),
+            ("launch__cluster_max_potential_size", "block"),
+            ("launch__cluster_dim_x", ""),
+            ("profiler__pmsampler_interval_time", "ns"),
+            ("pmsampling:sm__ctas_launched.sum", "block"),
+            ("pmsampling:l1tex__data_pipe_lsu_wavefronts.avg", ""),
+            (
+                "pmsampling:sm__inst_executed_realtime.avg.per_cycle_active",
+                "inst/cycle",
+            ),
+            (
+                "sm__ctas_launched.sum.peak_sustained_elapsed.per_second",
+                "block/s",
+            ),
+            (
+                "sm__cycles_active.avg.peak_sustained_elapsed.per_second",
+                "hz",
+            ),
+            ("derived__pct_occupancy_per_block_size", "%/"),
+            ("derived__pct_occupancy_per_register_count", "%/register"),
+            ("dram__bytes.sum.per_second", "byte/s"),
+            ("gpu__time_duration.sum", "ns"),
+        ] {
+            assert_eq!(infer_cli_unit(name), unit, "CLI unit of {name}");
+        }
+    }
 
     fn check(cases: &[(&str, &str)]) {
         for &(name, unit) in cases {

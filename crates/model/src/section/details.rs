@@ -95,6 +95,11 @@ pub struct Item {
     pub system: Option<SystemWidget>,
     /// Source metric tables: how many instructions to list and in which order.
     pub hot_spots: Option<HotSpots>,
+    /// Tables and bar charts: `(SortKey, descending)` as the section gives them (`SortKey` 0
+    /// by label, 1 by value); `entries` are already in that order.
+    pub sort: Option<(i32, bool)>,
+    /// Suffix tables: each entry's row label (its base metric's), parallel to `entries`.
+    pub row_labels: Vec<String>,
 }
 
 /// How a source metric table lists its instructions (`Rows`, `SortDirection`).
@@ -168,6 +173,8 @@ impl Item {
             memory: None,
             system: None,
             hot_spots: None,
+            sort: None,
+            row_labels: Vec::new(),
         }
     }
 }
@@ -187,6 +194,8 @@ pub struct DetailsSection {
     pub header: Vec<Entry>,
     /// Body items of all bodies, in order.
     pub body: Vec<Item>,
+    /// The section's own `Metrics` (collected with it, not shown on its page).
+    pub metrics: Vec<Entry>,
     /// Sections that extend this one.
     pub children: Vec<DetailsSection>,
 }
@@ -268,6 +277,10 @@ fn resolve_section(
         .flat_map(|b| &b.items)
         .filter_map(|item| resolve_item(item, filter, target, metrics))
         .collect();
+    let own = section.metrics.iter().flat_map(|m| &m.metrics);
+    let own = own
+        .flat_map(|m| metrics.entries(m, filter, false))
+        .collect();
     Some(DetailsSection {
         identifier: section.identifier.clone(),
         display_name: section.display_name.clone(),
@@ -275,6 +288,7 @@ fn resolve_section(
         description: section.description.clone().unwrap_or_default(),
         header,
         body,
+        metrics: own,
         children: Vec::new(),
     })
 }
@@ -300,6 +314,7 @@ fn resolve_item(
         let mut out = Item::new("table", table.label.as_ref(), table.description.as_ref());
         out.entries = entries(&table.metrics, metrics);
         sort_entries(&mut out.entries, table.sort_key, table.sort_direction);
+        out.sort = table.sort_key.map(|k| (k, table.sort_direction == Some(1)));
         out.columns = Some(table.columns);
         out.column_major = table.order == Some(1);
         return Some(out);
@@ -312,6 +327,7 @@ fn resolve_item(
         );
         out.entries = entries(&chart.metrics, metrics);
         sort_entries(&mut out.entries, chart.sort_key, chart.sort_direction);
+        out.sort = chart.sort_key.map(|k| (k, chart.sort_direction == Some(1)));
         out.axes = ChartAxes {
             x: ChartAxis::value(chart.value_axis.as_ref()),
             y: ChartAxis::labelled(chart.category_axis.as_ref().and_then(|a| a.label.as_ref())),
@@ -423,14 +439,13 @@ fn resolve_item(
             for suffix in &table.suffixes.suffix {
                 let mut metric = base.clone();
                 metric.name = format!("{}{}", base.name, suffix.name);
-                metric.label = Some(format!(
-                    "{} {}",
-                    base.label.as_deref().unwrap_or(&base.name),
-                    suffix.label.as_deref().unwrap_or(&suffix.name)
-                ));
+                let row = base.label.as_deref().unwrap_or(&base.name);
+                let column = suffix.label.as_deref().unwrap_or(&suffix.name);
+                metric.label = Some(format!("{row} {column}"));
                 metric.options.clear();
-                out.entries
-                    .extend(metrics.entries(&metric, section_filter, true));
+                let new = metrics.entries(&metric, section_filter, true);
+                out.row_labels.extend(new.iter().map(|_| row.to_owned()));
+                out.entries.extend(new);
             }
         }
         return Some(out);
@@ -740,7 +755,9 @@ pub fn breakdown_label(template: &str, metric: &str) -> String {
         "l1tex" => "L1".to_owned(),
         "lts" => "L2".to_owned(),
         "ltc" => "L2 Compression".to_owned(),
-        "fbpa" => "FB".to_owned(),
+        // Nsight Compute 2024.1 labels the frame buffer's DRAM counters `DRAM`
+        // (`fbpa__dram_sectors` → "DRAM: Dram Sectors", every corpus details-all.csv).
+        "fbpa" => "DRAM".to_owned(),
         other => other.to_uppercase(),
     };
     let compound: Vec<String> = counter

@@ -2,12 +2,14 @@
 //! metrics (with `--print-details all` also its body items' metrics) followed by the stored
 //! rule results that belong to the section.
 
+use super::body::{BodyRow, body_entries, value_with_instances};
+use super::header::header_entries;
 use super::launch::LaunchColumns;
-use super::number::{UnitScale, cli_base_unit, fixed, plain_text};
+use super::number::{UnitScale, entry_cli_unit, fixed, plain_text};
 use super::{Table, UnitMode};
 use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use crate::ncu::{Action, MetricValue, Report};
-use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
+use crate::section::details::{DetailsSection, Entry, KernelDetails};
 
 /// Options of the details page.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -64,37 +66,40 @@ pub fn details_page(
             sections.extend(section.children.iter());
         }
         for section in sections {
-            let mut metric_row = |item_label: Option<&str>, entry: &Entry| {
+            let mut metric_row = |body: Option<BodyRow<'_>>, entry: &Entry| {
                 // An entry whose options left no metric for this architecture has no row.
                 if entry.metric.is_empty() {
                     return;
                 }
-                let Some((unit, value)) = entry_cells(entry, options.units) else {
-                    return;
+                let (format, value) = entry_format(entry, options.units);
+                let value = match body {
+                    Some(row) if row.instances => {
+                        value_with_instances(action, entry, options.units)
+                    }
+                    _ => value,
                 };
                 let mut row = cells.clone();
                 row.push(section.display_name.clone());
                 if options.all {
-                    row.push(item_label.unwrap_or_default().to_owned());
+                    row.push(body.map(|b| b.item).unwrap_or_default().to_owned());
                 }
                 row.push(if options.metric_names {
                     entry.metric.clone()
                 } else {
-                    entry.label.clone()
+                    body.map_or(entry.label.as_str(), |b| b.label).to_owned()
                 });
-                row.push(unit);
+                row.push(format.unit);
                 row.push(value);
                 rows.push(row);
             };
-            // The CLI lists a section's header metrics sorted by metric name.
-            let mut header: Vec<&Entry> = section.header.iter().collect();
-            header.sort_by(|a, b| a.metric.cmp(&b.metric));
-            for entry in header {
-                metric_row(None, entry);
+            for entry in header_entries(section, action, options.all) {
+                metric_row(None, &entry);
             }
             if options.all {
                 for item in &section.body {
-                    for_each_entry(item, &mut metric_row);
+                    for row in body_entries(item, options.units) {
+                        metric_row(Some(row), row.entry);
+                    }
                 }
             }
             for message in messages
@@ -130,29 +135,36 @@ pub fn page_order(page: &KernelDetails) -> Vec<&DetailsSection> {
     sections
 }
 
-fn for_each_entry(item: &Item, f: &mut impl FnMut(Option<&str>, &Entry)) {
-    for entry in &item.entries {
-        f(Some(item.label.as_str()), entry);
-    }
-    for child in &item.items {
-        for_each_entry(child, f);
-    }
-}
-
 /// What the CLI prints for a metric the report lacks (with an empty unit).
 pub const NOT_AVAILABLE: &str = "n/a";
 
-/// The unit and value cells of an entry (`""`, `n/a` when the report lacks the metric).
-pub fn entry_cells(entry: &Entry, units: UnitMode) -> Option<(String, String)> {
+/// How an entry's numbers print: the unit cell and the divisor of the scale step the value
+/// reached (`None`: unscaled).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryFormat {
+    /// The `Metric Unit` cell.
+    pub unit: String,
+    /// What values are divided by after scaling.
+    pub divisor: Option<f64>,
+}
+
+/// An entry's format and value cell (empty unit and `n/a` when the report lacks the metric).
+/// A value scaled into a larger unit prints as any double does: integral without decimals
+/// (`144` usecond), else with 2 (`131.07` Kbyte).
+pub fn entry_format(entry: &Entry, units: UnitMode) -> (EntryFormat, String) {
+    let unscaled = |unit: String| EntryFormat {
+        unit,
+        divisor: None,
+    };
     let value = match entry.value.as_ref() {
         None | Some(MetricValue::None) => {
-            return Some((String::new(), NOT_AVAILABLE.to_owned()));
+            return (unscaled(String::new()), NOT_AVAILABLE.to_owned());
         }
         Some(value) => value,
     };
-    let base = cli_base_unit(&entry.unit);
+    let base = entry_cli_unit(entry);
     if let MetricValue::String(s) = value {
-        return Some((base, s.clone()));
+        return (unscaled(base), s.clone());
     }
     if units == UnitMode::Auto
         && let Some(scale) = UnitScale::of(&base)
@@ -160,14 +172,16 @@ pub fn entry_cells(entry: &Entry, units: UnitMode) -> Option<(String, String)> {
     {
         let step = scale.step_for(v.abs());
         if step > 0 {
-            return Some((
-                scale.unit(step).to_owned(),
-                fixed(v / scale.divisor(step), 2),
-            ));
+            let divisor = scale.divisor(step);
+            let format = EntryFormat {
+                unit: scale.unit(step).to_owned(),
+                divisor: Some(divisor),
+            };
+            return (format, plain_text(&MetricValue::Double(v / divisor)));
         }
-        return Some((scale.unit(0).to_owned(), plain_text(value)));
+        return (unscaled(scale.unit(0).to_owned()), plain_text(value));
     }
-    Some((base, plain_text(value)))
+    (unscaled(base), plain_text(value))
 }
 
 /// `Rule Name`, `Rule Type`, `Rule Description`, `Estimated Speedup Type`,

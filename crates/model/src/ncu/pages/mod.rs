@@ -1,18 +1,21 @@
 //! The pages of NVIDIA's `ncu --import REPORT --page ...` as data: rows and columns of text,
 //! in the shapes Nsight Compute 2024.1 prints them ([`session`], [`raw`], [`details`],
-//! [`summary`]). The CLI writes them as NVIDIA's CSV ([`csv`]); the GUI's Summary and Raw
+//! [`summary`], [`summary_raw`]). The CLI writes them as NVIDIA's CSV ([`csv`]); the GUI's Summary and Raw
 //! pages can show the same rows.
 //!
 //! What the pages print is described, with how each fact was checked, in
 //! `notes/ncu-import-csv.md`.
 
+pub mod body;
 pub mod csv;
 pub mod details;
+pub mod header;
 pub mod launch;
 pub mod number;
 pub mod raw;
 pub mod session;
 pub mod summary;
+pub mod summary_raw;
 
 /// One titled table of a page: a header row and text rows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

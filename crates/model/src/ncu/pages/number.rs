@@ -7,6 +7,19 @@
 //! with a fixed number of decimals per page.
 
 use crate::ncu::MetricValue;
+use crate::ncu::units::{infer_cli_unit, infer_unit};
+use crate::section::details::Entry;
+
+/// The CLI base unit of a Details entry: the section's own `Unit` when it gives one, else the
+/// unit the 2024.1 CLI's metric library has for the metric ([`infer_cli_unit`]). An entry
+/// whose unit is the inferred one is taken as having no section unit.
+pub fn entry_cli_unit(entry: &Entry) -> String {
+    if entry.unit == infer_unit(&entry.metric) {
+        cli_base_unit(&infer_cli_unit(&entry.metric))
+    } else {
+        cli_base_unit(&entry.unit)
+    }
+}
 
 /// The unit the CLI prints in base mode for a unit spelled as Sightline's unit inference
 /// spells it ([`crate::ncu::units::infer_unit`]): `ns` → `nsecond`, `hz` → `cycle/second`,

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use super::launch::LaunchColumns;
 use super::number::{UnitScale, cli_base_unit, fixed, magnitude, plain_text};
 use super::{InstanceMode, UnitMode};
-use crate::ncu::units::infer_unit;
-use crate::ncu::{Action, Metric, MetricValue, Report};
+use crate::ncu::units::infer_cli_unit;
+use crate::ncu::{Action, Metric, MetricValue, Report, SAMPLER_CATEGORY};
 
 /// Prefixes of the pseudo-metrics sections store beside the real ones; the raw page leaves
 /// them out.
@@ -46,17 +46,34 @@ pub struct ColumnFormat {
     pub divisor: f64,
     /// Whether values print with 6 decimals (a unit in auto mode).
     pub six_decimals: bool,
+    /// Whether integer correlation ids print in hex ([`hex_correlation_ids`]).
+    pub hex_ids: bool,
+}
+
+/// Whether the CLI prints the integer correlation ids (PCs) of metric `name` in hex: the
+/// metrics of SASS patching (the legacy `memory_*` source counters, `*sass*` counters,
+/// `*branch_targets*`) print `0x7fd524fb89f0`, all others (PC sampling's
+/// `smsp__pcsamp_sample_count`, `launch__*`, `nvlink__*`) decimal. Checked on every
+/// `raw-instances-details.csv` of the corpus.
+pub fn hex_correlation_ids(name: &str) -> bool {
+    let (_, counter) = name.split_once("__").unwrap_or(("", name));
+    (!name.contains("__") && name.starts_with("memory_"))
+        || name.starts_with("sass__")
+        || counter.starts_with("sass_")
+        || counter.contains("branch_targets")
 }
 
 impl ColumnFormat {
     /// The format of metric `name`'s column whose values have the largest magnitude `max`.
     pub fn new(name: &str, max: Option<f64>, units: UnitMode) -> ColumnFormat {
-        let base = cli_base_unit(&infer_unit(name));
+        let base = cli_base_unit(&infer_cli_unit(name));
+        let hex_ids = hex_correlation_ids(name);
         if units == UnitMode::Base || base.is_empty() {
             return ColumnFormat {
                 six_decimals: false,
                 unit: base,
                 divisor: 1.0,
+                hex_ids,
             };
         }
         match UnitScale::of(&base) {
@@ -66,12 +83,14 @@ impl ColumnFormat {
                     unit: scale.unit(step).to_owned(),
                     divisor: scale.divisor(step),
                     six_decimals: true,
+                    hex_ids,
                 }
             }
             None => ColumnFormat {
                 unit: base,
                 divisor: 1.0,
                 six_decimals: true,
+                hex_ids,
             },
         }
     }
@@ -88,7 +107,12 @@ impl ColumnFormat {
 
     /// A metric's cell: its aggregate, with its instances in `mode`.
     pub fn cell(&self, metric: &Metric, mode: InstanceMode) -> String {
-        if matches!(metric.stored, MetricValue::None) && metric.instances.is_empty() {
+        // A sampler metric without samples (normalized to 0 as NVIDIA's Python reader gives it)
+        // is `no data` to the CLI too (sglang's `pmsampling:*`).
+        let empty_sampler = metric.category == SAMPLER_CATEGORY;
+        if metric.instances.is_empty()
+            && (empty_sampler || matches!(metric.stored, MetricValue::None))
+        {
             return NO_DATA.to_owned();
         }
         let aggregate = self.value_text(&metric.stored);
@@ -101,6 +125,9 @@ impl ColumnFormat {
             .map(|i| {
                 let value = self.value_text(&i.value);
                 match (&i.correlation_id, mode) {
+                    (Some(MetricValue::Uint64(id)), InstanceMode::Details) if self.hex_ids => {
+                        format!("{id:#x}: {value}")
+                    }
                     (Some(id), InstanceMode::Details) => {
                         format!("{}: {value}", plain_text(id))
                     }
@@ -116,8 +143,20 @@ impl ColumnFormat {
     }
 }
 
-/// The raw page of `actions` (in report order).
+/// The raw page of `actions` (in report order), every instanced metric with its instances in
+/// `options.instances` (the app's Raw page).
 pub fn raw_page(report: &Report, actions: &[Action], options: RawOptions) -> RawPage {
+    build(report, actions, options, false)
+}
+
+/// The raw page as `ncu --import R --page raw --csv` (2024.1) prints it: only metrics without
+/// a unit list their instances (`launch__occupancy_per_*`, `sass__*_per_opcode`); a metric with a
+/// unit prints its aggregate alone (`notes/ncu-import-csv.md`).
+pub fn raw_csv_page(report: &Report, actions: &[Action], options: RawOptions) -> RawPage {
+    build(report, actions, options, true)
+}
+
+fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) -> RawPage {
     let launch = LaunchColumns::for_actions(actions);
     // The sections' pseudo-metrics (`breakdown:`, `group:`, `regex:`) are not columns.
     let names: BTreeSet<&str> = actions
@@ -150,10 +189,15 @@ pub fn raw_page(report: &Report, actions: &[Action], options: RawOptions) -> Raw
         .map(|action| {
             let mut row = launch.cells(report, action);
             for (name, format) in names.iter().zip(&formats) {
+                let mode = if cli && !format.unit.is_empty() {
+                    InstanceMode::None
+                } else {
+                    options.instances
+                };
                 row.push(
                     action
                         .metric(name)
-                        .map_or_else(String::new, |m| format.cell(m, options.instances)),
+                        .map_or_else(String::new, |m| format.cell(m, mode)),
                 );
             }
             row

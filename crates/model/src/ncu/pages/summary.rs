@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 
+use super::header::header_entries;
 use super::launch::LaunchColumns;
-use super::number::{UnitScale, cli_base_unit, fixed};
+use super::number::{UnitScale, entry_cli_unit, fixed};
 use super::{Table, UnitMode};
 use crate::ncu::nvtx::NvtxView;
 use crate::ncu::{Action, MetricValue, Report};
@@ -41,47 +42,11 @@ pub fn summary_page(
     units: UnitMode,
 ) -> Table {
     let launch = LaunchColumns::default();
-    // Launch cells: ID 0, process 1-3, kernel 4, context 5, stream 6, block 7, grid 8,
-    // device 9, CC 10.
     let mut groups: BTreeMap<Vec<String>, Vec<Series>> = BTreeMap::new();
     let mut counts: BTreeMap<Vec<String>, usize> = BTreeMap::new();
     for (action, page) in actions.iter().zip(pages) {
-        let c = launch.cells(report, action);
-        let key = match per {
-            SummaryPer::Kernel => vec![
-                c[4].clone(),
-                c[1].clone(),
-                c[2].clone(),
-                c[3].clone(),
-                c[7].clone(),
-                c[8].clone(),
-                c[9].clone(),
-                c[10].clone(),
-            ],
-            SummaryPer::Gpu => vec![
-                c[9].clone(),
-                c[10].clone(),
-                c[4].clone(),
-                c[1].clone(),
-                c[2].clone(),
-                c[3].clone(),
-                c[7].clone(),
-                c[8].clone(),
-            ],
-            SummaryPer::Nvtx => {
-                let Some((domain, stack)) = nvtx_key(action) else {
-                    continue;
-                };
-                vec![
-                    domain,
-                    stack,
-                    c[4].clone(),
-                    c[7].clone(),
-                    c[8].clone(),
-                    c[9].clone(),
-                    c[10].clone(),
-                ]
-            }
+        let Some(key) = group_key(per, action, &launch.cells(report, action)) else {
+            continue;
         };
         *counts.entry(key.clone()).or_default() += 1;
         let series = groups.entry(key).or_default();
@@ -92,9 +57,7 @@ pub fn summary_page(
             .collect();
         sections.sort_by(|a, b| a.display_name.cmp(&b.display_name));
         for section in sections {
-            let mut header: Vec<_> = section.header.iter().collect();
-            header.sort_by(|a, b| a.metric.cmp(&b.metric));
-            for entry in header {
+            for entry in header_entries(section, action, false) {
                 let Some(v) = entry
                     .value
                     .as_ref()
@@ -111,70 +74,19 @@ pub fn summary_page(
                     None => series.push(Series {
                         section: section.display_name.clone(),
                         label: entry.label.clone(),
-                        unit: cli_base_unit(&entry.unit),
+                        unit: entry_cli_unit(&entry),
                         values: vec![v],
                     }),
                 }
             }
         }
     }
-    let key_header: &[&str] = match per {
-        SummaryPer::Kernel => &[
-            "Kernel Name",
-            "Process ID",
-            "Process Name",
-            "Host Name",
-            "Block Size",
-            "Grid Size",
-            "Device",
-            "CC",
-        ],
-        SummaryPer::Gpu => &[
-            "Device",
-            "CC",
-            "Kernel Name",
-            "Process ID",
-            "Process Name",
-            "Host Name",
-            "Block Size",
-            "Grid Size",
-        ],
-        SummaryPer::Nvtx => &[
-            "Domain",
-            "Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",
-            "Kernel Name",
-            "Block Size",
-            "Grid Size",
-            "Device",
-            "CC",
-        ],
-    };
-    // The printed column order of the key.
-    let order: &[usize] = match per {
-        SummaryPer::Kernel => &[1, 2, 3, 0, 4, 5, 6, 7],
-        SummaryPer::Gpu => &[3, 4, 5, 0, 1, 2, 6, 7],
-        SummaryPer::Nvtx => &[0, 1, 2, 3, 4, 5, 6],
-    };
-    let mut header: Vec<String> = order.iter().map(|&i| key_header[i].to_owned()).collect();
-    header.extend(
-        [
-            "Invocations",
-            "Section Name",
-            "Metric Name",
-            "Metric Unit",
-            "Minimum",
-            "Maximum",
-            "Average",
-        ]
-        .map(str::to_owned),
-    );
+    let header = summary_header(per, true);
     let mut rows = Vec::new();
     for (key, series) in &groups {
         let invocations = counts.get(key).copied().unwrap_or(0);
         for s in series {
-            let min = s.values.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = s.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let avg = s.values.iter().sum::<f64>() / s.values.len() as f64;
+            let [min, max, avg] = min_max_avg(&s.values);
             let (unit, divisor) = match UnitScale::of(&s.unit) {
                 Some(scale) if units == UnitMode::Auto => {
                     let step = scale.step_for(max.abs().max(min.abs()));
@@ -182,7 +94,7 @@ pub fn summary_page(
                 }
                 _ => (s.unit.clone(), 1.0),
             };
-            let mut row: Vec<String> = order.iter().map(|&i| key[i].clone()).collect();
+            let mut row = key_cells(per, key);
             row.push(invocations.to_string());
             row.push(s.section.clone());
             row.push(s.label.clone());
@@ -196,6 +108,102 @@ pub fn summary_page(
         header,
         rows,
     }
+}
+
+/// The group of a launch from its launch cells ([`LaunchColumns::cells`]: ID 0, process 1-3,
+/// kernel 4, context 5, stream 6, block 7, grid 8, device 9, CC 10), in the order groups sort
+/// (kernel name first); `None` for a launch outside any NVTX range (`per-nvtx`).
+pub fn group_key(per: SummaryPer, action: &Action, c: &[String]) -> Option<Vec<String>> {
+    let pick = |indices: &[usize]| indices.iter().map(|&i| c[i].clone()).collect::<Vec<_>>();
+    Some(match per {
+        SummaryPer::Kernel => pick(&[4, 1, 2, 3, 7, 8, 9, 10]),
+        SummaryPer::Gpu => pick(&[9, 10, 4, 1, 2, 3, 7, 8]),
+        SummaryPer::Nvtx => {
+            let (domain, stack) = nvtx_key(action)?;
+            let mut key = vec![domain, stack];
+            key.extend(pick(&[4, 7, 8, 9, 10]));
+            key
+        }
+    })
+}
+
+/// The header of a summary: the key columns, `Invocations`, [`Section Name`,] `Metric Name`,
+/// `Metric Unit`, `Minimum`, `Maximum`, `Average`.
+pub fn summary_header(per: SummaryPer, with_section: bool) -> Vec<String> {
+    let mut header = key_header(per);
+    header.push("Invocations".to_owned());
+    if with_section {
+        header.push("Section Name".to_owned());
+    }
+    header.extend(
+        [
+            "Metric Name",
+            "Metric Unit",
+            "Minimum",
+            "Maximum",
+            "Average",
+        ]
+        .map(str::to_owned),
+    );
+    header
+}
+
+/// The minimum, maximum and average of `values` (not empty).
+pub fn min_max_avg(values: &[f64]) -> [f64; 3] {
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    [min, max, values.iter().sum::<f64>() / values.len() as f64]
+}
+
+/// The names of a group's key, in the order they are printed.
+const KERNEL_KEY: [&str; 8] = [
+    "Kernel Name",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Block Size",
+    "Grid Size",
+    "Device",
+    "CC",
+];
+
+/// The printed position of each key cell (`per-kernel` prints the process first).
+fn printed_order(per: SummaryPer) -> &'static [usize] {
+    match per {
+        SummaryPer::Kernel => &[1, 2, 3, 0, 4, 5, 6, 7],
+        SummaryPer::Gpu => &[3, 4, 5, 0, 1, 2, 6, 7],
+        SummaryPer::Nvtx => &[0, 1, 2, 3, 4, 5, 6],
+    }
+}
+
+/// The key columns' header, as printed.
+pub fn key_header(per: SummaryPer) -> Vec<String> {
+    let names: Vec<&str> = match per {
+        SummaryPer::Kernel => KERNEL_KEY.to_vec(),
+        SummaryPer::Gpu => {
+            let mut names = vec!["Device", "CC"];
+            names.extend(&KERNEL_KEY[..6]);
+            names
+        }
+        SummaryPer::Nvtx => vec![
+            "Domain",
+            "Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",
+            "Kernel Name",
+            "Block Size",
+            "Grid Size",
+            "Device",
+            "CC",
+        ],
+    };
+    printed_order(per)
+        .iter()
+        .map(|&i| names[i].to_owned())
+        .collect()
+}
+
+/// A group's key cells, as printed.
+pub fn key_cells(per: SummaryPer, key: &[String]) -> Vec<String> {
+    printed_order(per).iter().map(|&i| key[i].clone()).collect()
 }
 
 /// The innermost domain with a push/pop stack on the launching thread, and the stack as the

@@ -1,0 +1,117 @@
+//! The body items of `--print-details all`: which entries each item lists and in which order,
+//! and the instance lists of their values.
+//!
+//! The 2024.1 CLI lists a table's, bar chart's or line chart's metrics (a line chart's
+//! `HighlightX` metrics with them) sorted by metric name; an item the section sorts (`SortKey`)
+//! is then sorted stably by its printed values (so equal rounded values keep metric-name order:
+//! `1.49`, `1.49`, `1.49`) or by label. A horizontal container lists its items in order. Checked
+//! on every corpus `details-all*.csv` (`notes/ncu-import-csv.md`). A suffix table's rows are
+//! labelled by their base metric alone.
+
+use super::UnitMode;
+use super::details::entry_format;
+use super::number::plain_text;
+use crate::ncu::{Action, MetricValue};
+use crate::section::details::{Entry, Item};
+
+/// Item kinds whose metrics the CLI sorts by metric name.
+const SORTED_KINDS: &[&str] = &[
+    "table",
+    "bar_chart",
+    "line_chart",
+    "histogram",
+    "suffix_table",
+];
+
+/// One row of a body item.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyRow<'a> {
+    /// The item's label (`Body Item Label`).
+    pub item: &'a str,
+    /// The entry.
+    pub entry: &'a Entry,
+    /// The `Metric Name` label: the entry's, or a suffix table's row label (the CLI leaves the
+    /// suffix's label out: "SM Active Cycles" four times, `.avg`, `.max`, `.min`, `.sum`).
+    pub label: &'a str,
+    /// Whether the value lists the metric's instances (a chart's or table's own metrics; not a
+    /// line chart's `HighlightX` values).
+    pub instances: bool,
+}
+
+/// The rows of `item` (and of the items it contains) as the CLI lists them.
+pub fn body_entries(item: &Item, units: UnitMode) -> Vec<BodyRow<'_>> {
+    let mut out = Vec::new();
+    collect(item, units, &mut out);
+    out
+}
+
+fn collect<'a>(item: &'a Item, units: UnitMode, out: &mut Vec<BodyRow<'a>>) {
+    let row = |(i, entry): (usize, &'a Entry)| BodyRow {
+        item: item.label.as_str(),
+        entry,
+        label: item.row_labels.get(i).unwrap_or(&entry.label).as_str(),
+        instances: true,
+    };
+    let mut rows: Vec<BodyRow<'a>> = item.entries.iter().enumerate().map(row).collect();
+    rows.extend(item.highlights.iter().map(|entry| BodyRow {
+        instances: false,
+        ..row((usize::MAX, entry))
+    }));
+    if SORTED_KINDS.contains(&item.kind) {
+        rows.sort_by(|a, b| a.entry.metric.cmp(&b.entry.metric));
+        match item.sort {
+            Some((1, descending)) => {
+                let key = |r: &BodyRow<'_>| {
+                    let (_, text) = entry_format(r.entry, units);
+                    text.parse::<f64>().ok().filter(|v| !v.is_nan())
+                };
+                rows.sort_by(|a, b| {
+                    let order = match (key(a), key(b)) {
+                        (Some(x), Some(y)) => x.total_cmp(&y),
+                        (Some(_), None) => std::cmp::Ordering::Greater,
+                        (None, Some(_)) => std::cmp::Ordering::Less,
+                        (None, None) => std::cmp::Ordering::Equal,
+                    };
+                    if descending { order.reverse() } else { order }
+                });
+            }
+            Some((_, descending)) => rows.sort_by(|a, b| {
+                let order = a.label.cmp(b.label);
+                if descending { order.reverse() } else { order }
+            }),
+            None => {}
+        }
+    }
+    out.extend(rows);
+    for child in &item.items {
+        collect(child, units, out);
+    }
+}
+
+/// The value cell of a body entry: the value, then its instances in parentheses when the
+/// metric has any (`4976 (48; 48; ...)`), each printed as the value is.
+pub fn value_with_instances(action: &Action, entry: &Entry, units: UnitMode) -> String {
+    let (format, text) = entry_format(entry, units);
+    let stored: Option<Vec<&MetricValue>> = action
+        .metric(&entry.metric)
+        .map(|m| m.instances.iter().map(|i| &i.value).collect())
+        .or_else(|| {
+            entry
+                .instances
+                .as_ref()
+                .map(|list| list.iter().map(|(_, v)| v).collect())
+        });
+    match stored {
+        Some(list) if !list.is_empty() => {
+            let items: Vec<String> = list
+                .into_iter()
+                .map(|v| match (format.divisor, v.as_f64()) {
+                    (Some(d), Some(x)) => plain_text(&MetricValue::Double(x / d)),
+                    _ => plain_text(v),
+                })
+                .collect();
+            format!("{text} ({})", items.join("; "))
+        }
+        _ => text,
+    }
+}

@@ -1,0 +1,62 @@
+//! A section's header metrics as the CLI lists them: sorted by metric name, `regex:` entries
+//! expanded, and with `--print-details all` the section's own `Metrics` among them (once: a
+//! metric both lists is one row, ex-gpu details-all.csv).
+//!
+//! A `regex:` header metric is stored in the report as a string metric of that name whose value
+//! is the comma-separated list of the metrics it matched (ex-gpu's "Command line profiler
+//! metrics"); the CLI prints one row per listed metric, labelled by its name, with its unit and
+//! value (checked: ex-gpu details.csv, summary.csv).
+
+use std::borrow::Cow;
+
+use crate::ncu::units::infer_unit;
+use crate::ncu::{Action, MetricValue};
+use crate::section::details::{DetailsSection, Entry};
+
+/// The header entries of `section` for `action` in the CLI's order; `with_metrics` adds the
+/// section's own `Metrics` (`--print-details all`).
+pub fn header_entries<'a>(
+    section: &'a DetailsSection,
+    action: &Action,
+    with_metrics: bool,
+) -> Vec<Cow<'a, Entry>> {
+    // The section's own metrics that the header already lists are listed once.
+    let own = section
+        .metrics
+        .iter()
+        .filter(|m| with_metrics && !section.header.iter().any(|h| h.metric == m.metric));
+    let mut out: Vec<Cow<'a, Entry>> = Vec::new();
+    for entry in section.header.iter().chain(own) {
+        match (entry.metric.strip_prefix("regex:"), &entry.value) {
+            (Some(_), Some(MetricValue::String(list))) => {
+                out.extend(
+                    list.split(',')
+                        .map(str::trim)
+                        .filter(|n| !n.is_empty())
+                        .map(|name| Cow::Owned(matched_entry(action, name))),
+                );
+            }
+            _ => out.push(Cow::Borrowed(entry)),
+        }
+    }
+    out.sort_by(|a, b| a.metric.cmp(&b.metric));
+    out
+}
+
+/// The entry of a metric a `regex:` header metric matched: labelled by its name.
+fn matched_entry(action: &Action, name: &str) -> Entry {
+    let value = action.metric(name).map(|m| m.value());
+    Entry {
+        label: name.to_owned(),
+        metric: name.to_owned(),
+        text: value
+            .as_ref()
+            .map_or_else(|| "N/A".to_owned(), MetricValue::plain_text),
+        value,
+        unit: infer_unit(name).into_owned(),
+        description: None,
+        hw_unit: None,
+        instances: None,
+        derived: false,
+    }
+}
