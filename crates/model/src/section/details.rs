@@ -27,6 +27,8 @@ use crate::proto::nv::profiler::{
     SortDirections, profiler_section_roofline_value::RooflineValue,
 };
 
+pub use super::breakdown::breakdown_label;
+
 /// One metric shown on the page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -745,35 +747,6 @@ impl<'a> MetricSource<'a> {
             }
         }
     }
-}
-
-/// The label of breakdown part `metric` from `template` (see `breakdown_entries`).
-pub fn breakdown_label(template: &str, metric: &str) -> String {
-    let (unit, counter) = metric.split_once("__").unwrap_or(("", metric));
-    let counter = counter.split('.').next().unwrap_or(counter);
-    let unit_name = match unit {
-        "l1tex" => "L1".to_owned(),
-        "lts" => "L2".to_owned(),
-        "ltc" => "L2 Compression".to_owned(),
-        // Nsight Compute 2024.1 labels the frame buffer's DRAM counters `DRAM`
-        // (`fbpa__dram_sectors` → "DRAM: Dram Sectors", every corpus details-all.csv).
-        "fbpa" => "DRAM".to_owned(),
-        other => other.to_uppercase(),
-    };
-    let compound: Vec<String> = counter
-        .split('_')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut chars = w.chars();
-            chars.next().map_or_else(String::new, |c| {
-                c.to_uppercase().chain(chars).collect::<String>()
-            })
-        })
-        .collect();
-    template
-        .replace("{UNIT}", &unit_name)
-        .replace("{COMPOUND_NAME}", &compound.join(" "))
-        .replace("{NAME}", metric)
 }
 
 /// Orders table entries by the table's `SortKey` (label or value) and `SortDirection`; entries

@@ -3,6 +3,7 @@
 //! for one action, and value formatting.
 
 pub mod baseline;
+pub mod breakdown;
 pub mod choice;
 pub mod derived;
 pub mod details;
