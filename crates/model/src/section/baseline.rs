@@ -294,6 +294,8 @@ mod tests {
             memory: None,
             system: None,
             hot_spots: None,
+            sort: None,
+            row_labels: Vec::new(),
         }
     }
 
@@ -306,6 +308,7 @@ mod tests {
             header,
             body,
             children: Vec::new(),
+            metrics: Vec::new(),
         }
     }
 

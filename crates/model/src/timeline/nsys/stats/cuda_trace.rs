@@ -15,7 +15,7 @@ use super::gpu_ops::{
     Columns, Kernel, KernelNamer, MemLabels, MemOp, NameKey, NameKind, RUNTIME, device_names,
     for_each_kernel, for_each_mem_op, for_each_row, int_at, nvtx_missing,
 };
-use super::table::{string_of, strip_stats_suffix};
+use super::table::{read_both, string_of, strip_stats_suffix};
 use super::{
     Cell, CellText, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, Rows, skipped,
 };
@@ -278,34 +278,61 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let namer = KernelNamer::new(db, &strings, nvtx_name)?;
     let labels = MemLabels::of(db);
     let old = labels.old_layout();
-    let mut texts: Vec<String> = Vec::new();
-    let mut intern = |text: String| -> u32 {
-        texts.push(text);
-        (texts.len() - 1) as u32
-    };
-    // Kernels, then copies and memsets, each in table order; shown by start.
-    let mut ops: Vec<GpuOp> = Vec::new();
-    let mut names: HashMap<NameKey, u32> = HashMap::new();
-    for_each_kernel(db, NameKind::Demangled, Columns::All, |k| {
-        let name = *names
-            .entry(namer.key(k))
-            .or_insert_with_key(|key| intern(namer.text(*key)));
-        ops.push(GpuOp::Kernel(k.clone(), name));
-    })?;
-    let mut op_names: HashMap<Option<i64>, u32> = HashMap::new();
-    let mut kinds: HashMap<i64, u32> = HashMap::new();
-    for_each_mem_op(db, |op| {
-        let name = *op_names
-            .entry(op.copy_kind)
-            .or_insert_with(|| intern(labels.operation(op)));
-        let mut kind = |k: i64| {
-            *kinds
-                .entry(k)
-                .or_insert_with(|| intern(labels.memory_kind(k)))
-        };
-        let (src, dst) = (op.src_kind.map(&mut kind), op.dst_kind.map(&mut kind));
-        ops.push(GpuOp::Mem(op.clone(), name, src, dst));
-    })?;
+    // Kernels, then copies and memsets, each in table order; shown by start. The kernel table
+    // and the memory tables are read at once, on two connections, each naming its own rows.
+    let (kernels, memory) = read_both(
+        db,
+        |db| {
+            let mut texts = Vec::new();
+            let mut ops = Vec::new();
+            let mut names: HashMap<NameKey, u32> = HashMap::new();
+            for_each_kernel(db, NameKind::Demangled, Columns::All, |k| {
+                let name = *names.entry(namer.key(k)).or_insert_with_key(|key| {
+                    texts.push(namer.text(*key));
+                    (texts.len() - 1) as u32
+                });
+                ops.push(GpuOp::Kernel(k.clone(), name));
+            })?;
+            Ok::<_, NsysError>((ops, texts))
+        },
+        |db| {
+            let mut texts: Vec<String> = Vec::new();
+            let mut ops = Vec::new();
+            let mut labelled: HashMap<(u8, i64), u32> = HashMap::new();
+            let mut intern = |key: (u8, i64), text: &dyn Fn() -> String| -> u32 {
+                *labelled.entry(key).or_insert_with(|| {
+                    texts.push(text());
+                    (texts.len() - 1) as u32
+                })
+            };
+            for_each_mem_op(db, |op| {
+                // Labels keyed (0, copy kind), (1, 0) for a memset, (2, memory kind).
+                let key = op.copy_kind.map_or((1, 0), |k| (0, k));
+                let name = intern(key, &|| labels.operation(op));
+                let src = op
+                    .src_kind
+                    .map(|k| intern((2, k), &|| labels.memory_kind(k)));
+                let dst = op
+                    .dst_kind
+                    .map(|k| intern((2, k), &|| labels.memory_kind(k)));
+                ops.push(GpuOp::Mem(op.clone(), name, src, dst));
+            })?;
+            Ok::<_, NsysError>((ops, texts))
+        },
+    );
+    let (mut ops, mut texts) = kernels?;
+    let (memory, memory_texts) = memory?;
+    let offset = texts.len() as u32;
+    texts.extend(memory_texts);
+    ops.extend(memory.into_iter().map(|op| match op {
+        GpuOp::Mem(op, name, src, dst) => GpuOp::Mem(
+            op,
+            name + offset,
+            src.map(|k| k + offset),
+            dst.map(|k| k + offset),
+        ),
+        kernel => kernel,
+    }));
     // Stable by start: equal starts keep kernels before copies, each in table order.
     let mut order: Vec<(i64, u32)> = ops
         .iter()

@@ -14,7 +14,8 @@ use rustc_hash::FxHashMap;
 
 use super::super::NsysError;
 use super::super::db::ExportDb;
-use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, for_each_kernel, xyz};
+use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, Placement, for_each_kernel, xyz};
+use super::table::read_both;
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
@@ -68,9 +69,26 @@ impl Launch {
 
 /// Every kernel joined with its launching calls, by API start.
 fn launches(db: &ExportDb) -> Result<Vec<Launch>, NsysError> {
-    let calls = CallsByCorr::read(db)?;
+    // The kernels and the runtime table are read at once, on two connections.
+    let (kernels, calls) = read_both(
+        db,
+        |db| {
+            let mut kernels = Vec::new();
+            for_each_kernel(db, NameKind::Demangled, Columns::Lean, |k| {
+                kernels.push(LaunchedKernel {
+                    at: k.at,
+                    grid: k.grid,
+                    block: k.block,
+                    name: k.name,
+                })
+            })?;
+            Ok::<_, NsysError>(kernels)
+        },
+        CallsByCorr::read,
+    );
+    let (kernels, calls) = (kernels?, calls?);
     let mut out = Vec::new();
-    for_each_kernel(db, NameKind::Demangled, Columns::Lean, |k| {
+    for k in kernels {
         for c in calls.of(&k.at) {
             out.push(Launch {
                 api_start: c.start,
@@ -88,11 +106,19 @@ fn launches(db: &ExportDb) -> Result<Vec<Launch>, NsysError> {
                 seq: out.len() as u32,
             });
         }
-    })?;
+    }
     // Equal starts in the runtime table's order (nsys 2023.4 on a generated 1 M-event export),
     // then as read.
     out.sort_unstable_by_key(|l| (l.api_start, l.api_row, l.kernel_start, l.seq));
     Ok(out)
+}
+
+/// What a launch keeps of its kernel while the calls are read.
+struct LaunchedKernel {
+    at: Placement,
+    grid: [i64; 3],
+    block: [i64; 3],
+    name: i64,
 }
 
 /// Names by string id, each built once.
