@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::super::NsysError;
 use super::super::db::ExportDb;
 use super::cuda::KERNEL_NAME_OPTIONS;
@@ -15,7 +17,7 @@ use super::gpu_ops::{
     Columns, KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME,
     for_each_kernel, for_each_mem_op, kernel_durations, nvtx_missing, xyz,
 };
-use super::table::{grouped, string_of, strip_stats_suffix, summaries_table};
+use super::table::{grouped, read_both, string_of, strip_stats_suffix, summaries_table};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
 use crate::timeline::summary::Summary;
 
@@ -111,11 +113,24 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
             values,
         })
     };
-    if with_api && db.has_table(RUNTIME) {
+    let namer = KernelNamer::new(db, &strings, req.flag("nvtx-name"))?;
+    // The runtime table and the kernel table are read at once, on two connections.
+    let (calls, kernels) = read_both(
+        db,
+        |db| {
+            if with_api && db.has_table(RUNTIME) {
+                grouped(db, RUNTIME, "nameId", "end - start", "").map(Some)
+            } else {
+                Ok(None)
+            }
+        },
+        |db| kernel_durations(db, NameKind::of(req), &namer),
+    );
+    if let Some(calls) = calls? {
         // Unlike cuda_api_sum, calls group by their name with the suffix cut: the two rows of
         // each call in old exports (`cudaMalloc`, `cudaMalloc_v3020`) make one group.
         let mut by_name: HashMap<String, Vec<i64>> = HashMap::new();
-        for (id, v) in grouped(db, RUNTIME, "nameId", "end - start", "")? {
+        for (id, v) in calls {
             by_name
                 .entry(strip_stats_suffix(&string_of(&strings, id)).to_string())
                 .or_default()
@@ -125,8 +140,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
             push("CUDA_API", name, v);
         }
     }
-    let namer = KernelNamer::new(db, &strings, req.flag("nvtx-name"))?;
-    for (name, v) in kernel_durations(db, NameKind::of(req), &namer)? {
+    for (name, v) in kernels? {
         push("CUDA_KERNEL", name, v);
     }
     let labels = MemLabels::of(db);
@@ -164,7 +178,7 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     let strings = db.string_ids()?;
     let namer = KernelNamer::new(db, &strings, nvtx_name)?;
     type Dims = ([i64; 3], [i64; 3]);
-    let mut by_key: HashMap<(NameKey, Dims), Vec<i64>> = HashMap::new();
+    let mut by_key: FxHashMap<(NameKey, Dims), Vec<i64>> = FxHashMap::default();
     for_each_kernel(db, NameKind::of(req), Columns::Lean, |k| {
         by_key
             .entry((namer.key(k), (k.grid, k.block)))

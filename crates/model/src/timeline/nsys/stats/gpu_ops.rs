@@ -619,12 +619,12 @@ impl<'a> KernelNamer<'a> {
     /// range text under two ranges) make one group.
     pub fn by_name<K>(
         &self,
-        groups: HashMap<(NameKey, K), Vec<i64>>,
+        groups: impl IntoIterator<Item = ((NameKey, K), Vec<i64>)>,
     ) -> Vec<((String, K), Vec<i64>)>
     where
         K: Eq + std::hash::Hash,
     {
-        let mut out: HashMap<(String, K), Vec<i64>> = HashMap::new();
+        let mut out: FxHashMap<(String, K), Vec<i64>> = FxHashMap::default();
         for ((key, extra), v) in groups {
             out.entry((self.text(key), extra)).or_default().extend(v);
         }
@@ -638,7 +638,7 @@ pub(super) fn kernel_durations(
     names: NameKind,
     namer: &KernelNamer<'_>,
 ) -> Result<Vec<(String, Vec<i64>)>, NsysError> {
-    let mut by_key: HashMap<(NameKey, ()), Vec<i64>> = HashMap::new();
+    let mut by_key: FxHashMap<(NameKey, ()), Vec<i64>> = FxHashMap::default();
     for_each_kernel(db, names, Columns::Lean, |k| {
         by_key
             .entry((namer.key(k), ()))

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of};
 use super::super::load::MEMCPY_LABELS;
@@ -36,7 +38,7 @@ pub(super) fn grouped(
     key: &str,
     value: &str,
     filter: &str,
-) -> Result<HashMap<i64, Vec<i64>>, NsysError> {
+) -> Result<FxHashMap<i64, Vec<i64>>, NsysError> {
     let key_sql = if key == "NULL" {
         "NULL".to_string()
     } else {
@@ -50,7 +52,7 @@ pub(super) fn grouped(
         .prepare(&sql)
         .map_err(|e| db.query_error(table, e))?;
     let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-    let mut out: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut out: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
     while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
         let types_ok = matches!(row.get_ref(3), Ok(rusqlite::types::ValueRef::Integer(1)));
         let v = row
