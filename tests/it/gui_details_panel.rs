@@ -12,7 +12,7 @@ use sightline::app::ncu::details::{DetailsPanel, Span, parse_markup};
 use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{
-    ChartAxes, DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
+    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
 };
 use sightline::section::registry::SectionSet;
 
@@ -56,22 +56,8 @@ fn entry(label: &str, metric: &str, value: Option<MetricValue>, unit: &str) -> E
 
 fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
     Item {
-        kind,
-        label: label.to_owned(),
-        description: None,
         entries,
-        items: Vec::new(),
-        columns: None,
-        column_major: false,
-        rooflines: Vec::new(),
-        points: Vec::new(),
-        axes: ChartAxes::default(),
-        highlights: Vec::new(),
-        memory: None,
-        system: None,
-        hot_spots: None,
-        sort: None,
-        row_labels: Vec::new(),
+        ..Item::empty(kind, label)
     }
 }
 

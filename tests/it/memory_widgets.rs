@@ -235,23 +235,11 @@ fn synthetic_item(widget: &str, label: &str, compute_capability: u32) -> Item {
         &synthetic_entry,
     )
     .expect("a memory widget");
+    let kind = memory::item_kind(&layout);
     Item {
-        kind: memory::item_kind(&layout),
-        label: label.to_owned(),
-        description: None,
         entries,
-        items: Vec::new(),
-        columns: None,
-        column_major: false,
-        rooflines: Vec::new(),
-        points: Vec::new(),
-        axes: Default::default(),
-        highlights: Vec::new(),
         memory: Some(layout),
-        system: None,
-        hot_spots: None,
-        sort: None,
-        row_labels: Vec::new(),
+        ..Item::empty(kind, label)
     }
 }
 

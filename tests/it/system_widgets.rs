@@ -335,22 +335,9 @@ fn synthetic_item(metrics: &Synthetic, widget: &str, label: &str) -> Item {
 
 fn item_of(kind: &'static str, label: &str, entries: Vec<Entry>, layout: SystemWidget) -> Item {
     Item {
-        kind,
-        label: label.to_owned(),
-        description: None,
         entries,
-        items: Vec::new(),
-        columns: None,
-        column_major: false,
-        rooflines: Vec::new(),
-        points: Vec::new(),
-        axes: Default::default(),
-        highlights: Vec::new(),
-        memory: None,
         system: Some(layout),
-        hot_spots: None,
-        sort: None,
-        row_labels: Vec::new(),
+        ..Item::empty(kind, label)
     }
 }
 

@@ -280,22 +280,9 @@ mod tests {
 
     fn item(kind: &'static str, entries: Vec<Entry>, items: Vec<Item>) -> Item {
         Item {
-            kind,
-            label: String::new(),
-            description: None,
             entries,
             items,
-            columns: None,
-            column_major: false,
-            rooflines: Vec::new(),
-            points: Vec::new(),
-            axes: Default::default(),
-            highlights: Vec::new(),
-            memory: None,
-            system: None,
-            hot_spots: None,
-            sort: None,
-            row_labels: Vec::new(),
+            ..Item::empty(kind, "")
         }
     }
 

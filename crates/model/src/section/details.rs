@@ -161,9 +161,18 @@ impl ChartAxis {
 impl Item {
     fn new(kind: &'static str, label: Option<&String>, description: Option<&String>) -> Item {
         Item {
-            kind,
-            label: label.cloned().unwrap_or_default(),
             description: description.cloned(),
+            ..Item::empty(kind, label.map_or("", String::as_str))
+        }
+    }
+
+    /// An item of `kind` labelled `label` with nothing in it (fill what a view needs with
+    /// `Item { entries, ..Item::empty(kind, label) }`).
+    pub fn empty(kind: &'static str, label: &str) -> Item {
+        Item {
+            kind,
+            label: label.to_owned(),
+            description: None,
             entries: Vec::new(),
             items: Vec::new(),
             columns: None,
