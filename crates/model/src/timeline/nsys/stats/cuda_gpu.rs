@@ -15,7 +15,7 @@ use super::super::db::ExportDb;
 use super::cuda::KERNEL_NAME_OPTIONS;
 use super::gpu_ops::{
     Columns, KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME,
-    for_each_kernel, for_each_mem_op, kernel_durations, nvtx_missing, xyz,
+    fold_kernel_halves, for_each_mem_op, kernel_durations, merge_groups, nvtx_missing, xyz,
 };
 use super::table::{grouped, read_both, string_of, strip_stats_suffix, summaries_table};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
@@ -178,13 +178,19 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     let strings = db.string_ids()?;
     let namer = KernelNamer::new(db, &strings, nvtx_name)?;
     type Dims = ([i64; 3], [i64; 3]);
-    let mut by_key: FxHashMap<(NameKey, Dims), Vec<i64>> = FxHashMap::default();
-    for_each_kernel(db, NameKind::of(req), Columns::Lean, |k| {
-        by_key
-            .entry((namer.key(k), (k.grid, k.block)))
-            .or_default()
-            .push(k.at.duration())
-    })?;
+    let [mut by_key, second] = fold_kernel_halves(
+        db,
+        NameKind::of(req),
+        Columns::Lean,
+        FxHashMap::default,
+        |by_key: &mut FxHashMap<(NameKey, Dims), Vec<i64>>, k| {
+            by_key
+                .entry((namer.key(k), (k.grid, k.block)))
+                .or_default()
+                .push(k.at.duration())
+        },
+    )?;
+    merge_groups(&mut by_key, second);
     let groups = namer
         .by_name(by_key)
         .into_iter()

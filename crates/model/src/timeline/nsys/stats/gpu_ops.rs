@@ -229,6 +229,53 @@ pub(super) fn for_each_kernel(
     db: &ExportDb,
     names: NameKind,
     columns: Columns,
+    each: impl FnMut(&Kernel),
+) -> Result<(), NsysError> {
+    kernels_in(db, names, columns, None, each)
+}
+
+/// Folds the kernel table's two halves (by rowid) at once, on two connections, each into its
+/// own `T` (first half first): for reports whose result does not depend on the kernels' order.
+pub(super) fn fold_kernel_halves<T: Send>(
+    db: &ExportDb,
+    names: NameKind,
+    columns: Columns,
+    init: impl Fn() -> T + Sync,
+    each: impl Fn(&mut T, &Kernel) + Sync,
+) -> Result<[T; 2], NsysError> {
+    let bounds: Option<(i64, i64)> = if db.has_table(KERNEL) {
+        db.conn
+            .query_row(
+                &format!("SELECT min(rowid), max(rowid) FROM {KERNEL}"),
+                [],
+                |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
+            )
+            .ok()
+            .and_then(|(lo, hi)| Some((lo?, hi?)))
+    } else {
+        None
+    };
+    let Some((lo, hi)) = bounds.filter(|(lo, hi)| lo < hi) else {
+        let mut all = init();
+        for_each_kernel(db, names, columns, |k| each(&mut all, k))?;
+        return Ok([all, init()]);
+    };
+    // lo ≤ mid < hi, so mid + 1 cannot overflow (rowids may be any i64).
+    let mid = (i128::from(lo) + i128::from(hi)).div_euclid(2) as i64;
+    let half = |db: &ExportDb, range: (i64, i64)| {
+        let mut part = init();
+        kernels_in(db, names, columns, Some(range), |k| each(&mut part, k)).map(|()| part)
+    };
+    let (first, second) = read_both(db, |db| half(db, (lo, mid)), |db| half(db, (mid + 1, hi)));
+    Ok([first?, second?])
+}
+
+/// [`for_each_kernel`] over the rows whose rowid is in `range` (all rows for `None`).
+fn kernels_in(
+    db: &ExportDb,
+    names: NameKind,
+    columns: Columns,
+    range: Option<(i64, i64)>,
     mut each: impl FnMut(&Kernel),
 ) -> Result<(), NsysError> {
     if !db.has_table(KERNEL) {
@@ -251,8 +298,11 @@ pub(super) fn for_each_kernel(
         NameKind::Base => format!("coalesce({}, {})", c("shortName"), c("demangledName")),
         NameKind::Mangled => format!("coalesce({}, {})", c("mangledName"), c("demangledName")),
     };
+    let filter = range.map_or_else(String::new, |(lo, hi)| {
+        format!(" WHERE rowid BETWEEN {lo} AND {hi}")
+    });
     let sql = format!(
-        "SELECT {}, {name}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {KERNEL}",
+        "SELECT {}, {name}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {KERNEL}{filter}",
         placement_sql(db, KERNEL, full),
         c("gridX"),
         c("gridY"),
@@ -638,18 +688,34 @@ pub(super) fn kernel_durations(
     names: NameKind,
     namer: &KernelNamer<'_>,
 ) -> Result<Vec<(String, Vec<i64>)>, NsysError> {
-    let mut by_key: FxHashMap<(NameKey, ()), Vec<i64>> = FxHashMap::default();
-    for_each_kernel(db, names, Columns::Lean, |k| {
-        by_key
-            .entry((namer.key(k), ()))
-            .or_default()
-            .push(k.at.duration())
-    })?;
+    let [mut by_key, second] = fold_kernel_halves(
+        db,
+        names,
+        Columns::Lean,
+        FxHashMap::default,
+        |by_key: &mut FxHashMap<(NameKey, ()), Vec<i64>>, k| {
+            by_key
+                .entry((namer.key(k), ()))
+                .or_default()
+                .push(k.at.duration())
+        },
+    )?;
+    merge_groups(&mut by_key, second);
     Ok(namer
         .by_name(by_key)
         .into_iter()
         .map(|((name, ()), v)| (name, v))
         .collect())
+}
+
+/// Adds the groups of a later part of a table to those of an earlier one.
+pub(super) fn merge_groups<K: Eq + std::hash::Hash>(
+    into: &mut FxHashMap<K, Vec<i64>>,
+    later: FxHashMap<K, Vec<i64>>,
+) {
+    for (key, values) in later {
+        into.entry(key).or_default().extend(values);
+    }
 }
 
 /// The skip for `nvtx-name` on an export without NVTX data.
