@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-[ -n "${SKIP_BUILD:-}" ] || { cargo build --release --quiet --bin sightline && cargo build --release --quiet -p sightline-test-support --bin make_nsys_export; }
+source bench/lib.sh   # build_nsys_tools(), best()
+build_nsys_tools
 mkdir -p "$out/bin"
 cp "$CARGO_TARGET_DIR/release/sightline" "$out/bin/"
 gen="$CARGO_TARGET_DIR/release/make_nsys_export"
@@ -25,7 +26,6 @@ bin="$out/bin/sightline"
 repeats=${REPEATS:-2}
 inputs=${INPUTS:-/tmp/sightline-nsys-bench}
 
-source bench/lib.sh   # best()
 
 results="$out/export.md"
 {

@@ -1,5 +1,14 @@
 # Shared by the bench scripts (sourced; they set $out first).
 
+# build_nsys_tools: the release `sightline` and `make_nsys_export`, unless SKIP_BUILD is set
+# (then the binaries already in $CARGO_TARGET_DIR/release are used).
+build_nsys_tools() {
+  [ -n "${SKIP_BUILD:-}" ] || {
+    cargo build --release --quiet --bin sightline &&
+      cargo build --release --quiet -p sightline-test-support --bin make_nsys_export
+  }
+}
+
 # best REPEATS CMD...: prints "wall_s peak_rss_kb" of the fastest of REPEATS runs; the stderr
 # of that run is left in $out/best_stderr.txt.
 best() {

@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-[ -n "${SKIP_BUILD:-}" ] || { cargo build --release --quiet --bin sightline && cargo build --release --quiet -p sightline-test-support --bin make_nsys_export; }
+source bench/lib.sh   # build_nsys_tools()
+build_nsys_tools
 bin="$CARGO_TARGET_DIR/release/sightline"
 events=${EVENTS:-10000000}
 files=${FILES:-2}
