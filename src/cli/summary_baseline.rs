@@ -77,7 +77,7 @@ fn value_of(
     metric: &str,
 ) -> Option<(f64, String)> {
     match section {
-        None => row.duration_ns.map(|d| {
+        None => row.launch.duration_ns.map(|d| {
             (
                 d,
                 crate::format::format_with_unit(
@@ -121,7 +121,7 @@ pub fn write_compared(
     for row in &rows {
         let matched: Vec<Option<usize>> = opened
             .iter()
-            .map(|o| o.result_for(&names, row.index))
+            .map(|o| o.result_for(&names, row.launch.index))
             .collect();
         for &(section, metric, label, unit) in &metrics {
             let (value, text) = value_of(row, &columns, section, metric)
@@ -140,8 +140,8 @@ pub fn write_compared(
                 })
                 .collect();
             lines.push(Line {
-                index: row.index,
-                kernel: row.name.clone(),
+                index: row.launch.index,
+                kernel: row.launch.name.clone(),
                 metric: metric.to_owned(),
                 label: label.to_owned(),
                 unit,

@@ -321,7 +321,7 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
     let expected = {
         let first = &common::app::ncu_state(&h).baselines.list[0];
         first
-            .duration_difference(tab(&h).summary.rows[0].duration_ns)
+            .duration_difference(tab(&h).summary.rows[0].launch.duration_ns)
             .unwrap()
             .relative_text()
     };

@@ -81,7 +81,11 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     let t = tab(&h);
     // One row per result, in report order, with the Speed of Light and Occupancy columns.
     assert_eq!(
-        t.summary.rows.iter().map(|r| r.index).collect::<Vec<_>>(),
+        t.summary
+            .rows
+            .iter()
+            .map(|r| r.launch.index)
+            .collect::<Vec<_>>(),
         (0..report.num_actions()).collect::<Vec<_>>()
     );
     let labels: Vec<&str> = t
@@ -114,8 +118,11 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
         let duration = action
             .metric("gpu__time_duration.sum")
             .map(|m| m.value().as_f64().unwrap());
-        assert_eq!(t.summary.rows[index].duration_ns, duration);
-        assert_eq!(t.summary.rows[index].name, action.name(NameBase::Function));
+        assert_eq!(t.summary.rows[index].launch.duration_ns, duration);
+        assert_eq!(
+            t.summary.rows[index].launch.name,
+            action.name(NameBase::Function)
+        );
     }
 
     // Duration: ascending, then descending (the header shows the arrow).
@@ -129,7 +136,7 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
             .table
             .order
             .iter()
-            .map(|&i| t.summary.rows[i].duration_ns.unwrap())
+            .map(|&i| t.summary.rows[i].launch.duration_ns.unwrap())
             .collect()
     };
     let ascending = durations(&h);
@@ -146,7 +153,7 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     // A click on the longest kernel's row opens its Details page.
     let longest = {
         let t = tab(&h);
-        t.summary.rows[t.summary.table.order[0]].index
+        t.summary.rows[t.summary.table.order[0]].launch.index
     };
     let name = report
         .action(longest)
@@ -203,13 +210,13 @@ fn gui_summary_filters_by_nvtx_range() {
 fn gui_summary_row_menu_adds_a_baseline() {
     let (mut h, _folder) = app_on(vec![fixture("sample.ncu-rep")]);
     summary_rows(&mut h);
-    let name = tab(&h).summary.rows[2].name.clone();
+    let name = tab(&h).summary.rows[2].launch.name.clone();
     assert_eq!(
         tab(&h)
             .summary
             .rows
             .iter()
-            .filter(|r| r.name == name)
+            .filter(|r| r.launch.name == name)
             .count(),
         1
     );
@@ -222,7 +229,7 @@ fn gui_summary_row_menu_adds_a_baseline() {
     h.run();
     let baselines = &common::app::ncu_state(&h).baselines.list;
     assert_eq!(baselines.len(), 1);
-    assert_eq!(baselines[0].kernel, tab(&h).summary.rows[2].index);
+    assert_eq!(baselines[0].kernel, tab(&h).summary.rows[2].launch.index);
 }
 
 #[test]

@@ -36,6 +36,7 @@ mod gui_ncu_link;
 mod gui_read_warnings;
 mod gui_rules;
 mod gui_source_page;
+mod gui_stats_sort;
 mod gui_summary_raw;
 mod gui_timeline;
 mod gui_timeline_cpu;

@@ -7,7 +7,8 @@ use std::cmp::Ordering;
 use eframe::egui;
 use egui_extras::Column;
 
-use super::loader::KernelRow;
+use sightline_model::ncu::LaunchRow;
+
 use crate::widgets::table::{Header, SortableTable, Table};
 
 /// The columns of the kernel list (indices of the sort state).
@@ -20,7 +21,7 @@ const STREAM: usize = 5;
 #[derive(Default)]
 pub struct KernelList {
     /// Rows as loaded (file order).
-    pub rows: Vec<KernelRow>,
+    pub rows: Vec<LaunchRow>,
     /// Name filter text.
     pub filter: String,
     /// Sort state and display order (indices into `rows`, filtered and sorted).
@@ -43,7 +44,7 @@ impl KernelList {
     }
 
     /// Appends loaded rows.
-    pub fn extend(&mut self, rows: Vec<KernelRow>) {
+    pub fn extend(&mut self, rows: Vec<LaunchRow>) {
         self.rows.extend(rows);
         self.table.invalidate();
     }
@@ -163,7 +164,7 @@ impl KernelList {
 }
 
 /// Draws column `column` of `kernel`'s row.
-fn cell_ui(ui: &mut egui::Ui, kernel: &KernelRow, column: usize) -> egui::Response {
+fn cell_ui(ui: &mut egui::Ui, kernel: &LaunchRow, column: usize) -> egui::Response {
     let text = match column {
         INDEX => kernel.index.to_string(),
         NAME => {

@@ -6,68 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use sightline_model::ncu::{Action, NameBase, Report};
+use sightline_model::ncu::{Action, LaunchRow, ReadError, Report};
 
 use crate::job::{Job, JobCtx};
-
-/// One row of the kernel list.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KernelRow {
-    /// Action index.
-    pub index: usize,
-    /// Function name.
-    pub name: String,
-    /// Demangled name (tooltip).
-    pub demangled: String,
-    /// `"x×y×z"` grid size.
-    pub grid: String,
-    /// `"x×y×z"` block size.
-    pub block: String,
-    /// `gpu__time_duration.sum` in nanoseconds.
-    pub duration_ns: Option<f64>,
-    /// CUDA stream id.
-    pub stream: Option<u32>,
-    /// CUDA context id.
-    pub context: Option<u32>,
-}
-
-impl KernelRow {
-    /// The row of `action`.
-    pub fn of(action: &Action) -> KernelRow {
-        let dim = |d: Option<[u64; 3]>| {
-            d.map_or_else(|| "-".to_owned(), |[x, y, z]| format!("{x}×{y}×{z}"))
-        };
-        KernelRow {
-            index: action.index(),
-            name: action.name(NameBase::Function).to_owned(),
-            demangled: action.name(NameBase::Demangled).to_owned(),
-            grid: dim(action.grid_size()),
-            block: dim(action.block_size()),
-            duration_ns: action
-                .metric("gpu__time_duration.sum")
-                .and_then(|m| m.value().as_f64()),
-            stream: action.stream_id(),
-            context: action.context_id(),
-        }
-    }
-}
-
-impl KernelRow {
-    /// The row of action `index`, which could not be decoded: the name says so, the tooltip
-    /// gives the error.
-    pub fn unreadable(index: usize, error: &str) -> KernelRow {
-        KernelRow {
-            index,
-            name: "(unreadable result)".to_owned(),
-            demangled: error.to_owned(),
-            grid: "-".to_owned(),
-            block: "-".to_owned(),
-            duration_ns: None,
-            stream: None,
-            context: None,
-        }
-    }
-}
 
 /// What the loader sends before it is done (as [`crate::job::JobEvent::Sent`]); progress comes
 /// as `Progress`, the end as `Done(())` (all rows loaded) or `Failed(message)`.
@@ -75,7 +16,7 @@ pub enum LoadEvent {
     /// The report is open; the first rows are ready.
     Opened(Arc<Report>),
     /// More kernel list rows.
-    Rows(Vec<KernelRow>),
+    Rows(Vec<LaunchRow>),
 }
 
 /// A running load: `Done(())` once all rows are loaded, `Failed` when the report cannot be read.
@@ -100,28 +41,50 @@ fn load(file: &Path, ctx: &JobCtx<LoadEvent>) -> Result<(), String> {
         return Ok(());
     }
     let total = report.num_actions();
+    // A damaged result is listed as unreadable (selecting it shows the error); the kernels
+    // after it still load.
+    for_each_batch(
+        &report,
+        ctx,
+        (1, 64),
+        |index, action| match action {
+            Ok(action) => LaunchRow::of(&action),
+            Err(error) => LaunchRow::unreadable(index, &error.to_string()),
+        },
+        |rows, done| {
+            ctx.send(LoadEvent::Rows(rows))
+                && ctx.progress_now(
+                    done as f32 / total.max(1) as f32,
+                    &format!("reading kernels {done}/{total}"),
+                )
+        },
+    );
+    Ok(())
+}
+
+/// Decodes every result of `report` in order into a row (`row` gets the result's index and its
+/// decoding, an error for a damaged result) and hands the rows to `send` in batches, with the
+/// number of results done: the first batch of `sizes.0` rows (small, so a list fills at once),
+/// the later ones of `sizes.1`. Stops when the job is cancelled or `send` returns false.
+pub fn for_each_batch<R, E>(
+    report: &Report,
+    ctx: &JobCtx<E>,
+    sizes: (usize, usize),
+    mut row: impl FnMut(usize, Result<Action, ReadError>) -> R,
+    mut send: impl FnMut(Vec<R>, usize) -> bool,
+) {
+    let total = report.num_actions();
     let mut batch = Vec::new();
     for index in 0..total {
         if ctx.is_cancelled() {
-            return Ok(());
+            return;
         }
-        // A damaged result is listed as unreadable (selecting it shows the error); the
-        // kernels after it still load.
-        batch.push(match report.action(index) {
-            Ok(action) => KernelRow::of(&action),
-            Err(error) => KernelRow::unreadable(index, &error.to_string()),
-        });
-        if index == 0 || batch.len() >= 64 {
-            let progress = (index + 1) as f32 / total.max(1) as f32;
-            if !ctx.send(LoadEvent::Rows(std::mem::take(&mut batch)))
-                || !ctx.progress_now(progress, &format!("reading kernels {}/{total}", index + 1))
-            {
-                return Ok(());
-            }
+        batch.push(row(index, report.action(index)));
+        let limit = if index < sizes.0 { sizes.0 } else { sizes.1 };
+        if (batch.len() >= limit || index + 1 == total)
+            && !send(std::mem::take(&mut batch), index + 1)
+        {
+            return;
         }
     }
-    if !batch.is_empty() {
-        ctx.send(LoadEvent::Rows(batch));
-    }
-    Ok(())
 }

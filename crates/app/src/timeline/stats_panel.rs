@@ -17,6 +17,7 @@ use sightline_model::timeline::nsys::stats::{
 use sightline_model::timeline::{EventId, EventKind, StrId, Timeline};
 
 use super::expert::{ExpertSource, Target};
+use crate::widgets::background_sort::{BackgroundSort, JobCompare, PrepareSort};
 use crate::widgets::table::{Header, SortableTable, Table, cell_text};
 
 /// A report's table, or why there is none.
@@ -70,6 +71,8 @@ pub struct StatsPanel {
     pub diagnostics: super::diagnostics::DiagnosticsList,
     /// Any report on demand.
     pub runner: super::report_runner::ReportRunner,
+    /// The sort of a long table, off the UI thread.
+    pub sorter: BackgroundSort,
 }
 
 /// The panel reads as its table's state (`stats.sort`, `stats.order`).
@@ -210,6 +213,7 @@ impl StatsPanel {
         wake: Arc<dyn Fn() + Send + Sync>,
     ) -> Option<Target> {
         let mut go_to = None;
+        let sort_wake = wake.clone();
         let Some(reports) = &self.reports else {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -319,6 +323,15 @@ impl StatsPanel {
             }
             None => return go_to,
         }
+        if let Some(table) = table_of(self.reports.as_deref(), self.shown) {
+            self.sorter.update(
+                &mut self.table,
+                table.rows.len(),
+                move || sort_wake(),
+                || prepare_sort(table.clone()),
+            );
+            self.sorter.status_ui(ui);
+        }
         if let Some(row) = self.table_ui(ui) {
             go_to = self.click_row(timeline, row).map(Target::Event);
         }
@@ -380,6 +393,42 @@ struct SortKey {
     text: CellText,
 }
 
+/// The sort keys of column `col` of `table`; `tick(rows done)` is called every few thousand
+/// rows and stops the reading when it returns `false` (`None` then).
+fn sort_keys(
+    table: &ReportTable,
+    col: usize,
+    mut tick: impl FnMut(usize) -> bool,
+) -> Option<Vec<SortKey>> {
+    let mut keys = Vec::with_capacity(table.rows.len());
+    for r in 0..table.rows.len() {
+        if r % 16_384 == 0 && !tick(r) {
+            return None;
+        }
+        let text = table
+            .rows
+            .cell(r, col)
+            .map_or_else(CellText::default, |c| c.as_str().into());
+        keys.push(SortKey {
+            number: text.parse::<f64>().ok(),
+            text,
+        });
+    }
+    Some(keys)
+}
+
+/// Rows `a` and `b` ascending by their `keys`: as numbers when both cells are numbers, else as
+/// text.
+fn compare_keys(keys: &[SortKey], a: usize, b: usize) -> Ordering {
+    match (keys.get(a), keys.get(b)) {
+        (Some(x), Some(y)) => match (x.number, y.number) {
+            (Some(p), Some(q)) => p.total_cmp(&q),
+            _ => x.text.cmp(&y.text),
+        },
+        (x, y) => x.is_some().cmp(&y.is_some()),
+    }
+}
+
 /// The ascending order of `table`'s rows by a column, for the shared table widget: as numbers
 /// when both cells are numbers, else as text. Each cell of the column is read once per sort (a
 /// trace's rows are formatted when read), not once per comparison.
@@ -388,29 +437,26 @@ pub(crate) fn row_order(table: &ReportTable) -> impl Fn(usize, usize, usize) -> 
     move |col, a, b| {
         let mut keys = keys.borrow_mut();
         if keys.as_ref().is_none_or(|(c, _)| *c != col) {
-            let column = (0..table.rows.len())
-                .map(|r| {
-                    let text = table
-                        .rows
-                        .cell(r, col)
-                        .map_or_else(CellText::default, |c| c.as_str().into());
-                    SortKey {
-                        number: text.parse::<f64>().ok(),
-                        text,
-                    }
-                })
-                .collect();
-            *keys = Some((col, column));
+            *keys = sort_keys(table, col, |_| true).map(|k| (col, k));
         }
-        let Some((_, keys)) = keys.as_ref() else {
-            return Ordering::Equal;
-        };
-        match (keys.get(a), keys.get(b)) {
-            (Some(x), Some(y)) => match (x.number, y.number) {
-                (Some(p), Some(q)) => p.total_cmp(&q),
-                _ => x.text.cmp(&y.text),
-            },
-            (x, y) => x.is_some().cmp(&y.is_some()),
-        }
+        keys.as_ref()
+            .map_or(Ordering::Equal, |(_, keys)| compare_keys(keys, a, b))
     }
+}
+
+/// What the background sort of `table` runs: the column's keys read with progress, then the
+/// comparison of two rows by them.
+fn prepare_sort(table: ReportTable) -> PrepareSort {
+    Box::new(move |ctx, col| {
+        let rows = table.rows.len();
+        let keys = sort_keys(&table, col, |done| {
+            ctx.progress(
+                done as f32 / rows.max(1) as f32,
+                &format!("reading the column of {rows} rows"),
+            );
+            !ctx.is_cancelled()
+        })?;
+        let compare: JobCompare = Box::new(move |a, b| compare_keys(&keys, a, b));
+        Some(compare)
+    })
 }

@@ -1,5 +1,6 @@
 //! Widgets shared by every document kind.
 
+pub mod background_sort;
 pub mod plot;
 pub mod problems;
 pub mod table;

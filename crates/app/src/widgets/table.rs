@@ -22,6 +22,9 @@ pub type Compare<'a> = &'a dyn Fn(usize, usize, usize) -> Ordering;
 /// Draws a row's context menu: `menu(ui, row)`.
 pub type RowMenu<'a> = &'a mut dyn FnMut(&mut egui::Ui, usize);
 
+/// What a display order was computed for: the row count and the sort.
+pub type OrderKey = (usize, Option<(usize, bool)>);
+
 /// The sort state, selection and display order of one table.
 #[derive(Debug, Clone, Default)]
 pub struct SortableTable {
@@ -33,7 +36,10 @@ pub struct SortableTable {
     pub scroll_to: Option<usize>,
     /// Row indices (into the source) in display order, as last computed.
     pub order: Vec<usize>,
-    order_key: Option<(usize, Option<(usize, bool)>)>,
+    order_key: Option<OrderKey>,
+    /// A stale sorted order is left for a background job
+    /// ([`super::background_sort::BackgroundSort`]) instead of being computed in the frame.
+    deferred: bool,
 }
 
 impl SortableTable {
@@ -58,7 +64,9 @@ impl SortableTable {
     }
 
     /// Row indices in display order for `rows` rows, those `keep` keeps. Recomputed only when
-    /// the sort or the row count changed, or after [`SortableTable::invalidate`].
+    /// the sort or the row count changed, or after [`SortableTable::invalidate`]. A deferred
+    /// table ([`SortableTable::set_deferred`]) keeps its last order (or the source's, when the
+    /// row count changed) until [`SortableTable::set_order`] brings the new one.
     pub fn filtered_order(
         &mut self,
         rows: usize,
@@ -67,18 +75,37 @@ impl SortableTable {
     ) -> &[usize] {
         let key = (rows, self.sort);
         if self.order_key != Some(key) {
-            let mut order: Vec<usize> = (0..rows).filter(|&r| keep(r)).collect();
-            if let Some((column, descending)) = self.sort {
-                // Stable: equal rows keep the source's order in both directions.
-                order.sort_by(|&a, &b| {
-                    let o = compare(column, a, b);
-                    if descending { o.reverse() } else { o }
-                });
+            if self.deferred && self.sort.is_some() {
+                if self.order.len() != rows {
+                    self.order = (0..rows).collect();
+                }
+            } else {
+                self.order = sorted_order(rows, keep, self.sort, compare);
+                self.order_key = Some(key);
             }
+        }
+        &self.order
+    }
+
+    /// Whether a stale sorted order is left for a background job (see
+    /// [`SortableTable::filtered_order`]); such a table shows every row.
+    pub fn set_deferred(&mut self, deferred: bool) {
+        self.deferred = deferred;
+    }
+
+    /// The row count and sort whose order is wanted, when the order shown is not it.
+    pub fn stale_order(&self, rows: usize) -> Option<OrderKey> {
+        let key = (rows, self.sort);
+        (self.order_key != Some(key)).then_some(key)
+    }
+
+    /// Takes `order`, computed elsewhere for `key`; ignored when the table wants another order
+    /// by now.
+    pub fn set_order(&mut self, key: OrderKey, order: Vec<usize>) {
+        if key.1 == self.sort && order.len() == key.0 {
             self.order = order;
             self.order_key = Some(key);
         }
-        &self.order
     }
 
     /// The row `step` rows away from `row` in the last display order.
@@ -120,6 +147,25 @@ impl SortableTable {
         };
         format!("{label}{arrow}")
     }
+}
+
+/// The rows of `rows` that `keep` keeps, in the order of `sort` (column, descending) by
+/// `compare`, or in the source's order. Stable: equal rows keep the source's order in both
+/// directions.
+pub fn sorted_order(
+    rows: usize,
+    keep: &dyn Fn(usize) -> bool,
+    sort: Option<(usize, bool)>,
+    compare: Compare<'_>,
+) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows).filter(|&r| keep(r)).collect();
+    if let Some((column, descending)) = sort {
+        order.sort_by(|&a, &b| {
+            let o = compare(column, a, b);
+            if descending { o.reverse() } else { o }
+        });
+    }
+    order
 }
 
 /// A column of a [`Table`]: its header label, width and tooltip, and whether it sorts.
@@ -269,6 +315,10 @@ impl<'a> Table<'a> {
         if let Some(column) = header_clicked {
             state.click_header(column);
             state.filtered_order(rows, keep, compare);
+            if state.deferred {
+                // The background sort starts on the next frame: have one.
+                ui.ctx().request_repaint();
+            }
         }
         if let Some(row) = clicked {
             state.selected = Some(row);

@@ -7,6 +7,7 @@
 mod action;
 pub mod dump;
 mod error;
+pub mod launch_row;
 pub mod markup;
 mod metric;
 pub mod nvtx;
@@ -19,5 +20,6 @@ pub mod wire;
 
 pub use action::{Action, NameBase, ResultInfo};
 pub use error::ReadError;
+pub use launch_row::LaunchRow;
 pub use metric::{Instance, Metric, MetricValue, SAMPLER_CATEGORY, ValueKind};
 pub use report::{DEVICE_ATTRIBUTE_PREFIX, MAGIC, Report, SourceEntry, ToolVersion, WorkloadKind};

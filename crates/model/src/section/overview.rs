@@ -17,7 +17,7 @@ use super::details::{KernelDetails, resolve_action};
 use super::registry::SectionSet;
 use crate::ncu::nvtx::NvtxView;
 use crate::ncu::rule_result::rule_messages;
-use crate::ncu::{Action, NameBase};
+use crate::ncu::{Action, LaunchRow};
 use crate::proto::nv::profiler::ProfilerSection;
 
 /// The sections whose header values are the Summary page's columns.
@@ -60,20 +60,8 @@ pub struct TopRule {
 /// One row of the Summary page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OverviewRow {
-    /// The result's index in its report.
-    pub index: usize,
-    /// The function name.
-    pub name: String,
-    /// The demangled name, as the report stores it.
-    pub demangled: String,
-    /// `x×y×z`, or `-`.
-    pub grid: String,
-    /// `x×y×z`, or `-`.
-    pub block: String,
-    /// `gpu__time_duration.sum` in nanoseconds.
-    pub duration_ns: Option<f64>,
-    /// `device__attribute_device_index`.
-    pub device: Option<u64>,
+    /// The launch columns (index, names, geometry, duration, device).
+    pub launch: LaunchRow,
     /// The launching thread's NVTX push/pop ranges and the open start/end ranges,
     /// `domain: outer / inner` joined by `; ` (what the NVTX filter matches).
     pub nvtx: String,
@@ -84,6 +72,16 @@ pub struct OverviewRow {
 }
 
 impl OverviewRow {
+    /// The row of result `index`, which could not be decoded (see [`LaunchRow::unreadable`]).
+    pub fn unreadable(index: usize, error: &str) -> OverviewRow {
+        OverviewRow {
+            launch: LaunchRow::unreadable(index, error),
+            nvtx: String::new(),
+            values: Vec::new(),
+            top_rule: None,
+        }
+    }
+
     /// The value of column `column`.
     pub fn value(&self, column: usize) -> Option<&OverviewCell> {
         self.values.get(column).and_then(Option::as_ref)
@@ -212,20 +210,8 @@ impl OverviewBuilder {
 
 /// The launch part of `action`'s row (no values).
 pub fn launch_row(action: &Action) -> OverviewRow {
-    let dim =
-        |d: Option<[u64; 3]>| d.map_or_else(|| "-".to_owned(), |[x, y, z]| format!("{x}×{y}×{z}"));
     OverviewRow {
-        index: action.index(),
-        name: action.name(NameBase::Function).to_owned(),
-        demangled: action.name(NameBase::Demangled).to_owned(),
-        grid: dim(action.grid_size()),
-        block: dim(action.block_size()),
-        duration_ns: action
-            .metric("gpu__time_duration.sum")
-            .and_then(|m| m.value().as_f64()),
-        device: action
-            .metric("device__attribute_device_index")
-            .and_then(|m| m.value().as_u64()),
+        launch: LaunchRow::of(action),
         nvtx: nvtx_text(action),
         values: Vec::new(),
         top_rule: top_rule(action),
@@ -301,10 +287,14 @@ pub fn gpu_rollup(rows: &[OverviewRow], columns: usize) -> Vec<GpuRollup> {
     let mut groups: BTreeMap<Option<u64>, Sums> = BTreeMap::new();
     for row in rows {
         let (count, total, sums) = groups
-            .entry(row.device)
+            .entry(row.launch.device)
             .or_insert_with(|| (0, 0.0, vec![(0.0, 0); columns]));
         *count += 1;
-        *total += row.duration_ns.filter(|d| d.is_finite()).unwrap_or(0.0);
+        *total += row
+            .launch
+            .duration_ns
+            .filter(|d| d.is_finite())
+            .unwrap_or(0.0);
         for (column, sum) in sums.iter_mut().enumerate() {
             if let Some(cell) = row.value(column).filter(|c| c.value.is_finite()) {
                 sum.0 += cell.value;
@@ -332,13 +322,15 @@ mod tests {
 
     fn row(device: Option<u64>, duration: f64, values: &[Option<f64>]) -> OverviewRow {
         OverviewRow {
-            index: 0,
-            name: "k".into(),
-            demangled: "k".into(),
-            grid: "-".into(),
-            block: "-".into(),
-            duration_ns: Some(duration),
-            device,
+            launch: LaunchRow {
+                name: "k".into(),
+                demangled: "k".into(),
+                grid: "-".into(),
+                block: "-".into(),
+                duration_ns: Some(duration),
+                device,
+                ..LaunchRow::default()
+            },
             nvtx: String::new(),
             values: values
                 .iter()

@@ -2,12 +2,14 @@
 //! Speed of Light and Occupancy sections resolved ([`OverviewBuilder`]); rows go to the GUI in
 //! batches (the first after a few rows, so the page fills at once) with a repaint request each.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use sightline_model::ncu::Report;
 use sightline_model::section::overview::{OverviewBuilder, OverviewColumns, OverviewRow};
 use sightline_model::section::registry::SectionSet;
 
+use super::super::loader::for_each_batch;
 use crate::job::{Job, JobCtx};
 
 /// Rows of the first batch (small, so the first rows show at once).
@@ -50,46 +52,33 @@ fn rows(
 ) -> Result<(), String> {
     let mut builder = OverviewBuilder::new(folder_set, prefer_embedded);
     let total = report.num_actions();
-    let mut batch = Vec::new();
-    for index in 0..total {
-        if ctx.is_cancelled() {
-            return Ok(());
-        }
-        batch.push(match report.action(index) {
-            Ok(action) => builder.row(&action),
-            Err(error) => unreadable(index, &error.to_string()),
-        });
-        let limit = if index < FIRST_BATCH {
-            FIRST_BATCH
-        } else {
-            BATCH
-        };
-        if batch.len() >= limit || index + 1 == total {
-            let sent = ctx.send(SummaryBatch {
-                columns: builder.columns.clone(),
-                rows: std::mem::take(&mut batch),
-            });
-            let progress = (index + 1) as f32 / total.max(1) as f32;
-            if !sent || !ctx.progress(progress, &format!("summary {}/{total}", index + 1)) {
-                return Ok(());
+    // The columns as of the last row (the row and send closures both need them).
+    let columns = RefCell::new(OverviewColumns::default());
+    for_each_batch(
+        report,
+        ctx,
+        (FIRST_BATCH, BATCH),
+        |index, action| {
+            let row = match action {
+                Ok(action) => builder.row(&action),
+                Err(error) => OverviewRow::unreadable(index, &error.to_string()),
+            };
+            // Columns only grow: copy them when new ones came.
+            let mut columns = columns.borrow_mut();
+            if columns.columns.len() != builder.columns.columns.len() {
+                columns.clone_from(&builder.columns);
             }
-        }
-    }
+            row
+        },
+        |rows, done| {
+            ctx.send(SummaryBatch {
+                columns: columns.borrow().clone(),
+                rows,
+            }) && ctx.progress(
+                done as f32 / total.max(1) as f32,
+                &format!("summary {done}/{total}"),
+            )
+        },
+    );
     Ok(())
-}
-
-/// The row of a result that does not decode: the name says so, the tooltip gives the error.
-fn unreadable(index: usize, error: &str) -> OverviewRow {
-    OverviewRow {
-        index,
-        name: "(unreadable result)".to_owned(),
-        demangled: error.to_owned(),
-        grid: "-".to_owned(),
-        block: "-".to_owned(),
-        duration_ns: None,
-        device: None,
-        nvtx: String::new(),
-        values: Vec::new(),
-        top_rule: None,
-    }
 }

@@ -107,8 +107,8 @@ impl SummaryPage {
     fn keep(&self, name: &str, nvtx: &str, i: usize) -> bool {
         let row = &self.rows[i];
         (name.is_empty()
-            || row.name.to_lowercase().contains(name)
-            || row.demangled.to_lowercase().contains(name))
+            || row.launch.name.to_lowercase().contains(name)
+            || row.launch.demangled.to_lowercase().contains(name))
             && (nvtx.is_empty() || row.nvtx.to_lowercase().contains(nvtx))
     }
 
@@ -117,11 +117,11 @@ impl SummaryPage {
         let (ra, rb) = (&self.rows[a], &self.rows[b]);
         let number = |v: Option<f64>| v.filter(|v| !v.is_nan()).unwrap_or(f64::NEG_INFINITY);
         match column {
-            INDEX => ra.index.cmp(&rb.index),
-            NAME => ra.name.cmp(&rb.name),
-            GRID => ra.grid.cmp(&rb.grid),
-            BLOCK => ra.block.cmp(&rb.block),
-            DURATION => number(ra.duration_ns).total_cmp(&number(rb.duration_ns)),
+            INDEX => ra.launch.index.cmp(&rb.launch.index),
+            NAME => ra.launch.name.cmp(&rb.launch.name),
+            GRID => ra.launch.grid.cmp(&rb.launch.grid),
+            BLOCK => ra.launch.block.cmp(&rb.launch.block),
+            DURATION => number(ra.launch.duration_ns).total_cmp(&number(rb.launch.duration_ns)),
             c if c == self.speedup_column() => number(ra.top_rule.as_ref().map(|t| t.speedup))
                 .total_cmp(&number(rb.top_rule.as_ref().map(|t| t.speedup))),
             c if c > self.speedup_column() => Ordering::Equal,
@@ -288,9 +288,9 @@ impl SummaryPage {
         let clicked = Table::new("summary-table", headers, "the report's order")
             .sideways()
             .filter(&|i| self.keep(&name, &nvtx, i))
-            .selected(&|i| self.rows[i].index == selected)
+            .selected(&|i| self.rows[i].launch.index == selected)
             .row_menu(&mut |ui, i| {
-                let index = self.rows[i].index;
+                let index = self.rows[i].launch.index;
                 if ui.button("Open Details").clicked() {
                     action = Some(SummaryAction::Open(index));
                 }
@@ -308,7 +308,7 @@ impl SummaryPage {
                 },
             );
         self.table = table;
-        action.or(clicked.map(|i| SummaryAction::Open(self.rows[i].index)))
+        action.or(clicked.map(|i| SummaryAction::Open(self.rows[i].launch.index)))
     }
 }
 
@@ -321,13 +321,14 @@ fn cell_ui(
     baseline: Option<&Baseline>,
 ) -> egui::Response {
     match column {
-        INDEX => cell_text(ui, &row.index.to_string()),
-        NAME => cell_text(ui, &row.name).on_hover_text(&row.demangled),
-        GRID => cell_text(ui, &row.grid),
-        BLOCK => cell_text(ui, &row.block),
+        INDEX => cell_text(ui, &row.launch.index.to_string()),
+        NAME => cell_text(ui, &row.launch.name).on_hover_text(&row.launch.demangled),
+        GRID => cell_text(ui, &row.launch.grid),
+        BLOCK => cell_text(ui, &row.launch.block),
         DURATION => cell_text(
             ui,
-            &row.duration_ns
+            &row.launch
+                .duration_ns
                 .map_or_else(|| "-".to_owned(), format_duration),
         ),
         c if c == speedup => match &row.top_rule {
@@ -339,7 +340,7 @@ fn cell_ui(
             let Some(baseline) = baseline else {
                 return cell_text(ui, "");
             };
-            match baseline.duration_difference(row.duration_ns) {
+            match baseline.duration_difference(row.launch.duration_ns) {
                 Some(d) => {
                     cell_text(ui, &d.relative_text()).on_hover_text(d.absolute_text("nsecond"))
                 }

@@ -23,15 +23,15 @@ pub trait LazyRows: Send + Sync {
 /// A report's rows.
 #[derive(Clone)]
 pub enum Rows {
-    /// Cells computed up front.
-    Cells(Vec<Vec<Cell>>),
+    /// Cells computed up front (shared: a clone of the table costs nothing).
+    Cells(Arc<Vec<Vec<Cell>>>),
     /// Records formatted when read.
     Lazy(Arc<dyn LazyRows>),
 }
 
 impl Default for Rows {
     fn default() -> Self {
-        Rows::Cells(Vec::new())
+        Rows::Cells(Arc::default())
     }
 }
 
@@ -123,23 +123,23 @@ impl Rows {
     /// Appends a row (a lazy table becomes cells first).
     pub fn push(&mut self, row: Vec<Cell>) {
         if let Rows::Lazy(_) = self {
-            *self = Rows::Cells(self.to_vec());
+            *self = Rows::Cells(Arc::new(self.to_vec()));
         }
         if let Rows::Cells(rows) = self {
-            rows.push(row);
+            Arc::make_mut(rows).push(row);
         }
     }
 }
 
 impl From<Vec<Vec<Cell>>> for Rows {
     fn from(rows: Vec<Vec<Cell>>) -> Self {
-        Rows::Cells(rows)
+        Rows::Cells(Arc::new(rows))
     }
 }
 
 impl FromIterator<Vec<Cell>> for Rows {
     fn from_iter<I: IntoIterator<Item = Vec<Cell>>>(rows: I) -> Self {
-        Rows::Cells(rows.into_iter().collect())
+        Rows::Cells(Arc::new(rows.into_iter().collect()))
     }
 }
 
