@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::ncu::{NameBase, Report};
 use crate::pyjson::PyJsonWriter;
-use crate::section::baseline::{BaselineSpec, Difference, match_by_name};
+use crate::section::baseline::{BaselineSpec, Difference, match_all, match_by_name};
 
 use super::common::open_report;
 
@@ -54,6 +54,14 @@ impl OpenedBaseline {
     pub fn result_for(&self, names: &[String], index: usize) -> Option<usize> {
         self.kernel
             .or_else(|| match_by_name(names, index, &self.names))
+    }
+
+    /// [`OpenedBaseline::result_for`] for every result of `names` at once.
+    pub fn results_for(&self, names: &[String]) -> Vec<Option<usize>> {
+        match self.kernel {
+            Some(kernel) => vec![Some(kernel); names.len()],
+            None => match_all(names, &self.names),
+        }
     }
 
     /// The baseline's file.

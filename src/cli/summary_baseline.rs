@@ -117,11 +117,13 @@ pub fn write_compared(
     for column in &columns.columns {
         metrics.push((Some(&column.section), &column.metric, &column.label, "%"));
     }
+    // Per baseline, the result matching each result of the report.
+    let results: Vec<Vec<Option<usize>>> = opened.iter().map(|o| o.results_for(&names)).collect();
     let mut lines = Vec::new();
     for row in &rows {
-        let matched: Vec<Option<usize>> = opened
+        let matched: Vec<Option<usize>> = results
             .iter()
-            .map(|o| o.result_for(&names, row.launch.index))
+            .map(|r| r.get(row.launch.index).copied().flatten())
             .collect();
         for &(section, metric, label, unit) in &metrics {
             let (value, text) = value_of(row, &columns, section, metric)

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use egui_kittest::kittest::Queryable;
 use serde_json::Value;
 use sightline::app::ncu::report_tab::ReportTab;
-use sightline::ncu::Report;
+use sightline::ncu::{LaunchRow, Report};
+use sightline::section::baseline::{Difference, match_by_name};
 
 use crate::common;
 use crate::gui_summary_raw::{app_on, tab};
@@ -317,19 +318,49 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
             !t.summary.computing() && !t.summary.rows.is_empty()
         },
     );
-    h.get_by_label("Δ Duration");
-    let expected = {
-        let first = &common::app::ncu_state(&h).baselines.list[0];
-        first
-            .duration_difference(tab(&h).summary.rows[0].launch.duration_ns)
-            .unwrap()
-            .relative_text()
+    // One column per baseline: each row against the baseline's result of the same kernel name
+    // and launch order (here, its own report's added result for the second baseline), "N/A"
+    // where none matches.
+    h.get_by_label("Δ Duration 1");
+    h.get_by_label("Δ Duration 2");
+    let launches = |path: &Path| -> Vec<LaunchRow> {
+        let report = Report::open(path).expect("open");
+        (0..report.num_actions())
+            .map(|i| LaunchRow::of(&report.action(i).expect("result")))
+            .collect()
     };
-    assert!(expected.ends_with('%'), "{expected}");
-    assert!(
-        h.query_all_by_label(&expected).count() > 0,
-        "{expected} shown"
-    );
+    let shown = launches(&fixture("multi_block.ncu-rep"));
+    let sample = launches(&fixture("sample.ncu-rep"));
+    let names_of = |rows: &[LaunchRow]| rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+    let text = |value: Option<f64>, base: Option<f64>| match value.zip(base) {
+        Some((v, b)) => Difference::of(v, b).relative_text(),
+        None => "N/A".to_owned(),
+    };
+    let t = tab(&h);
+    assert_eq!(t.summary.deltas.len(), 2);
+    for (i, row) in shown.iter().enumerate() {
+        let first = match_by_name(&names_of(&shown), i, &names_of(&sample));
+        let expected = first.map(|m| text(row.duration_ns, sample[m].duration_ns));
+        let got = t.summary.deltas.get(0, i);
+        assert_eq!(got.map(|(m, _)| m), first, "row {i}: the matched result");
+        assert_eq!(
+            got.map(|(_, d)| d.map_or_else(|| "N/A".to_owned(), |d| d.relative_text())),
+            expected,
+            "row {i} vs the sample"
+        );
+        let second = t
+            .summary
+            .deltas
+            .get(1, i)
+            .expect("its own report: the added result");
+        assert_eq!(second.0, 0);
+        let expected = text(row.duration_ns, shown[0].duration_ns);
+        assert_eq!(second.1.map(|d| d.relative_text()), Some(expected.clone()));
+        assert!(
+            h.query_all_by_label(&expected).count() > 0,
+            "{expected} shown"
+        );
+    }
     h.get_by_label("Details").click();
     h.run();
 

@@ -335,17 +335,22 @@ impl ReportTab {
         let Some(report) = self.report.clone() else {
             return;
         };
-        let names = Arc::new(self.list.rows.iter().map(|r| r.name.clone()).collect());
         if let Some(current) = self.current.as_ref().filter(|c| c.action.index() == index) {
             let page = (&current.details, current.generation);
-            baselines.add(&self.path, &current.action, page, names, Some(report));
+            baselines.add(
+                &self.path,
+                &current.action,
+                page,
+                &self.list.rows,
+                Some(report),
+            );
             return;
         }
         match report.action(index) {
             Ok(action) => {
                 let details = resolve_page(&action, sections);
                 let page = (&details, sections.generation);
-                baselines.add(&self.path, &action, page, names, Some(report));
+                baselines.add(&self.path, &action, page, &self.list.rows, Some(report));
             }
             Err(error) => self.error = Some(format!("cannot add result {index}: {error}")),
         }
@@ -438,10 +443,10 @@ impl ReportTab {
                     let shown = baselines.shown();
                     match self.summary.ui(
                         ui,
-                        &report,
+                        (&self.path, &report),
                         sections,
                         self.selected,
-                        shown.first().copied(),
+                        &shown,
                     ) {
                         Some(SummaryAction::Open(index)) => {
                             self.select(index);

@@ -84,6 +84,29 @@ pub fn match_by_name<S: AsRef<str>, T: AsRef<str>>(
         .map(|(i, _)| i)
 }
 
+/// [`match_by_name`] for every result of `names` at once (in one pass over each list, where
+/// `match_by_name` for each result would count the launches before it every time).
+pub fn match_all<S: AsRef<str>, T: AsRef<str>>(
+    names: &[S],
+    baseline_names: &[T],
+) -> Vec<Option<usize>> {
+    let mut launches: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, name) in baseline_names.iter().enumerate() {
+        launches.entry(name.as_ref()).or_default().push(i);
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    names
+        .iter()
+        .map(|name| {
+            let name = name.as_ref();
+            let occurrence = seen.entry(name).or_insert(0);
+            let found = launches.get(name).and_then(|l| l.get(*occurrence)).copied();
+            *occurrence += 1;
+            found
+        })
+        .collect()
+}
+
 /// A value's difference to its baseline.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Difference {
@@ -228,6 +251,17 @@ pub fn number(value: Option<&MetricValue>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn match_all_agrees_with_match_by_name() {
+        let names = ["a", "b", "a", "c", "a", "b"];
+        let baseline = ["b", "a", "a", "b", "d"];
+        let each: Vec<Option<usize>> = (0..names.len())
+            .map(|i| match_by_name(&names, i, &baseline))
+            .collect();
+        assert_eq!(match_all(&names, &baseline), each);
+        assert_eq!(each, vec![Some(1), Some(0), Some(2), None, None, Some(3)]);
+    }
 
     #[test]
     fn specs_split_a_trailing_index() {

@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use eframe::egui::Color32;
-use sightline_model::ncu::{Action, NameBase, Report};
-use sightline_model::section::baseline::{BaselineEntries, Difference, match_by_name};
+use sightline_model::ncu::{Action, LaunchRow, NameBase, Report};
+use sightline_model::section::baseline::{BaselineEntries, match_all, match_by_name};
 use sightline_model::section::details::{KernelDetails, resolve_action};
 
 use super::section_state::SectionState;
@@ -63,8 +63,6 @@ pub struct Baseline {
     pub kernel: usize,
     /// Which result is compared with (matched by default, or picked in the bar).
     pub pick: Pick,
-    /// Its `gpu__time_duration.sum` in nanoseconds.
-    pub duration_ns: Option<f64>,
     /// Its Details page, indexed by section identifier and metric name.
     pub entries: Arc<BaselineEntries>,
     /// The sections generation `entries` was resolved under (after a section reload, the
@@ -72,6 +70,9 @@ pub struct Baseline {
     generation: u64,
     /// The function name of each result of its report (matching, the picker).
     pub names: Arc<Vec<String>>,
+    /// The `gpu__time_duration.sum` of each result of its report (the Summary page's
+    /// differences), as its kernel list read them.
+    pub durations: Arc<Vec<Option<f64>>>,
     /// Its report, to decode the other results matching and picking lead to.
     source: Option<Arc<Report>>,
     /// Other results of its report met so far: index → (sections generation, page or why it
@@ -80,11 +81,6 @@ pub struct Baseline {
 }
 
 impl Baseline {
-    /// The difference of `duration_ns` to the baseline's duration.
-    pub fn duration_difference(&self, duration_ns: Option<f64>) -> Option<Difference> {
-        Some(Difference::of(duration_ns?, self.duration_ns?))
-    }
-
     /// The result of its report compared with result `index` of report `shown` whose function
     /// names are `names`; `None` when nothing matches.
     pub fn result_for<S: AsRef<str>>(
@@ -98,6 +94,15 @@ impl Baseline {
             // In its own report, matching would find the shown result itself.
             Pick::Matched if shown == self.report => Some(self.kernel),
             Pick::Matched => match_by_name(names, index, &self.names),
+        }
+    }
+
+    /// [`Baseline::result_for`] for every result of report `shown` (function names `names`).
+    pub fn results_for<S: AsRef<str>>(&self, shown: &Path, names: &[S]) -> Vec<Option<usize>> {
+        match self.pick {
+            Pick::Result(picked) => vec![Some(picked); names.len()],
+            Pick::Matched if shown == self.report => vec![Some(self.kernel); names.len()],
+            Pick::Matched => match_all(names, &self.names),
         }
     }
 
@@ -194,14 +199,14 @@ pub struct BaselineStore {
 
 impl BaselineStore {
     /// Adds result `action` of `report` with its `page` resolved under sections generation
-    /// `generation`; `names` are the function names of the report's results and `source` the
-    /// report (to match other results); returns its id.
+    /// `generation`; `launches` are the report's results as its kernel list read them (names
+    /// and durations, to match other results) and `source` the report; returns its id.
     pub fn add(
         &mut self,
         report: &Path,
         action: &Action,
         (page, generation): (&KernelDetails, u64),
-        names: Arc<Vec<String>>,
+        launches: &[LaunchRow],
         source: Option<Arc<Report>>,
     ) -> u64 {
         let id = self.next_id;
@@ -224,12 +229,10 @@ impl BaselineStore {
             report: report.to_path_buf(),
             kernel: action.index(),
             pick: Pick::Matched,
-            duration_ns: action
-                .metric("gpu__time_duration.sum")
-                .and_then(|m| m.value().as_f64()),
             entries: Arc::new(BaselineEntries::of(page)),
             generation,
-            names,
+            names: Arc::new(launches.iter().map(|l| l.name.clone()).collect()),
+            durations: Arc::new(launches.iter().map(|l| l.duration_ns).collect()),
             source,
             resolved: HashMap::new(),
         });

@@ -1,14 +1,16 @@
 //! The Summary page: one row per result — index, kernel, grid, block, duration, the
 //! throughput and occupancy values of the Speed of Light and Occupancy sections, the estimated
-//! speedup of the top stored rule result and, with a baseline, the duration's difference to
-//! it — in the shared sortable table, filtered by kernel name and NVTX range; a click opens the
+//! speedup of the top stored rule result and, per shown baseline, the duration's difference to
+//! the baseline's matching result ([`deltas`]) — in the shared sortable table, filtered by kernel name and NVTX range; a click opens the
 //! result's Details page. Reports with several GPUs get a per-GPU rollup above the table.
 //! The rows are computed on a background job ([`job`]) when the page is first shown, and again
 //! when the sections change.
 
+pub mod deltas;
 pub mod job;
 
 use std::cmp::Ordering;
+use std::path::Path;
 use std::sync::Arc;
 
 use eframe::egui;
@@ -16,6 +18,7 @@ use egui_extras::Column;
 use sightline_model::ncu::Report;
 use sightline_model::section::overview::{OverviewColumns, OverviewRow, gpu_rollup};
 
+use self::deltas::Deltas;
 use self::job::{SummaryJob, start_summary};
 use super::baselines::Baseline;
 use super::kernel_list::format_duration;
@@ -60,6 +63,8 @@ pub struct SummaryPage {
     pub nvtx_filter: String,
     /// Why the rows could not be computed.
     pub error: Option<String>,
+    /// The shown baselines' differences, per row.
+    pub deltas: Deltas,
 }
 
 impl SummaryPage {
@@ -124,7 +129,16 @@ impl SummaryPage {
             DURATION => number(ra.launch.duration_ns).total_cmp(&number(rb.launch.duration_ns)),
             c if c == self.speedup_column() => number(ra.top_rule.as_ref().map(|t| t.speedup))
                 .total_cmp(&number(rb.top_rule.as_ref().map(|t| t.speedup))),
-            c if c > self.speedup_column() => Ordering::Equal,
+            c if c > self.speedup_column() => {
+                let baseline = c - self.speedup_column() - 1;
+                let relative = |row: usize| {
+                    self.deltas
+                        .get(baseline, row)
+                        .and_then(|(_, d)| d)
+                        .and_then(|d| d.relative)
+                };
+                number(relative(a)).total_cmp(&number(relative(b)))
+            }
             c => {
                 let value = |r: &OverviewRow| r.value(c - FIXED).map(|v| v.value);
                 number(value(ra)).total_cmp(&number(value(rb)))
@@ -150,18 +164,21 @@ impl SummaryPage {
         &self.table.order
     }
 
-    /// Draws the page; `selected` is the tab's selected result, `baseline` the first shown
-    /// baseline. Returns what the user asked for.
+    /// Draws the page of report `report` (at `path`); `selected` is the tab's selected result,
+    /// `baselines` the shown baselines. Returns what the user asked for.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        report: &Arc<Report>,
+        (path, report): (&Path, &Arc<Report>),
         sections: &SectionState,
         selected: usize,
-        baseline: Option<&Baseline>,
+        baselines: &[&Baseline],
     ) -> Option<SummaryAction> {
         self.ensure(report, sections, ui.ctx());
         self.poll();
+        if self.deltas.update(path, &self.rows, baselines) {
+            self.table.invalidate();
+        }
         if let Some(error) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
@@ -205,7 +222,7 @@ impl SummaryPage {
             .weak(),
         );
         self.rollup_ui(ui);
-        self.table_ui(ui, selected, baseline)
+        self.table_ui(ui, selected)
     }
 
     /// The per-GPU rollup, for reports whose results ran on more than one GPU.
@@ -243,12 +260,7 @@ impl SummaryPage {
             });
     }
 
-    fn table_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        selected: usize,
-        baseline: Option<&Baseline>,
-    ) -> Option<SummaryAction> {
+    fn table_ui(&mut self, ui: &mut egui::Ui, selected: usize) -> Option<SummaryAction> {
         let mut headers = vec![
             Header::new("ID", Column::auto().at_least(32.0)).tooltip("The result's index"),
             Header::new("Kernel", Column::initial(260.0).at_least(120.0).clip(true))
@@ -266,19 +278,25 @@ impl SummaryPage {
             .push(Header::new("Top speedup", Column::auto()).tooltip(
                 "The estimated speedup of the stored rule result that estimates the most",
             ));
-        let baseline_tooltip = baseline.map(|b| {
-            format!(
-                "The duration's difference to the first shown baseline, {} (relative; \
-                 absolute on hover)",
-                b.name
-            )
-        });
-        if let Some(tooltip) = &baseline_tooltip {
-            headers.push(
-                Header::new("Δ Duration", Column::auto())
-                    .fixed()
-                    .tooltip(tooltip),
-            );
+        let baseline_headers: Vec<(String, String)> = self
+            .deltas
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                (
+                    format!("Δ Duration {}", i + 1),
+                    format!(
+                        "The duration's difference to baseline {}, {name}: to its result of \
+                         the same kernel name and launch order, or the one picked in the \
+                         baselines bar (relative; absolute and the result on hover)",
+                        i + 1
+                    ),
+                )
+            })
+            .collect();
+        for (label, tooltip) in &baseline_headers {
+            headers.push(Header::new(label, Column::auto()).tooltip(tooltip));
         }
         let name = self.name_filter.to_lowercase();
         let nvtx = self.nvtx_filter.to_lowercase();
@@ -304,7 +322,7 @@ impl SummaryPage {
                 self.rows.len(),
                 &|c, a, b| self.compare(c, a, b),
                 &mut |ui, i, column| {
-                    cell_ui(ui, &self.rows[i], column, speedup, baseline);
+                    cell_ui(ui, (i, &self.rows[i]), column, speedup, &self.deltas);
                 },
             );
         self.table = table;
@@ -315,10 +333,10 @@ impl SummaryPage {
 /// Draws column `column` of `row`.
 fn cell_ui(
     ui: &mut egui::Ui,
-    row: &OverviewRow,
+    (position, row): (usize, &OverviewRow),
     column: usize,
     speedup: usize,
-    baseline: Option<&Baseline>,
+    deltas: &Deltas,
 ) -> egui::Response {
     match column {
         INDEX => cell_text(ui, &row.launch.index.to_string()),
@@ -336,17 +354,16 @@ fn cell_ui(
                 .on_hover_text(format!("{}: {}", top.rule, top.title)),
             None => cell_text(ui, "-"),
         },
-        c if c > speedup => {
-            let Some(baseline) = baseline else {
-                return cell_text(ui, "");
-            };
-            match baseline.duration_difference(row.launch.duration_ns) {
-                Some(d) => {
-                    cell_text(ui, &d.relative_text()).on_hover_text(d.absolute_text("nsecond"))
-                }
-                None => cell_text(ui, "N/A"),
-            }
-        }
+        c if c > speedup => match deltas.get(c - speedup - 1, position) {
+            Some((matched, Some(d))) => cell_text(ui, &d.relative_text()).on_hover_text(format!(
+                "{} (baseline result {matched})",
+                d.absolute_text("nsecond")
+            )),
+            Some((matched, None)) => cell_text(ui, "N/A")
+                .on_hover_text(format!("baseline result {matched} has no duration")),
+            None => cell_text(ui, "N/A")
+                .on_hover_text("no result of the same kernel name and launch order"),
+        },
         c => match row.value(c - FIXED) {
             Some(cell) => cell_text(ui, &cell.text),
             None => cell_text(ui, "N/A"),
