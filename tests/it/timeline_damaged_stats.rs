@@ -1,0 +1,326 @@
+//! `nsys stats` reports on damaged exports: a report over a table with a damaged page is
+//! computed from the rows SQLite can still read, with a warning naming the table and the rows
+//! lost; a report that needs a table whose root page is damaged fails naming the table while
+//! the other reports work; `sightline stats` says so on stderr and in its exit status, its
+//! stdout keeping the shape of an intact export's.
+//!
+//! The damaged copies are made from generated exports by `sightline_test_support::damage`, so
+//! the rows a damaged page held are known.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sightline::timeline::nsys::db::ExportDb;
+use sightline::timeline::nsys::stats::{self, ReportOutcome, ReportTable};
+use sightline::timeline::nsys::trace::Trace;
+use sightline::timeline::nsys::{self, NsysError};
+use sightline::timeline::{EventKind, Timeline};
+use sightline_test_support::damage::{overwrite_page, root_page, table_leaves};
+use sightline_test_support::nsys::{SynthOptions, write_export};
+
+const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
+const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+
+fn synth(dir: &Path) -> PathBuf {
+    let path = dir.join("synth.sqlite");
+    write_export(
+        &path,
+        &SynthOptions {
+            events: 40_000,
+            threads: 2,
+            streams: 2,
+            seed: 11,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+/// A copy of `path` with the `which`-th leaf page of `table` overwritten with `fill`, and the
+/// rowids the page held.
+fn damage_leaf(path: &Path, table: &str, which: usize, fill: u8) -> (PathBuf, Vec<i64>) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{e}"));
+    let root = root_page(path, table).unwrap_or_else(|e| panic!("{e}"));
+    let leaves = table_leaves(&bytes, root).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        leaves.len() > which + 2,
+        "{table} has {} leaves",
+        leaves.len()
+    );
+    let leaf = &leaves[which];
+    let copy = path.with_file_name(format!("{table}_{which}_{fill}.sqlite"));
+    std::fs::copy(path, &copy).unwrap_or_else(|e| panic!("{e}"));
+    overwrite_page(&copy, leaf.page, fill).unwrap_or_else(|e| panic!("{e}"));
+    (copy, leaf.rowids.clone())
+}
+
+/// A copy of `path` whose `table` has its root page overwritten: no row of it reads.
+fn damage_root(path: &Path, table: &str) -> PathBuf {
+    let root = root_page(path, table).unwrap_or_else(|e| panic!("{e}"));
+    let copy = path.with_file_name(format!("{table}_root.sqlite"));
+    std::fs::copy(path, &copy).unwrap_or_else(|e| panic!("{e}"));
+    overwrite_page(&copy, root, 0xFF).unwrap_or_else(|e| panic!("{e}"));
+    copy
+}
+
+fn report(path: &Path, name: &str) -> Result<ReportOutcome, NsysError> {
+    let db = ExportDb::open(path).unwrap_or_else(|e| panic!("{e}"));
+    stats::run_report(&db, name)
+}
+
+fn table(path: &Path, name: &str) -> ReportTable {
+    match report(path, name) {
+        Ok(ReportOutcome::Table(t)) => t,
+        other => panic!("{}: {name}: {other:?}", path.display()),
+    }
+}
+
+/// The sum of column `header` (the instance counts of a summary).
+fn column_sum(t: &ReportTable, header: &str) -> u64 {
+    let col = t
+        .columns
+        .iter()
+        .position(|c| c == header)
+        .unwrap_or_else(|| panic!("{}: no column {header}: {:?}", t.report, t.columns));
+    (0..t.rows.len())
+        .map(|r| {
+            let cell = t.rows.cell(r, col).unwrap_or_else(|| panic!("row {r}"));
+            cell.as_str()
+                .parse::<u64>()
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+        .sum()
+}
+
+fn count(tl: &Timeline, kind: EventKind) -> u64 {
+    tl.counts_by_kind()
+        .into_iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(0, |(_, n)| n as u64)
+}
+
+#[test]
+fn summaries_over_a_damaged_leaf_count_the_rows_that_read() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let kernels = table(&path, "cuda_gpu_kern_sum");
+    let calls = table(&path, "cuda_api_sum");
+    assert!(kernels.warnings.is_empty() && calls.warnings.is_empty());
+    for (damaged, name, header, whole, kind) in [
+        (
+            KERNEL,
+            "cuda_gpu_kern_sum",
+            "Instances",
+            &kernels,
+            EventKind::Kernel,
+        ),
+        (
+            RUNTIME,
+            "cuda_api_sum",
+            "Num Calls",
+            &calls,
+            EventKind::CudaApi,
+        ),
+    ] {
+        for fill in [0x00, 0xA5] {
+            let (copy, lost) = damage_leaf(&path, damaged, 3, fill);
+            let what = format!("{damaged} filled with {fill:#x}");
+            let t = table(&copy, name);
+            let read = column_sum(&t, header);
+            assert_eq!(
+                read,
+                column_sum(whole, header) - lost.len() as u64,
+                "{what}: every row but the {} of the page",
+                lost.len()
+            );
+            let tl = nsys::load(&copy).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(read, count(&tl, kind), "{what}: the loader reads as many");
+            assert_eq!(t.columns, whole.columns, "{what}");
+            let expected = format!(
+                "table {damaged}: damaged pages: rowids {}–{} could not be read ({} rows lost); \
+                 the report covers the rows before and after them",
+                lost[0],
+                lost[lost.len() - 1],
+                lost.len()
+            );
+            assert_eq!(t.warnings, vec![expected], "{what}");
+            // The other table's report is whole, and says nothing.
+            let other = if name == "cuda_api_sum" {
+                "cuda_gpu_kern_sum"
+            } else {
+                "cuda_api_sum"
+            };
+            let intact = if name == "cuda_api_sum" {
+                &kernels
+            } else {
+                &calls
+            };
+            assert_eq!(&table(&copy, other), intact, "{what}: {other}");
+        }
+    }
+}
+
+/// Every report that an intact export computes is computed on copies with a damaged kernel or
+/// runtime leaf (JOIN-free readers, aggregates and `ORDER BY` queries alike), each with a
+/// warning naming the damaged table when it read it.
+#[test]
+fn every_report_is_computed_around_a_damaged_leaf() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    for damaged in [KERNEL, RUNTIME] {
+        let (copy, _) = damage_leaf(&path, damaged, 3, 0x00);
+        let mut warned = 0;
+        for name in stats::report_names() {
+            let Ok(intact) = report(&path, name) else {
+                continue;
+            };
+            match (intact, report(&copy, name)) {
+                (ReportOutcome::Table(_), Ok(ReportOutcome::Table(t))) => {
+                    assert!(
+                        t.warnings.iter().all(|w| w.contains(damaged)),
+                        "{damaged}: {name}: {:?}",
+                        t.warnings
+                    );
+                    warned += usize::from(!t.warnings.is_empty());
+                }
+                (ReportOutcome::Skipped(a), Ok(ReportOutcome::Skipped(b))) => {
+                    assert_eq!(
+                        a.replace(&*path.to_string_lossy(), ""),
+                        b.replace(&*copy.to_string_lossy(), "")
+                    );
+                }
+                (_, got) => panic!("{damaged}: {name}: {got:?}"),
+            }
+        }
+        assert!(warned >= 3, "{damaged}: {warned} reports warned");
+    }
+}
+
+#[test]
+fn a_table_whose_root_is_unreadable_fails_its_reports_by_name() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let copy = damage_root(&path, KERNEL);
+    match report(&copy, "cuda_gpu_kern_sum") {
+        Err(e @ NsysError::DamagedTable { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains(KERNEL), "{text}");
+            assert!(text.contains("cuda_gpu_kern_sum"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A report of another table is whole and quiet.
+    assert_eq!(table(&copy, "cuda_api_sum"), table(&path, "cuda_api_sum"));
+    // A report over the kernels and the memory operations keeps the operations, and says
+    // that the kernels could not be read.
+    let t = table(&copy, "cuda_gpu_sum");
+    assert!(!t.rows.is_empty());
+    assert_eq!(
+        t.warnings,
+        vec![format!(
+            "table {KERNEL}: damaged pages: the table could not be read; the report leaves \
+             its rows out"
+        )]
+    );
+    // A batch fails as a whole; the app then runs each report on its own.
+    assert!(stats::run_reports(&copy, stats::DEFAULT_REPORTS).is_err());
+}
+
+fn sightline() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sightline"))
+}
+
+/// Runs `sightline stats FILE --format csv --report REPORTS`: exit code, stdout, stderr.
+fn stats_csv(file: &Path, reports: &str) -> (Option<i32>, String, String) {
+    let out = sightline()
+        .arg("stats")
+        .arg(file)
+        .args(["--format", "csv", "--report", reports])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The CSV of one report in a multi-report output (`# name` to the next blank line).
+fn section<'a>(csv: &'a str, name: &str) -> Option<&'a str> {
+    let start = csv.find(&format!("# {name}\n"))?;
+    let rest = &csv[start..];
+    Some(rest.find("\n\n").map_or(rest, |end| &rest[..end]))
+}
+
+#[test]
+fn the_command_line_warns_on_stderr_and_fails_only_unreadable_reports() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let reports = "cuda_gpu_kern_sum,cuda_api_sum";
+    let (code, intact, stderr) = stats_csv(&path, reports);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+
+    let (copy, lost) = damage_leaf(&path, KERNEL, 3, 0x00);
+    let (code, out, stderr) = stats_csv(&copy, reports);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "cuda_gpu_kern_sum: warning: table {KERNEL}: damaged pages: rowids {}–{} could not \
+             be read ({} rows lost); the report covers the rows before and after them\n",
+            lost[0],
+            lost[lost.len() - 1],
+            lost.len()
+        )
+    );
+    // Same shape: the same sections and headers; the runtime report unchanged.
+    let lines = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with('#') || l.starts_with("Time"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(lines(&out), lines(&intact));
+    assert_eq!(
+        section(&out, "cuda_api_sum"),
+        section(&intact, "cuda_api_sum")
+    );
+    assert_ne!(
+        section(&out, "cuda_gpu_kern_sum"),
+        section(&intact, "cuda_gpu_kern_sum")
+    );
+
+    let copy = damage_root(&path, KERNEL);
+    let (code, out, stderr) = stats_csv(&copy, reports);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("cuda_gpu_kern_sum: FAILED: ") && stderr.contains(KERNEL),
+        "{stderr}"
+    );
+    assert_eq!(
+        section(&out, "cuda_api_sum"),
+        section(&intact, "cuda_api_sum")
+    );
+    assert_eq!(section(&out, "cuda_gpu_kern_sum"), None, "{out}");
+}
+
+/// `sightline analyze`'s view of the export reads around the damage too.
+#[test]
+fn the_rules_trace_reads_around_a_damaged_leaf() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let whole = Trace::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert!(whole.warnings.is_empty());
+    let (copy, lost) = damage_leaf(&path, KERNEL, 3, 0x00);
+    let trace = Trace::open(&copy).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = |t: &Trace| t.table("gpu").map_or(0, |g| g.len());
+    assert_eq!(gpu(&trace), gpu(&whole) - lost.len());
+    assert_eq!(trace.warnings.len(), 1, "{:?}", trace.warnings);
+    assert!(
+        trace.warnings[0].contains(KERNEL)
+            && trace.warnings[0].contains(&format!("({} rows lost)", lost.len())),
+        "{:?}",
+        trace.warnings
+    );
+}
