@@ -39,6 +39,7 @@ mod gui_source_page;
 mod gui_summary_raw;
 mod gui_timeline;
 mod gui_timeline_cpu;
+mod gui_timeline_damaged;
 mod gui_timeline_expert;
 mod gui_timeline_export;
 mod gui_timeline_merge;

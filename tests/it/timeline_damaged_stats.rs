@@ -21,7 +21,7 @@ use sightline_test_support::nsys::{SynthOptions, write_export};
 const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
 const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
 
-fn synth(dir: &Path) -> PathBuf {
+pub(crate) fn synth(dir: &Path) -> PathBuf {
     let path = dir.join("synth.sqlite");
     write_export(
         &path,
@@ -38,7 +38,7 @@ fn synth(dir: &Path) -> PathBuf {
 
 /// A copy of `path` with the `which`-th leaf page of `table` overwritten with `fill`, and the
 /// rowids the page held.
-fn damage_leaf(path: &Path, table: &str, which: usize, fill: u8) -> (PathBuf, Vec<i64>) {
+pub(crate) fn damage_leaf(path: &Path, table: &str, which: usize, fill: u8) -> (PathBuf, Vec<i64>) {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{e}"));
     let root = root_page(path, table).unwrap_or_else(|e| panic!("{e}"));
     let leaves = table_leaves(&bytes, root).unwrap_or_else(|e| panic!("{e}"));
@@ -55,7 +55,7 @@ fn damage_leaf(path: &Path, table: &str, which: usize, fill: u8) -> (PathBuf, Ve
 }
 
 /// A copy of `path` whose `table` has its root page overwritten: no row of it reads.
-fn damage_root(path: &Path, table: &str) -> PathBuf {
+pub(crate) fn damage_root(path: &Path, table: &str) -> PathBuf {
     let root = root_page(path, table).unwrap_or_else(|e| panic!("{e}"));
     let copy = path.with_file_name(format!("{table}_root.sqlite"));
     std::fs::copy(path, &copy).unwrap_or_else(|e| panic!("{e}"));
