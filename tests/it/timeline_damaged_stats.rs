@@ -398,3 +398,30 @@ fn the_rules_trace_reads_around_a_damaged_leaf() {
         trace.warnings
     );
 }
+
+/// `sightline analyze` on a damaged export: the rules run on the rows that read, and stderr
+/// says what was lost.
+#[test]
+fn analyze_runs_on_a_damaged_export_and_says_what_was_lost() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let (copy, lost) = damage_leaf(&path, KERNEL, 3, 0x00);
+    let out = sightline()
+        .arg("analyze")
+        .arg(&copy)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "table {KERNEL}: damaged pages: rowids {}–{} could not be read ({} rows lost)",
+            lost[0],
+            lost[lost.len() - 1],
+            lost.len()
+        )),
+        "{stderr}"
+    );
+    assert!(!out.stdout.is_empty());
+}
