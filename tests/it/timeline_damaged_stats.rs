@@ -425,3 +425,46 @@ fn analyze_runs_on_a_damaged_export_and_says_what_was_lost() {
     );
     assert!(!out.stdout.is_empty());
 }
+
+/// The rules' DX12 memory operations are a join of two tables: around a damaged leaf of
+/// either, the trace holds the operations whose rows (and API call) read.
+#[test]
+fn the_rules_trace_joins_around_a_damaged_leaf() {
+    const MEMORY: &str = "DX12_MEMORY_OPERATION";
+    const API: &str = "DX12_API";
+    const ROWS: usize = 5_000;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap_or_else(|e| panic!("{e}"));
+        conn.execute_batch(&format!(
+            "CREATE TABLE {API} (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, \
+             end INTEGER NOT NULL, globalTid INTEGER, nameId INTEGER);
+             CREATE TABLE {MEMORY} (traceEventId INTEGER NOT NULL, gpu INTEGER, \
+             heapType INTEGER, heapFlags INTEGER, cpuPageProperty INTEGER, \
+             rangeStart INTEGER, rangeEnd INTEGER);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {ROWS})
+             INSERT INTO {API} SELECT i, 1000 * i, 1000 * i + 500, 1, 1 FROM n;
+             INSERT INTO {MEMORY} SELECT id, 0, 1, 2, 3, 4096 * id, 4096 * id + 4095 FROM {API};"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let dx12 = |t: &Trace| t.table("dx12_mem").map_or(0, |d| d.len());
+    let whole = Trace::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(dx12(&whole), ROWS);
+    assert!(whole.warnings.is_empty());
+    for table in [MEMORY, API] {
+        let (copy, lost) = damage_leaf(&path, table, 3, 0x00);
+        let trace = Trace::open(&copy).unwrap_or_else(|e| panic!("{table}: {e}"));
+        assert_eq!(dx12(&trace), ROWS - lost.len(), "{table}");
+        assert!(
+            trace
+                .warnings
+                .iter()
+                .any(|w| w.starts_with(&format!("table {table}: "))
+                    && w.contains(&format!("({} rows lost)", lost.len()))),
+            "{table}: {:?}",
+            trace.warnings
+        );
+    }
+}

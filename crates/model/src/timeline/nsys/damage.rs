@@ -389,35 +389,37 @@ impl ExportDb {
 }
 
 impl ExportDb {
-    /// Runs `sql` — any query reading `table` as `FROM table` (aggregates, `GROUP BY`, joins) —
-    /// and returns `each`'s value for every row. Where the table's pages are damaged, the
-    /// rows read so far are dropped and `sql` is run again with the table replaced by its
-    /// readable rows ([`ExportDb::readable`]'s runs, each a rowid seek limited to its row
-    /// count, as one derived table), so that the result covers exactly the rows that read.
+    /// Runs `sql` — any query reading `tables` as `FROM table` or `JOIN table`, each with an
+    /// optional alias (aggregates, `GROUP BY`, joins) — and returns `each`'s value for every
+    /// row. Where pages are damaged, the rows read so far are dropped and `sql` is run again
+    /// with each damaged table replaced by its readable rows ([`ExportDb::readable`]'s runs,
+    /// each a rowid seek limited to its row count, as one derived table), so that the result
+    /// covers exactly the rows that read. Errors name `tables[0]`.
     pub fn collect_around_damage<T>(
         &self,
-        table: &str,
+        tables: &[&str],
         sql: &str,
         mut each: impl FnMut(&Row<'_>) -> Result<T, NsysError>,
     ) -> Result<Vec<T>, NsysError> {
+        let named = tables.first().copied().unwrap_or_default();
         let mut out = Vec::new();
         let mut run = |sql: &str, out: &mut Vec<T>| -> Result<Option<rusqlite::Error>, NsysError> {
             let mut stmt = match self.conn.prepare(sql) {
                 Ok(s) => s,
                 Err(e) if is_damage(&e) => return Ok(Some(e)),
-                Err(e) => return Err(self.query_error(table, e)),
+                Err(e) => return Err(self.query_error(named, e)),
             };
             let mut rows = match stmt.query([]) {
                 Ok(r) => r,
                 Err(e) if is_damage(&e) => return Ok(Some(e)),
-                Err(e) => return Err(self.query_error(table, e)),
+                Err(e) => return Err(self.query_error(named, e)),
             };
             loop {
                 match rows.next() {
                     Ok(Some(row)) => out.push(each(row)?),
                     Ok(None) => return Ok(None),
                     Err(e) if is_damage(&e) => return Ok(Some(e)),
-                    Err(e) => return Err(self.query_error(table, e)),
+                    Err(e) => return Err(self.query_error(named, e)),
                 }
             }
         };
@@ -425,20 +427,39 @@ impl ExportDb {
             return Ok(out);
         };
         out.clear();
-        let readable = self.readable(table);
-        let Some(again) = over_readable(sql, table, &readable.ranges, self.columns(table)) else {
-            return Err(self.query_error(table, first_error));
-        };
+        let mut again = sql.to_owned();
+        let mut replaced = false;
+        for &table in tables {
+            let readable = self.readable(table);
+            if readable.lost.is_empty() && !readable.unreadable_end {
+                continue;
+            }
+            let columns = self.columns(table);
+            match over_readable(&again, table, &readable.ranges, columns) {
+                Some(sql) => (again, replaced) = (sql, true),
+                None => return Err(self.query_error(table, first_error)),
+            }
+        }
+        if !replaced {
+            return Err(self.query_error(named, first_error));
+        }
         match run(&again, &mut out)? {
             None => Ok(out),
-            Some(e) => Err(self.query_error(table, format!("damaged pages: {e}"))),
+            Some(e) => Err(self.query_error(named, format!("damaged pages: {e}"))),
         }
     }
 }
 
-/// `sql` with every `FROM table` reading only the runs of readable rows ([`Readable::ranges`])
-/// as one derived table of the same name (no row at all without runs: `columns` give its
-/// shape). `None` when `sql` does not name the table after `FROM`.
+/// SQL words that may follow a table where an alias could stand.
+const NOT_ALIASES: &[&str] = &[
+    "WHERE", "JOIN", "INNER", "LEFT", "CROSS", "NATURAL", "ON", "USING", "GROUP", "ORDER", "LIMIT",
+    "UNION", "HAVING", "WINDOW", "AS",
+];
+
+/// `sql` with every `FROM table` and `JOIN table` (with or without an alias) reading only the
+/// runs of readable rows ([`Readable::ranges`]) as one derived table under the same name or
+/// alias (no row at all without runs: `columns` give its shape). `None` when `sql` names the
+/// table after neither.
 fn over_readable(
     sql: &str,
     table: &str,
@@ -453,7 +474,7 @@ fn over_readable(
                 .iter()
                 .map(|c| format!("NULL AS {}", quote_ident(c))),
         );
-        format!("(SELECT {} WHERE 0) AS {quoted}", list.join(", "))
+        format!("(SELECT {} WHERE 0)", list.join(", "))
     } else {
         let runs: Vec<String> = ranges
             .iter()
@@ -464,19 +485,44 @@ fn over_readable(
                 )
             })
             .collect();
-        format!("({}) AS {quoted}", runs.join(" UNION ALL "))
+        format!("({})", runs.join(" UNION ALL "))
     };
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
     let mut out = String::with_capacity(sql.len() + source.len());
     let mut rest = sql;
     let mut found = false;
     'scan: while !rest.is_empty() {
-        for name in [format!("FROM {quoted}"), format!("FROM {table}")] {
-            if let Some(after) = rest.strip_prefix(name.as_str())
-                && !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
-            {
-                out.push_str("FROM ");
+        let at_word = !out.ends_with(ident);
+        for keyword in ["FROM ", "JOIN "] {
+            for name in [quoted.as_str(), table] {
+                let Some(after) = rest
+                    .strip_prefix(keyword)
+                    .and_then(|r| r.strip_prefix(name))
+                else {
+                    continue;
+                };
+                if !at_word || after.starts_with(ident) {
+                    continue;
+                }
+                // An alias (`FROM T m`) names the derived table; else the table's own name.
+                let word: String = after
+                    .trim_start()
+                    .chars()
+                    .take_while(|&c| ident(c))
+                    .collect();
+                let alias = !word.is_empty()
+                    && after.starts_with(' ')
+                    && !NOT_ALIASES.iter().any(|k| k.eq_ignore_ascii_case(&word));
+                out.push_str(keyword);
                 out.push_str(&source);
-                rest = after;
+                out.push_str(" AS ");
+                if alias {
+                    out.push_str(&word);
+                    rest = &after.trim_start()[word.len()..];
+                } else {
+                    out.push_str(&quoted);
+                    rest = after;
+                }
                 found = true;
                 continue 'scan;
             }
@@ -615,5 +661,27 @@ mod tests {
             )
         );
         assert_eq!(over_readable("SELECT 1 FROM TT", "T", &[], &columns), None);
+        // Joined, with aliases: the derived table takes the alias.
+        assert_eq!(
+            over_readable(
+                "SELECT a.x FROM M m JOIN T a ON a.id = m.t ORDER BY m.rowid",
+                "T",
+                &[(5, 9, 4)],
+                &columns
+            ),
+            Some(
+                "SELECT a.x FROM M m JOIN (SELECT * FROM (SELECT rowid AS rowid, * FROM \"T\" \
+                 WHERE rowid >= 5 ORDER BY rowid LIMIT 4)) AS a ON a.id = m.t ORDER BY m.rowid"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            over_readable("SELECT * FROM M m JOIN T ON T.id = m.t", "M", &[], &columns),
+            Some(
+                "SELECT * FROM (SELECT NULL AS rowid, NULL AS \"a\" WHERE 0) AS m JOIN T ON \
+                 T.id = m.t"
+                    .to_owned()
+            )
+        );
     }
 }

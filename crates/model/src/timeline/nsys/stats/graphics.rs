@@ -323,7 +323,7 @@ fn khr_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
     // A range without end runs to the last timestamp of the table.
     let last = if open {
         db.collect_around_damage(
-            T,
+            &[T],
             &format!("SELECT max(max(start, coalesce(end, start))) FROM {T}"),
             |r| r.get::<_, Option<i64>>(0).map_err(|e| db.query_error(T, e)),
         )?

@@ -74,7 +74,7 @@ fn grouped_rows<const N: usize>(
     table: &str,
     sql: &str,
 ) -> Result<Vec<Grouped<N>>, NsysError> {
-    db.collect_around_damage(table, sql, |row| {
+    db.collect_around_damage(&[table], sql, |row| {
         let mut values = [None; N];
         for (i, v) in values.iter_mut().enumerate() {
             let raw = row.get_ref(i + 1).map_err(|e| db.query_error(table, e))?;
