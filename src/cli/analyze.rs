@@ -94,7 +94,12 @@ pub fn run(args: &AnalyzeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     let trace = match (&args.file, args.help_rules) {
         (Some(file), false) => {
             let export = export_for(file, args.nsys.as_deref())?;
-            Trace::open(&export)?
+            let trace = Trace::open(&export)?;
+            // Tables with damaged pages: the rules see the rows that read.
+            for w in &trace.warnings {
+                eprintln!("{w}");
+            }
+            trace
         }
         _ => Trace::empty(),
     };

@@ -74,7 +74,10 @@ pub fn export_for(file: &Path, nsys_exe: Option<&Path>) -> anyhow::Result<PathBu
     }
 }
 
-/// Runs the command, writing to `out`. Skipped reports are noted on stderr, as nsys does.
+/// Runs the command, writing to `out`. Skipped reports are noted on stderr, as nsys does; so
+/// is what a report could not read of a table with damaged pages (the report covers the rows
+/// that read). A report that cannot be computed because a table it needs does not read at all
+/// is named on stderr and makes the exit code 1; the others still print.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if args.help_reports {
         write_help(out)?;
@@ -103,6 +106,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     for r in requested {
         requests.push((r, ReportRequest::parse(r).map_err(anyhow::Error::msg)?));
     }
+    let mut failed = false;
     if args.per_file && args.files.len() > 1 {
         for (i, file) in args.files.iter().enumerate() {
             if i > 0 {
@@ -118,9 +122,11 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 }),
                 ..args.clone()
             };
-            run(&args, out)?;
+            if run(&args, out)? != ExitCode::SUCCESS {
+                failed = true;
+            }
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(exit_code(failed));
     }
     let merged;
     let export = if args.merge && args.files.len() > 1 {
@@ -143,7 +149,10 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         // never holds more than one table.
         for (name, request) in &requests {
             let started = Instant::now();
-            let outcome = stats::run_request(&db, request)?;
+            let Some(outcome) = outcome_of(name, stats::run_request(&db, request), &mut failed)?
+            else {
+                continue;
+            };
             let computed = started.elapsed();
             match &outcome {
                 ReportOutcome::Table(t) if !t.rows.is_empty() => {
@@ -165,12 +174,15 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 ReportOutcome::Skipped(m) => eprintln!("{name}: SKIPPED: {m}"),
             }
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(exit_code(failed));
     }
     let mut results = Vec::new();
     for (name, request) in &requests {
         let started = Instant::now();
-        results.push((name.to_string(), stats::run_request(&db, request)?));
+        let Some(outcome) = outcome_of(name, stats::run_request(&db, request), &mut failed)? else {
+            continue;
+        };
+        results.push((name.to_string(), outcome));
         if args.timing {
             eprintln!(
                 "{name}: computed in {:.3} s",
@@ -179,14 +191,50 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
     }
     match args.format {
-        StatsFormat::Csv => write_csv(&results, out)?,
+        // A report that failed is left out; the others keep the sections of what was asked.
+        StatsFormat::Csv => write_csv_sections(&results, requests.len() != 1, out)?,
         StatsFormat::Json if args.merge && args.files.len() > 1 => {
             write_json(Path::new(&joined(&args.files)), &results, out)?
         }
         StatsFormat::Json => write_json(file, &results, out)?,
         StatsFormat::Table => write_table(&results, out)?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit_code(failed))
+}
+
+/// A report's outcome, its warnings printed on stderr; `None` (named on stderr, `failed` set)
+/// for a report that a table with damaged pages kept from being computed. Other errors end the
+/// command.
+fn outcome_of(
+    name: &str,
+    outcome: Result<ReportOutcome, nsys::NsysError>,
+    failed: &mut bool,
+) -> anyhow::Result<Option<ReportOutcome>> {
+    match outcome {
+        Ok(outcome) => {
+            if let ReportOutcome::Table(t) = &outcome {
+                for w in &t.warnings {
+                    eprintln!("{name}: warning: {w}");
+                }
+            }
+            Ok(Some(outcome))
+        }
+        Err(e @ nsys::NsysError::DamagedTable { .. }) => {
+            eprintln!("{name}: FAILED: {e}");
+            *failed = true;
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// 1 when a report failed, else success.
+fn exit_code(failed: bool) -> ExitCode {
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// The files of a merged run, as one name ("a.sqlite + b.sqlite").
@@ -220,9 +268,17 @@ pub(crate) fn write_csv(
     results: &[(String, ReportOutcome)],
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let single = results.len() == 1;
+    write_csv_sections(results, results.len() != 1, out)
+}
+
+/// The reports as CSV, each under a `# NAME` line when `sections` (several were asked for).
+fn write_csv_sections(
+    results: &[(String, ReportOutcome)],
+    sections: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     for (i, (name, outcome)) in results.iter().enumerate() {
-        if !single {
+        if sections {
             if i > 0 {
                 writeln!(out)?;
             }

@@ -312,7 +312,12 @@ impl StatsPanel {
             .and_then(|r| r.get(self.shown))
             .map(|(_, r)| r)
         {
-            Some(Ok(ReportOutcome::Table(_))) => {}
+            Some(Ok(ReportOutcome::Table(t))) => {
+                // Tables with damaged pages: what the report could not read, above the table.
+                for w in &t.warnings {
+                    ui.colored_label(ui.visuals().warn_fg_color, w);
+                }
+            }
             Some(Ok(ReportOutcome::Skipped(why))) => {
                 ui.weak(format!("SKIPPED: {why}"));
                 return go_to;

@@ -293,6 +293,7 @@ fn read_result(vm: &VirtualMachine, rule: &str, value: &PyObjectRef) -> PyResult
     };
     let rows: Vec<PyObjectRef> = vm.extract_elements_with(&*value.get_attr("rows", vm)?, Ok)?;
     let mut table = ReportTable {
+        warnings: Vec::new(),
         report: rule.to_string(),
         columns,
         rows: Vec::with_capacity(rows.len()).into(),

@@ -7,7 +7,8 @@
 //! between two readable ranges are the rows lost. A table whose root page is damaged reads no
 //! range at all and is skipped; the other tables load.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{ErrorCode, Row};
 
@@ -42,26 +43,65 @@ impl Readable {
     /// One line per lost range, for the user: which rowids, how many rows (the table is named
     /// by the warning's location).
     pub fn describe(&self) -> Vec<String> {
+        self.lines(
+            "it is skipped",
+            "the rows before them are loaded",
+            "the rows before and after them are loaded",
+        )
+    }
+
+    /// [`Readable::describe`] for a report computed from the rows that read: one line per lost
+    /// range, naming `table` and saying what the report covers.
+    pub fn describe_for_report(&self, table: &str) -> Vec<String> {
+        self.lines(
+            "the report leaves its rows out",
+            "the report covers the rows before them",
+            "the report covers the rows before and after them",
+        )
+        .into_iter()
+        .map(|line| format!("table {table}: {line}"))
+        .collect()
+    }
+
+    /// Whether no row of the table could be read.
+    pub fn nothing_read(&self) -> bool {
+        self.ranges.is_empty() && !self.lost.is_empty()
+    }
+
+    /// The lines of [`Readable::describe`], each ending with what is kept of the table: `none`
+    /// (nothing read), `before` (an unreadable end) or `around` (a lost run of rowids).
+    fn lines(&self, none: &str, before: &str, around: &str) -> Vec<String> {
         self.lost
             .iter()
             .map(|&(a, b)| {
                 if b == i64::MAX && self.ranges.is_empty() {
-                    "damaged pages: the table could not be read; it is skipped".to_owned()
+                    format!("damaged pages: the table could not be read; {none}")
                 } else if b == i64::MAX {
-                    format!(
-                        "damaged pages: the rows from rowid {a} on could not be read; \
-                         the rows before them are loaded"
-                    )
+                    format!("damaged pages: the rows from rowid {a} on could not be read; {before}")
                 } else {
                     let n = lost_between(a, b);
                     let a = a.max(1);
                     format!(
                         "damaged pages: rowids {a}–{b} could not be read ({n} rows \
-                         lost); the rows before and after them are loaded"
+                         lost); {around}"
                     )
                 }
             })
             .collect()
+    }
+}
+
+/// The tables whose damage reads met, with what could be read of each, by table name: kept by
+/// an [`ExportDb`] and its siblings together ([`ExportDb::take_damage_met`]).
+#[derive(Debug, Clone, Default)]
+pub struct DamageMet(Arc<Mutex<BTreeMap<String, Arc<Readable>>>>);
+
+impl DamageMet {
+    /// Notes what could be read of `table` (the latest note of a table wins).
+    fn note(&self, table: &str, readable: &Arc<Readable>) {
+        if let Ok(mut met) = self.0.lock() {
+            met.insert(table.to_owned(), Arc::clone(readable));
+        }
     }
 }
 
@@ -81,18 +121,34 @@ fn lost_between(a: i64, b: i64) -> u64 {
 
 impl ExportDb {
     /// What can be read of `table`, found by reading its rowids and seeking past damaged
-    /// pages. Computed once per table and kept.
+    /// pages. Computed once per table and kept; every call notes the table as damaged for
+    /// [`ExportDb::take_damage_met`].
     pub fn readable(&self, table: &str) -> Arc<Readable> {
-        if let Ok(cache) = self.damaged.lock()
-            && let Some(r) = cache.get(table)
-        {
-            return Arc::clone(r);
-        }
-        let readable = Arc::new(self.find_readable(table));
-        if let Ok(mut cache) = self.damaged.lock() {
-            cache.insert(table.to_owned(), Arc::clone(&readable));
-        }
+        let cached = self
+            .damaged
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(table).cloned());
+        let readable = cached.unwrap_or_else(|| {
+            let readable = Arc::new(self.find_readable(table));
+            if let Ok(mut cache) = self.damaged.lock() {
+                cache.insert(table.to_owned(), Arc::clone(&readable));
+            }
+            readable
+        });
+        self.met.note(table, &readable);
         readable
+    }
+
+    /// The tables whose damage reads on this connection or its siblings met since the last
+    /// call, in name order, with what could be read of each; empties the list. A report
+    /// computed between two calls read only what these say.
+    pub fn take_damage_met(&self) -> Vec<(String, Arc<Readable>)> {
+        self.met
+            .0
+            .lock()
+            .map(|mut met| std::mem::take(&mut *met).into_iter().collect())
+            .unwrap_or_default()
     }
 
     /// The first rowid ≥ `from`: `Ok(None)` past the last row, `Err` where the seek meets
@@ -278,7 +334,9 @@ impl ExportDb {
             return Ok(None);
         };
         let readable = self.readable(table);
-        let ordered = sql.contains(" ORDER BY ");
+        // Rows in rowid order come as a scan meets them: read on after the last one, as for
+        // an unordered query.
+        let ordered = sql.contains(" ORDER BY ") && !(by_rowid && sql.ends_with(" ORDER BY rowid"));
         let after = match (consumed, last_rowid, ordered) {
             (0, _, _) => None,
             (_, Some(last), false) => Some(last),
@@ -318,7 +376,9 @@ impl ExportDb {
                         worse.lost.retain(|&(a, _)| a < from);
                         worse.lost.push((from, i64::MAX));
                         worse.unreadable_end = true;
-                        return Ok(Some(Arc::new(worse)));
+                        let worse = Arc::new(worse);
+                        self.met.note(table, &worse);
+                        return Ok(Some(worse));
                     }
                     Err(e) => return Err(self.query_error(table, e)),
                 }
@@ -326,6 +386,154 @@ impl ExportDb {
         }
         Ok(Some(readable))
     }
+}
+
+impl ExportDb {
+    /// Runs `sql` — any query reading `tables` as `FROM table` or `JOIN table`, each with an
+    /// optional alias (aggregates, `GROUP BY`, joins) — and returns `each`'s value for every
+    /// row. Where pages are damaged, the rows read so far are dropped and `sql` is run again
+    /// with each damaged table replaced by its readable rows ([`ExportDb::readable`]'s runs,
+    /// each a rowid seek limited to its row count, as one derived table), so that the result
+    /// covers exactly the rows that read. Errors name `tables[0]`.
+    pub fn collect_around_damage<T>(
+        &self,
+        tables: &[&str],
+        sql: &str,
+        mut each: impl FnMut(&Row<'_>) -> Result<T, NsysError>,
+    ) -> Result<Vec<T>, NsysError> {
+        let named = tables.first().copied().unwrap_or_default();
+        let mut out = Vec::new();
+        let mut run = |sql: &str, out: &mut Vec<T>| -> Result<Option<rusqlite::Error>, NsysError> {
+            let mut stmt = match self.conn.prepare(sql) {
+                Ok(s) => s,
+                Err(e) if is_damage(&e) => return Ok(Some(e)),
+                Err(e) => return Err(self.query_error(named, e)),
+            };
+            let mut rows = match stmt.query([]) {
+                Ok(r) => r,
+                Err(e) if is_damage(&e) => return Ok(Some(e)),
+                Err(e) => return Err(self.query_error(named, e)),
+            };
+            loop {
+                match rows.next() {
+                    Ok(Some(row)) => out.push(each(row)?),
+                    Ok(None) => return Ok(None),
+                    Err(e) if is_damage(&e) => return Ok(Some(e)),
+                    Err(e) => return Err(self.query_error(named, e)),
+                }
+            }
+        };
+        let Some(first_error) = run(sql, &mut out)? else {
+            return Ok(out);
+        };
+        out.clear();
+        let mut again = sql.to_owned();
+        let mut replaced = false;
+        for &table in tables {
+            let readable = self.readable(table);
+            if readable.lost.is_empty() && !readable.unreadable_end {
+                continue;
+            }
+            let columns = self.columns(table);
+            match over_readable(&again, table, &readable.ranges, columns) {
+                Some(sql) => (again, replaced) = (sql, true),
+                None => return Err(self.query_error(table, first_error)),
+            }
+        }
+        if !replaced {
+            return Err(self.query_error(named, first_error));
+        }
+        match run(&again, &mut out)? {
+            None => Ok(out),
+            Some(e) => Err(self.query_error(named, format!("damaged pages: {e}"))),
+        }
+    }
+}
+
+/// SQL words that may follow a table where an alias could stand.
+const NOT_ALIASES: &[&str] = &[
+    "WHERE", "JOIN", "INNER", "LEFT", "CROSS", "NATURAL", "ON", "USING", "GROUP", "ORDER", "LIMIT",
+    "UNION", "HAVING", "WINDOW", "AS",
+];
+
+/// `sql` with every `FROM table` and `JOIN table` (with or without an alias) reading only the
+/// runs of readable rows ([`Readable::ranges`]) as one derived table under the same name or
+/// alias (no row at all without runs: `columns` give its shape). `None` when `sql` names the
+/// table after neither.
+fn over_readable(
+    sql: &str,
+    table: &str,
+    ranges: &[(i64, i64, u64)],
+    columns: &[String],
+) -> Option<String> {
+    let quoted = quote_ident(table);
+    let source = if ranges.is_empty() {
+        let mut list = vec!["NULL AS rowid".to_owned()];
+        list.extend(
+            columns
+                .iter()
+                .map(|c| format!("NULL AS {}", quote_ident(c))),
+        );
+        format!("(SELECT {} WHERE 0)", list.join(", "))
+    } else {
+        let runs: Vec<String> = ranges
+            .iter()
+            .map(|&(a, _, n)| {
+                format!(
+                    "SELECT * FROM (SELECT rowid AS rowid, * FROM {quoted} \
+                     WHERE rowid >= {a} ORDER BY rowid LIMIT {n})"
+                )
+            })
+            .collect();
+        format!("({})", runs.join(" UNION ALL "))
+    };
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(sql.len() + source.len());
+    let mut rest = sql;
+    let mut found = false;
+    'scan: while !rest.is_empty() {
+        let at_word = !out.ends_with(ident);
+        for keyword in ["FROM ", "JOIN "] {
+            for name in [quoted.as_str(), table] {
+                let Some(after) = rest
+                    .strip_prefix(keyword)
+                    .and_then(|r| r.strip_prefix(name))
+                else {
+                    continue;
+                };
+                if !at_word || after.starts_with(ident) {
+                    continue;
+                }
+                // An alias (`FROM T m`) names the derived table; else the table's own name.
+                let word: String = after
+                    .trim_start()
+                    .chars()
+                    .take_while(|&c| ident(c))
+                    .collect();
+                let alias = !word.is_empty()
+                    && after.starts_with(' ')
+                    && !NOT_ALIASES.iter().any(|k| k.eq_ignore_ascii_case(&word));
+                out.push_str(keyword);
+                out.push_str(&source);
+                out.push_str(" AS ");
+                if alias {
+                    out.push_str(&word);
+                    rest = &after.trim_start()[word.len()..];
+                } else {
+                    out.push_str(&quoted);
+                    rest = after;
+                }
+                found = true;
+                continue 'scan;
+            }
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    found.then_some(out)
 }
 
 /// `sql` (`SELECT list FROM table [WHERE c] [ORDER BY o]`) over the runs of readable rows
@@ -384,7 +592,7 @@ fn restrict(
 
 #[cfg(test)]
 mod tests {
-    use super::restrict;
+    use super::{over_readable, restrict};
 
     #[test]
     fn queries_are_restricted_to_the_readable_ranges() {
@@ -425,5 +633,55 @@ mod tests {
             )])
         );
         assert_eq!(q("SELECT rowid FROM T GROUP BY 1", &[], None), None);
+    }
+
+    #[test]
+    fn aggregates_read_the_readable_runs_as_one_table() {
+        let columns = ["a".to_owned()];
+        assert_eq!(
+            over_readable(
+                "SELECT a, count(*) FROM T GROUP BY 1",
+                "T",
+                &[(1, 9, 9), (20, 30, 11)],
+                &columns
+            ),
+            Some(
+                "SELECT a, count(*) FROM (SELECT * FROM (SELECT rowid AS rowid, * FROM \"T\" \
+                 WHERE rowid >= 1 ORDER BY rowid LIMIT 9) UNION ALL SELECT * FROM (SELECT \
+                 rowid AS rowid, * FROM \"T\" WHERE rowid >= 20 ORDER BY rowid LIMIT 11)) \
+                 AS \"T\" GROUP BY 1"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            over_readable("SELECT max(a) FROM \"T\"", "T", &[], &columns),
+            Some(
+                "SELECT max(a) FROM (SELECT NULL AS rowid, NULL AS \"a\" WHERE 0) AS \"T\""
+                    .to_owned()
+            )
+        );
+        assert_eq!(over_readable("SELECT 1 FROM TT", "T", &[], &columns), None);
+        // Joined, with aliases: the derived table takes the alias.
+        assert_eq!(
+            over_readable(
+                "SELECT a.x FROM M m JOIN T a ON a.id = m.t ORDER BY m.rowid",
+                "T",
+                &[(5, 9, 4)],
+                &columns
+            ),
+            Some(
+                "SELECT a.x FROM M m JOIN (SELECT * FROM (SELECT rowid AS rowid, * FROM \"T\" \
+                 WHERE rowid >= 5 ORDER BY rowid LIMIT 4)) AS a ON a.id = m.t ORDER BY m.rowid"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            over_readable("SELECT * FROM M m JOIN T ON T.id = m.t", "M", &[], &columns),
+            Some(
+                "SELECT * FROM (SELECT NULL AS rowid, NULL AS \"a\" WHERE 0) AS m JOIN T ON \
+                 T.id = m.t"
+                    .to_owned()
+            )
+        );
     }
 }

@@ -69,6 +69,10 @@ pub struct ExportDb {
     pub salvage: Option<String>,
     /// What could be read of each table found damaged ([`ExportDb::readable`]).
     pub(super) damaged: std::sync::Mutex<HashMap<String, std::sync::Arc<super::damage::Readable>>>,
+    /// Tables whose damage a read met since [`ExportDb::take_damage_met`] last emptied it, with
+    /// what could be read of them: shared with the [`ExportDb::sibling`]s, so that a report
+    /// reading on two connections hears of both.
+    pub(super) met: super::damage::DamageMet,
 }
 
 impl std::fmt::Debug for ExportDb {
@@ -163,6 +167,7 @@ impl ExportDb {
             undefined,
             salvage: None,
             damaged: std::sync::Mutex::default(),
+            met: super::damage::DamageMet::default(),
         })
     }
 
@@ -183,6 +188,7 @@ impl ExportDb {
             undefined: self.undefined.clone(),
             salvage: self.salvage.clone(),
             damaged: std::sync::Mutex::default(),
+            met: self.met.clone(),
         })
     }
 

@@ -75,6 +75,16 @@ pub enum NsysError {
         /// What went wrong.
         detail: String,
     },
+    /// A report could not be computed: every row of a table it needs is on damaged pages.
+    #[error("{}: table {table}: damaged pages: the table could not be read, so report {report} could not be computed", path.display())]
+    DamagedTable {
+        /// The path given.
+        path: PathBuf,
+        /// The table (several: joined by ", ").
+        table: String,
+        /// The report.
+        report: String,
+    },
     /// The caller set the cancel flag.
     #[error("{}: loading cancelled", path.display())]
     Cancelled {

@@ -92,6 +92,7 @@ pub(super) fn summary_table(
 /// An empty table with the given columns (nsys's "no rows").
 pub(super) fn empty_table(report: &str, columns: &[&str]) -> ReportTable {
     ReportTable {
+        warnings: Vec::new(),
         report: report.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows: Rows::default(),

@@ -52,17 +52,17 @@ pub(super) fn thread_names(
         return Ok(out);
     }
     let sql = format!(
-        "SELECT {}, {}, {} FROM {T}",
+        "SELECT rowid, {}, {}, {} FROM {T}",
         db.col_or_null(T, "globalTid"),
         db.col_or_null(T, "priority"),
         db.col_or_null(T, "nameId"),
     );
     for_each_row(db, T, &sql, |row| {
-        if let Some(tid) = int_at(row, 0) {
-            let name = int_at(row, 2)
+        if let Some(tid) = int_at(row, 1) {
+            let name = int_at(row, 3)
                 .map(|id| string_of(strings, id))
                 .unwrap_or_default();
-            out.entry(tid).or_insert((int_at(row, 1), name));
+            out.entry(tid).or_insert((int_at(row, 2), name));
         }
         Ok(())
     })?;
@@ -145,6 +145,7 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         "Thread Name",
     ];
     Ok(ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows: Rows::lazy(calls, format),
@@ -376,6 +377,7 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         columns.retain(|c| *c != "GreenCtx");
     }
     Ok(ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows: Rows::lazy_ordered(ops, order, move |op, row| text.row(op, row)),

@@ -738,9 +738,9 @@ pub(super) fn device_names(db: &ExportDb) -> HashMap<i64, String> {
     if !db.has_column(T, id) || !db.has_column(T, "name") {
         return out;
     }
-    let sql = format!("SELECT {id}, name FROM {T}");
+    let sql = format!("SELECT rowid, {id}, name FROM {T}");
     let _ = for_each_row(db, T, &sql, |row| {
-        if let (Some(id), Some(name)) = (int_at(row, 0), row.get_ref(1).ok().and_then(text_of)) {
+        if let (Some(id), Some(name)) = (int_at(row, 1), row.get_ref(2).ok().and_then(text_of)) {
             out.entry(id).or_insert(name);
         }
         Ok(())

@@ -170,6 +170,7 @@ fn vulkan_api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome,
         Ok(())
     })?;
     Ok(ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: req.report.name.to_string(),
         columns: [
             "Start (ns)",
@@ -321,14 +322,15 @@ fn khr_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
     })?;
     // A range without end runs to the last timestamp of the table.
     let last = if open {
-        db.conn
-            .query_row(
-                &format!("SELECT max(max(start, coalesce(end, start))) FROM {T}"),
-                [],
-                |r| r.get::<_, Option<i64>>(0),
-            )
-            .map_err(|e| db.query_error(T, e))?
-            .unwrap_or(0)
+        db.collect_around_damage(
+            &[T],
+            &format!("SELECT max(max(start, coalesce(end, start))) FROM {T}"),
+            |r| r.get::<_, Option<i64>>(0).map_err(|e| db.query_error(T, e)),
+        )?
+        .into_iter()
+        .flatten()
+        .next()
+        .unwrap_or(0)
     } else {
         0
     };

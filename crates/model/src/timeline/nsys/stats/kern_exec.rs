@@ -199,6 +199,7 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         "Kernel Name",
     ];
     Ok(ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,
@@ -329,6 +330,7 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
         "Kernel Name",
     ];
     Ok(ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows: rows.into_iter().map(|r| r.2).collect(),

@@ -302,6 +302,10 @@ pub struct ReportTable {
     pub columns: Vec<String>,
     /// The rows.
     pub rows: Rows,
+    /// What the report could not read, one line each (tables with damaged pages: the report
+    /// covers the rows that read); empty for an intact export. Not part of the table's CSV or
+    /// JSON: the command line prints them on stderr, the app above the table.
+    pub warnings: Vec<String>,
 }
 
 /// What a report produced.
@@ -332,12 +336,43 @@ pub fn run_report(db: &ExportDb, request: &str) -> Result<ReportOutcome, NsysErr
     run_request(db, &request)
 }
 
-/// Computes a parsed request on an open export.
+/// Computes a parsed request on an open export. Tables with damaged pages are read around the
+/// damage: the table gets [`ReportTable::warnings`] naming each table and the rows lost; a
+/// report left with nothing to show because a table it needs could not be read at all fails
+/// with [`NsysError::DamagedTable`] naming it.
 pub fn run_request(db: &ExportDb, request: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    (request.report.run)(db, request)
+    // What earlier reads met (another report, the loader) is not this report's.
+    db.take_damage_met();
+    let outcome = (request.report.run)(db, request);
+    let met = db.take_damage_met();
+    if met.is_empty() {
+        return outcome;
+    }
+    let unreadable: Vec<&str> = met
+        .iter()
+        .filter(|(_, r)| r.nothing_read())
+        .map(|(t, _)| t.as_str())
+        .collect();
+    let failed = || NsysError::DamagedTable {
+        path: db.path.clone(),
+        table: unreadable.join(", "),
+        report: request.report.name.to_owned(),
+    };
+    match outcome? {
+        ReportOutcome::Table(t) if t.rows.is_empty() && !unreadable.is_empty() => Err(failed()),
+        ReportOutcome::Skipped(_) if !unreadable.is_empty() => Err(failed()),
+        ReportOutcome::Table(mut t) => {
+            t.warnings = met
+                .iter()
+                .flat_map(|(table, readable)| readable.describe_for_report(table))
+                .collect();
+            Ok(ReportOutcome::Table(t))
+        }
+        skipped @ ReportOutcome::Skipped(_) => Ok(skipped),
+    }
 }
 
-/// Runs several reports on the export at `path`.
+/// Runs several reports on the export at `path` (the first that fails fails them all).
 pub fn run_reports(
     path: &std::path::Path,
     names: &[&str],
@@ -406,6 +441,7 @@ mod tests {
     #[test]
     fn csv_quotes_like_python() {
         let t = ReportTable {
+            warnings: Vec::new(),
             report: "x".into(),
             columns: vec!["A".into(), "Name".into()],
             rows: vec![vec![

@@ -171,6 +171,7 @@ fn mpi_event_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
     }
     rows.sort_by_key(|(key, _)| *key);
     Ok(ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: req.report.name.to_string(),
         columns: MPI_COLUMNS.iter().map(|c| c.to_string()).collect(),
         rows: rows.into_iter().map(|(_, r)| r).collect(),

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, text_of};
-use super::table::{time_cells, time_columns};
+use super::table::{for_each_row, time_cells, time_columns};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable};
 use crate::timeline::summary::Summary;
 
@@ -49,8 +49,6 @@ fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     let sql = format!(
         "SELECT rowid, start, end, eventType, globalTid, {text}, {text_id}, {domain} FROM {T}"
     );
-    let mut stmt = db.conn.prepare(&sql).map_err(|e| db.query_error(T, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(T, e))?;
     struct Range {
         start: i64,
         end: Option<i64>,
@@ -62,7 +60,7 @@ fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     let mut ranges = Vec::new();
     let mut domains: HashMap<(u64, i64), String> = HashMap::new();
     let mut last = i64::MIN;
-    while let Some(row) = rows.next().map_err(|e| db.query_error(T, e))? {
+    for_each_row(db, T, &sql, |row| {
         let v = |i| row.get_ref(i).ok().and_then(int_of);
         let (Some(start), Some(event_type)) = (v(1), v(3)) else {
             let rowid = v(0).unwrap_or(-1);
@@ -95,7 +93,8 @@ fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
             }),
             _ => {}
         }
-    }
+        Ok(())
+    })?;
     let want = |pp: bool| match report {
         "nvtx_pushpop_sum" => pp,
         "nvtx_startend_sum" => !pp,
@@ -139,6 +138,7 @@ fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
         })
         .collect();
     Ok(ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: report.to_string(),
         columns,
         rows,

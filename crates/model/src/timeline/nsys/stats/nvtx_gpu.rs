@@ -18,7 +18,7 @@ use super::gpu_ops::CorrIndex;
 use super::nvtx_trace::{
     NVTX, Range, Ranges, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
 };
-use super::table::read_both;
+use super::table::{for_each_row, read_both};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
@@ -86,12 +86,7 @@ fn load_ops(db: &ExportDb, tables: &[&str]) -> Result<(Vec<Op>, Vec<Option<i64>>
         let sql = format!(
             "SELECT rowid, start, end, {pid}, {corr_col}, {name} FROM {table} ORDER BY rowid"
         );
-        let mut stmt = db
-            .conn
-            .prepare(&sql)
-            .map_err(|e| db.query_error(table, e))?;
-        let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-        while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+        for_each_row(db, table, &sql, |row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             let (Some(start), Some(end)) = (v(1), v(2)) else {
                 let rowid = v(0).unwrap_or(-1);
@@ -107,7 +102,8 @@ fn load_ops(db: &ExportDb, tables: &[&str]) -> Result<(Vec<Op>, Vec<Option<i64>>
                 name: v(5).unwrap_or(-1),
             });
             corr.push(v(4));
-        }
+            Ok(())
+        })?;
     }
     Ok((ops, corr))
 }
@@ -124,13 +120,8 @@ struct RuntimeRow {
 /// The runtime rows that have a correlation id, in table order.
 fn read_runtime(db: &ExportDb) -> Result<Vec<RuntimeRow>, NsysError> {
     let sql = format!("SELECT rowid, correlationId, globalTid, start, end FROM {RUNTIME}");
-    let mut stmt = db
-        .conn
-        .prepare(&sql)
-        .map_err(|e| db.query_error(RUNTIME, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(RUNTIME, e))?;
     let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(|e| db.query_error(RUNTIME, e))? {
+    for_each_row(db, RUNTIME, &sql, |row| {
         let v = |i| row.get_ref(i).ok().and_then(int_of);
         if let Some(corr) = v(1) {
             out.push(RuntimeRow {
@@ -141,7 +132,8 @@ fn read_runtime(db: &ExportDb) -> Result<Vec<RuntimeRow>, NsysError> {
                 end: v(4),
             });
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -405,6 +397,7 @@ fn style(push_pop: bool) -> &'static str {
 
 fn table(report: &str, columns: &[&str], rows: impl Into<Rows>) -> ReportOutcome {
     ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: report.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows: rows.into(),

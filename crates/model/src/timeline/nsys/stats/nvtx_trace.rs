@@ -17,6 +17,7 @@ use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, split_global_id};
+use super::table::for_each_row;
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 
 /// The reports of this module.
@@ -88,15 +89,13 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         "SELECT rowid, start, end, eventType, globalTid, {end_tid}, {text}, {text_id}, {domain} \
          FROM {NVTX} WHERE eventType IN ({types}) ORDER BY rowid"
     );
-    let mut stmt = db.conn.prepare(&sql).map_err(|e| db.query_error(NVTX, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(NVTX, e))?;
     let mut inline: HashMap<String, u32> = HashMap::new();
     let mut inline_texts: Vec<String> = Vec::new();
     let mut domains: HashMap<(u64, i64), TextKey> = HashMap::new();
     // (range, process, domain, text) until the domains are known.
     let mut raw: Vec<(Range, u64, i64, TextKey)> = Vec::new();
     let mut latest_end: Option<i64> = None;
-    while let Some(row) = rows.next().map_err(|e| db.query_error(NVTX, e))? {
+    for_each_row(db, NVTX, &sql, |row| {
         let v = |i| row.get_ref(i).ok().and_then(int_of);
         let id = v(0).unwrap_or(-1);
         let (Some(start), Some(event_type)) = (v(1), v(3)) else {
@@ -126,7 +125,7 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         let dom = v(8).unwrap_or(0);
         if event_type == 75 {
             domains.insert((process, dom), key);
-            continue;
+            return Ok(());
         }
         let end = v(2);
         if let Some(e) = end {
@@ -134,7 +133,7 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         }
         // nsys keeps a start/end range only when it has no end thread (even its own).
         if event_type == 60 && v(5).is_some() {
-            continue;
+            return Ok(());
         }
         let range = Range {
             id,
@@ -145,7 +144,8 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
             push_pop: event_type == 59,
         };
         raw.push((range, process, dom, key));
-    }
+        Ok(())
+    })?;
     let strings = db.string_ids()?;
     let text_of_key = |k: TextKey| -> &str {
         match k {
@@ -355,6 +355,7 @@ fn pushpop_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
         );
     });
     Ok(ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,

@@ -47,13 +47,8 @@ pub(super) fn grouped(
     let sql = format!(
         "SELECT rowid, {key_sql}, {value}, typeof(start) IN ('integer', 'null') AND typeof(end) IN ('integer', 'null') FROM {table}{filter}"
     );
-    let mut stmt = db
-        .conn
-        .prepare(&sql)
-        .map_err(|e| db.query_error(table, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
     let mut out: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
-    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+    for_each_row(db, table, &sql, |row| {
         let types_ok = matches!(row.get_ref(3), Ok(rusqlite::types::ValueRef::Integer(1)));
         let v = row
             .get_ref(2)
@@ -66,7 +61,8 @@ pub(super) fn grouped(
         };
         let k = row.get_ref(1).ok().and_then(int_of).unwrap_or(-1);
         out.entry(k).or_default().push(v);
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -150,6 +146,7 @@ pub(super) fn summaries_table(
         })
         .collect();
     ReportTable {
+        warnings: Vec::new(),
         report: report.to_string(),
         columns: time_columns(count_header, trailing),
         rows,
@@ -218,25 +215,24 @@ pub(super) fn size_table(report: &str, groups: Vec<(String, Vec<i64>)>) -> Repor
         })
         .collect();
     ReportTable {
+        warnings: Vec::new(),
         report: report.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,
     }
 }
 
-/// Runs `sql` on `table` (the table named in errors) and calls `each` with every row.
+/// Runs `sql` on `table` (the table named in errors) and calls `each` with every row. Where
+/// the table's pages are damaged, the rows that still read are read around the damage
+/// ([`ExportDb::scan_around_damage`]: `sql` must then be `SELECT rowid, … FROM table [WHERE …]
+/// [ORDER BY …]`), and [`super::run_request`] hears of what was lost.
 pub(super) fn for_each_row(
     db: &ExportDb,
     table: &str,
     sql: &str,
-    mut each: impl FnMut(&rusqlite::Row<'_>) -> Result<(), NsysError>,
+    each: impl FnMut(&rusqlite::Row<'_>) -> Result<(), NsysError>,
 ) -> Result<(), NsysError> {
-    let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
-        each(row)?;
-    }
-    Ok(())
+    db.scan_around_damage(table, sql, each).map(|_| ())
 }
 
 /// Runs `here` on `db` and, at the same time, `there` on a second connection to it on a named

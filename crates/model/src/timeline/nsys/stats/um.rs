@@ -67,16 +67,14 @@ fn check_tables(db: &ExportDb) -> Option<&'static str> {
 type Grouped<const N: usize> = (Option<i64>, [Option<i64>; N]);
 
 /// Rows of `sql` (a grouping query whose columns are a key, then integer values), in order.
-/// Values that are not integers (nor NULL) are an error naming `table`.
+/// Values that are not integers (nor NULL) are an error naming `table`. Over a table with
+/// damaged pages, the query covers the rows that read.
 fn grouped_rows<const N: usize>(
     db: &ExportDb,
     table: &str,
     sql: &str,
 ) -> Result<Vec<Grouped<N>>, NsysError> {
-    let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+    db.collect_around_damage(&[table], sql, |row| {
         let mut values = [None; N];
         for (i, v) in values.iter_mut().enumerate() {
             let raw = row.get_ref(i + 1).map_err(|e| db.query_error(table, e))?;
@@ -85,9 +83,8 @@ fn grouped_rows<const N: usize>(
                 return Err(db.query_error(table, format!("{sql}: a value is not an integer")));
             }
         }
-        out.push((row.get_ref(0).ok().and_then(int_of), values));
-    }
-    Ok(out)
+        Ok((row.get_ref(0).ok().and_then(int_of), values))
+    })
 }
 
 /// The virtual-address column of the memcpy table (`NULL` where the export lacks it).
@@ -118,6 +115,7 @@ fn opt(value: Option<String>) -> Cell {
 
 fn table(report: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> ReportOutcome {
     ReportOutcome::Table(ReportTable {
+        warnings: Vec::new(),
         report: report.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows: rows.into(),

@@ -124,6 +124,9 @@ pub struct Trace {
     pub tables: Vec<EventTable>,
     /// The export's tables and their columns (what rules check before they run).
     schema: HashMap<String, HashSet<String>>,
+    /// What could not be read (tables with damaged pages: the trace holds the rows that
+    /// read), one line each naming the table; empty for an intact export.
+    pub warnings: Vec<String>,
 }
 
 /// Interns text into [`Trace::strings`].
@@ -179,6 +182,7 @@ impl Trace {
                 db.columns(t).iter().cloned().collect::<HashSet<_>>(),
             );
         }
+        db.take_damage_met();
         let ids = db.string_ids()?;
         let mut strings = Interner::default();
         let mut string_of = |id: i64, strings: &mut Interner| match ids.get(&id) {
@@ -188,11 +192,17 @@ impl Trace {
         let api = read_api(db, &mut strings, &mut string_of)?;
         let gpu = read_gpu(db, &api, &mut strings, &mut string_of)?;
         let dx12 = read_dx12(db, &mut strings, &mut string_of)?;
+        let warnings = db
+            .take_damage_met()
+            .iter()
+            .flat_map(|(table, readable)| readable.describe_for_report(table))
+            .collect();
         Ok(Trace {
             path: db.path.clone(),
             strings: strings.strings,
             tables: vec![api, gpu, dx12],
             schema,
+            warnings,
         })
     }
 
@@ -203,6 +213,7 @@ impl Trace {
             strings: Vec::new(),
             tables: Vec::new(),
             schema: HashMap::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -282,7 +293,7 @@ fn read_api(
         db.col_or_null(RUNTIME, "correlationId"),
         db.col_or_null(RUNTIME, "eventClass"),
     );
-    each_row(db, RUNTIME, &sql, |v| {
+    each_row(db, &[RUNTIME], &sql, |v| {
         let gtid = v[3];
         let (pid, tid) = split_tid(gtid);
         let name = if v[4] == NULL {
@@ -401,7 +412,7 @@ fn read_gpu(
         );
         let table_id = strings.id(table);
         let op_id = strings.id(op);
-        each_row(db, table, &sql, |v| {
+        each_row(db, &[table], &sql, |v| {
             let (pid, _) = split_tid(v[3]);
             let name = match op {
                 "kernel" if v[9] != NULL => string_of(v[9], strings),
@@ -479,7 +490,7 @@ fn read_dx12(
         m("rangeEnd"),
     );
     let table = strings.id(DX12_API);
-    each_row(db, DX12_MEMORY, &sql, |v| {
+    each_row(db, &[DX12_MEMORY, DX12_API], &sql, |v| {
         let (pid, tid) = split_tid(v[3]);
         let name = if v[4] == NULL {
             NULL
@@ -509,18 +520,19 @@ fn split_tid(global: i64) -> (i64, i64) {
 }
 
 /// Runs `sql` and calls `f` with each row's values as integers ([`NULL`] where a value is
-/// missing or not an integer; text columns are string ids in the export).
+/// missing or not an integer; text columns are string ids in the export). A table with
+/// damaged pages gives the rows that read: [`ExportDb::scan_around_damage`] for a query of one
+/// table, [`ExportDb::collect_around_damage`] for a join of `tables` (its rows are collected
+/// first).
 fn each_row(
     db: &ExportDb,
-    table: &str,
+    tables: &[&str],
     sql: &str,
     mut f: impl FnMut(&[i64]),
 ) -> Result<(), NsysError> {
-    let mut stmt = db.conn.prepare(sql).map_err(|e| db.query_error(table, e))?;
-    let n = stmt.column_count();
-    let mut rows = stmt.query([]).map_err(|e| db.query_error(table, e))?;
-    let mut values = vec![NULL; n];
-    while let Some(row) = rows.next().map_err(|e| db.query_error(table, e))? {
+    let table = tables.first().copied().unwrap_or_default();
+    let values_of = |row: &rusqlite::Row<'_>, values: &mut Vec<i64>| {
+        values.resize(row.as_ref().column_count(), NULL);
         for (i, v) in values.iter_mut().enumerate() {
             *v = row.get_ref(i).ok().and_then(int_of).unwrap_or(NULL);
         }
@@ -531,7 +543,21 @@ fn each_row(
                 format!("rowid {text}: start or end is not an integer"),
             ));
         }
-        f(&values);
+        Ok(())
+    };
+    let mut values = Vec::new();
+    if let [table] = tables {
+        db.scan_around_damage(table, sql, |row| {
+            values_of(row, &mut values)?;
+            f(&values);
+            Ok(())
+        })?;
+    } else {
+        let rows = db.collect_around_damage(tables, sql, |row| {
+            values_of(row, &mut values)?;
+            Ok(values.clone())
+        })?;
+        rows.iter().for_each(|v| f(v));
     }
     Ok(())
 }
