@@ -21,6 +21,7 @@ fn panel(rows: usize) -> StatsPanel {
         rows: (0..rows)
             .map(|r| vec![Cell::int(rows - r), Cell::Text(format!("n{r}").into())])
             .collect(),
+        warnings: Vec::new(),
     };
     StatsPanel {
         reports: Some(vec![(
