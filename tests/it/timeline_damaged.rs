@@ -12,10 +12,10 @@ use sightline::timeline::nsys;
 use sightline::timeline::nsys::damage::DAMAGED;
 use sightline::timeline::nsys::schema::NOT_READ;
 use sightline::timeline::{EventKind, Timeline};
-use sightline_test_support::damage::{
-    damage_schema, damaged_copies, overwrite_page, root_page, table_leaves,
-};
+use sightline_test_support::damage::{damage_schema, damaged_copies, overwrite_page, root_page};
 use sightline_test_support::nsys::{SynthOptions, write_export};
+
+use crate::timeline_damaged_stats::damage_leaf;
 
 const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
 const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
@@ -48,24 +48,6 @@ fn warnings_about(tl: &Timeline, table: &str) -> Vec<String> {
         .filter(|p| p.problem.severity == Severity::Warning && p.to_string().contains(table))
         .map(ToString::to_string)
         .collect()
-}
-
-/// Copies `path` and overwrites the `which`-th leaf page of `table` with `fill`; returns the
-/// copy and the rowids the page held.
-fn damage_leaf(path: &Path, table: &str, which: usize, fill: u8) -> (PathBuf, Vec<i64>) {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{e}"));
-    let root = root_page(path, table).unwrap_or_else(|e| panic!("{e}"));
-    let leaves = table_leaves(&bytes, root).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        leaves.len() > which + 2,
-        "{table} has {} leaves",
-        leaves.len()
-    );
-    let leaf = &leaves[which];
-    let copy = path.with_file_name(format!("{table}_{which}_{fill}.sqlite"));
-    std::fs::copy(path, &copy).unwrap_or_else(|e| panic!("{e}"));
-    overwrite_page(&copy, leaf.page, fill).unwrap_or_else(|e| panic!("{e}"));
-    (copy, leaf.rowids.clone())
 }
 
 #[test]
