@@ -67,8 +67,25 @@ impl Launch {
     }
 }
 
-/// Every kernel joined with its launching calls, by API start.
-fn launches(db: &ExportDb) -> Result<Vec<Launch>, NsysError> {
+/// Every kernel joined with its launching calls (in the kernel table's order) and their order
+/// by API start: equal starts in the runtime table's order (nsys 2023.4 on a generated 1 M-event
+/// export), then as read. The launches stay where they are (150 bytes each); their keys sort.
+type LaunchOrder = Vec<((i64, i64, i64), u32)>;
+
+fn launches(db: &ExportDb) -> Result<(Vec<Launch>, LaunchOrder), NsysError> {
+    let mut out = Vec::new();
+    for_each_launch(db, |l| out.push(l))?;
+    let mut order: LaunchOrder = out
+        .iter()
+        .map(|l| ((l.api_start, l.api_row, l.kernel_start), l.seq))
+        .collect();
+    order.sort_unstable();
+    Ok((out, order))
+}
+
+/// Calls `each` with every kernel joined with each of its launching calls, in the kernel
+/// table's order (what a summary needs: it sorts each group's values itself).
+fn for_each_launch(db: &ExportDb, mut each: impl FnMut(Launch)) -> Result<(), NsysError> {
     // The kernels and the runtime table are read at once, on two connections.
     let (kernels, calls) = read_both(
         db,
@@ -87,10 +104,10 @@ fn launches(db: &ExportDb) -> Result<Vec<Launch>, NsysError> {
         CallsByCorr::read,
     );
     let (kernels, calls) = (kernels?, calls?);
-    let mut out = Vec::new();
+    let mut seq = 0u32;
     for k in kernels {
         for c in calls.of(&k.at) {
-            out.push(Launch {
+            each(Launch {
                 api_start: c.start,
                 api_row: c.row,
                 api_end: c.end,
@@ -103,14 +120,12 @@ fn launches(db: &ExportDb) -> Result<Vec<Launch>, NsysError> {
                 grid: k.grid,
                 block: k.block,
                 kernel_name: k.name,
-                seq: out.len() as u32,
+                seq,
             });
+            seq += 1;
         }
     }
-    // Equal starts in the runtime table's order (nsys 2023.4 on a generated 1 M-event export),
-    // then as read.
-    out.sort_unstable_by_key(|l| (l.api_start, l.api_row, l.kernel_start, l.seq));
-    Ok(out)
+    Ok(())
 }
 
 /// What a launch keeps of its kernel while the calls are read.
@@ -154,7 +169,7 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         api: HashMap::new(),
         kernel: HashMap::new(),
     };
-    let launches = launches(db)?;
+    let (launches, order) = launches(db)?;
     for l in &launches {
         names.api(l.api_name);
         names.kernel(l.kernel_name);
@@ -163,7 +178,7 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
     let name = |names: &HashMap<i64, String>, id: i64| -> CellText {
         names.get(&id).map_or("", String::as_str).into()
     };
-    let rows = Rows::lazy(launches, move |l: &Launch, row: &mut Vec<Cell>| {
+    let rows = Rows::lazy_ordered(launches, order, move |l: &Launch, row: &mut Vec<Cell>| {
         let queue = l.queue();
         row.extend([
             Cell::int(l.api_start),
@@ -243,7 +258,8 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
     // By ids first, then by names: the two rows of a call in old exports (`cudaLaunchKernel`,
     // `cudaLaunchKernel_v7000`) make one group.
     let mut by_id: FxHashMap<(i64, i64, Option<i64>, i64, i64), Group> = FxHashMap::default();
-    for l in launches(db)? {
+    // Each group sorts its values (`Summary::of`): the launches need no order.
+    for_each_launch(db, |l| {
         let key = (l.pid, l.tid, l.device, l.api_name, l.kernel_name);
         let g = by_id.entry(key).or_default();
         g.total.push(l.total());
@@ -252,7 +268,7 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
             g.queue.push(q);
         }
         g.kernel.push(l.kernel_end - l.kernel_start);
-    }
+    })?;
     let mut names = Names {
         strings: &strings,
         api: HashMap::new(),

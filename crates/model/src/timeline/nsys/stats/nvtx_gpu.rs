@@ -10,8 +10,6 @@
 //! once). Operations launched outside every range form one row without a name in the trace
 //! (all processes together) and rows without a range per thread in `nvtx_kern_sum`.
 
-use std::collections::HashMap;
-
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of};
 use super::gpu_ops::CorrIndex;
@@ -21,6 +19,7 @@ use super::nvtx_trace::{
 use super::table::{for_each_row, read_both};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
+use rustc_hash::FxHashMap;
 
 /// The reports of this module.
 pub(super) const REPORTS: &[Report] = &[
@@ -488,7 +487,7 @@ fn proj_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
         lvl_n: i128,
         children: i128,
     }
-    let mut groups: HashMap<(u32, bool), Group> = HashMap::new();
+    let mut groups: FxHashMap<(u32, bool), Group> = FxHashMap::default();
     for row in &p.rows {
         let Some(k) = row.range else { continue };
         let r = &p.ranges.ranges[k];
@@ -588,7 +587,7 @@ fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
         kernels: Vec<u32>,
         ranges: Vec<u32>,
     }
-    let mut groups: HashMap<Key, Group> = HashMap::new();
+    let mut groups: FxHashMap<Key, Group> = FxHashMap::default();
     sweep(&ranges, &mut calls, |call, enclosing| {
         let op = &ops[call.op as usize];
         let duration = op.end - op.start;

@@ -13,12 +13,11 @@
 //!   ranges out;
 //! - the trace lists ranges by start, end, level, then id.
 
-use std::collections::HashMap;
-
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, split_global_id};
 use super::table::for_each_row;
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
+use rustc_hash::FxHashMap;
 
 /// The reports of this module.
 pub(super) const REPORTS: &[Report] = &[Report {
@@ -89,9 +88,9 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         "SELECT rowid, start, end, eventType, globalTid, {end_tid}, {text}, {text_id}, {domain} \
          FROM {NVTX} WHERE eventType IN ({types}) ORDER BY rowid"
     );
-    let mut inline: HashMap<String, u32> = HashMap::new();
+    let mut inline: FxHashMap<String, u32> = FxHashMap::default();
     let mut inline_texts: Vec<String> = Vec::new();
-    let mut domains: HashMap<(u64, i64), TextKey> = HashMap::new();
+    let mut domains: FxHashMap<(u64, i64), TextKey> = FxHashMap::default();
     // (range, process, domain, text) until the domains are known.
     let mut raw: Vec<(Range, u64, i64, TextKey)> = Vec::new();
     let mut latest_end: Option<i64> = None;
@@ -155,7 +154,7 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         }
     };
     let mut out = Ranges::default();
-    let mut name_ids: HashMap<(Option<TextKey>, TextKey), u32> = HashMap::new();
+    let mut name_ids: FxHashMap<(Option<TextKey>, TextKey), u32> = FxHashMap::default();
     for (mut range, process, dom, key) in raw {
         let dom_key = if dom != 0 {
             domains.get(&(process, dom)).copied()
