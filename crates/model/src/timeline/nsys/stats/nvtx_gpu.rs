@@ -16,7 +16,7 @@ use super::gpu_ops::CorrIndex;
 use super::nvtx_trace::{
     NVTX, Range, Ranges, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
 };
-use super::table::{for_each_row, read_both};
+use super::table::{beside, for_each_row, read_both};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 use rustc_hash::FxHashMap;
@@ -138,19 +138,45 @@ fn read_runtime(db: &ExportDb) -> Result<Vec<RuntimeRow>, NsysError> {
 
 /// What the projection reads: NVTX ranges, operations with their correlation ids, and
 /// runtime rows.
-type Loaded = (Ranges, Vec<Op>, Vec<Option<i64>>, Vec<RuntimeRow>);
+type Loaded = (Ranges, Vec<Op>, OpsByCorr, Vec<RuntimeRow>);
 
-/// The operations, their correlation ids, NVTX ranges and runtime rows, read two tables at a
-/// time.
+/// The operations by correlationId: `(correlation id, operation)` sorted, and where each id's
+/// operations are (usually one per process).
+struct OpsByCorr {
+    by_corr: Vec<(i64, u32)>,
+    first: CorrIndex,
+}
+
+impl OpsByCorr {
+    /// The index of the operations whose correlation ids are `corr`.
+    fn of(corr: &[Option<i64>]) -> OpsByCorr {
+        let mut by_corr: Vec<(i64, u32)> = corr
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.map(|c| (c, i as u32)))
+            .collect();
+        by_corr.sort_unstable();
+        let first = CorrIndex::of(by_corr.iter().map(|(c, _)| *c));
+        OpsByCorr { by_corr, first }
+    }
+}
+
+/// The operations (indexed by correlation id), NVTX ranges and runtime rows, read two tables
+/// at a time: the ranges and the runtime rows on one connection, the operations on the other,
+/// which also indexes them (it has the shorter read).
 fn load_all(db: &ExportDb, tables: &[&str]) -> Result<Loaded, NsysError> {
     let (here, ops) = read_both(
         db,
         |db| Ok::<_, NsysError>((load_ranges(db, true)?, read_runtime(db)?)),
-        |db| load_ops(db, tables),
+        |db| {
+            let (ops, corr) = load_ops(db, tables)?;
+            let index = OpsByCorr::of(&corr);
+            Ok::<_, NsysError>((ops, index))
+        },
     );
     let (ranges, runtime) = here?;
-    let (ops, corr) = ops?;
-    Ok((ranges, ops, corr, runtime))
+    let (ops, index) = ops?;
+    Ok((ranges, ops, index, runtime))
 }
 
 /// Every (operation, runtime row) pair of the same correlationId and process.
@@ -158,16 +184,8 @@ fn load_calls(
     db: &ExportDb,
     runtime: Vec<RuntimeRow>,
     ops: &[Op],
-    corr: &[Option<i64>],
+    OpsByCorr { by_corr, first }: &OpsByCorr,
 ) -> Result<Vec<Call>, NsysError> {
-    // correlationId → the operations with it (usually one per process).
-    let mut by_corr: Vec<(i64, u32)> = corr
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| c.map(|c| (c, i as u32)))
-        .collect();
-    by_corr.sort_unstable();
-    let first = CorrIndex::of(by_corr.iter().map(|(c, _)| *c));
     let mut calls = Vec::new();
     for r in runtime {
         let (lo, hi) = first.range(r.corr);
@@ -197,9 +215,15 @@ fn load_calls(
 /// Calls `visit(call, enclosing)` for every call with the ranges (indices) of its thread that
 /// contain it. Calls are visited by thread and start.
 fn sweep(ranges: &[Range], calls: &mut [Call], mut visit: impl FnMut(&Call, &[usize])) {
-    let mut order: Vec<usize> = (0..ranges.len()).collect();
-    order.sort_unstable_by_key(|&i| (ranges[i].gtid, ranges[i].start));
-    calls.sort_unstable_by_key(|c| (c.gtid, c.start, c.end, c.op));
+    // The two sorts at once.
+    let (order, ()) = beside(
+        || {
+            let mut order: Vec<usize> = (0..ranges.len()).collect();
+            order.sort_unstable_by_key(|&i| (ranges[i].gtid, ranges[i].start));
+            order
+        },
+        || calls.sort_unstable_by_key(|c| (c.gtid, c.start, c.end, c.op)),
+    );
     let mut next = 0;
     let mut active: Vec<usize> = Vec::new();
     let mut enclosing: Vec<usize> = Vec::new();
@@ -287,8 +311,12 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
         return skipped(db, "GPU operation data").map(Err);
     }
     let (ranges, ops, corr, runtime) = load_all(db, &GPU_OPS)?;
-    let nodes = nest(&ranges.ranges);
-    let mut calls = load_calls(db, runtime, &ops, &corr)?;
+    // The ranges' nesting and the operations' calls at once.
+    let (nodes, calls) = beside(
+        || nest(&ranges.ranges),
+        || load_calls(db, runtime, &ops, &corr),
+    );
+    let mut calls = calls?;
     drop(corr);
     let mut calls_per_op = vec![0u32; ops.len()];
     for c in &calls {

@@ -263,6 +263,25 @@ pub(super) fn read_both<A, B: Send>(
     })
 }
 
+/// Runs `there` on a named thread while `here` runs on this one (two independent steps of a
+/// report, on two cores); without a thread, one after the other.
+pub(super) fn beside<A: Send, B>(there: impl Fn() -> A + Sync, here: impl FnOnce() -> B) -> (A, B) {
+    let there = &there;
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("sightline-stats".into())
+            .spawn_scoped(scope, there);
+        let b = here();
+        let a = match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => there(),
+        };
+        (a, b)
+    })
+}
+
 /// Column `i` of a row as an integer (`None` for NULL or text that is no number).
 pub(super) fn int_at(row: &rusqlite::Row<'_>, i: usize) -> Option<i64> {
     row.get_ref(i).ok().and_then(int_of)
