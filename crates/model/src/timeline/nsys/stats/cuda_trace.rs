@@ -13,7 +13,7 @@ use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
 use super::gpu_ops::{
     Columns, Kernel, KernelNamer, MemLabels, MemOp, NameKey, NameKind, RUNTIME, device_names,
-    for_each_kernel, for_each_mem_op, for_each_row, int_at, nvtx_missing,
+    for_each_mem_op, for_each_row, int_at, nvtx_missing, rowid_bounds,
 };
 use super::table::{read_both, string_of, strip_stats_suffix};
 use super::{
@@ -76,44 +76,86 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let strings = db.string_ids()?;
     let threads = thread_names(db, &strings)?;
     let c = |name| db.col_or_null(RUNTIME, name);
-    let sql = format!(
-        "SELECT rowid, start, end, {}, {}, {}, {} FROM {RUNTIME} ORDER BY start, rowid",
+    let columns = format!(
+        "SELECT rowid, start, end, {}, {}, {}, {} FROM {RUNTIME}",
         c("nameId"),
         c("returnValue"),
         c("correlationId"),
         c("globalTid"),
     );
-    let mut names: HashMap<i64, u32> = HashMap::new();
-    let mut texts: Vec<String> = Vec::new();
-    let mut calls = Vec::new();
-    for_each_row(db, RUNTIME, &sql, |row| {
-        let (Some(start), Some(end)) = (int_at(row, 1), int_at(row, 2)) else {
-            let rowid = int_at(row, 0).unwrap_or(-1);
-            return Err(db.query_error(
-                RUNTIME,
-                format!("rowid {rowid}: start or end is not an integer"),
-            ));
+    // The rows of `range` (all for `None`) in table order with their (start, rowid), and the
+    // names they use.
+    type Part = (Vec<ApiCall>, Vec<(i64, i64)>, Vec<String>);
+    let read = |db: &ExportDb, range: Option<(i64, i64)>| -> Result<Part, NsysError> {
+        let sql = match range {
+            Some((lo, hi)) => format!("{columns} WHERE rowid BETWEEN {lo} AND {hi}"),
+            None => columns.clone(),
         };
-        let name_id = int_at(row, 3).unwrap_or(-1);
-        let name = *names.entry(name_id).or_insert_with(|| {
-            texts.push(strip_stats_suffix(&string_of(&strings, name_id)).to_string());
-            (texts.len() - 1) as u32
-        });
-        calls.push(ApiCall {
-            start,
-            end,
-            name,
-            result: row
-                .get_ref(4)
-                .ok()
-                .and_then(text_of)
-                .unwrap_or_default()
-                .into(),
-            corr: int_at(row, 5),
-            global_tid: int_at(row, 6),
-        });
-        Ok(())
-    })?;
+        let mut names: HashMap<i64, u32> = HashMap::new();
+        let mut texts: Vec<String> = Vec::new();
+        let mut calls = Vec::new();
+        let mut keys = Vec::new();
+        for_each_row(db, RUNTIME, &sql, |row| {
+            let rowid = int_at(row, 0).unwrap_or(-1);
+            let (Some(start), Some(end)) = (int_at(row, 1), int_at(row, 2)) else {
+                return Err(db.query_error(
+                    RUNTIME,
+                    format!("rowid {rowid}: start or end is not an integer"),
+                ));
+            };
+            let name_id = int_at(row, 3).unwrap_or(-1);
+            let name = *names.entry(name_id).or_insert_with(|| {
+                texts.push(strip_stats_suffix(&string_of(&strings, name_id)).to_string());
+                (texts.len() - 1) as u32
+            });
+            keys.push((start, rowid));
+            calls.push(ApiCall {
+                start,
+                end,
+                name,
+                result: row
+                    .get_ref(4)
+                    .ok()
+                    .and_then(text_of)
+                    .unwrap_or_default()
+                    .into(),
+                corr: int_at(row, 5),
+                global_tid: int_at(row, 6),
+            });
+            Ok(())
+        })?;
+        Ok((calls, keys, texts))
+    };
+    // The table's two halves by rowid at once, on two connections; then by start and rowid.
+    let ((mut calls, mut keys, mut texts), second) =
+        match rowid_bounds(db, RUNTIME).filter(|(lo, hi)| lo < hi) {
+            Some((lo, hi)) => {
+                // lo ≤ mid < hi, so mid + 1 cannot overflow (rowids may be any i64).
+                let mid = (i128::from(lo) + i128::from(hi)).div_euclid(2) as i64;
+                let (first, second) = read_both(
+                    db,
+                    |db| read(db, Some((lo, mid))),
+                    |db| read(db, Some((mid + 1, hi))),
+                );
+                (first?, Some(second?))
+            }
+            None => (read(db, None)?, None),
+        };
+    if let Some((more, more_keys, more_texts)) = second {
+        let offset = texts.len() as u32;
+        texts.extend(more_texts);
+        keys.extend(more_keys);
+        calls.extend(more.into_iter().map(|call| ApiCall {
+            name: call.name + offset,
+            ..call
+        }));
+    }
+    let mut order: Vec<((i64, i64), u32)> = keys
+        .into_iter()
+        .enumerate()
+        .map(|(i, key)| (key, i as u32))
+        .collect();
+    order.sort_unstable();
     let format = move |call: &ApiCall, row: &mut Vec<Cell>| {
         let thread = call.global_tid.and_then(|g| threads.get(&g));
         row.extend([
@@ -148,7 +190,7 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         warnings: Vec::new(),
         report: req.report.name.to_string(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: Rows::lazy(calls, format),
+        rows: Rows::lazy_ordered(calls, order, format),
     }))
 }
 
@@ -267,7 +309,7 @@ impl GpuTraceText {
 }
 
 fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    use super::gpu_ops::{KERNEL, MEMCPY, MEMSET};
+    use super::gpu_ops::{KERNEL, MEMCPY, MEMSET, kernel_split, kernels_in};
     if !db.has_table(KERNEL) && !db.has_table(MEMCPY) && !db.has_table(MEMSET) {
         return skipped(db, "GPU trace data");
     }
@@ -279,61 +321,79 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let namer = KernelNamer::new(db, &strings, nvtx_name)?;
     let labels = MemLabels::of(db);
     let old = labels.old_layout();
-    // Kernels, then copies and memsets, each in table order; shown by start. The kernel table
-    // and the memory tables are read at once, on two connections, each naming its own rows.
-    let (kernels, memory) = read_both(
+    // Kernels, then copies and memsets, each in table order; shown by start. Two connections
+    // read at once, each naming its own rows: one the first part of the kernel table, the other
+    // the rest of it and the memory tables (as many rows each).
+    let memory_rows = [MEMCPY, MEMSET]
+        .iter()
+        .filter_map(|t| rowid_bounds(db, t))
+        .map(|(lo, hi)| (i128::from(hi) - i128::from(lo) + 1).clamp(0, i128::from(u32::MAX)) as u64)
+        .sum();
+    let split = kernel_split(db, memory_rows);
+    let kernels = |db: &ExportDb, range: Option<(i64, i64)>| {
+        let mut texts = Vec::new();
+        let mut ops = Vec::new();
+        let mut names: HashMap<NameKey, u32> = HashMap::new();
+        kernels_in(db, NameKind::Demangled, Columns::All, range, |k| {
+            let name = *names.entry(namer.key(k)).or_insert_with_key(|key| {
+                texts.push(namer.text(*key));
+                (texts.len() - 1) as u32
+            });
+            ops.push(GpuOp::Kernel(k.clone(), name));
+        })?;
+        Ok::<_, NsysError>((ops, texts))
+    };
+    let memory = |db: &ExportDb| {
+        let mut texts: Vec<String> = Vec::new();
+        let mut ops = Vec::new();
+        let mut labelled: HashMap<(u8, i64), u32> = HashMap::new();
+        let mut intern = |key: (u8, i64), text: &dyn Fn() -> String| -> u32 {
+            *labelled.entry(key).or_insert_with(|| {
+                texts.push(text());
+                (texts.len() - 1) as u32
+            })
+        };
+        for_each_mem_op(db, |op| {
+            // Labels keyed (0, copy kind), (1, 0) for a memset, (2, memory kind).
+            let key = op.copy_kind.map_or((1, 0), |k| (0, k));
+            let name = intern(key, &|| labels.operation(op));
+            let src = op
+                .src_kind
+                .map(|k| intern((2, k), &|| labels.memory_kind(k)));
+            let dst = op
+                .dst_kind
+                .map(|k| intern((2, k), &|| labels.memory_kind(k)));
+            ops.push(GpuOp::Mem(op.clone(), name, src, dst));
+        })?;
+        Ok::<_, NsysError>((ops, texts))
+    };
+    let (first, rest) = read_both(
         db,
+        |db| kernels(db, split.map(|(first, _)| first)),
         |db| {
-            let mut texts = Vec::new();
-            let mut ops = Vec::new();
-            let mut names: HashMap<NameKey, u32> = HashMap::new();
-            for_each_kernel(db, NameKind::Demangled, Columns::All, |k| {
-                let name = *names.entry(namer.key(k)).or_insert_with_key(|key| {
-                    texts.push(namer.text(*key));
-                    (texts.len() - 1) as u32
-                });
-                ops.push(GpuOp::Kernel(k.clone(), name));
-            })?;
-            Ok::<_, NsysError>((ops, texts))
-        },
-        |db| {
-            let mut texts: Vec<String> = Vec::new();
-            let mut ops = Vec::new();
-            let mut labelled: HashMap<(u8, i64), u32> = HashMap::new();
-            let mut intern = |key: (u8, i64), text: &dyn Fn() -> String| -> u32 {
-                *labelled.entry(key).or_insert_with(|| {
-                    texts.push(text());
-                    (texts.len() - 1) as u32
-                })
+            let second = match split {
+                Some((_, second)) => kernels(db, Some(second))?,
+                None => (Vec::new(), Vec::new()),
             };
-            for_each_mem_op(db, |op| {
-                // Labels keyed (0, copy kind), (1, 0) for a memset, (2, memory kind).
-                let key = op.copy_kind.map_or((1, 0), |k| (0, k));
-                let name = intern(key, &|| labels.operation(op));
-                let src = op
-                    .src_kind
-                    .map(|k| intern((2, k), &|| labels.memory_kind(k)));
-                let dst = op
-                    .dst_kind
-                    .map(|k| intern((2, k), &|| labels.memory_kind(k)));
-                ops.push(GpuOp::Mem(op.clone(), name, src, dst));
-            })?;
-            Ok::<_, NsysError>((ops, texts))
+            Ok::<_, NsysError>((second, memory(db)?))
         },
     );
-    let (mut ops, mut texts) = kernels?;
-    let (memory, memory_texts) = memory?;
-    let offset = texts.len() as u32;
-    texts.extend(memory_texts);
-    ops.extend(memory.into_iter().map(|op| match op {
-        GpuOp::Mem(op, name, src, dst) => GpuOp::Mem(
-            op,
-            name + offset,
-            src.map(|k| k + offset),
-            dst.map(|k| k + offset),
-        ),
-        kernel => kernel,
-    }));
+    let (mut ops, mut texts) = first?;
+    let (second, memory) = rest?;
+    // Each part's names follow the texts before it.
+    for (part, part_texts) in [second, memory] {
+        let offset = texts.len() as u32;
+        texts.extend(part_texts);
+        ops.extend(part.into_iter().map(|op| match op {
+            GpuOp::Mem(op, name, src, dst) => GpuOp::Mem(
+                op,
+                name + offset,
+                src.map(|k| k + offset),
+                dst.map(|k| k + offset),
+            ),
+            GpuOp::Kernel(k, name) => GpuOp::Kernel(k, name + offset),
+        }));
+    }
     // Stable by start: equal starts keep kernels before copies, each in table order.
     let mut order: Vec<(i64, u32)> = ops
         .iter()

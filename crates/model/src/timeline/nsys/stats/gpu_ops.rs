@@ -243,35 +243,49 @@ pub(super) fn fold_kernel_halves<T: Send>(
     init: impl Fn() -> T + Sync,
     each: impl Fn(&mut T, &Kernel) + Sync,
 ) -> Result<[T; 2], NsysError> {
-    let bounds: Option<(i64, i64)> = if db.has_table(KERNEL) {
-        db.conn
-            .query_row(
-                &format!("SELECT min(rowid), max(rowid) FROM {KERNEL}"),
-                [],
-                |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
-            )
-            .ok()
-            .and_then(|(lo, hi)| Some((lo?, hi?)))
-    } else {
-        None
-    };
-    let Some((lo, hi)) = bounds.filter(|(lo, hi)| lo < hi) else {
+    let Some((first, second)) = kernel_split(db, 0) else {
         let mut all = init();
         for_each_kernel(db, names, columns, |k| each(&mut all, k))?;
         return Ok([all, init()]);
     };
-    // lo ≤ mid < hi, so mid + 1 cannot overflow (rowids may be any i64).
-    let mid = (i128::from(lo) + i128::from(hi)).div_euclid(2) as i64;
-    let half = |db: &ExportDb, range: (i64, i64)| {
+    let part = |db: &ExportDb, range: (i64, i64)| {
         let mut part = init();
         kernels_in(db, names, columns, Some(range), |k| each(&mut part, k)).map(|()| part)
     };
-    let (first, second) = read_both(db, |db| half(db, (lo, mid)), |db| half(db, (mid + 1, hi)));
+    let (first, second) = read_both(db, |db| part(db, first), |db| part(db, second));
     Ok([first?, second?])
 }
 
+/// The inclusive rowid range of `table`'s rows (`None` when it has none or does not exist).
+pub(super) fn rowid_bounds(db: &ExportDb, table: &str) -> Option<(i64, i64)> {
+    if !db.has_table(table) {
+        return None;
+    }
+    db.conn
+        .query_row(
+            &format!("SELECT min(rowid), max(rowid) FROM {table}"),
+            [],
+            |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
+        )
+        .ok()
+        .and_then(|(lo, hi)| Some((lo?, hi?)))
+}
+
+/// The kernel table split in two rowid ranges for two connections, the second of which also
+/// reads about `extra` rows of other tables: the parts take as many rows each (rowids of
+/// exports are dense). `None` when the table has fewer than two rows.
+pub(super) fn kernel_split(db: &ExportDb, extra: u64) -> Option<((i64, i64), (i64, i64))> {
+    let (lo, hi) = rowid_bounds(db, KERNEL).filter(|(lo, hi)| lo < hi)?;
+    let rows = (i128::from(hi) - i128::from(lo) + 1) as u128;
+    // The first part's share of rows: half of all, kernels and extra together.
+    let first = ((rows + u128::from(extra)) / 2).clamp(1, rows - 1);
+    // lo ≤ mid < hi, so mid + 1 cannot overflow (rowids may be any i64).
+    let mid = (i128::from(lo) + first as i128 - 1) as i64;
+    Some(((lo, mid), (mid + 1, hi)))
+}
+
 /// [`for_each_kernel`] over the rows whose rowid is in `range` (all rows for `None`).
-fn kernels_in(
+pub(super) fn kernels_in(
     db: &ExportDb,
     names: NameKind,
     columns: Columns,
