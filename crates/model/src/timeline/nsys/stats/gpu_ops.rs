@@ -263,7 +263,9 @@ pub(super) fn rowid_bounds(db: &ExportDb, table: &str) -> Option<(i64, i64)> {
     }
     db.conn
         .query_row(
-            &format!("SELECT min(rowid), max(rowid) FROM {table}"),
+            // Two subqueries: each is one b-tree descent (`min` and `max` in one SELECT scan
+            // the whole table).
+            &format!("SELECT (SELECT min(rowid) FROM {table}), (SELECT max(rowid) FROM {table})"),
             [],
             |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
         )
