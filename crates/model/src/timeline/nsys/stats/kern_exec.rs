@@ -14,7 +14,9 @@ use rustc_hash::FxHashMap;
 
 use super::super::NsysError;
 use super::super::db::ExportDb;
-use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, Placement, for_each_kernel, xyz};
+use super::gpu_ops::{
+    CallsByCorr, Columns, KERNEL, NameKind, Placement, kernel_split, kernels_in, xyz,
+};
 use super::table::read_both;
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
@@ -86,24 +88,35 @@ fn launches(db: &ExportDb) -> Result<(Vec<Launch>, LaunchOrder), NsysError> {
 /// Calls `each` with every kernel joined with each of its launching calls, in the kernel
 /// table's order (what a summary needs: it sorts each group's values itself).
 fn for_each_launch(db: &ExportDb, mut each: impl FnMut(Launch)) -> Result<(), NsysError> {
-    // The kernels and the runtime table are read at once, on two connections.
-    let (kernels, calls) = read_both(
+    // Two connections at once: one reads the first half of the kernel table, the other the
+    // runtime table (and indexes it) and then the second half.
+    let split = kernel_split(db, 0);
+    let kernels = |db: &ExportDb, range: Option<(i64, i64)>| {
+        let mut kernels = Vec::new();
+        kernels_in(db, NameKind::Demangled, Columns::Lean, range, |k| {
+            kernels.push(LaunchedKernel {
+                at: k.at,
+                grid: k.grid,
+                block: k.block,
+                name: k.name,
+            })
+        })?;
+        Ok::<_, NsysError>(kernels)
+    };
+    let (first, rest) = read_both(
         db,
+        |db| kernels(db, split.map(|(first, _)| first)),
         |db| {
-            let mut kernels = Vec::new();
-            for_each_kernel(db, NameKind::Demangled, Columns::Lean, |k| {
-                kernels.push(LaunchedKernel {
-                    at: k.at,
-                    grid: k.grid,
-                    block: k.block,
-                    name: k.name,
-                })
-            })?;
-            Ok::<_, NsysError>(kernels)
+            let calls = CallsByCorr::read(db)?;
+            let second = match split {
+                Some((_, second)) => kernels(db, Some(second))?,
+                None => Vec::new(),
+            };
+            Ok::<_, NsysError>((calls, second))
         },
-        CallsByCorr::read,
     );
-    let (kernels, calls) = (kernels?, calls?);
+    let (calls, second) = rest?;
+    let kernels = first?.into_iter().chain(second);
     let mut seq = 0u32;
     for k in kernels {
         for c in calls.of(&k.at) {
