@@ -123,13 +123,9 @@ impl Baseline {
         }
     }
 
-    /// Why it does not compare yet, or at all (`None` once its report was read).
-    pub fn problem(&self) -> Option<String> {
-        match &self.status {
-            BaselineStatus::Ready => None,
-            BaselineStatus::Loading => Some(format!("{}: loading…", self.report.display())),
-            BaselineStatus::Failed(why) => Some(why.clone()),
-        }
+    /// Whether it compares: shown, and its report read.
+    pub fn compares(&self) -> bool {
+        self.visible && self.status == BaselineStatus::Ready
     }
 
     /// The result of its report compared with result `index` of report `shown` whose function
@@ -414,9 +410,10 @@ impl BaselineStore {
         }
     }
 
-    /// The shown baselines, in order.
+    /// The shown baselines whose report was read, in order (a loading or failed one is in the
+    /// bar only).
     pub fn shown(&self) -> Vec<&Baseline> {
-        self.list.iter().filter(|b| b.visible).collect()
+        self.list.iter().filter(|b| b.compares()).collect()
     }
 
     /// The shown baselines compared with result `index` of report `shown` (function names
@@ -430,22 +427,19 @@ impl BaselineStore {
     ) -> Vec<ComparedBaseline> {
         self.list
             .iter_mut()
-            .filter(|b| b.visible)
+            .filter(|b| b.compares())
             .map(|baseline| {
                 let result = baseline.result_for(shown, names, index);
-                let (result, note, entries) = match (baseline.problem(), result) {
-                    (Some(problem), _) => (None, Some(problem), Arc::default()),
-                    (None, result) => match result {
-                        Some(result) => match baseline.entries_of(result, sections) {
-                            Ok(entries) => (Some(result), None, entries),
-                            Err(error) => (None, Some(error), Arc::default()),
-                        },
-                        None => (
-                            None,
-                            Some(no_match(&baseline.report, names, index)),
-                            Arc::default(),
-                        ),
+                let (result, note, entries) = match result {
+                    Some(result) => match baseline.entries_of(result, sections) {
+                        Ok(entries) => (Some(result), None, entries),
+                        Err(error) => (None, Some(error), Arc::default()),
                     },
+                    None => (
+                        None,
+                        Some(no_match(&baseline.report, names, index)),
+                        Arc::default(),
+                    ),
                 };
                 ComparedBaseline {
                     id: baseline.id,
