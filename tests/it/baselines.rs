@@ -539,6 +539,7 @@ fn gui_baselines_persist_with_the_session() {
                 b.kernel,
                 b.names.clone(),
                 b.durations.clone(),
+                b.entries.clone(),
             )
         })
         .collect();
@@ -560,9 +561,15 @@ fn gui_baselines_persist_with_the_session() {
     until_restored(&mut h);
     let store = &common::app::ncu_state(&h).baselines;
     assert_eq!(store.list.len(), 2);
-    for (b, (name, color, visible, pick, report, kernel, names, durations)) in
+    for (b, (name, color, visible, pick, report, kernel, names, durations, entries)) in
         store.list.iter().zip(&before)
     {
+        // The added result's page, resolved on the job as its tab resolved it.
+        assert_ne!(
+            entries.as_ref(),
+            &sightline::section::baseline::BaselineEntries::default()
+        );
+        assert_eq!(&b.entries, entries, "{name}");
         assert_eq!(b.status, BaselineStatus::Ready, "{}", b.name);
         assert_eq!(&b.name, name);
         assert_eq!(&b.color, color);
@@ -679,6 +686,16 @@ fn gui_baselines_save_and_load_files() {
         BaselineStatus::Ready
     );
     assert!(h.query_all_by_label_contains("Δ vs saved one").count() > 0);
+
+    // The File menu has them (the dialogs themselves are not opened here).
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Baselines").click();
+    h.run();
+    h.get_by_label("Save baselines…");
+    h.get_by_label("Load baselines…");
+    h.key_press(eframe::egui::Key::Escape);
+    h.run();
 
     // A broken file: the error names the file, line and column.
     let broken = folder.path().join("broken.json");

@@ -111,7 +111,8 @@ impl Baseline {
     pub fn spec(&self) -> BaselineSpec {
         let [r, g, b, _] = self.color.to_array();
         BaselineSpec {
-            report: self.report.clone(),
+            // Absolute, so that it is found again whatever the next run's working folder.
+            report: std::path::absolute(&self.report).unwrap_or_else(|_| self.report.clone()),
             result: self.kernel,
             name: self.name.clone(),
             color: [r, g, b],
@@ -139,7 +140,7 @@ impl Baseline {
         match self.pick {
             Pick::Result(picked) => Some(picked),
             // In its own report, matching would find the shown result itself.
-            Pick::Matched if shown == self.report => Some(self.kernel),
+            Pick::Matched if same_file(shown, &self.report) => Some(self.kernel),
             Pick::Matched => match_by_name(names, index, &self.names),
         }
     }
@@ -148,7 +149,7 @@ impl Baseline {
     pub fn results_for<S: AsRef<str>>(&self, shown: &Path, names: &[S]) -> Vec<Option<usize>> {
         match self.pick {
             Pick::Result(picked) => vec![Some(picked); names.len()],
-            Pick::Matched if shown == self.report => vec![Some(self.kernel); names.len()],
+            Pick::Matched if same_file(shown, &self.report) => vec![Some(self.kernel); names.len()],
             Pick::Matched => match_all(names, &self.names),
         }
     }
@@ -179,6 +180,14 @@ impl Baseline {
             .insert(index, (sections.generation, entries.clone()));
         entries
     }
+}
+
+/// Whether `a` and `b` name the same file (a restored baseline's report path is absolute; the
+/// tab's may be relative to the working folder).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || (a.is_absolute() != b.is_absolute()
+            && std::path::absolute(a).ok() == std::path::absolute(b).ok())
 }
 
 /// `action`'s Details page resolved with its own report's sections (as its tab resolves it).
