@@ -54,21 +54,6 @@ pub fn baselines_bar(ui: &mut egui::Ui, store: &mut BaselineStore, compared: &[C
                     baseline.report.display(),
                     baseline.kernel
                 ));
-                match &baseline.status {
-                    BaselineStatus::Ready => {}
-                    BaselineStatus::Loading => {
-                        ui.spinner();
-                        ui.weak("loading…").on_hover_text(format!(
-                            "Reading {} result {}",
-                            baseline.report.display(),
-                            baseline.kernel
-                        ));
-                    }
-                    BaselineStatus::Failed(why) => {
-                        ui.colored_label(ui.visuals().error_fg_color, why.as_str())
-                            .on_hover_text("This baseline cannot be compared with; remove it");
-                    }
-                }
                 if baseline.status == BaselineStatus::Ready
                     && let Some(pick) = picker(ui, baseline)
                 {
@@ -103,6 +88,32 @@ pub fn baselines_bar(ui: &mut egui::Ui, store: &mut BaselineStore, compared: &[C
                     .clicked()
                 {
                     action = Some(BarAction::Remove(baseline.id));
+                }
+                // Last on the line, so that a long message never hides the buttons.
+                match &baseline.status {
+                    BaselineStatus::Ready => {}
+                    BaselineStatus::Loading => {
+                        ui.spinner();
+                        ui.weak("loading…").on_hover_text(format!(
+                            "Reading {} result {}",
+                            baseline.report.display(),
+                            baseline.kernel
+                        ));
+                    }
+                    BaselineStatus::Failed(why) => {
+                        // Truncated to the line (a long path would widen the page); the
+                        // whole message on hover.
+                        ui.add(
+                            egui::Label::new(
+                                egui::RichText::new(why.as_str())
+                                    .color(ui.visuals().error_fg_color),
+                            )
+                            .truncate(),
+                        )
+                        .on_hover_text(format!(
+                            "{why}\nThis baseline cannot be compared with; remove it"
+                        ));
+                    }
                 }
             });
         });
