@@ -471,6 +471,23 @@ fn app_with(
     h
 }
 
+/// eframe's storage in memory.
+#[derive(Default)]
+struct MemoryStorage(std::collections::BTreeMap<String, String>);
+
+impl eframe::Storage for MemoryStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
+
 /// Steps until no baseline is loading any more.
 fn until_restored(h: &mut egui_kittest::Harness<'static, sightline::app::SightlineApp>) {
     common::app::step_until(
@@ -544,15 +561,18 @@ fn gui_baselines_persist_with_the_session() {
         })
         .collect();
 
-    // What is persisted: the settings (eframe keeps them as RON; JSON here round-trips the
-    // same serde description).
-    let settings = h.state().settings_to_save();
+    // What is persisted: the app's eframe save into a test storage (nothing goes to $HOME),
+    // read back as eframe reads it at start.
+    let mut storage = MemoryStorage::default();
+    eframe::App::save(h.state_mut(), &mut storage);
+    let (key, _) = storage.0.iter().next().expect("the settings were saved");
+    let settings: sightline::app::Settings =
+        eframe::get_value(&storage, key).expect("the settings read back");
+    assert_eq!(settings, h.state().settings_to_save());
     assert_eq!(settings.baselines.len(), 2);
     assert_eq!(settings.baselines[1].name, "my sample baseline");
     assert_eq!(settings.baselines[1].pick, Some(1));
     assert!(!settings.baselines[0].visible);
-    let text = serde_json::to_string(&settings).unwrap();
-    let settings: sightline::app::Settings = serde_json::from_str(&text).unwrap();
     drop(h);
 
     // A new app with those settings: the baselines are there at once, loading, then read in
