@@ -122,6 +122,9 @@ pub trait KindState: Any {
     /// Items the kind adds to the View menu.
     fn view_menu_ui(&mut self, _ui: &mut egui::Ui) {}
 
+    /// Items the kind adds to the File menu (Nsight Compute's baselines files).
+    fn file_menu_ui(&mut self, _ui: &mut egui::Ui) {}
+
     /// Windows of the kind's own, drawn after the active document (`active`: its index in
     /// `tabs`, when there is one). Returns a status message worth showing.
     fn windows_ui(

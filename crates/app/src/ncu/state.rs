@@ -36,6 +36,15 @@ pub struct NcuState {
     reload_seen: Option<std::time::Instant>,
     /// The answer of the "Add a section folder" dialog.
     folder_dialog: Option<Receiver<Option<PathBuf>>>,
+    /// The answer of the Save baselines… / Load baselines… dialog.
+    baselines_dialog: Option<Receiver<(BaselinesFileOp, Option<PathBuf>)>>,
+}
+
+/// What the baselines file dialog was opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BaselinesFileOp {
+    Save,
+    Load,
 }
 
 impl NcuState {
@@ -64,16 +73,72 @@ impl NcuState {
                 settings.disabled_sections.clone(),
             )
         };
+        // The session's baselines, loading until their reports are read in the background.
+        let mut baselines = BaselineStore::default();
+        baselines.restore(&settings.baselines);
         NcuState {
             sections,
             selection: MetricSelection::default(),
             rule_load_errors: Vec::new(),
-            baselines: BaselineStore::default(),
+            baselines,
             runner: None,
             folders_from_cli,
             waker_installed: false,
             reload_seen: None,
             folder_dialog: None,
+            baselines_dialog: None,
+        }
+    }
+
+    /// Opens the file dialog of File → Baselines → Save/Load baselines… (its answer is applied
+    /// by [`KindState::poll`]).
+    fn pick_baselines_file(&mut self, op: BaselinesFileOp) {
+        if self.baselines_dialog.is_some() {
+            return;
+        }
+        let (tx, rx) = channel();
+        let spawned = std::thread::Builder::new()
+            .name("sightline-baselines-dialog".into())
+            .spawn(move || {
+                let dialog = rfd::FileDialog::new()
+                    .add_filter("Sightline baselines", &["json"])
+                    .add_filter("All files", &["*"]);
+                let path = match op {
+                    BaselinesFileOp::Save => dialog
+                        .set_title("Save baselines")
+                        .set_file_name("baselines.json")
+                        .save_file(),
+                    BaselinesFileOp::Load => dialog.set_title("Load baselines").pick_file(),
+                };
+                let _ = tx.send((op, path));
+            });
+        if spawned.is_ok() {
+            self.baselines_dialog = Some(rx);
+        }
+    }
+
+    /// Saves the baselines to `path` or adds those of `path`; the status message.
+    pub fn baselines_file(&mut self, load: bool, path: &std::path::Path) -> (String, bool) {
+        if load {
+            match self.baselines.load_file(path) {
+                Ok(n) => (
+                    format!("{n} baseline(s) loaded from {}", path.display()),
+                    false,
+                ),
+                Err(error) => (format!("Loading baselines failed: {error}"), true),
+            }
+        } else {
+            match self.baselines.save_file(path) {
+                Ok(()) => (
+                    format!(
+                        "{} baseline(s) saved to {}",
+                        self.baselines.list.len(),
+                        path.display()
+                    ),
+                    false,
+                ),
+                Err(error) => (format!("Saving baselines failed: {error}"), true),
+            }
         }
     }
 
@@ -221,6 +286,18 @@ impl KindState for NcuState {
                 self.add_section_folder(folder);
             }
         }
+        if let Some((op, path)) = self
+            .baselines_dialog
+            .as_ref()
+            .and_then(|rx| rx.try_recv().ok())
+        {
+            self.baselines_dialog = None;
+            if let Some(path) = path {
+                status = Some(self.baselines_file(op == BaselinesFileOp::Load, &path));
+            }
+        }
+        // Restored baselines are read in the background.
+        self.baselines.poll(ctx, &self.sections);
         if !self.waker_installed {
             let repaint = ctx.clone();
             self.sections.set_waker(move || repaint.request_repaint());
@@ -293,11 +370,36 @@ impl KindState for NcuState {
         status
     }
 
+    fn file_menu_ui(&mut self, ui: &mut egui::Ui) {
+        ui.menu_button("Baselines", |ui| {
+            if ui
+                .add_enabled(
+                    !self.baselines.list.is_empty(),
+                    egui::Button::new("Save baselines…"),
+                )
+                .on_hover_text("Save the Nsight Compute baselines to a file, to share or keep")
+                .clicked()
+            {
+                self.pick_baselines_file(BaselinesFileOp::Save);
+                ui.close();
+            }
+            if ui
+                .button("Load baselines…")
+                .on_hover_text("Add the baselines of a saved file")
+                .clicked()
+            {
+                self.pick_baselines_file(BaselinesFileOp::Load);
+                ui.close();
+            }
+        });
+    }
+
     fn busy(&self) -> bool {
-        self.runner.as_ref().is_some_and(RuleRunner::busy)
+        self.runner.as_ref().is_some_and(RuleRunner::busy) || self.baselines.restoring()
     }
 
     fn save(&self, settings: &mut Settings) {
+        settings.baselines = self.baselines.specs();
         settings.disabled_sections = self.sections.disabled.clone();
         if !self.folders_from_cli {
             settings.prefer_embedded = self.sections.prefer_embedded;

@@ -31,6 +31,9 @@ impl SightlineApp {
                 if let Some(tab) = self.tabs.get_mut(self.active) {
                     tab.file_menu_ui(ui);
                 }
+                for state in self.states.iter_mut() {
+                    state.file_menu_ui(ui);
+                }
                 if ui
                     .add_enabled(!self.tabs.is_empty(), egui::Button::new("Close  (Ctrl+W)"))
                     .clicked()

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use sightline_model::section::registry::SectionFolder;
 
+use crate::ncu::baselines::persist::BaselineSpec;
+
 /// Key of the settings in eframe's storage.
 pub(super) const SETTINGS_KEY: &str = "sightline-settings";
 /// Most recent files kept.
@@ -31,6 +33,10 @@ pub struct Settings {
     /// `PATH`); set with `--nsys PATH` or in a report's tab when exporting failed.
     #[serde(default)]
     pub nsys: Option<PathBuf>,
+    /// Nsight Compute baselines, in the bar's order (restored at start, their reports read in
+    /// the background).
+    #[serde(default)]
+    pub baselines: Vec<BaselineSpec>,
 }
 
 pub(super) fn yes() -> bool {
@@ -46,6 +52,7 @@ impl Default for Settings {
             prefer_embedded: true,
             disabled_sections: BTreeSet::new(),
             nsys: None,
+            baselines: Vec::new(),
         }
     }
 }

@@ -1,10 +1,12 @@
 //! The baselines bar above a report's pages: one line per baseline — its colour, a check box
 //! to show or hide it, its editable name, the result it compares with (matched by kernel name
-//! and launch order, or picked by hand), Left/Right to reorder, Remove — and Clear.
+//! and launch order, or picked by hand), Left/Right to reorder, Remove — and Clear. A baseline
+//! restored from the session or a file shows a spinner while its report is read, or why it
+//! cannot be (file and reason) until removed.
 
 use eframe::egui;
 
-use super::{BaselineStore, ComparedBaseline, Pick};
+use super::{BaselineStatus, BaselineStore, ComparedBaseline, Pick};
 
 /// The most results the picker lists (a report of thousands is filtered by typing the index).
 const PICKER_ROWS: usize = 2000;
@@ -52,10 +54,14 @@ pub fn baselines_bar(ui: &mut egui::Ui, store: &mut BaselineStore, compared: &[C
                     baseline.report.display(),
                     baseline.kernel
                 ));
-                if let Some(pick) = picker(ui, baseline) {
+                if baseline.status == BaselineStatus::Ready
+                    && let Some(pick) = picker(ui, baseline)
+                {
                     action = Some(BarAction::Pick(baseline.id, pick));
                 }
-                if let Some(compared) = compared.iter().find(|c| c.id == baseline.id) {
+                if baseline.status == BaselineStatus::Ready
+                    && let Some(compared) = compared.iter().find(|c| c.id == baseline.id)
+                {
                     match compared.result {
                         Some(result) => ui.weak(format!("= [{result}]")),
                         None => ui.colored_label(ui.visuals().warn_fg_color, "no match"),
@@ -82,6 +88,32 @@ pub fn baselines_bar(ui: &mut egui::Ui, store: &mut BaselineStore, compared: &[C
                     .clicked()
                 {
                     action = Some(BarAction::Remove(baseline.id));
+                }
+                // Last on the line, so that a long message never hides the buttons.
+                match &baseline.status {
+                    BaselineStatus::Ready => {}
+                    BaselineStatus::Loading => {
+                        ui.spinner();
+                        ui.weak("loading…").on_hover_text(format!(
+                            "Reading {} result {}",
+                            baseline.report.display(),
+                            baseline.kernel
+                        ));
+                    }
+                    BaselineStatus::Failed(why) => {
+                        // Truncated to the line (a long path would widen the page); the
+                        // whole message on hover.
+                        ui.add(
+                            egui::Label::new(
+                                egui::RichText::new(why.as_str())
+                                    .color(ui.visuals().error_fg_color),
+                            )
+                            .truncate(),
+                        )
+                        .on_hover_text(format!(
+                            "{why}\nThis baseline cannot be compared with; remove it"
+                        ));
+                    }
                 }
             });
         });

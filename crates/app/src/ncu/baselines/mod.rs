@@ -14,9 +14,17 @@
 //! page indexed by section identifier and metric name, its duration, its report's kernel names
 //! and the shared, read-only report), so no document ever reaches into another one. [`bar`]
 //! draws the baselines bar (reorder, hide, rename, pick the result, remove, clear).
+//!
+//! Baselines are persisted with the session and can be saved to and loaded from a file
+//! ([`persist`]): what each one is goes into the settings; at start (or when a file is loaded)
+//! each is added as loading ([`BaselineStatus::Loading`]) and its report opened, its result
+//! decoded and resolved and its report's kernel names and durations read on a background job
+//! ([`BaselineStore::poll`] starts and polls them). One whose file is gone or no longer holds
+//! its result stays in the bar with the reason ([`BaselineStatus::Failed`]) until removed.
 
 pub mod bar;
 pub mod compare;
+pub mod persist;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,7 +35,11 @@ use sightline_model::ncu::{Action, LaunchRow, NameBase, Report};
 use sightline_model::section::baseline::{BaselineEntries, match_all, match_by_name};
 use sightline_model::section::details::{KernelDetails, resolve_action};
 
+use eframe::egui;
+
+use self::persist::{BaselineSpec, Resolver, RestoreJob, start_restore};
 use super::section_state::SectionState;
+use crate::job::JobEvent;
 use crate::widgets::plot::palette;
 
 /// Which result of its report a baseline compares with.
@@ -46,6 +58,18 @@ type Resolved = Result<Arc<BaselineEntries>, String>;
 /// How many resolved results a baseline keeps (the last ones compared with).
 const RESOLVED_KEPT: usize = 8;
 
+/// Whether a baseline's report was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BaselineStatus {
+    /// Its result is decoded and resolved: it compares.
+    Ready,
+    /// Restored from the settings or a file: its report is being read in the background.
+    Loading,
+    /// Its report could not be read (the file is gone, it no longer holds the result...): why,
+    /// naming the file.
+    Failed(String),
+}
+
 /// One baseline.
 #[derive(Debug, Clone)]
 pub struct Baseline {
@@ -63,6 +87,8 @@ pub struct Baseline {
     pub kernel: usize,
     /// Which result is compared with (matched by default, or picked in the bar).
     pub pick: Pick,
+    /// Whether its report was read (a restored baseline is loading until then).
+    pub status: BaselineStatus,
     /// Its Details page, indexed by section identifier and metric name.
     pub entries: Arc<BaselineEntries>,
     /// The sections generation `entries` was resolved under (after a section reload, the
@@ -81,6 +107,28 @@ pub struct Baseline {
 }
 
 impl Baseline {
+    /// What it is, to persist.
+    pub fn spec(&self) -> BaselineSpec {
+        let [r, g, b, _] = self.color.to_array();
+        BaselineSpec {
+            // Absolute, so that it is found again whatever the next run's working folder.
+            report: std::path::absolute(&self.report).unwrap_or_else(|_| self.report.clone()),
+            result: self.kernel,
+            name: self.name.clone(),
+            color: [r, g, b],
+            visible: self.visible,
+            pick: match self.pick {
+                Pick::Matched => None,
+                Pick::Result(index) => Some(index),
+            },
+        }
+    }
+
+    /// Whether it compares: shown, and its report read.
+    pub fn compares(&self) -> bool {
+        self.visible && self.status == BaselineStatus::Ready
+    }
+
     /// The result of its report compared with result `index` of report `shown` whose function
     /// names are `names`; `None` when nothing matches.
     pub fn result_for<S: AsRef<str>>(
@@ -92,7 +140,7 @@ impl Baseline {
         match self.pick {
             Pick::Result(picked) => Some(picked),
             // In its own report, matching would find the shown result itself.
-            Pick::Matched if shown == self.report => Some(self.kernel),
+            Pick::Matched if same_file(shown, &self.report) => Some(self.kernel),
             Pick::Matched => match_by_name(names, index, &self.names),
         }
     }
@@ -101,7 +149,7 @@ impl Baseline {
     pub fn results_for<S: AsRef<str>>(&self, shown: &Path, names: &[S]) -> Vec<Option<usize>> {
         match self.pick {
             Pick::Result(picked) => vec![Some(picked); names.len()],
-            Pick::Matched if shown == self.report => vec![Some(self.kernel); names.len()],
+            Pick::Matched if same_file(shown, &self.report) => vec![Some(self.kernel); names.len()],
             Pick::Matched => match_all(names, &self.names),
         }
     }
@@ -132,6 +180,14 @@ impl Baseline {
             .insert(index, (sections.generation, entries.clone()));
         entries
     }
+}
+
+/// Whether `a` and `b` name the same file (a restored baseline's report path is absolute; the
+/// tab's may be relative to the working folder).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || (a.is_absolute() != b.is_absolute()
+            && std::path::absolute(a).ok() == std::path::absolute(b).ok())
 }
 
 /// `action`'s Details page resolved with its own report's sections (as its tab resolves it).
@@ -188,13 +244,24 @@ fn no_match<S: AsRef<str>>(report: &Path, names: &[S], index: usize) -> String {
 
 /// The baselines of the window, in order (the first shown one is what differences are
 /// computed against).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct BaselineStore {
     /// The baselines.
     pub list: Vec<Baseline>,
     next_id: u64,
     /// How many colours were handed out (each new baseline takes the next one).
     colours: usize,
+    /// The jobs restoring baselines, by baseline id.
+    jobs: Vec<(u64, RestoreJob)>,
+}
+
+impl std::fmt::Debug for BaselineStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BaselineStore")
+            .field("list", &self.list)
+            .field("restoring", &self.jobs.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl BaselineStore {
@@ -229,6 +296,7 @@ impl BaselineStore {
             report: report.to_path_buf(),
             kernel: action.index(),
             pick: Pick::Matched,
+            status: BaselineStatus::Ready,
             entries: Arc::new(BaselineEntries::of(page)),
             generation,
             names: Arc::new(launches.iter().map(|l| l.name.clone()).collect()),
@@ -239,9 +307,122 @@ impl BaselineStore {
         id
     }
 
-    /// The shown baselines, in order.
+    /// Adds the baselines `specs` describe, as loading (their reports are read by jobs that
+    /// [`BaselineStore::poll`] starts); returns how many.
+    pub fn restore(&mut self, specs: &[BaselineSpec]) -> usize {
+        for spec in specs {
+            let id = self.next_id;
+            self.next_id += 1;
+            self.colours += 1;
+            self.list.push(Baseline {
+                id,
+                name: spec.name.clone(),
+                color: spec.color32(),
+                visible: spec.visible,
+                report: spec.report.clone(),
+                kernel: spec.result,
+                pick: spec.pick.map_or(Pick::Matched, Pick::Result),
+                status: BaselineStatus::Loading,
+                entries: Arc::default(),
+                generation: 0,
+                names: Arc::default(),
+                durations: Arc::default(),
+                source: None,
+                resolved: HashMap::new(),
+            });
+        }
+        specs.len()
+    }
+
+    /// What every baseline is, in order (to persist).
+    pub fn specs(&self) -> Vec<BaselineSpec> {
+        self.list.iter().map(Baseline::spec).collect()
+    }
+
+    /// Saves the baselines to the baselines file `path`.
+    pub fn save_file(&self, path: &Path) -> Result<(), String> {
+        persist::write_file(path, &self.specs())
+    }
+
+    /// Adds the baselines of the baselines file `path` after the current ones (loading);
+    /// returns how many.
+    pub fn load_file(&mut self, path: &Path) -> Result<usize, String> {
+        let specs = persist::read_file(path)?;
+        Ok(self.restore(&specs))
+    }
+
+    /// Whether a baseline is still being restored.
+    pub fn restoring(&self) -> bool {
+        self.list
+            .iter()
+            .any(|b| b.status == BaselineStatus::Loading)
+    }
+
+    /// Starts a job for every loading baseline without one, and applies what the jobs sent;
+    /// `ctx` is repainted when one ends.
+    pub fn poll(&mut self, ctx: &egui::Context, sections: &SectionState) {
+        // Jobs of removed baselines are dropped (which cancels them).
+        let list = &self.list;
+        self.jobs.retain(|(id, _)| {
+            list.iter()
+                .any(|b| b.id == *id && b.status == BaselineStatus::Loading)
+        });
+        for baseline in &self.list {
+            if baseline.status == BaselineStatus::Loading
+                && !self.jobs.iter().any(|(id, _)| *id == baseline.id)
+            {
+                let repaint = ctx.clone();
+                let job = start_restore(&baseline.spec(), Resolver::of(sections), move || {
+                    repaint.request_repaint()
+                });
+                self.jobs.push((baseline.id, job));
+            }
+        }
+        let mut ended = Vec::new();
+        for (id, job) in &self.jobs {
+            let mut outcome = None;
+            while let Some(event) = job.poll() {
+                match event {
+                    JobEvent::Done(restored) => outcome = Some(Ok(restored)),
+                    JobEvent::Failed(why) => outcome = Some(Err(why)),
+                    JobEvent::Progress(..) => {}
+                    JobEvent::Sent(never) => match never {},
+                }
+            }
+            // A thread that ended without a word panicked.
+            if outcome.is_none() && !job.is_running() {
+                outcome = Some(Err(format!(
+                    "restoring the baseline stopped unexpectedly (baseline {id})"
+                )));
+            }
+            if let Some(outcome) = outcome {
+                ended.push((*id, outcome));
+            }
+        }
+        for (id, outcome) in ended {
+            self.jobs.retain(|(j, _)| *j != id);
+            let Some(baseline) = self.list.iter_mut().find(|b| b.id == id) else {
+                continue;
+            };
+            match outcome {
+                Ok(restored) => {
+                    baseline.entries = restored.entries;
+                    baseline.generation = restored.generation;
+                    baseline.names = Arc::new(restored.names);
+                    baseline.durations = Arc::new(restored.durations);
+                    baseline.source = Some(restored.report);
+                    baseline.resolved.clear();
+                    baseline.status = BaselineStatus::Ready;
+                }
+                Err(why) => baseline.status = BaselineStatus::Failed(why),
+            }
+        }
+    }
+
+    /// The shown baselines whose report was read, in order (a loading or failed one is in the
+    /// bar only).
     pub fn shown(&self) -> Vec<&Baseline> {
-        self.list.iter().filter(|b| b.visible).collect()
+        self.list.iter().filter(|b| b.compares()).collect()
     }
 
     /// The shown baselines compared with result `index` of report `shown` (function names
@@ -255,7 +436,7 @@ impl BaselineStore {
     ) -> Vec<ComparedBaseline> {
         self.list
             .iter_mut()
-            .filter(|b| b.visible)
+            .filter(|b| b.compares())
             .map(|baseline| {
                 let result = baseline.result_for(shown, names, index);
                 let (result, note, entries) = match result {

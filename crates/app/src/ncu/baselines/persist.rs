@@ -1,0 +1,232 @@
+//! Baselines kept between runs and shared as files: what each one is ([`BaselineSpec`]: its
+//! report, its result, its name as edited, colour, shown or hidden, the result picked) — in the
+//! settings ([`crate::sightline_app::Settings::baselines`]) and in the small JSON files of
+//! File → Baselines → Save baselines… / Load baselines…. A restored baseline is opened,
+//! decoded and resolved on a background job ([`start_restore`]), never on the UI thread.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use eframe::egui::Color32;
+use sightline_model::ncu::launch_row::UNREADABLE_NAME;
+use sightline_model::ncu::{Action, NameBase, Report};
+use sightline_model::section::baseline::BaselineEntries;
+use sightline_model::section::details::{KernelDetails, resolve_action};
+use sightline_model::section::registry::SectionSet;
+
+use super::super::section_state::{SectionSource, SectionState};
+use crate::job::Job;
+
+/// The thread a baseline is restored on.
+pub const RESTORE_THREAD: &str = "sightline-baseline";
+
+/// What a baseline is, without what was decoded from its report.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BaselineSpec {
+    /// The report it comes from.
+    pub report: PathBuf,
+    /// The result added (its index in that report).
+    pub result: usize,
+    /// Its name, as edited.
+    pub name: String,
+    /// Its colour, `[r, g, b]`.
+    pub color: [u8; 3],
+    /// Whether it is shown.
+    #[serde(default = "shown")]
+    pub visible: bool,
+    /// The result picked in the bar (`None`: matched by kernel name and launch order).
+    #[serde(default)]
+    pub pick: Option<usize>,
+}
+
+fn shown() -> bool {
+    true
+}
+
+impl BaselineSpec {
+    /// The colour as egui's.
+    pub fn color32(&self) -> Color32 {
+        let [r, g, b] = self.color;
+        Color32::from_rgb(r, g, b)
+    }
+}
+
+/// A baselines file: a format tag and the descriptions, in the bar's order.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct BaselinesFile {
+    format: String,
+    baselines: Vec<BaselineSpec>,
+}
+
+/// The format tag of baselines files.
+const FORMAT: &str = "sightline-baselines/1";
+
+/// Writes `specs` to `path` as a baselines file.
+pub fn write_file(path: &Path, specs: &[BaselineSpec]) -> Result<(), String> {
+    let file = BaselinesFile {
+        format: FORMAT.to_owned(),
+        baselines: specs.to_vec(),
+    };
+    let text = serde_json::to_string_pretty(&file)
+        .map_err(|error| format!("{}: {error}", path.display()))?;
+    std::fs::write(path, text + "\n")
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+/// Reads the baselines file `path`; an error names the file and, for a file that is not one,
+/// the line and column where reading stopped (`file:line:column: what`).
+pub fn read_file(path: &Path) -> Result<Vec<BaselineSpec>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let file: BaselinesFile = serde_json::from_str(&text).map_err(|error| {
+        let (line, column) = (error.line(), error.column());
+        let message = error.to_string();
+        let what = message
+            .strip_suffix(&format!(" at line {line} column {column}"))
+            .unwrap_or(&message);
+        format!(
+            "{}:{line}:{column}: not a baselines file: {what}",
+            path.display()
+        )
+    })?;
+    if file.format != FORMAT {
+        return Err(format!(
+            "{}: not a baselines file: format {:?}, expected {FORMAT:?}",
+            path.display(),
+            file.format
+        ));
+    }
+    Ok(file.baselines)
+}
+
+/// What resolving a page needs of the sections, taken from the [`SectionState`] so that a
+/// background job can resolve with it.
+#[derive(Clone)]
+pub struct Resolver {
+    set: Arc<SectionSet>,
+    disabled: BTreeSet<String>,
+    prefer_embedded: bool,
+    /// The sections generation it was taken at.
+    pub generation: u64,
+}
+
+impl Resolver {
+    /// The sections as they are now.
+    pub fn of(sections: &SectionState) -> Resolver {
+        Resolver {
+            set: Arc::clone(&sections.set),
+            disabled: sections.disabled.clone(),
+            prefer_embedded: sections.prefer_embedded,
+            generation: sections.generation,
+        }
+    }
+
+    /// `action`'s Details page, as [`super::resolve_page`] resolves it.
+    pub fn resolve(&self, action: &Action) -> KernelDetails {
+        let set = match SectionSource::for_action(action, self.prefer_embedded) {
+            SectionSource::Embedded => match action.sections() {
+                Ok(embedded) => Arc::new(SectionSet::from_embedded(embedded)),
+                Err(_) => Arc::clone(&self.set),
+            },
+            SectionSource::Folders => Arc::clone(&self.set),
+        };
+        if self.disabled.is_empty() {
+            resolve_action(action, &set)
+        } else {
+            resolve_action(action, &set.without(&self.disabled))
+        }
+    }
+}
+
+/// A restored baseline's report, decoded.
+pub struct Restored {
+    /// The report.
+    pub report: Arc<Report>,
+    /// The added result's page, indexed.
+    pub entries: Arc<BaselineEntries>,
+    /// The sections generation it was resolved under.
+    pub generation: u64,
+    /// The function name of each result (as the kernel list reads them).
+    pub names: Vec<String>,
+    /// The duration of each result.
+    pub durations: Vec<Option<f64>>,
+}
+
+/// The job restoring one baseline.
+pub type RestoreJob = Job<Restored, String>;
+
+/// Opens `spec`'s report and decodes and resolves its result on a [`RESTORE_THREAD`] thread;
+/// `wake` requests a repaint. The error says which file and why.
+pub fn start_restore(
+    spec: &BaselineSpec,
+    resolver: Resolver,
+    wake: impl Fn() + Send + Sync + 'static,
+) -> RestoreJob {
+    let (path, index) = (spec.report.clone(), spec.result);
+    let shown = path.display().to_string();
+    Job::start_named(
+        RESTORE_THREAD,
+        wake,
+        move |error| format!("{shown}: cannot start restoring the baseline: {error}"),
+        move |ctx| restore(&path, index, &resolver, &|| ctx.is_cancelled()),
+    )
+}
+
+/// The work of [`start_restore`] (public for tests and tools: it runs on any thread).
+pub fn restore(
+    path: &Path,
+    index: usize,
+    resolver: &Resolver,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Restored, String> {
+    let shown = path.display();
+    if !path.exists() {
+        return Err(format!("{shown}: the file is gone"));
+    }
+    let report = Report::open(path).map_err(|error| format!("{shown}: cannot open it: {error}"))?;
+    let total = report.num_actions();
+    if index >= total {
+        return Err(format!(
+            "{shown}: no longer holds result {index} (it has {total} result(s))"
+        ));
+    }
+    let action = report
+        .action(index)
+        .map_err(|error| format!("{shown}: result {index} cannot be decoded: {error}"))?;
+    let entries = Arc::new(BaselineEntries::of(&resolver.resolve(&action)));
+    let mut names = Vec::with_capacity(total);
+    let mut durations = Vec::with_capacity(total);
+    for i in 0..total {
+        if cancelled() {
+            return Err(format!("{shown}: restoring cancelled"));
+        }
+        let decoded = if i == index {
+            Ok(None)
+        } else {
+            report.action(i).map(Some)
+        };
+        match decoded {
+            Ok(other) => {
+                let action = other.as_ref().unwrap_or(&action);
+                names.push(action.name(NameBase::Function).to_owned());
+                durations.push(
+                    action
+                        .metric("gpu__time_duration.sum")
+                        .and_then(|m| m.value().as_f64()),
+                );
+            }
+            Err(_) => {
+                names.push(UNREADABLE_NAME.to_owned());
+                durations.push(None);
+            }
+        }
+    }
+    Ok(Restored {
+        report: Arc::new(report),
+        entries,
+        generation: resolver.generation,
+        names,
+        durations,
+    })
+}
