@@ -403,11 +403,21 @@ struct SortKey {
 fn sort_keys(
     table: &ReportTable,
     col: usize,
+    tick: impl FnMut(usize) -> bool,
+) -> Option<Vec<SortKey>> {
+    keys_of(table, col, 0..table.rows.len(), tick)
+}
+
+/// The sort keys of column `col` of rows `rows` of `table` (see [`sort_keys`]).
+fn keys_of(
+    table: &ReportTable,
+    col: usize,
+    rows: std::ops::Range<usize>,
     mut tick: impl FnMut(usize) -> bool,
 ) -> Option<Vec<SortKey>> {
-    let mut keys = Vec::with_capacity(table.rows.len());
-    for r in 0..table.rows.len() {
-        if r % 16_384 == 0 && !tick(r) {
+    let mut keys = Vec::with_capacity(rows.len());
+    for (done, r) in rows.enumerate() {
+        if done % 16_384 == 0 && !tick(done) {
             return None;
         }
         let text = table
@@ -454,13 +464,32 @@ pub(crate) fn row_order(table: &ReportTable) -> impl Fn(usize, usize, usize) -> 
 fn prepare_sort(table: ReportTable) -> PrepareSort {
     Box::new(move |ctx, col| {
         let rows = table.rows.len();
-        let keys = sort_keys(&table, col, |done| {
+        // Each half of the column on its own core (a trace's rows are formatted for their
+        // keys); the first half reports the progress of both.
+        let mid = rows / 2;
+        let first = |done: usize| {
             ctx.progress(
-                done as f32 / rows.max(1) as f32,
+                done as f32 / mid.max(1) as f32,
                 &format!("reading the column of {rows} rows"),
             );
             !ctx.is_cancelled()
-        })?;
+        };
+        let second = || keys_of(&table, col, mid..rows, |_| !ctx.is_cancelled());
+        let (mut keys, rest) = std::thread::scope(|scope| {
+            let spawned = std::thread::Builder::new()
+                .name("sightline-sort-keys".into())
+                .spawn_scoped(scope, second);
+            let keys = keys_of(&table, col, 0..mid, first);
+            let rest = match spawned {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => second(),
+            };
+            (keys, rest)
+        });
+        keys.as_mut()?.extend(rest?);
+        let keys = keys?;
         let compare: JobCompare = Box::new(move |a, b| compare_keys(&keys, a, b));
         Some(compare)
     })
