@@ -127,3 +127,30 @@ fn a_truncated_export_reports_what_was_salvaged() {
         assert_eq!(kernels(&tl), 0, "{out}\n{stderr}");
     }
 }
+
+#[test]
+fn merge_and_per_file_take_a_damaged_schema_alongside_an_intact_export() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = synth(dir.path());
+    let copy = dir.path().join("schema.sqlite");
+    std::fs::copy(&path, &copy).unwrap_or_else(|e| panic!("{e}"));
+    damage_schema(&copy).unwrap_or_else(|e| panic!("{e}"));
+    let intact = kernels(&nsys::load(&path).unwrap_or_else(|e| panic!("{e}")));
+    let salvaged = kernels(&nsys::load(&copy).unwrap_or_else(|e| panic!("{e}")));
+    let reports = "cuda_gpu_kern_sum,cuda_api_sum";
+
+    let (code, out, stderr) = stats_csv(&[&path, &copy], &["--merge"], reports);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr.matches(SALVAGED).count(), 1, "{stderr}");
+    assert!(stderr.contains(&copy.display().to_string()), "{stderr}");
+    assert_eq!(kern_instances(&out), Some(intact + salvaged), "{out}");
+
+    let (code, out, stderr) = stats_csv(&[&path, &copy], &["--per-file"], reports);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr.matches(SALVAGED).count(), 1, "{stderr}");
+    let second = out
+        .find(&format!("==> {} <==", copy.display()))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(kern_instances(&out[..second]), Some(intact), "{out}");
+    assert_eq!(kern_instances(&out[second..]), Some(salvaged), "{out}");
+}
