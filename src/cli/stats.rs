@@ -143,7 +143,10 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     } else {
         export_for(file, args.nsys.as_deref())?
     };
-    let db = nsys::db::ExportDb::open(&export)?;
+    let db = nsys::db::ExportDb::open_salvaging(&export)?;
+    if let Some(summary) = &db.salvage {
+        eprintln!("warning: {}: {summary}", db.path.display());
+    }
     if let Some(prefix) = &args.output {
         // Each report written as soon as it is computed, and dropped: a batch of large traces
         // never holds more than one table.

@@ -72,6 +72,7 @@ mod timeline_cancel;
 mod timeline_cli;
 mod timeline_corpus;
 mod timeline_damaged;
+mod timeline_damaged_salvage_stats;
 mod timeline_damaged_stats;
 mod timeline_export;
 mod timeline_families;

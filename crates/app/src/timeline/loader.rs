@@ -225,7 +225,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
         Err(_) => DEFAULT_REPORTS
             .iter()
             .map(|name| {
-                let one = ExportDb::open(&export).and_then(|db| run_report(&db, name));
+                let one = ExportDb::open_salvaging(&export).and_then(|db| run_report(&db, name));
                 (name.to_string(), one)
             })
             .collect(),

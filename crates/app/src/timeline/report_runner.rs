@@ -69,7 +69,8 @@ impl ReportRunner {
             wake,
             |e| format!("cannot start the loader thread: {e}"),
             move |_| {
-                let result = ExportDb::open(&export).and_then(|db| run_report(&db, &request));
+                let result =
+                    ExportDb::open_salvaging(&export).and_then(|db| run_report(&db, &request));
                 Ok((request, result))
             },
         ));

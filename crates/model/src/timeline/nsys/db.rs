@@ -73,6 +73,9 @@ pub struct ExportDb {
     /// what could be read of them: shared with the [`ExportDb::sibling`]s, so that a report
     /// reading on two connections hears of both.
     pub(super) met: super::damage::DamageMet,
+    /// The salvaged copy this connection reads ([`ExportDb::open_salvaging`]), shared with the
+    /// [`ExportDb::sibling`]s. Declared last: removed only after the connection is closed.
+    salvaged: Option<std::sync::Arc<super::salvage::Salvaged>>,
 }
 
 impl std::fmt::Debug for ExportDb {
@@ -168,7 +171,27 @@ impl ExportDb {
             salvage: None,
             damaged: std::sync::Mutex::default(),
             met: super::damage::DamageMet::default(),
+            salvaged: None,
         })
+    }
+
+    /// Opens `path` as [`ExportDb::open`] does, and when its schema does not read (a damaged
+    /// or truncated file that still starts as SQLite) salvages it page by page into a
+    /// temporary database and reads that: `path` stays the file's, [`ExportDb::salvage`]
+    /// says what was salvaged (to be shown once, as the caller shows warnings). The one way
+    /// the timeline loader and every report path open an export.
+    pub fn open_salvaging(path: &Path) -> Result<ExportDb, NsysError> {
+        match ExportDb::open(path) {
+            Err(NsysError::NotSqlite { .. }) if super::salvage::looks_like_sqlite(path) => {
+                let salvaged = super::salvage::salvage(path)?;
+                let mut db = ExportDb::open(salvaged.path())?;
+                db.path = path.to_path_buf();
+                db.salvage = Some(salvaged.summary());
+                db.salvaged = Some(std::sync::Arc::new(salvaged));
+                Ok(db)
+            }
+            opened => opened,
+        }
     }
 
     /// A second read-only connection to the same database (the salvaged copy, when this reads
@@ -189,6 +212,7 @@ impl ExportDb {
             salvage: self.salvage.clone(),
             damaged: std::sync::Mutex::default(),
             met: self.met.clone(),
+            salvaged: self.salvaged.clone(),
         })
     }
 

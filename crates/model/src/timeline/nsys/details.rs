@@ -82,7 +82,7 @@ pub fn event_details(
         },
     };
     let table = table.as_str();
-    let db = ExportDb::open(path)?;
+    let db = ExportDb::open_salvaging(path)?;
     if !db.has_table(table) {
         return Ok(Vec::new());
     }

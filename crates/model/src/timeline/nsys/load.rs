@@ -66,20 +66,7 @@ pub fn load(path: &Path) -> Result<Timeline, NsysError> {
 
 /// Loads an export, reporting progress and honouring the cancel flag.
 pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, NsysError> {
-    // Declared first: the salvaged copy outlives the connection to it.
-    let salvaged;
-    let db = match ExportDb::open(path) {
-        Ok(db) => db,
-        // The schema does not read: salvage the file page by page, read the copy.
-        Err(NsysError::NotSqlite { .. }) if super::salvage::looks_like_sqlite(path) => {
-            salvaged = super::salvage::salvage(path)?;
-            let mut db = ExportDb::open(salvaged.path())?;
-            db.path = path.to_path_buf();
-            db.salvage = Some(salvaged.summary());
-            db
-        }
-        Err(error) => return Err(error),
-    };
+    let db = ExportDb::open_salvaging(path)?;
     let mut loader = Loader::new(&db, options)?;
     if let Some(summary) = &db.salvage {
         loader

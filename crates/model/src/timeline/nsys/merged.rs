@@ -105,7 +105,13 @@ impl MergedExport {
              CREATE UNIQUE INDEX sightline_string_value ON StringIds(value);",
         )
         .map_err(|e| failed(&out, e.to_string()))?;
-        let starts: Vec<Option<i64>> = exports.iter().map(|p| session_start(p)).collect();
+        // Each opened as the loader opens it (with the usual errors naming the file): one
+        // whose schema does not read is salvaged, and the salvaged copy is merged.
+        let dbs = exports
+            .iter()
+            .map(|p| super::db::ExportDb::open_salvaging(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let starts: Vec<Option<i64>> = dbs.iter().map(session_start).collect();
         let earliest = starts.iter().flatten().copied().min();
         let offsets_ns: Vec<i64> = starts
             .iter()
@@ -116,13 +122,20 @@ impl MergedExport {
             .collect();
         let mut taken: HashSet<String> = HashSet::new();
         let mut warnings = Vec::new();
-        for (index, export) in exports.iter().enumerate() {
-            // Check that it is an export, with the usual errors naming the file.
-            drop(super::db::ExportDb::open(export)?);
+        for (index, (export, db)) in exports.iter().zip(&dbs).enumerate() {
+            if let Some(summary) = &db.salvage {
+                warnings.push(format!("{}: {summary}", export.display()));
+            }
+            // The salvaged copy when there is one, else the file itself.
+            let source = db
+                .conn
+                .path()
+                .filter(|p| !p.is_empty())
+                .map_or_else(|| export.clone(), PathBuf::from);
             let mut found = Vec::new();
             copy_export(
                 &conn,
-                export,
+                &source,
                 index,
                 offsets_ns[index],
                 &mut taken,
@@ -156,8 +169,7 @@ impl MergedExport {
 }
 
 /// The wall-clock session start of an export, when it gives one.
-fn session_start(path: &Path) -> Option<i64> {
-    let db = super::db::ExportDb::open(path).ok()?;
+fn session_start(db: &super::db::ExportDb) -> Option<i64> {
     if !db.has_table("TARGET_INFO_SESSION_START_TIME") {
         return None;
     }

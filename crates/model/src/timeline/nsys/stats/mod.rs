@@ -377,7 +377,7 @@ pub fn run_reports(
     path: &std::path::Path,
     names: &[&str],
 ) -> Result<Vec<(String, ReportOutcome)>, NsysError> {
-    let db = ExportDb::open(path)?;
+    let db = ExportDb::open_salvaging(path)?;
     names
         .iter()
         .map(|n| Ok((n.to_string(), run_report(&db, n)?)))

@@ -169,7 +169,7 @@ const MEM_KIND_LABELS: &[&str] = &[
 impl Trace {
     /// Reads the CUDA API calls and GPU operations of the export at `path`.
     pub fn open(path: &Path) -> Result<Trace, NsysError> {
-        let db = ExportDb::open(path)?;
+        let db = ExportDb::open_salvaging(path)?;
         Trace::read(&db)
     }
 
