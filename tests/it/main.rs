@@ -79,5 +79,6 @@ mod timeline_families;
 mod timeline_imports;
 mod timeline_merge;
 mod timeline_model;
+mod timeline_nvtx_streamed;
 mod timeline_stats;
 mod units_golden;

@@ -14,6 +14,10 @@ use super::model::{
 use super::strings::{StrId, StringTable};
 use crate::problem::{FileProblem, Location, Problem};
 
+mod staged;
+
+use staged::StagedTrack;
+
 /// A pushed event, valid until [`TimelineBuilder::finish`] (which maps it to an [`EventId`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EventRef {
@@ -56,61 +60,6 @@ impl NewEvent {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Staged {
-    start: i64,
-    /// `end − start`; `u32::MAX` for a longer event, whose duration is in
-    /// [`StagedTrack::long`] (32 bytes an event staged, not 40).
-    duration: u32,
-    name: StrId,
-    correlation: u32,
-    source: u32,
-    index: u32,
-    depth: u16,
-    kind: EventKind,
-}
-
-#[derive(Debug, Default)]
-struct StagedTrack {
-    events: Vec<Staged>,
-    layout: Layout,
-    /// `(push index, duration)` of the events whose duration does not fit in 32 bits, in push
-    /// order.
-    long: Vec<(u32, u64)>,
-}
-
-impl StagedTrack {
-    /// Stages an event (`end ≥ start`); returns its push index.
-    fn stage(&mut self, mut event: Staged, end: i64) -> u32 {
-        let index = self.events.len() as u32;
-        let d = end.wrapping_sub(event.start) as u64;
-        if d >= u64::from(u32::MAX) {
-            event.duration = u32::MAX;
-            self.long.push((index, d));
-        } else {
-            event.duration = d as u32;
-        }
-        event.index = index;
-        self.events.push(event);
-        index
-    }
-}
-
-/// The duration of a staged event.
-fn duration_of(e: &Staged, long: &[(u32, u64)]) -> u64 {
-    if e.duration < u32::MAX {
-        return u64::from(e.duration);
-    }
-    long.binary_search_by_key(&e.index, |&(i, _)| i)
-        .map_or(u64::from(u32::MAX), |at| long[at].1)
-}
-
-/// The end of a staged event.
-fn end_of(e: &Staged, long: &[(u32, u64)]) -> i64 {
-    e.start
-        .saturating_add(duration_of(e, long).min(i64::MAX as u64) as i64)
-}
-
 /// Collects tracks and events, then packs them into a [`Timeline`].
 #[derive(Debug, Default)]
 pub struct TimelineBuilder {
@@ -121,7 +70,12 @@ pub struct TimelineBuilder {
     roots: Vec<TrackId>,
     children_by_key: HashMap<(Option<TrackId>, TrackKind, u64), TrackId>,
     flows: Vec<(EventRef, EventRef)>,
-    attrs: Vec<(EventRef, EventAttrs)>,
+    /// Attributes of events, by index in `attr_sets` (identical sets stored once).
+    attrs: Vec<(EventRef, u32)>,
+    attr_sets: Vec<EventAttrs>,
+    attr_index: HashMap<EventAttrs, u32>,
+    /// Waiting times (nearly all distinct: kept apart from the attribute sets).
+    waits: Vec<(EventRef, i64)>,
     warnings: Vec<FileProblem>,
     clamped: usize,
     /// Session facts, filled in by the loader.
@@ -192,6 +146,16 @@ impl TimelineBuilder {
         id
     }
 
+    /// Number of tracks created so far (the next track's id).
+    pub fn track_count(&self) -> usize {
+        self.tracks.len()
+    }
+
+    /// The parent of a track.
+    pub fn parent_of(&self, track: TrackId) -> Option<TrackId> {
+        self.tracks.get(track.0 as usize).and_then(|t| t.parent)
+    }
+
     /// Renames a track (e.g. when a thread's name is learned after its events).
     pub fn rename(&mut self, track: TrackId, name: String) {
         if let Some(t) = self.tracks.get_mut(track.0 as usize) {
@@ -251,29 +215,24 @@ impl TimelineBuilder {
             let id = TrackId(t as u32);
             b.children_by_key
                 .insert((track.parent, track.kind, track.key), id);
-            let mut staged = StagedTrack {
-                events: Vec::with_capacity(track.event_count()),
-                layout: track.layout,
-                long: Vec::new(),
-            };
+            let mut staged = StagedTrack::default();
+            staged.layout = track.layout;
+            staged.reserve(track.event_count());
             for (depth, row) in track.rows.iter().enumerate() {
                 for i in row.clone() {
                     let Some(e) = timeline.event(EventId(i)) else {
                         continue;
                     };
-                    let index = staged.stage(
-                        Staged {
-                            start: e.start,
-                            duration: 0,
-                            name: e.name,
-                            correlation: e.correlation,
-                            source: e.source,
-                            index: 0,
-                            depth: depth.min(u16::MAX as usize) as u16,
-                            kind: e.kind,
-                        },
-                        e.end,
-                    );
+                    let depth = match track.layout {
+                        Layout::Explicit => depth.min(u16::MAX as usize) as u16,
+                        _ => 0,
+                    };
+                    let event = NewEvent {
+                        correlation: e.correlation,
+                        depth,
+                        ..NewEvent::new(e.kind, e.start, e.end, e.name, e.source)
+                    };
+                    let index = staged.push(&event, e.end);
                     refs[i as usize] = EventRef {
                         track: t as u32,
                         index,
@@ -293,18 +252,12 @@ impl TimelineBuilder {
         }
         for &(e, set) in &timeline.attrs {
             if let (Some(r), Some(a)) = (get(e), timeline.attr_sets.get(set as usize)) {
-                b.attrs.push((r, a.clone()));
+                b.set_attrs(r, a.clone());
             }
         }
         for (&e, &queued) in timeline.wait_ids.iter().zip(&timeline.queued_ns) {
             if let Some(r) = get(e) {
-                b.attrs.push((
-                    r,
-                    EventAttrs {
-                        queued_ns: Some(queued),
-                        ..EventAttrs::default()
-                    },
-                ));
+                b.waits.push((r, queued));
             }
         }
         b
@@ -330,7 +283,7 @@ impl TimelineBuilder {
     /// Pre-allocates room for `additional` events on `track`.
     pub fn reserve(&mut self, track: TrackId, additional: usize) {
         if let Some(s) = self.staged.get_mut(track.0 as usize) {
-            s.events.reserve(additional);
+            s.reserve(additional);
         }
     }
 
@@ -342,29 +295,38 @@ impl TimelineBuilder {
         } else {
             event.end
         };
-        let index = self.staged[track.0 as usize].stage(
-            Staged {
-                start: event.start,
-                duration: 0,
-                name: event.name,
-                correlation: event.correlation,
-                source: event.source,
-                index: 0,
-                depth: event.depth,
-                kind: event.kind,
-            },
-            end,
-        );
+        let index = self.staged[track.0 as usize].push(&event, end);
         EventRef {
             track: track.0,
             index,
         }
     }
 
-    /// Attaches attributes to a pushed event.
-    pub fn set_attrs(&mut self, event: EventRef, attrs: EventAttrs) {
-        if attrs != EventAttrs::default() {
-            self.attrs.push((event, attrs));
+    /// Attaches attributes to a pushed event (identical sets are stored once).
+    pub fn set_attrs(&mut self, event: EventRef, mut attrs: EventAttrs) {
+        if let Some(queued) = attrs.queued_ns.take() {
+            self.waits.push((event, queued));
+        }
+        if attrs == EventAttrs::default() {
+            return;
+        }
+        let index = match self.attr_index.get(&attrs) {
+            Some(&index) => index,
+            None => {
+                let index = self.attr_sets.len() as u32;
+                self.attr_sets.push(attrs.clone());
+                self.attr_index.insert(attrs, index);
+                index
+            }
+        };
+        self.attrs.push((event, index));
+    }
+
+    /// Moves the end of a pushed event (an NVTX range whose end is learned after it was
+    /// pushed); an end before its start makes it an instant.
+    pub fn set_end(&mut self, event: EventRef, end: i64) {
+        if let Some(s) = self.staged.get_mut(event.track as usize) {
+            s.set_end(event.index, end);
         }
     }
 
@@ -378,8 +340,8 @@ impl TimelineBuilder {
     /// the first one pushed. Returns how many work items found no call.
     pub fn link_by_key(
         &mut self,
-        mut calls: Vec<(u128, EventRef)>,
-        work: &[(u128, EventRef)],
+        mut calls: Vec<(u64, EventRef)>,
+        work: &[(u64, EventRef)],
     ) -> usize {
         calls.sort_unstable();
         calls.dedup_by_key(|(k, _)| *k);
@@ -403,7 +365,7 @@ impl TimelineBuilder {
 
     /// Number of events pushed so far.
     pub fn event_count(&self) -> usize {
-        self.staged.iter().map(|s| s.events.len()).sum()
+        self.staged.iter().map(|s| s.len()).sum()
     }
 
     /// Sorts, lays out and packs everything into a [`Timeline`].
@@ -431,55 +393,15 @@ impl TimelineBuilder {
         remap.resize_with(self.staged.len(), Vec::new);
         for &t in &order {
             let staged = std::mem::take(&mut self.staged[t]);
-            let mut events = staged.events;
-            let long = staged.long;
-            events.sort_unstable_by(|a, b| {
-                a.start
-                    .cmp(&b.start)
-                    .then(duration_of(b, &long).cmp(&duration_of(a, &long)))
-            });
-            let rows = assign_rows(&events, staged.layout, &long);
-            let row_count = rows.iter().copied().max().map_or(0, |m| m as usize + 1);
-            // Counting sort by row keeps start order within each row.
-            let mut row_len = vec![0u32; row_count];
-            for &r in &rows {
-                row_len[r as usize] += 1;
-            }
-            let base = columns.start.len() as u32;
-            let mut row_start = Vec::with_capacity(row_count);
-            let mut acc = base;
-            for &n in &row_len {
-                row_start.push(acc);
-                acc += n;
-            }
-            self.tracks[t].rows = row_start
-                .iter()
-                .zip(&row_len)
-                .map(|(&s, &n)| s..s + n)
-                .collect();
-            let mut map = vec![0u32; events.len()];
-            let mut cursor = row_start.clone();
-            let n = events.len();
-            extend_zeroed(&mut columns, n);
-            for (e, &r) in events.iter().zip(&rows) {
-                let pos = cursor[r as usize];
-                cursor[r as usize] += 1;
-                map[e.index as usize] = pos;
-                let p = pos as usize;
-                columns.start[p] = e.start;
-                let d = duration_of(e, &long);
-                if d >= u64::from(u32::MAX) {
-                    columns.duration[p] = u32::MAX;
-                    columns.long_durations.push((pos, d));
-                } else {
-                    columns.duration[p] = d as u32;
-                }
-                columns.name[p] = e.name;
-                columns.correlation[p] = e.correlation;
-                columns.source[p] = e.source;
-                columns.kind[p] = e.kind;
-            }
+            let big = staged.len() >= 1 << 16;
+            let (rows, map) = staged.pack(&mut columns);
+            self.tracks[t].rows = rows;
             remap[t] = map;
+            if big {
+                // The track's staging is freed: give its pages back before the next one is
+                // packed, so that the load holds about one copy of the events.
+                super::release_free_memory();
+            }
         }
         columns.long_durations.sort_unstable();
         columns.long_durations.shrink_to_fit();
@@ -489,10 +411,11 @@ impl TimelineBuilder {
                 .and_then(|m| m.get(r.index as usize))
                 .map(|&p| EventId(p))
         };
+        // Resolved in place (a flow takes 8 bytes, a staged one 16).
         let mut flows: Vec<Flow> = self
             .flows
-            .iter()
-            .filter_map(|&(a, b)| {
+            .into_iter()
+            .filter_map(|(a, b)| {
                 Some(Flow {
                     from: resolve(a)?,
                     to: resolve(b)?,
@@ -504,32 +427,24 @@ impl TimelineBuilder {
         flows.shrink_to_fit();
         let mut flows_by_to: Vec<u32> = (0..flows.len() as u32).collect();
         flows_by_to.sort_unstable_by_key(|&i| flows[i as usize].to);
-        let mut attr_sets: Vec<EventAttrs> = Vec::new();
-        let mut set_index: HashMap<EventAttrs, u32> = HashMap::new();
-        let mut attrs: Vec<(EventId, u32)> = Vec::with_capacity(self.attrs.len());
-        // Waiting times are nearly all distinct: kept in their own side table (12 bytes each)
-        // rather than one attribute set per event.
-        let mut waits: Vec<(EventId, i64)> = Vec::new();
-        for (r, mut a) in self.attrs {
-            let Some(id) = resolve(r) else { continue };
-            if let Some(queued) = a.queued_ns.take() {
-                waits.push((id, queued));
-            }
-            if a == EventAttrs::default() {
-                continue;
-            }
-            let index = *set_index.entry(a).or_insert_with_key(|a| {
-                attr_sets.push(a.clone());
-                (attr_sets.len() - 1) as u32
-            });
-            attrs.push((id, index));
-        }
-        drop(set_index);
+        drop(self.attr_index);
+        let mut attr_sets = self.attr_sets;
+        let mut attrs: Vec<(EventId, u32)> = self
+            .attrs
+            .into_iter()
+            .filter_map(|(r, set)| Some((resolve(r)?, set)))
+            .collect();
         attrs.sort_unstable_by_key(|(e, _)| *e);
         attrs.shrink_to_fit();
         attr_sets.shrink_to_fit();
+        let mut waits: Vec<(EventId, i64)> = self
+            .waits
+            .into_iter()
+            .filter_map(|(r, queued)| Some((resolve(r)?, queued)))
+            .collect();
         waits.sort_unstable_by_key(|(e, _)| *e);
         let (wait_ids, queued_ns): (Vec<EventId>, Vec<i64>) = waits.into_iter().unzip();
+        drop(remap);
         // Tracks were packed in display order; renumbering is not needed because ids are kept.
         let mut timeline = Timeline {
             source: self.source,
@@ -555,16 +470,6 @@ impl TimelineBuilder {
     }
 }
 
-fn extend_zeroed(c: &mut Columns, n: usize) {
-    let len = c.start.len() + n;
-    c.start.resize(len, 0);
-    c.duration.resize(len, 0);
-    c.name.resize(len, StrId(0));
-    c.correlation.resize(len, 0);
-    c.source.resize(len, 0);
-    c.kind.resize(len, EventKind::Marker);
-}
-
 /// Tracks in depth-first display order (parents before children).
 fn track_order(tracks: &[Track], roots: &[TrackId]) -> Vec<usize> {
     let mut order = Vec::with_capacity(tracks.len());
@@ -578,64 +483,9 @@ fn track_order(tracks: &[Track], roots: &[TrackId]) -> Vec<usize> {
     order
 }
 
-/// The row of each event (events sorted by start, then longest first), such that no two spans
-/// of one row overlap.
-fn assign_rows(events: &[Staged], layout: Layout, long: &[(u32, u64)]) -> Vec<u16> {
-    let mut rows = Vec::with_capacity(events.len());
-    // End of the last span placed in each row.
-    let mut row_end: Vec<i64> = Vec::new();
-    match layout {
-        Layout::Nested => {
-            // Stack of (row, end) of the spans still open.
-            let mut open: Vec<i64> = Vec::new();
-            for e in events {
-                while open.last().is_some_and(|&end| end <= e.start) {
-                    open.pop();
-                }
-                let depth = open.len().min(u16::MAX as usize);
-                rows.push(depth as u16);
-                open.push(end_of(e, long));
-            }
-        }
-        Layout::Counter => rows.resize(events.len(), 0),
-        Layout::Lanes => {
-            for e in events {
-                let lane = match row_end.iter().position(|&end| end <= e.start) {
-                    Some(l) => l,
-                    None => {
-                        row_end.push(i64::MIN);
-                        row_end.len() - 1
-                    }
-                };
-                row_end[lane] = end_of(e, long);
-                rows.push(lane.min(u16::MAX as usize) as u16);
-            }
-        }
-        Layout::Explicit => {
-            for e in events {
-                let mut d = e.depth as usize;
-                while d < row_end.len() && row_end[d] > e.start {
-                    d += 1;
-                }
-                if d >= row_end.len() {
-                    row_end.resize(d + 1, i64::MIN);
-                }
-                row_end[d] = end_of(e, long);
-                rows.push(d.min(u16::MAX as usize) as u16);
-            }
-        }
-    }
-    rows
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_staged_event_takes_32_bytes() {
-        assert_eq!(std::mem::size_of::<Staged>(), 32);
-    }
 
     fn ev(kind: EventKind, start: i64, end: i64, name: StrId) -> NewEvent {
         NewEvent::new(kind, start, end, name, 0)
@@ -697,6 +547,48 @@ mod tests {
             Some(0xFF00_00FF)
         );
         assert_eq!(tl.warnings[0].file, PathBuf::from("notes.nvtxt"));
+    }
+
+    #[test]
+    fn an_end_set_later_moves_the_event_and_may_make_it_long() {
+        let mut b = TimelineBuilder::new("t");
+        let t = b.track(None, TrackKind::Thread, 1, || "T".into());
+        let n = b.intern("r");
+        let open = b.push(t, ev(EventKind::NvtxPushPop, 10, 10, n));
+        let inner = b.push(t, ev(EventKind::NvtxPushPop, 20, 30, n));
+        let back = b.push(t, ev(EventKind::NvtxPushPop, 40, 6_000_000_000, n));
+        b.set_end(open, 8_000_000_000);
+        // Back to 32 bits, and an end before the start is an instant.
+        b.set_end(back, 50);
+        b.set_end(inner, 5);
+        let tl = b.finish();
+        let ends: Vec<(i64, i64)> = tl.events().map(|e| (e.start, e.end)).collect();
+        assert_eq!(ends, vec![(10, 8_000_000_000), (20, 20), (40, 50)]);
+        assert_eq!(tl.tracks[0].rows.len(), 2);
+    }
+
+    #[test]
+    fn events_alike_keep_push_order_and_share_one_attribute_set() {
+        let mut b = TimelineBuilder::new("t");
+        let t = b.track(None, TrackKind::Stream, 1, || "S".into());
+        b.set_layout(t, Layout::Lanes);
+        let names: Vec<StrId> = ["a", "b", "c"].iter().map(|s| b.intern(s)).collect();
+        let red = EventAttrs {
+            color: Some(0xFFFF_0000),
+            ..Default::default()
+        };
+        for &n in &names {
+            let e = b.push(t, ev(EventKind::Kernel, 5, 9, n));
+            b.set_attrs(e, red.clone());
+        }
+        let tl = b.finish();
+        let order: Vec<StrId> = (0..3)
+            .map(|i| tl.event(EventId(i)).map(|e| e.name))
+            .map(Option::unwrap)
+            .collect();
+        assert_eq!(order, names);
+        assert_eq!(tl.attr_sets.len(), 1);
+        assert!((0..3).all(|i| tl.attrs(EventId(i)) == Some(&red)));
     }
 
     #[test]

@@ -30,7 +30,8 @@
 //!    category, payload, `queued_ns` for a device command's queued → start waiting time, `open`
 //!    for a range never closed). Flows: [`TimelineBuilder::add_flow`]`(call, work)`, or
 //!    [`TimelineBuilder::link_by_key`] to pair calls and work by a key such as
-//!    `(process << 64) | correlation id`.
+//!    `(process index << 32) | correlation id`. A range whose end is learned later:
+//!    [`TimelineBuilder::set_end`].
 //! 6. Per-file problems: [`TimelineBuilder::warn`]`(position, message)` (they name the file;
 //!    [`TimelineBuilder::warn_file`] for another file). Session facts go in `b.session`
 //!    ([`SessionInfo`]).

@@ -17,6 +17,7 @@ mod counters;
 mod cpu;
 mod damaged;
 mod finish;
+mod flows;
 mod generic;
 mod nvtx;
 
@@ -82,6 +83,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.session();
     loader.names()?;
     loader.runtime()?;
+    loader.index_calls();
     loader.cuda_events()?;
     loader.host_series("OSRT_API", "OS runtime", SERIES_OSRT, EventKind::OsRuntime)?;
     loader.host_series("CUBLAS_EVENTS", "cuBLAS", SERIES_CUBLAS, EventKind::Cublas)?;
@@ -89,6 +91,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     for spec in GPU_TABLES {
         loader.gpu_table(spec)?;
     }
+    loader.drop_calls();
     loader.nvtx()?;
     loader.cpu_samples()?;
     loader.thread_states()?;
@@ -241,11 +244,17 @@ struct Loader<'d, 'a> {
     gpu_names: HashMap<i64, String>,
     series: HashMap<(i64, u64), TrackId>,
     streams: HashMap<(u64, i64, i64, i64), TrackId>,
-    calls: Vec<(u128, EventRef)>,
-    work: Vec<(Option<u64>, u32, EventRef)>,
+    /// API calls with a correlation id, by flow key ([`Loader::flow_key`]).
+    calls: Vec<(u64, EventRef)>,
+    /// The calls by correlation id alone, made when a GPU row without a process is read.
+    calls_by_id: Option<Vec<(u32, EventRef)>>,
+    /// GPU work with a correlation id and no call.
+    unmatched_work: u64,
+    /// The scopes of flow keys, numbered densely.
+    scopes: HashMap<u64, u32>,
     /// OpenMP task creations and task parts, by process and correlation id (their flows).
-    task_creates: Vec<(u128, EventRef)>,
-    tasks: Vec<(u128, EventRef)>,
+    task_creates: Vec<(u64, EventRef)>,
+    tasks: Vec<(u64, EventRef)>,
     stacks: StacksBuilder,
     generic_keys: HashMap<String, u64>,
 }
@@ -299,7 +308,9 @@ impl<'d, 'a> Loader<'d, 'a> {
             series: HashMap::new(),
             streams: HashMap::new(),
             calls: Vec::new(),
-            work: Vec::new(),
+            calls_by_id: None,
+            unmatched_work: 0,
+            scopes: HashMap::new(),
             task_creates: Vec::new(),
             tasks: Vec::new(),
             stacks: StacksBuilder::default(),
@@ -670,17 +681,13 @@ impl<'d, 'a> Loader<'d, 'a> {
                     let (m, pid, _) = split_global_id(g);
                     (m << 24) | pid
                 });
-                l.work.push((scope, correlation, r));
+                l.link_work(scope, correlation, r);
             }
             Ok(())
         })?;
         self.events_since(t, before);
         Ok(())
     }
-}
-
-fn flow_key(scope: Option<u64>, correlation: u32) -> u128 {
-    (u128::from(scope.unwrap_or(u64::MAX)) << 64) | u128::from(correlation)
 }
 
 fn rowid(v: Option<i64>) -> u32 {

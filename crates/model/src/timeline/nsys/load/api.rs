@@ -2,10 +2,10 @@
 //! `CUDA_CALLCHAINS`, and those of the backtrace records of 2022.2-and-older exports), and the
 //! per-thread series of OS runtime (with `OSRT_CALLCHAINS`), cuBLAS and cuDNN calls.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::cpu::Callchains;
-use super::{Loader, SERIES_CUDA_API, flow_key, integer, rowid, times};
+use super::{Loader, SERIES_CUDA_API, integer, rowid, times};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind};
 use crate::timeline::nsys::NsysError;
@@ -48,8 +48,8 @@ impl Loader<'_, '_> {
             );
             if correlation != 0 {
                 let (m, pid, _) = split_global_id(gtid);
-                l.calls
-                    .push((flow_key(Some((m << 24) | pid), correlation), r));
+                let key = l.flow_key(Some((m << 24) | pid), correlation);
+                l.calls.push((key, r));
             }
             let backtrace = (correlation != 0 && !backtrace_stacks.is_empty())
                 .then(|| backtrace_stacks.remove(&(gtid, i64::from(correlation))))
@@ -81,23 +81,22 @@ impl Loader<'_, '_> {
         if !self.db.has_table(T) {
             return Ok(());
         }
-        let calls: HashSet<u128> = self.calls.iter().map(|(k, _)| *k).collect();
         let sql = format!(
             "SELECT {}, {} FROM {T}",
             self.db.col_or_null(T, "correlationId"),
             self.db.col_or_null(T, "globalPid"),
         );
         let (mut attached, mut orphans) = (0u64, 0u64);
-        self.scan(T, &sql, |_, row| {
+        self.scan(T, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             let key = v(0).and_then(|c| u32::try_from(c).ok()).map(|c| {
                 let scope = v(1).map(|g| {
                     let (m, pid, _) = split_global_id(g);
                     (m << 24) | pid
                 });
-                flow_key(scope, c)
+                l.flow_key(scope, c)
             });
-            if key.is_some_and(|k| calls.contains(&k)) {
+            if key.is_some_and(|k| l.has_call(k)) {
                 attached += 1;
             } else {
                 orphans += 1;

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::{EventRef, Loader, flow_key};
+use super::Loader;
 use crate::problem::Location;
 use crate::timeline::model::Timeline;
 use crate::timeline::nsys::NsysError;
@@ -49,31 +49,7 @@ impl Loader<'_, '_> {
                 path: self.db.path.clone(),
             });
         }
-        // Exports whose GPU rows lack globalPid: match on the correlation id alone.
-        let by_id_only = self.work.iter().any(|(scope, _, _)| scope.is_none());
-        let calls = std::mem::take(&mut self.calls);
-        let calls = if by_id_only {
-            calls
-                .into_iter()
-                .map(|(k, r)| (k & u128::from(u32::MAX), r))
-                .collect()
-        } else {
-            calls
-        };
-        let work: Vec<(u128, EventRef)> = self
-            .work
-            .iter()
-            .map(|&(scope, corr, r)| {
-                let key = if by_id_only {
-                    u128::from(corr)
-                } else {
-                    flow_key(scope, corr)
-                };
-                (key, r)
-            })
-            .collect();
-        let unmatched = self.b.link_by_key(calls, &work);
-        drop(work);
+        let unmatched = self.unmatched_work;
         // An OpenMP task's parts come from the creation of their correlation id (implicit
         // tasks have none: no warning).
         let creates = std::mem::take(&mut self.task_creates);
@@ -109,7 +85,7 @@ impl Loader<'_, '_> {
         self.series = HashMap::new();
         self.streams = HashMap::new();
         self.generic_keys = HashMap::new();
-        self.work = Vec::new();
+        self.scopes = HashMap::new();
         if !self.defer_sample_stacks {
             self.strings = HashMap::new();
             self.raw_names = HashMap::new();

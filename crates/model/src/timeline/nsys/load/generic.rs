@@ -224,7 +224,7 @@ impl Loader<'_, '_> {
                     let (m, pid, _) = split_global_id(g);
                     (m << 24) | pid
                 });
-                let key = super::flow_key(process, correlation);
+                let key = l.flow_key(process, correlation);
                 if create {
                     l.task_creates.push((key, r));
                 } else {

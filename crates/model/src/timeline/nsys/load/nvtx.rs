@@ -4,13 +4,16 @@
 
 use std::collections::HashMap;
 
-use super::{Loader, SERIES_NVTX, SERIES_NVTX_RANGES, integer, rowid};
+use rusqlite::types::ValueRef;
+
+use super::{EventRef, Loader, SERIES_NVTX, SERIES_NVTX_RANGES, integer, rowid, split_global_id};
 use crate::problem::Location;
 use crate::timeline::builder::NewEvent;
-use crate::timeline::model::{EventAttrs, EventKind, Payload};
+use crate::timeline::model::{EventAttrs, EventKind, Payload, TrackId};
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::{float_of, int_of, text_of};
 use crate::timeline::nsys::schema;
+use crate::timeline::strings::StrId;
 
 impl Loader<'_, '_> {
     pub(super) fn nvtx(&mut self) -> Result<(), NsysError> {
@@ -32,124 +35,141 @@ impl Loader<'_, '_> {
             c("doubleValue"),
             c("jsonText")
         ) + &format!(" FROM {T}");
-        let mut rows: Vec<NvtxRow> = Vec::new();
+        // Rows are read once, straight onto their tracks. What only later rows can tell is
+        // settled after the pass: the names of domains (series labels) and of threads first
+        // seen here, and the end of ranges never closed (the last NVTX timestamp).
+        let mut domains: HashMap<(u64, i64), String> = HashMap::new();
+        let mut last = i64::MIN;
+        let mut open: Vec<(EventRef, i64)> = Vec::new();
+        // Series first asked for here: (track, its thread, domain, label).
+        let mut created: Vec<(TrackId, i64, i64, &'static str)> = Vec::new();
+        let first_new = self.b.track_count();
+        let mut text_ids: HashMap<i64, StrId> = HashMap::new();
+        let before = self.b.event_count();
         self.scan(T, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
-            let text = row
-                .get_ref(6)
-                .ok()
-                .and_then(text_of)
-                .or_else(|| v(7).and_then(|id| l.strings.get(&id).cloned()));
+            let start = integer(v(1), "start")?;
+            let end = v(2);
+            let event_type = integer(v(3), "eventType")?;
+            let gtid = v(4).unwrap_or(0);
+            let domain = v(8).unwrap_or(0);
+            last = last.max(start).max(end.unwrap_or(i64::MIN));
+            let kind = match event_type {
+                59 | 70 => EventKind::NvtxPushPop,
+                60 | 71 => EventKind::NvtxStartEnd,
+                34 | 65 => EventKind::NvtxMark,
+                75 | 39 | 72 => {
+                    let text = row
+                        .get_ref(6)
+                        .ok()
+                        .and_then(text_of)
+                        .or_else(|| v(7).and_then(|id| l.strings.get(&id).cloned()));
+                    let Some(text) = text else {
+                        let label = schema::nvtx_event_type_label(event_type).unwrap_or("unknown");
+                        let reason = format!("eventType {event_type} ({label}) without a name");
+                        l.b.session.imports.skipped(T, &reason, 1);
+                        return Ok(());
+                    };
+                    if event_type == 75 {
+                        domains.insert((process_of(gtid), domain), text);
+                    } else {
+                        l.thread_names.insert(gtid, text);
+                    }
+                    l.b.session.imports.attached(T, 1);
+                    return Ok(());
+                }
+                other => {
+                    let label = schema::nvtx_event_type_label(other).unwrap_or("unknown");
+                    let reason = format!("eventType {other} ({label}): not drawn");
+                    l.b.session.imports.skipped(T, &reason, 1);
+                    return Ok(());
+                }
+            };
+            let name = match row.get_ref(6).ok() {
+                Some(ValueRef::Text(t)) => match std::str::from_utf8(t) {
+                    Ok(text) => l.b.intern(text),
+                    Err(_) => l.b.intern(&String::from_utf8_lossy(t)),
+                },
+                Some(other) if other != ValueRef::Null => {
+                    l.b.intern(text_of(other).as_deref().unwrap_or(""))
+                }
+                _ => match v(7) {
+                    Some(id) => match text_ids.get(&id) {
+                        Some(&s) => s,
+                        None => {
+                            let s = l.b.intern(l.strings.get(&id).map_or("", String::as_str));
+                            text_ids.insert(id, s);
+                            s
+                        }
+                    },
+                    None => l.b.intern(""),
+                },
+            };
+            let (key, label) = match kind {
+                EventKind::NvtxStartEnd => {
+                    (SERIES_NVTX_RANGES + domain as u32 as u64, "NVTX ranges")
+                }
+                _ => (SERIES_NVTX + domain as u32 as u64, "NVTX"),
+            };
+            let track = match l.series.get(&(gtid, key)) {
+                Some(&t) => t,
+                None => {
+                    let t = l.thread_series(gtid, key, label);
+                    created.push((t, gtid, domain, label));
+                    t
+                }
+            };
+            let end = match (kind, end) {
+                (EventKind::NvtxMark, _) => start,
+                (_, Some(e)) => e,
+                (_, None) => start,
+            };
+            let e =
+                l.b.push(track, NewEvent::new(kind, start, end, name, rowid(v(0))));
+            if kind != EventKind::NvtxMark && v(2).is_none() {
+                open.push((e, start));
+            }
             let payload = v(11)
                 .map(|u| Payload::U64(u as u64))
                 .or_else(|| v(12).map(Payload::I64))
                 .or_else(|| row.get_ref(13).ok().and_then(float_of).map(Payload::F64))
                 .or_else(|| row.get_ref(14).ok().and_then(text_of).map(Payload::Text));
-            rows.push(NvtxRow {
-                rowid: rowid(v(0)),
-                start: integer(v(1), "start")?,
-                end: v(2),
-                event_type: integer(v(3), "eventType")?,
-                gtid: v(4).unwrap_or(0),
-                text,
-                domain: v(8).unwrap_or(0),
-                color: v(9).map(|c| c as u32),
-                category: v(10).map(|c| c as u32),
-                payload,
-            });
-            Ok(())
-        })?;
-        // Domain names per process, thread names, and the last timestamp for open ranges.
-        let mut domains: HashMap<(u64, i64), String> = HashMap::new();
-        let mut last = i64::MIN;
-        for r in &rows {
-            last = last.max(r.start).max(r.end.unwrap_or(i64::MIN));
-            if r.event_type == 75
-                && let Some(t) = &r.text
-            {
-                domains.insert((process_of(r.gtid), r.domain), t.clone());
-            }
-            if (r.event_type == 39 || r.event_type == 72)
-                && let Some(t) = &r.text
-            {
-                self.thread_names.insert(r.gtid, t.clone());
-            }
-        }
-        let mut open_count = 0u64;
-        let before = self.b.event_count();
-        for r in rows {
-            let kind = match r.event_type {
-                59 | 70 => EventKind::NvtxPushPop,
-                60 | 71 => EventKind::NvtxStartEnd,
-                34 | 65 => EventKind::NvtxMark,
-                // Domain and thread names, read above.
-                75 | 39 | 72 if r.text.is_some() => {
-                    self.b.session.imports.attached(T, 1);
-                    continue;
-                }
-                other => {
-                    let label = schema::nvtx_event_type_label(other).unwrap_or("unknown");
-                    let reason = match other {
-                        75 | 39 | 72 => format!("eventType {other} ({label}) without a name"),
-                        _ => format!("eventType {other} ({label}): not drawn"),
-                    };
-                    self.b.session.imports.skipped(T, &reason, 1);
-                    continue;
-                }
-            };
-            let domain_name = domains.get(&(process_of(r.gtid), r.domain)).cloned();
-            let (key, label) = match kind {
-                EventKind::NvtxStartEnd => {
-                    (SERIES_NVTX_RANGES + r.domain as u32 as u64, "NVTX ranges")
-                }
-                _ => (SERIES_NVTX + r.domain as u32 as u64, "NVTX"),
-            };
-            let series_name = match &domain_name {
-                Some(d) => format!("{label} ({d})"),
-                None => label.to_string(),
-            };
-            let track = self.thread_series(r.gtid, key, &series_name);
-            let (end, open) = match (kind, r.end) {
-                (EventKind::NvtxMark, _) => (r.start, false),
-                (_, Some(e)) => (e, false),
-                (_, None) => (last.max(r.start), true),
-            };
-            open_count += u64::from(open);
-            let name = self.b.intern(r.text.as_deref().unwrap_or(""));
-            let e = self
-                .b
-                .push(track, NewEvent::new(kind, r.start, end, name, r.rowid));
-            self.b.set_attrs(
+            l.b.set_attrs(
                 e,
                 EventAttrs {
-                    color: r.color,
-                    category: r.category,
-                    payload: r.payload,
+                    color: v(9).map(|c| c as u32),
+                    category: v(10).map(|c| c as u32),
+                    payload,
                     queued_ns: None,
-                    open,
+                    open: v(2).is_none() && kind != EventKind::NvtxMark,
                     stack: None,
                 },
             );
+            Ok(())
+        })?;
+        for &(e, start) in &open {
+            self.b.set_end(e, last.max(start));
+        }
+        for (track, gtid, domain, label) in created {
+            if let Some(d) = domains.get(&(process_of(gtid), domain)) {
+                self.b.rename(track, format!("{label} ({d})"));
+            }
+            // A thread first seen here is named by the NVTX name rows, wherever they are.
+            if let Some(thread) = self.b.parent_of(track)
+                && thread.0 as usize >= first_new
+                && let Some(n) = self.thread_names.get(&gtid)
+            {
+                let (_, _, tid) = split_global_id(gtid);
+                self.b.rename(thread, format!("Thread {tid} ({n})"));
+            }
         }
         self.events_since(T, before);
+        let open_count = open.len();
         if open_count > 0 {
             self.b.warn(Location::Row { table: T.into(), rowid: None }, format!("{open_count} NVTX ranges never ended; shown up to the last NVTX timestamp ({last} ns)"));
         }
         Ok(())
     }
-}
-
-struct NvtxRow {
-    rowid: u32,
-    start: i64,
-    end: Option<i64>,
-    event_type: i64,
-    gtid: i64,
-    text: Option<String>,
-    domain: i64,
-    color: Option<u32>,
-    category: Option<u32>,
-    payload: Option<Payload>,
 }
 
 fn process_of(gtid: i64) -> u64 {

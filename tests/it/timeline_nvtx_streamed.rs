@@ -1,0 +1,86 @@
+//! NVTX rows are read once, straight onto the timeline: what only later rows tell — a
+//! domain's name, the name of a thread first seen in NVTX, the end of a range never closed
+//! (the last NVTX timestamp) — is still applied when it comes after the ranges it concerns.
+
+use rusqlite::{Connection, params};
+use sightline::timeline::nsys;
+use sightline::timeline::{EventKind, TrackKind};
+use sightline_test_support::nsys::{SynthOptions, write_export};
+
+const PID: i64 = 4242;
+
+#[test]
+fn names_and_ends_given_after_their_ranges_still_apply() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("late_names.sqlite");
+    write_export(&path, &SynthOptions::default()).expect("export written");
+    let worker = (PID << 24) | 77;
+    {
+        let c = Connection::open(&path).expect("open");
+        let last: i64 = c
+            .query_row(
+                "SELECT max(max(start, ifnull(end, 0))) FROM NVTX_EVENTS",
+                [],
+                |r| r.get(0),
+            )
+            .expect("last NVTX timestamp");
+        let mut insert = c
+            .prepare(
+                "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .expect("insert");
+        // A closed and an open push/pop range on a new thread in a new domain, then (later
+        // rows) the domain's and the thread's names, and a mark after everything.
+        insert
+            .execute(params![last + 10, last + 20, 59, "closed", worker, 7])
+            .expect("row");
+        insert
+            .execute(params![last + 30, None::<i64>, 59, "open", worker, 7])
+            .expect("row");
+        insert
+            .execute(params![last + 1, None::<i64>, 75, "late domain", worker, 7])
+            .expect("row");
+        insert
+            .execute(params![last + 2, None::<i64>, 39, "worker", worker, 0])
+            .expect("row");
+        insert
+            .execute(params![last + 500, None::<i64>, 34, "mark", worker, 0])
+            .expect("row");
+    }
+    let tl = nsys::load(&path).expect("loads");
+    let thread = tl
+        .tracks
+        .iter()
+        .position(|t| t.kind == TrackKind::Thread && t.key == 77)
+        .expect("the worker thread");
+    assert_eq!(tl.tracks[thread].name, "Thread 77 (worker)");
+    let series: Vec<&str> = tl.tracks[thread]
+        .children
+        .iter()
+        .map(|c| tl.tracks[c.0 as usize].name.as_str())
+        .collect();
+    assert!(series.contains(&"NVTX (late domain)"), "{series:?}");
+    let open = tl
+        .events()
+        .find(|e| e.kind == EventKind::NvtxPushPop && tl.strings.get(e.name) == "open")
+        .expect("the open range");
+    let closed = tl
+        .events()
+        .find(|e| tl.strings.get(e.name) == "closed")
+        .expect("the closed range");
+    assert_eq!(closed.end - closed.start, 10);
+    let last = open.start - 30 + 500;
+    assert_eq!(
+        open.end, last,
+        "an open range ends at the last NVTX timestamp"
+    );
+    assert_eq!(tl.attrs(open.id).map(|a| a.open), Some(true));
+    assert!(
+        tl.warnings
+            .iter()
+            .any(|w| w.problem.message.contains("1 NVTX ranges never ended")),
+        "{:?}",
+        tl.warnings
+    );
+}
