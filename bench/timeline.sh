@@ -12,7 +12,9 @@
 #   - open → timeline ready: `sightline timeline FILE --timing` (load, lay out, print the tree)
 #     against `sqlite3 -readonly FILE` selecting the same columns to /dev/null;
 #   - `sightline stats` against `nsys stats` for the same six reports (CSV files);
-#   - memory: RSS after load minus before, per event (from `--timing`).
+#   - memory: the peak RSS of the open (from /usr/bin/time) and the RSS after load minus before,
+#     per event (from `--timing`);
+#   - when the first preview of what was read so far was ready (what the app shows first).
 # Results go to bench/out/timeline.md. Needs `sqlite3` (apt-get install sqlite3) and, for the
 # nsys peer, ../shared/tools/nsys-oracle beside the repository.
 set -euo pipefail
@@ -53,8 +55,8 @@ source bench/lib.sh   # best()
 
 results="$out/timeline.md"
 {
-  echo "| events | file MB | sqlite3 select s | sightline timeline s | ratio | sightline stats s | nsys stats s | speed-up | RSS growth B/event | model B/event |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "| events | file MB | sqlite3 select s | sightline timeline s | ratio | first preview s | sightline stats s | nsys stats s | speed-up | peak RSS B/event | RSS growth B/event | model B/event |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$results"
 
 for n in ${SIZES:-1000000 10000000}; do
@@ -63,8 +65,9 @@ for n in ${SIZES:-1000000 10000000}; do
   mb=$(awk "BEGIN{printf \"%.0f\", $(stat -c %s "$file") / 1e6}")
   cat "$file" > /dev/null   # warm the page cache for everyone
   read -r sq _ < <(best "$repeats" sqlite3 -readonly "$file" "$columns_sql")
-  read -r tl _ < <(best "$repeats" "$bin" timeline "$file" --timing)
-  timing=$(grep '^timing:' "$out/best_stderr.txt" || true)
+  read -r tl peak_kb < <(best "$repeats" "$bin" timeline "$file" --timing)
+  timing=$(grep '^timing: loaded' "$out/best_stderr.txt" || true)
+  first=$(sed -nE 's/^timing: the first preview .* was ready at ([0-9.]+) s/\1/p' "$out/best_stderr.txt")
   events=$(echo "$timing" | sed -E 's/timing: loaded ([0-9]+) events.*/\1/')
   rss_pe=$(echo "$timing" | sed -E 's/.*\(([0-9.]+) B\/event\).*/\1/')
   model_pe=$(echo "$timing" | sed -E 's/.*model ([0-9.]+) B\/event.*/\1/')
@@ -81,7 +84,8 @@ for n in ${SIZES:-1000000 10000000}; do
     done
   fi
   ratio=$(awk "BEGIN{printf \"%.2f\", $tl / $sq}")
-  echo "| $events | $mb | $sq | $tl | $ratio | $st | $ns | $speedup | $rss_pe | $model_pe |" >> "$results"
+  peak_pe=$(awk "BEGIN{printf \"%.1f\", $peak_kb * 1024 / $events}")
+  echo "| $events | $mb | $sq | $tl | $ratio | ${first:-none} | $st | $ns | $speedup | $peak_pe | $rss_pe | $model_pe |" >> "$results"
   echo "$n events: $timing" >&2
 done
 cat "$results"

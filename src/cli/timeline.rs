@@ -152,12 +152,21 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
         _ => stages.push((p.table, started.elapsed())),
     };
     let mut preview_at = None;
-    let mut on_preview = |_: Timeline| preview_at = Some(started.elapsed());
+    // The first look at what was read so far (when, how many events on how many tracks).
+    let mut first_partial = None;
+    let mut on_preview = |t: Timeline| {
+        if !t.partial {
+            preview_at = Some(started.elapsed());
+        } else if first_partial.is_none() {
+            first_partial = Some((started.elapsed(), t.event_count(), t.tracks.len()));
+        }
+    };
     let options = if args.timing {
         LoadOptions {
             progress: Some(&mut on_progress),
             cancel: None,
             preview: Some(&mut on_preview),
+            first_preview: None,
         }
     } else {
         LoadOptions::default()
@@ -206,6 +215,12 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
                 at.as_secs_f64()
             );
             previous = *at;
+        }
+        if let Some((at, events, tracks)) = first_partial {
+            eprintln!(
+                "timing: the first preview ({events} events on {tracks} tracks) was ready at {:.3} s",
+                at.as_secs_f64()
+            );
         }
         if let Some(at) = preview_at {
             eprintln!(

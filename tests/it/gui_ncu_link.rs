@@ -129,9 +129,10 @@ fn a_report_opened_later_links_and_closing_it_unlinks() {
     write_report(s, std::fs::File::create(&report).unwrap()).unwrap();
     let mut h = common::app::harness(vec![export]);
     common::app::step_until(&mut h, "the timeline", Duration::from_secs(60), |h| {
-        h.state()
-            .document::<TimelineDoc>(0)
-            .is_some_and(|d| d.timeline().is_some_and(|t| !t.stacks_pending))
+        h.state().document::<TimelineDoc>(0).is_some_and(|d| {
+            d.timeline()
+                .is_some_and(|t| !t.stacks_pending && !t.partial)
+        })
     });
     assert!(timeline_doc(&h).ncu_links.marked.is_empty());
     // As a drop on the window does: the report opens in a tab of its own, and links.

@@ -25,7 +25,7 @@ fn a_sample_shows_its_call_stack_and_the_import_popover_lists_every_table() {
         h.state()
             .document::<TimelineDoc>(0)
             .and_then(|d| d.timeline())
-            .is_some_and(|t| !t.stacks_pending)
+            .is_some_and(|t| !t.stacks_pending && !t.partial)
     });
     h.run();
     let tl = h
@@ -254,7 +254,7 @@ fn the_timeline_shows_before_the_call_stacks_and_keeps_the_selection() {
         |h| {
             h.state()
                 .document::<TimelineDoc>(0)
-                .is_some_and(|d| d.timeline().is_some())
+                .is_some_and(|d| d.timeline().is_some_and(|t| !t.partial))
         },
     );
     let preview = h
@@ -287,7 +287,7 @@ fn the_timeline_shows_before_the_call_stacks_and_keeps_the_selection() {
         h.state()
             .document::<TimelineDoc>(0)
             .and_then(|d| d.timeline())
-            .is_some_and(|t| !t.stacks_pending)
+            .is_some_and(|t| !t.stacks_pending && !t.partial)
     });
     let d = h.state().document::<TimelineDoc>(0).expect("tab");
     let complete = d.timeline().cloned().expect("loaded");

@@ -144,6 +144,7 @@ fn progress_and_cancel() {
             progress: Some(&mut progress),
             cancel: None,
             preview: None,
+            first_preview: None,
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -159,6 +160,7 @@ fn progress_and_cancel() {
             progress: None,
             cancel: Some(&cancel),
             preview: None,
+            first_preview: None,
         },
     );
     assert!(matches!(r, Err(NsysError::Cancelled { .. })));
@@ -268,13 +270,20 @@ fn described(tl: &Timeline) -> Vec<String> {
 /// Loads `path` asking for a preview: the previews handed over, and the timeline.
 fn load_with_previews(path: &std::path::Path) -> (Vec<Timeline>, Timeline) {
     let mut previews: Vec<Timeline> = Vec::new();
-    let mut on_preview = |t: Timeline| previews.push(t);
+    // The timeline before the samples' call stacks (not what was read so far, previewed too
+    // when the load is slow).
+    let mut on_preview = |t: Timeline| {
+        if !t.partial {
+            previews.push(t);
+        }
+    };
     let timeline = nsys::load_with(
         path,
         LoadOptions {
             progress: None,
             cancel: None,
             preview: Some(&mut on_preview),
+            first_preview: None,
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -333,4 +342,51 @@ fn an_export_without_cpu_samples_has_no_preview() {
     let (previews, again) = load_with_previews(&path);
     assert!(previews.is_empty());
     assert_eq!(described(&again), described(&tl));
+}
+
+#[test]
+fn what_was_read_so_far_is_previewed_then_the_whole() {
+    let (_dir, path, whole) = generated(300_000);
+    let mut previews: Vec<sightline::timeline::Timeline> = Vec::new();
+    let mut on_preview = |t: sightline::timeline::Timeline| previews.push(t);
+    let loaded = nsys::load_with(
+        &path,
+        LoadOptions {
+            progress: None,
+            cancel: None,
+            preview: Some(&mut on_preview),
+            // Due at once: every report of progress (each 65,536 rows) may preview.
+            first_preview: Some(std::time::Duration::ZERO),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!loaded.partial);
+    assert_eq!(loaded.event_count(), whole.event_count());
+    assert!(!previews.is_empty(), "no preview of what was read so far");
+    let of = |t: &sightline::timeline::Timeline, e: &sightline::timeline::Event| {
+        let track = t.locate(e.id).map(|(track, _)| track.0 as usize);
+        (
+            e.start,
+            e.end,
+            t.strings.get(e.name).to_owned(),
+            track.map(|i| t.tracks[i].name.clone()),
+        )
+    };
+    let all: std::collections::HashSet<_> = whole.events().map(|e| of(&whole, &e)).collect();
+    for p in &previews {
+        assert!(p.partial);
+        assert!(p.event_count() > 0 && p.event_count() < whole.event_count());
+        assert!(p.event_count() <= nsys::PREVIEW_MAX_EVENTS);
+        // Each event of a preview is one of the whole timeline's, on a track of the same name.
+        for e in p.events() {
+            let key = of(p, &e);
+            assert!(all.contains(&key), "{key:?} is not in the whole timeline");
+        }
+    }
+    // Later previews hold more.
+    assert!(
+        previews
+            .windows(2)
+            .all(|w| w[0].event_count() <= w[1].event_count())
+    );
 }

@@ -152,6 +152,14 @@ impl Canvas {
         self.pending_frame = Some((t0, t1));
     }
 
+    /// Fits the view to the whole timeline at the next frame unless the user moved it (a
+    /// timeline shown while loading, now whole).
+    pub fn refit_if_untouched(&mut self) {
+        if self.auto_view == Some(self.viewport) {
+            self.fitted = false;
+        }
+    }
+
     /// Shows the whole timeline.
     pub fn fit_all(&mut self, timeline: &Timeline) {
         if let Some((t0, t1)) = timeline.time_range() {

@@ -144,6 +144,13 @@ impl CpuProfile {
 
     /// Draws the profile; `range` is the timeline's selected range.
     pub fn ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline, range: Option<(i64, i64)>) {
+        if timeline.partial {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Reading the file… (the profile is made once it is read)");
+            });
+            return;
+        }
         if timeline.stacks_pending {
             ui.horizontal(|ui| {
                 ui.spinner();

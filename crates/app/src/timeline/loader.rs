@@ -127,6 +127,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
             progress: Some(&mut on_progress),
             cancel: Some(cancel),
             preview: None,
+            first_preview: None,
         };
         let loaded = load_timeline(path, kind, path, options, false).map_err(|error| {
             sightline_model::timeline::release_free_memory();
@@ -190,10 +191,22 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
             session: None,
         }));
     };
-    // An export with CPU samples is shown before their call stacks are read (often most of
-    // its rows), then again with them.
+    // What was read so far is shown early (without the NVTXT files, merged at the end); an
+    // export with CPU samples is shown before their call stacks are read (often most of its
+    // rows), then again with them.
     let mut previewed = false;
     let mut on_preview = |timeline: Timeline| {
+        if timeline.partial {
+            ctx.send(Box::new(Loaded {
+                timeline: Arc::new(timeline),
+                base: None,
+                details: DetailSource::Export(export.clone()),
+                nvtxt: Vec::new(),
+                elapsed: started.elapsed(),
+                session: None,
+            }));
+            return;
+        }
         previewed = true;
         show(timeline);
     };
@@ -201,6 +214,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
         progress: Some(&mut on_progress),
         cancel: Some(cancel),
         preview: Some(&mut on_preview),
+        first_preview: None,
     };
     let loaded = load_with(&export, options);
     let base = match loaded {

@@ -615,9 +615,15 @@ impl Document for TimelineDoc {
                     } else {
                         ""
                     };
+                    let opened = if timeline.partial {
+                        "Reading"
+                    } else {
+                        "Opened"
+                    };
+                    let so_far = if timeline.partial { " so far" } else { "" };
                     status = Some((
                         format!(
-                            "Opened {}: {} events on {} tracks in {:.0} ms{what}",
+                            "{opened} {}: {} events on {} tracks{so_far} in {:.0} ms{what}",
                             if self.files.len() > 1 {
                                 format!("{} files", timeline.parts().len())
                             } else {
@@ -629,7 +635,17 @@ impl Document for TimelineDoc {
                         ),
                         false,
                     ));
-                    if self.loaded.is_some() {
+                    // What was read so far is replaced by more: the view stays unless the user
+                    // has not moved it, and the rest is set up again below.
+                    let was_partial = self.loaded.as_ref().is_some_and(|l| l.timeline.partial);
+                    if was_partial {
+                        self.show_rebuilt(Rebuilt {
+                            timeline: timeline.clone(),
+                            docs: Vec::new(),
+                            reports: None,
+                        });
+                        self.canvas.refit_if_untouched();
+                    } else if self.loaded.is_some() {
                         // The same events again, now with their call stacks: keep the view.
                         self.show_rebuilt(Rebuilt {
                             timeline,
@@ -736,7 +752,11 @@ impl Document for TimelineDoc {
 
     fn see_peers(&mut self, peers: &[Peer]) {
         // Linked once the whole timeline is loaded (not the preview without call stacks).
-        let Some(loaded) = self.loaded.as_ref().filter(|l| !l.timeline.stacks_pending) else {
+        let Some(loaded) = self
+            .loaded
+            .as_ref()
+            .filter(|l| !l.timeline.stacks_pending && !l.timeline.partial)
+        else {
             return;
         };
         let sources = files::link_sources(&loaded.timeline, &loaded.details);

@@ -61,7 +61,7 @@ impl NewEvent {
 }
 
 /// Collects tracks and events, then packs them into a [`Timeline`].
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct TimelineBuilder {
     source: PathBuf,
     strings: StringTable,
@@ -368,6 +368,14 @@ impl TimelineBuilder {
         self.staged.iter().map(|s| s.len()).sum()
     }
 
+    /// What was pushed so far, packed into a [`Timeline`] marked [`Timeline::partial`] (the
+    /// builder goes on; this costs a copy of what it holds).
+    pub fn snapshot(&self) -> Timeline {
+        let mut timeline = self.clone().finish();
+        timeline.partial = true;
+        timeline
+    }
+
     /// Sorts, lays out and packs everything into a [`Timeline`].
     pub fn finish(mut self) -> Timeline {
         if self.clamped > 0 {
@@ -455,6 +463,7 @@ impl TimelineBuilder {
             session: self.session,
             stacks: self.stacks,
             stacks_pending: false,
+            partial: false,
             columns,
             flows,
             flows_by_to,

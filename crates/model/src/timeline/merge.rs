@@ -234,6 +234,7 @@ fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, 
     out.warnings.append(&mut part.warnings);
     out.session.imports.add(&part.session.imports);
     out.stacks_pending |= part.stacks_pending;
+    out.partial |= part.partial;
     let events = event_base..out.columns.start.len() as u32;
     out.parts.push(TimelinePart {
         label,

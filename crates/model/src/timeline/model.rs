@@ -325,6 +325,9 @@ pub struct Timeline {
     /// The CPU samples' call stacks are still being read: this is the timeline shown while
     /// they are (see `nsys::LoadOptions::preview`); its samples have none yet.
     pub stacks_pending: bool,
+    /// The file is still being read: this is what was read so far, shown while the rest is
+    /// (see `nsys::LoadOptions::preview`).
+    pub partial: bool,
     pub(crate) columns: Columns,
     /// Flows sorted by `from`.
     pub(crate) flows: Vec<Flow>,

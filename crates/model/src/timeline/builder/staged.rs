@@ -11,7 +11,7 @@ use crate::timeline::model::{Columns, EventKind, Layout};
 use crate::timeline::strings::StrId;
 
 /// The events of one track, in push order.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct StagedTrack {
     start: Vec<i64>,
     /// `end − start`; `u32::MAX` for a longer event, whose duration is in `long`.

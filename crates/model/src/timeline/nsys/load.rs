@@ -14,6 +14,7 @@ use rusqlite::Row;
 
 mod api;
 mod counters;
+mod counts;
 mod cpu;
 mod damaged;
 mod finish;
@@ -47,11 +48,30 @@ pub struct LoadOptions<'a> {
     pub progress: Option<&'a mut dyn FnMut(Progress)>,
     /// When set, loading stops with [`NsysError::Cancelled`].
     pub cancel: Option<&'a AtomicBool>,
-    /// When set, the CPU samples' call stacks (`SAMPLING_CALLCHAINS`: often most of an
-    /// export's rows) are read last, and the timeline without them is handed here first, to
-    /// be shown while they are read: its samples are named [`STACKS_PENDING`] and have no call
-    /// stack, and its `stacks_pending` is set. Not called for an export without them.
+    /// When set, timelines to show before the load ends are handed here:
+    /// - what was read so far, with `partial` set: about [`PREVIEW_AFTER`] after the start
+    ///   (then at three times the time elapsed) while it holds at most
+    ///   [`PREVIEW_MAX_EVENTS`] events, so that the first tracks show early at little cost;
+    /// - the timeline without the CPU samples' call stacks (`SAMPLING_CALLCHAINS`: often most
+    ///   of an export's rows), which are then read last: its samples are named
+    ///   [`STACKS_PENDING`] and have no call stack, and its `stacks_pending` is set (not for
+    ///   an export without them).
     pub preview: Option<&'a mut dyn FnMut(Timeline)>,
+    /// When the first preview of what was read so far is due (`None`: [`PREVIEW_AFTER`]).
+    pub first_preview: Option<std::time::Duration>,
+}
+
+/// When the first preview of what was read so far is due ([`LoadOptions::preview`]).
+pub const PREVIEW_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The most events a preview of what was read so far holds (a copy of them is packed).
+pub const PREVIEW_MAX_EVENTS: usize = 1 << 20;
+
+/// When the previews of what was read so far are due.
+struct PreviewClock {
+    started: std::time::Instant,
+    /// `None` once previews are over (too many events read).
+    due: Option<std::time::Instant>,
 }
 
 /// The call stacks of the CPU samples.
@@ -229,13 +249,17 @@ struct Loader<'d, 'a> {
     progress: Option<&'a mut dyn FnMut(Progress)>,
     cancel: Option<&'a AtomicBool>,
     preview: Option<&'a mut dyn FnMut(Timeline)>,
+    preview_clock: PreviewClock,
     /// CPU samples' call stacks are read after the rest ([`LoadOptions::preview`]): until
     /// then a sample's correlation column holds its callchain id, or `NO_STACK` with the id
     /// in `wide_chains` (by rowid) when it does not fit.
     defer_sample_stacks: bool,
     wide_chains: HashMap<u32, i64>,
     rows_done: u64,
+    /// Rows to read in all (0 until the tables are counted).
     rows_total: u64,
+    /// The counting of the tables read as events, on a second connection.
+    counting: Option<std::thread::JoinHandle<Result<counts::Counts, NsysError>>>,
     strings: HashMap<i64, String>,
     raw_names: HashMap<i64, StrId>,
     api_names: HashMap<i64, StrId>,
@@ -261,6 +285,7 @@ struct Loader<'d, 'a> {
 
 impl<'d, 'a> Loader<'d, 'a> {
     fn new(db: &'d ExportDb, options: LoadOptions<'a>) -> Result<Self, NsysError> {
+        let started = std::time::Instant::now();
         // Every table's rows, counted once: the import statistics, and the progress total.
         let mut b = TimelineBuilder::new(&db.path);
         let mut names: Vec<&str> = db.table_names().into_iter().collect();
@@ -270,8 +295,9 @@ impl<'d, 'a> Loader<'d, 'a> {
         let defer = options.preview.is_some()
             && db.has_rows("COMPOSITE_EVENTS")?
             && db.has_rows(SAMPLE_CHAINS)?;
+        // The tables read as events are counted beside the load ([`counts`]).
         for table in names {
-            if defer && table == SAMPLE_CHAINS {
+            if READ_TABLES.contains(&table) {
                 continue;
             }
             let rows = db.row_count(table)?;
@@ -281,24 +307,26 @@ impl<'d, 'a> Loader<'d, 'a> {
                 source.documented = super::schema::is_documented(table);
             }
         }
-        let mut rows_total = 0;
-        for t in READ_TABLES {
-            rows_total += if *t == "OSRT_API" && db.has_column(t, "eventClass") {
-                db.row_count_where(t, "eventClass = 27")?
-            } else {
-                b.session.imports.sources.get(*t).map_or(0, |s| s.rows)
-            };
-        }
-        Ok(Loader {
+        let counting = counts::start_counting(db, defer);
+        let counted = match counting {
+            Some(_) => None,
+            None => Some(counts::count_read_tables(db, defer)?),
+        };
+        let mut loader = Loader {
             db,
             b,
             progress: options.progress,
             cancel: options.cancel,
             preview: options.preview,
+            preview_clock: PreviewClock {
+                started,
+                due: Some(started + options.first_preview.unwrap_or(PREVIEW_AFTER)),
+            },
             defer_sample_stacks: defer,
             wide_chains: HashMap::new(),
             rows_done: 0,
-            rows_total,
+            rows_total: 0,
+            counting,
             strings: HashMap::new(),
             raw_names: HashMap::new(),
             api_names: HashMap::new(),
@@ -315,7 +343,11 @@ impl<'d, 'a> Loader<'d, 'a> {
             tasks: Vec::new(),
             stacks: StacksBuilder::default(),
             generic_keys: HashMap::new(),
-        })
+        };
+        if let Some((rows, total)) = counted {
+            loader.apply_counts(rows, total);
+        }
+        Ok(loader)
     }
 
     fn report(&mut self, table: &'static str) -> Result<(), NsysError> {
@@ -324,6 +356,7 @@ impl<'d, 'a> Loader<'d, 'a> {
                 path: self.db.path.clone(),
             });
         }
+        self.take_counts(false)?;
         let p = Progress {
             table,
             rows_done: self.rows_done,
@@ -332,7 +365,35 @@ impl<'d, 'a> Loader<'d, 'a> {
         if let Some(f) = self.progress.as_mut() {
             f(p);
         }
+        self.maybe_preview();
         Ok(())
+    }
+
+    /// Hands what was read so far to the preview when one is due ([`LoadOptions::preview`]).
+    fn maybe_preview(&mut self) {
+        let Some(due) = self.preview_clock.due else {
+            return;
+        };
+        let now = std::time::Instant::now();
+        if now < due || self.preview.is_none() {
+            return;
+        }
+        let staged = self.b.event_count();
+        if staged > PREVIEW_MAX_EVENTS {
+            self.preview_clock.due = None;
+            return;
+        }
+        if staged == 0 {
+            // Nothing to show yet: the next report tries again.
+            return;
+        }
+        self.b.sort_children_by_key();
+        let snapshot = self.b.snapshot();
+        if let Some(preview) = self.preview.as_mut() {
+            preview(snapshot);
+        }
+        let now = std::time::Instant::now();
+        self.preview_clock.due = Some(now + now.duration_since(self.preview_clock.started) * 2);
     }
 
     /// Counts the rows of `table` not yet accounted for as attached: a table read whole into

@@ -18,6 +18,7 @@ impl Loader<'_, '_> {
     /// Links the flows and packs the timeline, leaving the loader able to read the samples'
     /// call stacks afterwards when they were deferred (else its indexes are freed first).
     pub(super) fn finish_timeline(&mut self) -> Result<Timeline, NsysError> {
+        self.take_counts(true)?;
         self.report("finish")?;
         for source in self.b.session.imports.sources.values_mut() {
             if source.events == 0 && source.attached == 0 && source.skipped.is_empty() {

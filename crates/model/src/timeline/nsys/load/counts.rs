@@ -1,0 +1,78 @@
+//! The row counts of the tables read as events — the progress total and the import
+//! statistics' `rows` — taken on a second connection while the first reads: counting reads
+//! every page of a table (2 s for a 100 M-event export), so the first events, and the first
+//! preview, need not wait for it. The small tables are counted at once.
+
+use std::thread::JoinHandle;
+
+use super::{Loader, READ_TABLES, SAMPLE_CHAINS};
+use crate::timeline::nsys::NsysError;
+use crate::timeline::nsys::db::ExportDb;
+use crate::timeline::nsys::schema;
+
+/// Each read table's rows, and the rows the load will read of them (the progress total).
+pub(super) type Counts = (Vec<(&'static str, u64)>, u64);
+
+/// Counts the tables read as events (without the samples' call stacks when they are read
+/// after a preview, `defer`).
+pub(super) fn count_read_tables(db: &ExportDb, defer: bool) -> Result<Counts, NsysError> {
+    let mut rows = Vec::with_capacity(READ_TABLES.len());
+    let mut total = 0;
+    for &t in READ_TABLES {
+        if defer && t == SAMPLE_CHAINS {
+            continue;
+        }
+        let n = db.row_count(t)?;
+        rows.push((t, n));
+        total += if t == "OSRT_API" && db.has_column(t, "eventClass") {
+            db.row_count_where(t, "eventClass = 27")?
+        } else {
+            n
+        };
+    }
+    Ok((rows, total))
+}
+
+/// Starts counting on a second connection; `None` when none opens (then count at once).
+pub(super) fn start_counting(
+    db: &ExportDb,
+    defer: bool,
+) -> Option<JoinHandle<Result<Counts, NsysError>>> {
+    let sibling = db.sibling()?;
+    std::thread::Builder::new()
+        .name("sightline-count".into())
+        .spawn(move || count_read_tables(&sibling, defer))
+        .ok()
+}
+
+impl Loader<'_, '_> {
+    /// Takes the counts when they are there (`wait`: waits for them), into the import
+    /// statistics and the progress total.
+    pub(super) fn take_counts(&mut self, wait: bool) -> Result<(), NsysError> {
+        let Some(counting) = self.counting.take() else {
+            return Ok(());
+        };
+        if !wait && !counting.is_finished() {
+            self.counting = Some(counting);
+            return Ok(());
+        }
+        let (rows, total) = match counting.join() {
+            Ok(counts) => counts?,
+            // The counting thread panicked: count here.
+            Err(_) => count_read_tables(self.db, self.defer_sample_stacks)?,
+        };
+        self.apply_counts(rows, total);
+        Ok(())
+    }
+
+    pub(super) fn apply_counts(&mut self, rows: Vec<(&'static str, u64)>, total: u64) {
+        for (table, n) in rows {
+            if n > 0 {
+                let source = self.b.session.imports.source(table);
+                source.rows = n;
+                source.documented = schema::is_documented(table);
+            }
+        }
+        self.rows_total += total;
+    }
+}
