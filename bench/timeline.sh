@@ -62,7 +62,7 @@ results="$out/timeline.md"
 for n in ${SIZES:-1000000 10000000}; do
   file="$out/nsys_$n.sqlite"
   [ -f "$file" ] || "$gen" "$file" "$n" > /dev/null
-  mb=$(awk "BEGIN{printf \"%.0f\", $(stat -c %s "$file") / 1e6}")
+  mb=$(awk "BEGIN{printf \"%.0f\", $(stat -L -c %s "$file") / 1e6}")
   cat "$file" > /dev/null   # warm the page cache for everyone
   read -r sq _ < <(best "$repeats" sqlite3 -readonly "$file" "$columns_sql")
   read -r tl peak_kb < <(best "$repeats" "$bin" timeline "$file" --timing)

@@ -97,6 +97,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let started = std::time::Instant::now();
+    sightline::timeline::map_large_allocations();
     let cli = Cli::parse();
     let result = match cli.command {
         None => launch_app(cli.files, cli.merge, &cli.folders, cli.nsys, started),

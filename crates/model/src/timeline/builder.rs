@@ -371,13 +371,20 @@ impl TimelineBuilder {
     /// What was pushed so far, packed into a [`Timeline`] marked [`Timeline::partial`] (the
     /// builder goes on; this costs a copy of what it holds).
     pub fn snapshot(&self) -> Timeline {
-        let mut timeline = self.clone().finish();
+        // Never trims the heap (that walks all of it, locked, while the load goes on).
+        let mut timeline = self.clone().pack(false);
         timeline.partial = true;
         timeline
     }
 
     /// Sorts, lays out and packs everything into a [`Timeline`].
-    pub fn finish(mut self) -> Timeline {
+    pub fn finish(self) -> Timeline {
+        self.pack(true)
+    }
+
+    /// [`TimelineBuilder::finish`]; `trim`: give each large track's freed staging back to the
+    /// system as it is packed.
+    fn pack(mut self, trim: bool) -> Timeline {
         if self.clamped > 0 {
             let n = self.clamped;
             self.warn(
@@ -400,12 +407,13 @@ impl TimelineBuilder {
         let order = track_order(&self.tracks, &self.roots);
         remap.resize_with(self.staged.len(), Vec::new);
         for &t in &order {
-            let staged = std::mem::take(&mut self.staged[t]);
-            let big = staged.len() >= 1 << 16;
-            let (rows, map) = staged.pack(&mut columns);
+            let track = std::mem::take(&mut self.staged[t]);
+            let big = track.len() >= 1 << 16;
+            let laid_out = track.laid_out();
+            let (rows, map) = track.pack(&mut columns, laid_out);
             self.tracks[t].rows = rows;
             remap[t] = map;
-            if big {
+            if big && trim {
                 // The track's staging is freed: give its pages back before the next one is
                 // packed, so that the load holds about one copy of the events.
                 super::release_free_memory();

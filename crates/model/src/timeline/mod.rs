@@ -78,6 +78,27 @@ pub type Watch<'a> = &'a mut dyn FnMut(u64, u64) -> bool;
 /// How many bytes a reader reads between two calls of its [`Watch`].
 pub const WATCH_STEP: usize = 4 << 20;
 
+/// Makes every large allocation (≥ 1 MiB: event columns, staging, indexes) a mapping of its
+/// own, returned to the system as soon as it is freed and grown in place: glibc otherwise
+/// raises its mmap threshold each time such a block is freed (up to 32 MiB), after which
+/// blocks that size come from the heap, where freeing keeps them resident and growing copies
+/// them. Call once at start, before threads (the binary does).
+pub fn map_large_allocations() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+        }
+        /// glibc's `M_MMAP_THRESHOLD`.
+        const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
+        // SAFETY: mallopt takes no pointers; setting the threshold only changes where later
+        // allocations come from.
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, 1 << 20);
+        }
+    }
+}
+
 /// Hands a loader's freed scratch memory (staging vectors, indexes, a parsed trace's records)
 /// back to the system, so the resident cost of a loaded timeline is the timeline itself: glibc
 /// keeps freed heap pages otherwise once its mmap threshold has grown past the vectors' sizes.

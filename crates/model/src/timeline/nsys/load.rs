@@ -49,9 +49,10 @@ pub struct LoadOptions<'a> {
     /// When set, loading stops with [`NsysError::Cancelled`].
     pub cancel: Option<&'a AtomicBool>,
     /// When set, timelines to show before the load ends are handed here:
-    /// - what was read so far, with `partial` set: about [`PREVIEW_AFTER`] after the start
-    ///   (then at three times the time elapsed) while it holds at most
-    ///   [`PREVIEW_MAX_EVENTS`] events, so that the first tracks show early at little cost;
+    /// - what was read so far, with `partial` set: [`PREVIEW_AFTER`] after the start or once
+    ///   [`PREVIEW_MAX_EVENTS`] events are read, whichever is first, then at three times the
+    ///   time elapsed while it holds fewer than that (a preview may hold one report's worth,
+    ///   65,536 rows, more), so that the first tracks show early at little cost;
     /// - the timeline without the CPU samples' call stacks (`SAMPLING_CALLCHAINS`: often most
     ///   of an export's rows), which are then read last: its samples are named
     ///   [`STACKS_PENDING`] and have no call stack, and its `stacks_pending` is set (not for
@@ -64,7 +65,7 @@ pub struct LoadOptions<'a> {
 /// When the first preview of what was read so far is due ([`LoadOptions::preview`]).
 pub const PREVIEW_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// The most events a preview of what was read so far holds (a copy of them is packed).
+/// About the most events a preview of what was read so far holds (a copy of them is packed).
 pub const PREVIEW_MAX_EVENTS: usize = 1 << 20;
 
 /// When the previews of what was read so far are due.
@@ -72,6 +73,8 @@ struct PreviewClock {
     started: std::time::Instant,
     /// `None` once previews are over (too many events read).
     due: Option<std::time::Instant>,
+    /// Whether one was made.
+    made: bool,
 }
 
 /// The call stacks of the CPU samples.
@@ -321,6 +324,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             preview_clock: PreviewClock {
                 started,
                 due: Some(started + options.first_preview.unwrap_or(PREVIEW_AFTER)),
+                made: false,
             },
             defer_sample_stacks: defer,
             wide_chains: HashMap::new(),
@@ -371,29 +375,35 @@ impl<'d, 'a> Loader<'d, 'a> {
 
     /// Hands what was read so far to the preview when one is due ([`LoadOptions::preview`]).
     fn maybe_preview(&mut self) {
+        if self.preview.is_none() {
+            return;
+        }
         let Some(due) = self.preview_clock.due else {
             return;
         };
-        let now = std::time::Instant::now();
-        if now < due || self.preview.is_none() {
-            return;
-        }
         let staged = self.b.event_count();
-        if staged > PREVIEW_MAX_EVENTS {
+        // The first preview comes when due or when the events to show reach the most a
+        // preview holds, whichever is first: a fast load previews too.
+        let full = staged >= PREVIEW_MAX_EVENTS;
+        if full && self.preview_clock.made {
             self.preview_clock.due = None;
             return;
         }
-        if staged == 0 {
-            // Nothing to show yet: the next report tries again.
+        if (std::time::Instant::now() < due && !full) || staged == 0 {
+            // Not yet, or nothing to show yet: a later report tries again.
             return;
         }
         self.b.sort_children_by_key();
+        // Packed here: on a thread of its own, the copy would be freed into that thread's
+        // heap, which the load then no longer reuses.
         let snapshot = self.b.snapshot();
         if let Some(preview) = self.preview.as_mut() {
             preview(snapshot);
         }
         let now = std::time::Instant::now();
-        self.preview_clock.due = Some(now + now.duration_since(self.preview_clock.started) * 2);
+        self.preview_clock.made = true;
+        self.preview_clock.due =
+            (!full).then(|| now + now.duration_since(self.preview_clock.started) * 2);
     }
 
     /// Counts the rows of `table` not yet accounted for as attached: a table read whole into

@@ -124,7 +124,8 @@ impl Loader<'_, '_> {
         const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
         let mut out = HashMap::new();
         let columns = ["eventClass", "correlationId", "callchainId"];
-        if !columns.iter().all(|c| self.db.has_column(T, c)) {
+        // Without call stacks there is nothing to give (and the scan reads the whole table).
+        if chains.is_empty() || !columns.iter().all(|c| self.db.has_column(T, c)) {
             return Ok(out);
         }
         let sql = format!(

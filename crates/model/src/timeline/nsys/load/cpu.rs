@@ -73,6 +73,11 @@ impl Callchains {
         }
     }
 
+    /// Whether no call stack was read.
+    pub(super) fn is_empty(&self) -> bool {
+        self.dense_count == 0 && self.sparse.is_empty()
+    }
+
     /// The stack of callchain `id` (0 and unknown ids have none); counts it as used.
     pub(super) fn take(&mut self, id: Option<i64>) -> Option<StackId> {
         let id = id.filter(|&i| i != 0)?;

@@ -19,6 +19,8 @@ impl Loader<'_, '_> {
     /// call stacks afterwards when they were deferred (else its indexes are freed first).
     pub(super) fn finish_timeline(&mut self) -> Result<Timeline, NsysError> {
         self.take_counts(true)?;
+        // No preview of a part after this: the whole is next.
+        self.preview_clock.due = None;
         self.report("finish")?;
         for source in self.b.session.imports.sources.values_mut() {
             if source.events == 0 && source.attached == 0 && source.skipped.is_empty() {
