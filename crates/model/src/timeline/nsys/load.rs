@@ -262,7 +262,7 @@ struct Loader<'d, 'a> {
     /// Rows to read in all (0 until the tables are counted).
     rows_total: u64,
     /// The counting of the tables read as events, on a second connection.
-    counting: Option<std::thread::JoinHandle<Result<counts::Counts, NsysError>>>,
+    counting: Option<counts::Counting>,
     strings: HashMap<i64, String>,
     raw_names: HashMap<i64, StrId>,
     api_names: HashMap<i64, StrId>,

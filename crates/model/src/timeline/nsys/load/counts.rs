@@ -33,30 +33,53 @@ pub(super) fn count_read_tables(db: &ExportDb, defer: bool) -> Result<Counts, Ns
     Ok((rows, total))
 }
 
+/// The counting thread. Dropped before its counts were taken (the load failed or was
+/// cancelled), it interrupts the count and waits for the thread, so that none outlives the
+/// load.
+pub(super) struct Counting {
+    handle: Option<JoinHandle<Result<Counts, NsysError>>>,
+    interrupt: rusqlite::InterruptHandle,
+}
+
+impl Drop for Counting {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            self.interrupt.interrupt();
+            let _ = handle.join();
+        }
+    }
+}
+
 /// Starts counting on a second connection; `None` when none opens (then count at once).
-pub(super) fn start_counting(
-    db: &ExportDb,
-    defer: bool,
-) -> Option<JoinHandle<Result<Counts, NsysError>>> {
+pub(super) fn start_counting(db: &ExportDb, defer: bool) -> Option<Counting> {
     let sibling = db.sibling()?;
-    std::thread::Builder::new()
+    let interrupt = sibling.conn.get_interrupt_handle();
+    let handle = std::thread::Builder::new()
         .name("sightline-count".into())
         .spawn(move || count_read_tables(&sibling, defer))
-        .ok()
+        .ok()?;
+    Some(Counting {
+        handle: Some(handle),
+        interrupt,
+    })
 }
 
 impl Loader<'_, '_> {
     /// Takes the counts when they are there (`wait`: waits for them), into the import
     /// statistics and the progress total.
     pub(super) fn take_counts(&mut self, wait: bool) -> Result<(), NsysError> {
-        let Some(counting) = self.counting.take() else {
+        let Some(mut counting) = self.counting.take() else {
             return Ok(());
         };
-        if !wait && !counting.is_finished() {
+        let Some(handle) = counting.handle.take() else {
+            return Ok(());
+        };
+        if !wait && !handle.is_finished() {
+            counting.handle = Some(handle);
             self.counting = Some(counting);
             return Ok(());
         }
-        let (rows, total) = match counting.join() {
+        let (rows, total) = match handle.join() {
             Ok(counts) => counts?,
             // The counting thread panicked: count here.
             Err(_) => count_read_tables(self.db, self.defer_sample_stacks)?,
