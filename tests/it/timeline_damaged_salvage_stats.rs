@@ -5,15 +5,12 @@
 //! Expected counts come from the timeline loader (an independent reader of the same rows),
 //! never from the report code.
 
-use std::path::Path;
-use std::process::Command;
-
 use sightline::timeline::nsys::stats::{self, ReportOutcome};
 use sightline::timeline::nsys::{self, db::ExportDb};
 use sightline::timeline::{EventKind, Timeline};
 use sightline_test_support::damage::{damage_schema, truncate};
 
-use crate::timeline_damaged_stats::synth;
+use crate::timeline_damaged_stats::{stats_csv, synth};
 
 const SALVAGED: &str = "the file's schema could not be read by SQLite: salvaged page by page";
 
@@ -22,22 +19,6 @@ fn kernels(tl: &Timeline) -> u64 {
         .into_iter()
         .find(|(k, _)| *k == EventKind::Kernel)
         .map_or(0, |(_, n)| n as u64)
-}
-
-/// Runs `sightline stats ARGS --format csv --report REPORTS`: exit code, stdout, stderr.
-fn stats_csv(files: &[&Path], extra: &[&str], reports: &str) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .arg("stats")
-        .args(files)
-        .args(extra)
-        .args(["--format", "csv", "--report", reports])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// The sum of the `Instances` column of the `cuda_gpu_kern_sum` CSV section in `csv`.

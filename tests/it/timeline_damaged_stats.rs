@@ -304,11 +304,16 @@ fn sightline() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sightline"))
 }
 
-/// Runs `sightline stats FILE --format csv --report REPORTS`: exit code, stdout, stderr.
-fn stats_csv(file: &Path, reports: &str) -> (Option<i32>, String, String) {
+/// Runs `sightline stats FILES EXTRA --format csv --report REPORTS`: exit code, stdout, stderr.
+pub(crate) fn stats_csv(
+    files: &[&Path],
+    extra: &[&str],
+    reports: &str,
+) -> (Option<i32>, String, String) {
     let out = sightline()
         .arg("stats")
-        .arg(file)
+        .args(files)
+        .args(extra)
         .args(["--format", "csv", "--report", reports])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -331,12 +336,12 @@ fn the_command_line_warns_on_stderr_and_fails_only_unreadable_reports() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let path = synth(dir.path());
     let reports = "cuda_gpu_kern_sum,cuda_api_sum";
-    let (code, intact, stderr) = stats_csv(&path, reports);
+    let (code, intact, stderr) = stats_csv(&[&path], &[], reports);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(stderr, "");
 
     let (copy, lost) = damage_leaf(&path, KERNEL, 3, 0x00);
-    let (code, out, stderr) = stats_csv(&copy, reports);
+    let (code, out, stderr) = stats_csv(&[&copy], &[], reports);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         stderr,
@@ -366,7 +371,7 @@ fn the_command_line_warns_on_stderr_and_fails_only_unreadable_reports() {
     );
 
     let copy = damage_root(&path, KERNEL);
-    let (code, out, stderr) = stats_csv(&copy, reports);
+    let (code, out, stderr) = stats_csv(&[&copy], &[], reports);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.starts_with("cuda_gpu_kern_sum: FAILED: ") && stderr.contains(KERNEL),

@@ -32,21 +32,18 @@ fn names_and_ends_given_after_their_ranges_still_apply() {
             .expect("insert");
         // A closed and an open push/pop range on a new thread in a new domain, then (later
         // rows) the domain's and the thread's names, and a mark after everything.
-        insert
-            .execute(params![last + 10, last + 20, 59, "closed", worker, 7])
-            .expect("row");
-        insert
-            .execute(params![last + 30, None::<i64>, 59, "open", worker, 7])
-            .expect("row");
-        insert
-            .execute(params![last + 1, None::<i64>, 75, "late domain", worker, 7])
-            .expect("row");
-        insert
-            .execute(params![last + 2, None::<i64>, 39, "worker", worker, 0])
-            .expect("row");
-        insert
-            .execute(params![last + 500, None::<i64>, 34, "mark", worker, 0])
-            .expect("row");
+        let rows: [(i64, Option<i64>, i64, &str, i64); 5] = [
+            (last + 10, Some(last + 20), 59, "closed", 7),
+            (last + 30, None, 59, "open", 7),
+            (last + 1, None, 75, "late domain", 7),
+            (last + 2, None, 39, "worker", 0),
+            (last + 500, None, 34, "mark", 0),
+        ];
+        for (start, end, event_type, text, domain) in rows {
+            insert
+                .execute(params![start, end, event_type, text, worker, domain])
+                .expect("row");
+        }
     }
     let tl = nsys::load(&path).expect("loads");
     let thread = tl
