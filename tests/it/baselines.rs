@@ -269,8 +269,12 @@ pub fn baseline_names(
         .collect()
 }
 
-#[test]
-fn gui_baselines_add_reorder_hide_remove_clear() {
+/// The app on `multi_block` and `sample` with two baselines added from the Details page: the
+/// sample's kernel 0 (the active tab), then the first kernel of `multi_block` (from its tab).
+fn app_with_two_baselines() -> (
+    egui_kittest::Harness<'static, sightline::app::SightlineApp>,
+    tempfile::TempDir,
+) {
     let (mut h, _folder) = app_on(vec![
         fixture("multi_block.ncu-rep"),
         fixture("sample.ncu-rep"),
@@ -293,6 +297,12 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
     );
     h.get_by_label("Add as baseline").click();
     h.run();
+    (h, _folder)
+}
+
+#[test]
+fn gui_baselines_add_reorder_hide_remove_clear() {
+    let (mut h, _folder) = app_with_two_baselines();
     let names = baseline_names;
     let added = names(&h);
     assert_eq!(added.len(), 2, "{added:?}");
@@ -509,27 +519,7 @@ fn ncu_state_mut<'a>(
 #[test]
 fn gui_baselines_persist_with_the_session() {
     use sightline::app::ncu::baselines::{BaselineStatus, Pick};
-    let (mut h, _folder) = app_on(vec![
-        fixture("multi_block.ncu-rep"),
-        fixture("sample.ncu-rep"),
-    ]);
-    // Two baselines: the sample's kernel 0 (Details page), then multi_block's first.
-    h.get_by_label("Add as baseline").click();
-    h.run();
-    h.state_mut().active = 0;
-    h.run();
-    common::app::step_until(
-        &mut h,
-        "the first tab's page",
-        std::time::Duration::from_secs(20),
-        |h| {
-            h.state()
-                .document::<ReportTab>(0)
-                .is_some_and(|t| t.details().is_some())
-        },
-    );
-    h.get_by_label("Add as baseline").click();
-    h.run();
+    let (mut h, _folder) = app_with_two_baselines();
     // Edited: the first renamed and compared with a picked result, the second hidden and
     // moved to the front.
     {

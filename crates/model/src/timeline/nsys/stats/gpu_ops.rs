@@ -1,7 +1,8 @@
 //! What the CUDA trace and GPU reports share: the kernels, memory copies and memsets of an
 //! export streamed row by row, kernel names as the options ask for them (demangled,
-//! `base`, `mangled`, with the innermost NVTX range for `nvtx-name`), the launching API calls by
-//! correlation id, and the layout of nsys 2022.4 for exports without `ENUM_CUDA_MEMCPY_OPER`.
+//! `base`, `mangled`, with the innermost NVTX range for `nvtx-name`), and the layout of nsys
+//! 2022.4 for exports without `ENUM_CUDA_MEMCPY_OPER`; the launching API calls by correlation id
+//! are in [`super::calls_by_corr`].
 
 use super::table::read_both;
 pub(super) use super::table::{for_each_row, int_at};
@@ -11,6 +12,7 @@ use rustc_hash::FxHashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
+pub(super) use super::calls_by_corr::{CallsByCorr, CorrIndex};
 use super::table::string_of;
 use super::{ReportOutcome, ReportRequest, skipped};
 
@@ -395,152 +397,6 @@ pub(super) fn for_each_mem_op(
         })?;
     }
     Ok(())
-}
-
-/// A CUDA API call.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct ApiCall {
-    /// Start (ns).
-    pub start: i64,
-    /// End (ns).
-    pub end: i64,
-    /// `globalTid`.
-    pub global_tid: i64,
-    /// String id of the function's name.
-    pub name: i64,
-    /// Its rowid (the table's order: what nsys lists calls of equal start by).
-    pub row: i64,
-}
-
-impl ApiCall {
-    /// Process id.
-    pub fn pid(&self) -> i64 {
-        (self.global_tid >> 24) & 0xFF_FFFF
-    }
-
-    /// Thread id.
-    pub fn tid(&self) -> i64 {
-        self.global_tid & 0xFF_FFFF
-    }
-}
-
-/// The API calls that carry a correlation id, sorted by (process, correlation id, start): one
-/// flat vector, looked up by binary search.
-pub(super) struct CallsByCorr {
-    /// (correlation id, process id, call), by correlation id, process, start and rowid.
-    calls: Vec<(i64, i64, ApiCall)>,
-    /// Where each correlation id's calls are in `calls`.
-    index: CorrIndex,
-}
-
-/// The range of a sorted list that holds each key: an offset table when the keys are dense
-/// (correlation ids count up from 1 in every export seen), else a hash map.
-pub(super) enum CorrIndex {
-    /// `starts[k − min]..starts[k − min + 1]` for key k.
-    Dense { min: i64, starts: Vec<u32> },
-    /// Key → range.
-    Sparse(FxHashMap<i64, (u32, u32)>),
-}
-
-impl CorrIndex {
-    /// The index of `keys` (sorted).
-    pub(super) fn of(keys: impl ExactSizeIterator<Item = i64> + Clone) -> CorrIndex {
-        let n = keys.len();
-        let (min, max) = keys
-            .clone()
-            .fold((i64::MAX, i64::MIN), |(lo, hi), k| (lo.min(k), hi.max(k)));
-        let span = max.checked_sub(min).and_then(|s| usize::try_from(s).ok());
-        match span {
-            Some(span) if n > 0 && span <= n.saturating_mul(4).saturating_add(1024) => {
-                let mut starts = vec![0u32; span + 2];
-                for k in keys {
-                    starts[(k - min) as usize + 1] += 1;
-                }
-                for i in 1..starts.len() {
-                    starts[i] += starts[i - 1];
-                }
-                CorrIndex::Dense { min, starts }
-            }
-            _ => {
-                let mut ranges: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
-                for (i, k) in keys.enumerate() {
-                    let i = i as u32;
-                    ranges
-                        .entry(k)
-                        .and_modify(|r| r.1 = i + 1)
-                        .or_insert((i, i + 1));
-                }
-                CorrIndex::Sparse(ranges)
-            }
-        }
-    }
-
-    /// The range holding `key` (empty when absent).
-    pub(super) fn range(&self, key: i64) -> (usize, usize) {
-        match self {
-            CorrIndex::Dense { min, starts } => key
-                .checked_sub(*min)
-                .and_then(|k| usize::try_from(k).ok())
-                .and_then(|k| Some((*starts.get(k)?, *starts.get(k + 1)?)))
-                .map_or((0, 0), |(lo, hi)| (lo as usize, hi as usize)),
-            CorrIndex::Sparse(ranges) => ranges
-                .get(&key)
-                .map_or((0, 0), |&(lo, hi)| (lo as usize, hi as usize)),
-        }
-    }
-}
-
-impl CallsByCorr {
-    /// Reads the runtime table's calls.
-    pub fn read(db: &ExportDb) -> Result<CallsByCorr, NsysError> {
-        let mut calls = Vec::new();
-        if db.has_table(RUNTIME) {
-            let corr = db.col_or_null(RUNTIME, "correlationId");
-            let sql = format!(
-                "SELECT rowid, start, end, {}, {corr}, {} FROM {RUNTIME} WHERE {corr} IS NOT NULL",
-                db.col_or_null(RUNTIME, "globalTid"),
-                db.col_or_null(RUNTIME, "nameId"),
-            );
-            for_each_row(db, RUNTIME, &sql, |row| {
-                let (Some(start), Some(end), Some(corr)) =
-                    (int_at(row, 1), int_at(row, 2), int_at(row, 4))
-                else {
-                    let rowid = int_at(row, 0).unwrap_or(-1);
-                    return Err(db.query_error(
-                        RUNTIME,
-                        format!("rowid {rowid}: start, end or correlationId is not an integer"),
-                    ));
-                };
-                let call = ApiCall {
-                    start,
-                    end,
-                    global_tid: int_at(row, 3).unwrap_or(0),
-                    name: int_at(row, 5).unwrap_or(-1),
-                    row: int_at(row, 0).unwrap_or(0),
-                };
-                calls.push((corr, call.pid(), call));
-                Ok(())
-            })?;
-        }
-        // Equal starts in table order: the rowid settles them (a table is read in rowid
-        // order), so an unstable sort of the keys is the stable sort of the rows.
-        calls.sort_unstable_by_key(|(corr, pid, c)| (*corr, *pid, c.start, c.row));
-        let index = CorrIndex::of(calls.iter().map(|(corr, _, _)| *corr));
-        Ok(CallsByCorr { calls, index })
-    }
-
-    /// The calls of a GPU operation: same process (any, for exports without `globalPid` on
-    /// GPU rows; then by process) and correlation id, by start.
-    pub fn of(&self, at: &Placement) -> impl Iterator<Item = &ApiCall> {
-        let (lo, hi) = at.corr.map_or((0, 0), |corr| self.index.range(corr));
-        let pid = at.pid;
-        self.calls
-            .get(lo..hi)
-            .unwrap_or_default()
-            .iter()
-            .filter(move |(_, p, _)| pid.is_none_or(|pid| *p == pid))
-            .map(|(_, _, call)| call)
-    }
 }
 
 /// NVTX push/pop and start/end ranges per (starting) thread, to name a kernel by the innermost

@@ -15,6 +15,7 @@
 
 mod api_table;
 mod apis;
+mod calls_by_corr;
 mod cuda;
 mod cuda_gpu;
 mod cuda_trace;
