@@ -57,34 +57,64 @@ pub(super) enum CorrIndex {
 impl CorrIndex {
     /// The index of `keys` (sorted).
     pub(super) fn of(keys: impl ExactSizeIterator<Item = i64> + Clone) -> CorrIndex {
-        let n = keys.len();
+        if let Some((min, starts)) = Self::dense(keys.clone(), keys.len()) {
+            return CorrIndex::Dense { min, starts };
+        }
+        let mut ranges: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
+        for (i, k) in keys.enumerate() {
+            let i = i as u32;
+            ranges
+                .entry(k)
+                .and_modify(|r| r.1 = i + 1)
+                .or_insert((i, i + 1));
+        }
+        CorrIndex::Sparse(ranges)
+    }
+
+    /// The smallest key and where each key's run starts in the sorted list, when the `n` keys
+    /// (in any order) are dense.
+    fn dense(keys: impl Iterator<Item = i64> + Clone, n: usize) -> Option<(i64, Vec<u32>)> {
         let (min, max) = keys
             .clone()
             .fold((i64::MAX, i64::MIN), |(lo, hi), k| (lo.min(k), hi.max(k)));
-        let span = max.checked_sub(min).and_then(|s| usize::try_from(s).ok());
-        match span {
-            Some(span) if n > 0 && span <= n.saturating_mul(4).saturating_add(1024) => {
-                let mut starts = vec![0u32; span + 2];
-                for k in keys {
-                    starts[(k - min) as usize + 1] += 1;
-                }
-                for i in 1..starts.len() {
-                    starts[i] += starts[i - 1];
-                }
-                CorrIndex::Dense { min, starts }
-            }
-            _ => {
-                let mut ranges: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
-                for (i, k) in keys.enumerate() {
-                    let i = i as u32;
-                    ranges
-                        .entry(k)
-                        .and_modify(|r| r.1 = i + 1)
-                        .or_insert((i, i + 1));
-                }
-                CorrIndex::Sparse(ranges)
-            }
+        let span = max.checked_sub(min).and_then(|s| usize::try_from(s).ok())?;
+        if n == 0 || span > n.saturating_mul(4).saturating_add(1024) {
+            return None;
         }
+        let mut starts = vec![0u32; span + 2];
+        for k in keys {
+            starts[(k - min) as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        Some((min, starts))
+    }
+
+    /// `(key, i)` for each `i` whose key is `Some`, sorted, with their index: a counting sort
+    /// when the keys are dense (what correlation ids are), else a sort.
+    pub(super) fn sorted(keys: &[Option<i64>]) -> (Vec<(i64, u32)>, CorrIndex) {
+        let present = || {
+            keys.iter()
+                .enumerate()
+                .filter_map(|(i, k)| k.map(|k| (k, i as u32)))
+        };
+        let n = present().count();
+        if let Some((min, starts)) = Self::dense(present().map(|(k, _)| k), n) {
+            // Each key's entries at its run's next free place, in index order.
+            let mut next = starts.clone();
+            let mut sorted = vec![(0, 0); n];
+            for (k, i) in present() {
+                let at = &mut next[(k - min) as usize];
+                sorted[*at as usize] = (k, i);
+                *at += 1;
+            }
+            return (sorted, CorrIndex::Dense { min, starts });
+        }
+        let mut sorted: Vec<(i64, u32)> = present().collect();
+        sorted.sort_unstable();
+        let index = CorrIndex::of(sorted.iter().map(|(k, _)| *k));
+        (sorted, index)
     }
 
     /// The range holding `key` (empty when absent).
@@ -105,7 +135,8 @@ impl CorrIndex {
 impl CallsByCorr {
     /// Reads the runtime table's calls.
     pub fn read(db: &ExportDb) -> Result<CallsByCorr, NsysError> {
-        let mut calls = Vec::new();
+        let mut read = Vec::new();
+        let mut corrs = Vec::new();
         if db.has_table(RUNTIME) {
             let corr = db.col_or_null(RUNTIME, "correlationId");
             let sql = format!(
@@ -130,27 +161,51 @@ impl CallsByCorr {
                     name: int_at(row, 5).unwrap_or(-1),
                     row: int_at(row, 0).unwrap_or(0),
                 };
-                calls.push((corr, call.pid(), call));
+                read.push(call);
+                corrs.push(Some(corr));
                 Ok(())
             })?;
         }
-        // Equal starts in table order: the rowid settles them (a table is read in rowid
-        // order), so an unstable sort of the keys is the stable sort of the rows.
-        calls.sort_unstable_by_key(|(corr, pid, c)| (*corr, *pid, c.start, c.row));
-        let index = CorrIndex::of(calls.iter().map(|(corr, _, _)| *corr));
+        // By correlation id (a counting sort), then each id's few calls by process, start and
+        // rowid (equal starts in table order, as nsys lists them).
+        let (sorted, index) = CorrIndex::sorted(&corrs);
+        drop(corrs);
+        let mut calls: Vec<(i64, i64, ApiCall)> = sorted
+            .into_iter()
+            .map(|(corr, i)| {
+                let call = read[i as usize];
+                (corr, call.pid(), call)
+            })
+            .collect();
+        drop(read);
+        for same in calls.chunk_by_mut(|a, b| a.0 == b.0) {
+            if same.len() > 1 {
+                same.sort_unstable_by_key(|(_, pid, c)| (*pid, c.start, c.row));
+            }
+        }
         Ok(CallsByCorr { calls, index })
     }
 
     /// The calls of a GPU operation: same process (any, for exports without `globalPid` on
     /// GPU rows; then by process) and correlation id, by start.
     pub fn of(&self, at: &Placement) -> impl Iterator<Item = &ApiCall> {
+        self.indices_of(at).map(|i| &self.calls[i].2)
+    }
+
+    /// [`CallsByCorr::of`] as indices for [`CallsByCorr::call`].
+    pub fn indices_of(&self, at: &Placement) -> impl Iterator<Item = usize> + '_ {
         let (lo, hi) = at.corr.map_or((0, 0), |corr| self.index.range(corr));
+        let (lo, hi) = if lo <= hi && hi <= self.calls.len() {
+            (lo, hi)
+        } else {
+            (0, 0)
+        };
         let pid = at.pid;
-        self.calls
-            .get(lo..hi)
-            .unwrap_or_default()
-            .iter()
-            .filter(move |(_, p, _)| pid.is_none_or(|pid| *p == pid))
-            .map(|(_, _, call)| call)
+        (lo..hi).filter(move |&i| pid.is_none_or(|pid| self.calls[i].1 == pid))
+    }
+
+    /// The call at `index` (from [`CallsByCorr::indices_of`]).
+    pub fn call(&self, index: usize) -> &ApiCall {
+        &self.calls[index].2
     }
 }

@@ -658,4 +658,36 @@ mod tests {
         let extreme = CorrIndex::of([i64::MIN, i64::MAX].into_iter());
         assert_eq!(extreme.range(i64::MAX), (1, 2));
     }
+
+    #[test]
+    fn sorted_keys_are_a_sort_of_the_present_ones() {
+        let dense = [
+            Some(4),
+            None,
+            Some(2),
+            Some(4),
+            Some(9),
+            None,
+            Some(2),
+            Some(3),
+        ];
+        let sparse = dense.map(|k| k.map(|k: i64| k.wrapping_mul(1 << 40) - 7));
+        for (keys, is_dense) in [(&dense, true), (&sparse, false)] {
+            let (sorted, index) = CorrIndex::sorted(keys);
+            assert_eq!(matches!(index, CorrIndex::Dense { .. }), is_dense);
+            let mut want: Vec<(i64, u32)> = keys
+                .iter()
+                .enumerate()
+                .filter_map(|(i, k)| k.map(|k| (k, i as u32)))
+                .collect();
+            want.sort_unstable();
+            assert_eq!(sorted, want);
+            for &(k, _) in &want {
+                let (lo, hi) = index.range(k);
+                assert!(sorted[lo..hi].iter().all(|&(s, _)| s == k), "key {k}");
+                assert_eq!(hi - lo, want.iter().filter(|w| w.0 == k).count());
+            }
+        }
+        assert!(CorrIndex::sorted(&[None, None]).0.is_empty());
+    }
 }

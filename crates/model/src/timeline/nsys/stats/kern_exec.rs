@@ -14,10 +14,10 @@ use rustc_hash::FxHashMap;
 
 use super::super::NsysError;
 use super::super::db::ExportDb;
-use super::gpu_ops::{
-    CallsByCorr, Columns, KERNEL, NameKind, Placement, kernel_split, kernels_in, xyz,
-};
-use super::table::read_both;
+use super::calls_by_corr::ApiCall;
+use super::chunks::{RowidChunks, in_table_order};
+use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, Placement, kernels_in, xyz};
+use super::table::{beside, read_both};
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
@@ -39,114 +39,107 @@ pub(super) const REPORTS: &[Report] = &[
 ];
 
 /// One kernel with the call that launched it.
-struct Launch {
-    api_start: i64,
-    /// The call's rowid (calls of equal start are listed in table order, as nsys does).
-    api_row: i64,
-    api_end: i64,
-    api_name: i64,
-    pid: i64,
-    tid: i64,
-    device: Option<i64>,
-    kernel_start: i64,
-    kernel_end: i64,
-    grid: [i64; 3],
-    block: [i64; 3],
-    kernel_name: i64,
-    /// Its place in the kernel table's order (what settles equal keys).
-    seq: u32,
+struct Launch<'a> {
+    kernel: &'a LaunchedKernel,
+    call: &'a ApiCall,
 }
 
-impl Launch {
+impl Launch<'_> {
+    fn api_start(&self) -> i64 {
+        self.call.start
+    }
+
+    fn api_dur(&self) -> i64 {
+        self.call.end - self.call.start
+    }
+
+    fn kernel_dur(&self) -> i64 {
+        self.kernel.end - self.kernel.start
+    }
+
     /// From the call's start to the later of the call's and the kernel's ends.
     fn total(&self) -> i64 {
-        self.kernel_end.max(self.api_end) - self.api_start
+        self.kernel.end.max(self.call.end) - self.call.start
     }
 
     fn queue(&self) -> Option<(i64, i64)> {
-        (self.api_end <= self.kernel_start)
-            .then(|| (self.api_end, self.kernel_start - self.api_end))
+        (self.call.end <= self.kernel.start)
+            .then(|| (self.call.end, self.kernel.start - self.call.end))
     }
 }
 
-/// Every kernel joined with its launching calls (in the kernel table's order) and their order
-/// by API start: equal starts in the runtime table's order (nsys 2023.4 on a generated 1 M-event
-/// export), then as read. The launches stay where they are (150 bytes each); their keys sort.
-type LaunchOrder = Vec<((i64, i64, i64), u32)>;
-
-fn launches(db: &ExportDb) -> Result<(Vec<Launch>, LaunchOrder), NsysError> {
-    let mut out = Vec::new();
-    for_each_launch(db, |l| out.push(l))?;
-    let mut order: LaunchOrder = out
-        .iter()
-        .map(|l| ((l.api_start, l.api_row, l.kernel_start), l.seq))
-        .collect();
-    order.sort_unstable();
-    Ok((out, order))
-}
-
-/// Calls `each` with every kernel joined with each of its launching calls, in the kernel
-/// table's order (what a summary needs: it sorts each group's values itself).
-fn for_each_launch(db: &ExportDb, mut each: impl FnMut(Launch)) -> Result<(), NsysError> {
-    // Two connections at once: one reads the first half of the kernel table, the other the
-    // runtime table (and indexes it) and then the second half.
-    let split = kernel_split(db, 0);
-    let kernels = |db: &ExportDb, range: Option<(i64, i64)>| {
-        let mut kernels = Vec::new();
-        kernels_in(db, NameKind::Demangled, Columns::Lean, range, |k| {
-            kernels.push(LaunchedKernel {
-                at: k.at,
-                grid: k.grid,
-                block: k.block,
-                name: k.name,
-            })
-        })?;
-        Ok::<_, NsysError>(kernels)
-    };
-    let (first, rest) = read_both(
-        db,
-        |db| kernels(db, split.map(|(first, _)| first)),
-        |db| {
-            let calls = CallsByCorr::read(db)?;
-            let second = match split {
-                Some((_, second)) => kernels(db, Some(second))?,
-                None => Vec::new(),
-            };
-            Ok::<_, NsysError>((calls, second))
-        },
-    );
-    let (calls, second) = rest?;
-    let kernels = first?.into_iter().chain(second);
-    let mut seq = 0u32;
-    for k in kernels {
-        for c in calls.of(&k.at) {
-            each(Launch {
-                api_start: c.start,
-                api_row: c.row,
-                api_end: c.end,
-                api_name: c.name,
-                pid: c.pid(),
-                tid: c.tid(),
-                device: k.at.device,
-                kernel_start: k.at.start,
-                kernel_end: k.at.end,
-                grid: k.grid,
-                block: k.block,
-                kernel_name: k.name,
-                seq,
-            });
-            seq += 1;
-        }
-    }
-    Ok(())
-}
-
-/// What a launch keeps of its kernel while the calls are read.
+/// What a launch keeps of its kernel.
 struct LaunchedKernel {
-    at: Placement,
+    start: i64,
+    end: i64,
+    corr: Option<i64>,
+    pid: Option<i64>,
+    device: Option<i64>,
     grid: [i64; 3],
     block: [i64; 3],
     name: i64,
+}
+
+impl LaunchedKernel {
+    fn placement(&self) -> Placement {
+        Placement {
+            start: self.start,
+            end: self.end,
+            corr: self.corr,
+            pid: self.pid,
+            device: self.device,
+            context: None,
+            green: None,
+            stream: None,
+        }
+    }
+}
+
+/// The kernels (in parts, in the kernel table's order) and the API calls by correlation id.
+///
+/// Two connections at once: one reads the runtime table's calls (and indexes them), and both
+/// read the kernel table in chunks, each taking the next as it is free.
+fn read_launches(db: &ExportDb) -> Result<(Vec<Vec<LaunchedKernel>>, CallsByCorr), NsysError> {
+    let chunks = RowidChunks::of(db, KERNEL);
+    let kernels = |db: &ExportDb| match &chunks {
+        Some(chunks) => chunks.drain(|range| {
+            let mut kernels = Vec::new();
+            kernels_in(db, NameKind::Demangled, Columns::Lean, Some(range), |k| {
+                kernels.push(LaunchedKernel {
+                    start: k.at.start,
+                    end: k.at.end,
+                    corr: k.at.corr,
+                    pid: k.at.pid,
+                    device: k.at.device,
+                    grid: k.grid,
+                    block: k.block,
+                    name: k.name,
+                })
+            })?;
+            Ok::<_, NsysError>(kernels)
+        }),
+        None => Ok(Vec::new()),
+    };
+    let (here, there) = read_both(db, kernels, |db| {
+        let calls = CallsByCorr::read(db)?;
+        Ok::<_, NsysError>((calls, kernels(db)?))
+    });
+    let (calls, more) = there?;
+    Ok((in_table_order(here?, more).collect(), calls))
+}
+
+/// Calls `each` with every kernel of `parts` joined with each of its launching calls, in the
+/// kernel table's order.
+fn for_each_launch(
+    parts: &[Vec<LaunchedKernel>],
+    calls: &CallsByCorr,
+    mut each: impl FnMut(Launch<'_>),
+) {
+    for kernel in parts.iter().flatten() {
+        for call in calls.of(&kernel.placement()) {
+            each(Launch { kernel, call });
+        }
+    }
 }
 
 /// Names by string id, each built once.
@@ -182,32 +175,49 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         api: HashMap::new(),
         kernel: HashMap::new(),
     };
-    let (launches, order) = launches(db)?;
-    for l in &launches {
-        names.api(l.api_name);
-        names.kernel(l.kernel_name);
+    let (parts, calls) = read_launches(db)?;
+    // Each launch as (part, kernel, call) indices, shown by API start: equal starts in the
+    // runtime table's order (nsys 2023.4 on a generated 1 M-event export), then by kernel
+    // start, then in the kernel table's order.
+    let mut launches: Vec<(u32, u32, u32)> = Vec::new();
+    let mut order: Vec<((i64, i64, i64), u32)> = Vec::new();
+    for (p, part) in parts.iter().enumerate() {
+        for (k, kernel) in part.iter().enumerate() {
+            for c in calls.indices_of(&kernel.placement()) {
+                let call = calls.call(c);
+                names.api(call.name);
+                names.kernel(kernel.name);
+                order.push(((call.start, call.row, kernel.start), launches.len() as u32));
+                launches.push((p as u32, k as u32, c as u32));
+            }
+        }
     }
+    order.sort_unstable();
     let Names { api, kernel, .. } = names;
     let name = |names: &HashMap<i64, String>, id: i64| -> CellText {
         names.get(&id).map_or("", String::as_str).into()
     };
-    let rows = Rows::lazy_ordered(launches, order, move |l: &Launch, row: &mut Vec<Cell>| {
+    let rows = Rows::lazy_ordered(launches, order, move |&(p, k, c), row: &mut Vec<Cell>| {
+        let l = Launch {
+            kernel: &parts[p as usize][k as usize],
+            call: calls.call(c as usize),
+        };
         let queue = l.queue();
         row.extend([
-            Cell::int(l.api_start),
-            Cell::int(l.api_end - l.api_start),
+            Cell::int(l.api_start()),
+            Cell::int(l.api_dur()),
             queue.map_or_else(|| Cell::opt_int(None), |q| Cell::int(q.0)),
             queue.map_or_else(|| Cell::opt_int(None), |q| Cell::int(q.1)),
-            Cell::int(l.kernel_start),
-            Cell::int(l.kernel_end - l.kernel_start),
+            Cell::int(l.kernel.start),
+            Cell::int(l.kernel_dur()),
             Cell::int(l.total()),
-            Cell::int(l.pid),
-            Cell::int(l.tid),
-            Cell::opt_int(l.device),
-            Cell::Text(name(&api, l.api_name)),
-            Cell::Text(xyz(l.grid).into()),
-            Cell::Text(xyz(l.block).into()),
-            Cell::Text(name(&kernel, l.kernel_name)),
+            Cell::int(l.call.pid()),
+            Cell::int(l.call.tid()),
+            Cell::opt_int(l.kernel.device),
+            Cell::Text(name(&api, l.call.name)),
+            Cell::Text(xyz(l.kernel.grid).into()),
+            Cell::Text(xyz(l.kernel.block).into()),
+            Cell::Text(name(&kernel, l.kernel.name)),
         ]);
     });
     let columns = [
@@ -232,6 +242,24 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,
     }))
+}
+
+/// The launches of one row of the summary: their total, API, queue and kernel times.
+#[derive(Default)]
+struct Group {
+    total: Vec<i64>,
+    api: Vec<i64>,
+    queue: Vec<i64>,
+    kernel: Vec<i64>,
+}
+
+impl Group {
+    fn extend(&mut self, other: Group) {
+        self.total.extend(other.total);
+        self.api.extend(other.api);
+        self.queue.extend(other.queue);
+        self.kernel.extend(other.kernel);
+    }
 }
 
 /// Avg, Med, Min, Max, StdDev cells; blanks (and a 0.0 deviation) for no values.
@@ -261,27 +289,36 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
     }
     let strings = db.string_ids()?;
     type Key = (i64, i64, Option<i64>, String, String);
-    #[derive(Default)]
-    struct Group {
-        total: Vec<i64>,
-        api: Vec<i64>,
-        queue: Vec<i64>,
-        kernel: Vec<i64>,
-    }
     // By ids first, then by names: the two rows of a call in old exports (`cudaLaunchKernel`,
-    // `cudaLaunchKernel_v7000`) make one group.
-    let mut by_id: FxHashMap<(i64, i64, Option<i64>, i64, i64), Group> = FxHashMap::default();
-    // Each group sorts its values (`Summary::of`): the launches need no order.
-    for_each_launch(db, |l| {
-        let key = (l.pid, l.tid, l.device, l.api_name, l.kernel_name);
-        let g = by_id.entry(key).or_default();
-        g.total.push(l.total());
-        g.api.push(l.api_end - l.api_start);
-        if let Some((_, q)) = l.queue() {
-            g.queue.push(q);
-        }
-        g.kernel.push(l.kernel_end - l.kernel_start);
-    })?;
+    // `cudaLaunchKernel_v7000`) make one group. Each group sorts its values (`Summary::of`), so
+    // the launches need no order: two threads group half of the kernels each.
+    type IdKey = (i64, i64, Option<i64>, i64, i64);
+    let group = |parts: &[Vec<LaunchedKernel>], calls: &CallsByCorr| {
+        let mut by_id: FxHashMap<IdKey, Group> = FxHashMap::default();
+        for_each_launch(parts, calls, |l| {
+            let key = (
+                l.call.pid(),
+                l.call.tid(),
+                l.kernel.device,
+                l.call.name,
+                l.kernel.name,
+            );
+            let g = by_id.entry(key).or_default();
+            g.total.push(l.total());
+            g.api.push(l.api_dur());
+            if let Some((_, q)) = l.queue() {
+                g.queue.push(q);
+            }
+            g.kernel.push(l.kernel_dur());
+        });
+        by_id
+    };
+    let (parts, calls) = read_launches(db)?;
+    let (first, second) = parts.split_at(parts.len() / 2);
+    let (mut by_id, more) = beside(|| group(second, &calls), || group(first, &calls));
+    for (key, g) in more {
+        by_id.entry(key).or_default().extend(g);
+    }
     let mut names = Names {
         strings: &strings,
         api: HashMap::new(),
@@ -296,11 +333,7 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
             names.api(api).to_string(),
             names.kernel(kernel).to_string(),
         );
-        let into = groups.entry(key).or_default();
-        into.total.extend(g.total);
-        into.api.extend(g.api);
-        into.queue.extend(g.queue);
-        into.kernel.extend(g.kernel);
+        groups.entry(key).or_default().extend(g);
     }
     let mut rows: Vec<((i128, u64), Key, Vec<Cell>)> = groups
         .into_iter()

@@ -16,6 +16,7 @@
 mod api_table;
 mod apis;
 mod calls_by_corr;
+mod chunks;
 mod cuda;
 mod cuda_gpu;
 mod cuda_trace;

@@ -12,9 +12,10 @@
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of};
+use super::chunks::{RowidChunks, in_table_order};
 use super::gpu_ops::CorrIndex;
 use super::nvtx_trace::{
-    NVTX, Range, Ranges, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
+    NVTX, Range, Ranges, by_thread, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
 };
 use super::table::{beside, for_each_row, read_both};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
@@ -116,9 +117,12 @@ struct RuntimeRow {
     end: Option<i64>,
 }
 
-/// The runtime rows that have a correlation id, in table order.
-fn read_runtime(db: &ExportDb) -> Result<Vec<RuntimeRow>, NsysError> {
-    let sql = format!("SELECT rowid, correlationId, globalTid, start, end FROM {RUNTIME}");
+/// The runtime rows with rowids in `lo..=hi` that have a correlation id, in table order.
+fn read_runtime(db: &ExportDb, (lo, hi): (i64, i64)) -> Result<Vec<RuntimeRow>, NsysError> {
+    let sql = format!(
+        "SELECT rowid, correlationId, globalTid, start, end FROM {RUNTIME} \
+         WHERE rowid BETWEEN {lo} AND {hi}"
+    );
     let mut out = Vec::new();
     for_each_row(db, RUNTIME, &sql, |row| {
         let v = |i| row.get_ref(i).ok().and_then(int_of);
@@ -136,9 +140,14 @@ fn read_runtime(db: &ExportDb) -> Result<Vec<RuntimeRow>, NsysError> {
     Ok(out)
 }
 
-/// What the projection reads: NVTX ranges, operations with their correlation ids, and
-/// runtime rows.
-type Loaded = (Ranges, Vec<Op>, OpsByCorr, Vec<RuntimeRow>);
+/// What the projection reads: the NVTX ranges with what the report prepared of them while the
+/// other tables were read, the operations, and their launching calls (by thread and start).
+struct Loaded<P> {
+    ranges: Ranges,
+    prepared: P,
+    ops: Vec<Op>,
+    calls: Vec<Call>,
+}
 
 /// The operations by correlationId: `(correlation id, operation)` sorted, and where each id's
 /// operations are (usually one per process).
@@ -150,53 +159,80 @@ struct OpsByCorr {
 impl OpsByCorr {
     /// The index of the operations whose correlation ids are `corr`.
     fn of(corr: &[Option<i64>]) -> OpsByCorr {
-        let mut by_corr: Vec<(i64, u32)> = corr
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| c.map(|c| (c, i as u32)))
-            .collect();
-        by_corr.sort_unstable();
-        let first = CorrIndex::of(by_corr.iter().map(|(c, _)| *c));
+        let (by_corr, first) = CorrIndex::sorted(corr);
         OpsByCorr { by_corr, first }
     }
 }
 
-/// The operations (indexed by correlation id), NVTX ranges and runtime rows, read two tables
-/// at a time: the ranges and the runtime rows on one connection, the operations on the other,
-/// which also indexes them (it has the shorter read).
-fn load_all(db: &ExportDb, tables: &[&str]) -> Result<Loaded, NsysError> {
-    let (here, ops) = read_both(
+/// The NVTX ranges, operations and their launching calls, read on two connections at once:
+/// the ranges on one (which then runs `prepare` on them), the operations on the other (which
+/// also indexes them by correlation id), then the runtime table on both, in chunks that each
+/// takes as it is free; the calls are joined to their operations on two threads.
+fn load_all<P>(
+    db: &ExportDb,
+    tables: &[&str],
+    prepare: impl FnOnce(&[Range]) -> P,
+) -> Result<Loaded<P>, NsysError> {
+    let chunks = RowidChunks::of(db, RUNTIME);
+    let runtime = |db: &ExportDb| match &chunks {
+        Some(chunks) => chunks.drain(|range| read_runtime(db, range)),
+        None => Ok(Vec::new()),
+    };
+    let (here, there) = read_both(
         db,
-        |db| Ok::<_, NsysError>((load_ranges(db, true)?, read_runtime(db)?)),
+        |db| {
+            let ranges = load_ranges(db, true)?;
+            let prepared = prepare(&ranges.ranges);
+            Ok::<_, NsysError>((ranges, prepared, runtime(db)?))
+        },
         |db| {
             let (ops, corr) = load_ops(db, tables)?;
             let index = OpsByCorr::of(&corr);
-            Ok::<_, NsysError>((ops, index))
+            Ok::<_, NsysError>((ops, index, runtime(db)?))
         },
     );
-    let (ranges, runtime) = here?;
-    let (ops, index) = ops?;
-    Ok((ranges, ops, index, runtime))
+    let (ranges, prepared, mine) = here?;
+    let (ops, index, theirs) = there?;
+    let runtime: Vec<Vec<RuntimeRow>> = in_table_order(mine, theirs).collect();
+    let (first, second) = runtime.split_at(runtime.len() / 2);
+    let (more, calls) = beside(
+        || load_calls(second, &ops, &index),
+        || load_calls(first, &ops, &index),
+    );
+    // The first bad row in table order.
+    let bad_row = |row: i64| {
+        db.query_error(
+            RUNTIME,
+            format!("rowid {row}: globalTid, start or end is not an integer"),
+        )
+    };
+    let mut calls = calls.map_err(bad_row)?;
+    calls.extend(more.map_err(bad_row)?);
+    // Two sorted runs: a stable sort merges them.
+    calls.sort_by_key(|c| (c.gtid, c.start, c.end, c.op));
+    Ok(Loaded {
+        ranges,
+        prepared,
+        ops,
+        calls,
+    })
 }
 
-/// Every (operation, runtime row) pair of the same correlationId and process.
+/// Every (operation, runtime row) pair of the same correlationId and process, by thread and
+/// start (what [`sweep`] walks); `Err(rowid)` for a runtime row without thread or times.
 fn load_calls(
-    db: &ExportDb,
-    runtime: Vec<RuntimeRow>,
+    runtime: &[Vec<RuntimeRow>],
     ops: &[Op],
     OpsByCorr { by_corr, first }: &OpsByCorr,
-) -> Result<Vec<Call>, NsysError> {
-    let mut calls = Vec::new();
-    for r in runtime {
+) -> Result<Vec<Call>, i64> {
+    let mut calls = Vec::with_capacity(runtime.iter().map(Vec::len).sum());
+    for r in runtime.iter().flatten() {
         let (lo, hi) = first.range(r.corr);
         if lo >= hi {
             continue;
         }
         let (Some(gtid), Some(start), Some(end)) = (r.gtid, r.start, r.end) else {
-            return Err(db.query_error(
-                RUNTIME,
-                format!("rowid {}: globalTid, start or end is not an integer", r.row),
-            ));
+            return Err(r.row);
         };
         for &(_, op) in &by_corr[lo..hi] {
             if ops[op as usize].process.is_none_or(|p| p == gtid >> 24) {
@@ -209,21 +245,18 @@ fn load_calls(
             }
         }
     }
+    calls.sort_unstable_by_key(|c| (c.gtid, c.start, c.end, c.op));
     Ok(calls)
 }
 
-/// Calls `visit(call, enclosing)` for every call with the ranges (indices) of its thread that
-/// contain it. Calls are visited by thread and start.
-fn sweep(ranges: &[Range], calls: &mut [Call], mut visit: impl FnMut(&Call, &[usize])) {
-    // The two sorts at once.
-    let (order, ()) = beside(
-        || {
-            let mut order: Vec<usize> = (0..ranges.len()).collect();
-            order.sort_unstable_by_key(|&i| (ranges[i].gtid, ranges[i].start));
-            order
-        },
-        || calls.sort_unstable_by_key(|c| (c.gtid, c.start, c.end, c.op)),
-    );
+/// Calls `visit(call, enclosing)` for every call (from [`load_calls`]: by thread and start)
+/// with the ranges (indices, `order` from [`by_thread`]) of its thread that contain it.
+fn sweep(
+    ranges: &[Range],
+    order: &[usize],
+    calls: &[Call],
+    mut visit: impl FnMut(&Call, &[usize]),
+) {
     let mut next = 0;
     let mut active: Vec<usize> = Vec::new();
     let mut enclosing: Vec<usize> = Vec::new();
@@ -310,14 +343,16 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
     if !GPU_OPS.iter().any(|t| db.has_table(t)) {
         return skipped(db, "GPU operation data").map(Err);
     }
-    let (ranges, ops, corr, runtime) = load_all(db, &GPU_OPS)?;
-    // The ranges' nesting and the operations' calls at once.
-    let (nodes, calls) = beside(
-        || nest(&ranges.ranges),
-        || load_calls(db, runtime, &ops, &corr),
-    );
-    let mut calls = calls?;
-    drop(corr);
+    let Loaded {
+        ranges,
+        prepared: (order, nodes),
+        ops,
+        calls,
+    } = load_all(db, &GPU_OPS, |ranges| {
+        let order = by_thread(ranges);
+        let nodes = nest(ranges, &order);
+        (order, nodes)
+    })?;
     let mut calls_per_op = vec![0u32; ops.len()];
     for c in &calls {
         calls_per_op[c.op as usize] = calls_per_op[c.op as usize].saturating_add(1);
@@ -328,7 +363,7 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
     let mut shared: Vec<(usize, u32)> = Vec::new();
     // The thread of an operation's first call outside every range.
     let mut outside: Vec<Option<i64>> = vec![None; ops.len()];
-    sweep(&ranges.ranges, &mut calls, |call, enclosing| {
+    sweep(&ranges.ranges, &order, &calls, |call, enclosing| {
         let op = call.op as usize;
         if enclosing.is_empty() {
             outside[op].get_or_insert(call.gtid);
@@ -604,9 +639,12 @@ fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
     if !db.has_table(RUNTIME) {
         return skipped(db, "CUDA API data");
     }
-    let (Ranges { ranges, names }, ops, corr, runtime) = load_all(db, &[KERNEL])?;
-    let mut calls = load_calls(db, runtime, &ops, &corr)?;
-    drop(corr);
+    let Loaded {
+        ranges: Ranges { ranges, names },
+        prepared: order,
+        ops,
+        calls,
+    } = load_all(db, &[KERNEL], by_thread)?;
     /// Range name (`u32::MAX`: outside every range), style (2: none), thread, kernel name.
     type Key = (u32, u8, i64, i64);
     #[derive(Default)]
@@ -616,7 +654,7 @@ fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
         ranges: Vec<u32>,
     }
     let mut groups: FxHashMap<Key, Group> = FxHashMap::default();
-    sweep(&ranges, &mut calls, |call, enclosing| {
+    sweep(&ranges, &order, &calls, |call, enclosing| {
         let op = &ops[call.op as usize];
         let duration = op.end - op.start;
         if enclosing.is_empty() {

@@ -188,11 +188,22 @@ pub(super) struct Node {
     pub lvl: Option<u32>,
 }
 
-/// The nesting of `ranges` by time, per thread (see the module notes).
-pub(super) fn nest(ranges: &[Range]) -> Vec<Node> {
+/// The indices of `ranges` by thread, start and id (what [`nest`] walks).
+pub(super) fn by_thread(ranges: &[Range]) -> Vec<usize> {
+    // The keys beside the indices: a sort that does not look each key up.
+    let mut keys: Vec<(i64, i64, i64, usize)> = ranges
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.gtid, r.start, r.id, i))
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|(.., i)| i).collect()
+}
+
+/// The nesting of `ranges` by time, per thread (see the module notes), given their
+/// [`by_thread`] order.
+pub(super) fn nest(ranges: &[Range], order: &[usize]) -> Vec<Node> {
     let mut nodes = vec![Node::default(); ranges.len()];
-    let mut order: Vec<usize> = (0..ranges.len()).collect();
-    order.sort_unstable_by_key(|&i| (ranges[i].gtid, ranges[i].start, ranges[i].id));
     let mut active: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < order.len() {
@@ -298,7 +309,7 @@ fn pushpop_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
         return skipped_nvtx(db);
     }
     let Ranges { ranges, names } = load_ranges(db, false)?;
-    let nodes = nest(&ranges);
+    let nodes = nest(&ranges, &by_thread(&ranges));
     let mut children = vec![(0u64, 0i64); ranges.len()];
     for (k, node) in nodes.iter().enumerate() {
         if let Some(p) = node.parent {
