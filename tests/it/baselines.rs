@@ -593,6 +593,23 @@ fn gui_baselines_persist_with_the_session() {
         assert_eq!(&b.names, names);
         assert_eq!(&b.durations, durations);
     }
+    // The baseline of the report open in the tab uses the tab's report, not a second copy;
+    // the other one's report was read by its job.
+    let tab = h
+        .state()
+        .document::<ReportTab>(0)
+        .and_then(|t| t.report.clone())
+        .expect("the tab's report");
+    let shares = |b: &sightline::app::ncu::baselines::Baseline| {
+        b.source().is_some_and(|r| std::sync::Arc::ptr_eq(r, &tab))
+    };
+    let (open, other): (Vec<_>, Vec<_>) = store
+        .list
+        .iter()
+        .partition(|b| b.report.ends_with("multi_block.ncu-rep"));
+    assert_eq!((open.len(), other.len()), (1, 1));
+    assert!(shares(open[0]), "restored from the open tab");
+    assert!(other[0].source().is_some() && !shares(other[0]));
     // The bar shows them; the Details page compares with the shown one (its picked result).
     h.run();
     h.get_by_label("Clear baselines");

@@ -3,13 +3,13 @@
 //! shell holds it as a [`KindState`] without knowing what it is; report tabs reach it through
 //! [`crate::document::Services::state`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 use sightline_model::section::registry::SectionFolder;
 
-use super::baselines::BaselineStore;
+use super::baselines::{BaselineStore, OpenReport, Opened, same_file};
 use super::metric_selection::{InUse, MetricSelection, SelectionRequest};
 use super::report_tab::ReportTab;
 use super::rule_runner::{ApplyResult, RuleRunner};
@@ -296,8 +296,32 @@ impl KindState for NcuState {
                 status = Some(self.baselines_file(op == BaselinesFileOp::Load, &path));
             }
         }
-        // Restored baselines are read in the background.
-        self.baselines.poll(ctx, &self.sections);
+        // Restored baselines are read in the background, from their tab when one shows their
+        // report.
+        let open = |path: &Path| {
+            let mut opened = Opened::No;
+            for tab in tabs
+                .iter()
+                .filter_map(|t| t.as_any().downcast_ref::<ReportTab>())
+            {
+                if !same_file(&tab.path, path) {
+                    continue;
+                }
+                match &tab.report {
+                    Some(report) => {
+                        return Opened::Yes(OpenReport {
+                            report: report.clone(),
+                            names: tab.list.rows.iter().map(|r| r.name.clone()).collect(),
+                            durations: tab.list.rows.iter().map(|r| r.duration_ns).collect(),
+                        });
+                    }
+                    None if tab.loading() => opened = Opened::Loading,
+                    None => {}
+                }
+            }
+            opened
+        };
+        self.baselines.poll(ctx, &self.sections, &open);
         if !self.waker_installed {
             let repaint = ctx.clone();
             self.sections.set_waker(move || repaint.request_repaint());

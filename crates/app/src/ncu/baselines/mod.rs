@@ -38,6 +38,7 @@ use sightline_model::section::details::{KernelDetails, resolve_action};
 use eframe::egui;
 
 use self::persist::{BaselineSpec, Resolver, RestoreJob, start_restore};
+pub use self::persist::{OpenReport, Opened};
 use super::section_state::SectionState;
 use crate::job::JobEvent;
 use crate::widgets::plot::palette;
@@ -124,6 +125,12 @@ impl Baseline {
         }
     }
 
+    /// Its report, once read (the tab's own when it was added from, or restored beside, a tab
+    /// of that report).
+    pub fn source(&self) -> Option<&Arc<Report>> {
+        self.source.as_ref()
+    }
+
     /// Whether it compares: shown, and its report read.
     pub fn compares(&self) -> bool {
         self.visible && self.status == BaselineStatus::Ready
@@ -184,7 +191,7 @@ impl Baseline {
 
 /// Whether `a` and `b` name the same file (a restored baseline's report path is absolute; the
 /// tab's may be relative to the working folder).
-fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     a == b
         || (a.is_absolute() != b.is_absolute()
             && std::path::absolute(a).ok() == std::path::absolute(b).ok())
@@ -359,8 +366,15 @@ impl BaselineStore {
     }
 
     /// Starts a job for every loading baseline without one, and applies what the jobs sent;
-    /// `ctx` is repainted when one ends.
-    pub fn poll(&mut self, ctx: &egui::Context, sections: &SectionState) {
+    /// `ctx` is repainted when one ends. `open` says whether a baseline's report is open in a
+    /// tab: its report is used rather than read again (and a baseline waits for a tab still
+    /// reading it).
+    pub fn poll(
+        &mut self,
+        ctx: &egui::Context,
+        sections: &SectionState,
+        open: &dyn Fn(&Path) -> Opened,
+    ) {
         // Jobs of removed baselines are dropped (which cancels them).
         let list = &self.list;
         self.jobs.retain(|(id, _)| {
@@ -371,8 +385,13 @@ impl BaselineStore {
             if baseline.status == BaselineStatus::Loading
                 && !self.jobs.iter().any(|(id, _)| *id == baseline.id)
             {
+                let tab = match open(&baseline.report) {
+                    Opened::Loading => continue,
+                    Opened::Yes(tab) => Some(tab),
+                    Opened::No => None,
+                };
                 let repaint = ctx.clone();
-                let job = start_restore(&baseline.spec(), Resolver::of(sections), move || {
+                let job = start_restore(&baseline.spec(), Resolver::of(sections), tab, move || {
                     repaint.request_repaint()
                 });
                 self.jobs.push((baseline.id, job));

@@ -156,11 +156,35 @@ pub struct Restored {
 /// The job restoring one baseline.
 pub type RestoreJob = Job<Restored, String>;
 
-/// Opens `spec`'s report and decodes and resolves its result on a [`RESTORE_THREAD`] thread;
-/// `wake` requests a repaint. The error says which file and why.
+/// A report already open in a tab, with its kernel list: a restored baseline of the same file
+/// uses it instead of reading the file again.
+#[derive(Clone)]
+pub struct OpenReport {
+    /// The tab's report.
+    pub report: Arc<Report>,
+    /// The function name of each result (the tab's kernel list).
+    pub names: Vec<String>,
+    /// The duration of each result (the tab's kernel list).
+    pub durations: Vec<Option<f64>>,
+}
+
+/// Whether a baseline's report is open in a tab.
+pub enum Opened {
+    /// No tab shows it.
+    No,
+    /// A tab is still reading it (the baseline waits for it rather than read it twice).
+    Loading,
+    /// A tab shows it.
+    Yes(OpenReport),
+}
+
+/// Decodes and resolves `spec`'s result on a [`RESTORE_THREAD`] thread, from `open` (a tab's
+/// report of the same file) or else from the file; `wake` requests a repaint. The error says
+/// which file and why.
 pub fn start_restore(
     spec: &BaselineSpec,
     resolver: Resolver,
+    open: Option<OpenReport>,
     wake: impl Fn() + Send + Sync + 'static,
 ) -> RestoreJob {
     let (path, index) = (spec.report.clone(), spec.result);
@@ -169,7 +193,7 @@ pub fn start_restore(
         RESTORE_THREAD,
         wake,
         move |error| format!("{shown}: cannot start restoring the baseline: {error}"),
-        move |ctx| restore(&path, index, &resolver, &|| ctx.is_cancelled()),
+        move |ctx| restore(&path, index, &resolver, open, &|| ctx.is_cancelled()),
     )
 }
 
@@ -178,13 +202,17 @@ pub fn restore(
     path: &Path,
     index: usize,
     resolver: &Resolver,
+    open: Option<OpenReport>,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Restored, String> {
     let shown = path.display();
-    if !path.exists() {
-        return Err(format!("{shown}: the file is gone"));
-    }
-    let report = Report::open(path).map_err(|error| format!("{shown}: cannot open it: {error}"))?;
+    let report = match &open {
+        Some(open) => open.report.clone(),
+        None if !path.exists() => return Err(format!("{shown}: the file is gone")),
+        None => Arc::new(
+            Report::open(path).map_err(|error| format!("{shown}: cannot open it: {error}"))?,
+        ),
+    };
     let total = report.num_actions();
     if index >= total {
         return Err(format!(
@@ -195,20 +223,42 @@ pub fn restore(
         .action(index)
         .map_err(|error| format!("{shown}: result {index} cannot be decoded: {error}"))?;
     let entries = Arc::new(BaselineEntries::of(&resolver.resolve(&action)));
+    let (names, durations) = match open {
+        Some(open) => (open.names, open.durations),
+        None => kernel_list(&report, &action, cancelled)
+            .map_err(|()| format!("{shown}: restoring cancelled"))?,
+    };
+    Ok(Restored {
+        report,
+        entries,
+        generation: resolver.generation,
+        names,
+        durations,
+    })
+}
+
+/// The function name and duration of every result of `report` (`action` is the one already
+/// decoded); `Err` when `cancelled`.
+fn kernel_list(
+    report: &Report,
+    action: &Action,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<(Vec<String>, Vec<Option<f64>>), ()> {
+    let total = report.num_actions();
     let mut names = Vec::with_capacity(total);
     let mut durations = Vec::with_capacity(total);
     for i in 0..total {
         if cancelled() {
-            return Err(format!("{shown}: restoring cancelled"));
+            return Err(());
         }
-        let decoded = if i == index {
+        let decoded = if i == action.index() {
             Ok(None)
         } else {
             report.action(i).map(Some)
         };
         match decoded {
             Ok(other) => {
-                let action = other.as_ref().unwrap_or(&action);
+                let action = other.as_ref().unwrap_or(action);
                 names.push(action.name(NameBase::Function).to_owned());
                 durations.push(
                     action
@@ -222,11 +272,5 @@ pub fn restore(
             }
         }
     }
-    Ok(Restored {
-        report: Arc::new(report),
-        entries,
-        generation: resolver.generation,
-        names,
-        durations,
-    })
+    Ok((names, durations))
 }
