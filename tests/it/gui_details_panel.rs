@@ -657,3 +657,67 @@ fn frame_time() {
 // parse_markup
 
 mod markup;
+
+/// A roofline chart with baselines: each baseline's achieved points of the chart of the same
+/// label in the same section, in its colour and named after it; a point a baseline has no
+/// value for, and a chart whose label two of the baseline's charts share, draw nothing.
+#[test]
+fn roofline_shows_the_baselines_achieved_points() {
+    use sightline::app::ncu::baselines::ComparedBaseline;
+    use sightline::section::baseline::BaselineEntries;
+    let report = sample();
+    let action = report.action(0).expect("action");
+    let point = |label: &str, work: Option<f64>| RooflinePoint {
+        label: label.to_owned(),
+        work,
+        traffic: Some(4.0e10),
+    };
+    let roofline = |label: &str, points: Vec<RooflinePoint>| {
+        let mut chart = item("roofline", label, vec![]);
+        chart.rooflines = vec![RooflinePoint {
+            label: "FP32 Peak".to_owned(),
+            work: Some(1.0e13),
+            traffic: Some(1.0e12),
+        }];
+        chart.points = points;
+        chart
+    };
+    let page = |charts: Vec<Item>| KernelDetails {
+        index: 0,
+        name: "k".to_owned(),
+        sections: vec![section("SOL", "Speed of Light", vec![], charts)],
+    };
+    let shown = page(vec![
+        roofline("DRAM", vec![point("FP32 Achieved", Some(2.0e11))]),
+        roofline("Twice", vec![point("FP32 Achieved", Some(3.0e11))]),
+    ]);
+    let before = page(vec![
+        roofline(
+            "DRAM",
+            vec![
+                point("FP32 Achieved", Some(1.0e11)),
+                point("FP64 Achieved", None),
+            ],
+        ),
+        roofline("Twice", vec![point("FP32 Achieved", Some(5.0e10))]),
+        roofline("Twice", vec![point("FP32 Achieved", Some(6.0e10))]),
+    ]);
+    let mut harness = common::details::panel_harness(&report, &action, &shown, 1400.0);
+    harness.state_mut().baselines = vec![ComparedBaseline {
+        id: 1,
+        name: "before".to_owned(),
+        color: egui::Color32::from_rgb(200, 40, 40),
+        report: "before.ncu-rep".into(),
+        result: Some(0),
+        note: None,
+        entries: std::sync::Arc::new(BaselineEntries::of(&before)),
+    }];
+    harness.run();
+    // Both charts draw the shown result's point; only "DRAM" draws the baseline's.
+    assert_eq!(harness.query_all_by_label("FP32 Achieved").count(), 2);
+    assert_eq!(
+        harness.query_all_by_label("FP32 Achieved (before)").count(),
+        1
+    );
+    assert!(harness.query_by_label("FP64 Achieved (before)").is_none());
+}

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use super::details::{DetailsSection, Entry, Item, KernelDetails};
+use super::details::{DetailsSection, Entry, Item, KernelDetails, RooflinePoint};
 use crate::format::format_with_unit;
 use crate::ncu::MetricValue;
 
@@ -187,10 +187,14 @@ impl Compared<'_> {
 }
 
 /// A baseline's page, indexed by section identifier and metric name: header and body entries
-/// of every section and child section; the first entry of a metric in a section wins.
+/// of every section and child section; the first entry of a metric in a section wins. Also the
+/// achieved points of its roofline charts, by section identifier and chart label.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BaselineEntries {
     sections: HashMap<String, HashMap<String, Entry>>,
+    /// Section → chart label → its achieved points (`None`: two charts of the section have the
+    /// label, so neither is matched).
+    rooflines: HashMap<String, HashMap<String, Option<Vec<RooflinePoint>>>>,
 }
 
 impl BaselineEntries {
@@ -211,14 +215,38 @@ impl BaselineEntries {
                 .or_insert_with(|| entry.clone());
         };
         section.header.iter().for_each(&mut add);
-        fn items(item: &Item, add: &mut dyn FnMut(&Entry)) {
-            item.entries.iter().for_each(&mut *add);
-            item.items.iter().for_each(|i| items(i, add));
+        fn items<'a>(item: &'a Item, all: &mut Vec<&'a Item>) {
+            all.push(item);
+            item.items.iter().for_each(|i| items(i, all));
         }
-        section.body.iter().for_each(|i| items(i, &mut add));
+        let mut all = Vec::new();
+        section.body.iter().for_each(|i| items(i, &mut all));
+        for item in &all {
+            item.entries.iter().for_each(&mut add);
+        }
+        let charts = self
+            .rooflines
+            .entry(section.identifier.clone())
+            .or_default();
+        for item in all.iter().filter(|i| i.kind == "roofline") {
+            charts
+                .entry(item.label.clone())
+                .and_modify(|seen| *seen = None)
+                .or_insert_with(|| Some(item.points.clone()));
+        }
         for child in &section.children {
             self.add_section(child);
         }
+    }
+
+    /// The baseline's achieved points on the roofline chart labelled `chart` of section
+    /// `section`; none when it lacks the chart or has two of that label.
+    pub fn roofline_points(&self, section: &str, chart: &str) -> &[RooflinePoint] {
+        self.rooflines
+            .get(section)
+            .and_then(|charts| charts.get(chart))
+            .and_then(Option::as_deref)
+            .unwrap_or_default()
     }
 
     /// The baseline's entry of `metric` in section `section`.

@@ -249,13 +249,18 @@ pub(super) fn roofline_ui(ui: &mut Ui, chart: &RooflineView) {
                             .width(2.0),
                     );
                 }
-                for (index, (name, point)) in chart.points.iter().enumerate() {
+                for mark in &chart.points {
+                    let at = std::slice::from_ref(&mark.at);
                     plot_ui.points(
-                        Points::new(name.as_str(), PlotPoints::from(std::slice::from_ref(point)))
-                            .color(series_color(index))
-                            .shape(MarkerShape::Diamond)
+                        Points::new(mark.name.as_str(), PlotPoints::from(at))
+                            .color(mark.color)
+                            .shape(if mark.baseline {
+                                MarkerShape::Circle
+                            } else {
+                                MarkerShape::Diamond
+                            })
                             .filled(true)
-                            .radius(6.0),
+                            .radius(if mark.baseline { 5.0 } else { 6.0 }),
                     );
                 }
             });
@@ -354,11 +359,22 @@ pub(super) struct HistogramView {
     pub(super) empty_note: String,
 }
 
+/// An achieved point of a roofline chart.
+pub(super) struct RooflineMark {
+    /// Its label (a baseline's point: with the baseline's name).
+    pub(super) name: String,
+    /// Where, in log10 space.
+    pub(super) at: PlotPoint,
+    pub(super) color: Color32,
+    /// A baseline's point (a circle; the shown result's are diamonds).
+    pub(super) baseline: bool,
+}
+
 pub(super) struct RooflineView {
     /// Peak lines in log10 space.
     pub(super) lines: Vec<(String, Vec<PlotPoint>)>,
-    /// Achieved points in log10 space.
-    pub(super) points: Vec<(String, PlotPoint)>,
+    /// Achieved points in log10 space: the shown result's, then each baseline's.
+    pub(super) points: Vec<RooflineMark>,
     pub(super) x_range: [f64; 2],
     pub(super) y_range: [f64; 2],
     /// What could not be drawn (empty when everything was).
@@ -570,7 +586,13 @@ pub(super) fn bar_width(xs: &[f64]) -> f64 {
 }
 
 impl RooflineView {
-    pub(super) fn build(item: &Item) -> RooflineView {
+    /// The chart of `item` in section `section`, with each baseline's achieved points (those of
+    /// its chart of the same label) in the baseline's colour.
+    pub(super) fn build(
+        item: &Item,
+        section: &str,
+        baselines: &[ComparedBaseline],
+    ) -> RooflineView {
         let positive = |v: Option<f64>| v.filter(|v| v.is_finite() && *v > 0.0);
         let mut missing = Vec::new();
         let mut peaks = Vec::new();
@@ -581,18 +603,33 @@ impl RooflineView {
                 _ => missing.push(name),
             }
         }
+        // (name, intensity, work, colour, a baseline's)
         let mut achieved = Vec::new();
         for (index, point) in item.points.iter().enumerate() {
             let name = or_placeholder(&point.label, "Achieved", index);
             match (positive(point.work), positive(point.traffic)) {
-                (Some(work), Some(traffic)) => achieved.push((name, work / traffic, work)),
+                (Some(work), Some(traffic)) => {
+                    achieved.push((name, work / traffic, work, series_color(index), false))
+                }
                 _ => missing.push(name),
+            }
+        }
+        // A baseline's point it has no value for is left out (its name says which are drawn).
+        for baseline in baselines {
+            let points = baseline.entries.roofline_points(section, &item.label);
+            for (index, point) in points.iter().enumerate() {
+                if let (Some(work), Some(traffic)) = (positive(point.work), positive(point.traffic))
+                {
+                    let label = or_placeholder(&point.label, "Achieved", index);
+                    let name = format!("{label} ({})", baseline.name);
+                    achieved.push((name, work / traffic, work, baseline.color, true));
+                }
             }
         }
         let intensities = peaks
             .iter()
             .map(|(_, work, traffic)| work / traffic)
-            .chain(achieved.iter().map(|(_, intensity, _)| *intensity))
+            .chain(achieved.iter().map(|a| a.1))
             .map(f64::log10);
         let (low, high) = intensities.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
             (lo.min(v), hi.max(v))
@@ -626,19 +663,21 @@ impl RooflineView {
                 ],
             ));
         }
-        let points: Vec<(String, PlotPoint)> = achieved
+        let points: Vec<RooflineMark> = achieved
             .into_iter()
-            .map(|(name, intensity, work)| {
+            .map(|(name, intensity, work, color, baseline)| {
                 let y = work.log10();
                 y_low = y_low.min(y);
                 y_high = y_high.max(y);
-                (
+                RooflineMark {
                     name,
-                    PlotPoint {
+                    at: PlotPoint {
                         x: intensity.log10(),
                         y,
                     },
-                )
+                    color,
+                    baseline,
+                }
             })
             .collect();
         let y_range = if y_low.is_finite() {

@@ -299,7 +299,7 @@ impl ItemView {
             "bar_chart" => ItemView::Bars(BarsView::build(item, section, baselines)),
             "line_chart" => ItemView::Lines(LinesView::build(item)),
             "histogram" => ItemView::Histogram(HistogramView::build(item)),
-            "roofline" => ItemView::Roofline(RooflineView::build(item)),
+            "roofline" => ItemView::Roofline(RooflineView::build(item, section, baselines)),
             "container" => ItemView::Container(
                 item.items
                     .iter()
