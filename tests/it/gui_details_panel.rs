@@ -721,3 +721,62 @@ fn roofline_shows_the_baselines_achieved_points() {
     );
     assert!(harness.query_by_label("FP64 Achieved (before)").is_none());
 }
+
+/// A line chart with a baseline: the baseline's instances of the same metric as a line of its
+/// own, named after it; a metric the baseline lacks draws nothing.
+#[test]
+fn line_chart_shows_the_baselines_lines() {
+    use sightline::app::ncu::baselines::ComparedBaseline;
+    use sightline::section::baseline::BaselineEntries;
+    let report = sample();
+    let action = report.action(0).expect("action");
+    let warps = |label: &str, metric: &str, scale: f64| {
+        let mut e = entry(label, metric, None, "");
+        e.instances = Some(
+            (0..8u32)
+                .map(|i| {
+                    let y = scale / f64::from(i + 1);
+                    (
+                        Some(MetricValue::Uint32(32 * (i + 1))),
+                        MetricValue::Double(y),
+                    )
+                })
+                .collect(),
+        );
+        e
+    };
+    let page = |entries: Vec<Entry>| KernelDetails {
+        index: 0,
+        name: "k".to_owned(),
+        sections: vec![section(
+            "Occupancy",
+            "Occupancy",
+            vec![],
+            vec![item("line_chart", "Occupancy by registers", entries)],
+        )],
+    };
+    let shown = page(vec![
+        warps("Registers", "launch__occupancy_per_register_count", 64.0),
+        warps("Block size", "launch__occupancy_per_block_size", 48.0),
+    ]);
+    let before = page(vec![warps(
+        "Registers",
+        "launch__occupancy_per_register_count",
+        32.0,
+    )]);
+    let mut harness = common::details::panel_harness(&report, &action, &shown, 900.0);
+    harness.state_mut().baselines = vec![ComparedBaseline {
+        id: 1,
+        name: "before".to_owned(),
+        color: egui::Color32::from_rgb(200, 40, 40),
+        report: "before.ncu-rep".into(),
+        result: Some(0),
+        note: None,
+        entries: std::sync::Arc::new(BaselineEntries::of(&before)),
+    }];
+    harness.run();
+    harness.get_by_label("Registers");
+    harness.get_by_label("Block size");
+    harness.get_by_label("Registers (before)");
+    assert!(harness.query_by_label("Block size (before)").is_none());
+}

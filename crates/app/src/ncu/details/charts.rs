@@ -105,7 +105,8 @@ pub(super) fn line_chart_ui(ui: &mut Ui, item: &Item, chart: &LinesView) {
             .x_axis_formatter(|mark: GridMark, _| si_text(mark.value))
             .y_axis_formatter(|mark: GridMark, _| si_text(mark.value));
         plot = with_axes(plot, &item.axes);
-        if chart.lines.len() > 1 || !chart.highlights.is_empty() {
+        if chart.lines.len() > 1 || !chart.highlights.is_empty() || !chart.baseline_lines.is_empty()
+        {
             plot = plot.legend(Legend::default());
         }
         let name = if item.label.is_empty() {
@@ -130,6 +131,15 @@ pub(super) fn line_chart_ui(ui: &mut Ui, item: &Item, chart: &LinesView) {
                     Points::new(line_name, PlotPoints::from(points.as_slice()))
                         .color(color)
                         .radius(2.5),
+                );
+            }
+            // Baselines: dashed, in their colours.
+            for (line_name, points, color) in &chart.baseline_lines {
+                plot_ui.line(
+                    Line::new(line_name.as_str(), PlotPoints::from(points.as_slice()))
+                        .color(*color)
+                        .style(LineStyle::dashed_dense())
+                        .width(1.5),
                 );
             }
             // The kernel's own configuration: a dashed line, and a ring on the curve.
@@ -348,6 +358,8 @@ pub(super) struct BarsView {
 
 pub(super) struct LinesView {
     pub(super) lines: Vec<(String, Vec<PlotPoint>)>,
+    /// Each baseline's lines of the same metrics (name, points, its colour), drawn dashed.
+    pub(super) baseline_lines: Vec<(String, Vec<PlotPoint>, Color32)>,
     /// The kernel's own x values (`HighlightX`): legend text, x, and the first line's y there.
     pub(super) highlights: Vec<(String, f64, Option<f64>)>,
     pub(super) empty_note: String,
@@ -487,34 +499,61 @@ pub(super) fn instance_xs(instances: &[(Option<MetricValue>, MetricValue)]) -> V
     ids.unwrap_or_else(|| (0..instances.len()).map(|i| i as f64).collect())
 }
 
-impl LinesView {
-    pub(super) fn build(item: &Item) -> LinesView {
-        let mut lines = Vec::new();
-        let mut scalar = Vec::new();
-        for (index, entry) in item.entries.iter().enumerate() {
-            match entry.instances.as_ref().filter(|list| !list.is_empty()) {
-                Some(instances) => {
-                    let mut points: Vec<PlotPoint> = instance_xs(instances)
-                        .into_iter()
-                        .zip(instances)
-                        .filter_map(|(x, (_, value))| {
-                            value_f64(Some(value)).map(|y| PlotPoint { x, y })
-                        })
-                        .collect();
-                    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                    if !points.is_empty() {
-                        lines.push((entry.label.clone(), points));
-                    }
-                }
-                None => {
-                    if let Some(y) = value_f64(entry.value.as_ref()) {
-                        scalar.push(PlotPoint { x: index as f64, y });
-                    }
+/// An entry's instances as points `(x, value)`, by x; `None` for an entry without instances.
+fn instance_points(entry: &Entry) -> Option<Vec<PlotPoint>> {
+    let instances = entry.instances.as_ref().filter(|list| !list.is_empty())?;
+    let mut points: Vec<PlotPoint> = instance_xs(instances)
+        .into_iter()
+        .zip(instances)
+        .filter_map(|(x, (_, value))| value_f64(Some(value)).map(|y| PlotPoint { x, y }))
+        .collect();
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    Some(points)
+}
+
+/// The lines of `entries` (the entries of `item`, or a baseline's of the same metrics): one
+/// per entry with instances, named `name(label)`, and one of the scalar values by position,
+/// named `name(item's label)`.
+fn lines_of<'a>(
+    item: &Item,
+    entries: impl Iterator<Item = Option<&'a Entry>>,
+    name: impl Fn(&str) -> String,
+) -> Vec<(String, Vec<PlotPoint>)> {
+    let mut lines = Vec::new();
+    let mut scalar = Vec::new();
+    for (index, entry) in entries.enumerate() {
+        let Some(entry) = entry else { continue };
+        match instance_points(entry) {
+            Some(points) if !points.is_empty() => lines.push((name(&entry.label), points)),
+            Some(_) => {}
+            None => {
+                if let Some(y) = value_f64(entry.value.as_ref()) {
+                    scalar.push(PlotPoint { x: index as f64, y });
                 }
             }
         }
-        if !scalar.is_empty() {
-            lines.push((item.label.clone(), scalar));
+    }
+    if !scalar.is_empty() {
+        lines.push((name(&item.label), scalar));
+    }
+    lines
+}
+
+impl LinesView {
+    /// The chart of `item` in section `section`, with each baseline's lines of the same
+    /// metrics (its own instances and values) in its colour.
+    pub(super) fn build(item: &Item, section: &str, baselines: &[ComparedBaseline]) -> LinesView {
+        let lines = lines_of(item, item.entries.iter().map(Some), str::to_owned);
+        let mut baseline_lines = Vec::new();
+        for baseline in baselines {
+            let theirs = item
+                .entries
+                .iter()
+                .map(|e| baseline.entries.get(section, &e.metric));
+            let named = |label: &str| format!("{label} ({})", baseline.name);
+            for (name, points) in lines_of(item, theirs, named) {
+                baseline_lines.push((name, points, baseline.color));
+            }
         }
         let highlights = item
             .highlights
@@ -529,6 +568,7 @@ impl LinesView {
             .collect();
         LinesView {
             lines,
+            baseline_lines,
             highlights,
             empty_note: empty_note(item),
         }

@@ -297,7 +297,7 @@ impl ItemView {
                 columns: item.columns.map_or(1, |c| c.clamp(1, 8) as usize),
             },
             "bar_chart" => ItemView::Bars(BarsView::build(item, section, baselines)),
-            "line_chart" => ItemView::Lines(LinesView::build(item)),
+            "line_chart" => ItemView::Lines(LinesView::build(item, section, baselines)),
             "histogram" => ItemView::Histogram(HistogramView::build(item)),
             "roofline" => ItemView::Roofline(RooflineView::build(item, section, baselines)),
             "container" => ItemView::Container(
