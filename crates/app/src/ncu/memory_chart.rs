@@ -3,7 +3,9 @@
 //! between physical units carry the bytes moved and their throughput, reads drawn towards the
 //! SM and writes away from it. A link's colour is its share of the peak (legend below the
 //! chart); hovering a link or a unit names the metrics behind it — with baselines, each
-//! baseline's value of each metric and the difference to it. The layout is laid out in a
+//! baseline's value of each metric and the difference to it. With baselines, each value drawn
+//! in the chart is followed by its difference to the first one (in % and its direction's
+//! colour; `N/A` when that baseline lacks the metric). The layout is laid out in a
 //! fixed design space scaled to the available width; colours follow the theme.
 
 use eframe::egui::{
@@ -67,6 +69,8 @@ struct NodeView {
     physical: bool,
     /// Lines drawn inside the unit ("Hit Rate 33.48 %").
     lines: Vec<String>,
+    /// The first baseline's value of each line's metric (none without baselines).
+    firsts: Vec<Option<BaselineValue>>,
     /// Entries named in the hover.
     entries: Vec<Entry>,
     /// The baselines' values of each entry.
@@ -80,6 +84,9 @@ struct LinkView {
     points: Vec<Pos2>,
     /// Label lines: amount (with what is counted), then throughput.
     lines: Vec<String>,
+    /// The first baseline's value of each label line's metric (none for a line that names no
+    /// value, and without baselines).
+    firsts: Vec<Option<BaselineValue>>,
     /// % of peak, when known.
     peak: Option<f64>,
     /// Entries named in the hover.
@@ -113,6 +120,8 @@ impl MemoryChartView {
                 .map(|e| values(section, e, baselines))
                 .collect()
         };
+        let first =
+            |entry: &Entry| values(section, entry, baselines.get(..1).unwrap_or_default()).pop();
         let mut nodes = Vec::new();
         for node in &chart.nodes {
             let Some(rect) = node_rect(node.id) else {
@@ -134,6 +143,7 @@ impl MemoryChartView {
                 rect,
                 physical: node.physical,
                 lines,
+                firsts: entries.iter().map(first).collect(),
                 baselines: compared(&entries),
                 entries,
             });
@@ -173,8 +183,11 @@ impl MemoryChartView {
             } else {
                 vec![amount_text]
             };
+            let mut firsts = vec![None; lines.len()];
+            firsts[0] = first(&amount);
             if let Some(rate) = &rate {
                 lines.push(short_units(&rate.text));
+                firsts.push(first(rate));
             }
             let title = amount
                 .label
@@ -186,6 +199,7 @@ impl MemoryChartView {
                 title: format!("{title} ({})", link.label),
                 points,
                 lines,
+                firsts,
                 peak: peak_value,
                 baselines: compared(&entries),
                 entries,
@@ -319,13 +333,12 @@ pub fn memory_chart_ui(ui: &mut Ui, view: &MemoryChartView) {
                     text_colour,
                 );
                 for (line_index, line) in node.lines.iter().enumerate() {
-                    painter.text(
-                        pos2(rect.center().x, title_y + 16.0 * (line_index + 1) as f32),
-                        Align2::CENTER_CENTER,
-                        line,
-                        small.clone(),
-                        text_colour,
-                    );
+                    let first = node.firsts.get(line_index).and_then(Option::as_ref);
+                    let job = with_difference(ui, line, first, &small, text_colour);
+                    let galley = painter.layout_job(job);
+                    let at = pos2(rect.center().x, title_y + 16.0 * (line_index + 1) as f32);
+                    let place = Align2::CENTER_CENTER.anchor_size(at, galley.size());
+                    painter.galley(place.min, galley, text_colour);
                 }
             }
 
@@ -358,13 +371,13 @@ pub fn memory_chart_ui(ui: &mut Ui, view: &MemoryChartView) {
                     middle.y + 4.0
                 };
                 for (line_index, line) in link.lines.iter().enumerate() {
-                    painter.text(
-                        pos2(middle.x, first_y + line_height * line_index as f32),
-                        Align2::CENTER_TOP,
-                        line,
-                        small.clone(),
-                        visuals.text_color(),
-                    );
+                    let first = link.firsts.get(line_index).and_then(Option::as_ref);
+                    let colour = visuals.text_color();
+                    let job = with_difference(ui, line, first, &small, colour);
+                    let galley = painter.layout_job(job);
+                    let at = pos2(middle.x, first_y + line_height * line_index as f32);
+                    let place = Align2::CENTER_TOP.anchor_size(at, galley.size());
+                    painter.galley(place.min, galley, colour);
                 }
             }
 
@@ -459,6 +472,39 @@ fn distance_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {
     (a + ab * t).distance(p)
 }
 
+/// The label difference of `first` (the first baseline's value of the line's metric): its
+/// relative difference, `N/A` when the baseline lacks the metric, nothing when the values are
+/// equal or there is no baseline.
+fn difference_text(first: Option<&BaselineValue>) -> Option<String> {
+    let first = first?;
+    if first.missing {
+        Some("N/A".to_owned())
+    } else {
+        first.relative()
+    }
+}
+
+/// `text` in `colour`, then the difference of `first` in its direction's colour.
+fn with_difference(
+    ui: &Ui,
+    text: &str,
+    first: Option<&BaselineValue>,
+    font: &FontId,
+    colour: Color32,
+) -> egui::text::LayoutJob {
+    let mut job = egui::text::LayoutJob::default();
+    let format = |color| egui::TextFormat::simple(font.clone(), color);
+    job.append(text, 0.0, format(colour));
+    if let Some(difference) = difference_text(first) {
+        let colour = first.and_then(|f| f.difference).map_or_else(
+            || ui.visuals().weak_text_color(),
+            |d| direction_color(ui, &d),
+        );
+        job.append(&difference, 4.0, format(colour));
+    }
+    job
+}
+
 /// A tooltip: a title, then each entry's label and value with its metric in monospace, and
 /// each baseline's value of it (`baselines`, one list per entry).
 fn entries_tooltip(ui: &mut Ui, title: &str, entries: &[Entry], baselines: &[Vec<BaselineValue>]) {
@@ -485,5 +531,113 @@ fn entries_tooltip(ui: &mut Ui, title: &str, entries: &[Entry], baselines: &[Vec
         if entry.value.is_none() {
             ui.weak("Not collected for this kernel");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use sightline_model::section::baseline::BaselineEntries;
+    use sightline_model::section::details::{DetailsSection, KernelDetails};
+    use sightline_model::section::memory::{ChartLink, ChartNode};
+
+    use super::*;
+
+    fn entry(label: &str, metric: &str, value: f64) -> Entry {
+        Entry {
+            label: label.to_owned(),
+            metric: metric.to_owned(),
+            value: Some(MetricValue::Double(value)),
+            unit: String::new(),
+            text: format!("{value}"),
+            description: None,
+            hw_unit: None,
+            instances: None,
+            derived: false,
+        }
+    }
+
+    /// A chart of the kernel's instructions to L2 and L2's hit rate.
+    fn chart(entries: Vec<Entry>) -> (Item, MemoryChart) {
+        let item = Item {
+            entries,
+            ..Item::empty("memory_chart", "Memory Chart")
+        };
+        let node = |id, label, physical, entries| ChartNode {
+            id,
+            label,
+            physical,
+            entries,
+        };
+        let chart = MemoryChart {
+            nodes: vec![
+                node("kernel", "Kernel", false, vec![]),
+                node("l2", "L2 Cache", true, vec![1]),
+            ],
+            links: vec![ChartLink {
+                from: "kernel",
+                to: "l2",
+                label: "Inst",
+                amount: 0,
+                rate: None,
+                peak: None,
+            }],
+        };
+        (item, chart)
+    }
+
+    fn baseline(entries: Vec<Entry>) -> ComparedBaseline {
+        let (item, _) = chart(entries);
+        let page = KernelDetails {
+            index: 0,
+            name: "k".to_owned(),
+            sections: vec![DetailsSection {
+                identifier: "Memory".to_owned(),
+                display_name: "Memory".to_owned(),
+                order: 0,
+                description: String::new(),
+                header: vec![],
+                body: vec![item],
+                metrics: vec![],
+                children: vec![],
+            }],
+        };
+        ComparedBaseline {
+            id: 1,
+            name: "before".to_owned(),
+            color: Color32::RED,
+            report: "before.ncu-rep".into(),
+            result: Some(0),
+            note: None,
+            entries: Arc::new(BaselineEntries::of(&page)),
+        }
+    }
+
+    #[test]
+    fn values_in_the_chart_carry_the_difference_to_the_first_baseline() {
+        let (item, layout) = chart(vec![
+            entry("Kernel to L2: Inst", "inst", 100.0),
+            entry("L2 Cache: Hit Rate", "hit", 50.0),
+        ]);
+        let ours = |view: &MemoryChartView| {
+            (
+                difference_text(view.links[0].firsts[0].as_ref()),
+                difference_text(view.nodes[1].firsts[0].as_ref()),
+            )
+        };
+        let none = MemoryChartView::build(&item, &layout, "Memory", &[]);
+        assert_eq!(ours(&none), (None, None));
+        // The first baseline counts; a second one is in the hovers only.
+        let first = baseline(vec![entry("", "inst", 80.0), entry("", "hit", 50.0)]);
+        let second = baseline(vec![entry("", "inst", 10.0)]);
+        let view = MemoryChartView::build(&item, &layout, "Memory", &[first, second.clone()]);
+        assert_eq!(ours(&view), (Some("+25.00%".to_owned()), None));
+        // A baseline without the hit rate: "N/A".
+        let view = MemoryChartView::build(&item, &layout, "Memory", &[second]);
+        assert_eq!(
+            ours(&view),
+            (Some("+900.00%".to_owned()), Some("N/A".to_owned()))
+        );
     }
 }
