@@ -25,7 +25,7 @@ pub(super) const REPORTS: &[Report] = &[
     },
     Report {
         name: "network_congestion",
-        about: "Network congestion: NIC and InfiniBand switch send waits",
+        about: "Network congestion: NIC and InfiniBand switch samples with send waits above the threshold",
         options: &[ReportOption {
             name: "ticks_threshold",
             default: Some("10000"),
