@@ -11,8 +11,9 @@
 //!   metricsIdx, name). Other columns (portId, the NIC name, the metric's unit) are not read.
 //! - A sample counts when its metric (same metricsListId and metricsIdx) is named exactly
 //!   `IB: Send waits`, in any metric list, and its value is strictly above `ticks_threshold`
-//!   (default 10000; any integer, negative included). A metric defined twice gives its samples
-//!   twice. NULL values never count.
+//!   (default 10000; any integer, negative included, read as Python's `int()` reads it: spaces
+//!   around it, `+`, underscores between digits; `10.5`, `1e4` or `0x10` are refused). A metric
+//!   defined twice gives its samples twice. NULL values never count.
 //! - One row per counted sample, never merged: Start, End, Duration = End − Start (empty when
 //!   either is NULL), the value as stored, the GUID in lowercase hex without `0x` (64-bit two's
 //!   complement for negatives, `0` for NULL) and the device name.
@@ -233,6 +234,22 @@ fn python_float(f: f64) -> String {
         let esign = if exp < 0 { '-' } else { '+' };
         format!("{sign}{a}{frac}e{esign}{:02}", exp.abs())
     }
+}
+
+/// An integer as Python's `int()` reads the option (nsys's argument parser does): spaces
+/// around it, an optional sign, decimal digits with single underscores between them.
+fn python_int(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let well_formed = !digits.is_empty()
+        && !digits.starts_with('_')
+        && !digits.ends_with('_')
+        && !digits.contains("__")
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '_');
+    if !well_formed {
+        return None;
+    }
+    t.replace('_', "").parse().ok()
 }
 
 /// The metrics named [`SEND_WAITS`], as (metricsListId, metricsIdx), in rowid order.
@@ -512,9 +529,13 @@ pub(super) fn network_congestion(
     if nic && !db.has_table("TARGET_INFO_NIC_INFO") {
         return skipped(db, "NIC info data");
     }
-    let threshold = req
-        .int("ticks_threshold")
-        .map_err(|detail| db.query_error(if ib { IB } else { NIC }, detail))?;
+    let text = req.value("ticks_threshold").unwrap_or_default();
+    let threshold = python_int(text).ok_or_else(|| {
+        db.query_error(
+            if ib { IB } else { NIC },
+            format!("report network_congestion: option ticks_threshold={text:?} is not an integer"),
+        )
+    })?;
     let metrics = send_wait_metrics(db)?;
     if metrics.is_empty() {
         return Ok(ReportOutcome::Table(empty_table(req.report.name, COLUMNS)));
@@ -555,6 +576,28 @@ mod tests {
             (1e300, "1e+300"),
         ] {
             assert_eq!(python_float(f), s, "{f}");
+        }
+    }
+
+    #[test]
+    fn thresholds_read_as_python_int_does() {
+        for (t, v) in [
+            ("10000", Some(10000)),
+            (" 15000", Some(15000)),
+            ("19999 ", Some(19999)),
+            ("+19999", Some(19999)),
+            ("-5", Some(-5)),
+            ("1_9999", Some(19999)),
+            ("1__9999", None),
+            ("_1", None),
+            ("1_", None),
+            ("0x10", None),
+            ("1e4", None),
+            ("10.5", None),
+            ("", None),
+            ("-", None),
+        ] {
+            assert_eq!(python_int(t), v, "{t:?}");
         }
     }
 
