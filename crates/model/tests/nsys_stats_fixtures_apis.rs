@@ -194,13 +194,23 @@ fn regenerate_exports() {
 }
 
 /// `network_congestion` on a sample whose value is text, or a NIC whose GUID is text: an error
-/// naming the table and the rowid, not a panic nor a guessed row.
+/// naming the table and the rowid, not a panic nor a guessed row; text in a sample of another
+/// metric is not read.
 #[test]
 fn network_congestion_names_rows_it_cannot_read() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let path = tmp.path().join("bad.sqlite");
     write_export("network", &path);
     let conn = Connection::open(&path).expect("open");
+    // Text in a sample of another metric (`IB: Bytes sent`) is not read.
+    conn.execute_batch("UPDATE NET_NIC_METRIC SET value = 'lots' WHERE rowid = 6;")
+        .expect("update");
+    let db = ExportDb::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    match stats::run_report(&db, "network_congestion") {
+        Ok(ReportOutcome::Table(t)) => assert_eq!(t.rows.len(), 14),
+        other => panic!("{other:?}"),
+    }
+    drop(db);
     conn.execute_batch(
         "UPDATE NET_IB_SWITCH_METRIC SET value = 'many' WHERE rowid = 2;
          UPDATE TARGET_INFO_NIC_INFO SET GUID = 'x' WHERE rowid = 1;",

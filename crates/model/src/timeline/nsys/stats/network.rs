@@ -272,11 +272,13 @@ fn send_wait_metrics(db: &ExportDb) -> Result<Vec<(i64, i64)>, NsysError> {
     Ok(out)
 }
 
-/// The samples of `table` above `threshold`, by (metricsListId, metricsIdx), each list in the
-/// order SQLite meets them for one metric.
+/// The samples of `table` above `threshold` of the `metrics`, by (metricsListId, metricsIdx),
+/// each list in the order SQLite meets them for one metric. Samples of other metrics are not
+/// kept (nor their values read).
 fn samples(
     db: &ExportDb,
     table: &str,
+    metrics: &[(i64, i64)],
     threshold: i64,
 ) -> Result<HashMap<(i64, i64), Vec<Sample>>, NsysError> {
     let order = declared_order(db, table, &["start", "end", "globalId", "value"]);
@@ -298,6 +300,9 @@ fn samples(
         let (Some(list), Some(idx)) = (list, idx) else {
             return Ok(());
         };
+        if !metrics.contains(&(list, idx)) {
+            return Ok(());
+        }
         let value = match row.get_ref(6) {
             Ok(ValueRef::Integer(v)) => v.to_string(),
             Ok(ValueRef::Real(f)) => python_float(f),
@@ -443,7 +448,7 @@ fn nic_rows(db: &ExportDb, metrics: &[(i64, i64)], threshold: i64) -> Result<Vec
     const INFO: &str = "TARGET_INFO_NIC_INFO";
     const DEVICES: &str = "ENUM_NET_DEVICE_ID";
     const INFO_COLS: &[&str] = &["GUID", "deviceId"];
-    let samples = samples(db, NIC, threshold)?;
+    let samples = samples(db, NIC, metrics, threshold)?;
     let map = Lookup::read(db, MAP, "globalId", &["nicId"])?;
     let info = Lookup::read(db, INFO, "nicId", INFO_COLS)?;
     let devices = Lookup::read(db, DEVICES, "id", &["label"])?;
@@ -486,7 +491,7 @@ fn switch_rows(
     metrics: &[(i64, i64)],
     threshold: i64,
 ) -> Result<Vec<Out>, NsysError> {
-    let samples = samples(db, IB, threshold)?;
+    let samples = samples(db, IB, metrics, threshold)?;
     let mut out = Vec::new();
     for metric in metrics {
         for s in samples.get(metric).map_or(&[][..], |v| v.as_slice()) {
