@@ -1,7 +1,8 @@
-//! The API, marker, MPI and WDDM reports of `nsys stats` on exports made for them equal NVIDIA's
-//! output: every line of `fixtures/nsys/reports/apis/<name>/STATUS.tsv` (an `ok` report's CSV
-//! byte for byte, `no-rows` an empty table, `SKIPPED` the same message) for the exports this file
-//! writes (`<name>.sqlite`) and for `fixtures/nsys/families.sqlite` (`families/`).
+//! The API, marker, MPI, network and WDDM reports of `nsys stats` on exports made for them equal
+//! NVIDIA's output: every line of `fixtures/nsys/reports/apis/<name>/STATUS.tsv` (an `ok`
+//! report's CSV byte for byte, `<report>@<option>=<value>` lines run with that option,
+//! `no-rows` an empty table, `SKIPPED` the same message) for the exports this file writes
+//! (`<name>.sqlite`) and for `fixtures/nsys/families.sqlite` (`families/`).
 //!
 //! The exports are written by [`write_export`] (`nsys_apis_exports/`) in the tables and columns of an nsys 2023.4
 //! export; `cargo test -p sightline-model --test nsys_stats_fixtures_apis -- --ignored` rewrites
@@ -37,7 +38,14 @@ const REPORTS: &[&str] = &[
 ];
 
 /// The exports this file writes.
-const EXPORTS: &[&str] = &["graphics", "runtimes", "wddm", "empty"];
+const EXPORTS: &[&str] = &[
+    "graphics",
+    "runtimes",
+    "wddm",
+    "network",
+    "network_ib",
+    "empty",
+];
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/nsys")
@@ -183,4 +191,51 @@ fn regenerate_exports() {
         let _ = std::fs::remove_file(&path);
         write_export(name, &path);
     }
+}
+
+/// `network_congestion` on a sample whose value is text, or a NIC whose GUID is text: an error
+/// naming the table and the rowid, not a panic nor a guessed row; text in a sample of another
+/// metric is not read.
+#[test]
+fn network_congestion_names_rows_it_cannot_read() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = tmp.path().join("bad.sqlite");
+    write_export("network", &path);
+    let conn = Connection::open(&path).expect("open");
+    // Text in a sample of another metric (`IB: Bytes sent`) is not read.
+    conn.execute_batch("UPDATE NET_NIC_METRIC SET value = 'lots' WHERE rowid = 6;")
+        .expect("update");
+    let db = ExportDb::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    match stats::run_report(&db, "network_congestion") {
+        Ok(ReportOutcome::Table(t)) => assert_eq!(t.rows.len(), 14),
+        other => panic!("{other:?}"),
+    }
+    drop(db);
+    conn.execute_batch(
+        "UPDATE NET_IB_SWITCH_METRIC SET value = 'many' WHERE rowid = 2;
+         UPDATE TARGET_INFO_NIC_INFO SET GUID = 'x' WHERE rowid = 1;",
+    )
+    .expect("update");
+    drop(conn);
+    let db = ExportDb::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let e = stats::run_report(&db, "network_congestion").expect_err("text GUID");
+    assert!(
+        e.to_string()
+            .contains("table TARGET_INFO_NIC_INFO: rowid 1: GUID is not an integer"),
+        "{e}"
+    );
+    let conn = Connection::open(&path).expect("open");
+    conn.execute_batch("UPDATE TARGET_INFO_NIC_INFO SET GUID = 1 WHERE rowid = 1;")
+        .expect("update");
+    drop(conn);
+    let db = ExportDb::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let e = stats::run_report(&db, "network_congestion").expect_err("text value");
+    assert!(
+        e.to_string()
+            .contains("table NET_IB_SWITCH_METRIC: rowid 2: value is not a number"),
+        "{e}"
+    );
+    // An option nsys would refuse (`invalid int value`) is an error too.
+    let e = stats::run_report(&db, "network_congestion:ticks_threshold=abc").expect_err("option");
+    assert!(e.to_string().contains("ticks_threshold"), "{e}");
 }

@@ -5,6 +5,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, params_from_iter};
 
+mod network;
+
 /// Tables and their columns, as nsys 2023.4 exports them.
 const SCHEMA: &[(&str, &str)] = &[
     ("StringIds", "id INTEGER PRIMARY KEY, value TEXT NOT NULL"),
@@ -121,13 +123,24 @@ const SCHEMA: &[(&str, &str)] = &[
         "TARGET_INFO_NETWORK_METRICS",
         "metricsListId INTEGER, metricsIdx INTEGER, name TEXT, description TEXT, unit TEXT",
     ),
+    (
+        "NET_NIC_METRIC",
+        "start INTEGER, end INTEGER, globalId INTEGER, portId INTEGER, metricsListId INTEGER, metricsIdx INTEGER, value INTEGER",
+    ),
+    ("NIC_ID_MAP", "nicId INTEGER, globalId INTEGER"),
+    (
+        "TARGET_INFO_NIC_INFO",
+        "GUID INTEGER, stateName TEXT, nicId INTEGER, name TEXT, deviceId INTEGER, vendorId INTEGER, linkLayer INTEGER",
+    ),
+    ("ENUM_NET_DEVICE_ID", "id INTEGER, name TEXT, label TEXT"),
 ];
 
-/// A cell to insert: NULL, an integer or text.
+/// A cell to insert: NULL, an integer, a real or text.
 #[derive(Clone, Copy)]
-enum V {
+pub(crate) enum V {
     N,
     I(i64),
+    R(f64),
     T(&'static str),
 }
 
@@ -137,6 +150,7 @@ impl rusqlite::ToSql for V {
         Ok(ToSqlOutput::Owned(match *self {
             V::N => Value::Null,
             V::I(i) => Value::Integer(i),
+            V::R(f) => Value::Real(f),
             V::T(t) => Value::Text(t.to_string()),
         }))
     }
@@ -149,12 +163,12 @@ const G: i64 = (777 << 24) | 778;
 const G2: i64 = (777 << 24) | 779;
 const G3: i64 = (900 << 24) | 901;
 
-struct Writer {
+pub(crate) struct Writer {
     conn: Connection,
 }
 
 impl Writer {
-    fn new(path: &Path, tables: &[&str], strings: &[&'static str]) -> Writer {
+    pub(crate) fn new(path: &Path, tables: &[&str], strings: &[&'static str]) -> Writer {
         let conn = Connection::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         conn.execute_batch("PRAGMA page_size=512; PRAGMA journal_mode=OFF;")
             .unwrap_or_else(|e| panic!("pragmas: {e}"));
@@ -175,7 +189,7 @@ impl Writer {
     }
 
     /// Inserts rows of all columns of `table`, in order.
-    fn rows(&self, table: &str, rows: &[&[V]]) {
+    pub(crate) fn rows(&self, table: &str, rows: &[&[V]]) {
         for row in rows {
             let marks = vec!["?"; row.len()].join(", ");
             self.conn
@@ -194,6 +208,8 @@ pub fn write_export(name: &str, path: &Path) {
         "graphics" => graphics(path),
         "runtimes" => runtimes(path),
         "wddm" => wddm(path),
+        "network" => network::network(path),
+        "network_ib" => network::network_ib(path),
         _ => empty(path),
     }
 }

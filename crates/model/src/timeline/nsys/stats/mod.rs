@@ -24,6 +24,7 @@ mod gpu_ops;
 mod graphics;
 mod kern_exec;
 mod mpi;
+mod network;
 mod nvtx;
 mod nvtx_gpu;
 mod nvtx_trace;

@@ -5,17 +5,13 @@
 //!   order point-to-point, start/wait, other, collectives, then row order. The rank is
 //!   `MPI_RANKS.rank` of the row's globalTid; sizes are MB (10⁶ bytes) with three decimals; a
 //!   NULL end leaves End and Duration empty.
-//! - `network_congestion` needs NIC or IB switch metrics and, for NIC metrics, the device ids,
-//!   NIC id map and NIC info tables; with empty metric tables it has no rows. Its rows from
-//!   metric data are not computed yet (an error says so).
+//! - `network_congestion` is computed in `network.rs` (its rules are there).
 
 use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, quote_ident};
-use super::api_table::{
-    empty_table, for_each_row, int_at, int_cell, pid_tid, required_int, string_or_empty,
-};
+use super::api_table::{for_each_row, int_at, int_cell, pid_tid, required_int, string_or_empty};
 use super::{Cell, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, skipped};
 use crate::timeline::summary::fmt_ratio;
 
@@ -29,13 +25,13 @@ pub(super) const REPORTS: &[Report] = &[
     },
     Report {
         name: "network_congestion",
-        about: "Network congestion: NIC and InfiniBand switch send waits",
+        about: "Network congestion: NIC and InfiniBand switch samples with send waits above the threshold",
         options: &[ReportOption {
             name: "ticks_threshold",
             default: Some("10000"),
             about: "send-wait ticks above which a sample counts as congested",
         }],
-        run: network_congestion,
+        run: super::network::network_congestion,
     },
 ];
 
@@ -176,45 +172,4 @@ fn mpi_event_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         columns: MPI_COLUMNS.iter().map(|c| c.to_string()).collect(),
         rows: rows.into_iter().map(|(_, r)| r).collect(),
     }))
-}
-
-fn network_congestion(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    const NIC: &str = "NET_NIC_METRIC";
-    const IB: &str = "NET_IB_SWITCH_METRIC";
-    let (nic, ib) = (db.has_table(NIC), db.has_table(IB));
-    if !nic && !ib {
-        return skipped(db, "NIC or IB switch metrics");
-    }
-    if nic {
-        for (table, what) in [
-            ("ENUM_NET_DEVICE_ID", "network device IDs"),
-            ("NIC_ID_MAP", "NIC ID map"),
-        ] {
-            if !db.has_table(table) {
-                return skipped(db, what);
-            }
-        }
-    }
-    if !db.has_table("TARGET_INFO_NETWORK_METRICS") {
-        return Ok(ReportOutcome::Skipped(format!(
-            "{} file does not contain network metrics information table.",
-            db.path.display()
-        )));
-    }
-    if nic && !db.has_table("TARGET_INFO_NIC_INFO") {
-        return skipped(db, "NIC info data");
-    }
-    req.int("ticks_threshold")
-        .map_err(|detail| db.query_error(IB, detail))?;
-    let samples = db.row_count(NIC)? + db.row_count(IB)?;
-    if samples > 0 {
-        return Err(db.query_error(
-            if db.row_count(IB)? > 0 { IB } else { NIC },
-            "network_congestion is not computed by Sightline yet for exports with metric samples",
-        ));
-    }
-    Ok(ReportOutcome::Table(empty_table(
-        req.report.name,
-        &["Start (ns)", "End (ns)", "Duration (ns)", "Name"],
-    )))
 }
