@@ -320,11 +320,17 @@ pub fn memory_chart_ui(ui: &mut Ui, view: &MemoryChartView) {
                     Stroke::new(1.0, stroke_colour),
                     StrokeKind::Inside,
                 );
-                let title_y = if node.lines.is_empty() {
-                    rect.center().y
-                } else {
-                    rect.center().y - 8.0 * node.lines.len() as f32
-                };
+                // Each line, and under it its difference to the first baseline (the units'
+                // boxes are narrow).
+                let mut rows = Vec::new();
+                for (line_index, line) in node.lines.iter().enumerate() {
+                    rows.push(with_difference(ui, line, None, &small, text_colour));
+                    let first = node.firsts.get(line_index).and_then(Option::as_ref);
+                    if difference_text(first).is_some() {
+                        rows.push(with_difference(ui, "", first, &small, text_colour));
+                    }
+                }
+                let title_y = rect.center().y - 8.0 * rows.len() as f32;
                 painter.text(
                     pos2(rect.center().x, title_y),
                     Align2::CENTER_CENTER,
@@ -332,11 +338,9 @@ pub fn memory_chart_ui(ui: &mut Ui, view: &MemoryChartView) {
                     FontId::proportional(12.5),
                     text_colour,
                 );
-                for (line_index, line) in node.lines.iter().enumerate() {
-                    let first = node.firsts.get(line_index).and_then(Option::as_ref);
-                    let job = with_difference(ui, line, first, &small, text_colour);
+                for (row_index, job) in rows.into_iter().enumerate() {
                     let galley = painter.layout_job(job);
-                    let at = pos2(rect.center().x, title_y + 16.0 * (line_index + 1) as f32);
+                    let at = pos2(rect.center().x, title_y + 16.0 * (row_index + 1) as f32);
                     let place = Align2::CENTER_CENTER.anchor_size(at, galley.size());
                     painter.galley(place.min, galley, text_colour);
                 }
