@@ -658,13 +658,24 @@ fn frame_time() {
 
 mod markup;
 
+/// A baseline named "before" whose compared result's page is `page`.
+fn baseline_before(page: &KernelDetails) -> sightline::app::ncu::baselines::ComparedBaseline {
+    sightline::app::ncu::baselines::ComparedBaseline {
+        id: 1,
+        name: "before".to_owned(),
+        color: egui::Color32::from_rgb(200, 40, 40),
+        report: "before.ncu-rep".into(),
+        result: Some(0),
+        note: None,
+        entries: std::sync::Arc::new(sightline::section::baseline::BaselineEntries::of(page)),
+    }
+}
+
 /// A roofline chart with baselines: each baseline's achieved points of the chart of the same
 /// label in the same section, in its colour and named after it; a point a baseline has no
 /// value for, and a chart whose label two of the baseline's charts share, draw nothing.
 #[test]
 fn roofline_shows_the_baselines_achieved_points() {
-    use sightline::app::ncu::baselines::ComparedBaseline;
-    use sightline::section::baseline::BaselineEntries;
     let report = sample();
     let action = report.action(0).expect("action");
     let point = |label: &str, work: Option<f64>| RooflinePoint {
@@ -703,15 +714,7 @@ fn roofline_shows_the_baselines_achieved_points() {
         roofline("Twice", vec![point("FP32 Achieved", Some(6.0e10))]),
     ]);
     let mut harness = common::details::panel_harness(&report, &action, &shown, 1400.0);
-    harness.state_mut().baselines = vec![ComparedBaseline {
-        id: 1,
-        name: "before".to_owned(),
-        color: egui::Color32::from_rgb(200, 40, 40),
-        report: "before.ncu-rep".into(),
-        result: Some(0),
-        note: None,
-        entries: std::sync::Arc::new(BaselineEntries::of(&before)),
-    }];
+    harness.state_mut().baselines = vec![baseline_before(&before)];
     harness.run();
     // Both charts draw the shown result's point; only "DRAM" draws the baseline's.
     assert_eq!(harness.query_all_by_label("FP32 Achieved").count(), 2);
@@ -726,8 +729,6 @@ fn roofline_shows_the_baselines_achieved_points() {
 /// own, named after it; a metric the baseline lacks draws nothing.
 #[test]
 fn line_chart_shows_the_baselines_lines() {
-    use sightline::app::ncu::baselines::ComparedBaseline;
-    use sightline::section::baseline::BaselineEntries;
     let report = sample();
     let action = report.action(0).expect("action");
     let warps = |label: &str, metric: &str, scale: f64| {
@@ -765,15 +766,7 @@ fn line_chart_shows_the_baselines_lines() {
         32.0,
     )]);
     let mut harness = common::details::panel_harness(&report, &action, &shown, 900.0);
-    harness.state_mut().baselines = vec![ComparedBaseline {
-        id: 1,
-        name: "before".to_owned(),
-        color: egui::Color32::from_rgb(200, 40, 40),
-        report: "before.ncu-rep".into(),
-        result: Some(0),
-        note: None,
-        entries: std::sync::Arc::new(BaselineEntries::of(&before)),
-    }];
+    harness.state_mut().baselines = vec![baseline_before(&before)];
     harness.run();
     harness.get_by_label("Registers");
     harness.get_by_label("Block size");
