@@ -381,12 +381,16 @@ impl BaselineStore {
             list.iter()
                 .any(|b| b.id == *id && b.status == BaselineStatus::Loading)
         });
+        let mut waiting = false;
         for baseline in &self.list {
             if baseline.status == BaselineStatus::Loading
                 && !self.jobs.iter().any(|(id, _)| *id == baseline.id)
             {
                 let tab = match open(&baseline.report) {
-                    Opened::Loading => continue,
+                    Opened::Loading => {
+                        waiting = true;
+                        continue;
+                    }
                     Opened::Yes(tab) => Some(tab),
                     Opened::No => None,
                 };
@@ -396,6 +400,11 @@ impl BaselineStore {
                 });
                 self.jobs.push((baseline.id, job));
             }
+        }
+        // The tab's load may end in a frame that polled the baselines first: look again soon
+        // rather than wait for the next input.
+        if waiting {
+            ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
         let mut ended = Vec::new();
         for (id, job) in &self.jobs {
