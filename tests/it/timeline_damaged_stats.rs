@@ -254,8 +254,28 @@ fn a_table_whose_root_is_unreadable_fails_its_reports_by_name() {
              its rows out"
         )]
     );
-    // A batch fails as a whole; the app then runs each report on its own.
+    // A batch fails as a whole (the CLI); the app runs each with its own outcome: the kernel
+    // summary fails by name, the others are what they are alone.
     assert!(stats::run_reports(&copy, stats::DEFAULT_REPORTS).is_err());
+    let each = stats::run_each(&copy, stats::DEFAULT_REPORTS).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = each.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, stats::DEFAULT_REPORTS);
+    for (name, outcome) in &each {
+        match (name.as_str(), outcome) {
+            ("cuda_gpu_kern_sum", Err(NsysError::DamagedTable { .. })) => {}
+            ("cuda_gpu_kern_sum", other) => panic!("{other:?}"),
+            (name, outcome) => {
+                let alone = report(&copy, name).map(|o| format!("{o:?}"));
+                let here = outcome.as_ref().map(|o| format!("{o:?}"));
+                assert_eq!(
+                    here.map_err(|e| e.to_string()),
+                    alone.map_err(|e| e.to_string()),
+                    "{name}"
+                );
+                assert!(outcome.is_ok(), "{name}: {outcome:?}");
+            }
+        }
+    }
 }
 
 /// The unified-memory reports run aggregates and `GROUP BY` in SQL: around a damaged leaf of

@@ -15,7 +15,7 @@ use super::view::format_duration;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::nsys::merged::MergedExport;
 use sightline_model::timeline::nsys::rep;
-use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_reports};
+use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
 use sightline_model::timeline::open::{
     DetailSource, MergeInput, TimelineFileKind, load_merged, timeline_inputs,
 };
@@ -281,8 +281,8 @@ fn run(
 
 /// The default summary tables of `export` (a failing report keeps its error).
 fn reports_of(export: &Path) -> Reports {
-    match run_reports(export, DEFAULT_REPORTS) {
-        Ok(all) => all.into_iter().map(|(name, r)| (name, Ok(r))).collect(),
+    match run_each(export, DEFAULT_REPORTS) {
+        Ok(each) => each,
         Err(error) => vec![("summary".into(), Err(error))],
     }
 }

@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 use sightline_model::codexl::session::{SessionData, SessionFiles};
 use sightline_model::kind::FileKind;
 use sightline_model::timeline::Timeline;
-use sightline_model::timeline::nsys::db::ExportDb;
-use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_report, run_reports};
+use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
 use sightline_model::timeline::nsys::{LoadOptions, Progress, load_with, rep};
 use sightline_model::timeline::nvtxt::NvtxtDocument;
 use sightline_model::timeline::open::{
@@ -233,16 +232,10 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
     if ctx.is_cancelled() {
         return Err(cancelled());
     }
-    let reports = match run_reports(&export, DEFAULT_REPORTS) {
-        Ok(all) => all.into_iter().map(|(name, r)| (name, Ok(r))).collect(),
-        // One failing report fails the batch: compute them one by one to keep the others.
-        Err(_) => DEFAULT_REPORTS
-            .iter()
-            .map(|name| {
-                let one = ExportDb::open_salvaging(&export).and_then(|db| run_report(&db, name));
-                (name.to_string(), one)
-            })
-            .collect(),
+    // Each report keeps its own outcome: one failing keeps the others.
+    let reports = match run_each(&export, DEFAULT_REPORTS) {
+        Ok(each) => each,
+        Err(error) => vec![("summary".into(), Err(error))],
     };
     Ok(Finished {
         reports,

@@ -387,6 +387,19 @@ pub fn run_reports(
         .collect()
 }
 
+/// Each report's name with its outcome or why it failed.
+pub type EachOutcome = Vec<(String, Result<ReportOutcome, NsysError>)>;
+
+/// Runs several reports on the export at `path`, opened once, each with its own outcome (one
+/// failing keeps the others'): what the app shows. `Err` only when the export does not open.
+pub fn run_each(path: &std::path::Path, names: &[&str]) -> Result<EachOutcome, NsysError> {
+    let db = ExportDb::open_salvaging(path)?;
+    Ok(names
+        .iter()
+        .map(|n| (n.to_string(), run_report(&db, n)))
+        .collect())
+}
+
 /// The report as CSV, byte for byte as `nsys stats --format csv` writes it: a header line, then one line per row; a cell holding a
 /// comma, quote or line break is quoted with doubled quotes.
 pub fn to_csv(table: &ReportTable) -> String {
