@@ -169,6 +169,22 @@ fn bad(db: &ExportDb, table: &str, rowid: i64, column: &str, what: &str) -> Nsys
     db.query_error(table, format!("rowid {rowid}: {column} is not {what}"))
 }
 
+/// A real that holds an i64 (|f| below 2⁶³ with margin), truncated.
+fn real_as_int(f: f64) -> Option<i64> {
+    (f.is_finite() && f.abs() < 9.2e18).then(|| f.trunc() as i64)
+}
+
+/// `v` as an integer key: NULL is `Ok(None)`, an integer or a whole real its value; anything
+/// else `Err(())`.
+fn int_key(v: &SqlValue) -> Result<Option<i64>, ()> {
+    match v {
+        SqlValue::Null => Ok(None),
+        SqlValue::Int(i) => Ok(Some(*i)),
+        SqlValue::Real(f) if f.fract() == 0.0 => real_as_int(*f).map(Some).ok_or(()),
+        _ => Err(()),
+    }
+}
+
 /// Column `i` as an integer or NULL; anything else is an error.
 fn opt_int(
     db: &ExportDb,
@@ -177,19 +193,14 @@ fn opt_int(
     i: usize,
     column: &str,
 ) -> Result<Option<i64>, NsysError> {
-    match row.get_ref(i) {
-        Ok(ValueRef::Null) => Ok(None),
-        Ok(ValueRef::Integer(v)) => Ok(Some(v)),
-        Ok(ValueRef::Real(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(Some(f as i64)),
-        Ok(_) => Err(bad(
-            db,
-            table,
-            int_at(row, 0).unwrap_or(-1),
-            column,
-            "an integer",
-        )),
-        Err(e) => Err(db.query_error(table, e)),
-    }
+    let value = row
+        .get_ref(i)
+        .map(SqlValue::of)
+        .map_err(|e| db.query_error(table, e))?;
+    int_key(&value).map_err(|()| {
+        let rowid = int_at(row, 0).unwrap_or(-1);
+        bad(db, table, rowid, column, "an integer")
+    })
 }
 
 /// A float as Python prints it (`repr`): shortest digits, `.0` on whole numbers, exponent
@@ -407,9 +418,9 @@ fn guid(
     match v {
         SqlValue::Null => Ok("0".into()),
         SqlValue::Int(i) => Ok(format!("{:x}", *i as u64)),
-        SqlValue::Real(f) if f.is_finite() && f.abs() < 9.2e18 => {
-            Ok(format!("{:x}", f.trunc() as i64 as u64))
-        }
+        SqlValue::Real(f) => real_as_int(*f)
+            .map(|i| format!("{:x}", i as u64))
+            .ok_or_else(|| bad(db, table, rowid, column, "an integer")),
         _ => Err(bad(db, table, rowid, column, "an integer")),
     }
 }
@@ -453,11 +464,8 @@ fn nic_rows(db: &ExportDb, metrics: &[(i64, i64)], threshold: i64) -> Result<Vec
     let info = Lookup::read(db, INFO, "nicId", INFO_COLS)?;
     let devices = Lookup::read(db, DEVICES, "id", &["label"])?;
     let (guid_at, device_at) = (info.position("GUID"), info.position("deviceId"));
-    let key_of = |table: &str, rowid: i64, column: &str, v: &SqlValue| match v {
-        SqlValue::Null => Ok(None),
-        SqlValue::Int(i) => Ok(Some(*i)),
-        SqlValue::Real(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(Some(*f as i64)),
-        _ => Err(bad(db, table, rowid, column, "an integer")),
+    let key_of = |table: &str, rowid: i64, column: &str, v: &SqlValue| {
+        int_key(v).map_err(|()| bad(db, table, rowid, column, "an integer"))
     };
     let mut out = Vec::new();
     for metric in metrics {
