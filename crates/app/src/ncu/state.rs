@@ -307,16 +307,18 @@ impl KindState for NcuState {
                 if !same_file(&tab.path, path) {
                     continue;
                 }
+                // The report comes first, then its kernel list in batches: wait for the load
+                // to end, and take the tab only with its whole list (a cancelled load has not).
                 match &tab.report {
-                    Some(report) => {
+                    _ if tab.loading() => opened = Opened::Loading,
+                    Some(report) if tab.list.rows.len() == report.num_actions() => {
                         return Opened::Yes(OpenReport {
                             report: report.clone(),
                             names: tab.list.rows.iter().map(|r| r.name.clone()).collect(),
                             durations: tab.list.rows.iter().map(|r| r.duration_ns).collect(),
                         });
                     }
-                    None if tab.loading() => opened = Opened::Loading,
-                    None => {}
+                    _ => {}
                 }
             }
             opened
