@@ -166,11 +166,13 @@ fn progress_and_cancel() {
     assert!(matches!(r, Err(NsysError::Cancelled { .. })));
 }
 
+/// The model's own size (its heap bytes, not the process's RSS): issue 25's ≤ 24 bytes an
+/// event resident after load, on the benchmark's mix of kernels, calls, NVTX and OS runtime.
 #[test]
 fn memory_budget_per_event() {
     let (_dir, _path, tl) = generated(100_000);
     let per_event = tl.heap_bytes() as f64 / tl.event_count() as f64;
-    assert!(per_event <= 32.0, "{per_event:.1} bytes per event");
+    assert!(per_event <= 24.0, "{per_event:.1} bytes per event");
 }
 
 #[test]

@@ -394,11 +394,11 @@ impl TimelineBuilder {
         }
         let total = self.event_count();
         let mut columns = Columns {
-            start: Vec::with_capacity(total),
+            start: super::blocked::Starts::with_capacity(total),
             duration: Vec::with_capacity(total),
             name: Vec::with_capacity(total),
-            correlation: Vec::with_capacity(total),
-            source: Vec::with_capacity(total),
+            correlation: super::blocked::Packed32::with_capacity(total),
+            source: super::blocked::Packed32::with_capacity(total),
             kind: Vec::with_capacity(total),
             long_durations: Vec::new(),
         };
@@ -441,8 +441,6 @@ impl TimelineBuilder {
         flows.sort_unstable();
         flows.dedup();
         flows.shrink_to_fit();
-        let mut flows_by_to: Vec<u32> = (0..flows.len() as u32).collect();
-        flows_by_to.sort_unstable_by_key(|&i| flows[i as usize].to);
         drop(self.attr_index);
         let mut attr_sets = self.attr_sets;
         let mut attrs: Vec<(EventId, u32)> = self
@@ -474,7 +472,6 @@ impl TimelineBuilder {
             partial: false,
             columns,
             flows,
-            flows_by_to,
             attrs,
             attr_sets,
             wait_ids,

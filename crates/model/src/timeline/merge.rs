@@ -188,34 +188,31 @@ fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, 
     // Columns.
     let pc = std::mem::take(&mut part.columns);
     let c = &mut out.columns;
-    c.start
-        .extend(pc.start.iter().map(|s| s.saturating_add(clock_ns)));
+    for s in pc.start.iter() {
+        c.start.push(s.saturating_add(clock_ns));
+    }
     c.duration.extend_from_slice(&pc.duration);
     c.name.extend(pc.name.iter().map(|&n| name_of(n)));
-    c.correlation.extend(
-        pc.correlation
-            .iter()
-            .zip(&pc.kind)
-            .map(|(&corr, &kind)| match kind {
-                EventKind::CpuSample if corr != NO_STACK => corr + node_base,
-                _ => corr,
-            }),
-    );
-    c.source.extend_from_slice(&pc.source);
+    for (corr, &kind) in pc.correlation.iter().zip(&pc.kind) {
+        c.correlation.push(match kind {
+            EventKind::CpuSample if corr != NO_STACK => corr + node_base,
+            _ => corr,
+        });
+    }
+    for source in pc.source.iter() {
+        c.source.push(source);
+    }
     c.kind.extend_from_slice(&pc.kind);
     c.long_durations
         .extend(pc.long_durations.iter().map(|&(e, d)| (e + event_base, d)));
     drop(pc);
     // Flows (sorted by caller; every id of this part is above those before it, so the
     // concatenation stays sorted), attributes and waiting times likewise.
-    let flow_base = out.flows.len() as u32;
     let shift_event = |e: EventId| EventId(e.0 + event_base);
     out.flows.extend(part.flows.iter().map(|f| super::Flow {
         from: shift_event(f.from),
         to: shift_event(f.to),
     }));
-    out.flows_by_to
-        .extend(part.flows_by_to.iter().map(|&i| i + flow_base));
     let set_base = out.attr_sets.len() as u32;
     out.attr_sets
         .extend(part.attr_sets.iter().cloned().map(|mut a| {
@@ -253,9 +250,10 @@ fn shift_events(timeline: &mut Timeline, index: usize, delta_ns: i64) {
     let part = &mut timeline.parts[index];
     part.offset_ns = part.offset_ns.saturating_add(delta_ns);
     let range = part.events.start as usize..part.events.end as usize;
-    for s in &mut timeline.columns.start[range.clone()] {
-        *s = s.saturating_add(delta_ns);
-    }
+    timeline
+        .columns
+        .start
+        .map_range(range.clone(), |s| s.saturating_add(delta_ns));
     let ids = &timeline.wait_ids;
     let lo = ids.partition_point(|e| (e.0 as usize) < range.start);
     let hi = ids.partition_point(|e| (e.0 as usize) < range.end);
@@ -332,11 +330,9 @@ impl Timeline {
             .iter()
             .map(|p| {
                 let range = p.events.start as usize..p.events.end as usize;
-                self.columns.name[range.clone()]
-                    .iter()
-                    .zip(&self.columns.start[range])
-                    .filter(|(n, _)| **n == id)
-                    .map(|(_, &s)| s)
+                range
+                    .filter(|&i| self.columns.name[i] == id)
+                    .map(|i| self.columns.start.at(i))
                     .min()
             })
             .collect();

@@ -48,6 +48,7 @@
 //! [`Timeline::range_stats`], [`Timeline::gpu_utilization`].
 
 pub mod atp;
+mod blocked;
 pub mod builder;
 pub mod export;
 pub mod imports;

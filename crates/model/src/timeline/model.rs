@@ -1,9 +1,10 @@
 //! The loaded timeline: a track tree over packed, per-row event columns.
 //!
 //! Memory layout (the budget is ≤ 32 bytes per event all-in): every event of every track lives in
-//! one set of columns (`start` i64, `duration` u32, `name` u32, `correlation` u32, `source` u32,
-//! `kind` u8 = 25 bytes), ordered track by track and row by row, so a row is a contiguous index
-//! range sorted by start whose spans never overlap. Flows cost 12 bytes each (the pair plus a
+//! one set of columns (`start` in about 4 bytes — a `u32` from its block's smallest start, see
+//! `blocked.rs` — `duration` u32, `name` u32, `correlation` and `source` in about 2 bytes each
+//! the same way, `kind` u8: about 17 bytes), ordered track by track and row by row, so a row is a contiguous index range sorted
+//! by start whose spans never overlap. Flows cost 12 bytes each (the pair plus a
 //! second ordering), durations past `u32::MAX` ns and attributes (colour, category, payload...)
 //! sit in sparse side tables held only by the events that have them.
 
@@ -295,11 +296,11 @@ pub struct SessionInfo {
 /// The packed event columns (see the module documentation for the layout).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Columns {
-    pub start: Vec<i64>,
+    pub start: super::blocked::Starts,
     pub duration: Vec<u32>,
     pub name: Vec<StrId>,
-    pub correlation: Vec<u32>,
-    pub source: Vec<u32>,
+    pub correlation: super::blocked::Packed32,
+    pub source: super::blocked::Packed32,
     pub kind: Vec<EventKind>,
     /// `(event, duration)` for durations ≥ `u32::MAX`, sorted by event.
     pub long_durations: Vec<(u32, u64)>,
@@ -329,10 +330,8 @@ pub struct Timeline {
     /// (see `nsys::LoadOptions::preview`).
     pub partial: bool,
     pub(crate) columns: Columns,
-    /// Flows sorted by `from`.
+    /// Flows sorted by `from` (no second ordering is kept: see [`Timeline::flow_partners`]).
     pub(crate) flows: Vec<Flow>,
-    /// Indices into `flows`, sorted by `to`.
-    pub(crate) flows_by_to: Vec<u32>,
     /// Sparse `(event, index into attr_sets)` sorted by event.
     pub(crate) attrs: Vec<(EventId, u32)>,
     /// Distinct attribute sets (without `queued_ns`: see `wait_ids`).
@@ -375,21 +374,21 @@ impl Timeline {
     /// The event `id` unpacked (`None` when out of range).
     pub fn event(&self, id: EventId) -> Option<Event> {
         let i = id.0 as usize;
-        let start = *self.columns.start.get(i)?;
+        let start = self.columns.start.get(i)?;
         Some(Event {
             id,
             kind: self.columns.kind[i],
             start,
             end: self.end_of(i),
             name: self.columns.name[i],
-            correlation: self.columns.correlation[i],
-            source: self.columns.source[i],
+            correlation: self.columns.correlation.at(i),
+            source: self.columns.source.at(i),
         })
     }
 
     /// Start of event index `i` (ns). Panics never: callers pass indices of a row.
     pub(crate) fn start_of(&self, i: usize) -> i64 {
-        self.columns.start[i]
+        self.columns.start.at(i)
     }
 
     /// End of event index `i` (ns).
@@ -407,7 +406,10 @@ impl Timeline {
         } else {
             u64::from(d)
         };
-        self.columns.start[i].saturating_add(duration.min(i64::MAX as u64) as i64)
+        self.columns
+            .start
+            .at(i)
+            .saturating_add(duration.min(i64::MAX as u64) as i64)
     }
 
     /// The display text of a string id.
@@ -464,9 +466,9 @@ impl Timeline {
     /// Removes the CPU samples' call stacks (their correlation column).
     pub(crate) fn clear_sample_stacks(&mut self) {
         let c = &mut self.columns;
-        for (kind, correlation) in c.kind.iter().zip(c.correlation.iter_mut()) {
+        for (i, kind) in c.kind.iter().enumerate() {
             if *kind == EventKind::CpuSample {
-                *correlation = NO_STACK;
+                c.correlation.set(i, NO_STACK);
             }
         }
     }
@@ -476,7 +478,7 @@ impl Timeline {
     pub fn stack_of(&self, event: EventId) -> Option<super::stacks::StackId> {
         let i = event.0 as usize;
         if *self.columns.kind.get(i)? == EventKind::CpuSample {
-            let stack = self.columns.correlation[i];
+            let stack = self.columns.correlation.at(i);
             return (stack != NO_STACK).then_some(super::stacks::StackId(stack));
         }
         self.attrs(event)?.stack
@@ -504,16 +506,9 @@ impl Timeline {
                 .take_while(|f| f.from == event)
                 .map(|f| f.to),
         );
-        let lo = self
-            .flows_by_to
-            .partition_point(|&i| self.flows[i as usize].to < event);
-        out.extend(
-            self.flows_by_to[lo..]
-                .iter()
-                .map(|&i| self.flows[i as usize])
-                .take_while(|f| f.to == event)
-                .map(|f| f.from),
-        );
+        // The calls that caused `event`: one pass over the 8-byte pairs, made when an event is
+        // selected, instead of a second ordering held all along (4 more bytes a flow).
+        out.extend(self.flows.iter().filter(|f| f.to == event).map(|f| f.from));
         out
     }
 
@@ -564,15 +559,14 @@ impl Timeline {
     /// resident cost of a loaded timeline, for the per-event memory budget.
     pub fn heap_bytes(&self) -> usize {
         let c = &self.columns;
-        c.start.capacity() * 8
+        c.start.heap_bytes()
             + c.duration.capacity() * 4
             + c.name.capacity() * 4
-            + c.correlation.capacity() * 4
-            + c.source.capacity() * 4
+            + c.correlation.heap_bytes()
+            + c.source.heap_bytes()
             + c.kind.capacity()
             + c.long_durations.capacity() * 16
             + self.flows.capacity() * 8
-            + self.flows_by_to.capacity() * 4
             + self.attrs.capacity() * 8
             + self.attr_sets.capacity() * std::mem::size_of::<EventAttrs>()
             + self.wait_ids.capacity() * 4

@@ -84,7 +84,7 @@ impl Timeline {
                 let mut i = partition(lo, hi, |k| self.start_of(k) < t0);
                 while i < hi && self.start_of(i) <= t1 {
                     if self.columns.kind[i] == EventKind::CpuSample {
-                        let stack = self.columns.correlation[i];
+                        let stack = self.columns.correlation.at(i);
                         let slot = *index.entry(stack).or_insert_with(|| {
                             let id = (stack != NO_STACK).then_some(StackId(stack));
                             counts.stacks.push((id, 0));

@@ -228,14 +228,18 @@ impl StagedTrack {
             .map(|(&s, &n)| s..s + n)
             .collect();
         extend_zeroed(columns, order.len());
+        let first = columns.start.len();
         let mut map = vec![0u32; order.len()];
+        // The staged event at each position, for the columns that are appended in position
+        // order (packed in blocks, see `blocked.rs`).
+        let mut at = vec![0u32; order.len()];
         for (&i, &r) in order.iter().zip(&rows) {
             let pos = cursor[r as usize];
             cursor[r as usize] += 1;
+            at[pos as usize - first] = i;
             let i = i as usize;
             map[i] = pos;
             let p = pos as usize;
-            columns.start[p] = self.start[i];
             let d = self.duration_of(i);
             if d >= u64::from(u32::MAX) {
                 columns.duration[p] = u32::MAX;
@@ -244,20 +248,23 @@ impl StagedTrack {
                 columns.duration[p] = d as u32;
             }
             columns.name[p] = self.name[i];
-            columns.correlation[p] = self.correlation[i];
-            columns.source[p] = self.source[i];
             columns.kind[p] = self.kind[i];
+        }
+        for &i in &at {
+            let i = i as usize;
+            columns.start.push(self.start[i]);
+            columns.correlation.push(self.correlation[i]);
+            columns.source.push(self.source[i]);
         }
         (ranges, map)
     }
 }
 
+/// Extends the columns written by position (all but the blocked ones, which `pack` appends in
+/// position order) by `n` zeroes.
 fn extend_zeroed(c: &mut Columns, n: usize) {
-    let len = c.start.len() + n;
-    c.start.resize(len, 0);
+    let len = c.duration.len() + n;
     c.duration.resize(len, 0);
     c.name.resize(len, StrId(0));
-    c.correlation.resize(len, 0);
-    c.source.resize(len, 0);
     c.kind.resize(len, EventKind::Marker);
 }

@@ -141,6 +141,8 @@ pub fn in_range(tl: &Timeline, i: u32, range: Option<(i64, i64)>) -> bool {
 pub struct FlowIndex {
     from: Vec<u32>,
     to: Vec<u32>,
+    /// Indices into [`Timeline::flows`] sorted by called event (ranges of it: `to`).
+    by_to: Vec<u32>,
 }
 
 impl FlowIndex {
@@ -150,6 +152,7 @@ impl FlowIndex {
             return FlowIndex {
                 from: Vec::new(),
                 to: Vec::new(),
+                by_to: Vec::new(),
             };
         }
         let offsets = |ends: &mut dyn Iterator<Item = u32>| {
@@ -165,8 +168,16 @@ impl FlowIndex {
             v
         };
         let from = offsets(&mut tl.flows.iter().map(|f| f.from.0));
-        let to = offsets(&mut tl.flows_by_to.iter().map(|&k| tl.flows[k as usize].to.0));
-        FlowIndex { from, to }
+        let to = offsets(&mut tl.flows.iter().map(|f| f.to.0));
+        // The flows by called event, by a counting sort on the offsets just made.
+        let mut next = to.clone();
+        let mut by_to = vec![0u32; tl.flows.len()];
+        for (k, f) in tl.flows.iter().enumerate() {
+            let slot = &mut next[f.to.0 as usize];
+            by_to[*slot as usize] = k as u32;
+            *slot += 1;
+        }
+        FlowIndex { from, to, by_to }
     }
 
     /// The ids (index in [`Timeline::flows`] + 1) of the flows that start at event `i` and
@@ -192,7 +203,7 @@ impl FlowIndex {
             return;
         };
         for m in a..b {
-            let k = tl.flows_by_to[m as usize];
+            let k = self.by_to[m as usize];
             if in_range(tl, tl.flows[k as usize].from.0, range) {
                 out.push(u64::from(k) + 1);
             }

@@ -255,15 +255,15 @@ impl Loader<'_, '_> {
                 if c.kind[i] != EventKind::CpuSample || c.name[i] == no_stack {
                     continue;
                 }
-                let chain = match c.correlation[i] {
-                    NO_STACK => self.wide_chains.get(&c.source[i]).copied(),
+                let chain = match c.correlation.at(i) {
+                    NO_STACK => self.wide_chains.get(&c.source.at(i)).copied(),
                     chain => Some(i64::from(chain)),
                 };
                 let stack = chains.take(chain);
                 c.name[i] = stack
                     .and_then(|s| self.stacks.innermost_symbol(s))
                     .unwrap_or(no_stack);
-                c.correlation[i] = stack.map_or(NO_STACK, |s| s.0);
+                c.correlation.set(i, stack.map_or(NO_STACK, |s| s.0));
             }
             self.account_callchains(&chains);
         });
