@@ -377,6 +377,66 @@ impl TimelineBuilder {
         timeline
     }
 
+    /// What was read so far, reduced for the preview of a large load (packing a copy of every
+    /// event would cost their memory again): tracks of at most `2 × buckets` events and counter
+    /// tracks as they are, with their attributes and the flows between them; each larger
+    /// track as one span per run of busy buckets among `buckets` over the whole extent read so
+    /// far, named "[events being read]" ([`StagedTrack::sketch`]). One pass over the events.
+    pub fn sketch(&mut self, buckets: usize) -> Timeline {
+        // A copy of everything but the events and what refers to them.
+        let staged = std::mem::take(&mut self.staged);
+        let flows = std::mem::take(&mut self.flows);
+        let attrs = std::mem::take(&mut self.attrs);
+        let waits = std::mem::take(&mut self.waits);
+        let mut b = self.clone();
+        (self.staged, self.flows, self.attrs, self.waits) = (staged, flows, attrs, waits);
+        let whole: Vec<bool> = self
+            .staged
+            .iter()
+            .map(|s| s.len() <= 2 * buckets || s.layout == Layout::Counter)
+            .collect();
+        let kept = |r: &EventRef| whole.get(r.track as usize).copied().unwrap_or(false);
+        let extent = self
+            .staged
+            .iter()
+            .filter_map(StagedTrack::extent)
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let name = b.intern("[events being read]");
+        b.staged = self
+            .staged
+            .iter()
+            .zip(&whole)
+            .map(|(s, &whole)| match extent {
+                Some((lo, hi)) if !whole => {
+                    let width = (hi.saturating_sub(lo) / buckets.max(1) as i64).max(1);
+                    s.sketch(lo, width, buckets, name)
+                }
+                _ => s.clone(),
+            })
+            .collect();
+        b.flows = self
+            .flows
+            .iter()
+            .filter(|(a, c)| kept(a) && kept(c))
+            .copied()
+            .collect();
+        b.attrs = self
+            .attrs
+            .iter()
+            .filter(|(r, _)| kept(r))
+            .copied()
+            .collect();
+        b.waits = self
+            .waits
+            .iter()
+            .filter(|(r, _)| kept(r))
+            .copied()
+            .collect();
+        let mut timeline = b.pack(false);
+        timeline.partial = true;
+        timeline
+    }
+
     /// Sorts, lays out and packs everything into a [`Timeline`].
     pub fn finish(self) -> Timeline {
         self.pack(true)
@@ -625,5 +685,47 @@ mod tests {
         assert_eq!(tl.flow_partners(k1id), vec![EventId(0)]);
         assert!(tl.flow_partners(k2id).is_empty());
         assert_eq!(tl.locate(k2id), Some((TrackId(1), 1)));
+    }
+
+    #[test]
+    fn a_sketch_covers_every_event_of_large_tracks_in_few_spans() {
+        let mut b = TimelineBuilder::new("t");
+        let big = b.track(None, TrackKind::Thread, 1, || "big".into());
+        let small = b.track(None, TrackKind::Thread, 2, || "small".into());
+        let (n, m) = (b.intern("k"), b.intern("s"));
+        let mut events = Vec::new();
+        // Bursts with gaps, out of order, one long event across several bursts.
+        for burst in [5_000i64, 0, 20_000, 9_000] {
+            for i in 0..500 {
+                events.push((burst + i * 3, burst + i * 3 + 2));
+            }
+        }
+        events.push((1_000, 9_500));
+        for &(s, e) in &events {
+            b.push(big, ev(EventKind::Kernel, s, e, n));
+        }
+        let call = b.push(small, ev(EventKind::CudaApi, 100, 200, m));
+        let work = b.push(small, ev(EventKind::CudaApi, 300, 400, m));
+        b.add_flow(call, work);
+        let tl = b.sketch(64);
+        assert!(tl.partial);
+        let spans: Vec<_> = tl
+            .events()
+            .filter(|e| tl.name(e.name) == "[events being read]")
+            .collect();
+        assert!(!spans.is_empty() && spans.len() <= 64, "{}", spans.len());
+        for &(s, e) in &events {
+            assert!(
+                spans.iter().any(|x| x.start <= s && e <= x.end),
+                "{s}..{e} not covered"
+            );
+        }
+        assert!(spans.windows(2).all(|w| w[0].end < w[1].start));
+        // The small track as it is, with its flow; the builder goes on whole.
+        let kept: Vec<_> = tl.events().filter(|e| tl.name(e.name) == "s").collect();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(tl.flows().len(), 1);
+        assert_eq!(b.event_count(), events.len() + 2);
+        assert_eq!(b.finish().event_count(), events.len() + 2);
     }
 }

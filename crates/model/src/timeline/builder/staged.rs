@@ -106,6 +106,50 @@ impl StagedTrack {
         self.start[i].saturating_add(self.duration_of(i).min(i64::MAX as u64) as i64)
     }
 
+    /// The earliest start and the latest end of the track's events (`None` when empty).
+    pub(super) fn extent(&self) -> Option<(i64, i64)> {
+        let first = *self.start.iter().min()?;
+        let last = (0..self.len()).map(|i| self.end_of(i)).max()?;
+        Some((first, last))
+    }
+
+    /// The track reduced for a preview of a large load: time cut in `buckets` of `width` ns
+    /// from `origin`, each event counted in the bucket of its start, and each run of buckets
+    /// whose events touch or overlap made one event over their extent — of the kind of its
+    /// first event, named `name`. At most `buckets` events, whatever the track holds; the
+    /// spans never overlap, so they take one row in any layout.
+    pub(super) fn sketch(&self, origin: i64, width: i64, buckets: usize, name: StrId) -> Self {
+        let mut spans: Vec<Option<(i64, i64, EventKind)>> = vec![None; buckets.max(1)];
+        let last = spans.len() as i128 - 1;
+        for i in 0..self.len() {
+            let (start, end) = (self.start[i], self.end_of(i));
+            let b = ((i128::from(start) - i128::from(origin)) / i128::from(width.max(1)))
+                .clamp(0, last) as usize;
+            let span = spans[b].get_or_insert((start, end, self.kind[i]));
+            span.0 = span.0.min(start);
+            span.1 = span.1.max(end);
+        }
+        let mut out = StagedTrack {
+            layout: self.layout,
+            ..StagedTrack::default()
+        };
+        let mut open: Option<(i64, i64, EventKind)> = None;
+        for span in spans.into_iter().flatten() {
+            open = match open {
+                Some(o) if span.0 <= o.1 => Some((o.0, o.1.max(span.1), o.2)),
+                Some(o) => {
+                    out.push(&NewEvent::new(o.2, o.0, o.1, name, 0), o.1);
+                    Some(span)
+                }
+                None => Some(span),
+            };
+        }
+        if let Some(o) = open {
+            out.push(&NewEvent::new(o.2, o.0, o.1, name, 0), o.1);
+        }
+        out
+    }
+
     /// Push indexes in display order: by start, the longest first among equal starts, then
     /// in push order.
     fn sorted(&self) -> Vec<u32> {

@@ -10,8 +10,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rusqlite::Row;
-
 mod api;
 mod counters;
 mod counts;
@@ -21,8 +19,10 @@ mod finish;
 mod flows;
 mod generic;
 mod nvtx;
+mod pipe;
 mod preview;
 
+use pipe::Cells;
 use preview::PreviewClock;
 pub use preview::{PREVIEW_AFTER, PREVIEW_MAX_EVENTS};
 
@@ -54,9 +54,12 @@ pub struct LoadOptions<'a> {
     pub cancel: Option<&'a AtomicBool>,
     /// When set, timelines to show before the load ends are handed here:
     /// - what was read so far, with `partial` set: [`PREVIEW_AFTER`] after the start or once
-    ///   [`PREVIEW_MAX_EVENTS`] events are read, whichever is first, then at three times the
-    ///   time elapsed while it holds fewer than that (a preview may hold one report's worth,
-    ///   65,536 rows, more), so that the first tracks show early at little cost;
+    ///   [`PREVIEW_MAX_EVENTS`] events are read, whichever is first (a preview may hold one
+    ///   report's worth, 65,536 rows, more), then whenever the time elapsed has doubled, so
+    ///   that the first tracks show early and the others as their tables are read; past
+    ///   [`PREVIEW_MAX_EVENTS`] events its large tracks are sketched (one span per run of busy
+    ///   buckets, named "[events being read]": see `TimelineBuilder::sketch`), so that a
+    ///   preview never costs a second copy of the events;
     /// - the timeline without the CPU samples' call stacks (`SAMPLING_CALLCHAINS`: often most
     ///   of an export's rows), which are then read last: its samples are named
     ///   [`STACKS_PENDING`] and have no call stack, and its `stacks_pending` is set (not for
@@ -377,11 +380,13 @@ impl<'d, 'a> Loader<'d, 'a> {
     }
 
     /// Runs `sql` over `table`, calling `f` per row; rows `f` rejects are counted and reported.
+    /// An event table is read on a second connection and thread while `f` runs here
+    /// ([`pipe`]); other tables, and a database no second connection opens, on this thread.
     fn scan(
         &mut self,
         table: &str,
         sql: &str,
-        mut f: impl FnMut(&mut Self, &Row<'_>) -> Result<(), RowError>,
+        mut f: impl FnMut(&mut Self, &Cells<'_>) -> Result<(), RowError>,
     ) -> Result<(), NsysError> {
         // Progress names the tables it counts, and the rest as "other tables".
         let stage = READ_TABLES
@@ -393,12 +398,9 @@ impl<'d, 'a> Loader<'d, 'a> {
         let mut skipped = Skipped::default();
         let mut n: u64 = 0;
         let counted = stage == table;
-        let damage = db.scan_around_damage(table, sql, |row| {
-            if let Err(reason) = f(self, row) {
-                self.b
-                    .session
-                    .imports
-                    .skipped(table, &reason.to_string(), 1);
+        let mut each = |l: &mut Self, row: Cells<'_>| -> Result<(), NsysError> {
+            if let Err(reason) = f(l, &row) {
+                l.b.session.imports.skipped(table, &reason.to_string(), 1);
                 if skipped.count == 0 {
                     skipped.first_rowid = row.get_ref(0).ok().and_then(int_of);
                     skipped.reason = reason.to_string();
@@ -408,12 +410,34 @@ impl<'d, 'a> Loader<'d, 'a> {
             n += 1;
             if n.is_multiple_of(65536) {
                 if counted {
-                    self.rows_done += 65536;
+                    l.rows_done += 65536;
                 }
-                self.report(stage)?;
+                l.report(stage)?;
             }
             Ok(())
-        })?;
+        };
+        let reader = if counted {
+            pipe::spawn(db, table, sql)
+        } else {
+            None
+        };
+        let damage = match reader {
+            Some(reader) => {
+                let mut result = Ok(());
+                while let Some(batch) = reader.next() {
+                    result = (0..batch.len()).try_for_each(|i| each(self, batch.row(i)));
+                    reader.recycle(batch);
+                    if result.is_err() {
+                        break;
+                    }
+                }
+                // Joined before any error is returned: the reader stops at its next batch.
+                let scanned = reader.finish();
+                result?;
+                scanned?
+            }
+            None => pipe::read_here(db, table, sql, |row| each(self, row))?,
+        };
         if let Some(readable) = damage {
             self.damaged(table, &readable);
         }

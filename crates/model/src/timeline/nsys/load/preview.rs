@@ -1,6 +1,10 @@
-//! Previews of what was read so far (`LoadOptions::preview`): the builder cloned and packed on
-//! the loading thread half a second after the start or once [`PREVIEW_MAX_EVENTS`] events are
-//! read, whichever is first, then at three times the time elapsed while it holds fewer.
+//! Previews of what was read so far (`LoadOptions::preview`), made on the loading thread half
+//! a second after the start or once [`PREVIEW_MAX_EVENTS`] events are read, whichever is first,
+//! then whenever the time elapsed has doubled: table after table appears while a large file is
+//! read. While the events read are at most [`PREVIEW_MAX_EVENTS`], a preview is the builder
+//! cloned and packed; past that, its large tracks are sketched
+//! ([`TimelineBuilder::sketch`](crate::timeline::builder::TimelineBuilder::sketch)), so a
+//! preview never costs a second copy of the events.
 
 use super::Loader;
 
@@ -8,13 +12,17 @@ use super::Loader;
 /// ([`LoadOptions::preview`](super::LoadOptions::preview)).
 pub const PREVIEW_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// About the most events a preview of what was read so far holds (a copy of them is packed).
+/// About the most events a preview of what was read so far holds as they are (a copy of them
+/// is packed); later previews sketch the large tracks.
 pub const PREVIEW_MAX_EVENTS: usize = 1 << 20;
+
+/// Spans per large track in a sketched preview (finer than a pixel of the whole session).
+const SKETCH_BUCKETS: usize = 4096;
 
 /// When the previews of what was read so far are due.
 pub(super) struct PreviewClock {
     pub(super) started: std::time::Instant,
-    /// `None` once previews are over (too many events read).
+    /// When the next one is due; `None` once the load is finishing.
     pub(super) due: Option<std::time::Instant>,
     /// Whether one was made.
     pub(super) made: bool,
@@ -31,26 +39,25 @@ impl Loader<'_, '_> {
         };
         let staged = self.b.event_count();
         // The first preview comes when due or when the events to show reach the most a
-        // preview holds, whichever is first: a fast load previews too.
-        let full = staged >= PREVIEW_MAX_EVENTS;
-        if full && self.preview_clock.made {
-            self.preview_clock.due = None;
-            return;
-        }
-        if (std::time::Instant::now() < due && !full) || staged == 0 {
+        // preview holds as they are, whichever is first: a fast load previews too.
+        let first_full = !self.preview_clock.made && staged >= PREVIEW_MAX_EVENTS;
+        if (std::time::Instant::now() < due && !first_full) || staged == 0 {
             // Not yet, or nothing to show yet: a later report tries again.
             return;
         }
         self.b.sort_children_by_key();
         // Packed here: on a thread of its own, the copy would be freed into that thread's
         // heap, which the load then no longer reuses.
-        let snapshot = self.b.snapshot();
+        let snapshot = if staged <= PREVIEW_MAX_EVENTS || first_full {
+            self.b.snapshot()
+        } else {
+            self.b.sketch(SKETCH_BUCKETS)
+        };
         if let Some(preview) = self.preview.as_mut() {
             preview(snapshot);
         }
         let now = std::time::Instant::now();
         self.preview_clock.made = true;
-        self.preview_clock.due =
-            (!full).then(|| now + now.duration_since(self.preview_clock.started) * 2);
+        self.preview_clock.due = Some(now + now.duration_since(self.preview_clock.started));
     }
 }
