@@ -669,7 +669,8 @@ impl Canvas {
             self.linked_drawn += 1;
         }
         if rect.width() >= LABEL_MIN_WIDTH {
-            let text = if single {
+            // A sketched preview's spans stand for events being read: no count of them.
+            let text = if single || timeline.is_sketch(item.first) {
                 timeline.name(event.name).to_string()
             } else {
                 format!("{} events", item.count)

@@ -629,7 +629,7 @@ impl Document for TimelineDoc {
                             } else {
                                 self.path.display().to_string()
                             },
-                            timeline.event_count(),
+                            timeline.events_read(),
                             timeline.tracks.len(),
                             elapsed.as_secs_f64() * 1e3
                         ),

@@ -208,6 +208,15 @@ pub(super) fn tooltip(ui: &mut egui::Ui, timeline: &Timeline, item: &VisibleItem
     let Some(e) = timeline.event(item.first) else {
         return;
     };
+    if timeline.is_sketch(item.first) {
+        ui.strong("Events being read");
+        ui.label(format!(
+            "spanning {}",
+            format_duration((item.end - item.start) as f64)
+        ));
+        ui.weak("Shown in full once the file is read");
+        return;
+    }
     if item.count > 1 {
         ui.strong(format!("{} events", item.count));
         ui.label(format!("first: {}", timeline.name(e.name)));

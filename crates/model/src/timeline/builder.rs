@@ -60,6 +60,10 @@ impl NewEvent {
     }
 }
 
+/// The name of the spans that stand for the events of a large track in a sketched preview
+/// ([`TimelineBuilder::sketch`]).
+pub const SKETCH_NAME: &str = "[events being read]";
+
 /// Collects tracks and events, then packs them into a [`Timeline`].
 #[derive(Debug, Default, Clone)]
 pub struct TimelineBuilder {
@@ -401,7 +405,7 @@ impl TimelineBuilder {
             .iter()
             .filter_map(StagedTrack::extent)
             .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
-        let name = b.intern("[events being read]");
+        let name = b.intern(SKETCH_NAME);
         b.staged = self
             .staged
             .iter()
@@ -434,6 +438,7 @@ impl TimelineBuilder {
             .collect();
         let mut timeline = b.pack(false);
         timeline.partial = true;
+        timeline.sketched_from = Some(self.event_count());
         timeline
     }
 
@@ -530,6 +535,7 @@ impl TimelineBuilder {
             stacks: self.stacks,
             stacks_pending: false,
             partial: false,
+            sketched_from: None,
             columns,
             flows,
             attrs,
@@ -721,6 +727,8 @@ mod tests {
             );
         }
         assert!(spans.windows(2).all(|w| w[0].end < w[1].start));
+        assert!(spans.iter().all(|e| tl.is_sketch(e.id)));
+        assert_eq!(tl.events_read(), events.len() + 2);
         // The small track as it is, with its flow; the builder goes on whole.
         let kept: Vec<_> = tl.events().filter(|e| tl.name(e.name) == "s").collect();
         assert_eq!(kept.len(), 2);

@@ -232,6 +232,10 @@ fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, 
     out.session.imports.add(&part.session.imports);
     out.stacks_pending |= part.stacks_pending;
     out.partial |= part.partial;
+    if part.sketched_from.is_some() || out.sketched_from.is_some() {
+        let before = out.sketched_from.unwrap_or(event_base as usize);
+        out.sketched_from = Some(before + part.events_read());
+    }
     let events = event_base..out.columns.start.len() as u32;
     out.parts.push(TimelinePart {
         label,

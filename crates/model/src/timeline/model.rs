@@ -329,6 +329,10 @@ pub struct Timeline {
     /// The file is still being read: this is what was read so far, shown while the rest is
     /// (see `nsys::LoadOptions::preview`).
     pub partial: bool,
+    /// Events read when this preview was made, when its large tracks are sketched
+    /// ([`crate::timeline::builder::SKETCH_NAME`] spans stand for them): see
+    /// [`Timeline::events_read`].
+    pub sketched_from: Option<usize>,
     pub(crate) columns: Columns,
     /// Flows sorted by `from` (no second ordering is kept: see [`Timeline::flow_partners`]).
     pub(crate) flows: Vec<Flow>,
@@ -366,6 +370,20 @@ pub struct Event {
 }
 
 impl Timeline {
+    /// Events the timeline stands for: its own, or for a sketched preview the events read
+    /// when it was made.
+    pub fn events_read(&self) -> usize {
+        self.sketched_from.unwrap_or_else(|| self.event_count())
+    }
+
+    /// Whether `event` is a span of a sketched preview (standing for events being read).
+    pub fn is_sketch(&self, event: EventId) -> bool {
+        self.sketched_from.is_some()
+            && self
+                .event(event)
+                .is_some_and(|e| self.name(e.name) == crate::timeline::builder::SKETCH_NAME)
+    }
+
     /// Total number of events.
     pub fn event_count(&self) -> usize {
         self.columns.start.len()
