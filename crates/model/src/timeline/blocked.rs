@@ -167,6 +167,31 @@ impl<V: Value, L: Low> Blocked<V, L> {
         }
     }
 
+    /// The first index in `lo..hi` whose value is not below `t`, for values sorted in
+    /// `lo..hi` (`hi` when none): galloping from `lo` over the bases of the whole blocks in the
+    /// range — each the block's first value there, 1/64 of the memory of the values — then
+    /// within one block; for an answer `d` values past `lo`, O(log d) probes near `lo`.
+    pub fn first_at_least(&self, lo: usize, hi: usize, t: V) -> usize {
+        let hi = hi.min(self.len());
+        let below = |k: usize| self.at(k) < t;
+        // Whole blocks inside `lo..hi` that hold no pending value.
+        let (first, last) = (lo.div_ceil(BLOCK), hi.min(self.low.len()) / BLOCK);
+        if first >= last {
+            return super::query::gallop(lo, hi, below);
+        }
+        let head = first * BLOCK;
+        let at = super::query::gallop(lo, head, below);
+        if at < head {
+            return at;
+        }
+        // The first whole block whose first value is not below `t`: the answer is in the
+        // block before it, or is its first index.
+        let b = super::query::gallop(first, last, |b| self.base[b] < t);
+        let from = if b > first { (b - 1) * BLOCK } else { head };
+        let to = if b < last { b * BLOCK } else { hi };
+        super::query::partition(from, to, below)
+    }
+
     /// Every value in order.
     pub fn iter(&self) -> impl Iterator<Item = V> + '_ {
         (0..self.len()).map(|i| self.at(i))
@@ -280,6 +305,27 @@ mod tests {
             .chain([u32::MAX, 0, u32::MAX - 1, 1 << 16])
             .collect();
         round_trip::<u32, u16>(&rows);
+    }
+
+    #[test]
+    fn first_at_least_agrees_with_a_plain_search() {
+        // Two sorted runs (rows) back to back, the second starting mid-block, plus pending.
+        let mut values: Vec<i64> = (0..1000).map(|i| i * 7 / 3).collect();
+        values.extend((0..530).map(|i| 100 + i * 5));
+        let starts: Starts = values.iter().copied().collect();
+        for (lo, hi) in [
+            (0, 1000),
+            (1000, 1530),
+            (3, 64),
+            (70, 600),
+            (1000, 1001),
+            (5, 5),
+        ] {
+            for t in [-5, 0, 1, 100, 101, 700, 2329, 2330, 5000] {
+                let plain = lo + values[lo..hi].partition_point(|&v| v < t);
+                assert_eq!(starts.first_at_least(lo, hi, t), plain, "{lo}..{hi} {t}");
+            }
+        }
     }
 
     #[test]

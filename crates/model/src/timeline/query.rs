@@ -116,7 +116,10 @@ impl Timeline {
             }
             // Every event starting within one pixel of `start`.
             let limit = start.saturating_add(pixel);
-            let mut j = partition(i, hi, |k| self.start_of(k) < limit).max(i + 1);
+            // Galloping from `i` over the start column's block bases: the probes stay near it
+            // (a plain binary search over the rest of a 10⁷-event row would touch cold
+            // memory at every item).
+            let mut j = self.columns.start.first_at_least(i, hi, limit).max(i + 1);
             if j - i > 1 && self.end_of(j - 1) > limit {
                 // The last one reaches past the pixel: it gets its own item.
                 j -= 1;
@@ -388,6 +391,22 @@ pub(crate) fn partition(lo: usize, hi: usize, pred: impl Fn(usize) -> bool) -> u
     a
 }
 
+/// [`partition`] by galloping from `lo`: probes `lo`, `lo + 1`, `lo + 3`, `lo + 7`… until
+/// `pred` fails, then a binary search in the last gap — O(log d) probes, all within about `2d`
+/// of `lo`, for an answer `d` past `lo`.
+pub(crate) fn gallop(lo: usize, hi: usize, pred: impl Fn(usize) -> bool) -> usize {
+    let (mut a, mut step) = (lo, 1usize);
+    while a < hi {
+        let probe = a.saturating_add(step - 1).min(hi - 1);
+        if !pred(probe) {
+            return partition(a, probe, pred);
+        }
+        a = probe + 1;
+        step = step.saturating_mul(2);
+    }
+    a
+}
+
 /// Total length covered by the union of `intervals` (sorted in place).
 pub fn union_length(intervals: &mut [(i64, i64)]) -> i64 {
     intervals.sort_unstable();
@@ -414,6 +433,26 @@ mod tests {
     use super::super::builder::{NewEvent, TimelineBuilder};
     use super::super::model::Layout;
     use super::*;
+
+    #[test]
+    fn gallop_finds_what_partition_finds() {
+        let values: Vec<i64> = (0..300).map(|i| i / 3).collect();
+        for lo in [0usize, 1, 7, 150, 299, 300] {
+            for hi in [lo, lo + 1, 200, 300] {
+                if hi < lo || hi > values.len() {
+                    continue;
+                }
+                for t in -1..=101 {
+                    let pred = |k: usize| values[k] < t;
+                    assert_eq!(
+                        gallop(lo, hi, pred),
+                        partition(lo, hi, pred),
+                        "{lo} {hi} {t}"
+                    );
+                }
+            }
+        }
+    }
 
     fn timeline(spans: &[(i64, i64)]) -> Timeline {
         let mut b = TimelineBuilder::new("t");
