@@ -9,7 +9,7 @@ use eframe::egui;
 
 use super::baselines::bar::baselines_bar;
 use super::baselines::{BaselineStore, ComparedBaseline, resolve_page};
-use super::details::{DetailsPanel, RuleRequest};
+use super::details::{DetailsPanel, RuleRequest, SourceLink};
 use super::kernel_list::KernelList;
 use super::loader::{LoadEvent, LoadJob, start_load};
 use super::raw_page::RawPage;
@@ -484,8 +484,11 @@ impl ReportTab {
                         };
                         self.panel.ui(ui, &ctx);
                         requests = self.panel.take_rule_requests();
-                        if let Some(pc) = self.panel.take_source_link() {
-                            self.source.go_to_pc(pc);
+                        if let Some(link) = self.panel.take_source_link() {
+                            match link {
+                                SourceLink::Instruction(pc) => self.source.go_to_pc(pc),
+                                SourceLink::Line(location) => self.source.go_to_line(location),
+                            }
                             self.page = Page::Source;
                             ui.ctx().request_repaint();
                         }
