@@ -353,6 +353,12 @@ fn gui_source_corpus_hot_spot_line_link() {
     let location = module.source_info(top[0].0).unwrap();
     let text = format!("{}:{}", short_name(&location.file), location.line);
     show_source_counters(&mut h);
+    // The rules applied on load may still add their messages above the section: wait for the
+    // tables, then bring them into view again.
+    common::app::step_until(&mut h, "the hot spot line", Duration::from_secs(20), |h| {
+        h.query_all_by_label(&text).next().is_some()
+    });
+    show_source_counters(&mut h);
     // The address in each table listing the instruction, its line beside it.
     assert!(h.get_all_by_label(&format!("{:#x}", top[0].0)).count() >= 1);
     h.get_all_by_label(&text).next().unwrap().click();

@@ -25,9 +25,9 @@ use std::sync::Arc;
 
 use eframe::egui::{self, Ui};
 
-use sightline_model::ncu::Report;
 use sightline_model::ncu::source::FileLine;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
+use sightline_model::ncu::{Action, Report};
 use sightline_model::proto::nv::rule_system::RuleResult;
 
 use self::build::{BuildJob, PageCache};
@@ -259,7 +259,8 @@ impl SourcePageState {
     }
 
     /// Starts the build of `kernel` unless built or building; picks up a finished build.
-    fn ensure_built(&mut self, ctx: &egui::Context, report: &Arc<Report>, kernel: usize) {
+    fn ensure_built(&mut self, ctx: &egui::Context, report: &Arc<Report>, action: &Arc<Action>) {
+        let kernel = action.index();
         if self.kernel != Some(kernel) {
             self.kernel = Some(kernel);
             let views = (self.panes[0].view, self.panes[1].view);
@@ -291,7 +292,7 @@ impl SourcePageState {
             let wake_ctx = ctx.clone();
             self.build = Some(BuildJob::start(
                 report.clone(),
-                kernel,
+                action.clone(),
                 self.nvdisasm.clone(),
                 move || wake_ctx.request_repaint(),
             ));
@@ -384,17 +385,18 @@ impl SourcePageState {
         self.select(0, row, true);
     }
 
-    /// Draws the page of `kernel`. `results` are its stored rule results, `rules` those applied
-    /// in this session.
+    /// Draws the page of kernel result `action`. `results` are its stored rule results,
+    /// `rules` those applied in this session.
     pub fn ui(
         &mut self,
         ui: &mut Ui,
         report: &Arc<Report>,
-        kernel: usize,
+        action: &Arc<Action>,
         results: &[RuleResult],
         rules: Option<&PageRules>,
     ) {
-        self.ensure_built(ui.ctx(), report, kernel);
+        let kernel = action.index();
+        self.ensure_built(ui.ctx(), report, action);
         if let Some((k, error)) = &self.error
             && *k == kernel
         {
