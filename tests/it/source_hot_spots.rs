@@ -1,7 +1,9 @@
 //! The instructions of the Details page's source metric tables (`ncu::source::hotspots`): a
 //! metric's per-PC values from the same model code as the Source page's columns, stored,
 //! derived from instanced operands (the fixtures `derived_2023_1` / `derived_2023_3`: kernel 0
-//! stores the derived metrics, kernel 1 only their operands) or `group:` sums, ranked.
+//! stores the derived metrics, kernel 1 only their operands; a report written here whose
+//! SourceCounters section lists a derived metric as a Source page column) or `group:` sums,
+//! ranked.
 
 use sightline::ncu::Report;
 use sightline::ncu::source::hotspots::top_pcs;
@@ -111,4 +113,105 @@ fn hot_spot_values_equal_the_source_page_columns() {
         checked += top.len();
     }
     assert!(checked >= 20, "only {checked} hot spots checked");
+}
+
+/// A SourceCounters section listing a derived metric the result does not store (only its
+/// instanced operands): the Source page's column evaluates it per PC, and the metric's hot
+/// spots carry the same values.
+#[test]
+fn derived_source_columns_equal_their_hot_spots() {
+    use sightline::ncu::MetricValue;
+    use sightline::ncu::source::SourceColumns;
+    use sightline::proto::nv::profiler::{
+        ProfilerSection, ProfilerSectionMetric, ProfilerSectionMetricDefinition,
+        ProfilerSectionMetricDefinitions, ProfilerSectionMetrics,
+    };
+    use sightline_test_support::ncu::synth::{KernelSpec, instanced, write_kernels};
+
+    let pcs: Vec<u64> = (0..8).map(|i| 0x7f00_0000_0000 + 16 * i).collect();
+    let ids = Some(pcs.iter().map(|&pc| MetricValue::Uint64(pc)).collect());
+    // 32 threads per instruction except at the 3rd (8) and the 6th (16).
+    let executed: Vec<u64> = (0..8).map(|i| 10 + i).collect();
+    let threads: Vec<u64> = executed
+        .iter()
+        .enumerate()
+        .map(|(i, n)| n * [32, 32, 8, 32, 32, 16, 32, 32][i])
+        .collect();
+    let list = |values: &[u64]| values.iter().map(|&v| MetricValue::Uint64(v)).collect();
+    let metric = |name: &str, label: &str| ProfilerSectionMetric {
+        name: name.to_owned(),
+        label: Some(label.to_owned()),
+        ..Default::default()
+    };
+    let section = ProfilerSection {
+        identifier: "SourceCounters".into(),
+        display_name: "Source Counters".into(),
+        source_metrics: Some(ProfilerSectionMetrics {
+            metrics: vec![
+                metric("inst_executed", "Instructions Executed"),
+                metric("derived__avg_thread_executed", "Avg. Threads Executed"),
+            ],
+            order: None,
+        }),
+        metric_definitions: Some(ProfilerSectionMetricDefinitions {
+            metric_definitions: vec![ProfilerSectionMetricDefinition {
+                name: "derived__avg_thread_executed".into(),
+                expression: "thread_inst_executed / inst_executed".into(),
+                ..Default::default()
+            }],
+        }),
+        ..Default::default()
+    };
+    let kernel = KernelSpec {
+        function: "k".into(),
+        demangled: "k".into(),
+        mangled: "k".into(),
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        metrics: vec![
+            (
+                "inst_executed".to_owned(),
+                instanced(MetricValue::Uint64(0), list(&executed), ids.clone()),
+            ),
+            (
+                "thread_inst_executed".to_owned(),
+                instanced(MetricValue::Uint64(0), list(&threads), ids),
+            ),
+        ],
+        sections: vec![section],
+        rule_results: Vec::new(),
+        nvtx: None,
+        stream: 7,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("derived.ncu-rep");
+    write_kernels(&[kernel], 1, std::fs::File::create(&path).unwrap()).unwrap();
+    let report = Report::open(&path).unwrap();
+    let action = report.action(0).unwrap();
+    assert!(action.metric("derived__avg_thread_executed").is_none());
+
+    let columns = SourceColumns::of(&action);
+    let labels: Vec<&str> = columns.columns().iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["Instructions Executed", "Avg. Threads Executed"]);
+    let cells = columns.cells(&pcs);
+    let column: Vec<Cell> = cells.iter().map(|row| row[1].clone()).collect();
+    let expected: Vec<Cell> = [32.0, 32.0, 8.0, 32.0, 32.0, 16.0, 32.0, 32.0]
+        .into_iter()
+        .map(Cell::Number)
+        .collect();
+    assert_eq!(column, expected);
+
+    // "Fewest Predicated-On Threads"-like ascending table: the same values, ranked.
+    let top = top_pcs(
+        &PcMetrics::of(&action),
+        &action,
+        "derived__avg_thread_executed",
+        3,
+        true,
+    );
+    assert_eq!(top, [(pcs[2], 8.0), (pcs[5], 16.0), (pcs[0], 32.0)]);
+    for (pc, value) in top {
+        let row = pcs.iter().position(|&p| p == pc).unwrap();
+        assert_eq!(cells[row][1], Cell::Number(value));
+    }
 }
