@@ -249,15 +249,16 @@ fn gui_source_details_hot_spot_table_links_into_the_page() {
     let mut h = open(dir.path(), path);
     assert_eq!(tab(&h).page, Page::Details);
     // "Most Executed Instructions": inst_executed per PC, highest first (at the page's end).
-    tab_mut(&mut h).panel.set_all_open(false);
-    h.run();
-    tab_mut(&mut h).panel.scroll_to_section("SourceCounters");
-    common::app::step_until(&mut h, "the scroll", Duration::from_secs(10), |h| {
-        tab(h).panel.pending_scroll().is_none()
-    });
+    show_source_counters(&mut h);
     let hottest = format!("{:#x}", LOAD[0] + 0x50);
     h.get_by_label(&format!("{:#x}", LOAD[0] + 0x40));
-    click(&mut h, &hottest);
+    // Each row's source line beside its address (0x40 and 0x50 are both line 6).
+    assert_eq!(h.get_all_by_label("kernel.cu:6").count(), 2);
+    h.get_by_label("kernel.cu:5");
+    // One frame for the click: the page's build then runs (`wait_built`), which may take more
+    // frames than `Harness::run` allows on a loaded machine.
+    h.get_by_label(&hottest).click();
+    h.step();
     assert_eq!(tab(&h).page, Page::Source);
     wait_built(&mut h);
     h.run();
@@ -269,6 +270,108 @@ fn gui_source_details_hot_spot_table_links_into_the_page() {
         source.selected_name(0).as_deref(),
         Some("Source kernel.cu:6")
     );
+}
+
+/// Opens the Details page's SourceCounters section (at the page's end) alone.
+fn show_source_counters(h: &mut Harness<'static, SightlineApp>) {
+    tab_mut(h).panel.set_all_open(false);
+    h.run();
+    tab_mut(h).panel.scroll_to_section("SourceCounters");
+    common::app::step_until(h, "the scroll", Duration::from_secs(10), |h| {
+        tab(h).panel.pending_scroll().is_none()
+    });
+    // Until the scroll's animation has ended (clicks land where the rows are drawn).
+    h.run();
+}
+
+#[test]
+fn gui_source_details_hot_spot_line_opens_the_source_view_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = report(dir.path(), true, &[("/src/kernel.cu", SOURCE)]);
+    let mut h = open(dir.path(), path);
+    show_source_counters(&mut h);
+    // The hottest instructions: 0x50 and 0x40 (line 6), 0x30 (line 5), 0x20 and 0x10 (line 4).
+    h.get_all_by_label("kernel.cu:5").next().unwrap().click();
+    h.step();
+    assert_eq!(tab(&h).page, Page::Source);
+    wait_built(&mut h);
+    h.run();
+    let source = &tab(&h).source;
+    assert_eq!(source.view(0), Some(View::Source));
+    assert_eq!(
+        source.selected_name(0).as_deref(),
+        Some("Source kernel.cu:5")
+    );
+}
+
+#[test]
+fn gui_source_details_hot_spots_without_line_info_show_addresses_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = report(dir.path(), false, &[]);
+    let mut h = open(dir.path(), path);
+    show_source_counters(&mut h);
+    h.get_by_label(&format!("{:#x}", LOAD[0] + 0x50));
+    assert!(h.query_by_label_contains("kernel.cu:").is_none());
+}
+
+/// A derived metric of the bundled "Shared Memory Bank Conflicts" table on a kernel that
+/// stores only its operands: the table ranks the instructions with the values evaluated per
+/// PC (the fixture's PCs: 0x100 + 16 × index; the excess is at the 4th and 41st).
+#[test]
+fn gui_source_details_derived_metric_table_lists_instructions() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::fixtures().join("derived_2023_3.ncu-rep");
+    let mut h = open(dir.path(), path);
+    tab_mut(&mut h).select(1);
+    common::app::step_until(&mut h, "kernel 1", Duration::from_secs(20), |h| {
+        tab(h).details().is_some_and(|d| d.index == 1)
+    });
+    show_source_counters(&mut h);
+    h.get_by_label("Excess Wavefronts by instruction");
+    // Only this table has the 41st instruction; the 4th is also among the most executed.
+    h.get_by_label("0x380");
+    assert!(h.get_all_by_label("0x130").count() >= 1);
+    h.get_by_label("786,432");
+    h.get_by_label("393,216");
+}
+
+/// A corpus kernel with line info: the top instruction's `file:line` (the file's name) is a
+/// link that opens the Source view at that line.
+#[test]
+fn gui_source_corpus_hot_spot_line_link() {
+    use sightline::app::ncu::source_page::data::short_name;
+    use sightline::ncu::Report;
+    use sightline::ncu::source::hotspots::top_pcs;
+    use sightline::ncu::source::{PcMetrics, SourceModule};
+    let Some(corpus) = common::corpus_ncu() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = corpus.join("reports/ncu2022.3_rtx3070_manual_nvtx.ncu-rep");
+    let report = Report::open(&path).unwrap();
+    let mut h = open(dir.path(), path);
+    let action = report.action(tab(&h).details().unwrap().index).unwrap();
+    let top = top_pcs(&PcMetrics::of(&action), &action, "inst_executed", 5, false);
+    let module = SourceModule::for_action(&report, &action).unwrap();
+    let location = module.source_info(top[0].0).unwrap();
+    let text = format!("{}:{}", short_name(&location.file), location.line);
+    show_source_counters(&mut h);
+    // The rules applied on load may still add their messages above the section: wait for the
+    // tables, then bring them into view again.
+    common::app::step_until(&mut h, "the hot spot line", Duration::from_secs(20), |h| {
+        h.query_all_by_label(&text).next().is_some()
+    });
+    show_source_counters(&mut h);
+    // The address in each table listing the instruction, its line beside it.
+    assert!(h.get_all_by_label(&format!("{:#x}", top[0].0)).count() >= 1);
+    h.get_all_by_label(&text).next().unwrap().click();
+    h.step();
+    assert_eq!(tab(&h).page, Page::Source);
+    wait_built(&mut h);
+    h.run();
+    let source = &tab(&h).source;
+    assert_eq!(source.view(0), Some(View::Source));
+    assert_eq!(source.selected_name(0), Some(format!("Source {text}")));
 }
 
 #[test]

@@ -64,6 +64,7 @@ mod rules_stock;
 mod rules_tables;
 mod section_parse;
 mod section_watch;
+mod source_hot_spots;
 mod source_synthetic;
 mod system_widgets;
 mod timeline_analyze;

@@ -9,7 +9,7 @@ use eframe::egui;
 
 use super::baselines::bar::baselines_bar;
 use super::baselines::{BaselineStore, ComparedBaseline, resolve_page};
-use super::details::{DetailsPanel, RuleRequest};
+use super::details::{DetailsPanel, RuleRequest, SourceLink};
 use super::kernel_list::KernelList;
 use super::loader::{LoadEvent, LoadJob, start_load};
 use super::raw_page::RawPage;
@@ -44,7 +44,8 @@ pub enum Page {
 
 /// The selected kernel, decoded and resolved.
 struct Current {
-    action: Action,
+    /// Shared with the Source page's build.
+    action: Arc<Action>,
     details: KernelDetails,
     /// The sections the page was resolved against (before disabled ones were removed).
     sections: Arc<SectionSet>,
@@ -197,7 +198,7 @@ impl ReportTab {
         }
         let action = match self.current.take() {
             Some(current) if current.action.index() == self.selected => Ok(current.action),
-            _ => report.action(self.selected),
+            _ => report.action(self.selected).map(Arc::new),
         };
         let action = match action {
             Ok(action) => action,
@@ -425,7 +426,11 @@ impl ReportTab {
                 ui.label("Opening…");
                 return;
             };
-            read_warnings_ui(ui, &report, self.current.as_ref().map(|c| &c.action));
+            read_warnings_ui(
+                ui,
+                &report,
+                self.current.as_ref().map(|c| c.action.as_ref()),
+            );
             match self.page {
                 Page::Session => super::session_page::session_ui(ui, &report),
                 Page::Source => {
@@ -433,8 +438,7 @@ impl ReportTab {
                     if let Some(current) = &self.current {
                         let rules = self.page_rules.as_ref().map(|(_, p)| p);
                         let results = current.action.rule_results();
-                        let kernel = current.action.index();
-                        self.source.ui(ui, &report, kernel, results, rules);
+                        self.source.ui(ui, &report, &current.action, results, rules);
                     } else if report.num_actions() == 0 {
                         ui.label("This report contains no results.");
                     }
@@ -484,8 +488,11 @@ impl ReportTab {
                         };
                         self.panel.ui(ui, &ctx);
                         requests = self.panel.take_rule_requests();
-                        if let Some(pc) = self.panel.take_source_link() {
-                            self.source.go_to_pc(pc);
+                        if let Some(link) = self.panel.take_source_link() {
+                            match link {
+                                SourceLink::Instruction(pc) => self.source.go_to_pc(pc),
+                                SourceLink::Line(location) => self.source.go_to_line(location),
+                            }
                             self.page = Page::Source;
                             ui.ctx().request_repaint();
                         }

@@ -38,7 +38,7 @@ use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
 use sightline_model::format::format_with_unit;
 use sightline_model::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
-use sightline_model::ncu::{Action, MetricValue};
+use sightline_model::ncu::{Action, MetricValue, Report};
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::section::details::{
     ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails,
@@ -61,6 +61,7 @@ use markup::*;
 pub use markup::{Span, parse_markup};
 use page::*;
 use rules::*;
+pub use source_tables::SourceLink;
 use source_tables::hot_spot_list;
 
 /// The Details page panel. Create it once per report tab and call [`DetailsPanel::ui`] every
@@ -80,8 +81,9 @@ pub struct DetailsPanel {
     cache: Option<PageCache>,
     /// Rule requests made this frame.
     requests: Vec<RuleRequest>,
-    /// An instruction of a source metric table clicked (open the Source page there).
-    source_link: Option<u64>,
+    /// An instruction or source line of a source metric table clicked (open the Source page
+    /// there).
+    source_link: Option<SourceLink>,
     /// The shown baselines compared with the shown result (set by the tab each frame): header
     /// values, body tables, bar charts and the memory widgets compare with them.
     pub baselines: Vec<ComparedBaseline>,
@@ -140,9 +142,9 @@ impl DetailsPanel {
         std::mem::take(&mut self.requests)
     }
 
-    /// The PC of a source metric table's row clicked since the last call: the tab opens the
-    /// Source page there.
-    pub fn take_source_link(&mut self) -> Option<u64> {
+    /// The instruction or source line of a source metric table's row clicked since the last
+    /// call: the tab opens the Source page there.
+    pub fn take_source_link(&mut self) -> Option<SourceLink> {
         self.source_link.take()
     }
 
@@ -198,6 +200,7 @@ impl DetailsPanel {
             known,
             instance_rows,
             hot_spot_rows,
+            hot_spot_source,
             ..
         } = cache;
         let mut render = Render {
@@ -214,8 +217,10 @@ impl DetailsPanel {
             clicked_section: None,
             target_seen: false,
             settling: false,
+            report: ctx.report,
             action: ctx.action,
             hot_spot_rows,
+            hot_spot_source,
             source_link: None,
         };
         let details = ctx.details;
@@ -406,12 +411,16 @@ struct Render<'s> {
     target_seen: bool,
     /// Whether an ancestor of the target is still animating open.
     settling: bool,
+    /// The report shown (the kernel's module for source metric tables' lines).
+    report: &'s Report,
     /// The kernel shown (per-instruction values of source metric tables).
     action: &'s Action,
     /// The ranked instructions of source metric tables, by (metric, rows, ascending).
     hot_spot_rows: &'s mut HotSpotRows,
-    /// A source metric table's instruction clicked this frame.
-    source_link: Option<u64>,
+    /// What source metric tables read.
+    hot_spot_source: &'s mut source_tables::HotSpotSource,
+    /// A source metric table's instruction or line clicked this frame.
+    source_link: Option<SourceLink>,
 }
 
 fn section_ui(ui: &mut Ui, section: &DetailsSection, view: &SectionView, render: &mut Render<'_>) {

@@ -4,9 +4,8 @@
 
 use super::*;
 
-/// The ranked instructions of source metric tables by (metric, rows, ascending): PC and
-/// formatted value.
-pub(super) type HotSpotRows = HashMap<(String, u32, bool), Vec<(u64, String)>>;
+/// The ranked instructions of source metric tables by (metric, rows, ascending).
+pub(super) type HotSpotRows = HashMap<(String, u32, bool), Vec<source_tables::HotSpotRow>>;
 
 /// Derived data of one page, rebuilt when the page (or its rule results) change.
 pub(super) struct PageCache {
@@ -29,6 +28,8 @@ pub(super) struct PageCache {
     pub(super) instance_rows: HashMap<u64, Vec<(String, String)>>,
     /// The ranked instructions of source metric tables, filled when first drawn.
     pub(super) hot_spot_rows: HotSpotRows,
+    /// What those tables read (per-PC metrics, the kernel's module), made when first needed.
+    pub(super) hot_spot_source: source_tables::HotSpotSource,
 }
 
 impl PageCache {
@@ -132,6 +133,7 @@ impl PageCache {
             parents,
             instance_rows: HashMap::new(),
             hot_spot_rows: HashMap::new(),
+            hot_spot_source: source_tables::HotSpotSource::default(),
         }
     }
 

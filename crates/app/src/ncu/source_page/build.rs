@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use sightline_model::ncu::source::SourcePage;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
-use sightline_model::ncu::{NameBase, Report};
+use sightline_model::ncu::{Action, NameBase, Report};
 
 use super::data::PageData;
 use crate::job::{Job, Polled, poll_job};
@@ -46,8 +46,18 @@ pub fn build_page(
     progress: &dyn Fn(f32, &str),
 ) -> Result<PageData, String> {
     let action = report.action(kernel).map_err(|e| e.to_string())?;
+    build_page_of(report, &action, options, progress)
+}
+
+/// [`build_page`] of a kernel result already decoded (the tab's: not decoded again).
+pub fn build_page_of(
+    report: &Report,
+    action: &Action,
+    options: &NvdisasmOptions,
+    progress: &dyn Fn(f32, &str),
+) -> Result<PageData, String> {
     progress(0.1, "reading the kernel binary");
-    let mut page = SourcePage::build(report, &action, None).map_err(|e| e.to_string())?;
+    let mut page = SourcePage::build(report, action, None).map_err(|e| e.to_string())?;
     let mut messages = Vec::new();
     if !page.sass().is_empty() {
         progress(0.4, "disassembling (nvdisasm)");
@@ -63,13 +73,15 @@ pub fn build_page(
 }
 
 impl BuildJob {
-    /// Starts building `kernel`'s page; `wake` requests a repaint with every message.
+    /// Starts building the page of kernel result `action`; `wake` requests a repaint with
+    /// every message.
     pub fn start(
         report: Arc<Report>,
-        kernel: usize,
+        action: Arc<Action>,
         options: NvdisasmOptions,
         wake: impl Fn() + Send + Sync + 'static,
     ) -> BuildJob {
+        let kernel = action.index();
         let job = Job::start(
             wake,
             |e| format!("could not start the Source page's thread: {e}"),
@@ -77,7 +89,7 @@ impl BuildJob {
                 let progress = |f: f32, stage: &str| {
                     ctx.progress_now(f, stage);
                 };
-                build_page(&report, kernel, &options, &progress)
+                build_page_of(&report, &action, &options, &progress)
             },
         );
         BuildJob {

@@ -63,15 +63,28 @@ pub struct Row {
     pub location: String,
     /// The text column (source line, SASS instruction, PTX line).
     pub text: String,
-    /// One cell per column.
+    /// One cell per column; none for a row without instructions (every cell empty).
     pub cells: Vec<Cell>,
     /// Indices into the SASS rows of the instructions this row stands for (the correlation).
     pub pcs: Vec<u32>,
-    /// The row's name for screen readers and tests (`Source kernel.cu:4`, `SASS 0x7f…10`).
-    pub name: String,
 }
 
 impl Row {
+    /// The row's name for screen readers and tests (`Source kernel.cu:4`, `SASS 0x7f…10`,
+    /// `PTX 12`) as a row of `view` (of the file named `file` in the Source view); made when
+    /// asked for, not for every row of a page.
+    pub fn name(&self, view: View, file: Option<&str>) -> String {
+        match view {
+            View::Source => format!(
+                "Source {}:{}",
+                short_name(file.unwrap_or_default()),
+                self.location
+            ),
+            View::Sass => format!("SASS {}", self.location),
+            View::Ptx => format!("PTX {}", self.location),
+        }
+    }
+
     /// The value of numeric column `column`, if any.
     pub fn number(&self, column: usize) -> Option<f64> {
         match self.cells.get(column) {
@@ -194,11 +207,7 @@ impl PageData {
                 let text = match &r.text {
                     Some(t) => t.clone(),
                     None => {
-                        let encoding: String = r
-                            .encoding
-                            .as_ref()
-                            .map(|e| e.iter().rev().map(|b| format!("{b:02x}")).collect())
-                            .unwrap_or_default();
+                        let encoding = r.encoding.as_deref().map(hex).unwrap_or_default();
                         let memory = r.memory_operation(page);
                         if memory.is_empty() {
                             encoding
@@ -212,7 +221,6 @@ impl PageData {
                     text,
                     cells: r.cells.clone(),
                     pcs: vec![i as u32],
-                    name: format!("SASS {:#x}", r.address),
                 }
             })
             .collect();
@@ -255,7 +263,6 @@ impl PageData {
                 text: String::new(),
                 cells: block.cells.clone(),
                 pcs: block.rows.iter().map(|&r| r as u32).collect(),
-                name: format!("Source {}:{}", short_name(&file.name), block.location.line),
             });
         }
         for file in &mut files {
@@ -271,7 +278,7 @@ impl PageData {
             };
             file.text = text;
             if let Some(content) = content {
-                fill_text(file, &content, width);
+                fill_text(file, &content);
             }
             let mut all = file
                 .rows
@@ -300,8 +307,9 @@ impl PageData {
             .zip(by_line)
             .enumerate()
             .map(|(i, (text, pcs))| {
+                // A line without instructions has no cells (drawn as empty).
                 let cells = if pcs.is_empty() {
-                    vec![Cell::Empty; width]
+                    Vec::new()
                 } else {
                     aggregate(&mut pcs.iter().map(|&p| p as usize))
                 };
@@ -310,7 +318,6 @@ impl PageData {
                     text: text.clone(),
                     cells,
                     pcs,
-                    name: format!("PTX {}", i + 1),
                 }
             })
             .collect();
@@ -359,11 +366,10 @@ impl PageData {
 
     /// Gives file `index` the text of `content` (a file the user resolved).
     pub fn resolve_file(&mut self, index: usize, path: PathBuf, content: &str) {
-        let width = self.columns.len();
         if let Some(file) = self.files.get_mut(index) {
             // Back to the lines with code, then every line of the chosen file.
             file.rows.retain(|r| !r.pcs.is_empty());
-            fill_text(file, content, width);
+            fill_text(file, content);
             file.text = FileText::Resolved(path);
         }
     }
@@ -383,18 +389,29 @@ impl PageData {
     }
 }
 
+/// The instruction bytes as one hexadecimal number (the last byte first).
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes.iter().rev() {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
+}
+
 /// A file's name without its folders (for row names).
 pub fn short_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
-/// Every line of `content` becomes a row; the lines with code keep their cells and PCs.
-fn fill_text(file: &mut SourceFileRows, content: &str, width: usize) {
+/// Every line of `content` becomes a row; the lines with code keep their cells and PCs (the
+/// others have none: they are drawn empty).
+fn fill_text(file: &mut SourceFileRows, content: &str) {
     let mut with_code: std::collections::BTreeMap<u32, Row> = std::mem::take(&mut file.rows)
         .into_iter()
         .filter_map(|r| Some((r.location.parse::<u32>().ok()?, r)))
         .collect();
-    let short = short_name(&file.name).to_owned();
     let mut rows = Vec::new();
     let content = content.strip_suffix('\n').unwrap_or(content);
     for (i, text) in content.split('\n').enumerate() {
@@ -406,9 +423,8 @@ fn fill_text(file: &mut SourceFileRows, content: &str, width: usize) {
         let mut row = with_code.remove(&line).unwrap_or_else(|| Row {
             location: line.to_string(),
             text: String::new(),
-            cells: vec![Cell::Empty; width],
+            cells: Vec::new(),
             pcs: Vec::new(),
-            name: format!("Source {short}:{line}"),
         });
         row.text = text;
         rows.push(row);

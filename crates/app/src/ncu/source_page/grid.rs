@@ -9,7 +9,7 @@ use sightline_model::format::format_with_unit;
 use sightline_model::ncu::MetricValue;
 use sightline_model::ncu::source::Cell;
 
-use super::data::{ColumnInfo, Row};
+use super::data::{ColumnInfo, Row, View};
 use super::markers::Markers;
 
 /// Height of a row.
@@ -84,8 +84,8 @@ pub struct Grid<'a> {
     pub columns: &'a [ColumnInfo],
     /// The indices of the columns shown, in order.
     pub shown: &'a [usize],
-    /// The title of the text column (the view's name).
-    pub title: &'a str,
+    /// The view (the text column's title, the rows' names).
+    pub view: View,
     /// The column of the heatmap and the hot spots.
     pub heat: Option<usize>,
     /// Percent of the launch (else absolute values).
@@ -193,7 +193,7 @@ impl Grid<'_> {
         painter.text(
             egui::pos2(text_x, header_rect.center().y),
             Align2::LEFT_CENTER,
-            self.title,
+            self.view.name(),
             FontId::proportional(13.0),
             text_color,
         );
@@ -289,7 +289,7 @@ impl Grid<'_> {
                         Role::Row,
                         true,
                         self.selected == Some(index),
-                        row.name.clone(),
+                        row.name(self.view, self.file),
                     )
                 });
                 let painter = ui.painter();

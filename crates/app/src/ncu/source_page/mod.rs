@@ -15,7 +15,6 @@
 pub mod build;
 pub mod data;
 pub mod grid;
-pub mod hotspots;
 pub mod markers;
 pub mod nav;
 pub mod navigator;
@@ -26,8 +25,9 @@ use std::sync::Arc;
 
 use eframe::egui::{self, Ui};
 
-use sightline_model::ncu::Report;
+use sightline_model::ncu::source::FileLine;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
+use sightline_model::ncu::{Action, Report};
 use sightline_model::proto::nv::rule_system::RuleResult;
 
 use self::build::{BuildJob, PageCache};
@@ -95,6 +95,8 @@ pub struct SourcePageState {
     markers: Keyed<(usize, u64, usize), Markers>,
     /// A PC to show once the page is built (a link from the Details page).
     pending_pc: Option<u64>,
+    /// A source line to show once the page is built (a link from the Details page).
+    pending_line: Option<FileLine>,
     /// A file-dialog or read error of Resolve….
     resolve_error: Option<String>,
     /// Scroll both views to their first row with instructions (a newly shown kernel).
@@ -131,6 +133,7 @@ impl SourcePageState {
             hot: None,
             markers: None,
             pending_pc: None,
+            pending_line: None,
             resolve_error: None,
             initial_scroll: true,
         }
@@ -168,7 +171,14 @@ impl SourcePageState {
     /// The name of pane `pane`'s selected row (`Source kernel.cu:4`, `SASS 0x…`).
     pub fn selected_name(&self, pane: usize) -> Option<String> {
         let p = self.panes.get(pane)?;
-        Some(self.rows_of(p)?.get(p.selected?)?.name.clone())
+        let row = self.rows_of(p)?.get(p.selected?)?;
+        Some(row.name(p.view, self.file_name(p)))
+    }
+
+    /// The path of the file a pane's Source view shows.
+    fn file_name(&self, pane: &Pane) -> Option<&str> {
+        let page = self.page()?;
+        Some(page.files.get(pane.file)?.name.as_str())
     }
 
     /// The names of pane `pane`'s rows highlighted by the other pane's selection.
@@ -177,9 +187,10 @@ impl SourcePageState {
             return Vec::new();
         };
         let rows = self.rows_of(p).unwrap_or(&[]);
+        let file = self.file_name(p);
         p.highlighted
             .iter()
-            .filter_map(|&r| rows.get(r).map(|r| r.name.clone()))
+            .filter_map(|&r| rows.get(r).map(|r| r.name(p.view, file)))
             .collect()
     }
 
@@ -192,6 +203,14 @@ impl SourcePageState {
     /// binary has line info) once the page is built.
     pub fn go_to_pc(&mut self, pc: u64) {
         self.pending_pc = Some(pc);
+        self.pending_line = None;
+    }
+
+    /// Opens the page at source line `location` in the Source view (selected, with its
+    /// instructions highlighted in the view beside it) once the page is built.
+    pub fn go_to_line(&mut self, location: FileLine) {
+        self.pending_line = Some(location);
+        self.pending_pc = None;
     }
 
     fn rows_of(&self, pane: &Pane) -> Option<&[Row]> {
@@ -240,7 +259,8 @@ impl SourcePageState {
     }
 
     /// Starts the build of `kernel` unless built or building; picks up a finished build.
-    fn ensure_built(&mut self, ctx: &egui::Context, report: &Arc<Report>, kernel: usize) {
+    fn ensure_built(&mut self, ctx: &egui::Context, report: &Arc<Report>, action: &Arc<Action>) {
+        let kernel = action.index();
         if self.kernel != Some(kernel) {
             self.kernel = Some(kernel);
             let views = (self.panes[0].view, self.panes[1].view);
@@ -272,7 +292,7 @@ impl SourcePageState {
             let wake_ctx = ctx.clone();
             self.build = Some(BuildJob::start(
                 report.clone(),
-                kernel,
+                action.clone(),
                 self.nvdisasm.clone(),
                 move || wake_ctx.request_repaint(),
             ));
@@ -329,17 +349,54 @@ impl SourcePageState {
         }
     }
 
-    /// Draws the page of `kernel`. `results` are its stored rule results, `rules` those applied
-    /// in this session.
+    /// Applies a pending Details link to a source line: its file in the first pane's Source
+    /// view, the line selected and scrolled to.
+    fn apply_pending_line(&mut self) {
+        let Some(location) = self.pending_line.take() else {
+            return;
+        };
+        let Some(page) = self.page() else {
+            self.pending_line = Some(location);
+            return;
+        };
+        let found = page
+            .files
+            .iter()
+            .position(|f| f.name == location.file)
+            .and_then(|file| {
+                let line = location.line.to_string();
+                let row = page.files[file]
+                    .rows
+                    .iter()
+                    .position(|r| r.location == line)?;
+                Some((file, row))
+            });
+        let Some((file, row)) = found else {
+            self.resolve_error = Some(format!(
+                "{}:{} is not a line of this kernel's page",
+                location.file, location.line
+            ));
+            return;
+        };
+        if self.panes[0].view != View::Source {
+            self.set_view(0, View::Source);
+        }
+        self.panes[0].file = file;
+        self.select(0, row, true);
+    }
+
+    /// Draws the page of kernel result `action`. `results` are its stored rule results,
+    /// `rules` those applied in this session.
     pub fn ui(
         &mut self,
         ui: &mut Ui,
         report: &Arc<Report>,
-        kernel: usize,
+        action: &Arc<Action>,
         results: &[RuleResult],
         rules: Option<&PageRules>,
     ) {
-        self.ensure_built(ui.ctx(), report, kernel);
+        let kernel = action.index();
+        self.ensure_built(ui.ctx(), report, action);
         if let Some((k, error)) = &self.error
             && *k == kernel
         {
@@ -367,6 +424,7 @@ impl SourcePageState {
             }
         }
         self.apply_pending_pc();
+        self.apply_pending_line();
         let rules_key = (kernel, rules.map_or(0, |r| r.version), results.len());
         if self.markers.as_ref().is_none_or(|(k, _)| *k != rules_key) {
             self.markers = Some((rules_key, Markers::build(results, rules, &page)));
@@ -443,7 +501,7 @@ impl SourcePageState {
                     rows,
                     columns: &page.columns,
                     shown: &shown,
-                    title: pane.view.name(),
+                    view: pane.view,
                     heat: self.column,
                     percent: self.percent,
                     selected: pane.selected,

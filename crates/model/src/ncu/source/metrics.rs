@@ -4,7 +4,8 @@
 //! (`SourceMetrics` from 2024.1, `Metrics` before), in its order and with its labels (the
 //! section lists every stall reason itself: `stall_long_sb`...), keeping the metrics the result
 //! holds per PC (instances whose correlation id is the absolute PC; 0 at PCs without an
-//! instance). A `group:` entry (warp stall reasons) is the per-PC sum of its members, which the
+//! instance), derived metrics the result does not store included (evaluated per PC from their
+//! instanced operands, [`super::values`]). A `group:` entry (warp stall reasons) is the per-PC sum of its members, which the
 //! report stores as a `group:NAME` string metric (comma-separated names); it is shown whenever
 //! a member exists, with zeros when the kernel had no samples. Without an embedded section every per-PC metric becomes a column
 //! named after itself.
@@ -14,7 +15,10 @@
 
 use std::collections::HashMap;
 
-use crate::ncu::{Action, Metric, MetricValue};
+use super::page::Cell;
+use super::values::{PcMetrics, PcValues, empty_sum};
+use crate::ncu::Action;
+use crate::proto::nv::profiler::ProfilerSection;
 
 /// What a column shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +50,7 @@ impl Column {
 /// The members of a `group:` entry: the report's `group:NAME` string metric (comma-separated
 /// metric names), else the warp stall metrics by name (`smsp__pcsamp_warps_issue_stalled_*`,
 /// `_not_issued` or not); only those the result holds, in the stored order.
-fn group_members(action: &Action, group: &str) -> Vec<String> {
+pub(super) fn group_members(action: &Action, group: &str) -> Vec<String> {
     const STALL_PREFIX: &str = "smsp__pcsamp_warps_issue_stalled_";
     const NOT_ISSUED: &str = "_not_issued";
     if let Some(list) = action
@@ -115,58 +119,41 @@ pub struct SourceColumns {
     values: HashMap<String, PcValues>,
 }
 
-/// One metric's values by PC.
-#[derive(Debug, Clone, Default)]
-pub struct PcValues {
-    by_pc: HashMap<u64, f64>,
-}
-
-impl PcValues {
-    /// The value at `pc`.
-    pub fn get(&self, pc: u64) -> Option<f64> {
-        self.by_pc.get(&pc).copied()
-    }
-
-    /// The PCs with a value.
-    pub fn pcs(&self) -> impl Iterator<Item = u64> + '_ {
-        self.by_pc.keys().copied()
-    }
-}
-
-/// A value of a per-PC instance as a number.
-fn number(value: &MetricValue) -> Option<f64> {
-    value.as_f64()
-}
-
-/// Whether a metric is kept per PC: instances with integer correlation ids.
-fn per_pc(metric: &Metric) -> Option<PcValues> {
-    if metric.instances.is_empty() {
-        return None;
-    }
-    let mut by_pc = HashMap::new();
-    for instance in &metric.instances {
-        let id = instance.correlation_id.as_ref()?;
-        let pc = id.as_u64()?;
-        by_pc.insert(pc, number(&instance.value)?);
-    }
-    Some(PcValues { by_pc })
+/// Whether per-PC values look like PCs: correlation ids that are small integers are not PCs
+/// (occupancy tables indexed by block size, register count, shared memory size).
+fn are_pcs(values: &PcValues) -> bool {
+    values.pcs().all(|pc| pc >= 0x1_0000)
 }
 
 impl SourceColumns {
     /// The columns of `action` (see the module documentation).
     pub fn of(action: &Action) -> SourceColumns {
-        let mut values = HashMap::new();
-        for (name, metric) in action.metrics_by_name() {
-            if let Some(v) = per_pc(metric) {
-                // Correlation ids that are small integers are not PCs (occupancy tables
-                // indexed by block size, register count, shared memory size).
-                if v.by_pc.keys().all(|pc| *pc >= 0x1_0000) {
-                    values.insert(name.to_owned(), v);
-                }
+        SourceColumns::with_sections(action, &action.sections().unwrap_or_default())
+    }
+
+    /// The columns of `action` with its embedded sections already decoded.
+    pub fn with_sections(action: &Action, sections: &[ProfilerSection]) -> SourceColumns {
+        let metrics = PcMetrics::new(action, sections);
+        let mut values: HashMap<String, PcValues> = HashMap::new();
+        // Reads `name`'s per-PC values once; whether it has any.
+        let read = |values: &mut HashMap<String, PcValues>, name: &str| -> bool {
+            if values.contains_key(name) {
+                return true;
             }
-        }
+            match metrics
+                .metric(action, name)
+                .and_then(PcValues::of_metric)
+                .filter(are_pcs)
+            {
+                Some(v) => {
+                    values.insert(name.to_owned(), v);
+                    true
+                }
+                None => false,
+            }
+        };
         let mut columns: Vec<Column> = Vec::new();
-        let entries = section_entries(action);
+        let entries = section_entries(sections);
         let have_section = !entries.is_empty();
         for (name, label) in entries {
             let label = label.unwrap_or_else(|| name.clone());
@@ -176,6 +163,9 @@ impl SourceColumns {
             if let Some(group) = name.strip_prefix("group:") {
                 let members = group_members(action, group);
                 if !members.is_empty() {
+                    for member in &members {
+                        read(&mut values, member);
+                    }
                     columns.push(Column {
                         label,
                         kind: ColumnKind::Sum(members),
@@ -185,7 +175,7 @@ impl SourceColumns {
             }
             // Only metrics with per-PC values (a kernel without warp samples stores its stall
             // metrics as plain zeros: NVIDIA shows the group sums, not the members).
-            if !values.contains_key(&name) {
+            if !read(&mut values, &name) {
                 continue;
             }
             let kind = if MEMORY_METRICS.contains(&name.as_str()) {
@@ -196,15 +186,17 @@ impl SourceColumns {
             columns.push(Column { label, kind });
         }
         if !have_section {
-            let mut names: Vec<&String> = values.keys().collect();
-            names.sort();
-            for name in names {
+            // Every stored per-PC metric, by name.
+            for (name, _) in action.metrics_by_name() {
+                if !read(&mut values, name) {
+                    continue;
+                }
                 columns.push(Column {
-                    label: name.clone(),
-                    kind: if MEMORY_METRICS.contains(&name.as_str()) {
-                        ColumnKind::MemoryLabel(name.clone())
+                    label: name.to_owned(),
+                    kind: if MEMORY_METRICS.contains(&name) {
+                        ColumnKind::MemoryLabel(name.to_owned())
                     } else {
-                        ColumnKind::Metric(name.clone())
+                        ColumnKind::Metric(name.to_owned())
                     },
                 });
             }
@@ -217,7 +209,7 @@ impl SourceColumns {
         &self.columns
     }
 
-    /// The per-PC values of a metric.
+    /// The per-PC values of a metric a column reads.
     pub fn metric(&self, name: &str) -> Option<&PcValues> {
         self.values.get(name)
     }
@@ -265,6 +257,68 @@ impl SourceColumns {
         let code = self.values.get(name)?.get(pc)?;
         Some(memory_label(name, code as u64).unwrap_or_default())
     }
+
+    /// The cells of the instructions at `pcs`, one row per PC with one cell per column: what
+    /// [`SourceColumns::number`] and [`SourceColumns::label`] give, gathered in one pass over
+    /// each metric's values instead of one lookup per cell.
+    pub fn cells(&self, pcs: &[u64]) -> Vec<Vec<Cell>> {
+        let sorted = pcs.windows(2).all(|w| w[0] < w[1]);
+        let index: HashMap<u64, usize> = if sorted {
+            HashMap::new()
+        } else {
+            pcs.iter().enumerate().map(|(i, &pc)| (pc, i)).collect()
+        };
+        let row_of = |pc: u64| -> Option<usize> {
+            if sorted {
+                pcs.binary_search(&pc).ok()
+            } else {
+                index.get(&pc).copied()
+            }
+        };
+        let values_of = |name: &str| self.values.get(name).into_iter().flat_map(PcValues::iter);
+        let mut rows: Vec<Vec<Cell>> = (0..pcs.len())
+            .map(|_| Vec::with_capacity(self.columns.len()))
+            .collect();
+        let mut column: Vec<Option<f64>> = Vec::with_capacity(pcs.len());
+        for kind in self.columns.iter().map(|c| &c.kind) {
+            column.clear();
+            match kind {
+                // 0 where the metric has no value (see `number`).
+                ColumnKind::Metric(_) => column.resize(pcs.len(), Some(0.0)),
+                ColumnKind::Sum(_) => column.resize(pcs.len(), Some(empty_sum())),
+                ColumnKind::MemoryLabel(_) => column.resize(pcs.len(), None),
+            }
+            match kind {
+                ColumnKind::Metric(name) | ColumnKind::MemoryLabel(name) => {
+                    for (pc, v) in values_of(name) {
+                        if let Some(r) = row_of(pc) {
+                            column[r] = Some(v);
+                        }
+                    }
+                }
+                // Added in the members' order, as `number` sums them.
+                ColumnKind::Sum(names) => {
+                    for name in names {
+                        for (pc, v) in values_of(name) {
+                            if let Some(Some(sum)) = row_of(pc).map(|r| &mut column[r]) {
+                                *sum += v;
+                            }
+                        }
+                    }
+                }
+            }
+            for (row, value) in rows.iter_mut().zip(&column) {
+                row.push(match (kind, value) {
+                    (_, None) => Cell::Empty,
+                    (ColumnKind::MemoryLabel(name), Some(code)) => {
+                        Cell::Text(memory_label(name, *code as u64).unwrap_or_default())
+                    }
+                    (_, Some(v)) => Cell::Number(*v),
+                });
+            }
+        }
+        rows
+    }
 }
 
 impl Column {
@@ -278,10 +332,7 @@ impl Column {
 }
 
 /// `(name, label)` of the embedded `SourceCounters` section's source metrics.
-fn section_entries(action: &Action) -> Vec<(String, Option<String>)> {
-    let Ok(sections) = action.sections() else {
-        return Vec::new();
-    };
+fn section_entries(sections: &[ProfilerSection]) -> Vec<(String, Option<String>)> {
     let Some(section) = sections.iter().find(|s| s.identifier == "SourceCounters") else {
         return Vec::new();
     };

@@ -7,19 +7,23 @@
 //! - [`SourceModule::function_for`] finds the launched function and its load PC.
 //! - [`SourceModule::source_info`], [`SourceModule::ptx_by_pc`] answer per PC as NVIDIA's
 //!   reader does; [`SourceModule::lines_at`] gives every file:line of a PC for aggregates.
-//! - [`metrics`] reads the page's columns (the embedded `SourceCounters` section) and the
-//!   per-PC values; [`page`] builds the SASS, CUDA-C and PTX rows with line aggregates.
+//! - [`metrics`] reads the page's columns (the embedded `SourceCounters` section) and
+//!   [`values`] the per-PC values (stored, derived from the embedded definitions, `group:`
+//!   sums); [`page`] builds the SASS, CUDA-C and PTX rows with line aggregates;
+//!   [`hotspots`] ranks a metric's instructions for the Details page's source metric tables.
 //! - [`nvdisasm`] runs NVIDIA's disassembler, when installed, for the SASS text.
 //!
 //! Every corner case (no cubin, no line info, an unreadable or newer ELF, a function without
 //! metrics) is a [`Problem`] or a [`SourceError`] with a message, never a panic.
 
 pub mod cubin;
+pub mod hotspots;
 pub mod lines;
 pub mod metrics;
 pub mod nvdisasm;
 pub mod page;
 pub mod ptx;
+pub mod values;
 
 use std::collections::HashMap;
 
@@ -29,9 +33,10 @@ use crate::proto::nv::profiler::messages as pb;
 
 pub use cubin::{Cubin, CubinError, CubinFunction, INSTRUCTION_SIZE};
 pub use lines::{FileLine, LineTable};
-pub use metrics::{Column, ColumnKind, PcValues, SourceColumns};
+pub use metrics::{Column, ColumnKind, SourceColumns};
 pub use page::{Cell, LineBlock, PageView, SassRow, SourcePage};
 pub use ptx::PtxText;
+pub use values::{PcMetrics, PcValues};
 
 /// Why there is no Source page for an action.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

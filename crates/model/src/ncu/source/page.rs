@@ -169,9 +169,11 @@ impl SourcePage {
                  section): the page shows instructions without values",
             ));
         }
+        let cells = columns.cells(&pcs);
         let sass = pcs
             .iter()
-            .map(|&pc| SassRow {
+            .zip(cells)
+            .map(|(&pc, cells)| SassRow {
                 address: pc,
                 encoding: module.instruction(pc).map(<[u8]>::to_vec),
                 text: disassembly.and_then(|d| d.text(pc)).map(str::to_owned),
@@ -179,17 +181,7 @@ impl SourcePage {
                 source: module.source_info(pc),
                 lines: module.lines_at(pc),
                 ptx_line: module.ptx_line(pc),
-                cells: columns
-                    .columns()
-                    .iter()
-                    .map(|c| {
-                        if c.is_numeric() {
-                            columns.number(c, pc).map_or(Cell::Empty, Cell::Number)
-                        } else {
-                            columns.label(c, pc).map_or(Cell::Empty, Cell::Text)
-                        }
-                    })
-                    .collect(),
+                cells,
             })
             .collect();
         SourcePage {
