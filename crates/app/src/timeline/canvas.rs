@@ -106,7 +106,8 @@ pub struct Canvas {
     pub linked_drawn: u64,
     /// The canvas's event area on screen during the last frame.
     pub events_rect: Rect,
-    buffer: Vec<VisibleItem>,
+    /// The items of the rows drawn lately.
+    row_items: super::row_cache::RowCache,
 }
 
 impl Default for Canvas {
@@ -126,7 +127,7 @@ impl Default for Canvas {
             events_drawn: 0,
             linked_drawn: 0,
             events_rect: Rect::NOTHING,
-            buffer: Vec::new(),
+            row_items: super::row_cache::RowCache::default(),
         }
     }
 }
@@ -247,6 +248,7 @@ impl Canvas {
         self.events_drawn = 0;
         self.linked_drawn = 0;
         self.hits.clear();
+        self.row_items.begin_frame();
 
         let visible_lines: Vec<&Line> = lines
             .iter()
@@ -464,15 +466,11 @@ impl Canvas {
             self.draw_counter(paint, track, row, line_rect);
             return;
         }
-        let mut items = std::mem::take(&mut self.buffer);
-        items.clear();
-        timeline.visible(
-            track,
-            row,
-            t0,
-            t1,
+        let items = self.row_items.take(
+            timeline,
+            (track, row),
+            (t0, t1),
             view.ns_per_px * f64::from(bucket_px),
-            &mut items,
         );
         let y0 = line_rect.top() + 1.0;
         let y1 = line_rect.bottom() - 1.0;
@@ -506,7 +504,7 @@ impl Canvas {
         if let Some((pr, pi)) = pending {
             self.draw_bar(paint, pr, pi);
         }
-        self.buffer = items;
+        self.row_items.keep(track, row, items);
     }
 
     /// Draws a counter row as a step chart scaled to the row's smallest and largest value:

@@ -32,6 +32,7 @@ pub mod nsys_state;
 pub mod nvtxt_files;
 pub mod overlays;
 pub mod report_runner;
+mod row_cache;
 pub mod rows;
 pub mod search;
 pub mod stats_panel;
