@@ -15,6 +15,7 @@
 //! metrics) is a [`Problem`] or a [`SourceError`] with a message, never a panic.
 
 pub mod cubin;
+pub mod demangle;
 pub mod lines;
 pub mod metrics;
 pub mod nvdisasm;
