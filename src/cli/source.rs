@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::ncu::NameBase;
+use crate::ncu::source::demangle::demangle;
 use crate::ncu::source::nvdisasm::{self, NvdisasmOptions};
 use crate::ncu::source::{Cell, PageView, SassRow, SourcePage};
 
@@ -87,7 +88,10 @@ pub fn run(args: &SourceArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     for problem in page.problems() {
         eprintln!("{}: {problem}", args.report.display());
     }
-    let name = action.name(NameBase::Demangled).to_owned();
+    // The kernel's name as ncu's Source page prints it: the symbol demangled in NVIDIA's
+    // current style (reports of 2020.x store another), else the report's demangled name.
+    let name = demangle(action.name(NameBase::Mangled))
+        .unwrap_or_else(|| action.name(NameBase::Demangled).to_owned());
     if args.json {
         write_json(&page, view, &name, out)?;
     } else if args.csv {
@@ -139,25 +143,44 @@ fn write_csv(
             }
         }
         PageView::Sass => {
-            writeln!(out, "\"Kernel Name\",\"{name}\"{trailing}")?;
             let mut header = vec!["Address".to_owned(), "Source".to_owned()];
             header.extend(labels(page));
-            writeln!(out, "{}", quoted(&header))?;
+            // One block per function (the kernel and its callees, by address), as ncu prints
+            // them; a single block named by the kernel without function blocks.
+            let mut block: Option<Option<usize>> = None;
             for row in page.sass() {
+                let function = row.function.filter(|_| !page.functions().is_empty());
+                if block != Some(function) {
+                    block = Some(function);
+                    let title = page.function_of(row).map_or(name, |f| f.name.as_str());
+                    writeln!(out, "\"Kernel Name\",\"{title}\"{trailing}")?;
+                    writeln!(out, "{}", quoted(&header))?;
+                }
                 let text = row.csv_text.clone().unwrap_or_default();
                 let mut f = vec![format!("{:#x}", row.address), text];
                 f.extend(cells(&row.cells));
                 writeln!(out, "{}", quoted(&f))?;
             }
+            if block.is_none() {
+                writeln!(out, "\"Kernel Name\",\"{name}\"{trailing}")?;
+                writeln!(out, "{}", quoted(&header))?;
+            }
         }
         PageView::CudaSass => {
-            let lines = page.cuda_lines();
-            let mut file: Option<&str> = None;
+            let lines = page.cuda_lines_by_function();
+            let mut at: Option<(&str, Option<usize>)> = None;
             for block in &lines {
-                if file != Some(block.location.file.as_str()) {
-                    file = Some(block.location.file.as_str());
-                    writeln!(out, "\"File Path\",\"{}\"", block.location.file)?;
-                    writeln!(out, "\"Function Name\",\"{name}\"")?;
+                let file = block.location.file.as_str();
+                if at.is_none_or(|(f, _)| f != file) {
+                    writeln!(out, "\"File Path\",\"{file}\"")?;
+                }
+                if at != Some((file, block.function)) {
+                    at = Some((file, block.function));
+                    let title = block
+                        .function
+                        .and_then(|f| page.functions().get(f))
+                        .map_or(name, |f| f.name.as_str());
+                    writeln!(out, "\"Function Name\",\"{title}\"")?;
                     let mut header: Vec<String> = ["Line No", "Source", "Address", "Source"]
                         .map(str::to_owned)
                         .to_vec();

@@ -31,7 +31,7 @@ use crate::proto::nv::profiler::messages as pb;
 pub use cubin::{Cubin, CubinError, CubinFunction, INSTRUCTION_SIZE};
 pub use lines::{FileLine, LineTable};
 pub use metrics::{Column, ColumnKind, PcValues, SourceColumns};
-pub use page::{Cell, LineBlock, PageView, SassRow, SourcePage};
+pub use page::{Cell, FunctionBlock, LineBlock, PageView, SassRow, SourcePage};
 pub use ptx::PtxText;
 
 /// Why there is no Source page for an action.
