@@ -247,6 +247,8 @@ fn write_table(
         return Ok(());
     }
     let mut rows: Vec<Vec<String>> = Vec::new();
+    // Lines printed as they are before the row of that index.
+    let mut headings: Vec<(usize, String)> = Vec::new();
     let mut header = vec!["Location".to_owned(), "Source".to_owned()];
     header.extend(labels(page));
     let sass_row = |row: &SassRow| {
@@ -294,7 +296,17 @@ fn write_table(
                 "(no line information: built without -lineinfo or -G; showing SASS only)"
             )?;
         }
-        rows.extend(page.sass().iter().map(sass_row));
+        // Each function of several (the kernel and its callees) under a heading of its own.
+        let mut function = None;
+        for row in page.sass() {
+            if page.functions().len() > 1 && row.function != function {
+                function = row.function;
+                if let Some(f) = page.function_of(row) {
+                    headings.push((rows.len(), format!("Function: {}", f.name)));
+                }
+            }
+            rows.push(sass_row(row));
+        }
     }
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
@@ -322,7 +334,11 @@ fn write_table(
         writeln!(out, "{}", text.trim_end())
     };
     line(&header, out)?;
-    for row in &rows {
+    let mut headings = headings.iter().peekable();
+    for (i, row) in rows.iter().enumerate() {
+        while let Some((_, heading)) = headings.next_if(|(at, _)| *at == i) {
+            writeln!(out, "{heading}")?;
+        }
         line(row, out)?;
     }
     Ok(())
@@ -362,8 +378,9 @@ fn json_cells(cells: &[Cell]) -> String {
 
 fn json_sass(row: &SassRow) -> String {
     format!(
-        "{{\"address\":{},\"sass\":{},\"file\":{},\"line\":{},\"ptx_line\":{},\"values\":{}}}",
+        "{{\"address\":{},\"function\":{},\"sass\":{},\"file\":{},\"line\":{},\"ptx_line\":{},\"values\":{}}}",
         row.address,
+        row.function.map_or("null".into(), |f| f.to_string()),
         row.text.as_deref().map_or("null".into(), json_string),
         row.source
             .as_ref()
@@ -387,9 +404,24 @@ fn write_json(
         .map(|l| json_string(l))
         .collect::<Vec<_>>()
         .join(",");
+    let functions = page
+        .functions()
+        .iter()
+        .map(|f| {
+            format!(
+                "{{\"name\":{},\"mangled\":{},\"start\":{},\"end\":{},\"kernel\":{}}}",
+                json_string(&f.name),
+                json_string(&f.mangled),
+                f.start,
+                f.end,
+                f.kernel
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",");
     write!(
         out,
-        "{{\"kernel\":{},\"columns\":[{columns}]",
+        "{{\"kernel\":{},\"functions\":[{functions}],\"columns\":[{columns}]",
         json_string(name)
     )?;
     match view {

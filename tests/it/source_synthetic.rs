@@ -370,9 +370,25 @@ fn source_command_prints_table_csv_and_json() {
     assert_eq!(value["columns"][0], "Instructions Executed");
     assert_eq!(value["lines"][1]["line"], 4);
     assert_eq!(value["lines"][1]["values"][0], 203.0);
+    assert_eq!(value["kernel"], "k(float *)");
+    assert_eq!(value["functions"][1]["name"], "helper(float *)");
+    assert_eq!(value["functions"][1]["mangled"], "_Z6helperPf");
+    assert_eq!(value["functions"][1]["start"], LOAD[1]);
+    assert_eq!(value["functions"][0]["kernel"], true);
+    assert_eq!(value["lines"][4]["sass"][0]["function"], 1);
     let table = run_source(&["source", path, "--nvdisasm", missing]);
     assert!(table.contains("/src/kernel.cu:4"), "{table}");
     assert!(table.contains("0x7f0000001010"), "{table}");
+    let sass_table = run_source(&["source", path, "--view", "sass", "--nvdisasm", missing]);
+    let headings: Vec<&str> = sass_table
+        .lines()
+        .filter(|l| l.starts_with("Function: "))
+        .collect();
+    assert_eq!(
+        headings,
+        ["Function: k(float *)", "Function: helper(float *)"],
+        "{sass_table}"
+    );
 }
 
 /// `sightline source --csv --view sass` on a corpus report: the header and the addresses and
