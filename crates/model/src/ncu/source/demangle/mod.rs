@@ -108,6 +108,19 @@ impl Parser<'_> {
         (self.produced <= MAX_OUTPUT).then_some(text)
     }
 
+    /// Whether `length` more bytes of text stay within [`MAX_OUTPUT`] (checked before
+    /// printing a type, whose text is only bounded by its width).
+    fn afford(&self, length: usize) -> Option<()> {
+        (self.produced.saturating_add(length) <= MAX_OUTPUT).then_some(())
+    }
+
+    /// `ty` printed alone, counted against [`MAX_OUTPUT`].
+    fn render(&mut self, ty: &Ty) -> Option<String> {
+        self.afford(ty.width())?;
+        let text = ty.render();
+        self.produce(text)
+    }
+
     fn enter(&mut self) -> Option<()> {
         self.depth += 1;
         (self.depth <= MAX_RECURSION).then_some(())
@@ -211,14 +224,17 @@ impl Parser<'_> {
             "{name}({}){}{}",
             params
                 .iter()
-                .map(|p| p.render())
-                .collect::<Vec<_>>()
+                .map(|p| self.render(p))
+                .collect::<Option<Vec<_>>>()?
                 .join(", "),
             info.trailing,
             info.suffix
         );
         let text = match ret {
-            Some(ret) => ret.declare(declarator, false),
+            Some(ret) => {
+                self.afford(ret.width().saturating_add(declarator.len()))?;
+                ret.declare(declarator, false)
+            }
             None => declarator,
         };
         self.produce(text)
@@ -281,7 +297,7 @@ impl Parser<'_> {
         }
         if self.peek() == Some(b'S') {
             let sub = self.substitution()?;
-            return Some((sub.render(), true));
+            return Some((self.render(&sub)?, true));
         }
         Some((self.unqualified_name(info, None)?, false))
     }
@@ -341,7 +357,7 @@ impl Parser<'_> {
                 self.pos += 2;
                 info.special = true;
                 let ty = self.ty()?;
-                format!("operator {}", ty.render())
+                format!("operator {}", self.render(&ty)?)
             }
             b'l' if self.peek_at(1) == Some(b'i') => {
                 self.pos += 2;
@@ -380,7 +396,8 @@ impl Parser<'_> {
         }
         let mut params = Vec::new();
         while !self.eat(b'E') {
-            params.push(self.ty()?.render());
+            let ty = self.ty()?;
+            params.push(self.render(&ty)?);
         }
         Some(params.join(", "))
     }
@@ -436,7 +453,8 @@ impl Parser<'_> {
                     continue;
                 }
                 b'S' => {
-                    let sub = self.substitution()?.render();
+                    let sub = self.substitution()?;
+                    let sub = self.render(&sub)?;
                     let is_first = so_far.is_none();
                     so_far = Some(self.scoped(so_far.as_deref(), &sub)?);
                     if is_first {
@@ -574,8 +592,8 @@ impl Parser<'_> {
                 args.push(expression);
             }
             _ => {
-                let ty = self.ty()?.render();
-                args.push(self.produce(ty)?);
+                let ty = self.ty()?;
+                args.push(self.render(&ty)?);
             }
         }
         Some(())
@@ -584,6 +602,13 @@ impl Parser<'_> {
     /// The expressions a template argument may hold that this demangler prints: template
     /// parameters, literals and `&` of a name.
     fn expression(&mut self) -> Option<String> {
+        self.enter()?;
+        let result = self.expression_inner();
+        self.leave();
+        result
+    }
+
+    fn expression_inner(&mut self) -> Option<String> {
         match self.peek()? {
             b'T' => self.template_param(),
             b'L' => self.literal(),
@@ -608,7 +633,8 @@ impl Parser<'_> {
         if self.eat_str(b"DnE") {
             return Some("nullptr".to_owned());
         }
-        let ty = self.ty()?.render();
+        let ty = self.ty()?;
+        let ty = self.render(&ty)?;
         let start = self.pos;
         while self.peek().is_some_and(|b| b != b'E') {
             self.pos += 1;
@@ -665,7 +691,8 @@ impl Parser<'_> {
             b'A' => self.array_type()?,
             b'M' => {
                 self.pos += 1;
-                let class = self.ty()?.render();
+                let class = self.ty()?;
+                let class = self.render(&class)?;
                 let member = self.ty()?;
                 Ty::new(Kind::Member(class.into(), member))?
             }
@@ -703,7 +730,8 @@ impl Parser<'_> {
                     return Some(sub);
                 }
                 let args = self.template_args()?;
-                Ty::plain(self.produce(format!("{}{args}", sub.render()))?)
+                let sub = self.render(&sub)?;
+                Ty::plain(self.produce(format!("{sub}{args}"))?)
             }
             b'N' | b'Z' | b'S' | b'0'..=b'9' => {
                 let mut info = NameInfo::default();

@@ -211,4 +211,13 @@ fn demangle_limits_depth_and_output() {
         doubling.push_str(&format!("1BI{sub}{sub}E"));
     }
     assert!(demangle(&doubling).is_none_or(|d| d.len() <= MAX_OUTPUT));
+    // A function type naming a long substitution 100,000 times: refused before printing it.
+    let long = format!("1000{}", "a".repeat(1000));
+    let many = format!("_Z1f{long}PFv{}E", "S_".repeat(100_000));
+    let start = std::time::Instant::now();
+    assert_eq!(demangle(&many), None);
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    // Expressions nest within the recursion limit too.
+    let nested = format!("_Z1fIX{}T_EEvv", "ad".repeat(100_000));
+    assert_eq!(demangle(&nested), None);
 }

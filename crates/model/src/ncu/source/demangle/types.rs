@@ -15,6 +15,9 @@ pub struct Ty {
     /// What it is.
     pub kind: Kind,
     depth: usize,
+    /// An upper bound of the printed length (checked against the output limit before
+    /// printing: a type can name a long substitution many times).
+    width: usize,
 }
 
 /// The kinds of [`Ty`].
@@ -87,13 +90,42 @@ impl Ty {
                 ret.iter().chain(params).map(child).max().unwrap_or(0)
             }
         };
-        (depth <= MAX_DEPTH).then(|| Rc::new(Ty { kind, depth }))
+        let width = |t: &Rc<Ty>| t.width;
+        let own = match &kind {
+            Kind::Plain(text) => text.len(),
+            Kind::Cv(_, t) => 32usize.saturating_add(width(t)),
+            Kind::Pointer(t) | Kind::LRef(t) | Kind::RRef(t) | Kind::Pack(t) => {
+                4usize.saturating_add(width(t))
+            }
+            Kind::Array(dim, t) | Kind::Member(dim, t) => (dim.len() + 8).saturating_add(width(t)),
+            Kind::Function {
+                ret,
+                params,
+                trailing,
+            } => ret.iter().chain(params).fold(trailing.len() + 8, |sum, t| {
+                sum.saturating_add(width(t)).saturating_add(2)
+            }),
+        };
+        (depth <= MAX_DEPTH).then(|| {
+            Rc::new(Ty {
+                kind,
+                depth,
+                width: own,
+            })
+        })
+    }
+
+    /// An upper bound of the length [`Ty::render`] gives (without an inner declarator).
+    pub fn width(&self) -> usize {
+        self.width
     }
 
     /// A plain type printed as `text`.
     pub fn plain(text: impl Into<Rc<str>>) -> Rc<Ty> {
+        let text: Rc<str> = text.into();
         Rc::new(Ty {
-            kind: Kind::Plain(text.into()),
+            width: text.len(),
+            kind: Kind::Plain(text),
             depth: 1,
         })
     }
