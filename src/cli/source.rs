@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::ncu::NameBase;
+use crate::ncu::source::demangle::demangle;
 use crate::ncu::source::nvdisasm::{self, NvdisasmOptions};
 use crate::ncu::source::{Cell, PageView, SassRow, SourcePage};
 
@@ -87,7 +88,10 @@ pub fn run(args: &SourceArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     for problem in page.problems() {
         eprintln!("{}: {problem}", args.report.display());
     }
-    let name = action.name(NameBase::Demangled).to_owned();
+    // The kernel's name as ncu's Source page prints it: the symbol demangled in NVIDIA's
+    // current style (reports of 2020.x store another), else the report's demangled name.
+    let name = demangle(action.name(NameBase::Mangled))
+        .unwrap_or_else(|| action.name(NameBase::Demangled).to_owned());
     if args.json {
         write_json(&page, view, &name, out)?;
     } else if args.csv {
@@ -139,25 +143,44 @@ fn write_csv(
             }
         }
         PageView::Sass => {
-            writeln!(out, "\"Kernel Name\",\"{name}\"{trailing}")?;
             let mut header = vec!["Address".to_owned(), "Source".to_owned()];
             header.extend(labels(page));
-            writeln!(out, "{}", quoted(&header))?;
+            // One block per function (the kernel and its callees, by address), as ncu prints
+            // them; a single block named by the kernel without function blocks.
+            let mut block: Option<Option<usize>> = None;
             for row in page.sass() {
+                let function = row.function.filter(|_| !page.functions().is_empty());
+                if block != Some(function) {
+                    block = Some(function);
+                    let title = page.function_of(row).map_or(name, |f| f.name.as_str());
+                    writeln!(out, "\"Kernel Name\",\"{title}\"{trailing}")?;
+                    writeln!(out, "{}", quoted(&header))?;
+                }
                 let text = row.csv_text.clone().unwrap_or_default();
                 let mut f = vec![format!("{:#x}", row.address), text];
                 f.extend(cells(&row.cells));
                 writeln!(out, "{}", quoted(&f))?;
             }
+            if block.is_none() {
+                writeln!(out, "\"Kernel Name\",\"{name}\"{trailing}")?;
+                writeln!(out, "{}", quoted(&header))?;
+            }
         }
         PageView::CudaSass => {
-            let lines = page.cuda_lines();
-            let mut file: Option<&str> = None;
+            let lines = page.cuda_lines_by_function();
+            let mut at: Option<(&str, Option<usize>)> = None;
             for block in &lines {
-                if file != Some(block.location.file.as_str()) {
-                    file = Some(block.location.file.as_str());
-                    writeln!(out, "\"File Path\",\"{}\"", block.location.file)?;
-                    writeln!(out, "\"Function Name\",\"{name}\"")?;
+                let file = block.location.file.as_str();
+                if at.is_none_or(|(f, _)| f != file) {
+                    writeln!(out, "\"File Path\",\"{file}\"")?;
+                }
+                if at != Some((file, block.function)) {
+                    at = Some((file, block.function));
+                    let title = block
+                        .function
+                        .and_then(|f| page.functions().get(f))
+                        .map_or(name, |f| f.name.as_str());
+                    writeln!(out, "\"Function Name\",\"{title}\"")?;
                     let mut header: Vec<String> = ["Line No", "Source", "Address", "Source"]
                         .map(str::to_owned)
                         .to_vec();
@@ -224,6 +247,8 @@ fn write_table(
         return Ok(());
     }
     let mut rows: Vec<Vec<String>> = Vec::new();
+    // Lines printed as they are before the row of that index.
+    let mut headings: Vec<(usize, String)> = Vec::new();
     let mut header = vec!["Location".to_owned(), "Source".to_owned()];
     header.extend(labels(page));
     let sass_row = |row: &SassRow| {
@@ -271,7 +296,17 @@ fn write_table(
                 "(no line information: built without -lineinfo or -G; showing SASS only)"
             )?;
         }
-        rows.extend(page.sass().iter().map(sass_row));
+        // Each function of several (the kernel and its callees) under a heading of its own.
+        let mut function = None;
+        for row in page.sass() {
+            if page.functions().len() > 1 && row.function != function {
+                function = row.function;
+                if let Some(f) = page.function_of(row) {
+                    headings.push((rows.len(), format!("Function: {}", f.name)));
+                }
+            }
+            rows.push(sass_row(row));
+        }
     }
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
@@ -299,7 +334,11 @@ fn write_table(
         writeln!(out, "{}", text.trim_end())
     };
     line(&header, out)?;
-    for row in &rows {
+    let mut headings = headings.iter().peekable();
+    for (i, row) in rows.iter().enumerate() {
+        while let Some((_, heading)) = headings.next_if(|(at, _)| *at == i) {
+            writeln!(out, "{heading}")?;
+        }
         line(row, out)?;
     }
     Ok(())
@@ -339,8 +378,9 @@ fn json_cells(cells: &[Cell]) -> String {
 
 fn json_sass(row: &SassRow) -> String {
     format!(
-        "{{\"address\":{},\"sass\":{},\"file\":{},\"line\":{},\"ptx_line\":{},\"values\":{}}}",
+        "{{\"address\":{},\"function\":{},\"sass\":{},\"file\":{},\"line\":{},\"ptx_line\":{},\"values\":{}}}",
         row.address,
+        row.function.map_or("null".into(), |f| f.to_string()),
         row.text.as_deref().map_or("null".into(), json_string),
         row.source
             .as_ref()
@@ -364,9 +404,24 @@ fn write_json(
         .map(|l| json_string(l))
         .collect::<Vec<_>>()
         .join(",");
+    let functions = page
+        .functions()
+        .iter()
+        .map(|f| {
+            format!(
+                "{{\"name\":{},\"mangled\":{},\"start\":{},\"end\":{},\"kernel\":{}}}",
+                json_string(&f.name),
+                json_string(&f.mangled),
+                f.start,
+                f.end,
+                f.kernel
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",");
     write!(
         out,
-        "{{\"kernel\":{},\"columns\":[{columns}]",
+        "{{\"kernel\":{},\"functions\":[{functions}],\"columns\":[{columns}]",
         json_string(name)
     )?;
     match view {

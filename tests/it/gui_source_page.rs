@@ -453,6 +453,44 @@ fn gui_source_corpus_manual_nvtx() {
     }
 }
 
+/// monte_carlo_pi kernel 1 (`computeValue<float>`) calls device functions: the selector
+/// lists the kernel first, then each callee by address, under their demangled names as
+/// Nsight Compute names its blocks (`ncu --page source` of the same report).
+#[test]
+fn gui_source_callees_by_demangled_name() {
+    let Some(corpus) = common::corpus_ncu() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = corpus.join("reports/ncu2020.2.1_rtx3080_monte_carlo_pi.ncu-rep");
+    let mut h = open(dir.path(), path);
+    tab_mut(&mut h).select(1);
+    h.run();
+    show_source_page(&mut h);
+    let page = tab(&h).source.page().unwrap();
+    let names: Vec<&str> = page.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "void computeValue<float>(unsigned int *, curandStateXORWOW *, unsigned int)",
+            "cooperative_groups::__v1::thread_group_base<(unsigned int)4>::thread_group_base() \
+             [subobject]",
+            "reduce_sum(unsigned int, cooperative_groups::__v1::thread_block)",
+            "getPoint(float &, float &, curandStateXORWOW &)",
+            "cooperative_groups::__v1::thread_group::thread_group(unsigned int) [subobject]",
+            "__barrier_sync(unsigned int)",
+        ]
+    );
+    assert!(page.functions[0].kernel);
+    assert_eq!(
+        page.functions[3].mangled,
+        "_Z8getPointRfS_R17curandStateXORWOW"
+    );
+    // The selector shows the callee's demangled name (cut to its width).
+    h.get_by_label("getPoint(float &, float &, …");
+    h.get_by_label("void computeValue<float>(un…");
+}
+
 /// Rule source markers: stored ones at a PC and at a file's line land on the rows that hold
 /// them (a source line through its instructions too); a rule applied in this session replaces
 /// its stored markers with its own.

@@ -161,6 +161,60 @@ fn check_module(path: &Path) {
     );
     assert_eq!(blocks[1].text.as_deref(), Some("    a[0] = 1.0f;"));
     assert_eq!(blocks[4].text, None);
+
+    // The functions, by address, with their demangled names and ranges; each row knows its
+    // function, and the per-function line blocks keep each line under its function.
+    type Summary<'a> = (&'a str, &'a str, u64, u64, bool, std::ops::Range<usize>);
+    let functions: Vec<Summary> = page
+        .functions()
+        .iter()
+        .map(|f| {
+            (
+                f.mangled.as_str(),
+                f.name.as_str(),
+                f.start,
+                f.end,
+                f.kernel,
+                f.rows.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        functions,
+        vec![
+            ("_Z1kPf", "k(float *)", LOAD[0], LOAD[0] + 0x60, true, 0..6),
+            (
+                "_Z6helperPf",
+                "helper(float *)",
+                LOAD[1],
+                LOAD[1] + 0x30,
+                false,
+                6..9
+            ),
+        ]
+    );
+    let of_rows: Vec<Option<usize>> = page.sass().iter().map(|r| r.function).collect();
+    assert_eq!(of_rows, [[Some(0); 6].as_slice(), &[Some(1); 3]].concat());
+    assert_eq!(
+        page.function_of(&page.sass()[7]).map(|f| f.name.as_str()),
+        Some("helper(float *)")
+    );
+    let by_function: Vec<(String, u32, Option<usize>)> = page
+        .cuda_lines_by_function()
+        .iter()
+        .map(|b| (b.location.file.clone(), b.location.line, b.function))
+        .collect();
+    assert_eq!(
+        by_function,
+        vec![
+            (k.clone(), 3, Some(0)),
+            (k.clone(), 4, Some(0)),
+            (k.clone(), 5, Some(0)),
+            (k.clone(), 6, Some(0)),
+            ("helper.h".into(), 10, Some(1)),
+            ("helper.h".into(), 11, Some(1)),
+        ]
+    );
 }
 
 #[test]
@@ -281,7 +335,7 @@ fn source_command_prints_table_csv_and_json() {
     let missing = dir.path().join("no-nvdisasm");
     let missing = missing.to_str().unwrap();
     let csv = run_source(&["source", path, "--csv", "--nvdisasm", missing]);
-    let expected_start = "\"File Path\",\"/src/kernel.cu\"\n\"Function Name\",\"_Z1kPf\"\n\"Line No\",\"Source\",\"Address\",\"Source\",\"Instructions Executed\"\n\"3\",\"{\",\"-\",\"-\",\"100\"\n\"\",\"\",\"0x7f0000001000\",\"\",\"100\"\n";
+    let expected_start = "\"File Path\",\"/src/kernel.cu\"\n\"Function Name\",\"k(float *)\"\n\"Line No\",\"Source\",\"Address\",\"Source\",\"Instructions Executed\"\n\"3\",\"{\",\"-\",\"-\",\"100\"\n\"\",\"\",\"0x7f0000001000\",\"\",\"100\"\n";
     assert!(csv.starts_with(expected_start), "{csv}");
     let sass = run_source(&[
         "source",
@@ -292,10 +346,20 @@ fn source_command_prints_table_csv_and_json() {
         "--nvdisasm",
         missing,
     ]);
-    assert_eq!(sass.lines().count(), 2 + 9, "{sass}");
+    // One block per function, by address, named by its demangled name: the kernel's 6
+    // instructions, then the 3 of the helper it calls.
+    assert_eq!(sass.lines().count(), 2 + 6 + 2 + 3, "{sass}");
     assert!(sass.starts_with(
-        "\"Kernel Name\",\"_Z1kPf\",\n\"Address\",\"Source\",\"Instructions Executed\"\n"
+        "\"Kernel Name\",\"k(float *)\",\n\"Address\",\"Source\",\"Instructions Executed\"\n"
     ));
+    let helper = sass
+        .lines()
+        .position(|l| l == "\"Kernel Name\",\"helper(float *)\",");
+    assert_eq!(helper, Some(8), "{sass}");
+    assert!(
+        csv.contains("\"Function Name\",\"helper(float *)\"\n"),
+        "{csv}"
+    );
     let ptx = run_source(&["source", path, "--csv", "--view", "ptx"]);
     assert_eq!(
         ptx,
@@ -306,9 +370,25 @@ fn source_command_prints_table_csv_and_json() {
     assert_eq!(value["columns"][0], "Instructions Executed");
     assert_eq!(value["lines"][1]["line"], 4);
     assert_eq!(value["lines"][1]["values"][0], 203.0);
+    assert_eq!(value["kernel"], "k(float *)");
+    assert_eq!(value["functions"][1]["name"], "helper(float *)");
+    assert_eq!(value["functions"][1]["mangled"], "_Z6helperPf");
+    assert_eq!(value["functions"][1]["start"], LOAD[1]);
+    assert_eq!(value["functions"][0]["kernel"], true);
+    assert_eq!(value["lines"][4]["sass"][0]["function"], 1);
     let table = run_source(&["source", path, "--nvdisasm", missing]);
     assert!(table.contains("/src/kernel.cu:4"), "{table}");
     assert!(table.contains("0x7f0000001010"), "{table}");
+    let sass_table = run_source(&["source", path, "--view", "sass", "--nvdisasm", missing]);
+    let headings: Vec<&str> = sass_table
+        .lines()
+        .filter(|l| l.starts_with("Function: "))
+        .collect();
+    assert_eq!(
+        headings,
+        ["Function: k(float *)", "Function: helper(float *)"],
+        "{sass_table}"
+    );
 }
 
 /// `sightline source --csv --view sass` on a corpus report: the header and the addresses and
@@ -383,11 +463,10 @@ fn source_command_matches_ncu_csv_on_a_corpus_report() {
 
 /// `sightline source --csv` equals ncu's `--page source --csv` byte for byte: every PTX view
 /// always; the SASS and CUDA+SASS views when nvdisasm is found (`SIGHTLINE_NVDISASM` or the
-/// search; its cache in a temporary folder), except where 2024.1 itself is off or Sightline
-/// knows it differs: rows printed twice, device functions printed as blocks of their own (their
-/// demangled names need a demangler Sightline does not have), sm_100+ code 2024.1 cannot
-/// decode, and `+INF`/`QNAN` operands its older disassembler spaces differently. Kernel names
-/// are compared up to their parameter lists.
+/// search; its cache in a temporary folder), device functions printed as blocks of their own
+/// under their demangled names included, except where 2024.1 itself is off or Sightline knows
+/// it differs: rows printed twice, sm_100+ code 2024.1 cannot decode, and `+INF`/`QNAN`
+/// operands its older disassembler spaces differently. Names are compared as they are.
 #[test]
 fn source_command_csv_equals_ncu_byte_for_byte() {
     let Some(corpus) = crate::common::corpus_ncu() else {
@@ -419,9 +498,6 @@ fn source_command_csv_equals_ncu_byte_for_byte() {
             };
             let expected = std::fs::read_to_string(dir.join(cols[0])).unwrap();
             if view != "ptx" {
-                let blocks = expected.matches("\"Kernel Name\"").count()
-                    + expected.matches("\"Function Name\"").count();
-                let files = expected.matches("\"File Path\"").count();
                 let rows: Vec<&str> = expected
                     .lines()
                     .filter(|l| l.starts_with("\"0x") || l.starts_with("\"\",\"\",\"0x"))
@@ -429,7 +505,6 @@ fn source_command_csv_equals_ncu_byte_for_byte() {
                 let distinct: std::collections::BTreeSet<&str> = rows.iter().copied().collect();
                 let quirks = tool.is_none()
                     || rows.len() != distinct.len()
-                    || blocks != files.max(1)
                     || expected.contains("INF")
                     || expected.contains("NAN")
                     || expected.contains("???")
@@ -453,22 +528,7 @@ fn source_command_csv_equals_ncu_byte_for_byte() {
                 argv.push(tool.to_string_lossy().into_owned());
             }
             let ours = run_source_cached(&argv, cache.path());
-            // The kernel's name is the report's demangled name; ncu 2024.1 demangles 2020.x
-            // reports again in its own style (`double const*` / `const double *`): name lines
-            // are compared up to the parameter list.
-            let names = |text: &str| -> String {
-                text.lines()
-                    .map(|l| {
-                        if l.starts_with("\"Kernel Name\"") || l.starts_with("\"Function Name\"") {
-                            l.split('(').next().unwrap_or(l).to_owned()
-                        } else {
-                            l.to_owned()
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            };
-            if ours == expected || names(&ours) == names(&expected) {
+            if ours == expected {
                 same += 1;
             } else {
                 let line = ours
@@ -485,7 +545,13 @@ fn source_command_csv_equals_ncu_byte_for_byte() {
     }
     eprintln!("{same} ncu source CSVs equal byte for byte, {skipped} skipped");
     assert!(same > 0);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} compared files differ ({skipped} skipped):\n{}",
+        failures.len(),
+        same + failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Runs `sightline source` with the disassembly cache in `cache` (never under $HOME).

@@ -123,8 +123,14 @@ pub struct SourceFileRows {
 /// A function whose instructions the SASS view lists.
 #[derive(Debug, Clone)]
 pub struct FunctionRows {
-    /// Its (mangled) name.
+    /// Its demangled name, as Nsight Compute's Source page names its blocks
+    /// (`getPoint(float &, float &, curandStateXORWOW &)`); the symbol when it does not
+    /// demangle.
     pub name: String,
+    /// Its symbol (mangled) name.
+    pub mangled: String,
+    /// Whether it is the launched kernel (else a device function it calls).
+    pub kernel: bool,
     /// Its first SASS row.
     pub first_row: usize,
     /// The sums over its instructions, per column.
@@ -146,7 +152,7 @@ pub struct PageData {
     pub files: Vec<SourceFileRows>,
     /// The PTX lines (with the aggregates of the instructions mapped to them).
     pub ptx: Vec<Row>,
-    /// The functions (the kernel first, then its callees).
+    /// The functions: the kernel first, then its callees by address.
     pub functions: Vec<FunctionRows>,
     /// Plain messages: what the report cannot give, and the model's problems.
     pub messages: Vec<String>,
@@ -322,23 +328,21 @@ impl PageData {
             })
             .collect();
 
-        // Functions: the kernel and its callees, by their first instruction.
-        let mut functions: Vec<FunctionRows> = Vec::new();
-        if let Some(kernel_fn) = page.function() {
-            let mut list = vec![kernel_fn];
-            list.extend(module.callees(kernel_fn));
-            for f in list {
-                let rows: Vec<usize> = (0..pcs.len()).filter(|&i| f.contains(pcs[i])).collect();
-                let Some(&first_row) = rows.first() else {
-                    continue;
-                };
-                functions.push(FunctionRows {
-                    name: f.name().to_owned(),
-                    first_row,
-                    cells: aggregate(&mut rows.into_iter()),
-                });
-            }
-        }
+        // Functions: the kernel first, then its callees by address (the model's blocks, in
+        // address order), each with the sums over its instructions.
+        let mut functions: Vec<FunctionRows> = page
+            .functions()
+            .iter()
+            .filter(|f| !f.rows.is_empty())
+            .map(|f| FunctionRows {
+                name: f.name.clone(),
+                mangled: f.mangled.clone(),
+                kernel: f.kernel,
+                first_row: f.rows.start,
+                cells: aggregate(&mut f.rows.clone()),
+            })
+            .collect();
+        functions.sort_by_key(|f| !f.kernel);
 
         let has_line_info = module.has_line_info();
         let mut messages = Vec::new();

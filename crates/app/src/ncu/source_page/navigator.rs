@@ -1,5 +1,5 @@
 //! The function/file selector: collapsible lists of the functions whose instructions the page
-//! shows and of the source files, each with its sum of the heatmap's column (as % of the launch
+//! shows (by their demangled names, the kernel first) and of the source files, each with its sum of the heatmap's column (as % of the launch
 //! or absolute); a click shows the function's first instruction or the file.
 
 use eframe::egui::{self, RichText, Ui};
@@ -38,16 +38,20 @@ pub fn navigator(ui: &mut Ui, state: &SourcePageState, page: &PageData) -> Optio
                         .show(ui, |ui| {
                             for f in &page.functions {
                                 ui.horizontal(|ui| {
-                                    // Mangled names of templated kernels run to hundreds of
-                                    // characters: cut, the whole name in the tooltip.
-                                    let response =
-                                        ui.selectable_label(
+                                    // Demangled names of templated kernels run to hundreds of
+                                    // characters: cut, the whole name and the symbol in the
+                                    // tooltip.
+                                    let response = ui
+                                        .selectable_label(
                                             false,
                                             RichText::new(shorten(&f.name, 28)).monospace(),
                                         )
-                                        .on_hover_text(
-                                            format!("{}\nClick: its first instruction", f.name),
-                                        );
+                                        .on_hover_text(format!(
+                                            "{}\n{}{}\nClick: its first instruction",
+                                            f.name,
+                                            f.mangled,
+                                            if f.kernel { " (the kernel)" } else { "" }
+                                        ));
                                     if response.clicked() {
                                         action = Some(Action::Function(f.first_row));
                                     }

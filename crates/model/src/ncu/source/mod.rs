@@ -17,6 +17,7 @@
 //! metrics) is a [`Problem`] or a [`SourceError`] with a message, never a panic.
 
 pub mod cubin;
+pub mod demangle;
 pub mod hotspots;
 pub mod lines;
 pub mod metrics;
@@ -34,7 +35,7 @@ use crate::proto::nv::profiler::messages as pb;
 pub use cubin::{Cubin, CubinError, CubinFunction, INSTRUCTION_SIZE};
 pub use lines::{FileLine, LineTable};
 pub use metrics::{Column, ColumnKind, SourceColumns};
-pub use page::{Cell, LineBlock, PageView, SassRow, SourcePage};
+pub use page::{Cell, FunctionBlock, LineBlock, PageView, SassRow, SourcePage};
 pub use ptx::PtxText;
 pub use values::{PcMetrics, PcValues};
 

@@ -1,9 +1,13 @@
 //! The rows of the Source page for one kernel result: SASS rows (one per instruction of the
-//! launched function, with its file:line, PTX line and per-PC values), CUDA-C line blocks
-//! (every file:line any PC maps to, with the sums over its distinct PCs) and the PTX lines.
+//! launched function and of the device functions it calls, with its file:line, PTX line and
+//! per-PC values), the functions those rows belong to ([`FunctionBlock`]: demangled name and
+//! address range, in address order as NVIDIA lists them), CUDA-C line blocks (every file:line
+//! any PC maps to, with the sums over its distinct PCs, for the whole kernel or per function)
+//! and the PTX lines.
 
 use std::collections::BTreeMap;
 
+use super::demangle::{demangle, demangle_or_raw};
 use super::metrics::SourceColumns;
 use super::nvdisasm::Disassembly;
 use super::{FileLine, Function, SourceError, SourceModule};
@@ -64,6 +68,28 @@ pub struct SassRow {
     pub ptx_line: Option<u32>,
     /// One cell per column of [`SourcePage::columns`].
     pub cells: Vec<Cell>,
+    /// Index into [`SourcePage::functions`] of the function holding the instruction.
+    pub function: Option<usize>,
+}
+
+/// One function of the page: the launched kernel or a device function it calls. NVIDIA's
+/// Source page prints each as its own block (`"Kernel Name"` in the SASS view, a new
+/// `"Function Name"` in the CUDA-C view), in address order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionBlock {
+    /// The symbol (mangled) name.
+    pub mangled: String,
+    /// The demangled name in NVIDIA's style (see [`super::demangle`]); the symbol itself when
+    /// it does not demangle (C names), for the kernel the report's demangled name.
+    pub name: String,
+    /// The absolute PC of its first instruction.
+    pub start: u64,
+    /// One past its last byte.
+    pub end: u64,
+    /// Whether it is the launched kernel (else a device function it calls).
+    pub kernel: bool,
+    /// Indices into [`SourcePage::sass`] of its instructions (contiguous, by address).
+    pub rows: std::ops::Range<usize>,
 }
 
 impl SassRow {
@@ -94,6 +120,9 @@ pub struct LineBlock {
     pub cells: Vec<Cell>,
     /// Indices into [`SourcePage::sass`] of the line's instructions, by address.
     pub rows: Vec<usize>,
+    /// The function (index into [`SourcePage::functions`]) the block is limited to, for
+    /// [`SourcePage::cuda_lines_by_function`]; `None` for [`SourcePage::cuda_lines`].
+    pub function: Option<usize>,
 }
 
 /// The Source page of one kernel result.
@@ -103,6 +132,7 @@ pub struct SourcePage {
     function: Option<Function>,
     columns: SourceColumns,
     sass: Vec<SassRow>,
+    functions: Vec<FunctionBlock>,
     problems: Vec<Problem>,
 }
 
@@ -127,12 +157,18 @@ impl SourcePage {
         let mut problems = module.problems().to_vec();
         let columns = SourceColumns::of(action);
         let function = module.function_for(action).cloned();
+        let mut functions: Vec<FunctionBlock> = Vec::new();
         let pcs: Vec<u64> = match &function {
             Some(f) if f.load_pc.is_some() => {
                 let mut pcs: Vec<u64> = f.pcs().collect();
+                let kernel_name = demangle(f.name())
+                    .unwrap_or_else(|| action.name(crate::ncu::NameBase::Demangled).to_owned());
+                functions.extend(block(f, kernel_name, true));
                 for callee in module.callees(f) {
                     pcs.extend(callee.pcs());
+                    functions.extend(block(callee, demangle_or_raw(callee.name()), false));
                 }
+                functions.sort_by_key(|b| (b.start, b.end));
                 pcs.sort_unstable();
                 pcs.dedup();
                 pcs
@@ -169,11 +205,20 @@ impl SourcePage {
                  section): the page shows instructions without values",
             ));
         }
+        // The function of each PC: the one starting last at or before it (functions do not
+        // overlap in a cubin; in a damaged one the one starting closest wins).
+        let function_of = |pc: u64| {
+            let i = functions
+                .partition_point(|b| b.start <= pc)
+                .checked_sub(1)?;
+            (pc < functions[i].end).then_some(i)
+        };
         let cells = columns.cells(&pcs);
-        let sass = pcs
+        let sass: Vec<SassRow> = pcs
             .iter()
             .zip(cells)
             .map(|(&pc, cells)| SassRow {
+                function: function_of(pc),
                 address: pc,
                 encoding: module.instruction(pc).map(<[u8]>::to_vec),
                 text: disassembly.and_then(|d| d.text(pc)).map(str::to_owned),
@@ -184,11 +229,17 @@ impl SourcePage {
                 cells,
             })
             .collect();
+        for (i, b) in functions.iter_mut().enumerate() {
+            let first = sass.partition_point(|r| r.function.is_none_or(|f| f < i));
+            let last = sass.partition_point(|r| r.function.is_none_or(|f| f <= i));
+            b.rows = first..last.max(first);
+        }
         SourcePage {
             module,
             function,
             columns,
             sass,
+            functions,
             problems,
         }
     }
@@ -224,6 +275,17 @@ impl SourcePage {
         &self.sass
     }
 
+    /// The functions of the rows (the kernel and the device functions it calls) in address
+    /// order; empty when the cubin has no load address for the kernel.
+    pub fn functions(&self) -> &[FunctionBlock] {
+        &self.functions
+    }
+
+    /// The function block of a row.
+    pub fn function_of(&self, row: &SassRow) -> Option<&FunctionBlock> {
+        self.functions.get(row.function?)
+    }
+
     /// Whether any row has SASS text.
     pub fn has_sass_text(&self) -> bool {
         self.sass.iter().any(|r| r.text.is_some())
@@ -240,44 +302,98 @@ impl SourcePage {
         }
         by_line
             .into_iter()
-            .map(|(location, rows)| {
-                let cells = self
-                    .columns
-                    .columns()
-                    .iter()
-                    .enumerate()
-                    .map(|(c, column)| {
-                        if !column.is_numeric() {
-                            return label_summary(rows.iter().map(|&r| &self.sass[r].cells[c]));
-                        }
-                        let mut sum = None;
-                        for &r in &rows {
-                            if let Cell::Number(v) = self.sass[r].cells[c] {
-                                sum = Some(sum.unwrap_or(0.0) + v);
-                            }
-                        }
-                        sum.map_or(Cell::Empty, Cell::Number)
-                    })
-                    .collect();
-                let text = self
-                    .module
-                    .source_file(&location.file)
-                    .and_then(|f| f.line(location.line))
-                    .map(str::to_owned);
-                LineBlock {
-                    location,
-                    text,
-                    cells,
-                    rows,
-                }
+            .map(|(location, rows)| self.line_block(location, rows, None))
+            .collect()
+    }
+
+    /// The CUDA-C lines as NVIDIA's `cuda,sass` view lists them: by file path, then by
+    /// function (by symbol name), then by line, each with the sums over that function's
+    /// distinct PCs of the line. A line two functions share is a block in each. Without
+    /// function blocks (no load address) the same as [`SourcePage::cuda_lines`].
+    pub fn cuda_lines_by_function(&self) -> Vec<LineBlock> {
+        if self.functions.is_empty() {
+            return self.cuda_lines();
+        }
+        let mut by_line: BTreeMap<(&str, &str, usize, u32), Vec<usize>> = BTreeMap::new();
+        for (index, row) in self.sass.iter().enumerate() {
+            let Some(function) = row.function else {
+                continue;
+            };
+            let mangled = self.functions[function].mangled.as_str();
+            for location in &row.lines {
+                by_line
+                    .entry((location.file.as_str(), mangled, function, location.line))
+                    .or_default()
+                    .push(index);
+            }
+        }
+        by_line
+            .into_iter()
+            .map(|((file, _, function, line), rows)| {
+                let location = FileLine {
+                    file: file.to_owned(),
+                    line,
+                };
+                self.line_block(location, rows, Some(function))
             })
             .collect()
+    }
+
+    fn line_block(
+        &self,
+        location: FileLine,
+        rows: Vec<usize>,
+        function: Option<usize>,
+    ) -> LineBlock {
+        let cells = self
+            .columns
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(c, column)| {
+                if !column.is_numeric() {
+                    return label_summary(rows.iter().map(|&r| &self.sass[r].cells[c]));
+                }
+                let mut sum = None;
+                for &r in &rows {
+                    if let Cell::Number(v) = self.sass[r].cells[c] {
+                        sum = Some(sum.unwrap_or(0.0) + v);
+                    }
+                }
+                sum.map_or(Cell::Empty, Cell::Number)
+            })
+            .collect();
+        let text = self
+            .module
+            .source_file(&location.file)
+            .and_then(|f| f.line(location.line))
+            .map(str::to_owned);
+        LineBlock {
+            location,
+            text,
+            cells,
+            rows,
+            function,
+        }
     }
 
     /// What is missing or was worked around, for a one-line notice each.
     pub fn problems(&self) -> &[Problem] {
         &self.problems
     }
+}
+
+/// The block of `function` (none without a load address).
+fn block(function: &Function, name: String, kernel: bool) -> Option<FunctionBlock> {
+    let start = function.load_pc?;
+    Some(FunctionBlock {
+        mangled: function.name().to_owned(),
+        name,
+        start,
+        end: start.saturating_add(function.cubin.size),
+        kernel,
+        rows: 0..0,
+    })
 }
 
 /// NVIDIA's summary of label cells (memory access kinds) over a line's instructions: the

@@ -1,0 +1,25 @@
+//! Fuzzes the Itanium C++ demangler of the Source page (`ncu::source::demangle`): every input
+//! is demangled as it is and, when it does not start with `_Z`, with `_Z` put before it (most
+//! inputs then reach the grammar). Falling back (`None`) is expected; panics, stack overflows,
+//! hangs, outputs beyond `MAX_OUTPUT` and runaway allocations are bugs.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sightline::ncu::source::demangle::{MAX_OUTPUT, demangle, demangle_or_raw};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut inputs = vec![text.to_owned()];
+    if !text.starts_with("_Z") {
+        inputs.push(format!("_Z{text}"));
+    }
+    for input in inputs {
+        if let Some(name) = demangle(&input) {
+            assert!(name.len() <= MAX_OUTPUT, "{} bytes", name.len());
+            assert!(!name.is_empty());
+        }
+        let _ = demangle_or_raw(&input);
+    }
+});
