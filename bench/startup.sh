@@ -32,7 +32,7 @@ mkdir -p "$data"
 big="$data/bench-$kernels.ncu-rep"
 [ -n "${REPORT:-}" ] || [ -f "$big" ] || "$bin/make_bench_report" "$big" "$kernels"
 
-display=:97
+display=${XVFB_DISPLAY:-:97}
 Xvfb $display -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
 home=$(mktemp -d)
