@@ -7,6 +7,11 @@
 #   BIG=4000000000 bench/gainsight.sh       # another size for the big log
 #   REPEATS=5 bench/gainsight.sh            # best of 5 runs (default 3)
 #   SKIP_WHATIF=1 bench/gainsight.sh        # leave out `cargo bench --bench gainsight_whatif`
+#   HUGE=10000000000 bench/gainsight.sh     # also a 10 GB log, 2 threads: a cold read (the
+#                                           # file's pages dropped from the page cache first)
+#                                           # and a warm one, beside `cat FILE > /dev/null`
+#                                           # cold and warm (the disk's own speed)
+#   DELETE_HUGE=1                           # delete the HUGE log at the end
 #
 # Logs are generated into $GS_TMP (default /tmp/sightline-gainsight-bench), never into the
 # repository. Measures wall time, CPU time and peak RSS (/usr/bin/time) of Sightline with 1 and
@@ -31,7 +36,8 @@ if [ -z "${SIGHTLINE:-}" ] || [ -z "${GENERATOR:-}" ]; then
 fi
 bin=${SIGHTLINE:-$CARGO_TARGET_DIR/release/sightline}
 gen=${GENERATOR:-$CARGO_TARGET_DIR/release/make_gainsight_log}
-for size in "$big" "$mid" "$small"; do
+huge=${HUGE:-}
+for size in "$big" "$mid" "$small" $huge; do
   [ -f "$tmp/log-$size.log" ] || "$gen" --bytes "$size" "$tmp/log-$size.log"
 done
 
@@ -55,6 +61,13 @@ measure() {
   printf -v "R_$key" '%s' "$rss"
 }
 
+# uncache FILE: drops FILE's pages from the page cache (written back first), so the next read
+# comes from the disk; other files' cached pages are untouched.
+uncache() {
+  sync "$1"
+  dd if="$1" iflag=nocache count=0 status=none
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", a / b}'; }
 
 mb() { echo $(($1 / 1000000)); }
@@ -74,6 +87,17 @@ measure py "python reference, $(mb "$small") MB" python3 bench/gainsight_referen
 if [ -n "${FULL_REFERENCE:-}" ]; then
   measure pybig "python reference, $(mb "$big") MB" python3 bench/gainsight_reference.py "$tmp/log-$big.log" "$tmp/out-py"
 fi
+if [ -n "$huge" ]; then
+  repeats=1
+  log="$tmp/log-$huge.log"
+  uncache "$log"
+  measure catcold "cat > /dev/null, $(mb "$huge") MB, cold" cat "$log"
+  measure catwarm "cat > /dev/null, $(mb "$huge") MB, right after" cat "$log"
+  uncache "$log"
+  measure hugecold "sightline, $(mb "$huge") MB, 2 threads, cold" "$bin" gainsight "$log" --out "$tmp/out-rs" --threads 2
+  measure hugewarm "sightline, $(mb "$huge") MB, 2 threads, right after" "$bin" gainsight "$log" --out "$tmp/out-rs" --threads 2
+  [ -z "${DELETE_HUGE:-}" ] || rm -f "$log"
+fi
 repeats=$saved
 
 same=yes
@@ -91,6 +115,10 @@ done
   echo "- per core: $(awk -v b="$big" -v w="$W_big1" 'BEGIN{printf "%.0f", b / w / 1e6}') MB/s wall on 1 thread; $(awk -v b="$big" -v c="$C_big1" 'BEGIN{printf "%.0f", b / c / 1e6}') MB per CPU second"
   echo "- 1 -> 2 threads: $(ratio "$W_big1" "$W_big2")x (wall)"
   echo "- peak RSS: $R_mid2 MB at $(mb "$mid") MB, $R_big2 MB at $(mb "$big") MB"
+  if [ -n "$huge" ]; then
+    mbs() { awk -v b="$1" -v w="$2" 'BEGIN{printf "%.0f", b / w / 1e6}'; }
+    echo "- $(mb "$huge") MB, 2 threads: cold $(mbs "$huge" "$W_hugecold") MB/s (cat: $(mbs "$huge" "$W_catcold") MB/s), right after $(mbs "$huge" "$W_hugewarm") MB/s (cat: $(mbs "$huge" "$W_catwarm") MB/s); peak RSS $R_hugecold / $R_hugewarm MB"
+  fi
   if [ -z "${SKIP_WHATIF:-}" ]; then
     echo
     nice -n 10 cargo bench --quiet --bench gainsight_whatif 2>/dev/null | grep -E 'lifetimes' | sed 's/^/- what-if: /'

@@ -27,6 +27,19 @@ impl<W: Write> PyJsonWriter<W> {
         }
     }
 
+    /// A writer for one value nested `depth` containers deep in another writer's output: it
+    /// indents as that writer would there and writes no separator before its value, which the
+    /// other writer adds with [`PyJsonWriter::raw_value`]. Values rendered apart (on other
+    /// threads) then join into the same bytes as when written in place.
+    pub fn nested(out: W, indent: usize, depth: usize) -> Self {
+        PyJsonWriter {
+            out,
+            indent,
+            stack: vec![false; depth],
+            after_key: true,
+        }
+    }
+
     /// Finishes and returns the underlying writer.
     pub fn into_inner(self) -> W {
         self.out
@@ -92,6 +105,13 @@ impl<W: Write> PyJsonWriter<W> {
     /// `]`
     pub fn end_array(&mut self) -> io::Result<()> {
         self.close(b"]")
+    }
+
+    /// A value already rendered as JSON (by a [`PyJsonWriter::nested`] writer at this depth),
+    /// written after the separator this position needs.
+    pub fn raw_value(&mut self, json: &[u8]) -> io::Result<()> {
+        self.prefix()?;
+        self.out.write_all(json)
     }
 
     /// An object key; the next call writes its value.
@@ -375,6 +395,33 @@ mod tests {
             String::from_utf8(out).unwrap(),
             r#""a\"b\\c\n\u0001\u00e9\ud83d\ude00\u007f""#
         );
+    }
+
+    #[test]
+    fn nested_values_join_as_if_written_in_place() {
+        let value = |w: &mut PyJsonWriter<Vec<u8>>| {
+            w.begin_object().unwrap();
+            w.key("k").unwrap();
+            w.begin_array().unwrap();
+            w.uint(1).unwrap();
+            w.end_array().unwrap();
+            w.end_object().unwrap();
+        };
+        let mut direct = PyJsonWriter::new(Vec::new(), 1);
+        direct.begin_array().unwrap();
+        for _ in 0..2 {
+            value(&mut direct);
+        }
+        direct.end_array().unwrap();
+        let mut joined = PyJsonWriter::new(Vec::new(), 1);
+        joined.begin_array().unwrap();
+        for _ in 0..2 {
+            let mut nested = PyJsonWriter::nested(Vec::new(), 1, 1);
+            value(&mut nested);
+            joined.raw_value(&nested.into_inner()).unwrap();
+        }
+        joined.end_array().unwrap();
+        assert_eq!(joined.into_inner(), direct.into_inner());
     }
 
     #[test]

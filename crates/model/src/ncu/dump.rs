@@ -35,6 +35,10 @@ pub enum DumpError {
 
 /// Writes the dump of `report` to `out`, decoding one action at a time.
 ///
+/// A whole report is decoded and rendered on worker threads (one per core, at most
+/// [`MAX_WORKERS`]), each action into its own buffer, and written in order by the calling
+/// thread: the bytes are those of a one-thread dump.
+///
 /// Returns the warnings of the dumped actions (problems the reader worked around while
 /// decoding them, such as a metric naming a string the file never defines); the report's own
 /// warnings are in [`Report::warnings`].
@@ -51,13 +55,24 @@ pub fn write_dump(
     w.begin_object()?;
     w.key("actions")?;
     w.begin_array()?;
-    for index in 0..report.num_actions() {
-        if options.kernel.is_some_and(|k| k != index) {
-            continue;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_WORKERS);
+    match options.kernel {
+        Some(index) if index < report.num_actions() => {
+            let (json, found) = render_action(report, index, options)?;
+            warnings.extend(found);
+            w.raw_value(&json)?;
         }
-        let action = report.action(index)?;
-        warnings.extend_from_slice(action.warnings());
-        write_action(&mut w, &action, options, report)?;
+        Some(_) => {}
+        None if workers < 2 || report.num_actions() < 2 => {
+            for index in 0..report.num_actions() {
+                let (json, found) = render_action(report, index, options)?;
+                warnings.extend(found);
+                w.raw_value(&json)?;
+            }
+        }
+        None => write_actions_parallel(report, options, workers, &mut w, &mut warnings)?,
     }
     w.end_array()?;
     w.end_object()?;
@@ -67,6 +82,66 @@ pub fn write_dump(
     out.write_all(b"\n")?;
     out.flush()?;
     Ok(warnings)
+}
+
+/// The most worker threads a full dump uses.
+pub const MAX_WORKERS: usize = 4;
+/// Actions rendered ahead per worker before it waits for the writer.
+const AHEAD: usize = 4;
+/// How deep an action's object sits in the dump (`{"ranges": [{"actions": [ACTION`).
+const ACTION_DEPTH: usize = 4;
+
+/// One action rendered as JSON (at its depth in the dump) with its decoding warnings.
+fn render_action(
+    report: &Report,
+    index: usize,
+    options: &DumpOptions,
+) -> Result<(Vec<u8>, Vec<Problem>), DumpError> {
+    let action = report.action(index)?;
+    let mut w = PyJsonWriter::nested(Vec::new(), 1, ACTION_DEPTH);
+    write_action(&mut w, &action, options, report)?;
+    Ok((w.into_inner(), action.warnings().to_vec()))
+}
+
+/// Every action of `report`, rendered by `workers` threads (worker `k` takes actions `k`,
+/// `k + workers`, ... and hands them over in order through its own bounded channel) and
+/// written in file order by the calling thread. The first error stops the dump: the writer
+/// returns it and the workers stop when their channel closes.
+fn write_actions_parallel<W: Write>(
+    report: &Report,
+    options: &DumpOptions,
+    workers: usize,
+    w: &mut PyJsonWriter<W>,
+    warnings: &mut Vec<Problem>,
+) -> Result<(), DumpError> {
+    type Rendered = Result<(Vec<u8>, Vec<Problem>), DumpError>;
+    std::thread::scope(|scope| {
+        let mut channels = Vec::with_capacity(workers);
+        for worker in 0..workers {
+            let (send, receive) = std::sync::mpsc::sync_channel::<Rendered>(AHEAD);
+            std::thread::Builder::new()
+                .name(format!("sightline-dump-{worker}"))
+                .spawn_scoped(scope, move || {
+                    for index in (worker..report.num_actions()).step_by(workers) {
+                        let rendered = render_action(report, index, options);
+                        let failed = rendered.is_err();
+                        if send.send(rendered).is_err() || failed {
+                            return;
+                        }
+                    }
+                })?;
+            channels.push(receive);
+        }
+        for index in 0..report.num_actions() {
+            let rendered = channels[index % workers].recv().map_err(|_| {
+                io::Error::other(format!("the dump worker of action {index} stopped"))
+            })?;
+            let (json, found) = rendered?;
+            warnings.extend(found);
+            w.raw_value(&json)?;
+        }
+        Ok(())
+    })
 }
 
 fn write_action<W: Write>(

@@ -212,9 +212,10 @@ impl Report {
             };
             return Err(ReadError::format(&path, 0, what));
         }
+        let window = file.map(FileWindow::new);
         let mut cursor = Cursor {
             data: &data,
-            file,
+            file: window.as_ref(),
             end: data.len(),
             pos: 4,
         };
@@ -471,20 +472,60 @@ impl Report {
 /// report faults in only the pages of the records it reads, not the results it skips.
 struct Cursor<'a> {
     data: &'a Bytes,
-    file: Option<&'a std::fs::File>,
+    file: Option<&'a FileWindow<'a>>,
     end: usize,
     pos: usize,
+}
+
+/// The bytes a positioned read brings in at least: a block's length prefix, its header and the
+/// length prefix of its first record are then one read (one system call per block instead of
+/// three; 20,000 blocks took 60,000 reads). Small, because copying is the cost of a read from
+/// the page cache: 4 KB windows made as many fewer reads no faster.
+const WINDOW: usize = 512;
+
+/// The last bytes read from the file at some offset, shared by the cursors of one index walk.
+struct FileWindow<'a> {
+    file: &'a std::fs::File,
+    /// The file offset of `bytes[0]` and the bytes read there.
+    read: std::cell::RefCell<(usize, Vec<u8>)>,
+}
+
+impl<'a> FileWindow<'a> {
+    fn new(file: &'a std::fs::File) -> FileWindow<'a> {
+        FileWindow {
+            file,
+            read: std::cell::RefCell::new((0, Vec::new())),
+        }
+    }
+
+    /// `len` bytes at `offset` of a file of `size` bytes, from the last read when it holds
+    /// them, else read with one positioned read of at least [`WINDOW`] bytes (less at the end
+    /// of the file).
+    #[cfg(unix)]
+    fn read_at(&self, offset: usize, len: usize, size: usize) -> Result<Bytes, (usize, String)> {
+        use std::os::unix::fs::FileExt;
+        let mut read = self.read.borrow_mut();
+        let (start, bytes) = &mut *read;
+        if offset < *start || offset + len > *start + bytes.len() {
+            let want = len.max(WINDOW).min(size.saturating_sub(offset)).max(len);
+            bytes.clear();
+            bytes.resize(want, 0);
+            *start = offset;
+            if let Err(e) = self.file.read_exact_at(bytes, offset as u64) {
+                bytes.clear();
+                return Err((offset, format!("cannot read {len} byte(s): {e}")));
+            }
+        }
+        let from = offset - *start;
+        Ok(Bytes::copy_from_slice(&bytes[from..from + len]))
+    }
 }
 
 impl Cursor<'_> {
     fn read_at(&self, offset: usize, len: usize) -> Result<Bytes, (usize, String)> {
         #[cfg(unix)]
         if let Some(file) = self.file {
-            use std::os::unix::fs::FileExt;
-            let mut buf = vec![0; len];
-            file.read_exact_at(&mut buf, offset as u64)
-                .map_err(|e| (offset, format!("cannot read {len} byte(s): {e}")))?;
-            return Ok(Bytes::from(buf));
+            return file.read_at(offset, len, self.data.len());
         }
         Ok(self.data.slice(offset..offset + len))
     }
