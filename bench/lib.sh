@@ -9,6 +9,18 @@ build_nsys_tools() {
   }
 }
 
+# bench_report_tools: the release `sightline` and `make_bench_report`, unless SKIP_BUILD is set
+# (then the binaries already in $CARGO_TARGET_DIR/release are used); sets $bin (their folder),
+# $kernels (KERNELS, default 2000) and $data (BENCH_DATA, default $out, created).
+bench_report_tools() {
+  export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+  bin="$CARGO_TARGET_DIR/release"
+  kernels=${KERNELS:-2000}
+  data=${BENCH_DATA:-$out}
+  mkdir -p "$data"
+  [ -n "${SKIP_BUILD:-}" ] || cargo build --release --locked --quiet --bin sightline -p sightline -p sightline-test-support --bin make_bench_report
+}
+
 # best REPEATS CMD...: prints "wall_s peak_rss_kb" of the fastest of REPEATS runs; the stderr
 # of that run is left in $out/best_stderr.txt.
 best() {

@@ -24,16 +24,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-bin="$CARGO_TARGET_DIR/release"
-kernels=${KERNELS:-2000}
+source bench/lib.sh
 repeats=${REPEATS:-5}
 oracle_repeats=${ORACLE_REPEATS:-3}
 oracle_as=${ORACLE_AS:-14000000000}
 oracle_timeout=${ORACLE_TIMEOUT:-1800}
-data=${BENCH_DATA:-$out}
-mkdir -p "$data"
-[ -n "${SKIP_BUILD:-}" ] || cargo build --release --locked --quiet --bin sightline -p sightline -p sightline-test-support --bin make_bench_report
+bench_report_tools
 report="$data/bench-$kernels.ncu-rep"
 [ -f "$report" ] || "$bin/make_bench_report" "$report" "$kernels"
 size=$(stat -c %s "$report")

@@ -21,14 +21,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-bin="$CARGO_TARGET_DIR/release"
-kernels=${KERNELS:-2000}
+source bench/lib.sh
 runs=${RUNS:-5}
 wait_s=${WAIT:-60}
-data=${BENCH_DATA:-$out}
-mkdir -p "$data"
-[ -n "${SKIP_BUILD:-}" ] || cargo build --release --locked --quiet --bin sightline -p sightline -p sightline-test-support --bin make_bench_report
+bench_report_tools
 big="$data/bench-$kernels.ncu-rep"
 [ -n "${REPORT:-}" ] || [ -f "$big" ] || "$bin/make_bench_report" "$big" "$kernels"
 
