@@ -9,6 +9,7 @@
 #   SKIP_ORACLE=1 bench/reader.sh        # Sightline only
 #   SKIP_BUILD=1 bench/reader.sh         # use the binaries already in $CARGO_TARGET_DIR/release
 #   REPEATS=5 ORACLE_REPEATS=3           # best of N runs (the defaults) of the per-kernel dumps
+#   FULL_REPEATS=3                  # best of N runs of Sightline's full dump (the peer's: once)
 #   FULL_OUT=/dev/null              # where Sightline's full dump goes (default $BENCH_DATA;
 #                                   # /dev/null when the disk has no room for it: no cmp then)
 #   ORACLE_AS=14000000000 ORACLE_TIMEOUT=1800   # the peer's address-space cap (bytes) and
@@ -87,7 +88,7 @@ compare() {
 measure k0 "sightline dump --kernel 0" "$out/s_k0.json" "$repeats" "$bin/sightline" dump "$report" --kernel 0
 measure klast "sightline dump --kernel $last" "$out/s_klast.json" "$repeats" "$bin/sightline" dump "$report" --kernel "$last"
 full_out=${FULL_OUT:-$data/s_full.json}
-measure full "sightline dump (full) > $full_out" "$full_out" 1 "$bin/sightline" dump "$report"
+measure full "sightline dump (full) > $full_out" "$full_out" "${FULL_REPEATS:-3}" "$bin/sightline" dump "$report"
 [ ! -f "$full_out" ] || echo "- full dump: $(stat -c %s "$full_out") bytes of JSON" | tee -a "$results"
 if [ "${#oracle[@]}" -gt 0 ]; then
   measure ok0 "dump.py --kernel 0" "$out/o_k0.json" "$oracle_repeats" "${oracle[@]}" "$report" --kernel 0

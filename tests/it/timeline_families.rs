@@ -78,7 +78,29 @@ fn every_family_becomes_the_events_it_holds() {
     );
     assert_eq!(name("ETW_EVENTS"), "compute");
     assert_eq!(name("DIAGNOSTIC_EVENT"), "Profiling has started.");
-    assert_eq!(name("GENERIC_EVENTS"), "Generic events");
+    // Generic events: named by their type's JSON description and grouped by its source; a
+    // type the export does not describe is named by its id, on the table's own row.
+    let generic: Vec<(String, String)> = events_of(&tl, "GENERIC_EVENTS")
+        .into_iter()
+        .map(|e| (e.2, tl.tracks[e.3 as usize].name.clone()))
+        .collect();
+    assert_eq!(
+        generic,
+        [
+            (
+                "sched_wakeup".to_owned(),
+                "Generic events: ftrace".to_owned()
+            ),
+            (
+                "Generic event type 2".to_owned(),
+                "Generic events".to_owned()
+            ),
+        ]
+    );
+    for (table, rows) in [("GENERIC_EVENT_TYPES", 1), ("GENERIC_EVENT_SOURCES", 2)] {
+        let stats = &tl.session.imports.sources[table];
+        assert_eq!((stats.rows, stats.attached), (rows, rows), "{table}");
+    }
     let place = |table: &str| {
         events_of(&tl, table)
             .iter()

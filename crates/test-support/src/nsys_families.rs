@@ -64,7 +64,8 @@ pub const FAMILY_ROWS: &[(&str, &[(i64, i64)])] = &[
     ("ETW_EVENTS", &[(15_000, 15_050)]),
     ("SLI_QUERIES", &[(16_000, 16_400)]),
     ("FECS_EVENTS", &[(17_000, 17_000), (17_500, 17_500)]),
-    ("GENERIC_EVENTS", &[(18_000, 18_000)]),
+    // Type 1 (named by its JSON description, source 1), then type 2 (not described).
+    ("GENERIC_EVENTS", &[(18_000, 18_000), (18_500, 18_500)]),
     ("DIAGNOSTIC_EVENT", &[(-500, -500), (19_000, 19_000)]),
 ];
 
@@ -122,6 +123,8 @@ CREATE TABLE SLI_QUERIES (start INTEGER NOT NULL, end INTEGER NOT NULL, eventCla
 CREATE TABLE FECS_EVENTS (tag INTEGER NOT NULL, vmId INTEGER NOT NULL, seqNo INTEGER NOT NULL,
   contextId INTEGER NOT NULL, timestamp INTEGER NOT NULL, globalPid INTEGER, gpuId INTEGER);
 CREATE TABLE GENERIC_EVENTS (rawTimestamp INTEGER, timestamp INTEGER, typeId INTEGER, data TEXT);
+CREATE TABLE GENERIC_EVENT_TYPES (typeId INTEGER PRIMARY KEY, sourceId INTEGER, data TEXT);
+CREATE TABLE GENERIC_EVENT_SOURCES (sourceId INTEGER PRIMARY KEY, data TEXT);
 CREATE TABLE DIAGNOSTIC_EVENT (timestamp INTEGER, timestampType INTEGER, source INTEGER, severity INTEGER,
   text TEXT, globalPid INTEGER);
 CREATE TABLE GPU_MEMORY_USAGE_EVENTS (timestamp INTEGER NOT NULL, globalTid INTEGER, gpu INTEGER,
@@ -249,8 +252,8 @@ fn families(tx: &rusqlite::Transaction<'_>, gtid: i64, gpid: i64) -> rusqlite::R
                     params![8 - i, i, start, gpid],
                 )?,
                 "GENERIC_EVENTS" => tx.execute(
-                    "INSERT INTO GENERIC_EVENTS VALUES (?1, ?1, 1, '{\"x\":1}')",
-                    params![start],
+                    "INSERT INTO GENERIC_EVENTS VALUES (?1, ?1, ?2, '{\"x\":1}')",
+                    params![start, i + 1],
                 )?,
                 "DIAGNOSTIC_EVENT" => tx.execute(
                     "INSERT INTO DIAGNOSTIC_EVENT VALUES (?1, 1, 3, 1, 'Profiling has started.', ?2)",
@@ -259,6 +262,18 @@ fn families(tx: &rusqlite::Transaction<'_>, gtid: i64, gpid: i64) -> rusqlite::R
                 other => unreachable_table(other)?,
             };
         }
+    }
+    // The seed documents both `data` columns only as JSON descriptions: a type with a name
+    // and its source, and a source no type uses.
+    tx.execute(
+        "INSERT INTO GENERIC_EVENT_TYPES VALUES (1, 1, '{\"Name\":\"sched_wakeup\",\"Fields\":[]}')",
+        [],
+    )?;
+    for (id, data) in [(1, "{\"Name\":\"ftrace\"}"), (2, "{}")] {
+        tx.execute(
+            "INSERT INTO GENERIC_EVENT_SOURCES VALUES (?1, ?2)",
+            params![id, data],
+        )?;
     }
     for (t, usage) in [(1_000, 0), (5_000, 1 << 20), (9_000, 1 << 19)] {
         tx.execute(

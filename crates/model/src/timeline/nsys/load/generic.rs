@@ -6,7 +6,9 @@
 //! named by the row's `nameId` (or ETW's `taskName`/`providerName`) or `text` when it has one. Profiler overhead, OpenACC, OpenMP,
 //! diagnostics, CUDA overhead, CUDA memory allocations, graphics APIs and their workloads,
 //! FECS, SLI, ETW and generic events, and tables of newer versions or other tools all arrive
-//! here.
+//! here. Generic events (ftrace and the like) are named by their type and grouped by their
+//! source, from the JSON descriptions of `GENERIC_EVENT_TYPES` and `GENERIC_EVENT_SOURCES`
+//! ([`json_name`]).
 
 use std::collections::HashMap;
 
@@ -84,6 +86,53 @@ pub(super) fn family(table: &str) -> String {
     label.to_owned()
 }
 
+/// The descriptions of generic event types and their sources.
+const TYPES: &str = "GENERIC_EVENT_TYPES";
+const SOURCES: &str = "GENERIC_EVENT_SOURCES";
+
+/// A generic event type: its name, and its source's (`None`: the type names no source).
+struct GenericType {
+    name: Option<StrId>,
+    source: Option<String>,
+}
+
+/// The name a JSON description gives (the seed documents `data` only as "JSON encoded ...
+/// description"): the first non-empty string among the keys `name`, `typeName`, `eventName`,
+/// `displayName`, `title` and `label` (in any letter case), else of any key containing "name".
+pub(super) fn json_name(data: &str) -> Option<String> {
+    const KEYS: [&str; 6] = [
+        "name",
+        "typename",
+        "eventname",
+        "displayname",
+        "title",
+        "label",
+    ];
+    let value: serde_json::Value = serde_json::from_str(data).ok()?;
+    let object = value.as_object()?;
+    let text = |key: &String| {
+        object
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    KEYS.iter()
+        .find_map(|want| {
+            object
+                .keys()
+                .filter(|k| k.eq_ignore_ascii_case(want))
+                .find_map(text)
+        })
+        .or_else(|| {
+            object
+                .keys()
+                .filter(|k| k.to_ascii_lowercase().contains("name"))
+                .find_map(text)
+        })
+        .map(str::to_owned)
+}
+
 /// How a table's rows are read: its time columns and the columns that place and name them.
 struct Shape {
     start: &'static str,
@@ -132,6 +181,7 @@ enum Place {
 impl Loader<'_, '_> {
     /// Every timed table the specific loaders leave, in name order.
     pub(super) fn generic_tables(&mut self) -> Result<(), NsysError> {
+        let types = self.generic_event_types()?;
         let mut tables: Vec<String> = self
             .b
             .session
@@ -150,13 +200,66 @@ impl Loader<'_, '_> {
         for table in tables {
             let columns = self.db.columns(&table).to_vec();
             if let Some(shape) = Shape::of(&columns) {
-                self.generic_table(&table, &shape)?;
+                let types = (table == "GENERIC_EVENTS" && self.db.has_column(&table, "typeId"))
+                    .then_some(&types);
+                self.generic_table(&table, &shape, types)?;
             }
         }
         Ok(())
     }
 
-    fn generic_table(&mut self, table: &str, shape: &Shape) -> Result<(), NsysError> {
+    /// The generic event types by `typeId`: each type's name and its source's row, from
+    /// `GENERIC_EVENT_TYPES` and `GENERIC_EVENT_SOURCES` when the export has them (their rows
+    /// are then attached: they name events).
+    fn generic_event_types(&mut self) -> Result<HashMap<i64, GenericType>, NsysError> {
+        let mut sources: HashMap<i64, String> = HashMap::new();
+        if self.db.has_column(SOURCES, "sourceId") && self.db.has_column(SOURCES, "data") {
+            let sql = format!("SELECT rowid, sourceId, data FROM {SOURCES}");
+            self.scan(SOURCES, &sql, |_, row| {
+                let id = row.get_ref(1).ok().and_then(int_of);
+                let data = row.get_ref(2).ok().and_then(text_of);
+                if let (Some(id), Some(name)) = (id, data.as_deref().and_then(json_name)) {
+                    sources.insert(id, name);
+                }
+                Ok(())
+            })?;
+            self.attach_rest(SOURCES);
+        }
+        let mut types = HashMap::new();
+        if self.db.has_column(TYPES, "typeId") && self.db.has_column(TYPES, "data") {
+            let source = self.db.col_or_null(TYPES, "sourceId");
+            let sql = format!("SELECT rowid, typeId, {source}, data FROM {TYPES}");
+            self.scan(TYPES, &sql, |l, row| {
+                let v = |i| row.get_ref(i).ok().and_then(int_of);
+                let Some(id) = v(1) else {
+                    return Ok(());
+                };
+                let data = row.get_ref(3).ok().and_then(text_of);
+                let name = data.as_deref().and_then(json_name);
+                let source = v(2).map(|s| match sources.get(&s) {
+                    Some(name) => name.clone(),
+                    None => format!("source {s}"),
+                });
+                types.insert(
+                    id,
+                    GenericType {
+                        name: name.map(|n| l.b.intern(&n)),
+                        source,
+                    },
+                );
+                Ok(())
+            })?;
+            self.attach_rest(TYPES);
+        }
+        Ok(types)
+    }
+
+    fn generic_table(
+        &mut self,
+        table: &str,
+        shape: &Shape,
+        types: Option<&HashMap<i64, GenericType>>,
+    ) -> Result<(), NsysError> {
         let column = |c: Option<&str>| c.map_or("NULL".to_owned(), |c| format!("\"{c}\""));
         // OpenMP task creations and task parts are linked by their correlation id.
         let task_flow = match table {
@@ -166,7 +269,7 @@ impl Loader<'_, '_> {
         }
         .filter(|_| self.db.has_column(table, "correlationId"));
         let sql = format!(
-            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {} FROM \"{}\"",
+            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {}, {} FROM \"{}\"",
             shape.start,
             column(shape.end),
             column(shape.thread),
@@ -175,6 +278,7 @@ impl Loader<'_, '_> {
             column(shape.name_id),
             column(shape.text.then_some("text")),
             column(task_flow.map(|_| "correlationId")),
+            column(types.map(|_| "typeId")),
             table.replace('"', "\"\"")
         );
         let label = family(table);
@@ -204,7 +308,26 @@ impl Loader<'_, '_> {
                 (None, Some(text)) => l.b.intern(&text),
                 (None, None) => table_name,
             };
-            let track = l.generic_track(place, key, &label);
+            let (name, track) = match (types, v(9)) {
+                (Some(types), Some(type_id)) => {
+                    let known = types.get(&type_id);
+                    let name = match known.and_then(|t| t.name) {
+                        Some(name) => name,
+                        None => *names.entry(type_id).or_insert_with(|| {
+                            l.b.intern(&format!("Generic event type {type_id}"))
+                        }),
+                    };
+                    let track = match known.and_then(|t| t.source.as_deref()) {
+                        Some(source) => {
+                            let key = l.generic_key(&format!("{table}\0{source}"));
+                            l.generic_track(place, key, &format!("{label}: {source}"))
+                        }
+                        None => l.generic_track(place, key, &label),
+                    };
+                    (name, track)
+                }
+                _ => (name, l.generic_track(place, key, &label)),
+            };
             l.b.session
                 .series_sources
                 .entry(track)
@@ -297,5 +420,35 @@ impl Loader<'_, '_> {
             .map(|(gtid, _)| split_global_id(*gtid).0)
             .min()
             .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_name;
+
+    #[test]
+    fn names_from_json_descriptions() {
+        assert_eq!(
+            json_name(r#"{"Name":"sched_switch"}"#).as_deref(),
+            Some("sched_switch")
+        );
+        assert_eq!(
+            json_name(r#"{"id":3,"eventName":" irq "}"#).as_deref(),
+            Some("irq")
+        );
+        // The preferred keys first, then any key with "name" in it.
+        assert_eq!(
+            json_name(r#"{"providerName":"ftrace","title":"Block I/O"}"#).as_deref(),
+            Some("Block I/O")
+        );
+        assert_eq!(
+            json_name(r#"{"providerName":"ftrace","fields":[]}"#).as_deref(),
+            Some("ftrace")
+        );
+        assert_eq!(json_name(r#"{"name":"","x":1}"#), None);
+        assert_eq!(json_name(r#"{"name":7}"#), None);
+        assert_eq!(json_name("[1, 2]"), None);
+        assert_eq!(json_name("not json"), None);
     }
 }
