@@ -167,6 +167,7 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
             cancel: None,
             preview: Some(&mut on_preview),
             first_preview: None,
+            read_ahead: None,
         }
     } else {
         LoadOptions::default()

@@ -72,6 +72,7 @@ fn a_cancelled_load_of_a_text_timeline_says_so() {
             cancel: Some(&cancel),
             preview: None,
             first_preview: None,
+            read_ahead: None,
         };
         match load_timeline(path, kind, path, options, false) {
             Err(OpenError::Cancelled(p)) => assert_eq!(&p, path),

@@ -333,3 +333,59 @@ fn session_facts_names_and_version_suffixes() {
         }
     }
 }
+
+/// One event as `(track, row, start, end, name, kind)`.
+type EventFacts = (u32, usize, i64, i64, String, EventKind);
+
+/// Every event of `tl` in id order, the number of flows and the import statistics: what two
+/// loads of one file must agree on.
+fn contents(tl: &Timeline) -> (Vec<EventFacts>, usize, String) {
+    let events = tl
+        .events()
+        .map(|e| {
+            let (track, row) = tl.locate(e.id).expect("every event is on a track");
+            (
+                track.0,
+                row,
+                e.start,
+                e.end,
+                tl.name(e.name).to_owned(),
+                e.kind,
+            )
+        })
+        .collect();
+    (
+        events,
+        tl.flows().len(),
+        format!("{:?}", tl.session.imports),
+    )
+}
+
+/// Tables read ahead on their own connections and threads (as on a machine with more cores
+/// than this one's two) give the timeline of reading them one after the other: every corpus
+/// export and the families fixture.
+#[test]
+fn tables_read_ahead_give_the_same_timeline() {
+    let mut files =
+        vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys/families.sqlite")];
+    files.extend(corpus().unwrap_or_default());
+    for file in files {
+        let load = |read_ahead| {
+            nsys::load_with(
+                &file,
+                nsys::LoadOptions {
+                    read_ahead: Some(read_ahead),
+                    ..Default::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+        };
+        let (one, ahead) = (load(0), load(8));
+        assert!(one.event_count() > 0, "{}", file.display());
+        assert!(
+            contents(&one) == contents(&ahead),
+            "{}: read ahead, the timeline differs",
+            file.display()
+        );
+    }
+}

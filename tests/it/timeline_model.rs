@@ -145,6 +145,7 @@ fn progress_and_cancel() {
             cancel: None,
             preview: None,
             first_preview: None,
+            read_ahead: None,
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -161,6 +162,7 @@ fn progress_and_cancel() {
             cancel: Some(&cancel),
             preview: None,
             first_preview: None,
+            read_ahead: None,
         },
     );
     assert!(matches!(r, Err(NsysError::Cancelled { .. })));
@@ -286,6 +288,7 @@ fn load_with_previews(path: &std::path::Path) -> (Vec<Timeline>, Timeline) {
             cancel: None,
             preview: Some(&mut on_preview),
             first_preview: None,
+            read_ahead: None,
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -359,6 +362,7 @@ fn what_was_read_so_far_is_previewed_then_the_whole() {
             preview: Some(&mut on_preview),
             // Due at once: every report of progress (each 65,536 rows) may preview.
             first_preview: Some(std::time::Duration::ZERO),
+            read_ahead: None,
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));

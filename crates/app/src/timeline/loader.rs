@@ -127,6 +127,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
             cancel: Some(cancel),
             preview: None,
             first_preview: None,
+            read_ahead: None,
         };
         let loaded = load_timeline(path, kind, path, options, false).map_err(|error| {
             sightline_model::timeline::release_free_memory();
@@ -214,6 +215,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
         cancel: Some(cancel),
         preview: Some(&mut on_preview),
         first_preview: None,
+        read_ahead: None,
     };
     let loaded = load_with(&export, options);
     let base = match loaded {

@@ -468,16 +468,23 @@ impl TimelineBuilder {
             long_durations: Vec::new(),
         };
         // Final position of each staged event, per track, indexed by its push index.
-        let mut remap: Vec<Vec<u32>> = Vec::with_capacity(self.staged.len());
+        let mut remap: Vec<Remap> = Vec::with_capacity(self.staged.len());
         let order = track_order(&self.tracks, &self.roots);
-        remap.resize_with(self.staged.len(), Vec::new);
+        remap.resize_with(self.staged.len(), || Remap::Table(Vec::new()));
         for &t in &order {
             let track = std::mem::take(&mut self.staged[t]);
             let big = track.len() >= 1 << 16;
-            let laid_out = track.laid_out();
-            let (rows, map) = track.pack(&mut columns, laid_out);
-            self.tracks[t].rows = rows;
-            remap[t] = map;
+            let first = columns.start.len() as u32;
+            if track.in_order_on_one_row() {
+                let len = track.len() as u32;
+                self.tracks[t].rows = vec![track.pack_in_order(&mut columns)];
+                remap[t] = Remap::Shifted { first, len };
+            } else {
+                let laid_out = track.laid_out();
+                let (rows, map) = track.pack(&mut columns, laid_out);
+                self.tracks[t].rows = rows;
+                remap[t] = Remap::of(first, map);
+            }
             if big && trim {
                 // The track's staging is freed: give its pages back before the next one is
                 // packed, so that the load holds about one copy of the events.
@@ -489,8 +496,8 @@ impl TimelineBuilder {
         let resolve = |r: EventRef| -> Option<EventId> {
             remap
                 .get(r.track as usize)
-                .and_then(|m| m.get(r.index as usize))
-                .map(|&p| EventId(p))
+                .and_then(|m| m.position(r.index))
+                .map(EventId)
         };
         // Resolved in place (a flow takes 8 bytes, a staged one 16).
         let mut flows: Vec<Flow> = self
@@ -561,6 +568,42 @@ fn track_order(tracks: &[Track], roots: &[TrackId]) -> Vec<usize> {
         }
     }
     order
+}
+
+/// Where a packed track's events went, by push index.
+enum Remap {
+    /// Push index `i` is at position `first + i` (`len` events): a track staged in display
+    /// order on one row (most large ones: a stream's kernels, a thread's calls), which needs
+    /// no table (4 bytes an event while the rest is packed).
+    Shifted { first: u32, len: u32 },
+    /// The position of each push index.
+    Table(Vec<u32>),
+}
+
+impl Remap {
+    /// The remap of a track packed from `first` whose positions are `map`.
+    fn of(first: u32, map: Vec<u32>) -> Remap {
+        let shifted = map
+            .iter()
+            .enumerate()
+            .all(|(i, &p)| u64::from(p) == u64::from(first) + i as u64);
+        if shifted {
+            Remap::Shifted {
+                first,
+                len: map.len() as u32,
+            }
+        } else {
+            Remap::Table(map)
+        }
+    }
+
+    /// The position of push index `index`.
+    fn position(&self, index: u32) -> Option<u32> {
+        match self {
+            Remap::Shifted { first, len } => (index < *len).then(|| first + index),
+            Remap::Table(map) => map.get(index as usize).copied(),
+        }
+    }
 }
 
 #[cfg(test)]

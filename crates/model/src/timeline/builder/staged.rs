@@ -245,6 +245,44 @@ impl StagedTrack {
         LaidOut { order, rows }
     }
 
+    /// Whether the events are already in display order and all on the first row (a stream's
+    /// kernels, a thread's calls: most large tracks), so that [`StagedTrack::pack_in_order`]
+    /// can append them as they are.
+    pub(super) fn in_order_on_one_row(&self) -> bool {
+        if self.len() == 0 || !self.long.is_empty() || self.depth.iter().any(|&d| d != 0) {
+            return false;
+        }
+        let key = |i: usize| (self.start[i], !self.duration[i]);
+        let counter = self.layout == Layout::Counter;
+        (1..self.len())
+            .all(|i| key(i - 1) <= key(i) && (counter || self.end_of(i - 1) <= self.start[i]))
+    }
+
+    /// Appends the events of a track [`StagedTrack::in_order_on_one_row`] to `columns` as they
+    /// are, freeing each staged column once appended (no order, row or position tables): the
+    /// one row, as a range of `columns`. Event `i` is at the range's start + `i`.
+    pub(super) fn pack_in_order(mut self, columns: &mut Columns) -> Range<u32> {
+        let first = columns.start.len() as u32;
+        let n = self.len() as u32;
+        for &start in &std::mem::take(&mut self.start) {
+            columns.start.push(start);
+        }
+        columns
+            .duration
+            .extend_from_slice(&std::mem::take(&mut self.duration));
+        columns
+            .name
+            .extend_from_slice(&std::mem::take(&mut self.name));
+        for &c in &std::mem::take(&mut self.correlation) {
+            columns.correlation.push(c);
+        }
+        for &s in &std::mem::take(&mut self.source) {
+            columns.source.push(s);
+        }
+        columns.kind.extend_from_slice(&self.kind);
+        first..first + n
+    }
+
     /// Appends the events laid out by [`StagedTrack::laid_out`] to `columns`, freeing the
     /// staging: returns the rows (ranges of `columns`, top to bottom) and the final position
     /// of each event by push index.

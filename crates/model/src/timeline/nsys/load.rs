@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+mod ahead;
 mod api;
 mod counters;
 mod counts;
@@ -22,6 +23,7 @@ mod nvtx;
 mod pipe;
 mod preview;
 
+use ahead::Ahead;
 use pipe::Cells;
 use preview::PreviewClock;
 pub use preview::{PREVIEW_AFTER, PREVIEW_MAX_EVENTS};
@@ -67,6 +69,9 @@ pub struct LoadOptions<'a> {
     pub preview: Option<&'a mut dyn FnMut(Timeline)>,
     /// When the first preview of what was read so far is due (`None`: [`PREVIEW_AFTER`]).
     pub first_preview: Option<std::time::Duration>,
+    /// How many event tables may be read ahead of the one being built from, each on its own
+    /// connection and thread (`None`: one per core beyond two).
+    pub read_ahead: Option<usize>,
 }
 
 /// The call stacks of the CPU samples.
@@ -176,6 +181,22 @@ const GPU_TABLES: &[GpuTable] = &[
     },
 ];
 
+/// The query [`Loader::gpu_table`] reads `spec`'s table with.
+fn gpu_sql(db: &ExportDb, spec: &GpuTable) -> String {
+    let t = spec.table;
+    let name_col = spec
+        .name_column
+        .map_or("NULL".to_string(), |c| db.col_or_null(t, c));
+    format!(
+        "SELECT rowid, start, end, {}, {}, {}, {}, {}, {name_col} FROM {t}",
+        db.col_or_null(t, "deviceId"),
+        db.col_or_null(t, "contextId"),
+        db.col_or_null(t, "streamId"),
+        db.col_or_null(t, "correlationId"),
+        db.col_or_null(t, "globalPid"),
+    )
+}
+
 /// Tables read, for the progress total.
 const READ_TABLES: &[&str] = &[
     "CUPTI_ACTIVITY_KIND_RUNTIME",
@@ -276,6 +297,8 @@ struct Loader<'d, 'a> {
     tasks: Vec<(u64, EventRef)>,
     stacks: StacksBuilder,
     generic_keys: HashMap<String, u64>,
+    /// The event tables being read ahead of the one being built from.
+    ahead: Ahead,
 }
 
 impl<'d, 'a> Loader<'d, 'a> {
@@ -339,6 +362,10 @@ impl<'d, 'a> Loader<'d, 'a> {
             tasks: Vec::new(),
             stacks: StacksBuilder::default(),
             generic_keys: HashMap::new(),
+            ahead: Ahead::new(
+                ahead::plan(db, defer),
+                options.read_ahead.unwrap_or_else(Ahead::depth_for_cores),
+            ),
         };
         if let Some((rows, total)) = counted {
             loader.apply_counts(rows, total);
@@ -381,7 +408,8 @@ impl<'d, 'a> Loader<'d, 'a> {
 
     /// Runs `sql` over `table`, calling `f` per row; rows `f` rejects are counted and reported.
     /// An event table is read on a second connection and thread while `f` runs here
-    /// ([`pipe`]); other tables, and a database no second connection opens, on this thread.
+    /// ([`pipe`]), often started ahead while earlier tables were built from ([`ahead`]);
+    /// other tables, and a database no second connection opens, on this thread.
     fn scan(
         &mut self,
         table: &str,
@@ -417,7 +445,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             Ok(())
         };
         let reader = if counted {
-            pipe::spawn(db, table, sql)
+            self.ahead.reader(db, table, sql)
         } else {
             None
         };
@@ -433,6 +461,9 @@ impl<'d, 'a> Loader<'d, 'a> {
                 }
                 // Joined before any error is returned: the reader stops at its next batch.
                 let scanned = reader.finish();
+                // Its batches are freed on its thread's heap: give their pages back now
+                // rather than at the next trim (the load's peak comes at its end).
+                crate::timeline::release_free_memory();
                 result?;
                 scanned?
             }
@@ -665,22 +696,13 @@ impl<'d, 'a> Loader<'d, 'a> {
         s
     }
 
+    /// GPU activity of one table onto its streams, each row linked to its API call.
     fn gpu_table(&mut self, spec: &GpuTable) -> Result<(), NsysError> {
         let t = spec.table;
         if !self.db.has_table(t) {
             return Ok(());
         }
-        let name_col = spec
-            .name_column
-            .map_or("NULL".to_string(), |c| self.db.col_or_null(t, c));
-        let sql = format!(
-            "SELECT rowid, start, end, {}, {}, {}, {}, {}, {name_col} FROM {t}",
-            self.db.col_or_null(t, "deviceId"),
-            self.db.col_or_null(t, "contextId"),
-            self.db.col_or_null(t, "streamId"),
-            self.db.col_or_null(t, "correlationId"),
-            self.db.col_or_null(t, "globalPid"),
-        );
+        let sql = gpu_sql(self.db, spec);
         let memcpy_labels = self.db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
         let sync_labels = self.db.enum_labels("ENUM_CUPTI_SYNC_TYPE");
         match spec.kind {

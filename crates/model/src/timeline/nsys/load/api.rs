@@ -9,8 +9,34 @@ use super::{Loader, SERIES_CUDA_API, integer, rowid, times};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind};
 use crate::timeline::nsys::NsysError;
-use crate::timeline::nsys::db::{int_of, split_global_id};
+use crate::timeline::nsys::db::{ExportDb, int_of, split_global_id};
 use crate::timeline::stacks::StackId;
+
+/// The query [`Loader::runtime`] reads `CUPTI_ACTIVITY_KIND_RUNTIME` with.
+pub(super) fn runtime_sql(db: &ExportDb) -> String {
+    const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    let class = db.col_or_null(T, "eventClass");
+    let corr = db.col_or_null(T, "correlationId");
+    let chain = db.col_or_null(T, "callchainId");
+    format!("SELECT rowid, start, end, {class}, globalTid, {corr}, nameId, {chain} FROM {T}")
+}
+
+/// The query [`Loader::host_series`] reads `table` (of events of `kind`) with.
+pub(super) fn host_series_sql(db: &ExportDb, table: &str, kind: EventKind) -> String {
+    let filter = if filters_classes(db, table, kind) {
+        " WHERE eventClass = 27"
+    } else {
+        ""
+    };
+    let chain = db.col_or_null(table, "callchainId");
+    format!("SELECT rowid, start, end, globalTid, nameId, {chain} FROM {table}{filter}")
+}
+
+/// Whether only some event classes of `table` are events: OS runtime keeps the calls
+/// themselves (eventClass 27), not the start/finish markers.
+fn filters_classes(db: &ExportDb, table: &str, kind: EventKind) -> bool {
+    kind == EventKind::OsRuntime && db.has_column(table, "eventClass")
+}
 
 impl Loader<'_, '_> {
     pub(super) fn runtime(&mut self) -> Result<(), NsysError> {
@@ -18,14 +44,9 @@ impl Loader<'_, '_> {
         if !self.db.has_table(T) {
             return Ok(());
         }
-        let class = self.db.col_or_null(T, "eventClass");
-        let corr = self.db.col_or_null(T, "correlationId");
-        let chain = self.db.col_or_null(T, "callchainId");
         let mut chains = self.callchains("CUDA_CALLCHAINS")?;
         let mut backtrace_stacks = self.backtraces(&mut chains)?;
-        let sql = format!(
-            "SELECT rowid, start, end, {class}, globalTid, {corr}, nameId, {chain} FROM {T}"
-        );
+        let sql = runtime_sql(self.db);
         let before = self.b.event_count();
         let (mut backtraces, mut attached) = (0u64, 0u64);
         self.scan(T, &sql, |l, row| {
@@ -155,19 +176,11 @@ impl Loader<'_, '_> {
         if !self.db.has_table(table) {
             return Ok(());
         }
-        // OS runtime: only the calls themselves (eventClass 27), not start/finish markers.
-        let filter = if kind == EventKind::OsRuntime && self.db.has_column(table, "eventClass") {
-            " WHERE eventClass = 27"
-        } else {
-            ""
-        };
-        let chain = self.db.col_or_null(table, "callchainId");
         let mut chains = match kind {
             EventKind::OsRuntime => self.callchains("OSRT_CALLCHAINS")?,
             _ => Callchains::default(),
         };
-        let sql =
-            format!("SELECT rowid, start, end, globalTid, nameId, {chain} FROM {table}{filter}");
+        let sql = host_series_sql(self.db, table, kind);
         let before = self.b.event_count();
         self.scan(table, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
@@ -184,7 +197,7 @@ impl Loader<'_, '_> {
         })?;
         self.events_since(table, before);
         self.account_callchains(&chains);
-        if !filter.is_empty() {
+        if filters_classes(self.db, table, kind) {
             self.skip_event_classes(table)?;
         }
         Ok(())

@@ -12,8 +12,8 @@ use super::{Loader, SERIES_SAMPLES, SERIES_SCHED, integer, rowid};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind, NO_STACK, Timeline, TrackId, TrackKind};
 use crate::timeline::nsys::NsysError;
-use crate::timeline::nsys::db::int_of;
 use crate::timeline::nsys::db::split_global_id;
+use crate::timeline::nsys::db::{ExportDb, int_of};
 use crate::timeline::stacks::{Frame, StackId};
 use crate::timeline::strings::StrId;
 
@@ -99,6 +99,22 @@ impl Callchains {
     }
 }
 
+/// The query [`Loader::callchains`] reads `table` with.
+pub(super) fn callchains_sql(db: &ExportDb, table: &str) -> String {
+    let unresolved = db.col_or_null(table, "unresolved");
+    format!("SELECT rowid, id, symbol, module, {unresolved}, stackDepth FROM {table}")
+}
+
+/// The query [`Loader::cpu_samples`] reads `COMPOSITE_EVENTS` with.
+pub(super) fn samples_sql() -> String {
+    "SELECT rowid, id, start, globalTid FROM COMPOSITE_EVENTS".to_owned()
+}
+
+/// The query [`Loader::thread_states`] reads `SCHED_EVENTS` with.
+pub(super) fn sched_sql() -> String {
+    "SELECT rowid, start, cpu, isSchedIn, globalTid FROM SCHED_EVENTS ORDER BY start".to_owned()
+}
+
 impl Loader<'_, '_> {
     /// Reads the call stacks of `table` (`id`, `symbol`, `module`, `unresolved`,
     /// `stackDepth`; depth 0 is the innermost frame). Rows of one id are consecutive in every
@@ -111,9 +127,7 @@ impl Loader<'_, '_> {
         if !self.db.has_table(table) {
             return Ok(chains);
         }
-        let unresolved = self.db.col_or_null(table, "unresolved");
-        let sql =
-            format!("SELECT rowid, id, symbol, module, {unresolved}, stackDepth FROM {table}");
+        let sql = callchains_sql(self.db, table);
         // The frames of the id being read, innermost first as the rows come.
         let mut current: Option<i64> = None;
         let mut frames: Vec<(i64, Frame)> = Vec::new();
@@ -192,7 +206,7 @@ impl Loader<'_, '_> {
         let no_stack = self.b.intern("[no call stack]");
         let pending = self.b.intern(super::STACKS_PENDING);
         let before = self.b.event_count();
-        let sql = format!("SELECT rowid, id, start, globalTid FROM {T}");
+        let sql = samples_sql();
         self.scan(T, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             let start = integer(v(2), "start")?;
@@ -298,7 +312,7 @@ impl Loader<'_, '_> {
         if !self.db.has_table(T) {
             return Ok(());
         }
-        let sql = format!("SELECT rowid, start, cpu, isSchedIn, globalTid FROM {T} ORDER BY start");
+        let sql = sched_sql();
         let mut running: HashMap<i64, (i64, i64, u32)> = HashMap::new();
         let mut cpu_names: HashMap<i64, StrId> = HashMap::new();
         let mut thread_labels: HashMap<i64, StrId> = HashMap::new();

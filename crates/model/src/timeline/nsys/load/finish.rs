@@ -74,6 +74,7 @@ impl Loader<'_, '_> {
         // what reading the samples' call stacks needs stays.
         let builder = std::mem::take(&mut self.b);
         self.free_indexes();
+        crate::timeline::release_free_memory();
         let timeline = builder.finish();
         crate::timeline::release_free_memory();
         Ok(timeline)

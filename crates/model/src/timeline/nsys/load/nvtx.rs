@@ -11,9 +11,29 @@ use crate::problem::Location;
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind, Payload, TrackId};
 use crate::timeline::nsys::NsysError;
-use crate::timeline::nsys::db::{float_of, int_of, text_of};
+use crate::timeline::nsys::db::{ExportDb, float_of, int_of, text_of};
 use crate::timeline::nsys::schema;
 use crate::timeline::strings::StrId;
+
+/// The query [`Loader::nvtx`] reads `NVTX_EVENTS` with.
+pub(super) fn nvtx_sql(db: &ExportDb) -> String {
+    const T: &str = "NVTX_EVENTS";
+    let c = |name| db.col_or_null(T, name);
+    format!(
+        "SELECT rowid, start, end, eventType, globalTid, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} \
+         FROM {T}",
+        c("endGlobalTid"),
+        c("text"),
+        c("textId"),
+        c("domainId"),
+        c("color"),
+        c("category"),
+        c("uint64Value"),
+        c("int64Value"),
+        c("doubleValue"),
+        c("jsonText")
+    )
+}
 
 impl Loader<'_, '_> {
     pub(super) fn nvtx(&mut self) -> Result<(), NsysError> {
@@ -21,20 +41,7 @@ impl Loader<'_, '_> {
         if !self.db.has_table(T) {
             return Ok(());
         }
-        let c = |name| self.db.col_or_null(T, name);
-        let sql = format!(
-            "SELECT rowid, start, end, eventType, globalTid, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}",
-            c("endGlobalTid"),
-            c("text"),
-            c("textId"),
-            c("domainId"),
-            c("color"),
-            c("category"),
-            c("uint64Value"),
-            c("int64Value"),
-            c("doubleValue"),
-            c("jsonText")
-        ) + &format!(" FROM {T}");
+        let sql = nvtx_sql(self.db);
         // Rows are read once, straight onto their tracks. What only later rows can tell is
         // settled after the pass: the names of domains (series labels) and of threads first
         // seen here, and the end of ranges never closed (the last NVTX timestamp).

@@ -24,9 +24,9 @@ use super::super::damage::Readable;
 use super::super::db::ExportDb;
 
 /// Rows in a batch.
-const ROWS: usize = 8192;
+const ROWS: usize = 4096;
 /// Batches that may wait between the reader and the loader.
-const BATCHES: usize = 6;
+const BATCHES: usize = 4;
 
 /// One value of a row.
 #[derive(Debug, Clone, Copy)]
