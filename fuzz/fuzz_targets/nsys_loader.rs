@@ -1,7 +1,7 @@
 //! Fuzzes the Nsight Systems export reader: each input is written to a file and opened as an
-//! SQLite export, loaded onto a timeline (with the visible-items query over every row), every
-//! `stats` report is computed, and the expert rules' trace is read with its bulk operations run. Errors are expected; panics, hangs and runaway allocations
-//! are bugs.
+//! SQLite export, loaded onto a timeline (two tables read ahead; with the visible-items query
+//! over every row), every `stats` report is computed, and the expert rules' trace is read with
+//! its bulk operations run. Errors are expected; panics, hangs and runaway allocations are bugs.
 #![no_main]
 
 use std::path::PathBuf;
@@ -24,7 +24,13 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(path, data).is_err() {
         return;
     }
-    if let Ok(tl) = nsys::load(path) {
+    // Two tables read ahead (as on a machine with four cores), so that readers started ahead
+    // and stopped are fuzzed too.
+    let options = nsys::LoadOptions {
+        read_ahead: Some(2),
+        ..Default::default()
+    };
+    if let Ok(tl) = nsys::load_with(path, options) {
         let _ = tl.warnings.len();
         if let Some((t0, t1)) = tl.time_range() {
             let mut items = Vec::new();
