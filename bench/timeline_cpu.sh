@@ -80,14 +80,15 @@ sq="${SQ:-n/a}"
 [ -n "${SKIP_SQLITE:-}" ] || read -r sq _ < <(best 1 /dev/null sqlite3 -readonly "$file" "$columns_sql")
 
 read -r tl tl_kb < <(best "$repeats" "$out/timeline_cpu.json" "$bin" timeline "$file" --json --timing)
-timing=$(grep '^timing:' "$out/best_stderr.txt" || true)
+# The summary line only (--timing also prints each table's time and the previews').
+timing=$(grep '^timing: loaded' "$out/best_stderr.txt" || true)
 n_events=$(echo "$timing" | sed -E 's/timing: loaded ([0-9]+) events.*/\1/')
 rss_pe=$(echo "$timing" | sed -E 's/.*\(([0-9.]+) B\/event\).*/\1/')
 model_pe=$(echo "$timing" | sed -E 's/.*model ([0-9.]+) B\/event.*/\1/')
 counts=$(grep -o '"counts": {[^}]*}' "$out/timeline_cpu.json" || true)
 
 read -r pr pr_kb < <(best "$repeats" "$out/profile_cpu.txt" "$bin" profile "$file" --view top-down --timing)
-profile_timing=$(grep '^timing:' "$out/best_stderr.txt" || true)
+profile_timing=$(grep '^timing: loaded' "$out/best_stderr.txt" || true)
 
 ns="n/a"
 if [ -z "${SKIP_NSYS:-}" ] && [ -f ../shared/tools/nsys-oracle/setup.sh ]; then
