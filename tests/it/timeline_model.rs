@@ -168,6 +168,47 @@ fn progress_and_cancel() {
     assert!(matches!(r, Err(NsysError::Cancelled { .. })));
 }
 
+/// Cancelled part way, while the next tables are being read ahead: the load says so and
+/// returns (the readers started ahead are stopped and joined, none is left waiting).
+#[test]
+fn cancel_while_tables_are_read_ahead() {
+    let (_dir, path, tl) = generated(300_000);
+    for stop_at in [1, 2, 4, 8] {
+        let cancel = AtomicBool::new(false);
+        let mut reports = 0;
+        let mut progress = |_: nsys::Progress| {
+            reports += 1;
+            if reports == stop_at {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        };
+        let r = nsys::load_with(
+            &path,
+            LoadOptions {
+                progress: Some(&mut progress),
+                cancel: Some(&cancel),
+                read_ahead: Some(3),
+                ..LoadOptions::default()
+            },
+        );
+        assert!(
+            matches!(r, Err(NsysError::Cancelled { .. })),
+            "stopped at report {stop_at}: {:?}",
+            r.map(|t| t.event_count())
+        );
+    }
+    // Not cancelled: the whole timeline, as read without readers ahead.
+    let ahead = nsys::load_with(
+        &path,
+        LoadOptions {
+            read_ahead: Some(3),
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ahead.event_count(), tl.event_count());
+}
+
 /// The model's own size (its heap bytes, not the process's RSS): issue 25's ≤ 24 bytes an
 /// event resident after load, on the benchmark's mix of kernels, calls, NVTX and OS runtime.
 #[test]
