@@ -335,11 +335,11 @@ fn session_facts_names_and_version_suffixes() {
 }
 
 /// One event as `(track, row, start, end, name, kind)`.
-type EventFacts = (u32, usize, i64, i64, String, EventKind);
+pub(crate) type EventFacts = (u32, usize, i64, i64, String, EventKind);
 
 /// Every event of `tl` in id order, the number of flows and the import statistics: what two
 /// loads of one file must agree on.
-fn contents(tl: &Timeline) -> (Vec<EventFacts>, usize, String) {
+pub(crate) fn contents(tl: &Timeline) -> (Vec<EventFacts>, usize, String) {
     let events = tl
         .events()
         .map(|e| {

@@ -180,6 +180,24 @@ fn damaged_copies_of_the_corpus_show_every_row_sqlite_can_read() {
             let what = format!("{} ({})", file.display(), copy.what);
             match nsys::load(&copy.path) {
                 Ok(tl) => {
+                    // Read with tables ahead (as on more cores): the same rows, the same
+                    // warnings, in the same order.
+                    let options = nsys::LoadOptions {
+                        read_ahead: Some(3),
+                        ..Default::default()
+                    };
+                    let ahead = nsys::load_with(&copy.path, options)
+                        .unwrap_or_else(|e| panic!("{what}, tables read ahead: {e}"));
+                    assert!(
+                        crate::timeline_corpus::contents(&tl)
+                            == crate::timeline_corpus::contents(&ahead),
+                        "{what}: read ahead, the timeline differs"
+                    );
+                    assert_eq!(
+                        format!("{:?}", tl.warnings),
+                        format!("{:?}", ahead.warnings),
+                        "{what}"
+                    );
                     for (table, max) in &read {
                         let floor = point_readable(&copy.path, table, *max);
                         let got = accounted(&tl, table);
