@@ -19,11 +19,13 @@ mod damaged;
 mod finish;
 mod flows;
 mod generic;
+mod gpu;
 mod nvtx;
 mod pipe;
 mod preview;
 
 use ahead::Ahead;
+use gpu::{GPU_TABLES, gpu_sql};
 use pipe::Cells;
 use preview::PreviewClock;
 pub use preview::{PREVIEW_AFTER, PREVIEW_MAX_EVENTS};
@@ -31,7 +33,7 @@ pub use preview::{PREVIEW_AFTER, PREVIEW_MAX_EVENTS};
 use super::NsysError;
 use super::db::{ExportDb, int_of, split_global_id, strip_version_suffix, text_of};
 use crate::problem::Location;
-use crate::timeline::builder::{EventRef, NewEvent, TimelineBuilder};
+use crate::timeline::builder::{EventRef, TimelineBuilder};
 use crate::timeline::model::{EventKind, GpuInfo, Layout, Timeline, TrackId, TrackKind};
 use crate::timeline::stacks::StacksBuilder;
 use crate::timeline::strings::StrId;
@@ -144,58 +146,6 @@ const SERIES_NVTX_RANGES: u64 = 2 << 32;
 const SERIES_GENERIC: u64 = 3 << 32;
 /// Series keys of counter rows start here ([`counters`]).
 const SERIES_COUNTERS: u64 = 4 << 32;
-
-/// What a GPU activity table holds and how its rows are named.
-struct GpuTable {
-    table: &'static str,
-    kind: EventKind,
-    /// Column holding the name (a StringIds id, or an enum value), if any.
-    name_column: Option<&'static str>,
-}
-
-const GPU_TABLES: &[GpuTable] = &[
-    GpuTable {
-        table: "CUPTI_ACTIVITY_KIND_KERNEL",
-        kind: EventKind::Kernel,
-        name_column: Some("demangledName"),
-    },
-    GpuTable {
-        table: "CUPTI_ACTIVITY_KIND_MEMCPY",
-        kind: EventKind::Memcpy,
-        name_column: Some("copyKind"),
-    },
-    GpuTable {
-        table: "CUPTI_ACTIVITY_KIND_MEMSET",
-        kind: EventKind::Memset,
-        name_column: None,
-    },
-    GpuTable {
-        table: "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-        kind: EventKind::Synchronization,
-        name_column: Some("syncType"),
-    },
-    GpuTable {
-        table: "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-        kind: EventKind::GraphLaunch,
-        name_column: Some("graphId"),
-    },
-];
-
-/// The query [`Loader::gpu_table`] reads `spec`'s table with.
-fn gpu_sql(db: &ExportDb, spec: &GpuTable) -> String {
-    let t = spec.table;
-    let name_col = spec
-        .name_column
-        .map_or("NULL".to_string(), |c| db.col_or_null(t, c));
-    format!(
-        "SELECT rowid, start, end, {}, {}, {}, {}, {}, {name_col} FROM {t}",
-        db.col_or_null(t, "deviceId"),
-        db.col_or_null(t, "contextId"),
-        db.col_or_null(t, "streamId"),
-        db.col_or_null(t, "correlationId"),
-        db.col_or_null(t, "globalPid"),
-    )
-}
 
 /// Tables read, for the progress total.
 const READ_TABLES: &[&str] = &[
@@ -667,99 +617,6 @@ impl<'d, 'a> Loader<'d, 'a> {
             Some(n) => format!("Thread {tid} ({n}) of process {pid}"),
             None => format!("Thread {tid} of process {pid}"),
         }
-    }
-
-    fn stream_track(&mut self, machine: u64, device: i64, context: i64, stream: i64) -> TrackId {
-        if let Some(&t) = self.streams.get(&(machine, device, context, stream)) {
-            return t;
-        }
-        let m = self.b.track(None, TrackKind::Machine, machine, || {
-            format!("Machine {machine}")
-        });
-        let gname = self.gpu_names.get(&device).cloned();
-        let g = self
-            .b
-            .track(Some(m), TrackKind::Gpu, device as u64, || match gname {
-                Some(n) if !n.is_empty() => format!("GPU {device} ({n})"),
-                _ => format!("GPU {device}"),
-            });
-        let c = self
-            .b
-            .track(Some(g), TrackKind::Context, context as u64, || {
-                format!("Context {context}")
-            });
-        let s = self.b.track(Some(c), TrackKind::Stream, stream as u64, || {
-            format!("Stream {stream}")
-        });
-        self.b.set_layout(s, Layout::Lanes);
-        self.streams.insert((machine, device, context, stream), s);
-        s
-    }
-
-    /// GPU activity of one table onto its streams, each row linked to its API call.
-    fn gpu_table(&mut self, spec: &GpuTable) -> Result<(), NsysError> {
-        let t = spec.table;
-        if !self.db.has_table(t) {
-            return Ok(());
-        }
-        let sql = gpu_sql(self.db, spec);
-        let memcpy_labels = self.db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
-        let sync_labels = self.db.enum_labels("ENUM_CUPTI_SYNC_TYPE");
-        match spec.kind {
-            EventKind::Memcpy => self.attach_rest("ENUM_CUDA_MEMCPY_OPER"),
-            EventKind::Synchronization => self.attach_rest("ENUM_CUPTI_SYNC_TYPE"),
-            _ => {}
-        }
-        let mut label_cache: HashMap<i64, StrId> = HashMap::new();
-        let kind = spec.kind;
-        let before = self.b.event_count();
-        self.scan(t, &sql, |l, row| {
-            let v = |i| row.get_ref(i).ok().and_then(int_of);
-            let (start, end) = times(v(1), v(2))?;
-            let gpid = v(7);
-            let machine = gpid.map_or(0, |g| split_global_id(g).0);
-            let track = l.stream_track(
-                machine,
-                v(3).unwrap_or(0),
-                v(4).unwrap_or(0),
-                v(5).unwrap_or(0),
-            );
-            let code = v(8).unwrap_or(0);
-            let name = match kind {
-                EventKind::Kernel => l.raw_name(code),
-                EventKind::Memset => *label_cache
-                    .entry(-1)
-                    .or_insert_with(|| l.b.intern("[CUDA memset]")),
-                EventKind::Memcpy => *label_cache.entry(code).or_insert_with(|| {
-                    let label = lookup_label(memcpy_labels.as_ref(), MEMCPY_LABELS, code);
-                    l.b.intern(&format!("[CUDA memcpy {label}]"))
-                }),
-                EventKind::Synchronization => *label_cache.entry(code).or_insert_with(|| {
-                    l.b.intern(&lookup_label(sync_labels.as_ref(), SYNC_LABELS, code))
-                }),
-                _ => *label_cache
-                    .entry(code)
-                    .or_insert_with(|| l.b.intern(&format!("Graph {code}"))),
-            };
-            let correlation = v(6).unwrap_or(0) as u32;
-            let r = l.b.push(
-                track,
-                NewEvent {
-                    correlation,
-                    ..NewEvent::new(kind, start, end, name, rowid(v(0)))
-                },
-            );
-            if correlation != 0 {
-                let scope = gpid.map(|g| {
-                    let (m, pid, _) = split_global_id(g);
-                    (m << 24) | pid
-                });
-                l.link_work(scope, correlation, r);
-            }
-            Ok(())
-        })?;
-        self.events_since(t, before);
-        Ok(())
     }
 }
 

@@ -1,0 +1,162 @@
+//! GPU activity onto its streams: kernels, memory copies and sets, synchronization and graph
+//! launches, each table's rows under machine → GPU → context → stream, each row linked to the
+//! API call of its process and correlation id.
+
+use std::collections::HashMap;
+
+use super::{Loader, MEMCPY_LABELS, SYNC_LABELS, lookup_label, rowid, times};
+use crate::timeline::builder::NewEvent;
+use crate::timeline::model::{EventKind, Layout, TrackId, TrackKind};
+use crate::timeline::nsys::NsysError;
+use crate::timeline::nsys::db::{ExportDb, int_of, split_global_id};
+use crate::timeline::strings::StrId;
+
+/// What a GPU activity table holds and how its rows are named.
+pub(super) struct GpuTable {
+    /// The table.
+    pub(super) table: &'static str,
+    /// What its rows are.
+    kind: EventKind,
+    /// Column holding the name (a StringIds id, or an enum value), if any.
+    name_column: Option<&'static str>,
+}
+
+/// The GPU activity tables, in load order.
+pub(super) const GPU_TABLES: &[GpuTable] = &[
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_KERNEL",
+        kind: EventKind::Kernel,
+        name_column: Some("demangledName"),
+    },
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_MEMCPY",
+        kind: EventKind::Memcpy,
+        name_column: Some("copyKind"),
+    },
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_MEMSET",
+        kind: EventKind::Memset,
+        name_column: None,
+    },
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        kind: EventKind::Synchronization,
+        name_column: Some("syncType"),
+    },
+    GpuTable {
+        table: "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+        kind: EventKind::GraphLaunch,
+        name_column: Some("graphId"),
+    },
+];
+
+/// The query [`Loader::gpu_table`] reads `spec`'s table with.
+pub(super) fn gpu_sql(db: &ExportDb, spec: &GpuTable) -> String {
+    let t = spec.table;
+    let name_col = spec
+        .name_column
+        .map_or("NULL".to_string(), |c| db.col_or_null(t, c));
+    format!(
+        "SELECT rowid, start, end, {}, {}, {}, {}, {}, {name_col} FROM {t}",
+        db.col_or_null(t, "deviceId"),
+        db.col_or_null(t, "contextId"),
+        db.col_or_null(t, "streamId"),
+        db.col_or_null(t, "correlationId"),
+        db.col_or_null(t, "globalPid"),
+    )
+}
+
+impl Loader<'_, '_> {
+    fn stream_track(&mut self, machine: u64, device: i64, context: i64, stream: i64) -> TrackId {
+        if let Some(&t) = self.streams.get(&(machine, device, context, stream)) {
+            return t;
+        }
+        let m = self.b.track(None, TrackKind::Machine, machine, || {
+            format!("Machine {machine}")
+        });
+        let gname = self.gpu_names.get(&device).cloned();
+        let g = self
+            .b
+            .track(Some(m), TrackKind::Gpu, device as u64, || match gname {
+                Some(n) if !n.is_empty() => format!("GPU {device} ({n})"),
+                _ => format!("GPU {device}"),
+            });
+        let c = self
+            .b
+            .track(Some(g), TrackKind::Context, context as u64, || {
+                format!("Context {context}")
+            });
+        let s = self.b.track(Some(c), TrackKind::Stream, stream as u64, || {
+            format!("Stream {stream}")
+        });
+        self.b.set_layout(s, Layout::Lanes);
+        self.streams.insert((machine, device, context, stream), s);
+        s
+    }
+
+    /// GPU activity of one table onto its streams, each row linked to its API call.
+    pub(super) fn gpu_table(&mut self, spec: &GpuTable) -> Result<(), NsysError> {
+        let t = spec.table;
+        if !self.db.has_table(t) {
+            return Ok(());
+        }
+        let sql = gpu_sql(self.db, spec);
+        let memcpy_labels = self.db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
+        let sync_labels = self.db.enum_labels("ENUM_CUPTI_SYNC_TYPE");
+        match spec.kind {
+            EventKind::Memcpy => self.attach_rest("ENUM_CUDA_MEMCPY_OPER"),
+            EventKind::Synchronization => self.attach_rest("ENUM_CUPTI_SYNC_TYPE"),
+            _ => {}
+        }
+        let mut label_cache: HashMap<i64, StrId> = HashMap::new();
+        let kind = spec.kind;
+        let before = self.b.event_count();
+        self.scan(t, &sql, |l, row| {
+            let v = |i| row.get_ref(i).ok().and_then(int_of);
+            let (start, end) = times(v(1), v(2))?;
+            let gpid = v(7);
+            let machine = gpid.map_or(0, |g| split_global_id(g).0);
+            let track = l.stream_track(
+                machine,
+                v(3).unwrap_or(0),
+                v(4).unwrap_or(0),
+                v(5).unwrap_or(0),
+            );
+            let code = v(8).unwrap_or(0);
+            let name = match kind {
+                EventKind::Kernel => l.raw_name(code),
+                EventKind::Memset => *label_cache
+                    .entry(-1)
+                    .or_insert_with(|| l.b.intern("[CUDA memset]")),
+                EventKind::Memcpy => *label_cache.entry(code).or_insert_with(|| {
+                    let label = lookup_label(memcpy_labels.as_ref(), MEMCPY_LABELS, code);
+                    l.b.intern(&format!("[CUDA memcpy {label}]"))
+                }),
+                EventKind::Synchronization => *label_cache.entry(code).or_insert_with(|| {
+                    l.b.intern(&lookup_label(sync_labels.as_ref(), SYNC_LABELS, code))
+                }),
+                _ => *label_cache
+                    .entry(code)
+                    .or_insert_with(|| l.b.intern(&format!("Graph {code}"))),
+            };
+            let correlation = v(6).unwrap_or(0) as u32;
+            let r = l.b.push(
+                track,
+                NewEvent {
+                    correlation,
+                    ..NewEvent::new(kind, start, end, name, rowid(v(0)))
+                },
+            );
+            if correlation != 0 {
+                let scope = gpid.map(|g| {
+                    let (m, pid, _) = split_global_id(g);
+                    (m << 24) | pid
+                });
+                l.link_work(scope, correlation, r);
+            }
+            Ok(())
+        })?;
+        self.events_since(t, before);
+        Ok(())
+    }
+}
