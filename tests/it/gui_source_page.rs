@@ -335,6 +335,16 @@ fn gui_source_details_derived_metric_table_lists_instructions() {
     h.get_by_label("393,216");
 }
 
+/// A temporary folder for the app's settings and the path of the corpus report `name`
+/// (`None`, with the skip said, when `../shared` is absent).
+fn corpus_report(name: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    let corpus = common::corpus_ncu()?;
+    Some((
+        tempfile::tempdir().unwrap(),
+        corpus.join("reports").join(name),
+    ))
+}
+
 /// A corpus kernel with line info: the top instruction's `file:line` (the file's name) is a
 /// link that opens the Source view at that line.
 #[test]
@@ -343,11 +353,9 @@ fn gui_source_corpus_hot_spot_line_link() {
     use sightline::ncu::Report;
     use sightline::ncu::source::hotspots::top_pcs;
     use sightline::ncu::source::{PcMetrics, SourceModule};
-    let Some(corpus) = common::corpus_ncu() else {
+    let Some((dir, path)) = corpus_report("ncu2022.3_rtx3070_manual_nvtx.ncu-rep") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let path = corpus.join("reports/ncu2022.3_rtx3070_manual_nvtx.ncu-rep");
     let report = Report::open(&path).unwrap();
     let mut h = open(dir.path(), path);
     let action = report.action(tab(&h).details().unwrap().index).unwrap();
@@ -424,11 +432,9 @@ fn gui_source_file_not_in_report_and_resolved() {
 /// when it is installed (skipped without it).
 #[test]
 fn gui_source_corpus_manual_nvtx() {
-    let Some(corpus) = common::corpus_ncu() else {
+    let Some((dir, path)) = corpus_report("ncu2022.3_rtx3070_manual_nvtx.ncu-rep") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let path = corpus.join("reports/ncu2022.3_rtx3070_manual_nvtx.ncu-rep");
     let mut h = open(dir.path(), path);
     let found = nvdisasm::find(None);
     {
@@ -458,11 +464,9 @@ fn gui_source_corpus_manual_nvtx() {
 /// Nsight Compute names its blocks (`ncu --page source` of the same report).
 #[test]
 fn gui_source_callees_by_demangled_name() {
-    let Some(corpus) = common::corpus_ncu() else {
+    let Some((dir, path)) = corpus_report("ncu2020.2.1_rtx3080_monte_carlo_pi.ncu-rep") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let path = corpus.join("reports/ncu2020.2.1_rtx3080_monte_carlo_pi.ncu-rep");
     let mut h = open(dir.path(), path);
     tab_mut(&mut h).select(1);
     h.run();
