@@ -37,6 +37,11 @@ impl Loader<'_, '_> {
         let Some(due) = self.preview_clock.due else {
             return;
         };
+        // Every event table read: the whole timeline is next, a preview would copy it for
+        // nothing (and show it complete while flagged partial).
+        if self.rows_total > 0 && self.rows_done >= self.rows_total {
+            return;
+        }
         let staged = self.b.event_count();
         // The first preview comes when due or when the events to show reach the most a
         // preview holds as they are, whichever is first: a fast load previews too.
