@@ -277,3 +277,51 @@ fn openmp_task_creation_leads_to_the_task_parts() {
     );
     assert!(tl.warnings.is_empty(), "{:?}", tl.warnings);
 }
+
+/// Threads still running when the capture ends get their rows in the order their last ranges
+/// began, the same at every load (they used to come in a hash map's order).
+#[test]
+fn threads_running_at_the_end_are_numbered_in_the_order_they_began() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("running.sqlite");
+    let conn = rusqlite::Connection::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    conn.execute_batch(
+        "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\
+         CREATE TABLE SCHED_EVENTS (start INTEGER NOT NULL, cpu INTEGER NOT NULL, \
+         isSchedIn INTEGER NOT NULL, globalTid INTEGER NOT NULL, threadState INTEGER, \
+         threadBlock INTEGER);",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // 24 threads scheduled in one after the other (thread ids out of order), none out.
+    for i in 0..24i64 {
+        let tid = 1000 + (i * 7) % 24;
+        conn.execute(
+            "INSERT INTO SCHED_EVENTS VALUES (?1, ?2, 1, ?3, NULL, NULL)",
+            [100 + i * 10, i % 4, (42 << 24) | tid],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+    drop(conn);
+    let starts_by_track = || {
+        let tl = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut firsts: Vec<(u32, i64)> = tl
+            .events()
+            .filter(|e| e.kind == EventKind::ThreadRunning)
+            .filter_map(|e| {
+                let (track, _) = tl.locate(e.id)?;
+                (tl.tracks[track.0 as usize].name == "Thread state").then_some((track.0, e.start))
+            })
+            .collect();
+        firsts.sort();
+        firsts
+    };
+    let first = starts_by_track();
+    assert_eq!(first.len(), 24);
+    assert!(
+        first.windows(2).all(|w| w[0].1 < w[1].1),
+        "rows in the order the threads began: {first:?}"
+    );
+    for _ in 0..3 {
+        assert_eq!(starts_by_track(), first);
+    }
+}

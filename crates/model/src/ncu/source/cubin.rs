@@ -381,7 +381,8 @@ impl Cubin {
         target_of: &dyn Fn(u32) -> Option<u64>,
         problems: &mut Vec<Problem>,
     ) {
-        let mut unknown: HashMap<u32, usize> = HashMap::new();
+        // By type, so the warnings come in the same order every time.
+        let mut unknown: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
         for &(offset, symbol, kind, addend) in entries {
             // R_CUDA_32 (1) and R_CUDA_64 (2): absolute addresses.
             let width = match kind {

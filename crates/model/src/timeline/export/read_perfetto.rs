@@ -386,7 +386,9 @@ impl Reader {
     }
 
     fn finish(mut self) -> Timeline {
-        let open = std::mem::take(&mut self.open);
+        // By track uuid: a map's order would number the tracks made here differently each load.
+        let mut open: Vec<(u64, Vec<Open>)> = std::mem::take(&mut self.open).into_iter().collect();
+        open.sort_unstable_by_key(|(uuid, _)| *uuid);
         let mut unclosed = 0;
         for (uuid, stack) in open {
             let track = self.track_of(uuid, 0);

@@ -367,6 +367,10 @@ impl Loader<'_, '_> {
         for (gtid, open, end) in pending {
             push(self, gtid, open, end);
         }
+        // In the order the ranges began (a map's order would number the tracks it creates
+        // differently from one load to the next).
+        let mut running: Vec<(i64, (i64, i64, u32))> = running.into_iter().collect();
+        running.sort_unstable_by_key(|&(gtid, (start, _, source))| (start, source, gtid));
         for (gtid, open) in running {
             let event = push(self, gtid, open, last.max(open.0));
             self.b.set_attrs(
