@@ -357,3 +357,75 @@ fn hostile_timeline_rules_are_contained() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.findings.len(), out.rules.len());
 }
+
+/// Memory kinds of exports without `ENUM_CUDA_MEM_KIND` (where Sightline answers the rules nsys
+/// refuses) are named by nsys's numbering: every corpus export that has the table numbers them
+/// as the fallback does, and the trace of one that lacks it names its copies' kinds by it (a
+/// host-to-device copy goes from pageable or pinned memory to the device).
+#[test]
+fn memory_kinds_without_their_enum_table_use_nsys_numbering() {
+    use sightline::timeline::nsys::load::MEM_KIND_LABELS;
+    let Some(corpus) = corpus() else {
+        return;
+    };
+    let mut without = 0;
+    for file in exports(&corpus) {
+        let conn = rusqlite::Connection::open_with_flags(
+            &file,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let has_enum = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'ENUM_CUDA_MEM_KIND'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+            > 0;
+        if has_enum {
+            let mut stmt = conn
+                .prepare("SELECT id, label FROM ENUM_CUDA_MEM_KIND")
+                .unwrap_or_else(|e| panic!("{e}"));
+            let rows: Vec<(i64, String)> = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .and_then(Iterator::collect)
+                .unwrap_or_else(|e| panic!("{e}"));
+            for (id, label) in rows {
+                assert_eq!(
+                    MEM_KIND_LABELS.get(id as usize).copied(),
+                    Some(label.as_str()),
+                    "{}: memory kind {id}",
+                    file.display()
+                );
+            }
+            continue;
+        }
+        let trace = Trace::open(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let Some(gpu) = trace.table("gpu") else {
+            continue;
+        };
+        let column = |name: &str| {
+            gpu.column(name)
+                .unwrap_or_else(|| panic!("{name}"))
+                .values
+                .clone()
+        };
+        let (ops, src, dst) = (column("copy_kind"), column("src_kind"), column("dst_kind"));
+        for i in 0..ops.len() {
+            if trace.text(ops[i]) == Some("Host-to-Device") {
+                without += 1;
+                let (s, d) = (trace.text(src[i]), trace.text(dst[i]));
+                assert!(
+                    matches!(s, Some("Pageable" | "Pinned")) && d == Some("Device"),
+                    "{}: a host-to-device copy from {s:?} to {d:?}",
+                    file.display()
+                );
+            }
+        }
+    }
+    assert!(
+        without > 0,
+        "no host-to-device copy in an export without ENUM_CUDA_MEM_KIND"
+    );
+}

@@ -143,6 +143,21 @@ pub fn format_with_unit(value: &MetricValue, unit: &str, multiplier: Option<f64>
     }
 }
 
+/// The decimal digits of `v`, written at the end of `buf` (for writers that skip the
+/// formatting machinery in their hot loop).
+pub fn u64_digits(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    &buf[at..]
+}
+
 /// Inserts `,` between groups of three digits: `1234567` → `1,234,567`. A leading `-` or `+`
 /// is kept; text that is not a run of ASCII digits is returned unchanged.
 pub fn group_thousands(integer_digits: &str) -> String {
@@ -379,6 +394,14 @@ fn format_fixed(v: f64, decimals: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn u64_digits_of_the_extremes() {
+        let mut buf = [0u8; 20];
+        assert_eq!(u64_digits(0, &mut buf), b"0");
+        assert_eq!(u64_digits(1_000_007, &mut buf), b"1000007");
+        assert_eq!(u64_digits(u64::MAX, &mut buf), b"18446744073709551615");
+    }
 
     #[test]
     fn decimal_precision() {

@@ -4,8 +4,8 @@
 //! matched as a plain substring meanwhile), with Copy CSV and Export CSV… writing the same CSV
 //! as `sightline raw --csv --kernel N` (NVIDIA's raw page for that one result).
 
+use crate::widgets::dialog::{Dialog, take_answer};
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 use egui_extras::Column;
@@ -46,7 +46,7 @@ pub struct RawPage {
     /// Sort and display order.
     pub table: SortableTable,
     /// The answer of the Export dialog: the file written, or why not.
-    export: Option<Receiver<Option<Result<PathBuf, String>>>>,
+    export: Option<Dialog<Option<Result<PathBuf, String>>>>,
     /// What the last export did.
     pub status: Option<(String, bool)>,
 }
@@ -241,41 +241,31 @@ impl RawPage {
 
     /// Asks for a file on a dialog thread and writes the CSV there.
     fn start_export(&mut self, kernel: usize, ctx: egui::Context) {
-        let (tx, rx) = channel();
         let csv = self.csv.clone();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-export-dialog".into())
-            .spawn(move || {
-                let picked = rfd::FileDialog::new()
-                    .set_title("Export the raw page")
-                    .set_file_name(format!("raw-{kernel}.csv"))
-                    .save_file();
-                let _ = tx.send(picked.map(|path| {
-                    std::fs::write(&path, csv.as_bytes())
-                        .map(|()| path.clone())
-                        .map_err(|e| format!("{}: {e}", path.display()))
-                }));
-                ctx.request_repaint();
-            });
-        match spawned {
-            Ok(_) => self.export = Some(rx),
-            Err(error) => self.status = Some((format!("cannot open the dialog: {error}"), true)),
+        let pick = move || {
+            let picked = rfd::FileDialog::new()
+                .set_title("Export the raw page")
+                .set_file_name(format!("raw-{kernel}.csv"))
+                .save_file();
+            picked.map(|path| {
+                std::fs::write(&path, csv.as_bytes())
+                    .map(|()| path.clone())
+                    .map_err(|e| format!("{}: {e}", path.display()))
+            })
+        };
+        match Dialog::spawn("file", move || ctx.request_repaint(), pick) {
+            Ok(dialog) => self.export = Some(dialog),
+            Err(error) => self.status = Some((error, true)),
         }
     }
 
     fn poll_export(&mut self) {
-        let Some(rx) = &self.export else { return };
-        match rx.try_recv() {
-            Ok(answer) => {
-                self.export = None;
-                self.status = match answer {
-                    Some(Ok(path)) => Some((format!("Wrote {}", path.display()), false)),
-                    Some(Err(error)) => Some((error, true)),
-                    None => None,
-                };
-            }
-            Err(std::sync::mpsc::TryRecvError::Empty) => {}
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.export = None,
+        if let Some(answer) = take_answer(&mut self.export) {
+            self.status = match answer.value {
+                Some(Ok(path)) => Some((format!("Wrote {}", path.display()), false)),
+                Some(Err(error)) => Some((error, true)),
+                None => None,
+            };
         }
     }
 }

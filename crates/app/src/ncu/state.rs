@@ -4,7 +4,6 @@
 //! [`crate::document::Services::state`].
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 use sightline_model::section::registry::SectionFolder;
@@ -16,6 +15,7 @@ use super::rule_runner::{ApplyResult, RuleRunner};
 use super::section_state::SectionState;
 use crate::document::{Document, KindState};
 use crate::sightline_app::{Settings, StartOptions};
+use crate::widgets::dialog::{Answer, Dialog, take_answer};
 
 /// The window-wide state of Nsight Compute reports.
 pub struct NcuState {
@@ -35,9 +35,9 @@ pub struct NcuState {
     /// The section/rule reload last looked at (rules are applied again after a reload).
     reload_seen: Option<std::time::Instant>,
     /// The answer of the "Add a section folder" dialog.
-    folder_dialog: Option<Receiver<Option<PathBuf>>>,
+    folder_dialog: Option<Dialog<Option<PathBuf>>>,
     /// The answer of the Save baselines… / Load baselines… dialog.
-    baselines_dialog: Option<Receiver<(BaselinesFileOp, Option<PathBuf>)>>,
+    baselines_dialog: Option<Dialog<(BaselinesFileOp, Option<PathBuf>)>>,
 }
 
 /// What the baselines file dialog was opened for.
@@ -92,29 +92,25 @@ impl NcuState {
 
     /// Opens the file dialog of File → Baselines → Save/Load baselines… (its answer is applied
     /// by [`KindState::poll`]).
-    fn pick_baselines_file(&mut self, op: BaselinesFileOp) {
+    fn pick_baselines_file(&mut self, ctx: &egui::Context, op: BaselinesFileOp) {
         if self.baselines_dialog.is_some() {
             return;
         }
-        let (tx, rx) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-baselines-dialog".into())
-            .spawn(move || {
-                let dialog = rfd::FileDialog::new()
-                    .add_filter("Sightline baselines", &["json"])
-                    .add_filter("All files", &["*"]);
-                let path = match op {
-                    BaselinesFileOp::Save => dialog
-                        .set_title("Save baselines")
-                        .set_file_name("baselines.json")
-                        .save_file(),
-                    BaselinesFileOp::Load => dialog.set_title("Load baselines").pick_file(),
-                };
-                let _ = tx.send((op, path));
-            });
-        if spawned.is_ok() {
-            self.baselines_dialog = Some(rx);
-        }
+        let pick = move || {
+            let dialog = rfd::FileDialog::new()
+                .add_filter("Sightline baselines", &["json"])
+                .add_filter("All files", &["*"]);
+            let path = match op {
+                BaselinesFileOp::Save => dialog
+                    .set_title("Save baselines")
+                    .set_file_name("baselines.json")
+                    .save_file(),
+                BaselinesFileOp::Load => dialog.set_title("Load baselines").pick_file(),
+            };
+            (op, path)
+        };
+        let repaint = ctx.clone();
+        self.baselines_dialog = Dialog::spawn("file", move || repaint.request_repaint(), pick).ok();
     }
 
     /// Saves the baselines to `path` or adds those of `path`; the status message.
@@ -172,26 +168,22 @@ impl NcuState {
         self.sections.set_folders(folders);
     }
 
-    fn pick_section_folder(&mut self) -> Option<(String, bool)> {
+    fn pick_section_folder(&mut self, ctx: &egui::Context) -> Option<(String, bool)> {
         if self.folder_dialog.is_some() {
             return None;
         }
-        let (tx, rx) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-folder-dialog".into())
-            .spawn(move || {
-                let _ = tx.send(
-                    rfd::FileDialog::new()
-                        .set_title("Add a section folder")
-                        .pick_folder(),
-                );
-            });
-        match spawned {
-            Ok(_) => {
-                self.folder_dialog = Some(rx);
+        let pick = || {
+            rfd::FileDialog::new()
+                .set_title("Add a section folder")
+                .pick_folder()
+        };
+        let repaint = ctx.clone();
+        match Dialog::spawn("folder", move || repaint.request_repaint(), pick) {
+            Ok(dialog) => {
+                self.folder_dialog = Some(dialog);
                 None
             }
-            Err(error) => Some((format!("cannot open the folder dialog: {error}"), true)),
+            Err(error) => Some((error, true)),
         }
     }
 
@@ -276,25 +268,19 @@ impl KindState for NcuState {
         tabs: &mut [Box<dyn Document>],
     ) -> Option<(String, bool)> {
         let mut status = None;
-        if let Some(folder) = self
-            .folder_dialog
-            .as_ref()
-            .and_then(|rx| rx.try_recv().ok())
+        if let Some(Answer {
+            value: Some(folder),
+            ..
+        }) = take_answer(&mut self.folder_dialog)
         {
-            self.folder_dialog = None;
-            if let Some(folder) = folder {
-                self.add_section_folder(folder);
-            }
+            self.add_section_folder(folder);
         }
-        if let Some((op, path)) = self
-            .baselines_dialog
-            .as_ref()
-            .and_then(|rx| rx.try_recv().ok())
+        if let Some(Answer {
+            value: (op, Some(path)),
+            ..
+        }) = take_answer(&mut self.baselines_dialog)
         {
-            self.baselines_dialog = None;
-            if let Some(path) = path {
-                status = Some(self.baselines_file(op == BaselinesFileOp::Load, &path));
-            }
+            status = Some(self.baselines_file(op == BaselinesFileOp::Load, &path));
         }
         // Restored baselines are read in the background, from their tab when one shows their
         // report.
@@ -390,7 +376,7 @@ impl KindState for NcuState {
         let mut status = None;
         for request in requests {
             match request {
-                SelectionRequest::AddFolder => status = self.pick_section_folder().or(status),
+                SelectionRequest::AddFolder => status = self.pick_section_folder(ctx).or(status),
             }
         }
         status
@@ -406,7 +392,7 @@ impl KindState for NcuState {
                 .on_hover_text("Save the Nsight Compute baselines to a file, to share or keep")
                 .clicked()
             {
-                self.pick_baselines_file(BaselinesFileOp::Save);
+                self.pick_baselines_file(ui.ctx(), BaselinesFileOp::Save);
                 ui.close();
             }
             if ui
@@ -414,7 +400,7 @@ impl KindState for NcuState {
                 .on_hover_text("Add the baselines of a saved file")
                 .clicked()
             {
-                self.pick_baselines_file(BaselinesFileOp::Load);
+                self.pick_baselines_file(ui.ctx(), BaselinesFileOp::Load);
                 ui.close();
             }
         });

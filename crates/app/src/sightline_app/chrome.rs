@@ -8,11 +8,11 @@ impl SightlineApp {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("Open…  (Ctrl+O)").clicked() {
-                    self.open_dialog();
+                    self.open_dialog(ui.ctx());
                     ui.close();
                 }
                 if ui.button("Open Folder of Logs…").clicked() {
-                    self.open_folder_dialog();
+                    self.open_folder_dialog(ui.ctx());
                     ui.close();
                 }
                 if ui.button("Open Path…").clicked() {
@@ -132,7 +132,7 @@ impl SightlineApp {
                  export (.sqlite, .nsys-rep, .qdrep): File > Open, Ctrl+O, or drop a file here.",
             );
             if ui.button("Open…").clicked() {
-                self.open_dialog();
+                self.open_dialog(ui.ctx());
             }
             if !self.settings.recent.is_empty() {
                 ui.add_space(12.0);

@@ -2,13 +2,13 @@
 //! shortcuts, file dialogs, drag & drop, status bar, persisted settings.
 
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 
 use super::document::{
     Document, KindState, KindStates, Navigate, Peer, Services, open_document, open_filters,
 };
+use crate::widgets::dialog::{Answer, Dialog, take_answer};
 
 mod chrome;
 mod settings;
@@ -32,9 +32,8 @@ pub struct SightlineApp {
     /// rules, the timeline's `nsys`), reached by type with [`SightlineApp::kind_state`].
     pub states: KindStates,
     trace: Option<StartupTrace>,
-    /// The file dialog's answer: the files, and whether it answered "nothing" so quickly that
-    /// no dialog can have been shown (no file chooser portal on this desktop).
-    dialog: Option<Receiver<(Vec<PathBuf>, bool)>>,
+    /// The Open / Open Folder dialog being shown: the files it answers open.
+    dialog: Option<Dialog<Vec<PathBuf>>>,
     /// The "Open path" prompt (File → Open Path…, or when no file dialog is available): the
     /// path typed so far and the note shown above it.
     pub path_prompt: Option<(String, Option<String>)>,
@@ -141,8 +140,8 @@ impl SightlineApp {
         }
     }
 
-    fn open_dialog(&mut self) {
-        self.spawn_dialog("file", || {
+    fn open_dialog(&mut self, ctx: &egui::Context) {
+        self.spawn_dialog(ctx, "file", || {
             let mut dialog = rfd::FileDialog::new().set_title("Open a profiler report");
             for (label, extensions) in open_filters() {
                 dialog = dialog.add_filter(label, &extensions);
@@ -153,8 +152,8 @@ impl SightlineApp {
 
     /// File → Open Folder of Logs…: a folder picker whose answer arrives like the file
     /// dialog's (a folder opens as a Gainsight document).
-    fn open_folder_dialog(&mut self) {
-        self.spawn_dialog("folder", || {
+    fn open_folder_dialog(&mut self, ctx: &egui::Context) {
+        self.spawn_dialog(ctx, "folder", || {
             rfd::FileDialog::new()
                 .set_title("Open a folder of GPGPU-Sim logs")
                 .pick_folder()
@@ -163,31 +162,21 @@ impl SightlineApp {
         });
     }
 
-    /// Runs `pick` (a system dialog) on its own thread; its answer arrives through
-    /// `self.dialog` with whether the dialog could not appear at all (it answered at once).
+    /// Shows `pick` (a system dialog) on its own thread ([`Dialog`]); its answer opens in
+    /// [`SightlineApp::update`].
     fn spawn_dialog(
         &mut self,
+        ctx: &egui::Context,
         what: &str,
         pick: impl FnOnce() -> Vec<std::path::PathBuf> + Send + 'static,
     ) {
         if self.dialog.is_some() {
             return;
         }
-        let (tx, rx) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-file-dialog".into())
-            .spawn(move || {
-                let asked = std::time::Instant::now();
-                let files = pick();
-                let unavailable =
-                    files.is_empty() && asked.elapsed() < std::time::Duration::from_millis(300);
-                let _ = tx.send((files, unavailable));
-            });
-        match spawned {
-            Ok(_) => self.dialog = Some(rx),
-            Err(error) => {
-                self.status = Some((format!("cannot open the {what} dialog: {error}"), true))
-            }
+        let repaint = ctx.clone();
+        match Dialog::spawn(what, move || repaint.request_repaint(), pick) {
+            Ok(dialog) => self.dialog = Some(dialog),
+            Err(error) => self.status = Some((error, true)),
         }
     }
 
@@ -207,7 +196,7 @@ impl SightlineApp {
             )
         });
         if open {
-            self.open_dialog();
+            self.open_dialog(ctx);
         }
         if close {
             self.close(self.active);
@@ -317,9 +306,12 @@ impl SightlineApp {
         for path in std::mem::take(&mut self.pending) {
             self.open(path, &ctx);
         }
-        if let Some((files, unavailable)) = self.dialog.as_ref().and_then(|rx| rx.try_recv().ok()) {
-            self.dialog = None;
-            if unavailable {
+        if let Some(Answer {
+            value: files,
+            at_once,
+        }) = take_answer(&mut self.dialog)
+        {
+            if files.is_empty() && at_once {
                 self.path_prompt = Some((
                     String::new(),
                     Some(

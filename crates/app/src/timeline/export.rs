@@ -7,13 +7,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, channel};
 
 use eframe::egui;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::export::{ExportFormat, ExportOptions, ExportSummary, export};
 
 use crate::job::{Job, JobCtx, Polled, poll_job};
+use crate::widgets::dialog::{Answer, Dialog, take_answer};
 
 /// The export window and its running job.
 #[derive(Default)]
@@ -26,7 +26,7 @@ pub struct ExportPanel {
     pub format: Option<ExportFormat>,
     /// Export only the selected range.
     pub only_range: bool,
-    dialog: Option<Receiver<Option<PathBuf>>>,
+    dialog: Option<Dialog<Option<PathBuf>>>,
     job: Option<Job<(PathBuf, ExportSummary), String>>,
     /// `(fraction, stage)` while exporting.
     pub progress: Option<(f32, String)>,
@@ -86,11 +86,11 @@ impl ExportPanel {
 
     /// Progress, and the status line when the export ended (`(message, is_error)`).
     pub fn poll(&mut self) -> Option<(String, bool)> {
-        if let Some(chosen) = self.dialog.as_ref().and_then(|rx| rx.try_recv().ok()) {
-            self.dialog = None;
-            if let Some(path) = chosen {
-                self.path = path.display().to_string();
-            }
+        if let Some(Answer {
+            value: Some(path), ..
+        }) = take_answer(&mut self.dialog)
+        {
+            self.path = path.display().to_string();
         }
         match poll_job(&mut self.job, &mut self.progress)? {
             Polled::Done((path, s)) => Some((
@@ -183,27 +183,21 @@ impl ExportPanel {
 
     /// The save dialog on its own thread (an empty answer keeps the typed path).
     fn browse(&mut self, wake: impl Fn() + Send + 'static) {
-        let (tx, rx) = channel();
         let current = PathBuf::from(self.path.trim());
         let format = self.effective_format();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-dialog".into())
-            .spawn(move || {
-                let mut dialog = rfd::FileDialog::new()
-                    .set_title("Export timeline")
-                    .add_filter(format.label(), &[format.extension(), "pftrace"]);
-                if let Some(dir) = current.parent().filter(|d| d.is_dir()) {
-                    dialog = dialog.set_directory(dir);
-                }
-                if let Some(name) = current.file_name() {
-                    dialog = dialog.set_file_name(name.to_string_lossy());
-                }
-                let _ = tx.send(dialog.save_file());
-                wake();
-            });
-        if spawned.is_ok() {
-            self.dialog = Some(rx);
-        }
+        let pick = move || {
+            let mut dialog = rfd::FileDialog::new()
+                .set_title("Export timeline")
+                .add_filter(format.label(), &[format.extension(), "pftrace"]);
+            if let Some(dir) = current.parent().filter(|d| d.is_dir()) {
+                dialog = dialog.set_directory(dir);
+            }
+            if let Some(name) = current.file_name() {
+                dialog = dialog.set_file_name(name.to_string_lossy());
+            }
+            dialog.save_file()
+        };
+        self.dialog = Dialog::spawn("file", wake, pick).ok();
     }
 }
 

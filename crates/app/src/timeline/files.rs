@@ -27,6 +27,7 @@ use super::search::Search;
 use super::stats_panel::StatsPanel;
 use super::{DOCUMENT, TimelineDoc};
 use crate::job::{Job, JobCtx, Polled, poll_job};
+use crate::widgets::dialog::Dialog;
 
 impl TimelineDoc {
     /// The tab's title: the first file's name, and how many more there are.
@@ -97,27 +98,22 @@ impl TimelineDoc {
     /// Opens the file dialog of File → Add to timeline…; the files picked are added when the
     /// dialog closes (see [`Document::add_files`]).
     pub fn add_files_dialog(&mut self) {
-        let wake = self.waker();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-dialog".into())
-            .spawn(move || {
-                let exts: Vec<&str> = DOCUMENT
-                    .file_kinds
-                    .iter()
-                    .flat_map(|k| k.extensions().iter().copied())
-                    .collect();
-                let files = rfd::FileDialog::new()
-                    .set_title("Add files to the timeline")
-                    .add_filter("Timelines (exports, reports, NVTXT, CodeXL traces)", &exts)
-                    .pick_files()
-                    .unwrap_or_default();
-                let _ = tx.send(files);
-                wake();
-            });
-        if spawned.is_ok() {
-            self.add_dialog = Some(rx);
+        if self.add_dialog.is_some() {
+            return;
         }
+        let pick = || {
+            let exts: Vec<&str> = DOCUMENT
+                .file_kinds
+                .iter()
+                .flat_map(|k| k.extensions().iter().copied())
+                .collect();
+            rfd::FileDialog::new()
+                .set_title("Add files to the timeline")
+                .add_filter("Timelines (exports, reports, NVTXT, CodeXL traces)", &exts)
+                .pick_files()
+                .unwrap_or_default()
+        };
+        self.add_dialog = Dialog::spawn("file", self.waker(), pick).ok();
     }
 
     /// Applies a change of the Files panel: a group renamed, a file moved or the files lined up

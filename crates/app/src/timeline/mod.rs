@@ -117,7 +117,7 @@ pub struct TimelineDoc {
     /// The Files panel.
     pub files_panel: files::FilesPanel,
     nsys: Option<PathBuf>,
-    add_dialog: Option<std::sync::mpsc::Receiver<Vec<PathBuf>>>,
+    add_dialog: Option<crate::widgets::dialog::Dialog<Vec<PathBuf>>>,
     /// The links with the Nsight Compute reports open in other tabs.
     pub ncu_links: NcuLinks,
     /// File → Export timeline…: its window and running export.
@@ -562,11 +562,8 @@ impl Document for TimelineDoc {
     fn poll(&mut self) -> Option<(String, bool)> {
         let mut status = self.ncu_links.poll().or(self.export.poll());
         self.stats.expert.poll();
-        if let Some(rx) = &self.add_dialog
-            && let Ok(picked) = rx.try_recv()
-        {
-            self.add_dialog = None;
-            self.add_files(picked);
+        if let Some(picked) = crate::widgets::dialog::take_answer(&mut self.add_dialog) {
+            self.add_files(picked.value);
         }
         match self.files_panel.poll() {
             Some(Ok(reports)) => {

@@ -5,13 +5,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use eframe::egui;
 
 use super::loader::merge_files;
 use crate::job::{Job, JobEvent};
+use crate::widgets::dialog::{Dialog, take_answer};
 use crate::widgets::problems::{ProblemList, RowText};
 use sightline_model::section::watch::FolderWatcher;
 use sightline_model::timeline::Timeline;
@@ -51,7 +51,7 @@ pub struct NvtxtFiles {
     /// Why the files cannot be watched, when they cannot.
     pub watch_error: Option<String>,
     job: Option<Job<Rebuilt, ()>>,
-    dialog: Option<Receiver<Vec<PathBuf>>>,
+    dialog: Option<Dialog<Vec<PathBuf>>>,
     /// Reloads done (for the status line and tests).
     pub reloads: u64,
 }
@@ -158,9 +158,8 @@ impl NvtxtFiles {
 
     /// Checks the watcher, the rebuild and the Add dialog; returns a rebuilt timeline to show.
     pub fn poll(&mut self, wake: impl Fn() + Send + Sync + Clone + 'static) -> Option<Rebuilt> {
-        if let Some(Ok(picked)) = self.dialog.as_ref().map(Receiver::try_recv) {
-            self.dialog = None;
-            for path in picked {
+        if let Some(picked) = take_answer(&mut self.dialog) {
+            for path in picked.value {
                 self.add(path, wake.clone());
             }
         }
@@ -192,21 +191,17 @@ impl NvtxtFiles {
 
     /// Opens the file dialog for File → Add NVTXT… (on its own thread).
     pub fn add_dialog(&mut self, wake: impl Fn() + Send + 'static) {
-        let (tx, rx) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("sightline-dialog".into())
-            .spawn(move || {
-                let files = rfd::FileDialog::new()
-                    .set_title("Add NVTXT files to the timeline")
-                    .add_filter("NVTXT annotations", &["nvtxt"])
-                    .pick_files()
-                    .unwrap_or_default();
-                let _ = tx.send(files);
-                wake();
-            });
-        if spawned.is_ok() {
-            self.dialog = Some(rx);
+        if self.dialog.is_some() {
+            return;
         }
+        let pick = || {
+            rfd::FileDialog::new()
+                .set_title("Add NVTXT files to the timeline")
+                .add_filter("NVTXT annotations", &["nvtxt"])
+                .pick_files()
+                .unwrap_or_default()
+        };
+        self.dialog = Dialog::spawn("file", wake, pick).ok();
     }
 
     /// The per-file list: each file with its problems (`LINE:COL: error|warning: CLASS: ...`).

@@ -1,6 +1,7 @@
 //! Widgets shared by every document kind.
 
 pub mod background_sort;
+pub mod dialog;
 pub mod plot;
 pub mod problems;
 pub mod table;

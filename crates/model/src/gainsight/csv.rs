@@ -40,20 +40,13 @@ pub const KERNEL_HEADER: [&str; 23] = [
 
 /// Writes the decimal digits of `n`, then `suffix` (without the formatting machinery).
 fn write_u64(out: &mut impl Write, n: u64, suffix: &[u8]) -> io::Result<()> {
+    let mut digits = [0u8; 20];
+    let digits = crate::format::u64_digits(n, &mut digits);
     let mut buf = [0u8; 24];
-    let mut at = 20;
-    let mut n = n;
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let end = 20 + suffix.len().min(4);
-    buf[20..end].copy_from_slice(&suffix[..end - 20]);
-    out.write_all(&buf[at..end])
+    let (len, end) = (digits.len(), digits.len() + suffix.len().min(4));
+    buf[..len].copy_from_slice(digits);
+    buf[len..end].copy_from_slice(&suffix[..end - len]);
+    out.write_all(&buf[..end])
 }
 
 /// Writes `%.2f` of an integer-valued float: `{n}.00` exactly below 2^53, else the float's value.

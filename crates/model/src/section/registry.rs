@@ -318,7 +318,7 @@ pub fn deployed_section_folder() -> Option<PathBuf> {
     if std::env::var_os(DISABLE_DEPLOYMENT_ENV).is_some_and(|v| !v.is_empty() && v != "0") {
         return None;
     }
-    let folder = user_data_dir()?
+    let folder = crate::dirs::user_data_dir()?
         .join("sightline")
         .join(env!("CARGO_PKG_VERSION"))
         .join("sections");
@@ -348,19 +348,9 @@ pub fn timeline_rules_folder() -> Option<PathBuf> {
         return None;
     }
     Some(
-        user_data_dir()?
+        crate::dirs::user_data_dir()?
             .join("sightline")
             .join(env!("CARGO_PKG_VERSION"))
             .join("timeline-rules"),
     )
-}
-
-fn user_data_dir() -> Option<PathBuf> {
-    if cfg!(windows) {
-        return std::env::var_os("APPDATA").map(PathBuf::from);
-    }
-    if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("share"))
 }

@@ -35,6 +35,7 @@ use self::data::{FileText, PageData, Row, View};
 use self::grid::{Grid, GridCache};
 use self::markers::Markers;
 use crate::ncu::rule_state::PageRules;
+use crate::widgets::dialog::{Answer, Dialog, take_answer};
 
 /// One of the (one or two) views shown.
 #[derive(Debug, Clone)]
@@ -99,6 +100,8 @@ pub struct SourcePageState {
     pending_line: Option<FileLine>,
     /// A file-dialog or read error of Resolve….
     resolve_error: Option<String>,
+    /// The Resolve… dialog being shown: its answer is the file for (kernel, file).
+    resolve_dialog: Option<Dialog<(usize, usize, Option<PathBuf>)>>,
     /// Scroll both views to their first row with instructions (a newly shown kernel).
     initial_scroll: bool,
 }
@@ -135,6 +138,7 @@ impl SourcePageState {
             pending_pc: None,
             pending_line: None,
             resolve_error: None,
+            resolve_dialog: None,
             initial_scroll: true,
         }
     }
@@ -396,6 +400,13 @@ impl SourcePageState {
         rules: Option<&PageRules>,
     ) {
         let kernel = action.index();
+        if let Some(Answer {
+            value: (k, file, Some(path)),
+            ..
+        }) = take_answer(&mut self.resolve_dialog)
+        {
+            self.resolve_path(k, file, path);
+        }
         self.ensure_built(ui.ctx(), report, action);
         if let Some((k, error)) = &self.error
             && *k == kernel
@@ -526,7 +537,7 @@ impl SourcePageState {
             }
         });
         if let Some(index) = resolve {
-            self.resolve(index);
+            self.resolve(ui.ctx(), index);
         }
         for (index, clicked, column, h_offset) in clicks {
             self.panes[index].scroll_to = None;
@@ -541,9 +552,13 @@ impl SourcePageState {
         }
     }
 
-    /// Asks for the file of pane `pane`'s Source view and reads it.
-    fn resolve(&mut self, pane: usize) {
+    /// Asks for the file of pane `pane`'s Source view (a dialog on its own thread; the file
+    /// is read when it answers, see [`SourcePageState::ui`]).
+    fn resolve(&mut self, ctx: &egui::Context, pane: usize) {
         let Some(kernel) = self.kernel else { return };
+        if self.resolve_dialog.is_some() {
+            return;
+        }
         let file = self.panes[pane].file;
         let Some(name) = self
             .page()
@@ -553,14 +568,18 @@ impl SourcePageState {
             return;
         };
         let short = data::short_name(&name).to_owned();
-        let Some(path) = rfd::FileDialog::new()
-            .set_title(format!("Where is {name}?"))
-            .set_file_name(short)
-            .pick_file()
-        else {
-            return;
+        let pick = move || {
+            let path = rfd::FileDialog::new()
+                .set_title(format!("Where is {name}?"))
+                .set_file_name(short)
+                .pick_file();
+            (kernel, file, path)
         };
-        self.resolve_path(kernel, file, path);
+        let repaint = ctx.clone();
+        match Dialog::spawn("file", move || repaint.request_repaint(), pick) {
+            Ok(dialog) => self.resolve_dialog = Some(dialog),
+            Err(error) => self.resolve_error = Some(error),
+        }
     }
 
     /// Gives file `file` of `kernel`'s page the text of `path`.

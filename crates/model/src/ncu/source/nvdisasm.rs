@@ -81,11 +81,7 @@ impl Default for NvdisasmOptions {
 /// Sightline's cache folder for disassembly: `$XDG_CACHE_HOME/sightline/nvdisasm`, else
 /// `~/.cache/sightline/nvdisasm`, else the system temporary folder.
 pub fn default_cache_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("sightline").join("nvdisasm")
+    crate::dirs::cache_dir("nvdisasm")
 }
 
 /// The first nvdisasm found: `explicit`, `PATH`, `$CUDA_HOME/bin`, a Python wheel.

@@ -272,16 +272,6 @@ pub fn write_us(line: &mut Vec<u8>, ns: i64) {
 }
 
 /// A decimal integer without the formatting machinery.
-fn write_u64(line: &mut Vec<u8>, mut v: u64) {
-    let mut digits = [0u8; 20];
-    let mut n = digits.len();
-    loop {
-        n -= 1;
-        digits[n] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    line.extend_from_slice(&digits[n..]);
+fn write_u64(line: &mut Vec<u8>, v: u64) {
+    line.extend_from_slice(crate::format::u64_digits(v, &mut [0; 20]));
 }

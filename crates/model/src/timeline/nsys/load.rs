@@ -164,6 +164,20 @@ const READ_TABLES: &[&str] = &[
     SAMPLE_CHAINS,
 ];
 
+/// Labels of `ENUM_CUDA_MEM_KIND` for exports that lack the table: nsys's numbering, 0 is
+/// pageable (as in every export that has the table; not CUPTI's, where 0 is unknown — the
+/// corpus's exports without it copy host-to-device from kind 0 or 1 to kind 2).
+pub const MEM_KIND_LABELS: &[&str] = &[
+    "Pageable",
+    "Pinned",
+    "Device",
+    "Array",
+    "Managed",
+    "Device Static",
+    "Managed Static",
+    "Unknown",
+];
+
 /// Labels of `ENUM_CUDA_MEMCPY_OPER` for exports that lack the table.
 pub const MEMCPY_LABELS: &[&str] = &[
     "Unknown",

@@ -24,11 +24,7 @@ pub fn find_nsys(explicit: Option<&Path>) -> Option<PathBuf> {
 /// Sightline's cache folder for exports: `$XDG_CACHE_HOME/sightline/nsys`, else
 /// `~/.cache/sightline/nsys`, else the system temporary folder.
 pub fn default_cache_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("sightline").join("nsys")
+    crate::dirs::cache_dir("nsys")
 }
 
 /// Where the export of `report` is cached: named after the report, its size and modification

@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
+use super::super::load::MEM_KIND_LABELS;
 pub(super) use super::calls_by_corr::{CallsByCorr, CorrIndex};
 use super::table::string_of;
 use super::{ReportOutcome, ReportRequest, skipped};
@@ -26,18 +27,6 @@ pub(super) const MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
 pub(super) const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
 /// The NVTX table.
 pub(super) const NVTX: &str = "NVTX_EVENTS";
-
-/// Memory kind labels of nsys 2022.4 (exports without `ENUM_CUDA_MEM_KIND`).
-const MEM_KIND_LABELS: &[&str] = &[
-    "Pageable",
-    "Pinned",
-    "Device",
-    "Array",
-    "Managed",
-    "Device Static",
-    "Managed Static",
-    "Unknown",
-];
 
 /// Which kernel name a report shows (`cuda_gpu_kern_sum:base`, `:mangled`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::NsysError;
 use super::db::{ExportDb, int_of, text_of};
-use super::load::MEMCPY_LABELS;
+use super::load::{MEM_KIND_LABELS, MEMCPY_LABELS};
 
 /// The value of a missing cell (SQL `NULL`, or a column the export lacks).
 pub const NULL: i64 = i64::MIN;
@@ -152,19 +152,6 @@ const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
 const MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
 const MEMSET: &str = "CUPTI_ACTIVITY_KIND_MEMSET";
 const RUNTIME: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
-
-/// CUPTI's memory kinds, for exports without `ENUM_CUDA_MEM_KIND` (CUPTI numbering: 0 is
-/// unknown).
-const MEM_KIND_LABELS: &[&str] = &[
-    "Unknown",
-    "Pageable",
-    "Pinned",
-    "Device",
-    "Array",
-    "Managed",
-    "Device Static",
-    "Managed Static",
-];
 
 impl Trace {
     /// Reads the CUDA API calls and GPU operations of the export at `path`.
