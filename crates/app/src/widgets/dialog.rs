@@ -68,7 +68,8 @@ mod tests {
     use super::{Dialog, take_answer};
 
     fn wait<T>(slot: &mut Option<Dialog<T>>) -> Option<super::Answer<T>> {
-        for _ in 0..500 {
+        // Up to 10 s: a loaded machine may start the thread late.
+        for _ in 0..5000 {
             if let Some(answer) = take_answer(slot) {
                 return Some(answer);
             }
