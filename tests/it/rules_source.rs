@@ -1,6 +1,6 @@
 //! NvRules' source API on real cubins: `IAction.source_info(pc)`, `ptx_by_pc(pc)` and
 //! `source_files()` give the Source model's answers (which equal NVIDIA's reader, see
-//! `crates/model/tests/ncu_source_oracle.rs`) for every PC with metrics, so rules that group by
+//! `crates/model/tests/it/ncu_source_oracle.rs`) for every PC with metrics, so rules that group by
 //! line work; workloads without line info give `None` / `""`. `sass_by_pc` gives nvdisasm's
 //! text when the run enables it and nvdisasm is installed.
 

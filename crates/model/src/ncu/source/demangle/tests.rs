@@ -1,5 +1,5 @@
 //! The demangler on hand-written manglings, one grammar feature each, with the names NVIDIA's
-//! style gives them (the corpus-wide comparison is `crates/model/tests/ncu_demangle.rs`).
+//! style gives them (the corpus-wide comparison is `crates/model/tests/it/ncu_demangle.rs`).
 
 use super::{MAX_OUTPUT, demangle, demangle_or_raw};
 

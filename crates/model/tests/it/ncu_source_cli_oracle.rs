@@ -15,14 +15,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
-mod source_common;
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::source_common::{corpus_ncu, reports};
 use sightline_model::ncu::Report;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
 use sightline_model::ncu::source::{Cell, SourcePage};
-use source_common::{corpus_ncu, reports};
 
 /// Splits one line of NVIDIA's CSV: every field quoted, embedded quotes not doubled.
 fn fields(line: &str) -> Vec<String> {

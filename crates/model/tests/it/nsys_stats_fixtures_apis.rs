@@ -14,9 +14,7 @@ use rusqlite::Connection;
 use sightline_model::timeline::nsys::db::ExportDb;
 use sightline_model::timeline::nsys::stats::{self, ReportOutcome};
 
-mod nsys_apis_exports;
-
-use nsys_apis_exports::write_export;
+use crate::nsys_apis_exports::write_export;
 
 /// The reports these fixtures check.
 const REPORTS: &[&str] = &[

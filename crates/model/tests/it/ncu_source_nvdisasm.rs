@@ -7,12 +7,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
-mod source_common;
-
+use crate::source_common::{ask_oracle_sass, corpus_ncu, oracle_python, reports};
 use sightline_model::ncu::Report;
 use sightline_model::ncu::source::SourcePage;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
-use source_common::{ask_oracle_sass, corpus_ncu, oracle_python, reports};
 
 /// Cubins up to this size are compared.
 const MAX_CUBIN: usize = 64 * 1024;

@@ -12,15 +12,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
-mod source_common;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::source_common::{corpus_ncu, reports};
 use sightline_model::ncu::source::SourceModule;
 use sightline_model::ncu::source::demangle::{demangle, demangle_or_raw};
 use sightline_model::ncu::{NameBase, Report};
-use source_common::{corpus_ncu, reports};
 
 /// The `"Kernel Name"` and `"Function Name"` values of a source CSV.
 fn oracle_names(text: &str) -> Vec<String> {

@@ -6,11 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
-mod source_common;
-
+use crate::source_common::{ask_oracle, corpus_ncu, oracle_python, reports};
 use sightline_model::ncu::Report;
 use sightline_model::ncu::source::SourceModule;
-use source_common::{ask_oracle, corpus_ncu, oracle_python, reports};
 
 #[test]
 fn per_pc_file_line_and_ptx_equal_nvidia_reader() {
