@@ -139,78 +139,95 @@ fn corpus_reports_survive_truncation_and_byte_flips() {
         ));
         return;
     }
-    for path in paths {
-        let data = Bytes::from(std::fs::read(&path).expect("read a corpus report"));
-        let full = Report::from_bytes(&path, data.clone()).expect("corpus reports open");
-        let intact: Vec<Action> = (0..full.num_actions())
-            .map(|i| full.action(i).expect("corpus actions decode"))
-            .collect();
-        write_dump(&full, &DumpOptions::default(), std::io::sink()).expect("corpus dumps");
-        let len = data.len();
-        let mut rng = SplitMix(len as u64);
-        let boundaries = block_boundaries(&data);
+    // The reports one after the other on each core: files are independent, and one thread left
+    // the second core idle for the half minute this test takes.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            let mine: Vec<&PathBuf> = paths.iter().skip(w).step_by(workers).collect();
+            std::thread::Builder::new()
+                .name(format!("damage-{w}"))
+                .spawn_scoped(scope, move || {
+                    mine.into_iter().for_each(|p| survive_damage(p))
+                })
+                .expect("thread");
+        }
+    });
+}
 
-        // ~50 truncations. The blocks before the cut are intact, so every action that is
-        // indexed decodes to the intact report's action; lost actions come with a warning.
-        let mut cuts: Vec<usize> = (0..40).map(|i| i * len / 40).collect();
-        cuts.extend((0..10).map(|_| rng.below(len)));
-        for (round, cut) in cuts.into_iter().enumerate() {
-            let report = match Report::from_bytes(&path, data.slice(..cut)) {
-                Ok(report) => report,
-                Err(error) => {
-                    let text = error.to_string();
-                    assert!(
-                        text.starts_with(&format!("{}: byte ", path.display())),
-                        "{text}"
-                    );
-                    continue;
-                }
-            };
-            let context = format!("{}: cut at {cut}", path.display());
-            assert!(report.num_actions() <= intact.len(), "{context}");
-            // A cut inside the first block of results leaves no action but the session
-            // details: the report opens, and the check below requires a warning for the
-            // lost actions (a report is refused only when not even its first block reads).
-            for (index, expected) in intact.iter().enumerate().take(report.num_actions()) {
-                let action = report
-                    .action(index)
-                    .unwrap_or_else(|e| panic!("{context}: action {index}: {e}"));
+/// Cuts and flips `path` in many places: every readable action equals the intact report's, lost
+/// actions come with a warning, and what reads dumps.
+fn survive_damage(path: &Path) {
+    let data = Bytes::from(std::fs::read(path).expect("read a corpus report"));
+    let full = Report::from_bytes(path, data.clone()).expect("corpus reports open");
+    let intact: Vec<Action> = (0..full.num_actions())
+        .map(|i| full.action(i).expect("corpus actions decode"))
+        .collect();
+    write_dump(&full, &DumpOptions::default(), std::io::sink()).expect("corpus dumps");
+    let len = data.len();
+    let mut rng = SplitMix(len as u64);
+    let boundaries = block_boundaries(&data);
+
+    // ~50 truncations. The blocks before the cut are intact, so every action that is
+    // indexed decodes to the intact report's action; lost actions come with a warning.
+    let mut cuts: Vec<usize> = (0..40).map(|i| i * len / 40).collect();
+    cuts.extend((0..10).map(|_| rng.below(len)));
+    for (round, cut) in cuts.into_iter().enumerate() {
+        let report = match Report::from_bytes(path, data.slice(..cut)) {
+            Ok(report) => report,
+            Err(error) => {
+                let text = error.to_string();
                 assert!(
-                    same_action(&action, expected),
-                    "{context}: action {index} differs"
+                    text.starts_with(&format!("{}: byte ", path.display())),
+                    "{text}"
                 );
+                continue;
             }
-            if report.num_actions() < intact.len() {
-                // A cut exactly between two blocks leaves a well-formed shorter report: nothing
-                // tells it from a complete one unless no result is left at all, which is
-                // always warned about (a real 2025.2 report cut at byte 18,638).
-                let undetectable = boundaries.contains(&cut) && report.num_actions() > 0;
-                assert!(
-                    !report.warnings().is_empty() || undetectable,
-                    "{context}: lost actions, no warning"
-                );
-            }
-            if round % 10 == 0 {
-                write_dump(&report, &DumpOptions::default(), std::io::sink())
-                    .unwrap_or_else(|e| panic!("{context}: the readable part dumps: {e}"));
+        };
+        let context = format!("{}: cut at {cut}", path.display());
+        assert!(report.num_actions() <= intact.len(), "{context}");
+        // A cut inside the first block of results leaves no action but the session
+        // details: the report opens, and the check below requires a warning for the
+        // lost actions (a report is refused only when not even its first block reads).
+        for (index, expected) in intact.iter().enumerate().take(report.num_actions()) {
+            let action = report
+                .action(index)
+                .unwrap_or_else(|e| panic!("{context}: action {index}: {e}"));
+            assert!(
+                same_action(&action, expected),
+                "{context}: action {index} differs"
+            );
+        }
+        if report.num_actions() < intact.len() {
+            // A cut exactly between two blocks leaves a well-formed shorter report: nothing
+            // tells it from a complete one unless no result is left at all, which is
+            // always warned about (a real 2025.2 report cut at byte 18,638).
+            let undetectable = boundaries.contains(&cut) && report.num_actions() > 0;
+            assert!(
+                !report.warnings().is_empty() || undetectable,
+                "{context}: lost actions, no warning"
+            );
+        }
+        if round % 10 == 0 {
+            write_dump(&report, &DumpOptions::default(), std::io::sink())
+                .unwrap_or_else(|e| panic!("{context}: the readable part dumps: {e}"));
+        }
+    }
+
+    // ~50 flipped bits, one at a time; every fifth round also overwrites 8 random bytes.
+    for round in 0..50 {
+        let mut bytes = data.to_vec();
+        let at = rng.below(len);
+        bytes[at] ^= 1 << (rng.next() % 8);
+        if round % 5 == 0 {
+            for _ in 0..8 {
+                let at = rng.below(len);
+                bytes[at] = rng.next() as u8;
             }
         }
-
-        // ~50 flipped bits, one at a time; every fifth round also overwrites 8 random bytes.
-        for round in 0..50 {
-            let mut bytes = data.to_vec();
-            let at = rng.below(len);
-            bytes[at] ^= 1 << (rng.next() % 8);
-            if round % 5 == 0 {
-                for _ in 0..8 {
-                    let at = rng.below(len);
-                    bytes[at] = rng.next() as u8;
-                }
-            }
-            match Report::from_bytes(&path, Bytes::from(bytes)) {
-                Ok(report) => exercise(&report, &intact),
-                Err(error) => assert!(error.to_string().contains(": byte "), "{error}"),
-            }
+        match Report::from_bytes(path, Bytes::from(bytes)) {
+            Ok(report) => exercise(&report, &intact),
+            Err(error) => assert!(error.to_string().contains(": byte "), "{error}"),
         }
     }
 }

@@ -105,11 +105,9 @@ pub fn ask_oracle(
     report: &Path,
     queries: &[(usize, u64)],
 ) -> Result<Vec<OracleAnswer>, String> {
-    let mut out = Vec::new();
-    for chunk in queries.chunks(CHUNK) {
-        out.extend(ask_oracle_once(python, report, chunk)?);
-    }
-    Ok(out)
+    in_parallel(queries.chunks(CHUNK), |chunk| {
+        ask_oracle_once(python, report, chunk)
+    })
 }
 
 /// [`ask_oracle`] with the SASS text (`sass_by_pc`), in chunks of 50.
@@ -118,9 +116,54 @@ pub fn ask_oracle_sass(
     report: &Path,
     queries: &[(usize, u64)],
 ) -> Result<Vec<OracleAnswer>, String> {
+    in_parallel(queries.chunks(50), |chunk| {
+        ask_oracle_once_with(python, report, chunk, true)
+    })
+}
+
+/// The reader's answers to one process's queries, or why it failed.
+type Answers = Result<Vec<OracleAnswer>, String>;
+
+/// The answers of `ask` for every chunk, in the chunks' order, with as many reader processes at
+/// a time as there are cores (the reader is single-threaded: one at a time left a core idle for
+/// most of the Source tests' run); the first chunk's error in that order when any fails.
+fn in_parallel<'q>(
+    chunks: impl Iterator<Item = &'q [(usize, u64)]>,
+    ask: impl Fn(&[(usize, u64)]) -> Result<Vec<OracleAnswer>, String> + Sync,
+) -> Result<Vec<OracleAnswer>, String> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let chunks: Vec<&[(usize, u64)]> = chunks.collect();
+    let results: Mutex<Vec<Option<Answers>>> = Mutex::new(vec![None; chunks.len()]);
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(chunks.len());
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            std::thread::Builder::new()
+                .name(format!("oracle-{w}"))
+                .spawn_scoped(scope, || {
+                    // After a failure no new reader starts (the action is not compared).
+                    while !failed.load(Ordering::Relaxed) {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(i) else { break };
+                        let answer = ask(chunk);
+                        failed.fetch_or(answer.is_err(), Ordering::Relaxed);
+                        results.lock().expect("results")[i] = Some(answer);
+                    }
+                })
+                .expect("thread");
+        }
+    });
+    let results = results.into_inner().expect("results");
+    if let Some(Err(e)) = results.iter().flatten().find(|r| r.is_err()) {
+        return Err(e.clone());
+    }
     let mut out = Vec::new();
-    for chunk in queries.chunks(50) {
-        out.extend(ask_oracle_once_with(python, report, chunk, true)?);
+    for answer in results {
+        out.extend(answer.expect("every chunk asked when none failed")?);
     }
     Ok(out)
 }
