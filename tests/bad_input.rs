@@ -22,6 +22,7 @@ use sightline::proto::nv::profiler::messages as pb;
 use sightline::proto::nv::rule_system::{
     RuleResult, RuleResultBody, RuleResultBodyItem, RuleResultFocusMetric, RuleResultMessage,
 };
+use sightline_test_support::par::map_all_on_every_core;
 
 // ---------------------------------------------------------------------------------------------
 // Largest single allocation, per thread (tests run on parallel threads).

@@ -141,18 +141,7 @@ fn corpus_reports_survive_truncation_and_byte_flips() {
     }
     // The reports one after the other on each core: files are independent, and one thread left
     // the second core idle for the half minute this test takes.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|scope| {
-        for w in 0..workers {
-            let mine: Vec<&PathBuf> = paths.iter().skip(w).step_by(workers).collect();
-            std::thread::Builder::new()
-                .name(format!("damage-{w}"))
-                .spawn_scoped(scope, move || {
-                    mine.into_iter().for_each(|p| survive_damage(p))
-                })
-                .expect("thread");
-        }
-    });
+    map_all_on_every_core("damage", &paths, |p| survive_damage(p));
 }
 
 /// Cuts and flips `path` in many places: every readable action equals the intact report's, lost

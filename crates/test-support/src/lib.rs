@@ -9,6 +9,7 @@
 //! - [`codexl`]: CodeXL `.atp` traces and the session's `.csv` / `.occupancy` files.
 //! - [`gainsight`]: GPGPU-Sim logs with known lifetimes.
 //! - [`rng`]: the xorshift64* sequence of the nsys, NVTXT and Gainsight generators.
+//! - [`par`]: independent checks of a corpus test on every core.
 //!
 //! The data generators are binaries of this crate (`cargo run -p sightline-test-support --bin
 //! make_fixtures`), so `cargo test` does not build them.
@@ -23,6 +24,7 @@ pub mod nsys;
 pub mod nsys_cpu;
 pub mod nsys_expert;
 pub mod nsys_families;
+pub mod par;
 pub mod rng;
 
 /// The `main` of a generator binary that writes one new file: takes the path from the first

@@ -240,15 +240,8 @@ fn run(
         );
     })
     .map_err(|e| e.to_string())?;
-    let timeline = Arc::new(loaded.timeline);
-    ctx.send(Box::new(Loaded {
-        timeline: timeline.clone(),
-        base: None,
-        details: loaded.details,
-        nvtxt: loaded.nvtxt,
-        elapsed: started.elapsed(),
-        session: None,
-    }));
+    let (message, timeline) = Loaded::whole(loaded, started, None);
+    ctx.send(Box::new(message));
     let exports: Vec<PathBuf> = inputs
         .iter()
         .filter(|i| {

@@ -16,7 +16,7 @@ use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
 use sightline_model::timeline::nsys::{LoadOptions, Progress, load_with, rep};
 use sightline_model::timeline::nvtxt::NvtxtDocument;
 use sightline_model::timeline::open::{
-    DetailSource, TimelineFileKind, load_timeline, merge_nvtxt_files, nvtxt_beside,
+    DetailSource, LoadedTimeline, TimelineFileKind, load_timeline, merge_nvtxt_files, nvtxt_beside,
 };
 use sightline_model::timeline::tables::model_reports;
 
@@ -70,6 +70,28 @@ pub struct Loaded {
     /// A CodeXL trace's session: its sibling files, their counters and occupancy, and the
     /// problems reading them (`FILE:LINE: message`).
     pub session: Option<CodexlSession>,
+}
+
+impl Loaded {
+    /// A file's whole timeline as [`open`](sightline_model::timeline::open) loaded it (no export
+    /// of its own to merge NVTXT files onto again), read since `started`; with the shared
+    /// timeline, which the job's result describes too.
+    pub fn whole(
+        loaded: LoadedTimeline,
+        started: Instant,
+        session: Option<CodexlSession>,
+    ) -> (Self, Arc<Timeline>) {
+        let timeline = Arc::new(loaded.timeline);
+        let message = Self {
+            timeline: timeline.clone(),
+            base: None,
+            details: loaded.details,
+            nvtxt: loaded.nvtxt,
+            elapsed: started.elapsed(),
+            session,
+        };
+        (message, timeline)
+    }
 }
 
 /// The CodeXL session of an `.atp` trace.
@@ -133,7 +155,6 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
             sightline_model::timeline::release_free_memory();
             error.to_string()
         })?;
-        let timeline = Arc::new(loaded.timeline);
         let session = (kind == TimelineFileKind::Atp).then(|| {
             let files = SessionFiles::find(path);
             let (data, problems) = super::super::codexl::dispatch::load_session_data(&files);
@@ -143,14 +164,8 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
                 problems,
             }
         });
-        ctx.send(Box::new(Loaded {
-            timeline: timeline.clone(),
-            base: None,
-            details: loaded.details,
-            nvtxt: loaded.nvtxt,
-            elapsed: started.elapsed(),
-            session,
-        }));
+        let (message, timeline) = Loaded::whole(loaded, started, session);
+        ctx.send(Box::new(message));
         return Ok(Finished::from_timeline(&timeline));
     }
     let export = if kind == TimelineFileKind::NsysReport {

@@ -15,12 +15,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use crate::source_common::{corpus_ncu, reports};
 use sightline_model::ncu::Report;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
 use sightline_model::ncu::source::{Cell, SourcePage};
+use sightline_test_support::par::map_all_on_every_core;
 
 /// Splits one line of NVIDIA's CSV: every field quoted, embedded quotes not doubled.
 fn fields(line: &str) -> Vec<String> {
@@ -41,6 +43,21 @@ struct Counts {
     texts: usize,
     /// Oracle columns Sightline does not show, with the first file that has each.
     not_shown: BTreeMap<String, String>,
+}
+
+impl Counts {
+    /// Adds the counts of a later report (a column's first file stays the earlier one).
+    fn add(&mut self, later: Counts) {
+        self.files += later.files;
+        self.values += later.values;
+        self.lines += later.lines;
+        self.pcs += later.pcs;
+        self.newer_arch += later.newer_arch;
+        self.texts += later.texts;
+        for (column, file) in later.not_shown {
+            self.not_shown.entry(column).or_insert(file);
+        }
+    }
 }
 
 fn parse_addr(text: &str) -> Option<u64> {
@@ -271,11 +288,110 @@ fn compare_numbered(file: &str, text: &str, expected_lines: &[String], failures:
     }
 }
 
+/// The oracle files of one kernel of a report, in `STATUS.tsv`'s order: `(name listed, file
+/// to read, view)`.
+struct KernelFiles {
+    /// The report's index in the manifest's list.
+    report: usize,
+    stem: String,
+    dir: PathBuf,
+    kernel: usize,
+    files: Vec<(String, String, String)>,
+}
+
+/// The kernels of the report at `path` with oracle files (none without a `STATUS.tsv`).
+fn kernel_files(corpus: &Path, path: &Path, report: usize) -> Vec<KernelFiles> {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    let dir = corpus.join("cli-oracle").join(stem);
+    let Ok(status) = std::fs::read_to_string(dir.join("STATUS.tsv")) else {
+        return Vec::new();
+    };
+    let mut kernels: Vec<KernelFiles> = Vec::new();
+    for line in status.lines() {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (Some(name), Some(state)) = (cols.first(), cols.get(1)) else {
+            continue;
+        };
+        let Some(rest) = name
+            .strip_prefix("source-")
+            .and_then(|r| r.strip_suffix(".csv"))
+        else {
+            continue;
+        };
+        let file_name = match *state {
+            "ok" => (*name).to_owned(),
+            "same" => cols.get(3).map(|s| (*s).to_owned()).unwrap_or_default(),
+            _ => continue,
+        };
+        let (view, k) = match rest.rsplit_once('-') {
+            Some((view, k)) => (view, k),
+            None => ("cuda,sass", rest),
+        };
+        let kernel: usize = k.parse().unwrap_or_else(|_| panic!("{name}"));
+        let file = ((*name).to_owned(), file_name, view.to_owned());
+        match kernels.iter_mut().find(|f| f.kernel == kernel) {
+            Some(known) => known.files.push(file),
+            None => kernels.push(KernelFiles {
+                report,
+                stem: stem.to_owned(),
+                dir: dir.clone(),
+                kernel,
+                files: vec![file],
+            }),
+        }
+    }
+    kernels
+}
+
+/// Compares the Source page of one kernel with the oracle's files of it: the counts of what
+/// was compared and the differences.
+fn check_kernel(
+    report: &Report,
+    job: &KernelFiles,
+    options: &NvdisasmOptions,
+) -> (Counts, Vec<String>) {
+    let mut failures = Vec::new();
+    let mut counts = Counts::default();
+    let (stem, k) = (&job.stem, job.kernel);
+    let action = report.action(k).unwrap_or_else(|e| panic!("{e}"));
+    let page = SourcePage::build(report, &action, None).unwrap_or_else(|e| panic!("{e}"));
+    let page = match nvdisasm::disassemble_page(&page, options) {
+        Ok(Some(d)) => page.with_disassembly(&d),
+        Ok(None) => page,
+        Err(e) => panic!("{stem} kernel {k}: {e}"),
+    };
+    for (name, file_name, view) in &job.files {
+        let text = std::fs::read_to_string(job.dir.join(file_name))
+            .unwrap_or_else(|e| panic!("{}: {e}", job.dir.join(file_name).display()));
+        let shown = format!("{stem}/{name}");
+        match view.as_str() {
+            "sass" => compare_sass(&shown, &text, &page, &mut counts, &mut failures),
+            "cuda,sass" => compare_cuda_sass(&shown, &text, &page, &mut counts, &mut failures),
+            "ptx" => compare_numbered(&shown, &text, page.module().ptx().lines(), &mut failures),
+            "cuda" => {
+                let first = text.lines().next().map(fields).unwrap_or_default();
+                let file = first.get(1).cloned().unwrap_or_default();
+                let lines: Vec<String> = page
+                    .module()
+                    .source_file(&file)
+                    .and_then(|f| f.content.clone())
+                    .map(|c| c.split('\n').map(str::to_owned).collect())
+                    .unwrap_or_default();
+                compare_numbered(&shown, &text, &lines, &mut failures);
+            }
+            other => failures.push(format!("{shown}: unknown view {other}")),
+        }
+        counts.files += 1;
+    }
+    (counts, failures)
+}
+
 #[test]
 fn source_pages_equal_ncu_cli() {
     let Some(corpus) = corpus_ncu() else { return };
-    let mut failures = Vec::new();
-    let mut counts = Counts::default();
     let cache = tempfile::tempdir().unwrap();
     let explicit = std::env::var_os("SIGHTLINE_NVDISASM").map(std::path::PathBuf::from);
     let options = NvdisasmOptions {
@@ -286,72 +402,25 @@ fn source_pages_equal_ncu_cli() {
     if options.explicit.is_none() {
         eprintln!("nvdisasm not found: the SASS text column is not compared");
     }
-    for path in reports(&corpus) {
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default();
-        let dir = corpus.join("cli-oracle").join(stem);
-        let Ok(status) = std::fs::read_to_string(dir.join("STATUS.tsv")) else {
-            continue;
-        };
-        let report = Report::open(&path).unwrap_or_else(|e| panic!("{e}"));
-        let mut pages: HashMap<usize, SourcePage> = HashMap::new();
-        for line in status.lines() {
-            let cols: Vec<&str> = line.split('\t').collect();
-            let (Some(name), Some(state)) = (cols.first(), cols.get(1)) else {
-                continue;
-            };
-            let Some(rest) = name
-                .strip_prefix("source-")
-                .and_then(|r| r.strip_suffix(".csv"))
-            else {
-                continue;
-            };
-            let file_name = match *state {
-                "ok" => (*name).to_owned(),
-                "same" => cols.get(3).map(|s| (*s).to_owned()).unwrap_or_default(),
-                _ => continue,
-            };
-            let (view, k) = match rest.rsplit_once('-') {
-                Some((view, k)) => (view, k),
-                None => ("cuda,sass", rest),
-            };
-            let k: usize = k.parse().unwrap_or_else(|_| panic!("{name}"));
-            let text = std::fs::read_to_string(dir.join(&file_name))
-                .unwrap_or_else(|e| panic!("{}: {e}", dir.join(&file_name).display()));
-            let page = pages.entry(k).or_insert_with(|| {
-                let action = report.action(k).unwrap_or_else(|e| panic!("{e}"));
-                let page =
-                    SourcePage::build(&report, &action, None).unwrap_or_else(|e| panic!("{e}"));
-                match nvdisasm::disassemble_page(&page, &options) {
-                    Ok(Some(d)) => page.with_disassembly(&d),
-                    Ok(None) => page,
-                    Err(e) => panic!("{stem} kernel {k}: {e}"),
-                }
-            });
-            let shown = format!("{stem}/{name}");
-            match view {
-                "sass" => compare_sass(&shown, &text, page, &mut counts, &mut failures),
-                "cuda,sass" => compare_cuda_sass(&shown, &text, page, &mut counts, &mut failures),
-                "ptx" => {
-                    compare_numbered(&shown, &text, page.module().ptx().lines(), &mut failures)
-                }
-                "cuda" => {
-                    let first = text.lines().next().map(fields).unwrap_or_default();
-                    let file = first.get(1).cloned().unwrap_or_default();
-                    let lines: Vec<String> = page
-                        .module()
-                        .source_file(&file)
-                        .and_then(|f| f.content.clone())
-                        .map(|c| c.split('\n').map(str::to_owned).collect())
-                        .unwrap_or_default();
-                    compare_numbered(&shown, &text, &lines, &mut failures);
-                }
-                other => failures.push(format!("{shown}: unknown view {other}")),
-            }
-            counts.files += 1;
-        }
+    // The kernels on every core (one report has 100), merged in the manifest's order.
+    let paths = reports(&corpus);
+    let opened: Vec<Report> = paths
+        .iter()
+        .map(|p| Report::open(p).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let jobs: Vec<KernelFiles> = paths
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| kernel_files(&corpus, p, i))
+        .collect();
+    let mut failures = Vec::new();
+    let mut counts = Counts::default();
+    let checked = map_all_on_every_core("source-cli", &jobs, |job| {
+        check_kernel(&opened[job.report], job, &options)
+    });
+    for (report_counts, report_failures) in checked {
+        counts.add(report_counts);
+        failures.extend(report_failures);
     }
     eprintln!(
         "{} oracle files, {} PCs, {} lines, {} values, {} SASS texts compared ({} SASS files of \

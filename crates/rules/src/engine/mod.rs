@@ -135,9 +135,12 @@ pub struct RuleEngine {
     watchdog: Arc<Watchdog>,
     watchdog_thread: Option<JoinHandle<()>>,
     ready_time: Duration,
-    /// Set when a rule stayed stuck past its budget plus [`STUCK_GRACE`] (native code the
+    /// Set when a rule stayed stuck past its budget plus `stuck_grace` (native code the
     /// interrupt cannot reach): the worker is abandoned.
     stuck: AtomicBool,
+    /// How long past its budget a rule call may stay uninterruptible ([`STUCK_GRACE`] unless
+    /// set with [`RuleEngine::with_stuck_grace`]).
+    stuck_grace: Duration,
 }
 
 /// How long past its budget a rule call may stay uninterruptible before the engine gives up on
@@ -211,7 +214,15 @@ impl RuleEngine {
             watchdog_thread: Some(watchdog_thread),
             ready_time: started.elapsed(),
             stuck: AtomicBool::new(false),
+            stuck_grace: STUCK_GRACE,
         })
+    }
+
+    /// The engine, giving up on a rule call stuck in native code `grace` past its budget
+    /// instead of [`STUCK_GRACE`].
+    pub fn with_stuck_grace(mut self, grace: Duration) -> RuleEngine {
+        self.stuck_grace = grace;
+        self
     }
 
     /// How long the interpreter took to become ready (start-up, standard modules, sandbox).
@@ -240,7 +251,7 @@ impl RuleEngine {
                 Err(mpsc::RecvTimeoutError::Disconnected) => return Err(RulesError::EngineGone),
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if let Some(overdue) = self.watchdog.overdue()
-                        && overdue > STUCK_GRACE
+                        && overdue > self.stuck_grace
                     {
                         self.stuck.store(true, Ordering::SeqCst);
                         return Err(RulesError::Unresponsive(overdue.as_secs()));

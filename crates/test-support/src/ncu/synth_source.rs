@@ -346,32 +346,20 @@ pub fn cubin(spec: &CubinSpec) -> Vec<u8> {
     w.write_strtab();
     // R_CUDA_64 (2) against the function symbol, as nvcc writes them.
     // Each reservation aligned to 8, whatever its length: align the writes the same way.
-    w.write_align_relocation();
-    for &(offset, function, _) in &line_relocs {
-        if relocate {
-            w.write_relocation(
-                false,
-                &Rel {
-                    r_offset: offset,
-                    r_sym: function_symbol[function],
-                    r_type: 2,
-                    r_addend: 0,
-                },
-            );
-        }
-    }
-    w.write_align_relocation();
-    for &(offset, function, _) in &sass_relocs {
-        if relocate {
-            w.write_relocation(
-                false,
-                &Rel {
-                    r_offset: offset,
-                    r_sym: function_symbol[function],
-                    r_type: 2,
-                    r_addend: 0,
-                },
-            );
+    for relocs in [&line_relocs, &sass_relocs] {
+        w.write_align_relocation();
+        for &(offset, function, _) in relocs {
+            if relocate {
+                w.write_relocation(
+                    false,
+                    &Rel {
+                        r_offset: offset,
+                        r_sym: function_symbol[function],
+                        r_type: 2,
+                        r_addend: 0,
+                    },
+                );
+            }
         }
     }
     for &caller in &callers {

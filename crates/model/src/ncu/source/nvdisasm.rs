@@ -300,7 +300,8 @@ pub fn disassemble(
         return Ok(Disassembly::parse(&text));
     }
     let scratch = tempdir_for(options)?;
-    let input = scratch.join(format!("{key}-{}.bin", std::process::id()));
+    let unique = unique_suffix();
+    let input = scratch.join(format!("{key}-{unique}.bin"));
     std::fs::write(&input, code).map_err(|source| NvdisasmError::Io {
         path: input.clone(),
         source,
@@ -309,10 +310,26 @@ pub fn disassemble(
     let _ = std::fs::remove_file(&input);
     let text = result?;
     if let Some(path) = cached {
-        // A cache that cannot be written only costs time.
-        let _ = std::fs::write(path, &text);
+        // Written beside and renamed, so that another thread or Sightline reading the cache
+        // never sees half a file. A cache that cannot be written only costs time.
+        let partial = path.with_extension(format!("{unique}.partial"));
+        if std::fs::write(&partial, &text).is_err() || std::fs::rename(&partial, &path).is_err() {
+            let _ = std::fs::remove_file(&partial);
+        }
     }
     Ok(Disassembly::parse(&text))
+}
+
+/// A suffix no other call in any process shares: the process id and a count of this process's
+/// calls (two threads may disassemble the same code at once).
+fn unique_suffix() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn tempdir_for(options: &NvdisasmOptions) -> Result<PathBuf, NvdisasmError> {

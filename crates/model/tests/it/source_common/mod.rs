@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use sightline_test_support::par::map_on_every_core;
+
 /// Whether `SIGHTLINE_REQUIRE_SHARED=1` (CI): a missing ../shared is then a failure.
 pub fn shared_required() -> bool {
     std::env::var_os("SIGHTLINE_REQUIRE_SHARED").is_some_and(|v| v == "1")
@@ -121,9 +123,6 @@ pub fn ask_oracle_sass(
     })
 }
 
-/// The reader's answers to one process's queries, or why it failed.
-type Answers = Result<Vec<OracleAnswer>, String>;
-
 /// The answers of `ask` for every chunk, in the chunks' order, with as many reader processes at
 /// a time as there are cores (the reader is single-threaded: one at a time left a core idle for
 /// most of the Source tests' run); the first chunk's error in that order when any fails.
@@ -131,33 +130,9 @@ fn in_parallel<'q>(
     chunks: impl Iterator<Item = &'q [(usize, u64)]>,
     ask: impl Fn(&[(usize, u64)]) -> Result<Vec<OracleAnswer>, String> + Sync,
 ) -> Result<Vec<OracleAnswer>, String> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let chunks: Vec<&[(usize, u64)]> = chunks.collect();
-    let results: Mutex<Vec<Option<Answers>>> = Mutex::new(vec![None; chunks.len()]);
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(chunks.len());
-    std::thread::scope(|scope| {
-        for w in 0..workers {
-            std::thread::Builder::new()
-                .name(format!("oracle-{w}"))
-                .spawn_scoped(scope, || {
-                    // After a failure no new reader starts (the action is not compared).
-                    while !failed.load(Ordering::Relaxed) {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(chunk) = chunks.get(i) else { break };
-                        let answer = ask(chunk);
-                        failed.fetch_or(answer.is_err(), Ordering::Relaxed);
-                        results.lock().expect("results")[i] = Some(answer);
-                    }
-                })
-                .expect("thread");
-        }
-    });
-    let results = results.into_inner().expect("results");
+    // After a failure no new reader starts (the action is not compared).
+    let results = map_on_every_core("oracle", &chunks, |chunk| ask(chunk), Result::is_err);
     if let Some(Err(e)) = results.iter().flatten().find(|r| r.is_err()) {
         return Err(e.clone());
     }
