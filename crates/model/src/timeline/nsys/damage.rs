@@ -287,6 +287,35 @@ impl ExportDb {
         out
     }
 
+    /// Runs `sql`, calling `each` per row, until its end (`None`) or until SQLite meets
+    /// damaged pages (the error, with the rows before it handed out). Other errors name
+    /// `table`; errors of `each` end the query.
+    fn query_until_damage(
+        &self,
+        table: &str,
+        sql: &str,
+        mut each: impl FnMut(&Row<'_>) -> Result<(), NsysError>,
+    ) -> Result<Option<rusqlite::Error>, NsysError> {
+        let mut stmt = match self.conn.prepare(sql) {
+            Ok(s) => s,
+            Err(e) if is_damage(&e) => return Ok(Some(e)),
+            Err(e) => return Err(self.query_error(table, e)),
+        };
+        let mut rows = match stmt.query([]) {
+            Ok(r) => r,
+            Err(e) if is_damage(&e) => return Ok(Some(e)),
+            Err(e) => return Err(self.query_error(table, e)),
+        };
+        loop {
+            match rows.next() {
+                Ok(Some(row)) => each(row)?,
+                Ok(None) => return Ok(None),
+                Err(e) if is_damage(&e) => return Ok(Some(e)),
+                Err(e) => return Err(self.query_error(table, e)),
+            }
+        }
+    }
+
     /// Runs `sql` — `SELECT rowid, … FROM table [WHERE …] [ORDER BY …]` — calling `each` per
     /// row. Where the table's pages are damaged, the rows read before the damage are kept and
     /// the query is run again over the rowid ranges that still read ([`ExportDb::readable`]);
@@ -301,35 +330,13 @@ impl ExportDb {
         let mut last_rowid = None;
         let mut consumed = 0u64;
         let by_rowid = sql.trim_start().starts_with("SELECT rowid");
-        let damage = {
-            let mut run = || -> Result<Option<rusqlite::Error>, NsysError> {
-                let mut stmt = match self.conn.prepare(sql) {
-                    Ok(s) => s,
-                    Err(e) if is_damage(&e) => return Ok(Some(e)),
-                    Err(e) => return Err(self.query_error(table, e)),
-                };
-                let mut rows = match stmt.query([]) {
-                    Ok(r) => r,
-                    Err(e) if is_damage(&e) => return Ok(Some(e)),
-                    Err(e) => return Err(self.query_error(table, e)),
-                };
-                loop {
-                    match rows.next() {
-                        Ok(Some(row)) => {
-                            if by_rowid {
-                                last_rowid = row.get_ref(0).ok().and_then(int_of);
-                            }
-                            consumed += 1;
-                            each(row)?;
-                        }
-                        Ok(None) => return Ok(None),
-                        Err(e) if is_damage(&e) => return Ok(Some(e)),
-                        Err(e) => return Err(self.query_error(table, e)),
-                    }
-                }
-            };
-            run()?
-        };
+        let damage = self.query_until_damage(table, sql, |row| {
+            if by_rowid {
+                last_rowid = row.get_ref(0).ok().and_then(int_of);
+            }
+            consumed += 1;
+            each(row)
+        })?;
         let Some(first_error) = damage else {
             return Ok(None);
         };
@@ -403,25 +410,11 @@ impl ExportDb {
     ) -> Result<Vec<T>, NsysError> {
         let named = tables.first().copied().unwrap_or_default();
         let mut out = Vec::new();
-        let mut run = |sql: &str, out: &mut Vec<T>| -> Result<Option<rusqlite::Error>, NsysError> {
-            let mut stmt = match self.conn.prepare(sql) {
-                Ok(s) => s,
-                Err(e) if is_damage(&e) => return Ok(Some(e)),
-                Err(e) => return Err(self.query_error(named, e)),
-            };
-            let mut rows = match stmt.query([]) {
-                Ok(r) => r,
-                Err(e) if is_damage(&e) => return Ok(Some(e)),
-                Err(e) => return Err(self.query_error(named, e)),
-            };
-            loop {
-                match rows.next() {
-                    Ok(Some(row)) => out.push(each(row)?),
-                    Ok(None) => return Ok(None),
-                    Err(e) if is_damage(&e) => return Ok(Some(e)),
-                    Err(e) => return Err(self.query_error(named, e)),
-                }
-            }
+        let mut run = |sql: &str, out: &mut Vec<T>| {
+            self.query_until_damage(named, sql, |row| {
+                out.push(each(row)?);
+                Ok(())
+            })
         };
         let Some(first_error) = run(sql, &mut out)? else {
             return Ok(out);

@@ -160,21 +160,50 @@ fn ask_oracle_once_with(
     queries: &[(usize, u64)],
     sass: bool,
 ) -> Result<Vec<OracleAnswer>, String> {
-    use std::io::Write;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/source_pcs.py");
+    let mut input = String::new();
+    for (a, pc) in queries {
+        input.push_str(&format!("{a} {pc}\n"));
+    }
+    let output = cached(python, &script, report, sass, &input, || {
+        run_reader(python, &script, report, sass, &input)
+    })?;
+    Ok(output
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 6, "oracle line {l:?}");
+            OracleAnswer {
+                action: f[0].parse().expect("action"),
+                pc: f[1].parse().expect("pc"),
+                file: unescape(f[2]),
+                line: f[3].parse().ok(),
+                ptx: unescape(f[4]),
+                sass: unescape(f[5]),
+            }
+        })
+        .collect())
+}
+
+/// The reader's output (one line per query), or why it failed.
+fn run_reader(
+    python: &Path,
+    script: &Path,
+    report: &Path,
+    sass: bool,
+    input: &str,
+) -> Result<String, String> {
+    use std::io::Write;
     let mut child = std::process::Command::new(python)
-        .arg(&script)
+        .arg(script)
         .arg(report)
         .args(sass.then_some("--sass"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
-    let mut input = String::new();
-    for (a, pc) in queries {
-        input.push_str(&format!("{a} {pc}\n"));
-    }
     let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_owned();
     let writer = std::thread::Builder::new()
         .name("oracle-stdin".into())
         .spawn(move || stdin.write_all(input.as_bytes()))
@@ -192,19 +221,70 @@ fn ask_oracle_once_with(
                 .unwrap_or("")
         ));
     }
-    Ok(String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            assert_eq!(f.len(), 6, "oracle line {l:?}");
-            OracleAnswer {
-                action: f[0].parse().expect("action"),
-                pc: f[1].parse().expect("pc"),
-                file: unescape(f[2]),
-                line: f[3].parse().ok(),
-                ptx: unescape(f[4]),
-                sass: unescape(f[5]),
-            }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// The output of `ask`, kept in the build folder (`target/tmp/ncu-oracle/`): NVIDIA's reader
+/// takes a minute over the corpus, and its answers change only with the report's bytes, the
+/// queries, the script or the reader, which name the kept answer. A fresh clone (CI) asks the
+/// reader; `cargo clean` forgets the answers; `SIGHTLINE_ORACLE_CACHE=0` always asks.
+fn cached(
+    python: &Path,
+    script: &Path,
+    report: &Path,
+    sass: bool,
+    input: &str,
+    ask: impl FnOnce() -> Result<String, String>,
+) -> Result<String, String> {
+    use std::hash::{Hash, Hasher};
+    if std::env::var_os("SIGHTLINE_ORACLE_CACHE").is_some_and(|v| v == "0") {
+        return ask();
+    }
+    let (Ok(script_bytes), Ok(report_bytes)) = (std::fs::read(script), std::fs::read(report))
+    else {
+        return ask();
+    };
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        reader_identity(python),
+        script_bytes,
+        report_bytes,
+        sass,
+        input,
+    )
+        .hash(&mut h);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ncu-oracle");
+    let path = dir.join(format!("{:016x}.tsv", h.finish()));
+    if let Ok(kept) = std::fs::read_to_string(&path) {
+        return Ok(kept);
+    }
+    let output = ask()?;
+    // Written beside and renamed: a test running at the same time never reads half of it.
+    let partial = path.with_extension(format!("{}.partial", std::process::id()));
+    let kept = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&partial, &output))
+        .and_then(|()| std::fs::rename(&partial, &path));
+    if kept.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    Ok(output)
+}
+
+/// What tells one installed reader from another: the interpreter and the `ncu_report` module's
+/// file with its size and modification time.
+fn reader_identity(python: &Path) -> String {
+    static IDENTITY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    IDENTITY
+        .get_or_init(|| {
+            let module = std::process::Command::new(python)
+                .args(["-c", "import ncu_report; print(ncu_report.__file__)"])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+                .unwrap_or_default();
+            let stamp = std::fs::metadata(&module)
+                .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+                .unwrap_or_default();
+            format!("{} {module} {stamp}", python.display())
         })
-        .collect())
+        .clone()
 }
