@@ -10,3 +10,9 @@ mod nsys_stats_fixtures_apis;
 mod nsys_stats_fixtures_nvtx;
 mod nsys_stats_oracle;
 mod source_common;
+
+/// Test-support's `par` (independent checks on every core), compiled in from its file: a
+/// dev-dependency on the test-support crate, which depends on this one, would make the model's
+/// own unit-test build wait for both crates (44 s at the end of a clean build).
+#[path = "../../../test-support/src/par.rs"]
+mod par;

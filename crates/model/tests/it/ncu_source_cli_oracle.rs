@@ -18,11 +18,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::par::map_all_on_every_core;
 use crate::source_common::{corpus_ncu, reports};
 use sightline_model::ncu::Report;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
 use sightline_model::ncu::source::{Cell, SourcePage};
-use sightline_test_support::par::map_all_on_every_core;
 
 /// Splits one line of NVIDIA's CSV: every field quoted, embedded quotes not doubled.
 fn fields(line: &str) -> Vec<String> {

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline_test_support::par::map_on_every_core;
+use crate::par::map_on_every_core;
 
 /// Whether `SIGHTLINE_REQUIRE_SHARED=1` (CI): a missing ../shared is then a failure.
 pub fn shared_required() -> bool {
