@@ -392,11 +392,13 @@ fn check_kernel(
 #[test]
 fn source_pages_equal_ncu_cli() {
     let Some(corpus) = corpus_ncu() else { return };
-    let cache = tempfile::tempdir().unwrap();
+    // nvdisasm's output is kept in the build folder between runs (it is most of this test's
+    // time); the cache key names the code, the architecture and the nvdisasm binary.
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nvdisasm");
     let explicit = std::env::var_os("SIGHTLINE_NVDISASM").map(std::path::PathBuf::from);
     let options = NvdisasmOptions {
         explicit: nvdisasm::find(explicit.as_deref()),
-        cache_dir: Some(cache.path().to_path_buf()),
+        cache_dir: Some(cache),
         ..NvdisasmOptions::default()
     };
     if options.explicit.is_none() {

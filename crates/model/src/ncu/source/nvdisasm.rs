@@ -288,6 +288,13 @@ pub fn disassemble(
     code.hash(&mut h);
     sm.hash(&mut h);
     base.hash(&mut h);
+    // Another nvdisasm (an update, another CUDA version) may print other text: its path, size
+    // and modification time are part of the key.
+    nvdisasm.hash(&mut h);
+    if let Ok(meta) = std::fs::metadata(nvdisasm) {
+        meta.len().hash(&mut h);
+        meta.modified().ok().hash(&mut h);
+    }
     let key = format!("{:016x}", h.finish());
     let cached = options
         .cache_dir
