@@ -14,6 +14,7 @@ use sightline::timeline::nsys::schema::NOT_READ;
 use sightline::timeline::{EventKind, Timeline};
 use sightline_test_support::damage::{damage_schema, damaged_copies, overwrite_page, root_page};
 use sightline_test_support::nsys::{SynthOptions, write_export};
+use sightline_test_support::par::map_all_on_every_core;
 
 use crate::timeline_damaged_stats::damage_leaf;
 
@@ -158,74 +159,77 @@ fn damaged_copies_of_the_corpus_show_every_row_sqlite_can_read() {
     let Some(files) = crate::timeline_corpus::corpus() else {
         return;
     };
+    // A file per core: alone on one core, this test was the last of the binary to end.
+    map_all_on_every_core("damaged", &files, |file| check_damaged_copies(file));
+}
+
+/// Every damaged copy of `file` shows every row SQLite can read, or is refused because its
+/// schema cannot be read.
+fn check_damaged_copies(file: &Path) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    for file in files {
-        let whole = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
-        let conn = rusqlite::Connection::open_with_flags(
-            &file,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        let read: Vec<(String, i64)> = whole
-            .session
-            .imports
-            .sources
-            .iter()
-            .filter(|(_, s)| s.events + s.attached > 0)
-            .filter_map(|(table, _)| {
-                let max = conn
-                    .query_row(&format!("SELECT max(rowid) FROM \"{table}\""), [], |r| {
-                        r.get(0)
-                    })
-                    .ok()?;
-                Some((table.clone(), max))
-            })
-            .collect();
-        for copy in damaged_copies(&file, dir.path()).unwrap_or_else(|e| panic!("{e}")) {
-            let what = format!("{} ({})", file.display(), copy.what);
-            match nsys::load(&copy.path) {
-                Ok(tl) => {
-                    // Read with tables ahead (as on more cores): the same rows, the same
-                    // warnings, in the same order.
-                    let options = nsys::LoadOptions {
-                        read_ahead: Some(3),
-                        ..Default::default()
-                    };
-                    let ahead = nsys::load_with(&copy.path, options)
-                        .unwrap_or_else(|e| panic!("{what}, tables read ahead: {e}"));
+    let whole = nsys::load(file).unwrap_or_else(|e| panic!("{e}"));
+    let conn =
+        rusqlite::Connection::open_with_flags(file, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap_or_else(|e| panic!("{e}"));
+    let read: Vec<(String, i64)> = whole
+        .session
+        .imports
+        .sources
+        .iter()
+        .filter(|(_, s)| s.events + s.attached > 0)
+        .filter_map(|(table, _)| {
+            let max = conn
+                .query_row(&format!("SELECT max(rowid) FROM \"{table}\""), [], |r| {
+                    r.get(0)
+                })
+                .ok()?;
+            Some((table.clone(), max))
+        })
+        .collect();
+    for copy in damaged_copies(file, dir.path()).unwrap_or_else(|e| panic!("{e}")) {
+        let what = format!("{} ({})", file.display(), copy.what);
+        match nsys::load(&copy.path) {
+            Ok(tl) => {
+                // Read with tables ahead (as on more cores): the same rows, the same
+                // warnings, in the same order.
+                let options = nsys::LoadOptions {
+                    read_ahead: Some(3),
+                    ..Default::default()
+                };
+                let ahead = nsys::load_with(&copy.path, options)
+                    .unwrap_or_else(|e| panic!("{what}, tables read ahead: {e}"));
+                assert!(
+                    crate::timeline_corpus::contents(&tl)
+                        == crate::timeline_corpus::contents(&ahead),
+                    "{what}: read ahead, the timeline differs"
+                );
+                assert_eq!(
+                    format!("{:?}", tl.warnings),
+                    format!("{:?}", ahead.warnings),
+                    "{what}"
+                );
+                for (table, max) in &read {
+                    let floor = point_readable(&copy.path, table, *max);
+                    let got = accounted(&tl, table);
                     assert!(
-                        crate::timeline_corpus::contents(&tl)
-                            == crate::timeline_corpus::contents(&ahead),
-                        "{what}: read ahead, the timeline differs"
-                    );
-                    assert_eq!(
-                        format!("{:?}", tl.warnings),
-                        format!("{:?}", ahead.warnings),
-                        "{what}"
-                    );
-                    for (table, max) in &read {
-                        let floor = point_readable(&copy.path, table, *max);
-                        let got = accounted(&tl, table);
-                        assert!(
-                            got >= floor,
-                            "{what}: {table}: {got} rows read, SQLite reads {floor}"
-                        );
-                    }
-                }
-                Err(e) => {
-                    let text = e.to_string();
-                    assert!(
-                        text.contains(&copy.path.display().to_string()),
-                        "{what}: {text}"
-                    );
-                    assert!(
-                        !schema_readable(&copy.path),
-                        "{what}: refused although its schema reads: {text}"
+                        got >= floor,
+                        "{what}: {table}: {got} rows read, SQLite reads {floor}"
                     );
                 }
             }
-            std::fs::remove_file(&copy.path).ok();
+            Err(e) => {
+                let text = e.to_string();
+                assert!(
+                    text.contains(&copy.path.display().to_string()),
+                    "{what}: {text}"
+                );
+                assert!(
+                    !schema_readable(&copy.path),
+                    "{what}: refused although its schema reads: {text}"
+                );
+            }
         }
+        std::fs::remove_file(&copy.path).ok();
     }
 }
 
