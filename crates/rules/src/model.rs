@@ -19,6 +19,14 @@ pub mod msg_type {
     pub const WARNING: i64 = 3;
     /// Error.
     pub const ERROR: i64 = 4;
+    /// Every type with its name, in order (`NvRules.MsgType`).
+    pub const ALL: &[(&str, i64)] = &[
+        ("NONE", NONE),
+        ("OK", OK),
+        ("OPTIMIZATION", OPTIMIZATION),
+        ("WARNING", WARNING),
+        ("ERROR", ERROR),
+    ];
 }
 
 /// A focus metric attached to a message.

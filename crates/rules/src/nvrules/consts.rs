@@ -1,269 +1,100 @@
 //! Numeric values of the NvRules enums (as NVIDIA's `_NvRules` defines them).
 
-/// `IMetric.ValueKind_*`.
-pub(crate) mod value_kind {
-    pub const UNKNOWN: i64 = 0;
-    pub const ANY: i64 = 1;
-    pub const STRING: i64 = 2;
-    pub const FLOAT: i64 = 3;
-    pub const DOUBLE: i64 = 4;
-    pub const UINT32: i64 = 5;
-    pub const UINT64: i64 = 6;
+/// Declares one module per NvRules enum: its constants, and `ALL`, every constant with its name
+/// in declaration order (what the class attributes and the `IntEnum`s are made from), so that each
+/// name and value is written once.
+macro_rules! nv_enums {
+    ($($(#[doc = $doc:literal])* $module:ident { $($name:ident = $value:literal),* $(,)? })*) => {
+        $(
+            $(#[doc = $doc])*
+            pub(crate) mod $module {
+                $(pub const $name: i64 = $value;)*
+                /// Every constant with its name, in declaration order.
+                pub const ALL: &[(&str, i64)] = &[$((stringify!($name), $name)),*];
+            }
+        )*
+    };
 }
 
-/// `IMetric.MetricType_*`.
-pub(crate) mod metric_type {
-    pub const OTHER: i64 = 0;
-    pub const COUNTER: i64 = 1;
-    pub const RATIO: i64 = 2;
-    pub const THROUGHPUT: i64 = 3;
+nv_enums! {
+    /// `IMetric.ValueKind_*`.
+    value_kind { UNKNOWN = 0, ANY = 1, STRING = 2, FLOAT = 3, DOUBLE = 4, UINT32 = 5, UINT64 = 6 }
+    /// `IMetric.MetricType_*`.
+    metric_type { OTHER = 0, COUNTER = 1, RATIO = 2, THROUGHPUT = 3 }
+    /// `IMetric.MetricSubtype_*`.
+    metric_subtype {
+        NONE = 0,
+        PEAK_SUSTAINED = 1,
+        PEAK_SUSTAINED_ACTIVE = 2,
+        PEAK_SUSTAINED_ACTIVE_PER_SECOND = 3,
+        PEAK_SUSTAINED_ELAPSED = 4,
+        PEAK_SUSTAINED_ELAPSED_PER_SECOND = 5,
+        PEAK_SUSTAINED_FRAME = 6,
+        PEAK_SUSTAINED_FRAME_PER_SECOND = 7,
+        PEAK_SUSTAINED_REGION = 8,
+        PEAK_SUSTAINED_REGION_PER_SECOND = 9,
+        PER_CYCLE_ACTIVE = 10,
+        PER_CYCLE_ELAPSED = 11,
+        PER_CYCLE_IN_FRAME = 12,
+        PER_CYCLE_IN_REGION = 13,
+        PER_SECOND = 14,
+        PCT_OF_PEAK_SUSTAINED_ACTIVE = 15,
+        PCT_OF_PEAK_SUSTAINED_ELAPSED = 16,
+        PCT_OF_PEAK_SUSTAINED_FRAME = 17,
+        PCT_OF_PEAK_SUSTAINED_REGION = 18,
+        MAX_RATE = 19,
+        PCT = 20,
+        RATIO = 21,
+    }
+    /// `IMetric.RollupOperation_*`.
+    rollup { NONE = 0, AVG = 1, MAX = 2, MIN = 3, SUM = 4 }
+    /// `IAction.NameBase_*`.
+    name_base { FUNCTION = 0, DEMANGLED = 1, MANGLED = 2 }
+    /// `IAction.WorkloadType_*`.
+    workload_type { KERNEL = 0, RANGE = 1, CMDLIST = 2, GRAPH = 3 }
+    /// `MarkerKind` / `IFrontend.MarkerKind_*` (the class has no `MarkerKind_NONE`).
+    marker_kind { SASS = 0, SOURCE = 1, NONE = 2 }
+    /// `IFrontend.Severity_*`.
+    severity { DEFAULT = 0, LOW = 1, HIGH = 2 }
+    /// `IFrontend.SpeedupType_*`.
+    speedup_type { LOCAL = 1, GLOBAL = 2 }
+    /// `INvtxRange.PayloadType_*`.
+    payload_type {
+        UNKNOWN = 0, UINT64 = 1, INT64 = 2, DOUBLE = 3, UINT32 = 4, INT32 = 5, FLOAT = 6, JSON = 7,
+    }
 }
 
-/// `IMetric.MetricSubtype_*`.
-pub(crate) mod metric_subtype {
-    pub const NONE: i64 = 0;
-    pub const PEAK_SUSTAINED: i64 = 1;
-    pub const PEAK_SUSTAINED_ACTIVE: i64 = 2;
-    pub const PEAK_SUSTAINED_ACTIVE_PER_SECOND: i64 = 3;
-    pub const PEAK_SUSTAINED_ELAPSED: i64 = 4;
-    pub const PEAK_SUSTAINED_ELAPSED_PER_SECOND: i64 = 5;
-    pub const PEAK_SUSTAINED_FRAME: i64 = 6;
-    pub const PEAK_SUSTAINED_FRAME_PER_SECOND: i64 = 7;
-    pub const PEAK_SUSTAINED_REGION: i64 = 8;
-    pub const PEAK_SUSTAINED_REGION_PER_SECOND: i64 = 9;
-    pub const PER_CYCLE_ACTIVE: i64 = 10;
-    pub const PER_CYCLE_ELAPSED: i64 = 11;
-    pub const PER_CYCLE_IN_FRAME: i64 = 12;
-    pub const PER_CYCLE_IN_REGION: i64 = 13;
-    pub const PER_SECOND: i64 = 14;
-    pub const PCT_OF_PEAK_SUSTAINED_ACTIVE: i64 = 15;
-    pub const PCT_OF_PEAK_SUSTAINED_ELAPSED: i64 = 16;
-    pub const PCT_OF_PEAK_SUSTAINED_FRAME: i64 = 17;
-    pub const PCT_OF_PEAK_SUSTAINED_REGION: i64 = 18;
-    pub const MAX_RATE: i64 = 19;
-    pub const PCT: i64 = 20;
-    pub const RATIO: i64 = 21;
-}
-
-/// `IMetric.RollupOperation_*`.
-pub(crate) mod rollup {
-    pub const NONE: i64 = 0;
-    pub const AVG: i64 = 1;
-    pub const MAX: i64 = 2;
-    pub const MIN: i64 = 3;
-    pub const SUM: i64 = 4;
-}
-
-/// `IAction.NameBase_*`.
-pub(crate) mod name_base {
-    pub const FUNCTION: i64 = 0;
-    pub const DEMANGLED: i64 = 1;
-    pub const MANGLED: i64 = 2;
-}
-
-/// `IAction.WorkloadType_*`.
-pub(crate) mod workload_type {
-    pub const KERNEL: i64 = 0;
-    pub const RANGE: i64 = 1;
-    pub const CMDLIST: i64 = 2;
-    pub const GRAPH: i64 = 3;
-}
-
-/// `MarkerKind` / `IFrontend.MarkerKind_*`.
-pub(crate) mod marker_kind {
-    pub const SASS: i64 = 0;
-    pub const SOURCE: i64 = 1;
-    pub const NONE: i64 = 2;
-}
-
-/// `IFrontend.Severity_*`.
-pub(crate) mod severity {
-    pub const DEFAULT: i64 = 0;
-    pub const LOW: i64 = 1;
-    pub const HIGH: i64 = 2;
-}
-
-/// `IFrontend.SpeedupType_*`.
-pub(crate) mod speedup_type {
-    pub const LOCAL: i64 = 1;
-    pub const GLOBAL: i64 = 2;
-}
-
-/// `INvtxRange.PayloadType_*`.
-pub(crate) mod payload_type {
-    pub const UNKNOWN: i64 = 0;
-    pub const UINT64: i64 = 1;
-    pub const INT64: i64 = 2;
-    pub const DOUBLE: i64 = 3;
-    pub const UINT32: i64 = 4;
-    pub const INT32: i64 = 5;
-    pub const FLOAT: i64 = 6;
-    pub const JSON: i64 = 7;
-}
+/// An enum's constants with their names (a module's `ALL`).
+type Named = &'static [(&'static str, i64)];
 
 /// Class constants set on the NvRules classes: `(class, attribute, value)`.
 pub(crate) fn class_constants() -> Vec<(&'static str, String, i64)> {
     use crate::model::msg_type;
-    let mut out: Vec<(&'static str, String, i64)> = Vec::new();
-    let mut add = |class: &'static str, prefix: &str, items: &[(&str, i64)]| {
-        for (name, value) in items {
-            out.push((class, format!("{prefix}{name}"), *value));
-        }
-    };
-    add(
-        "IMetric",
-        "ValueKind_",
-        &[
-            ("UNKNOWN", value_kind::UNKNOWN),
-            ("ANY", value_kind::ANY),
-            ("STRING", value_kind::STRING),
-            ("FLOAT", value_kind::FLOAT),
-            ("DOUBLE", value_kind::DOUBLE),
-            ("UINT32", value_kind::UINT32),
-            ("UINT64", value_kind::UINT64),
-        ],
-    );
-    add(
-        "IMetric",
-        "MetricType_",
-        &[
-            ("OTHER", metric_type::OTHER),
-            ("COUNTER", metric_type::COUNTER),
-            ("RATIO", metric_type::RATIO),
-            ("THROUGHPUT", metric_type::THROUGHPUT),
-        ],
-    );
-    use metric_subtype as s;
-    add(
-        "IMetric",
-        "MetricSubtype_",
-        &[
-            ("NONE", s::NONE),
-            ("PEAK_SUSTAINED", s::PEAK_SUSTAINED),
-            ("PEAK_SUSTAINED_ACTIVE", s::PEAK_SUSTAINED_ACTIVE),
-            (
-                "PEAK_SUSTAINED_ACTIVE_PER_SECOND",
-                s::PEAK_SUSTAINED_ACTIVE_PER_SECOND,
-            ),
-            ("PEAK_SUSTAINED_ELAPSED", s::PEAK_SUSTAINED_ELAPSED),
-            (
-                "PEAK_SUSTAINED_ELAPSED_PER_SECOND",
-                s::PEAK_SUSTAINED_ELAPSED_PER_SECOND,
-            ),
-            ("PEAK_SUSTAINED_FRAME", s::PEAK_SUSTAINED_FRAME),
-            (
-                "PEAK_SUSTAINED_FRAME_PER_SECOND",
-                s::PEAK_SUSTAINED_FRAME_PER_SECOND,
-            ),
-            ("PEAK_SUSTAINED_REGION", s::PEAK_SUSTAINED_REGION),
-            (
-                "PEAK_SUSTAINED_REGION_PER_SECOND",
-                s::PEAK_SUSTAINED_REGION_PER_SECOND,
-            ),
-            ("PER_CYCLE_ACTIVE", s::PER_CYCLE_ACTIVE),
-            ("PER_CYCLE_ELAPSED", s::PER_CYCLE_ELAPSED),
-            ("PER_CYCLE_IN_FRAME", s::PER_CYCLE_IN_FRAME),
-            ("PER_CYCLE_IN_REGION", s::PER_CYCLE_IN_REGION),
-            ("PER_SECOND", s::PER_SECOND),
-            (
-                "PCT_OF_PEAK_SUSTAINED_ACTIVE",
-                s::PCT_OF_PEAK_SUSTAINED_ACTIVE,
-            ),
-            (
-                "PCT_OF_PEAK_SUSTAINED_ELAPSED",
-                s::PCT_OF_PEAK_SUSTAINED_ELAPSED,
-            ),
-            (
-                "PCT_OF_PEAK_SUSTAINED_FRAME",
-                s::PCT_OF_PEAK_SUSTAINED_FRAME,
-            ),
-            (
-                "PCT_OF_PEAK_SUSTAINED_REGION",
-                s::PCT_OF_PEAK_SUSTAINED_REGION,
-            ),
-            ("MAX_RATE", s::MAX_RATE),
-            ("PCT", s::PCT),
-            ("RATIO", s::RATIO),
-        ],
-    );
-    add(
-        "IMetric",
-        "RollupOperation_",
-        &[
-            ("NONE", rollup::NONE),
-            ("AVG", rollup::AVG),
-            ("MAX", rollup::MAX),
-            ("MIN", rollup::MIN),
-            ("SUM", rollup::SUM),
-        ],
-    );
-    add(
-        "IAction",
-        "NameBase_",
-        &[
-            ("FUNCTION", name_base::FUNCTION),
-            ("DEMANGLED", name_base::DEMANGLED),
-            ("MANGLED", name_base::MANGLED),
-        ],
-    );
-    add(
-        "IAction",
-        "WorkloadType_",
-        &[
-            ("KERNEL", workload_type::KERNEL),
-            ("RANGE", workload_type::RANGE),
-            ("CMDLIST", workload_type::CMDLIST),
-            ("GRAPH", workload_type::GRAPH),
-        ],
-    );
-    add(
-        "IFrontend",
-        "MsgType_MSG_",
-        &[
-            ("NONE", msg_type::NONE),
-            ("OK", msg_type::OK),
-            ("OPTIMIZATION", msg_type::OPTIMIZATION),
-            ("WARNING", msg_type::WARNING),
-            ("ERROR", msg_type::ERROR),
-        ],
-    );
-    add(
-        "IFrontend",
-        "MarkerKind_",
-        &[("SASS", marker_kind::SASS), ("SOURCE", marker_kind::SOURCE)],
-    );
-    add(
-        "IFrontend",
-        "Severity_SEVERITY_",
-        &[
-            ("DEFAULT", severity::DEFAULT),
-            ("LOW", severity::LOW),
-            ("HIGH", severity::HIGH),
-        ],
-    );
-    add(
-        "IFrontend",
-        "SpeedupType_",
-        &[
-            ("LOCAL", speedup_type::LOCAL),
-            ("GLOBAL", speedup_type::GLOBAL),
-        ],
-    );
-    add(
-        "INvtxRange",
-        "PayloadType_PAYLOAD_",
-        &[
-            ("UNKNOWN", payload_type::UNKNOWN),
-            ("UINT64", payload_type::UINT64),
-            ("INT64", payload_type::INT64),
-            ("DOUBLE", payload_type::DOUBLE),
-            ("UINT32", payload_type::UINT32),
-            ("INT32", payload_type::INT32),
-            ("FLOAT", payload_type::FLOAT),
-            ("JSON", payload_type::JSON),
-        ],
-    );
-    out
+    let groups: [(&str, &str, Named); 11] = [
+        ("IMetric", "ValueKind_", value_kind::ALL),
+        ("IMetric", "MetricType_", metric_type::ALL),
+        ("IMetric", "MetricSubtype_", metric_subtype::ALL),
+        ("IMetric", "RollupOperation_", rollup::ALL),
+        ("IAction", "NameBase_", name_base::ALL),
+        ("IAction", "WorkloadType_", workload_type::ALL),
+        ("IFrontend", "MsgType_MSG_", msg_type::ALL),
+        (
+            "IFrontend",
+            "MarkerKind_",
+            &[("SASS", marker_kind::SASS), ("SOURCE", marker_kind::SOURCE)],
+        ),
+        ("IFrontend", "Severity_SEVERITY_", severity::ALL),
+        ("IFrontend", "SpeedupType_", speedup_type::ALL),
+        ("INvtxRange", "PayloadType_PAYLOAD_", payload_type::ALL),
+    ];
+    groups
+        .into_iter()
+        .flat_map(|(class, prefix, items)| {
+            items
+                .iter()
+                .map(move |(name, value)| (class, format!("{prefix}{name}"), *value))
+        })
+        .collect()
 }
 
 /// `IFrontend.deprecated_attributes` (2025.3): old constant names and their replacements.

@@ -220,30 +220,13 @@ mod nvrules_module {
             enum_class.set_attr("__module__", vm.ctx.new_str("NvRules"), vm)?;
             Ok(enum_class)
         };
-        use crate::model::msg_type as m;
         module.set_attr(
             "MsgType",
-            make_enum(
-                "MsgType",
-                &[
-                    ("NONE", m::NONE),
-                    ("OK", m::OK),
-                    ("OPTIMIZATION", m::OPTIMIZATION),
-                    ("WARNING", m::WARNING),
-                    ("ERROR", m::ERROR),
-                ],
-            )?,
+            make_enum("MsgType", crate::model::msg_type::ALL)?,
             vm,
         )?;
-        use super::consts::marker_kind as k;
-        module.set_attr(
-            "MarkerKind",
-            make_enum(
-                "MarkerKind",
-                &[("SASS", k::SASS), ("SOURCE", k::SOURCE), ("NONE", k::NONE)],
-            )?,
-            vm,
-        )?;
+        let marker_kinds = super::consts::marker_kind::ALL;
+        module.set_attr("MarkerKind", make_enum("MarkerKind", marker_kinds)?, vm)?;
         // The names that are plain Python in NVIDIA's module (surface.py).
         let scope = rustpython_vm::scope::Scope::with_builtins(None, module.dict(), vm);
         vm.run_string(scope, SURFACE_PY, "<NvRules surface>".to_owned())?;
