@@ -33,6 +33,14 @@ const SYSTEM_SECTIONS: &[&str] = &[
     "PmSampling_WarpStates",
 ];
 
+/// The metrics of the NUMA ID table, one string instance per device.
+const NUMA_METRICS: &[&str] = &[
+    "numa__dev_display_name_all",
+    "numa__cpu_affinity",
+    "numa__id_cpu",
+    "numa__id_memory",
+];
+
 /// Corpus reports whose first action carries a system widget section, with their golden JSON.
 fn system_reports() -> Vec<(PathBuf, Value)> {
     common::corpus_pairs()
@@ -207,12 +215,12 @@ fn corpus_cells_equal_golden_values() {
                 .min();
             assert_eq!(timeline.start_ns, min);
         }
-        // Every NUMA and NVLink metric the golden holds that the widgets show without links.
-        for metric in [
-            "numa__dev_display_name_all",
-            "numa__cpu_affinity",
-            "numa__id_cpu",
-            "numa__id_memory",
+        // Every NUMA and NVLink metric the golden holds that the widgets of the report's
+        // sections show without links.
+        let numa = NUMA_METRICS
+            .iter()
+            .filter(|_| sections.contains(&"NumaAffinity"));
+        let nvlink = [
             "nvlink__count_logical",
             "nvlink__count_physical",
             "nvlink__dev_display_name_all",
@@ -220,7 +228,11 @@ fn corpus_cells_equal_golden_values() {
             "nvlink__max_count",
             "nvlrx__bytes.sum.per_second",
             "nvltx__bytes.sum.per_second",
-        ] {
+        ];
+        let nvlink = nvlink
+            .iter()
+            .filter(|_| sections.iter().any(|s| s.starts_with("Nvlink_")));
+        for &metric in numa.chain(nvlink) {
             if !metrics[metric].is_null() {
                 assert!(
                     shown.contains(metric),
@@ -249,9 +261,28 @@ fn corpus_cells_equal_golden_values() {
                 assert_eq!(item.entries[state.entry].metric, "nvlink__count_logical");
             }
         }
+        // At least the cells the report's sections and metrics call for: a count per NVLink
+        // widget, one name per device in the topology, one cell per NUMA instance, and the
+        // samples of a PM sampling timeline (2021.x reports carry only the NVLink sections).
+        let holds = |section: &str| sections.contains(&section);
+        let instances_of =
+            |metric: &str| metrics[metric]["instances"].as_array().map_or(0, Vec::len);
+        let nvlink_widgets =
+            usize::from(holds("Nvlink_Topology")) + 2 * usize::from(holds("Nvlink_Tables"));
+        let mut want_instanced = 0;
+        if holds("Nvlink_Topology") {
+            want_instanced += instances_of("nvlink__dev_display_name_all");
+        }
+        if holds("NumaAffinity") {
+            want_instanced += NUMA_METRICS.iter().map(|m| instances_of(m)).sum::<usize>();
+        }
+        let want_samples = if holds("PmSampling") { 100 } else { 0 };
         assert!(
-            plain >= 10 && instanced >= 7 && samples >= 100,
-            "{plain} plain, {instanced} instance cells, {samples} samples"
+            plain >= nvlink_widgets
+                && instanced >= want_instanced.max(1)
+                && samples >= want_samples,
+            "{}: {plain} plain, {instanced} instance cells, {samples} samples",
+            path.display()
         );
     }
 }
@@ -414,14 +445,35 @@ fn model_links_devices_and_missing_metrics() {
     let state = table.empty.as_ref().unwrap();
     assert_eq!(state.message, "No NVLink links: nvlink__count_logical = 0");
     // A corrupt count is capped, never looped over; a NaN count is no count.
-    let huge: Synthetic = vec![(
-        "nvlink__count_logical",
-        MetricValue::Double(1e12),
-        Vec::new(),
-    )];
+    let huge: Synthetic = vec![
+        (
+            "nvlink__count_logical",
+            MetricValue::Double(1e12),
+            Vec::new(),
+        ),
+        (
+            "nvlrx__bytes.sum.per_second",
+            MetricValue::Uint64(0),
+            Vec::new(),
+        ),
+    ];
     let item = synthetic_item(&huge, "nvlink_throughput_table", "Throughput");
     let table = table_of(&item);
     assert_eq!(table.rows.len(), 4096 + 1);
+    // A report that holds neither throughput metric (2021.2) has no "All Links" row of N/A
+    // cells, and its topology no enabled-link mask or maximum link count.
+    let item = synthetic_item(&none, "nvlink_throughput_table", "Throughput");
+    assert!(table_of(&item).rows.is_empty());
+    let item = synthetic_item(&none, "nvlink_topology", "Topology");
+    let Some(SystemWidget::Topology(layout)) = &item.system else {
+        panic!("a topology");
+    };
+    let summary: Vec<&str> = layout
+        .summary
+        .iter()
+        .map(|&e| item.entries[e].label.as_str())
+        .collect();
+    assert_eq!(summary, ["Logical Links", "Physical Links"]);
     let nan: Synthetic = vec![(
         "nvlink__count_logical",
         MetricValue::Double(f64::NAN),
@@ -586,8 +638,102 @@ fn sightline(args: &[&str], report: &Path) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
-/// `details --json`: each widget is an item of its own kind with its layout and entries; the
-/// CSV lists every cell as an entry row; the text shows the grids and the no-links state.
+/// The sections of a golden action.
+fn sections_of(action: &Value) -> Vec<&str> {
+    action["sections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// `details --json` of the NUMA ID table: its first cell is the golden's first instance.
+fn check_numa_json(numa: &Value, metrics: &Value) {
+    assert_eq!(numa["label"], "NUMA ID Table");
+    assert_eq!(numa["columns"][1], "CPU Affinity");
+    let cell = &numa["rows"][0]["cells"][1];
+    assert_eq!(cell["metric"], "numa__cpu_affinity");
+    assert_eq!(cell["value"], metrics["numa__cpu_affinity"]["instances"][0]);
+    assert_eq!(cell["correlation_ids"][0], 0);
+}
+
+/// `details --json` of the NVLink tables: one property row per logical link or the no-links
+/// state, and an "All Links" throughput row exactly when the report holds the throughput.
+fn check_nvlink_tables_json(where_: &str, properties: &Value, throughput: &Value, metrics: &Value) {
+    assert_eq!(properties["label"], "Logical NVLink Properties");
+    let count = &metrics["nvlink__count_logical"]["value"];
+    if count.as_f64() == Some(0.0) {
+        assert_eq!(properties["empty"]["metric"]["value"], *count);
+    } else {
+        // One row per logical link (28 on an H800).
+        assert!(properties["empty"].is_null(), "{where_}");
+        assert_eq!(
+            properties["rows"].as_array().map(Vec::len),
+            count.as_f64().map(|n| n as usize),
+            "{where_}"
+        );
+    }
+    let rows = throughput["rows"].as_array().unwrap();
+    let all = rows.iter().find(|r| r["label"] == "All Links");
+    let received = &metrics["nvlrx__bytes.sum.per_second"];
+    if received.is_null() && metrics["nvltx__bytes.sum.per_second"].is_null() {
+        // 2021.x collected no NVLink throughput: no row of N/A cells.
+        assert!(all.is_none(), "{where_}: {all:?}");
+        return;
+    }
+    let all = all.unwrap_or_else(|| panic!("{where_}: no All Links row"));
+    assert!(std::ptr::eq(all, rows.last().unwrap()), "{where_}");
+    assert_eq!(all["cells"][0]["metric"], "nvlrx__bytes.sum.per_second");
+    assert_eq!(all["cells"][0]["value"], received["value"]);
+}
+
+/// `details --json` of the PM sampling timeline: every series has the golden's samples; the
+/// first sampled one is checked in detail, and the timeline starts at the earliest sample.
+fn check_timeline_json(timeline: &Value, metrics: &Value) {
+    let groups: Vec<&str> = timeline["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["label"].as_str())
+        .collect();
+    assert!(!groups.is_empty());
+    let all_series: Vec<&Value> = timeline["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["rows"].as_array().unwrap())
+        .flat_map(|r| r["series"].as_array().unwrap())
+        .collect();
+    for series in &all_series {
+        let name = series["metric"]["metric"].as_str().unwrap();
+        let golden = metrics[name]["instances"].as_array().map_or(0, Vec::len);
+        assert_eq!(
+            series["samples"].as_array().unwrap().len(),
+            golden,
+            "{name}"
+        );
+    }
+    let series = all_series
+        .iter()
+        .find(|s| !s["samples"].as_array().unwrap().is_empty())
+        .expect("a sampled series");
+    let name = series["metric"]["metric"].as_str().unwrap();
+    let golden = &metrics[name];
+    let samples = series["samples"].as_array().unwrap();
+    assert_eq!(samples[0][0], golden["correlation_ids"][0]);
+    let earliest = all_series
+        .iter()
+        .filter_map(|s| s["samples"][0][0].as_u64())
+        .min();
+    assert_eq!(timeline["start_ns"].as_u64(), earliest);
+    assert!(timeline["items"].as_array().unwrap().is_empty());
+}
+
+/// `details --json`: each widget of the report's sections is an item of its own kind with its
+/// layout and entries, and no widget appears whose section the report lacks (2021.x reports
+/// carry only the NVLink sections); the CSV lists every cell as an entry row; the text shows
+/// the grids and the no-links state.
 #[test]
 fn cli_json_csv_and_text() {
     let reports = system_reports();
@@ -596,7 +742,10 @@ fn cli_json_csv_and_text() {
         return;
     }
     for (path, golden) in &reports {
-        let metrics = &golden["ranges"][0]["actions"][0]["metrics"];
+        let action = &golden["ranges"][0]["actions"][0];
+        let metrics = &action["metrics"];
+        let sections = sections_of(action);
+        let holds = |section: &str| sections.contains(&section);
         // Values are raw as NVIDIA's reader gives them: NaN as Python's JSON writes it.
         let json =
             common::python_json(&sightline(&["details", "--json", "--kernel", "0"], path)).unwrap();
@@ -610,105 +759,56 @@ fn cli_json_csv_and_text() {
         for section in json["kernels"][0]["sections"].as_array().unwrap() {
             collect(section, &mut items);
         }
-        let find = |kind: &str| {
-            items
-                .iter()
-                .find(|i| i["kind"] == kind)
-                .unwrap_or_else(|| panic!("{}: no {kind} item", path.display()))
-        };
-        let numa = find("numa_id_table");
-        assert_eq!(numa["label"], "NUMA ID Table");
-        assert_eq!(numa["columns"][1], "CPU Affinity");
-        let cell = &numa["rows"][0]["cells"][1];
-        assert_eq!(cell["metric"], "numa__cpu_affinity");
-        assert_eq!(cell["value"], metrics["numa__cpu_affinity"]["instances"][0]);
-        assert_eq!(cell["correlation_ids"][0], 0);
-
-        let properties = find("nvlink_property_table");
-        assert_eq!(properties["label"], "Logical NVLink Properties");
-        let count = &metrics["nvlink__count_logical"]["value"];
-        if count.as_f64() == Some(0.0) {
-            assert_eq!(properties["empty"]["metric"]["value"], *count);
-        } else {
-            // One row per logical link (28 on an H800).
-            assert!(properties["empty"].is_null(), "{}", path.display());
+        // The widget of kind `kind` exactly when the report has its section.
+        let find = |kind: &str, section: &str| {
+            let found = items.iter().find(|i| i["kind"] == kind).copied();
             assert_eq!(
-                properties["rows"].as_array().map(Vec::len),
-                count.as_f64().map(|n| n as usize),
-                "{}",
+                found.is_some(),
+                holds(section),
+                "{}: {kind}",
                 path.display()
             );
+            found
+        };
+        if let Some(numa) = find("numa_id_table", "NumaAffinity") {
+            check_numa_json(numa, metrics);
         }
-        let throughput = find("nvlink_throughput_table");
-        let rows = throughput["rows"].as_array().unwrap();
-        let all = rows.last().unwrap();
-        assert_eq!(all["label"], "All Links");
-        assert_eq!(all["cells"][0]["metric"], "nvlrx__bytes.sum.per_second");
-        assert_eq!(
-            all["cells"][0]["value"],
-            metrics["nvlrx__bytes.sum.per_second"]["value"]
-        );
-        let topology = find("nvlink_topology");
-        assert_eq!(
-            topology["devices"][0]["name"]["value"],
-            metrics["nvlink__dev_display_name_all"]["instances"][0]
-        );
-        assert_eq!(topology["summary"][0]["metric"], "nvlink__count_logical");
-
-        let timeline = find("timeline");
-        let groups: Vec<&str> = timeline["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|g| g["label"].as_str())
-            .collect();
-        assert!(!groups.is_empty());
-        // Every series has the golden's samples; the first sampled one is checked in detail,
-        // and the timeline starts at the earliest sample of all.
-        let all_series: Vec<&Value> = timeline["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|g| g["rows"].as_array().unwrap())
-            .flat_map(|r| r["series"].as_array().unwrap())
-            .collect();
-        for series in &all_series {
-            let name = series["metric"]["metric"].as_str().unwrap();
-            let golden = metrics[name]["instances"].as_array().map_or(0, Vec::len);
+        let properties = find("nvlink_property_table", "Nvlink_Tables");
+        let throughput = find("nvlink_throughput_table", "Nvlink_Tables");
+        if let (Some(properties), Some(throughput)) = (properties, throughput) {
+            let where_ = path.display().to_string();
+            check_nvlink_tables_json(&where_, properties, throughput, metrics);
+        }
+        if let Some(topology) = find("nvlink_topology", "Nvlink_Topology") {
             assert_eq!(
-                series["samples"].as_array().unwrap().len(),
-                golden,
-                "{name}"
+                topology["devices"][0]["name"]["value"],
+                metrics["nvlink__dev_display_name_all"]["instances"][0]
             );
+            assert_eq!(topology["summary"][0]["metric"], "nvlink__count_logical");
         }
-        let series = all_series
-            .iter()
-            .find(|s| !s["samples"].as_array().unwrap().is_empty())
-            .expect("a sampled series");
-        let name = series["metric"]["metric"].as_str().unwrap();
-        let golden = &metrics[name];
-        let samples = series["samples"].as_array().unwrap();
-        assert_eq!(samples[0][0], golden["correlation_ids"][0]);
-        let earliest = all_series
-            .iter()
-            .filter_map(|s| s["samples"][0][0].as_u64())
-            .min();
-        assert_eq!(timeline["start_ns"].as_u64(), earliest);
-        assert!(timeline["items"].as_array().unwrap().is_empty());
+        if let Some(timeline) = find("timeline", "PmSampling") {
+            check_timeline_json(timeline, metrics);
+        }
 
         let csv = sightline(
             &["details", "--format", "sightline-csv", "--kernel", "0"],
             path,
         );
-        assert!(
-            csv.lines()
-                .any(|l| l.contains("NUMA ID Table") && l.contains("numa__cpu_affinity"))
-        );
+        let numa_rows = csv
+            .lines()
+            .any(|l| l.contains("NUMA ID Table") && l.contains("numa__cpu_affinity"));
+        assert_eq!(numa_rows, holds("NumaAffinity"), "{}", path.display());
         let text = sightline(&["details", "--kernel", "0"], path);
-        if count.as_f64() == Some(0.0) {
+        let count = &metrics["nvlink__count_logical"]["value"];
+        if count.as_f64() == Some(0.0) && sections.iter().any(|s| s.starts_with("Nvlink_")) {
             assert!(text.contains("No NVLink links: nvlink__count_logical = 0"));
         }
-        assert!(text.contains("CPU Affinity"));
+        assert_eq!(
+            text.contains("CPU Affinity"),
+            holds("NumaAffinity"),
+            "{}",
+            path.display()
+        );
     }
 }
 

@@ -105,7 +105,8 @@ pub struct NvlinkTopology {
     /// Logical links.
     pub links: Vec<TopologyLink>,
     /// Summary entries: logical and physical link counts, then each device's enabled-link mask
-    /// and maximum link count (`nvlink__enabled_mask`, `nvlink__max_count`).
+    /// and maximum link count (`nvlink__enabled_mask`, `nvlink__max_count`) where the report
+    /// holds them (2021.2 did not collect them).
     pub summary: Vec<usize>,
     /// Set when there are no links: the devices are drawn alone.
     pub empty: Option<EmptyState>,
@@ -247,6 +248,11 @@ impl<'a> Entries<'a> {
     /// The metric's instances (empty when it has none or is missing).
     fn instances(&self, metric: &str) -> Instances {
         (self.metrics.instances)(metric).unwrap_or_default()
+    }
+
+    /// Whether the report holds the metric at all (a value or instances).
+    fn holds(&self, metric: &str) -> bool {
+        self.lookup(metric).value.is_some() || (self.metrics.instances)(metric).is_some()
     }
 
     /// Adds `entry` labelled `label`; returns its index.

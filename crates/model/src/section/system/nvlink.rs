@@ -273,9 +273,17 @@ pub(super) fn property_table(entries: &mut Entries<'_>) -> SystemTable {
 }
 
 /// The throughput table: one row per logical link, then "All Links" with the metrics' own
-/// values (the sum over the links).
+/// values (the sum over the links), when the report holds either of them.
 pub(super) fn throughput_table(entries: &mut Entries<'_>) -> SystemTable {
     let mut table = per_link_table(entries, "nvlink_throughput_table", THROUGHPUT_COLUMNS);
+    // Reports of tool versions that did not collect the throughput (2021.x) hold neither
+    // metric: no "All Links" row of "N/A" cells then.
+    if !THROUGHPUT_COLUMNS
+        .iter()
+        .any(|(_, metric)| entries.holds(metric))
+    {
+        return table;
+    }
     let cells = THROUGHPUT_COLUMNS
         .iter()
         .map(|(column, metric)| Some(entries.add(format!("All Links: {column}"), metric)))
@@ -290,7 +298,7 @@ pub(super) fn throughput_table(entries: &mut Entries<'_>) -> SystemTable {
 /// The topology: every device named by `nvlink__dev_display_name_all`, plus any other endpoint
 /// of a link, and one edge per logical link with its bandwidth, physical link count and
 /// throughput; its summary holds the link counts and the per-device enabled-link mask and
-/// maximum link count.
+/// maximum link count where the report holds them.
 pub(super) fn topology(entries: &mut Entries<'_>) -> NvlinkTopology {
     let mut devices: Vec<TopologyDevice> = Vec::new();
     // Device index → name instance (the first one of an index wins), in index order.
@@ -316,10 +324,14 @@ pub(super) fn topology(entries: &mut Entries<'_>) -> NvlinkTopology {
     ];
     // Per-device NVLink properties, one instance each; the instance's correlation id is not
     // known to be the device index (the corpus has 8 for device 0), so it is named as it is.
+    // A property the report does not hold (2021.2 collected neither) is left out, not shown
+    // as "N/A".
     for (label, metric) in DEVICE_PROPERTIES {
         let instances = entries.instances(metric);
         if instances.is_empty() {
-            summary.push(entries.add((*label).to_owned(), metric));
+            if entries.holds(metric) {
+                summary.push(entries.add((*label).to_owned(), metric));
+            }
             continue;
         }
         for instance in instances.into_iter().take(MAX_LINKS as usize) {
