@@ -174,7 +174,9 @@ pub fn group_metric(widget: &str) -> Option<&'static str> {
 /// total) that the report lacks and that version did not collect is left out of the sum,
 /// since that version's widget has no such part (2020.2 has no LDSM count in the chart's
 /// Kernel → Shared instructions); a part it collected but the report lacks still makes the
-/// sum "N/A".
+/// sum "N/A". A metric with alternative names that the report lacks under every name (a
+/// launch whose measurement failed) is named as the group lists it, so the "N/A" cell names
+/// the metric that version collects.
 pub fn build(
     widget: &str,
     compute_capability: Option<u32>,

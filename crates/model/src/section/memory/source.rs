@@ -145,7 +145,18 @@ impl<'a> Resolver<'a> {
                     }
                     first.get_or_insert(entry);
                 }
-                first.unwrap_or_else(|| derived_entry(String::new(), None, ""))
+                // None held (a launch whose measurement failed): the "N/A" entry names the
+                // alternative the report's tool version collects for the widget, when known.
+                let collected_name = self.collected.as_ref().and_then(|collected| {
+                    names
+                        .iter()
+                        .skip(1)
+                        .find(|n| collected.contains(n.as_str()))
+                });
+                match collected_name {
+                    Some(name) => (self.lookup)(name),
+                    None => first.unwrap_or_else(|| derived_entry(String::new(), None, "")),
+                }
             }
             Source::Sum(parts) => {
                 let kept: Vec<&Source> = parts.iter().filter(|p| !self.not_collected(p)).collect();
