@@ -224,7 +224,18 @@ pub struct KernelDetails {
 
 /// Resolves every section of `set` for `action`.
 pub fn resolve_action(action: &Action, set: &SectionSet) -> KernelDetails {
-    let target = Target::new(action.kind(), action.compute_capability());
+    resolve_action_for(
+        action,
+        set,
+        Target::new(action.kind(), action.compute_capability()),
+    )
+}
+
+/// Resolves every section of `set` for `action` against `target` (the architecture and scope
+/// filters are evaluated for it): NVIDIA's 2024.1 CLI takes a chip it does not know as compute
+/// capability 5.0 and ignores `GpuArch` bounds after `CC_90`
+/// ([`crate::ncu::pages::chip::ChipLibrary::target`]).
+pub fn resolve_action_for(action: &Action, set: &SectionSet, target: Target) -> KernelDetails {
     let mut metrics = MetricSource::new(action, set, target);
     let children = set.children();
     let mut sections = Vec::new();
