@@ -36,8 +36,9 @@ const DETAILS_ALL: &str = "fixed widgets and source counters of --print-details 
 /// family (blsongpu, sharedmem); NVIDIA's Python reader agrees with the CLI on both. No stored
 /// fact found that tells them apart.
 const DERIVED_UNITS: &str = "unit of the derived FMA counts in one 2023.1.1 report";
-/// sglang: NaN cells the CLI prints as `0.000000` (about 380 cells) or `-nan` (also for `0` and
-/// `inf`) after scaling, where the base-unit page says `nan`; no rule found yet.
+/// sglang: NaN cells the CLI prints as `0.000000` after scaling (about 400 cells, across
+/// units) while others of the same row stay `nan`, and `-nan` for a few `0` and `inf` cells; the
+/// base-unit page says `nan`/`0`/`inf`. No rule found (not the sign of the NaN, not the unit).
 const SGLANG_NAN: &str = "NaN scaling of the CLI not reproduced";
 
 /// Files known to differ from the oracle: `(report, file, reason)`.

@@ -201,8 +201,15 @@ fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) ->
             let max = actions
                 .iter()
                 .filter_map(|a| a.metric(name))
+                // The step comes from the aggregates; instances count only for a metric
+                // without one (sglang's `profiler__pmsampler_buffer_size_bytes`: aggregates 0,
+                // instances in the millions, printed in `byte`).
                 .flat_map(|m| {
-                    std::iter::once(&m.stored).chain(m.instances.iter().map(|i| &i.value))
+                    let instances = matches!(m.stored, MetricValue::None)
+                        .then_some(m.instances.iter().map(|i| &i.value))
+                        .into_iter()
+                        .flatten();
+                    std::iter::once(&m.stored).chain(instances)
                 })
                 .filter_map(magnitude)
                 .reduce(f64::max);
