@@ -53,6 +53,31 @@ fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut 
         label: item.row_labels.get(i).unwrap_or(&entry.label).as_str(),
         instances: true,
     };
+    if !item.roofline_parts.is_empty() {
+        // A roofline chart: per roofline, then per achieved value, under its own label, the
+        // work inputs then the traffic inputs, each sorted by metric name (esmm's "Single
+        // Precision Achieved Value": the derived FFMA count, "SM Frequency", then FADD, FMUL;
+        // then "DRAM Bandwidth").
+        for part in &item.roofline_parts {
+            for range in [part.work.clone(), part.traffic.clone()] {
+                let mut rows: Vec<BodyRow<'a>> = item
+                    .entries
+                    .get(range)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|entry| BodyRow {
+                        item: part.label.as_str(),
+                        entry,
+                        label: entry.label.as_str(),
+                        instances: true,
+                    })
+                    .collect();
+                rows.sort_by(|a, b| a.entry.metric.cmp(&b.entry.metric));
+                out.extend(rows);
+            }
+        }
+        return;
+    }
     let mut rows: Vec<BodyRow<'a>> = item.entries.iter().enumerate().map(row).collect();
     rows.extend(item.highlights.iter().map(|entry| BodyRow {
         instances: false,
