@@ -93,7 +93,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
         "details-all.csv",
         DETAILS_ALL,
     ),
-    ("ncu2023.1.1_a10g_esmm", "details-all.csv", DETAILS_ALL),
     ("ncu2023.1.1_a10g_esmm", "raw-base.csv", DERIVED_UNITS),
     (
         "ncu2023.1.1_a10g_esmm",

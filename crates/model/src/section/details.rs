@@ -677,7 +677,20 @@ impl<'a> MetricSource<'a> {
         if let Some(total) = name.strip_prefix("breakdown:").filter(|_| allow_regex) {
             return self.breakdown_entries(metric, name, total);
         }
-        vec![self.entry(metric, name, false)]
+        let mut entry = self.entry(metric, name, false);
+        // The chosen option's own `Label` names the entry ("FMA (FP16)" for
+        // `sm__inst_executed_pipe_fma_type_fp16` on 8.6, "FP16" for the base metric): NVIDIA's
+        // CLI prints it.
+        if let Some(label) = metric
+            .options
+            .iter()
+            .find(|o| o.name == name)
+            .and_then(|o| o.label.as_ref())
+            .filter(|l| !l.is_empty())
+        {
+            entry.label = label.clone();
+        }
+        vec![entry]
     }
 
     /// `breakdown:<metric>`: the report stores the names of the metrics that make up `<metric>`

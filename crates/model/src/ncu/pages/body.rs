@@ -57,7 +57,7 @@ fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut 
         // A roofline chart: per roofline, then per achieved value, under its own label, the
         // work inputs then the traffic inputs, each sorted by metric name (esmm's "Single
         // Precision Achieved Value": the derived FFMA count, "SM Frequency", then FADD, FMUL;
-        // then "DRAM Bandwidth").
+        // then "DRAM Bandwidth"), each metric once.
         for part in &item.roofline_parts {
             for range in [part.work.clone(), part.traffic.clone()] {
                 let mut rows: Vec<BodyRow<'a>> = item
@@ -73,6 +73,9 @@ fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut 
                     })
                     .collect();
                 rows.sort_by(|a, b| a.entry.metric.cmp(&b.entry.metric));
+                // A metric listed twice (2020.2's FFMA, counted twice for two operations)
+                // prints once.
+                rows.dedup_by(|a, b| a.entry.metric == b.entry.metric);
                 out.extend(rows);
             }
         }
