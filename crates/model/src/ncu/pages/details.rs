@@ -104,7 +104,9 @@ pub fn details_page(
                 metric_row(None, &entry);
             }
             if options.all {
-                for item in &section.body {
+                // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
+                // vec_add, T4 and sharedmem).
+                for item in section.body.iter().filter(|i| i.kind != "timeline") {
                     for row in body_entries(item, options.units, library) {
                         metric_row(Some(row), row.entry);
                     }
