@@ -13,12 +13,14 @@ use crate::ncu::{Action, MetricValue, Report};
 use crate::pyjson::PyJsonWriter;
 use crate::section::choice::SectionChoice;
 use crate::section::details::{
-    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
+    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action_for,
 };
 use crate::section::memory::MemoryWidget;
 
+use crate::ncu::pages::chip::ChipLibrary;
 use crate::ncu::pages::csv::write_row;
 use crate::ncu::pages::details::{DetailsOptions, details_page};
+use crate::section::filter::Target;
 
 use super::common::{KernelChoice, PrintUnits, SectionFolders, open_report};
 
@@ -115,13 +117,18 @@ pub fn run(args: &DetailsArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCo
             report.num_actions()
         ),
     };
-    let (actions, pages) = resolve_pages(&report, &mut choice, &indices)?;
     let format = match (args.format, args.json, args.csv) {
         (Some(format), _, _) => format,
         (None, true, _) => DetailsFormat::Json,
         (None, _, true) => DetailsFormat::NcuCsv,
         (None, false, false) => DetailsFormat::Text,
     };
+    let (actions, pages) = resolve_pages(
+        &report,
+        &mut choice,
+        &indices,
+        format == DetailsFormat::NcuCsv,
+    )?;
     if !args.baselines.is_empty() {
         if format == DetailsFormat::NcuCsv {
             anyhow::bail!(
@@ -167,7 +174,7 @@ fn page_baselines(
             let found = other.result_for(&names, page.index);
             let (result, entries) = match found {
                 Some(index) => {
-                    let (_, resolved) = resolve_pages(&other.report, &mut choice, &[index])?;
+                    let (_, resolved) = resolve_pages(&other.report, &mut choice, &[index], false)?;
                     let entries = resolved
                         .first()
                         .map(crate::section::baseline::BaselineEntries::of);
@@ -189,11 +196,13 @@ fn page_baselines(
 }
 
 /// Decodes the actions `indices` of `report` and resolves their Details pages against the
-/// sections `choice` picks for each.
+/// sections `choice` picks for each; `as_ncu_cli`: for the chip NVIDIA's 2024.1 CLI takes
+/// each result to be on ([`ChipLibrary::target`]).
 pub fn resolve_pages(
     report: &Report,
     choice: &mut SectionChoice,
     indices: &[usize],
+    as_ncu_cli: bool,
 ) -> anyhow::Result<(Vec<Action>, Vec<KernelDetails>)> {
     let mut pages = Vec::with_capacity(indices.len());
     let mut actions = Vec::with_capacity(indices.len());
@@ -205,7 +214,12 @@ pub fn resolve_pages(
                 report.path().display()
             )
         })?;
-        pages.push(resolve_action(&action, &set));
+        let target = if as_ncu_cli {
+            ChipLibrary::target(&action)
+        } else {
+            Target::new(action.kind(), action.compute_capability())
+        };
+        pages.push(resolve_action_for(&action, &set, target));
         actions.push(action);
     }
     Ok((actions, pages))

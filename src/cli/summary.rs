@@ -75,7 +75,7 @@ pub fn run(args: &SummaryArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     }
     let mut choice = SectionChoice::new(args.folders.folders());
     let indices: Vec<usize> = (0..report.num_actions()).collect();
-    let (actions, pages) = resolve_pages(&report, &mut choice, &indices)?;
+    let (actions, pages) = resolve_pages(&report, &mut choice, &indices, true)?;
     let per = match args.per {
         SummaryPerArg::Kernel => SummaryPer::Kernel,
         SummaryPerArg::Gpu => SummaryPer::Gpu,

@@ -17,29 +17,49 @@ use sightline::cli;
 
 use crate::common;
 
-/// The 2024.1 CLI's units of a few metrics depend on the chip, not on the name: on the Turing
-/// reports `lts__average_gcomp_input_sector_success_rate.pct` is in `sector` (`%` elsewhere) and
-/// on the GTX 1660 `nvlrx__bytes.sum.per_second` is in `byte` (`byte/second` on the T4).
-/// Sightline's CLI units are a rule by metric name (`infer_cli_unit`).
+/// The 2024.1 CLI's units of a few metrics depend on the chip itself, not on its compute
+/// capability: on the GTX 1660 SUPER (TU116) `nvlrx__bytes.sum.per_second` and
+/// `nvltx__bytes.sum.per_second` are in `byte`, on the T4 (TU104, also 7.5), the RTX 3060, H800
+/// and GH200 in `byte/second`. Nothing stored in the report (compute capability, device
+/// attributes) tells the two 7.5 chips apart for this.
 const UNITS: &str = "chip-dependent units of the 2024.1 CLI";
-/// 2024.1 cannot read the compute capability of this sm_120 report ("assuming 50"): it prints
-/// no units and scales nothing.
-const SM120: &str = "sm_120 report: the 2024.1 CLI prints no units";
 /// `--print-details all`: the fixed widgets (memory chart and tables, roofline, NUMA, NVLink,
 /// PM sampling), the source-counter tables and the `regex:` body items print in shapes not
-/// reproduced yet (tables, charts and line charts are).
+/// reproduced yet (tables, charts and line charts are): the roofline charts print their inputs
+/// per roofline ("Single Precision Roofline", "... Achieved Value"), the source counters one
+/// row per stall reason (`Warp Stall Sampling (All Cycles) (smsp__pcsamp_warps_issue_stalled_barrier)`).
 const DETAILS_ALL: &str = "fixed widgets and source counters of --print-details all";
-/// sglang: NaN cells the CLI prints as `0.000000` (about 380 cells) or `-nan` (also for `0` and
-/// `inf`) after scaling, where the base-unit page says `nan`; no rule found yet.
+/// esmm (2023.1.1, A10G): the CLI prints the derived FMA counts
+/// `derived__{sm,smsp}__sass_thread_inst_executed_op_{d,f,h}fma_pred_on_x2` in `inst`, while
+/// the same definitions (`sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained * 2`)
+/// print `thread` in the ten other reports that have them, two of them on the same GA10x chip
+/// family (blsongpu, sharedmem); NVIDIA's Python reader agrees with the CLI on both. No stored
+/// fact found that tells them apart.
+const DERIVED_UNITS: &str = "unit of the derived FMA counts in one 2023.1.1 report";
+/// sglang: NaN cells the CLI prints as `0.000000` after scaling (about 400 cells, across
+/// units) while others of the same row stay `nan`, and `-nan` for a few `0` and `inf` cells; the
+/// base-unit page says `nan`/`0`/`inf`. No rule found (not the sign of the NaN, not the unit).
 const SGLANG_NAN: &str = "NaN scaling of the CLI not reproduced";
-/// ps1_100: the CLI lists section metrics as `n/a` that the Details model filters out for the
-/// architecture.
-const NA_ENTRIES: &str = "entries the Details model filters out are n/a rows in the CLI";
 
 /// Files known to differ from the oracle: `(report, file, reason)`.
 const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     (
         "ncu2020.2.1_rtx3080_monte_carlo_pi",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2021.2.0_rtx2070_win10_yanni",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2021.2.2_a100_mistic_nodecalc",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2021.3.1_gtx1650_heatsim",
         "details-all.csv",
         DETAILS_ALL,
     ),
@@ -54,12 +74,40 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
         DETAILS_ALL,
     ),
     (
+        "ncu2022.4.0_rtx3080ti_blsongpu",
+        "details-all-base.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2022.4.0_rtx3080ti_blsongpu",
+        "details-all-names.csv",
+        DETAILS_ALL,
+    ),
+    (
+        "ncu2022.4.0_rtx3080ti_blsongpu",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
+    (
         "ncu2023.1.0_rtx4090_smemTranspose",
         "details-all.csv",
         DETAILS_ALL,
     ),
+    ("ncu2023.1.1_a10g_esmm", "raw-base.csv", DERIVED_UNITS),
+    (
+        "ncu2023.1.1_a10g_esmm",
+        "raw-instances-details.csv",
+        DERIVED_UNITS,
+    ),
+    ("ncu2023.1.1_a10g_esmm", "raw-instances.csv", DERIVED_UNITS),
+    ("ncu2023.1.1_a10g_esmm", "raw.csv", DERIVED_UNITS),
     ("ncu2023.3.0_h800_sglang", "raw-instances.csv", SGLANG_NAN),
     ("ncu2023.3.0_h800_sglang", "raw.csv", SGLANG_NAN),
+    (
+        "ncu2024.1.0_rtx3060laptop_sharedmem",
+        "details-all.csv",
+        DETAILS_ALL,
+    ),
     (
         "ncu2024.1.1_gtx1660s_vec_add_full",
         "details-all-base.csv",
@@ -98,66 +146,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
         DETAILS_ALL,
     ),
     ("ncu2024.2.1_t4_mlp_full", "details-all.csv", DETAILS_ALL),
-    ("ncu2024.2.1_t4_mlp_full", "raw-base.csv", UNITS),
-    (
-        "ncu2024.2.1_t4_mlp_full",
-        "raw-instances-details.csv",
-        UNITS,
-    ),
-    ("ncu2024.2.1_t4_mlp_full", "raw-instances.csv", UNITS),
-    ("ncu2024.2.1_t4_mlp_full", "raw.csv", UNITS),
-    (
-        "ncu2025.1.0_rtx2060s_ps1_100",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
-    ("ncu2025.1.0_rtx2060s_ps1_100", "details.csv", NA_ENTRIES),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "details-all-base.csv",
-        SM120,
-    ),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "details-all-names.csv",
-        SM120,
-    ),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "details-all.csv",
-        SM120,
-    ),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "details.csv",
-        SM120,
-    ),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "raw-base.csv",
-        SM120,
-    ),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "raw-instances-details.csv",
-        SM120,
-    ),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "raw-instances.csv",
-        SM120,
-    ),
-    ("ncu2025.2.1_rtx5060ti_win11_optimized", "raw.csv", SM120),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "summary-per-gpu.csv",
-        SM120,
-    ),
-    (
-        "ncu2025.2.1_rtx5060ti_win11_optimized",
-        "summary.csv",
-        SM120,
-    ),
 ];
 
 #[derive(Parser)]

@@ -158,7 +158,15 @@ pub fn infer_unit(name: &str) -> Cow<'static, str> {
 /// - `pmsampling:X` has the unit of `X`;
 /// - L1TEX requests (`l1tex__t_requests*`, `sm__sass_l1tex_t_requests*`) count `request`;
 /// - branch targets have no unit, `branch_resolving` stall samples count `warp`;
-/// - the legacy `memory_*transactions*` and the `derived__memory_*` metrics are in `byte`;
+/// - the legacy `memory_*transactions*`, the older legacy `memory_*sectors*` (2021.1:
+///   `memory_l1_sectors_global`; the later `*theoretical_sectors*` stay `sectors`) and the
+///   `derived__memory_*` metrics are in `byte`;
+/// - a derived metric (`derived__*`) takes no submetric: `derived__X.sum.per_second` has the
+///   unit of `derived__X`;
+/// - metrics newer than the CLI ([`NEWER_THAN_CLI`]) have no unit;
+/// - GH200's `lrc__` ratios and rates per second have the counter's unit (`sector`);
+/// - the tensor operation counters `sm__ops_path_*` have no unit but their rates keep the
+///   slash (`/cycle`, `/second`, scaled as any rate: `/nsecond`);
 /// - a SASS count keyed by a type (`smsp__sass_*_type`) has no unit; CTAs
 ///   (`sm__ctas_launched`) are `block`s;
 /// - `launch__cluster_max_active` counts `cluster`, `launch__cluster_max_potential_size`
@@ -208,7 +216,39 @@ fn infer(name: &str, dialect: Dialect) -> Unit {
         .unwrap_or(0);
     let counter = segments.nth(counter_index).unwrap_or_default();
     let mut unit = counter_unit(counter, dialect);
+    if dialect == Dialect::Cli && counter.starts_with("derived__") {
+        // A derived metric's dotted suffix is part of its name, not a submetric: the CLI
+        // gives `derived__lts__lts2xbar_bytes.sum.peak_sustained` and `.sum.per_second`
+        // the unit `byte`.
+        return unit;
+    }
     while let Some(submetric) = segments.next() {
+        // The CLI's units of GH200's L2 request coalescer (`lrc__`): a ratio or a rate per
+        // second keeps the counter's unit (`lrc__ilc_input_sectors.sum.per_second`,
+        // `lrc__average_xbar2gpc_sectors_op_read.ratio`: `sector`).
+        if dialect == Dialect::Cli
+            && counter.starts_with("lrc__")
+            && matches!(submetric, "ratio" | "per_second")
+        {
+            continue;
+        }
+        // The CLI: tensor operation counters (`sm__ops_path_tensor_*`, no unit of their own)
+        // keep the slash of a rate: `/cycle`, `/second`.
+        if dialect == Dialect::Cli && unit.is_none() && has_word(counter, "ops_path") {
+            if submetric == "per_second" {
+                unit = Unit { num: "", den: "s" };
+                continue;
+            }
+            if submetric.starts_with("per_cycle")
+                || (submetric.starts_with("peak_sustained") && segments.peek().is_none())
+            {
+                unit = Unit {
+                    num: "",
+                    den: "cycle",
+                };
+                continue;
+            }
+        }
         // The CLI: a peak per cycle followed by `per_second` is a plain rate per second.
         if dialect == Dialect::Cli
             && submetric.starts_with("peak_sustained")
@@ -228,6 +268,7 @@ fn cli_counter_unit(counter: &str, norm: &str) -> Option<Unit> {
     match counter {
         "launch__cluster_max_active" => return Some(CLUSTER),
         "launch__cluster_max_potential_size" => return Some(BLOCK),
+        _ if NEWER_THAN_CLI.contains(&counter) => return Some(NONE),
         _ => {}
     }
     if has_word(norm, "sass") && norm.ends_with("_type") {
@@ -240,12 +281,22 @@ fn cli_counter_unit(counter: &str, norm: &str) -> Option<Unit> {
     if counter.starts_with("derived__memory_")
         || (!counter.contains("__")
             && counter.starts_with("memory_")
-            && has_word(norm, "transactions"))
+            && (has_word(norm, "transactions")
+                || (has_word(norm, "sectors") && !has_word(norm, "theoretical"))))
     {
         return Some(BYTE);
     }
     None
 }
+
+/// Metrics of reports newer than the 2024.1 CLI, which its library lacks: they print no unit
+/// (the barrier limit of occupancy, 2025.1: `launch__occupancy_limit_barriers` and the
+/// occupancy-per-barrier-count graph, also as the derived percentage).
+const NEWER_THAN_CLI: &[&str] = &[
+    "launch__occupancy_limit_barriers",
+    "launch__occupancy_per_barrier_count",
+    "derived__pct_occupancy_per_barrier_count",
+];
 
 /// The unit of a counter (the dot-separated segment of a metric name that holds `__`).
 fn counter_unit(counter: &str, dialect: Dialect) -> Unit {
@@ -400,6 +451,42 @@ mod tests {
             ),
             ("memory_l1_transactions_global", "byte"),
             ("memory_l1_wavefronts_shared", "sectors"),
+            ("memory_l1_sectors_global", "byte"),
+            ("memory_l2_sectors_global_ideal", "byte"),
+            ("memory_l2_theoretical_sectors_global", "sectors"),
+            ("memory_l1_tag_requests_global", "sectors"),
+            (
+                "derived__l1tex__lsu_writeback_bytes_mem_lg.sum.peak_sustained",
+                "byte",
+            ),
+            ("derived__lts__lts2xbar_bytes.sum.per_second", "byte"),
+            ("launch__occupancy_limit_barriers", ""),
+            ("sm__ops_path_tensor_src_fp8_sparsity.avg", ""),
+            (
+                "sm__ops_path_tensor_src_fp8_sparsity.avg.peak_sustained",
+                "/cycle",
+            ),
+            (
+                "sm__ops_path_tensor_src_fp8_sparsity.sum.per_cycle_elapsed",
+                "/cycle",
+            ),
+            ("sm__ops_path_tensor_src_fp8_sparsity.sum.per_second", "/s"),
+            (
+                "sm__ops_path_tensor_src_fp8_sparsity.sum.peak_sustained_elapsed.per_second",
+                "/s",
+            ),
+            (
+                "l1tex__data_pipe_lsu_wavefronts.avg.peak_sustained_elapsed.per_second",
+                "",
+            ),
+            ("lrc__ilc_input_sectors.sum.per_second", "sector"),
+            (
+                "lrc__average_ilc_input_sector_compression_rate.ratio",
+                "sector",
+            ),
+            ("lrc__average_ilc_input_sector_success_rate.pct", "%"),
+            ("launch__occupancy_limit_warps", "block"),
+            ("derived__pct_occupancy_per_barrier_count", ""),
             ("memory_access_type", ""),
             ("derived__memory_l1_conflicts_shared_nway", "byte"),
             ("derived__avg_thread_executed", "thread"),

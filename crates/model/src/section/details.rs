@@ -63,6 +63,18 @@ pub struct RooflinePoint {
     pub traffic: Option<f64>,
 }
 
+/// Which of a roofline chart's `entries` belong to one roofline or achieved value: NVIDIA's
+/// CLI lists them under that roofline's label, the work inputs then the traffic inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RooflinePart {
+    /// The roofline's or achieved value's label ("Single Precision Roofline").
+    pub label: String,
+    /// The entries of its work value.
+    pub work: std::ops::Range<usize>,
+    /// The entries of its traffic value.
+    pub traffic: std::ops::Range<usize>,
+}
+
 /// A body item, resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
@@ -85,6 +97,8 @@ pub struct Item {
     pub rooflines: Vec<RooflinePoint>,
     /// Achieved points of a roofline chart.
     pub points: Vec<RooflinePoint>,
+    /// Roofline charts: the entries of each roofline, then of each achieved value.
+    pub roofline_parts: Vec<RooflinePart>,
     /// The axes of a line chart, bar chart or histogram as the section file gives them.
     pub axes: ChartAxes,
     /// Line charts: the kernel's own values on the x axis (`HighlightX`), e.g. its block size
@@ -179,6 +193,7 @@ impl Item {
             column_major: false,
             rooflines: Vec::new(),
             points: Vec::new(),
+            roofline_parts: Vec::new(),
             axes: ChartAxes::default(),
             highlights: Vec::new(),
             memory: None,
@@ -224,7 +239,18 @@ pub struct KernelDetails {
 
 /// Resolves every section of `set` for `action`.
 pub fn resolve_action(action: &Action, set: &SectionSet) -> KernelDetails {
-    let target = Target::new(action.kind(), action.compute_capability());
+    resolve_action_for(
+        action,
+        set,
+        Target::new(action.kind(), action.compute_capability()),
+    )
+}
+
+/// Resolves every section of `set` for `action` against `target` (the architecture and scope
+/// filters are evaluated for it): NVIDIA's 2024.1 CLI takes a chip it does not know as compute
+/// capability 5.0 and ignores `GpuArch` bounds after `CC_90`
+/// ([`crate::ncu::pages::chip::ChipLibrary::target`]).
+pub fn resolve_action_for(action: &Action, set: &SectionSet, target: Target) -> KernelDetails {
     let mut metrics = MetricSource::new(action, set, target);
     let children = set.children();
     let mut sections = Vec::new();
@@ -396,10 +422,17 @@ fn resolve_item(
                 .as_ref()
                 .and_then(|o| o.label.clone())
                 .unwrap_or_default();
+            let start = out.entries.len();
             let work =
                 metrics.roofline_value(&roofline.peak_work, section_filter, &mut out.entries);
+            let middle = out.entries.len();
             let traffic =
                 metrics.roofline_value(&roofline.peak_traffic, section_filter, &mut out.entries);
+            out.roofline_parts.push(RooflinePart {
+                label: label.clone(),
+                work: start..middle,
+                traffic: middle..out.entries.len(),
+            });
             out.rooflines.push(RooflinePoint {
                 label,
                 work,
@@ -412,13 +445,20 @@ fn resolve_item(
                 .as_ref()
                 .and_then(|o| o.label.clone())
                 .unwrap_or_default();
+            let start = out.entries.len();
             let work =
                 metrics.roofline_value(&achieved.achieved_work, section_filter, &mut out.entries);
+            let middle = out.entries.len();
             let traffic = metrics.roofline_value(
                 &achieved.achieved_traffic,
                 section_filter,
                 &mut out.entries,
             );
+            out.roofline_parts.push(RooflinePart {
+                label: label.clone(),
+                work: start..middle,
+                traffic: middle..out.entries.len(),
+            });
             out.points.push(RooflinePoint {
                 label,
                 work,
@@ -637,7 +677,20 @@ impl<'a> MetricSource<'a> {
         if let Some(total) = name.strip_prefix("breakdown:").filter(|_| allow_regex) {
             return self.breakdown_entries(metric, name, total);
         }
-        vec![self.entry(metric, name, false)]
+        let mut entry = self.entry(metric, name, false);
+        // The chosen option's own `Label` names the entry ("FMA (FP16)" for
+        // `sm__inst_executed_pipe_fma_type_fp16` on 8.6, "FP16" for the base metric): NVIDIA's
+        // CLI prints it.
+        if let Some(label) = metric
+            .options
+            .iter()
+            .find(|o| o.name == name)
+            .and_then(|o| o.label.as_ref())
+            .filter(|l| !l.is_empty())
+        {
+            entry.label = label.clone();
+        }
+        vec![entry]
     }
 
     /// `breakdown:<metric>`: the report stores the names of the metrics that make up `<metric>`

@@ -27,6 +27,10 @@ pub struct Target {
     pub compute_capability: Option<u32>,
     /// `CollectionScope` value of the action.
     pub scope: i32,
+    /// The last `GpuArch` value the reader of the filters knows (`None`: all). A bound above
+    /// it is a value the reader's schema lacks, which protobuf keeps as an unknown field: the
+    /// bound is absent for that reader (NVIDIA's 2024.1 CLI knows up to `CC_90`).
+    pub last_known_arch: Option<i32>,
 }
 
 impl Target {
@@ -40,6 +44,15 @@ impl Target {
         Target {
             compute_capability,
             scope,
+            last_known_arch: None,
+        }
+    }
+
+    /// This target for a reader whose `GpuArch` enum ends at `last` ([`Target::last_known_arch`]).
+    pub fn with_last_known_arch(self, last: i32) -> Self {
+        Target {
+            last_known_arch: Some(last),
+            ..self
         }
     }
 }
@@ -88,9 +101,9 @@ fn combine_collection(
 pub fn passes(filter: Option<&MetricOptionFilter>, target: Target) -> bool {
     let Some(filter) = filter else { return true };
     if let Some(cc) = target.compute_capability.map(|cc| cc as i32) {
+        let known = |bound: &i32| *bound > 0 && target.last_known_arch.is_none_or(|l| *bound <= l);
         let in_range = |min: Option<i32>, max: Option<i32>| {
-            min.filter(|&m| m > 0).is_none_or(|m| cc >= m)
-                && max.filter(|&m| m > 0).is_none_or(|m| cc <= m)
+            min.filter(known).is_none_or(|m| cc >= m) && max.filter(known).is_none_or(|m| cc <= m)
         };
         if !in_range(filter.min_arch, filter.max_arch) {
             return false;
@@ -158,6 +171,7 @@ mod tests {
         Target {
             compute_capability: Some(cc),
             scope: SCOPE_LAUNCH,
+            last_known_arch: None,
         }
     }
 
@@ -240,7 +254,8 @@ mod tests {
             Some(&launch_only),
             Target {
                 compute_capability: Some(86),
-                scope: SCOPE_RANGE
+                scope: SCOPE_RANGE,
+                last_known_arch: None,
             }
         ));
         let metric = ProfilerSectionMetric {
@@ -257,10 +272,39 @@ mod tests {
         let unknown = Target {
             compute_capability: None,
             scope: SCOPE_LAUNCH,
+            last_known_arch: None,
         };
         assert_eq!(
             resolve_name(&m, None, unknown),
             Some("dram__cycles_elapsed.avg.per_second")
         );
+    }
+
+    #[test]
+    fn bounds_unknown_to_the_reader_are_absent() {
+        // ps1_100's and wsl_gui's "Average MC Channel Active Cycles": items 8.7 and 10.1; the
+        // 2024.1 CLI lacks `CC_101`, so the second item has no bounds and passes every chip.
+        let filter = MetricOptionFilter {
+            items: vec![
+                MetricOptionFilterItem {
+                    min_arch: Some(87),
+                    max_arch: Some(87),
+                },
+                MetricOptionFilterItem {
+                    min_arch: Some(101),
+                    max_arch: Some(101),
+                },
+            ],
+            ..Default::default()
+        };
+        assert!(!passes(Some(&filter), target(75)));
+        assert!(passes(Some(&filter), target(75).with_last_known_arch(90)));
+        // A known bound still excludes: MinArch 9.0 on a chip taken as 5.0.
+        let cluster = arch(Some(90), None);
+        assert!(!passes(Some(&cluster), target(50).with_last_known_arch(90)));
+        assert!(passes(
+            Some(&arch(Some(100), None)),
+            target(50).with_last_known_arch(90)
+        ));
     }
 }

@@ -9,8 +9,9 @@
 //! labelled by their base metric alone.
 
 use super::UnitMode;
+use super::chip::ChipLibrary;
 use super::details::entry_format;
-use super::number::plain_text;
+use super::number::{plain_text, scaled};
 use crate::ncu::{Action, MetricValue};
 use crate::section::details::{Entry, Item};
 
@@ -39,19 +40,47 @@ pub struct BodyRow<'a> {
 }
 
 /// The rows of `item` (and of the items it contains) as the CLI lists them.
-pub fn body_entries(item: &Item, units: UnitMode) -> Vec<BodyRow<'_>> {
+pub fn body_entries(item: &Item, units: UnitMode, library: ChipLibrary) -> Vec<BodyRow<'_>> {
     let mut out = Vec::new();
-    collect(item, units, &mut out);
+    collect(item, units, library, &mut out);
     out
 }
 
-fn collect<'a>(item: &'a Item, units: UnitMode, out: &mut Vec<BodyRow<'a>>) {
+fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut Vec<BodyRow<'a>>) {
     let row = |(i, entry): (usize, &'a Entry)| BodyRow {
         item: item.label.as_str(),
         entry,
         label: item.row_labels.get(i).unwrap_or(&entry.label).as_str(),
         instances: true,
     };
+    if !item.roofline_parts.is_empty() {
+        // A roofline chart: per roofline, then per achieved value, under its own label, the
+        // work inputs then the traffic inputs, each sorted by metric name (esmm's "Single
+        // Precision Achieved Value": the derived FFMA count, "SM Frequency", then FADD, FMUL;
+        // then "DRAM Bandwidth"), each metric once.
+        for part in &item.roofline_parts {
+            for range in [part.work.clone(), part.traffic.clone()] {
+                let mut rows: Vec<BodyRow<'a>> = item
+                    .entries
+                    .get(range)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|entry| BodyRow {
+                        item: part.label.as_str(),
+                        entry,
+                        label: entry.label.as_str(),
+                        instances: true,
+                    })
+                    .collect();
+                rows.sort_by(|a, b| a.entry.metric.cmp(&b.entry.metric));
+                // A metric listed twice (2020.2's FFMA, counted twice for two operations)
+                // prints once.
+                rows.dedup_by(|a, b| a.entry.metric == b.entry.metric);
+                out.extend(rows);
+            }
+        }
+        return;
+    }
     let mut rows: Vec<BodyRow<'a>> = item.entries.iter().enumerate().map(row).collect();
     rows.extend(item.highlights.iter().map(|entry| BodyRow {
         instances: false,
@@ -62,7 +91,7 @@ fn collect<'a>(item: &'a Item, units: UnitMode, out: &mut Vec<BodyRow<'a>>) {
         match item.sort {
             Some((1, descending)) => {
                 let key = |r: &BodyRow<'_>| {
-                    let (_, text) = entry_format(r.entry, units);
+                    let (_, text) = entry_format(r.entry, units, library);
                     text.parse::<f64>().ok().filter(|v| !v.is_nan())
                 };
                 rows.sort_by(|a, b| {
@@ -84,14 +113,14 @@ fn collect<'a>(item: &'a Item, units: UnitMode, out: &mut Vec<BodyRow<'a>>) {
     }
     out.extend(rows);
     for child in &item.items {
-        collect(child, units, out);
+        collect(child, units, library, out);
     }
 }
 
 /// The value cell of a body entry: the value, then its instances in parentheses when the
 /// metric has any (`4976 (48; 48; ...)`), each printed as the value is.
 pub fn value_with_instances(action: &Action, entry: &Entry, units: UnitMode) -> String {
-    let (format, text) = entry_format(entry, units);
+    let (format, text) = entry_format(entry, units, ChipLibrary::of(action));
     let stored: Option<Vec<&MetricValue>> = action
         .metric(&entry.metric)
         .map(|m| m.instances.iter().map(|i| &i.value).collect())
@@ -106,7 +135,7 @@ pub fn value_with_instances(action: &Action, entry: &Entry, units: UnitMode) -> 
             let items: Vec<String> = list
                 .into_iter()
                 .map(|v| match (format.divisor, v.as_f64()) {
-                    (Some(d), Some(x)) => plain_text(&MetricValue::Double(x / d)),
+                    (Some(d), Some(x)) => plain_text(&MetricValue::Double(scaled(x, d))),
                     _ => plain_text(v),
                 })
                 .collect();

@@ -3,9 +3,11 @@
 //! rule results that belong to the section.
 
 use super::body::{BodyRow, body_entries, value_with_instances};
+use super::chip::ChipLibrary;
 use super::header::header_entries;
 use super::launch::LaunchColumns;
-use super::number::{UnitScale, entry_cli_unit, fixed, plain_text};
+use super::number::{UnitScale, entry_cli_unit, fixed, plain_text, scaled};
+use super::raw::NO_DATA;
 use super::{Table, UnitMode};
 use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use crate::ncu::{Action, MetricValue, Report};
@@ -59,7 +61,13 @@ pub fn details_page(
     let mut rows = Vec::new();
     for (action, page) in actions.iter().zip(pages) {
         let cells = launch.cells(report, action);
-        let messages = rule_messages(action.rule_results());
+        let library = ChipLibrary::of(action);
+        // The CLI prints no row for an entry without a message (a rule item that is only a
+        // table or source markers: ee384's and sharedmem's `UncoalescedGlobalAccess`).
+        let messages: Vec<RuleMessage<'_>> = rule_messages(action.rule_results())
+            .into_iter()
+            .filter(|m| !m.message.is_empty())
+            .collect();
         let mut sections: Vec<&DetailsSection> = Vec::new();
         for section in page_order(page) {
             sections.push(section);
@@ -71,7 +79,7 @@ pub fn details_page(
                 if entry.metric.is_empty() {
                     return;
                 }
-                let (format, value) = entry_format(entry, options.units);
+                let (format, value) = entry_format(entry, options.units, library);
                 let value = match body {
                     Some(row) if row.instances => {
                         value_with_instances(action, entry, options.units)
@@ -96,8 +104,10 @@ pub fn details_page(
                 metric_row(None, &entry);
             }
             if options.all {
-                for item in &section.body {
-                    for row in body_entries(item, options.units) {
+                // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
+                // vec_add, T4 and sharedmem).
+                for item in section.body.iter().filter(|i| i.kind != "timeline") {
+                    for row in body_entries(item, options.units, library) {
                         metric_row(Some(row), row.entry);
                     }
                 }
@@ -148,21 +158,26 @@ pub struct EntryFormat {
     pub divisor: Option<f64>,
 }
 
-/// An entry's format and value cell (empty unit and `n/a` when the report lacks the metric).
+/// An entry's format and value cell (empty unit and `n/a` when the report lacks the metric,
+/// `no data` when it stores the metric without a value).
 /// A value scaled into a larger unit prints as any double does: integral without decimals
 /// (`144` usecond), else with 2 (`131.07` Kbyte).
-pub fn entry_format(entry: &Entry, units: UnitMode) -> (EntryFormat, String) {
+pub fn entry_format(entry: &Entry, units: UnitMode, library: ChipLibrary) -> (EntryFormat, String) {
     let unscaled = |unit: String| EntryFormat {
         unit,
         divisor: None,
     };
     let value = match entry.value.as_ref() {
-        None | Some(MetricValue::None) => {
-            return (unscaled(String::new()), NOT_AVAILABLE.to_owned());
+        None => return (unscaled(String::new()), NOT_AVAILABLE.to_owned()),
+        // A metric stored without a value (a derived metric whose inputs were not collected,
+        // raytracer's `derived__smsp__inst_executed_op_branch_pct`) has its unit and `no data`,
+        // as on the raw page.
+        Some(MetricValue::None) => {
+            return (unscaled(entry_cli_unit(entry, library)), NO_DATA.to_owned());
         }
         Some(value) => value,
     };
-    let base = entry_cli_unit(entry);
+    let base = entry_cli_unit(entry, library);
     if let MetricValue::String(s) = value {
         return (unscaled(base), s.clone());
     }
@@ -177,7 +192,7 @@ pub fn entry_format(entry: &Entry, units: UnitMode) -> (EntryFormat, String) {
                 unit: scale.unit(step).to_owned(),
                 divisor: Some(divisor),
             };
-            return (format, plain_text(&MetricValue::Double(v / divisor)));
+            return (format, plain_text(&MetricValue::Double(scaled(v, divisor))));
         }
         return (unscaled(scale.unit(0).to_owned()), plain_text(value));
     }

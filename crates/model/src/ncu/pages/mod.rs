@@ -7,6 +7,7 @@
 //! `notes/ncu-import-csv.md`.
 
 pub mod body;
+pub mod chip;
 pub mod csv;
 pub mod details;
 pub mod header;

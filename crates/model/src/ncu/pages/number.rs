@@ -6,16 +6,30 @@
 //! the raw page (from its largest value), and prints numbers without thousands separators
 //! with a fixed number of decimals per page.
 
+use super::chip::ChipLibrary;
 use crate::ncu::MetricValue;
-use crate::ncu::units::{infer_cli_unit, infer_unit};
+use crate::ncu::units::infer_unit;
 use crate::section::details::Entry;
 
 /// The CLI base unit of a Details entry: the section's own `Unit` when it gives one, else the
 /// unit the 2024.1 CLI's metric library has for the metric ([`infer_cli_unit`]). An entry
-/// whose unit is the inferred one is taken as having no section unit.
-pub fn entry_cli_unit(entry: &Entry) -> String {
-    if entry.unit == infer_unit(&entry.metric) {
-        cli_base_unit(&infer_cli_unit(&entry.metric))
+/// whose unit is the inferred one is taken as having no section unit. Without the chip's
+/// library ([`ChipLibrary::Unknown`]) only [`CHIP_INDEPENDENT_UNITS`] have a unit.
+///
+/// On these pages a derived count of thread instructions
+/// (`derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2`, the rooflines' FMA operations)
+/// is in `inst` in every report, where the raw page mostly says `thread` (27 kernels of the
+/// corpus' `details-all*.csv`).
+pub fn entry_cli_unit(entry: &Entry, library: ChipLibrary) -> String {
+    if library != ChipLibrary::Unknown
+        && entry.metric.starts_with("derived__")
+        && entry.metric.contains("thread_inst_executed")
+        && entry.unit == infer_unit(&entry.metric)
+    {
+        return "inst".to_owned();
+    }
+    if library == ChipLibrary::Unknown || entry.unit == infer_unit(&entry.metric) {
+        library.metric_unit(&entry.metric)
     } else {
         cli_base_unit(&entry.unit)
     }
@@ -68,12 +82,21 @@ impl UnitScale {
                 divisors: powers(BYTES.len()),
             });
         }
+        if den == Some("byte") {
+            // A quantity per byte scales its byte denominator as if it were a byte count:
+            // `derived__pct_occupancy_per_shared_mem_size` 2006 `%/byte` prints 2.006
+            // `%/Kbyte` (wsl_gui, silu).
+            return Some(UnitScale {
+                steps: BYTES.iter().map(|b| format!("{num}/{b}")).collect(),
+                divisors: powers(BYTES.len()),
+            });
+        }
         match den {
             None if num == "nsecond" => Some(UnitScale {
                 steps: TIME.iter().map(|t| (*t).to_owned()).collect(),
                 divisors: powers(TIME.len()),
             }),
-            Some("second") if !num.is_empty() && !num.contains('%') => {
+            Some("second") if !num.contains('%') => {
                 // A rate: per second, per msecond, per usecond, per nsecond.
                 let steps = TIME.iter().rev().map(|t| format!("{num}/{t}")).collect();
                 Some(UnitScale {
@@ -107,6 +130,14 @@ impl UnitScale {
     pub fn divisor(&self, step: usize) -> f64 {
         self.divisors.get(step).copied().unwrap_or(1.0)
     }
+}
+
+/// `v` in a step whose unit is `divisor` base units. The CLI multiplies by the step's factor
+/// rather than dividing by its size, which rounds differently in the last bit: 5342187500
+/// sector/second is 5.342188 sector/nsecond (`5342187500 * 1e-9` = 5.34218750000000053),
+/// not 5.342187 (`5342187500 / 1e9` = 5.34218749999999964; ee384's raw.csv).
+pub fn scaled(v: f64, divisor: f64) -> f64 {
+    v * (1.0 / divisor)
 }
 
 /// A value's magnitude for choosing a step (strings and missing values: none).
@@ -145,7 +176,10 @@ fn float_text(v: f64) -> String {
     if v.is_nan() {
         return "nan".to_owned();
     }
-    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
+    // An integral double prints as an integer, also past 1e15 (GH200's
+    // `sm__ops_path_*.peak_sustained_elapsed.per_second`: `12990962038444346`); the bound is
+    // the 64-bit integer range.
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 9.2e18 {
         format!("{v:.0}")
     } else {
         fixed(v, 2)

@@ -3,10 +3,10 @@
 
 use std::collections::BTreeSet;
 
+use super::chip::ChipLibrary;
 use super::launch::LaunchColumns;
-use super::number::{UnitScale, cli_base_unit, fixed, magnitude, plain_text};
+use super::number::{UnitScale, fixed, magnitude, plain_text, scaled};
 use super::{InstanceMode, UnitMode};
-use crate::ncu::units::infer_cli_unit;
 use crate::ncu::{Action, Metric, MetricValue, Report, SAMPLER_CATEGORY};
 
 /// Prefixes of the pseudo-metrics sections store beside the real ones; the raw page leaves
@@ -64,9 +64,15 @@ pub fn hex_correlation_ids(name: &str) -> bool {
 }
 
 impl ColumnFormat {
-    /// The format of metric `name`'s column whose values have the largest magnitude `max`.
-    pub fn new(name: &str, max: Option<f64>, units: UnitMode) -> ColumnFormat {
-        let base = cli_base_unit(&infer_cli_unit(name));
+    /// The format of metric `name`'s column whose values have the largest magnitude `max`,
+    /// with the units of `library`.
+    pub fn new(
+        name: &str,
+        max: Option<f64>,
+        units: UnitMode,
+        library: ChipLibrary,
+    ) -> ColumnFormat {
+        let base = library.metric_unit(name);
         let hex_ids = hex_correlation_ids(name);
         if units == UnitMode::Base || base.is_empty() {
             return ColumnFormat {
@@ -100,7 +106,9 @@ impl ColumnFormat {
         match value {
             MetricValue::None => String::new(),
             MetricValue::String(s) => s.clone(),
-            _ if self.six_decimals => fixed(value.as_f64().unwrap_or(f64::NAN) / self.divisor, 6),
+            _ if self.six_decimals => {
+                fixed(scaled(value.as_f64().unwrap_or(f64::NAN), self.divisor), 6)
+            }
             _ => plain_text(value),
         }
     }
@@ -116,17 +124,36 @@ impl ColumnFormat {
             return NO_DATA.to_owned();
         }
         let aggregate = self.value_text(&metric.stored);
+        let no_aggregate = matches!(metric.stored, MetricValue::None);
         if mode == InstanceMode::None || metric.instances.is_empty() {
             return aggregate;
         }
+        // A sampler's correlation ids are timestamps: each prints with its offset from the
+        // first (`1348398796768 (+7680): 0`, the T4's `FBPA.TriageA.*`).
+        let first_timestamp = match metric.instances.first().map(|i| &i.correlation_id) {
+            Some(Some(MetricValue::Uint64(t))) if metric.category == SAMPLER_CATEGORY => Some(*t),
+            _ => None,
+        };
         let list: Vec<String> = metric
             .instances
             .iter()
             .map(|i| {
-                let value = self.value_text(&i.value);
+                // Without an aggregate, instances print unscaled, as plain numbers (the
+                // sampler's `FBPA.TriageA.dramc__*.pct_of_peak_sustained_elapsed`: `0.01`).
+                let value = if no_aggregate {
+                    plain_text(&i.value)
+                } else {
+                    self.value_text(&i.value)
+                };
                 match (&i.correlation_id, mode) {
                     (Some(MetricValue::Uint64(id)), InstanceMode::Details) if self.hex_ids => {
                         format!("{id:#x}: {value}")
+                    }
+                    (Some(MetricValue::Uint64(id)), InstanceMode::Details)
+                        if first_timestamp.is_some() =>
+                    {
+                        let offset = id.wrapping_sub(first_timestamp.unwrap_or(*id));
+                        format!("{id} (+{offset}): {value}")
                     }
                     (Some(id), InstanceMode::Details) => {
                         format!("{}: {value}", plain_text(id))
@@ -151,7 +178,8 @@ pub fn raw_page(report: &Report, actions: &[Action], options: RawOptions) -> Raw
 
 /// The raw page as `ncu --import R --page raw --csv` (2024.1) prints it: only metrics without
 /// a unit list their instances (`launch__occupancy_per_*`, `sass__*_per_opcode`); a metric with a
-/// unit prints its aggregate alone (`notes/ncu-import-csv.md`).
+/// unit prints its aggregate alone, or its instances when it has no aggregate
+/// (`notes/ncu-import-csv.md`).
 pub fn raw_csv_page(report: &Report, actions: &[Action], options: RawOptions) -> RawPage {
     build(report, actions, options, true)
 }
@@ -166,18 +194,26 @@ fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) ->
         .collect();
     let mut header = launch.header();
     let mut units = vec![String::new(); header.len()];
+    let library = ChipLibrary::of_all(actions);
     let formats: Vec<ColumnFormat> = names
         .iter()
         .map(|name| {
             let max = actions
                 .iter()
                 .filter_map(|a| a.metric(name))
+                // The step comes from the aggregates; instances count only for a metric
+                // without one (sglang's `profiler__pmsampler_buffer_size_bytes`: aggregates 0,
+                // instances in the millions, printed in `byte`).
                 .flat_map(|m| {
-                    std::iter::once(&m.stored).chain(m.instances.iter().map(|i| &i.value))
+                    let instances = matches!(m.stored, MetricValue::None)
+                        .then_some(m.instances.iter().map(|i| &i.value))
+                        .into_iter()
+                        .flatten();
+                    std::iter::once(&m.stored).chain(instances)
                 })
                 .filter_map(magnitude)
                 .reduce(f64::max);
-            ColumnFormat::new(name, max, options.units)
+            ColumnFormat::new(name, max, options.units, library)
         })
         .collect();
     for (name, format) in names.iter().zip(&formats) {
@@ -189,16 +225,21 @@ fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) ->
         .map(|action| {
             let mut row = launch.cells(report, action);
             for (name, format) in names.iter().zip(&formats) {
-                let mode = if cli && !format.unit.is_empty() {
+                let Some(metric) = action.metric(name) else {
+                    row.push(String::new());
+                    continue;
+                };
+                // The CLI lists the instances of a metric with a unit only when it has no
+                // aggregate (the PM sampler's `FBPA.TriageA.*` percentages).
+                let mode = if cli
+                    && !format.unit.is_empty()
+                    && !matches!(metric.stored, MetricValue::None)
+                {
                     InstanceMode::None
                 } else {
                     options.instances
                 };
-                row.push(
-                    action
-                        .metric(name)
-                        .map_or_else(String::new, |m| format.cell(m, mode)),
-                );
+                row.push(format.cell(metric, mode));
             }
             row
         })

@@ -83,7 +83,7 @@ fn system_rows(
     row: &mut impl FnMut(&str, String),
 ) {
     if let Some(name) = &system.computer_name {
-        row(&format!("{prefix} Name"), name.clone());
+        row(&format!("{prefix} Name"), c_text(name));
     }
     if addresses && !system.ip_addresses.is_empty() {
         let list: Vec<&str> = system
@@ -95,17 +95,23 @@ fn system_rows(
     }
     if let Some(os) = &system.os_name {
         let text = match &system.build {
-            Some(build) => format!("{os} - {build}"),
-            None => os.clone(),
+            Some(build) => format!("{} - {}", c_text(os), c_text(build)),
+            None => c_text(os),
         };
         row(&format!("{prefix} OS"), text);
     }
     if let Some(arch) = &system.architecture {
-        row(&format!("{prefix} Architecture"), arch.clone());
+        row(&format!("{prefix} Architecture"), c_text(arch));
     }
     if let Some(processor) = &system.processor {
-        row(&format!("{prefix} Processor"), processor.clone());
+        row(&format!("{prefix} Processor"), c_text(processor));
     }
+}
+
+/// A stored text as the CLI prints it: as a C string, up to its first NUL (a 2021.2 Windows
+/// report stores the computer name as 16 NUL bytes; the CLI prints an empty field).
+fn c_text(text: &str) -> String {
+    text.split('\0').next().unwrap_or_default().to_owned()
 }
 
 fn device_table(devices: &[pb::DeviceAttributes]) -> Table {
@@ -178,7 +184,14 @@ pub fn format_creation_time(seconds: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::format_creation_time;
+    use super::{c_text, format_creation_time};
+
+    #[test]
+    fn stored_text_ends_at_its_first_nul() {
+        assert_eq!(c_text("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), "");
+        assert_eq!(c_text("host\0junk"), "host");
+        assert_eq!(c_text("host"), "host");
+    }
 
     #[test]
     fn creation_time_is_utc() {

@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 
+use super::chip::ChipLibrary;
 use super::header::header_entries;
 use super::launch::LaunchColumns;
-use super::number::{UnitScale, entry_cli_unit, fixed};
+use super::number::{UnitScale, entry_cli_unit, fixed, scaled};
 use super::{Table, UnitMode};
 use crate::ncu::nvtx::NvtxView;
 use crate::ncu::{Action, MetricValue, Report};
@@ -74,7 +75,7 @@ pub fn summary_page(
                     None => series.push(Series {
                         section: section.display_name.clone(),
                         label: entry.label.clone(),
-                        unit: entry_cli_unit(&entry),
+                        unit: entry_cli_unit(&entry, ChipLibrary::of(action)),
                         values: vec![v],
                     }),
                 }
@@ -99,7 +100,7 @@ pub fn summary_page(
             row.push(s.section.clone());
             row.push(s.label.clone());
             row.push(unit);
-            row.extend([min, max, avg].map(|v| fixed(v / divisor, 2)));
+            row.extend([min, max, avg].map(|v| fixed(scaled(v, divisor), 2)));
             rows.push(row);
         }
     }

@@ -11,8 +11,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::chip::ChipLibrary;
 use super::launch::LaunchColumns;
-use super::number::{fixed, plain_text};
+use super::number::{fixed, plain_text, scaled};
 use super::raw::{ColumnFormat, SECTION_PSEUDO_METRICS};
 use super::summary::{SummaryPer, group_key, key_cells, min_max_avg, summary_header};
 use super::{Table, UnitMode};
@@ -66,8 +67,13 @@ pub fn raw_summary_page(
                     .filter(|v| v.is_finite())
                     .map(|v| v.abs())
                     .reduce(f64::max);
-                let format = ColumnFormat::new(name, largest, units);
-                let [min, max, avg] = [min, max, avg].map(|v| fixed(v / format.divisor, 6));
+                let format = ColumnFormat::new(
+                    name,
+                    largest,
+                    units,
+                    ChipLibrary::of_all(members.iter().copied()),
+                );
+                let [min, max, avg] = [min, max, avg].map(|v| fixed(scaled(v, format.divisor), 6));
                 [format.unit, min, max, avg]
             };
             let mut row = key_cells(per, key);
