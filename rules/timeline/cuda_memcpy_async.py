@@ -28,12 +28,21 @@ COPY_COLUMNS = (
 
 
 def analyze(trace, options):
+    # Without CUDA API calls nsys names the runtime, even where the memcpy table is missing too.
+    if not trace.has("CUPTI_ACTIVITY_KIND_RUNTIME"):
+        raise timeline.Skipped(
+            "%s could not be analyzed because it does not contain the required CUDA data."
+            " Does the application use CUDA runtime APIs?" % trace.path
+        )
     if not trace.has(MEMCPY):
         raise timeline.Skipped(
             "%s could not be analyzed because it does not contain the required CUDA data."
             " Does the application use CUDA memcpy APIs?" % trace.path
         )
-    copies = trace.events("gpu").where("op", "==", "memcpy").where("api", "contains", "Async")
+    # Runtime API calls only (cudaMemcpyAsync, cudaMemcpy2DAsync, ...): nsys does not list the
+    # driver's cuMemcpyHtoDAsync_v2 / cuMemcpyDtoHAsync_v2 from or to pageable memory.
+    copies = trace.events("gpu").where("op", "==", "memcpy").where("api", "prefix", ["cuda"])
+    copies = copies.where("api", "contains", "Async")
     pageable = copies.where("src_kind", "==", "Pageable").union(
         copies.where("dst_kind", "==", "Pageable")
     )

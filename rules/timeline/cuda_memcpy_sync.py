@@ -25,6 +25,12 @@ SMALL_HTOD = 64000
 
 
 def analyze(trace, options):
+    # Without CUDA API calls nsys names the runtime, even where the memcpy table is missing too.
+    if not trace.has("CUPTI_ACTIVITY_KIND_RUNTIME"):
+        raise timeline.Skipped(
+            "%s could not be analyzed because it does not contain the required CUDA data."
+            " Does the application use CUDA runtime APIs?" % trace.path
+        )
     if not trace.has(MEMCPY):
         raise timeline.Skipped(
             "%s could not be analyzed because it does not contain the required CUDA data."

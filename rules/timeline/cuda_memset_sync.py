@@ -21,6 +21,12 @@ COLUMNS = [
 
 
 def analyze(trace, options):
+    # Without CUDA API calls nsys names the runtime, even where the memset table is missing too.
+    if not trace.has("CUPTI_ACTIVITY_KIND_RUNTIME"):
+        raise timeline.Skipped(
+            "%s could not be analyzed because it does not contain the required CUDA data."
+            " Does the application use CUDA runtime APIs?" % trace.path
+        )
     if not trace.has(MEMSET):
         raise timeline.Skipped(
             "%s could not be analyzed because it does not contain the required CUDA data."

@@ -99,8 +99,10 @@ fn every_export_loads_with_the_source_row_counts() {
                 count(&conn, "NVTX_EVENTS", "WHERE eventType IN (60, 71)"),
             ),
             (
+                // Marks, and the thread naming calls (39, 72; every one of the corpus has
+                // its name), shown as marks "Thread name: …".
                 EventKind::NvtxMark,
-                count(&conn, "NVTX_EVENTS", "WHERE eventType IN (34, 65)"),
+                count(&conn, "NVTX_EVENTS", "WHERE eventType IN (34, 39, 65, 72)"),
             ),
             (EventKind::Cublas, count(&conn, "CUBLAS_EVENTS", "")),
             (EventKind::Cudnn, count(&conn, "CUDNN_EVENTS", "")),

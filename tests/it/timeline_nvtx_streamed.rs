@@ -1,6 +1,7 @@
 //! NVTX rows are read once, straight onto the timeline: what only later rows tell — a
 //! domain's name, the name of a thread first seen in NVTX, the end of a range never closed
 //! (the last NVTX timestamp) — is still applied when it comes after the ranges it concerns.
+//! A thread's naming call is a mark of its own.
 
 use rusqlite::{Connection, params};
 use sightline::timeline::nsys;
@@ -80,4 +81,41 @@ fn names_and_ends_given_after_their_ranges_still_apply() {
         "{:?}",
         tl.warnings
     );
+}
+
+/// A thread's naming call (`nvtxNameOsThread`, eventType 39) names the thread and is itself on
+/// the timeline: a mark "Thread name: …" on the thread's NVTX row. An export whose only NVTX
+/// row is one (DWChiang_JACC_cg_trace of the corpus) shows it.
+#[test]
+fn a_thread_naming_call_is_a_mark_on_the_named_thread() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("thread_name.sqlite");
+    write_export(&path, &SynthOptions::default()).expect("export written");
+    let worker = (PID << 24) | 78;
+    {
+        let c = Connection::open(&path).expect("open");
+        c.execute("DELETE FROM NVTX_EVENTS", []).expect("emptied");
+        c.execute(
+            "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) \
+             VALUES (1000, NULL, 39, 'julia thread 2', ?1)",
+            params![worker],
+        )
+        .expect("row");
+    }
+    let tl = nsys::load(&path).expect("loads");
+    let thread = tl
+        .tracks
+        .iter()
+        .position(|t| t.kind == TrackKind::Thread && t.key == 78)
+        .expect("the named thread");
+    assert_eq!(tl.tracks[thread].name, "Thread 78 (julia thread 2)");
+    let marks: Vec<_> = tl
+        .events()
+        .filter(|e| e.kind == EventKind::NvtxMark)
+        .collect();
+    assert_eq!(marks.len(), 1);
+    assert_eq!(tl.strings.get(marks[0].name), "Thread name: julia thread 2");
+    assert_eq!(marks[0].start, marks[0].end, "an instant");
+    let source = &tl.session.imports.sources["NVTX_EVENTS"];
+    assert_eq!((source.events, source.attached), (1, 0), "{source:?}");
 }

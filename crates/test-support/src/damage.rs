@@ -113,6 +113,49 @@ fn walk(
     }
 }
 
+/// Moves the rowid of cell `cell` of leaf page `page` (not page 1) forward to `rowid`, as a
+/// bit flip can, and points the next cell outside the page: a scan of the table returns the
+/// moved row after its neighbours and then fails, while seeks past the page's keys are routed
+/// to the next pages. `rowid` must take as many varint bytes as the cell's own rowid.
+pub fn move_rowid_forward(path: &Path, page: u32, cell: usize, rowid: i64) -> io::Result<()> {
+    let mut bytes = std::fs::read(path)?;
+    let size = page_size(&bytes)?;
+    let start = (page as usize - 1) * size;
+    let data = bytes
+        .get_mut(start..start + size)
+        .ok_or_else(|| invalid("a page beyond the end of the file"))?;
+    if data[0] != 0x0D || cell + 1 >= usize::from(be16(data, 3)?) {
+        return Err(invalid(
+            "not a table leaf page with a cell after the one asked for",
+        ));
+    }
+    let at = usize::from(be16(data, 8 + 2 * cell)?);
+    let (_, n) = varint(data, at)?;
+    let (_, len) = varint(data, at + n)?;
+    let encoded = encode_varint(rowid as u64);
+    if encoded.len() != len {
+        return Err(invalid(
+            "the new rowid's varint is not as long as the old one's",
+        ));
+    }
+    data[at + n..at + n + len].copy_from_slice(&encoded);
+    let next = 8 + 2 * (cell + 1);
+    data[next..next + 2].copy_from_slice(&0xFFFFu16.to_be_bytes());
+    std::fs::write(path, bytes)
+}
+
+/// SQLite's varint of `value` (values below 2^56: 7 bits a byte).
+fn encode_varint(value: u64) -> Vec<u8> {
+    let mut groups = vec![(value & 0x7F) as u8];
+    let mut rest = value >> 7;
+    while rest > 0 {
+        groups.push((rest & 0x7F) as u8 | 0x80);
+        rest >>= 7;
+    }
+    groups.reverse();
+    groups
+}
+
 fn be16(data: &[u8], at: usize) -> io::Result<u16> {
     data.get(at..at + 2)
         .map(|b| u16::from_be_bytes([b[0], b[1]]))

@@ -196,6 +196,78 @@ impl ExportDb {
         Some((hi, found))
     }
 
+    /// Where rows below `last` read again after a damaged page, looking from `lo` (rows
+    /// `lo..last` are missing from a pass that ended at `last`): the smallest `x` in
+    /// `lo..last` whose seek finds a row before `last`, with that row's rowid. `None` when no
+    /// seek below `last` finds one (the usual case: `last` follows its predecessor).
+    fn readable_below(&self, table: &str, lo: i64, last: i64) -> Option<(i64, i64)> {
+        let below = |x: i64| match self.seek(table, x) {
+            Ok(Some(at)) if at < last => Some(at),
+            _ => None,
+        };
+        if lo >= last {
+            return None;
+        }
+        if let Some(at) = below(lo) {
+            return Some((lo, at));
+        }
+        // Seeks from `lo` land on the damaged page (they fail or find `last`); a seek from
+        // `last - 1` is routed past it if any page holds rows before `last`. Bisect between.
+        let (mut bad, mut good) = (lo, last - 1);
+        let mut found = below(good)?;
+        while good - bad > 1 {
+            let mid = bad + (good - bad) / 2;
+            match below(mid) {
+                Some(at) => (good, found) = (mid, at),
+                None => bad = mid,
+            }
+        }
+        Some((good, found))
+    }
+
+    /// Where a pass that failed goes on: `(lost_from, x, found)`, rowids `lost_from..x` lost
+    /// and the next pass starting at `found` (`None`: no row after), or `None` when nothing
+    /// after `bad` (where the damage begins) reads. `before_last` and `last` are the pass's
+    /// last two rowids.
+    fn go_on(
+        &self,
+        table: &str,
+        bad: i64,
+        before_last: Option<i64>,
+        last: Option<i64>,
+    ) -> Option<(i64, i64, Option<i64>)> {
+        let next = match (before_last, last) {
+            // The pass's last row may carry a rowid a bit flip moved forward: it sits on
+            // the damaged page among the rows before it (it is row `p + 1`, read under
+            // another rowid), and the rows between those and it read from the next pages.
+            (Some(p), Some(l)) => self
+                .readable_below(table, p.saturating_add(1), l)
+                .map(|(x, at)| (p.saturating_add(2), x, Some(at))),
+            _ => None,
+        };
+        // A scan can fail stepping onto a row that a seek still reads (damage in how the
+        // rows are linked rather than in the row): go on from there, nothing lost.
+        let next = next.or_else(|| match (last, self.seek(table, bad)) {
+            (Some(_), Ok(Some(at))) => Some((bad, bad, Some(at))),
+            _ => None,
+        });
+        let (lost_from, x, found) = next.or_else(|| {
+            self.next_readable(table, bad)
+                .map(|(x, found)| (bad, x, found))
+        })?;
+        // A seek that lands on the damaged page may find a row whose rowid a flip moved
+        // forward, past rows that seeks routed to the next pages still read: go on from the
+        // first of those.
+        let (x, found) = match found {
+            Some(at) if at > x => match self.readable_below(table, x, at) {
+                Some((y, below)) => (y, Some(below)),
+                None => (x, Some(at)),
+            },
+            other => (x, other),
+        };
+        Some((lost_from, x, found))
+    }
+
     fn find_readable(&self, table: &str) -> Readable {
         let mut out = Readable::default();
         let sql = format!(
@@ -217,6 +289,7 @@ impl ExportDb {
             }
             let mut first = None;
             let mut last = None;
+            let mut before_last = None;
             let mut count = 0u64;
             let failed = match self.conn.prepare(&sql) {
                 Ok(mut stmt) => match stmt.query([from]) {
@@ -225,6 +298,7 @@ impl ExportDb {
                             Ok(Some(row)) => {
                                 let id = row.get_ref(0).ok().and_then(int_of);
                                 first = first.or(id);
+                                before_last = last;
                                 last = id.or(last);
                                 count += 1;
                             }
@@ -258,30 +332,18 @@ impl ExportDb {
             // when it read any (a damaged row may carry a rowid out of order): every pass
             // moves on.
             let bad = last.map_or(from, |l| l.max(from).saturating_add(1));
-            // A scan can fail stepping onto a row that a seek still reads (damage in how the
-            // rows are linked rather than in the row): go on from there, nothing lost.
-            if last.is_some()
-                && let Ok(Some(at)) = self.seek(table, bad)
-            {
-                from = at;
-                continue;
+            let Some((lost_from, x, found)) = self.go_on(table, bad, before_last, last) else {
+                out.lost.push((bad, i64::MAX));
+                out.unreadable_end = true;
+                break;
+            };
+            if x > lost_from {
+                out.lost_rows += lost_between(lost_from, x - 1);
+                out.lost.push((lost_from, x - 1));
             }
-            match self.next_readable(table, bad) {
-                Some((x, found)) => {
-                    if x > bad {
-                        out.lost_rows += lost_between(bad, x - 1);
-                        out.lost.push((bad, x - 1));
-                    }
-                    match found {
-                        Some(at) => from = at,
-                        None => break,
-                    }
-                }
-                None => {
-                    out.lost.push((bad, i64::MAX));
-                    out.unreadable_end = true;
-                    break;
-                }
+            match found {
+                Some(at) => from = at,
+                None => break,
             }
         }
         out
@@ -356,7 +418,14 @@ impl ExportDb {
                 ));
             }
         };
-        let Some(queries) = restrict(sql, table, &readable.ranges, after) else {
+        // A scan that ended on the row the first readable run ends on handed out exactly that
+        // run: the other runs are read whole. (Filtering them by rowid after the last row
+        // would drop rows when that row's rowid a bit flip moved forward.)
+        let (ranges, after_filter) = match (after, readable.ranges.first()) {
+            (Some(last), Some(&(i64::MIN, end, _))) if last == end => (&readable.ranges[1..], None),
+            _ => (&readable.ranges[..], after),
+        };
+        let Some(queries) = restrict(sql, table, ranges, after_filter) else {
             return Err(self.query_error(table, first_error));
         };
         let mut seen = after;

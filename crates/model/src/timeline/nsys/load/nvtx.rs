@@ -61,6 +61,8 @@ impl Loader<'_, '_> {
             let gtid = v(4).unwrap_or(0);
             let domain = v(8).unwrap_or(0);
             last = last.max(start).max(end.unwrap_or(i64::MIN));
+            // A thread's naming call is a mark on its NVTX row, "Thread name: …".
+            let mut thread_named = None;
             let kind = match event_type {
                 59 | 70 => EventKind::NvtxPushPop,
                 60 | 71 => EventKind::NvtxStartEnd,
@@ -79,11 +81,12 @@ impl Loader<'_, '_> {
                     };
                     if event_type == 75 {
                         domains.insert((process_of(gtid), domain), text);
-                    } else {
-                        l.thread_names.insert(gtid, text);
+                        l.b.session.imports.attached(T, 1);
+                        return Ok(());
                     }
-                    l.b.session.imports.attached(T, 1);
-                    return Ok(());
+                    thread_named = Some(l.b.intern(&format!("Thread name: {text}")));
+                    l.thread_names.insert(gtid, text);
+                    EventKind::NvtxMark
                 }
                 other => {
                     let label = schema::nvtx_event_type_label(other).unwrap_or("unknown");
@@ -92,25 +95,29 @@ impl Loader<'_, '_> {
                     return Ok(());
                 }
             };
-            let name = match row.get_ref(6).ok() {
-                Some(ValueRef::Text(t)) => match std::str::from_utf8(t) {
-                    Ok(text) => l.b.intern(text),
-                    Err(_) => l.b.intern(&String::from_utf8_lossy(t)),
-                },
-                Some(other) if other != ValueRef::Null => {
-                    l.b.intern(text_of(other).as_deref().unwrap_or(""))
-                }
-                _ => match v(7) {
-                    Some(id) => match text_ids.get(&id) {
-                        Some(&s) => s,
-                        None => {
-                            let s = l.b.intern(l.strings.get(&id).map_or("", String::as_str));
-                            text_ids.insert(id, s);
-                            s
-                        }
+            let name = if let Some(named) = thread_named {
+                named
+            } else {
+                match row.get_ref(6).ok() {
+                    Some(ValueRef::Text(t)) => match std::str::from_utf8(t) {
+                        Ok(text) => l.b.intern(text),
+                        Err(_) => l.b.intern(&String::from_utf8_lossy(t)),
                     },
-                    None => l.b.intern(""),
-                },
+                    Some(other) if other != ValueRef::Null => {
+                        l.b.intern(text_of(other).as_deref().unwrap_or(""))
+                    }
+                    _ => match v(7) {
+                        Some(id) => match text_ids.get(&id) {
+                            Some(&s) => s,
+                            None => {
+                                let s = l.b.intern(l.strings.get(&id).map_or("", String::as_str));
+                                text_ids.insert(id, s);
+                                s
+                            }
+                        },
+                        None => l.b.intern(""),
+                    },
+                }
             };
             let (key, label) = match kind {
                 EventKind::NvtxStartEnd => {

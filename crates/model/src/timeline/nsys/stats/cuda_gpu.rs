@@ -91,7 +91,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
     let gpu_tables = [KERNEL, MEMCPY, MEMSET].iter().any(|t| db.has_table(t));
     if with_api {
         if !db.has_table(RUNTIME) && !gpu_tables {
-            return skipped(db, "CUDA trace data");
+            return skipped(db, "CUDA API, GPU kernel, nor memory operations data");
         }
     } else if !gpu_tables {
         return skipped(db, "GPU kernel/memory operations data");

@@ -313,7 +313,9 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     if !db.has_table(KERNEL) && !db.has_table(MEMCPY) && !db.has_table(MEMSET) {
         return skipped(db, "GPU trace data");
     }
-    let nvtx_name = req.flag("nvtx-name");
+    // Kernels are what the NVTX names apply to: without them the option needs no NVTX data
+    // (nsys lists the copies and memsets of an export without NVTX_EVENTS).
+    let nvtx_name = req.flag("nvtx-name") && db.has_table(KERNEL);
     if nvtx_name && let Some(skip) = nvtx_missing(db) {
         return skip;
     }

@@ -120,7 +120,7 @@ pub struct Trace {
     pub path: PathBuf,
     /// Interned text of the text columns.
     pub strings: Vec<String>,
-    /// The tables: `cuda_api`, `gpu`, `dx12_mem`.
+    /// The tables: `cuda_api`, `gpu`, `dx12_mem`, `profiler_overhead`.
     pub tables: Vec<EventTable>,
     /// The export's tables and their columns (what rules check before they run).
     schema: HashMap<String, HashSet<String>>,
@@ -179,6 +179,7 @@ impl Trace {
         let api = read_api(db, &mut strings, &mut string_of)?;
         let gpu = read_gpu(db, &api, &mut strings, &mut string_of)?;
         let dx12 = read_dx12(db, &mut strings, &mut string_of)?;
+        let overhead = read_overhead(db, &mut strings, &mut string_of)?;
         let warnings = db
             .take_damage_met()
             .iter()
@@ -187,7 +188,7 @@ impl Trace {
         Ok(Trace {
             path: db.path.clone(),
             strings: strings.strings,
-            tables: vec![api, gpu, dx12],
+            tables: vec![api, gpu, dx12, overhead],
             schema,
             warnings,
         })
@@ -487,6 +488,41 @@ fn read_dx12(
         t.push(&[
             table, v[0], v[1], v[2], pid, tid, name, v[5], v[6], v[7], v[8], v[9], v[10],
         ]);
+    })?;
+    Ok(t)
+}
+
+const OVERHEAD: &str = "PROFILER_OVERHEAD";
+
+/// The profiler's own work (`PROFILER_OVERHEAD`): initialization, buffer flushes and, in
+/// exports of old captures, "CUDA profiling overhead" that nsys counts as GPU time.
+fn read_overhead(
+    db: &ExportDb,
+    strings: &mut Interner,
+    string_of: &mut StringOf<'_>,
+) -> Result<EventTable, NsysError> {
+    let mut t = EventTable::new(
+        "profiler_overhead",
+        "The profiler's own work (PROFILER_OVERHEAD)",
+        HOST_CALL.as_slice(),
+    );
+    if !db.has_table(OVERHEAD) {
+        return Ok(t);
+    }
+    let sql = format!(
+        "SELECT rowid, start, end, {}, {} FROM {OVERHEAD}",
+        db.col_or_null(OVERHEAD, "globalTid"),
+        db.col_or_null(OVERHEAD, "nameId"),
+    );
+    let table = strings.id(OVERHEAD);
+    each_row(db, &[OVERHEAD], &sql, |v| {
+        let (pid, tid) = split_tid(v[3]);
+        let name = if v[4] == NULL {
+            NULL
+        } else {
+            string_of(v[4], strings)
+        };
+        t.push(&[table, v[0], v[1], v[2], pid, tid, name]);
     })?;
     Ok(t)
 }
