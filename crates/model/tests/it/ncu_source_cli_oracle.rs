@@ -361,6 +361,12 @@ fn check_kernel(
     let page = match nvdisasm::disassemble_page(&page, options) {
         Ok(Some(d)) => page.with_disassembly(&d),
         Ok(None) => page,
+        // No nvdisasm found reads this architecture (CUDA 13's on sm_70): everything but the
+        // SASS text is still compared.
+        Err(e @ nvdisasm::NvdisasmError::NoArchitecture { .. }) => {
+            eprintln!("{stem} kernel {k}: SASS text not compared: {e}");
+            page
+        }
         Err(e) => panic!("{stem} kernel {k}: {e}"),
     };
     for (name, file_name, view) in &job.files {

@@ -89,6 +89,8 @@ pub fn memory_label(metric: &str, code: u64) -> Option<String> {
         ("memory_type", 16) => "Shared",
         ("memory_access_type", 2) => "Load",
         ("memory_access_type", 4) => "Store",
+        // 2: the 8-bit accesses (`LDG.E.U8`) of the 2022.4 RTX 3080 Ti report.
+        ("memory_access_size_type", 2) => "8",
         ("memory_access_size_type", 8) => "16",
         ("memory_access_size_type", 32) => "32",
         ("memory_access_size_type", 64) => "64",
@@ -157,7 +159,10 @@ impl SourceColumns {
         let have_section = !entries.is_empty();
         for (name, label) in entries {
             let label = label.unwrap_or_else(|| name.clone());
-            if columns.iter().any(|c| c.label == label) {
+            if columns
+                .iter()
+                .any(|c| c.label == label || matches!(&c.kind, ColumnKind::Metric(n) | ColumnKind::MemoryLabel(n) if *n == name))
+            {
                 continue;
             }
             if let Some(group) = name.strip_prefix("group:") {
@@ -331,21 +336,54 @@ impl Column {
     }
 }
 
-/// `(name, label)` of the embedded `SourceCounters` section's source metrics.
+/// `(name, label)` of the Source page's metrics, in the page's order (the label `None` when
+/// the entry has none: the header is then the metric's name).
+///
+/// - A `SourceCounters` section with `SourceMetrics` (2023.3 and later): those, in order.
+/// - Before, only `Metrics` lists (NVIDIA's 2024.1 page reads them this way): the
+///   `SourceCounters` section's `group:` entries first, then the entries of every embedded
+///   section's `Metrics`, sections by their `Order`. The caller keeps those with per-PC
+///   values, the first entry of a metric defining its column (so `InstructionStats`, order
+///   60, places `inst_executed` before `SourceCounters`' own entries, with that section's
+///   label or, without one, its name). An entry whose label is present but empty is not a
+///   column (2021.x and 2022.1 `InstructionStats` list `inst_executed` that way).
 fn section_entries(sections: &[ProfilerSection]) -> Vec<(String, Option<String>)> {
     let Some(section) = sections.iter().find(|s| s.identifier == "SourceCounters") else {
         return Vec::new();
     };
-    let list = section
+    let entry = |e: &crate::proto::nv::profiler::ProfilerSectionMetric| {
+        (e.name.clone(), e.label.clone().filter(|l| !l.is_empty()))
+    };
+    if let Some(list) = section
         .source_metrics
         .as_ref()
         .filter(|m| !m.metrics.is_empty())
-        .or(section.metrics.as_ref());
-    list.map(|m| {
-        m.metrics
+    {
+        return list.metrics.iter().map(entry).collect();
+    }
+    let metrics_of = |s: &ProfilerSection| {
+        s.metrics
             .iter()
-            .map(|e| (e.name.clone(), e.label.clone().filter(|l| !l.is_empty())))
-            .collect()
-    })
-    .unwrap_or_default()
+            .flat_map(|m| m.metrics.iter())
+            .filter(|e| e.label.as_deref() != Some(""))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let own = metrics_of(section);
+    let mut entries: Vec<(String, Option<String>)> = own
+        .iter()
+        .filter(|e| e.name.starts_with("group:"))
+        .map(entry)
+        .collect();
+    let mut ordered: Vec<&ProfilerSection> = sections.iter().collect();
+    ordered.sort_by_key(|s| s.order.unwrap_or(u32::MAX));
+    for s in ordered {
+        entries.extend(
+            metrics_of(s)
+                .iter()
+                .filter(|e| !e.name.starts_with("group:"))
+                .map(entry),
+        );
+    }
+    entries
 }
