@@ -167,7 +167,9 @@ impl SourceColumns {
             }
             if let Some(group) = name.strip_prefix("group:") {
                 let members = group_members(action, group);
-                if !members.is_empty() {
+                // The group's list stored without any of its members (the 2021.1 raytracer
+                // report's `trace`): NVIDIA still shows the column, with zeros.
+                if !members.is_empty() || action.metric(&name).is_some() {
                     for member in &members {
                         read(&mut values, member);
                     }

@@ -58,6 +58,20 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
+    /// The file's lines as NVIDIA's page numbers them (`--print-source cuda`): split at `\n`,
+    /// a `\r` before it dropped, and no empty line after a final `\n`. Empty when the file is
+    /// not imported.
+    pub fn lines(&self) -> Vec<&str> {
+        let Some(content) = self.content.as_deref() else {
+            return Vec::new();
+        };
+        let content = content.strip_suffix('\n').unwrap_or(content);
+        content
+            .split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .collect()
+    }
+
     /// The 1-based line's text, when the file is imported and has that line.
     pub fn line(&self, line: u32) -> Option<&str> {
         let content = self.content.as_deref()?;
