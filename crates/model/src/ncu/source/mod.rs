@@ -474,3 +474,20 @@ impl SourceModule {
         &self.problems
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SourceFile;
+    /// A file's lines as NVIDIA numbers them: no empty line after a final newline.
+    #[test]
+    fn source_file_lines() {
+        let file = |content: Option<&str>| SourceFile {
+            name: "a.cu".into(),
+            content: content.map(str::to_owned),
+        };
+        assert_eq!(file(Some("a\r\nb\n")).lines(), ["a", "b"]);
+        assert_eq!(file(Some("a\n\n")).lines(), ["a", ""]);
+        assert_eq!(file(Some("a")).lines(), ["a"]);
+        assert!(file(None).lines().is_empty());
+    }
+}

@@ -595,3 +595,29 @@ pub fn disassemble_page(
     }
     Ok(Some(all))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::binary_values;
+
+    #[test]
+    fn architectures_from_the_help_text() {
+        // CUDA 13's `nvdisasm --help` (abridged): no SM70.
+        let help = "--base-address <value>   (-base)\n        Specify the base.\n\n\
+            --binary <SMxy>                                (-b)\n        When this option \
+            is specified, the input file is raw.\n        Allowed values for this option:  \
+            'SM100','SM100a',\n        'SM75','SM80','SM86','SM90a'.\n\n\
+            --cuda-function-index <symbol index>,...       (-fun)\n        'SM70' is not \
+            a value of this one.\n";
+        assert_eq!(
+            binary_values(help),
+            Some(
+                ["SM100", "SM100a", "SM75", "SM80", "SM86", "SM90a"]
+                    .map(str::to_owned)
+                    .to_vec()
+            )
+        );
+        assert_eq!(binary_values("--binary <SMxy>\n  no list\n"), None);
+        assert_eq!(binary_values(""), None);
+    }
+}
