@@ -598,7 +598,7 @@ fn nvdisasm_for(
 fn printed_twice(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let half = lines.len() / 2;
-    (half > 0 && lines.len() % 2 == 0 && lines[..half] == lines[half..])
+    (half > 0 && lines.len().is_multiple_of(2) && lines[..half] == lines[half..])
         .then(|| lines[..half].concat())
 }
 
