@@ -389,3 +389,112 @@ fn section_entries(sections: &[ProfilerSection]) -> Vec<(String, Option<String>)
     }
     entries
 }
+
+#[cfg(test)]
+mod tests {
+    use super::section_entries;
+    use crate::proto::nv::profiler::{
+        ProfilerSection, ProfilerSectionMetric, ProfilerSectionMetrics,
+    };
+
+    fn entry(name: &str, label: Option<&str>) -> ProfilerSectionMetric {
+        ProfilerSectionMetric {
+            name: name.into(),
+            label: label.map(str::to_owned),
+            ..Default::default()
+        }
+    }
+
+    fn section(
+        id: &str,
+        order: u32,
+        metrics: Vec<ProfilerSectionMetric>,
+        source: bool,
+    ) -> ProfilerSection {
+        let list = Some(ProfilerSectionMetrics {
+            metrics,
+            order: None,
+        });
+        ProfilerSection {
+            identifier: id.into(),
+            display_name: id.into(),
+            order: Some(order),
+            metrics: if source { None } else { list.clone() },
+            source_metrics: if source { list } else { None },
+            ..Default::default()
+        }
+    }
+
+    fn names(entries: &[(String, Option<String>)]) -> Vec<String> {
+        entries
+            .iter()
+            .map(|(n, l)| l.clone().unwrap_or_else(|| n.clone()))
+            .collect()
+    }
+
+    /// Sections with only `Metrics` (before 2023.3), as the 2022.4.0 RTX 3080 Ti report embeds
+    /// them: the `group:` columns first, then every section's entries by `Order`
+    /// (InstructionStats' unlabelled `inst_executed` before SourceCounters' own); an empty
+    /// label hides an entry (2021.x InstructionStats).
+    #[test]
+    fn legacy_sections_order_as_ncu_2024_1() {
+        let counters = section(
+            "SourceCounters",
+            100,
+            vec![
+                entry("group:stalls", Some("Warp Stall Sampling (All Cycles)")),
+                entry("smsp__pcsamp_sample_count", Some("# Samples")),
+                entry("inst_executed", Some("Instructions Executed")),
+                entry("thread_inst_executed", Some("Thread Instructions Executed")),
+            ],
+            false,
+        );
+        let stats = |label: Option<&str>| {
+            section(
+                "InstructionStats",
+                60,
+                vec![entry("inst_executed", label)],
+                false,
+            )
+        };
+        let got = section_entries(&[stats(None), counters.clone()]);
+        assert_eq!(
+            names(&got)[..3],
+            [
+                "Warp Stall Sampling (All Cycles)",
+                "inst_executed",
+                "# Samples"
+            ]
+        );
+        let got = section_entries(&[stats(Some("Instructions Executed")), counters.clone()]);
+        assert_eq!(
+            names(&got)[..3],
+            [
+                "Warp Stall Sampling (All Cycles)",
+                "Instructions Executed",
+                "# Samples"
+            ]
+        );
+        let got = section_entries(&[stats(Some("")), counters.clone()]);
+        assert_eq!(
+            names(&got)[..3],
+            [
+                "Warp Stall Sampling (All Cycles)",
+                "# Samples",
+                "Instructions Executed"
+            ]
+        );
+        // `SourceMetrics` (2023.3 and later): that list alone, in its order.
+        let mut current = counters;
+        current.source_metrics = current.metrics.take();
+        let got = section_entries(&[stats(None), current]);
+        assert_eq!(
+            names(&got)[..3],
+            [
+                "Warp Stall Sampling (All Cycles)",
+                "# Samples",
+                "Instructions Executed"
+            ]
+        );
+    }
+}
