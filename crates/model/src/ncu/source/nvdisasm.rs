@@ -224,8 +224,14 @@ pub fn find_for(explicit: Option<&Path>, sm: (u32, u32)) -> Choice {
 }
 
 /// nvdisasm inside installed `nvidia-cuda-nvdisasm` wheels: `nvidia/*/bin/nvdisasm` under
-/// the site-packages folders `python3` reports (of one folder, the newest CUDA first).
+/// the site-packages folders `python3` reports (of one folder, the newest CUDA first). Asked
+/// once per process (`python3` takes tens of milliseconds to start).
 fn wheels(exe: &str) -> Vec<PathBuf> {
+    static FOUND: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| search_wheels(exe)).clone()
+}
+
+fn search_wheels(exe: &str) -> Vec<PathBuf> {
     let Ok(output) = Command::new("python3")
         .args([
             "-c",
