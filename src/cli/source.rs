@@ -41,8 +41,9 @@ pub struct SourceArgs {
     /// JSON: the columns and the rows.
     #[arg(long)]
     pub json: bool,
-    /// NVIDIA's disassembler, for the SASS text (else searched on PATH, in $CUDA_HOME/bin and
-    /// in an installed nvidia-cuda-nvdisasm wheel).
+    /// NVIDIA's disassembler, for the SASS text (a path that is no file: none). Without it, or
+    /// when it cannot read the cubin's architecture, the first that can among those in
+    /// $SIGHTLINE_NVDISASM_PATH, on PATH, in $CUDA_HOME/bin and in nvidia-cuda-nvdisasm wheels.
     #[arg(long, value_name = "PATH")]
     pub nvdisasm: Option<PathBuf>,
     /// Where nvdisasm's output is cached (default: the user's cache folder,

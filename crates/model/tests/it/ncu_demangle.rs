@@ -2,9 +2,10 @@
 //! (`../shared/corpus/ncu/`):
 //!
 //! - every kernel of every report of the manifest stores its mangled and its demangled name:
-//!   the demangled mangled name must equal the stored one. Reports written by Nsight Compute
-//!   2020.x store names in another style (`vector_add(double const*, ...)`); for those the
-//!   expected name is what the ncu 2024.1 CLI prints for that kernel (`"Kernel Name"` of
+//!   the mangled name demangled in the report's style (`Style::stored_by` its tool version)
+//!   must equal the stored one. Reports written before 2021.2 and reports without a version
+//!   store GNU's style (`vector_add(double const*, ...)`); for those the name in NVIDIA's
+//!   style must also equal what the ncu 2024.1 CLI prints for that kernel (`"Kernel Name"` of
 //!   `cli-oracle/<report>/source-sass-K.csv`), the style of every later report;
 //! - every `"Kernel Name"` / `"Function Name"` of the CLI's source CSVs whose symbol is in the
 //!   kernel's cubin (the kernel and the device functions it calls) must be the demangled name
@@ -17,7 +18,9 @@ use std::path::Path;
 
 use crate::source_common::{corpus_ncu, reports};
 use sightline_model::ncu::source::SourceModule;
-use sightline_model::ncu::source::demangle::{demangle, demangle_or_raw};
+use sightline_model::ncu::source::demangle::{
+    Style, demangle, demangle_or_raw, demangle_or_raw_in,
+};
 use sightline_model::ncu::{NameBase, Report};
 
 /// The `"Kernel Name"` and `"Function Name"` values of a source CSV.
@@ -57,55 +60,58 @@ fn demangled_kernel_names_equal_the_reports_names() {
     let Some(corpus) = corpus_ncu() else {
         return;
     };
-    let (mut equal, mut total, mut old_style, mut old_compared) = (0, 0, 0, 0);
+    let (mut equal, mut total, mut gnu, mut cli_compared) = (0, 0, 0, 0);
     let mut failures = Vec::new();
     for path in reports(&corpus) {
         let report = Report::open(&path).unwrap();
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let old = report.tool_version().is_some_and(|v| v.year <= 2020);
+        // The style the report stores its names in, by the version that wrote it.
+        let style = Style::stored_by(report.tool_version());
         for k in 0..report.num_actions() {
             let action = report.action(k).unwrap();
             let mangled = action.name(NameBase::Mangled);
             let stored = action.name(NameBase::Demangled);
-            let expected = if old {
-                old_style += 1;
+            let mut compare = |ours: String, expected: String, what: &str| {
+                total += 1;
+                if ours == expected {
+                    equal += 1;
+                } else {
+                    failures.push(format!(
+                        "{stem} kernel {k} ({what}): {mangled}\n  ours:     {ours}\n  \
+                         expected: {expected}"
+                    ));
+                }
+            };
+            compare(
+                demangle_or_raw_in(mangled, style),
+                stored.to_owned(),
+                "stored",
+            );
+            if style == Style::Gnu {
+                gnu += 1;
+                // The CLI prints NVIDIA's style for every report: compared where it has a
+                // page of this kernel.
                 let load_pc = SourceModule::for_action(&report, &action)
                     .ok()
                     .and_then(|m| m.function_for(&action).and_then(|f| f.load_pc));
-                match load_pc.and_then(|pc| oracle_kernel_name(&corpus, &stem, k, pc)) {
-                    Some(name) => {
-                        old_compared += 1;
-                        name
-                    }
-                    // No CLI output for this kernel: the 2020.x name itself cannot be
-                    // compared (another style); the demangler must still read the symbol.
-                    None => {
-                        assert!(
-                            !mangled.starts_with("_Z") || demangle(mangled).is_some(),
-                            "{stem} kernel {k}: {mangled} does not demangle"
-                        );
-                        continue;
-                    }
+                if let Some(name) = load_pc.and_then(|pc| oracle_kernel_name(&corpus, &stem, k, pc))
+                {
+                    cli_compared += 1;
+                    compare(demangle_or_raw(mangled), name, "CLI");
                 }
-            } else {
-                stored.to_owned()
-            };
-            total += 1;
-            let ours = demangle_or_raw(mangled);
-            if ours == expected {
-                equal += 1;
-            } else {
-                failures.push(format!(
-                    "{stem} kernel {k}: {mangled}\n  ours:     {ours}\n  expected: {expected}"
-                ));
+                assert!(
+                    !mangled.starts_with("_Z") || demangle(mangled).is_some(),
+                    "{stem} kernel {k}: {mangled} does not demangle"
+                );
             }
         }
     }
     eprintln!(
-        "{equal} of {total} kernel names equal ({old_style} kernels of 2020.x reports, \
-         {old_compared} of them compared with the CLI's name, the others without one)"
+        "{equal} of {total} kernel names equal ({gnu} kernels of reports storing GNU-style \
+         names, {cli_compared} of them also compared with the CLI's name)"
     );
     assert!(total > 100, "{total}");
+    assert!(gnu > 0 && cli_compared > 0, "{gnu} {cli_compared}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

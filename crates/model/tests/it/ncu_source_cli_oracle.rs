@@ -212,6 +212,19 @@ fn compare_cuda_sass(
         .map(|l| (l.location.file.clone(), l.location.line))
         .collect();
     let theirs: BTreeSet<(String, u32)> = oracle.keys().cloned().collect();
+    // sm_100 and later (see `compare_sass`): 2024.1 reads the code as twice as many 8-byte
+    // words, past the function's end into other functions' line rows; our lines must be among
+    // its lines, whose sums are over other PCs and are not compared.
+    if page.module().sm().is_some_and(|(major, _)| major >= 10) {
+        counts.newer_arch += 1;
+        if !ours.is_subset(&theirs) {
+            failures.push(format!(
+                "{file}: lines only ours {:?}",
+                ours.difference(&theirs).take(5).collect::<Vec<_>>()
+            ));
+        }
+        return;
+    }
     if ours != theirs {
         failures.push(format!(
             "{file}: lines differ: only ours {:?}, only NVIDIA's {:?}",
@@ -346,6 +359,17 @@ fn kernel_files(corpus: &Path, path: &Path, report: usize) -> Vec<KernelFiles> {
     kernels
 }
 
+/// Pages where NVIDIA's 2024.1 page is not one to equal (its bugs), with the evidence; each must
+/// still show the bug (some row printed more than once), so that the list does not go stale.
+const ORACLE_BUGS: &[(&str, &str)] = &[(
+    "ncu2021.1.0_gtx1660s_raytracer/source-sass-2.csv",
+    "the `trace` kernel's page lists every function of the module at its symbol address, other \
+     kernels (`EmptyKernel`, `debug`) included, then again blocks of callees with their \
+     callers (`__cuda_sm20_rcp_rn_f32_slowpath` nine times: the cubin holds nine copies whose \
+     symbols all carry the first copy's address): 9328 rows, 8603 distinct; the kernel's own \
+     callees (relocations) are a subset",
+)];
+
 /// Compares the Source page of one kernel with the oracle's files of it: the counts of what
 /// was compared and the differences.
 fn check_kernel(
@@ -361,12 +385,30 @@ fn check_kernel(
     let page = match nvdisasm::disassemble_page(&page, options) {
         Ok(Some(d)) => page.with_disassembly(&d),
         Ok(None) => page,
+        // No nvdisasm found reads this architecture (CUDA 13's on sm_70): everything but the
+        // SASS text is still compared.
+        Err(e @ nvdisasm::NvdisasmError::NoArchitecture { .. }) => {
+            eprintln!("{stem} kernel {k}: SASS text not compared: {e}");
+            page
+        }
         Err(e) => panic!("{stem} kernel {k}: {e}"),
     };
     for (name, file_name, view) in &job.files {
         let text = std::fs::read_to_string(job.dir.join(file_name))
             .unwrap_or_else(|e| panic!("{}: {e}", job.dir.join(file_name).display()));
         let shown = format!("{stem}/{name}");
+        if let Some((_, evidence)) = ORACLE_BUGS.iter().find(|(file, _)| *file == shown) {
+            let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("\"0x")).collect();
+            let distinct: BTreeSet<&str> = rows.iter().copied().collect();
+            if rows.len() == distinct.len() {
+                failures.push(format!(
+                    "{shown}: listed as an oracle bug but no row repeats"
+                ));
+            }
+            eprintln!("{shown}: not compared (NVIDIA's bug: {evidence})");
+            counts.files += 1;
+            continue;
+        }
         match view.as_str() {
             "sass" => compare_sass(&shown, &text, &page, &mut counts, &mut failures),
             "cuda,sass" => compare_cuda_sass(&shown, &text, &page, &mut counts, &mut failures),
@@ -377,8 +419,7 @@ fn check_kernel(
                 let lines: Vec<String> = page
                     .module()
                     .source_file(&file)
-                    .and_then(|f| f.content.clone())
-                    .map(|c| c.split('\n').map(str::to_owned).collect())
+                    .map(|f| f.lines().into_iter().map(str::to_owned).collect())
                     .unwrap_or_default();
                 compare_numbered(&shown, &text, &lines, &mut failures);
             }
@@ -426,7 +467,7 @@ fn source_pages_equal_ncu_cli() {
     }
     eprintln!(
         "{} oracle files, {} PCs, {} lines, {} values, {} SASS texts compared ({} SASS files of \
-         sm_100+ by common PCs only); columns Sightline does not show: {:?}",
+         sm_100+ by common PCs or lines only); columns Sightline does not show: {:?}",
         counts.files,
         counts.pcs,
         counts.lines,

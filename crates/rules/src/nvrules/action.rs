@@ -66,7 +66,16 @@ impl ActionData {
         };
         let mut cache = self.sass.borrow_mut();
         let disassembly = cache.entry(base).or_insert_with(|| {
-            let tool = nvdisasm::find(options.explicit.as_deref())?;
+            // The nvdisasm that reads this cubin's architecture (CUDA 13's no longer reads
+            // sm_70 and older).
+            let explicit = options.explicit.as_deref();
+            let tool = match module.sm() {
+                Some(sm) => match nvdisasm::find_for(explicit, sm) {
+                    nvdisasm::Choice::Found(tool) => tool,
+                    _ => return None,
+                },
+                None => nvdisasm::find(explicit)?,
+            };
             nvdisasm::disassemble_function(&tool, module, function, options).ok()
         });
         disassembly

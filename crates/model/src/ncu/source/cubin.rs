@@ -278,12 +278,23 @@ impl Cubin {
 
     /// The functions `function`'s code references through relocations (calls to
     /// non-inlined device functions), and theirs, transitively; `function` itself and weak
-    /// symbols (device runtime stubs, which NVIDIA's page does not list) excluded.
+    /// symbols (device runtime stubs, which NVIDIA's page does not list) excluded, and so are
+    /// copies whose address is not known: in a cubin the driver relocated (before 2022.3)
+    /// several sections may hold a copy of one internal function
+    /// (`__cuda_sm20_rcp_rn_f32_slowpath` in nine sections of the 2021.1 raytracer report), every
+    /// copy's symbol carrying the first copy's address while the code calling a later copy
+    /// jumps elsewhere; NVIDIA's page lists none of the later copies.
     pub fn callees(&self, function: &CubinFunction) -> Vec<&CubinFunction> {
+        let mut first_at: HashMap<u64, u32> = HashMap::new();
+        for f in self.functions.iter().filter(|f| f.value != 0) {
+            let first = first_at.entry(f.value).or_insert(f.section_index);
+            *first = (*first).min(f.section_index);
+        }
         let by_symbol: HashMap<u32, &CubinFunction> = self
             .functions
             .iter()
             .filter(|f| !f.weak)
+            .filter(|f| f.value == 0 || first_at.get(&f.value) == Some(&f.section_index))
             .map(|f| (f.symbol_index, f))
             .collect();
         let mut by_target: HashMap<u32, Vec<&[RelocationEntry]>> = HashMap::new();

@@ -89,6 +89,8 @@ pub fn memory_label(metric: &str, code: u64) -> Option<String> {
         ("memory_type", 16) => "Shared",
         ("memory_access_type", 2) => "Load",
         ("memory_access_type", 4) => "Store",
+        // 2: the 8-bit accesses (`LDG.E.U8`) of the 2022.4 RTX 3080 Ti report.
+        ("memory_access_size_type", 2) => "8",
         ("memory_access_size_type", 8) => "16",
         ("memory_access_size_type", 32) => "32",
         ("memory_access_size_type", 64) => "64",
@@ -157,12 +159,17 @@ impl SourceColumns {
         let have_section = !entries.is_empty();
         for (name, label) in entries {
             let label = label.unwrap_or_else(|| name.clone());
-            if columns.iter().any(|c| c.label == label) {
+            if columns
+                .iter()
+                .any(|c| c.label == label || matches!(&c.kind, ColumnKind::Metric(n) | ColumnKind::MemoryLabel(n) if *n == name))
+            {
                 continue;
             }
             if let Some(group) = name.strip_prefix("group:") {
                 let members = group_members(action, group);
-                if !members.is_empty() {
+                // The group's list stored without any of its members (the 2021.1 raytracer
+                // report's `trace`): NVIDIA still shows the column, with zeros.
+                if !members.is_empty() || action.metric(&name).is_some() {
                     for member in &members {
                         read(&mut values, member);
                     }
@@ -331,21 +338,163 @@ impl Column {
     }
 }
 
-/// `(name, label)` of the embedded `SourceCounters` section's source metrics.
+/// `(name, label)` of the Source page's metrics, in the page's order (the label `None` when
+/// the entry has none: the header is then the metric's name).
+///
+/// - A `SourceCounters` section with `SourceMetrics` (2023.3 and later): those, in order.
+/// - Before, only `Metrics` lists (NVIDIA's 2024.1 page reads them this way): the
+///   `SourceCounters` section's `group:` entries first, then the entries of every embedded
+///   section's `Metrics`, sections by their `Order`. The caller keeps those with per-PC
+///   values, the first entry of a metric defining its column (so `InstructionStats`, order
+///   60, places `inst_executed` before `SourceCounters`' own entries, with that section's
+///   label or, without one, its name). An entry whose label is present but empty is not a
+///   column (2021.x and 2022.1 `InstructionStats` list `inst_executed` that way).
 fn section_entries(sections: &[ProfilerSection]) -> Vec<(String, Option<String>)> {
     let Some(section) = sections.iter().find(|s| s.identifier == "SourceCounters") else {
         return Vec::new();
     };
-    let list = section
+    let entry = |e: &crate::proto::nv::profiler::ProfilerSectionMetric| {
+        (e.name.clone(), e.label.clone().filter(|l| !l.is_empty()))
+    };
+    if let Some(list) = section
         .source_metrics
         .as_ref()
         .filter(|m| !m.metrics.is_empty())
-        .or(section.metrics.as_ref());
-    list.map(|m| {
-        m.metrics
+    {
+        return list.metrics.iter().map(entry).collect();
+    }
+    let metrics_of = |s: &ProfilerSection| {
+        s.metrics
             .iter()
-            .map(|e| (e.name.clone(), e.label.clone().filter(|l| !l.is_empty())))
+            .flat_map(|m| m.metrics.iter())
+            .filter(|e| e.label.as_deref() != Some(""))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let own = metrics_of(section);
+    let mut entries: Vec<(String, Option<String>)> = own
+        .iter()
+        .filter(|e| e.name.starts_with("group:"))
+        .map(entry)
+        .collect();
+    let mut ordered: Vec<&ProfilerSection> = sections.iter().collect();
+    ordered.sort_by_key(|s| s.order.unwrap_or(u32::MAX));
+    for s in ordered {
+        entries.extend(
+            metrics_of(s)
+                .iter()
+                .filter(|e| !e.name.starts_with("group:"))
+                .map(entry),
+        );
+    }
+    entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::section_entries;
+    use crate::proto::nv::profiler::{
+        ProfilerSection, ProfilerSectionMetric, ProfilerSectionMetrics,
+    };
+
+    fn entry(name: &str, label: Option<&str>) -> ProfilerSectionMetric {
+        ProfilerSectionMetric {
+            name: name.into(),
+            label: label.map(str::to_owned),
+            ..Default::default()
+        }
+    }
+
+    fn section(
+        id: &str,
+        order: u32,
+        metrics: Vec<ProfilerSectionMetric>,
+        source: bool,
+    ) -> ProfilerSection {
+        let list = Some(ProfilerSectionMetrics {
+            metrics,
+            order: None,
+        });
+        ProfilerSection {
+            identifier: id.into(),
+            display_name: id.into(),
+            order: Some(order),
+            metrics: if source { None } else { list.clone() },
+            source_metrics: if source { list } else { None },
+            ..Default::default()
+        }
+    }
+
+    fn names(entries: &[(String, Option<String>)]) -> Vec<String> {
+        entries
+            .iter()
+            .map(|(n, l)| l.clone().unwrap_or_else(|| n.clone()))
             .collect()
-    })
-    .unwrap_or_default()
+    }
+
+    /// Sections with only `Metrics` (before 2023.3), as the 2022.4.0 RTX 3080 Ti report embeds
+    /// them: the `group:` columns first, then every section's entries by `Order`
+    /// (InstructionStats' unlabelled `inst_executed` before SourceCounters' own); an empty
+    /// label hides an entry (2021.x InstructionStats).
+    #[test]
+    fn legacy_sections_order_as_ncu_2024_1() {
+        let counters = section(
+            "SourceCounters",
+            100,
+            vec![
+                entry("group:stalls", Some("Warp Stall Sampling (All Cycles)")),
+                entry("smsp__pcsamp_sample_count", Some("# Samples")),
+                entry("inst_executed", Some("Instructions Executed")),
+                entry("thread_inst_executed", Some("Thread Instructions Executed")),
+            ],
+            false,
+        );
+        let stats = |label: Option<&str>| {
+            section(
+                "InstructionStats",
+                60,
+                vec![entry("inst_executed", label)],
+                false,
+            )
+        };
+        let got = section_entries(&[stats(None), counters.clone()]);
+        assert_eq!(
+            names(&got)[..3],
+            [
+                "Warp Stall Sampling (All Cycles)",
+                "inst_executed",
+                "# Samples"
+            ]
+        );
+        let got = section_entries(&[stats(Some("Instructions Executed")), counters.clone()]);
+        assert_eq!(
+            names(&got)[..3],
+            [
+                "Warp Stall Sampling (All Cycles)",
+                "Instructions Executed",
+                "# Samples"
+            ]
+        );
+        let got = section_entries(&[stats(Some("")), counters.clone()]);
+        assert_eq!(
+            names(&got)[..3],
+            [
+                "Warp Stall Sampling (All Cycles)",
+                "# Samples",
+                "Instructions Executed"
+            ]
+        );
+        // `SourceMetrics` (2023.3 and later): that list alone, in its order.
+        let mut current = counters;
+        current.source_metrics = current.metrics.take();
+        let got = section_entries(&[stats(None), current]);
+        assert_eq!(
+            names(&got)[..3],
+            [
+                "Warp Stall Sampling (All Cycles)",
+                "# Samples",
+                "Instructions Executed"
+            ]
+        );
+    }
 }

@@ -58,6 +58,20 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
+    /// The file's lines as NVIDIA's page numbers them (`--print-source cuda`): split at `\n`,
+    /// a `\r` before it dropped, and no empty line after a final `\n`. Empty when the file is
+    /// not imported.
+    pub fn lines(&self) -> Vec<&str> {
+        let Some(content) = self.content.as_deref() else {
+            return Vec::new();
+        };
+        let content = content.strip_suffix('\n').unwrap_or(content);
+        content
+            .split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l))
+            .collect()
+    }
+
     /// The 1-based line's text, when the file is imported and has that line.
     pub fn line(&self, line: u32) -> Option<&str> {
         let content = self.content.as_deref()?;
@@ -458,5 +472,22 @@ impl SourceModule {
     /// What was worked around or is missing (no binary, damaged sections, unknown relocations).
     pub fn problems(&self) -> &[Problem] {
         &self.problems
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceFile;
+    /// A file's lines as NVIDIA numbers them: no empty line after a final newline.
+    #[test]
+    fn source_file_lines() {
+        let file = |content: Option<&str>| SourceFile {
+            name: "a.cu".into(),
+            content: content.map(str::to_owned),
+        };
+        assert_eq!(file(Some("a\r\nb\n")).lines(), ["a", "b"]);
+        assert_eq!(file(Some("a\n\n")).lines(), ["a", ""]);
+        assert_eq!(file(Some("a")).lines(), ["a"]);
+        assert!(file(None).lines().is_empty());
     }
 }

@@ -1,6 +1,11 @@
 //! SASS text from NVIDIA's disassembler, when the user has it: found via an explicit path (the
-//! `--nvdisasm` option or the app's setting), `PATH`, `$CUDA_HOME/bin`, or an installed
-//! `nvidia-cuda-nvdisasm` Python wheel (`site-packages/nvidia/*/bin/nvdisasm`). Each function
+//! `--nvdisasm` option or the app's setting), `$SIGHTLINE_NVDISASM_PATH` (a path list of
+//! nvdisasm binaries or folders holding one), `PATH`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, or
+//! an installed `nvidia-cuda-nvdisasm` Python wheel (`site-packages/nvidia/*/bin/nvdisasm`).
+//! Each CUDA release reads its own range of architectures (CUDA 13 no longer reads sm_70 and
+//! older), so the tool is chosen per cubin: the first candidate whose `--help` lists the
+//! cubin's `SMxy` among the values of `--binary` ([`find_for`]); when none does, the page says
+//! so ([`NvdisasmError::NoArchitecture`]) and shows its rows without text. Each function
 //! is disassembled in raw mode at its load address (`nvdisasm -b SM<maj><min> -base 0x<PC>
 //! code.bin`: file mode fails on the cubins of reports before 2022.3), with a timeout, and the
 //! output is cached by a hash of the code, the SM version and the base address.
@@ -55,6 +60,21 @@ pub enum NvdisasmError {
     /// The module has no SM version to pass as `-b SMxy`.
     #[error("the report names no SM version for this kernel binary: nvdisasm needs one")]
     NoSmVersion,
+    /// nvdisasm was found, but none of the candidates reads the cubin's architecture.
+    #[error(
+        "no nvdisasm found reads SM{}{} (tried {}): the SASS text column stays empty; CUDA 13 \
+         no longer reads sm_70 and older, a CUDA 12 toolkit's nvdisasm does (put it on PATH or \
+         in SIGHTLINE_NVDISASM_PATH)",
+        sm.0,
+        sm.1,
+        tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    NoArchitecture {
+        /// The cubin's architecture.
+        sm: (u32, u32),
+        /// The nvdisasm binaries found.
+        tried: Vec<PathBuf>,
+    },
 }
 
 /// How to find and run nvdisasm.
@@ -84,38 +104,135 @@ pub fn default_cache_dir() -> PathBuf {
     crate::dirs::cache_dir("nvdisasm")
 }
 
-/// The first nvdisasm found: `explicit`, `PATH`, `$CUDA_HOME/bin`, a Python wheel.
+/// The first nvdisasm found (see [`candidates`]).
 pub fn find(explicit: Option<&Path>) -> Option<PathBuf> {
-    if let Some(p) = explicit {
-        return p.is_file().then(|| p.to_path_buf());
-    }
+    candidates(explicit).into_iter().next()
+}
+
+/// The environment variable naming more nvdisasm binaries (or folders holding one), searched
+/// after an explicit path and before `PATH`: a path list (`:`-separated, `;` on Windows).
+pub const PATH_VAR: &str = "SIGHTLINE_NVDISASM_PATH";
+
+/// Every nvdisasm found, in search order, each once: `explicit` (when it names no file,
+/// nothing: the caller asked for that one), [`PATH_VAR`], `PATH`, `$CUDA_HOME/bin`,
+/// `$CUDA_PATH/bin`, the Python wheels (newest CUDA first).
+pub fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     let exe = if cfg!(windows) {
         "nvdisasm.exe"
     } else {
         "nvdisasm"
     };
-    if let Some(path) = std::env::var_os("PATH")
-        && let Some(p) = std::env::split_paths(&path)
-            .map(|d| d.join(exe))
-            .find(|p| p.is_file())
-    {
-        return Some(p);
+    let mut found: Vec<PathBuf> = Vec::new();
+    if let Some(p) = explicit {
+        if !p.is_file() {
+            return Vec::new();
+        }
+        found.push(p.to_path_buf());
     }
+    let in_list = |var: &str| -> Vec<PathBuf> {
+        std::env::var_os(var)
+            .map(|list| {
+                std::env::split_paths(&list)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map(|p| if p.is_dir() { p.join(exe) } else { p })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    found.extend(in_list(PATH_VAR));
+    found.extend(in_list("PATH"));
     for var in ["CUDA_HOME", "CUDA_PATH"] {
         if let Some(home) = std::env::var_os(var) {
-            let p = PathBuf::from(home).join("bin").join(exe);
-            if p.is_file() {
-                return Some(p);
-            }
+            found.push(PathBuf::from(home).join("bin").join(exe));
         }
     }
-    wheel(exe)
+    found.extend(wheels(exe));
+    let mut seen = std::collections::HashSet::new();
+    found
+        .into_iter()
+        .filter(|p| p.is_file())
+        .filter(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())))
+        .collect()
 }
 
-/// nvdisasm inside an installed `nvidia-cuda-nvdisasm` wheel: `nvidia/*/bin/nvdisasm` under
-/// the site-packages folders `python3` reports.
-fn wheel(exe: &str) -> Option<PathBuf> {
-    let output = Command::new("python3")
+/// The architectures `nvdisasm`'s raw mode reads (`SM75`, `SM90a`…): the values of `--binary`
+/// its `--help` lists; `None` when it does not list them (then it is tried on any cubin).
+/// Asked once per binary and process.
+pub fn architectures(nvdisasm: &Path) -> Option<Vec<String>> {
+    use std::sync::{Mutex, OnceLock};
+    type Known = HashMap<PathBuf, Option<Vec<String>>>;
+    static KNOWN: OnceLock<Mutex<Known>> = OnceLock::new();
+    let known = KNOWN.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(answer) = known.lock().ok().and_then(|k| k.get(nvdisasm).cloned()) {
+        return answer;
+    }
+    let answer = Command::new(nvdisasm)
+        .arg("--help")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .and_then(|o| binary_values(&String::from_utf8_lossy(&o.stdout)));
+    if let Ok(mut k) = known.lock() {
+        k.insert(nvdisasm.to_path_buf(), answer.clone());
+    }
+    answer
+}
+
+/// The `Allowed values for this option:` of `--binary` in nvdisasm's help text.
+pub fn binary_values(help: &str) -> Option<Vec<String>> {
+    let start = help.find("--binary")?;
+    let rest = &help[start..];
+    let allowed = rest.find("Allowed values for this option:")?;
+    // The list ends at the next option (a line starting with `--`).
+    let list = &rest[allowed..];
+    let end = list.find("\n--").unwrap_or(list.len());
+    let values: Vec<String> = list[..end]
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    (!values.is_empty()).then_some(values)
+}
+
+/// The nvdisasm to use for code of architecture `sm`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// The first candidate that reads it.
+    Found(PathBuf),
+    /// No nvdisasm at all.
+    NotFound,
+    /// nvdisasm binaries were found, none reads `sm` (they are listed).
+    NoneReads(Vec<PathBuf>),
+}
+
+/// The first of [`candidates`] whose [`architectures`] include `SM<major><minor>` (or do not
+/// say).
+pub fn find_for(explicit: Option<&Path>, sm: (u32, u32)) -> Choice {
+    let all = candidates(explicit);
+    if all.is_empty() {
+        return Choice::NotFound;
+    }
+    let wanted = format!("SM{}{}", sm.0, sm.1);
+    match all.iter().find(|p| {
+        architectures(p).is_none_or(|list| list.iter().any(|a| a.eq_ignore_ascii_case(&wanted)))
+    }) {
+        Some(p) => Choice::Found(p.clone()),
+        None => Choice::NoneReads(all),
+    }
+}
+
+/// nvdisasm inside installed `nvidia-cuda-nvdisasm` wheels: `nvidia/*/bin/nvdisasm` under
+/// the site-packages folders `python3` reports (of one folder, the newest CUDA first). Asked
+/// once per process (`python3` takes tens of milliseconds to start).
+fn wheels(exe: &str) -> Vec<PathBuf> {
+    static FOUND: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| search_wheels(exe)).clone()
+}
+
+fn search_wheels(exe: &str) -> Vec<PathBuf> {
+    let Ok(output) = Command::new("python3")
         .args([
             "-c",
             "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]+sys.path: print(p)",
@@ -123,8 +240,11 @@ fn wheel(exe: &str) -> Option<PathBuf> {
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
-        .ok()?;
+    else {
+        return Vec::new();
+    };
     let text = String::from_utf8_lossy(&output.stdout);
+    let mut all = Vec::new();
     for dir in text.lines().filter(|l| !l.is_empty()) {
         let nvidia = Path::new(dir).join("nvidia");
         let Ok(entries) = std::fs::read_dir(&nvidia) else {
@@ -136,11 +256,10 @@ fn wheel(exe: &str) -> Option<PathBuf> {
             .filter(|p| p.is_file())
             .collect();
         found.sort();
-        if let Some(p) = found.pop() {
-            return Some(p);
-        }
+        found.reverse();
+        all.extend(found);
     }
-    None
+    all
 }
 
 /// Disassembled instructions by absolute PC: nvdisasm's text without the `;` and the `.reuse`
@@ -460,10 +579,19 @@ pub fn disassemble_page(
     page: &SourcePage,
     options: &NvdisasmOptions,
 ) -> Result<Option<Disassembly>, NvdisasmError> {
-    let Some(nvdisasm) = find(options.explicit.as_deref()) else {
-        return Ok(None);
-    };
     let module = page.module();
+    let explicit = options.explicit.as_deref();
+    let nvdisasm = match module.sm() {
+        Some(sm) => match find_for(explicit, sm) {
+            Choice::Found(p) => p,
+            Choice::NotFound => return Ok(None),
+            Choice::NoneReads(tried) => return Err(NvdisasmError::NoArchitecture { sm, tried }),
+        },
+        None => match find(explicit) {
+            Some(p) => p,
+            None => return Ok(None),
+        },
+    };
     let Some(function) = page.function() else {
         return Ok(Some(Disassembly::default()));
     };
@@ -472,4 +600,30 @@ pub fn disassemble_page(
         all.extend([disassemble_function(&nvdisasm, module, callee, options)?]);
     }
     Ok(Some(all))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::binary_values;
+
+    #[test]
+    fn architectures_from_the_help_text() {
+        // CUDA 13's `nvdisasm --help` (abridged): no SM70.
+        let help = "--base-address <value>   (-base)\n        Specify the base.\n\n\
+            --binary <SMxy>                                (-b)\n        When this option \
+            is specified, the input file is raw.\n        Allowed values for this option:  \
+            'SM100','SM100a',\n        'SM75','SM80','SM86','SM90a'.\n\n\
+            --cuda-function-index <symbol index>,...       (-fun)\n        'SM70' is not \
+            a value of this one.\n";
+        assert_eq!(
+            binary_values(help),
+            Some(
+                ["SM100", "SM100a", "SM75", "SM80", "SM86", "SM90a"]
+                    .map(str::to_owned)
+                    .to_vec()
+            )
+        );
+        assert_eq!(binary_values("--binary <SMxy>\n  no list\n"), None);
+        assert_eq!(binary_values(""), None);
+    }
 }

@@ -13,12 +13,19 @@
 //!   `_INTERNAL_…` namespace nvcc gives a file's internal-linkage functions left out;
 //! - `operator ()`: the word `operator`, a space, the symbol.
 //!
+//! Reports written before 2021.2 store names in GNU's style instead: [`demangle_in`] with
+//! [`Style::Gnu`] prints those, [`Style::stored_by`] tells a report's style ([`style`]).
+//!
 //! [`demangle`] answers `None` for anything it does not read completely (not a `_Z` name, a
 //! grammar feature it does not print, damaged input, a name nested or expanding beyond its
 //! limits); [`demangle_or_raw`] then keeps the symbol. Nothing here panics.
 
+mod expr;
+mod style;
 mod tables;
 mod types;
+
+pub use style::Style;
 
 use std::rc::Rc;
 
@@ -36,6 +43,11 @@ const MAX_RECURSION: usize = 256;
 /// The demangled name of an Itanium-mangled symbol (`_Z…`) in NVIDIA's style, or `None` when
 /// the symbol is not one this demangler reads completely.
 pub fn demangle(symbol: &str) -> Option<String> {
+    demangle_in(symbol, Style::Nvidia)
+}
+
+/// The demangled name of an Itanium-mangled symbol in `style`, or `None` (see [`demangle`]).
+pub fn demangle_in(symbol: &str, style: Style) -> Option<String> {
     let rest = symbol.strip_prefix("_Z")?;
     let mut parser = Parser {
         input: rest.as_bytes(),
@@ -43,6 +55,9 @@ pub fn demangle(symbol: &str) -> Option<String> {
         subs: Vec::new(),
         produced: 0,
         depth: 0,
+        style,
+        function_args: Vec::new(),
+        last_args: Vec::new(),
     };
     let text = parser.encoding()?;
     (parser.pos == parser.input.len() && !text.is_empty()).then_some(text)
@@ -52,6 +67,11 @@ pub fn demangle(symbol: &str) -> Option<String> {
 /// runtime symbols, damaged names).
 pub fn demangle_or_raw(symbol: &str) -> String {
     demangle(symbol).unwrap_or_else(|| symbol.to_owned())
+}
+
+/// [`demangle_in`], or the symbol itself when it does not demangle.
+pub fn demangle_or_raw_in(symbol: &str, style: Style) -> String {
+    demangle_in(symbol, style).unwrap_or_else(|| symbol.to_owned())
 }
 
 /// What a `<name>` tells besides its text.
@@ -73,6 +93,12 @@ struct Parser<'a> {
     subs: Vec<Rc<Ty>>,
     produced: usize,
     depth: usize,
+    style: Style,
+    /// GNU style: the template arguments of the function whose type is being read (its
+    /// template parameters print as them).
+    function_args: Vec<String>,
+    /// The arguments of the template argument list read last.
+    last_args: Vec<String>,
 }
 
 impl Parser<'_> {
@@ -117,7 +143,10 @@ impl Parser<'_> {
     /// `ty` printed alone, counted against [`MAX_OUTPUT`].
     fn render(&mut self, ty: &Ty) -> Option<String> {
         self.afford(ty.width())?;
-        let text = ty.render();
+        let text = match self.style {
+            Style::Nvidia => ty.render(),
+            Style::Gnu => style::gnu_render(ty),
+        };
         self.produce(text)
     }
 
@@ -190,7 +219,7 @@ impl Parser<'_> {
             return None;
         }
         Some(if text.starts_with("_GLOBAL__N") {
-            "<unnamed>".to_owned()
+            style::anonymous_namespace(self.style).to_owned()
         } else {
             text.to_owned()
         })
@@ -210,9 +239,20 @@ impl Parser<'_> {
             return None;
         }
         let mut info = NameInfo::default();
-        let name = self.name(&mut info)?;
+        let outer_args = std::mem::take(&mut self.function_args);
+        let result = self.function(&mut info);
+        self.function_args = outer_args;
+        result
+    }
+
+    /// A function's name, return type and parameters (or a data name).
+    fn function(&mut self, info: &mut NameInfo) -> Option<String> {
+        let name = self.name(info)?;
         if self.pos == self.input.len() || matches!(self.peek(), Some(b'E' | b'.')) {
             return Some(name);
+        }
+        if info.template && self.style == Style::Gnu {
+            self.function_args = self.last_args.clone();
         }
         let ret = if info.template && !info.special {
             Some(self.ty()?)
@@ -233,7 +273,10 @@ impl Parser<'_> {
         let text = match ret {
             Some(ret) => {
                 self.afford(ret.width().saturating_add(declarator.len()))?;
-                ret.declare(declarator, false)
+                match self.style {
+                    Style::Nvidia => ret.declare(declarator, false),
+                    Style::Gnu => format!("{} {declarator}", style::gnu_render(&ret)),
+                }
             }
             None => declarator,
         };
@@ -324,12 +367,12 @@ impl Parser<'_> {
                 self.pos += 2;
                 let params = self.lambda_params()?;
                 let instance = self.instance()?;
-                format!("[lambda({params}) (instance {instance})]")
+                style::lambda(self.style, &params, instance)
             }
             b'U' if self.peek_at(1) == Some(b't') => {
                 self.pos += 2;
                 let instance = self.instance()?;
-                format!("[unnamed type (instance {instance})]")
+                style::unnamed_type(self.style, instance)
             }
             b'C' | b'D' if prefix.is_some() && self.is_ctor_dtor() => {
                 let prefix = prefix?;
@@ -341,9 +384,10 @@ impl Parser<'_> {
                     self.ty()?;
                 }
                 info.special = true;
-                info.suffix = match (destructor, variant) {
-                    (_, b'2') => " [subobject]",
-                    (true, b'0') => " [deleting]",
+                info.suffix = match (self.style, destructor, variant) {
+                    (Style::Gnu, ..) => "",
+                    (_, _, b'2') => " [subobject]",
+                    (_, true, b'0') => " [deleting]",
                     _ => "",
                 };
                 let base = base_name(prefix);
@@ -371,7 +415,7 @@ impl Parser<'_> {
                 let code = self.input.get(self.pos..self.pos + 2)?;
                 let symbol = operator(code)?;
                 self.pos += 2;
-                format!("operator {symbol}")
+                style::operator_name(self.style, symbol)
             }
         };
         while self.peek() == Some(b'B') {
@@ -463,7 +507,8 @@ impl Parser<'_> {
                 }
                 b'D' if matches!(self.peek_at(1), Some(b't' | b'T')) => return None,
                 _ => {
-                    let internal = self.peek().is_some_and(|b| b.is_ascii_digit())
+                    let internal = self.style == Style::Nvidia
+                        && self.peek().is_some_and(|b| b.is_ascii_digit())
                         && self.is_internal_namespace();
                     let component = self.unqualified_name(info, so_far.as_deref())?;
                     if internal && self.peek() != Some(b'E') {
@@ -535,6 +580,9 @@ impl Parser<'_> {
             return None;
         }
         let index = self.seq_id()?;
+        if let Some(argument) = self.function_args.get(index) {
+            return Some(argument.clone());
+        }
         Some(format!("T{}", index.checked_add(1)?))
     }
 
@@ -561,7 +609,13 @@ impl Parser<'_> {
         while !self.eat(b'E') {
             self.template_arg(&mut args)?;
         }
-        self.produce(format!("<{}>", args.join(", ")))
+        let mut text = format!("<{}>", args.join(", "));
+        if self.style == Style::Gnu && text.ends_with(">>") {
+            // GNU keeps `>` and `>` apart.
+            text.insert(text.len() - 1, ' ');
+        }
+        self.last_args = args;
+        self.produce(text)
     }
 
     fn template_arg(&mut self, args: &mut Vec<String>) -> Option<()> {
@@ -597,57 +651,6 @@ impl Parser<'_> {
             }
         }
         Some(())
-    }
-
-    /// The expressions a template argument may hold that this demangler prints: template
-    /// parameters, literals and `&` of a name.
-    fn expression(&mut self) -> Option<String> {
-        self.enter()?;
-        let result = self.expression_inner();
-        self.leave();
-        result
-    }
-
-    fn expression_inner(&mut self) -> Option<String> {
-        match self.peek()? {
-            b'T' => self.template_param(),
-            b'L' => self.literal(),
-            b'a' if self.peek_at(1) == Some(b'd') => {
-                self.pos += 2;
-                let operand = self.expression()?;
-                self.produce(format!("&{operand}"))
-            }
-            _ => None,
-        }
-    }
-
-    /// `L <type> <value> E` as `(type)value`, `L_Z <encoding> E` as the name.
-    fn literal(&mut self) -> Option<String> {
-        if !self.eat(b'L') {
-            return None;
-        }
-        if self.eat_str(b"_Z") || self.eat(b'Z') {
-            let name = self.encoding()?;
-            return self.eat(b'E').then_some(name);
-        }
-        if self.eat_str(b"DnE") {
-            return Some("nullptr".to_owned());
-        }
-        let ty = self.ty()?;
-        let ty = self.render(&ty)?;
-        let start = self.pos;
-        while self.peek().is_some_and(|b| b != b'E') {
-            self.pos += 1;
-        }
-        let value = std::str::from_utf8(&self.input[start..self.pos]).ok()?;
-        if !self.eat(b'E') || value.is_empty() {
-            return None;
-        }
-        let value = match value.strip_prefix('n') {
-            Some(v) => format!("-{v}"),
-            None => value.to_owned(),
-        };
-        self.produce(format!("({ty}){value}"))
     }
 
     /// `<type>`; every type but builtins and bare substitutions becomes a substitution

@@ -221,3 +221,63 @@ fn demangle_limits_depth_and_output() {
     let nested = format!("_Z1fIX{}T_EEvv", "ad".repeat(100_000));
     assert_eq!(demangle(&nested), None);
 }
+
+fn check_gnu(mangled: &str, expected: &str) {
+    assert_eq!(
+        super::demangle_in(mangled, super::Style::Gnu).as_deref(),
+        Some(expected),
+        "{mangled}"
+    );
+}
+
+/// The GNU style of reports written before 2021.2 (the corpus's 2020.x, 2021.1 and
+/// version-less reports store these names).
+#[test]
+fn demangle_in_gnu_style() {
+    check_gnu(
+        "_Z6jacobiPKfPfS1_i",
+        "jacobi(float const*, float*, float*, int)",
+    );
+    check_gnu(
+        "_ZN7rtracer12build_meshesEPNS_10MeshConfigE",
+        "rtracer::build_meshes(rtracer::MeshConfig*)",
+    );
+    check_gnu(
+        "_Z12computeValueIfEvPjP17curandStateXORWOWj",
+        "void computeValue<float>(unsigned int*, curandStateXORWOW*, unsigned int)",
+    );
+    check_gnu("_Z1fPKPc", "f(char* const*)");
+    check_gnu("_Z1fRKi", "f(int const&)");
+    check_gnu("_Z1fPFviE", "f(void (*)(int))");
+    check_gnu("_Z1fPA4_i", "f(int (*) [4])");
+    check_gnu("_Z1fILj4ELb1ELi2EEvv", "void f<4u, true, 2>()");
+    check_gnu("_Z1fIN1aIiEEEvv", "void f<a<int> >()");
+    // A function template's parameters print as its arguments.
+    check_gnu("_Z1fIiEvT_", "void f<int>(int)");
+    check_gnu("_ZN12_GLOBAL__N_11fEv", "(anonymous namespace)::f()");
+    check_gnu("_ZN1AC2Ev", "A::A()");
+    check_gnu("_ZN1AclEv", "A::operator()()");
+}
+
+#[test]
+fn style_of_a_report_by_its_version() {
+    use super::Style;
+    use crate::ncu::ToolVersion;
+    let v = |year, minor| Some(ToolVersion { year, minor });
+    assert_eq!(Style::stored_by(None), Style::Gnu);
+    assert_eq!(Style::stored_by(v(2020, 3)), Style::Gnu);
+    assert_eq!(Style::stored_by(v(2021, 1)), Style::Gnu);
+    assert_eq!(Style::stored_by(v(2021, 2)), Style::Nvidia);
+    assert_eq!(Style::stored_by(v(2024, 1)), Style::Nvidia);
+}
+
+/// Expressions with binary operators in template arguments (a `pow` overload of libcu++).
+#[test]
+fn demangle_binary_operator_expressions() {
+    check(
+        "_Z3powIfiLi0EENSt11conditionalIXooL_ZSt9is_same_vEL_ZSt9is_same_vEEeNS0_IXaaL_ZSt9is_same_vEL_ZSt9is_same_vEEfdE4typeEE4typeET_T0_",
+        "std::conditional<(std::is_same_v || std::is_same_v), long double, \
+         std::conditional<(std::is_same_v && std::is_same_v), float, double>::type>::type \
+         pow<float, int, (int)0>(T1, T2)",
+    );
+}
