@@ -410,16 +410,7 @@ fn cli_json_has_memory_chart_and_tables() {
     for (path, golden) in &reports {
         let json = details_json(path);
         let metrics = &golden["ranges"][0]["actions"][0]["metrics"];
-        let mut items = Vec::new();
-        fn collect<'a>(section: &'a Value, out: &mut Vec<&'a Value>) {
-            out.extend(section["body"].as_array().into_iter().flatten());
-            for child in section["children"].as_array().into_iter().flatten() {
-                collect(child, out);
-            }
-        }
-        for section in json["kernels"][0]["sections"].as_array().unwrap() {
-            collect(section, &mut items);
-        }
+        let items = common::details::json_body_items(&json);
         let chart = items
             .iter()
             .find(|i| i["kind"] == "memory_chart")

@@ -76,3 +76,23 @@ pub fn panel_harness<'a>(
             DetailsPanel::new(),
         )
 }
+
+/// Every body item of the first kernel of a `details --json` output, the items of child
+/// sections included, in page order.
+pub fn json_body_items(json: &serde_json::Value) -> Vec<&serde_json::Value> {
+    fn collect<'a>(section: &'a serde_json::Value, out: &mut Vec<&'a serde_json::Value>) {
+        out.extend(section["body"].as_array().into_iter().flatten());
+        for child in section["children"].as_array().into_iter().flatten() {
+            collect(child, out);
+        }
+    }
+    let mut items = Vec::new();
+    for section in json["kernels"][0]["sections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        collect(section, &mut items);
+    }
+    items
+}

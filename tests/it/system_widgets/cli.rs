@@ -120,16 +120,7 @@ fn cli_json_csv_and_text() {
         // Values are raw as NVIDIA's reader gives them: NaN as Python's JSON writes it.
         let json =
             common::python_json(&sightline(&["details", "--json", "--kernel", "0"], path)).unwrap();
-        let mut items = Vec::new();
-        fn collect<'a>(section: &'a Value, out: &mut Vec<&'a Value>) {
-            out.extend(section["body"].as_array().into_iter().flatten());
-            for child in section["children"].as_array().into_iter().flatten() {
-                collect(child, out);
-            }
-        }
-        for section in json["kernels"][0]["sections"].as_array().unwrap() {
-            collect(section, &mut items);
-        }
+        let items = common::details::json_body_items(&json);
         // The widget of kind `kind` exactly when the report has its section.
         let find = |kind: &str, section: &str| {
             let found = items.iter().find(|i| i["kind"] == kind).copied();
