@@ -49,11 +49,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
         DETAILS_ALL,
     ),
     (
-        "ncu2021.2.0_rtx2070_win10_yanni",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
-    (
         "ncu2021.2.2_a100_mistic_nodecalc",
         "details-all.csv",
         DETAILS_ALL,
@@ -70,21 +65,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     ),
     (
         "ncu2022.3_rtx3070_manual_nvtx",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
-    (
-        "ncu2022.4.0_rtx3080ti_blsongpu",
-        "details-all-base.csv",
-        DETAILS_ALL,
-    ),
-    (
-        "ncu2022.4.0_rtx3080ti_blsongpu",
-        "details-all-names.csv",
-        DETAILS_ALL,
-    ),
-    (
-        "ncu2022.4.0_rtx3080ti_blsongpu",
         "details-all.csv",
         DETAILS_ALL,
     ),

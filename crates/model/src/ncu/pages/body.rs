@@ -11,6 +11,7 @@
 use super::UnitMode;
 use super::chip::ChipLibrary;
 use super::details::entry_format;
+use super::header::group_members;
 use super::number::{plain_text, scaled};
 use crate::ncu::{Action, MetricValue};
 use crate::section::details::{Entry, Item};
@@ -23,6 +24,31 @@ const SORTED_KINDS: &[&str] = &[
     "histogram",
     "suffix_table",
 ];
+
+/// The kind of a source metric table (`SourceMetricTable`).
+const SOURCE_TABLE: &str = "source_metric_table";
+
+/// `item` with the `group:` metrics of its source tables (and of its children's) replaced by
+/// their members, as the CLI lists them: one row per stall reason, labelled by the member's
+/// name ([`group_members`]).
+pub fn with_group_members(item: &Item, action: &Action) -> Item {
+    let mut out = item.clone();
+    expand_groups(&mut out, action);
+    out
+}
+
+fn expand_groups(item: &mut Item, action: &Action) {
+    if item.kind == SOURCE_TABLE {
+        item.entries = item
+            .entries
+            .iter()
+            .flat_map(|e| group_members(action, e).unwrap_or_else(|| vec![e.clone()]))
+            .collect();
+    }
+    for child in &mut item.items {
+        expand_groups(child, action);
+    }
+}
 
 /// One row of a body item.
 #[derive(Debug, Clone, Copy)]
@@ -51,7 +77,9 @@ fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut 
         item: item.label.as_str(),
         entry,
         label: item.row_labels.get(i).unwrap_or(&entry.label).as_str(),
-        instances: true,
+        // A source table's metrics are per instruction: the CLI prints their aggregate alone
+        // ("Most Instructions Executed": `inst_executed`, `207360`).
+        instances: item.kind != SOURCE_TABLE,
     };
     if !item.roofline_parts.is_empty() {
         // A roofline chart: per roofline, then per achieved value, under its own label, the

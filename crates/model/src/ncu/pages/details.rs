@@ -2,7 +2,7 @@
 //! metrics (with `--print-details all` also its body items' metrics) followed by the stored
 //! rule results that belong to the section.
 
-use super::body::{BodyRow, body_entries, value_with_instances};
+use super::body::{BodyRow, body_entries, value_with_instances, with_group_members};
 use super::chip::ChipLibrary;
 use super::header::header_entries;
 use super::launch::LaunchColumns;
@@ -80,7 +80,13 @@ pub fn details_page(
                     return;
                 }
                 let (format, value) = entry_format(entry, options.units, library);
+                // A source metric stored only per instruction (`memory_access_type`: no
+                // aggregate) prints an empty value, as the raw page's aggregate cell.
+                let per_instruction_only = action.metric(&entry.metric).is_some_and(|m| {
+                    matches!(m.stored, MetricValue::None) && !m.instances.is_empty()
+                });
                 let value = match body {
+                    _ if per_instruction_only => String::new(),
                     Some(row) if row.instances => {
                         value_with_instances(action, entry, options.units)
                     }
@@ -107,7 +113,8 @@ pub fn details_page(
                 // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
                 // vec_add, T4 and sharedmem).
                 for item in section.body.iter().filter(|i| i.kind != "timeline") {
-                    for row in body_entries(item, options.units, library) {
+                    let item = with_group_members(item, action);
+                    for row in body_entries(&item, options.units, library) {
                         metric_row(Some(row), row.entry);
                     }
                 }

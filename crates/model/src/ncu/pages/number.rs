@@ -28,6 +28,16 @@ pub fn entry_cli_unit(entry: &Entry, library: ChipLibrary) -> String {
     {
         return "inst".to_owned();
     }
+    // The details page gives the `membar` stall samples `byte` (every corpus report from
+    // 2020.2 to 2024.2, header and source-table rows), while the raw page says `warp`.
+    if library != ChipLibrary::Unknown
+        && entry
+            .metric
+            .starts_with("smsp__pcsamp_warps_issue_stalled_membar")
+        && entry.unit == infer_unit(&entry.metric)
+    {
+        return "byte".to_owned();
+    }
     if library == ChipLibrary::Unknown || entry.unit == infer_unit(&entry.metric) {
         library.metric_unit(&entry.metric)
     } else {
