@@ -11,10 +11,11 @@
 use super::UnitMode;
 use super::chip::ChipLibrary;
 use super::details::entry_format;
-use super::header::group_members;
+use super::header::{group_members, matched_entry};
 use super::number::{plain_text, scaled};
 use crate::ncu::{Action, MetricValue};
 use crate::section::details::{Entry, Item};
+use crate::section::memory::{self, MemoryWidget};
 
 /// Item kinds whose metrics the CLI sorts by metric name.
 const SORTED_KINDS: &[&str] = &[
@@ -45,9 +46,33 @@ fn expand_groups(item: &mut Item, action: &Action) {
             .flat_map(|e| group_members(action, e).unwrap_or_else(|| vec![e.clone()]))
             .collect();
     }
+    if let Some(members) = memory_group_members(item, action) {
+        item.entries = members;
+    }
     for child in &mut item.items {
         expand_groups(child, action);
     }
+}
+
+/// The entries of a memory chart or table as the CLI lists them: the metrics its `group:memory__*`
+/// metric names (those the writing version collected for the widget), labelled by metric name,
+/// sorted by name (vec_add's "Memory Chart": `dram__bytes_read.sum` first). `None` when the
+/// item is no memory widget or the report lacks its group metric.
+fn memory_group_members(item: &Item, action: &Action) -> Option<Vec<Entry>> {
+    let widget = match item.memory.as_ref()? {
+        MemoryWidget::Chart(_) => "memory_chart",
+        MemoryWidget::Table(table) => table.widget,
+    };
+    let group = memory::group_metric(widget)?;
+    let list = action.metric(group)?.stored.as_str()?.to_owned();
+    let mut members: Vec<Entry> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|name| matched_entry(action, name))
+        .collect();
+    members.sort_by(|a, b| a.metric.cmp(&b.metric));
+    Some(members)
 }
 
 /// One row of a body item.

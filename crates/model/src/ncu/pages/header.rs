@@ -80,7 +80,7 @@ pub fn group_members(action: &Action, entry: &Entry) -> Option<Vec<Entry>> {
 }
 
 /// The entry of a metric a `regex:` header metric matched: labelled by its name.
-fn matched_entry(action: &Action, name: &str) -> Entry {
+pub(super) fn matched_entry(action: &Action, name: &str) -> Entry {
     let value = action.metric(name).map(|m| m.value());
     Entry {
         label: name.to_owned(),
