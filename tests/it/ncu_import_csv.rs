@@ -44,11 +44,6 @@ const SGLANG_NAN: &str = "NaN scaling of the CLI not reproduced";
 /// Files known to differ from the oracle: `(report, file, reason)`.
 const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     (
-        "ncu2020.2.1_rtx3080_monte_carlo_pi",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
-    (
         "ncu2021.2.2_a100_mistic_nodecalc",
         "details-all.csv",
         DETAILS_ALL,

@@ -99,6 +99,8 @@ pub fn details_page(
                 }
                 row.push(if options.metric_names {
                     entry.metric.clone()
+                } else if entry.blank_label {
+                    String::new()
                 } else {
                     body.map_or(entry.label.as_str(), |b| b.label).to_owned()
                 });

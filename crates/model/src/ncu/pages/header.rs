@@ -94,5 +94,6 @@ pub(super) fn matched_entry(action: &Action, name: &str) -> Entry {
         hw_unit: None,
         instances: None,
         derived: false,
+        blank_label: false,
     }
 }
