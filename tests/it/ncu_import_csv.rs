@@ -54,11 +54,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
         DETAILS_ALL,
     ),
     (
-        "ncu2022.1.1_a40_indexspaces",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
-    (
         "ncu2022.3_rtx3070_manual_nvtx",
         "details-all.csv",
         DETAILS_ALL,
