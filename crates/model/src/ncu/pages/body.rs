@@ -98,6 +98,11 @@ pub fn body_entries(item: &Item, units: UnitMode, library: ChipLibrary) -> Vec<B
 }
 
 fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut Vec<BodyRow<'a>>) {
+    // The system widgets (NVLink topology and tables, NUMA ID table) print no rows (2024.1,
+    // every corpus report with the NVLink or NUMA sections: only the NUMA section's metrics).
+    if item.system.is_some() {
+        return;
+    }
     let row = |(i, entry): (usize, &'a Entry)| BodyRow {
         item: item.label.as_str(),
         entry,
