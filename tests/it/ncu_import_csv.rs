@@ -44,16 +44,6 @@ const SGLANG_NAN: &str = "NaN scaling of the CLI not reproduced";
 /// Files known to differ from the oracle: `(report, file, reason)`.
 const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     (
-        "ncu2021.2.2_a100_mistic_nodecalc",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
-    (
-        "ncu2021.3.1_gtx1650_heatsim",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
-    (
         "ncu2022.3_rtx3070_manual_nvtx",
         "details-all.csv",
         DETAILS_ALL,
