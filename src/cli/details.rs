@@ -147,9 +147,17 @@ pub fn run(args: &DetailsArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCo
             nvtx_rename: args.print_nvtx_rename == PrintNvtxRename::Kernel,
         };
         let page = details_page(&report, &actions, &pages, options);
-        write_row(out, &page.header, false)?;
-        for row in &page.rows {
-            write_row(out, row, row.len() < page.header.len())?;
+        let table = &page.table;
+        write_row(out, &table.header, false)?;
+        let mut lines = page.lines.iter().peekable();
+        for (i, row) in table.rows.iter().enumerate() {
+            while let Some((_, text)) = lines.next_if(|(at, _)| *at == i) {
+                out.write_all(text.as_bytes())?;
+            }
+            write_row(out, row, row.len() < table.header.len())?;
+        }
+        for (_, text) in lines {
+            out.write_all(text.as_bytes())?;
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -51,6 +51,7 @@ fn entry(label: &str, metric: &str, value: Option<MetricValue>, unit: &str) -> E
         hw_unit: None,
         instances: None,
         derived: false,
+        blank_label: false,
     }
 }
 

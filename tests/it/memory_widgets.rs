@@ -307,6 +307,7 @@ fn synthetic_entry(name: &str) -> Entry {
         hw_unit: None,
         instances: None,
         derived: false,
+        blank_label: false,
     }
 }
 

@@ -357,6 +357,7 @@ fn synthetic_entry(metrics: &Synthetic, name: &str) -> Entry {
         hw_unit: None,
         instances: None,
         derived: false,
+        blank_label: false,
     }
 }
 

@@ -559,6 +559,7 @@ mod tests {
             hw_unit: None,
             instances: None,
             derived: false,
+            blank_label: false,
         }
     }
 

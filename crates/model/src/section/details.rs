@@ -50,6 +50,10 @@ pub struct Entry {
     pub instances: Option<Vec<(Option<MetricValue>, MetricValue)>>,
     /// Whether the value was computed from a `MetricDefinitions` expression.
     pub derived: bool,
+    /// Whether the section gives the metric an explicit empty `Label` (2020.2-2022.3's
+    /// `inst_executed` and `sass__inst_executed_per_opcode` in "Instruction Statistics"):
+    /// `label` is then the metric name, while NVIDIA's CLI prints an empty `Metric Name`.
+    pub blank_label: bool,
 }
 
 /// A point or line of a roofline chart.
@@ -768,6 +772,7 @@ impl<'a> MetricSource<'a> {
                 None
             },
             derived: found.is_some_and(|(_, d)| d),
+            blank_label: !from_regex && metric.label.as_deref() == Some(""),
         }
     }
 

@@ -11,9 +11,11 @@
 use super::UnitMode;
 use super::chip::ChipLibrary;
 use super::details::entry_format;
+use super::header::{group_members, matched_entry};
 use super::number::{plain_text, scaled};
 use crate::ncu::{Action, MetricValue};
 use crate::section::details::{Entry, Item};
+use crate::section::memory::{self, MemoryWidget};
 
 /// Item kinds whose metrics the CLI sorts by metric name.
 const SORTED_KINDS: &[&str] = &[
@@ -23,6 +25,55 @@ const SORTED_KINDS: &[&str] = &[
     "histogram",
     "suffix_table",
 ];
+
+/// The kind of a source metric table (`SourceMetricTable`).
+const SOURCE_TABLE: &str = "source_metric_table";
+
+/// `item` with the `group:` metrics of its source tables (and of its children's) replaced by
+/// their members, as the CLI lists them: one row per stall reason, labelled by the member's
+/// name ([`group_members`]).
+pub fn with_group_members(item: &Item, action: &Action) -> Item {
+    let mut out = item.clone();
+    expand_groups(&mut out, action);
+    out
+}
+
+fn expand_groups(item: &mut Item, action: &Action) {
+    if item.kind == SOURCE_TABLE {
+        item.entries = item
+            .entries
+            .iter()
+            .flat_map(|e| group_members(action, e).unwrap_or_else(|| vec![e.clone()]))
+            .collect();
+    }
+    if let Some(members) = memory_group_members(item, action) {
+        item.entries = members;
+    }
+    for child in &mut item.items {
+        expand_groups(child, action);
+    }
+}
+
+/// The entries of a memory chart or table as the CLI lists them: the metrics its `group:memory__*`
+/// metric names (those the writing version collected for the widget), labelled by metric name,
+/// sorted by name (vec_add's "Memory Chart": `dram__bytes_read.sum` first). `None` when the
+/// item is no memory widget or the report lacks its group metric.
+fn memory_group_members(item: &Item, action: &Action) -> Option<Vec<Entry>> {
+    let widget = match item.memory.as_ref()? {
+        MemoryWidget::Chart(_) => "memory_chart",
+        MemoryWidget::Table(table) => table.widget,
+    };
+    let group = memory::group_metric(widget)?;
+    let list = action.metric(group)?.stored.as_str()?.to_owned();
+    let mut members: Vec<Entry> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(|name| matched_entry(action, name))
+        .collect();
+    members.sort_by(|a, b| a.metric.cmp(&b.metric));
+    Some(members)
+}
 
 /// One row of a body item.
 #[derive(Debug, Clone, Copy)]
@@ -47,11 +98,18 @@ pub fn body_entries(item: &Item, units: UnitMode, library: ChipLibrary) -> Vec<B
 }
 
 fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut Vec<BodyRow<'a>>) {
+    // The system widgets (NVLink topology and tables, NUMA ID table) print no rows (2024.1,
+    // every corpus report with the NVLink or NUMA sections: only the NUMA section's metrics).
+    if item.system.is_some() {
+        return;
+    }
     let row = |(i, entry): (usize, &'a Entry)| BodyRow {
         item: item.label.as_str(),
         entry,
         label: item.row_labels.get(i).unwrap_or(&entry.label).as_str(),
-        instances: true,
+        // A source table's metrics are per instruction: the CLI prints their aggregate alone
+        // ("Most Instructions Executed": `inst_executed`, `207360`).
+        instances: item.kind != SOURCE_TABLE,
     };
     if !item.roofline_parts.is_empty() {
         // A roofline chart: per roofline, then per achieved value, under its own label, the

@@ -2,7 +2,7 @@
 //! metrics (with `--print-details all` also its body items' metrics) followed by the stored
 //! rule results that belong to the section.
 
-use super::body::{BodyRow, body_entries, value_with_instances};
+use super::body::{BodyRow, body_entries, value_with_instances, with_group_members};
 use super::chip::ChipLibrary;
 use super::header::header_entries;
 use super::launch::LaunchColumns;
@@ -11,7 +11,8 @@ use super::raw::NO_DATA;
 use super::{Table, UnitMode};
 use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
 use crate::ncu::{Action, MetricValue, Report};
-use crate::section::details::{DetailsSection, Entry, KernelDetails};
+use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
+use crate::section::system::SystemWidget;
 
 /// Options of the details page.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,6 +36,21 @@ pub const RULE_COLUMNS: [&str; 5] = [
     "Estimated Speedup",
 ];
 
+/// The details page: its table, and the plain text lines the CLI writes between its rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetailsPage {
+    /// The CSV table.
+    pub table: Table,
+    /// `(row, text)`: `text` (with its line ends) is written before row `row` (or at the end
+    /// when `row` is the row count).
+    pub lines: Vec<(usize, String)>,
+}
+
+/// What `--print-details all` writes, unquoted, where an NVLink topology without logical
+/// links is (once per kernel, in every corpus report with the NVLink sections, 2021.2 to
+/// 2024.2).
+pub const NO_NVLINK: &str = "    The system does not have any NVLink connections.\n\n";
+
 /// The details page of `actions` with their resolved pages (same order, same length). Rows
 /// that carry no rule are shorter than the header when the page has rule columns (NVIDIA
 /// writes them with a trailing comma); [`Table::rows`] keeps them short.
@@ -43,7 +59,8 @@ pub fn details_page(
     actions: &[Action],
     pages: &[KernelDetails],
     options: DetailsOptions,
-) -> Table {
+) -> DetailsPage {
+    let mut lines = Vec::new();
     let mut launch = LaunchColumns::for_actions(actions);
     launch.nvtx_rename = options.nvtx_rename;
     let with_rules = actions
@@ -74,13 +91,22 @@ pub fn details_page(
             sections.extend(section.children.iter());
         }
         for section in sections {
+            if options.all && section.body.iter().any(empty_topology) {
+                lines.push((rows.len(), NO_NVLINK.to_owned()));
+            }
             let mut metric_row = |body: Option<BodyRow<'_>>, entry: &Entry| {
                 // An entry whose options left no metric for this architecture has no row.
                 if entry.metric.is_empty() {
                     return;
                 }
                 let (format, value) = entry_format(entry, options.units, library);
+                // A source metric stored only per instruction (`memory_access_type`: no
+                // aggregate) prints an empty value, as the raw page's aggregate cell.
+                let per_instruction_only = action.metric(&entry.metric).is_some_and(|m| {
+                    matches!(m.stored, MetricValue::None) && !m.instances.is_empty()
+                });
                 let value = match body {
+                    _ if per_instruction_only => String::new(),
                     Some(row) if row.instances => {
                         value_with_instances(action, entry, options.units)
                     }
@@ -93,6 +119,8 @@ pub fn details_page(
                 }
                 row.push(if options.metric_names {
                     entry.metric.clone()
+                } else if entry.blank_label {
+                    String::new()
                 } else {
                     body.map_or(entry.label.as_str(), |b| b.label).to_owned()
                 });
@@ -107,7 +135,8 @@ pub fn details_page(
                 // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
                 // vec_add, T4 and sharedmem).
                 for item in section.body.iter().filter(|i| i.kind != "timeline") {
-                    for row in body_entries(item, options.units, library) {
+                    let item = with_group_members(item, action);
+                    for row in body_entries(&item, options.units, library) {
                         metric_row(Some(row), row.entry);
                     }
                 }
@@ -127,11 +156,20 @@ pub fn details_page(
             }
         }
     }
-    Table {
-        title: String::new(),
-        header,
-        rows,
+    DetailsPage {
+        table: Table {
+            title: String::new(),
+            header,
+            rows,
+        },
+        lines,
     }
+}
+
+/// Whether `item` (or an item it contains) is an NVLink topology without logical links.
+fn empty_topology(item: &Item) -> bool {
+    matches!(&item.system, Some(SystemWidget::Topology(t)) if t.links.is_empty())
+        || item.items.iter().any(empty_topology)
 }
 
 /// The page's sections in the CLI's order: the page's order (`Order`, sections without one

@@ -39,12 +39,48 @@ pub fn header_entries<'a>(
             _ => out.push(Cow::Borrowed(entry)),
         }
     }
+    // A `group:` metric sorts by its own name, then lists its members in the stored order
+    // (blsongpu: the stall reasons after `gpc__cycles_elapsed.max`, before `inst_executed`).
     out.sort_by(|a, b| a.metric.cmp(&b.metric));
-    out
+    out.into_iter()
+        .flat_map(|entry| match group_members(action, &entry) {
+            Some(members) => members.into_iter().map(Cow::Owned).collect(),
+            None => vec![entry],
+        })
+        .collect()
+}
+
+/// The member entries of a `group:` entry, `None` for any other entry.
+///
+/// A `group:` metric is stored as a string metric listing its members, comma-separated
+/// (`group:smsp__pcsamp_warp_stall_reasons`: the `smsp__pcsamp_warps_issue_stalled_*`
+/// metrics). With `--print-details all` the CLI prints one row per member with the member's
+/// unit and value, labelled `Label (member)` (`Warp Stall Sampling (All Cycles)
+/// (smsp__pcsamp_warps_issue_stalled_barrier)`), or by the member's name when the entry has no
+/// label of its own (a source table's metric).
+pub fn group_members(action: &Action, entry: &Entry) -> Option<Vec<Entry>> {
+    entry.metric.strip_prefix("group:")?;
+    let Some(MetricValue::String(list)) = &entry.value else {
+        return None;
+    };
+    let labelled = entry.label != entry.metric;
+    Some(
+        list.split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|name| {
+                let mut member = matched_entry(action, name);
+                if labelled {
+                    member.label = format!("{} ({name})", entry.label);
+                }
+                member
+            })
+            .collect(),
+    )
 }
 
 /// The entry of a metric a `regex:` header metric matched: labelled by its name.
-fn matched_entry(action: &Action, name: &str) -> Entry {
+pub(super) fn matched_entry(action: &Action, name: &str) -> Entry {
     let value = action.metric(name).map(|m| m.value());
     Entry {
         label: name.to_owned(),
@@ -58,5 +94,6 @@ fn matched_entry(action: &Action, name: &str) -> Entry {
         hw_unit: None,
         instances: None,
         derived: false,
+        blank_label: false,
     }
 }

@@ -28,12 +28,29 @@ pub fn entry_cli_unit(entry: &Entry, library: ChipLibrary) -> String {
     {
         return "inst".to_owned();
     }
+    if library != ChipLibrary::Unknown
+        && DETAILS_BYTE_METRICS
+            .iter()
+            .any(|p| entry.metric.starts_with(p))
+        && entry.unit == infer_unit(&entry.metric)
+    {
+        return "byte".to_owned();
+    }
     if library == ChipLibrary::Unknown || entry.unit == infer_unit(&entry.metric) {
         library.metric_unit(&entry.metric)
     } else {
         cli_base_unit(&entry.unit)
     }
 }
+
+/// Source-level metrics the details page gives `byte` while the raw page says `warp` or `inst`
+/// (both `mem`-prefixed words): the `membar` stall samples (every corpus report from 2020.2 to
+/// 2024.2, header and source-table rows) and 2022.1's `smsp__inst_executed_memdesc_explicit_*`
+/// (indexspaces; their later `smsp__sass_inst_executed_memdesc_*` names stay `inst`).
+const DETAILS_BYTE_METRICS: &[&str] = &[
+    "smsp__pcsamp_warps_issue_stalled_membar",
+    "smsp__inst_executed_memdesc_",
+];
 
 /// The unit the CLI prints in base mode for a unit spelled as Sightline's unit inference
 /// spells it ([`crate::ncu::units::infer_unit`]): `ns` → `nsecond`, `hz` → `cycle/second`,

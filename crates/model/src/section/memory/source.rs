@@ -245,5 +245,6 @@ fn derived_entry(formula: String, value: Option<MetricValue>, unit: &str) -> Ent
         hw_unit: None,
         instances: None,
         derived: true,
+        blank_label: false,
     }
 }
