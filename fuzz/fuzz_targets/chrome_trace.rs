@@ -1,4 +1,4 @@
-//! Fuzzes the Chrome JSON trace reader (`sightline::timeline::export::read_chrome`): the
+//! Fuzzes the Chrome JSON trace reader (`sightline_model::timeline::export::read_chrome`): the
 //! streamed `traceEvents` array, ids as numbers or strings, `B`/`E` pairing, counters with any
 //! arguments, metadata and flow binding. When the input reads, the timeline is exported again to
 //! Chrome JSON and must read back with the same number of events. Errors are expected; panics,
@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use sightline::timeline::export::{ExportFormat, ExportOptions, export, read_chrome};
+use sightline_model::timeline::export::{ExportFormat, ExportOptions, export, read_chrome};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(timeline) = read_chrome::from_bytes(Path::new("fuzz.json"), data) else {

@@ -7,9 +7,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline::timeline::atp::AtpFile;
-use sightline::timeline::atp::details::{dispatch_key, event_details};
-use sightline::timeline::atp::timeline::timeline_of;
+use sightline_model::timeline::atp::AtpFile;
+use sightline_model::timeline::atp::details::{dispatch_key, event_details};
+use sightline_model::timeline::atp::timeline::timeline_of;
 
 fuzz_target!(|data: &[u8]| {
     let file = AtpFile::from_bytes("fuzz.atp", data.to_vec());

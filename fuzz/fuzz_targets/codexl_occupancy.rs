@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline::codexl::curves::OccupancyModel;
-use sightline::codexl::occupancy::OccupancyFile;
+use sightline_model::codexl::curves::OccupancyModel;
+use sightline_model::codexl::occupancy::OccupancyFile;
 
 fuzz_target!(|data: &[u8]| {
     let file = OccupancyFile::parse(data);

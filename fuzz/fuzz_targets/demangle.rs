@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline::ncu::source::demangle::{MAX_OUTPUT, demangle, demangle_or_raw};
+use sightline_model::ncu::source::demangle::{MAX_OUTPUT, demangle, demangle_or_raw};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -7,8 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline::ncu::source::{LineTable, SourceModule};
-use sightline::proto::nv::profiler::messages as pb;
+use sightline_model::ncu::source::{LineTable, SourceModule};
+use sightline_model::proto::nv::profiler::messages as pb;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {

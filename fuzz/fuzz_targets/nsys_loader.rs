@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sightline::timeline::TrackId;
-use sightline::timeline::nsys::trace::{Trace, ops};
-use sightline::timeline::nsys::{self, stats};
+use sightline_model::timeline::TrackId;
+use sightline_model::timeline::nsys::trace::{Trace, ops};
+use sightline_model::timeline::nsys::{self, stats};
 
 fn scratch() -> &'static PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();

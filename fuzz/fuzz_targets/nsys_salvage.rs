@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sightline::timeline::nsys::{db::ExportDb, salvage, stats};
+use sightline_model::timeline::nsys::{db::ExportDb, salvage, stats};
 
 fn scratch() -> &'static PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(salvaged) = salvage::salvage(path) {
         let _ = salvaged.summary();
-        let _ = sightline::timeline::nsys::load(salvaged.path());
+        let _ = sightline_model::timeline::nsys::load(salvaged.path());
     }
     if let Ok(db) = ExportDb::open_salvaging(path) {
         let _ = db.salvage.as_ref().map(String::len);

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline::rules::nvtx_filter::{DomainRanges, NvtxFilter};
+use sightline_rules::nvtx_filter::{DomainRanges, NvtxFilter};
 
 fn states() -> Vec<Vec<DomainRanges>> {
     let domain = |name: &str, is_default: bool, push_pop: &[&str], start_end: &[&str]| {

@@ -1,4 +1,4 @@
-//! Fuzzes the NVTXT parser (`sightline::timeline::nvtxt`): lexing, `$Name` expansion, formats,
+//! Fuzzes the NVTXT parser (`sightline_model::timeline::nvtxt`): lexing, `$Name` expansion, formats,
 //! calls with static arguments, built-in commands, push/pop nesting and ranges left open.
 //! Then the document on the timeline, alone and merged beside an empty export's timeline.
 //! Diagnostics are the expected outcome for most inputs; a panic, a hang or an event that breaks
@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline::timeline::nvtxt::{self, EventKind};
+use sightline_model::timeline::nvtxt::{self, EventKind};
 
 fuzz_target!(|data: &[u8]| {
     let doc = nvtxt::parse("fuzz.nvtxt", data);
@@ -44,8 +44,8 @@ fuzz_target!(|data: &[u8]| {
     let timeline = nvtxt::timeline::timeline_of(&doc);
     assert_eq!(timeline.event_count(), doc.events.len());
     assert_eq!(timeline.warnings.len(), doc.diagnostics.len());
-    let merged = sightline::timeline::open::merge_nvtxt(
-        sightline::timeline::Timeline::default(),
+    let merged = sightline_model::timeline::open::merge_nvtxt(
+        sightline_model::timeline::Timeline::default(),
         std::slice::from_ref(&doc),
     );
     assert_eq!(merged.event_count(), doc.events.len());

@@ -1,4 +1,4 @@
-//! Fuzzes the Perfetto protobuf trace reader (`sightline::timeline::export::read_perfetto`):
+//! Fuzzes the Perfetto protobuf trace reader (`sightline_model::timeline::export::read_perfetto`):
 //! packet framing, track descriptors (parents, lanes, cycles), interned names and categories
 //! per sequence, slice begin/end pairing, counters and flows. When the input reads, the
 //! timeline is exported again to both formats (into a sink) and the Perfetto export must read
@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use sightline::timeline::export::{ExportFormat, ExportOptions, export, read_perfetto};
+use sightline_model::timeline::export::{ExportFormat, ExportOptions, export, read_perfetto};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(timeline) = read_perfetto::from_bytes(Path::new("fuzz.pftrace"), data) else {

@@ -8,10 +8,10 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sightline::ncu::{Action, Report};
-use sightline::section::details::resolve_action;
-use sightline::section::parse::{parse_chart, parse_section};
-use sightline::section::registry::SectionSet;
+use sightline_model::ncu::{Action, Report};
+use sightline_model::section::details::resolve_action;
+use sightline_model::section::parse::{parse_chart, parse_section};
+use sightline_model::section::registry::SectionSet;
 
 static SAMPLE: &[u8] = include_bytes!("../../fixtures/sample.ncu-rep");
 
