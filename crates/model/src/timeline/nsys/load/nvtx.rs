@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use rusqlite::types::ValueRef;
 
+use super::pipe::Cells;
 use super::{EventRef, Loader, SERIES_NVTX, SERIES_NVTX_RANGES, integer, rowid, split_global_id};
 use crate::problem::Location;
 use crate::timeline::builder::NewEvent;
@@ -95,29 +96,9 @@ impl Loader<'_, '_> {
                     return Ok(());
                 }
             };
-            let name = if let Some(named) = thread_named {
-                named
-            } else {
-                match row.get_ref(6).ok() {
-                    Some(ValueRef::Text(t)) => match std::str::from_utf8(t) {
-                        Ok(text) => l.b.intern(text),
-                        Err(_) => l.b.intern(&String::from_utf8_lossy(t)),
-                    },
-                    Some(other) if other != ValueRef::Null => {
-                        l.b.intern(text_of(other).as_deref().unwrap_or(""))
-                    }
-                    _ => match v(7) {
-                        Some(id) => match text_ids.get(&id) {
-                            Some(&s) => s,
-                            None => {
-                                let s = l.b.intern(l.strings.get(&id).map_or("", String::as_str));
-                                text_ids.insert(id, s);
-                                s
-                            }
-                        },
-                        None => l.b.intern(""),
-                    },
-                }
+            let name = match thread_named {
+                Some(named) => named,
+                None => l.nvtx_text(row, &mut text_ids),
             };
             let (key, label) = match kind {
                 EventKind::NvtxStartEnd => {
@@ -143,11 +124,7 @@ impl Loader<'_, '_> {
             if kind != EventKind::NvtxMark && v(2).is_none() {
                 open.push((e, start));
             }
-            let payload = v(11)
-                .map(|u| Payload::U64(u as u64))
-                .or_else(|| v(12).map(Payload::I64))
-                .or_else(|| row.get_ref(13).ok().and_then(float_of).map(Payload::F64))
-                .or_else(|| row.get_ref(14).ok().and_then(text_of).map(Payload::Text));
+            let payload = nvtx_payload(row);
             l.b.set_attrs(
                 e,
                 EventAttrs {
@@ -184,6 +161,43 @@ impl Loader<'_, '_> {
         }
         Ok(())
     }
+
+    /// The name of an NVTX row: its `text`, else the string its `textId` names (interned once
+    /// per id).
+    fn nvtx_text(&mut self, row: &Cells<'_>, text_ids: &mut HashMap<i64, StrId>) -> StrId {
+        match row.get_ref(6).ok() {
+            Some(ValueRef::Text(t)) => match std::str::from_utf8(t) {
+                Ok(text) => self.b.intern(text),
+                Err(_) => self.b.intern(&String::from_utf8_lossy(t)),
+            },
+            Some(other) if other != ValueRef::Null => {
+                self.b.intern(text_of(other).as_deref().unwrap_or(""))
+            }
+            _ => match row.get_ref(7).ok().and_then(int_of) {
+                Some(id) => match text_ids.get(&id) {
+                    Some(&s) => s,
+                    None => {
+                        let s = self
+                            .b
+                            .intern(self.strings.get(&id).map_or("", String::as_str));
+                        text_ids.insert(id, s);
+                        s
+                    }
+                },
+                None => self.b.intern(""),
+            },
+        }
+    }
+}
+
+/// An NVTX row's payload: its integer, floating-point or JSON value, whichever is set.
+fn nvtx_payload(row: &Cells<'_>) -> Option<Payload> {
+    let v = |i| row.get_ref(i).ok().and_then(int_of);
+    v(11)
+        .map(|u| Payload::U64(u as u64))
+        .or_else(|| v(12).map(Payload::I64))
+        .or_else(|| row.get_ref(13).ok().and_then(float_of).map(Payload::F64))
+        .or_else(|| row.get_ref(14).ok().and_then(text_of).map(Payload::Text))
 }
 
 fn process_of(gtid: i64) -> u64 {

@@ -284,11 +284,7 @@ fn read_api(
     each_row(db, &[RUNTIME], &sql, |v| {
         let gtid = v[3];
         let (pid, tid) = split_tid(gtid);
-        let name = if v[4] == NULL {
-            NULL
-        } else {
-            string_of(v[4], strings)
-        };
+        let name = string_or_null(v[4], strings, string_of);
         t.push(&[table, v[0], v[1], v[2], pid, tid, name, v[5], v[6]]);
     })?;
     Ok(t)
@@ -480,11 +476,7 @@ fn read_dx12(
     let table = strings.id(DX12_API);
     each_row(db, &[DX12_MEMORY, DX12_API], &sql, |v| {
         let (pid, tid) = split_tid(v[3]);
-        let name = if v[4] == NULL {
-            NULL
-        } else {
-            string_of(v[4], strings)
-        };
+        let name = string_or_null(v[4], strings, string_of);
         t.push(&[
             table, v[0], v[1], v[2], pid, tid, name, v[5], v[6], v[7], v[8], v[9], v[10],
         ]);
@@ -517,14 +509,19 @@ fn read_overhead(
     let table = strings.id(OVERHEAD);
     each_row(db, &[OVERHEAD], &sql, |v| {
         let (pid, tid) = split_tid(v[3]);
-        let name = if v[4] == NULL {
-            NULL
-        } else {
-            string_of(v[4], strings)
-        };
+        let name = string_or_null(v[4], strings, string_of);
         t.push(&[table, v[0], v[1], v[2], pid, tid, name]);
     })?;
     Ok(t)
+}
+
+/// The interned string of export string `id`, or `NULL` for a NULL id.
+fn string_or_null(id: i64, strings: &mut Interner, string_of: &mut StringOf<'_>) -> i64 {
+    if id == NULL {
+        NULL
+    } else {
+        string_of(id, strings)
+    }
 }
 
 fn strings_text(strings: &Interner, id: i64) -> Option<String> {
