@@ -120,7 +120,7 @@ fn main() {
         .state()
         .document::<ReportTab>(0)
         .unwrap()
-        .report
+        .report()
         .as_ref()
         .map_or(0, |r| r.num_actions());
     let mut switches = Vec::new();
@@ -224,7 +224,12 @@ fn baselines(reports: &Path, sections: &Path) {
             plain.push(without);
         }
     }
-    let compared = &h.state().document::<ReportTab>(1).unwrap().panel.baselines;
+    let compared = &h
+        .state()
+        .document::<ReportTab>(1)
+        .unwrap()
+        .panel()
+        .baselines;
     assert_eq!(compared.len(), 2);
     assert!(compared.iter().all(|b| b.result.is_some()));
     for list in [&mut shows, &mut steady, &mut plain] {

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use eframe::egui;
 use egui_kittest::Harness;
+use sightline::app::document::Document;
 use sightline::app::ncu::report_tab::{Page, ReportTab};
 use sightline::app::ncu::source_page::build::build_page;
 use sightline::app::ncu::source_page::data::View;
@@ -196,15 +197,15 @@ fn measure_app(root: &Path, path: &Path, kernel: usize, view: View) {
     h.step();
     {
         let t = h.state_mut().document_mut::<ReportTab>(0).unwrap();
-        t.source.nvdisasm.explicit = Some(root.join("no-nvdisasm"));
-        t.source.nvdisasm.cache_dir = None;
-        t.page = Page::Source;
+        t.source_mut().nvdisasm.explicit = Some(root.join("no-nvdisasm"));
+        t.source_mut().nvdisasm.cache_dir = None;
+        t.set_page(Page::Source);
     }
     let start = Instant::now();
     loop {
         h.step();
         let t = h.state().document::<ReportTab>(0).unwrap();
-        if t.source.page().is_some() && !t.source.is_building() {
+        if t.source().page().is_some() && !t.source().is_building() {
             break;
         }
         assert!(start.elapsed() < Duration::from_secs(120), "no page");
@@ -219,7 +220,10 @@ fn measure_app(root: &Path, path: &Path, kernel: usize, view: View) {
     let mut switches = Vec::new();
     for _ in 0..10 {
         for page in [Page::Details, Page::Source] {
-            h.state_mut().document_mut::<ReportTab>(0).unwrap().page = page;
+            h.state_mut()
+                .document_mut::<ReportTab>(0)
+                .unwrap()
+                .set_page(page);
             let start = Instant::now();
             h.step();
             if page == Page::Source {
@@ -236,7 +240,11 @@ fn measure_app(root: &Path, path: &Path, kernel: usize, view: View) {
 
     // Scrolling the SASS view.
     {
-        let source = &mut h.state_mut().document_mut::<ReportTab>(0).unwrap().source;
+        let source = h
+            .state_mut()
+            .document_mut::<ReportTab>(0)
+            .unwrap()
+            .source_mut();
         source.set_view(0, view);
         source.side_by_side = view == View::Source;
     }

@@ -100,17 +100,17 @@ fn main() {
     let mut first_rows = None;
     loop {
         if let Some(tab) = harness.state_mut().document_mut::<ReportTab>(0) {
-            tab.page = Page::Summary;
+            tab.set_page(Page::Summary);
         }
         harness.step();
         let tab = harness.state().document::<ReportTab>(0).unwrap();
-        if first_rows.is_none() && !tab.summary.rows.is_empty() {
-            first_rows = Some((opened.elapsed(), tab.summary.rows.len()));
+        if first_rows.is_none() && !tab.summary().rows.is_empty() {
+            first_rows = Some((opened.elapsed(), tab.summary().rows.len()));
         }
         if tab
-            .report
+            .report()
             .as_ref()
-            .is_some_and(|r| tab.summary.rows.len() == r.num_actions())
+            .is_some_and(|r| tab.summary().rows.len() == r.num_actions())
         {
             break;
         }
@@ -130,18 +130,18 @@ fn main() {
 
     // Sorting: a header click, then the new display order, per column; median of 5.
     let tab = harness.state_mut().document_mut::<ReportTab>(0).unwrap();
-    let columns = 5 + tab.summary.columns.columns.len() + 1;
+    let columns = 5 + tab.summary().columns.columns.len() + 1;
     let mut worst = Duration::ZERO;
     for column in 0..columns {
         let mut times = Vec::new();
         for _ in 0..5 {
-            tab.summary.table.sort = None;
-            tab.summary.table.invalidate();
-            tab.summary.refresh();
+            tab.summary_mut().table.sort = None;
+            tab.summary_mut().table.invalidate();
+            tab.summary_mut().refresh();
             let start = Instant::now();
-            tab.summary.table.click_header(column);
-            tab.summary.table.click_header(column);
-            tab.summary.refresh();
+            tab.summary_mut().table.click_header(column);
+            tab.summary_mut().table.click_header(column);
+            tab.summary_mut().refresh();
             times.push(start.elapsed());
         }
         times.sort();

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use eframe::egui;
+use sightline::app::document::Document;
 use sightline::app::timeline::TimelineDoc;
 use sightline::app::timeline::cpu_profile::ProfileView;
 use sightline::app::{Settings, SightlineApp, StartOptions};
@@ -166,14 +167,14 @@ fn main() {
         let ready = d
             .app
             .document::<TimelineDoc>(0)
-            .is_some_and(|t| t.timeline().is_some() && t.stats.reports.is_some());
+            .is_some_and(|t| t.timeline().is_some() && t.stats().reports.is_some());
         if ready {
             break;
         }
         if let Some(error) = d
             .app
             .document::<TimelineDoc>(0)
-            .and_then(|t| t.error.clone())
+            .and_then(|t| t.error().map(str::to_owned))
         {
             panic!("{error}");
         }
@@ -215,7 +216,7 @@ fn main() {
     println!("frame CPU time (layout + tessellation, 1600×1000, {FRAMES} frames each):");
     for (name, t0, t1) in views {
         if let Some(t) = d.app.document_mut::<TimelineDoc>(0) {
-            t.canvas.viewport.fit(t0, t1);
+            t.canvas_mut().viewport.fit(t0, t1);
         }
         let mut times = Vec::new();
         let mut max_shapes = 0;
@@ -224,7 +225,7 @@ fn main() {
             if name.starts_with("panning")
                 && let Some(t) = d.app.document_mut::<TimelineDoc>(0)
             {
-                t.canvas.viewport.pan_px(12.0);
+                t.canvas_mut().viewport.pan_px(12.0);
             }
             // The pointer wanders, as a person's does (hover tooltips, hit tests).
             d.pointer = egui::pos2(
@@ -238,7 +239,7 @@ fn main() {
                 let shapes = d
                     .app
                     .document::<TimelineDoc>(0)
-                    .map_or(0, |t| t.canvas.shapes_drawn);
+                    .map_or(0, |t| t.canvas().shapes_drawn);
                 max_shapes = max_shapes.max(shapes);
             }
         }
@@ -283,20 +284,20 @@ fn sort_long_table(d: &mut Driver, path: &Path) {
         "cuda_gpu_trace: {rows} rows computed in {:.2} s",
         start.elapsed().as_secs_f64()
     );
-    let stats = &mut doc(d).stats;
+    let stats = doc(d).stats_mut();
     stats.add_report(("cuda_gpu_trace".to_owned(), Ok(outcome)));
     stats.pane = sightline::app::timeline::stats_panel::Pane::Report;
     for _ in 0..WARM_UP {
         d.frame();
     }
     // As a header click does.
-    doc(d).stats.table.click_header(column);
+    doc(d).stats_mut().table.click_header(column);
     let start = Instant::now();
     let mut times = Vec::new();
     loop {
         let (time, _) = d.frame();
         times.push(time);
-        let stats = &doc(d).stats;
+        let stats = &doc(d).stats();
         if !stats.sorter.is_sorting() && stats.table.stale_order(rows).is_none() {
             break;
         }
@@ -347,8 +348,8 @@ fn flame_graph(d: &mut Driver) {
         ms(built)
     );
     if let Some(t) = d.app.document_mut::<TimelineDoc>(0) {
-        t.stats.pane = sightline::app::timeline::stats_panel::Pane::Profile;
-        t.stats.profile.view = ProfileView::FlameGraph;
+        t.stats_mut().pane = sightline::app::timeline::stats_panel::Pane::Profile;
+        t.stats_mut().profile.view = ProfileView::FlameGraph;
     }
     d.pointer = egui::pos2(800.0, 900.0);
     let (first, _) = d.frame();

@@ -17,6 +17,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
+use sightline::app::document::Document;
 use sightline::app::timeline::TimelineDoc;
 
 const NSYS: &str =
@@ -72,13 +73,13 @@ fn a_report_asks_for_nsys_then_exports_with_it() {
     common::app::step_until(&mut h, "the export error", Duration::from_secs(30), |h| {
         h.state()
             .document::<TimelineDoc>(0)
-            .is_some_and(|d| d.error.is_some())
+            .is_some_and(|d| d.error().is_some())
     });
     h.run();
     let error = h
         .state()
         .document::<TimelineDoc>(0)
-        .and_then(|d| d.error.clone());
+        .and_then(|d| d.error().map(str::to_owned));
     assert!(
         error
             .as_deref()
@@ -90,20 +91,20 @@ fn a_report_asks_for_nsys_then_exports_with_it() {
     h.state_mut()
         .document_mut::<TimelineDoc>(0)
         .expect("tab")
-        .nsys_entry = NSYS.into();
+        .set_nsys_entry(NSYS);
     h.run();
     h.get_by_label("Export and open").click();
     h.step();
     common::app::step_until(&mut h, "the export", Duration::from_secs(60), |h| {
         h.state()
             .document::<TimelineDoc>(0)
-            .and_then(|d| d.error.as_deref())
+            .and_then(|d| d.error())
             .is_some_and(|e| e.contains("holds no events"))
     });
     let error = h
         .state()
         .document::<TimelineDoc>(0)
-        .and_then(|d| d.error.clone());
+        .and_then(|d| d.error().map(str::to_owned));
     let cache = dir.path().join("cache/sightline/nsys");
     assert!(
         error

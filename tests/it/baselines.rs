@@ -326,7 +326,7 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
         std::time::Duration::from_secs(20),
         |h| {
             let t = tab(h);
-            !t.summary.computing() && !t.summary.rows.is_empty()
+            !t.summary().computing() && !t.summary().rows.is_empty()
         },
     );
     // One column per baseline: each row against the baseline's result of the same kernel name
@@ -348,11 +348,11 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
         None => "N/A".to_owned(),
     };
     let t = tab(&h);
-    assert_eq!(t.summary.deltas.len(), 2);
+    assert_eq!(t.summary().deltas.len(), 2);
     for (i, row) in shown.iter().enumerate() {
         let first = match_by_name(&names_of(&shown), i, &names_of(&sample));
         let expected = first.map(|m| text(row.duration_ns, sample[m].duration_ns));
-        let got = t.summary.deltas.get(0, i);
+        let got = t.summary().deltas.get(0, i);
         assert_eq!(got.map(|(m, _)| m), first, "row {i}: the matched result");
         assert_eq!(
             got.map(|(_, d)| d.map_or_else(|| "N/A".to_owned(), |d| d.relative_text())),
@@ -360,7 +360,7 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
             "row {i} vs the sample"
         );
         let second = t
-            .summary
+            .summary()
             .deltas
             .get(1, i)
             .expect("its own report: the added result");
@@ -598,7 +598,7 @@ fn gui_baselines_persist_with_the_session() {
     let tab = h
         .state()
         .document::<ReportTab>(0)
-        .and_then(|t| t.report.clone())
+        .and_then(|t| t.report().cloned())
         .expect("the tab's report");
     let shares = |b: &sightline::app::ncu::baselines::Baseline| {
         b.source().is_some_and(|r| std::sync::Arc::ptr_eq(r, &tab))

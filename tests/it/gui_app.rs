@@ -61,7 +61,7 @@ fn wait_loaded(harness: &mut Harness<'static, SightlineApp>) {
         app.tabs.iter().all(|t| !t.loading())
             && app
                 .document::<ReportTab>(app.active)
-                .is_some_and(|t| t.details().is_some() || t.error.is_some())
+                .is_some_and(|t| t.details().is_some() || t.error().is_some())
     });
 }
 
@@ -129,7 +129,7 @@ fn opens_a_report_selects_a_kernel_and_reads_values_by_label() {
     harness.get_by_label(&second.name).click();
     harness.run();
     assert_eq!(
-        harness.state().document::<ReportTab>(0).unwrap().selected,
+        harness.state().document::<ReportTab>(0).unwrap().selected(),
         1
     );
     harness.get_by_label(&second_text);
@@ -146,13 +146,13 @@ fn opens_a_report_selects_a_kernel_and_reads_values_by_label() {
     harness.key_press(egui::Key::ArrowDown);
     harness.run();
     assert_eq!(
-        harness.state().document::<ReportTab>(0).unwrap().selected,
+        harness.state().document::<ReportTab>(0).unwrap().selected(),
         2
     );
     harness.key_press(egui::Key::ArrowUp);
     harness.run();
     assert_eq!(
-        harness.state().document::<ReportTab>(0).unwrap().selected,
+        harness.state().document::<ReportTab>(0).unwrap().selected(),
         1
     );
 }
@@ -200,8 +200,8 @@ fn a_failed_load_shows_its_error_and_the_app_keeps_running() {
         .state()
         .document::<ReportTab>(0)
         .unwrap()
-        .error
-        .clone()
+        .error()
+        .map(str::to_owned)
         .expect("the broken file's error");
     assert!(error.contains("broken.ncu-rep"), "{error}");
     harness.state_mut().active = 0;
@@ -214,7 +214,7 @@ fn a_failed_load_shows_its_error_and_the_app_keeps_running() {
             .state()
             .document::<ReportTab>(1)
             .unwrap()
-            .report
+            .report()
             .is_some()
     );
 }
@@ -329,7 +329,7 @@ fn reload_shows_an_edited_section_and_keeps_the_selected_kernel() {
     harness.get_by_label("matmul_tiled").click();
     harness.run();
     assert_eq!(
-        harness.state().document::<ReportTab>(0).unwrap().selected,
+        harness.state().document::<ReportTab>(0).unwrap().selected(),
         1
     );
     harness.get_by_label("Launch Statistics");
@@ -342,7 +342,7 @@ fn reload_shows_an_edited_section_and_keeps_the_selected_kernel() {
     harness.run();
     assert!(harness.query_all_by_label("Launch Configuration").count() >= 1);
     assert_eq!(
-        harness.state().document::<ReportTab>(0).unwrap().selected,
+        harness.state().document::<ReportTab>(0).unwrap().selected(),
         1
     );
     let page = harness
@@ -399,7 +399,7 @@ fn live_reload_follows_saves_and_keeps_the_last_good_version_of_a_broken_file() 
     harness.get_by_label("Metric Selection…").click();
     harness.run();
     harness.get_by_label("error: showing the last good version");
-    let status = harness.state().status.clone().expect("a status message");
+    let status = harness.state().status().expect("a status message");
     assert!(status.1, "the status reports the failure: {}", status.0);
 }
 
@@ -435,7 +435,7 @@ fn keyboard_shortcuts_filter_close_and_help() {
             .state()
             .document::<ReportTab>(0)
             .unwrap()
-            .list
+            .list()
             .filter,
         "reduce"
     );

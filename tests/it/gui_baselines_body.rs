@@ -54,10 +54,10 @@ fn show_section(h: &mut H, id: &str) {
     h.state_mut()
         .document_mut::<ReportTab>(active)
         .unwrap()
-        .panel
+        .panel_mut()
         .scroll_to_section(id);
     common::app::step_until(h, id, Duration::from_secs(20), |h| {
-        tab_at(h, h.state().active).panel.last_scrolled() == Some(id)
+        tab_at(h, h.state().active).panel().last_scrolled() == Some(id)
     });
 }
 
@@ -212,7 +212,7 @@ fn gui_baselines_follow_the_shown_result_and_the_picker() {
     common::app::step_until(&mut h, "kernel 2", Duration::from_secs(20), |h| {
         tab_at(h, 1).details().is_some_and(|d| d.index == 2)
     });
-    let compared = &tab_at(&h, 1).panel.baselines;
+    let compared = &tab_at(&h, 1).panel().baselines;
     assert_eq!(compared.len(), 1);
     assert_eq!(compared[0].result, Some(2), "{}", compared[0].origin());
     // Each value compares with the same kernel's: no difference.
@@ -221,7 +221,7 @@ fn gui_baselines_follow_the_shown_result_and_the_picker() {
     // A report without a kernel of that name: nothing matches, every value "N/A".
     h.state_mut().active = 2;
     h.run();
-    let compared = &tab_at(&h, 2).panel.baselines;
+    let compared = &tab_at(&h, 2).panel().baselines;
     assert_eq!(compared[0].result, None);
     assert!(
         compared[0].origin().contains("no result named"),
@@ -236,16 +236,16 @@ fn gui_baselines_follow_the_shown_result_and_the_picker() {
         .unwrap()
         .select(2);
     h.run();
-    assert_eq!(tab_at(&h, 0).panel.baselines[0].result, Some(0));
+    assert_eq!(tab_at(&h, 0).panel().baselines[0].result, Some(0));
     // After a section reload the result added is resolved again with the new sections.
-    let before = std::sync::Arc::clone(&tab_at(&h, 0).panel.baselines[0].entries);
+    let before = std::sync::Arc::clone(&tab_at(&h, 0).panel().baselines[0].entries);
     h.state_mut()
         .kind_state_mut::<sightline::app::ncu::state::NcuState>()
         .unwrap()
         .sections
         .generation += 1;
     h.run();
-    let after = &tab_at(&h, 0).panel.baselines[0];
+    let after = &tab_at(&h, 0).panel().baselines[0];
     assert_eq!(after.result, Some(0));
     assert!(!std::sync::Arc::ptr_eq(&before, &after.entries));
     assert_eq!(
@@ -255,20 +255,20 @@ fn gui_baselines_follow_the_shown_result_and_the_picker() {
 
     // Picked by hand in the bar: the picker lists the report's results.
     click_picker(&mut h, "matched");
-    let name = tab_at(&h, 0).list.rows[3].name.clone();
+    let name = tab_at(&h, 0).list().rows[3].name.clone();
     h.get_by_label(&format!("[3] {name}")).click();
     h.run();
     assert_eq!(
         common::app::ncu_state(&h).baselines.list[0].pick,
         Pick::Result(3)
     );
-    assert_eq!(tab_at(&h, 0).panel.baselines[0].result, Some(3));
+    assert_eq!(tab_at(&h, 0).panel().baselines[0].result, Some(3));
     h.state_mut().active = 1;
     h.run();
-    assert_eq!(tab_at(&h, 1).panel.baselines[0].result, Some(3));
+    assert_eq!(tab_at(&h, 1).panel().baselines[0].result, Some(3));
     // Back to matched.
     click_picker(&mut h, &format!("[3] {name}"));
     h.get_by_label("matched").click();
     h.run();
-    assert_eq!(tab_at(&h, 1).panel.baselines[0].result, Some(2));
+    assert_eq!(tab_at(&h, 1).panel().baselines[0].result, Some(2));
 }

@@ -100,7 +100,7 @@ fn counter_file_lists_dispatches_with_method_split_and_aggregates() {
     // The header.
     h.get_by_label_contains("Application: /home/user/app");
     h.get_by_label("Session information (10 entries)");
-    let status = h.state().status.clone().expect("status");
+    let status = h.state().status().expect("status");
     assert!(
         status.0.contains("8 dispatch(es), 2 kernel(s)") && !status.1,
         "{status:?}"

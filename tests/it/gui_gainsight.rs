@@ -12,7 +12,7 @@ use eframe::egui::{self, Color32, ColorImage};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::app::SightlineApp;
-use sightline::app::document::{DocumentKind, route};
+use sightline::app::document::{Document, DocumentKind, route};
 use sightline::app::gainsight::GainsightDoc;
 use sightline::app::gainsight::charts::count_label;
 use sightline::gainsight::whatif::Selection;
@@ -55,11 +55,11 @@ fn opened(path: PathBuf) -> Harness<'static, SightlineApp> {
                 .tabs
                 .first()
                 .and_then(|t| t.as_any().downcast_ref::<GainsightDoc>())
-                .is_some_and(|d| d.error.is_some() || (d.loaded.is_some() && !d.busy()))
+                .is_some_and(|d| d.error().is_some() || (d.loaded().is_some() && !d.busy()))
         },
     );
     h.run();
-    assert_eq!(doc(&h).error, None);
+    assert_eq!(doc(&h).error(), None);
     h
 }
 
@@ -100,12 +100,12 @@ fn routes_logs_folders_and_outputs_to_gainsight() {
 fn opens_a_log_lists_its_kernels_and_sorts_them() {
     let mut h = opened(fixture("handmade.log"));
     let d = doc(&h);
-    let loaded = d.loaded.as_ref().expect("loaded");
+    let loaded = d.loaded().expect("loaded");
     let ids: Vec<u64> = loaded.analysis.rows.iter().map(|r| r.kernel_id).collect();
     assert_eq!(ids, [3, 7]);
     // Hand-computed (tests/gainsight_fixtures.rs): 4 L1 lifetimes, 1 L2 lifetime.
     assert_eq!(loaded.report.lifetime_count, [4, 1]);
-    let status = h.state().status.clone().expect("status");
+    let status = h.state().status().expect("status");
     assert!(status.0.starts_with("Opened ") && !status.1, "{status:?}");
     // The table shows every kernel name, and the sortable headers.
     for row in &loaded.analysis.rows {
@@ -136,7 +136,7 @@ fn selecting_a_kernel_filters_the_charts() {
     let mut h = opened(fixture("handmade.log"));
     assert_eq!(doc(&h).selection(), Selection::All);
     let store = doc(&h)
-        .loaded
+        .loaded()
         .as_ref()
         .expect("loaded")
         .analysis
@@ -148,7 +148,7 @@ fn selecting_a_kernel_filters_the_charts() {
         .clone();
     assert_eq!(all.lifetimes, [4, 1]);
     // Kernel 3 is the first row (sorted by id) but the second kernel of the log.
-    let name = doc(&h).loaded.as_ref().expect("loaded").analysis.rows[0]
+    let name = doc(&h).loaded().expect("loaded").analysis.rows[0]
         .name
         .clone();
     h.get_by_label(&name).click();
@@ -168,7 +168,7 @@ fn selecting_a_kernel_filters_the_charts() {
 fn a_retention_slider_recomputes_the_refreshes_shown() {
     let mut h = opened(fixture("handmade.log"));
     let store = doc(&h)
-        .loaded
+        .loaded()
         .as_ref()
         .expect("loaded")
         .analysis
@@ -202,7 +202,7 @@ fn a_retention_slider_recomputes_the_refreshes_shown() {
     slider(&h, "Clock").set_value_accesskit(1117.5);
     h.run();
     let store = doc(&h)
-        .loaded
+        .loaded()
         .as_ref()
         .expect("loaded")
         .analysis
@@ -227,7 +227,7 @@ fn parameters_apply_and_reset() {
     };
     doc_mut(&mut h).apply_params(params);
     wait_idle(&mut h, "the re-analysis");
-    let loaded = doc(&h).loaded.as_ref().expect("loaded");
+    let loaded = doc(&h).loaded().expect("loaded");
     assert_eq!(loaded.params.block_size_bytes, 64);
     // Kernel 7: 2 unique L1 addresses × 64 B / 65536 B.
     assert_eq!(
@@ -238,7 +238,7 @@ fn parameters_apply_and_reset() {
     h.run();
     h.get_by_label("Reset to defaults").click_accesskit();
     wait_idle(&mut h, "the re-analysis with the defaults");
-    let loaded = doc(&h).loaded.as_ref().expect("loaded");
+    let loaded = doc(&h).loaded().expect("loaded");
     assert_eq!(loaded.params, Params::default());
     assert_eq!(
         loaded.analysis.rows[1].l1_utilization,
@@ -276,11 +276,11 @@ fn exports_the_outputs_and_opens_them_again() {
             "{suffix}"
         );
     }
-    let original = doc(&h).loaded.as_ref().expect("loaded");
+    let original = doc(&h).loaded().expect("loaded");
     let (rows, report) = (original.analysis.rows.clone(), original.report.clone());
     // Opening the kernel CSV reads the three others beside it.
     let mut again = opened(out.path().join("demo.sim.csv"));
-    let loaded = doc(&again).loaded.as_ref().expect("loaded");
+    let loaded = doc(&again).loaded().expect("loaded");
     assert!(!loaded.inputs.is_logs());
     assert!(loaded.report_from_file && loaded.lifetimes_known);
     assert_eq!(loaded.analysis.rows, rows);
@@ -294,14 +294,14 @@ fn exports_the_outputs_and_opens_them_again() {
     assert_eq!((p.refreshes[0][0], p.refreshes[1][0]), (3, 10));
     // A folder holding only outputs opens them too.
     let folder = opened(out.path().to_path_buf());
-    let from_folder = doc(&folder).loaded.as_ref().expect("loaded");
+    let from_folder = doc(&folder).loaded().expect("loaded");
     assert!(!from_folder.inputs.is_logs());
     assert_eq!(from_folder.analysis.rows, rows);
     // The JSON alone: its report, no table, no lifetimes (the panel says what is missing).
     let alone = tempfile::tempdir().expect("temp dir");
     std::fs::copy(out.path().join("demo.json"), alone.path().join("demo.json")).expect("copy");
     let json_only = opened(alone.path().join("demo.json"));
-    let loaded = doc(&json_only).loaded.as_ref().expect("loaded");
+    let loaded = doc(&json_only).loaded().expect("loaded");
     assert!(loaded.report_from_file && !loaded.lifetimes_known);
     assert!(loaded.analysis.rows.is_empty());
     assert_eq!(loaded.report.refreshes, report.refreshes);
@@ -381,8 +381,8 @@ fn cancel_stops_a_long_load() {
     h.step();
     let d = doc(&h);
     assert!(!d.busy());
-    assert!(d.loaded.is_none());
-    let error = d.error.clone().expect("an error");
+    assert!(d.loaded().is_none());
+    let error = d.error().map(str::to_owned).expect("an error");
     assert!(
         error.contains("cancelled") && error.contains("big.log"),
         "{error}"
@@ -396,13 +396,13 @@ fn a_bad_file_shows_an_error_naming_it() {
     std::fs::write(&empty, b"").expect("write");
     let mut h = harness(vec![empty.clone()]);
     common::app::step_until(&mut h, "the error", Duration::from_secs(30), |h| {
-        doc(h).error.is_some()
+        doc(h).error().is_some()
     });
     h.run();
-    let error = doc(&h).error.clone().expect("error");
+    let error = doc(&h).error().map(str::to_owned).expect("error");
     assert!(error.contains(&empty.display().to_string()), "{error}");
     assert!(h.get_all_by_label(&error).count() >= 1);
-    let status = h.state().status.clone().expect("status");
+    let status = h.state().status().expect("status");
     assert!(status.1 && status.0.contains("empty.log"), "{status:?}");
     // A kernel CSV with a broken row names the file and the line.
     let bad = dir.path().join("bad.sim.csv");
@@ -416,9 +416,9 @@ fn a_bad_file_shows_an_error_naming_it() {
     .expect("write");
     let mut h = harness(vec![bad.clone()]);
     common::app::step_until(&mut h, "the error", Duration::from_secs(30), |h| {
-        doc(h).error.is_some()
+        doc(h).error().is_some()
     });
-    let error = doc(&h).error.clone().expect("error");
+    let error = doc(&h).error().map(str::to_owned).expect("error");
     assert!(error.contains(&format!("{}:2", bad.display())), "{error}");
 }
 
@@ -443,7 +443,7 @@ fn opens_a_folder_of_logs_one_per_kernel() {
         std::fs::write(traces.join(format!("kernel-{id}.traceg")), bytes).expect("write");
     }
     let h = opened(traces.clone());
-    let loaded = doc(&h).loaded.as_ref().expect("loaded");
+    let loaded = doc(&h).loaded().expect("loaded");
     assert!(loaded.inputs.is_logs());
     assert_eq!(loaded.analysis.files.len(), 2);
     assert!(loaded.analysis.files[0].ends_with("kernel-2.traceg"));

@@ -30,9 +30,9 @@ fn opened(scenario: usize) -> (tempfile::TempDir, Harness<'static, SightlineApp>
     common::app::step_until(&mut h, "the link", Duration::from_secs(60), |h| {
         h.state()
             .document::<TimelineDoc>(0)
-            .is_some_and(|d| !d.ncu_links.busy() && !d.ncu_links.marked.is_empty())
+            .is_some_and(|d| !d.ncu_links().busy() && !d.ncu_links().marked.is_empty())
             && h.state().document::<ReportTab>(1).is_some_and(|r| {
-                r.report
+                r.report()
                     .as_ref()
                     .is_some_and(|r| r.num_actions() == results)
             })
@@ -63,9 +63,9 @@ fn profiled_kernels_are_marked() {
     h.step();
     let doc = timeline_doc(&h);
     // Every launch of the program was profiled; the other program's kernel was not.
-    assert_eq!(doc.ncu_links.marked.len(), 8);
-    assert!(!doc.ncu_links.marked.contains(&event_of(&h, 8)));
-    assert!(doc.canvas.linked_drawn > 0, "no badge drawn");
+    assert_eq!(doc.ncu_links().marked.len(), 8);
+    assert!(!doc.ncu_links().marked.contains(&event_of(&h, 8)));
+    assert!(doc.canvas().linked_drawn > 0, "no badge drawn");
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn open_in_nsight_compute_switches_tab_and_selects() {
     h.step();
     h.step();
     assert_eq!(h.state().active, 1);
-    assert_eq!(h.state().document::<ReportTab>(1).unwrap().selected, 3);
+    assert_eq!(h.state().document::<ReportTab>(1).unwrap().selected(), 3);
 }
 
 #[test]
@@ -104,9 +104,9 @@ fn show_on_timeline_selects_the_kernel() {
     assert_eq!(h.state().active, 0);
     let event = event_of(&h, 3);
     let doc = timeline_doc(&h);
-    assert_eq!(doc.selection.event, Some(event));
+    assert_eq!(doc.selection().event, Some(event));
     // Framed: the kernel (4 µs) fills a fifth of the view.
-    let view = &doc.canvas.viewport;
+    let view = &doc.canvas().viewport;
     let (t0, t1) = (
         view.start,
         view.start + view.ns_per_px * f64::from(view.width),
@@ -134,17 +134,17 @@ fn a_report_opened_later_links_and_closing_it_unlinks() {
                 .is_some_and(|t| !t.stacks_pending && !t.partial)
         })
     });
-    assert!(timeline_doc(&h).ncu_links.marked.is_empty());
+    assert!(timeline_doc(&h).ncu_links().marked.is_empty());
     // As a drop on the window does: the report opens in a tab of its own, and links.
     let ctx = h.ctx.clone();
     h.state_mut().open(report, &ctx);
     common::app::step_until(&mut h, "the link", Duration::from_secs(60), |h| {
-        timeline_doc(h).ncu_links.marked.len() == 3
+        timeline_doc(h).ncu_links().marked.len() == 3
     });
     assert_eq!(h.state().active, 1);
     h.state_mut().close(1);
     h.step();
-    assert!(timeline_doc(&h).ncu_links.marked.is_empty());
+    assert!(timeline_doc(&h).ncu_links().marked.is_empty());
 }
 
 #[test]
@@ -159,7 +159,7 @@ fn uncertain_matches_offer_candidates() {
     h.step();
     h.step();
     assert_eq!(h.state().active, 0);
-    let selected = timeline_doc(&h).selection.event.unwrap();
+    let selected = timeline_doc(&h).selection().event.unwrap();
     // The first candidate is one of the two that agree with the result's NVTX state.
     assert!([event_of(&h, 3), event_of(&h, 5)].contains(&selected));
     // On the timeline, the candidate's details say "may be" rather than "Open in".
@@ -169,4 +169,59 @@ fn uncertain_matches_offer_candidates() {
             .is_none()
     );
     assert!(h.query_by_label("result 0").is_some());
+}
+
+/// The status bar shows the active tab's message: the timeline's link result stays with the
+/// timeline, the report's and the Gainsight panel's "Opened" with theirs, and switching tabs
+/// (by clicking them) switches the message.
+#[test]
+fn the_status_bar_follows_the_active_tab() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("train.sqlite");
+    write_timeline(&export).unwrap();
+    let s = &SCENARIOS[1];
+    let report: PathBuf = dir.path().join(format!("{}.ncu-rep", s.name));
+    write_report(s, std::fs::File::create(&report).unwrap()).unwrap();
+    let log = common::fixtures().join("gainsight").join("handmade.log");
+    let mut h = common::app::harness(vec![export, report.clone(), log.clone()]);
+    common::app::step_until(
+        &mut h,
+        "the link and the loads",
+        Duration::from_secs(60),
+        |h| {
+            h.state().tabs.iter().all(|t| !t.loading())
+                && h.state()
+                    .document::<TimelineDoc>(0)
+                    .is_some_and(|d| !d.ncu_links().busy() && !d.ncu_links().marked.is_empty())
+        },
+    );
+    let status = |h: &Harness<'static, SightlineApp>| h.state().status().expect("a status").0;
+    let linked = format!("Linked with {}.ncu-rep: ", s.name);
+
+    h.get_by_label("train.sqlite").click();
+    h.run();
+    assert_eq!(h.state().active, 0);
+    assert!(status(&h).starts_with(&linked), "{}", status(&h));
+    h.get_by_label(&status(&h));
+
+    h.get_by_label("handmade.log").click();
+    h.run();
+    assert_eq!(h.state().active, 2);
+    let opened = format!("Opened {}: ", log.display());
+    assert!(status(&h).starts_with(&opened), "{}", status(&h));
+    assert!(h.query_by_label_contains(&linked).is_none());
+
+    h.get_by_label(&format!("{}.ncu-rep", s.name)).click();
+    h.run();
+    assert_eq!(h.state().active, 1);
+    let opened = format!(
+        "Opened {}: {} result(s) in ",
+        report.display(),
+        s.results.len()
+    );
+    assert!(status(&h).starts_with(&opened), "{}", status(&h));
+
+    h.get_by_label("train.sqlite").click();
+    h.run();
+    assert!(status(&h).starts_with(&linked), "{}", status(&h));
 }

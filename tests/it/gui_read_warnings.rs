@@ -102,8 +102,8 @@ fn read_warnings_and_unreadable_results_are_shown_and_the_rest_loads() {
     std::fs::write(&file, damaged_report()).unwrap();
     let mut harness = open(file, dir.path());
     let tab = harness.state().document::<ReportTab>(0).unwrap();
-    assert_eq!(tab.error, None, "the report opens");
-    assert_eq!(tab.list.len(), 4, "every result is listed");
+    assert_eq!(tab.error(), None, "the report opens");
+    assert_eq!(tab.list().len(), 4, "every result is listed");
     harness.get_by_label("(unreadable result)");
     harness.get_by_label("fourth");
 

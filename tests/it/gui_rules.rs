@@ -139,7 +139,7 @@ fn apply_rules_replaces_stored_results_and_shows_rule_states() {
     assert!(harness.query_all_by_label(&expected[0]).count() >= 1);
     assert_status(&harness, "AchievedOccupancy", RuleStatus::Stored);
     assert!(harness.query_all_by_label("applied").count() >= 3);
-    let status = harness.state().status.clone().expect("a status message");
+    let status = harness.state().status().expect("a status message");
     assert!(!status.1, "no failure: {}", status.0);
 
     // The Metric Selection window gives the same states.
@@ -158,7 +158,7 @@ fn one_rule_is_applied_alone_and_per_kernel() {
     harness.get_by_label("matmul_tiled").click();
     harness.run();
     assert_eq!(
-        harness.state().document::<ReportTab>(0).unwrap().selected,
+        harness.state().document::<ReportTab>(0).unwrap().selected(),
         1
     );
 
@@ -172,7 +172,7 @@ fn one_rule_is_applied_alone_and_per_kernel() {
     harness.get_by_label("vector_add").click();
     harness.run();
     assert_eq!(
-        harness.state().document::<ReportTab>(0).unwrap().selected,
+        harness.state().document::<ReportTab>(0).unwrap().selected(),
         0
     );
     assert_status(&harness, "SightlineOccupancy", RuleStatus::NotApplied);
@@ -228,7 +228,7 @@ fn a_failing_rule_shows_its_error_and_is_applied_again_when_its_file_changes() {
         h.state()
             .document::<ReportTab>(0)
             .unwrap()
-            .panel
+            .panel()
             .last_scrolled()
             == Some("LaunchStats")
     });
@@ -397,7 +397,7 @@ fn a_rule_file_that_does_not_load_is_reported_in_metric_selection() {
     let errors = ncu_state(&harness).rule_load_errors.clone();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].message.contains("broken_rule.py"), "{errors:?}");
-    let status = harness.state().status.clone().expect("a status message");
+    let status = harness.state().status().expect("a status message");
     assert!(
         status.1 && status.0.contains("did not load"),
         "{}",

@@ -11,6 +11,7 @@ use std::time::Duration;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use sightline::app::document::Document;
 use sightline::app::ncu::report_tab::{Page, ReportTab};
 use sightline::app::ncu::source_page::data::{NO_LINE_INFO, View};
 use sightline::app::{Settings, SightlineApp, StartOptions};
@@ -67,8 +68,8 @@ fn open(dir: &Path, path: PathBuf) -> Harness<'static, SightlineApp> {
             .is_some_and(|t| !t.loading() && t.details().is_some())
     });
     let tab = tab_mut(&mut harness);
-    tab.source.nvdisasm.explicit = Some(dir.join("no-nvdisasm-here"));
-    tab.source.nvdisasm.cache_dir = None;
+    tab.source_mut().nvdisasm.explicit = Some(dir.join("no-nvdisasm-here"));
+    tab.source_mut().nvdisasm.cache_dir = None;
     harness
 }
 
@@ -82,13 +83,13 @@ fn tab_mut<'a>(h: &'a mut Harness<'static, SightlineApp>) -> &'a mut ReportTab {
 
 /// Shows the Source page and waits for its build.
 fn show_source_page(h: &mut Harness<'static, SightlineApp>) {
-    tab_mut(h).page = Page::Source;
+    tab_mut(h).set_page(Page::Source);
     wait_built(h);
 }
 
 fn wait_built(h: &mut Harness<'static, SightlineApp>) {
     common::app::step_until(h, "the Source page", Duration::from_secs(20), |h| {
-        tab(h).source.page().is_some() && !tab(h).source.is_building()
+        tab(h).source().page().is_some() && !tab(h).source().is_building()
     });
 }
 
@@ -107,14 +108,14 @@ fn gui_source_views_switch() {
     let path = report(dir.path(), true, &[("/src/kernel.cu", SOURCE)]);
     let mut h = open(dir.path(), path);
     show_source_page(&mut h);
-    assert_eq!(tab(&h).source.view(0), Some(View::Source));
+    assert_eq!(tab(&h).source().view(0), Some(View::Source));
     // The imported file: every line, also those without code.
     h.get_by_label("Source kernel.cu:1");
     h.get_by_label("Source kernel.cu:4");
     assert!(h.query_by_label(&sass(0x10)).is_none());
 
     click(&mut h, "SASS");
-    assert_eq!(tab(&h).source.view(0), Some(View::Sass));
+    assert_eq!(tab(&h).source().view(0), Some(View::Sass));
     h.get_by_label(&sass(0x10));
     // The callee's instructions are listed under the kernel.
     h.get_by_label(&format!("SASS {:#x}", LOAD[1] + 0x20));
@@ -123,7 +124,7 @@ fn gui_source_views_switch() {
     h.get_by_label(nvdisasm::MISSING_HINT);
 
     click(&mut h, "PTX");
-    assert_eq!(tab(&h).source.view(0), Some(View::Ptx));
+    assert_eq!(tab(&h).source().view(0), Some(View::Ptx));
     h.get_by_label("PTX 3");
     assert!(h.query_by_label(&sass(0x10)).is_none());
 }
@@ -135,34 +136,37 @@ fn gui_source_side_by_side_correlation() {
     let mut h = open(dir.path(), path);
     show_source_page(&mut h);
     click(&mut h, "Side by side");
-    assert!(tab(&h).source.side_by_side);
-    assert_eq!(tab(&h).source.view(1), Some(View::Sass));
+    assert!(tab(&h).source().side_by_side);
+    assert_eq!(tab(&h).source().view(1), Some(View::Sass));
 
     // Line 4 has the instructions at 0x10 and 0x20 (0x10 has two rows: lines 4 and 5).
     click(&mut h, "Source kernel.cu:4");
     assert_eq!(
-        tab(&h).source.selected_name(0).as_deref(),
+        tab(&h).source().selected_name(0).as_deref(),
         Some("Source kernel.cu:4")
     );
     assert_eq!(
-        tab(&h).source.highlighted_names(1),
+        tab(&h).source().highlighted_names(1),
         [sass(0x10), sass(0x20)]
     );
     // And back: the instruction at 0x30 is line 5's only.
     click(&mut h, &sass(0x30));
-    assert_eq!(tab(&h).source.highlighted_names(0), ["Source kernel.cu:5"]);
+    assert_eq!(
+        tab(&h).source().highlighted_names(0),
+        ["Source kernel.cu:5"]
+    );
     // 0x10 belongs to both lines.
     click(&mut h, &sass(0x10));
     assert_eq!(
-        tab(&h).source.highlighted_names(0),
+        tab(&h).source().highlighted_names(0),
         ["Source kernel.cu:4", "Source kernel.cu:5"]
     );
 
     // SASS beside PTX: the instruction at 0x40 is PTX line 3.
-    tab_mut(&mut h).source.set_view(0, View::Ptx);
+    tab_mut(&mut h).source_mut().set_view(0, View::Ptx);
     h.run();
     click(&mut h, &sass(0x40));
-    assert_eq!(tab(&h).source.highlighted_names(0), ["PTX 3"]);
+    assert_eq!(tab(&h).source().highlighted_names(0), ["PTX 3"]);
 }
 
 #[test]
@@ -172,11 +176,11 @@ fn gui_source_heatmap_and_hot_spots() {
     let mut h = open(dir.path(), path);
     show_source_page(&mut h);
     assert_eq!(
-        tab(&h).source.heat_column().as_deref(),
+        tab(&h).source().heat_column().as_deref(),
         Some("Instructions Executed")
     );
     // Line sums of inst_executed: 3 → 100, 4 → 203, 5 → 306, 6 → 209.
-    let selected = |h: &Harness<'static, SightlineApp>| tab(h).source.selected_name(0);
+    let selected = |h: &Harness<'static, SightlineApp>| tab(h).source().selected_name(0);
     click(&mut h, "Next hot spot");
     assert_eq!(selected(&h).as_deref(), Some("Source kernel.cu:5"));
     click(&mut h, "Next hot spot");
@@ -201,9 +205,9 @@ fn gui_source_heatmap_and_hot_spots() {
     assert_eq!(selected(&h), Some(sass(0)));
 
     // Absolute values instead of % of the launch.
-    assert!(tab(&h).source.percent);
+    assert!(tab(&h).source().percent);
     click(&mut h, "Absolute");
-    assert!(!tab(&h).source.percent);
+    assert!(!tab(&h).source().percent);
 }
 
 #[test]
@@ -212,33 +216,33 @@ fn gui_source_find() {
     let path = report(dir.path(), true, &[("/src/kernel.cu", SOURCE)]);
     let mut h = open(dir.path(), path);
     show_source_page(&mut h);
-    tab_mut(&mut h).source.find = "HELPER(".into();
+    tab_mut(&mut h).source_mut().find = "HELPER(".into();
     click(&mut h, "Find next");
     assert_eq!(
-        tab(&h).source.selected_name(0).as_deref(),
+        tab(&h).source().selected_name(0).as_deref(),
         Some("Source kernel.cu:5")
     );
-    assert_eq!(tab(&h).source.match_count(), (1, Some(0)));
+    assert_eq!(tab(&h).source().match_count(), (1, Some(0)));
     h.get_by_label("1 of 1");
 
-    tab_mut(&mut h).source.find = "a".into();
+    tab_mut(&mut h).source_mut().find = "a".into();
     click(&mut h, "Find next");
     // "float *a", "a[0] = 1.0f;", "helper(a);": the next after line 5 wraps to line 2.
-    assert_eq!(tab(&h).source.match_count().0, 3);
+    assert_eq!(tab(&h).source().match_count().0, 3);
     assert_eq!(
-        tab(&h).source.selected_name(0).as_deref(),
+        tab(&h).source().selected_name(0).as_deref(),
         Some("Source kernel.cu:2")
     );
     click(&mut h, "Find next");
     assert_eq!(
-        tab(&h).source.selected_name(0).as_deref(),
+        tab(&h).source().selected_name(0).as_deref(),
         Some("Source kernel.cu:4")
     );
     h.get_by_label("2 of 3");
 
-    tab_mut(&mut h).source.find = "no such text".into();
+    tab_mut(&mut h).source_mut().find = "no such text".into();
     click(&mut h, "Find next");
-    assert_eq!(tab(&h).source.match_count(), (0, None));
+    assert_eq!(tab(&h).source().match_count(), (0, None));
     h.get_by_label("0 found");
 }
 
@@ -247,7 +251,7 @@ fn gui_source_details_hot_spot_table_links_into_the_page() {
     let dir = tempfile::tempdir().unwrap();
     let path = report(dir.path(), true, &[("/src/kernel.cu", SOURCE)]);
     let mut h = open(dir.path(), path);
-    assert_eq!(tab(&h).page, Page::Details);
+    assert_eq!(tab(&h).page(), Page::Details);
     // "Most Executed Instructions": inst_executed per PC, highest first (at the page's end).
     show_source_counters(&mut h);
     let hottest = format!("{:#x}", LOAD[0] + 0x50);
@@ -259,10 +263,10 @@ fn gui_source_details_hot_spot_table_links_into_the_page() {
     // frames than `Harness::run` allows on a loaded machine.
     h.get_by_label(&hottest).click();
     h.step();
-    assert_eq!(tab(&h).page, Page::Source);
+    assert_eq!(tab(&h).page(), Page::Source);
     wait_built(&mut h);
     h.run();
-    let source = &tab(&h).source;
+    let source = &tab(&h).source();
     assert!(source.side_by_side);
     assert_eq!(source.view(0), Some(View::Source));
     assert_eq!(source.selected_name(1), Some(sass(0x50)));
@@ -274,11 +278,11 @@ fn gui_source_details_hot_spot_table_links_into_the_page() {
 
 /// Opens the Details page's SourceCounters section (at the page's end) alone.
 fn show_source_counters(h: &mut Harness<'static, SightlineApp>) {
-    tab_mut(h).panel.set_all_open(false);
+    tab_mut(h).panel_mut().set_all_open(false);
     h.run();
-    tab_mut(h).panel.scroll_to_section("SourceCounters");
+    tab_mut(h).panel_mut().scroll_to_section("SourceCounters");
     common::app::step_until(h, "the scroll", Duration::from_secs(10), |h| {
-        tab(h).panel.pending_scroll().is_none()
+        tab(h).panel().pending_scroll().is_none()
     });
     // Until the scroll's animation has ended (clicks land where the rows are drawn).
     h.run();
@@ -293,10 +297,10 @@ fn gui_source_details_hot_spot_line_opens_the_source_view_there() {
     // The hottest instructions: 0x50 and 0x40 (line 6), 0x30 (line 5), 0x20 and 0x10 (line 4).
     h.get_all_by_label("kernel.cu:5").next().unwrap().click();
     h.step();
-    assert_eq!(tab(&h).page, Page::Source);
+    assert_eq!(tab(&h).page(), Page::Source);
     wait_built(&mut h);
     h.run();
-    let source = &tab(&h).source;
+    let source = &tab(&h).source();
     assert_eq!(source.view(0), Some(View::Source));
     assert_eq!(
         source.selected_name(0).as_deref(),
@@ -374,10 +378,10 @@ fn gui_source_corpus_hot_spot_line_link() {
     assert!(h.get_all_by_label(&format!("{:#x}", top[0].0)).count() >= 1);
     h.get_all_by_label(&text).next().unwrap().click();
     h.step();
-    assert_eq!(tab(&h).page, Page::Source);
+    assert_eq!(tab(&h).page(), Page::Source);
     wait_built(&mut h);
     h.run();
-    let source = &tab(&h).source;
+    let source = &tab(&h).source();
     assert_eq!(source.view(0), Some(View::Source));
     assert_eq!(source.selected_name(0), Some(format!("Source {text}")));
 }
@@ -390,12 +394,12 @@ fn gui_source_without_line_info_shows_the_plain_message() {
     show_source_page(&mut h);
     h.run();
     h.get_by_label(NO_LINE_INFO);
-    assert_eq!(tab(&h).source.view(0), Some(View::Sass));
+    assert_eq!(tab(&h).source().view(0), Some(View::Sass));
     h.get_by_label(&sass(0x10));
     // The Source view says the same instead of rows ("Source" is also the page's tab).
-    tab_mut(&mut h).source.set_view(0, View::Source);
+    tab_mut(&mut h).source_mut().set_view(0, View::Source);
     h.run();
-    assert_eq!(tab(&h).source.view(0), Some(View::Source));
+    assert_eq!(tab(&h).source().view(0), Some(View::Source));
     assert_eq!(h.get_all_by_label(NO_LINE_INFO).count(), 2);
     assert!(h.query_by_label(&sass(0x10)).is_none());
 }
@@ -414,7 +418,7 @@ fn gui_source_file_not_in_report_and_resolved() {
 
     let local = dir.path().join("kernel.cu");
     std::fs::write(&local, SOURCE).unwrap();
-    tab_mut(&mut h).source.resolve_file(0, local);
+    tab_mut(&mut h).source_mut().resolve_file(0, local);
     h.run();
     assert!(
         h.query_by_label("/src/kernel.cu: file not in report")
@@ -423,7 +427,7 @@ fn gui_source_file_not_in_report_and_resolved() {
     h.get_by_label("Source kernel.cu:1");
     click(&mut h, "Source kernel.cu:4");
     assert_eq!(
-        tab(&h).source.selected_name(0).as_deref(),
+        tab(&h).source().selected_name(0).as_deref(),
         Some("Source kernel.cu:4")
     );
 }
@@ -438,20 +442,20 @@ fn gui_source_corpus_manual_nvtx() {
     let mut h = open(dir.path(), path);
     let found = nvdisasm::find(None);
     {
-        let source = &mut tab_mut(&mut h).source;
+        let source = tab_mut(&mut h).source_mut();
         source.nvdisasm.explicit = found.clone();
         source.nvdisasm.cache_dir = Some(dir.path().join("cache"));
     }
     show_source_page(&mut h);
-    let page = tab(&h).source.page().unwrap();
+    let page = tab(&h).source().page().unwrap();
     assert!(page.has_line_info);
     assert!(!page.files.is_empty());
     assert!(page.columns.iter().any(|c| c.numeric && c.total > 0.0));
     click(&mut h, "Next hot spot");
-    assert!(tab(&h).source.selected_name(0).is_some());
+    assert!(tab(&h).source().selected_name(0).is_some());
     match found {
         Some(_) => {
-            let page = tab(&h).source.page().unwrap();
+            let page = tab(&h).source().page().unwrap();
             assert!(page.has_sass_text, "{:?}", page.messages);
             assert!(page.sass.iter().any(|r| r.text.contains("EXIT")));
         }
@@ -471,7 +475,7 @@ fn gui_source_callees_by_demangled_name() {
     tab_mut(&mut h).select(1);
     h.run();
     show_source_page(&mut h);
-    let page = tab(&h).source.page().unwrap();
+    let page = tab(&h).source().page().unwrap();
     let names: Vec<&str> = page.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(
         names,

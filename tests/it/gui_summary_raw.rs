@@ -65,10 +65,10 @@ fn summary_rows(h: &mut Harness<'static, SightlineApp>) {
     h.run();
     common::app::step_until(h, "the summary rows", Duration::from_secs(30), |h| {
         let t = tab(h);
-        !t.summary.computing()
-            && t.report
+        !t.summary().computing()
+            && t.report()
                 .as_ref()
-                .is_some_and(|r| t.summary.rows.len() == r.num_actions())
+                .is_some_and(|r| t.summary().rows.len() == r.num_actions())
     });
 }
 
@@ -81,7 +81,7 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     let t = tab(&h);
     // One row per result, in report order, with the Speed of Light and Occupancy columns.
     assert_eq!(
-        t.summary
+        t.summary()
             .rows
             .iter()
             .map(|r| r.launch.index)
@@ -89,7 +89,7 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
         (0..report.num_actions()).collect::<Vec<_>>()
     );
     let labels: Vec<&str> = t
-        .summary
+        .summary()
         .columns
         .columns
         .iter()
@@ -101,14 +101,14 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
         let action = report.action(index).unwrap();
         // The values are the full Details page's header values.
         let page = common::details::page(&action);
-        for (column, key) in t.summary.columns.columns.iter().enumerate() {
+        for (column, key) in t.summary().columns.columns.iter().enumerate() {
             let entry = page
                 .sections
                 .iter()
                 .find(|s| s.identifier == key.section)
                 .and_then(|s| s.header.iter().find(|e| e.label == key.label))
                 .unwrap();
-            let cell = t.summary.rows[index].value(column).unwrap();
+            let cell = t.summary().rows[index].value(column).unwrap();
             assert_eq!(cell.text, entry.text, "{index} {}", key.label);
             assert_eq!(
                 Some(cell.value),
@@ -118,9 +118,9 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
         let duration = action
             .metric("gpu__time_duration.sum")
             .map(|m| m.value().as_f64().unwrap());
-        assert_eq!(t.summary.rows[index].launch.duration_ns, duration);
+        assert_eq!(t.summary().rows[index].launch.duration_ns, duration);
         assert_eq!(
-            t.summary.rows[index].launch.name,
+            t.summary().rows[index].launch.name,
             action.name(NameBase::Function)
         );
     }
@@ -132,11 +132,11 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     h.get_by_label("Duration ^");
     let durations = |h: &Harness<'static, SightlineApp>| -> Vec<f64> {
         let t = tab(h);
-        t.summary
+        t.summary()
             .table
             .order
             .iter()
-            .map(|&i| t.summary.rows[i].launch.duration_ns.unwrap())
+            .map(|&i| t.summary().rows[i].launch.duration_ns.unwrap())
             .collect()
     };
     let ascending = durations(&h);
@@ -153,7 +153,7 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     // A click on the longest kernel's row opens its Details page.
     let longest = {
         let t = tab(&h);
-        t.summary.rows[t.summary.table.order[0]].launch.index
+        t.summary().rows[t.summary().table.order[0]].launch.index
     };
     let name = report
         .action(longest)
@@ -165,8 +165,8 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     cells.last().unwrap().click();
     h.run();
     let t = tab(&h);
-    assert_eq!(t.page, Page::Details);
-    assert_eq!(t.selected, longest);
+    assert_eq!(t.page(), Page::Details);
+    assert_eq!(t.selected(), longest);
     common::app::step_until(
         &mut h,
         "the page of the clicked result",
@@ -186,7 +186,7 @@ fn gui_summary_filters_by_nvtx_range() {
     summary_rows(&mut h);
     let (total, needle, expected) = {
         let t = tab(&h);
-        let ranges: Vec<&str> = t.summary.rows.iter().map(|r| r.nvtx.as_str()).collect();
+        let ranges: Vec<&str> = t.summary().rows.iter().map(|r| r.nvtx.as_str()).collect();
         assert!(ranges.iter().all(|r| !r.is_empty()), "{ranges:?}");
         // The last part of the first result's innermost range.
         let needle = ranges[0]
@@ -203,17 +203,17 @@ fn gui_summary_filters_by_nvtx_range() {
     };
     assert!(expected < total, "{needle}: the filter must leave rows out");
     type_into(&mut h, 1, &needle);
-    assert_eq!(tab(&h).summary.table.order.len(), expected);
+    assert_eq!(tab(&h).summary().table.order.len(), expected);
 }
 
 #[test]
 fn gui_summary_row_menu_adds_a_baseline() {
     let (mut h, _folder) = app_on(vec![fixture("sample.ncu-rep")]);
     summary_rows(&mut h);
-    let name = tab(&h).summary.rows[2].launch.name.clone();
+    let name = tab(&h).summary().rows[2].launch.name.clone();
     assert_eq!(
         tab(&h)
-            .summary
+            .summary()
             .rows
             .iter()
             .filter(|r| r.launch.name == name)
@@ -229,7 +229,7 @@ fn gui_summary_row_menu_adds_a_baseline() {
     h.run();
     let baselines = &common::app::ncu_state(&h).baselines.list;
     assert_eq!(baselines.len(), 1);
-    assert_eq!(baselines[0].kernel, tab(&h).summary.rows[2].launch.index);
+    assert_eq!(baselines[0].kernel, tab(&h).summary().rows[2].launch.index);
 }
 
 #[test]
@@ -261,7 +261,7 @@ fn gui_summary_filters_by_kernel_name() {
     h.run();
     // The page's text boxes: the kernel filter, then the NVTX filter.
     type_into(&mut h, 0, &first);
-    assert_eq!(tab(&h).summary.table.order.len(), expected);
+    assert_eq!(tab(&h).summary().table.order.len(), expected);
     h.get_by_label(&format!("{expected} of {} result(s)", report.num_actions()));
 }
 
@@ -297,18 +297,18 @@ fn gui_raw_filter_instances_and_csv() {
     h.get_by_label("Raw").click();
     h.run();
     let action = report.action(0).unwrap();
-    let metrics = tab(&h).raw.rows.len();
+    let metrics = tab(&h).raw().rows.len();
     assert!(metrics > action.metrics().len() / 2, "{metrics} rows");
     // A regular expression: names ending in `.sum` that start with `dram__` or `gpu__`.
     type_into(&mut h, 0, "^(dram|gpu)__.*\\.sum$");
     let shown: Vec<String> = tab(&h)
-        .raw
+        .raw()
         .shown_names()
         .into_iter()
         .map(str::to_owned)
         .collect();
     let expected: Vec<String> = tab(&h)
-        .raw
+        .raw()
         .rows
         .iter()
         .map(|r| r.name.clone())
@@ -321,7 +321,7 @@ fn gui_raw_filter_instances_and_csv() {
     // Instance values behind the toggle: sm__cycles_elapsed.max has one per SM.
     type_into(&mut h, 0, "|^sm__cycles_elapsed.max$");
     let row = tab(&h)
-        .raw
+        .raw()
         .rows
         .iter()
         .find(|r| r.name == "sm__cycles_elapsed.max")
@@ -342,7 +342,7 @@ fn gui_raw_filter_instances_and_csv() {
     // An invalid expression is said to be one and matched as text.
     type_into(&mut h, 0, "(");
     h.get_by_label_contains("not a regular expression");
-    assert!(tab(&h).raw.shown_names().is_empty());
+    assert!(tab(&h).raw().shown_names().is_empty());
 
     // The page's CSV is `sightline raw --csv --kernel 0`.
     let mut cli = Vec::new();
@@ -355,5 +355,5 @@ fn gui_raw_filter_instances_and_csv() {
         print_summary: None,
     };
     sightline::cli::raw::run(&args, &mut cli).unwrap();
-    assert_eq!(tab(&h).raw.csv(), String::from_utf8(cli).unwrap());
+    assert_eq!(tab(&h).raw().csv(), String::from_utf8(cli).unwrap());
 }

@@ -150,7 +150,7 @@ fn the_cpu_profile_counts_what_the_export_holds() {
     common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
         h.state()
             .document::<TimelineDoc>(0)
-            .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
+            .is_some_and(|d| d.timeline().is_some() && d.stats().reports.is_some())
     });
     h.run();
     h.get_by_label("CPU profile").click();
@@ -167,7 +167,7 @@ fn the_cpu_profile_counts_what_the_export_holds() {
         .click();
     h.run();
     let doc = h.state().document::<TimelineDoc>(0).expect("timeline");
-    let profile = &doc.stats.profile;
+    let profile = &doc.stats().profile;
     assert_eq!(profile.selected, Some(flat[0].frame));
     // The outlined samples are exactly those whose stack holds the function.
     let outlined = tl
@@ -196,7 +196,7 @@ fn a_flame_graph_click_selects_and_outlines_a_function() {
     common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
         h.state()
             .document::<TimelineDoc>(0)
-            .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
+            .is_some_and(|d| d.timeline().is_some() && d.stats().reports.is_some())
     });
     h.run();
     h.get_by_label("CPU profile").click();
@@ -213,7 +213,7 @@ fn a_flame_graph_click_selects_and_outlines_a_function() {
     let counts = tl.sample_counts(t0, t1, &[]);
     let tree = sightline::timeline::profile::CallTree::top_down(&tl.stacks, &counts);
     let widest = tree.nodes[tree.nodes[0].children[0] as usize].frame;
-    let profile = &doc.stats.profile;
+    let profile = &doc.stats().profile;
     assert_eq!(
         profile.selected, widest,
         "the widest bar's function is selected"
@@ -292,7 +292,11 @@ fn the_timeline_shows_before_the_call_stacks_and_keeps_the_selection() {
     let d = h.state().document::<TimelineDoc>(0).expect("tab");
     let complete = d.timeline().cloned().expect("loaded");
     assert_eq!(complete.event_count(), preview.event_count());
-    assert_eq!(d.selection.event, Some(kernel.id), "the selection is kept");
+    assert_eq!(
+        d.selection().event,
+        Some(kernel.id),
+        "the selection is kept"
+    );
     assert!(complete.stack_of(sample.id).is_some());
     assert_ne!(
         complete.name(complete.event(sample.id).expect("sample").name),

@@ -22,20 +22,20 @@ fn apply_all_lists_findings_and_a_click_goes_to_the_event_or_range() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys/expert.sqlite");
     let mut h = common::app::harness_sized(vec![path], eframe::egui::vec2(1400.0, 900.0));
     common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
-        doc(h).stats.reports.is_some()
+        doc(h).stats().reports.is_some()
     });
     h.get_by_label("Expert").click();
     h.run();
     h.get_by_label("Apply all").click();
     h.step();
     assert!(
-        doc(&h).stats.expert.busy(),
+        doc(&h).stats().expert.busy(),
         "the rules run in the background"
     );
     common::app::step_until(&mut h, "the rules to run", Duration::from_secs(60), |h| {
-        !doc(h).stats.expert.busy() && !doc(h).stats.expert.results.is_empty()
+        !doc(h).stats().expert.busy() && !doc(h).stats().expert.results.is_empty()
     });
-    let expert = &doc(&h).stats.expert;
+    let expert = &doc(&h).stats().expert;
     assert!(expert.errors.is_empty(), "{:?}", expert.errors);
     assert_eq!(expert.results.len(), expert.rules.len(), "every rule ran");
     // The rule list says what each found (as nsys analyze on this export: see the goldens).
@@ -52,7 +52,7 @@ fn apply_all_lists_findings_and_a_click_goes_to_the_event_or_range() {
     let d = doc(&h);
     let tl = d.timeline().expect("loaded").clone();
     let selected = d
-        .selection
+        .selection()
         .event
         .and_then(|e| tl.event(e))
         .expect("a selected event");
@@ -66,7 +66,7 @@ fn apply_all_lists_findings_and_a_click_goes_to_the_event_or_range() {
         .state_mut()
         .document_mut::<TimelineDoc>(0)
         .expect("the timeline")
-        .stats
+        .stats_mut()
         .expert
         .click(&tl, "gpu_gaps", 0)
     {
@@ -82,21 +82,21 @@ fn apply_all_lists_findings_and_a_click_goes_to_the_event_or_range() {
     h.get_by_label(&start).click();
     h.run();
     let d = doc(&h);
-    assert_eq!(d.selection.range, Some(gap));
-    let (v0, v1) = (d.canvas.viewport.start, d.canvas.viewport.end());
+    assert_eq!(d.selection().range, Some(gap));
+    let (v0, v1) = (d.canvas().viewport.start, d.canvas().viewport.end());
     assert!(v0 <= gap.0 as f64 && v1 >= gap.1 as f64 && v1 - v0 < 1.5 * (gap.1 - gap.0) as f64);
 
     // Apply one rule again: its state stays, the others too.
-    let before = doc(&h).stats.expert.results.len();
+    let before = doc(&h).stats().expert.results.len();
     h.query_all_by_label("Apply")
         .next()
         .expect("an Apply button per rule")
         .click();
     h.step();
     common::app::step_until(&mut h, "one rule to run", Duration::from_secs(60), |h| {
-        !doc(h).stats.expert.busy()
+        !doc(h).stats().expert.busy()
     });
-    assert_eq!(doc(&h).stats.expert.results.len(), before);
+    assert_eq!(doc(&h).stats().expert.results.len(), before);
 }
 
 /// Any report with its options runs on demand and becomes a tab equal to nsys's output; a trace
@@ -109,7 +109,7 @@ fn any_report_runs_on_demand_and_its_rows_lead_to_events() {
         eframe::egui::vec2(1400.0, 900.0),
     );
     common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
-        doc(h).stats.reports.is_some()
+        doc(h).stats().reports.is_some()
     });
     let run = |h: &mut egui_kittest::Harness<'static, sightline::app::SightlineApp>,
                report: &str,
@@ -119,20 +119,20 @@ fn any_report_runs_on_demand_and_its_rows_lead_to_events() {
                 .state_mut()
                 .document_mut::<TimelineDoc>(0)
                 .expect("the timeline");
-            d.stats.runner.report = report.to_string();
-            d.stats.runner.options = options.to_string();
+            d.stats_mut().runner.report = report.to_string();
+            d.stats_mut().runner.options = options.to_string();
         }
         h.run();
         h.get_by_label("Run").click();
         h.step();
         common::app::step_until(h, "the report", Duration::from_secs(60), |h| {
-            !doc(h).stats.runner.busy()
+            !doc(h).stats().runner.busy()
         });
         h.run();
     };
     run(&mut h, "cuda_gpu_kern_sum", "base");
     let d = doc(&h);
-    let table = d.stats.shown_table().expect("the report's table");
+    let table = d.stats().shown_table().expect("the report's table");
     assert_eq!(table.report, "cuda_gpu_kern_sum");
     let golden =
         std::fs::read_to_string(root.join("fixtures/nsys/golden/cuda_gpu_kern_sum@base.csv"))
@@ -143,7 +143,7 @@ fn any_report_runs_on_demand_and_its_rows_lead_to_events() {
     // A trace: its first row is the first API call.
     run(&mut h, "cuda_api_trace", "");
     let first_start: i64 = doc(&h)
-        .stats
+        .stats()
         .shown_table()
         .expect("table")
         .rows
@@ -157,7 +157,7 @@ fn any_report_runs_on_demand_and_its_rows_lead_to_events() {
     let d = doc(&h);
     let tl = d.timeline().expect("loaded");
     let e = d
-        .selection
+        .selection()
         .event
         .and_then(|e| tl.event(e))
         .expect("selected");
@@ -166,7 +166,11 @@ fn any_report_runs_on_demand_and_its_rows_lead_to_events() {
     // A bad option is said, naming the report.
     run(&mut h, "um_sum", "rows=x");
     let d = doc(&h);
-    let shown = d.stats.reports.as_ref().and_then(|r| r.get(d.stats.shown));
+    let shown = d
+        .stats()
+        .reports
+        .as_ref()
+        .and_then(|r| r.get(d.stats().shown));
     assert!(
         matches!(shown, Some((n, Err(e))) if n == "um_sum:rows=x" && e.to_string().contains("um_sum")),
         "{:?}",
@@ -189,7 +193,7 @@ fn rows_of(
     h: &egui_kittest::Harness<'static, sightline::app::SightlineApp>,
     rule: &str,
 ) -> Option<usize> {
-    match &doc(h).stats.expert.results.get(rule)?.outcome {
+    match &doc(h).stats().expert.results.get(rule)?.outcome {
         sightline::rules::TimelineOutcome::Table { table, .. } => Some(table.rows.len()),
         _ => None,
     }
@@ -208,12 +212,12 @@ fn user_rules_run_beside_and_reload_on_save() {
         eframe::egui::vec2(1400.0, 900.0),
     );
     common::app::step_until(&mut h, "the export to load", Duration::from_secs(60), |h| {
-        doc(h).stats.reports.is_some()
+        doc(h).stats().reports.is_some()
     });
     h.state_mut()
         .document_mut::<TimelineDoc>(0)
         .expect("the timeline")
-        .rules_folder = Some(dir.path().to_path_buf());
+        .set_rules_folder(Some(dir.path().to_path_buf()));
     h.get_by_label("Expert").click();
     h.run();
     h.get_by_label("Apply all").click();
@@ -238,7 +242,7 @@ fn user_rules_run_beside_and_reload_on_save() {
     std::fs::write(&file, "def analyze(trace, options:\n").expect("write");
     common::app::step_until(&mut h, "the broken rule", Duration::from_secs(30), |h| {
         doc(h)
-            .stats
+            .stats()
             .expert
             .errors
             .iter()

@@ -30,9 +30,9 @@ fn export_timeline_from_the_file_menu() {
     h.run();
     h.get_by_label("Export timeline…").click();
     h.run();
-    assert!(doc(&h).export.open, "the window opens");
+    assert!(doc(&h).export().open, "the window opens");
     assert_eq!(
-        doc(&h).export.path,
+        doc(&h).export().path,
         dir.path()
             .join("notes.perfetto-trace")
             .display()
@@ -46,9 +46,9 @@ fn export_timeline_from_the_file_menu() {
         "the Perfetto export",
         Duration::from_secs(30),
         |h| {
-            !doc(h).export.running()
+            !doc(h).export().running()
                 && h.state()
-                    .status
+                    .status()
                     .as_ref()
                     .is_some_and(|(s, _)| s.starts_with("Exported"))
         },
@@ -56,7 +56,7 @@ fn export_timeline_from_the_file_menu() {
     let written = dir.path().join("notes.perfetto-trace");
     let back = read_perfetto::load(&written).expect("reads back");
     assert_eq!(back.event_count(), timeline.event_count());
-    let (status, error) = h.state().status.clone().expect("a status");
+    let (status, error) = h.state().status().expect("a status");
     assert!(!error, "{status}");
     assert!(
         status.contains(&format!("{} events", timeline.event_count())),
@@ -68,7 +68,7 @@ fn export_timeline_from_the_file_menu() {
     let range = (t0, t0 + (t1 - t0) / 4);
     {
         let d = h.state_mut().document_mut::<TimelineDoc>(0).expect("tab");
-        d.selection.range = Some(range);
+        d.selection_mut().range = Some(range);
     }
     h.get_by_label("File").click();
     h.run();
@@ -77,9 +77,9 @@ fn export_timeline_from_the_file_menu() {
     h.get_by_label("Chrome JSON trace").click();
     h.run();
     assert!(
-        doc(&h).export.path.ends_with("notes.json"),
+        doc(&h).export().path.ends_with("notes.json"),
         "{}",
-        doc(&h).export.path
+        doc(&h).export().path
     );
     h.get_by_label(&format!(
         "Only the selected range ({} – {} ns)",
@@ -87,12 +87,12 @@ fn export_timeline_from_the_file_menu() {
     ))
     .click();
     h.run();
-    assert!(doc(&h).export.only_range);
+    assert!(doc(&h).export().only_range);
     h.get_by_label("Export").click();
     common::app::step_until(&mut h, "the JSON export", Duration::from_secs(30), |h| {
-        !doc(h).export.running()
+        !doc(h).export().running()
             && h.state()
-                .status
+                .status()
                 .as_ref()
                 .is_some_and(|(s, _)| s.ends_with("notes.json"))
     });

@@ -39,7 +39,7 @@ fn doc<'h>(h: &'h Harness<'static, SightlineApp>) -> &'h TimelineDoc {
 fn wait_merged(h: &mut Harness<'static, SightlineApp>, files: usize) {
     common::app::step_until(h, "the merged timeline", Duration::from_secs(60), |h| {
         h.state().document::<TimelineDoc>(0).is_some_and(|d| {
-            d.timeline().is_some_and(|t| t.parts().len() == files) && d.stats.reports.is_some()
+            d.timeline().is_some_and(|t| t.parts().len() == files) && d.stats().reports.is_some()
         })
     });
     h.run();
@@ -47,7 +47,7 @@ fn wait_merged(h: &mut Harness<'static, SightlineApp>, files: usize) {
 
 /// Rows of the `cuda_gpu_kern_sum` table shown: `(name, instances)`.
 fn kernel_instances(doc: &TimelineDoc) -> Vec<(String, String)> {
-    let reports = doc.stats.reports.as_ref().expect("reports");
+    let reports = doc.stats().reports.as_ref().expect("reports");
     let (_, result) = reports
         .iter()
         .find(|(n, _)| n == "cuda_gpu_kern_sum")
@@ -132,7 +132,7 @@ fn two_exports_on_one_timeline_with_their_files_panel() {
         |h| {
             h.state()
                 .document::<TimelineDoc>(0)
-                .is_some_and(|d| d.files_panel.scope == Some(0) && kernel_instances(d) != all)
+                .is_some_and(|d| d.files_panel().scope == Some(0) && kernel_instances(d) != all)
         },
     );
     let one = kernel_instances(doc(&h));

@@ -137,8 +137,8 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
     // Save the file with one more line: the watcher reads it again within a second and the
     // timeline follows, keeping the zoom and the selection.
     let viewport = (
-        doc(&h).canvas.viewport.start,
-        doc(&h).canvas.viewport.ns_per_px,
+        doc(&h).canvas().viewport.start,
+        doc(&h).canvas().viewport.ns_per_px,
     );
     let text = std::fs::read_to_string(&notes).expect("read");
     let (pid, tid) = (process_and_thread(&tl, range.id)).expect("ids");
@@ -156,12 +156,12 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
     });
     eprintln!("live reload took {:?}", saved.elapsed());
     let tl = timeline(&h);
-    let kept = doc(&h).selection.event.expect("the selection is kept");
+    let kept = doc(&h).selection().event.expect("the selection is kept");
     assert_eq!(tl.name(tl.event(kept).expect("event").name), "phase A");
     assert_eq!(
         (
-            doc(&h).canvas.viewport.start,
-            doc(&h).canvas.viewport.ns_per_px
+            doc(&h).canvas().viewport.start,
+            doc(&h).canvas().viewport.ns_per_px
         ),
         viewport
     );
@@ -175,7 +175,7 @@ fn nvtxt_beside_an_export_is_merged_and_reloaded_when_it_changes() {
             .and_then(|d| d.timeline().cloned())
             .is_some_and(|tl| names_on(&tl, EventKind::Range) == vec!["phase B"])
     });
-    assert!(doc(&h).nvtxt.as_ref().expect("files").reloads >= 2);
+    assert!(doc(&h).nvtxt().as_ref().expect("files").reloads >= 2);
 
     // Add NVTXT: a second file, with a bad line, lands on the same timeline.
     let more = dir.path().join("more/extra.nvtxt");
@@ -245,7 +245,7 @@ fn an_atp_trace_with_queues_flows_summaries_and_trace_details() {
     );
     h.get_by_label_contains("Same session: session1.csv, session1.occupancy");
     // The summary tables are computed from the trace: kernels first.
-    let reports = doc(&h).stats.reports.as_ref().expect("reports");
+    let reports = doc(&h).stats().reports.as_ref().expect("reports");
     let names: Vec<&str> = reports.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names[0], "kernel_sum", "{names:?}");
     assert!(names.contains(&"api_sum"));

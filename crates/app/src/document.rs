@@ -190,7 +190,10 @@ impl KindStates {
     }
 }
 
-/// One open file in a tab of the window.
+/// One open file in a tab of the window. Every kind gets `path`, `loading`, `progress`,
+/// `cancel`, `error`, `poll` and `ui` from the shell's lifecycle
+/// ([`crate::lifecycle::lifecycle_methods!`] over its [`crate::lifecycle::DocumentView`]) and
+/// writes the rest when it has something to say.
 pub trait Document: Any {
     /// The file the document shows.
     fn path(&self) -> &Path;
@@ -210,8 +213,9 @@ pub trait Document: Any {
     /// Load progress `(fraction 0..=1, stage)` while loading.
     fn progress(&self) -> Option<(f32, String)>;
 
-    /// Stops the background load (what was read so far stays when the kind supports it).
-    fn cancel(&mut self);
+    /// Stops the background load (what was read so far stays when the kind supports it), or the
+    /// document's own background work; returns the status message of a cancelled load.
+    fn cancel(&mut self) -> Option<(String, bool)>;
 
     /// Why the file could not be shown, when it could not.
     fn error(&self) -> Option<&str>;
@@ -288,19 +292,6 @@ pub fn opening_ui(
             ui.label(format!("Opening {} — {stage}", path.display()));
         });
     }
-}
-
-/// What a document that has nothing to show yet draws: [`opening_ui`] with its path, error and
-/// progress in a central panel, then `then` under it (what the kind adds, such as a prompt).
-pub fn opening_panel<D: Document>(
-    ui: &mut egui::Ui,
-    doc: &mut D,
-    then: impl FnOnce(&mut D, &mut egui::Ui),
-) {
-    egui::CentralPanel::default().show(ui, |ui| {
-        opening_ui(ui, doc.path(), doc.error(), doc.progress().as_ref());
-        then(doc, ui);
-    });
 }
 
 /// Which kind of document opens a file.

@@ -9,6 +9,7 @@ pub mod desktop;
 pub mod document;
 pub mod gainsight;
 pub mod job;
+pub mod lifecycle;
 pub mod links;
 pub mod ncu;
 pub mod sightline_app;

@@ -91,7 +91,7 @@ pub fn opened_timeline(files: Vec<PathBuf>) -> Harness<'static, SightlineApp> {
         |h| {
             h.state()
                 .document::<sightline::app::timeline::TimelineDoc>(0)
-                .is_some_and(|d| d.timeline().is_some() && d.stats.reports.is_some())
+                .is_some_and(|d| d.timeline().is_some() && d.stats().reports.is_some())
         },
     );
     h.run();

@@ -12,8 +12,10 @@ use eframe::egui;
 use super::chart::{BarChart, ChartAxes};
 use super::dispatch::offer_session_ui;
 use super::header::{header_ui, warnings_ui};
-use super::loader::{LoadState, LoadStateDoc};
+use super::loader::{LoadError, Loaded, start_load};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
+use crate::document::{Document, Services, Wake};
+use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
 use sightline_model::codexl::counters::{CounterFile, CounterValue, KernelAggregate};
 
 /// A column of the dispatch table.
@@ -177,7 +179,7 @@ const AGGREGATE_COLUMNS: [&str; 5] = [
 /// An open counter file.
 pub struct CountersDoc {
     /// Loading, then the prepared file and its session.
-    pub load: LoadState<CountersData>,
+    load: Load<CountersDoc>,
     /// The dispatch table.
     pub table: SortableTable,
     /// The per-kernel table.
@@ -193,24 +195,26 @@ pub struct CountersDoc {
 impl CountersDoc {
     /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
     pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> CountersDoc {
-        CountersDoc {
-            load: LoadState::start(path, CountersData::prepare, wake),
+        let mut doc = CountersDoc {
+            load: Load::new(path, std::sync::Arc::new(wake)),
             table: SortableTable::default(),
             kernels: SortableTable::default(),
             chart_column: None,
             hovered_dispatch: None,
             chart_values: None,
-        }
+        };
+        crate::lifecycle::start(&mut doc, STARTING);
+        doc
     }
 
     /// The prepared file, once loaded.
     pub fn data(&self) -> Option<&CountersData> {
-        self.load.loaded.as_ref().map(|l| &l.data)
+        self.load.loaded().map(|l| &l.data)
     }
 
     /// Dispatch indices in the table's display order.
     pub fn display_order(&mut self) -> Vec<usize> {
-        let Some(loaded) = &self.load.loaded else {
+        let Some(loaded) = self.load.loaded() else {
             return Vec::new();
         };
         let data = &loaded.data;
@@ -353,36 +357,49 @@ fn aggregates_ui(
     )
 }
 
-impl LoadStateDoc for CountersDoc {
-    type Data = CountersData;
+impl DocumentView for CountersDoc {
+    type Loaded = Loaded<CountersData>;
+    type Sent = std::convert::Infallible;
+    type Done = Box<Loaded<CountersData>>;
+    type Error = LoadError;
 
-    fn load(&self) -> &LoadState<CountersData> {
+    fn load(&self) -> &Load<CountersDoc> {
         &self.load
     }
 
-    fn load_mut(&mut self) -> &mut LoadState<CountersData> {
+    fn load_mut(&mut self) -> &mut Load<CountersDoc> {
         &mut self.load
     }
 
-    fn opened(&mut self) -> Option<(String, usize)> {
-        let data = &self.load.loaded.as_ref()?.data;
-        self.chart_column = data.default_chart_column();
-        Some((
-            format!(
-                "{} dispatch(es), {} kernel(s)",
-                data.file.rows.len(),
-                data.aggregates.len()
-            ),
-            data.file.warnings().len(),
-        ))
+    fn start(&mut self, wake: Wake) -> LoadJob<Self> {
+        start_load(self.load.path(), CountersData::prepare, move || wake())
     }
 
-    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
-        let Some(loaded) = &self.load.loaded else {
+    fn sent(&mut self, message: std::convert::Infallible) -> Option<Opened> {
+        match message {}
+    }
+
+    fn done(&mut self, loaded: Box<Loaded<CountersData>>) -> Option<Opened> {
+        let data = &loaded.data;
+        self.chart_column = data.default_chart_column();
+        let opened = Opened::new(format!(
+            "{} dispatch(es), {} kernel(s)",
+            data.file.rows.len(),
+            data.aggregates.len()
+        ))
+        .warnings(data.file.warnings().len())
+        .elapsed(loaded.elapsed);
+        self.load.set_loaded(Some(*loaded));
+        Some(opened)
+    }
+
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
+        let open_files = &mut services.open_files;
+        let Some(loaded) = self.load.loaded() else {
             return;
         };
         let data = &loaded.data;
-        let path = self.load.path.as_path();
+        let path = self.load.path();
         egui::Panel::top("codexl-counters-top").show(ui, |ui| {
             offer_session_ui(ui, path, &loaded.session, open_files);
             header_ui(ui, &data.file.table.header, &data.file.devices);
@@ -453,4 +470,14 @@ impl LoadStateDoc for CountersDoc {
             );
         });
     }
+}
+
+impl Document for CountersDoc {
+    crate::lifecycle::lifecycle_methods!();
+
+    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
+        super::table::TABLE_KEYS
+    }
+
+    crate::document::any_methods!();
 }

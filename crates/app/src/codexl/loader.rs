@@ -1,8 +1,8 @@
 //! Loading a CodeXL counter or occupancy file on a `sightline-loader` thread: the file is read in
 //! chunks (progress by bytes, Cancel checked between chunks), parsed by the model, prepared for
 //! the view (aggregates, column lists) and the session's sibling files are looked up, all off the
-//! GUI thread. [`LoadState`] is the document side: it polls the thread and keeps the progress, the
-//! error and the result.
+//! GUI thread. The documents ([`super::CountersDoc`], [`super::OccupancyDoc`]) keep the job in the
+//! shell's [`crate::lifecycle::Load`].
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -10,11 +10,7 @@ use std::time::{Duration, Instant};
 
 use sightline_model::codexl::session::SessionFiles;
 
-use eframe::egui;
-
-use super::table::TABLE_KEYS;
-use crate::document::{Document, Services, opening_panel};
-use crate::job::{Job, JobCtx, Polled, poll_job};
+use crate::job::{Job, JobCtx};
 
 /// Bytes read between two cancel checks and progress messages (throttled by the job).
 const CHUNK_BYTES: usize = 4 << 20;
@@ -52,7 +48,7 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
-    /// The load was cancelled (the document says so itself: see [`LoadState::cancel`]).
+    /// The load was cancelled (the lifecycle says so itself when the user cancels).
     #[error("{}: loading cancelled", path.display())]
     Cancelled {
         /// The file.
@@ -132,152 +128,4 @@ fn read_with_progress(path: &Path, ctx: &JobCtx) -> std::io::Result<Option<Vec<u
         }
     }
     Ok(Some(bytes))
-}
-
-/// The document side of a load: the job while it runs, its progress, the error, the result.
-pub struct LoadState<T> {
-    /// The file.
-    pub path: PathBuf,
-    job: Option<LoadJob<T>>,
-    /// Progress `(fraction, stage)` while loading.
-    pub progress: Option<(f32, String)>,
-    /// Why the file could not be shown.
-    pub error: Option<String>,
-    /// The loaded file, with its session.
-    pub loaded: Option<Loaded<T>>,
-}
-
-impl<T: Send + 'static> LoadState<T> {
-    /// Starts loading `path` (see [`start_load`]).
-    pub fn start(
-        path: PathBuf,
-        prepare: fn(&[u8]) -> T,
-        wake: impl Fn() + Send + Sync + 'static,
-    ) -> LoadState<T> {
-        let job = start_load(&path, prepare, wake);
-        LoadState {
-            path,
-            job: Some(job),
-            progress: Some((0.0, "starting".into())),
-            error: None,
-            loaded: None,
-        }
-    }
-}
-
-impl<T> LoadState<T> {
-    /// Whether the load is still running.
-    pub fn loading(&self) -> bool {
-        self.job.is_some() && self.loaded.is_none() && self.error.is_none()
-    }
-
-    /// Stops the load; the document then says it was cancelled.
-    pub fn cancel(&mut self) {
-        if let Some(job) = self.job.take() {
-            job.cancel();
-            if self.loaded.is_none() {
-                self.error = Some(format!("{}: loading cancelled", self.path.display()));
-            }
-        }
-        self.progress = None;
-    }
-
-    /// Applies what the thread sent. Returns `Some(Ok(()))` when the file has just loaded,
-    /// `Some(Err(error))` when it has just failed.
-    pub fn poll(&mut self) -> Option<Result<(), LoadError>> {
-        let mut outcome = None;
-        while let Some(event) = poll_job(&mut self.job, &mut self.progress) {
-            match event {
-                Polled::Done(loaded) => {
-                    self.loaded = Some(*loaded);
-                    outcome = Some(Ok(()));
-                }
-                Polled::Failed(error) => {
-                    self.error = Some(error.to_string());
-                    outcome = Some(Err(error));
-                }
-            }
-        }
-        outcome
-    }
-}
-
-/// A CodeXL document: a [`LoadState`] and the view it draws once the file has loaded. Every
-/// such type is a [`Document`] that loads, cancels, reports and waits through its load state.
-pub trait LoadStateDoc: 'static {
-    /// What the loader thread prepares.
-    type Data;
-
-    /// The document's load.
-    fn load(&self) -> &LoadState<Self::Data>;
-
-    /// The document's load, mutable.
-    fn load_mut(&mut self) -> &mut LoadState<Self::Data>;
-
-    /// Sets the view up for the file that has just loaded; returns what the file holds for the
-    /// status message (`"3 dispatch(es)"`) and its number of warnings.
-    fn opened(&mut self) -> Option<(String, usize)>;
-
-    /// Draws the loaded file; files the user asks to open go to `open_files`.
-    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>);
-}
-
-impl<D: LoadStateDoc> Document for D {
-    fn path(&self) -> &Path {
-        &self.load().path
-    }
-
-    fn loading(&self) -> bool {
-        self.load().loading()
-    }
-
-    fn progress(&self) -> Option<(f32, String)> {
-        self.load().progress.clone()
-    }
-
-    fn cancel(&mut self) {
-        self.load_mut().cancel();
-    }
-
-    fn error(&self) -> Option<&str> {
-        self.load().error.as_deref()
-    }
-
-    fn poll(&mut self) -> Option<(String, bool)> {
-        match self.load_mut().poll()? {
-            Err(error) => Some((error.to_string(), true)),
-            Ok(()) => {
-                let (what, warnings) = self.opened()?;
-                let load = self.load();
-                let elapsed = load.loaded.as_ref()?.elapsed;
-                Some((
-                    format!(
-                        "Opened {}: {what}{} in {:.0} ms",
-                        load.path.display(),
-                        if warnings > 0 {
-                            format!(", {warnings} warning(s)")
-                        } else {
-                            String::new()
-                        },
-                        elapsed.as_secs_f64() * 1e3
-                    ),
-                    false,
-                ))
-            }
-        }
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
-        if self.load().loaded.is_some() {
-            self.loaded_ui(ui, &mut services.open_files);
-            return;
-        }
-        opening_panel(ui, self, |_, _| {});
-    }
-
-    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
-        TABLE_KEYS
-    }
-
-    crate::document::any_methods!();
 }

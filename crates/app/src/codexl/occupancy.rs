@@ -11,9 +11,11 @@ use eframe::egui;
 
 use super::dispatch::offer_session_ui;
 use super::header::{header_ui, warnings_ui};
-use super::loader::{LoadState, LoadStateDoc};
+use super::loader::{LoadError, Loaded, start_load};
 use super::occupancy_charts::{KernelCharts, charts_grid_ui, limits_text};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
+use crate::document::{Document, Services, Wake};
+use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
 use sightline_model::codexl::occupancy::OccupancyFile;
 
 /// An occupancy file prepared for the view (on the loader thread).
@@ -61,7 +63,7 @@ impl OccupancyData {
 /// An open occupancy file.
 pub struct OccupancyDoc {
     /// Loading, then the prepared file and its session.
-    pub load: LoadState<OccupancyData>,
+    load: Load<OccupancyDoc>,
     /// The table (its selection is the charted row).
     pub table: SortableTable,
     /// The selected row's charts.
@@ -71,16 +73,18 @@ pub struct OccupancyDoc {
 impl OccupancyDoc {
     /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
     pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> OccupancyDoc {
-        OccupancyDoc {
-            load: LoadState::start(path, OccupancyData::prepare, wake),
+        let mut doc = OccupancyDoc {
+            load: Load::new(path, std::sync::Arc::new(wake)),
             table: SortableTable::default(),
             charts: None,
-        }
+        };
+        crate::lifecycle::start(&mut doc, STARTING);
+        doc
     }
 
     /// The prepared file, once loaded.
     pub fn data(&self) -> Option<&OccupancyData> {
-        self.load.loaded.as_ref().map(|l| &l.data)
+        self.load.loaded().map(|l| &l.data)
     }
 
     /// Selects row `row` and computes its charts.
@@ -95,32 +99,48 @@ impl OccupancyDoc {
     }
 }
 
-impl LoadStateDoc for OccupancyDoc {
-    type Data = OccupancyData;
+impl DocumentView for OccupancyDoc {
+    type Loaded = Loaded<OccupancyData>;
+    type Sent = std::convert::Infallible;
+    type Done = Box<Loaded<OccupancyData>>;
+    type Error = LoadError;
 
-    fn load(&self) -> &LoadState<OccupancyData> {
+    fn load(&self) -> &Load<OccupancyDoc> {
         &self.load
     }
 
-    fn load_mut(&mut self) -> &mut LoadState<OccupancyData> {
+    fn load_mut(&mut self) -> &mut Load<OccupancyDoc> {
         &mut self.load
     }
 
-    fn opened(&mut self) -> Option<(String, usize)> {
-        let file = &self.load.loaded.as_ref()?.data.file;
+    fn start(&mut self, wake: Wake) -> LoadJob<Self> {
+        start_load(self.load.path(), OccupancyData::prepare, move || wake())
+    }
+
+    fn sent(&mut self, message: std::convert::Infallible) -> Option<Opened> {
+        match message {}
+    }
+
+    fn done(&mut self, loaded: Box<Loaded<OccupancyData>>) -> Option<Opened> {
+        let file = &loaded.data.file;
         let (rows, warnings) = (file.rows.len(), file.warnings().len());
+        let opened = Opened::new(format!("{rows} dispatch(es)"))
+            .warnings(warnings)
+            .elapsed(loaded.elapsed);
+        self.load.set_loaded(Some(*loaded));
         if rows > 0 {
             self.select(0);
         }
-        Some((format!("{rows} dispatch(es)"), warnings))
+        Some(opened)
     }
 
-    fn loaded_ui(&mut self, ui: &mut egui::Ui, open_files: &mut Vec<PathBuf>) {
-        let Some(loaded) = &self.load.loaded else {
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
+        let open_files = &mut services.open_files;
+        let Some(loaded) = self.load.loaded() else {
             return;
         };
         let data = &loaded.data;
-        let path = self.load.path.as_path();
+        let path = self.load.path();
         egui::Panel::top("codexl-occupancy-top").show(ui, |ui| {
             offer_session_ui(ui, path, &loaded.session, open_files);
             header_ui(ui, &data.file.table.header, &data.devices);
@@ -175,4 +195,14 @@ impl LoadStateDoc for OccupancyDoc {
             self.select(row);
         }
     }
+}
+
+impl Document for OccupancyDoc {
+    crate::lifecycle::lifecycle_methods!();
+
+    fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
+        super::table::TABLE_KEYS
+    }
+
+    crate::document::any_methods!();
 }

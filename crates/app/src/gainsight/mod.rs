@@ -25,12 +25,15 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use eframe::egui::{self, ColorImage, Rect};
 
-use super::document::{Document, DocumentKind, DocumentType, Services, opening_panel};
+use super::document::{Document, DocumentKind, DocumentType, Services, Wake};
 use crate::job::{Polled, poll_job};
+use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING, Status};
 use crate::widgets::problems::ProblemList;
 use charts::{FrequencyMarks, Group, RetentionMark, chart_frame, count_label, time_label};
 use export::{ExportRequest, export_outputs, png_of_region, write_png};
-use loader::{GainsightJob, Inputs, Loaded, recompute_outputs_report, start_job, start_load};
+use loader::{
+    GainsightJob, Inputs, JobError, Loaded, recompute_outputs_report, start_job, start_load,
+};
 use params_editor::{EditorAction, ParamsEditor};
 use sightline_model::gainsight::Params;
 use sightline_model::gainsight::whatif::Selection;
@@ -66,17 +69,14 @@ type Shot = (Arc<ColorImage>, f32);
 
 /// An open Gainsight tab.
 pub struct GainsightDoc {
-    /// The file or folder opened.
-    pub path: PathBuf,
-    wake: Arc<dyn Fn() + Send + Sync>,
-    job: Option<GainsightJob<Box<Loaded>>>,
+    /// The file or folder opened, its analysis (or outputs read back) once loaded.
+    load: Load<GainsightDoc>,
+    /// What the next load reads, with which parameters (`None`: the opened path with the
+    /// default parameters).
+    next: Option<(Inputs, Params)>,
     export_job: Option<GainsightJob<Vec<PathBuf>>>,
-    /// Progress `(fraction, stage)` of the running job.
-    pub progress: Option<(f32, String)>,
-    /// Why the input could not be shown.
-    pub error: Option<String>,
-    /// The loaded input.
-    pub loaded: Option<Loaded>,
+    /// Progress `(fraction, stage)` of the running export.
+    export_progress: Option<(f32, String)>,
     /// Row index → the kernel's index in the lifetime store (input order).
     store_index: Vec<Option<usize>>,
     /// The kernel table.
@@ -98,17 +98,11 @@ pub struct GainsightDoc {
 impl GainsightDoc {
     /// Starts loading `path` (a log, a folder, an output file) with the default parameters.
     pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> GainsightDoc {
-        let wake: Arc<dyn Fn() + Send + Sync> = Arc::new(wake);
-        let inputs = Inputs::of(&path);
-        let job = start_load(inputs, Params::default(), &wake);
-        GainsightDoc {
-            path,
-            wake,
-            job: Some(job),
+        let mut doc = GainsightDoc {
+            load: Load::new(path, Arc::new(wake)),
+            next: None,
             export_job: None,
-            progress: Some((0.0, "starting".into())),
-            error: None,
-            loaded: None,
+            export_progress: None,
             store_index: Vec::new(),
             table: SortableTable::default(),
             whatif: WhatIf::default(),
@@ -118,7 +112,14 @@ impl GainsightDoc {
             shots: channel(),
             screenshot_pending: false,
             status: None,
-        }
+        };
+        crate::lifecycle::start(&mut doc, STARTING);
+        doc
+    }
+
+    /// The loaded input.
+    pub fn loaded(&self) -> Option<&Loaded> {
+        self.load.loaded()
     }
 
     /// The kernel selection of the charts (all kernels, or the selected row's kernel).
@@ -135,7 +136,7 @@ impl GainsightDoc {
 
     /// Whether a background job (load, re-analysis, export) is running.
     pub fn busy(&self) -> bool {
-        self.job.is_some() || self.export_job.is_some()
+        self.load.loading() || self.export_job.is_some()
     }
 
     fn take_loaded(&mut self, loaded: Box<Loaded>) {
@@ -148,28 +149,26 @@ impl GainsightDoc {
             self.export.name = loaded.analysis.name.clone();
         }
         if self.export.dir.is_empty() {
-            let dir = if self.path.is_dir() {
-                self.path.clone()
+            let path = self.load.path();
+            let dir = if path.is_dir() {
+                path.to_path_buf()
             } else {
-                self.path
-                    .parent()
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default()
+                path.parent().map(Path::to_path_buf).unwrap_or_default()
             };
             self.export.dir = dir.display().to_string();
         }
-        self.loaded = Some(loaded);
+        self.load.set_loaded(Some(loaded));
     }
 
     /// Uses `params`: logs are analysed again (the current view stays until the new one is
     /// ready); outputs read back get their report recomputed.
     pub fn apply_params(&mut self, params: Params) {
-        let Some(loaded) = &mut self.loaded else {
+        let Some(loaded) = self.load.loaded_mut() else {
             return;
         };
         if loaded.inputs.is_logs() {
-            self.job = Some(start_load(loaded.inputs.clone(), params, &self.wake));
-            self.progress = Some((0.0, "analysing again with the new parameters".into()));
+            self.next = Some((loaded.inputs.clone(), params));
+            crate::lifecycle::start(self, "analysing again with the new parameters");
         } else {
             loaded.report = recompute_outputs_report(loaded, &params);
             loaded.params = params;
@@ -180,7 +179,9 @@ impl GainsightDoc {
 
     /// Starts exporting the four files into the export folder.
     pub fn start_export(&mut self) {
-        let Some(loaded) = &self.loaded else { return };
+        let Some(loaded) = self.load.loaded() else {
+            return;
+        };
         if self.export_job.is_some() {
             return;
         }
@@ -192,16 +193,16 @@ impl GainsightDoc {
             rows: loaded.analysis.rows.clone(),
             report: loaded.report.clone(),
         };
-        self.export_job = Some(start_job(&self.wake, "export", move |ctx| {
+        self.export_job = Some(start_job(self.load.wake(), "export", move |ctx| {
             export_outputs(&request, ctx)
         }));
-        self.progress = Some((0.0, "exporting".into()));
+        self.export_progress = Some((0.0, "exporting".into()));
     }
 
     /// Asks the integration for a screenshot; the charts are cut out of it when it arrives.
     pub fn request_chart_images(&mut self, ctx: &egui::Context) {
         let tx = self.shots.0.clone();
-        let wake = self.wake.clone();
+        let wake = self.load.wake().clone();
         let ppp = ctx.pixels_per_point();
         ctx.request_screenshot(move |image| {
             let _ = tx.send((image, ppp));
@@ -225,7 +226,7 @@ impl GainsightDoc {
             self.export.last = Some(("An export is running".into(), true));
             return;
         }
-        self.export_job = Some(start_job(&self.wake, "chart images", move |_| {
+        self.export_job = Some(start_job(self.load.wake(), "chart images", move |_| {
             let mut written = Vec::new();
             for (suffix, rect) in rects {
                 let png = png_of_region(&image, rect, ppp)?;
@@ -235,34 +236,10 @@ impl GainsightDoc {
         }));
     }
 
-    fn poll_jobs(&mut self) -> Option<(String, bool)> {
+    /// Applies what the export jobs and the screenshot sent; returns a status message.
+    fn poll_exports(&mut self) -> Option<Status> {
         let mut status = self.status.take();
-        while let Some(event) = poll_job(&mut self.job, &mut self.progress) {
-            match event {
-                Polled::Done(loaded) => {
-                    status = Some((
-                        format!(
-                            "Opened {}: {} kernel(s), {} L1 and {} L2 lifetimes in {:.0} ms",
-                            self.path.display(),
-                            loaded.analysis.rows.len(),
-                            count_label(loaded.report.lifetime_count[0]),
-                            count_label(loaded.report.lifetime_count[1]),
-                            loaded.elapsed.as_secs_f64() * 1e3
-                        ),
-                        false,
-                    ));
-                    self.take_loaded(loaded);
-                }
-                Polled::Failed(error) => {
-                    let message = error.to_string();
-                    if self.loaded.is_none() {
-                        self.error = Some(message.clone());
-                    }
-                    status = Some((message, true));
-                }
-            }
-        }
-        while let Some(event) = poll_job(&mut self.export_job, &mut self.progress) {
+        while let Some(event) = poll_job(&mut self.export_job, &mut self.export_progress) {
             match event {
                 Polled::Done(files) => {
                     let message = format!(
@@ -294,7 +271,9 @@ impl GainsightDoc {
     }
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(loaded) = &self.loaded else { return };
+        let Some(loaded) = self.load.loaded() else {
+            return;
+        };
         let a = &loaded.analysis;
         ui.horizontal_wrapped(|ui| {
             ui.strong(&a.name);
@@ -333,7 +312,9 @@ impl GainsightDoc {
 
     /// The what-if sliders and the refresh figures they give.
     fn whatif_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(loaded) = &self.loaded else { return };
+        let Some(loaded) = self.load.loaded() else {
+            return;
+        };
         if !loaded.lifetimes_known {
             ui.weak("Open the lifetime CSVs (NAME.sim_l1.csv, NAME.sim_l2.csv) or the log to project refreshes.");
             return;
@@ -447,7 +428,7 @@ impl GainsightDoc {
                     .default_open(true)
                     .show(ui, |ui| self.whatif_ui(ui));
                 let busy = self.busy();
-                let action = match &self.loaded {
+                let action = match self.load.loaded() {
                     Some(loaded) => egui::CollapsingHeader::new("Parameters")
                         .default_open(false)
                         .show(ui, |ui| self.editor.ui(ui, &loaded.params, busy))
@@ -461,7 +442,9 @@ impl GainsightDoc {
                 egui::CollapsingHeader::new("Export")
                     .default_open(true)
                     .show(ui, |ui| self.export_ui(ui));
-                let Some(loaded) = &self.loaded else { return };
+                let Some(loaded) = self.load.loaded() else {
+                    return;
+                };
                 for note in &loaded.notes {
                     ui.weak(note);
                 }
@@ -473,7 +456,9 @@ impl GainsightDoc {
     }
 
     fn charts_ui(&mut self, ui: &mut egui::Ui) {
-        let Some(loaded) = &self.loaded else { return };
+        let Some(loaded) = self.load.loaded() else {
+            return;
+        };
         let selection = self.selection();
         // Two rows of charts in the space left, within reason.
         let height = ((ui.available_height() - 2.0 * 80.0) / 2.0).clamp(140.0, 360.0);
@@ -516,7 +501,8 @@ impl GainsightDoc {
         self.chart_rects = rects;
     }
 
-    fn loaded_ui(&mut self, ui: &mut egui::Ui) {
+    /// The loaded input: toolbar, side panel, kernel table, charts.
+    fn panels_ui(&mut self, ui: &mut egui::Ui) {
         egui::Panel::top("gainsight-toolbar").show(ui, |ui| self.toolbar_ui(ui));
         egui::Panel::right("gainsight-side")
             .resizable(true)
@@ -528,7 +514,9 @@ impl GainsightDoc {
             .default_size(200.0)
             .size_range(80.0..=800.0)
             .show(ui, |ui| {
-                let Some(loaded) = &self.loaded else { return };
+                let Some(loaded) = self.load.loaded() else {
+                    return;
+                };
                 table::table_ui(ui, &mut self.table, &loaded.analysis.rows);
             });
         egui::CentralPanel::default().show(ui, |ui| self.charts_ui(ui));
@@ -683,54 +671,73 @@ pub const DOCUMENT: DocumentType = DocumentType {
     state: None,
 };
 
-impl Document for GainsightDoc {
-    fn path(&self) -> &Path {
-        &self.path
+impl DocumentView for GainsightDoc {
+    type Loaded = Loaded;
+    type Sent = std::convert::Infallible;
+    type Done = Box<Loaded>;
+    type Error = JobError;
+
+    fn load(&self) -> &Load<GainsightDoc> {
+        &self.load
     }
 
-    fn loading(&self) -> bool {
-        self.job.is_some()
+    fn load_mut(&mut self) -> &mut Load<GainsightDoc> {
+        &mut self.load
     }
 
-    fn progress(&self) -> Option<(f32, String)> {
-        if self.busy() {
-            self.progress.clone()
-        } else {
-            None
-        }
+    fn start(&mut self, wake: Wake) -> LoadJob<Self> {
+        let (inputs, params) = self
+            .next
+            .take()
+            .unwrap_or_else(|| (Inputs::of(self.load.path()), Params::default()));
+        start_load(inputs, params, &wake)
     }
 
-    fn cancel(&mut self) {
-        if let Some(job) = self.job.take() {
-            job.cancel();
-            if self.loaded.is_none() {
-                self.error = Some(format!("{}: loading cancelled", self.path.display()));
-            } else {
-                self.status = Some(("Analysis cancelled; the previous results stay".into(), true));
-            }
-        }
+    fn sent(&mut self, message: std::convert::Infallible) -> Option<Opened> {
+        match message {}
+    }
+
+    fn done(&mut self, loaded: Box<Loaded>) -> Option<Opened> {
+        let opened = Opened::new(format!(
+            "{} kernel(s), {} L1 and {} L2 lifetimes",
+            loaded.analysis.rows.len(),
+            count_label(loaded.report.lifetime_count[0]),
+            count_label(loaded.report.lifetime_count[1]),
+        ))
+        .elapsed(loaded.elapsed);
+        self.take_loaded(loaded);
+        Some(opened)
+    }
+
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, _services: &mut Services<'_>) {
+        self.panels_ui(ui);
+    }
+
+    fn poll_view(&mut self) -> Option<Status> {
+        self.poll_exports()
+    }
+
+    fn view_progress(&self) -> Option<(f32, String)> {
+        self.export_job.as_ref().and(self.export_progress.clone())
+    }
+
+    fn cancel_view(&mut self) -> bool {
         if let Some(job) = self.export_job.take() {
             job.cancel();
+            self.export_progress = None;
             self.export.last = Some(("Export cancelled".into(), true));
         }
-        self.progress = None;
+        // The load, when one runs, is cancelled with the export.
+        false
     }
 
-    fn error(&self) -> Option<&str> {
-        self.error.as_deref()
+    fn load_cancelled(&mut self) -> Option<&'static str> {
+        Some("the previous results stay")
     }
+}
 
-    fn poll(&mut self) -> Option<(String, bool)> {
-        self.poll_jobs()
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, _services: &mut Services<'_>) {
-        if self.loaded.is_some() {
-            self.loaded_ui(ui);
-            return;
-        }
-        opening_panel(ui, self, |_, _| {});
-    }
+impl Document for GainsightDoc {
+    crate::lifecycle::lifecycle_methods!();
 
     crate::document::any_methods!();
 }

@@ -1,8 +1,6 @@
 //! The Nsight Compute report as a document of the shell: its entry in the list of document
 //! kinds and its [`Document`] implementation.
 
-use std::path::Path;
-
 use eframe::egui;
 use sightline_model::kind::FileKind;
 
@@ -32,64 +30,11 @@ impl ReportTab {
 }
 
 impl Document for ReportTab {
-    fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn title(&self) -> String {
-        ReportTab::title(self)
-    }
-
-    fn loading(&self) -> bool {
-        ReportTab::loading(self)
-    }
-
-    fn progress(&self) -> Option<(f32, String)> {
-        self.progress.clone()
-    }
-
-    fn cancel(&mut self) {
-        ReportTab::cancel(self);
-    }
-
-    fn error(&self) -> Option<&str> {
-        self.error.as_deref()
-    }
-
-    fn poll(&mut self) -> Option<(String, bool)> {
-        let was_loading = ReportTab::loading(self);
-        if let Some(error) = ReportTab::poll(self) {
-            return Some((error, true));
-        }
-        match &self.report {
-            Some(report) if was_loading && !ReportTab::loading(self) => Some((
-                format!(
-                    "Opened {}: {} result(s)",
-                    self.path.display(),
-                    report.num_actions()
-                ),
-                false,
-            )),
-            _ => None,
-        }
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
-        let Some(state) = services.state::<NcuState>() else {
-            return;
-        };
-        let Some((sections, runner, baselines)) = state.parts_with_baselines() else {
-            return;
-        };
-        if ReportTab::ui(self, ui, sections, runner, baselines) {
-            state.selection.open = true;
-        }
-        services.navigate.append(&mut self.navigate);
-    }
+    crate::lifecycle::lifecycle_methods!();
 
     fn published(&self) -> Vec<Published> {
-        self.report
-            .iter()
+        self.report()
+            .into_iter()
             .map(|r| Published {
                 key: crate::links::NCU_REPORT,
                 value: std::sync::Arc::new(r.clone()),
@@ -98,13 +43,14 @@ impl Document for ReportTab {
     }
 
     fn see_peers(&mut self, peers: &[Peer]) {
-        self.timeline_links.see_peers(&self.path, peers);
+        let path = self.path().to_path_buf();
+        self.timeline_links.see_peers(&path, peers);
     }
 
     fn navigate(&mut self, item: u64) -> bool {
         let Some(index) = usize::try_from(item)
             .ok()
-            .filter(|&i| self.report.as_ref().is_some_and(|r| i < r.num_actions()))
+            .filter(|&i| self.report().is_some_and(|r| i < r.num_actions()))
         else {
             return false;
         };
@@ -150,7 +96,7 @@ impl Document for ReportTab {
     }
 
     fn startup_milestones(&self) -> (bool, Option<String>) {
-        let listed = !ReportTab::loading(self) && self.report.is_some();
+        let listed = !self.loading() && self.report().is_some();
         (
             self.details().is_some(),
             listed.then(|| format!("all {} kernels listed", self.list.rows.len())),

@@ -11,7 +11,7 @@ use super::baselines::bar::baselines_bar;
 use super::baselines::{BaselineStore, ComparedBaseline, resolve_page};
 use super::details::{DetailsPanel, RuleRequest, SourceLink};
 use super::kernel_list::KernelList;
-use super::loader::{LoadEvent, LoadJob, start_load};
+use super::loader::{LoadEvent, start_load};
 use super::raw_page::RawPage;
 use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
 use super::rule_state::{PageRules, TabRules};
@@ -19,7 +19,8 @@ use super::section_state::{SectionSource, SectionState};
 use super::source_page::SourcePageState;
 use super::summary_page::{SummaryAction, SummaryPage};
 use super::view_ctx::ViewCtx;
-use crate::job::{Polled, poll_job};
+use crate::document::{Services, Wake};
+use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
 use crate::widgets::problems::ProblemList;
 use sightline_model::ncu::{Action, Report};
 use sightline_model::problem::Problem;
@@ -60,57 +61,49 @@ static NEXT_TAB_ID: AtomicU64 = AtomicU64::new(1);
 /// An open report tab.
 pub struct ReportTab {
     /// Unique id (rule requests name the tab they came from).
-    pub id: u64,
-    /// The report's file.
-    pub path: PathBuf,
-    job: Option<LoadJob>,
-    /// Load progress `(fraction, stage)` while loading.
-    pub progress: Option<(f32, String)>,
-    /// The report, once indexed.
-    pub report: Option<Arc<Report>>,
+    pub(super) id: u64,
+    /// The report's file; the report once indexed.
+    load: Load<ReportTab>,
     /// The kernel list.
-    pub list: KernelList,
+    pub(super) list: KernelList,
     /// Selected action index.
-    pub selected: usize,
-    /// A load error to show.
-    pub error: Option<String>,
+    pub(super) selected: usize,
+    /// What went wrong with the report once loaded (a section folder, a rule request, a
+    /// baseline), shown above the page.
+    problem: Option<String>,
     /// Why the selected kernel could not be decoded (cleared when another one is selected).
     kernel_error: Option<String>,
     current: Option<Current>,
     /// The Details page panel.
-    pub panel: DetailsPanel,
+    pub(super) panel: DetailsPanel,
     /// The page shown.
-    pub page: Page,
+    pub(super) page: Page,
     /// The Summary page.
-    pub summary: SummaryPage,
+    pub(super) summary: SummaryPage,
     /// The Raw page.
-    pub raw: RawPage,
+    pub(super) raw: RawPage,
     /// Rules applied in this session.
-    pub rules: TabRules,
+    pub(super) rules: TabRules,
     /// The Source page.
-    pub source: SourcePageState,
+    pub(super) source: SourcePageState,
     /// The rules of the shown page, with the key they were made under
     /// `(kernel, rules version, sections generation, running)`.
     page_rules: Option<((usize, u64, u64, bool), PageRules)>,
     /// The timelines open beside the report that linked its results.
-    pub timeline_links: super::timeline_links::TimelineLinks,
+    pub(super) timeline_links: super::timeline_links::TimelineLinks,
     /// "Show on timeline" requests, handed to the shell after drawing.
-    pub navigate: Vec<crate::document::Navigate>,
+    pub(super) navigate: Vec<crate::document::Navigate>,
 }
 
 impl ReportTab {
     /// Starts loading `path`; `wake` requests a repaint when loading progresses.
     pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> ReportTab {
-        let job = start_load(&path, wake);
-        ReportTab {
+        let mut tab = ReportTab {
             id: NEXT_TAB_ID.fetch_add(1, Ordering::Relaxed),
-            path,
-            job: Some(job),
-            progress: Some((0.0, "starting".into())),
-            report: None,
+            load: Load::new(path, Arc::new(wake)),
             list: KernelList::default(),
             selected: 0,
-            error: None,
+            problem: None,
             kernel_error: None,
             current: None,
             panel: DetailsPanel::new(),
@@ -122,53 +115,35 @@ impl ReportTab {
             page_rules: None,
             timeline_links: Default::default(),
             navigate: Vec::new(),
-        }
+        };
+        crate::lifecycle::start(&mut tab, STARTING);
+        tab
     }
 
-    /// The tab's title (file name).
-    pub fn title(&self) -> String {
-        self.path.file_name().map_or_else(
-            || self.path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
+    /// The report's file.
+    pub fn path(&self) -> &std::path::Path {
+        self.load.path()
     }
 
-    /// Whether loading is still running.
-    pub fn loading(&self) -> bool {
-        self.job.is_some()
+    /// The report, once indexed.
+    pub fn report(&self) -> Option<&Arc<Report>> {
+        self.load.loaded()
     }
 
-    /// Cancels loading (rows loaded so far stay).
-    pub fn cancel(&mut self) {
-        if let Some(job) = self.job.take() {
-            job.cancel();
-            if self.report.is_none() {
-                self.error = Some("loading cancelled".into());
-            }
-        }
-        self.progress = None;
+    /// The kernel list.
+    pub fn list(&self) -> &KernelList {
+        &self.list
     }
 
-    /// Applies pending loader events; returns an error message to show, if one arrived.
-    pub fn poll(&mut self) -> Option<String> {
-        let mut failure = None;
-        while let Some(event) = poll_job(&mut self.job, &mut self.progress) {
-            match event {
-                Polled::Sent(LoadEvent::Opened(report)) => self.report = Some(report),
-                Polled::Sent(LoadEvent::Rows(rows)) => self.list.extend(rows),
-                Polled::Done(()) => {}
-                Polled::Failed(message) => {
-                    self.error = Some(message.clone());
-                    failure = Some(message);
-                }
-            }
-        }
-        // A thread that ended without a word (it panicked) finished loading too.
-        if self.job.as_ref().is_some_and(|job| !job.is_running()) {
-            self.job = None;
-            self.progress = None;
-        }
-        failure
+    /// The selected result's index.
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
+    /// Why the report or something done with it failed: the load's error, else the problem
+    /// shown above the page.
+    pub fn error(&self) -> Option<&str> {
+        self.load.error().or(self.problem.as_deref())
     }
 
     /// Selects action `index` (decoded and resolved on the next frame that shows it).
@@ -192,7 +167,9 @@ impl ReportTab {
         }) {
             return;
         }
-        let Some(report) = &self.report else { return };
+        let Some(report) = self.load.loaded() else {
+            return;
+        };
         if self.selected >= report.num_actions() {
             return;
         }
@@ -210,7 +187,7 @@ impl ReportTab {
         let source = sections.source_for(&action);
         let (set, problem) = sections.sections_for(&action);
         if problem.is_some() {
-            self.error = problem;
+            self.problem = problem;
         }
         let details = if sections.disabled.is_empty() {
             resolve_action(&action, &set)
@@ -274,7 +251,7 @@ impl ReportTab {
         sections: &SectionState,
         runner: &mut RuleRunner,
     ) {
-        let Some(report) = self.report.clone() else {
+        let Some(report) = self.load.loaded().cloned() else {
             return;
         };
         let mut ids = HashSet::new();
@@ -297,7 +274,7 @@ impl ReportTab {
                     details.sections.iter().for_each(|s| walk(s, &mut ids));
                 }
                 Err(error) => {
-                    self.error = Some(error.to_string());
+                    self.problem = Some(error.to_string());
                     return;
                 }
             },
@@ -333,27 +310,22 @@ impl ReportTab {
         sections: &SectionState,
         baselines: &mut BaselineStore,
     ) {
-        let Some(report) = self.report.clone() else {
+        let Some(report) = self.load.loaded().cloned() else {
             return;
         };
+        let path = self.load.path();
         if let Some(current) = self.current.as_ref().filter(|c| c.action.index() == index) {
             let page = (&current.details, current.generation);
-            baselines.add(
-                &self.path,
-                &current.action,
-                page,
-                &self.list.rows,
-                Some(report),
-            );
+            baselines.add(path, &current.action, page, &self.list.rows, Some(report));
             return;
         }
         match report.action(index) {
             Ok(action) => {
                 let details = resolve_page(&action, sections);
                 let page = (&details, sections.generation);
-                baselines.add(&self.path, &action, page, &self.list.rows, Some(report));
+                baselines.add(path, &action, page, &self.list.rows, Some(report));
             }
-            Err(error) => self.error = Some(format!("cannot add result {index}: {error}")),
+            Err(error) => self.problem = Some(format!("cannot add result {index}: {error}")),
         }
     }
 
@@ -364,12 +336,12 @@ impl ReportTab {
         baselines: &mut BaselineStore,
     ) -> Vec<ComparedBaseline> {
         let names: Vec<&str> = self.list.rows.iter().map(|r| r.name.as_str()).collect();
-        baselines.compared_with(&self.path, &names, self.selected, sections)
+        baselines.compared_with(self.load.path(), &names, self.selected, sections)
     }
 
     /// Draws the tab: kernel list on the left, the page in the center.
     /// Returns true when the user asked for the Metric Selection window.
-    pub fn ui(
+    fn report_ui(
         &mut self,
         ui: &mut egui::Ui,
         sections: &SectionState,
@@ -419,11 +391,10 @@ impl ReportTab {
             if matches!(self.page, Page::Details | Page::Source | Page::Raw) {
                 self.ensure_current(sections);
             }
-            for error in self.error.iter().chain(&self.kernel_error) {
+            for error in self.problem.iter().chain(&self.kernel_error) {
                 ui.colored_label(ui.visuals().error_fg_color, error);
             }
-            let Some(report) = self.report.clone() else {
-                ui.label("Opening…");
+            let Some(report) = self.load.loaded().cloned() else {
                 return;
             };
             read_warnings_ui(
@@ -447,7 +418,7 @@ impl ReportTab {
                     let shown = baselines.shown();
                     match self.summary.ui(
                         ui,
-                        (&self.path, &report),
+                        (self.load.path(), &report),
                         sections,
                         self.selected,
                         &shown,
@@ -514,6 +485,111 @@ impl ReportTab {
             }
         });
         open_selection
+    }
+}
+
+/// What the GUI tests read and set of a report tab; the app itself goes through the methods
+/// above.
+impl ReportTab {
+    /// The page shown.
+    #[doc(hidden)]
+    pub fn page(&self) -> Page {
+        self.page
+    }
+
+    /// Shows `page`.
+    #[doc(hidden)]
+    pub fn set_page(&mut self, page: Page) {
+        self.page = page;
+    }
+
+    /// The Details page panel.
+    #[doc(hidden)]
+    pub fn panel(&self) -> &DetailsPanel {
+        &self.panel
+    }
+
+    /// The Details page panel, mutable (to open or scroll to a section).
+    #[doc(hidden)]
+    pub fn panel_mut(&mut self) -> &mut DetailsPanel {
+        &mut self.panel
+    }
+
+    /// The Summary page.
+    #[doc(hidden)]
+    pub fn summary(&self) -> &SummaryPage {
+        &self.summary
+    }
+
+    /// The Summary page, mutable (to sort it).
+    #[doc(hidden)]
+    pub fn summary_mut(&mut self) -> &mut SummaryPage {
+        &mut self.summary
+    }
+
+    /// The Raw page.
+    #[doc(hidden)]
+    pub fn raw(&self) -> &RawPage {
+        &self.raw
+    }
+
+    /// The Source page.
+    #[doc(hidden)]
+    pub fn source(&self) -> &SourcePageState {
+        &self.source
+    }
+
+    /// The Source page, mutable.
+    #[doc(hidden)]
+    pub fn source_mut(&mut self) -> &mut SourcePageState {
+        &mut self.source
+    }
+}
+
+impl DocumentView for ReportTab {
+    type Loaded = Arc<Report>;
+    type Sent = LoadEvent;
+    type Done = ();
+    type Error = String;
+
+    fn load(&self) -> &Load<ReportTab> {
+        &self.load
+    }
+
+    fn load_mut(&mut self) -> &mut Load<ReportTab> {
+        &mut self.load
+    }
+
+    fn start(&mut self, wake: Wake) -> LoadJob<Self> {
+        start_load(self.load.path(), move || wake())
+    }
+
+    fn sent(&mut self, message: LoadEvent) -> Option<Opened> {
+        match message {
+            LoadEvent::Opened(report) => {
+                self.load.set_loaded(Some(report));
+            }
+            LoadEvent::Rows(rows) => self.list.extend(rows),
+        }
+        None
+    }
+
+    fn done(&mut self, (): ()) -> Option<Opened> {
+        let report = self.load.loaded()?;
+        Some(Opened::new(format!("{} result(s)", report.num_actions())))
+    }
+
+    fn loaded_ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
+        let Some(state) = services.state::<super::state::NcuState>() else {
+            return;
+        };
+        let Some((sections, runner, baselines)) = state.parts_with_baselines() else {
+            return;
+        };
+        if self.report_ui(ui, sections, runner, baselines) {
+            state.selection.open = true;
+        }
+        services.navigate.append(&mut self.navigate);
     }
 }
 

@@ -290,12 +290,12 @@ impl KindState for NcuState {
                 .iter()
                 .filter_map(|t| t.as_any().downcast_ref::<ReportTab>())
             {
-                if !same_file(&tab.path, path) {
+                if !same_file(tab.path(), path) {
                     continue;
                 }
                 // The report comes first, then its kernel list in batches: wait for the load
                 // to end, and take the tab only with its whole list (a cancelled load has not).
-                match &tab.report {
+                match tab.report() {
                     _ if tab.loading() => opened = Opened::Loading,
                     Some(report) if tab.list.rows.len() == report.num_actions() => {
                         return Opened::Yes(OpenReport {

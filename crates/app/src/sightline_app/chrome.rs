@@ -108,13 +108,14 @@ impl SightlineApp {
                     .button("Cancel")
                     .on_hover_text("Stop loading this file")
                     .clicked()
+                    && let Some(status) = tab.cancel()
                 {
-                    tab.cancel();
-                    self.status = Some((format!("Cancelled: {}", tab.title()), false));
+                    let path = tab.path().to_path_buf();
+                    self.say_for_tab(&path, status, true);
                 }
             }
-            if let Some((message, error)) = &self.status {
-                if *error {
+            if let Some((message, error)) = self.status() {
+                if error {
                     ui.colored_label(ui.visuals().error_fg_color, message);
                 } else {
                     ui.label(message);

@@ -1,13 +1,15 @@
 //! The application: tabs of open documents (reports, timelines; see [`super::document`]), menus,
 //! shortcuts, file dialogs, drag & drop, status bar, persisted settings.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
 use super::document::{
     Document, KindState, KindStates, Navigate, Peer, Services, open_document, open_filters,
 };
+use crate::lifecycle::Status;
 use crate::widgets::dialog::{Answer, Dialog, take_answer};
 
 mod chrome;
@@ -15,6 +17,13 @@ mod settings;
 
 use settings::{SETTINGS_KEY, StartupTrace};
 pub use settings::{STARTUP_TRACE_ENV, Settings, StartOptions};
+
+/// A status message, numbered in the order said.
+struct Said {
+    text: String,
+    error: bool,
+    at: u64,
+}
 
 /// The Sightline window.
 pub struct SightlineApp {
@@ -24,8 +33,13 @@ pub struct SightlineApp {
     pub active: usize,
     /// Persisted settings.
     pub settings: Settings,
-    /// The last status message and whether it is an error.
-    pub status: Option<(String, bool)>,
+    /// The last window-wide status message (a dialog, rules applied, a tab no longer open).
+    status: Option<Said>,
+    /// Each tab's last status message (opened, failed, linked...), by the tab's file: the
+    /// status bar shows the active tab's, or a newer window-wide one.
+    tab_status: HashMap<PathBuf, Said>,
+    /// Messages said so far (what numbers them).
+    said: u64,
     /// Whether the shortcut list (F1) is open.
     pub show_shortcuts: bool,
     /// What each kind of document keeps for the whole window (Nsight Compute's sections and
@@ -55,6 +69,8 @@ impl SightlineApp {
             active: 0,
             settings,
             status: None,
+            tab_status: HashMap::new(),
+            said: 0,
             show_shortcuts: false,
             states,
             trace: options.trace_startup_from.map(|start| StartupTrace {
@@ -97,7 +113,8 @@ impl SightlineApp {
         }
         self.settings.remember(&path);
         let repaint = ctx.clone();
-        self.status = Some((format!("Opening {}", path.display()), false));
+        let opening = (format!("Opening {}", path.display()), false);
+        self.say_for_tab(&path, opening, true);
         self.tabs.push(open_document(&path, &self.states, move || {
             repaint.request_repaint()
         }));
@@ -136,6 +153,7 @@ impl SightlineApp {
         if index < self.tabs.len() {
             let mut tab = self.tabs.remove(index);
             tab.cancel();
+            self.tab_status.remove(tab.path());
             self.active = self.active.min(self.tabs.len().saturating_sub(1));
         }
     }
@@ -176,7 +194,7 @@ impl SightlineApp {
         let repaint = ctx.clone();
         match Dialog::spawn(what, move || repaint.request_repaint(), pick) {
             Ok(dialog) => self.dialog = Some(dialog),
-            Err(error) => self.status = Some((error, true)),
+            Err(error) => self.say((error, true)),
         }
     }
 
@@ -264,7 +282,7 @@ impl SightlineApp {
     /// active tab.
     pub fn navigate(&mut self, request: &Navigate) {
         let Some(index) = self.tabs.iter().position(|t| t.path() == request.document) else {
-            self.status = Some((
+            self.say((
                 format!("{} is no longer open", request.document.display()),
                 true,
             ));
@@ -273,11 +291,52 @@ impl SightlineApp {
         if self.tabs[index].navigate(request.item) {
             self.active = index;
         } else {
-            self.status = Some((
+            self.say((
                 format!("{}: no item {}", request.document.display(), request.item),
                 true,
             ));
         }
+    }
+
+    /// Shows `status` for the whole window (until a newer message).
+    fn say(&mut self, (text, error): Status) {
+        self.said += 1;
+        self.status = Some(Said {
+            text,
+            error,
+            at: self.said,
+        });
+    }
+
+    /// Shows `status` on the tab of `path`. An error stays on its tab until something else
+    /// fails there or the user acts (`user`: what the user did says it).
+    fn say_for_tab(&mut self, path: &Path, (text, error): Status, user: bool) {
+        let shown = self.tab_status.get(path);
+        if !error && !user && shown.is_some_and(|s| s.error) {
+            return;
+        }
+        self.said += 1;
+        let said = Said {
+            text,
+            error,
+            at: self.said,
+        };
+        self.tab_status.insert(path.to_path_buf(), said);
+    }
+
+    /// What the status bar shows: the active tab's last message, or the window's when it is
+    /// newer (`(text, is_error)`).
+    pub fn status(&self) -> Option<Status> {
+        let tab = self
+            .tabs
+            .get(self.active)
+            .and_then(|t| self.tab_status.get(t.path()));
+        let newest = match (tab, &self.status) {
+            (Some(tab), Some(window)) if window.at > tab.at => window,
+            (Some(tab), _) => tab,
+            (None, window) => window.as_ref()?,
+        };
+        Some((newest.text.clone(), newest.error))
     }
 
     /// Whether a kind's background work is running (rules being applied).
@@ -326,21 +385,17 @@ impl SightlineApp {
                 self.open(path, &ctx);
             }
         }
+        let mut said = Vec::new();
         for state in self.states.iter_mut() {
-            if let Some(status) = state.poll(&ctx, &mut self.tabs) {
-                self.status = Some(status);
-            }
+            said.extend(state.poll(&ctx, &mut self.tabs));
         }
-        for tab in &mut self.tabs {
-            match tab.poll() {
-                Some((message, true)) => self.status = Some((message, true)),
-                // An error stays visible until something else fails or the user acts.
-                Some((message, false))
-                    if !self.status.as_ref().is_some_and(|(_, error)| *error) =>
-                {
-                    self.status = Some((message, false));
-                }
-                _ => {}
+        for status in said {
+            self.say(status);
+        }
+        for index in 0..self.tabs.len() {
+            if let Some(status) = self.tabs[index].poll() {
+                let path = self.tabs[index].path().to_path_buf();
+                self.say_for_tab(&path, status, false);
             }
         }
         self.share_between_tabs();
@@ -369,10 +424,12 @@ impl SightlineApp {
             }
         }
         let active = (self.active < self.tabs.len()).then_some(self.active);
+        let mut said = Vec::new();
         for state in self.states.iter_mut() {
-            if let Some(status) = state.windows_ui(&ctx, &mut self.tabs, active) {
-                self.status = Some(status);
-            }
+            said.extend(state.windows_ui(&ctx, &mut self.tabs, active));
+        }
+        for status in said {
+            self.say(status);
         }
         if self.show_shortcuts {
             let own: &[(&str, &str)] = match self.tabs.get(self.active) {

@@ -27,13 +27,15 @@ use super::search::Search;
 use super::stats_panel::StatsPanel;
 use super::{DOCUMENT, TimelineDoc};
 use crate::job::{Job, JobCtx, Polled, poll_job};
+use crate::lifecycle::STARTING;
 use crate::widgets::dialog::Dialog;
 
 impl TimelineDoc {
     /// The tab's title: the first file's name, and how many more there are.
     pub(super) fn merged_title(&self) -> String {
-        let name = self.path.file_name().map_or_else(
-            || self.path.display().to_string(),
+        let path = self.load.path();
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
         match self.files.len() {
@@ -49,14 +51,14 @@ impl TimelineDoc {
             return true;
         }
         let mut all = if self.files.is_empty() {
-            vec![self.path.clone()]
+            vec![self.load.path().to_path_buf()]
         } else {
             self.files.clone()
         };
         all.extend(
             paths
                 .into_iter()
-                .filter(|p| !self.files.contains(p) && *p != self.path),
+                .filter(|p| !self.files.contains(p) && p != self.load.path()),
         );
         self.merge_files(all);
         true
@@ -78,21 +80,15 @@ impl TimelineDoc {
     /// Reads `paths` onto one timeline from the start (the current timeline goes; the group
     /// names and offsets given by hand are kept by file).
     pub(super) fn merge_files(&mut self, paths: Vec<PathBuf>) {
-        if let Some(job) = self.job.take() {
-            job.cancel();
-        }
-        let waker = self.waker();
-        self.files = paths.clone();
-        self.loaded = None;
+        self.files = paths;
+        self.load.set_loaded(None);
         self.nvtxt = None;
-        self.error = None;
         self.selection = Selection::default();
         self.search = Search::default();
         self.stats = StatsPanel::default();
         self.canvas = Canvas::default();
         self.files_panel.reset();
-        self.progress = Some((0.0, "starting".into()));
-        self.job = Some(start_merged_load(paths, self.nsys.clone(), waker));
+        crate::lifecycle::start(self, STARTING);
     }
 
     /// Opens the file dialog of File → Add to timeline…; the files picked are added when the
@@ -131,7 +127,7 @@ impl TimelineDoc {
             }
             return;
         }
-        let Some(loaded) = self.loaded.as_mut() else {
+        let Some(loaded) = self.load.loaded_mut() else {
             return;
         };
         let timeline = Arc::make_mut(&mut loaded.timeline);

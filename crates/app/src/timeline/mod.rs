@@ -26,6 +26,7 @@ pub mod export;
 pub mod files;
 pub mod imports;
 pub mod keys;
+mod load_view;
 pub mod loader;
 pub mod ncu_links;
 pub mod nsys_state;
@@ -38,29 +39,25 @@ pub mod search;
 pub mod stats_panel;
 pub mod view;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use eframe::egui;
 
 use super::codexl::dispatch::offer_session_ui;
-use super::document::{
-    Document, DocumentKind, DocumentType, Navigate, Peer, Published, Services, opening_panel,
-};
-use crate::job::JobEvent;
+use super::document::{Document, DocumentKind, DocumentType, Navigate, Peer, Published};
+use crate::lifecycle::{Load, STARTING};
 use crate::widgets::problems::{ProblemList, RowText};
 use canvas::{Canvas, Marks};
 use details::Selection;
 use expert::{ExpertSource, Target};
 use keys::TIMELINE_KEYS;
-use loader::{TimelineLoadJob, start_load};
 use ncu_links::NcuLinks;
 use nsys_state::NsysState;
 use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
 use sightline_model::kind::FileKind;
-use sightline_model::timeline::nsys::stats::ReportOutcome;
 use sightline_model::timeline::open::DetailSource;
 use sightline_model::timeline::{EventId, Timeline};
 use stats_panel::StatsPanel;
@@ -84,45 +81,37 @@ pub struct LoadedTimeline {
 
 /// An open timeline tab.
 pub struct TimelineDoc {
-    /// The file opened (an export, or a report that was exported).
-    pub path: PathBuf,
-    job: Option<TimelineLoadJob>,
-    /// Load progress `(fraction, stage)` while loading.
-    pub progress: Option<(f32, String)>,
-    /// Why the file could not be shown.
-    pub error: Option<String>,
-    /// The timeline, once loaded.
-    pub loaded: Option<LoadedTimeline>,
+    /// The file opened (an export, or a report that was exported); the timeline once loaded.
+    load: Load<TimelineDoc>,
     /// The canvas (view, tree, level of detail).
-    pub canvas: Canvas,
+    canvas: Canvas,
     /// The selected event and range.
-    pub selection: Selection,
+    selection: Selection,
     /// Ctrl+F.
-    pub search: Search,
+    search: Search,
     /// The summary tables.
-    pub stats: StatsPanel,
+    stats: StatsPanel,
     /// Whether the key list is shown.
-    pub show_keys: bool,
+    show_keys: bool,
     /// The NVTXT files on the timeline (once loaded).
-    pub nvtxt: Option<NvtxtFiles>,
+    nvtxt: Option<NvtxtFiles>,
     /// The `nsys` executable typed in after a report could not be exported.
-    pub nsys_entry: String,
+    nsys_entry: String,
     /// The folder of the user's timeline rules (the Expert tab runs them beside Sightline's).
-    pub rules_folder: Option<PathBuf>,
+    rules_folder: Option<PathBuf>,
     /// Several files on one timeline: all of them (files or folders, as given); empty for one
     /// file.
-    pub files: Vec<PathBuf>,
+    files: Vec<PathBuf>,
     /// The group names and offsets given by hand (kept when the files are read again).
-    pub edits: files::PartEdits,
+    edits: files::PartEdits,
     /// The Files panel.
-    pub files_panel: files::FilesPanel,
+    files_panel: files::FilesPanel,
     nsys: Option<PathBuf>,
     add_dialog: Option<crate::widgets::dialog::Dialog<Vec<PathBuf>>>,
     /// The links with the Nsight Compute reports open in other tabs.
-    pub ncu_links: NcuLinks,
+    ncu_links: NcuLinks,
     /// File → Export timeline…: its window and running export.
-    pub export: export::ExportPanel,
-    wake: Arc<dyn Fn() + Send + Sync>,
+    export: export::ExportPanel,
 }
 
 impl TimelineDoc {
@@ -134,8 +123,7 @@ impl TimelineDoc {
         wake: impl Fn() + Send + Sync + 'static,
     ) -> TimelineDoc {
         let mut doc = TimelineDoc::idle(path, nsys, Arc::new(wake));
-        let waker = doc.waker();
-        doc.job = Some(start_load(&doc.path, doc.nsys.clone(), waker));
+        crate::lifecycle::start(&mut doc, STARTING);
         doc
     }
 
@@ -150,11 +138,7 @@ impl TimelineDoc {
             .map(|p| p.display().to_string())
             .unwrap_or_default();
         TimelineDoc {
-            path,
-            job: None,
-            progress: Some((0.0, "starting".into())),
-            error: None,
-            loaded: None,
+            load: Load::new(path, wake),
             canvas: Canvas::default(),
             selection: Selection::default(),
             search: Search::default(),
@@ -170,17 +154,13 @@ impl TimelineDoc {
             add_dialog: None,
             ncu_links: NcuLinks::default(),
             export: export::ExportPanel::default(),
-            wake,
         }
     }
 
     /// Loads the file again from the start, exporting a report with `nsys`.
     pub fn retry_with_nsys(&mut self, nsys: PathBuf) {
-        let waker = self.waker();
-        self.error = None;
-        self.progress = Some((0.0, "starting".into()));
-        self.nsys = Some(nsys.clone());
-        self.job = Some(start_load(&self.path, Some(nsys), waker));
+        self.nsys = Some(nsys);
+        crate::lifecycle::start(self, STARTING);
     }
 
     /// Below an export error of a report: the `nsys` executable to use, kept in the settings.
@@ -207,8 +187,7 @@ impl TimelineDoc {
 
     /// A repaint request usable from other threads.
     fn waker(&self) -> impl Fn() + Send + Sync + Clone + 'static {
-        let wake = self.wake.clone();
-        move || wake()
+        self.load.waker()
     }
 
     /// Opens the file dialog of File → Add NVTXT… (for an export's timeline).
@@ -243,7 +222,7 @@ impl TimelineDoc {
     /// Shows a rebuilt timeline, keeping the zoom, the selected range and — when it is still
     /// there — the selected event (found again by track, name and times: ids change).
     fn show_rebuilt(&mut self, rebuilt: Rebuilt) {
-        let Some(loaded) = self.loaded.as_mut() else {
+        let Some(loaded) = self.load.loaded_mut() else {
             return;
         };
         let old = std::mem::replace(&mut loaded.timeline, rebuilt.timeline);
@@ -266,7 +245,7 @@ impl TimelineDoc {
 
     /// The timeline, once loaded.
     pub fn timeline(&self) -> Option<&Arc<Timeline>> {
-        self.loaded.as_ref().map(|l| &l.timeline)
+        self.load.loaded().map(|l| &l.timeline)
     }
 
     /// Selects `event` and brings it into view (search hits, flow "Go to", summary rows).
@@ -325,13 +304,15 @@ impl TimelineDoc {
     }
 
     /// Draws the loaded timeline: toolbar, summary tables, details, canvas.
-    fn loaded_ui(
+    fn timeline_ui(
         &mut self,
         ui: &mut egui::Ui,
         open_files: &mut Vec<PathBuf>,
         navigate: &mut Vec<Navigate>,
     ) {
-        let Some(loaded) = &self.loaded else { return };
+        let Some(loaded) = self.load.loaded() else {
+            return;
+        };
         let timeline = loaded.timeline.clone();
         let details_source = loaded.details.clone();
         let utilization = loaded.utilization.clone();
@@ -341,7 +322,7 @@ impl TimelineDoc {
         let mut file_changes = Vec::new();
         egui::Panel::top("timeline-toolbar").show(ui, |ui| {
             if let Some(session) = &session {
-                offer_session_ui(ui, &self.path, &session.files, open_files);
+                offer_session_ui(ui, self.load.path(), &session.files, open_files);
             }
             go_to = go_to.or(self.toolbar_ui(ui, &timeline, &utilization));
         });
@@ -360,7 +341,7 @@ impl TimelineDoc {
                     export,
                     folder: self.rules_folder.clone(),
                 });
-                let wake = self.wake.clone();
+                let wake = self.load.wake().clone();
                 match self
                     .stats
                     .ui(ui, &timeline, self.selection.range, expert.as_ref(), wake)
@@ -473,6 +454,94 @@ impl TimelineDoc {
     }
 }
 
+/// What the GUI tests read and set of a timeline tab; the app itself goes through the methods
+/// above.
+impl TimelineDoc {
+    /// The canvas (view, tree, level of detail).
+    #[doc(hidden)]
+    pub fn canvas(&self) -> &Canvas {
+        &self.canvas
+    }
+
+    /// The canvas, mutable (to move the view).
+    #[doc(hidden)]
+    pub fn canvas_mut(&mut self) -> &mut Canvas {
+        &mut self.canvas
+    }
+
+    /// The selected event and range.
+    #[doc(hidden)]
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    /// The selected event and range, mutable.
+    #[doc(hidden)]
+    pub fn selection_mut(&mut self) -> &mut Selection {
+        &mut self.selection
+    }
+
+    /// Ctrl+F.
+    #[doc(hidden)]
+    pub fn search(&self) -> &Search {
+        &self.search
+    }
+
+    /// The summary tables.
+    #[doc(hidden)]
+    pub fn stats(&self) -> &StatsPanel {
+        &self.stats
+    }
+
+    /// The summary tables, mutable (the report runner's entries).
+    #[doc(hidden)]
+    pub fn stats_mut(&mut self) -> &mut StatsPanel {
+        &mut self.stats
+    }
+
+    /// Whether the key list is shown.
+    #[doc(hidden)]
+    pub fn show_keys(&self) -> bool {
+        self.show_keys
+    }
+
+    /// The NVTXT files on the timeline.
+    #[doc(hidden)]
+    pub fn nvtxt(&self) -> Option<&NvtxtFiles> {
+        self.nvtxt.as_ref()
+    }
+
+    /// Types `nsys` into the prompt shown when a report could not be exported.
+    #[doc(hidden)]
+    pub fn set_nsys_entry(&mut self, nsys: &str) {
+        self.nsys_entry = nsys.to_owned();
+    }
+
+    /// Uses the timeline rules of `folder` (the Expert tab).
+    #[doc(hidden)]
+    pub fn set_rules_folder(&mut self, folder: Option<PathBuf>) {
+        self.rules_folder = folder;
+    }
+
+    /// The Files panel.
+    #[doc(hidden)]
+    pub fn files_panel(&self) -> &files::FilesPanel {
+        &self.files_panel
+    }
+
+    /// The links with the Nsight Compute reports open in other tabs.
+    #[doc(hidden)]
+    pub fn ncu_links(&self) -> &NcuLinks {
+        &self.ncu_links
+    }
+
+    /// File → Export timeline…'s window and running export.
+    #[doc(hidden)]
+    pub fn export(&self) -> &export::ExportPanel {
+        &self.export
+    }
+}
+
 /// Nsight Systems exports and reports, NVTXT files and CodeXL traces open on a timeline.
 pub const DOCUMENT: DocumentType = DocumentType {
     kind: DocumentKind::Timeline,
@@ -515,222 +584,19 @@ impl Document for TimelineDoc {
             ui.close();
         }
         if ui
-            .add_enabled(self.loaded.is_some(), egui::Button::new("Export timeline…"))
+            .add_enabled(
+                self.load.loaded().is_some(),
+                egui::Button::new("Export timeline…"),
+            )
             .on_hover_text("Write this timeline as a Perfetto or Chrome JSON trace")
             .clicked()
         {
-            self.export.show(&self.path);
+            self.export.show(self.load.path());
             ui.close();
         }
     }
 
-    fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn loading(&self) -> bool {
-        self.job.is_some() && self.loaded.is_none() && self.error.is_none()
-    }
-
-    fn progress(&self) -> Option<(f32, String)> {
-        self.progress
-            .clone()
-            .or_else(|| self.export.progress.clone())
-    }
-
-    fn cancel(&mut self) {
-        if self.export.running() {
-            self.export.cancel();
-            return;
-        }
-        if let Some(job) = self.job.take() {
-            job.cancel();
-            if self.loaded.is_none() {
-                self.error = Some(format!("{}: loading cancelled", self.path.display()));
-            } else if self.stats.reports.is_none() {
-                // Cancelled while the summary tables were computed: there will be none.
-                self.stats.reports = Some(Vec::new());
-            }
-        }
-        self.progress = None;
-    }
-
-    fn error(&self) -> Option<&str> {
-        self.error.as_deref()
-    }
-
-    fn poll(&mut self) -> Option<(String, bool)> {
-        let mut status = self.ncu_links.poll().or(self.export.poll());
-        self.stats.expert.poll();
-        if let Some(picked) = crate::widgets::dialog::take_answer(&mut self.add_dialog) {
-            self.add_files(picked.value);
-        }
-        match self.files_panel.poll() {
-            Some(Ok(reports)) => {
-                self.stats.reports = Some(reports);
-                self.stats.shown = 0;
-                self.stats.table = crate::widgets::table::SortableTable::default();
-                self.stats.instances = None;
-            }
-            Some(Err(message)) => status = Some((message, true)),
-            None => {}
-        }
-        if let Some(result) = self.stats.runner.poll() {
-            self.stats.add_report(result);
-        }
-        let wake = self.waker();
-        if let Some(rebuilt) = self.nvtxt.as_mut().and_then(|f| f.poll(wake)) {
-            let problems: usize = rebuilt.docs.iter().map(|d| d.diagnostics.len()).sum();
-            status = Some((
-                format!(
-                    "NVTXT read again: {} file(s), {} problem(s); {} events on the timeline",
-                    rebuilt.docs.len(),
-                    problems,
-                    rebuilt.timeline.event_count()
-                ),
-                false,
-            ));
-            self.show_rebuilt(rebuilt);
-        }
-        while let Some(event) = self.job.as_ref().and_then(TimelineLoadJob::poll) {
-            match event {
-                JobEvent::Progress(f, stage) => self.progress = Some((f, stage)),
-                JobEvent::Sent(loaded) => {
-                    let loader::Loaded {
-                        mut timeline,
-                        base,
-                        details,
-                        nvtxt,
-                        elapsed,
-                        session,
-                    } = *loaded;
-                    if !nvtxt.is_empty() || base.is_some() {
-                        self.nvtxt = Some(NvtxtFiles::new(base, nvtxt));
-                    }
-                    self.progress = None;
-                    let what = if timeline.stacks_pending {
-                        "; reading the CPU samples' call stacks"
-                    } else {
-                        ""
-                    };
-                    let opened = if timeline.partial {
-                        "Reading"
-                    } else {
-                        "Opened"
-                    };
-                    let so_far = if timeline.partial { " so far" } else { "" };
-                    status = Some((
-                        format!(
-                            "{opened} {}: {} events on {} tracks{so_far} in {:.0} ms{what}",
-                            if self.files.len() > 1 {
-                                format!("{} files", timeline.parts().len())
-                            } else {
-                                self.path.display().to_string()
-                            },
-                            timeline.events_read(),
-                            timeline.tracks.len(),
-                            elapsed.as_secs_f64() * 1e3
-                        ),
-                        false,
-                    ));
-                    // What was read so far is replaced by more: the view stays unless the user
-                    // has not moved it, and the rest is set up again below.
-                    let was_partial = self.loaded.as_ref().is_some_and(|l| l.timeline.partial);
-                    if was_partial {
-                        self.show_rebuilt(Rebuilt {
-                            timeline: timeline.clone(),
-                            docs: Vec::new(),
-                            reports: None,
-                        });
-                        self.canvas.refit_if_untouched();
-                    } else if self.loaded.is_some() {
-                        // The same events again, now with their call stacks: keep the view.
-                        self.show_rebuilt(Rebuilt {
-                            timeline,
-                            docs: Vec::new(),
-                            reports: None,
-                        });
-                        self.stats.profile.reset();
-                        if let Some(loaded) = self.loaded.as_mut() {
-                            loaded.elapsed = elapsed;
-                        }
-                        continue;
-                    }
-                    let mut util: Vec<String> = timeline
-                        .gpu_utilization(None)
-                        .iter()
-                        .map(|u| format!("GPU {} {:.1}% busy", u.device, u.fraction * 100.0))
-                        .collect();
-                    if let Some(cpu) = timeline.thread_utilization(None) {
-                        util.push(format!(
-                            "threads running {:.2} on average on {} CPUs",
-                            cpu.average_running(),
-                            cpu.cpus
-                        ));
-                    }
-                    let utilization = if util.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" · {}", util.join(", "))
-                    };
-                    if !timeline.parts().is_empty() {
-                        self.edits.apply(Arc::make_mut(&mut timeline));
-                    }
-                    self.loaded = Some(LoadedTimeline {
-                        timeline,
-                        details,
-                        elapsed,
-                        utilization,
-                        session: session.map(Arc::new),
-                        merged: None,
-                    });
-                }
-                JobEvent::Done(loader::Finished { reports, merged }) => {
-                    self.progress = None;
-                    if let Some(loaded) = self.loaded.as_mut() {
-                        loaded.merged = merged;
-                    }
-                    // Show the kernels first when there are any, else the first table.
-                    let table = |name: &str| {
-                        reports.iter().position(|(n, r)| {
-                            n == name
-                                && matches!(r, Ok(ReportOutcome::Table(t)) if !t.rows.is_empty())
-                        })
-                    };
-                    self.stats.shown = table("cuda_gpu_kern_sum")
-                        .or_else(|| reports.iter().map(|(n, _)| n.as_str()).find_map(table))
-                        .unwrap_or(0);
-                    self.stats.reports = Some(reports);
-                    self.job = None;
-                }
-                JobEvent::Failed(message) => {
-                    self.progress = None;
-                    self.job = None;
-                    self.error = Some(message.clone());
-                    status = Some((message, true));
-                }
-            }
-        }
-        status
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, services: &mut Services<'_>) {
-        if self.loaded.is_some() {
-            self.loaded_ui(ui, &mut services.open_files, &mut services.navigate);
-            return;
-        }
-        opening_panel(ui, self, |doc, ui| {
-            if doc.error.is_some() && sightline_model::timeline::nsys::is_report_file(&doc.path) {
-                let mut set_nsys = None;
-                doc.nsys_prompt_ui(ui, &mut set_nsys);
-                if let Some(nsys) = set_nsys
-                    && let Some(state) = services.state::<NsysState>()
-                {
-                    state.nsys = Some(nsys);
-                }
-            }
-        });
-    }
+    crate::lifecycle::lifecycle_methods!();
 
     fn shortcuts(&self) -> &'static [(&'static str, &'static str)] {
         TIMELINE_KEYS
@@ -751,8 +617,8 @@ impl Document for TimelineDoc {
     fn see_peers(&mut self, peers: &[Peer]) {
         // Linked once the whole timeline is loaded (not the preview without call stacks).
         let Some(loaded) = self
-            .loaded
-            .as_ref()
+            .load
+            .loaded()
             .filter(|l| !l.timeline.stacks_pending && !l.timeline.partial)
         else {
             return;
@@ -760,7 +626,7 @@ impl Document for TimelineDoc {
         let sources = files::link_sources(&loaded.timeline, &loaded.details);
         let timeline = loaded.timeline.clone();
         self.ncu_links
-            .see_peers(peers, Some(&timeline), &sources, &self.wake);
+            .see_peers(peers, Some(&timeline), &sources, self.load.wake());
     }
 
     fn navigate(&mut self, item: u64) -> bool {
