@@ -258,24 +258,25 @@ impl<V: DocumentView> Load<V> {
         std::mem::replace(&mut self.loaded, loaded)
     }
 
-    /// Runs `job` as the document's load (a running one is cancelled), from `stage`. What is
-    /// loaded stays until the kind replaces it.
-    fn begin(&mut self, job: LoadJob<V>, stage: &str) {
+    /// Runs `job`, started at `started`, as the document's load (a running one is cancelled),
+    /// from `stage`. What is loaded stays until the kind replaces it.
+    fn begin(&mut self, job: LoadJob<V>, stage: &str, started: Instant) {
         if let Some(old) = self.job.take() {
             old.cancel();
         }
         self.job = Some(job);
         self.progress = Some((0.0, stage.to_owned()));
         self.error = None;
-        self.started = Instant::now();
+        self.started = started;
     }
 }
 
 /// Starts (or starts again) the load of `doc`, its progress at `stage`.
 pub fn start<V: DocumentView>(doc: &mut V, stage: &str) {
+    let started = Instant::now();
     let wake = doc.load().wake.clone();
     let job = doc.start(wake);
-    doc.load_mut().begin(job, stage);
+    doc.load_mut().begin(job, stage, started);
 }
 
 /// The progress shown: the load's, else the view's own work's.
