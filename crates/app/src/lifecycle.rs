@@ -404,6 +404,124 @@ pub(crate) use lifecycle_methods;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::JobCtx;
+    use std::sync::Arc;
+
+    /// A kind whose job runs `work`: it keeps what the job sent and loads what it returns.
+    struct Probe {
+        load: Load<Probe>,
+        work: fn(&JobCtx<u32>) -> Result<u32, String>,
+        sent: Vec<u32>,
+    }
+
+    impl Probe {
+        fn open(work: fn(&JobCtx<u32>) -> Result<u32, String>) -> Probe {
+            let mut probe = Probe {
+                load: Load::new(PathBuf::from("/data/x.bin"), Arc::new(|| {})),
+                work,
+                sent: Vec::new(),
+            };
+            start(&mut probe, STARTING);
+            probe
+        }
+
+        /// Polls until the load ends; the status messages said on the way.
+        fn finish(&mut self) -> Vec<Status> {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let mut said = Vec::new();
+            while self.load.loading() && Instant::now() < deadline {
+                said.extend(poll(self));
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            said
+        }
+    }
+
+    impl DocumentView for Probe {
+        type Loaded = u32;
+        type Sent = u32;
+        type Done = u32;
+        type Error = String;
+
+        fn load(&self) -> &Load<Probe> {
+            &self.load
+        }
+
+        fn load_mut(&mut self) -> &mut Load<Probe> {
+            &mut self.load
+        }
+
+        fn start(&mut self, wake: Wake) -> LoadJob<Self> {
+            let work = self.work;
+            Job::start(move || wake(), |e| e.to_string(), work)
+        }
+
+        fn sent(&mut self, message: u32) -> Option<Opened> {
+            self.sent.push(message);
+            None
+        }
+
+        fn done(&mut self, done: u32) -> Option<Opened> {
+            self.load.set_loaded(Some(done));
+            Some(Opened::new(format!("{done} thing(s)")).elapsed(Duration::from_millis(5)))
+        }
+
+        fn loaded_ui(&mut self, _ui: &mut egui::Ui, _services: &mut Services<'_>) {}
+    }
+
+    #[test]
+    fn a_load_hands_on_what_it_sends_and_says_opened_once() {
+        let mut probe = Probe::open(|ctx| {
+            ctx.progress_now(0.5, "half");
+            ctx.send(1);
+            ctx.send(2);
+            Ok(3)
+        });
+        assert!(probe.load.loading());
+        let said = probe.finish();
+        assert_eq!(
+            said,
+            [("Opened /data/x.bin: 3 thing(s) in 5 ms".into(), false)]
+        );
+        assert_eq!(probe.sent, [1, 2]);
+        assert_eq!(probe.load.loaded(), Some(&3));
+        assert_eq!((probe.load.error(), progress(&probe)), (None, None));
+    }
+
+    #[test]
+    fn a_failed_load_is_the_error_and_the_status() {
+        let mut probe = Probe::open(|_| Err("/data/x.bin: not a thing".into()));
+        let said = probe.finish();
+        assert_eq!(said, [("/data/x.bin: not a thing".into(), true)]);
+        assert_eq!(probe.load.error(), Some("/data/x.bin: not a thing"));
+        assert!(probe.load.loaded().is_none());
+    }
+
+    #[test]
+    fn a_cancelled_load_says_so_once_and_ends() {
+        let mut probe = Probe::open(|ctx| {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !ctx.is_cancelled() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err("the job's own word, never shown".into())
+        });
+        let said = cancel(&mut probe);
+        assert_eq!(said, Some(("/data/x.bin: loading cancelled".into(), false)));
+        assert_eq!(probe.load.error(), Some("/data/x.bin: loading cancelled"));
+        assert!(!probe.load.loading() && progress(&probe).is_none());
+        assert_eq!(poll(&mut probe), None);
+        assert_eq!(cancel(&mut probe), None, "nothing left to cancel");
+    }
+
+    #[test]
+    fn a_loader_that_dies_without_a_word_ends_the_load_with_an_error() {
+        let mut probe = Probe::open(|_| panic!("the loader thread panics (expected)"));
+        let said = probe.finish();
+        let stopped = "/data/x.bin: the loader stopped without a result";
+        assert_eq!(said, [(stopped.into(), true)]);
+        assert_eq!(probe.load.error(), Some(stopped));
+    }
 
     #[test]
     fn one_frame_for_every_opened_message() {
