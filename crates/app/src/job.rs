@@ -9,12 +9,18 @@
 //! on screen while its summary tables are computed...) and [`JobCtx::is_cancelled`]. What it
 //! returns is the job's last event, [`JobEvent::Done`] or [`JobEvent::Failed`]; a thread that
 //! cannot be started is a `Failed` event too.
+//!
+//! A [`JobCtx`] is the model's [`ProgressSink`]: the work hands `Progress::new(ctx)` to any
+//! reader, loader, exporter or analysis, whose steps become the job's progress (a new stage
+//! at once, the rest throttled) and which stops when the job is cancelled.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use sightline_model::core::{ProgressSink, Step, Unit};
 
 /// The name of a job's thread unless told otherwise.
 pub const THREAD_NAME: &str = "sightline-loader";
@@ -49,6 +55,8 @@ pub struct JobCtx<M = Infallible> {
     cancel: Arc<AtomicBool>,
     /// When the last progress message was sent.
     last_progress: Mutex<Option<Instant>>,
+    /// The label of the last step reported through [`ProgressSink`].
+    last_step: Mutex<String>,
 }
 
 impl<M> JobCtx<M> {
@@ -63,6 +71,7 @@ impl<M> JobCtx<M> {
             out,
             cancel,
             last_progress: Mutex::new(None),
+            last_step: Mutex::new(String::new()),
         }
     }
 
@@ -107,6 +116,44 @@ impl<M> JobCtx<M> {
     /// The cancel flag, for model functions that check it themselves.
     pub fn cancel_flag(&self) -> &Arc<AtomicBool> {
         &self.cancel
+    }
+}
+
+/// The model's steps as the job's progress: the fraction of the whole job, and the caller's
+/// name for the task when it gave one ([`Progress::named`](sightline_model::core::Progress::named)),
+/// else `reading STAGE` (with the MB read of a stage counted in bytes). A step of a new task or
+/// stage is sent at once, the others at most once per [`PROGRESS_INTERVAL`].
+impl<M> ProgressSink for JobCtx<M> {
+    fn report(&self, step: &Step<'_>) {
+        let text = match (step.task, step.unit) {
+            (Some(task), _) => task.to_owned(),
+            (None, Unit::Bytes) => {
+                let mb = |b: u64| b as f64 / 1e6;
+                format!(
+                    "reading {}: {:.0} of {:.0} MB",
+                    step.stage,
+                    mb(step.done),
+                    mb(step.total)
+                )
+            }
+            (None, Unit::Items) => format!("reading {}", step.stage),
+        };
+        let new_stage = self.last_step.lock().is_ok_and(|mut last| {
+            let new = *last != step.label();
+            if new {
+                step.label().clone_into(&mut last);
+            }
+            new
+        });
+        if new_stage {
+            self.progress_now(step.fraction, &text);
+        } else {
+            self.progress(step.fraction, &text);
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        JobCtx::is_cancelled(self)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
@@ -14,7 +14,9 @@ use super::dispatch::offer_session_ui;
 use super::header::{header_ui, warnings_ui};
 use super::loader::{LoadState, LoadStateDoc};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
+use sightline_model::codexl::CodexlError;
 use sightline_model::codexl::counters::{CounterFile, CounterValue, KernelAggregate};
+use sightline_model::core::Progress;
 
 /// A column of the dispatch table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,10 +50,11 @@ pub struct CountersData {
 }
 
 impl CountersData {
-    /// Parses a counter file and prepares its columns and aggregates.
-    pub fn prepare(bytes: &[u8]) -> CountersData {
+    /// Reads a counter file (reporting the bytes read to `progress`) and prepares its columns
+    /// and aggregates.
+    pub fn read(path: &Path, progress: Progress<'_>) -> Result<CountersData, CodexlError> {
         // The reader keeps typed rows only (the raw fields are dropped line by line).
-        let file = CounterFile::parse(bytes);
+        let file = CounterFile::open_with(path, progress)?;
         let aggregates = file.aggregates();
         let method = file.table.column("Method");
         let mut columns = Vec::new();
@@ -97,7 +100,7 @@ impl CountersData {
             });
             kernel_of_row.push(k);
         }
-        CountersData {
+        Ok(CountersData {
             file,
             aggregates,
             columns,
@@ -105,7 +108,7 @@ impl CountersData {
             numeric_columns,
             kernel_names,
             kernel_of_row,
-        }
+        })
     }
 
     /// The text of `column` in dispatch `row`.
@@ -194,7 +197,7 @@ impl CountersDoc {
     /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
     pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> CountersDoc {
         CountersDoc {
-            load: LoadState::start(path, CountersData::prepare, wake),
+            load: LoadState::start(path, CountersData::read, wake),
             table: SortableTable::default(),
             kernels: SortableTable::default(),
             chart_column: None,

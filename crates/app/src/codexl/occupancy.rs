@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
@@ -14,7 +14,9 @@ use super::header::{header_ui, warnings_ui};
 use super::loader::{LoadState, LoadStateDoc};
 use super::occupancy_charts::{KernelCharts, charts_grid_ui, limits_text};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
+use sightline_model::codexl::CodexlError;
 use sightline_model::codexl::occupancy::OccupancyFile;
+use sightline_model::core::Progress;
 
 /// An occupancy file prepared for the view (on the loader thread).
 pub struct OccupancyData {
@@ -25,9 +27,9 @@ pub struct OccupancyData {
 }
 
 impl OccupancyData {
-    /// Parses an occupancy file.
-    pub fn prepare(bytes: &[u8]) -> OccupancyData {
-        let mut file = OccupancyFile::parse(bytes);
+    /// Reads an occupancy file, reporting the bytes read to `progress`.
+    pub fn read(path: &Path, progress: Progress<'_>) -> Result<OccupancyData, CodexlError> {
+        let mut file = OccupancyFile::open_with(path, progress)?;
         // The typed rows and values are what the view reads: drop the raw fields.
         file.table.rows = Vec::new();
         let mut devices: Vec<String> = Vec::new();
@@ -36,7 +38,7 @@ impl OccupancyData {
                 devices.push(row.device_name.clone());
             }
         }
-        OccupancyData { file, devices }
+        Ok(OccupancyData { file, devices })
     }
 
     /// The text of `column` in row `row`.
@@ -72,7 +74,7 @@ impl OccupancyDoc {
     /// Starts loading `path` on the loader thread; `wake` requests a repaint on progress.
     pub fn open(path: PathBuf, wake: impl Fn() + Send + Sync + 'static) -> OccupancyDoc {
         OccupancyDoc {
-            load: LoadState::start(path, OccupancyData::prepare, wake),
+            load: LoadState::start(path, OccupancyData::read, wake),
             table: SortableTable::default(),
             charts: None,
         }
