@@ -396,4 +396,46 @@ mod tests {
         let sent = sent.lock().map(|s| s.clone()).unwrap_or_default();
         assert_eq!(sent, ["0.2 first", "1 last", "0 new stage"]);
     }
+
+    #[test]
+    fn the_models_progress_becomes_the_jobs() {
+        use sightline_model::core::{Cancelled, Progress};
+
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let log = sent.clone();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let ctx: JobCtx = JobCtx::new(
+            Box::new(move |update| {
+                if let (Update::Progress(f, s), Ok(mut log)) = (update, log.lock()) {
+                    log.push(format!("{f} {s}"));
+                }
+                true
+            }),
+            cancel.clone(),
+        );
+        let progress = Progress::new(&ctx);
+        progress.report("NVTX_EVENTS", 1, 4);
+        // As if the last message had just gone out: the same stage waits, a new one goes.
+        if let Ok(mut last) = ctx.last_progress.lock() {
+            *last = Some(Instant::now() + Duration::from_secs(3600));
+        }
+        progress.report("NVTX_EVENTS", 2, 4);
+        progress
+            .part(1, 2)
+            .report_bytes("NVTXT lines", 1_000_000, 4_000_000);
+        let name = "exporting to out.json".to_owned();
+        progress.named(&name).report("events", 4, 4);
+        assert_eq!(progress.check(), Ok(()));
+        cancel.store(true, Ordering::Relaxed);
+        assert_eq!(progress.part(1, 2).check(), Err(Cancelled));
+        let sent = sent.lock().map(|s| s.clone()).unwrap_or_default();
+        assert_eq!(
+            sent,
+            [
+                "0.25 reading NVTX_EVENTS",
+                "0.625 reading NVTXT lines: 1 of 4 MB",
+                "1 exporting to out.json",
+            ]
+        );
+    }
 }
