@@ -6,7 +6,7 @@
 //! `sightline::app`...):
 //!
 //! - the model ([`sightline_model`]): [`ncu`], [`section`], [`timeline`], [`codexl`],
-//!   [`gainsight`], [`format`], [`pyjson`], [`proto`] — no GUI, no Python;
+//!   [`gainsight`], [`core`] (progress and cancel, the line reader), [`format`], [`pyjson`], [`proto`] — no GUI, no Python;
 //! - the rule engine ([`rules`], `sightline-rules`) on the model;
 //! - the desktop app ([`app`], `sightline-app`) on both, with the desktop integration
 //!   ([`desktop`]).
@@ -16,6 +16,6 @@ pub mod cli;
 pub use sightline_app as app;
 pub use sightline_app::desktop;
 pub use sightline_model::{
-    codexl, format, gainsight, kind, link, ncu, problem, proto, pyjson, section, timeline,
+    codexl, core, format, gainsight, kind, link, ncu, problem, proto, pyjson, section, timeline,
 };
 pub use sightline_rules as rules;

@@ -70,7 +70,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|f| super::timeline::input_for(f, args.nsys.as_deref()))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        crate::timeline::open::load_merged(&inputs, None, |_| {})?.timeline
+        crate::timeline::open::load_merged(&inputs, crate::core::Progress::none())?.timeline
     } else {
         let kind = TimelineFileKind::from_kind(FileKind::of_path(first))
             .unwrap_or(TimelineFileKind::NsysExport);

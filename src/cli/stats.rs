@@ -62,7 +62,12 @@ pub struct StatsArgs {
 /// The SQLite export to read for `file`: itself, or the (cached) export of a `.nsys-rep`.
 pub fn export_for(file: &Path, nsys_exe: Option<&Path>) -> anyhow::Result<PathBuf> {
     if nsys::is_report_file(file) {
-        let out = rep::export_report(file, nsys_exe, &rep::default_cache_dir(), None)?;
+        let out = rep::export_report(
+            file,
+            nsys_exe,
+            &rep::default_cache_dir(),
+            crate::core::Progress::none(),
+        )?;
         eprintln!(
             "{}: using the SQLite export {}",
             file.display(),

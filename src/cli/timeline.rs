@@ -5,10 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::core::{FnSink, Progress, Step};
 use crate::kind::FileKind;
 use crate::pyjson::write_string;
 use crate::timeline::imports::ImportStats;
-use crate::timeline::nsys::{LoadOptions, Progress};
+use crate::timeline::nsys::LoadOptions;
 use crate::timeline::open::{
     DetailSource, MergeInput, TimelineFileKind, load_merged, load_timeline, timeline_inputs,
 };
@@ -94,7 +95,7 @@ fn run_merged(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCo
         .map(|f| input_for(f, args.nsys.as_deref()))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let started = std::time::Instant::now();
-    let loaded = load_merged(&inputs, None, |_| {})?;
+    let loaded = load_merged(&inputs, crate::core::Progress::none())?;
     let mut timeline = loaded.timeline;
     if let Some(name) = &args.align_on {
         for (k, delta) in timeline.align_on(name)? {
@@ -146,11 +147,11 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
     // With --timing: when each stage of the load ended (the tables read, linking and packing),
     // and when the timeline without the CPU samples' call stacks was ready (what the app shows
     // first).
-    let mut stages: Vec<(&'static str, std::time::Duration)> = Vec::new();
-    let mut on_progress = |p: Progress| match stages.last_mut() {
-        Some((table, at)) if *table == p.table => *at = started.elapsed(),
-        _ => stages.push((p.table, started.elapsed())),
-    };
+    let mut stages: Vec<(String, std::time::Duration)> = Vec::new();
+    let on_progress = FnSink::new(|step: &Step<'_>| match stages.last_mut() {
+        Some((table, at)) if table == step.stage => *at = started.elapsed(),
+        _ => stages.push((step.stage.to_owned(), started.elapsed())),
+    });
     let mut preview_at = None;
     // The first look at what was read so far (when, how many events on how many tracks).
     let mut first_partial = None;
@@ -163,11 +164,9 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
     };
     let options = if args.timing {
         LoadOptions {
-            progress: Some(&mut on_progress),
-            cancel: None,
+            progress: Progress::new(&on_progress),
             preview: Some(&mut on_preview),
-            first_preview: None,
-            read_ahead: None,
+            ..LoadOptions::default()
         }
     } else {
         LoadOptions::default()

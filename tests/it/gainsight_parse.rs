@@ -272,15 +272,14 @@ fn cancel_stops_the_analysis() {
         &Params::default(),
         &AnalyzeOptions {
             threads: 1,
-            cancel: Some(cancel),
-            progress: None,
+            progress: sightline::core::Progress::new(&*cancel),
             render_lifetime_csv: false,
             merged_lifetimes_only: false,
         },
         &mut |_| Ok(()),
     )
     .unwrap_err();
-    assert!(matches!(e, GainsightError::Cancelled));
+    assert!(matches!(e, GainsightError::Cancelled(_)));
 }
 
 #[test]

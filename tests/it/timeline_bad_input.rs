@@ -184,7 +184,7 @@ fn report_without_nsys_names_the_command() {
         &report,
         Some(&dir.path().join("nowhere/nsys")),
         &dir.path().join("cache"),
-        None,
+        sightline::core::Progress::none(),
     );
     let text = err.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(

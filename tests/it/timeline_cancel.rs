@@ -3,10 +3,12 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use sightline::timeline::atp::AtpFile;
-use sightline::timeline::nsys::{LoadOptions, Progress};
+use sightline::core::lines::REPORT_EVERY as WATCH_STEP;
+use sightline::core::{Cancelled, FnSink, Progress, Step};
+use sightline::timeline::atp::{AtpError, AtpFile};
+use sightline::timeline::nsys::LoadOptions;
+use sightline::timeline::nvtxt;
 use sightline::timeline::open::{OpenError, TimelineFileKind, load_timeline};
-use sightline::timeline::{WATCH_STEP, nvtxt};
 use sightline_test_support::codexl::atp::{AtpSpec, write_atp};
 
 /// An NVTXT file of about `bytes` bytes: markers on one thread.
@@ -26,11 +28,8 @@ fn an_nvtxt_file_reports_progress_and_stops_when_cancelled() {
     let text = nvtxt_text(WATCH_STEP * 2 + 1000);
     let total = text.len() as u64;
     let mut seen = Vec::new();
-    let mut watch = |done: u64, all: u64| {
-        seen.push((done, all));
-        true
-    };
-    let doc = nvtxt::parse_watched("big.nvtxt", text.as_bytes(), &mut watch).expect("read");
+    let watch = FnSink::new(|step: &Step<'_>| seen.push((step.done, step.total)));
+    let doc = nvtxt::parse_with("big.nvtxt", text.as_bytes(), Progress::new(&watch)).expect("read");
     assert_eq!(
         doc.events.len(),
         nvtxt::parse("big.nvtxt", text.as_bytes()).events.len()
@@ -43,11 +42,16 @@ fn an_nvtxt_file_reports_progress_and_stops_when_cancelled() {
     );
     // Cancelled after the first step: no document.
     let mut calls = 0;
-    let mut cancel_second = |_: u64, _: u64| {
+    let cancel = AtomicBool::new(false);
+    let cancel_second = FnSink::new(|_: &Step<'_>| {
         calls += 1;
-        calls < 2
-    };
-    assert!(nvtxt::parse_watched("big.nvtxt", text.as_bytes(), &mut cancel_second).is_none());
+        cancel.store(calls >= 2, Ordering::Relaxed);
+    })
+    .with_cancel(&cancel);
+    assert!(matches!(
+        nvtxt::parse_with("big.nvtxt", text.as_bytes(), Progress::new(&cancel_second)),
+        Err(Cancelled)
+    ));
     assert_eq!(calls, 2);
 }
 
@@ -65,16 +69,17 @@ fn a_cancelled_load_of_a_text_timeline_says_so() {
         (&atp_path, TimelineFileKind::Atp),
     ] {
         let cancel = AtomicBool::new(true);
-        let mut reported: Vec<Progress> = Vec::new();
-        let mut on_progress = |p: Progress| reported.push(p);
+        let mut reported: Vec<u64> = Vec::new();
+        let on_progress =
+            FnSink::new(|step: &Step<'_>| reported.push(step.done)).with_cancel(&cancel);
         let options = LoadOptions {
-            progress: Some(&mut on_progress),
-            cancel: Some(&cancel),
+            progress: Progress::new(&on_progress),
             preview: None,
             first_preview: None,
             read_ahead: None,
         };
-        match load_timeline(path, kind, path, options, false) {
+        let result = load_timeline(path, kind, path, options, false);
+        match result {
             Err(OpenError::Cancelled(p)) => assert_eq!(&p, path),
             other => panic!(
                 "{}: {:?}",
@@ -88,20 +93,19 @@ fn a_cancelled_load_of_a_text_timeline_says_so() {
             "{}: the first report, then stopped",
             path.display()
         );
-        assert_eq!(reported[0].rows_done, 0);
+        assert_eq!(reported[0], 0);
         cancel.store(false, Ordering::Relaxed);
         let options = LoadOptions {
-            cancel: Some(&cancel),
+            progress: Progress::new(&cancel),
             ..LoadOptions::default()
         };
         let loaded = load_timeline(path, kind, path, options, false).unwrap();
         assert!(loaded.timeline.event_count() > 0);
     }
     // The trace reader alone: stopped at once, nothing kept.
-    let mut stop = |_: u64, _: u64| false;
-    assert!(
-        AtpFile::open_watched(&atp_path, &mut stop)
-            .unwrap()
-            .is_none()
-    );
+    let stop = AtomicBool::new(true);
+    assert!(matches!(
+        AtpFile::open_with(&atp_path, Progress::new(&stop)),
+        Err(AtpError::Cancelled(Cancelled))
+    ));
 }

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use sightline::core::{FnSink, Progress, Step};
 use sightline::timeline::merge::{default_label, merge};
 use sightline::timeline::nsys::merged::MergedExport;
 use sightline::timeline::nsys::stats::{self, Cell, ReportOutcome, ReportTable};
@@ -137,8 +138,14 @@ fn an_export_merged_with_its_copy_keeps_every_event_of_both() {
         })
         .collect();
     assert_eq!(inputs.len(), 2, "the folder's two exports");
+    // Each file's part of the progress starts with a step of stage `files`.
     let mut started = Vec::new();
-    let loaded = load_merged(&inputs, None, |k| started.push(k)).unwrap();
+    let sink = FnSink::new(|step: &Step<'_>| {
+        if step.stage == "files" {
+            started.push((step.fraction * inputs.len() as f32).round() as usize);
+        }
+    });
+    let loaded = load_merged(&inputs, Progress::new(&sink)).unwrap();
     assert_eq!(started, vec![0, 1]);
     let merged = loaded.timeline;
     assert_eq!(merged.event_count(), 2 * original.event_count());

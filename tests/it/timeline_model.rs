@@ -3,6 +3,7 @@
 
 use std::sync::atomic::AtomicBool;
 
+use sightline::core::{FnSink, Progress, Step};
 use sightline::timeline::nsys::{self, LoadOptions, NsysError};
 use sightline::timeline::{EventKind, Timeline, TrackKind};
 use sightline_test_support::nsys::{SynthOptions, write_export, write_export_with_cpu};
@@ -137,12 +138,11 @@ fn every_gpu_activity_has_its_call() {
 fn progress_and_cancel() {
     let (_dir, path, tl) = generated(2_000);
     let mut calls = Vec::new();
-    let mut progress = |p: nsys::Progress| calls.push(p);
+    let progress = FnSink::new(|p: &Step<'_>| calls.push((p.done, p.total)));
     let again = nsys::load_with(
         &path,
         LoadOptions {
-            progress: Some(&mut progress),
-            cancel: None,
+            progress: Progress::new(&progress),
             preview: None,
             first_preview: None,
             read_ahead: None,
@@ -152,14 +152,13 @@ fn progress_and_cancel() {
     assert_eq!(again.event_count(), tl.event_count());
     assert!(!calls.is_empty());
     let last = calls[calls.len() - 1];
-    assert_eq!(last.rows_done, last.rows_total);
-    assert!(calls.windows(2).all(|w| w[0].rows_done <= w[1].rows_done));
+    assert_eq!(last.0, last.1);
+    assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0));
     let cancel = AtomicBool::new(true);
     let r = nsys::load_with(
         &path,
         LoadOptions {
-            progress: None,
-            cancel: Some(&cancel),
+            progress: Progress::new(&cancel),
             preview: None,
             first_preview: None,
             read_ahead: None,
@@ -176,17 +175,17 @@ fn cancel_while_tables_are_read_ahead() {
     for stop_at in [1, 2, 4, 8] {
         let cancel = AtomicBool::new(false);
         let mut reports = 0;
-        let mut progress = |_: nsys::Progress| {
+        let progress = FnSink::new(|_: &Step<'_>| {
             reports += 1;
             if reports == stop_at {
                 cancel.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-        };
+        })
+        .with_cancel(&cancel);
         let r = nsys::load_with(
             &path,
             LoadOptions {
-                progress: Some(&mut progress),
-                cancel: Some(&cancel),
+                progress: Progress::new(&progress),
                 read_ahead: Some(3),
                 ..LoadOptions::default()
             },
@@ -325,8 +324,7 @@ fn load_with_previews(path: &std::path::Path) -> (Vec<Timeline>, Timeline) {
     let timeline = nsys::load_with(
         path,
         LoadOptions {
-            progress: None,
-            cancel: None,
+            progress: Progress::none(),
             preview: Some(&mut on_preview),
             first_preview: None,
             read_ahead: None,
@@ -398,8 +396,7 @@ fn what_was_read_so_far_is_previewed_then_the_whole() {
     let loaded = nsys::load_with(
         &path,
         LoadOptions {
-            progress: None,
-            cancel: None,
+            progress: Progress::none(),
             preview: Some(&mut on_preview),
             // Due at once: every report of progress (each 65,536 rows) may preview.
             first_preview: Some(std::time::Duration::ZERO),

@@ -9,12 +9,18 @@
 //! on screen while its summary tables are computed...) and [`JobCtx::is_cancelled`]. What it
 //! returns is the job's last event, [`JobEvent::Done`] or [`JobEvent::Failed`]; a thread that
 //! cannot be started is a `Failed` event too.
+//!
+//! A [`JobCtx`] is the model's [`ProgressSink`]: the work hands `Progress::new(ctx)` to any
+//! reader, loader, exporter or analysis, whose steps become the job's progress (a new stage
+//! at once, the rest throttled) and which stops when the job is cancelled.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use sightline_model::core::{ProgressSink, Step, Unit};
 
 /// The name of a job's thread unless told otherwise.
 pub const THREAD_NAME: &str = "sightline-loader";
@@ -49,6 +55,8 @@ pub struct JobCtx<M = Infallible> {
     cancel: Arc<AtomicBool>,
     /// When the last progress message was sent.
     last_progress: Mutex<Option<Instant>>,
+    /// The label of the last step reported through [`ProgressSink`].
+    last_step: Mutex<String>,
 }
 
 impl<M> JobCtx<M> {
@@ -63,6 +71,7 @@ impl<M> JobCtx<M> {
             out,
             cancel,
             last_progress: Mutex::new(None),
+            last_step: Mutex::new(String::new()),
         }
     }
 
@@ -107,6 +116,44 @@ impl<M> JobCtx<M> {
     /// The cancel flag, for model functions that check it themselves.
     pub fn cancel_flag(&self) -> &Arc<AtomicBool> {
         &self.cancel
+    }
+}
+
+/// The model's steps as the job's progress: the fraction of the whole job, and the caller's
+/// name for the task when it gave one ([`Progress::named`](sightline_model::core::Progress::named)),
+/// else `reading STAGE` (with the MB read of a stage counted in bytes). A step of a new task or
+/// stage is sent at once, the others at most once per [`PROGRESS_INTERVAL`].
+impl<M> ProgressSink for JobCtx<M> {
+    fn report(&self, step: &Step<'_>) {
+        let text = match (step.task, step.unit) {
+            (Some(task), _) => task.to_owned(),
+            (None, Unit::Bytes) => {
+                let mb = |b: u64| b as f64 / 1e6;
+                format!(
+                    "reading {}: {:.0} of {:.0} MB",
+                    step.stage,
+                    mb(step.done),
+                    mb(step.total)
+                )
+            }
+            (None, Unit::Items) => format!("reading {}", step.stage),
+        };
+        let new_stage = self.last_step.lock().is_ok_and(|mut last| {
+            let new = *last != step.label();
+            if new {
+                step.label().clone_into(&mut last);
+            }
+            new
+        });
+        if new_stage {
+            self.progress_now(step.fraction, &text);
+        } else {
+            self.progress(step.fraction, &text);
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        JobCtx::is_cancelled(self)
     }
 }
 
@@ -348,5 +395,47 @@ mod tests {
         ctx.progress_now(0.0, "new stage");
         let sent = sent.lock().map(|s| s.clone()).unwrap_or_default();
         assert_eq!(sent, ["0.2 first", "1 last", "0 new stage"]);
+    }
+
+    #[test]
+    fn the_models_progress_becomes_the_jobs() {
+        use sightline_model::core::{Cancelled, Progress};
+
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let log = sent.clone();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let ctx: JobCtx = JobCtx::new(
+            Box::new(move |update| {
+                if let (Update::Progress(f, s), Ok(mut log)) = (update, log.lock()) {
+                    log.push(format!("{f} {s}"));
+                }
+                true
+            }),
+            cancel.clone(),
+        );
+        let progress = Progress::new(&ctx);
+        progress.report("NVTX_EVENTS", 1, 4);
+        // As if the last message had just gone out: the same stage waits, a new one goes.
+        if let Ok(mut last) = ctx.last_progress.lock() {
+            *last = Some(Instant::now() + Duration::from_secs(3600));
+        }
+        progress.report("NVTX_EVENTS", 2, 4);
+        progress
+            .part(1, 2)
+            .report_bytes("NVTXT lines", 1_000_000, 4_000_000);
+        let name = "exporting to out.json".to_owned();
+        progress.named(&name).report("events", 4, 4);
+        assert_eq!(progress.check(), Ok(()));
+        cancel.store(true, Ordering::Relaxed);
+        assert_eq!(progress.part(1, 2).check(), Err(Cancelled));
+        let sent = sent.lock().map(|s| s.clone()).unwrap_or_default();
+        assert_eq!(
+            sent,
+            [
+                "0.25 reading NVTX_EVENTS",
+                "0.625 reading NVTXT lines: 1 of 4 MB",
+                "1 exporting to out.json",
+            ]
+        );
     }
 }

@@ -13,10 +13,13 @@
 //!   `.atp` traces) with the `nsys stats` reports.
 //! - [`codexl`] reads CodeXL / RCP counter and occupancy tables; [`gainsight`] turns GPGPU-Sim
 //!   logs into lifetimes, refresh and area projections.
+//! - [`core`] holds what every reader shares: the one progress and cancel type
+//!   ([`core::Progress`]) and the one line reader.
 //! - [`problem`] is the one shape of what every reader reports it met (location, severity,
 //!   message), shown in one problems list in the app.
 
 pub mod codexl;
+pub mod core;
 pub mod dirs;
 pub mod format;
 pub mod gainsight;

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
@@ -16,7 +16,9 @@ use super::loader::{LoadError, Loaded, start_load};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
 use crate::document::{Document, Services, Wake};
 use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
+use sightline_model::codexl::CodexlError;
 use sightline_model::codexl::counters::{CounterFile, CounterValue, KernelAggregate};
+use sightline_model::core::Progress;
 
 /// A column of the dispatch table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,10 +52,11 @@ pub struct CountersData {
 }
 
 impl CountersData {
-    /// Parses a counter file and prepares its columns and aggregates.
-    pub fn prepare(bytes: &[u8]) -> CountersData {
+    /// Reads a counter file (reporting the bytes read to `progress`) and prepares its columns
+    /// and aggregates.
+    pub fn read(path: &Path, progress: Progress<'_>) -> Result<CountersData, CodexlError> {
         // The reader keeps typed rows only (the raw fields are dropped line by line).
-        let file = CounterFile::parse(bytes);
+        let file = CounterFile::open_with(path, progress)?;
         let aggregates = file.aggregates();
         let method = file.table.column("Method");
         let mut columns = Vec::new();
@@ -99,7 +102,7 @@ impl CountersData {
             });
             kernel_of_row.push(k);
         }
-        CountersData {
+        Ok(CountersData {
             file,
             aggregates,
             columns,
@@ -107,7 +110,7 @@ impl CountersData {
             numeric_columns,
             kernel_names,
             kernel_of_row,
-        }
+        })
     }
 
     /// The text of `column` in dispatch `row`.
@@ -372,7 +375,7 @@ impl DocumentView for CountersDoc {
     }
 
     fn start(&mut self, wake: Wake) -> LoadJob<Self> {
-        start_load(self.load.path(), CountersData::prepare, move || wake())
+        start_load(self.load.path(), CountersData::read, move || wake())
     }
 
     fn sent(&mut self, message: std::convert::Infallible) -> Option<Opened> {

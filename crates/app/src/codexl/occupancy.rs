@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
@@ -16,7 +16,9 @@ use super::occupancy_charts::{KernelCharts, charts_grid_ui, limits_text};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
 use crate::document::{Document, Services, Wake};
 use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
+use sightline_model::codexl::CodexlError;
 use sightline_model::codexl::occupancy::OccupancyFile;
+use sightline_model::core::Progress;
 
 /// An occupancy file prepared for the view (on the loader thread).
 pub struct OccupancyData {
@@ -27,9 +29,9 @@ pub struct OccupancyData {
 }
 
 impl OccupancyData {
-    /// Parses an occupancy file.
-    pub fn prepare(bytes: &[u8]) -> OccupancyData {
-        let mut file = OccupancyFile::parse(bytes);
+    /// Reads an occupancy file, reporting the bytes read to `progress`.
+    pub fn read(path: &Path, progress: Progress<'_>) -> Result<OccupancyData, CodexlError> {
+        let mut file = OccupancyFile::open_with(path, progress)?;
         // The typed rows and values are what the view reads: drop the raw fields.
         file.table.rows = Vec::new();
         let mut devices: Vec<String> = Vec::new();
@@ -38,7 +40,7 @@ impl OccupancyData {
                 devices.push(row.device_name.clone());
             }
         }
-        OccupancyData { file, devices }
+        Ok(OccupancyData { file, devices })
     }
 
     /// The text of `column` in row `row`.
@@ -114,7 +116,7 @@ impl DocumentView for OccupancyDoc {
     }
 
     fn start(&mut self, wake: Wake) -> LoadJob<Self> {
-        start_load(self.load.path(), OccupancyData::prepare, move || wake())
+        start_load(self.load.path(), OccupancyData::read, move || wake())
     }
 
     fn sent(&mut self, message: std::convert::Infallible) -> Option<Opened> {

@@ -16,15 +16,15 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui::{ColorImage, Rect};
 
-use super::loader::{Inputs, JobError, analyze_with_progress, total_size};
+use super::loader::{Inputs, JobError};
 use crate::job::JobCtx;
+use sightline_model::core::Progress;
 use sightline_model::gainsight::csv::{
     read_lifetime_csv, write_kernel_csv, write_lifetime_header, write_lifetime_rows,
 };
-use sightline_model::gainsight::reader::expand_inputs;
 use sightline_model::gainsight::report::FrontendReport;
 use sightline_model::gainsight::stats::KernelRow;
-use sightline_model::gainsight::{AnalyzeOptions, GainsightError, Lifetime, Params};
+use sightline_model::gainsight::{AnalyzeOptions, GainsightError, Lifetime, Params, analyze_paths};
 
 /// What to export.
 #[derive(Debug, Clone)]
@@ -135,9 +135,8 @@ fn write_lifetimes(
     header(l2)?;
     match &request.inputs {
         Inputs::Logs(paths) => {
-            let files = expand_inputs(paths)?;
-            let total = total_size(&files);
             let options = AnalyzeOptions {
+                progress: Progress::new(ctx).named("writing the lifetime CSVs"),
                 render_lifetime_csv: true,
                 merged_lifetimes_only: true,
                 ..AnalyzeOptions::default()
@@ -149,20 +148,12 @@ fn write_lifetimes(
                 }
                 Ok(())
             };
-            analyze_with_progress(
-                paths,
-                &request.params,
-                options,
-                &mut sink,
-                total,
-                "writing the lifetime CSVs",
-                ctx,
-            )
-            .map(|_| ())
-            .map_err(|e| match e {
-                GainsightError::Cancelled => JobError::ExportCancelled,
-                other => other.into(),
-            })
+            analyze_paths(paths, &request.params, &options, &mut sink)
+                .map(|_| ())
+                .map_err(|e| match e {
+                    GainsightError::Cancelled(_) => JobError::ExportCancelled,
+                    other => other.into(),
+                })
         }
         Inputs::Outputs(files) => {
             for (source, pending) in [(&files.l1_csv, l1), (&files.l2_csv, l2)] {

@@ -21,6 +21,7 @@ use sightline_model::gainsight::{
 };
 
 use crate::job::{Job, JobCtx};
+use sightline_model::core::Progress;
 
 /// The suffixes of the frontend's outputs, in the order of [`OutputFiles`]' fields.
 pub const OUTPUT_SUFFIXES: [&str; 4] = [".sim.csv", ".sim_l1.csv", ".sim_l2.csv", ".json"];
@@ -296,18 +297,17 @@ fn load_logs(paths: &[PathBuf], params: &Params, ctx: &JobCtx) -> Result<Loaded,
         .collect::<Vec<_>>()
         .join(", ");
     let files = expand_inputs(paths)?;
-    let total = total_size(&files);
     let stage = format!("analysing {} file(s)", files.len());
     let options = AnalyzeOptions {
         threads: 0,
+        progress: Progress::new(ctx).named(&stage),
         render_lifetime_csv: false,
         merged_lifetimes_only: false,
-        ..AnalyzeOptions::default()
     };
-    let result = analyze_with_progress(paths, params, options, &mut |_| Ok(()), total, &stage, ctx);
+    let result = analyze_paths(paths, params, &options, &mut |_| Ok(()));
     let analysis = match result {
         Ok(analysis) => analysis,
-        Err(GainsightError::Cancelled) => return Err(cancelled_error(&what)),
+        Err(GainsightError::Cancelled(_)) => return Err(cancelled_error(&what)),
         Err(error) => return Err(error.into()),
     };
     let (date, time) = report_date_time();
@@ -322,54 +322,6 @@ fn load_logs(paths: &[PathBuf], params: &Params, ctx: &JobCtx) -> Result<Loaded,
         elapsed: Duration::ZERO,
         notes: Vec::new(),
     })
-}
-
-/// Runs [`analyze_paths`] with the job's cancel flag, sending progress (bytes read of `total`)
-/// from a small scoped thread while the analysis runs.
-pub fn analyze_with_progress(
-    paths: &[PathBuf],
-    params: &Params,
-    mut options: AnalyzeOptions,
-    sink: &mut dyn FnMut(&KernelResult) -> Result<(), GainsightError>,
-    total: u64,
-    stage: &str,
-    ctx: &JobCtx,
-) -> Result<Analysis, GainsightError> {
-    let progress = Arc::new(AtomicU64::new(0));
-    options.cancel = Some(ctx.cancel_flag().clone());
-    options.progress = Some(progress.clone());
-    let done = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let ticker = std::thread::Builder::new()
-            .name("sightline-loader-progress".into())
-            .spawn_scoped(scope, || {
-                while !done.load(Ordering::Relaxed) {
-                    let read = progress.load(Ordering::Relaxed);
-                    let fraction = if total > 0 {
-                        read as f64 / total as f64
-                    } else {
-                        0.0
-                    };
-                    ctx.progress(fraction as f32, stage);
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            });
-        let result = analyze_paths(paths, params, &options, sink);
-        done.store(true, Ordering::Relaxed);
-        if let Ok(handle) = ticker {
-            let _ = handle.join();
-        }
-        result
-    })
-}
-
-/// The total size of `files` in bytes (unreadable ones count 0).
-pub fn total_size(files: &[PathBuf]) -> u64 {
-    files
-        .iter()
-        .filter_map(|f| std::fs::metadata(f).ok())
-        .map(|m| m.len())
-        .sum()
 }
 
 /// A reader that counts bytes into `read` and fails once `cancel` is set.

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use eframe::egui;
+use sightline_model::core::Progress;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::export::{ExportFormat, ExportOptions, ExportSummary, export};
 
@@ -212,18 +213,10 @@ fn run(
     let shown = path.display().to_string();
     let mut file =
         std::fs::File::create(path).map_err(|e| format!("{shown}: cannot create: {e}"))?;
-    let mut progress = |done: u64, total: u64| {
-        let fraction = if total > 0 {
-            done as f32 / total as f32
-        } else {
-            0.0
-        };
-        ctx.progress(fraction, &format!("exporting to {shown}"));
-    };
+    let stage = format!("exporting to {shown}");
     let options = ExportOptions {
         range,
-        cancel: Some(ctx.cancel_flag().as_ref()),
-        progress: Some(&mut progress),
+        progress: Progress::new(ctx).named(&stage),
     };
     let summary = export(timeline, format, options, &mut file).map_err(|e| {
         // A cancelled or failed export leaves no half-written trace behind.

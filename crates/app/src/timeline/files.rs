@@ -12,6 +12,7 @@ use std::time::Instant;
 use eframe::egui;
 
 use super::view::format_duration;
+use sightline_model::core::Progress;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::nsys::merged::MergedExport;
 use sightline_model::timeline::nsys::rep;
@@ -213,13 +214,8 @@ fn run(
         let kind = TimelineFileKind::of(file).unwrap_or(TimelineFileKind::NsysExport);
         let export = if kind == TimelineFileKind::NsysReport {
             ctx.progress_now(0.0, &format!("exporting {} with nsys", file.display()));
-            rep::export_report(
-                file,
-                nsys,
-                &rep::default_cache_dir(),
-                Some(ctx.cancel_flag()),
-            )
-            .map_err(|e| e.to_string())?
+            rep::export_report(file, nsys, &rep::default_cache_dir(), Progress::new(ctx))
+                .map_err(|e| e.to_string())?
         } else {
             file.clone()
         };
@@ -229,13 +225,7 @@ fn run(
             export,
         });
     }
-    let loaded = load_merged(&inputs, Some(ctx.cancel_flag()), |k| {
-        ctx.progress_now(
-            k as f32 / n as f32,
-            &format!("reading file {} of {n}: {}", k + 1, files[k].display()),
-        );
-    })
-    .map_err(|e| e.to_string())?;
+    let loaded = load_merged(&inputs, Progress::new(ctx)).map_err(|e| e.to_string())?;
     let (message, timeline) = Loaded::whole(loaded, started, None);
     ctx.send(Box::new(message));
     let exports: Vec<PathBuf> = inputs

@@ -6,14 +6,14 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use sightline_model::codexl::session::{SessionData, SessionFiles};
+use sightline_model::core::Progress;
 use sightline_model::kind::FileKind;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
-use sightline_model::timeline::nsys::{LoadOptions, Progress, load_with, rep};
+use sightline_model::timeline::nsys::{LoadOptions, load_with, rep};
 use sightline_model::timeline::nvtxt::NvtxtDocument;
 use sightline_model::timeline::open::{
     DetailSource, LoadedTimeline, TimelineFileKind, load_timeline, merge_nvtxt_files, nvtxt_beside,
@@ -123,7 +123,6 @@ pub fn start_load(
 /// The loader thread's work.
 fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Finished, String> {
     let started = Instant::now();
-    let cancel: &AtomicBool = ctx.cancel_flag();
     let cancelled = || format!("{}: loading cancelled", path.display());
     // A file without a known extension was routed here by its SQLite content: an export.
     let kind = TimelineFileKind::from_kind(FileKind::of_path(path))
@@ -131,25 +130,9 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
     if !kind.takes_nvtxt() {
         ctx.progress_now(0.0, &format!("reading {}", path.display()));
         // Progress every few MB; Cancel stops the reader there and frees what it read.
-        let mut on_progress = |p: Progress| {
-            let fraction = p.rows_done as f64 / p.rows_total.max(1) as f64;
-            let mb = |b: u64| b as f64 / 1e6;
-            ctx.progress(
-                fraction as f32,
-                &format!(
-                    "reading {}: {:.0} of {:.0} MB",
-                    p.table,
-                    mb(p.rows_done),
-                    mb(p.rows_total)
-                ),
-            );
-        };
         let options = LoadOptions {
-            progress: Some(&mut on_progress),
-            cancel: Some(cancel),
-            preview: None,
-            first_preview: None,
-            read_ahead: None,
+            progress: Progress::new(ctx),
+            ..LoadOptions::default()
         };
         let loaded = load_timeline(path, kind, path, options, false).map_err(|error| {
             sightline_model::timeline::release_free_memory();
@@ -170,24 +153,10 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
     }
     let export = if kind == TimelineFileKind::NsysReport {
         ctx.progress_now(0.0, "exporting with nsys export --type sqlite");
-        rep::export_report(path, nsys, &rep::default_cache_dir(), Some(cancel))
+        rep::export_report(path, nsys, &rep::default_cache_dir(), Progress::new(ctx))
             .map_err(|error| error.to_string())?
     } else {
         path.to_path_buf()
-    };
-    let mut on_progress = |p: Progress| {
-        let fraction = if p.rows_total > 0 {
-            (p.rows_done as f64 / p.rows_total as f64) as f32
-        } else {
-            0.0
-        };
-        let stage = format!("reading {}", p.table);
-        // The last message of a table always goes, whatever its fraction.
-        if p.rows_done < p.rows_total {
-            ctx.progress(fraction, &stage);
-        } else {
-            ctx.progress_now(fraction, &stage);
-        }
     };
     let beside = nvtxt_beside(path);
     // The timeline with the NVTXT files merged on, sent to the UI.
@@ -226,11 +195,9 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
         show(timeline);
     };
     let options = LoadOptions {
-        progress: Some(&mut on_progress),
-        cancel: Some(cancel),
+        progress: Progress::new(ctx),
         preview: Some(&mut on_preview),
-        first_preview: None,
-        read_ahead: None,
+        ..LoadOptions::default()
     };
     let loaded = load_with(&export, options);
     let base = match loaded {

@@ -8,10 +8,11 @@ use std::io::BufRead;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::CodexlError;
 use super::table::{ProfileTable, TableReader};
 use super::text::unescape;
 pub use super::values::{CounterValue, Values};
+use super::{CodexlError, map_file};
+use crate::core::{Lines, Progress};
 use crate::problem::Problem;
 
 /// Which writer generation produced the file.
@@ -69,6 +70,75 @@ pub struct CounterFile {
     pub devices: Vec<String>,
 }
 
+/// A counter file being read: the table's reader, and each row typed as it comes.
+#[derive(Default)]
+struct CounterBuilder {
+    reader: TableReader,
+    rows: Vec<CounterRow>,
+    values: Values,
+    /// Known at the first row: the header's devices, the `Method` column, decimal commas.
+    typed: Option<(Vec<String>, Option<usize>, bool)>,
+}
+
+impl CounterBuilder {
+    /// Reads one line (without its `\n`).
+    fn line(&mut self, raw: &[u8]) {
+        let Some(row) = self.reader.line(raw) else {
+            return;
+        };
+        // The header is complete at the first row: devices, `Method`, decimal commas.
+        let reader = &self.reader;
+        let (devices, method, decimal_comma) = self.typed.get_or_insert_with(|| {
+            let table = reader.table();
+            (
+                header_devices(table),
+                table.column("Method"),
+                table.separator != ',',
+            )
+        });
+        let values = &mut self.values;
+        let width = self.reader.table().columns.len();
+        let row_values: Box<[CounterValue]> = (0..width)
+            .map(|i| {
+                row.fields
+                    .get(i)
+                    .map_or(CounterValue::Empty, |f| values.parse(f, *decimal_comma))
+            })
+            .collect();
+        let method_text = method
+            .and_then(|i| row.fields.get(i))
+            .map(String::as_str)
+            .unwrap_or("");
+        let (kernel, kernel_id, device) = split_method(method_text, devices);
+        self.rows.push(CounterRow {
+            line: row.line,
+            values: row_values,
+            kernel: values.shared_text(&kernel),
+            kernel_id,
+            device: device.map(|d| values.shared_text(&d)),
+        });
+    }
+
+    /// The file read.
+    fn finish(mut self) -> CounterFile {
+        self.rows.shrink_to_fit();
+        let table = self.reader.finish();
+        let dialect = if table.header.is_empty() {
+            CounterDialect::Sprofile
+        } else {
+            CounterDialect::Rcp
+        };
+        let devices = header_devices(&table);
+        CounterFile {
+            table,
+            dialect,
+            rows: self.rows,
+            values: self.values,
+            devices,
+        }
+    }
+}
+
 impl CounterFile {
     /// Reads a file a line at a time (the file's text is never held whole).
     pub fn open(path: &Path) -> Result<CounterFile, CodexlError> {
@@ -92,67 +162,31 @@ impl CounterFile {
         })
     }
 
+    /// Maps a file and reads it a line at a time, reporting the bytes read to `progress`;
+    /// `Err(CodexlError::Cancelled)` when it was cancelled.
+    pub fn open_with(path: &Path, progress: Progress<'_>) -> Result<CounterFile, CodexlError> {
+        let data = map_file(path)?;
+        let mut builder = CounterBuilder::default();
+        let mut lines = Lines::with_progress(data.bytes(), progress, super::STAGE);
+        for line in lines.by_ref() {
+            builder.line(line.raw);
+        }
+        lines.finish()?;
+        Ok(builder.finish())
+    }
+
     /// Parses a counter file from `input`, typing each row as it is read.
     pub fn read(mut input: impl BufRead) -> std::io::Result<CounterFile> {
-        let mut reader = TableReader::new();
-        let mut rows = Vec::new();
-        let mut values = Values::default();
-        let mut typed: Option<(Vec<String>, Option<usize>, bool)> = None;
+        let mut builder = CounterBuilder::default();
         let mut line = Vec::new();
         loop {
             line.clear();
             if input.read_until(b'\n', &mut line)? == 0 {
                 break;
             }
-            let raw = line.strip_suffix(b"\n").unwrap_or(&line);
-            let Some(row) = reader.line(raw) else {
-                continue;
-            };
-            // The header is complete at the first row: devices, `Method`, decimal commas.
-            let (devices, method, decimal_comma) = typed.get_or_insert_with(|| {
-                let table = reader.table();
-                (
-                    header_devices(table),
-                    table.column("Method"),
-                    table.separator != ',',
-                )
-            });
-            let width = reader.table().columns.len();
-            let row_values: Box<[CounterValue]> = (0..width)
-                .map(|i| {
-                    row.fields
-                        .get(i)
-                        .map_or(CounterValue::Empty, |f| values.parse(f, *decimal_comma))
-                })
-                .collect();
-            let method_text = method
-                .and_then(|i| row.fields.get(i))
-                .map(String::as_str)
-                .unwrap_or("");
-            let (kernel, kernel_id, device) = split_method(method_text, devices);
-            rows.push(CounterRow {
-                line: row.line,
-                values: row_values,
-                kernel: values.shared_text(&kernel),
-                kernel_id,
-                device: device.map(|d| values.shared_text(&d)),
-            });
+            builder.line(line.strip_suffix(b"\n").unwrap_or(&line));
         }
-        rows.shrink_to_fit();
-        let table = reader.finish();
-        let dialect = if table.header.is_empty() {
-            CounterDialect::Sprofile
-        } else {
-            CounterDialect::Rcp
-        };
-        let devices = header_devices(&table);
-        Ok(CounterFile {
-            table,
-            dialect,
-            rows,
-            values,
-            devices,
-        })
+        Ok(builder.finish())
     }
 
     /// A value as the file wrote it ([`Values::written`]).
@@ -317,5 +351,50 @@ mod tests {
             split_method("a&nbsp;b__k3_Fiji1", &[]),
             ("a b".into(), Some(3), Some("Fiji".into()))
         );
+    }
+
+    #[test]
+    fn the_file_reader_reports_the_bytes_read_and_stops_on_cancel() {
+        use crate::core::{FnSink, Progress, Step, Unit};
+        use std::sync::atomic::{AtomicBool, Ordering};
+
+        let mut text = String::from("#ProfilerVersion=5.1\nMethod,ExecutionOrder,KernelTime\n");
+        let mut n = 0;
+        while text.len() < (9 << 20) {
+            n += 1;
+            text.push_str(&format!("vadd__k{n}_Tahiti1,{n},{}.5\n", n % 97));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        std::fs::write(&path, &text).unwrap();
+        let mut steps = Vec::new();
+        let sink =
+            FnSink::new(|s: &Step<'_>| steps.push((s.stage.to_owned(), s.done, s.total, s.unit)));
+        let file = CounterFile::open_with(&path, Progress::new(&sink)).unwrap();
+        assert_eq!(file.rows.len(), n);
+        assert_eq!(file.rows, CounterFile::open(&path).unwrap().rows);
+        assert_eq!(steps.len(), 3, "0, 4 and 8 MiB: {steps:?}");
+        assert_eq!(steps[0].1, 0);
+        assert!(steps.windows(2).all(|w| w[0].1 < w[1].1));
+        for (stage, _, total, unit) in &steps {
+            assert_eq!(
+                (stage.as_str(), *total, *unit),
+                (super::super::STAGE, text.len() as u64, Unit::Bytes)
+            );
+        }
+        // Cancelled at the second report: no file.
+        let cancel = AtomicBool::new(false);
+        let mut reports = 0;
+        let sink = FnSink::new(|_: &Step<'_>| {
+            reports += 1;
+            cancel.store(reports == 2, Ordering::Relaxed);
+        })
+        .with_cancel(&cancel);
+        let result = CounterFile::open_with(&path, Progress::new(&sink));
+        assert!(
+            matches!(result, Err(CodexlError::Cancelled(_))),
+            "{result:?}"
+        );
+        assert_eq!(reports, 2);
     }
 }

@@ -5,7 +5,9 @@
 //! The `.atp` reader itself is `timeline::atp`.
 //!
 //! Plain data, no egui. Readers never fail on content: problems become warning
-//! [`Problem`](crate::problem::Problem)s with their line, and the rest of the file loads.
+//! [`Problem`](crate::problem::Problem)s with their line, and the rest of the file loads. The
+//! files' readers (`open_with`) report the bytes read through a
+//! [`Progress`](crate::core::Progress) and stop on Cancel.
 
 pub mod counters;
 pub mod curves;
@@ -17,6 +19,8 @@ pub mod values;
 
 use std::path::{Path, PathBuf};
 
+use crate::core::Cancelled;
+use crate::mapped::{Access, MappedFile};
 use crate::problem::{Location, Problem};
 
 /// A warning the reader worked around at 1-based `line` (0: the file as a whole).
@@ -36,6 +40,24 @@ pub enum CodexlError {
         #[source]
         source: std::io::Error,
     },
+    /// Reading was cancelled.
+    #[error(transparent)]
+    Cancelled(#[from] Cancelled),
+}
+
+/// What the readers report their progress as (bytes of the file read).
+pub const STAGE: &str = "table lines";
+
+/// Maps a file for a reader that goes through its lines.
+pub(crate) fn map_file(path: &Path) -> Result<MappedFile, CodexlError> {
+    let io = |source| CodexlError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let data = MappedFile::open(&file).map_err(io)?;
+    data.advise(Access::Sequential);
+    Ok(data)
 }
 
 /// Reads a whole file (the counter and occupancy files are parsed from their bytes).

@@ -4,10 +4,11 @@
 use std::path::Path;
 
 use super::counters::{CounterValue, Values, split_method};
-use super::table::{ProfileTable, parse_table};
+use super::table::{ProfileTable, parse_table, parse_table_with};
 use super::text::unescape;
 use super::values::number_of;
-use super::{CodexlError, read_file};
+use super::{CodexlError, map_file, read_file};
+use crate::core::Progress;
 use crate::problem::Problem;
 
 /// The column names RCP writes, in its order.
@@ -118,9 +119,20 @@ impl OccupancyFile {
         Ok(Self::parse(&read_file(path)?))
     }
 
+    /// Reads a file, reporting the bytes read to `progress`; `Err(CodexlError::Cancelled)`
+    /// when it was cancelled.
+    pub fn open_with(path: &Path, progress: Progress<'_>) -> Result<OccupancyFile, CodexlError> {
+        let data = map_file(path)?;
+        Ok(Self::from_table(parse_table_with(data.bytes(), progress)?))
+    }
+
     /// Parses the bytes of an occupancy file.
     pub fn parse(data: &[u8]) -> OccupancyFile {
-        let mut table = parse_table(data);
+        Self::from_table(parse_table(data))
+    }
+
+    /// Types the rows of a table read from an occupancy file.
+    fn from_table(mut table: ProfileTable) -> OccupancyFile {
         let index: Vec<Option<usize>> = OCCUPANCY_COLUMNS
             .iter()
             .map(|name| table.column(name))

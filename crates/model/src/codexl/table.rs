@@ -5,6 +5,7 @@
 //! the columns' are kept with a warning (a known CodeXL bug wrote such files).
 
 use super::text::decode;
+use crate::core::{Cancelled, Lines, Progress};
 use crate::problem::Problem;
 
 /// A parsed table file.
@@ -62,13 +63,22 @@ const MAX_WARNINGS: usize = 500;
 
 /// Parses a table file (LF or CRLF, any bytes).
 pub fn parse_table(data: &[u8]) -> ProfileTable {
+    // Lines without progress are never cancelled: always a table.
+    parse_table_with(data, Progress::none()).unwrap_or_default()
+}
+
+/// Parses a table file as [`parse_table`] does, reporting the bytes read to `progress` as
+/// [`super::STAGE`]; `Err(Cancelled)` when it was cancelled.
+pub fn parse_table_with(data: &[u8], progress: Progress<'_>) -> Result<ProfileTable, Cancelled> {
     let mut reader = TableReader::new();
-    for raw in data.split(|&b| b == b'\n') {
-        if let Some(row) = reader.line(raw) {
+    let mut lines = Lines::with_progress(data, progress, super::STAGE);
+    for line in lines.by_ref() {
+        if let Some(row) = reader.line(line.raw) {
             reader.table.rows.push(row);
         }
     }
-    reader.finish()
+    lines.finish()?;
+    Ok(reader.finish())
 }
 
 /// Reads a table file a line at a time: the header and column line go into its

@@ -95,5 +95,5 @@ pub enum GainsightError {
     },
     /// Processing was cancelled.
     #[error("cancelled")]
-    Cancelled,
+    Cancelled(#[from] crate::core::Cancelled),
 }

@@ -11,13 +11,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Mutex, mpsc};
 
 use super::GainsightError;
 use super::kernel::{FastMap, KernelAccumulator, KernelResult, LineCounts};
 use super::params::Params;
 use super::stats::{KernelRow, kernel_row};
 use super::whatif::{LifetimeStore, LifetimeStoreBuilder};
+use crate::core::Progress;
 use crate::mapped::{Access, MappedFile};
 use crate::problem::{FileProblem, Location, Problem};
 
@@ -68,15 +69,18 @@ impl Source {
     }
 }
 
+/// What [`analyze`] reports its progress as (bytes of the logs read).
+pub const STAGE: &str = "log lines";
+
 /// Options of an analysis.
 #[derive(Debug, Clone, Default)]
-pub struct AnalyzeOptions {
+pub struct AnalyzeOptions<'a> {
     /// Worker threads (0: one per core).
     pub threads: usize,
-    /// Set to stop early ([`GainsightError::Cancelled`]).
-    pub cancel: Option<Arc<AtomicBool>>,
-    /// Bytes processed so far, updated as kernels are read (progress = this / total bytes).
-    pub progress: Option<Arc<AtomicU64>>,
+    /// Progress and Cancel: the bytes of all inputs read, as [`STAGE`], from the worker
+    /// threads as kernels are read (every 65,536 lines and at each kernel's end); once
+    /// cancelled the analysis stops early with [`GainsightError::Cancelled`].
+    pub progress: Progress<'a>,
     /// Render each kernel's lifetime CSV rows on its worker thread
     /// ([`KernelResult::lifetime_csv`]), so the sink only copies bytes.
     pub render_lifetime_csv: bool,
@@ -259,12 +263,25 @@ const RELEASE_EVERY: usize = 64 << 20;
 /// More than Linux maps around a page fault (`fault_around_bytes`, 64 KiB by default).
 const FAULT_AROUND: usize = 1 << 20;
 
-fn fold_kernel(
-    claim: &Claim,
-    source: &Source,
-    cancel: &AtomicBool,
-    progress: Option<&AtomicU64>,
-) -> KernelResult {
+/// The bytes of all inputs read so far, shared by the workers, reported to `progress`.
+struct BytesRead<'a> {
+    progress: Progress<'a>,
+    read: AtomicU64,
+    total: u64,
+}
+
+impl BytesRead<'_> {
+    /// `n` more bytes read: reports the sum.
+    fn add(&self, n: usize) {
+        if self.progress.is_reported() {
+            let n = n as u64;
+            let sum = self.read.fetch_add(n, Ordering::Relaxed) + n;
+            self.progress.report_bytes(STAGE, sum, self.total);
+        }
+    }
+}
+
+fn fold_kernel(claim: &Claim, source: &Source, bytes: &BytesRead<'_>) -> KernelResult {
     let data = source.bytes();
     let mut acc = KernelAccumulator::new(claim.seq, claim.file, claim.start as u64);
     let mut pos = claim.start;
@@ -278,23 +295,19 @@ fn fold_kernel(
         pos += len + 1;
         lines = lines.wrapping_add(1);
         if lines.is_multiple_of(65536) {
-            if cancel.load(Ordering::Relaxed) {
+            if bytes.progress.is_cancelled() {
                 break;
             }
             let done = pos.min(claim.end);
-            if let Some(p) = progress {
-                p.fetch_add((done - reported) as u64, Ordering::Relaxed);
-                reported = done;
-            }
+            bytes.add(done - reported);
+            reported = done;
             if done - released >= RELEASE_EVERY {
                 source.release(released, done);
                 released = done;
             }
         }
     }
-    if let Some(p) = progress {
-        p.fetch_add((claim.end - reported) as u64, Ordering::Relaxed);
-    }
+    bytes.add(claim.end.saturating_sub(reported));
     // From a little before the span: the kernel's fault-around maps the neighbouring pages of
     // a fault, so reading this kernel's first lines mapped the end of the previous one again.
     source.release(released.saturating_sub(FAULT_AROUND), claim.end);
@@ -314,10 +327,11 @@ pub fn analyze(
     } else {
         options.threads
     };
-    let cancel = options
-        .cancel
-        .clone()
-        .unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
+    let bytes = BytesRead {
+        progress: options.progress,
+        read: AtomicU64::new(0),
+        total: sources.iter().map(|s| s.bytes().len() as u64).sum(),
+    };
     let stop = AtomicBool::new(false);
     let cursor = Mutex::new(Cursor {
         file: 0,
@@ -338,24 +352,20 @@ pub fn analyze(
         let mut workers = Vec::with_capacity(threads);
         for index in 0..threads {
             let tx = tx.clone();
-            let (cursor, finder, cancel, stop) = (&cursor, &finder, &cancel, &stop);
-            let progress = options.progress.as_deref();
+            let (cursor, finder, bytes, stop) = (&cursor, &finder, &bytes, &stop);
             let spawned = std::thread::Builder::new()
                 .name(format!("sightline-gainsight-{index}"))
                 .spawn_scoped(scope, move || {
                     // Lifetimes per distinct cycle count, counted here rather than on the
                     // thread that keeps the input order.
                     let mut counts: [FastMap<u64, u64>; 2] = Default::default();
-                    while !cancel.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+                    while !bytes.progress.is_cancelled() && !stop.load(Ordering::Relaxed) {
                         let Some(claim) = claim(cursor, sources, finder) else {
                             break;
                         };
                         let source = &sources[claim.file];
-                        let mut result = prepare(
-                            fold_kernel(&claim, source, cancel, progress),
-                            params,
-                            render,
-                        );
+                        let mut result =
+                            prepare(fold_kernel(&claim, source, bytes), params, render);
                         for (level, cycles) in counts.iter_mut().zip(&mut result.cycles) {
                             for &c in cycles.iter() {
                                 *level.entry(c).or_insert(0) += 1;
@@ -413,9 +423,7 @@ pub fn analyze(
             source,
         });
     }
-    if cancel.load(Ordering::Relaxed) {
-        return Err(GainsightError::Cancelled);
-    }
+    options.progress.check()?;
     collector.finish()
 }
 

@@ -72,13 +72,6 @@ pub use model::{
 pub use query::{CounterBucket, GpuUtilization, NameStats, ThreadUtilization, VisibleItem};
 pub use strings::{StrId, StringTable};
 
-/// Progress and Cancel for the readers of large text files (NVTXT, CodeXL traces): called every
-/// [`WATCH_STEP`] bytes with `(bytes read, bytes in all)`; returning `false` stops the reader.
-pub type Watch<'a> = &'a mut dyn FnMut(u64, u64) -> bool;
-
-/// How many bytes a reader reads between two calls of its [`Watch`].
-pub const WATCH_STEP: usize = 4 << 20;
-
 /// Makes every large allocation (≥ 1 MiB: event columns, staging, indexes) a mapping of its
 /// own, returned to the system as soon as it is freed and grown in place: glibc otherwise
 /// raises its mmap threshold each time such a block is freed (up to 32 MiB), after which

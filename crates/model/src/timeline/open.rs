@@ -6,13 +6,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use super::atp::{AtpError, AtpFile};
 use super::nsys::{LoadOptions, NsysError};
 use super::nvtxt::timeline::{Placement, add_document};
 use super::nvtxt::{NvtxtDocument, NvtxtError};
 use super::{Timeline, TimelineBuilder};
+use crate::core::Progress;
 use crate::kind::FileKind;
 use crate::problem::{FileProblem, Location, Problem};
 
@@ -107,20 +107,26 @@ pub fn timeline_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, OpenError> {
 
 /// Loads `inputs` onto one timeline, a group per file in the order given, aligned by their
 /// session starts ([`super::merge`]). Files are loaded one after another and merged as they
-/// come, so that only the merged timeline and one file are in memory at once; `progress` is
-/// told the index of each file as its loading starts.
+/// come, so that only the merged timeline and one file are in memory at once. Each file is
+/// part `i` of `n` of `progress`, named `reading file i of n: PATH`.
 pub fn load_merged(
     inputs: &[MergeInput],
-    cancel: Option<&std::sync::atomic::AtomicBool>,
-    mut progress: impl FnMut(usize),
+    progress: Progress<'_>,
 ) -> Result<LoadedTimeline, OpenError> {
     let mut merger = super::merge::Merger::default();
     let mut details = Vec::with_capacity(inputs.len());
     let mut nvtxt = Vec::new();
+    let n = inputs.len();
     for (index, input) in inputs.iter().enumerate() {
-        progress(index);
+        let name = format!(
+            "reading file {} of {n}: {}",
+            index + 1,
+            input.path.display()
+        );
+        let part = progress.part(index, n).named(&name);
+        part.report("files", 0, 1);
         let options = LoadOptions {
-            cancel,
+            progress: part,
             ..LoadOptions::default()
         };
         let loaded = load_timeline(&input.path, input.kind, &input.export, options, false)?;
@@ -160,8 +166,8 @@ pub fn load_timeline(
     options: LoadOptions<'_>,
     with_nvtxt: bool,
 ) -> Result<LoadedTimeline, OpenError> {
-    let cancel = options.cancel;
-    let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let progress = options.progress;
+    let cancelled = || OpenError::Cancelled(path.to_path_buf());
     let strip = |mut doc: NvtxtDocument| {
         doc.events = Vec::new();
         doc
@@ -174,9 +180,7 @@ pub fn load_timeline(
             } else {
                 Vec::new()
             };
-            if cancelled() {
-                return Err(OpenError::Cancelled(path.to_path_buf()));
-            }
+            progress.check().map_err(|_| cancelled())?;
             let (timeline, docs) = merge_nvtxt_files(timeline, &files);
             LoadedTimeline {
                 timeline,
@@ -185,10 +189,10 @@ pub fn load_timeline(
             }
         }
         TimelineFileKind::Nvtxt => {
-            let mut progress = options.progress;
-            let mut watch = watcher(&mut progress, cancel, "NVTXT lines");
-            let doc = super::nvtxt::load_watched(path, &mut watch)?
-                .ok_or_else(|| OpenError::Cancelled(path.to_path_buf()))?;
+            let doc = super::nvtxt::load_with(path, progress).map_err(|e| match e {
+                NvtxtError::Cancelled(_) => cancelled(),
+                e => e.into(),
+            })?;
             LoadedTimeline {
                 timeline: super::nvtxt::timeline::timeline_of(&doc),
                 details: DetailSource::None,
@@ -196,13 +200,11 @@ pub fn load_timeline(
             }
         }
         TimelineFileKind::Atp => {
-            let mut progress = options.progress;
-            let mut watch = watcher(&mut progress, cancel, "trace lines");
-            let mut file = AtpFile::open_watched(path, &mut watch)?
-                .ok_or_else(|| OpenError::Cancelled(path.to_path_buf()))?;
-            if cancelled() {
-                return Err(OpenError::Cancelled(path.to_path_buf()));
-            }
+            let mut file = AtpFile::open_with(path, progress).map_err(|e| match e {
+                AtpError::Cancelled(_) => cancelled(),
+                e => e.into(),
+            })?;
+            progress.check().map_err(|_| cancelled())?;
             let timeline = super::atp::timeline::timeline_of(&file);
             // The timeline now carries each call's index and trace-line offset.
             file.free_timeline_records();
@@ -222,29 +224,8 @@ pub fn load_timeline(
             nvtxt: Vec::new(),
         },
     };
-    if cancelled() {
-        return Err(OpenError::Cancelled(path.to_path_buf()));
-    }
+    progress.check().map_err(|_| cancelled())?;
     Ok(loaded)
-}
-
-/// The [`super::Watch`] of a text reader: progress as `(what, bytes read, bytes in all)` and
-/// the cancel flag.
-fn watcher<'a>(
-    progress: &'a mut Option<&mut dyn FnMut(super::nsys::Progress)>,
-    cancel: Option<&'a std::sync::atomic::AtomicBool>,
-    what: &'static str,
-) -> impl FnMut(u64, u64) -> bool + 'a {
-    move |done, total| {
-        if let Some(progress) = progress.as_mut() {
-            progress(super::nsys::Progress {
-                table: what,
-                rows_done: done,
-                rows_total: total,
-            });
-        }
-        !cancel.is_some_and(|c| c.load(Ordering::Relaxed))
-    }
 }
 
 /// A file that opens as a timeline.

@@ -39,6 +39,7 @@ pub mod timeline;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::core::{Cancelled, Progress};
 use crate::mapped::MappedFile;
 
 pub use api_line::{ApiLine, parse_api_line, split_args};
@@ -88,16 +89,17 @@ pub struct AtpTrace {
 
 /// Parses the bytes of an `.atp` file. Never fails: problems become warnings.
 pub fn parse_atp(data: &[u8]) -> AtpTrace {
-    // Lines without a watch are never stopped: always a trace.
-    parser::Parser::new(data)
-        .run_lines(text::Lines::new(data))
-        .unwrap_or_default()
+    // Lines without progress are never cancelled: always a trace.
+    parse_atp_with(data, Progress::none()).unwrap_or_default()
 }
 
-/// Parses the bytes of an `.atp` file, telling `watch` how far it got; `None` when the watch
-/// stopped it (Cancel).
-pub fn parse_atp_watched<'a>(data: &'a [u8], watch: super::Watch<'a>) -> Option<AtpTrace> {
-    parser::Parser::new(data).run_lines(text::Lines::watched(data, watch))
+/// What [`parse_atp_with`] reports its progress as (bytes read).
+pub const STAGE: &str = "trace lines";
+
+/// Parses the bytes of an `.atp` file, reporting the bytes read to `progress` as [`STAGE`];
+/// `Err(Cancelled)` when it was cancelled.
+pub fn parse_atp_with<'a>(data: &'a [u8], progress: Progress<'a>) -> Result<AtpTrace, Cancelled> {
+    parser::Parser::new(data).run_lines(text::Lines::with_progress(data, progress, STAGE))
 }
 
 impl AtpTrace {
@@ -281,36 +283,33 @@ pub enum AtpError {
         #[source]
         source: std::io::Error,
     },
+    /// Reading was cancelled (what was read is freed).
+    #[error(transparent)]
+    Cancelled(#[from] Cancelled),
 }
 
 impl AtpFile {
     /// Maps and parses a file.
     pub fn open(path: &Path) -> Result<AtpFile, AtpError> {
-        let mut always = |_: u64, _: u64| true;
-        Self::open_watched(path, &mut always)?.ok_or_else(|| AtpError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::other("reading stopped"),
-        })
+        Self::open_with(path, Progress::none())
     }
 
-    /// Maps and parses a file, telling `watch` how far it got; `Ok(None)` when the watch
-    /// stopped it (Cancel: what was read is freed).
-    pub fn open_watched(path: &Path, watch: super::Watch<'_>) -> Result<Option<AtpFile>, AtpError> {
+    /// Maps and parses a file, reporting the bytes read to `progress`;
+    /// `Err(AtpError::Cancelled)` when it was cancelled (what was read is freed).
+    pub fn open_with(path: &Path, progress: Progress<'_>) -> Result<AtpFile, AtpError> {
         let io = |source| AtpError::Io {
             path: path.to_path_buf(),
             source,
         };
         let file = std::fs::File::open(path).map_err(io)?;
         let source = MappedFile::open(&file).map_err(io)?;
-        let Some(trace) = parse_atp_watched(&source, watch) else {
-            return Ok(None);
-        };
-        Ok(Some(AtpFile {
+        let trace = parse_atp_with(&source, progress)?;
+        Ok(AtpFile {
             path: path.to_path_buf(),
             source,
             trace,
             commands: Vec::new(),
-        }))
+        })
     }
 
     /// Parses bytes held in memory.

@@ -7,6 +7,7 @@ use super::api_line::name_span;
 use super::model::*;
 use super::sections::{classify_section, is_section_line};
 use super::text::{self, Line, Lines, decode, parse_handle, parse_u64, tokens};
+use crate::core::Cancelled;
 use crate::problem::{Location, Problem};
 
 /// At most this many warnings are kept; the rest are counted in `warnings_dropped`.
@@ -81,17 +82,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Reads every line of `lines`; `None` when its watch stopped it (Cancel).
-    pub(super) fn run_lines(mut self, mut lines: Lines<'a>) -> Option<AtpTrace> {
+    /// Reads every line of `lines`; `Err(Cancelled)` when Cancel stopped them.
+    pub(super) fn run_lines(mut self, mut lines: Lines<'a>) -> Result<AtpTrace, Cancelled> {
         let mut pending = self.read_header(&mut lines);
         while let Some(section_line) = pending.take() {
             pending = self.read_section(section_line, &mut lines);
         }
-        if lines.stopped {
-            return None;
-        }
+        lines.finish()?;
         self.finish();
-        Some(self.trace)
+        Ok(self.trace)
     }
 
     /// Reads `Key=Value` lines; returns the first section line, if any.

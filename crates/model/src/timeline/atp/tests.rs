@@ -177,3 +177,33 @@ fn records_stay_within_the_timeline_budget() {
     assert_eq!(std::mem::size_of::<Perfmarker>(), 40);
     assert_eq!(std::mem::size_of::<SourceLocation>(), 20);
 }
+
+#[test]
+fn cancel_stops_the_reader_mid_file() {
+    use crate::core::{Cancelled, FnSink, Progress, Step};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let mut text = String::from("TraceFileVersion=3.2\n");
+    while text.len() < (6 << 20) {
+        text.push_str(&format!("EnvVar=VALUE_{}={}\n", text.len(), "x".repeat(80)));
+    }
+    text.push_str(
+        OPENCL
+            .split_once("EnvVar=A=B=C\n")
+            .map_or("", |(_, rest)| rest),
+    );
+    let whole = parse_atp_with(text.as_bytes(), Progress::none()).unwrap();
+    assert_eq!(whole.calls.len(), 3);
+    let cancel = AtomicBool::new(false);
+    let mut reports = Vec::new();
+    let sink = FnSink::new(|s: &Step<'_>| {
+        reports.push(s.done);
+        cancel.store(reports.len() == 2, Ordering::Relaxed);
+    })
+    .with_cancel(&cancel);
+    let result = parse_atp_with(text.as_bytes(), Progress::new(&sink));
+    assert!(matches!(result, Err(Cancelled)));
+    assert_eq!(reports.len(), 2, "{reports:?}");
+    assert!(reports[1] >= crate::core::lines::REPORT_EVERY as u64);
+    assert!(reports[1] < text.len() as u64, "stopped mid-file");
+}

@@ -1,88 +1,9 @@
-//! Byte-level helpers of the `.atp` reader: lines (LF or CRLF), whitespace tokens, numbers,
+//! Byte-level helpers of the `.atp` reader: lines (the shared [`Lines`]), whitespace tokens, numbers,
 //! escapes, and text that stays readable when it is not UTF-8.
 
 use std::borrow::Cow;
 
-/// One line of the file: its bytes without the line ending, its 1-based number and the byte
-/// offset of its first byte.
-#[derive(Debug, Clone, Copy)]
-pub struct Line<'a> {
-    /// The line's bytes, without `\n` and without a trailing `\r`.
-    pub bytes: &'a [u8],
-    /// 1-based line number.
-    pub number: u64,
-    /// Byte offset of the line's first byte in the file.
-    pub offset: u64,
-}
-
-/// Iterator over the lines of a buffer; accepts LF and CRLF (and a last line without ending).
-pub struct Lines<'a> {
-    data: &'a [u8],
-    pos: usize,
-    number: u64,
-    watch: Option<crate::timeline::Watch<'a>>,
-    next_check: usize,
-    /// The watch asked to stop: no more lines were given.
-    pub stopped: bool,
-}
-
-impl<'a> Lines<'a> {
-    /// Lines of `data` from its start.
-    pub fn new(data: &'a [u8]) -> Self {
-        Lines {
-            data,
-            pos: 0,
-            number: 0,
-            watch: None,
-            next_check: 0,
-            stopped: false,
-        }
-    }
-
-    /// Lines of `data`, telling `watch` how far they got every
-    /// [`crate::timeline::WATCH_STEP`] bytes; it returns `false` to stop (Cancel).
-    pub fn watched(data: &'a [u8], watch: crate::timeline::Watch<'a>) -> Self {
-        Lines {
-            watch: Some(watch),
-            ..Lines::new(data)
-        }
-    }
-}
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = Line<'a>;
-
-    fn next(&mut self) -> Option<Line<'a>> {
-        if self.pos >= self.data.len() || self.stopped {
-            return None;
-        }
-        if self.pos >= self.next_check
-            && let Some(watch) = self.watch.as_mut()
-        {
-            self.next_check = self.pos + crate::timeline::WATCH_STEP;
-            if !watch(self.pos as u64, self.data.len() as u64) {
-                self.stopped = true;
-                return None;
-            }
-        }
-        let start = self.pos;
-        let rest = &self.data[start..];
-        let (mut line, next) = match memchr::memchr(b'\n', rest) {
-            Some(i) => (&rest[..i], start + i + 1),
-            None => (rest, self.data.len()),
-        };
-        if let [head @ .., b'\r'] = line {
-            line = head;
-        }
-        self.pos = next;
-        self.number += 1;
-        Some(Line {
-            bytes: line,
-            number: self.number,
-            offset: start as u64,
-        })
-    }
-}
+pub use crate::core::lines::{Line, Lines};
 
 /// The line that starts at `offset` (without its ending), or an empty slice past the end.
 pub fn line_at(data: &[u8], offset: u64) -> &[u8] {

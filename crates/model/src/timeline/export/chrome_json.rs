@@ -13,7 +13,8 @@
 use std::io::{self, Write};
 
 use super::plan::{self, Placement};
-use super::{ExportError, ExportSummary, Ticker};
+use super::{ExportError, ExportSummary};
+use crate::core::Ticker;
 use crate::pyjson::write_string;
 use crate::timeline::{EventId, EventKind, Payload, Timeline, TrackId, TrackKind};
 

@@ -23,9 +23,9 @@ pub mod read_perfetto;
 
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::Timeline;
+use crate::core::{Cancelled, Progress, Ticker};
 
 /// The formats a timeline exports to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,11 +72,13 @@ impl ExportFormat {
 pub struct ExportOptions<'a> {
     /// Only the events that overlap `[from, to]` (ns of the timeline's clock), kept whole.
     pub range: Option<(i64, i64)>,
-    /// Set to stop the export ([`ExportError::Cancelled`]).
-    pub cancel: Option<&'a AtomicBool>,
-    /// Called now and then with (events written, events of the timeline).
-    pub progress: Option<&'a mut dyn FnMut(u64, u64)>,
+    /// Progress and Cancel: events written of the timeline's events, as [`STAGE`], every
+    /// 65,536 events; once cancelled the export stops with [`ExportError::Cancelled`].
+    pub progress: Progress<'a>,
 }
+
+/// What [`export`] reports its progress as (events written).
+pub const STAGE: &str = "events";
 
 /// What an export wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -99,7 +101,7 @@ pub enum ExportError {
     Io(#[from] io::Error),
     /// The user cancelled.
     #[error("export cancelled")]
-    Cancelled,
+    Cancelled(#[from] Cancelled),
 }
 
 /// Writes `timeline` to `out` in `format`.
@@ -113,12 +115,8 @@ pub fn export(
         inner: io::BufWriter::with_capacity(1 << 20, out),
         bytes: 0,
     };
-    let mut ticker = Ticker {
-        done: 0,
-        total: timeline.event_count() as u64,
-        cancel: options.cancel,
-        progress: options.progress,
-    };
+    let total = timeline.event_count() as u64;
+    let mut ticker = Ticker::new(options.progress, STAGE, total, 65_536);
     let mut summary = match format {
         ExportFormat::Perfetto => perfetto::write(timeline, options.range, &mut ticker, &mut out)?,
         ExportFormat::ChromeJson => {
@@ -151,30 +149,6 @@ impl<W: Write> Write for Counting<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
-    }
-}
-
-/// Progress and cancel, checked every few thousand events.
-pub(crate) struct Ticker<'a> {
-    done: u64,
-    total: u64,
-    cancel: Option<&'a AtomicBool>,
-    progress: Option<&'a mut dyn FnMut(u64, u64)>,
-}
-
-impl Ticker<'_> {
-    /// One more event written; `Err(Cancelled)` when the user asked to stop.
-    pub(crate) fn tick(&mut self) -> Result<(), ExportError> {
-        self.done += 1;
-        if self.done.is_multiple_of(65_536) {
-            if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Err(ExportError::Cancelled);
-            }
-            if let Some(progress) = self.progress.as_mut() {
-                progress(self.done, self.total);
-            }
-        }
-        Ok(())
     }
 }
 

@@ -21,7 +21,8 @@ use super::proto::{
     SEQ_INCREMENTAL_STATE_CLEARED, SEQ_NEEDS_INCREMENTAL_STATE, TYPE_COUNTER, TYPE_INSTANT,
     TYPE_SLICE_BEGIN, TYPE_SLICE_END, ThreadDescriptor, TracePacket, TrackDescriptor, TrackEvent,
 };
-use super::{ExportError, ExportSummary, Ticker};
+use super::{ExportError, ExportSummary};
+use crate::core::Ticker;
 use crate::timeline::{EventId, EventKind, Payload, Timeline, TrackId, TrackKind};
 
 /// The one sequence every packet is written on.
@@ -228,7 +229,7 @@ impl<W: Write> Writer<'_, W> {
         }
         self.put_packet()?;
         self.summary.events += 1;
-        ticker.tick()
+        Ok(ticker.tick()?)
     }
 
     /// A counter value: the event's payload.
@@ -257,7 +258,7 @@ impl<W: Write> Writer<'_, W> {
         }
         self.put_packet()?;
         self.summary.events += 1;
-        ticker.tick()
+        Ok(ticker.tick()?)
     }
 
     /// Empties the reused packet (keeping its vectors' room) for an event at `time` on `track`.

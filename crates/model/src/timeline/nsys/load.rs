@@ -8,7 +8,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 mod ahead;
 mod api;
@@ -32,30 +31,21 @@ pub use preview::{PREVIEW_AFTER, PREVIEW_MAX_EVENTS};
 
 use super::NsysError;
 use super::db::{ExportDb, int_of, split_global_id, strip_version_suffix, text_of};
+use crate::core::Progress;
 use crate::problem::Location;
 use crate::timeline::builder::{EventRef, TimelineBuilder};
 use crate::timeline::model::{EventKind, GpuInfo, Layout, Timeline, TrackId, TrackKind};
 use crate::timeline::stacks::StacksBuilder;
 use crate::timeline::strings::StrId;
 
-/// Loading progress: which table, and rows read so far out of the total to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Progress {
-    /// The table being read.
-    pub table: &'static str,
-    /// Rows read so far (all tables).
-    pub rows_done: u64,
-    /// Rows to read in total (all tables).
-    pub rows_total: u64,
-}
-
 /// Options of [`load_with`].
 #[derive(Default)]
 pub struct LoadOptions<'a> {
-    /// Called every few thousand rows and after each table.
-    pub progress: Option<&'a mut dyn FnMut(Progress)>,
-    /// When set, loading stops with [`NsysError::Cancelled`].
-    pub cancel: Option<&'a AtomicBool>,
+    /// Progress and Cancel: the rows read of the tables read as events, reported every
+    /// 65,536 rows and after each table with the table's name as the stage (the tables not
+    /// counted as `other tables`); once cancelled, loading stops with
+    /// [`NsysError::Cancelled`].
+    pub progress: Progress<'a>,
     /// When set, timelines to show before the load ends are handed here:
     /// - what was read so far, with `partial` set: [`PREVIEW_AFTER`] after the start or once
     ///   [`PREVIEW_MAX_EVENTS`] events are read, whichever is first (a preview may hold one
@@ -226,8 +216,7 @@ struct Skipped {
 struct Loader<'d, 'a> {
     db: &'d ExportDb,
     b: TimelineBuilder,
-    progress: Option<&'a mut dyn FnMut(Progress)>,
-    cancel: Option<&'a AtomicBool>,
+    progress: Progress<'a>,
     preview: Option<&'a mut dyn FnMut(Timeline)>,
     preview_clock: PreviewClock,
     /// CPU samples' call stacks are read after the rest ([`LoadOptions::preview`]): until
@@ -298,7 +287,6 @@ impl<'d, 'a> Loader<'d, 'a> {
             db,
             b,
             progress: options.progress,
-            cancel: options.cancel,
             preview: options.preview,
             preview_clock: PreviewClock {
                 started,
@@ -338,19 +326,12 @@ impl<'d, 'a> Loader<'d, 'a> {
     }
 
     fn report(&mut self, table: &'static str) -> Result<(), NsysError> {
-        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        self.take_counts(false)?;
+        self.progress.report(table, self.rows_done, self.rows_total);
+        if self.progress.is_cancelled() {
             return Err(NsysError::Cancelled {
                 path: self.db.path.clone(),
             });
-        }
-        self.take_counts(false)?;
-        let p = Progress {
-            table,
-            rows_done: self.rows_done,
-            rows_total: self.rows_total,
-        };
-        if let Some(f) = self.progress.as_mut() {
-            f(p);
         }
         self.maybe_preview();
         Ok(())

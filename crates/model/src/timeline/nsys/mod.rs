@@ -24,9 +24,7 @@ pub mod schema;
 pub mod stats;
 pub mod trace;
 
-pub use load::{
-    LoadOptions, PREVIEW_AFTER, PREVIEW_MAX_EVENTS, Progress, STACKS_PENDING, load, load_with,
-};
+pub use load::{LoadOptions, PREVIEW_AFTER, PREVIEW_MAX_EVENTS, STACKS_PENDING, load, load_with};
 
 /// Why an export could not be read. Every variant names the file.
 #[derive(Debug, thiserror::Error)]

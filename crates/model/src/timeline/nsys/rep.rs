@@ -5,10 +5,10 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::NsysError;
+use crate::core::Progress;
 
 /// The `nsys` executable: `explicit` when given and present, else the first `nsys` on `PATH`.
 pub fn find_nsys(explicit: Option<&Path>) -> Option<PathBuf> {
@@ -58,13 +58,13 @@ pub fn export_command_line(nsys: &Path, report: &Path, output: &Path) -> String 
 }
 
 /// Returns an SQLite export of `report`: the cached one when the report is unchanged, else a
-/// fresh `nsys export` (waiting for it, stopping it when `cancel` is set). Without an `nsys`,
-/// the error says exactly which command to run.
+/// fresh `nsys export` (waiting for it, stopping it once `progress` is cancelled). Without an
+/// `nsys`, the error says exactly which command to run.
 pub fn export_report(
     report: &Path,
     nsys: Option<&Path>,
     cache_dir: &Path,
-    cancel: Option<&AtomicBool>,
+    progress: Progress<'_>,
 ) -> Result<PathBuf, NsysError> {
     if report.is_dir() {
         return Err(NsysError::Directory {
@@ -116,7 +116,7 @@ pub fn export_report(
             ),
         })?;
     loop {
-        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        if progress.is_cancelled() {
             let _ = child.kill();
             let _ = child.wait();
             let _ = std::fs::remove_file(&partial);
@@ -173,7 +173,7 @@ mod tests {
             &report,
             Some(&dir.join("no-such-nsys")),
             &dir.join("cache"),
-            None,
+            Progress::none(),
         );
         let text = err
             .map(|p| p.display().to_string())

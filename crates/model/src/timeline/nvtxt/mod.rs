@@ -26,6 +26,8 @@ pub mod timeline;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::core::{Cancelled, Lines, Progress};
+
 pub use diagnostic::{Diagnostic, DiagnosticWithPath, ErrorClass, Severity};
 pub use model::{ColorSpec, Event, EventKind, StrId, StringTable, TimeBase};
 
@@ -64,6 +66,9 @@ pub enum NvtxtError {
         /// Why.
         source: std::io::Error,
     },
+    /// Reading was cancelled.
+    #[error(transparent)]
+    Cancelled(#[from] Cancelled),
 }
 
 /// Reads the NVTXT file at `path`.
@@ -79,10 +84,9 @@ pub fn load(path: &Path) -> Result<NvtxtDocument, NvtxtError> {
 /// diagnostics, and every good line loads.
 pub fn parse(path: impl Into<PathBuf>, bytes: &[u8]) -> NvtxtDocument {
     let path = path.into();
-    let mut always = |_: u64, _: u64| true;
-    // A watch that never stops: always a document.
-    parse_watched(path.clone(), bytes, &mut always)
-        .unwrap_or_else(|| parser::Parser::default().finish().into_document(path))
+    // Progress that is never cancelled: always a document.
+    parse_with(path.clone(), bytes, Progress::none())
+        .unwrap_or_else(|_| parser::Parser::default().finish().into_document(path))
 }
 
 impl parser::Finished {
@@ -101,52 +105,35 @@ impl parser::Finished {
     }
 }
 
-/// Reads NVTXT from `bytes` as [`parse`] does, telling `watch` how far it got every
-/// [`super::WATCH_STEP`] bytes; `None` when the watch stopped it (Cancel).
-pub fn parse_watched(
+/// What [`parse_with`] reports its progress as (bytes read).
+pub const STAGE: &str = "NVTXT lines";
+
+/// Reads NVTXT from `bytes` as [`parse`] does, reporting the bytes read to `progress` as
+/// [`STAGE`]; `Err(Cancelled)` when it was cancelled.
+pub fn parse_with(
     path: impl Into<PathBuf>,
     bytes: &[u8],
-    watch: super::Watch<'_>,
-) -> Option<NvtxtDocument> {
+    progress: Progress<'_>,
+) -> Result<NvtxtDocument, Cancelled> {
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    let total = bytes.len() as u64;
     let mut parser = parser::Parser::default();
-    let mut line_no: u32 = 0;
-    let mut rest = bytes;
-    let mut next_check = 0u64;
-    loop {
-        let done = total - rest.len() as u64;
-        if done >= next_check {
-            next_check = done + super::WATCH_STEP as u64;
-            if !watch(done, total) {
-                return None;
-            }
-        }
-        let (line, next) = match memchr::memchr(b'\n', rest) {
-            Some(end) => (&rest[..end], Some(&rest[end + 1..])),
-            None => (rest, None),
-        };
-        line_no = line_no.saturating_add(1);
-        parser.line(line_no, line.strip_suffix(b"\r").unwrap_or(line));
-        match next {
-            Some(next) => rest = next,
-            None => break,
-        }
+    let mut lines = Lines::with_progress(bytes, progress, STAGE);
+    for line in lines.by_ref() {
+        let number = u32::try_from(line.number).unwrap_or(u32::MAX);
+        parser.line(number, line.bytes);
     }
-    Some(parser.finish().into_document(path.into()))
+    lines.finish()?;
+    Ok(parser.finish().into_document(path.into()))
 }
 
-/// Reads the NVTXT file at `path` as [`load`] does, telling `watch` how far it got; `Ok(None)`
-/// when the watch stopped it (Cancel).
-pub fn load_watched(
-    path: &Path,
-    watch: super::Watch<'_>,
-) -> Result<Option<NvtxtDocument>, NvtxtError> {
+/// Reads the NVTXT file at `path` as [`load`] does, reporting the bytes read to `progress`;
+/// `Err(NvtxtError::Cancelled)` when it was cancelled.
+pub fn load_with(path: &Path, progress: Progress<'_>) -> Result<NvtxtDocument, NvtxtError> {
     let bytes = std::fs::read(path).map_err(|source| NvtxtError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    Ok(parse_watched(path, &bytes, watch))
+    Ok(parse_with(path, &bytes, progress)?)
 }
 
 impl NvtxtDocument {
