@@ -162,6 +162,20 @@ fn main() {
 /// The whole app on `path` with `kernel` selected: the first Source page, switches from the
 /// Details page, and frames scrolling `view` (beside SASS when it is the Source view).
 fn measure_app(root: &Path, path: &Path, kernel: usize, view: View) {
+    let (_sections, mut h) = first_source_page(root, path, kernel);
+    h.step();
+    measure_switches(&mut h);
+    measure_scroll(&mut h, view);
+}
+
+/// Opens `path` in the whole app (with the bundled sections, kept in the returned folder),
+/// selects `kernel`, shows its Source page (without nvdisasm) and prints how long the page
+/// took to be on screen.
+fn first_source_page(
+    root: &Path,
+    path: &Path,
+    kernel: usize,
+) -> (tempfile::TempDir, Harness<'static, SightlineApp>) {
     // The whole app.
     let sections = tempfile::tempdir().unwrap();
     deploy_bundled_sections(sections.path()).unwrap();
@@ -215,8 +229,13 @@ fn measure_app(root: &Path, path: &Path, kernel: usize, view: View) {
         "first Source page in the app (background build + first frame): {}",
         ms(start.elapsed())
     );
-    h.step();
-    // Page switches with the page built: Details → Source and back.
+    (sections, h)
+}
+
+/// Prints the time of the frame that switches from the Details page to the built Source
+/// page (median and maximum of 10).
+fn measure_switches(h: &mut Harness<'static, SightlineApp>) {
+    // Details → Source and back.
     let mut switches = Vec::new();
     for _ in 0..10 {
         for page in [Page::Details, Page::Source] {
@@ -237,7 +256,11 @@ fn measure_app(root: &Path, path: &Path, kernel: usize, view: View) {
         ms(switches[switches.len() / 2]),
         ms(switches[switches.len() - 1])
     );
+}
 
+/// Prints the frames scrolling `view` (beside SASS when it is the Source view) with the
+/// mouse wheel: median, p99 and maximum of 300.
+fn measure_scroll(h: &mut Harness<'static, SightlineApp>, view: View) {
     // Scrolling the SASS view.
     {
         let source = h

@@ -55,9 +55,16 @@ fn main() {
     let report_path = bench_report(root);
     let sections = tempfile::tempdir().unwrap();
     deploy_bundled_sections(sections.path()).unwrap();
+    let rows = measure_model(&report_path);
+    let mut harness = measure_summary_page(&report_path, sections.path(), rows);
+    measure_sorting(&mut harness);
+}
 
+/// The model alone: decoding every result, then every row of the report. Returns the number
+/// of rows.
+fn measure_model(report_path: &Path) -> usize {
     // The model alone: decoding every result, then every row of the report.
-    let report = Report::open(&report_path).unwrap();
+    let report = Report::open(report_path).unwrap();
     let start = Instant::now();
     for i in 0..report.num_actions() {
         std::hint::black_box(report.action(i).unwrap());
@@ -79,10 +86,19 @@ fn main() {
         builder.columns.columns.len(),
         ms(start.elapsed())
     );
+    rows.len()
+}
 
+/// The app: opens the report and shows the Summary page from the first frame; prints when
+/// its first rows and all `rows` rows were on screen.
+fn measure_summary_page(
+    report_path: &Path,
+    sections: &Path,
+    rows: usize,
+) -> Harness<'static, SightlineApp> {
     // The app: open the report, show the Summary page on the first frame.
     let settings = Settings {
-        section_folders: vec![sections.path().to_path_buf()],
+        section_folders: vec![sections.to_path_buf()],
         prefer_embedded: true,
         ..Settings::default()
     };
@@ -90,7 +106,7 @@ fn main() {
     let app = SightlineApp::new(
         settings,
         StartOptions {
-            files: vec![report_path.clone()],
+            files: vec![report_path.to_path_buf()],
             ..Default::default()
         },
     );
@@ -126,9 +142,13 @@ fn main() {
         "app: Summary page with its first {shown} rows {} after opening",
         ms(first)
     );
-    println!("app: all {} rows {} after opening", rows.len(), ms(all));
+    println!("app: all {rows} rows {} after opening", ms(all));
+    harness
+}
 
-    // Sorting: a header click, then the new display order, per column; median of 5.
+/// Sorting: a header click, then the new display order, per column; prints the median of 5
+/// of the slowest column.
+fn measure_sorting(harness: &mut Harness<'static, SightlineApp>) {
     let tab = harness.state_mut().document_mut::<ReportTab>(0).unwrap();
     let columns = 5 + tab.summary().columns.columns.len() + 1;
     let mut worst = Duration::ZERO;

@@ -119,6 +119,40 @@ impl Driver {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let (events, cpu) = parse_args(&args);
+    let path = export(events, &cpu);
+    let (mut d, shown, ready) = open(&path);
+    let (count, range) = {
+        let tl = d
+            .app
+            .document::<TimelineDoc>(0)
+            .and_then(|t| t.timeline())
+            .expect("loaded");
+        (tl.event_count(), tl.time_range().expect("events"))
+    };
+    println!("export: {} ({count} events)", path.display());
+    if let Some(shown) = shown {
+        println!(
+            "open → timeline on screen (app, loader thread): {:.2} s",
+            shown.as_secs_f64()
+        );
+    }
+    println!(
+        "open → timeline and summary tables ready (app, loader thread): {:.2} s",
+        ready.as_secs_f64()
+    );
+    measure_views(&mut d, range);
+    if cpu.samples > 0 {
+        flame_graph(&mut d);
+    }
+    if args.iter().any(|a| a == "--sort") {
+        sort_long_table(&mut d, &path);
+    }
+}
+
+/// The number of events (the first number that is not an option's value; 1 M by default)
+/// and the CPU rows (`--samples N`, `--sched N`) the arguments ask for.
+fn parse_args(args: &[String]) -> (u64, CpuOptions) {
     let number = |a: &String| a.replace('_', "").parse::<u64>().ok();
     let option = |name: &str| -> u64 {
         args.iter()
@@ -138,11 +172,17 @@ fn main() {
         .filter(|(i, _)| *i == 0 || !args[i - 1].starts_with("--"))
         .find_map(|(_, a)| number(a))
         .unwrap_or(1_000_000);
-    let path = export(events, &cpu);
+    (events, cpu)
+}
+
+/// Opens `path` in the app and draws frames until the timeline and its summary tables are
+/// ready. Returns the driver, when the timeline first showed (before the CPU samples' call
+/// stacks, when there are any) and when it was ready.
+fn open(path: &Path) -> (Driver, Option<Duration>, Duration) {
     let app = SightlineApp::new(
         Settings::default(),
         StartOptions {
-            files: vec![path.clone()],
+            files: vec![path.to_path_buf()],
             ..Default::default()
         },
     );
@@ -181,26 +221,12 @@ fn main() {
         assert!(start.elapsed() < Duration::from_secs(600), "load timed out");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let ready = start.elapsed();
-    let (count, range) = {
-        let tl = d
-            .app
-            .document::<TimelineDoc>(0)
-            .and_then(|t| t.timeline())
-            .expect("loaded");
-        (tl.event_count(), tl.time_range().expect("events"))
-    };
-    println!("export: {} ({count} events)", path.display());
-    if let Some(shown) = shown {
-        println!(
-            "open → timeline on screen (app, loader thread): {:.2} s",
-            shown.as_secs_f64()
-        );
-    }
-    println!(
-        "open → timeline and summary tables ready (app, loader thread): {:.2} s",
-        ready.as_secs_f64()
-    );
+    (d, shown, start.elapsed())
+}
+
+/// Measures the frames at the four views of `range` (zoomed out, mid zoom, zoomed in,
+/// panning) with the pointer wandering, and prints their median, p99 and maximum.
+fn measure_views(d: &mut Driver, range: (i64, i64)) {
     let span = (range.1 - range.0) as f64;
     let mid = range.0 as f64 + span / 2.0;
     let views: [(&str, f64, f64); 4] = [
@@ -250,12 +276,6 @@ fn main() {
             ms(percentile(&times, 0.99)),
             ms(*times.last().expect("frames"))
         );
-    }
-    if cpu.samples > 0 {
-        flame_graph(&mut d);
-    }
-    if args.iter().any(|a| a == "--sort") {
-        sort_long_table(&mut d, &path);
     }
 }
 

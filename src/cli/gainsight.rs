@@ -11,7 +11,7 @@ use anyhow::Context;
 use crate::gainsight::csv::{write_kernel_csv, write_lifetime_header, write_lifetime_rows};
 use crate::gainsight::report::{FrontendReport, report_date_time};
 use crate::gainsight::whatif::Selection;
-use crate::gainsight::{AnalyzeOptions, GainsightError, Level, Params, analyze_paths};
+use crate::gainsight::{Analysis, AnalyzeOptions, GainsightError, Level, Params, analyze_paths};
 
 /// Arguments of `sightline gainsight`.
 #[derive(clap::Args, Debug, Clone)]
@@ -47,9 +47,41 @@ pub fn run(args: &GainsightArgs, mut out: &mut dyn Write) -> anyhow::Result<Exit
         Some(path) => Params::load(path)?,
         None => Params::default(),
     };
-    let p = params.ns_per_cycle();
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let (analysis, [tmp_l1, tmp_l2]) = analyze_with_lifetime_csvs(args, &params)?;
+    print_warnings(&analysis);
+    let name = args.name.clone().unwrap_or_else(|| analysis.name.clone());
+    let path = |suffix: &str| args.out.join(format!("{name}{suffix}"));
+    std::fs::rename(&tmp_l1, path(".sim_l1.csv")).context("cannot rename the L1 lifetime CSV")?;
+    std::fs::rename(&tmp_l2, path(".sim_l2.csv")).context("cannot rename the L2 lifetime CSV")?;
+    let mut kernels = create(&path(".sim.csv"))?;
+    write_kernel_csv(&mut kernels, &analysis.rows)?;
+    kernels.flush()?;
+    let (date, time) = report_date_time();
+    let report = FrontendReport::compute(&analysis, &params, &name, &date, &time);
+    let mut json = create(&path(".json"))?;
+    report.write(&mut json)?;
+    json.flush()?;
+    if args.json {
+        report.write(&mut out)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    write_summary(out, &name, &analysis, &report, &params)?;
+    for suffix in [".sim_l1.csv", ".sim_l2.csv", ".sim.csv", ".json"] {
+        writeln!(out, "wrote {}", path(suffix).display())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Analyses the inputs, writing the L1 and L2 lifetime CSVs while kernels arrive. Returns the
+/// analysis and the CSVs' temporary paths (removed on error).
+fn analyze_with_lifetime_csvs(
+    args: &GainsightArgs,
+    params: &Params,
+) -> anyhow::Result<(Analysis, [PathBuf; 2])> {
+    let p = params.ns_per_cycle();
     // The lifetime CSVs are written while kernels arrive; their final name is known only after
     // the first kernel (the program name), so they start under temporary names.
     let tmp = |level: &str| {
@@ -69,7 +101,7 @@ pub fn run(args: &GainsightArgs, mut out: &mut dyn Write) -> anyhow::Result<Exit
     };
     let result = analyze_paths(
         &args.inputs,
-        &params,
+        params,
         &AnalyzeOptions {
             threads: args.threads,
             render_lifetime_csv: true,
@@ -102,6 +134,11 @@ pub fn run(args: &GainsightArgs, mut out: &mut dyn Write) -> anyhow::Result<Exit
             });
         }
     };
+    Ok((analysis, [tmp_l1, tmp_l2]))
+}
+
+/// Prints the analysis's warnings on stderr, and how many more there were.
+fn print_warnings(analysis: &Analysis) {
     for warning in &analysis.warnings {
         eprintln!(
             "sightline: warning: {}",
@@ -114,23 +151,17 @@ pub fn run(args: &GainsightArgs, mut out: &mut dyn Write) -> anyhow::Result<Exit
             analysis.more_warnings
         );
     }
-    let name = args.name.clone().unwrap_or_else(|| analysis.name.clone());
-    let path = |suffix: &str| args.out.join(format!("{name}{suffix}"));
-    std::fs::rename(&tmp_l1, path(".sim_l1.csv")).context("cannot rename the L1 lifetime CSV")?;
-    std::fs::rename(&tmp_l2, path(".sim_l2.csv")).context("cannot rename the L2 lifetime CSV")?;
-    let mut kernels = create(&path(".sim.csv"))?;
-    write_kernel_csv(&mut kernels, &analysis.rows)?;
-    kernels.flush()?;
-    let (date, time) = report_date_time();
-    let report = FrontendReport::compute(&analysis, &params, &name, &date, &time);
-    let mut json = create(&path(".json"))?;
-    report.write(&mut json)?;
-    json.flush()?;
-    if args.json {
-        report.write(&mut out)?;
-        writeln!(out)?;
-        return Ok(ExitCode::SUCCESS);
-    }
+}
+
+/// Writes the summary: the lines read, then per level the lifetimes, the write frequency,
+/// each cell type's share of lifetimes needing no refresh, and the areas.
+fn write_summary(
+    out: &mut dyn Write,
+    name: &str,
+    analysis: &Analysis,
+    report: &FrontendReport,
+    params: &Params,
+) -> anyhow::Result<()> {
     let lines = &analysis.lines;
     writeln!(
         out,
@@ -179,8 +210,5 @@ pub fn run(args: &GainsightArgs, mut out: &mut dyn Write) -> anyhow::Result<Exit
             .collect();
         writeln!(out, "  area: {}", areas.join(", "))?;
     }
-    for suffix in [".sim_l1.csv", ".sim_l2.csv", ".sim.csv", ".json"] {
-        writeln!(out, "wrote {}", path(suffix).display())?;
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

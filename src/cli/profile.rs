@@ -69,22 +69,7 @@ pub fn run(args: &ProfileArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     let started = std::time::Instant::now();
     let tl = nsys::load(&export)?;
     let loaded = started.elapsed();
-    let tracks: Vec<TrackId> = match args.thread {
-        None => Vec::new(),
-        Some(tid) => {
-            let threads: Vec<TrackId> = tl
-                .tracks
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| t.kind == TrackKind::Thread && t.key == tid)
-                .map(|(i, _)| TrackId(i as u32))
-                .collect();
-            if threads.is_empty() {
-                anyhow::bail!("{}: no thread {tid}", args.file.display());
-            }
-            threads
-        }
-    };
+    let tracks = thread_tracks(args, &tl)?;
     let (t0, t1) = tl
         .time_range()
         .with_context(|| format!("{}: the timeline is empty", args.file.display()))?;
@@ -93,17 +78,7 @@ pub fn run(args: &ProfileArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     let counts = tl.sample_counts(t0, t1, &tracks);
     let count_time = counted.elapsed();
     let built = std::time::Instant::now();
-    let rows = match args.view {
-        View::Flat => flat_rows(&tl, &counts, args.limit),
-        View::TopDown | View::BottomUp => {
-            let tree = if args.view == View::TopDown {
-                CallTree::top_down(&tl.stacks, &counts)
-            } else {
-                CallTree::bottom_up(&tl.stacks, &counts)
-            };
-            tree_rows(&tl, &tree, args.depth, args.min_percent)
-        }
-    };
+    let rows = view_rows(args, &tl, &counts);
     if args.timing {
         eprintln!(
             "timing: loaded {} events in {:.3} s; {} samples counted in {:.3} s; view built in {:.3} s",
@@ -175,6 +150,41 @@ pub fn run(args: &ProfileArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The thread tracks whose id is `--thread` (none without it: every thread is counted).
+fn thread_tracks(args: &ProfileArgs, tl: &Timeline) -> anyhow::Result<Vec<TrackId>> {
+    Ok(match args.thread {
+        None => Vec::new(),
+        Some(tid) => {
+            let threads: Vec<TrackId> = tl
+                .tracks
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.kind == TrackKind::Thread && t.key == tid)
+                .map(|(i, _)| TrackId(i as u32))
+                .collect();
+            if threads.is_empty() {
+                anyhow::bail!("{}: no thread {tid}", args.file.display());
+            }
+            threads
+        }
+    })
+}
+
+/// The rows of the view asked for: the flat list, or the top-down or bottom-up tree.
+fn view_rows(args: &ProfileArgs, tl: &Timeline, counts: &StackCounts) -> Vec<Row> {
+    match args.view {
+        View::Flat => flat_rows(tl, counts, args.limit),
+        View::TopDown | View::BottomUp => {
+            let tree = if args.view == View::TopDown {
+                CallTree::top_down(&tl.stacks, counts)
+            } else {
+                CallTree::bottom_up(&tl.stacks, counts)
+            };
+            tree_rows(tl, &tree, args.depth, args.min_percent)
+        }
+    }
 }
 
 /// One printed row.

@@ -234,50 +234,66 @@ fn write_table(
 ) -> anyhow::Result<()> {
     writeln!(out, "Kernel: {name}")?;
     if view == PageView::Ptx {
-        let lines = page.module().ptx().lines();
-        if lines.is_empty() {
-            writeln!(
-                out,
-                "(the cubin holds no PTX: built without -lineinfo or -G)"
-            )?;
-        }
-        let width = lines.len().to_string().len();
-        for (i, line) in lines.iter().enumerate() {
-            writeln!(out, "{:>width$}  {line}", i + 1)?;
-        }
-        return Ok(());
+        return write_ptx(page, out);
     }
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    // Lines printed as they are before the row of that index.
-    let mut headings: Vec<(usize, String)> = Vec::new();
     let mut header = vec!["Location".to_owned(), "Source".to_owned()];
     header.extend(labels(page));
-    let sass_row = |row: &SassRow| {
-        let text = match &row.text {
-            Some(t) => t.clone(),
-            None => {
-                let encoding = row
-                    .encoding
-                    .as_ref()
-                    .map(|e| {
-                        e.iter()
-                            .rev()
-                            .map(|b| format!("{b:02x}"))
-                            .collect::<String>()
-                    })
-                    .unwrap_or_default();
-                let memory = row.memory_operation(page);
-                if memory.is_empty() {
-                    encoding
-                } else {
-                    format!("{encoding}  {memory}")
-                }
+    let table = table_rows(page, view, out)?;
+    write_aligned_table(&header, &table.rows, &table.headings, out)?;
+    Ok(())
+}
+
+/// The module's PTX with line numbers (or why there is none).
+fn write_ptx(page: &SourcePage, out: &mut dyn Write) -> anyhow::Result<()> {
+    let lines = page.module().ptx().lines();
+    if lines.is_empty() {
+        writeln!(
+            out,
+            "(the cubin holds no PTX: built without -lineinfo or -G)"
+        )?;
+    }
+    let width = lines.len().to_string().len();
+    for (i, line) in lines.iter().enumerate() {
+        writeln!(out, "{:>width$}  {line}", i + 1)?;
+    }
+    Ok(())
+}
+
+/// The fields of an instruction's row: its address (indented), its text (nvdisasm's, else
+/// the encoding and the memory operation) and its cells.
+fn sass_fields(page: &SourcePage, row: &SassRow) -> Vec<String> {
+    let text = match &row.text {
+        Some(t) => t.clone(),
+        None => {
+            let encoding = row
+                .encoding
+                .as_ref()
+                .map(|e| {
+                    e.iter()
+                        .rev()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<String>()
+                })
+                .unwrap_or_default();
+            let memory = row.memory_operation(page);
+            if memory.is_empty() {
+                encoding
+            } else {
+                format!("{encoding}  {memory}")
             }
-        };
-        let mut f = vec![format!("  {:#x}", row.address), text];
-        f.extend(cells(&row.cells));
-        f
+        }
     };
+    let mut f = vec![format!("  {:#x}", row.address), text];
+    f.extend(cells(&row.cells));
+    f
+}
+
+/// The table's rows: with line info, each CUDA-C line followed by its instructions; else
+/// the instructions (after a note when CUDA-C was asked for), each function of several under
+/// a heading of its own.
+fn table_rows(page: &SourcePage, view: PageView, out: &mut dyn Write) -> anyhow::Result<TableRows> {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut headings: Vec<(usize, String)> = Vec::new();
     if view == PageView::CudaSass && page.module().has_line_info() {
         for block in page.cuda_lines() {
             let mut f = vec![
@@ -287,7 +303,7 @@ fn write_table(
             f.extend(cells(&block.cells));
             rows.push(f);
             for &r in &block.rows {
-                rows.push(sass_row(&page.sass()[r]));
+                rows.push(sass_fields(page, &page.sass()[r]));
             }
         }
     } else {
@@ -297,7 +313,6 @@ fn write_table(
                 "(no line information: built without -lineinfo or -G; showing SASS only)"
             )?;
         }
-        // Each function of several (the kernel and its callees) under a heading of its own.
         let mut function = None;
         for row in page.sass() {
             if page.functions().len() > 1 && row.function != function {
@@ -306,11 +321,31 @@ fn write_table(
                     headings.push((rows.len(), format!("Function: {}", f.name)));
                 }
             }
-            rows.push(sass_row(row));
+            rows.push(sass_fields(page, row));
         }
     }
+    Ok(TableRows { rows, headings })
+}
+
+/// The rows of the readable table, with headings between them.
+struct TableRows {
+    /// The rows' fields.
+    rows: Vec<Vec<String>>,
+    /// Lines printed as they are before the row of their index.
+    headings: Vec<(usize, String)>,
+}
+
+/// Writes `header` and `rows` in aligned columns (the location and the text left-aligned,
+/// the text cut at 60 characters with `…`, the numbers right-aligned), each heading before
+/// the row of its index.
+fn write_aligned_table(
+    header: &[String],
+    rows: &[Vec<String>],
+    headings: &[(usize, String)],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
+    for row in rows {
         for (i, f) in row.iter().enumerate() {
             if let Some(w) = widths.get_mut(i) {
                 *w = (*w).max(f.chars().count().min(if i == 1 { 60 } else { 200 }));
@@ -334,7 +369,7 @@ fn write_table(
         }
         writeln!(out, "{}", text.trim_end())
     };
-    line(&header, out)?;
+    line(header, out)?;
     let mut headings = headings.iter().peekable();
     for (i, row) in rows.iter().enumerate() {
         while let Some((_, heading)) = headings.next_if(|(at, _)| *at == i) {

@@ -182,52 +182,14 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
         }
     }
     if args.timing {
-        let elapsed = started.elapsed();
-        let n = timeline.event_count().max(1) as f64;
-        let grown = match (rss_before, rss_bytes()) {
-            (Some(a), Some(b)) => format!(
-                "{:.1} MB ({:.1} B/event)",
-                b.saturating_sub(a) as f64 / 1e6,
-                b.saturating_sub(a) as f64 / n
-            ),
-            _ => "unknown".into(),
-        };
-        // What is kept for details beside the model (a CodeXL trace's commands and names; the
-        // file itself is mapped, not read into memory).
-        let kept = match &loaded.details {
-            DetailSource::Atp(file) => format!(
-                "; details store {:.1} B/event",
-                file.heap_bytes() as f64 / n
-            ),
-            _ => String::new(),
-        };
-        eprintln!(
-            "timing: loaded {} events in {:.3} s; RSS growth {grown}; model {:.1} B/event{kept}",
-            timeline.event_count(),
-            elapsed.as_secs_f64(),
-            timeline.heap_bytes() as f64 / n
-        );
-        let mut previous = std::time::Duration::ZERO;
-        for (stage, at) in &stages {
-            eprintln!(
-                "timing:   {stage:<32} {:>8.3} s (until {:.3} s)",
-                (*at - previous).as_secs_f64(),
-                at.as_secs_f64()
-            );
-            previous = *at;
+        LoadTiming {
+            started,
+            rss_before,
+            stages: &stages,
+            first_partial,
+            preview_at,
         }
-        if let Some((at, events, tracks)) = first_partial {
-            eprintln!(
-                "timing: the first preview ({events} events on {tracks} tracks) was ready at {:.3} s",
-                at.as_secs_f64()
-            );
-        }
-        if let Some(at) = preview_at {
-            eprintln!(
-                "timing: the timeline without the samples' call stacks was ready at {:.3} s",
-                at.as_secs_f64()
-            );
-        }
+        .print(&timeline, &loaded.details);
     }
     for w in &timeline.warnings {
         eprintln!("{w}");
@@ -244,6 +206,73 @@ pub fn run(args: &TimelineArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode>
         write_text(single, &timeline, from_nsys, out)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `--timing` measured of a load.
+struct LoadTiming<'a> {
+    /// When the load started.
+    started: std::time::Instant,
+    /// The resident set size before the load.
+    rss_before: Option<u64>,
+    /// When each stage of the load ended (the tables read, linking and packing).
+    stages: &'a [(&'static str, std::time::Duration)],
+    /// The first look at what was read so far: when, how many events on how many tracks.
+    first_partial: Option<(std::time::Duration, usize, usize)>,
+    /// When the timeline without the CPU samples' call stacks was ready.
+    preview_at: Option<std::time::Duration>,
+}
+
+impl LoadTiming<'_> {
+    /// Prints the timing on stderr: the whole load with the memory it took, each stage, and
+    /// when the first previews were ready.
+    fn print(&self, timeline: &Timeline, details: &DetailSource) {
+        let elapsed = self.started.elapsed();
+        let n = timeline.event_count().max(1) as f64;
+        let grown = match (self.rss_before, rss_bytes()) {
+            (Some(a), Some(b)) => format!(
+                "{:.1} MB ({:.1} B/event)",
+                b.saturating_sub(a) as f64 / 1e6,
+                b.saturating_sub(a) as f64 / n
+            ),
+            _ => "unknown".into(),
+        };
+        // What is kept for details beside the model (a CodeXL trace's commands and names; the
+        // file itself is mapped, not read into memory).
+        let kept = match details {
+            DetailSource::Atp(file) => format!(
+                "; details store {:.1} B/event",
+                file.heap_bytes() as f64 / n
+            ),
+            _ => String::new(),
+        };
+        eprintln!(
+            "timing: loaded {} events in {:.3} s; RSS growth {grown}; model {:.1} B/event{kept}",
+            timeline.event_count(),
+            elapsed.as_secs_f64(),
+            timeline.heap_bytes() as f64 / n
+        );
+        let mut previous = std::time::Duration::ZERO;
+        for (stage, at) in self.stages {
+            eprintln!(
+                "timing:   {stage:<32} {:>8.3} s (until {:.3} s)",
+                (*at - previous).as_secs_f64(),
+                at.as_secs_f64()
+            );
+            previous = *at;
+        }
+        if let Some((at, events, tracks)) = self.first_partial {
+            eprintln!(
+                "timing: the first preview ({events} events on {tracks} tracks) was ready at {:.3} s",
+                at.as_secs_f64()
+            );
+        }
+        if let Some(at) = self.preview_at {
+            eprintln!(
+                "timing: the timeline without the samples' call stacks was ready at {:.3} s",
+                at.as_secs_f64()
+            );
+        }
+    }
 }
 
 /// Per-node totals over the node and everything below it.
@@ -310,6 +339,40 @@ fn write_text(
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     writeln!(out, "{}", file.display())?;
+    write_origin(tl, from_nsys, out)?;
+    let s = &tl.session;
+    for g in &s.gpus {
+        writeln!(out, "  GPU {}: {}", g.id, g.name)?;
+    }
+    let counts: Vec<String> = tl
+        .counts_by_kind()
+        .iter()
+        .map(|(k, n)| format!("{} {n}", k.as_str()))
+        .collect();
+    writeln!(
+        out,
+        "  {} events ({}), {} flows",
+        tl.event_count(),
+        counts.join(", "),
+        tl.flows().len()
+    )?;
+    for u in tl.gpu_utilization(None) {
+        writeln!(
+            out,
+            "  GPU {} utilization: {:.1}% ({} ns busy of {} ns)",
+            u.device,
+            100.0 * u.fraction,
+            u.busy_ns,
+            u.range_ns
+        )?;
+    }
+    write_track_tree(tl, out)
+}
+
+/// Where the timeline comes from: the Nsight Systems version (`from_nsys`: said to be
+/// unknown where the export has no version table), the session start, and each merged
+/// file with its offset.
+fn write_origin(tl: &Timeline, from_nsys: bool, out: &mut dyn Write) -> std::io::Result<()> {
     let s = &tl.session;
     let merged = !tl.parts().is_empty();
     match (&s.product_version, &s.schema_version) {
@@ -354,31 +417,12 @@ fn write_text(
             p.events.len()
         )?;
     }
-    for g in &s.gpus {
-        writeln!(out, "  GPU {}: {}", g.id, g.name)?;
-    }
-    let counts: Vec<String> = tl
-        .counts_by_kind()
-        .iter()
-        .map(|(k, n)| format!("{} {n}", k.as_str()))
-        .collect();
-    writeln!(
-        out,
-        "  {} events ({}), {} flows",
-        tl.event_count(),
-        counts.join(", "),
-        tl.flows().len()
-    )?;
-    for u in tl.gpu_utilization(None) {
-        writeln!(
-            out,
-            "  GPU {} utilization: {:.1}% ({} ns busy of {} ns)",
-            u.device,
-            100.0 * u.fraction,
-            u.busy_ns,
-            u.range_ns
-        )?;
-    }
+    Ok(())
+}
+
+/// The track tree, indented by depth: each track's events (with those below it), rows and
+/// time span.
+fn write_track_tree(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
     let totals = totals(tl);
     let mut stack: Vec<(TrackId, usize)> = tl.roots.iter().rev().map(|&r| (r, 0)).collect();
     while let Some((id, depth)) = stack.pop() {

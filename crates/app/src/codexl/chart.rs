@@ -232,74 +232,92 @@ impl BarChart<'_> {
             None
         };
         if ui.is_rect_visible(plot) && n > 0 {
-            let painter = ui.painter_at(plot.expand(1.0));
-            let zero = frame.px_y(0.0);
-            let slot = plot.width() / n as f32;
-            let bar_rect = |i: usize, value: f64| {
-                let x0 = plot.left() + i as f32 * slot;
-                let gap = if slot > 4.0 { slot * 0.15 } else { 0.0 };
-                let y = frame.px_y(value);
-                Rect::from_min_max(
-                    pos2(x0 + gap, y.min(zero)),
-                    pos2((x0 + slot - gap).max(x0 + gap + 1.0), y.max(zero)),
-                )
-            };
-            if slot >= 2.0 {
-                for (i, v) in self.values.iter().enumerate() {
-                    if let Some(v) = v {
-                        let colour = self.groups.get(i).map_or(BAR, |&g| group_colour(g));
-                        painter.rect_filled(bar_rect(i, *v), 0.0, colour);
-                    }
-                }
-            } else {
-                // Fold the bars of each pixel column into one line from their minimum to
-                // their maximum (zero included).
-                let columns = plot.width().max(1.0) as usize;
-                for px in 0..columns {
-                    let i0 = px * n / columns;
-                    let i1 = ((px + 1) * n / columns).max(i0 + 1).min(n);
-                    let range = self.values[i0..i1].iter().flatten().fold(
-                        None,
-                        |acc: Option<(f64, f64)>, &v| {
-                            Some(acc.map_or((v, v), |(a, b)| (a.min(v), b.max(v))))
-                        },
-                    );
-                    if let Some((a, b)) = range {
-                        let x = plot.left() + px as f32 + 0.5;
-                        let (ya, yb) = (frame.px_y(a.min(0.0)), frame.px_y(b.max(0.0)));
-                        painter.vline(x, ya.min(yb)..=ya.max(yb).max(ya.min(yb) + 1.0), (1.0, BAR));
-                    }
-                }
-            }
-            let widened = |r: Rect| {
-                if r.width() < 3.0 {
-                    Rect::from_center_size(r.center(), vec2(3.0, r.height().max(1.0)))
-                } else {
-                    r
-                }
-            };
-            if let Some(i) = hovered
-                && let Some(Some(v)) = self.values.get(i)
-            {
-                painter.rect_filled(widened(bar_rect(i, *v)), 0.0, MARK);
-            }
-            if let Some(i) = self.selected
-                && let Some(Some(v)) = self.values.get(i)
-            {
-                let stroke = Stroke::new(2.0, ui.visuals().strong_text_color());
-                painter.rect_stroke(
-                    widened(bar_rect(i, *v)),
-                    0.0,
-                    stroke,
-                    egui::StrokeKind::Outside,
-                );
-            }
-            self.legend_ui(ui, plot);
+            self.draw_bars(ui, &frame, hovered);
         }
         if let Some(i) = hovered {
             response.on_hover_text_at_pointer(describe(i));
         }
         ChartOutput { hovered, clicked }
+    }
+}
+
+impl BarChart<'_> {
+    /// Paints the bars in `frame`'s plot (one per value, coloured by group; folded per pixel
+    /// column when narrower than 2 px), the `hovered` bar marked, the selected bar outlined,
+    /// and the legend.
+    fn draw_bars(&self, ui: &Ui, frame: &Frame, hovered: Option<usize>) {
+        let n = self.values.len();
+        let plot = frame.plot;
+        let painter = ui.painter_at(plot.expand(1.0));
+        let zero = frame.px_y(0.0);
+        let slot = plot.width() / n as f32;
+        let bar_rect = |i: usize, value: f64| {
+            let x0 = plot.left() + i as f32 * slot;
+            let gap = if slot > 4.0 { slot * 0.15 } else { 0.0 };
+            let y = frame.px_y(value);
+            Rect::from_min_max(
+                pos2(x0 + gap, y.min(zero)),
+                pos2((x0 + slot - gap).max(x0 + gap + 1.0), y.max(zero)),
+            )
+        };
+        if slot >= 2.0 {
+            for (i, v) in self.values.iter().enumerate() {
+                if let Some(v) = v {
+                    let colour = self.groups.get(i).map_or(BAR, |&g| group_colour(g));
+                    painter.rect_filled(bar_rect(i, *v), 0.0, colour);
+                }
+            }
+        } else {
+            self.draw_folded(&painter, frame);
+        }
+        let widened = |r: Rect| {
+            if r.width() < 3.0 {
+                Rect::from_center_size(r.center(), vec2(3.0, r.height().max(1.0)))
+            } else {
+                r
+            }
+        };
+        if let Some(i) = hovered
+            && let Some(Some(v)) = self.values.get(i)
+        {
+            painter.rect_filled(widened(bar_rect(i, *v)), 0.0, MARK);
+        }
+        if let Some(i) = self.selected
+            && let Some(Some(v)) = self.values.get(i)
+        {
+            let stroke = Stroke::new(2.0, ui.visuals().strong_text_color());
+            painter.rect_stroke(
+                widened(bar_rect(i, *v)),
+                0.0,
+                stroke,
+                egui::StrokeKind::Outside,
+            );
+        }
+        self.legend_ui(ui, plot);
+    }
+
+    /// Folds the bars of each pixel column into one line from their minimum to their
+    /// maximum (zero included).
+    fn draw_folded(&self, painter: &egui::Painter, frame: &Frame) {
+        let n = self.values.len();
+        let plot = frame.plot;
+        let columns = plot.width().max(1.0) as usize;
+        for px in 0..columns {
+            let i0 = px * n / columns;
+            let i1 = ((px + 1) * n / columns).max(i0 + 1).min(n);
+            let range =
+                self.values[i0..i1]
+                    .iter()
+                    .flatten()
+                    .fold(None, |acc: Option<(f64, f64)>, &v| {
+                        Some(acc.map_or((v, v), |(a, b)| (a.min(v), b.max(v))))
+                    });
+            if let Some((a, b)) = range {
+                let x = plot.left() + px as f32 + 0.5;
+                let (ya, yb) = (frame.px_y(a.min(0.0)), frame.px_y(b.max(0.0)));
+                painter.vline(x, ya.min(yb)..=ya.max(yb).max(ya.min(yb) + 1.0), (1.0, BAR));
+            }
+        }
     }
 }
 

@@ -150,22 +150,7 @@ pub fn histogram_ui(
         ui.weak(note);
         return;
     }
-    let bars: Vec<Bar> = histogram
-        .edges_us
-        .windows(2)
-        .zip(&histogram.counts)
-        .map(|(edge, &count)| {
-            let (a, b) = (edge[0].log10(), edge[1].log10());
-            Bar::new((a + b) / 2.0, count as f64)
-                .width((b - a) * 0.95)
-                .name(format!(
-                    "{} .. {}: {} lifetime(s)",
-                    time_label(edge[0]),
-                    time_label(edge[1]),
-                    count_label(count)
-                ))
-        })
-        .collect();
+    let bars = histogram_bars(histogram);
     let mut plot = static_plot(id, height)
         .x_grid_spacer(|input| decade_marks(input, 85.0))
         .x_axis_formatter(|mark: GridMark, _| time_label(10f64.powf(mark.value)))
@@ -206,6 +191,33 @@ pub fn histogram_ui(
             );
         }
     });
+    retention_captions_ui(ui, histogram, marks);
+}
+
+/// One bar per bin of `histogram`, centred on the log10 of its edges and named by its range
+/// and count.
+fn histogram_bars(histogram: &LogHistogram) -> Vec<Bar> {
+    histogram
+        .edges_us
+        .windows(2)
+        .zip(&histogram.counts)
+        .map(|(edge, &count)| {
+            let (a, b) = (edge[0].log10(), edge[1].log10());
+            Bar::new((a + b) / 2.0, count as f64)
+                .width((b - a) * 0.95)
+                .name(format!(
+                    "{} .. {}: {} lifetime(s)",
+                    time_label(edge[0]),
+                    time_label(edge[1]),
+                    count_label(count)
+                ))
+        })
+        .collect()
+}
+
+/// The captions under a histogram: each retention time with the share of lifetimes it
+/// covers, and the lifetimes of 0 cycles the log axis cannot show.
+fn retention_captions_ui(ui: &mut egui::Ui, histogram: &LogHistogram, marks: &[RetentionMark]) {
     let mut captions: Vec<(Color32, String)> = marks
         .iter()
         .enumerate()

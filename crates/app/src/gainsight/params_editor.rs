@@ -88,104 +88,26 @@ impl ParamsEditor {
     /// Draws the editor for `applied` parameters; returns what to do.
     pub fn ui(&mut self, ui: &mut egui::Ui, applied: &Params, busy: bool) -> Option<EditorAction> {
         let draft = self.draft.get_or_insert_with(|| applied.clone());
-        let mut changed = false;
-        egui::Grid::new("gainsight-params-general")
-            .num_columns(2)
-            .show(ui, |ui| {
-                changed |= number(
-                    ui,
-                    "Clock",
-                    &mut draft.clock_mhz,
-                    " MHz",
-                    "Core clock of the simulated GPU: one cycle = 1000 / clock ns",
-                );
-                changed |= integer(
-                    ui,
-                    "Block size",
-                    &mut draft.block_size_bytes,
-                    " B",
-                    "Bytes per cache block (utilization = unique addresses x block / size)",
-                );
-                changed |= integer(
-                    ui,
-                    "L1 default size",
-                    &mut draft.l1_default_size_bytes,
-                    " B",
-                    "L1 size of a kernel without a reconfiguration line",
-                );
-                changed |= integer(
-                    ui,
-                    "L2 size",
-                    &mut draft.l2_size_bytes,
-                    " B",
-                    "L2 size written to the kernel CSV",
-                );
-            });
-        ui.separator();
-        ui.strong("Gain-cell types");
-        for (index, cell) in draft.retention.iter_mut().enumerate() {
-            egui::CollapsingHeader::new(cell.name.clone())
-                .id_salt(("gainsight-cell", index))
-                .default_open(true)
-                .show(ui, |ui| {
-                    egui::Grid::new(("gainsight-cell-grid", index))
-                        .num_columns(2)
-                        .show(ui, |ui| {
-                            changed |= number(
-                                ui,
-                                "Retention",
-                                &mut cell.retention_us,
-                                " µs",
-                                "A lifetime of t µs needs floor(t / retention) refreshes",
-                            );
-                            changed |= energy(ui, "Read energy", &mut cell.read_energy_pj);
-                            changed |= energy(ui, "Refresh energy", &mut cell.refresh_energy_pj);
-                        });
-                });
-        }
-        ui.separator();
-        ui.strong("Area");
-        egui::Grid::new("gainsight-params-area")
-            .num_columns(2)
-            .show(ui, |ui| {
-                changed |= number(
-                    ui,
-                    "Divisor",
-                    &mut draft.area.divisor,
-                    "",
-                    "100 x array efficiency (75 = 0.75): area = bits x cell factor / divisor",
-                );
-                changed |= number(
-                    ui,
-                    "L1 capacity",
-                    &mut draft.area.l1_capacity_bits,
-                    " bit",
-                    "Capacity of L1 in bits",
-                );
-                changed |= number(
-                    ui,
-                    "L2 capacity",
-                    &mut draft.area.l2_capacity_bits,
-                    " bit",
-                    "Capacity of L2 in bits",
-                );
-                for cell in &mut draft.area.cells {
-                    changed |= number(
-                        ui,
-                        &format!("{} cell factor", cell.name),
-                        &mut cell.cell_factor,
-                        "",
-                        "Cell area per bit (the K of bits x K / divisor)",
-                    );
-                }
-                changed |= energy(ui, "SRAM read energy", &mut draft.sram.read_energy_pj);
-            });
+        let mut changed = general_ui(ui, draft);
+        changed |= cells_ui(ui, draft);
+        changed |= area_ui(ui, draft);
         if changed {
             self.error = draft.validate().err();
         }
         if let Some(error) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, error.to_string());
         }
+        self.buttons_ui(ui, applied, busy)
+    }
+
+    /// The buttons: Apply parameters (a modified, valid draft while idle), Revert to the
+    /// parameters in use, Reset to defaults (applied at once). Returns what to do.
+    fn buttons_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        applied: &Params,
+        busy: bool,
+    ) -> Option<EditorAction> {
         let mut action = None;
         ui.horizontal(|ui| {
             let modified = self.draft.as_ref() != Some(applied);
@@ -224,4 +146,116 @@ impl ParamsEditor {
         });
         action
     }
+}
+
+/// The general parameters: clock, block size, L1 default size and L2 size. True when one
+/// changed.
+fn general_ui(ui: &mut egui::Ui, draft: &mut Params) -> bool {
+    let mut changed = false;
+    egui::Grid::new("gainsight-params-general")
+        .num_columns(2)
+        .show(ui, |ui| {
+            changed |= number(
+                ui,
+                "Clock",
+                &mut draft.clock_mhz,
+                " MHz",
+                "Core clock of the simulated GPU: one cycle = 1000 / clock ns",
+            );
+            changed |= integer(
+                ui,
+                "Block size",
+                &mut draft.block_size_bytes,
+                " B",
+                "Bytes per cache block (utilization = unique addresses x block / size)",
+            );
+            changed |= integer(
+                ui,
+                "L1 default size",
+                &mut draft.l1_default_size_bytes,
+                " B",
+                "L1 size of a kernel without a reconfiguration line",
+            );
+            changed |= integer(
+                ui,
+                "L2 size",
+                &mut draft.l2_size_bytes,
+                " B",
+                "L2 size written to the kernel CSV",
+            );
+        });
+    changed
+}
+
+/// One section per gain-cell type: its retention time and its read and refresh energies.
+/// True when one changed.
+fn cells_ui(ui: &mut egui::Ui, draft: &mut Params) -> bool {
+    let mut changed = false;
+    ui.separator();
+    ui.strong("Gain-cell types");
+    for (index, cell) in draft.retention.iter_mut().enumerate() {
+        egui::CollapsingHeader::new(cell.name.clone())
+            .id_salt(("gainsight-cell", index))
+            .default_open(true)
+            .show(ui, |ui| {
+                egui::Grid::new(("gainsight-cell-grid", index))
+                    .num_columns(2)
+                    .show(ui, |ui| {
+                        changed |= number(
+                            ui,
+                            "Retention",
+                            &mut cell.retention_us,
+                            " µs",
+                            "A lifetime of t µs needs floor(t / retention) refreshes",
+                        );
+                        changed |= energy(ui, "Read energy", &mut cell.read_energy_pj);
+                        changed |= energy(ui, "Refresh energy", &mut cell.refresh_energy_pj);
+                    });
+            });
+    }
+    changed
+}
+
+/// The area parameters: the divisor, the capacities, each cell's factor and the SRAM read
+/// energy. True when one changed.
+fn area_ui(ui: &mut egui::Ui, draft: &mut Params) -> bool {
+    let mut changed = false;
+    ui.separator();
+    ui.strong("Area");
+    egui::Grid::new("gainsight-params-area")
+        .num_columns(2)
+        .show(ui, |ui| {
+            changed |= number(
+                ui,
+                "Divisor",
+                &mut draft.area.divisor,
+                "",
+                "100 x array efficiency (75 = 0.75): area = bits x cell factor / divisor",
+            );
+            changed |= number(
+                ui,
+                "L1 capacity",
+                &mut draft.area.l1_capacity_bits,
+                " bit",
+                "Capacity of L1 in bits",
+            );
+            changed |= number(
+                ui,
+                "L2 capacity",
+                &mut draft.area.l2_capacity_bits,
+                " bit",
+                "Capacity of L2 in bits",
+            );
+            for cell in &mut draft.area.cells {
+                changed |= number(
+                    ui,
+                    &format!("{} cell factor", cell.name),
+                    &mut cell.cell_factor,
+                    "",
+                    "Cell area per bit (the K of bits x K / divisor)",
+                );
+            }
+            changed |= energy(ui, "SRAM read energy", &mut draft.sram.read_energy_pj);
+        });
+    changed
 }

@@ -15,7 +15,7 @@ use eframe::egui::{
 
 use sightline_model::ncu::MetricValue;
 use sightline_model::section::details::{Entry, Item};
-use sightline_model::section::memory::MemoryChart;
+use sightline_model::section::memory::{ChartLink, ChartNode, MemoryChart};
 
 use super::baselines::ComparedBaseline;
 use super::baselines::compare::{BaselineValue, direction_color, values};
@@ -113,104 +113,143 @@ impl MemoryChartView {
         section: &str,
         baselines: &[ComparedBaseline],
     ) -> MemoryChartView {
-        let entry = |index: usize| item.entries.get(index).cloned();
-        let compared = |entries: &[Entry]| -> Vec<Vec<BaselineValue>> {
-            entries
-                .iter()
-                .map(|e| values(section, e, baselines))
-                .collect()
+        let values = ChartValues {
+            item,
+            section,
+            baselines,
         };
-        let first =
-            |entry: &Entry| values(section, entry, baselines.get(..1).unwrap_or_default()).pop();
-        let mut nodes = Vec::new();
-        for node in &chart.nodes {
-            let Some(rect) = node_rect(node.id) else {
-                continue;
-            };
-            let entries: Vec<Entry> = node.entries.iter().filter_map(|&i| entry(i)).collect();
-            let lines = entries
-                .iter()
-                .map(|e| {
-                    let what = e.label.strip_prefix(node.label).unwrap_or(&e.label);
-                    let what = what.trim_start_matches(": ");
-                    // Short enough for the unit's box; the hover gives the full name.
-                    let what = what.strip_suffix(" Success Rate").unwrap_or(what);
-                    format!("{what} {}", e.text)
-                })
-                .collect();
-            nodes.push(NodeView {
-                label: node.label.to_owned(),
-                rect,
-                physical: node.physical,
-                lines,
-                firsts: entries.iter().map(first).collect(),
-                baselines: compared(&entries),
-                entries,
-            });
-        }
-        let mut links = Vec::new();
-        for link in &chart.links {
-            let (Some(from), Some(to)) = (node_rect(link.from), node_rect(link.to)) else {
-                continue;
-            };
-            let Some(amount) = entry(link.amount) else {
-                continue;
-            };
-            let rate = link.rate.and_then(entry);
-            let peak = link.peak.and_then(entry);
-            // Physical links come in read/write pairs drawn side by side.
-            let pair = matches!(link.label, "Read" | "Write");
-            let offset = if pair { 7.0 } else { 0.0 };
-            let (start, end) = endpoints(from, to, offset, link.label == "Read");
-            // The kernel's links leave along a bus and reach each unit horizontally.
-            let points = if link.from == "kernel" && (start.y - to.center().y).abs() > 1.0 {
-                vec![
-                    start,
-                    pos2(KERNEL_BUS_X, start.y),
-                    pos2(KERNEL_BUS_X, to.center().y),
-                    pos2(end.x, to.center().y),
-                ]
-            } else {
-                vec![start, end]
-            };
-            // "98,304 inst", "98,304 Req", "8.39 Mbyte Read".
-            let amount_text = short_units(&amount.text);
-            let mut lines = if pair || (amount.unit.is_empty() && link.label.len() <= 4) {
-                vec![format!("{amount_text} {}", link.label)]
-            } else if amount.unit.is_empty() {
-                // A long noun goes on its own line to keep the label narrow.
-                vec![amount_text, link.label.to_lowercase()]
-            } else {
-                vec![amount_text]
-            };
-            let mut firsts = vec![None; lines.len()];
-            firsts[0] = first(&amount);
-            if let Some(rate) = &rate {
-                lines.push(short_units(&rate.text));
-                firsts.push(first(rate));
-            }
-            let title = amount
-                .label
-                .split_once(':')
-                .map_or(amount.label.clone(), |(path, _)| path.to_owned());
-            let peak_value = peak.as_ref().and_then(|e| finite(e.value.as_ref()));
-            let entries: Vec<Entry> = [Some(amount), rate, peak].into_iter().flatten().collect();
-            links.push(LinkView {
-                title: format!("{title} ({})", link.label),
-                points,
-                lines,
-                firsts,
-                peak: peak_value,
-                baselines: compared(&entries),
-                entries,
-                label_above: !pair || link.label == "Read",
-            });
-        }
+        let nodes = chart
+            .nodes
+            .iter()
+            .filter_map(|node| values.node_view(node))
+            .collect();
+        let links = chart
+            .links
+            .iter()
+            .filter_map(|link| values.link_view(link))
+            .collect();
         MemoryChartView {
             nodes,
             links,
             accessible_label: format!("{} diagram", item.label),
         }
+    }
+}
+
+/// Where the chart's values come from: the item's entries, and the baselines they are
+/// compared with (matched in section `section`).
+struct ChartValues<'a> {
+    item: &'a Item,
+    section: &'a str,
+    baselines: &'a [ComparedBaseline],
+}
+
+impl ChartValues<'_> {
+    /// Entry `index` of the item.
+    fn entry(&self, index: usize) -> Option<Entry> {
+        self.item.entries.get(index).cloned()
+    }
+
+    /// The baselines' values of each of `entries`.
+    fn compared(&self, entries: &[Entry]) -> Vec<Vec<BaselineValue>> {
+        entries
+            .iter()
+            .map(|e| values(self.section, e, self.baselines))
+            .collect()
+    }
+
+    /// The first baseline's value of `entry` (none without baselines).
+    fn first(&self, entry: &Entry) -> Option<BaselineValue> {
+        values(
+            self.section,
+            entry,
+            self.baselines.get(..1).unwrap_or_default(),
+        )
+        .pop()
+    }
+
+    /// A unit laid out: its box and one line per entry, named without the unit's prefix
+    /// (none for a unit the layout does not place).
+    fn node_view(&self, node: &ChartNode) -> Option<NodeView> {
+        let rect = node_rect(node.id)?;
+        let entries: Vec<Entry> = node.entries.iter().filter_map(|&i| self.entry(i)).collect();
+        let lines = entries
+            .iter()
+            .map(|e| {
+                let what = e.label.strip_prefix(node.label).unwrap_or(&e.label);
+                let what = what.trim_start_matches(": ");
+                // Short enough for the unit's box; the hover gives the full name.
+                let what = what.strip_suffix(" Success Rate").unwrap_or(what);
+                format!("{what} {}", e.text)
+            })
+            .collect();
+        Some(NodeView {
+            label: node.label.to_owned(),
+            rect,
+            physical: node.physical,
+            lines,
+            firsts: entries.iter().map(|e| self.first(e)).collect(),
+            baselines: self.compared(&entries),
+            entries,
+        })
+    }
+
+    /// A link laid out: its path between its units, its label lines (amount, rate) and its
+    /// peak share (none when a unit is not placed or the amount is missing).
+    fn link_view(&self, link: &ChartLink) -> Option<LinkView> {
+        let (Some(from), Some(to)) = (node_rect(link.from), node_rect(link.to)) else {
+            return None;
+        };
+        let amount = self.entry(link.amount)?;
+        let rate = link.rate.and_then(|i| self.entry(i));
+        let peak = link.peak.and_then(|i| self.entry(i));
+        // Physical links come in read/write pairs drawn side by side.
+        let pair = matches!(link.label, "Read" | "Write");
+        let offset = if pair { 7.0 } else { 0.0 };
+        let (start, end) = endpoints(from, to, offset, link.label == "Read");
+        // The kernel's links leave along a bus and reach each unit horizontally.
+        let points = if link.from == "kernel" && (start.y - to.center().y).abs() > 1.0 {
+            vec![
+                start,
+                pos2(KERNEL_BUS_X, start.y),
+                pos2(KERNEL_BUS_X, to.center().y),
+                pos2(end.x, to.center().y),
+            ]
+        } else {
+            vec![start, end]
+        };
+        // "98,304 inst", "98,304 Req", "8.39 Mbyte Read".
+        let amount_text = short_units(&amount.text);
+        let mut lines = if pair || (amount.unit.is_empty() && link.label.len() <= 4) {
+            vec![format!("{amount_text} {}", link.label)]
+        } else if amount.unit.is_empty() {
+            // A long noun goes on its own line to keep the label narrow.
+            vec![amount_text, link.label.to_lowercase()]
+        } else {
+            vec![amount_text]
+        };
+        let mut firsts = vec![None; lines.len()];
+        firsts[0] = self.first(&amount);
+        if let Some(rate) = &rate {
+            lines.push(short_units(&rate.text));
+            firsts.push(self.first(rate));
+        }
+        let title = amount
+            .label
+            .split_once(':')
+            .map_or(amount.label.clone(), |(path, _)| path.to_owned());
+        let peak_value = peak.as_ref().and_then(|e| finite(e.value.as_ref()));
+        let entries: Vec<Entry> = [Some(amount), rate, peak].into_iter().flatten().collect();
+        Some(LinkView {
+            title: format!("{title} ({})", link.label),
+            points,
+            lines,
+            firsts,
+            peak: peak_value,
+            baselines: self.compared(&entries),
+            entries,
+            label_above: !pair || link.label == "Read",
+        })
     }
 }
 
@@ -272,121 +311,35 @@ pub fn memory_chart_ui(ui: &mut Ui, view: &MemoryChartView) {
             if !ui.is_rect_visible(response.rect) {
                 return;
             }
-            let origin = response.rect.min + vec2(4.0, 0.0);
-            let scale = (width - 8.0) / DESIGN_WIDTH;
-            let at = |p: Pos2| origin + vec2(p.x * scale, p.y);
-            let to_screen = |r: Rect| Rect::from_min_max(at(r.min), at(r.max));
             let visuals = ui.visuals().clone();
-            let text_colour = visuals.strong_text_color();
-            let neutral = visuals.weak_text_color();
-            let small = FontId::proportional(11.0);
+            let chart = ChartPaint {
+                origin: response.rect.min + vec2(4.0, 0.0),
+                scale: (width - 8.0) / DESIGN_WIDTH,
+                text_colour: visuals.strong_text_color(),
+                small: FontId::proportional(11.0),
+                painter: &painter,
+                visuals: &visuals,
+            };
             let hover = response.hover_pos();
-
             // The link or unit under the pointer.
-            let hovered_link = hover.and_then(|pointer| {
-                view.links
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| {
-                        let distance = l
-                            .points
-                            .windows(2)
-                            .map(|w| distance_to_segment(pointer, at(w[0]), at(w[1])))
-                            .fold(f32::INFINITY, f32::min);
-                        (i, distance)
-                    })
-                    .filter(|(_, d)| *d < 7.0)
-                    .min_by(|a, b| a.1.total_cmp(&b.1))
-                    .map(|(i, _)| i)
-            });
+            let hovered_link = hover.and_then(|pointer| chart.link_at(view, pointer));
             let hovered_node = hover.and_then(|pointer| {
                 view.nodes
                     .iter()
-                    .position(|n| to_screen(n.rect).contains(pointer))
+                    .position(|n| chart.rect(n.rect).contains(pointer))
             });
-
             for (index, node) in view.nodes.iter().enumerate() {
-                let rect = to_screen(node.rect);
-                let fill = node_fill(node.physical, visuals.dark_mode);
-                let stroke_colour = if hovered_node == Some(index) {
-                    text_colour
-                } else {
-                    fill.gamma_multiply(1.6)
-                };
-                painter.rect_filled(rect, 4.0, fill);
-                painter.rect_stroke(
-                    rect,
-                    4.0,
-                    Stroke::new(1.0, stroke_colour),
-                    StrokeKind::Inside,
-                );
-                // Each line, and under it its difference to the first baseline (the units'
-                // boxes are narrow).
-                let mut rows = Vec::new();
-                for (line_index, line) in node.lines.iter().enumerate() {
-                    rows.push(with_difference(ui, line, None, &small, text_colour));
-                    let first = node.firsts.get(line_index).and_then(Option::as_ref);
-                    if difference_text(first).is_some() {
-                        rows.push(with_difference(ui, "", first, &small, text_colour));
-                    }
-                }
-                let title_y = rect.center().y - 8.0 * rows.len() as f32;
-                painter.text(
-                    pos2(rect.center().x, title_y),
-                    Align2::CENTER_CENTER,
-                    &node.label,
-                    FontId::proportional(12.5),
-                    text_colour,
-                );
-                for (row_index, job) in rows.into_iter().enumerate() {
-                    let galley = painter.layout_job(job);
-                    let at = pos2(rect.center().x, title_y + 16.0 * (row_index + 1) as f32);
-                    let place = Align2::CENTER_CENTER.anchor_size(at, galley.size());
-                    painter.galley(place.min, galley, text_colour);
-                }
+                chart.draw_node(ui, node, hovered_node == Some(index));
             }
-
             for (index, link) in view.links.iter().enumerate() {
-                let points: Vec<Pos2> = link.points.iter().map(|&p| at(p)).collect();
-                let colour = link.peak.map_or(neutral, peak_colour);
-                let width = if hovered_link == Some(index) {
-                    3.5
-                } else {
-                    2.0
-                };
-                let stroke = Stroke::new(width, colour);
-                let (Some(&to), Some(&from)) = (points.last(), points.iter().rev().nth(1)) else {
-                    continue;
-                };
-                let direction = (to - from).normalized();
-                let mut line = points.clone();
-                if let Some(last) = line.last_mut() {
-                    *last = to - direction * 2.0;
-                }
-                painter.add(egui::Shape::line(line, stroke));
-                arrow_head(&painter, to, direction, stroke);
-                // Labels sit at the middle of the last segment, above or below it.
-                let middle = from + (to - from) * 0.5;
-                let line_height = 13.0;
-                let count = link.lines.len() as f32;
-                let first_y = if link.label_above {
-                    middle.y - 4.0 - line_height * count
-                } else {
-                    middle.y + 4.0
-                };
-                for (line_index, line) in link.lines.iter().enumerate() {
-                    let first = link.firsts.get(line_index).and_then(Option::as_ref);
-                    let colour = visuals.text_color();
-                    let job = with_difference(ui, line, first, &small, colour);
-                    let galley = painter.layout_job(job);
-                    let at = pos2(middle.x, first_y + line_height * line_index as f32);
-                    let place = Align2::CENTER_TOP.anchor_size(at, galley.size());
-                    painter.galley(place.min, galley, colour);
-                }
+                chart.draw_link(ui, link, hovered_link == Some(index));
             }
-
-            legend(&painter, to_legend_rect(response.rect), &visuals, &small);
-
+            legend(
+                &painter,
+                to_legend_rect(response.rect),
+                &visuals,
+                &chart.small,
+            );
             if let Some(index) = hovered_link {
                 let link = &view.links[index];
                 response.on_hover_ui_at_pointer(|ui| {
@@ -404,6 +357,134 @@ pub fn memory_chart_ui(ui: &mut Ui, view: &MemoryChartView) {
                 });
             }
         });
+}
+
+/// How the diagram is drawn this frame: the design space's origin and scale on screen, the
+/// painter and the colours and font of the labels.
+struct ChartPaint<'a> {
+    /// Where the design space's origin is on screen.
+    origin: Pos2,
+    /// Screen points per design unit, horizontally (the height is not scaled).
+    scale: f32,
+    /// The colour of the units' text.
+    text_colour: Color32,
+    /// The font of the values.
+    small: FontId,
+    painter: &'a egui::Painter,
+    visuals: &'a egui::Visuals,
+}
+
+impl ChartPaint<'_> {
+    /// A point of the design space on screen.
+    fn at(&self, p: Pos2) -> Pos2 {
+        self.origin + vec2(p.x * self.scale, p.y)
+    }
+
+    /// A rectangle of the design space on screen.
+    fn rect(&self, r: Rect) -> Rect {
+        Rect::from_min_max(self.at(r.min), self.at(r.max))
+    }
+
+    /// The link nearest to `pointer` within 7 points, if any.
+    fn link_at(&self, view: &MemoryChartView, pointer: Pos2) -> Option<usize> {
+        view.links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let distance = l
+                    .points
+                    .windows(2)
+                    .map(|w| distance_to_segment(pointer, self.at(w[0]), self.at(w[1])))
+                    .fold(f32::INFINITY, f32::min);
+                (i, distance)
+            })
+            .filter(|(_, d)| *d < 7.0)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    }
+
+    /// Draws a unit: its box (outlined in the text colour when hovered), its name and its
+    /// lines, each followed on the next row by its difference to the first baseline (the
+    /// units' boxes are narrow).
+    fn draw_node(&self, ui: &Ui, node: &NodeView, hovered: bool) {
+        let painter = self.painter;
+        let text_colour = self.text_colour;
+        let rect = self.rect(node.rect);
+        let fill = node_fill(node.physical, self.visuals.dark_mode);
+        let stroke_colour = if hovered {
+            text_colour
+        } else {
+            fill.gamma_multiply(1.6)
+        };
+        painter.rect_filled(rect, 4.0, fill);
+        painter.rect_stroke(
+            rect,
+            4.0,
+            Stroke::new(1.0, stroke_colour),
+            StrokeKind::Inside,
+        );
+        let mut rows = Vec::new();
+        for (line_index, line) in node.lines.iter().enumerate() {
+            rows.push(with_difference(ui, line, None, &self.small, text_colour));
+            let first = node.firsts.get(line_index).and_then(Option::as_ref);
+            if difference_text(first).is_some() {
+                rows.push(with_difference(ui, "", first, &self.small, text_colour));
+            }
+        }
+        let title_y = rect.center().y - 8.0 * rows.len() as f32;
+        painter.text(
+            pos2(rect.center().x, title_y),
+            Align2::CENTER_CENTER,
+            &node.label,
+            FontId::proportional(12.5),
+            text_colour,
+        );
+        for (row_index, job) in rows.into_iter().enumerate() {
+            let galley = painter.layout_job(job);
+            let at = pos2(rect.center().x, title_y + 16.0 * (row_index + 1) as f32);
+            let place = Align2::CENTER_CENTER.anchor_size(at, galley.size());
+            painter.galley(place.min, galley, text_colour);
+        }
+    }
+
+    /// Draws a link: its path with an arrow head, coloured by its share of the peak (thicker
+    /// when hovered), and its labels at the middle of the last segment, above or below it.
+    fn draw_link(&self, ui: &Ui, link: &LinkView, hovered: bool) {
+        let painter = self.painter;
+        let points: Vec<Pos2> = link.points.iter().map(|&p| self.at(p)).collect();
+        let colour = link
+            .peak
+            .map_or(self.visuals.weak_text_color(), peak_colour);
+        let width = if hovered { 3.5 } else { 2.0 };
+        let stroke = Stroke::new(width, colour);
+        let (Some(&to), Some(&from)) = (points.last(), points.iter().rev().nth(1)) else {
+            return;
+        };
+        let direction = (to - from).normalized();
+        let mut line = points.clone();
+        if let Some(last) = line.last_mut() {
+            *last = to - direction * 2.0;
+        }
+        painter.add(egui::Shape::line(line, stroke));
+        arrow_head(painter, to, direction, stroke);
+        let middle = from + (to - from) * 0.5;
+        let line_height = 13.0;
+        let count = link.lines.len() as f32;
+        let first_y = if link.label_above {
+            middle.y - 4.0 - line_height * count
+        } else {
+            middle.y + 4.0
+        };
+        for (line_index, line) in link.lines.iter().enumerate() {
+            let first = link.firsts.get(line_index).and_then(Option::as_ref);
+            let colour = self.visuals.text_color();
+            let job = with_difference(ui, line, first, &self.small, colour);
+            let galley = painter.layout_job(job);
+            let at = pos2(middle.x, first_y + line_height * line_index as f32);
+            let place = Align2::CENTER_TOP.anchor_size(at, galley.size());
+            painter.galley(place.min, galley, colour);
+        }
+    }
 }
 
 fn to_legend_rect(chart: Rect) -> Rect {

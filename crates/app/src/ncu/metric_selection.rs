@@ -80,6 +80,9 @@ impl MetricSelection {
         requests
     }
 
+    /// The window's contents: the reload bar, the embedded-sections choice, the search path,
+    /// the filter, then the sections and rules in use and those of the search path with
+    /// their load failures.
     fn contents(
         &mut self,
         ui: &mut egui::Ui,
@@ -92,40 +95,7 @@ impl MetricSelection {
             page: in_use.as_ref().and_then(|u| u.rules),
             load_errors,
         };
-        ui.horizontal(|ui| {
-            if ui
-                .button("Reload")
-                .on_hover_text("Load every section and rule file of the search path again")
-                .clicked()
-            {
-                state.reload();
-            }
-            if state.watching() {
-                ui.label("Live reload: on");
-            } else if let Some(error) = &state.watch_error {
-                ui.colored_label(
-                    ui.visuals().warn_fg_color,
-                    format!("Live reload: off ({error})"),
-                );
-            } else {
-                ui.label("Live reload: off (no section folder)");
-            }
-            if let Some((when, files)) = &state.last_reload {
-                let ago = when.elapsed().as_secs();
-                let what = match files.as_slice() {
-                    [] => String::new(),
-                    [one] => format!(
-                        " after a change of {}",
-                        one.file_name().map_or_else(
-                            || one.display().to_string(),
-                            |n| n.to_string_lossy().into_owned()
-                        )
-                    ),
-                    many => format!(" after {} files changed", many.len()),
-                };
-                ui.weak(format!("· loaded {ago} s ago{what}"));
-            }
-        });
+        reload_bar_ui(ui, state);
         let mut prefer = state.prefer_embedded;
         if ui
             .checkbox(
@@ -140,21 +110,7 @@ impl MetricSelection {
         self.search_path_ui(ui, state, requests);
         ui.separator();
 
-        let set = match &in_use {
-            Some(InUse {
-                source: SectionSource::Embedded,
-                set,
-                report,
-                ..
-            }) => {
-                ui.label(format!(
-                    "{report} is shown with its {} embedded sections. Files of the search path are listed below them.",
-                    set.sections.len()
-                ));
-                Some(*set)
-            }
-            _ => None,
-        };
+        let set = embedded_notice_ui(ui, in_use.as_ref());
         ui.horizontal(|ui| {
             ui.label("Filter:");
             ui.add(
@@ -167,22 +123,7 @@ impl MetricSelection {
         let folder_set = std::sync::Arc::clone(&state.set);
         let rules = state.rules.clone();
         // Rules the report holds results of but the search path does not have.
-        let stored: Vec<RuleFile> = info
-            .page
-            .map(|page| {
-                page.rows
-                    .iter()
-                    .filter(|row| !row.can_apply)
-                    .map(|row| RuleFile {
-                        path: STORED_IN_REPORT.into(),
-                        identifier: row.identifier.clone(),
-                        section: row.section.clone(),
-                        name: Some(row.name.clone()),
-                        description: None,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let stored = stored_rules(info.page);
         let mut folder_rules = rules.rules.clone();
         if set.is_none() {
             folder_rules.extend(stored.iter().cloned());
@@ -477,4 +418,82 @@ fn failures_ui(
             ui.label(egui::RichText::new(&error.message).monospace());
         });
     }
+}
+
+/// The reload bar: Reload, whether live reload is on (or why not), and when and why the
+/// sections were last loaded.
+fn reload_bar_ui(ui: &mut egui::Ui, state: &mut SectionState) {
+    ui.horizontal(|ui| {
+        if ui
+            .button("Reload")
+            .on_hover_text("Load every section and rule file of the search path again")
+            .clicked()
+        {
+            state.reload();
+        }
+        if state.watching() {
+            ui.label("Live reload: on");
+        } else if let Some(error) = &state.watch_error {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("Live reload: off ({error})"),
+            );
+        } else {
+            ui.label("Live reload: off (no section folder)");
+        }
+        if let Some((when, files)) = &state.last_reload {
+            let ago = when.elapsed().as_secs();
+            let what = match files.as_slice() {
+                [] => String::new(),
+                [one] => format!(
+                    " after a change of {}",
+                    one.file_name().map_or_else(
+                        || one.display().to_string(),
+                        |n| n.to_string_lossy().into_owned()
+                    )
+                ),
+                many => format!(" after {} files changed", many.len()),
+            };
+            ui.weak(format!("· loaded {ago} s ago{what}"));
+        }
+    });
+}
+
+/// Names the embedded sections a report is shown with; returns them (none when the report
+/// uses the search path's).
+fn embedded_notice_ui<'a>(ui: &mut egui::Ui, in_use: Option<&InUse<'a>>) -> Option<&'a SectionSet> {
+    match in_use {
+        Some(InUse {
+            source: SectionSource::Embedded,
+            set,
+            report,
+            ..
+        }) => {
+            ui.label(format!(
+                "{report} is shown with its {} embedded sections. Files of the search path are listed below them.",
+                set.sections.len()
+            ));
+            Some(*set)
+        }
+        _ => None,
+    }
+}
+
+/// The rules a report holds results of but the search path does not have, listed as stored
+/// in the report.
+fn stored_rules(page: Option<&PageRules>) -> Vec<RuleFile> {
+    page.map(|page| {
+        page.rows
+            .iter()
+            .filter(|row| !row.can_apply)
+            .map(|row| RuleFile {
+                path: STORED_IN_REPORT.into(),
+                identifier: row.identifier.clone(),
+                section: row.section.clone(),
+                name: Some(row.name.clone()),
+                description: None,
+            })
+            .collect()
+    })
+    .unwrap_or_default()
 }

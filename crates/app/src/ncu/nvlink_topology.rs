@@ -152,9 +152,41 @@ pub fn topology_ui(ui: &mut Ui, view: &TopologyView) {
         .collect();
     let hover = response.hover_pos();
     let small = FontId::proportional(11.0);
-    let link_colour = Color32::from_rgb(0x76, 0xb9, 0x00);
-
     // Links first, under the boxes.
+    let hovered_link = draw_links(&painter, view, &centres, hover, &visuals, &small);
+    let hovered_device = draw_devices(&painter, view, &boxes, hover, &visuals, &small);
+    if let Some(index) = hovered_link {
+        let link = &view.links[index];
+        response.on_hover_ui_at_pointer(|ui| {
+            ui.strong(&link.title);
+            for entry in &link.entries {
+                ui.separator();
+                entry_tooltip(ui, entry);
+            }
+        });
+    } else if let Some(index) = hovered_device {
+        let device = &view.devices[index];
+        response.on_hover_ui_at_pointer(|ui| match &device.name {
+            Some(name) => entry_tooltip(ui, name),
+            None => {
+                ui.strong(&device.label);
+            }
+        });
+    }
+}
+
+/// Draws the links between the devices at `centres` (parallel ones side by side, a loop as
+/// an arc above its box, the hovered one thicker), then their labels on a backing so that
+/// crossing lines stay readable. Returns the link under `hover`.
+fn draw_links(
+    painter: &egui::Painter,
+    view: &TopologyView,
+    centres: &[Pos2],
+    hover: Option<Pos2>,
+    visuals: &egui::Visuals,
+    small: &FontId,
+) -> Option<usize> {
+    let link_colour = Color32::from_rgb(0x76, 0xb9, 0x00);
     let mut hovered_link = None;
     let mut labels: Vec<(Pos2, String)> = Vec::new();
     for (index, link) in view.links.iter().enumerate() {
@@ -184,7 +216,6 @@ pub fn topology_ui(ui: &mut Ui, view: &TopologyView) {
         let middle = start + (end - start) * ((lane + 1) as f32 / (count + 1) as f32);
         labels.push((middle, link.lines.join("\n")));
     }
-    // Labels over every line, on a backing so that crossing lines stay readable.
     for (at, text) in labels {
         let galley = painter.layout_no_wrap(text, small.clone(), visuals.text_color());
         let rect = Align2::CENTER_TOP.anchor_size(at + vec2(0.0, 4.0), galley.size());
@@ -195,8 +226,21 @@ pub fn topology_ui(ui: &mut Ui, view: &TopologyView) {
         );
         painter.galley(rect.min, galley, visuals.text_color());
     }
+    hovered_link
+}
+
+/// Draws the device boxes (outlined in the strong text colour when hovered) with their label
+/// and the report's name of the GPU. Returns the device under `hover`.
+fn draw_devices(
+    painter: &egui::Painter,
+    view: &TopologyView,
+    boxes: &[Rect],
+    hover: Option<Pos2>,
+    visuals: &egui::Visuals,
+    small: &FontId,
+) -> Option<usize> {
     let mut hovered_device = None;
-    for (index, (device, rect)) in view.devices.iter().zip(&boxes).enumerate() {
+    for (index, (device, rect)) in view.devices.iter().zip(boxes).enumerate() {
         let fill = if visuals.dark_mode {
             Color32::from_rgb(0x27, 0x47, 0x6e)
         } else {
@@ -235,24 +279,7 @@ pub fn topology_ui(ui: &mut Ui, view: &TopologyView) {
             );
         }
     }
-    if let Some(index) = hovered_link {
-        let link = &view.links[index];
-        response.on_hover_ui_at_pointer(|ui| {
-            ui.strong(&link.title);
-            for entry in &link.entries {
-                ui.separator();
-                entry_tooltip(ui, entry);
-            }
-        });
-    } else if let Some(index) = hovered_device {
-        let device = &view.devices[index];
-        response.on_hover_ui_at_pointer(|ui| match &device.name {
-            Some(name) => entry_tooltip(ui, name),
-            None => {
-                ui.strong(&device.label);
-            }
-        });
-    }
+    hovered_device
 }
 
 fn distance_to_segment(p: Pos2, a: Pos2, b: Pos2) -> f32 {

@@ -140,50 +140,9 @@ impl RawPage {
     pub fn ui(&mut self, ui: &mut egui::Ui, report: &Report, action: &Action) {
         self.set_result(report, action);
         self.poll_export();
-        let mut changed = false;
-        ui.horizontal(|ui| {
-            ui.label("Filter:");
-            changed |= ui
-                .add(
-                    egui::TextEdit::singleline(&mut self.filter)
-                        .hint_text("metric name (regular expression)")
-                        .desired_width(320.0),
-                )
-                .changed();
-            changed |= ui
-                .checkbox(&mut self.instances, "Instance values")
-                .changed();
-            if ui
-                .button("Copy CSV")
-                .on_hover_text("The result's raw page as CSV (sightline raw --csv --kernel N)")
-                .clicked()
-            {
-                ui.ctx().copy_text(self.csv.clone());
-                self.status = Some(("CSV copied to the clipboard".into(), false));
-            }
-            if ui
-                .add_enabled(self.export.is_none(), egui::Button::new("Export CSV…"))
-                .clicked()
-            {
-                self.start_export(action.index(), ui.ctx().clone());
-            }
-        });
+        let changed = self.filter_bar_ui(ui, action);
         let needle = self.filter.to_lowercase();
-        if let Err(error) = self.matcher() {
-            let error = error.lines().last().unwrap_or_default().to_owned();
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!("not a regular expression ({error}): matching the text as it is"),
-            );
-        }
-        if let Some((status, is_error)) = &self.status {
-            let color = if *is_error {
-                ui.visuals().error_fg_color
-            } else {
-                ui.visuals().weak_text_color()
-            };
-            ui.colored_label(color, status);
-        }
+        self.messages_ui(ui);
         if changed {
             self.table.invalidate();
         }
@@ -237,6 +196,60 @@ impl RawPage {
             },
         );
         self.table = table;
+    }
+
+    /// The bar above the table: the filter, Instance values, Copy CSV and Export CSV…. True
+    /// when the filter or Instance values changed.
+    fn filter_bar_ui(&mut self, ui: &mut egui::Ui, action: &Action) -> bool {
+        let mut changed = false;
+        ui.horizontal(|ui| {
+            ui.label("Filter:");
+            changed |= ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.filter)
+                        .hint_text("metric name (regular expression)")
+                        .desired_width(320.0),
+                )
+                .changed();
+            changed |= ui
+                .checkbox(&mut self.instances, "Instance values")
+                .changed();
+            if ui
+                .button("Copy CSV")
+                .on_hover_text("The result's raw page as CSV (sightline raw --csv --kernel N)")
+                .clicked()
+            {
+                ui.ctx().copy_text(self.csv.clone());
+                self.status = Some(("CSV copied to the clipboard".into(), false));
+            }
+            if ui
+                .add_enabled(self.export.is_none(), egui::Button::new("Export CSV…"))
+                .clicked()
+            {
+                self.start_export(action.index(), ui.ctx().clone());
+            }
+        });
+        changed
+    }
+
+    /// Says when the filter is not a regular expression (matched as text), and the status of
+    /// the last copy or export.
+    fn messages_ui(&mut self, ui: &mut egui::Ui) {
+        if let Err(error) = self.matcher() {
+            let error = error.lines().last().unwrap_or_default().to_owned();
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("not a regular expression ({error}): matching the text as it is"),
+            );
+        }
+        if let Some((status, is_error)) = &self.status {
+            let color = if *is_error {
+                ui.visuals().error_fg_color
+            } else {
+                ui.visuals().weak_text_color()
+            };
+            ui.colored_label(color, status);
+        }
     }
 
     /// Asks for a file on a dialog thread and writes the CSV there.

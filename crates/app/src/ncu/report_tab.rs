@@ -361,30 +361,7 @@ impl ReportTab {
             self.add_baseline(index, sections, baselines);
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut self.page, Page::Details, "Details");
-                ui.selectable_value(&mut self.page, Page::Session, "Session");
-                ui.selectable_value(&mut self.page, Page::Source, "Source");
-                ui.selectable_value(&mut self.page, Page::Summary, "Summary");
-                ui.selectable_value(&mut self.page, Page::Raw, "Raw");
-                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    if ui
-                        .button("Metric Selection…")
-                        .on_hover_text("Sections and rules: load errors, Reload, enable/disable")
-                        .clicked()
-                    {
-                        open_selection = true;
-                    }
-                    if self.page == Page::Details
-                        && ui
-                            .button("Add as baseline")
-                            .on_hover_text("Compare every report's Details page with this result")
-                            .clicked()
-                    {
-                        self.add_baseline(self.selected, sections, baselines);
-                    }
-                });
-            });
+            open_selection = self.page_bar_ui(ui, sections, baselines);
             let compared = self.compared_baselines(sections, baselines);
             baselines_bar(ui, baselines, &compared);
             ui.separator();
@@ -414,25 +391,7 @@ impl ReportTab {
                         ui.label("This report contains no results.");
                     }
                 }
-                Page::Summary => {
-                    let shown = baselines.shown();
-                    match self.summary.ui(
-                        ui,
-                        (self.load.path(), &report),
-                        sections,
-                        self.selected,
-                        &shown,
-                    ) {
-                        Some(SummaryAction::Open(index)) => {
-                            self.select(index);
-                            self.page = Page::Details;
-                        }
-                        Some(SummaryAction::AddBaseline(index)) => {
-                            self.add_baseline(index, sections, baselines);
-                        }
-                        None => {}
-                    }
-                }
+                Page::Summary => self.summary_page_ui(ui, &report, sections, baselines),
                 Page::Raw => match &self.current {
                     Some(current) => self.raw.ui(ui, &report, &current.action),
                     None if report.num_actions() == 0 => {
@@ -441,50 +400,125 @@ impl ReportTab {
                     None => {}
                 },
                 Page::Details => {
-                    self.ensure_current(sections);
-                    self.page_rules(sections, runner);
-                    let mut requests = Vec::new();
-                    let mut kernel = 0;
-                    if let (Some(current), Some((_, page_rules))) =
-                        (&self.current, &self.page_rules)
-                    {
-                        kernel = current.action.index();
-                        self.timeline_links.ui(ui, kernel, &mut self.navigate);
-                        self.panel.baselines = compared;
-                        let ctx = ViewCtx {
-                            report: &report,
-                            action: &current.action,
-                            details: &current.details,
-                            rules: page_rules,
-                        };
-                        self.panel.ui(ui, &ctx);
-                        requests = self.panel.take_rule_requests();
-                        if let Some(link) = self.panel.take_source_link() {
-                            match link {
-                                SourceLink::Instruction(pc) => self.source.go_to_pc(pc),
-                                SourceLink::Line(location) => self.source.go_to_line(location),
-                            }
-                            self.page = Page::Source;
-                            ui.ctx().request_repaint();
-                        }
-                    } else if report.num_actions() == 0 {
-                        ui.label("This report contains no results.");
-                    }
-                    for request in requests {
-                        match request {
-                            RuleRequest::ApplyAll => {
-                                self.apply_rules(kernel, RuleSelection::All, sections, runner)
-                            }
-                            RuleRequest::Apply(id) => {
-                                self.apply_rules(kernel, RuleSelection::One(id), sections, runner)
-                            }
-                            RuleRequest::Cancel => runner.cancel(),
-                        }
-                    }
+                    self.details_page_ui(ui, &report, compared, sections, runner);
                 }
             }
         });
         open_selection
+    }
+
+    /// The bar above the page: the page tabs, and at the right Metric Selection… and (on the
+    /// Details page) Add as baseline. True when Metric Selection… was clicked.
+    fn page_bar_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        sections: &SectionState,
+        baselines: &mut BaselineStore,
+    ) -> bool {
+        let mut open_selection = false;
+        ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.page, Page::Details, "Details");
+            ui.selectable_value(&mut self.page, Page::Session, "Session");
+            ui.selectable_value(&mut self.page, Page::Source, "Source");
+            ui.selectable_value(&mut self.page, Page::Summary, "Summary");
+            ui.selectable_value(&mut self.page, Page::Raw, "Raw");
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui
+                    .button("Metric Selection…")
+                    .on_hover_text("Sections and rules: load errors, Reload, enable/disable")
+                    .clicked()
+                {
+                    open_selection = true;
+                }
+                if self.page == Page::Details
+                    && ui
+                        .button("Add as baseline")
+                        .on_hover_text("Compare every report's Details page with this result")
+                        .clicked()
+                {
+                    self.add_baseline(self.selected, sections, baselines);
+                }
+            });
+        });
+        open_selection
+    }
+
+    /// The Summary page: opening a result shows its Details page; a result can be added as
+    /// a baseline.
+    fn summary_page_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        report: &Arc<Report>,
+        sections: &SectionState,
+        baselines: &mut BaselineStore,
+    ) {
+        let shown = baselines.shown();
+        match self.summary.ui(
+            ui,
+            (self.load.path(), report),
+            sections,
+            self.selected,
+            &shown,
+        ) {
+            Some(SummaryAction::Open(index)) => {
+                self.select(index);
+                self.page = Page::Details;
+            }
+            Some(SummaryAction::AddBaseline(index)) => {
+                self.add_baseline(index, sections, baselines);
+            }
+            None => {}
+        }
+    }
+
+    /// The Details page of the selected result, compared with the `compared` baselines, with
+    /// its timeline links; follows a link to the Source page and runs the rules it asks for.
+    fn details_page_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        report: &Arc<Report>,
+        compared: Vec<ComparedBaseline>,
+        sections: &SectionState,
+        runner: &mut RuleRunner,
+    ) {
+        self.ensure_current(sections);
+        self.page_rules(sections, runner);
+        let mut requests = Vec::new();
+        let mut kernel = 0;
+        if let (Some(current), Some((_, page_rules))) = (&self.current, &self.page_rules) {
+            kernel = current.action.index();
+            self.timeline_links.ui(ui, kernel, &mut self.navigate);
+            self.panel.baselines = compared;
+            let ctx = ViewCtx {
+                report,
+                action: &current.action,
+                details: &current.details,
+                rules: page_rules,
+            };
+            self.panel.ui(ui, &ctx);
+            requests = self.panel.take_rule_requests();
+            if let Some(link) = self.panel.take_source_link() {
+                match link {
+                    SourceLink::Instruction(pc) => self.source.go_to_pc(pc),
+                    SourceLink::Line(location) => self.source.go_to_line(location),
+                }
+                self.page = Page::Source;
+                ui.ctx().request_repaint();
+            }
+        } else if report.num_actions() == 0 {
+            ui.label("This report contains no results.");
+        }
+        for request in requests {
+            match request {
+                RuleRequest::ApplyAll => {
+                    self.apply_rules(kernel, RuleSelection::All, sections, runner)
+                }
+                RuleRequest::Apply(id) => {
+                    self.apply_rules(kernel, RuleSelection::One(id), sections, runner)
+                }
+                RuleRequest::Cancel => runner.cancel(),
+            }
+        }
     }
 }
 

@@ -352,6 +352,27 @@ impl SightlineApp {
         } else {
             egui::Theme::Light
         });
+        self.open_requested(&ctx);
+        self.poll_work(&ctx);
+        self.share_between_tabs();
+        self.handle_input(&ctx);
+        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
+        if !self.tabs.is_empty() {
+            egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
+        }
+        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+        self.active_tab_ui(ui, &ctx);
+        self.kind_windows_ui(&ctx);
+        self.shortcuts_ui(&ctx);
+        self.path_prompt_ui(&ctx);
+        self.trace_milestones();
+        drop_overlay(&ctx);
+    }
+
+    /// Opens what was asked for since the last frame: the files to merge into one tab, the
+    /// pending paths, and the open dialog's answer (or, when no dialog is available, the path
+    /// prompt).
+    fn open_requested(&mut self, ctx: &egui::Context) {
         if std::mem::take(&mut self.merge_pending) && !self.pending.is_empty() {
             let paths = std::mem::take(&mut self.pending);
             let repaint = ctx.clone();
@@ -363,7 +384,7 @@ impl SightlineApp {
             self.active = self.tabs.len() - 1;
         }
         for path in std::mem::take(&mut self.pending) {
-            self.open(path, &ctx);
+            self.open(path, ctx);
         }
         if let Some(Answer {
             value: files,
@@ -382,12 +403,16 @@ impl SightlineApp {
                 ));
             }
             for path in files {
-                self.open(path, &ctx);
+                self.open(path, ctx);
             }
         }
+    }
+
+    /// Polls the kinds' background work and every tab's load, and says what they report.
+    fn poll_work(&mut self, ctx: &egui::Context) {
         let mut said = Vec::new();
         for state in self.states.iter_mut() {
-            said.extend(state.poll(&ctx, &mut self.tabs));
+            said.extend(state.poll(ctx, &mut self.tabs));
         }
         for status in said {
             self.say(status);
@@ -398,13 +423,11 @@ impl SightlineApp {
                 self.say_for_tab(&path, status, false);
             }
         }
-        self.share_between_tabs();
-        self.handle_input(&ctx);
-        egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
-        if !self.tabs.is_empty() {
-            egui::Panel::top("tabs").show(ui, |ui| self.tabs_ui(ui));
-        }
-        egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
+    }
+
+    /// Draws the active tab (and opens the files and follows the links it asks for), or the
+    /// welcome page without tabs.
+    fn active_tab_ui(&mut self, ui: &mut egui::Ui, ctx: &egui::Context) {
         match self.tabs.get_mut(self.active) {
             Some(tab) => {
                 let mut services = Services::new(&mut self.states);
@@ -412,7 +435,7 @@ impl SightlineApp {
                 let open_files = std::mem::take(&mut services.open_files);
                 let navigate = std::mem::take(&mut services.navigate);
                 for path in open_files {
-                    self.open(path, &ctx);
+                    self.open(path, ctx);
                 }
                 for request in navigate {
                     self.navigate(&request);
@@ -423,55 +446,66 @@ impl SightlineApp {
                 egui::CentralPanel::default().show(ui, |ui| self.welcome_ui(ui));
             }
         }
+    }
+
+    /// Draws the windows of the document kinds and says what they report.
+    fn kind_windows_ui(&mut self, ctx: &egui::Context) {
         let active = (self.active < self.tabs.len()).then_some(self.active);
         let mut said = Vec::new();
         for state in self.states.iter_mut() {
-            said.extend(state.windows_ui(&ctx, &mut self.tabs, active));
+            said.extend(state.windows_ui(ctx, &mut self.tabs, active));
         }
         for status in said {
             self.say(status);
         }
-        if self.show_shortcuts {
-            let own: &[(&str, &str)] = match self.tabs.get(self.active) {
-                Some(tab) => tab.shortcuts(),
-                None => &[],
-            };
-            egui::Window::new("Keyboard shortcuts")
-                .open(&mut self.show_shortcuts)
-                .collapsible(false)
-                .show(&ctx, |ui| {
-                    egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
-                        let common = [
-                            ("Ctrl+O", "Open a report or timeline"),
-                            ("Ctrl+W", "Close the current tab"),
-                            ("F1", "Show this list"),
-                        ];
-                        for &(keys, what) in common.iter().chain(own) {
-                            ui.monospace(keys);
-                            ui.label(what);
-                            ui.end_row();
-                        }
-                    });
+    }
+
+    /// The Keyboard shortcuts window (F1): the common ones, then the active tab's.
+    fn shortcuts_ui(&mut self, ctx: &egui::Context) {
+        if !self.show_shortcuts {
+            return;
+        }
+        let own: &[(&str, &str)] = match self.tabs.get(self.active) {
+            Some(tab) => tab.shortcuts(),
+            None => &[],
+        };
+        egui::Window::new("Keyboard shortcuts")
+            .open(&mut self.show_shortcuts)
+            .collapsible(false)
+            .show(ctx, |ui| {
+                egui::Grid::new("shortcuts").num_columns(2).show(ui, |ui| {
+                    let common = [
+                        ("Ctrl+O", "Open a report or timeline"),
+                        ("Ctrl+W", "Close the current tab"),
+                        ("F1", "Show this list"),
+                    ];
+                    for &(keys, what) in common.iter().chain(own) {
+                        ui.monospace(keys);
+                        ui.label(what);
+                        ui.end_row();
+                    }
                 });
-        }
-        self.path_prompt_ui(&ctx);
-        self.trace_milestones();
-        let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
-        if hovering {
-            let screen = ctx.content_rect();
-            let painter = ctx.layer_painter(egui::LayerId::new(
-                egui::Order::Foreground,
-                egui::Id::unique("drop-overlay"),
-            ));
-            painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
-            painter.text(
-                screen.center(),
-                egui::Align2::CENTER_CENTER,
-                "Drop to open",
-                egui::FontId::proportional(28.0),
-                egui::Color32::WHITE,
-            );
-        }
+            });
+    }
+}
+
+/// Darkens the window with "Drop to open" while files are dragged over it.
+fn drop_overlay(ctx: &egui::Context) {
+    let hovering = ctx.input(|i| !i.raw.hovered_files.is_empty());
+    if hovering {
+        let screen = ctx.content_rect();
+        let painter = ctx.layer_painter(egui::LayerId::new(
+            egui::Order::Foreground,
+            egui::Id::unique("drop-overlay"),
+        ));
+        painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
+        painter.text(
+            screen.center(),
+            egui::Align2::CENTER_CENTER,
+            "Drop to open",
+            egui::FontId::proportional(28.0),
+            egui::Color32::WHITE,
+        );
     }
 }
 

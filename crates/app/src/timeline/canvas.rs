@@ -4,14 +4,16 @@
 //! time range, the selection's flow arrows, and the mouse: hover tooltips, click to select,
 //! drag to pan, Shift+drag to select a range, wheel to scroll, Ctrl+wheel to zoom.
 
-use eframe::egui::{self, Align2, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
+use eframe::egui::{self, Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 
 use super::colors;
 use super::rows::{self, HEADER_HEIGHT, INDENT, Line, LineKind, TreeState};
 use super::view::Viewport;
 use sightline_model::timeline::{
-    EventId, EventKind, Layout, StrId, Timeline, TrackId, VisibleItem,
+    Event, EventId, EventKind, Layout, StrId, Timeline, Track, TrackId, VisibleItem,
 };
+
+mod mouse;
 
 /// Most shapes a frame should draw, whatever the number of events.
 pub const SHAPE_BUDGET: usize = 20_000;
@@ -77,6 +79,68 @@ struct RowPaint<'a> {
     timeline: &'a Timeline,
     marks: &'a Marks<'a>,
     area: Rect,
+}
+
+/// The parts of the canvas's rectangle: the label gutter at the left, the event area beside
+/// it with the ruler on top, and the tracks (gutter and events) below the ruler.
+#[derive(Clone, Copy)]
+struct Areas {
+    /// The whole canvas.
+    whole: Rect,
+    /// The label gutter.
+    gutter: Rect,
+    /// The event area (ruler included).
+    area: Rect,
+    /// The ruler.
+    ruler: Rect,
+    /// The tracks below the ruler, gutter included.
+    tracks: Rect,
+}
+
+impl Areas {
+    /// Cuts `rect` into its parts.
+    fn of(rect: Rect) -> Areas {
+        let gutter = Rect::from_min_max(
+            rect.min,
+            Pos2::new(rect.left() + GUTTER_WIDTH, rect.bottom()),
+        );
+        let area = Rect::from_min_max(Pos2::new(gutter.right(), rect.top()), rect.max);
+        let ruler =
+            Rect::from_min_max(area.min, Pos2::new(area.right(), area.top() + RULER_HEIGHT));
+        let tracks = Rect::from_min_max(Pos2::new(rect.left(), ruler.bottom()), rect.max);
+        Areas {
+            whole: rect,
+            gutter,
+            area,
+            ruler,
+            tracks,
+        }
+    }
+
+    /// The clip of the track lines: the whole canvas below the ruler (gutter and events).
+    fn tracks_clip(&self) -> Rect {
+        Rect::from_min_max(
+            Pos2::new(self.whole.left(), self.tracks.top()),
+            self.whole.max,
+        )
+    }
+
+    /// The clip of the events: the event area below the ruler.
+    fn events_clip(&self) -> Rect {
+        Rect::from_min_max(
+            Pos2::new(self.area.left(), self.tracks.top()),
+            self.area.max,
+        )
+    }
+}
+
+/// What the lines of one frame are drawn with: the canvas's parts, the colours, the timeline
+/// and the marks.
+struct FramePaint<'a> {
+    areas: Areas,
+    visuals: &'a egui::Visuals,
+    timeline: &'a Timeline,
+    marks: &'a Marks<'a>,
 }
 
 /// The canvas's state: the view, the tree, vertical scroll, the drag in progress.
@@ -205,26 +269,16 @@ impl Canvas {
         marks: &Marks<'_>,
     ) -> CanvasOutput {
         let mut out = CanvasOutput::default();
-        let gutter = Rect::from_min_max(
-            rect.min,
-            Pos2::new(rect.left() + GUTTER_WIDTH, rect.bottom()),
-        );
-        let area = Rect::from_min_max(Pos2::new(gutter.right(), rect.top()), rect.max);
-        let ruler =
-            Rect::from_min_max(area.min, Pos2::new(area.right(), area.top() + RULER_HEIGHT));
-        let tracks = Rect::from_min_max(Pos2::new(rect.left(), ruler.bottom()), rect.max);
+        let areas = Areas::of(rect);
+        let Areas {
+            gutter,
+            area,
+            ruler,
+            tracks,
+            ..
+        } = areas;
         self.events_rect = area;
-        let untouched = self.auto_view == Some(self.viewport);
-        let width = area.width().max(1.0);
-        let refit = !self.fitted || (untouched && self.viewport.width != width);
-        self.viewport.width = width;
-        if refit {
-            self.fit_all(timeline);
-            self.fitted = true;
-        }
-        if let Some((t0, t1)) = self.pending_frame.take() {
-            self.viewport.fit(t0, t1);
-        }
+        let refit = self.fit_to_width(timeline, area.width().max(1.0));
         let response = ui.allocate_rect(area, Sense::click_and_drag());
         let gutter_response = ui.interact(gutter, ui.scope_id().with("gutter"), Sense::click());
         self.mouse(ui, &response, area, &mut out);
@@ -242,117 +296,26 @@ impl Canvas {
 
         let visuals = ui.visuals().clone();
         let painter = ui.painter_at(rect);
-        painter.rect_filled(rect, 0.0, visuals.extreme_bg_color);
-        painter.rect_filled(gutter, 0.0, visuals.panel_fill);
-        self.shapes_drawn = 2;
-        self.events_drawn = 0;
-        self.linked_drawn = 0;
-        self.hits.clear();
-        self.row_items.begin_frame();
-
-        let visible_lines: Vec<&Line> = lines
-            .iter()
-            .filter(|l| {
-                let top = tracks.top() + l.y - self.scroll_y;
-                top + l.height >= tracks.top() && top <= tracks.bottom()
-            })
-            .collect();
-        // Level of detail: one bar per bucket of pixels, the bucket wide enough that every
-        // visible event line together stays within the budget.
-        let event_lines = visible_lines
-            .iter()
-            .filter(|l| l.kind != LineKind::Header)
-            .count();
-        let bucket_px =
-            ((event_lines as f32 * area.width()) / (SHAPE_BUDGET as f32 * 0.45)).max(1.0);
-        let track_painter = painter.with_clip_rect(Rect::from_min_max(
-            Pos2::new(rect.left(), tracks.top()),
-            rect.max,
-        ));
-        let event_painter = track_painter.with_clip_rect(Rect::from_min_max(
-            Pos2::new(area.left(), tracks.top()),
-            area.max,
-        ));
-        let mut toggled = None;
-        let pointer = ui.input(|i| i.pointer.interact_pos());
-        for line in &visible_lines {
-            let top = tracks.top() + line.y - self.scroll_y;
-            let line_rect = Rect::from_min_size(
-                Pos2::new(rect.left(), top),
-                Vec2::new(rect.width(), line.height),
-            );
-            let Some(track) = timeline.track(line.track) else {
-                continue;
-            };
-            if line.label {
-                track_painter.line_segment(
-                    [line_rect.left_top(), line_rect.right_top()],
-                    Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color),
-                );
-                let x = rect.left() + 4.0 + line.level as f32 * INDENT;
-                let expandable = !track.children.is_empty() || !track.rows.is_empty();
-                let gutter_painter = track_painter.with_clip_rect(gutter);
-                if expandable {
-                    let c = Pos2::new(x + 4.0, line_rect.center().y);
-                    let points = if self.tree.collapsed.contains(&line.track) {
-                        vec![
-                            c + Vec2::new(-3.0, -4.0),
-                            c + Vec2::new(3.0, 0.0),
-                            c + Vec2::new(-3.0, 4.0),
-                        ]
-                    } else {
-                        vec![
-                            c + Vec2::new(-4.0, -3.0),
-                            c + Vec2::new(4.0, -3.0),
-                            c + Vec2::new(0.0, 3.0),
-                        ]
-                    };
-                    gutter_painter.add(egui::Shape::convex_polygon(
-                        points,
-                        visuals.text_color(),
-                        Stroke::NONE,
-                    ));
-                }
-                gutter_painter.text(
-                    Pos2::new(x + 12.0, line_rect.center().y),
-                    Align2::LEFT_CENTER,
-                    &track.name,
-                    FontId::proportional(12.5),
-                    visuals.strong_text_color(),
-                );
-                self.shapes_drawn += 2;
-                if expandable
-                    && gutter_response.clicked()
-                    && pointer.is_some_and(|p| {
-                        p.y >= line_rect.top() && p.y < line_rect.bottom() && gutter.contains(p)
-                    })
-                {
-                    toggled = Some(line.track);
-                }
-            }
-            // A collapsed track draws all its rows on its one line.
-            let rows = match line.kind {
-                LineKind::Header => 0..0,
-                LineKind::Events { row } => row..row + 1,
-                LineKind::Collapsed => 0..track.rows.len(),
-            };
-            let paint = RowPaint {
-                painter: &event_painter,
-                visuals: &visuals,
-                timeline,
-                marks,
-                area,
-            };
-            for row in rows {
-                self.draw_row(&paint, line.track, row, line_rect, bucket_px);
-            }
-        }
-        if let Some(track) = toggled {
+        self.begin_frame(&painter, &visuals, areas);
+        let frame = FramePaint {
+            areas,
+            visuals: &visuals,
+            timeline,
+            marks,
+        };
+        // A click in the gutter, where the pointer was.
+        let gutter_click = ui
+            .input(|i| i.pointer.interact_pos())
+            .filter(|_| gutter_response.clicked());
+        if let Some(track) = self.draw_lines(&painter, &frame, &lines, gutter_click) {
             self.tree.toggle(track);
             self.invalidate_lines();
         }
         self.gutter_menu(&gutter_response, gutter, tracks, &lines);
         self.draw_range(&painter, &visuals, area, tracks, marks.range);
+        let event_painter = painter
+            .with_clip_rect(areas.tracks_clip())
+            .with_clip_rect(areas.events_clip());
         self.draw_flows(&event_painter, &visuals, timeline, tracks, &lines, marks);
         self.draw_ruler(&painter.with_clip_rect(ruler), &visuals, ruler, timeline);
         if self.drag.is_none()
@@ -369,81 +332,156 @@ impl Canvas {
         out
     }
 
-    /// Pan, zoom, scroll, range drag and clicks on the event area.
-    fn mouse(
+    /// Sets the viewport's width; fits the whole timeline on the first frame, or when the
+    /// width changed while the view is still the one the canvas fitted by itself, and shows a
+    /// pending time span. True when it fitted.
+    fn fit_to_width(&mut self, timeline: &Timeline, width: f32) -> bool {
+        let untouched = self.auto_view == Some(self.viewport);
+        let refit = !self.fitted || (untouched && self.viewport.width != width);
+        self.viewport.width = width;
+        if refit {
+            self.fit_all(timeline);
+            self.fitted = true;
+        }
+        if let Some((t0, t1)) = self.pending_frame.take() {
+            self.viewport.fit(t0, t1);
+        }
+        refit
+    }
+
+    /// Paints the backgrounds of the canvas and the gutter and resets the frame's counters,
+    /// hits and row items.
+    fn begin_frame(&mut self, painter: &egui::Painter, visuals: &egui::Visuals, areas: Areas) {
+        painter.rect_filled(areas.whole, 0.0, visuals.extreme_bg_color);
+        painter.rect_filled(areas.gutter, 0.0, visuals.panel_fill);
+        self.shapes_drawn = 2;
+        self.events_drawn = 0;
+        self.linked_drawn = 0;
+        self.hits.clear();
+        self.row_items.begin_frame();
+    }
+
+    /// Draws the visible lines (a track's label in the gutter, its rows' events) and returns
+    /// the track whose arrow `gutter_click` hit, to expand or collapse.
+    fn draw_lines(
         &mut self,
-        ui: &egui::Ui,
-        response: &egui::Response,
-        area: Rect,
-        out: &mut CanvasOutput,
-    ) {
-        let shift = ui.input(|i| i.modifiers.shift);
-        if response.drag_started() {
-            // The drag starts where the button went down, not where it passed the threshold.
-            let origin = ui
-                .input(|i| i.pointer.press_origin())
-                .or(response.interact_pointer_pos());
-            self.drag = Some(match origin {
-                Some(p) if shift => Drag::Range {
-                    from: self.viewport.t_of(p.x - area.left()),
-                },
-                _ => Drag::Pan,
-            });
-        }
-        if response.dragged() {
-            let delta = response.drag_delta();
-            match self.drag {
-                Some(Drag::Pan) => {
-                    self.viewport.pan_px(-delta.x);
-                    self.scroll_y -= delta.y;
-                }
-                Some(Drag::Range { from }) => {
-                    if let Some(p) = response.interact_pointer_pos() {
-                        let to = self.viewport.t_of(p.x - area.left());
-                        out.range = Some((from.min(to) as i64, from.max(to) as i64));
-                    }
-                }
-                None => {}
-            }
-        }
-        if response.drag_stopped() {
-            if let (Some(Drag::Range { from }), Some(p)) =
-                (self.drag, response.interact_pointer_pos())
+        painter: &egui::Painter,
+        frame: &FramePaint<'_>,
+        lines: &[Line],
+        gutter_click: Option<Pos2>,
+    ) -> Option<TrackId> {
+        let Areas {
+            whole: rect,
+            area,
+            tracks,
+            ..
+        } = frame.areas;
+        let visible_lines: Vec<&Line> = lines
+            .iter()
+            .filter(|l| {
+                let top = tracks.top() + l.y - self.scroll_y;
+                top + l.height >= tracks.top() && top <= tracks.bottom()
+            })
+            .collect();
+        // Level of detail: one bar per bucket of pixels, the bucket wide enough that every
+        // visible event line together stays within the budget.
+        let event_lines = visible_lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Header)
+            .count();
+        let bucket_px =
+            ((event_lines as f32 * area.width()) / (SHAPE_BUDGET as f32 * 0.45)).max(1.0);
+        let track_painter = painter.with_clip_rect(frame.areas.tracks_clip());
+        let event_painter = track_painter.with_clip_rect(frame.areas.events_clip());
+        let mut toggled = None;
+        for line in &visible_lines {
+            let top = tracks.top() + line.y - self.scroll_y;
+            let line_rect = Rect::from_min_size(
+                Pos2::new(rect.left(), top),
+                Vec2::new(rect.width(), line.height),
+            );
+            let Some(track) = frame.timeline.track(line.track) else {
+                continue;
+            };
+            if line.label
+                && self.draw_label(&track_painter, frame, line, track, line_rect, gutter_click)
             {
-                let to = self.viewport.t_of(p.x - area.left());
-                out.range = Some((from.min(to) as i64, from.max(to) as i64));
-                out.range_done = true;
+                toggled = Some(line.track);
             }
-            self.drag = None;
+            // A collapsed track draws all its rows on its one line.
+            let rows = match line.kind {
+                LineKind::Header => 0..0,
+                LineKind::Events { row } => row..row + 1,
+                LineKind::Collapsed => 0..track.rows.len(),
+            };
+            let paint = RowPaint {
+                painter: &event_painter,
+                visuals: frame.visuals,
+                timeline: frame.timeline,
+                marks: frame.marks,
+                area,
+            };
+            for row in rows {
+                self.draw_row(&paint, line.track, row, line_rect, bucket_px);
+            }
         }
-        if response.hovered() {
-            let (zoom, scroll, pointer) =
-                ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta, i.pointer.hover_pos()));
-            let anchor = pointer.map_or(area.width() / 2.0, |p| p.x - area.left());
-            if zoom != 1.0 {
-                self.viewport.zoom_at(f64::from(zoom), anchor);
+        toggled
+    }
+
+    /// Draws a track's label line: the separator, the expand/collapse arrow of a track with
+    /// children or rows, and its name in the gutter. True when `gutter_click` hit the line of
+    /// an expandable track.
+    fn draw_label(
+        &mut self,
+        track_painter: &egui::Painter,
+        frame: &FramePaint<'_>,
+        line: &Line,
+        track: &Track,
+        line_rect: Rect,
+        gutter_click: Option<Pos2>,
+    ) -> bool {
+        let visuals = frame.visuals;
+        let gutter = frame.areas.gutter;
+        track_painter.line_segment(
+            [line_rect.left_top(), line_rect.right_top()],
+            Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color),
+        );
+        let x = frame.areas.whole.left() + 4.0 + line.level as f32 * INDENT;
+        let expandable = !track.children.is_empty() || !track.rows.is_empty();
+        let gutter_painter = track_painter.with_clip_rect(gutter);
+        if expandable {
+            let c = Pos2::new(x + 4.0, line_rect.center().y);
+            let points = if self.tree.collapsed.contains(&line.track) {
+                vec![
+                    c + Vec2::new(-3.0, -4.0),
+                    c + Vec2::new(3.0, 0.0),
+                    c + Vec2::new(-3.0, 4.0),
+                ]
             } else {
-                self.scroll_y -= scroll.y;
-                self.viewport.pan_px(-scroll.x);
-            }
+                vec![
+                    c + Vec2::new(-4.0, -3.0),
+                    c + Vec2::new(4.0, -3.0),
+                    c + Vec2::new(0.0, 3.0),
+                ]
+            };
+            gutter_painter.add(egui::Shape::convex_polygon(
+                points,
+                visuals.text_color(),
+                Stroke::NONE,
+            ));
         }
-        if response.clicked() {
-            let pos = response.interact_pointer_pos();
-            match pos.and_then(|p| {
-                self.hits
-                    .iter()
-                    .rev()
-                    .find(|h| h.rect.expand(0.5).contains(p))
-            }) {
-                Some(hit) if hit.item.count > 1 => {
-                    // A merged bar: zoom into what it stands for.
-                    self.viewport
-                        .fit(hit.item.start as f64, hit.item.end as f64);
-                }
-                Some(hit) => out.clicked = Some(hit.item.first),
-                None => out.clicked_empty = true,
-            }
-        }
+        gutter_painter.text(
+            Pos2::new(x + 12.0, line_rect.center().y),
+            Align2::LEFT_CENTER,
+            &track.name,
+            FontId::proportional(12.5),
+            visuals.strong_text_color(),
+        );
+        self.shapes_drawn += 2;
+        expandable
+            && gutter_click.is_some_and(|p| {
+                p.y >= line_rect.top() && p.y < line_rect.bottom() && gutter.contains(p)
+            })
     }
 
     /// Draws row `row` of `track` into `line_rect`.
@@ -578,8 +616,7 @@ impl Canvas {
             painter,
             visuals,
             timeline,
-            marks,
-            area,
+            ..
         } = *paint;
         let Some(event) = timeline.event(item.first) else {
             return;
@@ -593,22 +630,70 @@ impl Canvas {
             colors::merged_fill(visuals, event.kind)
         };
         if single && let Some(queued) = timeline.queued_ns(item.first) {
-            let xq = area.left() + self.viewport.x_of(queued as f64);
-            if xq < rect.left() - 0.5 {
-                let h = rect.height() * 0.25;
-                let wait = Rect::from_min_max(
-                    Pos2::new(
-                        xq.max(painter.clip_rect().left() - 2.0),
-                        rect.center().y - h,
-                    ),
-                    Pos2::new(rect.left(), rect.center().y + h),
-                );
-                painter.rect_filled(wait, 0.0, fill.gamma_multiply(0.35));
-                self.shapes_drawn += 1;
-            }
+            self.draw_wait(paint, rect, queued, fill);
         }
         painter.rect_filled(rect, 0.0, fill);
         self.shapes_drawn += 1;
+        self.draw_bar_marks(paint, rect, item, &event);
+        if rect.width() >= LABEL_MIN_WIDTH {
+            // A sketched preview's spans stand for events being read: no count of them.
+            let text = if single || timeline.is_sketch(item.first) {
+                timeline.name(event.name).to_string()
+            } else {
+                format!("{} events", item.count)
+            };
+            painter
+                .with_clip_rect(rect.shrink(2.0).intersect(painter.clip_rect()))
+                .text(
+                    Pos2::new(
+                        rect.left().max(painter.clip_rect().left()) + 3.0,
+                        rect.center().y,
+                    ),
+                    Align2::LEFT_CENTER,
+                    text,
+                    FontId::proportional(11.0),
+                    colors::text_on(fill),
+                );
+            self.shapes_drawn += 1;
+        }
+        self.hits.push(Hit { rect, item });
+    }
+
+    /// Draws a device command's waiting time, from `queued` to the bar's start, thinner and
+    /// lighter than the bar (nothing when it was not queued before the bar).
+    fn draw_wait(&mut self, paint: &RowPaint<'_>, rect: Rect, queued: i64, fill: Color32) {
+        let RowPaint { painter, area, .. } = *paint;
+        let xq = area.left() + self.viewport.x_of(queued as f64);
+        if xq < rect.left() - 0.5 {
+            let h = rect.height() * 0.25;
+            let wait = Rect::from_min_max(
+                Pos2::new(
+                    xq.max(painter.clip_rect().left() - 2.0),
+                    rect.center().y - h,
+                ),
+                Pos2::new(rect.left(), rect.center().y + h),
+            );
+            painter.rect_filled(wait, 0.0, fill.gamma_multiply(0.35));
+            self.shapes_drawn += 1;
+        }
+    }
+
+    /// Draws what the marks say of a bar: a highlight border (search hits, the CPU profile's
+    /// selection), a selection border (the selected event or a flow partner) and the corner
+    /// badge of an event linked with an Nsight Compute result.
+    fn draw_bar_marks(
+        &mut self,
+        paint: &RowPaint<'_>,
+        rect: Rect,
+        item: VisibleItem,
+        event: &Event,
+    ) {
+        let RowPaint {
+            painter,
+            visuals,
+            marks,
+            ..
+        } = *paint;
         let highlighted = marks
             .names
             .get(event.name.0 as usize)
@@ -666,28 +751,6 @@ impl Canvas {
             self.shapes_drawn += 1;
             self.linked_drawn += 1;
         }
-        if rect.width() >= LABEL_MIN_WIDTH {
-            // A sketched preview's spans stand for events being read: no count of them.
-            let text = if single || timeline.is_sketch(item.first) {
-                timeline.name(event.name).to_string()
-            } else {
-                format!("{} events", item.count)
-            };
-            painter
-                .with_clip_rect(rect.shrink(2.0).intersect(painter.clip_rect()))
-                .text(
-                    Pos2::new(
-                        rect.left().max(painter.clip_rect().left()) + 3.0,
-                        rect.center().y,
-                    ),
-                    Align2::LEFT_CENTER,
-                    text,
-                    FontId::proportional(11.0),
-                    colors::text_on(fill),
-                );
-            self.shapes_drawn += 1;
-        }
-        self.hits.push(Hit { rect, item });
     }
 
     /// Where `event` was drawn on screen during the last frame (its bar, before clipping), when

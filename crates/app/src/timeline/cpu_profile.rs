@@ -144,49 +144,10 @@ impl CpuProfile {
 
     /// Draws the profile; `range` is the timeline's selected range.
     pub fn ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline, range: Option<(i64, i64)>) {
-        if timeline.partial {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label("Reading the file… (the profile is made once it is read)");
-            });
+        if stacks_pending_ui(ui, timeline) {
             return;
         }
-        if timeline.stacks_pending {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                ui.label("Reading the call stacks of the CPU samples… (the timeline is ready)");
-            });
-            return;
-        }
-        ui.horizontal(|ui| {
-            for view in ProfileView::ALL {
-                if ui
-                    .selectable_label(self.view == view, view.label())
-                    .clicked()
-                {
-                    self.view = view;
-                }
-            }
-            ui.separator();
-            let threads = sampled_threads(timeline);
-            let name = |t: Option<TrackId>| {
-                t.and_then(|t| timeline.track(t))
-                    .map_or("All threads".to_owned(), |t| t.name.clone())
-            };
-            egui::ComboBox::new("profile-thread", "Thread")
-                .selected_text(name(self.thread))
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut self.thread, None, "All threads");
-                    for t in threads {
-                        ui.selectable_value(&mut self.thread, Some(t), name(Some(t)));
-                    }
-                });
-            ui.add_enabled(
-                range.is_some(),
-                egui::Checkbox::new(&mut self.in_range, "Selected range only"),
-            )
-            .on_disabled_hover_text("Shift+drag on the timeline to select a range");
-        });
+        self.controls_ui(ui, timeline, range);
         let view = self.view;
         self.ensure_built(timeline, range);
         let CpuProfile {
@@ -247,6 +208,59 @@ impl CpuProfile {
             self.select(timeline, frame);
         }
     }
+
+    /// The controls: the views, the thread and Selected range only (enabled with a range).
+    fn controls_ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline, range: Option<(i64, i64)>) {
+        ui.horizontal(|ui| {
+            for view in ProfileView::ALL {
+                if ui
+                    .selectable_label(self.view == view, view.label())
+                    .clicked()
+                {
+                    self.view = view;
+                }
+            }
+            ui.separator();
+            let threads = sampled_threads(timeline);
+            let name = |t: Option<TrackId>| {
+                t.and_then(|t| timeline.track(t))
+                    .map_or("All threads".to_owned(), |t| t.name.clone())
+            };
+            egui::ComboBox::new("profile-thread", "Thread")
+                .selected_text(name(self.thread))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.thread, None, "All threads");
+                    for t in threads {
+                        ui.selectable_value(&mut self.thread, Some(t), name(Some(t)));
+                    }
+                });
+            ui.add_enabled(
+                range.is_some(),
+                egui::Checkbox::new(&mut self.in_range, "Selected range only"),
+            )
+            .on_disabled_hover_text("Shift+drag on the timeline to select a range");
+        });
+    }
+}
+
+/// While the file or the CPU samples' call stacks are still being read, says so with a
+/// spinner and returns true (there is no profile to draw yet).
+fn stacks_pending_ui(ui: &mut egui::Ui, timeline: &Timeline) -> bool {
+    if timeline.partial {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label("Reading the file… (the profile is made once it is read)");
+        });
+        return true;
+    }
+    if timeline.stacks_pending {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label("Reading the call stacks of the CPU samples… (the timeline is ready)");
+        });
+        return true;
+    }
+    false
 }
 
 /// The threads that have a samples row.

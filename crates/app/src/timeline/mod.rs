@@ -53,11 +53,13 @@ use canvas::{Canvas, Marks};
 use details::Selection;
 use expert::{ExpertSource, Target};
 use keys::TIMELINE_KEYS;
+use loader::CodexlSession;
 use ncu_links::NcuLinks;
 use nsys_state::NsysState;
 use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
 use sightline_model::kind::FileKind;
+use sightline_model::timeline::nsys::merged::MergedExport;
 use sightline_model::timeline::open::DetailSource;
 use sightline_model::timeline::{EventId, Timeline};
 use stats_panel::StatsPanel;
@@ -330,117 +332,31 @@ impl TimelineDoc {
             .resizable(true)
             .default_size(220.0)
             .show(ui, |ui| {
-                if timeline.parts().len() > 1 {
-                    ui.horizontal(|ui| {
-                        file_changes.extend(self.files_panel.scope_ui(ui, &timeline));
-                    });
-                }
-                let export =
-                    files::scope_export(&details_source, merged.as_deref(), self.files_panel.scope);
-                let expert = export.map(|export| ExpertSource {
-                    export,
-                    folder: self.rules_folder.clone(),
-                });
-                let wake = self.load.wake().clone();
-                match self
-                    .stats
-                    .ui(ui, &timeline, self.selection.range, expert.as_ref(), wake)
-                {
-                    Some(Target::Event(e)) => go_to = go_to.or(Some(e)),
-                    Some(Target::Range(t0, t1)) => {
-                        self.selection.set_range(&timeline, Some((t0, t1)));
-                        self.canvas.viewport.fit(t0 as f64, t1 as f64);
-                    }
-                    None => {}
-                }
+                let target = self.stats_ui(
+                    ui,
+                    &timeline,
+                    &details_source,
+                    merged.as_deref(),
+                    &mut file_changes,
+                );
+                go_to = go_to.or(target);
             });
         egui::Panel::right("timeline-details")
             .resizable(true)
             .default_size(340.0)
             .size_range(220.0..=640.0)
             .show(ui, |ui| {
-                go_to = go_to.or(details::details_ui(
+                let target = self.details_ui(
                     ui,
                     &timeline,
-                    &details::Sources {
-                        details: &details_source,
-                        nvtxt: self.nvtxt.as_ref().map_or(&[], |f| f.paths.as_slice()),
-                        session: session.as_deref(),
-                    },
-                    &mut self.selection,
-                ));
-                if let Some(event) = self.selection.event {
-                    self.ncu_links.details_ui(ui, event, navigate);
-                }
-                if let Some(session) = &session
-                    && !session.problems.is_empty()
-                {
-                    ui.separator();
-                    egui::CollapsingHeader::new(format!(
-                        "{} session file problem(s)",
-                        session.problems.len()
-                    ))
-                    .id_salt("session-problems")
-                    .show(ui, |ui| {
-                        for p in session.problems.iter().take(200) {
-                            ui.label(p);
-                        }
-                    });
-                }
-                if let Some(files) = self.nvtxt.as_mut() {
-                    files.ui(ui);
-                }
-                let selected = self.selection.event.and_then(|e| timeline.event(e));
-                let selected_name = selected.map(|e| timeline.name(e.name));
-                file_changes.extend(self.files_panel.ui(ui, &timeline, selected_name));
-                if !timeline.warnings.is_empty() {
-                    ui.separator();
-                    ProblemList::new(&timeline.warnings)
-                        .text(RowText::Compiler)
-                        .show_collapsed(
-                            ui,
-                            "timeline-warnings",
-                            format!("{} load warning(s)", timeline.warnings.len()),
-                        );
-                }
+                    &details_source,
+                    session.as_deref(),
+                    navigate,
+                    &mut file_changes,
+                );
+                go_to = go_to.or(target);
             });
-        egui::CentralPanel::default().show(ui, |ui| {
-            let rect = ui.available_rect_before_wrap();
-            let keys = keys::read_keys(ui.ctx());
-            let pointer_x = ui
-                .input(|i| i.pointer.hover_pos())
-                .filter(|p| self.canvas.events_rect.contains(*p))
-                .map(|p| p.x - self.canvas.events_rect.left());
-            self.apply_keys(keys, pointer_x);
-            let highlight: &[bool] = match &self.stats.instances {
-                Some(inst) => &inst.names,
-                None => &self.search.names,
-            };
-            let marks = Marks {
-                selected: self.selection.event,
-                partners: &self.selection.partners,
-                range: self.selection.range,
-                names: highlight,
-                stacks: if self.stats.pane == stats_panel::Pane::Profile {
-                    &self.stats.profile.highlight
-                } else {
-                    &[]
-                },
-                linked: &self.ncu_links.marked,
-            };
-            let out = self.canvas.ui(ui, rect, &timeline, &marks);
-            if let Some(e) = out.clicked {
-                self.selection.select(&timeline, Some(e));
-            } else if out.clicked_empty {
-                self.selection.select(&timeline, None);
-            }
-            if out.range_done {
-                self.selection.set_range(&timeline, out.range);
-            } else if let Some(r) = out.range {
-                // While dragging: show the shade, compute the statistics on release.
-                self.selection.range = Some(r);
-            }
-        });
+        egui::CentralPanel::default().show(ui, |ui| self.canvas_ui(ui, &timeline));
         if let Some(e) = go_to {
             self.go_to(e);
         }
@@ -451,6 +367,140 @@ impl TimelineDoc {
         let wake = self.waker();
         self.export
             .window_ui(ui.ctx(), &timeline, self.selection.range, wake);
+    }
+
+    /// The bottom panel: the file scope of a multi-file timeline and the statistics. Returns
+    /// the event to go to; a range picked there becomes the selection and is fitted.
+    fn stats_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        timeline: &Arc<Timeline>,
+        details_source: &DetailSource,
+        merged: Option<&MergedExport>,
+        file_changes: &mut Vec<files::FileChange>,
+    ) -> Option<EventId> {
+        if timeline.parts().len() > 1 {
+            ui.horizontal(|ui| {
+                file_changes.extend(self.files_panel.scope_ui(ui, timeline));
+            });
+        }
+        let export = files::scope_export(details_source, merged, self.files_panel.scope);
+        let expert = export.map(|export| ExpertSource {
+            export,
+            folder: self.rules_folder.clone(),
+        });
+        let wake = self.load.wake().clone();
+        match self
+            .stats
+            .ui(ui, timeline, self.selection.range, expert.as_ref(), wake)
+        {
+            Some(Target::Event(e)) => return Some(e),
+            Some(Target::Range(t0, t1)) => {
+                self.selection.set_range(timeline, Some((t0, t1)));
+                self.canvas.viewport.fit(t0 as f64, t1 as f64);
+            }
+            None => {}
+        }
+        None
+    }
+
+    /// The right panel: the selection's details and Nsight Compute links, the session's
+    /// problems, the NVTXT files, the files panel and the load warnings. Returns the event to
+    /// go to.
+    fn details_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        timeline: &Timeline,
+        details_source: &DetailSource,
+        session: Option<&CodexlSession>,
+        navigate: &mut Vec<Navigate>,
+        file_changes: &mut Vec<files::FileChange>,
+    ) -> Option<EventId> {
+        let go_to = details::details_ui(
+            ui,
+            timeline,
+            &details::Sources {
+                details: details_source,
+                nvtxt: self.nvtxt.as_ref().map_or(&[], |f| f.paths.as_slice()),
+                session,
+            },
+            &mut self.selection,
+        );
+        if let Some(event) = self.selection.event {
+            self.ncu_links.details_ui(ui, event, navigate);
+        }
+        if let Some(session) = session
+            && !session.problems.is_empty()
+        {
+            ui.separator();
+            egui::CollapsingHeader::new(format!(
+                "{} session file problem(s)",
+                session.problems.len()
+            ))
+            .id_salt("session-problems")
+            .show(ui, |ui| {
+                for p in session.problems.iter().take(200) {
+                    ui.label(p);
+                }
+            });
+        }
+        if let Some(files) = self.nvtxt.as_mut() {
+            files.ui(ui);
+        }
+        let selected = self.selection.event.and_then(|e| timeline.event(e));
+        let selected_name = selected.map(|e| timeline.name(e.name));
+        file_changes.extend(self.files_panel.ui(ui, timeline, selected_name));
+        if !timeline.warnings.is_empty() {
+            ui.separator();
+            ProblemList::new(&timeline.warnings)
+                .text(RowText::Compiler)
+                .show_collapsed(
+                    ui,
+                    "timeline-warnings",
+                    format!("{} load warning(s)", timeline.warnings.len()),
+                );
+        }
+        go_to
+    }
+
+    /// The central panel: the keys, then the canvas with the marks of the selection, search,
+    /// statistics and Nsight Compute links; a click selects, a range drag sets the range.
+    fn canvas_ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline) {
+        let rect = ui.available_rect_before_wrap();
+        let keys = keys::read_keys(ui.ctx());
+        let pointer_x = ui
+            .input(|i| i.pointer.hover_pos())
+            .filter(|p| self.canvas.events_rect.contains(*p))
+            .map(|p| p.x - self.canvas.events_rect.left());
+        self.apply_keys(keys, pointer_x);
+        let highlight: &[bool] = match &self.stats.instances {
+            Some(inst) => &inst.names,
+            None => &self.search.names,
+        };
+        let marks = Marks {
+            selected: self.selection.event,
+            partners: &self.selection.partners,
+            range: self.selection.range,
+            names: highlight,
+            stacks: if self.stats.pane == stats_panel::Pane::Profile {
+                &self.stats.profile.highlight
+            } else {
+                &[]
+            },
+            linked: &self.ncu_links.marked,
+        };
+        let out = self.canvas.ui(ui, rect, timeline, &marks);
+        if let Some(e) = out.clicked {
+            self.selection.select(timeline, Some(e));
+        } else if out.clicked_empty {
+            self.selection.select(timeline, None);
+        }
+        if out.range_done {
+            self.selection.set_range(timeline, out.range);
+        } else if let Some(r) = out.range {
+            // While dragging: show the shade, compute the statistics on release.
+            self.selection.range = Some(r);
+        }
     }
 }
 

@@ -39,81 +39,8 @@ pub fn baselines_bar(ui: &mut egui::Ui, store: &mut BaselineStore, compared: &[C
     for (at, baseline) in store.list.iter_mut().enumerate() {
         ui.push_id(("baseline", baseline.id), |ui| {
             ui.horizontal(|ui| {
-                let (rect, _) =
-                    ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
-                ui.painter().rect_filled(rect, 2.0, baseline.color);
-                ui.checkbox(&mut baseline.visible, "")
-                    .on_hover_text("Show this baseline");
-                ui.add(
-                    egui::TextEdit::singleline(&mut baseline.name)
-                        .desired_width(260.0)
-                        .id_salt("name"),
-                )
-                .on_hover_text(format!(
-                    "{} result {}",
-                    baseline.report.display(),
-                    baseline.kernel
-                ));
-                if baseline.status == BaselineStatus::Ready
-                    && let Some(pick) = picker(ui, baseline)
-                {
-                    action = Some(BarAction::Pick(baseline.id, pick));
-                }
-                if baseline.status == BaselineStatus::Ready
-                    && let Some(compared) = compared.iter().find(|c| c.id == baseline.id)
-                {
-                    match compared.result {
-                        Some(result) => ui.weak(format!("= [{result}]")),
-                        None => ui.colored_label(ui.visuals().warn_fg_color, "no match"),
-                    }
-                    .on_hover_text(compared.origin());
-                }
-                if ui
-                    .add_enabled(at > 0, egui::Button::new("Left"))
-                    .on_hover_text("Move left (the first shown baseline is compared with)")
-                    .clicked()
-                {
-                    action = Some(BarAction::Move(baseline.id, true));
-                }
-                if ui
-                    .add_enabled(at + 1 < count, egui::Button::new("Right"))
-                    .on_hover_text("Move right")
-                    .clicked()
-                {
-                    action = Some(BarAction::Move(baseline.id, false));
-                }
-                if ui
-                    .button("Remove")
-                    .on_hover_text("Remove this baseline")
-                    .clicked()
-                {
-                    action = Some(BarAction::Remove(baseline.id));
-                }
-                // Last on the line, so that a long message never hides the buttons.
-                match &baseline.status {
-                    BaselineStatus::Ready => {}
-                    BaselineStatus::Loading => {
-                        ui.spinner();
-                        ui.weak("loading…").on_hover_text(format!(
-                            "Reading {} result {}",
-                            baseline.report.display(),
-                            baseline.kernel
-                        ));
-                    }
-                    BaselineStatus::Failed(why) => {
-                        // Truncated to the line (a long path would widen the page); the
-                        // whole message on hover.
-                        ui.add(
-                            egui::Label::new(
-                                egui::RichText::new(why.as_str())
-                                    .color(ui.visuals().error_fg_color),
-                            )
-                            .truncate(),
-                        )
-                        .on_hover_text(format!(
-                            "{why}\nThis baseline cannot be compared with; remove it"
-                        ));
-                    }
+                if let Some(asked) = baseline_line(ui, baseline, at, count, compared) {
+                    action = Some(asked);
                 }
             });
         });
@@ -124,6 +51,100 @@ pub fn baselines_bar(ui: &mut egui::Ui, store: &mut BaselineStore, compared: &[C
         Some(BarAction::Remove(id)) => store.remove(id),
         Some(BarAction::Clear) => store.clear(),
         None => {}
+    }
+}
+
+/// One baseline's line: its colour, Show, its name, the result it compares with (the picker
+/// and the match), Left/Right, Remove, then its status. `at` is its place among `count`.
+/// Returns what was asked.
+fn baseline_line(
+    ui: &mut egui::Ui,
+    baseline: &mut super::Baseline,
+    at: usize,
+    count: usize,
+    compared: &[ComparedBaseline],
+) -> Option<BarAction> {
+    let mut action = None;
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+    ui.painter().rect_filled(rect, 2.0, baseline.color);
+    ui.checkbox(&mut baseline.visible, "")
+        .on_hover_text("Show this baseline");
+    ui.add(
+        egui::TextEdit::singleline(&mut baseline.name)
+            .desired_width(260.0)
+            .id_salt("name"),
+    )
+    .on_hover_text(format!(
+        "{} result {}",
+        baseline.report.display(),
+        baseline.kernel
+    ));
+    if baseline.status == BaselineStatus::Ready
+        && let Some(pick) = picker(ui, baseline)
+    {
+        action = Some(BarAction::Pick(baseline.id, pick));
+    }
+    if baseline.status == BaselineStatus::Ready
+        && let Some(compared) = compared.iter().find(|c| c.id == baseline.id)
+    {
+        match compared.result {
+            Some(result) => ui.weak(format!("= [{result}]")),
+            None => ui.colored_label(ui.visuals().warn_fg_color, "no match"),
+        }
+        .on_hover_text(compared.origin());
+    }
+    if ui
+        .add_enabled(at > 0, egui::Button::new("Left"))
+        .on_hover_text("Move left (the first shown baseline is compared with)")
+        .clicked()
+    {
+        action = Some(BarAction::Move(baseline.id, true));
+    }
+    if ui
+        .add_enabled(at + 1 < count, egui::Button::new("Right"))
+        .on_hover_text("Move right")
+        .clicked()
+    {
+        action = Some(BarAction::Move(baseline.id, false));
+    }
+    if ui
+        .button("Remove")
+        .on_hover_text("Remove this baseline")
+        .clicked()
+    {
+        action = Some(BarAction::Remove(baseline.id));
+    }
+    // Last on the line, so that a long message never hides the buttons.
+    status_ui(ui, baseline);
+    action
+}
+
+/// A baseline's status: nothing when ready, a spinner while its report is read, or why it
+/// cannot be compared with (truncated to the line, the whole message on hover).
+fn status_ui(ui: &mut egui::Ui, baseline: &super::Baseline) {
+    match &baseline.status {
+        BaselineStatus::Ready => {}
+        BaselineStatus::Loading => {
+            ui.spinner();
+            ui.weak("loading…").on_hover_text(format!(
+                "Reading {} result {}",
+                baseline.report.display(),
+                baseline.kernel
+            ));
+        }
+        BaselineStatus::Failed(why) => {
+            // Truncated to the line (a long path would widen the page); the
+            // whole message on hover.
+            ui.add(
+                egui::Label::new(
+                    egui::RichText::new(why.as_str()).color(ui.visuals().error_fg_color),
+                )
+                .truncate(),
+            )
+            .on_hover_text(format!(
+                "{why}\nThis baseline cannot be compared with; remove it"
+            ));
+        }
     }
 }
 

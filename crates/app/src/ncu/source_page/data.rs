@@ -175,185 +175,18 @@ impl PageData {
         read_local: &dyn Fn(&Path) -> Option<String>,
         extra_messages: Vec<String>,
     ) -> PageData {
-        let columns: Vec<ColumnInfo> = page
-            .columns()
-            .columns()
-            .iter()
-            .enumerate()
-            .map(|(c, column)| {
-                let unit = match &column.kind {
-                    ColumnKind::Metric(name) => infer_unit(name).into_owned(),
-                    ColumnKind::Sum(names) => names
-                        .first()
-                        .map(|n| infer_unit(n).into_owned())
-                        .unwrap_or_default(),
-                    ColumnKind::MemoryLabel(_) => String::new(),
-                };
-                let total = page
-                    .sass()
-                    .iter()
-                    .filter_map(|r| match r.cells.get(c) {
-                        Some(Cell::Number(v)) if v.is_finite() => Some(*v),
-                        _ => None,
-                    })
-                    .sum();
-                ColumnInfo {
-                    label: column.label.clone(),
-                    unit,
-                    numeric: column.is_numeric(),
-                    total,
-                }
-            })
-            .collect();
-        let sass: Vec<Row> = page
-            .sass()
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let text = match &r.text {
-                    Some(t) => t.clone(),
-                    None => {
-                        let encoding = r.encoding.as_deref().map(hex).unwrap_or_default();
-                        let memory = r.memory_operation(page);
-                        if memory.is_empty() {
-                            encoding
-                        } else {
-                            format!("{encoding}  {memory}")
-                        }
-                    }
-                };
-                Row {
-                    location: format!("{:#x}", r.address),
-                    text,
-                    cells: r.cells.clone(),
-                    pcs: vec![i as u32],
-                }
-            })
-            .collect();
+        let columns = column_infos(page);
+        let sass = sass_rows(page);
         let pcs: Vec<u64> = page.sass().iter().map(|r| r.address).collect();
-        let width = columns.len();
-        let aggregate = |rows: &mut dyn Iterator<Item = usize>| -> Vec<Cell> {
-            let mut sums: Vec<Option<f64>> = vec![None; width];
-            for r in rows {
-                let Some(row) = sass.get(r) else { continue };
-                for (c, sum) in sums.iter_mut().enumerate() {
-                    if let Some(v) = row.number(c) {
-                        *sum = Some(sum.unwrap_or(0.0) + v);
-                    }
-                }
-            }
-            sums.into_iter()
-                .map(|s| s.map_or(Cell::Empty, Cell::Number))
-                .collect()
+        let sums = Sums {
+            sass: &sass,
+            width: columns.len(),
         };
-
-        // Source files: every line of a file whose text is known, else its lines with code.
-        let module = page.module();
-        let mut files: Vec<SourceFileRows> = Vec::new();
-        for block in page.cuda_lines() {
-            let index = match files.iter().position(|f| f.name == block.location.file) {
-                Some(i) => i,
-                None => {
-                    files.push(SourceFileRows {
-                        name: block.location.file.clone(),
-                        text: FileText::Missing,
-                        rows: Vec::new(),
-                        cells: Vec::new(),
-                    });
-                    files.len() - 1
-                }
-            };
-            let file = &mut files[index];
-            file.rows.push(Row {
-                location: block.location.line.to_string(),
-                text: String::new(),
-                cells: block.cells.clone(),
-                pcs: block.rows.iter().map(|&r| r as u32).collect(),
-            });
-        }
-        for file in &mut files {
-            let imported = module
-                .source_file(&file.name)
-                .and_then(|f| f.content.clone());
-            let (text, content) = match imported {
-                Some(content) => (FileText::Imported, Some(content)),
-                None => match read_local(Path::new(&file.name)) {
-                    Some(content) => (FileText::Local(PathBuf::from(&file.name)), Some(content)),
-                    None => (FileText::Missing, None),
-                },
-            };
-            file.text = text;
-            if let Some(content) = content {
-                fill_text(file, &content);
-            }
-            let mut all = file
-                .rows
-                .iter()
-                .flat_map(|r| r.pcs.iter().map(|&p| p as usize));
-            let mut distinct: Vec<usize> = all.by_ref().collect();
-            distinct.sort_unstable();
-            distinct.dedup();
-            file.cells = aggregate(&mut distinct.into_iter());
-        }
-
-        // PTX lines with the instructions mapped to each.
-        let ptx_text = module.ptx().lines();
-        let mut by_line: Vec<Vec<u32>> = vec![Vec::new(); ptx_text.len()];
-        for (i, r) in page.sass().iter().enumerate() {
-            if let Some(list) = r
-                .ptx_line
-                .and_then(|l| (l as usize).checked_sub(1))
-                .and_then(|l| by_line.get_mut(l))
-            {
-                list.push(i as u32);
-            }
-        }
-        let ptx: Vec<Row> = ptx_text
-            .iter()
-            .zip(by_line)
-            .enumerate()
-            .map(|(i, (text, pcs))| {
-                // A line without instructions has no cells (drawn as empty).
-                let cells = if pcs.is_empty() {
-                    Vec::new()
-                } else {
-                    aggregate(&mut pcs.iter().map(|&p| p as usize))
-                };
-                Row {
-                    location: (i + 1).to_string(),
-                    text: text.clone(),
-                    cells,
-                    pcs,
-                }
-            })
-            .collect();
-
-        // Functions: the kernel first, then its callees by address (the model's blocks, in
-        // address order), each with the sums over its instructions.
-        let mut functions: Vec<FunctionRows> = page
-            .functions()
-            .iter()
-            .filter(|f| !f.rows.is_empty())
-            .map(|f| FunctionRows {
-                name: f.name.clone(),
-                mangled: f.mangled.clone(),
-                kernel: f.kernel,
-                first_row: f.rows.start,
-                cells: aggregate(&mut f.rows.clone()),
-            })
-            .collect();
-        functions.sort_by_key(|f| !f.kernel);
-
-        let has_line_info = module.has_line_info();
-        let mut messages = Vec::new();
-        if !has_line_info && !sass.is_empty() {
-            messages.push(NO_LINE_INFO.to_owned());
-        }
-        if module.ptx().is_empty() && has_line_info {
-            messages.push("the binary holds no PTX text: the PTX view is empty".to_owned());
-        }
-        messages.extend(extra_messages);
-        messages.extend(page.problems().iter().map(Problem::to_string));
+        let files = source_files(page, &sums, read_local);
+        let ptx = ptx_rows(page, &sums);
+        let functions = function_rows(page, &sums);
+        let has_line_info = page.module().has_line_info();
+        let messages = page_messages(page, !sass.is_empty(), extra_messages);
         PageData {
             kernel,
             columns,
@@ -391,6 +224,223 @@ impl PageData {
     pub fn sass_row_of(&self, pc: u64) -> Option<usize> {
         self.pcs.binary_search(&pc).ok()
     }
+}
+
+/// The page's columns with their units and their totals over the launch's instructions.
+fn column_infos(page: &SourcePage) -> Vec<ColumnInfo> {
+    page.columns()
+        .columns()
+        .iter()
+        .enumerate()
+        .map(|(c, column)| {
+            let unit = match &column.kind {
+                ColumnKind::Metric(name) => infer_unit(name).into_owned(),
+                ColumnKind::Sum(names) => names
+                    .first()
+                    .map(|n| infer_unit(n).into_owned())
+                    .unwrap_or_default(),
+                ColumnKind::MemoryLabel(_) => String::new(),
+            };
+            let total = page
+                .sass()
+                .iter()
+                .filter_map(|r| match r.cells.get(c) {
+                    Some(Cell::Number(v)) if v.is_finite() => Some(*v),
+                    _ => None,
+                })
+                .sum();
+            ColumnInfo {
+                label: column.label.clone(),
+                unit,
+                numeric: column.is_numeric(),
+                total,
+            }
+        })
+        .collect()
+}
+
+/// One row per instruction: its address, its text (nvdisasm's, else the encoding and the
+/// memory operation) and its cells.
+fn sass_rows(page: &SourcePage) -> Vec<Row> {
+    page.sass()
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let text = match &r.text {
+                Some(t) => t.clone(),
+                None => {
+                    let encoding = r.encoding.as_deref().map(hex).unwrap_or_default();
+                    let memory = r.memory_operation(page);
+                    if memory.is_empty() {
+                        encoding
+                    } else {
+                        format!("{encoding}  {memory}")
+                    }
+                }
+            };
+            Row {
+                location: format!("{:#x}", r.address),
+                text,
+                cells: r.cells.clone(),
+                pcs: vec![i as u32],
+            }
+        })
+        .collect()
+}
+
+/// Sums of SASS rows' cells per column (the aggregates of files, PTX lines and functions).
+struct Sums<'a> {
+    /// The SASS rows.
+    sass: &'a [Row],
+    /// The number of columns.
+    width: usize,
+}
+
+impl Sums<'_> {
+    /// The sums over the SASS rows `rows`, per column (empty where no row has a number).
+    fn of(&self, rows: &mut dyn Iterator<Item = usize>) -> Vec<Cell> {
+        let mut sums: Vec<Option<f64>> = vec![None; self.width];
+        for r in rows {
+            let Some(row) = self.sass.get(r) else {
+                continue;
+            };
+            for (c, sum) in sums.iter_mut().enumerate() {
+                if let Some(v) = row.number(c) {
+                    *sum = Some(sum.unwrap_or(0.0) + v);
+                }
+            }
+        }
+        sums.into_iter()
+            .map(|s| s.map_or(Cell::Empty, Cell::Number))
+            .collect()
+    }
+}
+
+/// The source files: every line of a file whose text is known (imported, else read from this
+/// machine), else its lines with code; each with the sums over its distinct instructions.
+fn source_files(
+    page: &SourcePage,
+    sums: &Sums,
+    read_local: &dyn Fn(&Path) -> Option<String>,
+) -> Vec<SourceFileRows> {
+    let module = page.module();
+    let mut files: Vec<SourceFileRows> = Vec::new();
+    for block in page.cuda_lines() {
+        let index = match files.iter().position(|f| f.name == block.location.file) {
+            Some(i) => i,
+            None => {
+                files.push(SourceFileRows {
+                    name: block.location.file.clone(),
+                    text: FileText::Missing,
+                    rows: Vec::new(),
+                    cells: Vec::new(),
+                });
+                files.len() - 1
+            }
+        };
+        let file = &mut files[index];
+        file.rows.push(Row {
+            location: block.location.line.to_string(),
+            text: String::new(),
+            cells: block.cells.clone(),
+            pcs: block.rows.iter().map(|&r| r as u32).collect(),
+        });
+    }
+    for file in &mut files {
+        let imported = module
+            .source_file(&file.name)
+            .and_then(|f| f.content.clone());
+        let (text, content) = match imported {
+            Some(content) => (FileText::Imported, Some(content)),
+            None => match read_local(Path::new(&file.name)) {
+                Some(content) => (FileText::Local(PathBuf::from(&file.name)), Some(content)),
+                None => (FileText::Missing, None),
+            },
+        };
+        file.text = text;
+        if let Some(content) = content {
+            fill_text(file, &content);
+        }
+        let mut all = file
+            .rows
+            .iter()
+            .flat_map(|r| r.pcs.iter().map(|&p| p as usize));
+        let mut distinct: Vec<usize> = all.by_ref().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        file.cells = sums.of(&mut distinct.into_iter());
+    }
+    files
+}
+
+/// The PTX lines, each with the instructions mapped to it and their sums (none for a line
+/// without instructions, drawn as empty).
+fn ptx_rows(page: &SourcePage, sums: &Sums) -> Vec<Row> {
+    let ptx_text = page.module().ptx().lines();
+    let mut by_line: Vec<Vec<u32>> = vec![Vec::new(); ptx_text.len()];
+    for (i, r) in page.sass().iter().enumerate() {
+        if let Some(list) = r
+            .ptx_line
+            .and_then(|l| (l as usize).checked_sub(1))
+            .and_then(|l| by_line.get_mut(l))
+        {
+            list.push(i as u32);
+        }
+    }
+    ptx_text
+        .iter()
+        .zip(by_line)
+        .enumerate()
+        .map(|(i, (text, pcs))| {
+            let cells = if pcs.is_empty() {
+                Vec::new()
+            } else {
+                sums.of(&mut pcs.iter().map(|&p| p as usize))
+            };
+            Row {
+                location: (i + 1).to_string(),
+                text: text.clone(),
+                cells,
+                pcs,
+            }
+        })
+        .collect()
+}
+
+/// The functions: the kernel first, then its callees by address (the model's blocks, in
+/// address order), each with the sums over its instructions.
+fn function_rows(page: &SourcePage, sums: &Sums) -> Vec<FunctionRows> {
+    let mut functions: Vec<FunctionRows> = page
+        .functions()
+        .iter()
+        .filter(|f| !f.rows.is_empty())
+        .map(|f| FunctionRows {
+            name: f.name.clone(),
+            mangled: f.mangled.clone(),
+            kernel: f.kernel,
+            first_row: f.rows.start,
+            cells: sums.of(&mut f.rows.clone()),
+        })
+        .collect();
+    functions.sort_by_key(|f| !f.kernel);
+    functions
+}
+
+/// The page's plain messages: what the report cannot give (line info, PTX), the caller's
+/// `extra` messages, then the model's problems.
+fn page_messages(page: &SourcePage, has_sass: bool, extra: Vec<String>) -> Vec<String> {
+    let module = page.module();
+    let has_line_info = module.has_line_info();
+    let mut messages = Vec::new();
+    if !has_line_info && has_sass {
+        messages.push(NO_LINE_INFO.to_owned());
+    }
+    if module.ptx().is_empty() && has_line_info {
+        messages.push("the binary holds no PTX text: the PTX view is empty".to_owned());
+    }
+    messages.extend(extra);
+    messages.extend(page.problems().iter().map(Problem::to_string));
+    messages
 }
 
 /// The instruction bytes as one hexadecimal number (the last byte first).

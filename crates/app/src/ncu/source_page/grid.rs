@@ -153,9 +153,30 @@ pub fn cell_text(cell: &Cell, column: &ColumnInfo, percent: bool) -> String {
     }
 }
 
+/// The horizontal layout of a grid this frame: the widths of its parts and the colours it
+/// paints with, computed once before the header and the rows are drawn.
+struct Layout {
+    /// The font of the locations and the text.
+    mono: FontId,
+    /// Width of the location column.
+    location_width: f32,
+    /// Width of the text column.
+    text_width: f32,
+    /// Width of a whole row (margin, location, text and columns).
+    total_width: f32,
+    /// Width left for the rows beside the heatmap strip.
+    available: f32,
+    /// The text colour.
+    text_color: Color32,
+    /// The weak text colour (locations).
+    weak: Color32,
+    /// Dark mode (the heat colours).
+    dark: bool,
+}
+
 impl Grid<'_> {
     /// Draws the grid in the space left in `ui`.
-    pub fn show(self, ui: &mut Ui) -> GridResponse {
+    pub fn show(mut self, ui: &mut Ui) -> GridResponse {
         let mut out = GridResponse {
             h_offset: self.h_offset,
             ..Default::default()
@@ -164,6 +185,16 @@ impl Grid<'_> {
             // No room (a window squeezed to nothing): nothing to draw.
             return out;
         }
+        let layout = self.layout(ui);
+        self.header(ui, &layout, &mut out);
+        let strip_rect = self.body(ui, &layout, &mut out);
+        self.heat_strip(ui, strip_rect, layout.dark, &mut out);
+        out
+    }
+
+    /// Computes the widths of the columns: the text gives way (down to 120 px) so that at least
+    /// two metric columns stay in view.
+    fn layout(&mut self, ui: &Ui) -> Layout {
         let mono = FontId::monospace(12.5);
         let char_width = ui.ctx().fonts_mut(|f| f.glyph_width(&mono, '0'));
         self.cache.refresh(self.rows, self.columns.len());
@@ -171,37 +202,45 @@ impl Grid<'_> {
         let location_width = char_width * location_chars as f32 + 12.0;
         let columns_width = COLUMN_WIDTH * self.shown.len() as f32;
         let available = ui.available_width() - STRIP - 4.0;
-        // The text gives way (down to 120 px) so that at least two columns stay in view.
         let fixed = MARGIN + location_width;
         let min_text = MIN_TEXT
             .min(available - fixed - COLUMN_WIDTH * self.shown.len().min(2) as f32)
             .max(120.0);
         let text_width = (available - fixed - columns_width).max(min_text);
-        let total_width = MARGIN + location_width + text_width + columns_width;
-        let text_color = ui.visuals().text_color();
-        let weak = ui.visuals().weak_text_color();
-        let dark = ui.visuals().dark_mode;
+        Layout {
+            mono,
+            location_width,
+            text_width,
+            total_width: MARGIN + location_width + text_width + columns_width,
+            available,
+            text_color: ui.visuals().text_color(),
+            weak: ui.visuals().weak_text_color(),
+            dark: ui.visuals().dark_mode,
+        }
+    }
 
-        // The header, shifted by the rows' horizontal scroll.
+    /// Draws the header (the view's name over the text, one clickable title per column),
+    /// shifted by the rows' horizontal scroll.
+    fn header(&self, ui: &mut Ui, layout: &Layout, out: &mut GridResponse) {
         let (header_rect, _) = ui.allocate_exact_size(
-            egui::vec2(available + STRIP, ROW_HEIGHT + 4.0),
+            egui::vec2(layout.available + STRIP, ROW_HEIGHT + 4.0),
             Sense::hover(),
         );
         let painter = ui.painter_at(header_rect);
         let x0 = header_rect.left() - self.h_offset;
-        let text_x = x0 + MARGIN + location_width;
+        let text_x = x0 + MARGIN + layout.location_width;
         painter.text(
             egui::pos2(text_x, header_rect.center().y),
             Align2::LEFT_CENTER,
             self.view.name(),
             FontId::proportional(13.0),
-            text_color,
+            layout.text_color,
         );
         for (slot, &c) in self.shown.iter().enumerate() {
             let Some(column) = self.columns.get(c) else {
                 continue;
             };
-            let left = text_x + text_width + COLUMN_WIDTH * slot as f32;
+            let left = text_x + layout.text_width + COLUMN_WIDTH * slot as f32;
             let rect = Rect::from_min_size(
                 egui::pos2(left, header_rect.top()),
                 egui::vec2(COLUMN_WIDTH, header_rect.height()),
@@ -209,22 +248,7 @@ impl Grid<'_> {
             let id = ui.scope_id().with((self.id, "column", c));
             let response = ui
                 .interact(rect.intersect(header_rect), id, Sense::click())
-                .on_hover_text(format!(
-                    "{}{}\nClick: heatmap and hot spots of this column",
-                    column.label,
-                    if column.total > 0.0 {
-                        format!(
-                            "\nLaunch total: {}",
-                            format_with_unit(
-                                &MetricValue::Double(column.total),
-                                &column.unit,
-                                None
-                            )
-                        )
-                    } else {
-                        String::new()
-                    }
-                ));
+                .on_hover_text(column_tooltip(column));
             response.widget_info(|| {
                 WidgetInfo::labeled(Role::ColumnHeader, true, column.label.clone())
             });
@@ -239,7 +263,7 @@ impl Grid<'_> {
                 Align2::RIGHT_CENTER,
                 clip_label(&column.label, 16),
                 FontId::proportional(12.0),
-                text_color,
+                layout.text_color,
             );
         }
         ui.painter().hline(
@@ -247,24 +271,23 @@ impl Grid<'_> {
             header_rect.bottom(),
             Stroke::new(1.0, ui.visuals().widgets.noninteractive.bg_stroke.color),
         );
+    }
 
+    /// Draws the rows on screen in a scroll area (brought to `scroll_to` if asked) and returns
+    /// the rectangle left beside them for the heatmap strip.
+    fn body(&self, ui: &mut Ui, layout: &Layout, out: &mut GridResponse) -> Rect {
         // The maxima of the view per column, for the bars and the heatmap.
         let maxima = self.cache.maxima.clone();
-
         let body_height = ui.available_height();
         let area = ui.available_rect_before_wrap();
-        let (strip_rect, body_rect) = {
-            let rect = area;
-            let strip = Rect::from_min_max(
-                egui::pos2(rect.right() - STRIP, rect.top()),
-                rect.right_bottom(),
-            );
-            let body = Rect::from_min_max(
-                rect.left_top(),
-                egui::pos2(strip.left() - 4.0, rect.bottom()),
-            );
-            (strip, body)
-        };
+        let strip_rect = Rect::from_min_max(
+            egui::pos2(area.right() - STRIP, area.top()),
+            area.right_bottom(),
+        );
+        let body_rect = Rect::from_min_max(
+            area.left_top(),
+            egui::pos2(strip_rect.left() - 4.0, area.bottom()),
+        );
         let mut scroll = egui::ScrollArea::both()
             .id_salt((self.id, "rows"))
             .auto_shrink([false, false])
@@ -282,125 +305,153 @@ impl Grid<'_> {
                 let Some(row) = self.rows.get(index) else {
                     continue;
                 };
-                let (rect, response) =
-                    ui.allocate_exact_size(egui::vec2(total_width, ROW_HEIGHT), Sense::click());
-                response.widget_info(|| {
-                    WidgetInfo::selected(
-                        Role::Row,
-                        true,
-                        self.selected == Some(index),
-                        row.name(self.view, self.file),
-                    )
-                });
-                let painter = ui.painter();
-                if self.selected == Some(index) {
-                    painter.rect_filled(rect, 0.0, ui.visuals().selection.bg_fill);
-                } else if self.highlighted.binary_search(&index).is_ok() {
-                    painter.rect_filled(
-                        rect,
-                        0.0,
-                        ui.visuals().selection.bg_fill.gamma_multiply(0.45),
-                    );
-                } else if response.hovered() {
-                    painter.rect_filled(rect, 0.0, ui.visuals().faint_bg_color);
-                }
-                if self.matches.binary_search(&index).is_ok() {
-                    painter.rect_stroke(
-                        rect.shrink(0.5),
-                        0.0,
-                        Stroke::new(1.0, ui.visuals().warn_fg_color),
-                        egui::StrokeKind::Inside,
-                    );
-                }
-                let y = rect.center().y;
-                let markers = if self.markers.is_empty() {
-                    Vec::new()
-                } else {
-                    self.markers.of_row(row, self.file)
-                };
-                if let Some(first) = markers.first() {
-                    let color = if first.warning {
-                        ui.visuals().warn_fg_color
-                    } else {
-                        Color32::from_rgb(80, 150, 240)
-                    };
-                    let center = egui::pos2(rect.left() + MARGIN / 2.0, y);
-                    painter.circle_filled(center, 4.5, color);
-                    let marker_rect =
-                        Rect::from_center_size(center, egui::vec2(MARGIN, ROW_HEIGHT));
-                    let tip: Vec<String> = markers
-                        .iter()
-                        .map(|m| format!("{}: {}", m.rule, m.message))
-                        .collect();
-                    ui.interact(
-                        marker_rect,
-                        ui.scope_id().with(("marker", index)),
-                        Sense::hover(),
-                    )
-                    .on_hover_text(tip.join("\n"));
-                }
-                painter.text(
-                    egui::pos2(rect.left() + MARGIN + location_width - 8.0, y),
-                    Align2::RIGHT_CENTER,
-                    &row.location,
-                    mono.clone(),
-                    weak,
-                );
-                let text_rect = Rect::from_min_size(
-                    egui::pos2(rect.left() + MARGIN + location_width, rect.top()),
-                    egui::vec2(text_width - 6.0, ROW_HEIGHT),
-                );
-                painter.with_clip_rect(text_rect).text(
-                    egui::pos2(text_rect.left(), y),
-                    Align2::LEFT_CENTER,
-                    &row.text,
-                    mono.clone(),
-                    text_color,
-                );
-                for (slot, &c) in self.shown.iter().enumerate() {
-                    let Some(column) = self.columns.get(c) else {
-                        continue;
-                    };
-                    let left = text_rect.left() + text_width + COLUMN_WIDTH * slot as f32;
-                    let cell_rect = Rect::from_min_size(
-                        egui::pos2(left, rect.top() + 1.0),
-                        egui::vec2(COLUMN_WIDTH - 4.0, ROW_HEIGHT - 2.0),
-                    );
-                    let cell = row.cells.get(c).unwrap_or(&Cell::Empty);
-                    if let (Cell::Number(v), true) = (cell, column.numeric)
-                        && maxima[c] > 0.0
-                        && *v > 0.0
-                    {
-                        let share = (*v / maxima[c]) as f32;
-                        let bar = Rect::from_min_size(
-                            cell_rect.left_top(),
-                            egui::vec2(cell_rect.width() * share, cell_rect.height()),
-                        );
-                        let color = if self.heat == Some(c) {
-                            heat_color(share, dark)
-                        } else {
-                            Color32::from_rgba_unmultiplied(90, 140, 220, 70)
-                        };
-                        painter.rect_filled(bar, 1.0, color);
-                    }
-                    let text = cell_text(cell, column, self.percent);
-                    painter.with_clip_rect(cell_rect).text(
-                        egui::pos2(cell_rect.right() - 2.0, y),
-                        Align2::RIGHT_CENTER,
-                        text,
-                        FontId::proportional(12.0),
-                        text_color,
-                    );
-                }
-                if response.clicked() {
+                if self.row(ui, index, row, layout, &maxima) {
                     out.clicked = Some(index);
                 }
             }
         });
         out.h_offset = output.state.clamped_offset().x;
         ui.advance_cursor_after_rect(area);
+        strip_rect
+    }
 
-        // The heatmap strip: the hottest row per pixel, the selection and matches as ticks.
+    /// Draws one row (its background, marker, location, text and cells); true when clicked.
+    fn row(&self, ui: &mut Ui, index: usize, row: &Row, layout: &Layout, maxima: &[f64]) -> bool {
+        let (rect, response) =
+            ui.allocate_exact_size(egui::vec2(layout.total_width, ROW_HEIGHT), Sense::click());
+        response.widget_info(|| {
+            WidgetInfo::selected(
+                Role::Row,
+                true,
+                self.selected == Some(index),
+                row.name(self.view, self.file),
+            )
+        });
+        let painter = ui.painter();
+        if self.selected == Some(index) {
+            painter.rect_filled(rect, 0.0, ui.visuals().selection.bg_fill);
+        } else if self.highlighted.binary_search(&index).is_ok() {
+            painter.rect_filled(
+                rect,
+                0.0,
+                ui.visuals().selection.bg_fill.gamma_multiply(0.45),
+            );
+        } else if response.hovered() {
+            painter.rect_filled(rect, 0.0, ui.visuals().faint_bg_color);
+        }
+        if self.matches.binary_search(&index).is_ok() {
+            painter.rect_stroke(
+                rect.shrink(0.5),
+                0.0,
+                Stroke::new(1.0, ui.visuals().warn_fg_color),
+                egui::StrokeKind::Inside,
+            );
+        }
+        let y = rect.center().y;
+        self.marker(ui, index, row, rect);
+        let painter = ui.painter();
+        painter.text(
+            egui::pos2(rect.left() + MARGIN + layout.location_width - 8.0, y),
+            Align2::RIGHT_CENTER,
+            &row.location,
+            layout.mono.clone(),
+            layout.weak,
+        );
+        let text_rect = Rect::from_min_size(
+            egui::pos2(rect.left() + MARGIN + layout.location_width, rect.top()),
+            egui::vec2(layout.text_width - 6.0, ROW_HEIGHT),
+        );
+        painter.with_clip_rect(text_rect).text(
+            egui::pos2(text_rect.left(), y),
+            Align2::LEFT_CENTER,
+            &row.text,
+            layout.mono.clone(),
+            layout.text_color,
+        );
+        self.cells(painter, row, text_rect, y, layout, maxima);
+        response.clicked()
+    }
+
+    /// Draws the first rule marker of a row in the margin, with all its markers as tooltip.
+    fn marker(&self, ui: &mut Ui, index: usize, row: &Row, rect: Rect) {
+        if self.markers.is_empty() {
+            return;
+        }
+        let markers = self.markers.of_row(row, self.file);
+        let Some(first) = markers.first() else {
+            return;
+        };
+        let color = if first.warning {
+            ui.visuals().warn_fg_color
+        } else {
+            Color32::from_rgb(80, 150, 240)
+        };
+        let center = egui::pos2(rect.left() + MARGIN / 2.0, rect.center().y);
+        ui.painter().circle_filled(center, 4.5, color);
+        let marker_rect = Rect::from_center_size(center, egui::vec2(MARGIN, ROW_HEIGHT));
+        let tip: Vec<String> = markers
+            .iter()
+            .map(|m| format!("{}: {}", m.rule, m.message))
+            .collect();
+        ui.interact(
+            marker_rect,
+            ui.scope_id().with(("marker", index)),
+            Sense::hover(),
+        )
+        .on_hover_text(tip.join("\n"));
+    }
+
+    /// Draws a row's cells right of its text (centred on `y`): a bar scaled to the column's maximum (heat
+    /// coloured in the heatmap column) under the value.
+    fn cells(
+        &self,
+        painter: &egui::Painter,
+        row: &Row,
+        text_rect: Rect,
+        y: f32,
+        layout: &Layout,
+        maxima: &[f64],
+    ) {
+        for (slot, &c) in self.shown.iter().enumerate() {
+            let Some(column) = self.columns.get(c) else {
+                continue;
+            };
+            let left = text_rect.left() + layout.text_width + COLUMN_WIDTH * slot as f32;
+            let cell_rect = Rect::from_min_size(
+                egui::pos2(left, text_rect.top() + 1.0),
+                egui::vec2(COLUMN_WIDTH - 4.0, ROW_HEIGHT - 2.0),
+            );
+            let cell = row.cells.get(c).unwrap_or(&Cell::Empty);
+            if let (Cell::Number(v), true) = (cell, column.numeric)
+                && maxima[c] > 0.0
+                && *v > 0.0
+            {
+                let share = (*v / maxima[c]) as f32;
+                let bar = Rect::from_min_size(
+                    cell_rect.left_top(),
+                    egui::vec2(cell_rect.width() * share, cell_rect.height()),
+                );
+                let color = if self.heat == Some(c) {
+                    heat_color(share, layout.dark)
+                } else {
+                    Color32::from_rgba_unmultiplied(90, 140, 220, 70)
+                };
+                painter.rect_filled(bar, 1.0, color);
+            }
+            let text = cell_text(cell, column, self.percent);
+            painter.with_clip_rect(cell_rect).text(
+                egui::pos2(cell_rect.right() - 2.0, y),
+                Align2::RIGHT_CENTER,
+                text,
+                FontId::proportional(12.0),
+                layout.text_color,
+            );
+        }
+    }
+
+    /// Draws the heatmap strip (the hottest row per pixel, the selection and matches as ticks)
+    /// and turns a click on it into a row.
+    fn heat_strip(&mut self, ui: &mut Ui, strip_rect: Rect, dark: bool, out: &mut GridResponse) {
         let strip = ui.painter_at(strip_rect);
         strip.rect_filled(strip_rect, 2.0, ui.visuals().extreme_bg_color);
         let n = self.rows.len();
@@ -441,8 +492,23 @@ impl Grid<'_> {
             let share = ((pos.y - strip_rect.top()) / strip_rect.height()).clamp(0.0, 1.0);
             out.clicked = Some(((share * n as f32) as usize).min(n - 1));
         }
-        out
     }
+}
+
+/// A column header's tooltip: its label, the launch total when known, and what a click does.
+fn column_tooltip(column: &ColumnInfo) -> String {
+    format!(
+        "{}{}\nClick: heatmap and hot spots of this column",
+        column.label,
+        if column.total > 0.0 {
+            format!(
+                "\nLaunch total: {}",
+                format_with_unit(&MetricValue::Double(column.total), &column.unit, None)
+            )
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// A header label cut to `max` characters.

@@ -32,7 +32,7 @@ use sightline_model::proto::nv::rule_system::RuleResult;
 
 use self::build::{BuildJob, PageCache};
 use self::data::{FileText, PageData, Row, View};
-use self::grid::{Grid, GridCache};
+use self::grid::{Grid, GridCache, GridResponse};
 use self::markers::Markers;
 use crate::ncu::rule_state::PageRules;
 use crate::widgets::dialog::{Answer, Dialog, take_answer};
@@ -399,48 +399,10 @@ impl SourcePageState {
         results: &[RuleResult],
         rules: Option<&PageRules>,
     ) {
-        let kernel = action.index();
-        if let Some(Answer {
-            value: (k, file, Some(path)),
-            ..
-        }) = take_answer(&mut self.resolve_dialog)
-        {
-            self.resolve_path(k, file, path);
-        }
-        self.ensure_built(ui.ctx(), report, action);
-        if let Some((k, error)) = &self.error
-            && *k == kernel
-        {
-            ui.colored_label(ui.visuals().error_fg_color, error.as_str());
-            return;
-        }
-        let Some(page) = self.cache.get(kernel).cloned() else {
-            ui.horizontal(|ui| {
-                ui.spinner();
-                let stage = self
-                    .build
-                    .as_ref()
-                    .and_then(|b| b.progress.as_ref())
-                    .map_or("starting", |(_, s)| s.as_str());
-                ui.label(format!("Building the Source page: {stage}…"));
-            });
+        let Some(page) = self.built_page(ui, report, action) else {
             return;
         };
-        if std::mem::take(&mut self.initial_scroll) {
-            for pane in &mut self.panes {
-                pane.scroll_to = page
-                    .rows(pane.view, pane.file)
-                    .iter()
-                    .position(|r| !r.pcs.is_empty());
-            }
-        }
-        self.apply_pending_pc();
-        self.apply_pending_line();
-        let rules_key = (kernel, rules.map_or(0, |r| r.version), results.len());
-        if self.markers.as_ref().is_none_or(|(k, _)| *k != rules_key) {
-            self.markers = Some((rules_key, Markers::build(results, rules, &page)));
-        }
-
+        self.prepare_frame(&page, action.index(), results, rules);
         let action = toolbar::toolbar(ui, self, &page);
         self.apply(action, &page);
         for message in &page.messages {
@@ -457,9 +419,105 @@ impl SourcePageState {
         let action = navigator::navigator(ui, self, &page);
         self.apply(action, &page);
         let panes = if self.side_by_side { 2 } else { 1 };
-        // Columns without a value in the launch (a stall reason never sampled) are left out.
-        let shown: Vec<usize> = page
-            .columns
+        let shown = self.shown_columns(&page);
+        let mut clicks: Vec<(usize, GridResponse)> = Vec::new();
+        let mut resolve: Option<usize> = None;
+        ui.columns(panes, |columns| {
+            for (index, column_ui) in columns.iter_mut().enumerate() {
+                let (response, resolve_clicked) = self.pane_ui(column_ui, index, &page, &shown);
+                if resolve_clicked {
+                    resolve = Some(index);
+                }
+                if let Some(response) = response {
+                    clicks.push((index, response));
+                }
+            }
+        });
+        if let Some(index) = resolve {
+            self.resolve(ui.ctx(), index);
+        }
+        for (index, response) in clicks {
+            self.panes[index].scroll_to = None;
+            self.panes[index].h_offset = response.h_offset;
+            if let Some(c) = response.column_clicked {
+                self.column = Some(c);
+                self.hot = None;
+            }
+            if let Some(row) = response.clicked {
+                self.select(index, row, false);
+            }
+        }
+    }
+
+    /// The page of kernel result `action` once built: reads a resolved file the dialog
+    /// answered, starts the build if needed, and shows the build's error or progress instead
+    /// while there is no page.
+    fn built_page(
+        &mut self,
+        ui: &mut Ui,
+        report: &Arc<Report>,
+        action: &Arc<Action>,
+    ) -> Option<Arc<PageData>> {
+        let kernel = action.index();
+        if let Some(Answer {
+            value: (k, file, Some(path)),
+            ..
+        }) = take_answer(&mut self.resolve_dialog)
+        {
+            self.resolve_path(k, file, path);
+        }
+        self.ensure_built(ui.ctx(), report, action);
+        if let Some((k, error)) = &self.error
+            && *k == kernel
+        {
+            ui.colored_label(ui.visuals().error_fg_color, error.as_str());
+            return None;
+        }
+        let page = self.cache.get(kernel).cloned();
+        if page.is_none() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                let stage = self
+                    .build
+                    .as_ref()
+                    .and_then(|b| b.progress.as_ref())
+                    .map_or("starting", |(_, s)| s.as_str());
+                ui.label(format!("Building the Source page: {stage}…"));
+            });
+        }
+        page
+    }
+
+    /// Before drawing `page` of `kernel`: the first scroll to the first row with code, the
+    /// PC or line asked for from elsewhere, and the rule markers (rebuilt when the rules or
+    /// results changed).
+    fn prepare_frame(
+        &mut self,
+        page: &PageData,
+        kernel: usize,
+        results: &[RuleResult],
+        rules: Option<&PageRules>,
+    ) {
+        if std::mem::take(&mut self.initial_scroll) {
+            for pane in &mut self.panes {
+                pane.scroll_to = page
+                    .rows(pane.view, pane.file)
+                    .iter()
+                    .position(|r| !r.pcs.is_empty());
+            }
+        }
+        self.apply_pending_pc();
+        self.apply_pending_line();
+        let rules_key = (kernel, rules.map_or(0, |r| r.version), results.len());
+        if self.markers.as_ref().is_none_or(|(k, _)| *k != rules_key) {
+            self.markers = Some((rules_key, Markers::build(results, rules, page)));
+        }
+    }
+
+    /// The columns the grids show: in compact mode only the heatmap's column, else all but
+    /// the numeric columns without a value in the launch (a stall reason never sampled).
+    fn shown_columns(&self, page: &PageData) -> Vec<usize> {
+        page.columns
             .iter()
             .enumerate()
             .filter(|&(c, info)| {
@@ -470,86 +528,72 @@ impl SourcePageState {
                 }
             })
             .map(|(c, _)| c)
-            .collect();
-        let mut clicks: Vec<(usize, Option<usize>, Option<usize>, f32)> = Vec::new();
-        let mut resolve: Option<usize> = None;
-        let markers = self.markers.as_ref().map(|(_, m)| m);
-        let empty = Markers::default();
-        let markers = markers.unwrap_or(&empty);
-        ui.columns(panes, |columns| {
-            for (index, column_ui) in columns.iter_mut().enumerate() {
-                let mut cache = std::mem::take(&mut self.panes[index].cache);
-                let pane = &self.panes[index];
-                let file = page.files.get(pane.file);
-                if pane.view == View::Source {
-                    if !page.has_line_info {
-                        column_ui.label(data::NO_LINE_INFO);
-                        continue;
-                    }
-                    if let Some(file) = file
-                        && file.text == FileText::Missing
+            .collect()
+    }
+
+    /// Draws pane `index`: a Source view's missing-file line (with its Resolve… button) above
+    /// the grid, or only the no-line-info message. Returns the grid's response (none without
+    /// a grid) and whether Resolve… was clicked.
+    fn pane_ui(
+        &mut self,
+        ui: &mut Ui,
+        index: usize,
+        page: &PageData,
+        shown: &[usize],
+    ) -> (Option<GridResponse>, bool) {
+        let mut cache = std::mem::take(&mut self.panes[index].cache);
+        let pane = &self.panes[index];
+        let file = page.files.get(pane.file);
+        let mut resolve = false;
+        if pane.view == View::Source {
+            if !page.has_line_info {
+                ui.label(data::NO_LINE_INFO);
+                return (None, false);
+            }
+            if let Some(file) = file
+                && file.text == FileText::Missing
+            {
+                ui.horizontal(|ui| {
+                    ui.label(format!("{}: file not in report", file.name));
+                    if ui
+                        .button("Resolve…")
+                        .on_hover_text("Choose this file on this machine")
+                        .clicked()
                     {
-                        column_ui.horizontal(|ui| {
-                            ui.label(format!("{}: file not in report", file.name));
-                            if ui
-                                .button("Resolve…")
-                                .on_hover_text("Choose this file on this machine")
-                                .clicked()
-                            {
-                                resolve = Some(index);
-                            }
-                        });
+                        resolve = true;
                     }
-                }
-                let matches: &[usize] = match &self.matches {
-                    Some((key, m)) if index == self.active && key.1 == pane.view => m,
-                    _ => &[],
-                };
-                let rows = page.rows(pane.view, pane.file);
-                let id = format!("source-pane-{index}");
-                let response = Grid {
-                    id: &id,
-                    rows,
-                    columns: &page.columns,
-                    shown: &shown,
-                    view: pane.view,
-                    heat: self.column,
-                    percent: self.percent,
-                    selected: pane.selected,
-                    highlighted: &pane.highlighted,
-                    matches,
-                    markers,
-                    file: (pane.view == View::Source)
-                        .then(|| file.map(|f| f.name.as_str()))
-                        .flatten(),
-                    scroll_to: pane.scroll_to,
-                    h_offset: pane.h_offset,
-                    cache: &mut cache,
-                }
-                .show(column_ui);
-                self.panes[index].cache = cache;
-                clicks.push((
-                    index,
-                    response.clicked,
-                    response.column_clicked,
-                    response.h_offset,
-                ));
-            }
-        });
-        if let Some(index) = resolve {
-            self.resolve(ui.ctx(), index);
-        }
-        for (index, clicked, column, h_offset) in clicks {
-            self.panes[index].scroll_to = None;
-            self.panes[index].h_offset = h_offset;
-            if let Some(c) = column {
-                self.column = Some(c);
-                self.hot = None;
-            }
-            if let Some(row) = clicked {
-                self.select(index, row, false);
+                });
             }
         }
+        let matches: &[usize] = match &self.matches {
+            Some((key, m)) if index == self.active && key.1 == pane.view => m,
+            _ => &[],
+        };
+        let empty = Markers::default();
+        let markers = self.markers.as_ref().map_or(&empty, |(_, m)| m);
+        let id = format!("source-pane-{index}");
+        let response = Grid {
+            id: &id,
+            rows: page.rows(pane.view, pane.file),
+            columns: &page.columns,
+            shown,
+            view: pane.view,
+            heat: self.column,
+            percent: self.percent,
+            selected: pane.selected,
+            highlighted: &pane.highlighted,
+            matches,
+            markers,
+            file: (pane.view == View::Source)
+                .then(|| file.map(|f| f.name.as_str()))
+                .flatten(),
+            scroll_to: pane.scroll_to,
+            h_offset: pane.h_offset,
+            cache: &mut cache,
+        }
+        .show(ui);
+        self.panes[index].cache = cache;
+        (Some(response), resolve)
     }
 
     /// Asks for the file of pane `pane`'s Source view (a dialog on its own thread; the file
