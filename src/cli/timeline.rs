@@ -215,7 +215,7 @@ struct LoadTiming<'a> {
     /// The resident set size before the load.
     rss_before: Option<u64>,
     /// When each stage of the load ended (the tables read, linking and packing).
-    stages: &'a [(&'static str, std::time::Duration)],
+    stages: &'a [(String, std::time::Duration)],
     /// The first look at what was read so far: when, how many events on how many tracks.
     first_partial: Option<(std::time::Duration, usize, usize)>,
     /// When the timeline without the CPU samples' call stacks was ready.
