@@ -23,12 +23,6 @@ use crate::common;
 /// and GH200 in `byte/second`. Nothing stored in the report (compute capability, device
 /// attributes) tells the two 7.5 chips apart for this.
 const UNITS: &str = "chip-dependent units of the 2024.1 CLI";
-/// `--print-details all` on 2023.1..2024.2 reports: the NUMA section's metrics print their
-/// instances (`1 (0-4)`) and the NUMA ID table is written as its own small CSV; the Source
-/// Counters section's own metrics are missing from our rows (vec_add, T4, sharedmem); the
-/// memory tables of smemTranspose list `l1tex__m_*_pipe_lsu.sum` rows ("L1 Level Miss stage to
-/// L2") we do not print.
-const DETAILS_ALL: &str = "fixed widgets and source counters of --print-details all";
 /// manual_nvtx (2022.3, RTX 3070): the details page prints the `no_instructions` stall samples
 /// (`smsp__pcsamp_warps_issue_stalled_no_instructions{,_not_issued}`, header and source-table
 /// rows) in `warp`, while every other corpus report (2020.2..2024.2, among them blsongpu on
@@ -53,11 +47,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
         "details-all.csv",
         NO_INST_UNIT,
     ),
-    (
-        "ncu2023.1.0_rtx4090_smemTranspose",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
     ("ncu2023.1.1_a10g_esmm", "raw-base.csv", DERIVED_UNITS),
     (
         "ncu2023.1.1_a10g_esmm",
@@ -68,26 +57,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     ("ncu2023.1.1_a10g_esmm", "raw.csv", DERIVED_UNITS),
     ("ncu2023.3.0_h800_sglang", "raw-instances.csv", SGLANG_NAN),
     ("ncu2023.3.0_h800_sglang", "raw.csv", SGLANG_NAN),
-    (
-        "ncu2024.1.0_rtx3060laptop_sharedmem",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
-    (
-        "ncu2024.1.1_gtx1660s_vec_add_full",
-        "details-all-base.csv",
-        DETAILS_ALL,
-    ),
-    (
-        "ncu2024.1.1_gtx1660s_vec_add_full",
-        "details-all-names.csv",
-        DETAILS_ALL,
-    ),
-    (
-        "ncu2024.1.1_gtx1660s_vec_add_full",
-        "details-all.csv",
-        DETAILS_ALL,
-    ),
     ("ncu2024.1.1_gtx1660s_vec_add_full", "raw-base.csv", UNITS),
     (
         "ncu2024.1.1_gtx1660s_vec_add_full",
@@ -100,17 +69,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
         UNITS,
     ),
     ("ncu2024.1.1_gtx1660s_vec_add_full", "raw.csv", UNITS),
-    (
-        "ncu2024.2.1_t4_mlp_full",
-        "details-all-base.csv",
-        DETAILS_ALL,
-    ),
-    (
-        "ncu2024.2.1_t4_mlp_full",
-        "details-all-names.csv",
-        DETAILS_ALL,
-    ),
-    ("ncu2024.2.1_t4_mlp_full", "details-all.csv", DETAILS_ALL),
 ];
 
 #[derive(Parser)]

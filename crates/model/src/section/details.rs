@@ -11,7 +11,7 @@
 
 mod metrics;
 
-use metrics::{MetricSource, sort_entries};
+use metrics::{MetricSource, own_metrics, sort_entries};
 
 use super::derived::{self, Expression};
 use super::filter::{Target, combine, passes, resolve_name};
@@ -318,7 +318,7 @@ fn resolve_section(
         .flat_map(|b| &b.items)
         .filter_map(|item| resolve_item(item, filter, target, metrics))
         .collect();
-    let own = section.metrics.iter().flat_map(|m| &m.metrics);
+    let own = own_metrics(section);
     let own = own
         .flat_map(|m| metrics.entries(m, filter, false))
         .collect();
