@@ -17,12 +17,6 @@ use sightline::cli;
 
 use crate::common;
 
-/// The 2024.1 CLI's units of a few metrics depend on the chip itself, not on its compute
-/// capability: on the GTX 1660 SUPER (TU116) `nvlrx__bytes.sum.per_second` and
-/// `nvltx__bytes.sum.per_second` are in `byte`, on the T4 (TU104, also 7.5), the RTX 3060, H800
-/// and GH200 in `byte/second`. Nothing stored in the report (compute capability, device
-/// attributes) tells the two 7.5 chips apart for this.
-const UNITS: &str = "chip-dependent units of the 2024.1 CLI";
 /// manual_nvtx (2022.3, RTX 3070): the details page prints the `no_instructions` stall samples
 /// (`smsp__pcsamp_warps_issue_stalled_no_instructions{,_not_issued}`, header and source-table
 /// rows) in `warp`, while every other corpus report (2020.2..2024.2, among them blsongpu on
@@ -57,18 +51,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     ("ncu2023.1.1_a10g_esmm", "raw.csv", DERIVED_UNITS),
     ("ncu2023.3.0_h800_sglang", "raw-instances.csv", SGLANG_NAN),
     ("ncu2023.3.0_h800_sglang", "raw.csv", SGLANG_NAN),
-    ("ncu2024.1.1_gtx1660s_vec_add_full", "raw-base.csv", UNITS),
-    (
-        "ncu2024.1.1_gtx1660s_vec_add_full",
-        "raw-instances-details.csv",
-        UNITS,
-    ),
-    (
-        "ncu2024.1.1_gtx1660s_vec_add_full",
-        "raw-instances.csv",
-        UNITS,
-    ),
-    ("ncu2024.1.1_gtx1660s_vec_add_full", "raw.csv", UNITS),
 ];
 
 #[derive(Parser)]
