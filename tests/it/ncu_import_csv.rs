@@ -29,11 +29,6 @@ const NO_INST_UNIT: &str = "unit of the no_instructions stall samples in one 202
 /// family (blsongpu, sharedmem); NVIDIA's Python reader agrees with the CLI on both. No stored
 /// fact found that tells them apart.
 const DERIVED_UNITS: &str = "unit of the derived FMA counts in one 2023.1.1 report";
-/// sglang: NaN cells the CLI prints as `0.000000` after scaling (about 400 cells, across
-/// units) while others of the same row stay `nan`, and `-nan` for a few `0` and `inf` cells; the
-/// base-unit page says `nan`/`0`/`inf`. No rule found (not the sign of the NaN, not the unit).
-const SGLANG_NAN: &str = "NaN scaling of the CLI not reproduced";
-
 /// Files known to differ from the oracle: `(report, file, reason)`.
 const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     (
@@ -49,8 +44,6 @@ const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     ),
     ("ncu2023.1.1_a10g_esmm", "raw-instances.csv", DERIVED_UNITS),
     ("ncu2023.1.1_a10g_esmm", "raw.csv", DERIVED_UNITS),
-    ("ncu2023.3.0_h800_sglang", "raw-instances.csv", SGLANG_NAN),
-    ("ncu2023.3.0_h800_sglang", "raw.csv", SGLANG_NAN),
 ];
 
 #[derive(Parser)]
