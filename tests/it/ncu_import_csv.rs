@@ -19,16 +19,28 @@ use crate::common;
 
 /// manual_nvtx (2022.3, RTX 3070): the details page prints the `no_instructions` stall samples
 /// (`smsp__pcsamp_warps_issue_stalled_no_instructions{,_not_issued}`, header and source-table
-/// rows) in `warp`, while every other corpus report (2020.2..2024.2, among them blsongpu on
-/// the same GA10x family) prints `inst`, and manual_nvtx's own raw page says `inst`.
+/// rows) in `warp`, while every other corpus report with stall samples (ten, 2020.2..2024.2,
+/// among them blsongpu on the same GA10x family) prints `inst`. The 2024.1 CLI disagrees with
+/// itself here: manual_nvtx's own raw page (raw.csv, raw-base.csv) prints the same metric of
+/// the same result in `inst`, as NVIDIA's Python reader does for every report. (The details
+/// page's units are not the raw page's anyway: it prints the `membar` samples in `byte` in all
+/// eleven reports, where every raw page says `warp`.) Two stored facts set manual_nvtx apart
+/// and one report cannot tell which (if either) decides: it is the only one on a GA104 chip
+/// (`device__attribute_chip` 0x174), and the only one that did not collect Warp State
+/// Statistics (no `smsp__average_warps_issue_stalled_*_per_issue_active.ratio`).
 const NO_INST_UNIT: &str = "unit of the no_instructions stall samples in one 2022.3 report";
 /// esmm (2023.1.1, A10G): the CLI prints the derived FMA counts
 /// `derived__{sm,smsp}__sass_thread_inst_executed_op_{d,f,h}fma_pred_on_x2` in `inst`, while
 /// the same definitions (`sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained * 2`)
-/// print `thread` in the ten other reports that have them, two of them on the same GA10x chip
-/// family (blsongpu, sharedmem); NVIDIA's Python reader agrees with the CLI on both. No stored
-/// fact found that tells them apart.
+/// print `thread` in the ten other reports that have them; NVIDIA's Python reader agrees with
+/// the CLI on both. Not the chip: blsongpu and indexspaces are on the same chip
+/// (`device__attribute_chip` 0x172, GA102) and print `thread`. Not the operands: every report
+/// stores the `*.peak_sustained`/`*.per_cycle_elapsed` operands, in `inst/cycle`, with the same
+/// expressions. What esmm alone has: its sections also define the half-precision count
+/// (`..._hfma_pred_on_x2`) and the tensor counts `derived__{sm,smsp}__inst_executed_pipe_tensor_x512`
+/// (`inst` too); whether that decides it cannot be told from one report.
 const DERIVED_UNITS: &str = "unit of the derived FMA counts in one 2023.1.1 report";
+
 /// Files known to differ from the oracle: `(report, file, reason)`.
 const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
     (
