@@ -224,7 +224,7 @@ pub struct DetailsSection {
     pub header: Vec<Entry>,
     /// Body items of all bodies, in order.
     pub body: Vec<Item>,
-    /// The section's own `Metrics` (collected with it, not shown on its page).
+    /// The section's own `Metrics` and `SourceMetrics` (collected with it, not shown on its page).
     pub metrics: Vec<Entry>,
     /// Sections that extend this one.
     pub children: Vec<DetailsSection>,
