@@ -486,3 +486,61 @@ fn breakdown_tables_expand_and_sort_by_value_on_the_full_set_report() {
         assert!(entry.label.contains(": "), "{}", entry.label);
     }
 }
+
+/// A body item's `regex:` metric lists the metrics the report stored for it (the matches at
+/// collection time), also when the pattern uses look-around the `regex` crate cannot compile:
+/// smemTranspose's custom "L1 Level Miss stage to L2" tables
+/// (`regex:^(?=.*l1tex)(?=.*m_)(?=.*lsu)(?!.*mem).*.sum$`). And a `SourceCounters` section's
+/// `SourceMetrics` (2024.1) count among the section's own metrics (vec_add: "# Samples").
+#[test]
+fn stored_regex_matches_and_source_metrics_resolve() {
+    let Some(corpus) = common::corpus_ncu() else {
+        return;
+    };
+    let open = |name: &str| Report::open(corpus.join("reports").join(name)).unwrap();
+    let report = open("ncu2023.1.0_rtx4090_smemTranspose.ncu-rep");
+    let action = report.action(0).unwrap();
+    let set = SectionSet::from_embedded(action.sections().unwrap());
+    let page = resolve_action(&action, &set);
+    let items: Vec<&Item> = page
+        .sections
+        .iter()
+        .flat_map(|s| flat_items(&s.body))
+        .filter(|i| i.label == "L1 Level Miss stage to L2")
+        .collect();
+    assert_eq!(items.len(), 2, "Load Metrics and Store Metrics");
+    for item in items {
+        let names: Vec<&str> = item.entries.iter().map(|e| e.metric.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "l1tex__m_l1tex2xbar_write_bytes_pipe_lsu.sum",
+                "l1tex__m_l1tex2xbar_write_sectors_pipe_lsu.sum",
+                "l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum",
+                "l1tex__m_xbar2l1tex_read_sectors_pipe_lsu.sum",
+            ]
+        );
+        assert!(item.entries.iter().all(|e| e.value.is_some()));
+    }
+
+    let report = open("ncu2024.1.1_gtx1660s_vec_add_full.ncu-rep");
+    let action = report.action(0).unwrap();
+    let set = SectionSet::from_embedded(action.sections().unwrap());
+    let page = resolve_action(&action, &set);
+    let counters = all_sections(&page)
+        .into_iter()
+        .find(|s| s.identifier == "SourceCounters")
+        .unwrap();
+    let samples = counters
+        .metrics
+        .iter()
+        .find(|e| e.metric == "smsp__pcsamp_sample_count")
+        .expect("# Samples among the section's own metrics");
+    assert_eq!(samples.label, "# Samples");
+    assert!(
+        counters
+            .metrics
+            .iter()
+            .any(|e| e.metric == "gpc__cycles_elapsed.max")
+    );
+}

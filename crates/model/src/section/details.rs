@@ -11,7 +11,7 @@
 
 mod metrics;
 
-use metrics::{MetricSource, sort_entries};
+use metrics::{MetricSource, own_metrics, sort_entries};
 
 use super::derived::{self, Expression};
 use super::filter::{Target, combine, passes, resolve_name};
@@ -224,7 +224,7 @@ pub struct DetailsSection {
     pub header: Vec<Entry>,
     /// Body items of all bodies, in order.
     pub body: Vec<Item>,
-    /// The section's own `Metrics` (collected with it, not shown on its page).
+    /// The section's own `Metrics` and `SourceMetrics` (collected with it, not shown on its page).
     pub metrics: Vec<Entry>,
     /// Sections that extend this one.
     pub children: Vec<DetailsSection>,
@@ -318,7 +318,7 @@ fn resolve_section(
         .flat_map(|b| &b.items)
         .filter_map(|item| resolve_item(item, filter, target, metrics))
         .collect();
-    let own = section.metrics.iter().flat_map(|m| &m.metrics);
+    let own = own_metrics(section);
     let own = own
         .flat_map(|m| metrics.entries(m, filter, false))
         .collect();

@@ -15,16 +15,24 @@ use crate::section::filter::Target;
 /// reports (2025.2.1, 2026.2.1): raw, details and summary pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChipLibrary {
-    /// The CLI knows the chip (`major * 10 + minor`, `None`: not stored): units by
-    /// [`infer_cli_unit`] and the few chip-dependent ones of [`CHIP_UNITS`].
-    Known(Option<u32>),
+    /// The CLI knows the chip: units by [`infer_cli_unit`] and the few chip-dependent ones of
+    /// [`CHIP_UNITS`] and [`CHIP_ID_UNITS`].
+    Known {
+        /// The compute capability, `major * 10 + minor` (`None`: not stored).
+        cc: Option<u32>,
+        /// `device__attribute_chip`, the chip's id (`None`: not stored).
+        chip: Option<u64>,
+    },
     /// The CLI does not know the chip: no units but [`CHIP_INDEPENDENT_UNITS`].
     Unknown,
 }
 
 impl Default for ChipLibrary {
     fn default() -> Self {
-        ChipLibrary::Known(None)
+        ChipLibrary::Known {
+            cc: None,
+            chip: None,
+        }
     }
 }
 
@@ -37,6 +45,18 @@ pub const CHIP_UNITS: &[(&str, u32, &str)] = &[(
     75,
     "sector",
 )];
+
+/// Units of the 2024.1 CLI that depend on the chip itself, not on its compute capability:
+/// `(metric, device__attribute_chip, unit)`. The NVLink byte rates `nvlrx__bytes.sum.per_second`
+/// and `nvltx__bytes.sum.per_second` are in `byte` on TU116 (chip 0x168, the GTX 1660 SUPER of
+/// vec_add, 2024.1.1) and in `byte/second` on TU104 (0x164, T4, the same compute capability
+/// 7.5), GA106 (0x176), GH100 (0x180: H800, GH200). NVIDIA's Python reader (the goldens) gives
+/// the same units per chip (`byte` and `byte/s`): it is the chip's metric library. The corpus
+/// holds no other TU116 report with these metrics.
+pub const CHIP_ID_UNITS: &[(&str, u64, &str)] = &[
+    ("nvlrx__bytes.sum.per_second", 0x168, "byte"),
+    ("nvltx__bytes.sum.per_second", 0x168, "byte"),
+];
 
 /// The compute capability the 2024.1 CLI assumes for a chip it does not know.
 const ASSUMED_CC: u32 = 50;
@@ -70,7 +90,12 @@ impl ChipLibrary {
             .and_then(|m| m.value().as_u64());
         match major {
             Some(major) if major > LAST_KNOWN_CC_MAJOR => ChipLibrary::Unknown,
-            _ => ChipLibrary::Known(action.compute_capability()),
+            _ => ChipLibrary::Known {
+                cc: action.compute_capability(),
+                chip: action
+                    .metric("device__attribute_chip")
+                    .and_then(|m| m.value().as_u64()),
+            },
         }
     }
 
@@ -83,7 +108,7 @@ impl ChipLibrary {
     pub fn target(action: &Action) -> Target {
         let cc = match ChipLibrary::of(action) {
             ChipLibrary::Unknown => Some(ASSUMED_CC),
-            ChipLibrary::Known(cc) => cc,
+            ChipLibrary::Known { cc, .. } => cc,
         };
         Target::new(action.kind(), cc).with_last_known_arch(LAST_KNOWN_ARCH)
     }
@@ -110,14 +135,43 @@ impl ChipLibrary {
     pub fn metric_unit(self, name: &str) -> String {
         match self {
             ChipLibrary::Unknown if !CHIP_INDEPENDENT_UNITS.contains(&name) => String::new(),
-            ChipLibrary::Known(Some(cc)) => CHIP_UNITS
-                .iter()
-                .find(|(metric, on, _)| *metric == name && *on == cc)
-                .map_or_else(
-                    || cli_base_unit(&infer_cli_unit(name)),
-                    |(_, _, u)| (*u).to_owned(),
-                ),
-            _ => cli_base_unit(&infer_cli_unit(name)),
+            ChipLibrary::Known { cc, chip } => {
+                let by_cc = CHIP_UNITS
+                    .iter()
+                    .find(|(metric, on, _)| *metric == name && Some(*on) == cc)
+                    .map(|(_, _, unit)| *unit);
+                let by_chip = CHIP_ID_UNITS
+                    .iter()
+                    .find(|(metric, on, _)| *metric == name && Some(*on) == chip)
+                    .map(|(_, _, unit)| *unit);
+                by_chip
+                    .or(by_cc)
+                    .map_or_else(|| cli_base_unit(&infer_cli_unit(name)), str::to_owned)
+            }
+            ChipLibrary::Unknown => cli_base_unit(&infer_cli_unit(name)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChipLibrary;
+
+    /// The NVLink byte rates are `byte` on TU116 (0x168) and `byte/second` on TU104 (0x164),
+    /// both compute capability 7.5; the L2 compression rate is `sector` on every 7.5 chip.
+    #[test]
+    fn units_by_chip_id_and_by_compute_capability() {
+        let on = |chip| ChipLibrary::Known {
+            cc: Some(75),
+            chip: Some(chip),
+        };
+        let rate = "nvlrx__bytes.sum.per_second";
+        assert_eq!(on(0x168).metric_unit(rate), "byte");
+        assert_eq!(on(0x164).metric_unit(rate), "byte/second");
+        assert_eq!(ChipLibrary::default().metric_unit(rate), "byte/second");
+        let gcomp = "lts__average_gcomp_input_sector_success_rate.pct";
+        assert_eq!(on(0x168).metric_unit(gcomp), "sector");
+        assert_eq!(on(0x164).metric_unit(gcomp), "sector");
+        assert_eq!(ChipLibrary::default().metric_unit(gcomp), "%");
     }
 }

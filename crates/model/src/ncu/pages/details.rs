@@ -94,10 +94,10 @@ pub fn details_page(
             if options.all && section.body.iter().any(empty_topology) {
                 lines.push((rows.len(), NO_NVLINK.to_owned()));
             }
-            let mut metric_row = |body: Option<BodyRow<'_>>, entry: &Entry| {
+            let metric_row = |body: Option<BodyRow<'_>>, entry: &Entry| {
                 // An entry whose options left no metric for this architecture has no row.
                 if entry.metric.is_empty() {
-                    return;
+                    return None;
                 }
                 let (format, value) = entry_format(entry, options.units, library);
                 // A source metric stored only per instruction (`memory_access_type`: no
@@ -108,6 +108,11 @@ pub fn details_page(
                 let value = match body {
                     _ if per_instruction_only => String::new(),
                     Some(row) if row.instances => {
+                        value_with_instances(action, entry, options.units)
+                    }
+                    // A section metric marked `ShowInstances` lists its instances too (the NUMA
+                    // section's `numa__cpu_affinity`: `1 (0-4)`, vec_add, T4, sharedmem).
+                    None if entry.instances.is_some() => {
                         value_with_instances(action, entry, options.units)
                     }
                     _ => value,
@@ -126,10 +131,10 @@ pub fn details_page(
                 });
                 row.push(format.unit);
                 row.push(value);
-                rows.push(row);
+                Some(row)
             };
             for entry in header_entries(section, action, options.all) {
-                metric_row(None, &entry);
+                rows.extend(metric_row(None, &entry));
             }
             if options.all {
                 // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
@@ -137,7 +142,10 @@ pub fn details_page(
                 for item in section.body.iter().filter(|i| i.kind != "timeline") {
                     let item = with_group_members(item, action);
                     for row in body_entries(&item, options.units, library) {
-                        metric_row(Some(row), row.entry);
+                        rows.extend(metric_row(Some(row), row.entry));
+                    }
+                    if let Some(text) = numa_table_text(&item) {
+                        lines.push((rows.len(), text));
                     }
                 }
             }
@@ -170,6 +178,69 @@ pub fn details_page(
 fn empty_topology(item: &Item) -> bool {
     matches!(&item.system, Some(SystemWidget::Topology(t)) if t.links.is_empty())
         || item.items.iter().any(empty_topology)
+}
+
+/// The header line of the NUMA ID table as `--print-details all` writes it.
+const NUMA_HEADER: [&str; 5] = [
+    "GPU ID",
+    "GPU Name",
+    "NUMA ID by CPU Affinity",
+    "CPU Affinity",
+    "NUMA ID by Memory Affinity",
+];
+
+/// The metrics of [`NUMA_HEADER`]'s columns after the first (the device's correlation id).
+const NUMA_METRICS: [&str; 4] = [
+    "numa__dev_display_name_all",
+    "numa__id_cpu",
+    "numa__cpu_affinity",
+    "numa__id_memory",
+];
+
+/// The NUMA ID table of `item` (or of an item it contains) as the CLI writes it where the item
+/// is: a small CSV of its own, its header then one line per device, the device's id (the
+/// instances' correlation id) then its name, NUMA node by CPU affinity, CPU affinity and NUMA
+/// node by memory affinity, each instance's value as it is (vec_add: `"0","NVIDIA GeForce GTX
+/// 1660 SUPER","0","0-4","0"`; the same in T4 and the seven sharedmem kernels, 2024.1..2024.2).
+fn numa_table_text(item: &Item) -> Option<String> {
+    let Some(SystemWidget::Table(table)) = &item.system else {
+        return item.items.iter().find_map(numa_table_text);
+    };
+    if table.widget != "numa_id_table" {
+        return None;
+    }
+    let quoted = |cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| format!("\"{c}\"")).collect();
+        cells.join(",") + "\n"
+    };
+    let mut text = quoted(&NUMA_HEADER.map(str::to_owned));
+    for row in &table.rows {
+        let entries: Vec<&Entry> = row
+            .cells
+            .iter()
+            .flatten()
+            .filter_map(|&i| item.entries.get(i))
+            .collect();
+        let instance = |metric: &str| {
+            entries
+                .iter()
+                .find(|e| e.metric == metric)
+                .and_then(|e| e.instances.as_ref()?.first())
+        };
+        let device = NUMA_METRICS
+            .iter()
+            .find_map(|m| instance(m)?.0.as_ref())
+            .map(plain_text)
+            .unwrap_or_default();
+        let mut cells = vec![device];
+        cells.extend(
+            NUMA_METRICS
+                .iter()
+                .map(|m| instance(m).map(|(_, v)| plain_text(v)).unwrap_or_default()),
+        );
+        text.push_str(&quoted(&cells));
+    }
+    Some(text)
 }
 
 /// The page's sections in the CLI's order: the page's order (`Order`, sections without one

@@ -48,6 +48,49 @@ pub struct ColumnFormat {
     pub six_decimals: bool,
     /// Whether integer correlation ids print in hex ([`hex_correlation_ids`]).
     pub hex_ids: bool,
+    /// What the column's largest magnitude makes of its values ([`Degenerate`]).
+    pub degenerate: Degenerate,
+}
+
+/// A scaled column (a unit, auto units) whose largest magnitude is not a positive finite
+/// number: the 2024.1 CLI then prints its cells otherwise. Checked on sglang (2023.3, H800,
+/// five results; the only corpus report with NaN or infinite values), raw.csv against
+/// raw-base.csv:
+/// - every non-NaN value 0 (or none): a NaN prints `0.000000` (383 cells of the fifth result,
+///   in `%`, `sector`, `inst`, ... columns; the `pmsampling:*` columns whose other cells are
+///   `no data`), while a column without a unit keeps `nan` (24 columns);
+/// - an infinite value in the column: every number prints `-nan`, zeros too
+///   (`lts__average_gcomp_input_sector_success_rate.pct`: `inf`, `0`, `0`, `0`, `nan` print
+///   `-nan` five times).
+///
+/// A NaN in any other column prints as it is stored (`nan`, `-nan` for the negative NaNs of
+/// `gpu__time_duration.sum` and three more).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Degenerate {
+    /// A positive finite largest magnitude: values print as they are.
+    #[default]
+    No,
+    /// Every non-NaN value is 0, or there is none: NaN prints as 0.
+    Zero,
+    /// The largest magnitude is infinite: every number prints `-nan`.
+    Infinite,
+}
+
+impl Degenerate {
+    /// The case of a column whose values (aggregates, NaN included) are `values`.
+    pub fn of<'a>(values: impl IntoIterator<Item = &'a MetricValue>) -> Degenerate {
+        let peak = values
+            .into_iter()
+            .filter_map(MetricValue::as_f64)
+            .filter(|v| !v.is_nan())
+            .map(f64::abs)
+            .reduce(f64::max);
+        match peak {
+            None | Some(0.0) => Degenerate::Zero,
+            Some(p) if p.is_infinite() => Degenerate::Infinite,
+            Some(_) => Degenerate::No,
+        }
+    }
 }
 
 /// Whether the CLI prints the integer correlation ids (PCs) of metric `name` in hex: the
@@ -80,6 +123,7 @@ impl ColumnFormat {
                 unit: base,
                 divisor: 1.0,
                 hex_ids,
+                degenerate: Degenerate::No,
             };
         }
         match UnitScale::of(&base) {
@@ -90,6 +134,7 @@ impl ColumnFormat {
                     divisor: scale.divisor(step),
                     six_decimals: true,
                     hex_ids,
+                    degenerate: Degenerate::No,
                 }
             }
             None => ColumnFormat {
@@ -97,6 +142,7 @@ impl ColumnFormat {
                 divisor: 1.0,
                 six_decimals: true,
                 hex_ids,
+                degenerate: Degenerate::No,
             },
         }
     }
@@ -107,7 +153,12 @@ impl ColumnFormat {
             MetricValue::None => String::new(),
             MetricValue::String(s) => s.clone(),
             _ if self.six_decimals => {
-                fixed(scaled(value.as_f64().unwrap_or(f64::NAN), self.divisor), 6)
+                let v = value.as_f64().unwrap_or(f64::NAN);
+                match self.degenerate {
+                    Degenerate::Infinite => "-nan".to_owned(),
+                    Degenerate::Zero if v.is_nan() => fixed(0.0, 6),
+                    _ => fixed(scaled(v, self.divisor), 6),
+                }
             }
             _ => plain_text(value),
         }
@@ -198,22 +249,27 @@ fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) ->
     let formats: Vec<ColumnFormat> = names
         .iter()
         .map(|name| {
-            let max = actions
-                .iter()
-                .filter_map(|a| a.metric(name))
-                // The step comes from the aggregates; instances count only for a metric
-                // without one (sglang's `profiler__pmsampler_buffer_size_bytes`: aggregates 0,
-                // instances in the millions, printed in `byte`).
-                .flat_map(|m| {
-                    let instances = matches!(m.stored, MetricValue::None)
-                        .then_some(m.instances.iter().map(|i| &i.value))
-                        .into_iter()
-                        .flatten();
-                    std::iter::once(&m.stored).chain(instances)
-                })
-                .filter_map(magnitude)
-                .reduce(f64::max);
-            ColumnFormat::new(name, max, options.units, library)
+            let values = || {
+                actions
+                    .iter()
+                    .filter_map(|a| a.metric(name))
+                    // The step comes from the aggregates; instances count only for a metric
+                    // without one (sglang's `profiler__pmsampler_buffer_size_bytes`: aggregates
+                    // 0, instances in the millions, printed in `byte`).
+                    .flat_map(|m| {
+                        let instances = matches!(m.stored, MetricValue::None)
+                            .then_some(m.instances.iter().map(|i| &i.value))
+                            .into_iter()
+                            .flatten();
+                        std::iter::once(&m.stored).chain(instances)
+                    })
+            };
+            let max = values().filter_map(magnitude).reduce(f64::max);
+            let mut format = ColumnFormat::new(name, max, options.units, library);
+            if cli && format.six_decimals {
+                format.degenerate = Degenerate::of(values());
+            }
+            format
         })
         .collect();
     for (name, format) in names.iter().zip(&formats) {
@@ -248,5 +304,38 @@ fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) ->
         header,
         units,
         rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ColumnFormat, Degenerate};
+    use crate::ncu::MetricValue;
+    use crate::ncu::pages::UnitMode;
+    use crate::ncu::pages::chip::ChipLibrary;
+
+    /// sglang's rules: an all-zero scaled column prints its NaN as 0, a column with an
+    /// infinite value prints `-nan` everywhere; other NaNs print as stored.
+    #[test]
+    fn degenerate_columns_print_as_the_cli() {
+        let d = MetricValue::Double;
+        assert_eq!(Degenerate::of(&[d(0.0), d(f64::NAN)]), Degenerate::Zero);
+        assert_eq!(Degenerate::of(&[d(f64::NAN)]), Degenerate::Zero);
+        assert_eq!(
+            Degenerate::of(&[d(f64::INFINITY), d(0.0), d(f64::NAN)]),
+            Degenerate::Infinite
+        );
+        assert_eq!(Degenerate::of(&[d(2.0), d(f64::NAN)]), Degenerate::No);
+        let name = "lts__average_gcomp_input_sector_success_rate.pct";
+        let mut format = ColumnFormat::new(name, Some(0.0), UnitMode::Auto, ChipLibrary::default());
+        format.degenerate = Degenerate::Zero;
+        assert_eq!(format.value_text(&d(f64::NAN)), "0.000000");
+        assert_eq!(format.value_text(&d(0.0)), "0.000000");
+        format.degenerate = Degenerate::Infinite;
+        assert_eq!(format.value_text(&d(0.0)), "-nan");
+        assert_eq!(format.value_text(&d(f64::INFINITY)), "-nan");
+        format.degenerate = Degenerate::No;
+        assert_eq!(format.value_text(&d(-f64::NAN)), "-nan");
+        assert_eq!(format.value_text(&d(f64::NAN)), "nan");
     }
 }

@@ -78,6 +78,12 @@ impl<'a> MetricSource<'a> {
             return Vec::new();
         };
         if let Some(pattern) = name.strip_prefix("regex:").filter(|_| allow_regex) {
+            if let Some(names) = self.stored_matches(name) {
+                return names
+                    .into_iter()
+                    .map(|n| self.entry(metric, &n, true))
+                    .collect();
+            }
             let regex = self
                 .regex_cache
                 .entry(pattern.to_owned())
@@ -117,6 +123,27 @@ impl<'a> MetricSource<'a> {
             entry.label = label.clone();
         }
         vec![entry]
+    }
+
+    /// The metrics a `regex:` name matched when the report was collected, sorted and once
+    /// each: the report stores the name as a string metric listing them, comma-separated (as
+    /// for a header's `regex:` metric). NVIDIA's CLI lists those; the pattern itself may use
+    /// look-around, which the `regex` crate cannot compile (smemTranspose's "L1 Level Miss
+    /// stage to L2": `regex:^(?=.*l1tex)(?=.*m_)(?=.*lsu)(?!.*mem).*.sum$` stores the four
+    /// `l1tex__m_*_pipe_lsu.sum` metrics). `None` when the report does not store the list.
+    fn stored_matches(&self, name: &str) -> Option<Vec<String>> {
+        let MetricValue::String(list) = self.action.metric(name)?.value() else {
+            return None;
+        };
+        let mut names: Vec<String> = list
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        names.sort();
+        names.dedup();
+        Some(names)
     }
 
     /// `breakdown:<metric>`: the report stores the names of the metrics that make up `<metric>`
@@ -273,4 +300,19 @@ pub(super) fn sort_entries(entries: &mut [Entry], key: Option<i32>, direction: O
 /// The entry's `Multiplier`, when it is a usable number.
 fn metric_multiplier(metric: &ProfilerSectionMetric) -> Option<f64> {
     metric.multiplier.filter(|m| m.is_finite())
+}
+
+/// A section's own metrics, collected with it but not shown on its page: its `Metrics` list,
+/// then its `SourceMetrics` (2023.3 and later moved the Source page's metrics there from
+/// `Metrics`). NVIDIA's 2024.1 CLI lists both under `--print-details all`: the 2024.1 and
+/// 2024.2 `SourceCounters` sections' "# Samples", "Avg. Threads Executed" and `stall_*` rows
+/// (vec_add, T4, sharedmem), as 2022.4's `Metrics` list gives them (blsongpu).
+pub(super) fn own_metrics(
+    section: &ProfilerSection,
+) -> impl Iterator<Item = &ProfilerSectionMetric> {
+    section
+        .metrics
+        .iter()
+        .chain(section.source_metrics.iter())
+        .flat_map(|m| &m.metrics)
 }
