@@ -317,11 +317,19 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
             > 0
     );
 
-    // The Summary page gives each result's duration difference to the first baseline.
+    check_summary_deltas(&mut h);
+    reorder_hide_remove_clear(&mut h, &added);
+}
+
+/// The app's harness.
+type AppHarness = egui_kittest::Harness<'static, sightline::app::SightlineApp>;
+
+/// The Summary page gives each result's duration difference to each baseline.
+fn check_summary_deltas(h: &mut AppHarness) {
     h.get_by_label("Summary").click();
     h.run();
     common::app::step_until(
-        &mut h,
+        h,
         "the summary rows",
         std::time::Duration::from_secs(20),
         |h| {
@@ -347,7 +355,7 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
         Some((v, b)) => Difference::of(v, b).relative_text(),
         None => "N/A".to_owned(),
     };
-    let t = tab(&h);
+    let t = tab(h);
     assert_eq!(t.summary().deltas.len(), 2);
     for (i, row) in shown.iter().enumerate() {
         let first = match_by_name(&names_of(&shown), i, &names_of(&sample));
@@ -372,13 +380,18 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
             "{expected} shown"
         );
     }
+}
+
+/// Back on Details: move the second baseline left, hide it, remove one, clear them.
+fn reorder_hide_remove_clear(h: &mut AppHarness, added: &[String]) {
+    let names = baseline_names;
     h.get_by_label("Details").click();
     h.run();
 
     // Move the second one left: it becomes the one compared with.
     h.get_all_by_label("Left").last().unwrap().click();
     h.run();
-    assert_eq!(names(&h), vec![added[1].clone(), added[0].clone()]);
+    assert_eq!(names(h), vec![added[1].clone(), added[0].clone()]);
     assert!(
         h.query_all_by_label_contains(&format!("Δ vs {}", added[1]))
             .count()
@@ -406,12 +419,12 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
     // Remove one, then clear.
     h.get_all_by_label("Remove").next().unwrap().click();
     h.run();
-    assert_eq!(names(&h), vec![added[0].clone()]);
+    assert_eq!(names(h), vec![added[0].clone()]);
     h.get_by_label("Clear baselines").click();
     h.run();
-    assert!(names(&h).is_empty());
+    assert!(names(h).is_empty());
     assert!(h.query_by_label_contains("Δ vs").is_none());
-    let _ = tab(&h);
+    let _ = tab(h);
 }
 
 #[test]
