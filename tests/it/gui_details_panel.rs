@@ -526,24 +526,7 @@ fn every_item_kind_page() -> KernelDetails {
         vec![occupancy.clone()],
     );
     let histogram = item("histogram", "Histogram of warps", vec![occupancy]);
-    let mut roofline = item("roofline", "Roofline", vec![]);
-    roofline.rooflines = vec![RooflinePoint {
-        label: "FP32 Peak".to_owned(),
-        work: Some(1.0e13),
-        traffic: Some(1.0e12),
-    }];
-    roofline.points = vec![
-        RooflinePoint {
-            label: "FP32 Achieved".to_owned(),
-            work: Some(2.0e11),
-            traffic: Some(4.0e10),
-        },
-        RooflinePoint {
-            label: "FP64 Achieved".to_owned(),
-            work: None,
-            traffic: Some(4.0e10),
-        },
-    ];
+    let roofline = roofline_item();
     let mut container = item("container", "", vec![]);
     container.items = vec![
         item(
@@ -576,6 +559,29 @@ fn every_item_kind_page() -> KernelDetails {
             ],
         )],
     }
+}
+
+/// A roofline with one peak and two achieved points, one of them not collected.
+fn roofline_item() -> Item {
+    let mut roofline = item("roofline", "Roofline", vec![]);
+    roofline.rooflines = vec![RooflinePoint {
+        label: "FP32 Peak".to_owned(),
+        work: Some(1.0e13),
+        traffic: Some(1.0e12),
+    }];
+    roofline.points = vec![
+        RooflinePoint {
+            label: "FP32 Achieved".to_owned(),
+            work: Some(2.0e11),
+            traffic: Some(4.0e10),
+        },
+        RooflinePoint {
+            label: "FP64 Achieved".to_owned(),
+            work: None,
+            traffic: Some(4.0e10),
+        },
+    ];
+    roofline
 }
 
 /// Column major: A1 above A2, B1 to the right of A1. Row major: R2 to the right of R1, S1
