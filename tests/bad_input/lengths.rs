@@ -20,10 +20,19 @@ fn open_and_decode(bytes: &[u8]) -> (Result<(), ReadError>, usize) {
 
 #[test]
 fn four_gigabyte_lengths_are_errors_without_huge_allocations() {
+    file_header_length();
+    block_header_length();
+    payload_size();
+    result_length_prefix();
+    num_results();
+    protobuf_field_length();
+    string_table_length();
+}
+
+/// 4 GB in the file header's length.
+fn file_header_length() {
     let max = u32::MAX.to_le_bytes();
     let c = one_kernel();
-
-    // The file header's length.
     let mut bytes = c.bytes.clone();
     bytes[4..8].copy_from_slice(&max);
     let (result, largest) = open_and_decode(&bytes);
@@ -35,8 +44,12 @@ fn four_gigabyte_lengths_are_errors_without_huge_allocations() {
         "{message}"
     );
     assert!(largest < MIB, "largest allocation {largest} bytes");
+}
 
-    // The block header's length.
+/// 4 GB in the block header's length.
+fn block_header_length() {
+    let max = u32::MAX.to_le_bytes();
+    let c = one_kernel();
     let mut bytes = c.bytes.clone();
     let block = c.blocks[0];
     bytes[block..block + 4].copy_from_slice(&max);
@@ -48,8 +61,10 @@ fn four_gigabyte_lengths_are_errors_without_huge_allocations() {
         "{message}"
     );
     assert!(largest < MIB, "largest allocation {largest} bytes");
+}
 
-    // PayloadSize = 4 GB - 1 in the block header.
+/// PayloadSize = 4 GB - 1 in the block header.
+fn payload_size() {
     let header = pb::BlockHeader {
         num_results: Some(1),
         payload_size: Some(u32::MAX),
@@ -73,8 +88,12 @@ fn four_gigabyte_lengths_are_errors_without_huge_allocations() {
         )
     );
     assert!(largest < MIB, "largest allocation {largest} bytes");
+}
 
-    // A result's length prefix (the block's PayloadSize is right).
+/// 4 GB in a result's length prefix (the block's PayloadSize is right).
+fn result_length_prefix() {
+    let max = u32::MAX.to_le_bytes();
+    let c = one_kernel();
     let mut bytes = c.bytes.clone();
     let prefix = c.results[0] - 4;
     bytes[prefix..prefix + 4].copy_from_slice(&max);
@@ -87,8 +106,10 @@ fn four_gigabyte_lengths_are_errors_without_huge_allocations() {
         "{message}"
     );
     assert!(largest < MIB, "largest allocation {largest} bytes");
+}
 
-    // NumResults = 4 G - 1 with one result in the payload.
+/// NumResults = 4 G - 1 with one result in the payload.
+fn num_results() {
     let header = pb::BlockHeader {
         num_results: Some(u32::MAX),
         payload_size: Some(4 + kernel("k", 1).len() as u32),
@@ -107,8 +128,10 @@ fn four_gigabyte_lengths_are_errors_without_huge_allocations() {
         )
     );
     assert!(largest < MIB, "largest allocation {largest} bytes");
+}
 
-    // A protobuf length of 4 GB inside a result: MetricResults (13), length 2^32 as a varint.
+/// A protobuf length of 4 GB inside a result: MetricResults (13), length 2^32 as a varint.
+fn protobuf_field_length() {
     let valid = kernel("k", 1);
     let mut result = valid.clone();
     result.extend([0x6a, 0x80, 0x80, 0x80, 0x80, 0x10]);
@@ -122,8 +145,10 @@ fn four_gigabyte_lengths_are_errors_without_huge_allocations() {
         )
     );
     assert!(largest < MIB, "largest allocation {largest} bytes");
+}
 
-    // The same inside a string table, which prost decodes while indexing.
+/// A protobuf length of 4 GB inside a string table, which prost decodes while indexing.
+fn string_table_length() {
     let mut header = vec![0x10, 0x00, 0x28, 0x00]; // NumResults 0, PayloadSize 0
     header.extend([0x22, 0x06, 0x0a, 0x80, 0x80, 0x80, 0x80, 0x10]); // StringTable.Strings[0]
     let mut bytes = Container::new().bytes;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use egui_kittest::kittest::Queryable;
 use serde_json::Value;
+use sightline::app::ncu::baselines::Pick;
 use sightline::app::ncu::report_tab::ReportTab;
 use sightline::ncu::{LaunchRow, Report};
 use sightline::section::baseline::{Difference, match_by_name};
@@ -317,11 +318,19 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
             > 0
     );
 
-    // The Summary page gives each result's duration difference to the first baseline.
+    check_summary_deltas(&mut h);
+    reorder_hide_remove_clear(&mut h, &added);
+}
+
+/// The app's harness.
+type AppHarness = egui_kittest::Harness<'static, sightline::app::SightlineApp>;
+
+/// The Summary page gives each result's duration difference to each baseline.
+fn check_summary_deltas(h: &mut AppHarness) {
     h.get_by_label("Summary").click();
     h.run();
     common::app::step_until(
-        &mut h,
+        h,
         "the summary rows",
         std::time::Duration::from_secs(20),
         |h| {
@@ -347,7 +356,7 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
         Some((v, b)) => Difference::of(v, b).relative_text(),
         None => "N/A".to_owned(),
     };
-    let t = tab(&h);
+    let t = tab(h);
     assert_eq!(t.summary().deltas.len(), 2);
     for (i, row) in shown.iter().enumerate() {
         let first = match_by_name(&names_of(&shown), i, &names_of(&sample));
@@ -372,13 +381,18 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
             "{expected} shown"
         );
     }
+}
+
+/// Back on Details: move the second baseline left, hide it, remove one, clear them.
+fn reorder_hide_remove_clear(h: &mut AppHarness, added: &[String]) {
+    let names = baseline_names;
     h.get_by_label("Details").click();
     h.run();
 
     // Move the second one left: it becomes the one compared with.
     h.get_all_by_label("Left").last().unwrap().click();
     h.run();
-    assert_eq!(names(&h), vec![added[1].clone(), added[0].clone()]);
+    assert_eq!(names(h), vec![added[1].clone(), added[0].clone()]);
     assert!(
         h.query_all_by_label_contains(&format!("Δ vs {}", added[1]))
             .count()
@@ -406,12 +420,12 @@ fn gui_baselines_add_reorder_hide_remove_clear() {
     // Remove one, then clear.
     h.get_all_by_label("Remove").next().unwrap().click();
     h.run();
-    assert_eq!(names(&h), vec![added[0].clone()]);
+    assert_eq!(names(h), vec![added[0].clone()]);
     h.get_by_label("Clear baselines").click();
     h.run();
-    assert!(names(&h).is_empty());
+    assert!(names(h).is_empty());
     assert!(h.query_by_label_contains("Δ vs").is_none());
-    let _ = tab(&h);
+    let _ = tab(h);
 }
 
 #[test]
@@ -516,14 +530,45 @@ fn ncu_state_mut<'a>(
         .unwrap()
 }
 
+/// What a baseline is, compared before and after a restart: name, colour, visibility, pick,
+/// report, kernel, kernel names, durations and entries.
+type BaselineSnapshot = (
+    String,
+    eframe::egui::Color32,
+    bool,
+    Pick,
+    PathBuf,
+    usize,
+    std::sync::Arc<Vec<String>>,
+    std::sync::Arc<Vec<Option<f64>>>,
+    std::sync::Arc<sightline::section::baseline::BaselineEntries>,
+);
+
 #[test]
 fn gui_baselines_persist_with_the_session() {
-    use sightline::app::ncu::baselines::{BaselineStatus, Pick};
     let (mut h, _folder) = app_with_two_baselines();
+    edit_baselines(&mut h);
+    h.run();
+    let before = snapshot(&h);
+    let settings = saved_settings(&mut h);
+    drop(h);
+
+    // A new app with those settings: the baselines are there at once, loading, then read in
+    // the background.
+    let mut h = app_with(settings, vec![fixture("multi_block.ncu-rep")]);
+    until_restored(&mut h);
+    check_restored(&h, &before);
+    check_shared_reports(&h);
+    check_shown_after_restart(&mut h, &before);
+}
+
+/// Edited: the first renamed and compared with a picked result, the second hidden and
+/// moved to the front.
+fn edit_baselines(h: &mut AppHarness) {
     // Edited: the first renamed and compared with a picked result, the second hidden and
     // moved to the front.
     {
-        let store = &mut ncu_state_mut(&mut h).baselines;
+        let store = &mut ncu_state_mut(h).baselines;
         assert_eq!(store.list.len(), 2);
         store.list[0].name = "my sample baseline".to_owned();
         store.list[0].pick = Pick::Result(1);
@@ -531,8 +576,11 @@ fn gui_baselines_persist_with_the_session() {
         let second = store.list[1].id;
         store.move_by(second, true);
     }
-    h.run();
-    let before: Vec<_> = common::app::ncu_state(&h)
+}
+
+/// Every baseline as a tuple.
+fn snapshot(h: &AppHarness) -> Vec<BaselineSnapshot> {
+    common::app::ncu_state(h)
         .baselines
         .list
         .iter()
@@ -549,10 +597,12 @@ fn gui_baselines_persist_with_the_session() {
                 b.entries.clone(),
             )
         })
-        .collect();
+        .collect()
+}
 
-    // What is persisted: the app's eframe save into a test storage (nothing goes to $HOME),
-    // read back as eframe reads it at start.
+/// What is persisted: the app's eframe save into a test storage (nothing goes to $HOME),
+/// read back as eframe reads it at start.
+fn saved_settings(h: &mut AppHarness) -> sightline::app::Settings {
     let mut storage = MemoryStorage::default();
     eframe::App::save(h.state_mut(), &mut storage);
     let (key, _) = storage.0.iter().next().expect("the settings were saved");
@@ -563,16 +613,16 @@ fn gui_baselines_persist_with_the_session() {
     assert_eq!(settings.baselines[1].name, "my sample baseline");
     assert_eq!(settings.baselines[1].pick, Some(1));
     assert!(!settings.baselines[0].visible);
-    drop(h);
+    settings
+}
 
-    // A new app with those settings: the baselines are there at once, loading, then read in
-    // the background.
-    let mut h = app_with(settings, vec![fixture("multi_block.ncu-rep")]);
-    until_restored(&mut h);
-    let store = &common::app::ncu_state(&h).baselines;
+/// The restored baselines equal the saved ones, read again from their reports.
+fn check_restored(h: &AppHarness, before: &[BaselineSnapshot]) {
+    use sightline::app::ncu::baselines::BaselineStatus;
+    let store = &common::app::ncu_state(h).baselines;
     assert_eq!(store.list.len(), 2);
     for (b, (name, color, visible, pick, report, kernel, names, durations, entries)) in
-        store.list.iter().zip(&before)
+        store.list.iter().zip(before)
     {
         // The added result's page, resolved on the job as its tab resolved it.
         assert_ne!(
@@ -593,8 +643,12 @@ fn gui_baselines_persist_with_the_session() {
         assert_eq!(&b.names, names);
         assert_eq!(&b.durations, durations);
     }
-    // The baseline of the report open in the tab uses the tab's report, not a second copy;
-    // the other one's report was read by its job.
+}
+
+/// The baseline of the report open in the tab uses the tab's report, not a second copy; the
+/// other one's report was read by its job.
+fn check_shared_reports(h: &AppHarness) {
+    let store = &common::app::ncu_state(h).baselines;
     let tab = h
         .state()
         .document::<ReportTab>(0)
@@ -610,6 +664,11 @@ fn gui_baselines_persist_with_the_session() {
     assert_eq!((open.len(), other.len()), (1, 1));
     assert!(shares(open[0]), "restored from the open tab");
     assert!(other[0].source().is_some() && !shares(other[0]));
+}
+
+/// The bar shows them; the Details page compares with the shown one (its picked result), and
+/// shown again, the other one too.
+fn check_shown_after_restart(h: &mut AppHarness, before: &[BaselineSnapshot]) {
     // The bar shows them; the Details page compares with the shown one (its picked result).
     h.run();
     h.get_by_label("Clear baselines");
@@ -620,7 +679,7 @@ fn gui_baselines_persist_with_the_session() {
     );
     assert!(h.query_by_label_contains("no such").is_none());
     // Shown again, the other one compares too.
-    ncu_state_mut(&mut h).baselines.list[0].visible = true;
+    ncu_state_mut(h).baselines.list[0].visible = true;
     h.run();
     let other = &before[0].0;
     assert!(

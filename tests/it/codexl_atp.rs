@@ -149,6 +149,18 @@ fn every_section_generation_and_line_ending() {
 fn session_trace_field_by_field() {
     let file = AtpFile::open(&fixture("session1.atp")).unwrap();
     let t = &file.trace;
+    check_header(t);
+    check_sections(t);
+    check_first_launch(&file);
+    check_markers_and_latin1(&file);
+    check_hsa_calls(&file);
+    check_kernel_timestamps(t);
+    check_perfmarkers(t);
+    check_source_code(t);
+}
+
+/// The header: versions, a Latin-1 application path, repeated environment variables.
+fn check_header(t: &AtpTrace) {
     assert_eq!(t.header.get("TraceFileVersion"), Some("3.2"));
     assert_eq!(
         t.header.get("Application"),
@@ -164,6 +176,10 @@ fn session_trace_field_by_field() {
         2
     );
     assert_eq!(t.header.get("EnvVar"), Some("GPU_MAX_HEAP_SIZE=100"));
+}
+
+/// The sections, in file order.
+fn check_sections(t: &AtpTrace) {
     let kinds: Vec<SectionKind> = t.sections.iter().map(|s| s.kind).collect();
     assert_eq!(
         kinds,
@@ -178,6 +194,12 @@ fn session_trace_field_by_field() {
             SectionKind::SourceCode(Api::Hsa),
         ]
     );
+}
+
+/// The first OpenCL thread's first kernel launch: its call, command, launch sizes and queue,
+/// and the sizes of the next launches.
+fn check_first_launch(file: &AtpFile) {
+    let t = &file.trace;
     let thread = &t.threads[0];
     assert_eq!((thread.api, thread.thread_id), (Api::OpenCl, 4100));
     let calls = t.thread_calls(thread);
@@ -230,7 +252,12 @@ fn session_trace_field_by_field() {
         Some(vec![64, 4])
     );
     assert_eq!(launches[2].local, None);
-    // Markers carry no payload; the non-UTF-8 argument reads as Latin-1.
+}
+
+/// Markers carry no payload; the non-UTF-8 argument reads as Latin-1.
+fn check_markers_and_latin1(file: &AtpFile) {
+    let t = &file.trace;
+    let calls = t.thread_calls(&t.threads[0]);
     assert!(
         t.enqueues.iter().any(
             |e| t.command_kinds[e.kind as usize].name == "CL_COMMAND_MARKER"
@@ -238,7 +265,11 @@ fn session_trace_field_by_field() {
         )
     );
     assert!(file.api_line(&calls[5]).unwrap().args[2].contains("café"));
-    // HSA: void calls have no return value; async copies carry their transfer times and size.
+}
+
+/// HSA: void calls have no return value; async copies carry their transfer times and size.
+fn check_hsa_calls(file: &AtpFile) {
+    let t = &file.trace;
     let hsa = t.threads.iter().find(|th| th.api == Api::Hsa).unwrap();
     let hsa_calls = t.thread_calls(hsa);
     let store = hsa_calls
@@ -254,7 +285,10 @@ fn session_trace_field_by_field() {
     // The first copy is call 4 of the thread: 65536 << ((4 / 4) % 3) bytes.
     assert_eq!(copy.bytes, Some(131072));
     assert_eq!(copy.end_ns - copy.start_ns, 131072 / 8);
-    // Kernel timestamps: escapes undone, HIP symbols restorable, packets located by type.
+}
+
+/// Kernel timestamps: escapes undone, HIP symbols restorable, packets located by type.
+fn check_kernel_timestamps(t: &AtpTrace) {
     let d = &t.hsa_dispatches[0];
     assert_eq!(t.names.get(d.kernel), "vector add,v2");
     assert_eq!(
@@ -272,7 +306,10 @@ fn session_trace_field_by_field() {
         "_Z9transposePfS_ii"
     );
     assert_eq!(t.skipped_packets, 1);
-    // Perfmarkers: nested per thread, clEndPerfMarkerEx naming the range.
+}
+
+/// Perfmarkers: nested per thread, clEndPerfMarkerEx naming the range.
+fn check_perfmarkers(t: &AtpTrace) {
     let markers: Vec<_> = t
         .perfmarkers
         .iter()
@@ -293,7 +330,11 @@ fn session_trace_field_by_field() {
     assert!(markers[0].start_ns < markers[1].start_ns && markers[1].end_ns < markers[0].end_ns);
     assert_eq!(t.names.get(markers[2].name), "frame 1");
     assert!(t.perfmarkers.iter().all(|m| m.end().is_some()));
-    // Source code: a path with a space; a thread without debug information.
+}
+
+/// Source code: a path with a space; a thread without debug information.
+fn check_source_code(t: &AtpTrace) {
+    let thread = &t.threads[0];
     let at = t.source_location(thread, 11).unwrap();
     assert_eq!(
         (

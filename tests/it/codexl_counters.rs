@@ -106,111 +106,133 @@ fn every_rcp_file_of_the_corpus_matches_its_manifest() {
     let Some(dir) = corpus() else { return };
     let mut expected = Vec::new();
     for folder in manifest_folders(&dir) {
-        // Every counter file on disk is listed, and every listed file is on disk.
-        let listed = listed_files(&folder);
-        let mut on_disk: Vec<String> = std::fs::read_dir(&folder)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".csv"))
-            .collect();
-        on_disk.sort();
-        for name in &on_disk {
-            assert!(
-                listed.contains(name),
-                "{}: {name} is not in its MANIFEST",
-                folder.display()
-            );
-        }
-        for name in &listed {
-            assert!(
-                folder.join(name).is_file(),
-                "{}: {name} listed, absent",
-                folder.display()
-            );
-        }
-        let rcp = manifest(&folder);
-        // A file the MANIFEST does not describe as an RCP file is of the older sprofile
-        // dialect (no `#` header): it reads as that dialect, without warnings.
-        for name in listed.iter().filter(|n| !rcp.iter().any(|e| &&e.file == n)) {
-            let file = CounterFile::open(&folder.join(name)).unwrap();
-            assert_eq!(file.dialect, CounterDialect::Sprofile, "{name}");
-            assert!(file.warnings().is_empty(), "{name}: {:?}", file.warnings());
-            assert!(!file.rows.is_empty(), "{name}");
-        }
-        expected.extend(rcp);
+        expected.extend(check_folder(&folder));
     }
     assert!(!expected.is_empty(), "no RCP file in the corpus MANIFESTs");
     for e in &expected {
-        let file = CounterFile::open(&e.path).unwrap();
-        let name = &e.file;
+        check_rcp_file(e);
+    }
+}
+
+/// A MANIFEST folder: every counter file on disk is listed and every listed file is on disk;
+/// the files not described as RCP files read as sprofile files. Returns the RCP files.
+fn check_folder(folder: &Path) -> Vec<Expected> {
+    // Every counter file on disk is listed, and every listed file is on disk.
+    let listed = listed_files(folder);
+    let mut on_disk: Vec<String> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".csv"))
+        .collect();
+    on_disk.sort();
+    for name in &on_disk {
+        assert!(
+            listed.contains(name),
+            "{}: {name} is not in its MANIFEST",
+            folder.display()
+        );
+    }
+    for name in &listed {
+        assert!(
+            folder.join(name).is_file(),
+            "{}: {name} listed, absent",
+            folder.display()
+        );
+    }
+    let rcp = manifest(folder);
+    // A file the MANIFEST does not describe as an RCP file is of the older sprofile
+    // dialect (no `#` header): it reads as that dialect, without warnings.
+    for name in listed.iter().filter(|n| !rcp.iter().any(|e| &&e.file == n)) {
+        let file = CounterFile::open(&folder.join(name)).unwrap();
+        assert_eq!(file.dialect, CounterDialect::Sprofile, "{name}");
         assert!(file.warnings().is_empty(), "{name}: {:?}", file.warnings());
-        assert_eq!(file.dialect, CounterDialect::Rcp, "{name}");
-        assert_eq!(file.table.header.len(), e.header_keys, "{name}");
-        assert_eq!(file.table.separator, ';', "{name}");
-        assert_eq!(file.table.columns.len(), e.columns, "{name}");
-        assert_eq!(file.rows.len(), e.rows, "{name}");
-        assert!(
-            file.rows.iter().all(|r| r.values.len() == e.columns),
-            "{name}"
-        );
-        let time = file.time_column().unwrap();
-        let sum: f64 = file
+        assert!(!file.rows.is_empty(), "{name}");
+    }
+    rcp
+}
+
+/// An RCP file equals its MANIFEST entry: dialect, header, columns, rows, times, NULLs,
+/// kernels, and the shape of its work sizes and numeric columns.
+fn check_rcp_file(e: &Expected) {
+    let file = CounterFile::open(&e.path).unwrap();
+    let name = &e.file;
+    assert!(file.warnings().is_empty(), "{name}: {:?}", file.warnings());
+    assert_eq!(file.dialect, CounterDialect::Rcp, "{name}");
+    assert_eq!(file.table.header.len(), e.header_keys, "{name}");
+    assert_eq!(file.table.separator, ';', "{name}");
+    assert_eq!(file.table.columns.len(), e.columns, "{name}");
+    assert_eq!(file.rows.len(), e.rows, "{name}");
+    assert!(
+        file.rows.iter().all(|r| r.values.len() == e.columns),
+        "{name}"
+    );
+    let time = file.time_column().unwrap();
+    let sum: f64 = file
+        .rows
+        .iter()
+        .map(|r| r.values[time].as_f64().unwrap())
+        .sum();
+    assert!(
+        (sum - e.sum_time_ms).abs() < 5e-6,
+        "{name}: {sum} vs {}",
+        e.sum_time_ms
+    );
+    let with_null = file
+        .rows
+        .iter()
+        .filter(|r| r.values.contains(&CounterValue::Null))
+        .count();
+    assert_eq!(with_null, e.rows_with_null, "{name}");
+    check_kernels(&file, e);
+    check_columns(&file, name);
+}
+
+/// The dispatches of each kernel of the MANIFEST, in the rows and in the aggregates.
+fn check_kernels(file: &CounterFile, e: &Expected) {
+    let name = &e.file;
+    for (method, count) in &e.kernels {
+        let (kernel, rest) = method.split_once("__k").unwrap();
+        let id: u32 = rest.split('_').next().unwrap().parse().unwrap();
+        let n = file
             .rows
             .iter()
-            .map(|r| r.values[time].as_f64().unwrap())
-            .sum();
-        assert!(
-            (sum - e.sum_time_ms).abs() < 5e-6,
-            "{name}: {sum} vs {}",
-            e.sum_time_ms
-        );
-        let with_null = file
-            .rows
-            .iter()
-            .filter(|r| r.values.contains(&CounterValue::Null))
+            .filter(|r| {
+                &*r.kernel == kernel
+                    && r.kernel_id == Some(id)
+                    && r.device.as_deref() == Some(e.device.as_str())
+            })
             .count();
-        assert_eq!(with_null, e.rows_with_null, "{name}");
-        for (method, count) in &e.kernels {
-            let (kernel, rest) = method.split_once("__k").unwrap();
-            let id: u32 = rest.split('_').next().unwrap().parse().unwrap();
-            let n = file
-                .rows
-                .iter()
-                .filter(|r| {
-                    &*r.kernel == kernel
-                        && r.kernel_id == Some(id)
-                        && r.device.as_deref() == Some(e.device.as_str())
-                })
-                .count();
-            assert_eq!(n, *count, "{name}: {method}");
-            let aggregate = file
-                .aggregates()
-                .into_iter()
-                .find(|a| a.kernel == kernel)
-                .unwrap();
-            assert_eq!(aggregate.dispatches, *count, "{name}: {method}");
-        }
-        let total: f64 = file.aggregates().iter().map(|a| a.total_time_ms).sum();
-        assert!((total - e.sum_time_ms).abs() < 5e-6, "{name}");
-        // Every work size is a 3-vector or NULL; every ThreadID and CallIndex a number.
-        for column in ["GlobalWorkSize", "WorkGroupSize"] {
-            let c = file.table.column(column).unwrap();
-            assert!(
-                file.rows.iter().all(|r| file
-                    .values
-                    .sizes_of(&r.values[c])
-                    .is_some_and(|s| s.len() == 3)
-                    || r.values[c] == CounterValue::Null),
-                "{name}: {column}"
-            );
-        }
-        for column in ["ThreadID", "CallIndex", "VGPRs", "SGPRs"] {
-            let c = file.table.column(column).unwrap();
-            assert!(
-                file.rows.iter().all(|r| r.values[c].as_f64().is_some()),
-                "{name}: {column}"
-            );
-        }
+        assert_eq!(n, *count, "{name}: {method}");
+        let aggregate = file
+            .aggregates()
+            .into_iter()
+            .find(|a| a.kernel == kernel)
+            .unwrap();
+        assert_eq!(aggregate.dispatches, *count, "{name}: {method}");
+    }
+    let total: f64 = file.aggregates().iter().map(|a| a.total_time_ms).sum();
+    assert!((total - e.sum_time_ms).abs() < 5e-6, "{name}");
+}
+
+/// Every work size is a 3-vector or NULL; every ThreadID and CallIndex a number.
+fn check_columns(file: &CounterFile, name: &str) {
+    for column in ["GlobalWorkSize", "WorkGroupSize"] {
+        let c = file.table.column(column).unwrap();
+        assert!(
+            file.rows.iter().all(|r| file
+                .values
+                .sizes_of(&r.values[c])
+                .is_some_and(|s| s.len() == 3)
+                || r.values[c] == CounterValue::Null),
+            "{name}: {column}"
+        );
+    }
+    for column in ["ThreadID", "CallIndex", "VGPRs", "SGPRs"] {
+        let c = file.table.column(column).unwrap();
+        assert!(
+            file.rows.iter().all(|r| r.values[c].as_f64().is_some()),
+            "{name}: {column}"
+        );
     }
 }
 

@@ -463,6 +463,17 @@ fn na_entries_and_fixed_widgets_render() {
 fn every_body_item_kind_renders() {
     let report = sample();
     let action = report.action(0).expect("action");
+    let page = every_item_kind_page();
+    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
+    harness.run();
+    check_table_layouts(&harness);
+    check_every_kind_shown(&harness);
+}
+
+/// A page with one item of every body kind: tables in column and row major order, bars,
+/// a line chart, a histogram, a roofline, a container of two tables, a fixed table with
+/// entries and a widget this version does not know.
+fn every_item_kind_page() -> KernelDetails {
     let pct = |label: &str, v: f64| entry(label, label, Some(MetricValue::Double(v)), "%");
 
     let mut column_major = item(
@@ -515,24 +526,7 @@ fn every_body_item_kind_renders() {
         vec![occupancy.clone()],
     );
     let histogram = item("histogram", "Histogram of warps", vec![occupancy]);
-    let mut roofline = item("roofline", "Roofline", vec![]);
-    roofline.rooflines = vec![RooflinePoint {
-        label: "FP32 Peak".to_owned(),
-        work: Some(1.0e13),
-        traffic: Some(1.0e12),
-    }];
-    roofline.points = vec![
-        RooflinePoint {
-            label: "FP32 Achieved".to_owned(),
-            work: Some(2.0e11),
-            traffic: Some(4.0e10),
-        },
-        RooflinePoint {
-            label: "FP64 Achieved".to_owned(),
-            work: None,
-            traffic: Some(4.0e10),
-        },
-    ];
+    let roofline = roofline_item();
     let mut container = item("container", "", vec![]);
     container.items = vec![
         item(
@@ -545,7 +539,7 @@ fn every_body_item_kind_renders() {
     let fixed_with_entries = item("memory_l2_cache_table", "L2", vec![pct("L2 Hit", 50.0)]);
     let future = item("some_future_widget", "", vec![]);
 
-    let page = KernelDetails {
+    KernelDetails {
         index: 0,
         name: "k".to_owned(),
         sections: vec![section(
@@ -564,10 +558,35 @@ fn every_body_item_kind_renders() {
                 future,
             ],
         )],
-    };
-    let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
-    harness.run();
+    }
+}
 
+/// A roofline with one peak and two achieved points, one of them not collected.
+fn roofline_item() -> Item {
+    let mut roofline = item("roofline", "Roofline", vec![]);
+    roofline.rooflines = vec![RooflinePoint {
+        label: "FP32 Peak".to_owned(),
+        work: Some(1.0e13),
+        traffic: Some(1.0e12),
+    }];
+    roofline.points = vec![
+        RooflinePoint {
+            label: "FP32 Achieved".to_owned(),
+            work: Some(2.0e11),
+            traffic: Some(4.0e10),
+        },
+        RooflinePoint {
+            label: "FP64 Achieved".to_owned(),
+            work: None,
+            traffic: Some(4.0e10),
+        },
+    ];
+    roofline
+}
+
+/// Column major: A1 above A2, B1 to the right of A1. Row major: R2 to the right of R1, S1
+/// below R1.
+fn check_table_layouts(harness: &Harness<'_, DetailsPanel>) {
     // Column major: A1 above A2, B1 to the right of A1.
     let a1 = harness.get_by_label("A1").rect();
     let a2 = harness.get_by_label("A2").rect();
@@ -580,7 +599,10 @@ fn every_body_item_kind_renders() {
     let s1 = harness.get_by_label("S1").rect();
     assert!(r2.left() > r1.right() && (r2.top() - r1.top()).abs() < 1.0);
     assert!(s1.top() > r1.top() && (s1.left() - r1.left()).abs() < 1.0);
+}
 
+/// Every item's title, the roofline's legend and the container's items side by side.
+fn check_every_kind_shown(harness: &Harness<'_, DetailsPanel>) {
     for label in [
         "Throughput bars",
         "Occupancy by registers",

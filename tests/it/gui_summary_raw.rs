@@ -78,8 +78,14 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     let report = Report::open(&sample).unwrap();
     let (mut h, _folder) = app_on(vec![sample]);
     summary_rows(&mut h);
-    let t = tab(&h);
-    // One row per result, in report order, with the Speed of Light and Occupancy columns.
+    check_rows_equal_details(tab(&h), &report);
+    check_duration_sort(&mut h);
+    check_click_opens_details(&mut h, &report);
+}
+
+/// One row per result, in report order, with the Speed of Light and Occupancy columns; the
+/// values are the full Details page's header values.
+fn check_rows_equal_details(t: &ReportTab, report: &Report) {
     assert_eq!(
         t.summary()
             .rows
@@ -124,8 +130,10 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
             action.name(NameBase::Function)
         );
     }
+}
 
-    // Duration: ascending, then descending (the header shows the arrow).
+/// Duration: ascending, then descending (the header shows the arrow).
+fn check_duration_sort(h: &mut Harness<'static, SightlineApp>) {
     // The kernel list has a Duration column too: the page's header is the last.
     h.get_all_by_label("Duration").last().unwrap().click();
     h.run();
@@ -139,20 +147,22 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
             .map(|&i| t.summary().rows[i].launch.duration_ns.unwrap())
             .collect()
     };
-    let ascending = durations(&h);
+    let ascending = durations(h);
     assert!(ascending.windows(2).all(|w| w[0] <= w[1]), "{ascending:?}");
     h.get_by_label("Duration ^").click();
     h.run();
-    let descending = durations(&h);
+    let descending = durations(h);
     assert!(
         descending.windows(2).all(|w| w[0] >= w[1]),
         "{descending:?}"
     );
     assert_ne!(ascending, descending);
+}
 
-    // A click on the longest kernel's row opens its Details page.
+/// A click on the longest kernel's row opens its Details page.
+fn check_click_opens_details(h: &mut Harness<'static, SightlineApp>, report: &Report) {
     let longest = {
-        let t = tab(&h);
+        let t = tab(h);
         t.summary().rows[t.summary().table.order[0]].launch.index
     };
     let name = report
@@ -164,11 +174,11 @@ fn gui_summary_lists_every_result_sorts_and_opens_details() {
     // The kernel list and the summary both show the name; the summary's cell is the last.
     cells.last().unwrap().click();
     h.run();
-    let t = tab(&h);
+    let t = tab(h);
     assert_eq!(t.page(), Page::Details);
     assert_eq!(t.selected(), longest);
     common::app::step_until(
-        &mut h,
+        h,
         "the page of the clicked result",
         Duration::from_secs(10),
         |h| tab(h).details().is_some_and(|d| d.index == longest),

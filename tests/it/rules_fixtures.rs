@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::rules::{rule, rules_dir, run, sample};
-use sightline::rules::model::{MarkerLocation, TableCell, msg_type};
+use sightline::rules::model::{
+    KernelRules, MarkerLocation, RuleMessage, RuleResult, TableCell, msg_type,
+};
 use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
 
 #[test]
@@ -31,9 +33,9 @@ fn interpreter_starts_fast_enough_and_has_the_stdlib() {
     assert_eq!(path, "[]");
 }
 
-#[test]
-fn the_api_surface_behaves_like_nvidias() {
-    let body = r#"
+/// A rule exercising the whole API: context, ranges, actions, metrics (reading, adding),
+/// NVTX, messages of every arity, speedups, focus metrics, markers, tables and the vault.
+const API_RULE: &str = r#"
 def apply(handle):
     ctx = NvRules.get_context(handle)
     fe = ctx.frontend()
@@ -129,6 +131,10 @@ def apply(handle):
     vault.Put("X", "stored")
     assert vault.Get("X") == "stored"
 "#;
+
+#[test]
+fn the_api_surface_behaves_like_nvidias() {
+    let body = API_RULE;
     let dir = rules_dir(&[("Api.py", &rule("Api", body))]);
     let engine = RuleEngine::start().unwrap();
     let out = run(&engine, dir.path(), Some(vec![1]), Duration::from_secs(10));
@@ -138,7 +144,12 @@ def apply(handle):
     let result = &kernel.results[0];
     assert_eq!(result.identifier, "Api");
     assert_eq!(result.name, "Api rule");
-    let m = &result.messages;
+    check_api_messages(&result.messages);
+    check_api_markers(result);
+}
+
+/// The four messages: types, titles, speedup, focus metric and table.
+fn check_api_messages(m: &[RuleMessage]) {
     assert_eq!(m.len(), 4);
     assert_eq!((m[0].msg_type, m[0].title.as_str()), (msg_type::OK, ""));
     assert_eq!(
@@ -159,6 +170,10 @@ def apply(handle):
         m[3].tables[0].rows[1],
         vec![TableCell::Text("b".into()), TableCell::Int(2)]
     );
+}
+
+/// A SASS and a source marker.
+fn check_api_markers(result: &RuleResult) {
     assert_eq!(result.source_markers.len(), 2);
     assert_eq!(
         result.source_markers[0].location,
@@ -289,6 +304,34 @@ fn rules_bind_to_sections_and_import_sibling_helpers() {
 
 #[test]
 fn runaway_and_failing_rules_become_errors() {
+    let dir = failing_rules();
+    let engine = RuleEngine::start().unwrap();
+    let started = Instant::now();
+    let out = run(
+        &engine,
+        dir.path(),
+        Some(vec![0]),
+        Duration::from_millis(300),
+    );
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(20), "took {elapsed:?}");
+    let load: Vec<&str> = out.load_errors.iter().map(|e| e.rule.as_str()).collect();
+    assert_eq!(
+        load,
+        ["G_BrokenImport", "H_Syntax"],
+        "{:?}",
+        out.load_errors
+    );
+    assert!(out.load_errors[0].message.contains("does_not_exist"));
+    assert!(out.load_errors[1].message.contains("SyntaxError"));
+    let kernel = &out.kernels[0];
+    check_rule_errors(kernel);
+    check_messages_kept(kernel);
+}
+
+/// Rules that loop (one catching the timeout), raise, recurse, abort, one that runs after
+/// them, and two that do not load (a missing import, a syntax error).
+fn failing_rules() -> tempfile::TempDir {
     let endless = rule(
         "Endless",
         "def apply(handle):\n    while True:\n        pass\n",
@@ -315,7 +358,7 @@ fn runaway_and_failing_rules_become_errors() {
     );
     let broken_import = "import NvRules\nimport does_not_exist\n\ndef get_identifier():\n    return 'BrokenImport'\n\ndef apply(handle):\n    pass\n";
     let syntax = "def get_identifier(:\n";
-    let dir = rules_dir(&[
+    rules_dir(&[
         ("A_Endless.py", &endless),
         ("B_Stubborn.py", &stubborn),
         ("C_Raises.py", &raises),
@@ -324,27 +367,11 @@ fn runaway_and_failing_rules_become_errors() {
         ("F_After.py", &after),
         ("G_BrokenImport.py", broken_import),
         ("H_Syntax.py", syntax),
-    ]);
-    let engine = RuleEngine::start().unwrap();
-    let started = Instant::now();
-    let out = run(
-        &engine,
-        dir.path(),
-        Some(vec![0]),
-        Duration::from_millis(300),
-    );
-    let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_secs(20), "took {elapsed:?}");
-    let load: Vec<&str> = out.load_errors.iter().map(|e| e.rule.as_str()).collect();
-    assert_eq!(
-        load,
-        ["G_BrokenImport", "H_Syntax"],
-        "{:?}",
-        out.load_errors
-    );
-    assert!(out.load_errors[0].message.contains("does_not_exist"));
-    assert!(out.load_errors[1].message.contains("SyntaxError"));
-    let kernel = &out.kernels[0];
+    ])
+}
+
+/// The error of each failing rule: timed out, the traceback, the recursion, the abort.
+fn check_rule_errors(kernel: &KernelRules) {
     let error = |id: &str| -> &str {
         &kernel
             .errors
@@ -377,7 +404,10 @@ fn runaway_and_failing_rules_become_errors() {
         error("Recursive")
     );
     assert!(error("Aborts").contains("metrics missing; aborted"));
-    // Messages issued before a failure are kept; later rules still run.
+}
+
+/// Messages issued before a failure are kept; later rules still run.
+fn check_messages_kept(kernel: &KernelRules) {
     let raises = kernel
         .results
         .iter()

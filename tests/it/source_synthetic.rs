@@ -10,8 +10,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use sightline::ncu::Report;
 use sightline::ncu::source::{Cell, SourceModule, SourcePage};
+use sightline::ncu::{Action, Report};
 use sightline_test_support::ncu::synth_source::{
     CubinSpec, FunctionSpec, cubin, write_source_report,
 };
@@ -91,9 +91,18 @@ fn check_module(path: &Path) {
     let report = Report::open(path).unwrap();
     let action = report.action(0).unwrap();
     let module = SourceModule::for_action(&report, &action).unwrap();
+    check_lines_and_ptx(&module, &action);
+    let page = SourcePage::build(&report, &action, None).unwrap();
+    check_cuda_lines(&page);
+    check_functions(&page);
+}
+
+/// The module's file:line of each PC (the first row at an address wins), the lines at a PC,
+/// the PTX text and the instructions.
+fn check_lines_and_ptx(module: &SourceModule, action: &Action) {
     assert!(module.problems().is_empty(), "{:?}", module.problems());
     assert_eq!(module.sm(), Some((8, 6)));
-    let kernel = module.function_for(&action).expect("kernel function");
+    let kernel = module.function_for(action).expect("kernel function");
     assert_eq!(kernel.load_pc, Some(LOAD[0]));
     assert_eq!(kernel.pcs().count(), 6);
     let at = |offset: u64| LOAD[0] + offset;
@@ -119,8 +128,10 @@ fn check_module(path: &Path) {
     assert_eq!(module.ptx_by_pc(at(0x50)), "ret;");
     assert_eq!(module.ptx().lines().len(), 4);
     assert_eq!(module.instruction(at(0x10)).map(|i| i[9]), Some(1));
+}
 
-    let page = SourcePage::build(&report, &action, None).unwrap();
+/// The page's CUDA lines: each line's PCs and aggregated metric, and its source text.
+fn check_cuda_lines(page: &SourcePage) {
     // The kernel's 6 instructions and the helper's 3 it calls.
     assert_eq!(page.sass().len(), 9);
     let blocks = page.cuda_lines();
@@ -161,9 +172,12 @@ fn check_module(path: &Path) {
     );
     assert_eq!(blocks[1].text.as_deref(), Some("    a[0] = 1.0f;"));
     assert_eq!(blocks[4].text, None);
+}
 
-    // The functions, by address, with their demangled names and ranges; each row knows its
-    // function, and the per-function line blocks keep each line under its function.
+/// The functions, by address, with their demangled names and ranges; each row knows its
+/// function, and the per-function line blocks keep each line under its function.
+fn check_functions(page: &SourcePage) {
+    let k = "/src/kernel.cu".to_owned();
     type Summary<'a> = (&'a str, &'a str, u64, u64, bool, std::ops::Range<usize>);
     let functions: Vec<Summary> = page
         .functions()

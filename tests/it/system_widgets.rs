@@ -5,7 +5,7 @@
 //! any corpus page.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::common;
 use egui_kittest::Harness;
@@ -20,7 +20,7 @@ use sightline::proto::nv::profiler::{
 };
 use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails};
 use sightline::section::system::{
-    self, Instances, MetricLookup, SystemWidget, TimelineMetric, build_timeline,
+    self, Instances, MetricLookup, PmTimeline, SystemWidget, TimelineMetric, build_timeline,
 };
 
 /// Sections whose bodies hold the system widgets.
@@ -137,163 +137,211 @@ fn corpus_cells_equal_golden_values() {
         let page = common::details::page(&action);
         let items = common::details::items_where(&page, |i| i.system.is_some());
         let metrics = &golden["ranges"][0]["actions"][0]["metrics"];
-        let kinds: BTreeSet<&str> = items.iter().map(|i| i.kind).collect();
         let sections: Vec<&str> = golden["ranges"][0]["actions"][0]["sections"]
             .as_array()
             .unwrap()
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        for (section, kind) in [
-            ("NumaAffinity", "numa_id_table"),
-            ("Nvlink_Topology", "nvlink_topology"),
-            ("Nvlink_Tables", "nvlink_property_table"),
-            ("Nvlink_Tables", "nvlink_throughput_table"),
-            ("PmSampling", "timeline"),
-        ] {
-            if sections.contains(&section) {
-                assert!(kinds.contains(kind), "{}: {kinds:?}", path.display());
-            }
-        }
-        let (mut plain, mut instanced, mut samples) = (0, 0, 0);
-        let mut shown = BTreeSet::new();
-        for item in &items {
-            for entry in &item.entries {
-                let where_ = format!("{} {}: {}", path.display(), item.label, entry.label);
-                if check_entry(&where_, entry, metrics) {
-                    instanced += 1;
-                } else {
-                    plain += 1;
-                }
-                shown.insert(entry.metric.clone());
-            }
-            let Some(SystemWidget::Timeline(timeline)) = &item.system else {
-                continue;
-            };
-            for series in timeline
-                .groups
-                .iter()
-                .flat_map(|g| &g.rows)
-                .flat_map(|r| &r.series)
-            {
-                let entry = &item.entries[series.entry];
-                let golden = &metrics[&entry.metric];
-                // A metric that was sampled nothing has no instances in the golden.
-                let none = Vec::new();
-                let mut want: Vec<(u64, f64)> = golden["correlation_ids"]
-                    .as_array()
-                    .unwrap_or(&none)
-                    .iter()
-                    .zip(golden["instances"].as_array().unwrap_or(&none))
-                    .map(|(t, v)| (t.as_u64().unwrap(), common::json_f64(v).unwrap()))
-                    .collect();
-                want.sort_by_key(|s| s.0);
-                // Sample by sample; a NaN sample (a real H800 report has them) equals NaN.
-                assert_eq!(
-                    series.samples.len(),
-                    want.len(),
-                    "{}: {}",
-                    path.display(),
-                    entry.metric
-                );
-                for (ours, theirs) in series.samples.iter().zip(&want) {
-                    assert!(
-                        ours.0 == theirs.0 && common::details::close(ours.1, theirs.1),
-                        "{}: {}: {ours:?} != {theirs:?}",
-                        path.display(),
-                        entry.metric
-                    );
-                }
-                assert!(
-                    series
-                        .pass_groups
-                        .iter()
-                        .all(|g| g.starts_with("sampling_"))
-                );
-                samples += series.samples.len();
-            }
-            let first = timeline
-                .groups
-                .iter()
-                .flat_map(|g| &g.rows)
-                .flat_map(|r| &r.series);
-            let min = first
-                .clone()
-                .filter_map(|s| s.samples.first())
-                .map(|s| s.0)
-                .min();
-            assert_eq!(timeline.start_ns, min);
-        }
-        // Every NUMA and NVLink metric the golden holds that the widgets of the report's
-        // sections show without links.
-        let numa = NUMA_METRICS
-            .iter()
-            .filter(|_| sections.contains(&"NumaAffinity"));
-        let nvlink = [
-            "nvlink__count_logical",
-            "nvlink__count_physical",
-            "nvlink__dev_display_name_all",
-            "nvlink__enabled_mask",
-            "nvlink__max_count",
-            "nvlrx__bytes.sum.per_second",
-            "nvltx__bytes.sum.per_second",
-        ];
-        let nvlink = nvlink
-            .iter()
-            .filter(|_| sections.iter().any(|s| s.starts_with("Nvlink_")));
-        for &metric in numa.chain(nvlink) {
-            if !metrics[metric].is_null() {
-                assert!(
-                    shown.contains(metric),
-                    "{}: {metric} not shown",
-                    path.display()
-                );
-            }
-        }
-        // The zero-link state names the count, and the topology still shows the devices.
-        if metrics["nvlink__count_logical"]["value"].as_f64() == Some(0.0) {
-            for item in &items {
-                let empty = match &item.system {
-                    Some(SystemWidget::Table(t)) if t.widget.starts_with("nvlink") => &t.empty,
-                    Some(SystemWidget::Topology(t)) => {
-                        let names = metrics["nvlink__dev_display_name_all"]["instances"]
-                            .as_array()
-                            .map_or(0, Vec::len);
-                        assert_eq!(t.devices.len(), names);
-                        assert!(t.links.is_empty());
-                        &t.empty
-                    }
-                    _ => continue,
-                };
-                let state = empty.as_ref().expect("a no-links state");
-                assert_eq!(state.message, "No NVLink links: nvlink__count_logical = 0");
-                assert_eq!(item.entries[state.entry].metric, "nvlink__count_logical");
-            }
-        }
-        // At least the cells the report's sections and metrics call for: a count per NVLink
-        // widget, one name per device in the topology, one cell per NUMA instance, and the
-        // samples of a PM sampling timeline (2021.x reports carry only the NVLink sections).
-        let holds = |section: &str| sections.contains(&section);
-        let instances_of =
-            |metric: &str| metrics[metric]["instances"].as_array().map_or(0, Vec::len);
-        let nvlink_widgets =
-            usize::from(holds("Nvlink_Topology")) + 2 * usize::from(holds("Nvlink_Tables"));
-        let mut want_instanced = 0;
-        if holds("Nvlink_Topology") {
-            want_instanced += instances_of("nvlink__dev_display_name_all");
-        }
-        if holds("NumaAffinity") {
-            want_instanced += NUMA_METRICS.iter().map(|m| instances_of(m)).sum::<usize>();
-        }
-        let want_samples = if holds("PmSampling") { 100 } else { 0 };
-        assert!(
-            plain >= nvlink_widgets
-                && instanced >= want_instanced.max(1)
-                && samples >= want_samples,
-            "{}: {plain} plain, {instanced} instance cells, {samples} samples",
-            path.display()
-        );
+        check_widget_kinds(path, &items, &sections);
+        let cells = check_cells(path, &items, metrics);
+        check_metrics_shown(path, &sections, metrics, &cells.shown);
+        check_zero_links(&items, metrics);
+        check_cell_counts(path, &sections, metrics, &cells);
     }
+}
+
+/// What the widgets of one report show: plain and instance cells, timeline samples, and the
+/// metrics of their entries.
+struct Cells {
+    plain: usize,
+    instanced: usize,
+    samples: usize,
+    shown: BTreeSet<String>,
+}
+
+/// Each system section of the report has its widget.
+fn check_widget_kinds(path: &Path, items: &[&Item], sections: &[&str]) {
+    let kinds: BTreeSet<&str> = items.iter().map(|i| i.kind).collect();
+    for (section, kind) in [
+        ("NumaAffinity", "numa_id_table"),
+        ("Nvlink_Topology", "nvlink_topology"),
+        ("Nvlink_Tables", "nvlink_property_table"),
+        ("Nvlink_Tables", "nvlink_throughput_table"),
+        ("PmSampling", "timeline"),
+    ] {
+        if sections.contains(&section) {
+            assert!(kinds.contains(kind), "{}: {kinds:?}", path.display());
+        }
+    }
+}
+
+/// Every entry equals the golden; every timeline series' samples too.
+fn check_cells(path: &Path, items: &[&Item], metrics: &Value) -> Cells {
+    let (mut plain, mut instanced, mut samples) = (0, 0, 0);
+    let mut shown = BTreeSet::new();
+    for item in items {
+        for entry in &item.entries {
+            let where_ = format!("{} {}: {}", path.display(), item.label, entry.label);
+            if check_entry(&where_, entry, metrics) {
+                instanced += 1;
+            } else {
+                plain += 1;
+            }
+            shown.insert(entry.metric.clone());
+        }
+        let Some(SystemWidget::Timeline(timeline)) = &item.system else {
+            continue;
+        };
+        samples += check_timeline(path, item, timeline, metrics);
+    }
+    Cells {
+        plain,
+        instanced,
+        samples,
+        shown,
+    }
+}
+
+/// A PM sampling timeline: each series' samples (timestamp, value) in time order equal the
+/// golden's instances; the timeline starts at its first sample. Returns the samples.
+fn check_timeline(path: &Path, item: &Item, timeline: &PmTimeline, metrics: &Value) -> usize {
+    let mut samples = 0;
+    for series in timeline
+        .groups
+        .iter()
+        .flat_map(|g| &g.rows)
+        .flat_map(|r| &r.series)
+    {
+        let entry = &item.entries[series.entry];
+        let golden = &metrics[&entry.metric];
+        // A metric that was sampled nothing has no instances in the golden.
+        let none = Vec::new();
+        let mut want: Vec<(u64, f64)> = golden["correlation_ids"]
+            .as_array()
+            .unwrap_or(&none)
+            .iter()
+            .zip(golden["instances"].as_array().unwrap_or(&none))
+            .map(|(t, v)| (t.as_u64().unwrap(), common::json_f64(v).unwrap()))
+            .collect();
+        want.sort_by_key(|s| s.0);
+        // Sample by sample; a NaN sample (a real H800 report has them) equals NaN.
+        assert_eq!(
+            series.samples.len(),
+            want.len(),
+            "{}: {}",
+            path.display(),
+            entry.metric
+        );
+        for (ours, theirs) in series.samples.iter().zip(&want) {
+            assert!(
+                ours.0 == theirs.0 && common::details::close(ours.1, theirs.1),
+                "{}: {}: {ours:?} != {theirs:?}",
+                path.display(),
+                entry.metric
+            );
+        }
+        assert!(
+            series
+                .pass_groups
+                .iter()
+                .all(|g| g.starts_with("sampling_"))
+        );
+        samples += series.samples.len();
+    }
+    let first = timeline
+        .groups
+        .iter()
+        .flat_map(|g| &g.rows)
+        .flat_map(|r| &r.series);
+    let min = first
+        .clone()
+        .filter_map(|s| s.samples.first())
+        .map(|s| s.0)
+        .min();
+    assert_eq!(timeline.start_ns, min);
+    samples
+}
+
+/// Every NUMA and NVLink metric the golden holds that the widgets of the report's sections
+/// show without links.
+fn check_metrics_shown(path: &Path, sections: &[&str], metrics: &Value, shown: &BTreeSet<String>) {
+    let numa = NUMA_METRICS
+        .iter()
+        .filter(|_| sections.contains(&"NumaAffinity"));
+    let nvlink = [
+        "nvlink__count_logical",
+        "nvlink__count_physical",
+        "nvlink__dev_display_name_all",
+        "nvlink__enabled_mask",
+        "nvlink__max_count",
+        "nvlrx__bytes.sum.per_second",
+        "nvltx__bytes.sum.per_second",
+    ];
+    let nvlink = nvlink
+        .iter()
+        .filter(|_| sections.iter().any(|s| s.starts_with("Nvlink_")));
+    for &metric in numa.chain(nvlink) {
+        if !metrics[metric].is_null() {
+            assert!(
+                shown.contains(metric),
+                "{}: {metric} not shown",
+                path.display()
+            );
+        }
+    }
+}
+
+/// The zero-link state names the count, and the topology still shows the devices.
+fn check_zero_links(items: &[&Item], metrics: &Value) {
+    if metrics["nvlink__count_logical"]["value"].as_f64() == Some(0.0) {
+        for item in items {
+            let empty = match &item.system {
+                Some(SystemWidget::Table(t)) if t.widget.starts_with("nvlink") => &t.empty,
+                Some(SystemWidget::Topology(t)) => {
+                    let names = metrics["nvlink__dev_display_name_all"]["instances"]
+                        .as_array()
+                        .map_or(0, Vec::len);
+                    assert_eq!(t.devices.len(), names);
+                    assert!(t.links.is_empty());
+                    &t.empty
+                }
+                _ => continue,
+            };
+            let state = empty.as_ref().expect("a no-links state");
+            assert_eq!(state.message, "No NVLink links: nvlink__count_logical = 0");
+            assert_eq!(item.entries[state.entry].metric, "nvlink__count_logical");
+        }
+    }
+}
+
+/// At least the cells the report's sections and metrics call for: a count per NVLink
+/// widget, one name per device in the topology, one cell per NUMA instance, and the samples
+/// of a PM sampling timeline (2021.x reports carry only the NVLink sections).
+fn check_cell_counts(path: &Path, sections: &[&str], metrics: &Value, cells: &Cells) {
+    let Cells {
+        plain,
+        instanced,
+        samples,
+        ..
+    } = *cells;
+    let holds = |section: &str| sections.contains(&section);
+    let instances_of = |metric: &str| metrics[metric]["instances"].as_array().map_or(0, Vec::len);
+    let nvlink_widgets =
+        usize::from(holds("Nvlink_Topology")) + 2 * usize::from(holds("Nvlink_Tables"));
+    let mut want_instanced = 0;
+    if holds("Nvlink_Topology") {
+        want_instanced += instances_of("nvlink__dev_display_name_all");
+    }
+    if holds("NumaAffinity") {
+        want_instanced += NUMA_METRICS.iter().map(|m| instances_of(m)).sum::<usize>();
+    }
+    let want_samples = if holds("PmSampling") { 100 } else { 0 };
+    assert!(
+        plain >= nvlink_widgets && instanced >= want_instanced.max(1) && samples >= want_samples,
+        "{}: {plain} plain, {instanced} instance cells, {samples} samples",
+        path.display()
+    );
 }
 
 /// A synthetic report's metrics: `(name, value, instances)`.
@@ -396,7 +444,20 @@ fn table_of(item: &Item) -> &sightline::section::system::SystemTable {
 #[test]
 fn model_links_devices_and_missing_metrics() {
     let metrics = two_links();
-    let properties = synthetic_item(&metrics, "nvlink_property_table", "Properties");
+    check_link_properties(&metrics);
+    check_link_throughput(&metrics);
+    check_topology(&metrics);
+    check_numa_rows(&metrics);
+    check_no_links();
+    check_capped_count();
+    check_without_throughput_metrics();
+    check_nan_count();
+    check_nothing_collected();
+}
+
+/// Per-link properties by correlation id, device types and flags as words, N/A when missing.
+fn check_link_properties(metrics: &Synthetic) {
+    let properties = synthetic_item(metrics, "nvlink_property_table", "Properties");
     let table = table_of(&properties);
     assert!(table.empty.is_none());
     assert_eq!(table.rows.len(), 2);
@@ -417,8 +478,11 @@ fn model_links_devices_and_missing_metrics() {
         (missing.value.as_ref(), missing.text.as_str()),
         (None, "N/A")
     );
+}
 
-    let throughput = synthetic_item(&metrics, "nvlink_throughput_table", "Throughput");
+/// Per-link throughput rows and the "All Links" row.
+fn check_link_throughput(metrics: &Synthetic) {
+    let throughput = synthetic_item(metrics, "nvlink_throughput_table", "Throughput");
     let table = table_of(&throughput);
     let labels: Vec<&str> = table.rows.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(labels, ["Link 0", "Link 1", "All Links"]);
@@ -426,8 +490,11 @@ fn model_links_devices_and_missing_metrics() {
     assert_eq!(received(0).value, Some(MetricValue::Uint64(2000)));
     assert_eq!(received(1).value, Some(MetricValue::Uint64(1000)));
     assert_eq!(received(2).value, Some(MetricValue::Uint64(3000)));
+}
 
-    let topology = synthetic_item(&metrics, "nvlink_topology", "NVLink Topology");
+/// The topology joins the named GPUs and adds the NPU a link reaches.
+fn check_topology(metrics: &Synthetic) {
+    let topology = synthetic_item(metrics, "nvlink_topology", "NVLink Topology");
     let Some(SystemWidget::Topology(layout)) = &topology.system else {
         panic!("a topology");
     };
@@ -436,25 +503,38 @@ fn model_links_devices_and_missing_metrics() {
     assert_eq!((layout.links[0].from, layout.links[0].to), (0, 1));
     assert_eq!((layout.links[1].from, layout.links[1].to), (0, 2));
     assert!(layout.empty.is_none());
+}
 
-    let numa = synthetic_item(&metrics, "numa_id_table", "NUMA");
+/// NUMA rows follow the device index whatever the instance order.
+fn check_numa_rows(metrics: &Synthetic) {
+    let numa = synthetic_item(metrics, "numa_id_table", "NUMA");
     let table = table_of(&numa);
     assert_eq!(table.rows.len(), 2);
     assert_eq!(numa.entries[table.rows[1].cells[1].unwrap()].text, "8-15");
     assert_eq!(numa.entries[table.rows[0].cells[0].unwrap()].text, "N/A");
+}
 
-    // No links: an explicit state naming the count; nothing collected: the same, saying so.
-    let none: Synthetic = vec![(
-        "nvlink__count_logical",
-        MetricValue::Double(0.0),
-        Vec::new(),
-    )];
+/// No links: an explicit state naming the count.
+fn check_no_links() {
+    let none = no_links();
     let item = synthetic_item(&none, "nvlink_property_table", "Properties");
     let table = table_of(&item);
     assert!(table.rows.is_empty());
     let state = table.empty.as_ref().unwrap();
     assert_eq!(state.message, "No NVLink links: nvlink__count_logical = 0");
-    // A corrupt count is capped, never looped over; a NaN count is no count.
+}
+
+/// The "no links" report: only the logical link count, 0.
+fn no_links() -> Synthetic {
+    vec![(
+        "nvlink__count_logical",
+        MetricValue::Double(0.0),
+        Vec::new(),
+    )]
+}
+
+/// A corrupt count is capped, never looped over.
+fn check_capped_count() {
     let huge: Synthetic = vec![
         (
             "nvlink__count_logical",
@@ -470,8 +550,12 @@ fn model_links_devices_and_missing_metrics() {
     let item = synthetic_item(&huge, "nvlink_throughput_table", "Throughput");
     let table = table_of(&item);
     assert_eq!(table.rows.len(), 4096 + 1);
-    // A report that holds neither throughput metric (2021.2) has no "All Links" row of N/A
-    // cells, and its topology no enabled-link mask or maximum link count.
+}
+
+/// A report that holds neither throughput metric (2021.2) has no "All Links" row of N/A
+/// cells, and its topology no enabled-link mask or maximum link count.
+fn check_without_throughput_metrics() {
+    let none = no_links();
     let item = synthetic_item(&none, "nvlink_throughput_table", "Throughput");
     assert!(table_of(&item).rows.is_empty());
     let item = synthetic_item(&none, "nvlink_topology", "Topology");
@@ -484,6 +568,10 @@ fn model_links_devices_and_missing_metrics() {
         .map(|&e| item.entries[e].label.as_str())
         .collect();
     assert_eq!(summary, ["Logical Links", "Physical Links"]);
+}
+
+/// A NaN count is no count.
+fn check_nan_count() {
     let nan: Synthetic = vec![(
         "nvlink__count_logical",
         MetricValue::Double(f64::NAN),
@@ -495,6 +583,10 @@ fn model_links_devices_and_missing_metrics() {
         table.empty.as_ref().unwrap().message,
         "No NVLink data: nvlink__count_logical = NaN"
     );
+}
+
+/// Nothing collected: the same states, saying so; no widget for another kind.
+fn check_nothing_collected() {
     let item = synthetic_item(&Vec::new(), "nvlink_topology", "Topology");
     let Some(SystemWidget::Topology(layout)) = &item.system else {
         panic!("a topology");

@@ -124,35 +124,51 @@ fn every_family_becomes_the_events_it_holds() {
     assert_eq!(kind("FECS_EVENTS"), Some(EventKind::Marker));
 }
 
+/// An event's start, end, name and frames.
+type Summary = (i64, i64, String, Vec<String>);
+
 #[test]
 fn cpu_samples_thread_states_backtraces_and_counters() {
     let tl = nsys::load(&fixture()).expect("load");
-    let frames = |e: EventId| -> Vec<String> {
-        tl.stack_of(e)
-            .map(|s| {
-                tl.stacks
-                    .frames_of(s)
-                    .map(|f| {
-                        let name = tl.name(f.symbol).to_owned();
-                        if f.unresolved {
-                            format!("{name}?")
-                        } else {
-                            name
-                        }
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let of_kind = |kind: EventKind| -> Vec<(i64, i64, String, Vec<String>)> {
-        let mut v: Vec<_> = tl
-            .events()
-            .filter(|e| e.kind == kind)
-            .map(|e| (e.start, e.end, tl.name(e.name).to_owned(), frames(e.id)))
-            .collect();
-        v.sort();
-        v
-    };
+    check_samples_states_and_backtraces(&tl);
+    check_memory_counter(&tl);
+    check_tables_accounted(&tl);
+}
+
+/// The frames of an event's call stack, innermost first, unresolved ones marked `?`.
+fn frames(tl: &Timeline, e: EventId) -> Vec<String> {
+    tl.stack_of(e)
+        .map(|s| {
+            tl.stacks
+                .frames_of(s)
+                .map(|f| {
+                    let name = tl.name(f.symbol).to_owned();
+                    if f.unresolved {
+                        format!("{name}?")
+                    } else {
+                        name
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The events of `kind`, sorted.
+fn of_kind(tl: &Timeline, kind: EventKind) -> Vec<Summary> {
+    let mut v: Vec<_> = tl
+        .events()
+        .filter(|e| e.kind == kind)
+        .map(|e| (e.start, e.end, tl.name(e.name).to_owned(), frames(tl, e.id)))
+        .collect();
+    v.sort();
+    v
+}
+
+/// CPU samples with their call stacks, running ranges on the thread and CPU rows, and the
+/// backtraces of an OS runtime and a CUDA API call.
+fn check_samples_states_and_backtraces(tl: &Timeline) {
+    let of_kind = |kind| of_kind(tl, kind);
     assert_eq!(
         of_kind(EventKind::CpuSample),
         vec![
@@ -202,7 +218,10 @@ fn cpu_samples_thread_states_backtraces_and_counters() {
             vec!["cudaMalloc".into(), "main".into()]
         )]
     );
-    // The memory counter: a step chart of its three samples.
+}
+
+/// The memory counter: a step chart of its three samples.
+fn check_memory_counter(tl: &Timeline) {
     let counter = tl
         .tracks
         .iter()
@@ -218,7 +237,10 @@ fn cpu_samples_thread_states_backtraces_and_counters() {
         values,
         vec![(1000, 0.0), (5000, 1_048_576.0), (9000, 524_288.0)]
     );
-    // Every table is accounted for, and none is left unread.
+}
+
+/// Every table is accounted for, and none is left unread.
+fn check_tables_accounted(tl: &Timeline) {
     for (table, stats) in &tl.session.imports.sources {
         assert_eq!(stats.unaccounted(), 0, "{table}");
         assert!(

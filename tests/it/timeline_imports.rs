@@ -3,10 +3,12 @@
 //! the events of all tables equal to the timeline's, and the tables Sightline reads never marked
 //! "not read". Skips when ../shared is absent.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OpenFlags};
-use sightline::timeline::EventKind;
 use sightline::timeline::nsys;
 use sightline::timeline::nsys::schema::NOT_READ;
+use sightline::timeline::{EventKind, Timeline};
 
 /// Tables whose rows the loader reads (as events, names or labels) whenever they have rows.
 const READ: &[&str] = &[
@@ -107,6 +109,9 @@ fn every_table_is_accounted_for_and_adds_up() {
 /// The frames of every CPU sample are the export's, innermost first, with unresolved frames
 /// flagged; every sample sits on its thread; the running ranges of each thread cover exactly
 /// its sched-in to sched-out spans.
+/// A frame of a call stack: symbol, module, unresolved.
+type Frame = (String, String, bool);
+
 #[test]
 fn cpu_samples_call_stacks_and_thread_states_equal_the_export() {
     let Some(files) = crate::timeline_corpus::corpus() else {
@@ -129,136 +134,170 @@ fn cpu_samples_call_stacks_and_thread_states_equal_the_export() {
             continue;
         }
         let tl = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
-        // rowid of the sample -> frames innermost first: (symbol, module, unresolved)
-        let mut stmt = conn
-            .prepare(
-                "SELECT e.rowid, coalesce(s.value, ''), coalesce(m.value, ''), \
-                 coalesce(c.unresolved, 0) FROM COMPOSITE_EVENTS e \
-                 JOIN SAMPLING_CALLCHAINS c ON c.id = e.id \
-                 LEFT JOIN StringIds s ON s.id = c.symbol \
-                 LEFT JOIN StringIds m ON m.id = c.module ORDER BY e.rowid, c.stackDepth",
-            )
-            .unwrap();
-        let mut expected: std::collections::HashMap<u32, Vec<(String, String, bool)>> =
-            Default::default();
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)? as u32,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, i64>(3)? != 0,
-                ))
-            })
-            .unwrap();
-        for row in rows {
-            let (rowid, symbol, module, unresolved) = row.unwrap();
-            expected
-                .entry(rowid)
-                .or_default()
-                .push((symbol, module, unresolved));
-        }
-        let mut samples = 0;
-        let mut running_ns: std::collections::HashMap<u32, i64> = Default::default();
-        let mut cpu_ns: std::collections::HashMap<u32, i64> = Default::default();
-        for e in tl.events() {
-            match e.kind {
-                EventKind::CpuSample => {
-                    samples += 1;
-                    let frames: Vec<(String, String, bool)> = tl
-                        .stack_of(e.id)
-                        .map(|s| {
-                            tl.stacks
-                                .frames_of(s)
-                                .map(|f| {
-                                    (
-                                        tl.strings.get(f.symbol).to_owned(),
-                                        tl.strings.get(f.module).to_owned(),
-                                        f.unresolved,
-                                    )
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let want = expected.get(&e.source).cloned().unwrap_or_default();
-                    assert_eq!(frames, want, "{name}: sample at rowid {}", e.source);
-                    let leaf = want.first().map_or("[no call stack]", |f| f.0.as_str());
-                    assert_eq!(tl.strings.get(e.name), leaf, "{name}");
-                }
-                EventKind::ThreadRunning => {
-                    let (track, _) = tl.locate(e.id).expect("a running range has a track");
-                    if tl.tracks[track.0 as usize].name != "Thread state" {
-                        // The same range on its CPU's row.
-                        *cpu_ns.entry(track.0).or_default() += e.end - e.start;
-                        continue;
-                    }
-                    let thread = tl.tracks[track.0 as usize]
-                        .parent
-                        .expect("the Thread state row has a thread");
-                    *running_ns.entry(thread.0).or_default() += e.end - e.start;
-                }
-                _ => {}
-            }
-        }
+        let expected = expected_frames(&conn);
+        let walked = walk_events(&name, &tl, &expected);
         let rows: i64 = conn
             .query_row("SELECT count(*) FROM COMPOSITE_EVENTS", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(samples, rows as usize, "{name}");
-        samples_seen += samples;
-        // Per thread: the sum of (sched-out - sched-in) of each in/out pair, in time order.
-        let mut stmt = conn
-            .prepare("SELECT globalTid, start, isSchedIn FROM SCHED_EVENTS ORDER BY start, rowid")
-            .unwrap();
-        let mut open: std::collections::HashMap<i64, i64> = Default::default();
-        let mut total_by_gtid: std::collections::HashMap<i64, i64> = Default::default();
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, i64>(2)?,
-                ))
-            })
-            .unwrap();
-        for row in rows {
-            let (gtid, t, sched_in) = row.unwrap();
-            if sched_in != 0 {
-                if let Some(s) = open.insert(gtid, t) {
-                    *total_by_gtid.entry(gtid).or_default() += t - s;
-                }
-            } else if let Some(s) = open.remove(&gtid) {
-                *total_by_gtid.entry(gtid).or_default() += t - s;
-            }
-        }
-        assert!(
-            open.is_empty(),
-            "{name}: the corpus' threads all end scheduled out"
-        );
-        let mut want: Vec<i64> = total_by_gtid.into_values().filter(|&n| n >= 0).collect();
-        let mut got: Vec<i64> = running_ns.into_values().collect();
-        want.sort_unstable();
-        got.sort_unstable();
-        assert_eq!(got, want, "{name}: running time per thread");
-        // The CPU rows hold the same ranges.
-        assert_eq!(
-            cpu_ns.values().sum::<i64>(),
-            want.iter().sum::<i64>(),
-            "{name}: running time on the CPU rows"
-        );
-        match tl.thread_utilization(None) {
-            Some(cpu) => {
-                assert_eq!(
-                    cpu.running_ns,
-                    want.iter().sum::<i64>(),
-                    "{name}: running time"
-                );
-                assert_eq!(cpu.threads, want.len(), "{name}: threads with states");
-            }
-            None => assert!(want.is_empty(), "{name}: thread states but no utilization"),
-        }
+        assert_eq!(walked.samples, rows as usize, "{name}");
+        samples_seen += walked.samples;
+        let want = running_time_per_thread(&name, &conn);
+        check_running_time(&name, &tl, walked, &want);
     }
     if crate::timeline_corpus::corpus().is_some() {
         assert!(samples_seen > 0, "the corpus has CPU samples");
+    }
+}
+
+/// The export's frames of each sample (by rowid), innermost first.
+fn expected_frames(conn: &Connection) -> HashMap<u32, Vec<Frame>> {
+    // rowid of the sample -> frames innermost first: (symbol, module, unresolved)
+    let mut stmt = conn
+        .prepare(
+            "SELECT e.rowid, coalesce(s.value, ''), coalesce(m.value, ''), \
+             coalesce(c.unresolved, 0) FROM COMPOSITE_EVENTS e \
+             JOIN SAMPLING_CALLCHAINS c ON c.id = e.id \
+             LEFT JOIN StringIds s ON s.id = c.symbol \
+             LEFT JOIN StringIds m ON m.id = c.module ORDER BY e.rowid, c.stackDepth",
+        )
+        .unwrap();
+    let mut expected: HashMap<u32, Vec<Frame>> = Default::default();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u32,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)? != 0,
+            ))
+        })
+        .unwrap();
+    for row in rows {
+        let (rowid, symbol, module, unresolved) = row.unwrap();
+        expected
+            .entry(rowid)
+            .or_default()
+            .push((symbol, module, unresolved));
+    }
+    expected
+}
+
+/// What the timeline's events hold: the CPU samples and the running time of each thread
+/// (on its Thread state row) and of each CPU row.
+struct Walked {
+    samples: usize,
+    running_ns: HashMap<u32, i64>,
+    cpu_ns: HashMap<u32, i64>,
+}
+
+/// Checks every CPU sample's frames and name against the export and sums the running ranges.
+fn walk_events(name: &str, tl: &Timeline, expected: &HashMap<u32, Vec<Frame>>) -> Walked {
+    let mut samples = 0;
+    let mut running_ns: HashMap<u32, i64> = Default::default();
+    let mut cpu_ns: HashMap<u32, i64> = Default::default();
+    for e in tl.events() {
+        match e.kind {
+            EventKind::CpuSample => {
+                samples += 1;
+                let frames: Vec<Frame> = tl
+                    .stack_of(e.id)
+                    .map(|s| {
+                        tl.stacks
+                            .frames_of(s)
+                            .map(|f| {
+                                (
+                                    tl.strings.get(f.symbol).to_owned(),
+                                    tl.strings.get(f.module).to_owned(),
+                                    f.unresolved,
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let want = expected.get(&e.source).cloned().unwrap_or_default();
+                assert_eq!(frames, want, "{name}: sample at rowid {}", e.source);
+                let leaf = want.first().map_or("[no call stack]", |f| f.0.as_str());
+                assert_eq!(tl.strings.get(e.name), leaf, "{name}");
+            }
+            EventKind::ThreadRunning => {
+                let (track, _) = tl.locate(e.id).expect("a running range has a track");
+                if tl.tracks[track.0 as usize].name != "Thread state" {
+                    // The same range on its CPU's row.
+                    *cpu_ns.entry(track.0).or_default() += e.end - e.start;
+                    continue;
+                }
+                let thread = tl.tracks[track.0 as usize]
+                    .parent
+                    .expect("the Thread state row has a thread");
+                *running_ns.entry(thread.0).or_default() += e.end - e.start;
+            }
+            _ => {}
+        }
+    }
+    Walked {
+        samples,
+        running_ns,
+        cpu_ns,
+    }
+}
+
+/// Per thread: the sum of (sched-out - sched-in) of each in/out pair, in time order, sorted
+/// (the threads scheduled in for a negative time left out).
+fn running_time_per_thread(name: &str, conn: &Connection) -> Vec<i64> {
+    let mut stmt = conn
+        .prepare("SELECT globalTid, start, isSchedIn FROM SCHED_EVENTS ORDER BY start, rowid")
+        .unwrap();
+    let mut open: HashMap<i64, i64> = Default::default();
+    let mut total_by_gtid: HashMap<i64, i64> = Default::default();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })
+        .unwrap();
+    for row in rows {
+        let (gtid, t, sched_in) = row.unwrap();
+        if sched_in != 0 {
+            if let Some(s) = open.insert(gtid, t) {
+                *total_by_gtid.entry(gtid).or_default() += t - s;
+            }
+        } else if let Some(s) = open.remove(&gtid) {
+            *total_by_gtid.entry(gtid).or_default() += t - s;
+        }
+    }
+    assert!(
+        open.is_empty(),
+        "{name}: the corpus' threads all end scheduled out"
+    );
+    let mut want: Vec<i64> = total_by_gtid.into_values().filter(|&n| n >= 0).collect();
+    want.sort_unstable();
+    want
+}
+
+/// The running time per thread, on the CPU rows and in the utilization equal the export's.
+fn check_running_time(name: &str, tl: &Timeline, walked: Walked, want: &[i64]) {
+    let mut got: Vec<i64> = walked.running_ns.into_values().collect();
+    got.sort_unstable();
+    assert_eq!(got, want, "{name}: running time per thread");
+    // The CPU rows hold the same ranges.
+    assert_eq!(
+        walked.cpu_ns.values().sum::<i64>(),
+        want.iter().sum::<i64>(),
+        "{name}: running time on the CPU rows"
+    );
+    match tl.thread_utilization(None) {
+        Some(cpu) => {
+            assert_eq!(
+                cpu.running_ns,
+                want.iter().sum::<i64>(),
+                "{name}: running time"
+            );
+            assert_eq!(cpu.threads, want.len(), "{name}: threads with states");
+        }
+        None => assert!(want.is_empty(), "{name}: thread states but no utilization"),
     }
 }
 

@@ -109,8 +109,7 @@ struct Event {
 pub fn generate(config: &GenConfig, out: &mut impl Write) -> io::Result<Vec<ExpectedKernel>> {
     let mut rng = Rng(config.seed.max(1) ^ 0x9e37_79b9_7f4a_7c15);
     let mut expected = Vec::with_capacity(config.kernels);
-    let mut tot_cycles = 0u64;
-    let mut tot_insn = 0u64;
+    let mut totals = (0u64, 0u64);
     let mut events = Vec::new();
     for k in 0..config.kernels {
         let id = config.first_kernel_id + k as u64;
@@ -124,35 +123,7 @@ pub fn generate(config: &GenConfig, out: &mut impl Write) -> io::Result<Vec<Expe
             ..ExpectedKernel::default()
         };
         events.clear();
-        let base = 0x7f00_0000_0000u64 + (k as u64) * 0x1000_0000;
-        let mut l1_addresses = std::collections::HashSet::new();
-        for obj in 0..config.l1_objects {
-            // Every fourth address is shared with the previous object (another SM).
-            let line = if obj % 4 == 3 { obj - 1 } else { obj } as u64;
-            let address = base + line * 128;
-            let sm = (obj as u32) % config.sms.max(1);
-            l1_addresses.insert(address);
-            object_events(&mut rng, config, false, sm, address, &mut events, &mut exp);
-        }
-        for obj in 0..config.l2_objects {
-            let address = base + 0x0800_0000 + obj as u64 * 128;
-            object_events(&mut rng, config, true, 0, address, &mut events, &mut exp);
-        }
-        exp.unique = [l1_addresses.len() as u64, config.l2_objects as u64];
-        events.sort_by_key(|e| e.cycle);
-        let last = events.last().map_or(0, |e| e.cycle);
-        exp.cycles = if exp.has_end_stats {
-            last + 1 + rng.below(500)
-        } else {
-            last
-        };
-        for lifetimes in &mut exp.lifetimes {
-            lifetimes
-                .sort_unstable_by(|a, b| b.cycles.cmp(&a.cycles).then(a.address.cmp(&b.address)));
-        }
-        if !config.keep_expected {
-            exp.lifetimes = [Vec::new(), Vec::new()];
-        }
+        kernel_events(&mut rng, config, k, &mut events, &mut exp);
         writeln!(out, "GPGPU-Sim uArch: kernel launch {k}")?;
         writeln!(
             out,
@@ -163,61 +134,122 @@ pub fn generate(config: &GenConfig, out: &mut impl Write) -> io::Result<Vec<Expe
         writeln!(out, "-kernel id = {id}")?;
         writeln!(out, "-grid dim = (64,1,1)")?;
         writeln!(out, "GPGPU-Sim: Reconfigure L1 cache to {l1_kb}KB")?;
-        let mut since_noise = 0;
-        for e in &events {
-            writeln!(
-                out,
-                "GPGPU-Sim Cycle {}: {} instr from {} cache at SM {} bank {} addr {:x} status {}",
-                e.cycle,
-                if e.store { "Store" } else { "Load" },
-                if e.l2 { "L2" } else { "L1D" },
-                e.sm,
-                e.bank,
-                e.address,
-                e.status
-            )?;
-            since_noise += 1;
-            if config.noise_every > 0 && since_noise >= config.noise_every {
-                since_noise = 0;
-                match rng.below(3) {
-                    0 => writeln!(
-                        out,
-                        "GPGPU-Sim Cycle {}: Load instr from L1I cache at SM {} bank 0 addr {:x} status 0",
-                        e.cycle, e.sm, e.address
-                    )?,
-                    1 => writeln!(
-                        out,
-                        "GPGPU-Sim uArch: Shader {} finished CTA #3 (1,0)",
-                        e.sm
-                    )?,
-                    _ => writeln!(out)?,
-                }
-            }
-        }
+        write_events(&mut rng, config, &events, out)?;
         if exp.has_end_stats {
-            let insn = exp.cycles * (50 + rng.below(100));
-            tot_cycles += exp.cycles;
-            tot_insn += insn;
-            writeln!(out, "gpu_sim_cycle = {}", exp.cycles)?;
-            writeln!(out, "gpu_sim_insn = {insn}")?;
-            writeln!(
-                out,
-                "gpu_ipc = {:12.4}",
-                insn as f64 / exp.cycles.max(1) as f64
-            )?;
-            writeln!(out, "gpu_tot_sim_cycle = {tot_cycles}")?;
-            writeln!(out, "gpu_tot_sim_insn = {tot_insn}")?;
-            writeln!(out, "gpu_stall_dramfull = {}", rng.below(1000))?;
-            writeln!(
-                out,
-                "gpgpu_simulation_time = 0 days, 0 hrs, 0 min, {} sec ({} sec)",
-                k + 1,
-                k + 1
-            )?;
+            write_end_stats(&mut rng, k, exp.cycles, &mut totals, out)?;
         }
         expected.push(exp);
     }
     Ok(expected)
+}
+
+/// The events of kernel `k` in cycle order (L1 objects, every fourth sharing its line with
+/// the previous one, then L2 objects), and what they mean in `exp`: unique addresses, the
+/// kernel's length and its lifetimes (sorted; dropped unless `config.keep_expected`).
+fn kernel_events(
+    rng: &mut Rng,
+    config: &GenConfig,
+    k: usize,
+    events: &mut Vec<Event>,
+    exp: &mut ExpectedKernel,
+) {
+    let base = 0x7f00_0000_0000u64 + (k as u64) * 0x1000_0000;
+    let mut l1_addresses = std::collections::HashSet::new();
+    for obj in 0..config.l1_objects {
+        // Every fourth address is shared with the previous object (another SM).
+        let line = if obj % 4 == 3 { obj - 1 } else { obj } as u64;
+        let address = base + line * 128;
+        let sm = (obj as u32) % config.sms.max(1);
+        l1_addresses.insert(address);
+        object_events(rng, config, false, sm, address, events, exp);
+    }
+    for obj in 0..config.l2_objects {
+        let address = base + 0x0800_0000 + obj as u64 * 128;
+        object_events(rng, config, true, 0, address, events, exp);
+    }
+    exp.unique = [l1_addresses.len() as u64, config.l2_objects as u64];
+    events.sort_by_key(|e| e.cycle);
+    let last = events.last().map_or(0, |e| e.cycle);
+    exp.cycles = if exp.has_end_stats {
+        last + 1 + rng.below(500)
+    } else {
+        last
+    };
+    for lifetimes in &mut exp.lifetimes {
+        lifetimes.sort_unstable_by(|a, b| b.cycles.cmp(&a.cycles).then(a.address.cmp(&b.address)));
+    }
+    if !config.keep_expected {
+        exp.lifetimes = [Vec::new(), Vec::new()];
+    }
+}
+
+/// One line per event, with a noise line (an L1I access, a finished CTA or an empty line)
+/// every `config.noise_every` events.
+fn write_events(
+    rng: &mut Rng,
+    config: &GenConfig,
+    events: &[Event],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let mut since_noise = 0;
+    for e in events {
+        writeln!(
+            out,
+            "GPGPU-Sim Cycle {}: {} instr from {} cache at SM {} bank {} addr {:x} status {}",
+            e.cycle,
+            if e.store { "Store" } else { "Load" },
+            if e.l2 { "L2" } else { "L1D" },
+            e.sm,
+            e.bank,
+            e.address,
+            e.status
+        )?;
+        since_noise += 1;
+        if config.noise_every > 0 && since_noise >= config.noise_every {
+            since_noise = 0;
+            match rng.below(3) {
+                0 => writeln!(
+                    out,
+                    "GPGPU-Sim Cycle {}: Load instr from L1I cache at SM {} bank 0 addr {:x} status 0",
+                    e.cycle, e.sm, e.address
+                )?,
+                1 => writeln!(
+                    out,
+                    "GPGPU-Sim uArch: Shader {} finished CTA #3 (1,0)",
+                    e.sm
+                )?,
+                _ => writeln!(out)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The end statistics of kernel `k` (`cycles` long); `totals` are the cycles and
+/// instructions of all kernels so far.
+fn write_end_stats(
+    rng: &mut Rng,
+    k: usize,
+    cycles: u64,
+    totals: &mut (u64, u64),
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let insn = cycles * (50 + rng.below(100));
+    totals.0 += cycles;
+    totals.1 += insn;
+    writeln!(out, "gpu_sim_cycle = {cycles}")?;
+    writeln!(out, "gpu_sim_insn = {insn}")?;
+    writeln!(out, "gpu_ipc = {:12.4}", insn as f64 / cycles.max(1) as f64)?;
+    writeln!(out, "gpu_tot_sim_cycle = {}", totals.0)?;
+    writeln!(out, "gpu_tot_sim_insn = {}", totals.1)?;
+    writeln!(out, "gpu_stall_dramfull = {}", rng.below(1000))?;
+    writeln!(
+        out,
+        "gpgpu_simulation_time = 0 days, 0 hrs, 0 min, {} sec ({} sec)",
+        k + 1,
+        k + 1
+    )?;
+    Ok(())
 }
 
 fn object_events(

@@ -212,6 +212,37 @@ pub(crate) fn insert_enum(
 
 /// Writes the rows; returns their counts and the time the last thread's work ends.
 fn fill(tx: &rusqlite::Transaction<'_>, o: &SynthOptions) -> rusqlite::Result<(SynthCounts, i64)> {
+    write_metadata(tx, o)?;
+    let mut inserts = Inserts::prepare(tx)?;
+    let threads = o.threads.max(1) as usize;
+    let mut state = FillState {
+        rng: Rng(o.seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+        streams: o.streams.max(1) as i64,
+        stream_free: vec![0; o.streams.max(1) as usize],
+        c: SynthCounts::default(),
+        correlation: 1,
+        grid_id: 1,
+    };
+    let mut thread_time: Vec<i64> = (0..threads as i64).map(|t| START + t * 1_000).collect();
+    let mut iteration: u64 = 0;
+    // A second NVTX domain with start/end ranges.
+    tx.execute(
+        "INSERT INTO NVTX_EVENTS (start, eventType, text, globalTid, domainId) VALUES (500000, 75, 'synth.io', ?1, 1)",
+        params![global_tid(PID)],
+    )?;
+    state.c.nvtx += 1;
+    while state.c.total() < o.events {
+        let t = (iteration % threads as u64) as usize;
+        iteration += 1;
+        let iter_end = state.iteration(&mut inserts, t, iteration, thread_time[t])?;
+        thread_time[t] = iter_end + state.rng.range(1_000, 10_000);
+    }
+    let end = thread_time.iter().copied().max().unwrap_or(START);
+    Ok((state.c, end))
+}
+
+/// The strings, enums, export metadata, session, GPU, process and thread names.
+fn write_metadata(tx: &rusqlite::Transaction<'_>, o: &SynthOptions) -> rusqlite::Result<()> {
     insert_strings(tx, STRINGS)?;
     insert_enum(tx, "ENUM_CUDA_MEMCPY_OPER", MEMCPY_ENUM)?;
     for (id, name, label) in [
@@ -258,155 +289,210 @@ fn fill(tx: &rusqlite::Transaction<'_>, o: &SynthOptions) -> rusqlite::Result<(S
             params![global_tid(tid)],
         )?;
     }
-    let mut runtime = tx.prepare(
-        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?1, ?2, 0, ?3, ?4, ?5, 0, NULL)",
-    )?;
-    let mut kernel = tx.prepare(
-        "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?1, ?2, 0, 1, NULL, ?3, ?4, ?5, ?6, ?7, NULL, 0, 0, ?8,
-         ?9, 1, 1, ?10, 1, 1, 0, 0, 0, 0, ?11, 0, NULL, 0)",
-    )?;
-    let mut memcpy = tx.prepare(
-        "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?1, ?2, 0, 1, NULL, ?3, ?4, ?5, ?6, ?7, NULL, 0, 0, 0, 1, 0, 1, NULL, NULL, NULL)",
-    )?;
-    let mut memset = tx.prepare(
-        "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?1, ?2, 0, 1, NULL, ?3, ?4, ?5, 0, ?6, NULL, 0)",
-    )?;
-    let mut nvtx = tx.prepare(
-        "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId, color) VALUES (?1, ?2, 59, ?3, ?4, 0, ?5)",
-    )?;
-    let mut osrt = tx.prepare("INSERT INTO OSRT_API VALUES (?1, ?2, 27, ?3, ?4, 0, 0, 0)")?;
-    let mut nvtx_range = tx.prepare(
-        "INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, text, globalTid, endGlobalTid, domainId, uint64Value)
-         VALUES (?1, ?2, 60, ?3, ?4, ?5, ?5, 1, ?3)",
-    )?;
+    Ok(())
+}
 
-    let mut rng = Rng(o.seed.max(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let threads = o.threads.max(1) as usize;
-    let streams = o.streams.max(1) as i64;
-    let mut thread_time: Vec<i64> = (0..threads as i64).map(|t| START + t * 1_000).collect();
-    let mut stream_free: Vec<i64> = vec![0; streams as usize];
-    let mut c = SynthCounts::default();
-    let mut correlation: i64 = 1;
-    let mut grid_id: i64 = 1;
-    let pid_global = PID << 24;
-    let mut iteration: u64 = 0;
-    // A second NVTX domain with start/end ranges.
-    tx.execute(
-        "INSERT INTO NVTX_EVENTS (start, eventType, text, globalTid, domainId) VALUES (500000, 75, 'synth.io', ?1, 1)",
-        params![global_tid(PID)],
-    )?;
-    c.nvtx += 1;
-    while c.total() < o.events {
-        let t = (iteration % threads as u64) as usize;
-        iteration += 1;
+/// The prepared inserts of the generated events.
+struct Inserts<'c> {
+    runtime: rusqlite::Statement<'c>,
+    kernel: rusqlite::Statement<'c>,
+    memcpy: rusqlite::Statement<'c>,
+    memset: rusqlite::Statement<'c>,
+    nvtx: rusqlite::Statement<'c>,
+    osrt: rusqlite::Statement<'c>,
+    nvtx_range: rusqlite::Statement<'c>,
+}
+
+impl<'c> Inserts<'c> {
+    /// Prepares every insert.
+    fn prepare(tx: &'c rusqlite::Transaction<'_>) -> rusqlite::Result<Inserts<'c>> {
+        Ok(Inserts {
+            runtime: tx.prepare(
+                "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?1, ?2, 0, ?3, ?4, ?5, 0, NULL)",
+            )?,
+            kernel: tx.prepare(
+                "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?1, ?2, 0, 1, NULL, ?3, ?4, ?5, ?6, ?7, NULL, 0, 0, ?8,
+         ?9, 1, 1, ?10, 1, 1, 0, 0, 0, 0, ?11, 0, NULL, 0)",
+            )?,
+            memcpy: tx.prepare(
+                "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?1, ?2, 0, 1, NULL, ?3, ?4, ?5, ?6, ?7, NULL, 0, 0, 0, 1, 0, 1, NULL, NULL, NULL)",
+            )?,
+            memset: tx.prepare(
+                "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (?1, ?2, 0, 1, NULL, ?3, ?4, ?5, 0, ?6, NULL, 0)",
+            )?,
+            nvtx: tx.prepare(
+                "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId, color) VALUES (?1, ?2, 59, ?3, ?4, 0, ?5)",
+            )?,
+            osrt: tx.prepare("INSERT INTO OSRT_API VALUES (?1, ?2, 27, ?3, ?4, 0, 0, 0)")?,
+            nvtx_range: tx.prepare(
+                "INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, text, globalTid, endGlobalTid, domainId, uint64Value)
+         VALUES (?1, ?2, 60, ?3, ?4, ?5, ?5, 1, ?3)",
+            )?,
+        })
+    }
+}
+
+/// The generator's state between events.
+struct FillState {
+    rng: Rng,
+    streams: i64,
+    /// When each stream's last GPU work ends.
+    stream_free: Vec<i64>,
+    c: SynthCounts,
+    correlation: i64,
+    grid_id: i64,
+}
+
+impl FillState {
+    /// One iteration of thread `t` starting at `now`: a forward and a backward phase of
+    /// launches inside an `iteration` range, and every eighth iteration a start/end range.
+    /// Returns when the iteration ends.
+    fn iteration(
+        &mut self,
+        ins: &mut Inserts<'_>,
+        t: usize,
+        iteration: u64,
+        mut now: i64,
+    ) -> rusqlite::Result<i64> {
         let gtid = global_tid(PID + t as i64);
-        let mut now = thread_time[t];
         let iter_start = now;
         // Nested phases inside the iteration range.
         let mut phase_rows = Vec::new();
         for phase in ["forward", "backward"] {
-            let phase_start = now + rng.range(100, 500);
+            let phase_start = now + self.rng.range(100, 500);
             now = phase_start;
-            let launches = rng.range(2, 6);
+            let launches = self.rng.range(2, 6);
             for _ in 0..launches {
-                let start = now + rng.range(200, 2_000);
-                let end = start + rng.range(2_000, 8_000);
-                let stream = rng.range(0, streams);
-                let which = rng.range(0, 4);
-                let (demangled, short) = (8 + 2 * which, 9 + 2 * which);
-                let launch_kind = rng.range(0, 10);
-                let (api_name, gpu_kind) = match launch_kind {
-                    0 => (1, 1),
-                    1 => (2, 2),
-                    _ => (0, 0),
-                };
-                runtime.execute(params![start, end, gtid, correlation, api_name])?;
-                c.runtime += 1;
-                let gpu_start = (end + rng.range(1_000, 5_000)).max(stream_free[stream as usize]);
-                let gpu_end = gpu_start + rng.range(1_000, 60_000);
-                stream_free[stream as usize] = gpu_end;
-                let stream_id = 7 + stream;
-                match gpu_kind {
-                    1 => {
-                        let bytes = rng.range(1, 64) * 65_536;
-                        let kind = 1 + rng.range(0, 2);
-                        memcpy.execute(params![
-                            gpu_start,
-                            gpu_end,
-                            stream_id,
-                            correlation,
-                            pid_global,
-                            bytes,
-                            kind
-                        ])?;
-                        c.memcpy += 1;
-                    }
-                    2 => {
-                        let bytes = rng.range(1, 64) * 4_096;
-                        memset.execute(params![
-                            gpu_start,
-                            gpu_end,
-                            stream_id,
-                            correlation,
-                            pid_global,
-                            bytes
-                        ])?;
-                        c.memset += 1;
-                    }
-                    _ => {
-                        let grid = rng.range(1, 1_024);
-                        let block = 32 * rng.range(1, 33);
-                        let regs = rng.range(16, 255);
-                        kernel.execute(params![
-                            gpu_start,
-                            gpu_end,
-                            stream_id,
-                            correlation,
-                            pid_global,
-                            demangled,
-                            short,
-                            regs,
-                            grid,
-                            block,
-                            grid_id
-                        ])?;
-                        grid_id += 1;
-                        c.kernels += 1;
-                    }
-                }
-                correlation += 1;
-                now = end;
-                if rng.range(0, 4) == 0 {
-                    let s = now + rng.range(100, 1_000);
-                    let e = s + rng.range(500, 20_000);
-                    osrt.execute(params![s, e, gtid, 4 + rng.range(0, 3)])?;
-                    c.osrt += 1;
-                    now = e;
-                }
+                now = self.launch(ins, gtid, now)?;
             }
-            now += rng.range(100, 500);
+            now += self.rng.range(100, 500);
             phase_rows.push((phase_start, now, phase));
         }
-        let iter_end = now + rng.range(100, 1_000);
+        let iter_end = now + self.rng.range(100, 1_000);
         let color: i64 = 0xFF00_80FF;
-        nvtx.execute(params![iter_start, iter_end, "iteration", gtid, color])?;
+        ins.nvtx
+            .execute(params![iter_start, iter_end, "iteration", gtid, color])?;
         for (s, e, name) in phase_rows {
-            nvtx.execute(params![s, e, name, gtid, color])?;
+            ins.nvtx.execute(params![s, e, name, gtid, color])?;
         }
-        c.nvtx += 3;
+        self.c.nvtx += 3;
         if iteration % 8 == 1 {
-            let s = iter_start + rng.range(0, 1_000);
-            let e = iter_end + rng.range(10_000, 200_000);
+            let s = iter_start + self.rng.range(0, 1_000);
+            let e = iter_end + self.rng.range(10_000, 200_000);
             let text = if iteration % 16 == 1 {
                 "prefetch"
             } else {
                 "checkpoint"
             };
-            nvtx_range.execute(params![s, e, iteration as i64, text, gtid])?;
-            c.nvtx += 1;
+            ins.nvtx_range
+                .execute(params![s, e, iteration as i64, text, gtid])?;
+            self.c.nvtx += 1;
         }
-        thread_time[t] = iter_end + rng.range(1_000, 10_000);
+        Ok(iter_end)
     }
-    let end = thread_time.iter().copied().max().unwrap_or(START);
-    Ok((c, end))
+
+    /// One runtime call after `now` and the GPU work it launches (a kernel, or one in ten a
+    /// memcpy or a memset), sometimes followed by an OS runtime call. Returns when the CPU
+    /// side ends.
+    fn launch(&mut self, ins: &mut Inserts<'_>, gtid: i64, now: i64) -> rusqlite::Result<i64> {
+        let rng = &mut self.rng;
+        let start = now + rng.range(200, 2_000);
+        let end = start + rng.range(2_000, 8_000);
+        let stream = rng.range(0, self.streams);
+        let which = rng.range(0, 4);
+        let kernel_names = (8 + 2 * which, 9 + 2 * which);
+        let launch_kind = rng.range(0, 10);
+        let (api_name, gpu_kind) = match launch_kind {
+            0 => (1, 1),
+            1 => (2, 2),
+            _ => (0, 0),
+        };
+        ins.runtime
+            .execute(params![start, end, gtid, self.correlation, api_name])?;
+        self.c.runtime += 1;
+        let gpu_start = (end + rng.range(1_000, 5_000)).max(self.stream_free[stream as usize]);
+        let gpu_end = gpu_start + rng.range(1_000, 60_000);
+        self.stream_free[stream as usize] = gpu_end;
+        self.gpu_work(
+            ins,
+            gpu_kind,
+            (gpu_start, gpu_end),
+            7 + stream,
+            kernel_names,
+        )?;
+        self.correlation += 1;
+        let mut now = end;
+        if self.rng.range(0, 4) == 0 {
+            let s = now + self.rng.range(100, 1_000);
+            let e = s + self.rng.range(500, 20_000);
+            ins.osrt
+                .execute(params![s, e, gtid, 4 + self.rng.range(0, 3)])?;
+            self.c.osrt += 1;
+            now = e;
+        }
+        Ok(now)
+    }
+
+    /// The GPU side of a launch: a memcpy (`gpu_kind` 1), a memset (2) or a kernel named
+    /// `(demangled, short)`.
+    fn gpu_work(
+        &mut self,
+        ins: &mut Inserts<'_>,
+        gpu_kind: i64,
+        (gpu_start, gpu_end): (i64, i64),
+        stream_id: i64,
+        (demangled, short): (i64, i64),
+    ) -> rusqlite::Result<()> {
+        let pid_global = PID << 24;
+        let correlation = self.correlation;
+        match gpu_kind {
+            1 => {
+                let bytes = self.rng.range(1, 64) * 65_536;
+                let kind = 1 + self.rng.range(0, 2);
+                ins.memcpy.execute(params![
+                    gpu_start,
+                    gpu_end,
+                    stream_id,
+                    correlation,
+                    pid_global,
+                    bytes,
+                    kind
+                ])?;
+                self.c.memcpy += 1;
+            }
+            2 => {
+                let bytes = self.rng.range(1, 64) * 4_096;
+                ins.memset.execute(params![
+                    gpu_start,
+                    gpu_end,
+                    stream_id,
+                    correlation,
+                    pid_global,
+                    bytes
+                ])?;
+                self.c.memset += 1;
+            }
+            _ => {
+                let grid = self.rng.range(1, 1_024);
+                let block = 32 * self.rng.range(1, 33);
+                let regs = self.rng.range(16, 255);
+                ins.kernel.execute(params![
+                    gpu_start,
+                    gpu_end,
+                    stream_id,
+                    correlation,
+                    pid_global,
+                    demangled,
+                    short,
+                    regs,
+                    grid,
+                    block,
+                    self.grid_id
+                ])?;
+                self.grid_id += 1;
+                self.c.kernels += 1;
+            }
+        }
+        Ok(())
+    }
 }

@@ -295,170 +295,64 @@ fn gpu_work(w: &mut Writer<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// The API of asynchronous copies (`cudaMemcpyAsync`).
+const COPY_ASYNC: i64 = 4;
+/// The API of synchronous copies (`cudaMemcpy`).
+const COPY_SYNC: i64 = 5;
+/// The API of synchronous memsets.
+const SET_SYNC: i64 = 6;
+/// The API of asynchronous memsets.
+const SET_ASYNC: i64 = 7;
+
+/// A row of [`COPIES`].
+type CopyRow = (i64, (i64, i64, i64), i64, i64, i64);
+
+/// The copies of [`memory`], in insertion order: API, (source, destination, kind), bytes,
+/// start (ms after the section's start) and duration (ns).
+///
+/// Asynchronous: pageable on one side (found), pinned (not found). Synchronous: small
+/// host-to-device copies (64 KiB and less: not found), a larger one, device-to-host (two of
+/// equal length), device-to-device within the device (not found) and to the other device.
+/// Then around the 64 KB limit (10^3 or 2^10?), and two more of equal length in time order.
+const COPIES: &[CopyRow] = &[
+    (COPY_ASYNC, (PAGEABLE, DEVICE, HTOD), 4_194_304, 0, 300_000),
+    (COPY_ASYNC, (DEVICE, PAGEABLE, DTOH), 1_000_000, 1, 120_000),
+    (COPY_ASYNC, (PINNED, DEVICE, HTOD), 4_194_304, 2, 250_000),
+    (COPY_SYNC, (PAGEABLE, DEVICE, HTOD), 32_768, 3, 20_000),
+    (COPY_SYNC, (PAGEABLE, DEVICE, HTOD), 65_536, 4, 21_000),
+    (COPY_SYNC, (PAGEABLE, DEVICE, HTOD), 65_537, 5, 22_000),
+    (COPY_SYNC, (DEVICE, PAGEABLE, DTOH), 2_000_000, 7, 180_000),
+    (COPY_SYNC, (DEVICE, PINNED, DTOH), 2_000_000, 6, 180_000),
+    (COPY_SYNC, (DEVICE, DEVICE, DTOD), 8_000_000, 8, 90_000),
+    (COPY_SYNC, (DEVICE, DEVICE, PTOP), 8_000_000, 9, 95_000),
+    (COPY_SYNC, (PAGEABLE, DEVICE, HTOD), 64_000, 14, 20_500),
+    (COPY_SYNC, (PAGEABLE, DEVICE, HTOD), 64_001, 15, 20_600),
+    (COPY_SYNC, (PAGEABLE, DEVICE, HTOD), 65_535, 18, 20_700),
+    (COPY_SYNC, (DEVICE, PAGEABLE, DTOH), 500_000, 16, 60_000),
+    (COPY_SYNC, (DEVICE, PAGEABLE, DTOH), 500_000, 17, 60_000),
+];
+
+/// The memsets of [`memory`], in insertion order: API, memory kind, bytes, start (ms after
+/// the section's start) and duration (ns). Synchronous of pinned and managed memory (found),
+/// of device memory and an asynchronous one of managed memory (not found).
+const MEMSETS: &[(i64, i64, i64, i64, i64)] = &[
+    (SET_SYNC, PINNED, 1_000_000, 10, 40_000),
+    (SET_SYNC, MANAGED, 2_000_000, 11, 70_000),
+    (SET_SYNC, DEVICE, 2_000_000, 12, 30_000),
+    (SET_ASYNC, MANAGED, 2_000_000, 13, 50_000),
+];
+
 /// Copies and memsets between the first and second bursts.
 fn memory(w: &mut Writer<'_>) -> rusqlite::Result<()> {
     let t = T0 + 30 * MS;
-    let (async_, sync) = (4, 5);
-    // Asynchronous: pageable on one side (found), pinned (not found).
-    w.copy(
-        FIRST,
-        async_,
-        (PAGEABLE, DEVICE, HTOD),
-        4_194_304,
-        t,
-        t + 300_000,
-    )?;
-    w.copy(
-        FIRST,
-        async_,
-        (DEVICE, PAGEABLE, DTOH),
-        1_000_000,
-        t + MS,
-        t + MS + 120_000,
-    )?;
-    w.copy(
-        FIRST,
-        async_,
-        (PINNED, DEVICE, HTOD),
-        4_194_304,
-        t + 2 * MS,
-        t + 2 * MS + 250_000,
-    )?;
-    // Synchronous: small host-to-device copies (64 KiB and less: not found), a larger one,
-    // device-to-host (two of equal length), device-to-device within the device (not found) and
-    // to the other device.
-    w.copy(
-        FIRST,
-        sync,
-        (PAGEABLE, DEVICE, HTOD),
-        32_768,
-        t + 3 * MS,
-        t + 3 * MS + 20_000,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (PAGEABLE, DEVICE, HTOD),
-        65_536,
-        t + 4 * MS,
-        t + 4 * MS + 21_000,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (PAGEABLE, DEVICE, HTOD),
-        65_537,
-        t + 5 * MS,
-        t + 5 * MS + 22_000,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (DEVICE, PAGEABLE, DTOH),
-        2_000_000,
-        t + 7 * MS,
-        t + 7 * MS + 180_000,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (DEVICE, PINNED, DTOH),
-        2_000_000,
-        t + 6 * MS,
-        t + 6 * MS + 180_000,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (DEVICE, DEVICE, DTOD),
-        8_000_000,
-        t + 8 * MS,
-        t + 8 * MS + 90_000,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (DEVICE, DEVICE, PTOP),
-        8_000_000,
-        t + 9 * MS,
-        t + 9 * MS + 95_000,
-    )?;
-    // Around the 64 KB limit (10^3 or 2^10?), and two more of equal length in time order.
-    w.copy(
-        FIRST,
-        sync,
-        (PAGEABLE, DEVICE, HTOD),
-        64_000,
-        t + 14 * MS,
-        t + 14 * MS + 20_500,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (PAGEABLE, DEVICE, HTOD),
-        64_001,
-        t + 15 * MS,
-        t + 15 * MS + 20_600,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (PAGEABLE, DEVICE, HTOD),
-        65_535,
-        t + 18 * MS,
-        t + 18 * MS + 20_700,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (DEVICE, PAGEABLE, DTOH),
-        500_000,
-        t + 16 * MS,
-        t + 16 * MS + 60_000,
-    )?;
-    w.copy(
-        FIRST,
-        sync,
-        (DEVICE, PAGEABLE, DTOH),
-        500_000,
-        t + 17 * MS,
-        t + 17 * MS + 60_000,
-    )?;
-    // Memsets: synchronous of pinned and managed memory (found), of device memory and an
-    // asynchronous one of managed memory (not found).
-    let (set, set_async) = (6, 7);
-    w.memset(
-        FIRST,
-        set,
-        PINNED,
-        1_000_000,
-        t + 10 * MS,
-        t + 10 * MS + 40_000,
-    )?;
-    w.memset(
-        FIRST,
-        set,
-        MANAGED,
-        2_000_000,
-        t + 11 * MS,
-        t + 11 * MS + 70_000,
-    )?;
-    w.memset(
-        FIRST,
-        set,
-        DEVICE,
-        2_000_000,
-        t + 12 * MS,
-        t + 12 * MS + 30_000,
-    )?;
-    w.memset(
-        FIRST,
-        set_async,
-        MANAGED,
-        2_000_000,
-        t + 13 * MS,
-        t + 13 * MS + 50_000,
-    )?;
+    for &(api, kinds, bytes, at_ms, duration) in COPIES {
+        let start = t + at_ms * MS;
+        w.copy(FIRST, api, kinds, bytes, start, start + duration)?;
+    }
+    for &(api, mem, bytes, at_ms, duration) in MEMSETS {
+        let start = t + at_ms * MS;
+        w.memset(FIRST, api, mem, bytes, start, start + duration)?;
+    }
     Ok(())
 }
 

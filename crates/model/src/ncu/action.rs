@@ -108,112 +108,25 @@ impl Action {
         strings: Arc<Vec<String>>,
         tool_version: Option<ToolVersion>,
     ) -> Result<Action, WireError> {
-        let fields = LargeFields::of(entry.kind);
-        let mut metrics = Vec::new();
-        let mut sections = Vec::new();
-        let mut rule_results = Vec::new();
-        let mut nvtx: Option<NvtxState> = None;
-        let mut rest = Vec::new();
-        let mut rest_fields = Vec::new();
-        let mut warnings = Vec::new();
-        let mut warn = |offset: usize, message: String| {
-            warnings.push(Problem::warning(
-                Location::Byte((entry.offset + offset) as u64),
-                message,
-            ));
+        let mut warnings = Warnings {
+            base: entry.offset,
+            list: Vec::new(),
         };
-        let mut reader = FieldReader::new(&bytes);
-        loop {
-            let start = reader.position();
-            let Some((field, value)) = reader.next_field()? else {
-                break;
-            };
-            match value {
-                WireValue::Bytes(payload, offset) if field == fields.metrics => {
-                    let metric = Metric::decode(payload).map_err(|e| shift(e, offset))?;
-                    // Name ids index the string table of the whole file, including blocks
-                    // written after this result.
-                    if metric.name_id as usize >= strings.len() {
-                        warn(
-                            offset,
-                            format!(
-                                "metric name id {} outside the string table ({} strings); the \
-                                 metric was skipped",
-                                metric.name_id,
-                                strings.len()
-                            ),
-                        );
-                        continue;
-                    }
-                    metrics.push(metric);
-                }
-                WireValue::Bytes(_, offset) if field == fields.sections => {
-                    sections.push(bytes.slice(offset..reader.position()));
-                }
-                WireValue::Bytes(payload, offset) if Some(field) == fields.rule_results => {
-                    match RuleResult::decode(payload) {
-                        Ok(result) => rule_results.push(result),
-                        Err(e) => warn(
-                            offset,
-                            format!("corrupt rule result ({e}); the rule result was skipped"),
-                        ),
-                    }
-                }
-                WireValue::Bytes(payload, offset) if field == fields.nvtx => {
-                    let mut merged = nvtx.clone().unwrap_or_default();
-                    match merged.merge(payload) {
-                        Ok(()) => nvtx = Some(merged),
-                        Err(e) => warn(
-                            offset,
-                            format!("corrupt NVTX state ({e}); that part of it was skipped"),
-                        ),
-                    }
-                }
-                _ => {
-                    rest_fields.push((start, reader.position()));
-                    rest.extend_from_slice(&bytes[start..reader.position()]);
-                }
-            }
-        }
-        let info = match entry.kind {
-            WorkloadKind::Kernel => ResultInfo::Kernel(Box::new(decode_fields(
-                &rest,
-                &bytes,
-                &rest_fields,
-                &mut warn,
-            ))),
-            WorkloadKind::Range => ResultInfo::Range(Box::new(decode_fields(
-                &rest,
-                &bytes,
-                &rest_fields,
-                &mut warn,
-            ))),
-            WorkloadKind::Cmdlist => ResultInfo::Cmdlist(Box::new(decode_fields(
-                &rest,
-                &bytes,
-                &rest_fields,
-                &mut warn,
-            ))),
-            WorkloadKind::Graph => ResultInfo::Graph(Box::new(decode_fields(
-                &rest,
-                &bytes,
-                &rest_fields,
-                &mut warn,
-            ))),
-        };
-        let by_name = sorted_by_name(&metrics, &strings);
+        let fields = Fields::read(entry.kind, &bytes, &strings, &mut warnings)?;
+        let info = fields.header(entry.kind, &bytes, &mut warnings);
+        let by_name = sorted_by_name(&fields.metrics, &strings);
         Ok(Action {
             index,
             kind: entry.kind,
             info,
-            metrics,
+            metrics: fields.metrics,
             by_name,
             strings,
-            sections,
-            rule_results,
-            nvtx,
+            sections: fields.sections,
+            rule_results: fields.rule_results,
+            nvtx: fields.nvtx,
             process: entry.process,
-            warnings,
+            warnings: warnings.list,
             tool_version,
         })
     }
@@ -465,4 +378,148 @@ fn decode_fields<M: Message + Default + Clone>(
         }
     }
     message
+}
+
+/// The warnings of one result being decoded; offsets are relative to the result and stored
+/// absolute.
+struct Warnings {
+    /// The result's byte offset in the file.
+    base: usize,
+    list: Vec<Problem>,
+}
+
+impl Warnings {
+    /// Adds a warning at `offset` bytes into the result.
+    fn push(&mut self, offset: usize, message: String) {
+        self.list.push(Problem::warning(
+            Location::Byte((self.base + offset) as u64),
+            message,
+        ));
+    }
+}
+
+/// The fields of one result, sorted while reading its wire format: the large ones kept
+/// apart, the small (header) ones gathered for one decode.
+#[derive(Default)]
+struct Fields {
+    metrics: Vec<Metric>,
+    sections: Vec<Bytes>,
+    rule_results: Vec<RuleResult>,
+    nvtx: Option<NvtxState>,
+    /// The small fields, concatenated.
+    rest: Vec<u8>,
+    /// The byte range of each small field in the result.
+    rest_fields: Vec<(usize, usize)>,
+}
+
+impl Fields {
+    /// Reads the fields of a result of `kind`; fails only on damage to the framing.
+    fn read(
+        kind: WorkloadKind,
+        bytes: &Bytes,
+        strings: &[String],
+        warnings: &mut Warnings,
+    ) -> Result<Fields, WireError> {
+        let large = LargeFields::of(kind);
+        let mut fields = Fields::default();
+        let mut reader = FieldReader::new(bytes);
+        loop {
+            let start = reader.position();
+            let Some((field, value)) = reader.next_field()? else {
+                break;
+            };
+            match value {
+                WireValue::Bytes(payload, offset) if field == large.metrics => {
+                    fields.add_metric(payload, offset, strings, warnings)?;
+                }
+                WireValue::Bytes(_, offset) if field == large.sections => {
+                    fields.sections.push(bytes.slice(offset..reader.position()));
+                }
+                WireValue::Bytes(payload, offset) if Some(field) == large.rule_results => {
+                    fields.add_rule_result(payload, offset, warnings);
+                }
+                WireValue::Bytes(payload, offset) if field == large.nvtx => {
+                    fields.merge_nvtx(payload, offset, warnings);
+                }
+                _ => {
+                    fields.rest_fields.push((start, reader.position()));
+                    fields
+                        .rest
+                        .extend_from_slice(&bytes[start..reader.position()]);
+                }
+            }
+        }
+        Ok(fields)
+    }
+
+    /// Adds a metric; one whose name id is outside the string table is skipped with a
+    /// warning.
+    fn add_metric(
+        &mut self,
+        payload: &[u8],
+        offset: usize,
+        strings: &[String],
+        warnings: &mut Warnings,
+    ) -> Result<(), WireError> {
+        let metric = Metric::decode(payload).map_err(|e| shift(e, offset))?;
+        // Name ids index the string table of the whole file, including blocks written after
+        // this result.
+        if metric.name_id as usize >= strings.len() {
+            warnings.push(
+                offset,
+                format!(
+                    "metric name id {} outside the string table ({} strings); the metric was \
+                     skipped",
+                    metric.name_id,
+                    strings.len()
+                ),
+            );
+            return Ok(());
+        }
+        self.metrics.push(metric);
+        Ok(())
+    }
+
+    /// Adds a stored rule result; a corrupt one is skipped with a warning.
+    fn add_rule_result(&mut self, payload: &[u8], offset: usize, warnings: &mut Warnings) {
+        match RuleResult::decode(payload) {
+            Ok(result) => self.rule_results.push(result),
+            Err(e) => warnings.push(
+                offset,
+                format!("corrupt rule result ({e}); the rule result was skipped"),
+            ),
+        }
+    }
+
+    /// Merges one part of the NVTX state; a corrupt part is skipped with a warning.
+    fn merge_nvtx(&mut self, payload: &[u8], offset: usize, warnings: &mut Warnings) {
+        let mut merged = self.nvtx.clone().unwrap_or_default();
+        match merged.merge(payload) {
+            Ok(()) => self.nvtx = Some(merged),
+            Err(e) => warnings.push(
+                offset,
+                format!("corrupt NVTX state ({e}); that part of it was skipped"),
+            ),
+        }
+    }
+
+    /// Decodes the small fields as the header message of a result of `kind`.
+    fn header(&self, kind: WorkloadKind, bytes: &[u8], warnings: &mut Warnings) -> ResultInfo {
+        let mut warn = |offset: usize, message: String| warnings.push(offset, message);
+        let (rest, fields) = (&self.rest[..], &self.rest_fields[..]);
+        match kind {
+            WorkloadKind::Kernel => {
+                ResultInfo::Kernel(Box::new(decode_fields(rest, bytes, fields, &mut warn)))
+            }
+            WorkloadKind::Range => {
+                ResultInfo::Range(Box::new(decode_fields(rest, bytes, fields, &mut warn)))
+            }
+            WorkloadKind::Cmdlist => {
+                ResultInfo::Cmdlist(Box::new(decode_fields(rest, bytes, fields, &mut warn)))
+            }
+            WorkloadKind::Graph => {
+                ResultInfo::Graph(Box::new(decode_fields(rest, bytes, fields, &mut warn)))
+            }
+        }
+    }
 }

@@ -22,7 +22,7 @@ use crate::par::map_all_on_every_core;
 use crate::source_common::{corpus_ncu, reports};
 use sightline_model::ncu::Report;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
-use sightline_model::ncu::source::{Cell, SourcePage};
+use sightline_model::ncu::source::{Cell, LineBlock, SourcePage};
 
 /// Splits one line of NVIDIA's CSV: every field quoted, embedded quotes not doubled.
 fn fields(line: &str) -> Vec<String> {
@@ -160,6 +160,9 @@ fn compare_sass(
     counts.pcs += ours.len();
 }
 
+/// NVIDIA's CUDA lines: (file, line) → (values, addresses).
+type CudaLines = BTreeMap<(String, u32), (Vec<String>, BTreeSet<u64>)>;
+
 /// `source-K.csv` (`cuda,sass`): lines with their aggregates and addresses.
 fn compare_cuda_sass(
     file: &str,
@@ -168,10 +171,44 @@ fn compare_cuda_sass(
     counts: &mut Counts,
     failures: &mut Vec<String>,
 ) {
+    let (header, oracle) = parse_cuda_sass(text);
+    let lines = page.cuda_lines();
+    let ours: BTreeSet<(String, u32)> = lines
+        .iter()
+        .map(|l| (l.location.file.clone(), l.location.line))
+        .collect();
+    let theirs: BTreeSet<(String, u32)> = oracle.keys().cloned().collect();
+    // sm_100 and later (see `compare_sass`): 2024.1 reads the code as twice as many 8-byte
+    // words, past the function's end into other functions' line rows; our lines must be among
+    // its lines, whose sums are over other PCs and are not compared.
+    if page.module().sm().is_some_and(|(major, _)| major >= 10) {
+        counts.newer_arch += 1;
+        if !ours.is_subset(&theirs) {
+            failures.push(format!(
+                "{file}: lines only ours {:?}",
+                ours.difference(&theirs).take(5).collect::<Vec<_>>()
+            ));
+        }
+        return;
+    }
+    if ours != theirs {
+        failures.push(format!(
+            "{file}: lines differ: only ours {:?}, only NVIDIA's {:?}",
+            ours.difference(&theirs).take(5).collect::<Vec<_>>(),
+            theirs.difference(&ours).take(5).collect::<Vec<_>>()
+        ));
+        return;
+    }
+    compare_line_values(file, page, &lines, &header, &oracle, counts, failures);
+}
+
+/// The header and the lines of a `cuda,sass` file: each line's values and the addresses of
+/// the rows under it.
+fn parse_cuda_sass(text: &str) -> (Vec<String>, CudaLines) {
     let mut header: Vec<String> = Vec::new();
     let mut path = String::new();
     // (file, line) → (values, addresses)
-    let mut oracle: BTreeMap<(String, u32), (Vec<String>, BTreeSet<u64>)> = BTreeMap::new();
+    let mut oracle: CudaLines = BTreeMap::new();
     let mut current: Option<(String, u32)> = None;
     let mut pending: Vec<(String, u32, Vec<String>)> = Vec::new();
     let mut width: Option<usize> = None;
@@ -206,35 +243,21 @@ fn compare_cuda_sass(
             entry.0 = values;
         }
     }
-    let lines = page.cuda_lines();
-    let ours: BTreeSet<(String, u32)> = lines
-        .iter()
-        .map(|l| (l.location.file.clone(), l.location.line))
-        .collect();
-    let theirs: BTreeSet<(String, u32)> = oracle.keys().cloned().collect();
-    // sm_100 and later (see `compare_sass`): 2024.1 reads the code as twice as many 8-byte
-    // words, past the function's end into other functions' line rows; our lines must be among
-    // its lines, whose sums are over other PCs and are not compared.
-    if page.module().sm().is_some_and(|(major, _)| major >= 10) {
-        counts.newer_arch += 1;
-        if !ours.is_subset(&theirs) {
-            failures.push(format!(
-                "{file}: lines only ours {:?}",
-                ours.difference(&theirs).take(5).collect::<Vec<_>>()
-            ));
-        }
-        return;
-    }
-    if ours != theirs {
-        failures.push(format!(
-            "{file}: lines differ: only ours {:?}, only NVIDIA's {:?}",
-            ours.difference(&theirs).take(5).collect::<Vec<_>>(),
-            theirs.difference(&ours).take(5).collect::<Vec<_>>()
-        ));
-        return;
-    }
+    (header, oracle)
+}
+
+/// Compares the addresses and the numeric values of each line with NVIDIA's.
+fn compare_line_values(
+    file: &str,
+    page: &SourcePage,
+    lines: &[LineBlock],
+    header: &[String],
+    oracle: &CudaLines,
+    counts: &mut Counts,
+    failures: &mut Vec<String>,
+) {
     let columns = page.columns().columns();
-    for block in &lines {
+    for block in lines {
         let key = (block.location.file.clone(), block.location.line);
         let (values, pcs) = &oracle[&key];
         let our_pcs: BTreeSet<u64> = block.rows.iter().map(|&r| page.sass()[r].address).collect();

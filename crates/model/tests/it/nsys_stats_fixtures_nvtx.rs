@@ -387,6 +387,15 @@ impl Export {
 /// duplicated runtime rows, correlationIds reused across processes, operations outside ranges.
 fn nvtx_edges(x: &mut Export) {
     x.tables(&[NVTX, RUNTIME, KERNEL, MEMCPY, MEMSET]);
+    per_thread_edges(x);
+    parent_choice(x);
+    unended_and_projection_order(x);
+    outside_ranges_and_trace_order(x);
+}
+
+/// Process 100 (and 200): ranges without end, domains, calls across a range's edges, equal
+/// starts, start/end ranges, duplicated runtime rows, a reused correlationId, a late mark.
+fn per_thread_edges(x: &mut Export) {
     // A push/pop range without end holding a kernel, a memcpy and a memset.
     let t = g(100, 1);
     x.nvtx(100, None, 59, t, "A_unended", 0);
@@ -446,6 +455,10 @@ fn nvtx_edges(x: &mut Export) {
     // A thread without ranges; a late mark.
     x.kernel(g(100, 8), (150, 160), (8000, 8100), "k_T8");
     x.nvtx(6000, None, 34, g(100, 9), "late_mark", 0);
+}
+
+/// Process 10: the parent is the shortest container, identical ranges.
+fn parent_choice(x: &mut Export) {
     // Parents: the shortest container, not the one ending first or starting last.
     let t = g(10, 1);
     x.nvtx(100, Some(450), 59, t, "a_P1_minend", 0);
@@ -465,6 +478,10 @@ fn nvtx_edges(x: &mut Export) {
     }
     x.nvtx(120, Some(180), 59, t, "c_inner", 0);
     x.kernel(t, (150, 160), (1000, 1100), "k_c");
+}
+
+/// Ranges without end, and the projection order by range id.
+fn unended_and_projection_order(x: &mut Export) {
     // Ranges without end end at the latest end: of push/pop ranges for the trace, of both
     // kinds for the projection.
     let t = g(30, 1);
@@ -479,6 +496,11 @@ fn nvtx_edges(x: &mut Export) {
     x.kernel(g(50, 1), (150, 160), (9000, 9100), "k_d1");
     x.nvtx(100, Some(200), 59, g(50, 2), "d_second_id_early_proj", 0);
     x.kernel(g(50, 2), (150, 160), (8000, 8100), "k_d2");
+}
+
+/// Operations outside ranges, trace order for equal start and end, start/end ranges with an
+/// end thread.
+fn outside_ranges_and_trace_order(x: &mut Export) {
     // Operations outside ranges on several threads and processes.
     x.kernel(g(60, 1), (100, 110), (1000, 1100), "k_e1");
     x.kernel(g(60, 2), (50, 60), (2000, 2100), "k_e2");

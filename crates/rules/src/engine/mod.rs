@@ -30,6 +30,7 @@ use super::nvrules::{HandleTarget, register_handle, release_handle};
 use super::order::{RuleNode, run_order};
 use sightline_model::ncu::Report;
 
+mod kernel;
 mod timeline;
 mod watchdog;
 pub(crate) mod worker;

@@ -165,71 +165,19 @@ fn calls_at(
     }
 }
 
+/// The OpenCL calls every thread makes before its iterations.
+const SETUP_CALLS: u64 = 8;
+
 /// The `index`-th OpenCL call of `thread` (deterministic in (seed, thread, index)).
 fn opencl_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
     let mut rng = Rng::new(spec.seed ^ (u64::from(thread) << 40) ^ index.wrapping_mul(0x1000_0001));
     let start = thread_base(0, thread) + index * 20_000 + rng.range(0, 500);
     let end = start + rng.range(800, 12_000);
     let call = calls_at(start, end);
-    let setup = 8;
     let per_iteration = opencl_calls_per_iteration(spec);
-    let args = u64::from(spec.set_args);
-    let last = setup + per_iteration * u64::from(spec.iterations);
-    if index < setup {
-        return match index {
-            0 => call(
-                4,
-                "clGetPlatformIDs",
-                Some("CL_SUCCESS"),
-                "1;[0x7f1000];NULL".into(),
-            ),
-            1 => call(
-                8,
-                "clCreateContext",
-                Some("0x0000000001C2E0A0"),
-                "[{CL_CONTEXT_PLATFORM,0x7f1000}];1;[0x1D00];NULL;NULL;CL_SUCCESS".into(),
-            ),
-            2 => call(
-                14,
-                "clCreateCommandQueue",
-                Some("0x0000000001C30010"),
-                "0x0000000001C2E0A0;0x1D00;CL_QUEUE_PROFILING_ENABLE;CL_SUCCESS".into(),
-            ),
-            3 | 4 => call(
-                20,
-                "clCreateBuffer",
-                Some("0x0000000001C40000"),
-                "0x0000000001C2E0A0;CL_MEM_READ_WRITE;4096;NULL;CL_SUCCESS".into(),
-            ),
-            5 => {
-                let source = if spec.non_utf8 {
-                    "[\"// caf\u{e9}; k(); \\n...\"]"
-                } else {
-                    "[\"// k(); \\n...\"]"
-                };
-                call(
-                    39,
-                    "clCreateProgramWithSource",
-                    Some("0x0000000001C50000"),
-                    format!("0x0000000001C2E0A0;1;{source};NULL;CL_SUCCESS"),
-                )
-            }
-            6 => call(
-                43,
-                "clBuildProgram",
-                Some("CL_SUCCESS"),
-                "0x0000000001C50000;1;[0x1D00];\"-O3\";NULL;NULL".into(),
-            ),
-            _ => call(
-                47,
-                "clCreateKernel",
-                Some("0x0000000001C60000"),
-                format!(
-                    "0x0000000001C50000;\"{}\";CL_SUCCESS",
-                    KERNELS[thread as usize % 3]
-                ),
-            ),
-        };
+    let last = SETUP_CALLS + per_iteration * u64::from(spec.iterations);
+    if index < SETUP_CALLS {
+        return setup_call(spec, thread, index, call);
     }
     if index >= last {
         return call(
@@ -239,15 +187,95 @@ fn opencl_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
             "0x0000000001C60000".into(),
         );
     }
-    let iteration = (index - setup) / per_iteration;
-    let step = (index - setup) % per_iteration;
+    let iteration = (index - SETUP_CALLS) / per_iteration;
+    let step = (index - SETUP_CALLS) % per_iteration;
+    let (type_id, name, text, enq) = iteration_call(spec, thread, iteration, step);
+    let mut c = call(type_id, name, Some("CL_SUCCESS"), text);
+    c.enqueue = enq;
+    c
+}
+
+/// Setup call `index` (below [`SETUP_CALLS`]): platform, context, queue, two buffers, the
+/// program, its build and the thread's kernel.
+fn setup_call(
+    spec: &AtpSpec,
+    thread: u32,
+    index: u64,
+    call: impl Fn(u32, &'static str, Option<&'static str>, String) -> Call,
+) -> Call {
+    match index {
+        0 => call(
+            4,
+            "clGetPlatformIDs",
+            Some("CL_SUCCESS"),
+            "1;[0x7f1000];NULL".into(),
+        ),
+        1 => call(
+            8,
+            "clCreateContext",
+            Some("0x0000000001C2E0A0"),
+            "[{CL_CONTEXT_PLATFORM,0x7f1000}];1;[0x1D00];NULL;NULL;CL_SUCCESS".into(),
+        ),
+        2 => call(
+            14,
+            "clCreateCommandQueue",
+            Some("0x0000000001C30010"),
+            "0x0000000001C2E0A0;0x1D00;CL_QUEUE_PROFILING_ENABLE;CL_SUCCESS".into(),
+        ),
+        3 | 4 => call(
+            20,
+            "clCreateBuffer",
+            Some("0x0000000001C40000"),
+            "0x0000000001C2E0A0;CL_MEM_READ_WRITE;4096;NULL;CL_SUCCESS".into(),
+        ),
+        5 => {
+            let source = if spec.non_utf8 {
+                "[\"// caf\u{e9}; k(); \\n...\"]"
+            } else {
+                "[\"// k(); \\n...\"]"
+            };
+            call(
+                39,
+                "clCreateProgramWithSource",
+                Some("0x0000000001C50000"),
+                format!("0x0000000001C2E0A0;1;{source};NULL;CL_SUCCESS"),
+            )
+        }
+        6 => call(
+            43,
+            "clBuildProgram",
+            Some("CL_SUCCESS"),
+            "0x0000000001C50000;1;[0x1D00];\"-O3\";NULL;NULL".into(),
+        ),
+        _ => call(
+            47,
+            "clCreateKernel",
+            Some("0x0000000001C60000"),
+            format!(
+                "0x0000000001C50000;\"{}\";CL_SUCCESS",
+                KERNELS[thread as usize % 3]
+            ),
+        ),
+    }
+}
+
+/// Call `step` of an iteration: `(type id, name, arguments, device command)`. Set the
+/// kernel's arguments, write a buffer, launch, read back, a marker, profiling queries, finish.
+fn iteration_call(
+    spec: &AtpSpec,
+    thread: u32,
+    iteration: u64,
+    step: u64,
+) -> (u32, &'static str, String, Option<Enqueue>) {
+    let per_iteration = opencl_calls_per_iteration(spec);
+    let args = u64::from(spec.set_args);
     let enqueue = |cmd_type, cmd_name, kernel, transfer| Enqueue {
         cmd_type,
         cmd_name,
         kernel,
         transfer,
     };
-    let (type_id, name, text, enq) = match step {
+    match step {
         s if s < args => (
             53,
             "clSetKernelArg",
@@ -265,27 +293,7 @@ fn opencl_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
                 Some(enqueue(4562, "CL_COMMAND_WRITE_BUFFER", None, Some(size))),
             )
         }
-        s if s == args + 1 => {
-            let kernel = KERNELS[thread as usize % 3];
-            let two_d = iteration % 2 == 1;
-            let local = (iteration % 3 != 2).then_some([64, if two_d { 4 } else { 1 }]);
-            let global = [1024 * (1 + iteration % 3), if two_d { 16 } else { 1 }];
-            let dims = if two_d { 2 } else { 1 };
-            (
-                73,
-                "clEnqueueNDRangeKernel",
-                format!(
-                    "0x0000000001C30010;0x0000000001C60000;{dims};NULL;[{}];NULL;0;NULL;NULL",
-                    global[0]
-                ),
-                Some(enqueue(
-                    4592,
-                    "CL_COMMAND_NDRANGE_KERNEL",
-                    Some((kernel, global, local, dims)),
-                    None,
-                )),
-            )
-        }
+        s if s == args + 1 => ndrange_call(thread, iteration),
         s if s == args + 2 => (
             62,
             "clEnqueueReadBuffer",
@@ -305,10 +313,31 @@ fn opencl_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
             None,
         ),
         _ => (28, "clFinish", "0x0000000001C30010".into(), None),
-    };
-    let mut c = call(type_id, name, Some("CL_SUCCESS"), text);
-    c.enqueue = enq;
-    c
+    }
+}
+
+/// The kernel launch of an iteration: 1-D or 2-D (alternating), a global size cycling over
+/// three values, and a local size except every third iteration.
+fn ndrange_call(thread: u32, iteration: u64) -> (u32, &'static str, String, Option<Enqueue>) {
+    let kernel = KERNELS[thread as usize % 3];
+    let two_d = iteration % 2 == 1;
+    let local = (iteration % 3 != 2).then_some([64, if two_d { 4 } else { 1 }]);
+    let global = [1024 * (1 + iteration % 3), if two_d { 16 } else { 1 }];
+    let dims = if two_d { 2 } else { 1 };
+    (
+        73,
+        "clEnqueueNDRangeKernel",
+        format!(
+            "0x0000000001C30010;0x0000000001C60000;{dims};NULL;[{}];NULL;0;NULL;NULL",
+            global[0]
+        ),
+        Some(Enqueue {
+            cmd_type: 4592,
+            cmd_name: "CL_COMMAND_NDRANGE_KERNEL",
+            kernel: Some((kernel, global, local, dims)),
+            transfer: None,
+        }),
+    )
 }
 
 /// The device times of an enqueue call: queued, submit, start, end.
@@ -452,6 +481,37 @@ pub fn write_atp(spec: &AtpSpec, w: &mut dyn Write) -> io::Result<AtpTruth> {
     } else {
         spec.hsa_threads
     };
+    write_header(spec, hsa_threads, &mut out)?;
+    if spec.opencl_threads > 0 {
+        write_opencl(spec, &mut out, &mut truth)?;
+    }
+    if hsa_threads > 0 {
+        write_hsa(spec, hsa_threads, &mut out, &mut truth)?;
+        write_kernel_timestamps(spec, hsa_threads, &mut out, &mut truth)?;
+    }
+    if spec.perfmarkers && spec.opencl_threads > 0 {
+        write_perfmarkers(spec, &mut out, &mut truth)?;
+    }
+    if spec.source_code && spec.style != SectionStyle::AmdAppProfiler {
+        write_source_code(spec, hsa_threads, &mut out, &mut truth)?;
+    }
+    out.w.flush()?;
+    truth.bytes = out.bytes;
+    Ok(truth)
+}
+
+/// The thread id of OpenCL thread `t`.
+fn ocl_tid(t: u32) -> u64 {
+    4100 + u64::from(t)
+}
+
+/// The thread id of HSA thread `t`.
+fn hsa_tid(t: u32) -> u64 {
+    5200 + u64::from(t)
+}
+
+/// The header: versions, application, environment and excluded APIs.
+fn write_header(spec: &AtpSpec, hsa_threads: u32, out: &mut Out<'_>) -> io::Result<()> {
     let version = if spec.style == SectionStyle::AmdAppProfiler {
         "1.1"
     } else {
@@ -476,187 +536,211 @@ pub fn write_atp(spec: &AtpSpec, w: &mut dyn Write) -> io::Result<AtpTruth> {
     if hsa_threads > 0 {
         out.text("hsaExcludedAPIs=")?;
     }
-    let ocl_count = opencl_calls_per_thread(spec);
-    let hsa_count = hsa_calls_per_thread(spec.iterations);
-    let ocl_tid = |t: u32| 4100 + u64::from(t);
-    let hsa_tid = |t: u32| 5200 + u64::from(t);
+    Ok(())
+}
 
-    // OpenCL: trace, then timestamps.
-    if spec.opencl_threads > 0 {
-        out.text(&section_name(spec.style, "ocl", "API Trace Output"))?;
-        for t in 0..spec.opencl_threads {
-            out.text(&ocl_tid(t).to_string())?;
-            out.text(&ocl_count.to_string())?;
-            for i in 0..ocl_count {
-                let call = opencl_call(spec, t, i);
-                let mut line = trace_line(&call).into_bytes();
-                if spec.non_utf8 && i == 5 {
-                    // Latin-1 bytes where the source text had "é".
-                    line = String::from_utf8_lossy(&line)
-                        .replace('\u{e9}', "\u{1}")
-                        .into_bytes();
-                    for b in &mut line {
-                        if *b == 1 {
-                            *b = 0xE9;
-                        }
+/// OpenCL: the API trace of every thread, then the timestamps (counting the enqueues).
+fn write_opencl(spec: &AtpSpec, out: &mut Out<'_>, truth: &mut AtpTruth) -> io::Result<()> {
+    let ocl_count = opencl_calls_per_thread(spec);
+    out.text(&section_name(spec.style, "ocl", "API Trace Output"))?;
+    for t in 0..spec.opencl_threads {
+        out.text(&ocl_tid(t).to_string())?;
+        out.text(&ocl_count.to_string())?;
+        for i in 0..ocl_count {
+            let call = opencl_call(spec, t, i);
+            let mut line = trace_line(&call).into_bytes();
+            if spec.non_utf8 && i == 5 {
+                // Latin-1 bytes where the source text had "é".
+                line = String::from_utf8_lossy(&line)
+                    .replace('\u{e9}', "\u{1}")
+                    .into_bytes();
+                for b in &mut line {
+                    if *b == 1 {
+                        *b = 0xE9;
                     }
                 }
-                out.line(&line)?;
             }
-        }
-        out.text(&section_name(spec.style, "ocl", "Timestamp Output"))?;
-        for t in 0..spec.opencl_threads {
-            out.text(&ocl_tid(t).to_string())?;
-            out.text(&ocl_count.to_string())?;
-            for i in 0..ocl_count {
-                let call = opencl_call(spec, t, i);
-                if let Some(e) = &call.enqueue {
-                    truth.enqueues += 1;
-                    truth.kernel_enqueues += u64::from(e.kernel.is_some());
-                    if let Some(bytes) = e.transfer {
-                        truth.transfers += 1;
-                        truth.transfer_bytes += bytes;
-                    }
-                }
-                out.text(&timestamp_line(&call))?;
-            }
-            truth.opencl_calls += ocl_count;
-            truth.threads += 1;
+            out.line(&line)?;
         }
     }
-    // HSA: trace, timestamps, kernel timestamps.
-    if hsa_threads > 0 {
-        out.text(&section_name(spec.style, "hsa", "API Trace Output"))?;
-        for t in 0..hsa_threads {
-            out.text(&hsa_tid(t).to_string())?;
-            out.text(&hsa_count.to_string())?;
-            for i in 0..hsa_count {
-                out.text(&trace_line(&hsa_call(spec, t, i)))?;
+    out.text(&section_name(spec.style, "ocl", "Timestamp Output"))?;
+    for t in 0..spec.opencl_threads {
+        out.text(&ocl_tid(t).to_string())?;
+        out.text(&ocl_count.to_string())?;
+        for i in 0..ocl_count {
+            let call = opencl_call(spec, t, i);
+            if let Some(e) = &call.enqueue {
+                truth.enqueues += 1;
+                truth.kernel_enqueues += u64::from(e.kernel.is_some());
+                if let Some(bytes) = e.transfer {
+                    truth.transfers += 1;
+                    truth.transfer_bytes += bytes;
+                }
             }
+            out.text(&timestamp_line(&call))?;
         }
-        out.text(&section_name(spec.style, "hsa", "Timestamp Output"))?;
-        for t in 0..hsa_threads {
-            out.text(&hsa_tid(t).to_string())?;
-            out.text(&hsa_count.to_string())?;
-            for i in 0..hsa_count {
-                let call = hsa_call(spec, t, i);
-                truth.hsa_copies += u64::from(call.copy.is_some());
-                out.text(&timestamp_line(&call))?;
-            }
-            truth.hsa_calls += hsa_count;
-            truth.threads += 1;
+        truth.opencl_calls += ocl_count;
+        truth.threads += 1;
+    }
+    Ok(())
+}
+
+/// HSA: the API trace of every thread, then the timestamps (counting the copies).
+fn write_hsa(
+    spec: &AtpSpec,
+    hsa_threads: u32,
+    out: &mut Out<'_>,
+    truth: &mut AtpTruth,
+) -> io::Result<()> {
+    let hsa_count = hsa_calls_per_thread(spec.iterations);
+    out.text(&section_name(spec.style, "hsa", "API Trace Output"))?;
+    for t in 0..hsa_threads {
+        out.text(&hsa_tid(t).to_string())?;
+        out.text(&hsa_count.to_string())?;
+        for i in 0..hsa_count {
+            out.text(&trace_line(&hsa_call(spec, t, i)))?;
         }
-        out.text(&section_name(spec.style, "hsa", "Kernel Timestamp Output"))?;
-        let dispatches = u64::from(hsa_threads) * u64::from(spec.iterations);
-        let barriers = if spec.rcp5_kernel_rows {
-            u64::from(hsa_threads) * u64::from(spec.iterations / 3)
-        } else {
-            0
-        };
-        out.text(&(dispatches + barriers).to_string())?;
-        let names = [
-            "vector&nbsp;add&comma;v2",
-            "Z9transposePfS_ii",
-            "__OpenCL_scale_kernel",
-        ];
-        let mut packet = 0u64;
-        for t in 0..hsa_threads {
-            for it in 0..u64::from(spec.iterations) {
-                let start = thread_base(1, t) + 50_000_000 + it * 40_000;
-                let name = names[(it % 3) as usize];
-                if spec.rcp5_kernel_rows {
+    }
+    out.text(&section_name(spec.style, "hsa", "Timestamp Output"))?;
+    for t in 0..hsa_threads {
+        out.text(&hsa_tid(t).to_string())?;
+        out.text(&hsa_count.to_string())?;
+        for i in 0..hsa_count {
+            let call = hsa_call(spec, t, i);
+            truth.hsa_copies += u64::from(call.copy.is_some());
+            out.text(&timestamp_line(&call))?;
+        }
+        truth.hsa_calls += hsa_count;
+        truth.threads += 1;
+    }
+    Ok(())
+}
+
+/// HSA kernel timestamps: one dispatch per thread and iteration, in the RCP 5 layout with a
+/// barrier packet every third iteration when asked.
+fn write_kernel_timestamps(
+    spec: &AtpSpec,
+    hsa_threads: u32,
+    out: &mut Out<'_>,
+    truth: &mut AtpTruth,
+) -> io::Result<()> {
+    out.text(&section_name(spec.style, "hsa", "Kernel Timestamp Output"))?;
+    let dispatches = u64::from(hsa_threads) * u64::from(spec.iterations);
+    let barriers = if spec.rcp5_kernel_rows {
+        u64::from(hsa_threads) * u64::from(spec.iterations / 3)
+    } else {
+        0
+    };
+    out.text(&(dispatches + barriers).to_string())?;
+    let names = [
+        "vector&nbsp;add&comma;v2",
+        "Z9transposePfS_ii",
+        "__OpenCL_scale_kernel",
+    ];
+    let mut packet = 0u64;
+    for t in 0..hsa_threads {
+        for it in 0..u64::from(spec.iterations) {
+            let start = thread_base(1, t) + 50_000_000 + it * 40_000;
+            let name = names[(it % 3) as usize];
+            if spec.rcp5_kernel_rows {
+                out.text(&format!(
+                    "{name}   0x00007F12{it:08X}   {start}   {}   gfx803   0x0000000000A1B2C3   {t}   0x00007F0000{t:06X}   1   HSA_PACKET_TYPE_KERNEL_DISPATCH   {packet}   header=2 setup=1 workgroup_size_x=64",
+                    start + 20_000
+                ))?;
+                packet += 1;
+                if it % 3 == 2 {
                     out.text(&format!(
-                        "{name}   0x00007F12{it:08X}   {start}   {}   gfx803   0x0000000000A1B2C3   {t}   0x00007F0000{t:06X}   1   HSA_PACKET_TYPE_KERNEL_DISPATCH   {packet}   header=2 setup=1 workgroup_size_x=64",
-                        start + 20_000
+                        "barrier   0x0   {}   {}   gfx803   0x0000000000A1B2C3   {t}   0x00007F0000{t:06X}   1   HSA_PACKET_TYPE_BARRIER_AND   {packet}   header=3",
+                        start + 21_000,
+                        start + 22_000
                     ))?;
                     packet += 1;
-                    if it % 3 == 2 {
-                        out.text(&format!(
-                            "barrier   0x0   {}   {}   gfx803   0x0000000000A1B2C3   {t}   0x00007F0000{t:06X}   1   HSA_PACKET_TYPE_BARRIER_AND   {packet}   header=3",
-                            start + 21_000,
-                            start + 22_000
-                        ))?;
-                        packet += 1;
-                        truth.skipped_packets += 1;
-                    }
-                } else {
-                    out.text(&format!("{name}   0x00007F12{it:08X}   {start}   {}   gfx803   0x0000000000A1B2C3   {t}   0x00007F0000{t:06X}", start + 20_000))?;
+                    truth.skipped_packets += 1;
                 }
-                truth.hsa_dispatches += 1;
+            } else {
+                out.text(&format!("{name}   0x00007F12{it:08X}   {start}   {}   gfx803   0x0000000000A1B2C3   {t}   0x00007F0000{t:06X}", start + 20_000))?;
             }
+            truth.hsa_dispatches += 1;
         }
     }
-    // Perfmarkers: per OpenCL thread, per iteration an outer range holding an inner one; the
-    // outer one ends with clEndPerfMarkerEx every other iteration.
-    if spec.perfmarkers && spec.opencl_threads > 0 {
-        let name = match spec.style {
-            SectionStyle::Current => "=====Perfmarker Output=====",
-            SectionStyle::CodeXlPrefix => "=====CodeXL Perfmarker Output=====",
-            SectionStyle::AmdAppProfiler => "=====OpenCL Perfmarker Output=====",
-        };
-        out.text(name)?;
-        for t in 0..spec.opencl_threads {
-            out.text(&ocl_tid(t).to_string())?;
-            out.text(&(4 * u64::from(spec.iterations)).to_string())?;
-            for it in 0..u64::from(spec.iterations) {
-                let base = thread_base(0, t) + 160_000 + it * 140_000;
+    Ok(())
+}
+
+/// Perfmarkers: per OpenCL thread, per iteration an outer range holding an inner one; the
+/// outer one ends with clEndPerfMarkerEx every other iteration.
+fn write_perfmarkers(spec: &AtpSpec, out: &mut Out<'_>, truth: &mut AtpTruth) -> io::Result<()> {
+    let name = match spec.style {
+        SectionStyle::Current => "=====Perfmarker Output=====",
+        SectionStyle::CodeXlPrefix => "=====CodeXL Perfmarker Output=====",
+        SectionStyle::AmdAppProfiler => "=====OpenCL Perfmarker Output=====",
+    };
+    out.text(name)?;
+    for t in 0..spec.opencl_threads {
+        out.text(&ocl_tid(t).to_string())?;
+        out.text(&(4 * u64::from(spec.iterations)).to_string())?;
+        for it in 0..u64::from(spec.iterations) {
+            let base = thread_base(0, t) + 160_000 + it * 140_000;
+            out.text(&format!(
+                "clBeginPerfMarker   frame&nbsp;{it}   {base}   render&nbsp;loop"
+            ))?;
+            out.text(&format!(
+                "clBeginPerfMarker   upload   {}   io",
+                base + 10_000
+            ))?;
+            out.text(&format!("clEndPerfMarker   {}", base + 30_000))?;
+            if it % 2 == 0 {
+                out.text(&format!("clEndPerfMarker     {}", base + 120_000))?;
+            } else {
                 out.text(&format!(
-                    "clBeginPerfMarker   frame&nbsp;{it}   {base}   render&nbsp;loop"
+                    "clEndPerfMarkerEx   {}   frame&nbsp;{it}   render&nbsp;loop",
+                    base + 120_000
                 ))?;
-                out.text(&format!(
-                    "clBeginPerfMarker   upload   {}   io",
-                    base + 10_000
-                ))?;
-                out.text(&format!("clEndPerfMarker   {}", base + 30_000))?;
-                if it % 2 == 0 {
-                    out.text(&format!("clEndPerfMarker     {}", base + 120_000))?;
+            }
+            truth.perfmarkers += 2;
+        }
+    }
+    Ok(())
+}
+
+/// Source code: one line per call; even threads with debug information (a path with a
+/// space), odd threads without (an address, no file).
+fn write_source_code(
+    spec: &AtpSpec,
+    hsa_threads: u32,
+    out: &mut Out<'_>,
+    truth: &mut AtpTruth,
+) -> io::Result<()> {
+    for (api, threads, count) in [
+        ("ocl", spec.opencl_threads, opencl_calls_per_thread(spec)),
+        ("hsa", hsa_threads, hsa_calls_per_thread(spec.iterations)),
+    ] {
+        if threads == 0 {
+            continue;
+        }
+        out.text(&section_name(spec.style, api, "Stack Trace Output"))?;
+        for t in 0..threads {
+            let tid = if api == "ocl" { ocl_tid(t) } else { hsa_tid(t) };
+            out.text(&tid.to_string())?;
+            out.text(&count.to_string())?;
+            for i in 0..count {
+                let name = if api == "ocl" {
+                    opencl_call(spec, t, i).name
                 } else {
+                    hsa_call(spec, t, i).name
+                };
+                if t % 2 == 0 {
                     out.text(&format!(
-                        "clEndPerfMarkerEx   {}   frame&nbsp;{it}   render&nbsp;loop",
-                        base + 120_000
+                        "{name}   RunBenchmark   {}   /home/user/my project/main.cpp",
+                        100 + i
                     ))?;
+                } else {
+                    out.text(&format!("{name}   0x{:08X}   0", 0x401000 + i * 16))?;
                 }
-                truth.perfmarkers += 2;
+                truth.source_lines += 1;
             }
         }
     }
-    // Source code: one line per call; even threads with debug information (a path with a
-    // space), odd threads without (an address, no file).
-    if spec.source_code && spec.style != SectionStyle::AmdAppProfiler {
-        for (api, threads, count) in [
-            ("ocl", spec.opencl_threads, ocl_count),
-            ("hsa", hsa_threads, hsa_count),
-        ] {
-            if threads == 0 {
-                continue;
-            }
-            out.text(&section_name(spec.style, api, "Stack Trace Output"))?;
-            for t in 0..threads {
-                let tid = if api == "ocl" { ocl_tid(t) } else { hsa_tid(t) };
-                out.text(&tid.to_string())?;
-                out.text(&count.to_string())?;
-                for i in 0..count {
-                    let name = if api == "ocl" {
-                        opencl_call(spec, t, i).name
-                    } else {
-                        hsa_call(spec, t, i).name
-                    };
-                    if t % 2 == 0 {
-                        out.text(&format!(
-                            "{name}   RunBenchmark   {}   /home/user/my project/main.cpp",
-                            100 + i
-                        ))?;
-                    } else {
-                        out.text(&format!("{name}   0x{:08X}   0", 0x401000 + i * 16))?;
-                    }
-                    truth.source_lines += 1;
-                }
-            }
-        }
-    }
-    out.w.flush()?;
-    truth.bytes = out.bytes;
-    Ok(truth)
+    Ok(())
 }
 
 /// The trace as bytes (small specs only).

@@ -19,7 +19,9 @@ use sightline_model::ncu::{Instance, Metric, MetricValue};
 use sightline_model::proto::nv::profiler::messages as pb;
 use sightline_model::proto::nv::profiler::{
     ProfilerSection, ProfilerSectionMetricDefinition, ProfilerSectionMetricDefinitions,
+    ProfilerSectionTable,
 };
+use sightline_model::proto::nv::rule_system as rules_pb;
 
 fn kernel(function: &str, metrics: Vec<(String, Metric)>) -> KernelSpec {
     KernelSpec {
@@ -93,25 +95,52 @@ pub fn write_late_strings(out: impl Write) -> io::Result<()> {
 /// Category-1 metrics in every shape NVIDIA's reader normalizes, and NaN values of both
 /// signs (double values, double and float instances).
 pub fn write_sampler_nan(out: impl Write) -> io::Result<()> {
-    let nan = f64::NAN;
-    let negative_nan = -f64::NAN;
-    let d = MetricValue::Double;
-    let u = MetricValue::Uint64;
-    let sampler = |stored: MetricValue, instances: Vec<Instance>| Metric {
+    let mut metrics = sampler_metrics();
+    metrics.extend(nan_metrics());
+    let mut writer = ReportWriter::new(out)?;
+    writer.session(session_of("2023.3.0.0 (build 33281558) (public-release)"));
+    writer.flush_block()?;
+    let mut spec = kernel("sampled_kernel", metrics);
+    spec.sections = vec![nan_section()];
+    let message = kernel_message(&mut writer, &spec, 100);
+    writer.add_result(&message);
+    writer.flush_block()?;
+    writer.finish()?;
+    Ok(())
+}
+
+/// A sampler (category-1) metric.
+fn sampler(stored: MetricValue, instances: Vec<Instance>) -> Metric {
+    Metric {
         stored,
         instances,
         category: sightline_model::ncu::SAMPLER_CATEGORY,
         ..Default::default()
-    };
-    let with_id = |id: u64, value: MetricValue| Instance {
-        correlation_id: Some(u(id)),
+    }
+}
+
+/// A sampler instance with correlation id `id`.
+fn with_id(id: u64, value: MetricValue) -> Instance {
+    Instance {
+        correlation_id: Some(MetricValue::Uint64(id)),
         value,
-    };
-    let without_id = |value: MetricValue| Instance {
+    }
+}
+
+/// A sampler instance without a correlation id.
+fn without_id(value: MetricValue) -> Instance {
+    Instance {
         correlation_id: None,
         value,
-    };
-    let metrics = vec![
+    }
+}
+
+/// Sampler metrics: with no value at all, a stored value only, instances only (double and
+/// integer), both, and an instance without a correlation id.
+fn sampler_metrics() -> Vec<(String, Metric)> {
+    let d = MetricValue::Double;
+    let u = MetricValue::Uint64;
+    vec![
         (
             "pmsampling:dramc__read_throughput.avg.pct_of_peak_sustained_elapsed".to_owned(),
             sampler(MetricValue::None, Vec::new()),
@@ -154,6 +183,17 @@ pub fn write_sampler_nan(out: impl Write) -> io::Result<()> {
             "pmsampling:gr__cycles_active.sum".to_owned(),
             sampler(u(42), Vec::new()),
         ),
+    ]
+}
+
+/// Ordinary metrics with NaN values of both signs: double and float values, double
+/// instances (with and without correlation ids).
+fn nan_metrics() -> Vec<(String, Metric)> {
+    let nan = f64::NAN;
+    let negative_nan = -f64::NAN;
+    let d = MetricValue::Double;
+    let u = MetricValue::Uint64;
+    vec![
         ("gpu__time_duration.sum".to_owned(), scalar(u(4096))),
         (
             "sm__throughput.avg.pct_of_peak_sustained_elapsed".to_owned(),
@@ -179,12 +219,12 @@ pub fn write_sampler_nan(out: impl Write) -> io::Result<()> {
             "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active".to_owned(),
             instanced(d(negative_nan), vec![d(1.0), d(nan)], None),
         ),
-    ];
-    let mut writer = ReportWriter::new(out)?;
-    writer.session(session_of("2023.3.0.0 (build 33281558) (public-release)"));
-    writer.flush_block()?;
-    let mut spec = kernel("sampled_kernel", metrics);
-    spec.sections = vec![section(
+    ]
+}
+
+/// The section showing the NaN values and two sampler metrics.
+fn nan_section() -> ProfilerSection {
+    section(
         "NanValues",
         "NaN Values",
         10,
@@ -214,12 +254,7 @@ pub fn write_sampler_nan(out: impl Write) -> io::Result<()> {
                 "pmsampling:dramc__read_throughput.avg.pct_of_peak_sustained_elapsed",
             ),
         ],
-    )];
-    let message = kernel_message(&mut writer, &spec, 100);
-    writer.add_result(&message);
-    writer.flush_block()?;
-    writer.finish()?;
-    Ok(())
+    )
 }
 
 /// Correlation ids (PC offsets) of the 47 instructions of the derived-metric kernels.
@@ -407,48 +442,24 @@ pub fn write_derived_version(version: &str, legacy: bool, out: impl Write) -> io
 /// focus metric in an item apart from its message, and a rule that said nothing at all (an
 /// empty body).
 pub fn rule_markers_kernel() -> KernelSpec {
-    use sightline_model::proto::nv::profiler::ProfilerSectionTable;
-    use sightline_model::proto::nv::rule_system as rules_pb;
-    let marker = |address: u64, tooltip: &str| rules_pb::SourceMarker {
-        kind: Some(rules_pb::MarkerKind::Sass as i32),
-        source_location: Some(rules_pb::source_marker::SourceLocation::Address(address)),
-        tooltip: Some(tooltip.to_owned()),
-        r#type: Some(2),
-        file_name: None,
-    };
-    let table_item = || rules_pb::RuleResultBodyItem {
-        table: Some(ProfilerSectionTable {
-            label: Some("Uncoalesced accesses".to_owned()),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    let result =
-        |identifier: &str, items: Vec<rules_pb::RuleResultBodyItem>| rules_pb::RuleResult {
-            identifier: identifier.to_owned(),
-            display_name: format!("{identifier} (synthetic)"),
-            body: Some(rules_pb::RuleResultBody { items }),
-            section_identifier: Some("SourceCounters".to_owned()),
-            source_markers: Vec::new(),
-        };
     let markers = vec![
-        marker(
+        sass_marker(
             0x7f00_0000_0100,
             "Uncoalesced global access, expected 4 sectors, got 32",
         ),
-        marker(
+        sass_marker(
             0x7f00_0000_0180,
             "Uncoalesced global access, expected 4 sectors, got 16",
         ),
     ];
-    let mut markers_and_item = result(
+    let mut markers_and_item = source_rule_result(
         "UncoalescedGlobalAccess",
         vec![rules_pb::RuleResultBodyItem::default()],
     );
     markers_and_item.source_markers = markers.clone();
-    let mut markers_only = result("MarkersOnly", Vec::new());
+    let mut markers_only = source_rule_result("MarkersOnly", Vec::new());
     markers_only.source_markers = markers;
-    let speedup_only = result(
+    let speedup_only = source_rule_result(
         "SpeedupOnly",
         vec![rules_pb::RuleResultBodyItem {
             speedup: Some(rules_pb::RuleResultSpeedup {
@@ -458,7 +469,58 @@ pub fn rule_markers_kernel() -> KernelSpec {
             ..Default::default()
         }],
     );
-    let mut with_message = result("TableAndMessage", vec![table_item()]);
+    let mut spec = kernel("markers", vec![u64_metric("gpu__time_duration.sum", 4096)]);
+    spec.rule_results = vec![
+        markers_and_item,
+        markers_only,
+        source_rule_result("UncoalescedSharedAccess", vec![table_item()]),
+        table_and_message(),
+        speedup_only,
+        focus_apart(),
+        source_rule_result("SaidNothing", Vec::new()),
+    ];
+    spec
+}
+
+/// A SASS source marker at `address`.
+fn sass_marker(address: u64, tooltip: &str) -> rules_pb::SourceMarker {
+    rules_pb::SourceMarker {
+        kind: Some(rules_pb::MarkerKind::Sass as i32),
+        source_location: Some(rules_pb::source_marker::SourceLocation::Address(address)),
+        tooltip: Some(tooltip.to_owned()),
+        r#type: Some(2),
+        file_name: None,
+    }
+}
+
+/// A body item holding only a (labelled, empty) table.
+fn table_item() -> rules_pb::RuleResultBodyItem {
+    rules_pb::RuleResultBodyItem {
+        table: Some(ProfilerSectionTable {
+            label: Some("Uncoalesced accesses".to_owned()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// A rule result of the `SourceCounters` section with body `items` and no markers.
+fn source_rule_result(
+    identifier: &str,
+    items: Vec<rules_pb::RuleResultBodyItem>,
+) -> rules_pb::RuleResult {
+    rules_pb::RuleResult {
+        identifier: identifier.to_owned(),
+        display_name: format!("{identifier} (synthetic)"),
+        body: Some(rules_pb::RuleResultBody { items }),
+        section_identifier: Some("SourceCounters".to_owned()),
+        source_markers: Vec::new(),
+    }
+}
+
+/// A message item beside a table item.
+fn table_and_message() -> rules_pb::RuleResult {
+    let mut with_message = source_rule_result("TableAndMessage", vec![table_item()]);
     with_message.body = Some(rules_pb::RuleResultBody {
         items: vec![
             rules_pb::RuleResultBodyItem {
@@ -473,8 +535,12 @@ pub fn rule_markers_kernel() -> KernelSpec {
             table_item(),
         ],
     });
-    // A message and, in a separate item, a focus metric for it.
-    let focus_apart = result(
+    with_message
+}
+
+/// A message and, in a separate item, a focus metric for it.
+fn focus_apart() -> rules_pb::RuleResult {
+    source_rule_result(
         "FocusApart",
         vec![
             rules_pb::RuleResultBodyItem {
@@ -497,16 +563,5 @@ pub fn rule_markers_kernel() -> KernelSpec {
                 ..Default::default()
             },
         ],
-    );
-    let mut spec = kernel("markers", vec![u64_metric("gpu__time_duration.sum", 4096)]);
-    spec.rule_results = vec![
-        markers_and_item,
-        markers_only,
-        result("UncoalescedSharedAccess", vec![table_item()]),
-        with_message,
-        speedup_only,
-        focus_apart,
-        result("SaidNothing", Vec::new()),
-    ];
-    spec
+    )
 }

@@ -4,6 +4,7 @@
 use super::synth::{KernelSpec, SplitMix, instanced, nvtx_state, rule_result, scalar, section};
 use sightline_model::ncu::{Metric, MetricValue};
 use sightline_model::proto::nv::profiler::ProfilerSection;
+use sightline_model::proto::nv::rule_system as rules_pb;
 
 use MetricValue::{Double, String as Str, Uint32, Uint64};
 
@@ -290,8 +291,27 @@ pub fn sample_kernels() -> Vec<KernelSpec> {
 /// One kernel exercising every value kind: scalars, list-only metrics, instances with and
 /// without correlation ids, and string instances.
 pub fn value_kinds_kernel() -> KernelSpec {
+    let metrics = value_kind_metrics();
+    KernelSpec {
+        function: "kinds".into(),
+        // `extern "C"`-style names: no demangled form stored.
+        demangled: String::new(),
+        mangled: "kinds_c".into(),
+        grid: [1, 1, 1],
+        block: [32, 1, 1],
+        metrics,
+        sections: Vec::new(),
+        rule_results: vec![all_message_types()],
+        nvtx: None,
+        stream: 0,
+    }
+}
+
+/// One metric of every value kind: scalars, instanced lists with and without correlation ids
+/// (of every kind), both a value and instances, a PC-sampling list and an empty metric.
+fn value_kind_metrics() -> Vec<(String, Metric)> {
     use MetricValue::Float;
-    let metrics = vec![
+    vec![
         (
             "kind__string".to_owned(),
             scalar(Str("héllo \"world\"\n".into())),
@@ -358,46 +378,38 @@ pub fn value_kinds_kernel() -> KernelSpec {
             ),
         ),
         ("empty__metric".to_owned(), scalar(MetricValue::None)),
-    ];
-    KernelSpec {
-        function: "kinds".into(),
-        // `extern "C"`-style names: no demangled form stored.
-        demangled: String::new(),
-        mangled: "kinds_c".into(),
-        grid: [1, 1, 1],
-        block: [32, 1, 1],
-        metrics,
-        sections: Vec::new(),
-        rule_results: vec![rule_result(
-            "AllTypes",
-            "All Message Types",
-            "SpeedOfLight",
-            &[
-                (0, "", "none", None, vec![]),
-                (1, "ok", "ok", Some((1, 0.5)), vec![]),
-                (
-                    2,
-                    "warning",
-                    "warning",
-                    None,
-                    vec![("kind__double", 1e-7, 1, "low")],
-                ),
-                (3, "error", "error", Some((2, 99.5)), vec![]),
-                (
-                    4,
-                    "optimization",
-                    "optimization",
-                    Some((0, 1.0)),
-                    vec![
-                        ("kind__uint64", 1.0, 0, "default"),
-                        ("kind__float", 0.1, 2, "high"),
-                    ],
-                ),
-            ],
-        )],
-        nvtx: None,
-        stream: 0,
-    }
+    ]
+}
+
+/// A rule result with one message of every type, with and without speedups and focus metrics.
+fn all_message_types() -> rules_pb::RuleResult {
+    rule_result(
+        "AllTypes",
+        "All Message Types",
+        "SpeedOfLight",
+        &[
+            (0, "", "none", None, vec![]),
+            (1, "ok", "ok", Some((1, 0.5)), vec![]),
+            (
+                2,
+                "warning",
+                "warning",
+                None,
+                vec![("kind__double", 1e-7, 1, "low")],
+            ),
+            (3, "error", "error", Some((2, 99.5)), vec![]),
+            (
+                4,
+                "optimization",
+                "optimization",
+                Some((0, 1.0)),
+                vec![
+                    ("kind__uint64", 1.0, 0, "default"),
+                    ("kind__float", 0.1, 2, "high"),
+                ],
+            ),
+        ],
+    )
 }
 
 const UNITS: &[&str] = &[

@@ -14,7 +14,8 @@ use gimli::write::{
 use gimli::{Encoding, Format, LineEncoding, LittleEndian};
 use object::Endianness;
 use object::elf;
-use object::write::elf::{FileHeader, Rel, SectionHeader, Sym, Writer as ElfWriter};
+use object::write::StringId;
+use object::write::elf::{FileHeader, Rel, SectionHeader, SectionIndex, Sym, Writer as ElfWriter};
 
 use super::synth::{KernelSpec, instanced, kernel_message, session_details};
 use super::writer::ReportWriter;
@@ -182,119 +183,253 @@ fn code(index: usize, instructions: u32) -> Vec<u8> {
     out
 }
 
+/// A line-program relocation: (offset in the section, function index, addend).
+type LineRelocation = (u64, usize, i64);
+
+/// The contents of a cubin's sections, before layout.
+struct Payloads {
+    debug_line: Vec<u8>,
+    line_relocs: Vec<LineRelocation>,
+    line_sass: Vec<u8>,
+    sass_relocs: Vec<LineRelocation>,
+    ptx_text: Vec<u8>,
+    /// The code of each function.
+    codes: Vec<Vec<u8>>,
+    /// `.text.<name>` of each function.
+    text_names: Vec<Vec<u8>>,
+    /// `.rel.text.<name>` of each function.
+    rel_text_names: Vec<Vec<u8>>,
+}
+
+impl Payloads {
+    /// The line programs, PTX text, code and section names `spec` describes.
+    fn of(spec: &CubinSpec) -> Payloads {
+        let sizes: Vec<u64> = spec
+            .functions
+            .iter()
+            .map(|f| 16 * u64::from(f.instructions))
+            .collect();
+        let (debug_line, line_relocs) = if spec.rows.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            line_program(&spec.files, &spec.rows, spec.absolute.as_deref(), &sizes)
+        };
+        let (line_sass, sass_relocs, ptx_text) = match &spec.ptx {
+            Some((lines, rows)) => {
+                let ptx_file = vec![("/build".to_owned(), "module.ptx".to_owned())];
+                let (bytes, relocs) =
+                    line_program(&ptx_file, rows, spec.absolute.as_deref(), &sizes);
+                let mut text = Vec::new();
+                for l in lines {
+                    text.extend_from_slice(l.as_bytes());
+                    text.push(0);
+                }
+                (bytes, relocs, text)
+            }
+            None => (Vec::new(), Vec::new(), Vec::new()),
+        };
+        let names = |prefix: &str| {
+            spec.functions
+                .iter()
+                .map(|f| format!("{prefix}{}", f.name).into_bytes())
+                .collect()
+        };
+        Payloads {
+            debug_line,
+            line_relocs,
+            line_sass,
+            sass_relocs,
+            ptx_text,
+            codes: spec
+                .functions
+                .iter()
+                .enumerate()
+                .map(|(i, f)| code(i, f.instructions))
+                .collect(),
+            text_names: names(".text."),
+            rel_text_names: names(".rel.text."),
+        }
+    }
+}
+
+/// The names and indices of a cubin's sections and symbols and the offsets of their
+/// contents, as reserved in the writer.
+struct Layout {
+    symtab: SectionIndex,
+    with_lines: bool,
+    with_ptx: bool,
+    /// Whether the line programs get `.rel.*` sections (an unrelocated cubin).
+    relocate: bool,
+    debug_line_name: StringId,
+    line_sass_name: StringId,
+    ptx_name: StringId,
+    debug_line_index: Option<SectionIndex>,
+    line_sass_index: Option<SectionIndex>,
+    text_ids: Vec<StringId>,
+    text_index: Vec<SectionIndex>,
+    rel_line_name: StringId,
+    rel_sass_name: StringId,
+    rel_line_index: Option<SectionIndex>,
+    rel_sass_index: Option<SectionIndex>,
+    /// The functions that call others, in index order.
+    callers: Vec<usize>,
+    /// `(caller, name, index)` of each caller's `.rel.text.*` section.
+    rel_text: Vec<(usize, StringId, SectionIndex)>,
+    /// The name of each function symbol.
+    names: Vec<StringId>,
+    /// The symbol index of each function.
+    function_symbol: Vec<u32>,
+    /// The number of local symbols (null and section symbols).
+    num_local: u32,
+    debug_line_offset: usize,
+    line_sass_offset: usize,
+    ptx_offset: usize,
+    text_offsets: Vec<usize>,
+    rel_line_offset: usize,
+    rel_sass_offset: usize,
+    rel_text_offsets: Vec<usize>,
+}
+
 /// The bytes of the cubin `spec` describes.
 pub fn cubin(spec: &CubinSpec) -> Vec<u8> {
-    let sizes: Vec<u64> = spec
-        .functions
-        .iter()
-        .map(|f| 16 * u64::from(f.instructions))
-        .collect();
-    let (debug_line, line_relocs) = if spec.rows.is_empty() {
-        (Vec::new(), Vec::new())
-    } else {
-        line_program(&spec.files, &spec.rows, spec.absolute.as_deref(), &sizes)
-    };
-    let (line_sass, sass_relocs, ptx_text) = match &spec.ptx {
-        Some((lines, rows)) => {
-            let ptx_file = vec![("/build".to_owned(), "module.ptx".to_owned())];
-            let (bytes, relocs) = line_program(&ptx_file, rows, spec.absolute.as_deref(), &sizes);
-            let mut text = Vec::new();
-            for l in lines {
-                text.extend_from_slice(l.as_bytes());
-                text.push(0);
-            }
-            (bytes, relocs, text)
-        }
-        None => (Vec::new(), Vec::new(), Vec::new()),
-    };
-    let codes: Vec<Vec<u8>> = spec
-        .functions
-        .iter()
-        .enumerate()
-        .map(|(i, f)| code(i, f.instructions))
-        .collect();
-    let text_names: Vec<Vec<u8>> = spec
-        .functions
-        .iter()
-        .map(|f| format!(".text.{}", f.name).into_bytes())
-        .collect();
-    let rel_text_names: Vec<Vec<u8>> = spec
-        .functions
-        .iter()
-        .map(|f| format!(".rel.text.{}", f.name).into_bytes())
-        .collect();
-
+    let payloads = Payloads::of(spec);
     let mut buffer = Vec::new();
     let mut w = ElfWriter::new(Endianness::Little, true, &mut buffer);
+    let layout = reserve(&mut w, spec, &payloads);
+    write_header(&mut w, spec);
+    write_contents(&mut w, spec, &payloads, &layout);
+    write_relocations(&mut w, spec, &payloads, &layout);
+    write_section_headers(&mut w, spec, &payloads, &layout);
+    buffer
+}
+
+/// Reserves the file layout: section indices and names, symbols, then the contents' offsets.
+fn reserve<'a>(w: &mut ElfWriter<'a>, spec: &'a CubinSpec, payloads: &'a Payloads) -> Layout {
     w.reserve_file_header();
     w.reserve_null_section_index();
     w.reserve_shstrtab_section_index();
     w.reserve_strtab_section_index();
     let symtab = w.reserve_symtab_section_index();
-    let with_lines = !debug_line.is_empty();
+    let with_lines = !payloads.debug_line.is_empty();
     let with_ptx = spec.ptx.is_some();
     let debug_line_name = w.add_section_name(b".debug_line");
     let line_sass_name = w.add_section_name(b".nv_debug_line_sass");
     let ptx_name = w.add_section_name(b".nv_debug_ptx_txt");
     let debug_line_index = with_lines.then(|| w.reserve_section_index());
     let line_sass_index = with_ptx.then(|| w.reserve_section_index());
-    let ptx_index = with_ptx.then(|| w.reserve_section_index());
-    let text_ids: Vec<_> = text_names.iter().map(|n| w.add_section_name(n)).collect();
-    let text_index: Vec<_> = codes.iter().map(|_| w.reserve_section_index()).collect();
+    // `.nv_debug_ptx_txt` has no relocations: its index is only reserved.
+    let _ptx_index = with_ptx.then(|| w.reserve_section_index());
+    let text_ids: Vec<_> = payloads
+        .text_names
+        .iter()
+        .map(|n| w.add_section_name(n))
+        .collect();
+    let text_index: Vec<_> = payloads
+        .codes
+        .iter()
+        .map(|_| w.reserve_section_index())
+        .collect();
     let relocate = spec.absolute.is_none();
     let rel_line_name = w.add_section_name(b".rel.debug_line");
     let rel_sass_name = w.add_section_name(b".rel.nv_debug_line_sass");
     let rel_line_index = (relocate && with_lines).then(|| w.reserve_section_index());
     let rel_sass_index = (relocate && with_ptx).then(|| w.reserve_section_index());
-    let callers: Vec<usize> = {
-        let mut c: Vec<usize> = spec.calls.iter().map(|c| c.0).collect();
-        c.sort_unstable();
-        c.dedup();
-        c
-    };
-    let rel_text: Vec<_> = callers
+    let mut callers: Vec<usize> = spec.calls.iter().map(|c| c.0).collect();
+    callers.sort_unstable();
+    callers.dedup();
+    let rel_text = callers
         .iter()
         .map(|&c| {
             (
                 c,
-                w.add_section_name(&rel_text_names[c]),
+                w.add_section_name(&payloads.rel_text_names[c]),
                 w.reserve_section_index(),
             )
         })
         .collect();
+    let mut layout = Layout {
+        symtab,
+        with_lines,
+        with_ptx,
+        relocate,
+        debug_line_name,
+        line_sass_name,
+        ptx_name,
+        debug_line_index,
+        line_sass_index,
+        text_ids,
+        text_index,
+        rel_line_name,
+        rel_sass_name,
+        rel_line_index,
+        rel_sass_index,
+        callers,
+        rel_text,
+        names: Vec::new(),
+        function_symbol: Vec::new(),
+        num_local: 0,
+        debug_line_offset: 0,
+        line_sass_offset: 0,
+        ptx_offset: 0,
+        text_offsets: Vec::new(),
+        rel_line_offset: 0,
+        rel_sass_offset: 0,
+        rel_text_offsets: Vec::new(),
+    };
+    reserve_symbols(w, spec, &mut layout);
+    reserve_offsets(w, spec, payloads, &mut layout);
+    layout
+}
 
-    // Symbols: null, one section symbol per text section (local), one function symbol each.
+/// Symbols: null, one section symbol per text section (local), one function symbol each.
+fn reserve_symbols<'a>(w: &mut ElfWriter<'a>, spec: &'a CubinSpec, layout: &mut Layout) {
     w.reserve_null_symbol_index();
-    let names: Vec<_> = spec
+    layout.names = spec
         .functions
         .iter()
         .map(|f| w.add_string(f.name.as_bytes()))
         .collect();
-    for &index in &text_index {
+    for &index in &layout.text_index {
         w.reserve_symbol_index(Some(index));
     }
-    let function_symbol: Vec<u32> = text_index
+    layout.function_symbol = layout
+        .text_index
         .iter()
         .map(|&index| w.reserve_symbol_index(Some(index)).0)
         .collect();
-    let num_local = 1 + text_index.len() as u32;
+    layout.num_local = 1 + layout.text_index.len() as u32;
+}
 
-    let debug_line_offset = w.reserve(debug_line.len(), 1);
-    let line_sass_offset = w.reserve(line_sass.len(), 1);
-    let ptx_offset = w.reserve(ptx_text.len(), 1);
-    let text_offsets: Vec<usize> = codes.iter().map(|c| w.reserve(c.len(), 128)).collect();
+/// Reserves the contents: debug sections, code, symbol and string tables, relocations, the
+/// section name table and the section headers.
+fn reserve_offsets(w: &mut ElfWriter<'_>, spec: &CubinSpec, p: &Payloads, layout: &mut Layout) {
+    layout.debug_line_offset = w.reserve(p.debug_line.len(), 1);
+    layout.line_sass_offset = w.reserve(p.line_sass.len(), 1);
+    layout.ptx_offset = w.reserve(p.ptx_text.len(), 1);
+    layout.text_offsets = p.codes.iter().map(|c| w.reserve(c.len(), 128)).collect();
     w.reserve_symtab();
     w.reserve_strtab();
-    let count = |relocs: &[(u64, usize, i64)]| if relocate { relocs.len() } else { 0 };
-    let rel_line_offset = w.reserve_relocations(count(&line_relocs), false);
-    let rel_sass_offset = w.reserve_relocations(count(&sass_relocs), false);
-    let rel_text_offsets: Vec<usize> = callers
+    let relocate = layout.relocate;
+    let count = |relocs: &[LineRelocation]| if relocate { relocs.len() } else { 0 };
+    layout.rel_line_offset = w.reserve_relocations(count(&p.line_relocs), false);
+    layout.rel_sass_offset = w.reserve_relocations(count(&p.sass_relocs), false);
+    layout.rel_text_offsets = layout
+        .callers
         .iter()
-        .map(|&c| w.reserve_relocations(spec.calls.iter().filter(|x| x.0 == c).count(), false))
+        .map(|&c| w.reserve_relocations(calls_of(spec, c), false))
         .collect();
     w.reserve_shstrtab();
     w.reserve_section_headers();
+}
 
+/// The number of calls `caller` makes.
+fn calls_of(spec: &CubinSpec, caller: usize) -> usize {
+    spec.calls.iter().filter(|x| x.0 == caller).count()
+}
+
+/// The ELF header: CUDA machine and OS ABI, the SM revision in the flags as the ABI version
+/// encodes it.
+fn write_header(w: &mut ElfWriter<'_>, spec: &CubinSpec) {
     let flags = if spec.abi_version == 7 {
         0x0050_0000 | (spec.sm.0 * 10 + spec.sm.1)
     } else {
@@ -308,15 +443,19 @@ pub fn cubin(spec: &CubinSpec) -> Vec<u8> {
         e_entry: 0,
         e_flags: flags,
     });
-    w.write(&debug_line);
-    w.write(&line_sass);
-    w.write(&ptx_text);
-    for c in &codes {
+}
+
+/// The debug sections, the code (aligned to 128), the symbols and the string table.
+fn write_contents(w: &mut ElfWriter<'_>, spec: &CubinSpec, p: &Payloads, layout: &Layout) {
+    w.write(&p.debug_line);
+    w.write(&p.line_sass);
+    w.write(&p.ptx_text);
+    for c in &p.codes {
         w.write_align(128);
         w.write(c);
     }
     w.write_null_symbol();
-    for (i, &index) in text_index.iter().enumerate() {
+    for (i, &index) in layout.text_index.iter().enumerate() {
         w.write_symbol(&Sym {
             name: None,
             section: Some(index),
@@ -334,27 +473,31 @@ pub fn cubin(spec: &CubinSpec) -> Vec<u8> {
             elf::STB_GLOBAL
         };
         w.write_symbol(&Sym {
-            name: Some(names[i]),
-            section: Some(text_index[i]),
+            name: Some(layout.names[i]),
+            section: Some(layout.text_index[i]),
             st_info: (bind << 4) | elf::STT_FUNC,
             st_other: 0,
             st_shndx: 0,
             st_value: spec.absolute.as_ref().map_or(0, |a| a[i]),
-            st_size: codes[i].len() as u64,
+            st_size: p.codes[i].len() as u64,
         });
     }
     w.write_strtab();
+}
+
+/// The relocations of the line programs (when unrelocated) and of the calls.
+fn write_relocations(w: &mut ElfWriter<'_>, spec: &CubinSpec, p: &Payloads, layout: &Layout) {
     // R_CUDA_64 (2) against the function symbol, as nvcc writes them.
     // Each reservation aligned to 8, whatever its length: align the writes the same way.
-    for relocs in [&line_relocs, &sass_relocs] {
+    for relocs in [&p.line_relocs, &p.sass_relocs] {
         w.write_align_relocation();
         for &(offset, function, _) in relocs {
-            if relocate {
+            if layout.relocate {
                 w.write_relocation(
                     false,
                     &Rel {
                         r_offset: offset,
-                        r_sym: function_symbol[function],
+                        r_sym: layout.function_symbol[function],
                         r_type: 2,
                         r_addend: 0,
                     },
@@ -362,7 +505,7 @@ pub fn cubin(spec: &CubinSpec) -> Vec<u8> {
             }
         }
     }
-    for &caller in &callers {
+    for &caller in &layout.callers {
         w.write_align_relocation();
         for (k, &(_, callee)) in spec.calls.iter().filter(|x| x.0 == caller).enumerate() {
             // 0x3a: the relocation type of a call in the corpus cubins.
@@ -370,89 +513,90 @@ pub fn cubin(spec: &CubinSpec) -> Vec<u8> {
                 false,
                 &Rel {
                     r_offset: 16 * (k as u64 + 1),
-                    r_sym: function_symbol[callee],
+                    r_sym: layout.function_symbol[callee],
                     r_type: 0x3a,
                     r_addend: 0,
                 },
             );
         }
     }
+}
+
+/// A `PROGBITS` section header.
+fn progbits(
+    w: &mut ElfWriter<'_>,
+    name: StringId,
+    offset: usize,
+    len: usize,
+    flags: u64,
+    align: u64,
+) {
+    w.write_section_header(&SectionHeader {
+        name: Some(name),
+        sh_type: elf::SHT_PROGBITS,
+        sh_flags: flags,
+        sh_addr: 0,
+        sh_offset: offset as u64,
+        sh_size: len as u64,
+        sh_link: 0,
+        sh_info: 0,
+        sh_addralign: align,
+        sh_entsize: 0,
+    });
+}
+
+/// The section name table and every section header, in index order.
+fn write_section_headers(w: &mut ElfWriter<'_>, spec: &CubinSpec, p: &Payloads, l: &Layout) {
     w.write_shstrtab();
     w.write_null_section_header();
     w.write_shstrtab_section_header();
     w.write_strtab_section_header();
-    w.write_symtab_section_header(num_local);
-    let progbits = |w: &mut ElfWriter<'_>, name, offset: usize, len: usize, flags: u64, align| {
-        w.write_section_header(&SectionHeader {
-            name: Some(name),
-            sh_type: elf::SHT_PROGBITS,
-            sh_flags: flags,
-            sh_addr: 0,
-            sh_offset: offset as u64,
-            sh_size: len as u64,
-            sh_link: 0,
-            sh_info: 0,
-            sh_addralign: align,
-            sh_entsize: 0,
-        });
-    };
-    if with_lines {
-        progbits(
-            &mut w,
-            debug_line_name,
-            debug_line_offset,
-            debug_line.len(),
-            0,
-            1,
-        );
+    w.write_symtab_section_header(l.num_local);
+    if l.with_lines {
+        let len = p.debug_line.len();
+        progbits(w, l.debug_line_name, l.debug_line_offset, len, 0, 1);
     }
-    if with_ptx {
-        progbits(
-            &mut w,
-            line_sass_name,
-            line_sass_offset,
-            line_sass.len(),
-            0,
-            1,
-        );
-        progbits(&mut w, ptx_name, ptx_offset, ptx_text.len(), 0, 1);
+    if l.with_ptx {
+        let len = p.line_sass.len();
+        progbits(w, l.line_sass_name, l.line_sass_offset, len, 0, 1);
+        progbits(w, l.ptx_name, l.ptx_offset, p.ptx_text.len(), 0, 1);
     }
-    for (i, c) in codes.iter().enumerate() {
+    for (i, c) in p.codes.iter().enumerate() {
         let flags = u64::from(elf::SHF_ALLOC | elf::SHF_EXECINSTR);
-        progbits(&mut w, text_ids[i], text_offsets[i], c.len(), flags, 128);
+        progbits(w, l.text_ids[i], l.text_offsets[i], c.len(), flags, 128);
     }
-    if let (Some(_), Some(target)) = (rel_line_index, debug_line_index) {
+    if let (Some(_), Some(target)) = (l.rel_line_index, l.debug_line_index) {
+        let count = p.line_relocs.len();
         w.write_relocation_section_header(
-            rel_line_name,
+            l.rel_line_name,
             target,
-            symtab,
-            rel_line_offset,
-            line_relocs.len(),
+            l.symtab,
+            l.rel_line_offset,
+            count,
             false,
         );
     }
-    if let (Some(_), Some(target)) = (rel_sass_index, line_sass_index) {
+    if let (Some(_), Some(target)) = (l.rel_sass_index, l.line_sass_index) {
+        let count = p.sass_relocs.len();
         w.write_relocation_section_header(
-            rel_sass_name,
+            l.rel_sass_name,
             target,
-            symtab,
-            rel_sass_offset,
-            sass_relocs.len(),
+            l.symtab,
+            l.rel_sass_offset,
+            count,
             false,
         );
     }
-    for (k, &(caller, name, _)) in rel_text.iter().enumerate() {
+    for (k, &(caller, name, _)) in l.rel_text.iter().enumerate() {
         w.write_relocation_section_header(
             name,
-            text_index[caller],
-            symtab,
-            rel_text_offsets[k],
-            spec.calls.iter().filter(|x| x.0 == caller).count(),
+            l.text_index[caller],
+            l.symtab,
+            l.rel_text_offsets[k],
+            calls_of(spec, caller),
             false,
         );
     }
-    let _ = ptx_index;
-    buffer
 }
 
 /// A report around one synthetic cubin: a `SourceData` entry with the binary, the SM revision,

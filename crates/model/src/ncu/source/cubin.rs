@@ -9,9 +9,9 @@
 
 use std::collections::HashMap;
 
-use object::Endianness;
-use object::elf;
-use object::read::elf::{FileHeader, Rel, Rela, SectionHeader, Sym};
+use object::elf::{self, SectionHeader64};
+use object::read::elf::{FileHeader, Rel, Rela, SectionHeader, SectionTable, Sym, SymbolTable};
+use object::{Endianness, SectionIndex};
 
 use crate::problem::{Location, Problem};
 
@@ -117,129 +117,163 @@ impl Cubin {
             }
         };
         for (index, section) in sections.enumerate() {
-            let name = sections
-                .section_name(endian, section)
-                .map(|n| String::from_utf8_lossy(n).into_owned())
-                .unwrap_or_default();
-            let range = if section.sh_type(endian) == elf::SHT_NOBITS {
-                (0, 0)
-            } else {
-                let offset = section.sh_offset(endian);
-                let size = section.sh_size(endian);
-                match (usize::try_from(offset), usize::try_from(size)) {
-                    (Ok(o), Ok(s)) if o.checked_add(s).is_some_and(|end| end <= data.len()) => {
-                        (o, s)
-                    }
-                    _ => {
-                        cubin.warn(format!(
-                            "section {} ({name}) lies outside the file (offset {offset}, size \
-                             {size}); it was skipped",
-                            index.0
-                        ));
-                        (0, 0)
-                    }
-                }
-            };
-            cubin.section_ranges.push(range);
-            cubin.section_names.push(name.clone());
-            let rels = match section.rel(endian, data) {
-                Ok(Some((rels, _))) => Some(
-                    rels.iter()
-                        .map(|r| (r.r_offset(endian), r.r_sym(endian), r.r_type(endian), None))
-                        .collect::<Vec<_>>(),
-                ),
-                Ok(None) => None,
-                Err(e) => {
-                    cubin.warn(format!("relocation section {name} does not read ({e})"));
-                    None
-                }
-            };
-            let relas = match section.rela(endian, data) {
-                Ok(Some((relas, _))) => Some(
-                    relas
-                        .iter()
-                        .map(|r| {
-                            (
-                                r.r_offset(endian),
-                                r.r_sym(endian, false),
-                                r.r_type(endian, false),
-                                Some(r.r_addend(endian)),
-                            )
-                        })
-                        .collect::<Vec<_>>(),
-                ),
-                Ok(None) => None,
-                Err(e) => {
-                    cubin.warn(format!("relocation section {name} does not read ({e})"));
-                    None
-                }
-            };
-            if let Some(entries) = rels.or(relas) {
-                cubin.relocations.push((section.sh_info(endian), entries));
-            }
+            cubin.read_section(&sections, index, section, endian, data);
         }
         match sections.symbols(endian, data, elf::SHT_SYMTAB) {
             Ok(symbols) => {
-                for symbol in symbols.symbols() {
-                    let name = symbols
-                        .symbol_name(endian, symbol)
-                        .map(|n| String::from_utf8_lossy(n).into_owned())
-                        .unwrap_or_default();
-                    cubin.symbols.push((
-                        symbol.st_value(endian),
-                        u32::from(symbol.st_shndx(endian)),
-                        symbol.st_type(),
-                        name,
-                    ));
-                }
-                // The first STT_SECTION symbol of each section: its load address in cubins the
-                // driver relocated.
-                let mut section_values: HashMap<u32, u64> = HashMap::new();
-                for (value, shndx, ty, _) in &cubin.symbols {
-                    if *ty == elf::STT_SECTION {
-                        section_values.entry(*shndx).or_insert(*value);
-                    }
-                }
-                for (index, symbol) in symbols.symbols().iter().enumerate() {
-                    if symbol.st_type() != elf::STT_FUNC {
-                        continue;
-                    }
-                    let (value, shndx, _, name) = &cubin.symbols[index];
-                    let shndx = *shndx;
-                    let Some(&(_, section_size)) = cubin.section_ranges.get(shndx as usize) else {
-                        cubin.warn(format!(
-                            "function {name} names section {shndx}, which does not exist; it \
-                             was skipped"
-                        ));
-                        continue;
-                    };
-                    let base = section_values.get(&shndx).copied().unwrap_or(0);
-                    let offset = value.wrapping_sub(base);
-                    let offset = if offset <= section_size as u64 {
-                        offset
-                    } else {
-                        0
-                    };
-                    let mut size = symbol.st_size(endian);
-                    if size == 0 || offset.saturating_add(size) > section_size as u64 {
-                        size = section_size as u64 - offset;
-                    }
-                    cubin.functions.push(CubinFunction {
-                        name: name.clone(),
-                        symbol_index: index as u32,
-                        section_index: shndx,
-                        value: *value,
-                        offset,
-                        size,
-                        weak: symbol.st_bind() == elf::STB_WEAK,
-                    });
-                }
+                cubin.read_symbols(&symbols, endian);
+                cubin.read_functions(&symbols, endian);
             }
             Err(e) => cubin.warn(format!(
                 "the symbol table does not read ({e}): no functions"
             )),
         }
         Ok(cubin)
+    }
+
+    /// Records one section: its name, its byte range (empty for NOBITS or when it lies outside
+    /// the file) and, for a relocation section, its entries.
+    fn read_section(
+        &mut self,
+        sections: &SectionTable<'_, Header>,
+        index: SectionIndex,
+        section: &SectionHeader64<Endianness>,
+        endian: Endianness,
+        data: &[u8],
+    ) {
+        let name = sections
+            .section_name(endian, section)
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .unwrap_or_default();
+        let range = if section.sh_type(endian) == elf::SHT_NOBITS {
+            (0, 0)
+        } else {
+            let offset = section.sh_offset(endian);
+            let size = section.sh_size(endian);
+            match (usize::try_from(offset), usize::try_from(size)) {
+                (Ok(o), Ok(s)) if o.checked_add(s).is_some_and(|end| end <= data.len()) => (o, s),
+                _ => {
+                    self.warn(format!(
+                        "section {} ({name}) lies outside the file (offset {offset}, size \
+                         {size}); it was skipped",
+                        index.0
+                    ));
+                    (0, 0)
+                }
+            }
+        };
+        self.section_ranges.push(range);
+        self.section_names.push(name.clone());
+        if let Some(entries) = self.relocation_entries(&name, section, endian, data) {
+            self.relocations.push((section.sh_info(endian), entries));
+        }
+    }
+
+    /// The entries of a REL or RELA section (`None` for other sections, or with a warning
+    /// when they do not read).
+    fn relocation_entries(
+        &mut self,
+        name: &str,
+        section: &SectionHeader64<Endianness>,
+        endian: Endianness,
+        data: &[u8],
+    ) -> Option<Vec<RelocationEntry>> {
+        let rels = match section.rel(endian, data) {
+            Ok(Some((rels, _))) => Some(
+                rels.iter()
+                    .map(|r| (r.r_offset(endian), r.r_sym(endian), r.r_type(endian), None))
+                    .collect::<Vec<_>>(),
+            ),
+            Ok(None) => None,
+            Err(e) => {
+                self.warn(format!("relocation section {name} does not read ({e})"));
+                None
+            }
+        };
+        let relas = match section.rela(endian, data) {
+            Ok(Some((relas, _))) => Some(
+                relas
+                    .iter()
+                    .map(|r| {
+                        (
+                            r.r_offset(endian),
+                            r.r_sym(endian, false),
+                            r.r_type(endian, false),
+                            Some(r.r_addend(endian)),
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            Ok(None) => None,
+            Err(e) => {
+                self.warn(format!("relocation section {name} does not read ({e})"));
+                None
+            }
+        };
+        rels.or(relas)
+    }
+
+    /// Records the value, section index, type and name of every symbol.
+    fn read_symbols(&mut self, symbols: &SymbolTable<'_, Header>, endian: Endianness) {
+        for symbol in symbols.symbols() {
+            let name = symbols
+                .symbol_name(endian, symbol)
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .unwrap_or_default();
+            self.symbols.push((
+                symbol.st_value(endian),
+                u32::from(symbol.st_shndx(endian)),
+                symbol.st_type(),
+                name,
+            ));
+        }
+    }
+
+    /// Records the functions (`STT_FUNC` symbols), with their offset and size in their
+    /// section; a function whose section does not exist is skipped with a warning.
+    fn read_functions(&mut self, symbols: &SymbolTable<'_, Header>, endian: Endianness) {
+        // The first STT_SECTION symbol of each section: its load address in cubins the
+        // driver relocated.
+        let mut section_values: HashMap<u32, u64> = HashMap::new();
+        for (value, shndx, ty, _) in &self.symbols {
+            if *ty == elf::STT_SECTION {
+                section_values.entry(*shndx).or_insert(*value);
+            }
+        }
+        for (index, symbol) in symbols.symbols().iter().enumerate() {
+            if symbol.st_type() != elf::STT_FUNC {
+                continue;
+            }
+            let (value, shndx, _, name) = &self.symbols[index];
+            let shndx = *shndx;
+            let Some(&(_, section_size)) = self.section_ranges.get(shndx as usize) else {
+                let message = format!(
+                    "function {name} names section {shndx}, which does not exist; it was skipped"
+                );
+                self.warn(message);
+                continue;
+            };
+            let base = section_values.get(&shndx).copied().unwrap_or(0);
+            let offset = value.wrapping_sub(base);
+            let offset = if offset <= section_size as u64 {
+                offset
+            } else {
+                0
+            };
+            let mut size = symbol.st_size(endian);
+            if size == 0 || offset.saturating_add(size) > section_size as u64 {
+                size = section_size as u64 - offset;
+            }
+            self.functions.push(CubinFunction {
+                name: name.clone(),
+                symbol_index: index as u32,
+                section_index: shndx,
+                value: *value,
+                offset,
+                size,
+                weak: symbol.st_bind() == elf::STB_WEAK,
+            });
+        }
     }
 
     fn warn(&mut self, message: String) {

@@ -91,29 +91,78 @@ pub(super) fn chart(cc: u32, resolver: &mut Resolver<'_>) -> MemoryChart {
     MemoryChart { nodes, links }
 }
 
+/// Every link of the chart for compute capability `cc`: instructions from the kernel to the
+/// logical units, requests from them to the physical units, and the data moved between those.
 fn link_specs(cc: u32) -> Vec<LinkSpec> {
-    let inst = |op: &str| metric(format!("smsp__inst_executed_op_{op}.sum"));
-    let requests = |key: &str| metric(format!("l1tex__t_requests_{key}.sum"));
-    let link = |from, to, label, amount| LinkSpec {
+    let mut links = instruction_links(cc);
+    links.extend(request_links());
+    links.extend(traffic_links());
+    links
+}
+
+/// The warp-level instructions executed for one operation.
+fn inst(op: &str) -> Source {
+    metric(format!("smsp__inst_executed_op_{op}.sum"))
+}
+
+/// The L1/TEX requests of one access kind (`pipe_lsu_mem_global_op_ld`).
+fn requests(key: &str) -> Source {
+    metric(format!("l1tex__t_requests_{key}.sum"))
+}
+
+/// The sum of the requests of `pipe`'s `ops` (`pipe_lsu_mem_global` and `ld`, `st`, …).
+fn requests_of(pipe: &str, ops: &[&str]) -> Source {
+    sum(ops
+        .iter()
+        .map(|op| requests(&format!("{pipe}_op_{op}")))
+        .collect())
+}
+
+/// A link carrying only an amount.
+fn link(from: &'static str, to: &'static str, label: &'static str, amount: Source) -> LinkSpec {
+    LinkSpec {
         from,
         to,
         label,
         amount,
         rate: None,
         peak: None,
-    };
-    // A counter with its `.per_second` and `.pct_of_peak_sustained_elapsed` forms.
-    let moved = |from, to, label, counter: String| LinkSpec {
+    }
+}
+
+/// A link carrying `counter`'s amount and its share of the peak.
+fn link_with_peak(
+    from: &'static str,
+    to: &'static str,
+    label: &'static str,
+    counter: &str,
+) -> LinkSpec {
+    LinkSpec {
+        peak: Some(metric(format!("{counter}.pct_of_peak_sustained_elapsed"))),
+        ..link(from, to, label, metric(counter))
+    }
+}
+
+/// A counter with its `.per_second` and `.pct_of_peak_sustained_elapsed` forms.
+fn moved(from: &'static str, to: &'static str, label: &'static str, counter: String) -> LinkSpec {
+    LinkSpec {
         from,
         to,
         label,
         amount: metric(counter.clone()),
         rate: Some(metric(format!("{counter}.per_second"))),
         peak: Some(metric(format!("{counter}.pct_of_peak_sustained_elapsed"))),
-    };
-    let l2_miss = |aperture: &str, op: &str| {
-        format!("lts__t_sectors_srcunit_tex_aperture_{aperture}_op_{op}_lookup_miss.sum")
-    };
+    }
+}
+
+/// The L2 sectors from L1/TEX that miss to `aperture` (`sysmem`, `peer`) for `op`.
+fn l2_miss(aperture: &str, op: &str) -> String {
+    format!("lts__t_sectors_srcunit_tex_aperture_{aperture}_op_{op}_lookup_miss.sum")
+}
+
+/// Kernel -> logical unit links: the instructions that access each memory space (LDSM and
+/// LDGSTS count towards shared memory from 8.0).
+fn instruction_links(cc: u32) -> Vec<LinkSpec> {
     let mut shared = vec![
         either(&[
             "smsp__sass_inst_executed_op_shared_ld.sum",
@@ -128,9 +177,6 @@ fn link_specs(cc: u32) -> Vec<LinkSpec> {
     if cc >= 80 {
         shared.extend([inst("ldsm"), inst("ldgsts")]);
     }
-    let texture_inst = "smsp__inst_executed_op_texture.sum";
-    let texture_requests = "l1tex__t_requests_pipe_tex_mem_texture.sum";
-    let shared_wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum";
     vec![
         link(
             "kernel",
@@ -165,12 +211,12 @@ fn link_specs(cc: u32) -> Vec<LinkSpec> {
                 ]),
             ]),
         ),
-        LinkSpec {
-            peak: Some(metric(format!(
-                "{texture_inst}.pct_of_peak_sustained_elapsed"
-            ))),
-            ..link("kernel", "texture", "Inst", metric(texture_inst))
-        },
+        link_with_peak(
+            "kernel",
+            "texture",
+            "Inst",
+            "smsp__inst_executed_op_texture.sum",
+        ),
         link(
             "kernel",
             "surface",
@@ -184,50 +230,48 @@ fn link_specs(cc: u32) -> Vec<LinkSpec> {
             ]),
         ),
         link("kernel", "shared", "Inst", sum(shared)),
+    ]
+}
+
+/// Logical -> physical unit links: L1/TEX requests (wavefronts for shared memory).
+fn request_links() -> Vec<LinkSpec> {
+    vec![
         link(
             "global",
             "l1tex",
             "Req",
-            sum(["ld", "st", "atom", "red"]
-                .iter()
-                .map(|op| requests(&format!("pipe_lsu_mem_global_op_{op}")))
-                .collect()),
+            requests_of("pipe_lsu_mem_global", &["ld", "st", "atom", "red"]),
         ),
         link(
             "local",
             "l1tex",
             "Req",
-            sum(["ld", "st"]
-                .iter()
-                .map(|op| requests(&format!("pipe_lsu_mem_local_op_{op}")))
-                .collect()),
+            requests_of("pipe_lsu_mem_local", &["ld", "st"]),
         ),
-        LinkSpec {
-            peak: Some(metric(format!(
-                "{texture_requests}.pct_of_peak_sustained_elapsed"
-            ))),
-            ..link("texture", "l1tex", "Req", metric(texture_requests))
-        },
+        link_with_peak(
+            "texture",
+            "l1tex",
+            "Req",
+            "l1tex__t_requests_pipe_tex_mem_texture.sum",
+        ),
         link(
             "surface",
             "l1tex",
             "Req",
-            sum(["ld", "st", "atom", "red"]
-                .iter()
-                .map(|op| requests(&format!("pipe_tex_mem_surface_op_{op}")))
-                .collect()),
+            requests_of("pipe_tex_mem_surface", &["ld", "st", "atom", "red"]),
         ),
-        LinkSpec {
-            peak: Some(metric(format!(
-                "{shared_wavefronts}.pct_of_peak_sustained_elapsed"
-            ))),
-            ..link(
-                "shared",
-                "shared_memory",
-                "Wavefronts",
-                metric(shared_wavefronts),
-            )
-        },
+        link_with_peak(
+            "shared",
+            "shared_memory",
+            "Wavefronts",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+        ),
+    ]
+}
+
+/// Physical unit links: bytes (sectors) read towards the SM and written away from it.
+fn traffic_links() -> Vec<LinkSpec> {
+    vec![
         moved(
             "l2",
             "l1tex",

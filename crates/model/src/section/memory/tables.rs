@@ -230,85 +230,125 @@ fn l1_cells(inst: Source, key: &str, hit_key: &str, to_l2: Option<&str>) -> Vec<
     ]
 }
 
+/// The L1/TEX key of an LSU access: pipe, memory space and operation
+/// (`pipe_lsu_mem_global_op_ld`).
+fn lsu(space: &str, op: &str) -> String {
+    format!("pipe_lsu_mem_{space}_op_{op}")
+}
+
+/// The L1/TEX key of a texture-pipe access (`pipe_tex_mem_surface_op_ld`).
+fn tex(space: &str, op: &str) -> String {
+    format!("pipe_tex_mem_{space}_op_{op}")
+}
+
+/// The SASS instructions executed for one operation (`smsp__inst_executed_op_{op}.sum`).
+fn inst_op(op: &str) -> Source {
+    metric(format!("smsp__inst_executed_op_{op}.sum"))
+}
+
+/// An L1/TEX row whose hit-rate metric uses the same key as its other counters.
+fn plain_l1_cells(key: &str, inst: Source, to_l2: Option<&str>) -> Vec<Option<Source>> {
+    l1_cells(inst, key, key, to_l2)
+}
+
+/// One LDGSTS (global load to shared) row; `kind` is `access` or `bypass`. Only the first
+/// columns are counted for it; the others stay empty.
+fn ldgsts_cells(kind: &str) -> Vec<Option<Source>> {
+    let requests = || {
+        metric(format!(
+            "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_{kind}.sum"
+        ))
+    };
+    let sectors = || {
+        metric(format!(
+            "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_{kind}.sum"
+        ))
+    };
+    let mut cells = vec![
+        Some(metric(format!(
+            "sm__sass_inst_executed_op_ldgsts_cache_{kind}.sum"
+        ))),
+        Some(requests()),
+        Some(sectors()),
+        Some(per_request(sectors(), requests())),
+        None,
+        Some(bytes(sectors())),
+    ];
+    cells.resize_with(L1TEX_COLUMNS.len(), || None);
+    cells
+}
+
+/// Global and local loads (stores) share one L1/TEX <-> L2 counter (`mem_lg`): it is shown
+/// on the global rows (the tooltip names the metric), local rows have none of their own.
+const READ_LG: Option<&str> = Some("xbar2l1tex_read_sectors_mem_lg_op_ld");
+/// The store side of [`READ_LG`].
+const WRITE_LG: Option<&str> = Some("l1tex2xbar_write_sectors_mem_lg_op_st");
+
 /// L1/TEX cache rows: global, local, surface and texture accesses, and LDGSTS from 8.0.
 fn l1_rows() -> Vec<RowSpec> {
-    // Global and local loads (stores) share one L1/TEX <-> L2 counter (`mem_lg`): it is shown
-    // on the global rows (the tooltip names the metric), local rows have none of their own.
-    let read_lg = Some("xbar2l1tex_read_sectors_mem_lg_op_ld");
-    let write_lg = Some("l1tex2xbar_write_sectors_mem_lg_op_st");
-    let lsu = |space: &str, op: &str| format!("pipe_lsu_mem_{space}_op_{op}");
-    let tex = |space: &str, op: &str| format!("pipe_tex_mem_{space}_op_{op}");
-    let plain = |key: &str, inst: Source, to_l2: Option<&str>| l1_cells(inst, key, key, to_l2);
-    let inst = |op: &str| metric(format!("smsp__inst_executed_op_{op}.sum"));
-    let ldgsts = |kind: &str| {
-        let requests = || {
-            metric(format!(
-                "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_{kind}.sum"
-            ))
-        };
-        let sectors = || {
-            metric(format!(
-                "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_{kind}.sum"
-            ))
-        };
-        let mut cells = vec![
-            Some(metric(format!(
-                "sm__sass_inst_executed_op_ldgsts_cache_{kind}.sum"
-            ))),
-            Some(requests()),
-            Some(sectors()),
-            Some(per_request(sectors(), requests())),
-            None,
-            Some(bytes(sectors())),
-        ];
-        cells.resize_with(L1TEX_COLUMNS.len(), || None);
-        cells
-    };
+    let mut rows = l1_global_rows();
+    rows.extend(l1_local_rows());
+    rows.extend(l1_surface_rows());
+    rows.push(RowSpec::new(
+        "Texture Load",
+        Access::Load,
+        l1_cells(
+            inst_op("texture"),
+            "pipe_tex_mem_texture",
+            "pipe_tex_mem_texture_op_tex",
+            Some("xbar2l1tex_read_sectors_mem_texture"),
+        ),
+    ));
+    rows
+}
+
+/// The L1/TEX rows of global memory: load, LDGSTS (from 8.0), store, atomic and reduction.
+fn l1_global_rows() -> Vec<RowSpec> {
     vec![
         RowSpec::new(
             "Global Load",
             Access::Load,
-            plain(
+            plain_l1_cells(
                 &lsu("global", "ld"),
                 either(&[
                     "smsp__sass_inst_executed_op_global_ld.sum",
                     "sass__inst_executed_global_loads",
                 ]),
-                read_lg,
+                READ_LG,
             ),
         ),
         RowSpec::new(
             "Global Load To Shared (Cache Access)",
             Access::Load,
-            ldgsts("access"),
+            ldgsts_cells("access"),
         )
         .since_cc(80),
         RowSpec::new(
             "Global Load To Shared (Bypass)",
             Access::Load,
-            ldgsts("bypass"),
+            ldgsts_cells("bypass"),
         )
         .since_cc(80),
         RowSpec::new(
             "Global Store",
             Access::Store,
-            plain(
+            plain_l1_cells(
                 &lsu("global", "st"),
                 either(&[
                     "smsp__sass_inst_executed_op_global_st.sum",
                     "sass__inst_executed_global_stores",
                 ]),
-                write_lg,
+                WRITE_LG,
             ),
         ),
         RowSpec::new(
             "Global Atomic",
             Access::Atomic,
-            plain(
+            plain_l1_cells(
                 &lsu("global", "atom"),
                 sum(vec![
-                    inst("generic_atom_dot_alu"),
-                    inst("generic_atom_dot_cas"),
+                    inst_op("generic_atom_dot_alu"),
+                    inst_op("generic_atom_dot_cas"),
                 ]),
                 Some("l1tex2xbar_write_sectors_mem_global_op_atom"),
             ),
@@ -316,16 +356,22 @@ fn l1_rows() -> Vec<RowSpec> {
         RowSpec::new(
             "Global Reduction",
             Access::Reduction,
-            plain(
+            plain_l1_cells(
                 &lsu("global", "red"),
-                inst("global_red"),
+                inst_op("global_red"),
                 Some("l1tex2xbar_write_sectors_mem_global_op_red"),
             ),
         ),
+    ]
+}
+
+/// The L1/TEX rows of local memory (load and store); their L2 traffic is on the global rows.
+fn l1_local_rows() -> Vec<RowSpec> {
+    vec![
         RowSpec::new(
             "Local Load",
             Access::Load,
-            plain(
+            plain_l1_cells(
                 &lsu("local", "ld"),
                 either(&[
                     "smsp__sass_inst_executed_op_local_ld.sum",
@@ -337,7 +383,7 @@ fn l1_rows() -> Vec<RowSpec> {
         RowSpec::new(
             "Local Store",
             Access::Store,
-            plain(
+            plain_l1_cells(
                 &lsu("local", "st"),
                 either(&[
                     "smsp__sass_inst_executed_op_local_st.sum",
@@ -346,32 +392,38 @@ fn l1_rows() -> Vec<RowSpec> {
                 None,
             ),
         ),
+    ]
+}
+
+/// The L1/TEX rows of surface memory: load, store, atomic and reduction.
+fn l1_surface_rows() -> Vec<RowSpec> {
+    vec![
         RowSpec::new(
             "Surface Load",
             Access::Load,
-            plain(
+            plain_l1_cells(
                 &tex("surface", "ld"),
-                inst("surface_ld"),
+                inst_op("surface_ld"),
                 Some("xbar2l1tex_read_sectors_mem_surface_op_ld"),
             ),
         ),
         RowSpec::new(
             "Surface Store",
             Access::Store,
-            plain(
+            plain_l1_cells(
                 &tex("surface", "st"),
-                inst("surface_st"),
+                inst_op("surface_st"),
                 Some("l1tex2xbar_write_sectors_mem_surface_op_st"),
             ),
         ),
         RowSpec::new(
             "Surface Atomic",
             Access::Atomic,
-            plain(
+            plain_l1_cells(
                 &tex("surface", "atom"),
                 sum(vec![
-                    inst("surface_atom_dot_alu"),
-                    inst("surface_atom_dot_cas"),
+                    inst_op("surface_atom_dot_alu"),
+                    inst_op("surface_atom_dot_cas"),
                 ]),
                 Some("l1tex2xbar_write_sectors_mem_surface_op_atom"),
             ),
@@ -379,20 +431,10 @@ fn l1_rows() -> Vec<RowSpec> {
         RowSpec::new(
             "Surface Reduction",
             Access::Reduction,
-            plain(
+            plain_l1_cells(
                 &tex("surface", "red"),
-                inst("surface_red"),
+                inst_op("surface_red"),
                 Some("l1tex2xbar_write_sectors_mem_surface_op_red"),
-            ),
-        ),
-        RowSpec::new(
-            "Texture Load",
-            Access::Load,
-            l1_cells(
-                inst("texture"),
-                "pipe_tex_mem_texture",
-                "pipe_tex_mem_texture_op_tex",
-                Some("xbar2l1tex_read_sectors_mem_texture"),
             ),
         ),
     ]

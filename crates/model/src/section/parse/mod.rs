@@ -298,6 +298,7 @@ fn read_text(path: &Path) -> Result<String, FileProblem> {
 
 mod lexer;
 mod parser;
+mod scalar;
 mod schema;
 mod skip;
 mod wire;

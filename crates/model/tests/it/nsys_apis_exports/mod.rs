@@ -6,6 +6,8 @@ use std::path::Path;
 use rusqlite::{Connection, params_from_iter};
 
 mod network;
+mod runtimes;
+mod wddm;
 
 /// Tables and their columns, as nsys 2023.4 exports them.
 const SCHEMA: &[(&str, &str)] = &[
@@ -206,8 +208,8 @@ impl Writer {
 pub fn write_export(name: &str, path: &Path) {
     match name {
         "graphics" => graphics(path),
-        "runtimes" => runtimes(path),
-        "wddm" => wddm(path),
+        "runtimes" => runtimes::runtimes(path),
+        "wddm" => wddm::wddm(path),
         "network" => network::network(path),
         "network_ib" => network::network_ib(path),
         _ => empty(path),
@@ -253,6 +255,15 @@ fn graphics(path: &Path) {
         &strings,
     );
     w.rows("ThreadNames", &[&[I(4), I(5), I(G)], &[I(13), I(7), I(G3)]]);
+    vulkan_calls(&w);
+    cpu_markers(&w);
+    gpu_workloads(&w);
+    khr_debug(&w);
+    nvvideo(&w);
+}
+
+/// Vulkan API calls: several classes, threads and contexts.
+fn vulkan_calls(w: &Writer) {
     // id, start, end, eventClass, globalTid, correlationId, endCorrelationId, nameId, contextId
     w.rows(
         "VULKAN_API",
@@ -268,6 +279,11 @@ fn graphics(path: &Path) {
             &[I(9), I(2000), I(2010), I(53), I(G), I(6), I(6), I(2), I(0)],
         ],
     );
+}
+
+/// CPU markers of D3D11 and D3D12 PIX and Vulkan debug labels: the same begin/end rows in
+/// each table's columns.
+fn cpu_markers(w: &Writer) {
     // CPU markers: begin (text) and end (no text) on a thread with one correlationId.
     let pix = |start, end, corr, gtid, name, text: V| -> Vec<V> {
         vec![
@@ -322,6 +338,10 @@ fn graphics(path: &Path) {
         .collect();
     let refs: Vec<&[V]> = vk.iter().map(|r| r.as_slice()).collect();
     w.rows("VULKAN_DEBUG_API", &refs);
+}
+
+/// Vulkan and DX12 GPU workloads.
+fn gpu_workloads(w: &Writer) {
     // GPU workloads: rows with a text are ranges.
     let gpu = [
         (0, 77, 54, I(9)),
@@ -372,6 +392,10 @@ fn graphics(path: &Path) {
             ]],
         );
     }
+}
+
+/// KHR debug events: ranges, open ranges and markers.
+fn khr_debug(w: &Writer) {
     // KHR: eventClass, start, end, textId, globalTid, source, type, id, severity, corr, context.
     let khr = |class, start, end: V, text: V| -> Vec<V> {
         vec![
@@ -404,6 +428,10 @@ fn graphics(path: &Path) {
     ];
     let refs: Vec<&[V]> = khr_rows.iter().map(|r| r.as_slice()).collect();
     w.rows("KHR_DEBUG_EVENTS", &refs);
+}
+
+/// NvVideo encoder, decoder and JPEG calls.
+fn nvvideo(w: &Writer) {
     let nv = |start, end, class, name| [I(start), I(end), I(class), I(G), I(name)];
     w.rows(
         "NVVIDEO_ENCODER_API",
@@ -422,314 +450,6 @@ fn graphics(path: &Path) {
     w.rows(
         "NVVIDEO_JPEG_API",
         &[&nv(0, 20, 89, 16), &nv(0, 3, 89, 5), &nv(0, 3, 89, 6)],
-    );
-}
-
-/// OpenACC, OpenMP and MPI.
-fn runtimes(path: &Path) {
-    let strings = [
-        "",                // 0
-        "Wait",            // 1
-        "Enter Data",      // 2
-        "/home/u/src/a.c", // 3
-        "b.f90",           // 4
-        "main",            // 5
-        "Enqueue Launch",  // 6
-        "omp parallel",    // 7
-        "omp task",        // 8
-        "MPI_Send",        // 9
-        "MPI_Allreduce",   // 10
-        "MPI_Wait",        // 11
-        "MPI_Barrier",     // 12
-        "MPI_Isend",       // 13
-        "worker",          // 14
-        "Alloc",           // 15
-        "Create",          // 16
-    ];
-    let w = Writer::new(
-        path,
-        &[
-            "CUPTI_ACTIVITY_KIND_OPENACC_DATA",
-            "CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH",
-            "CUPTI_ACTIVITY_KIND_OPENACC_OTHER",
-            "OPENMP_EVENT_KIND_PARALLEL",
-            "OPENMP_EVENT_KIND_TASK",
-            "OPENMP_EVENT_KIND_THREAD",
-            "MPI_RANKS",
-            "MPI_P2P_EVENTS",
-            "MPI_COLLECTIVES_EVENTS",
-            "MPI_START_WAIT_EVENTS",
-            "MPI_OTHER_EVENTS",
-        ],
-        &strings,
-    );
-    w.rows("ThreadNames", &[&[I(14), I(1), I(G)]]);
-    // OpenACC: start, end, nameId, globalTid, eventKind, DeviceType, lineNo, device, context,
-    // stream, srcFile, funcName, then the table's own columns.
-    let acc = |start, end, name, kind, line, file: V, extra: usize| -> Vec<V> {
-        let mut r = vec![
-            I(start),
-            I(end),
-            I(name),
-            I(G),
-            I(kind),
-            I(4),
-            I(line),
-            I(0),
-            I(1),
-            I(2),
-            file,
-            I(5),
-        ];
-        r.extend(std::iter::repeat_n(N, extra));
-        r
-    };
-    let data = [
-        acc(0, 100, 1, 11, 10, I(3), 2),
-        acc(0, 40, 2, 11, 10, I(3), 2),
-        acc(0, 0, 2, 11, 7, I(4), 2),
-        acc(5, 5, 1, 11, 7, I(4), 2),
-        acc(0, 13, 2, 11, 3, N, 2),
-        acc(0, 0, 16, 13, 57, I(4), 2),
-        acc(0, 0, 15, 15, 57, I(4), 2),
-        acc(0, 0, 16, 13, 57, I(4), 2),
-    ];
-    let refs: Vec<&[V]> = data.iter().map(|r| r.as_slice()).collect();
-    w.rows("CUPTI_ACTIVITY_KIND_OPENACC_DATA", &refs);
-    let other = [acc(0, 50, 1, 7, 10, I(3), 0), acc(0, 60, 1, 8, 10, I(3), 0)];
-    let refs: Vec<&[V]> = other.iter().map(|r| r.as_slice()).collect();
-    w.rows("CUPTI_ACTIVITY_KIND_OPENACC_OTHER", &refs);
-    let launch = [acc(0, 0, 6, 4, 10, I(3), 4), acc(0, 23, 6, 4, 12, I(3), 4)];
-    let refs: Vec<&[V]> = launch.iter().map(|r| r.as_slice()).collect();
-    w.rows("CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH", &refs);
-    // OpenMP: the same name in two tables gives two rows (no equal totals: nsys orders those
-    // differently from run to run).
-    let omp = |start, end, name, kind| [I(start), I(end), I(78), I(G), I(0), I(name), I(kind)];
-    let row = |base: [V; 7], extra: &[V]| -> Vec<V> { base.iter().chain(extra).copied().collect() };
-    w.rows(
-        "OPENMP_EVENT_KIND_PARALLEL",
-        &[
-            &row(omp(0, 100, 7, 1), &[I(1), I(0)]),
-            &row(omp(0, 200, 7, 2), &[I(2), I(0)]),
-            &row(omp(0, 50, 8, 1), &[I(3), I(0)]),
-        ],
-    );
-    w.rows(
-        "OPENMP_EVENT_KIND_TASK",
-        &[
-            &row(omp(0, 10, 7, 1), &[I(1), I(1), I(0)]),
-            &row(omp(0, 21, 7, 1), &[I(1), I(2), I(1)]),
-            &row(omp(0, 33, 8, 5), &[I(1), I(3), I(1)]),
-        ],
-    );
-    w.rows(
-        "OPENMP_EVENT_KIND_THREAD",
-        &[&row(omp(0, 7, 7, 1), &[I(1), I(1)])],
-    );
-    // MPI.
-    w.rows("MPI_RANKS", &[&[I(G), I(0)], &[I(G3), I(1)]]);
-    w.rows(
-        "MPI_P2P_EVENTS",
-        &[
-            &[
-                I(100),
-                I(200),
-                I(G3),
-                I(9),
-                I(5),
-                I(7),
-                I(1),
-                I(1_500_000),
-                N,
-            ],
-            &[
-                I(100),
-                I(160),
-                I(G),
-                I(13),
-                I(5),
-                I(8),
-                I(0),
-                I(2500),
-                I(99),
-            ],
-            &[I(100), I(160), I(G), I(9), I(5), I(8), I(0), I(1500), N],
-            &[I(150), I(160), I(G2), I(13), I(5), I(8), I(1), I(16), I(98)],
-            &[I(600), I(700), I(G), I(9), I(5), I(7), I(1), N, N],
-        ],
-    );
-    w.rows(
-        "MPI_COLLECTIVES_EVENTS",
-        &[
-            &[
-                I(100),
-                I(400),
-                I(G),
-                I(10),
-                I(5),
-                N,
-                I(3500),
-                I(1_048_576),
-                N,
-            ],
-            &[I(300), I(450), I(G3), I(10), I(5), I(0), I(8), I(16), N],
-        ],
-    );
-    w.rows(
-        "MPI_START_WAIT_EVENTS",
-        &[
-            &[I(100), I(180), I(G), I(11), I(99)],
-            &[I(170), I(180), I(G3), I(11), I(98)],
-        ],
-    );
-    w.rows(
-        "MPI_OTHER_EVENTS",
-        &[
-            &[I(100), I(101), I(G), I(12)],
-            &[I(500), N, I(G), I(12)],
-            &[I(50), I(60), I((1 << 24) | 1), N],
-        ],
-    );
-}
-
-/// WDDM queue and DMA packets on two processes, with packets that never stop.
-fn wddm(path: &Path) {
-    let w = Writer::new(
-        path,
-        &[
-            "TARGET_INFO_WDDM_CONTEXTS",
-            "WDDM_QUEUE_PACKET_START_EVENTS",
-            "WDDM_QUEUE_PACKET_STOP_EVENTS",
-            "WDDM_DMA_PACKET_START_EVENTS",
-            "WDDM_DMA_PACKET_STOP_EVENTS",
-        ],
-        &[""],
-    );
-    let names = [
-        "FN0", "FN1", "FN2", "FN3", "FN4", "FN5", "FN6", "FN7", "FN8",
-    ];
-    for (i, name) in names.into_iter().enumerate() {
-        let i = i as i64;
-        w.rows(
-            "TARGET_INFO_WDDM_CONTEXTS",
-            &[&[I(0x20 + i), I(i), I(i), T(name)]],
-        );
-    }
-    w.rows(
-        "TARGET_INFO_WDDM_CONTEXTS",
-        &[
-            &[I(0xabc), I(1), I(0), T("A")],
-            &[I(0xdef), I(6), I(2), T("B")],
-        ],
-    );
-    let qs = |at, ctx, seq, packet, et, gpu, g| -> Vec<V> {
-        vec![
-            I(at),
-            I(at),
-            I(g),
-            I(gpu),
-            I(ctx),
-            I(100),
-            I(1),
-            I(packet),
-            I(seq),
-            I(seq % 3),
-            I(seq),
-            I(0),
-            I(0),
-            I(0),
-            I(et),
-            N,
-        ]
-    };
-    let qe = |at, ctx, seq, packet, et, gpu, g| -> Vec<V> {
-        vec![
-            I(at),
-            I(at),
-            I(g),
-            I(gpu),
-            I(ctx),
-            I(packet),
-            I(seq % 3),
-            I(seq),
-            I(0),
-            I(0),
-            I(et),
-        ]
-    };
-    let mut starts = Vec::new();
-    let mut stops = Vec::new();
-    // One packet per context of process 777, each engine type (the packet's, not the
-    // context's, names the row).
-    for i in 0..9i64 {
-        let seq = 100 + i;
-        starts.push(qs(1000 * i, 0x20 + i, seq, seq, (i + 1) % 9, i % 2, G));
-        stops.push(qe(
-            1000 * i + 100 * (i + 1),
-            0x20 + i,
-            seq,
-            seq,
-            (i + 1) % 9,
-            i % 2,
-            G,
-        ));
-    }
-    // Overlapping packets on one queue, a start without stop, a stop without start.
-    starts.extend([
-        qs(0, 0xabc, 1, 500, 1, 0, G),
-        qs(100, 0xabc, 2, 501, 1, 0, G),
-        qs(1000, 0xabc, 3, 502, 1, 0, G),
-        qs(60, 0xabc, 4, 503, 1, 0, G),
-        qs(50, 0xdef, 1, 600, 6, 0, G3),
-    ]);
-    stops.extend([
-        qe(200, 0xabc, 2, 501, 1, 0, G),
-        qe(300, 0xabc, 1, 500, 1, 0, G),
-        qe(1100, 0xabc, 3, 502, 1, 0, G),
-        qe(90, 0xdef, 1, 600, 6, 0, G3),
-        qe(20000, 0xabc, 9, 999, 1, 0, G),
-    ]);
-    let refs: Vec<&[V]> = starts.iter().map(|r| r.as_slice()).collect();
-    w.rows("WDDM_QUEUE_PACKET_START_EVENTS", &refs);
-    let refs: Vec<&[V]> = stops.iter().map(|r| r.as_slice()).collect();
-    w.rows("WDDM_QUEUE_PACKET_STOP_EVENTS", &refs);
-    let ds = |at, ctx, seq, et| {
-        [
-            I(at),
-            I(at),
-            I(G),
-            I(0),
-            I(ctx),
-            I(ctx),
-            I(seq),
-            I(1),
-            I(0),
-            I(seq),
-            I(0),
-            I(et),
-        ]
-    };
-    let de = |at, ctx, seq, et| {
-        [
-            I(at),
-            I(at),
-            I(G),
-            I(0),
-            I(ctx),
-            I(seq),
-            I(0),
-            I(seq),
-            I(0),
-            I(et),
-        ]
-    };
-    w.rows(
-        "WDDM_DMA_PACKET_START_EVENTS",
-        &[&ds(10, 0xabc, 1, 1), &ds(400, 0xdef, 2, 6)],
-    );
-    w.rows(
-        "WDDM_DMA_PACKET_STOP_EVENTS",
-        &[&de(20, 0xabc, 1, 1), &de(700, 0xdef, 2, 6)],
     );
 }
 

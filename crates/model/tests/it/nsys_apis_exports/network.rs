@@ -34,6 +34,13 @@ pub fn network(path: &Path) {
         ],
         &[""],
     );
+    metric_definitions(&w);
+    nic_info(&w);
+    samples(&w);
+}
+
+/// The metric lists: send waits in several lists, in other case and defined twice.
+fn metric_definitions(w: &Writer) {
     let waits =
         "The number of ticks during which the port had data to transmit but no data was sent";
     w.rows(
@@ -67,6 +74,10 @@ pub fn network(path: &Path) {
             &[I(4), I(0), T("IB: Send waits"), T(waits), T("ticks/ms")],
         ],
     );
+}
+
+/// Device ids, NIC info (a GUID with the high bit set, an unknown device id) and the NIC map.
+fn nic_info(w: &Writer) {
     w.rows(
         "ENUM_NET_DEVICE_ID",
         &[
@@ -117,6 +128,10 @@ pub fn network(path: &Path) {
             &[I(5), I(NIC_D)],
         ],
     );
+}
+
+/// NIC and switch samples.
+fn samples(w: &Writer) {
     let nic = |start: V, end: V, g: i64, list: i64, idx: i64, value: V| -> Vec<V> {
         vec![start, end, I(g), I(1), I(list), I(idx), value]
     };
