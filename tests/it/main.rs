@@ -10,6 +10,7 @@
 mod common;
 
 mod baselines;
+mod baselines_session;
 mod cli;
 mod cli_in_process;
 mod codexl_atp;
