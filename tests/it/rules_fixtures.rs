@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::common::rules::{rule, rules_dir, run, sample};
-use sightline::rules::model::{MarkerLocation, TableCell, msg_type};
+use sightline::rules::model::{MarkerLocation, MsgType, TableCell};
 use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
 
 #[test]
@@ -140,15 +140,15 @@ def apply(handle):
     assert_eq!(result.name, "Api rule");
     let m = &result.messages;
     assert_eq!(m.len(), 4);
-    assert_eq!((m[0].msg_type, m[0].title.as_str()), (msg_type::OK, ""));
+    assert_eq!((m[0].msg_type, m[0].title.as_str()), (MsgType::Ok, ""));
     assert_eq!(
         (m[1].msg_type, m[1].title.as_str()),
-        (msg_type::OK, "Title B")
+        (MsgType::Ok, "Title B")
     );
-    assert_eq!(m[2].msg_type, msg_type::WARNING);
+    assert_eq!(m[2].msg_type, MsgType::Warning);
     assert_eq!(
         (m[3].msg_type, m[3].title.as_str()),
-        (msg_type::OPTIMIZATION, "Title D")
+        (MsgType::Optimization, "Title D")
     );
     let speedup = m[3].speedup.unwrap();
     assert_eq!((speedup.kind, speedup.value), (2, 12.5));

@@ -37,7 +37,10 @@ use super::rule_state::{PageRules, RuleRow, RuleStatus};
 use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
 use sightline_model::format::format_with_unit;
-use sightline_model::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
+use sightline_model::ncu::rule_result::{
+    CellStyle, ColumnConfig, MsgType, RuleMessage, RuleTable, StoredMessage, TableCell,
+    rule_messages,
+};
 use sightline_model::ncu::{Action, MetricValue, Report};
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::section::details::{
@@ -45,7 +48,6 @@ use sightline_model::section::details::{
 };
 use sightline_model::section::memory::MemoryWidget;
 use sightline_model::section::system::SystemWidget;
-use sightline_rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};
 
 mod baseline;
 mod charts;

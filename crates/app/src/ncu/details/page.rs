@@ -64,8 +64,8 @@ impl PageCache {
 
         // Stored messages, except those of rules applied in this session, then the applied ones.
         let mut messages: Vec<MessageData> = rule_messages(results)
-            .iter()
-            .filter(|m| !page_rules.replaced.contains(m.rule_identifier))
+            .into_iter()
+            .filter(|m| !page_rules.replaced.contains(m.rule.identifier))
             .map(MessageData::stored)
             .collect();
         for result in &page_rules.applied {

@@ -9,7 +9,7 @@ use super::launch::LaunchColumns;
 use super::number::{UnitScale, entry_cli_unit, fixed, plain_text, scaled};
 use super::raw::NO_DATA;
 use super::{Table, UnitMode};
-use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
+use crate::ncu::rule_result::{MsgType, StoredMessage, rule_messages};
 use crate::ncu::{Action, MetricValue, Report};
 use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
 use crate::section::system::SystemWidget;
@@ -81,9 +81,9 @@ pub fn details_page(
         let library = ChipLibrary::of(action);
         // The CLI prints no row for an entry without a message (a rule item that is only a
         // table or source markers: ee384's and sharedmem's `UncoalescedGlobalAccess`).
-        let messages: Vec<RuleMessage<'_>> = rule_messages(action.rule_results())
+        let messages: Vec<StoredMessage<'_>> = rule_messages(action.rule_results())
             .into_iter()
-            .filter(|m| !m.message.is_empty())
+            .filter(|m| !m.message.message.is_empty())
             .collect();
         let mut sections: Vec<&DetailsSection> = Vec::new();
         for section in page_order(page) {
@@ -143,7 +143,7 @@ pub fn details_page(
             }
             for message in messages
                 .iter()
-                .filter(|m| m.section_identifier == Some(section.identifier.as_str()))
+                .filter(|m| m.rule.section_identifier == Some(section.identifier.as_str()))
             {
                 let mut row = cells.clone();
                 row.push(section.identifier.clone());
@@ -239,7 +239,8 @@ pub fn entry_format(entry: &Entry, units: UnitMode, library: ChipLibrary) -> (En
 
 /// `Rule Name`, `Rule Type`, `Rule Description`, `Estimated Speedup Type`,
 /// `Estimated Speedup`.
-pub fn rule_cells(message: &RuleMessage<'_>) -> [String; 5] {
+pub fn rule_cells(stored: &StoredMessage<'_>) -> [String; 5] {
+    let message = &stored.message;
     let kind = match message.msg_type {
         MsgType::Optimization => "OPT",
         MsgType::Warning => "WRN",
@@ -247,15 +248,15 @@ pub fn rule_cells(message: &RuleMessage<'_>) -> [String; 5] {
         MsgType::Ok => "INF",
         MsgType::None => "",
     };
-    let (speedup_type, speedup) = match message.speedup {
+    let (speedup_type, speedup) = match message.speedup.map(|s| (s.kind, s.value)) {
         Some((1, v)) => ("local", significant(v, 4)),
         Some((2, v)) => ("global", significant(v, 4)),
         _ => ("", String::new()),
     };
     [
-        message.rule_identifier.to_owned(),
+        stored.rule.identifier.to_owned(),
         kind.to_owned(),
-        crate::ncu::markup::plain(message.message),
+        crate::ncu::markup::plain(&message.message),
         speedup_type.to_owned(),
         speedup,
     ]
