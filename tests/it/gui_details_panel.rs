@@ -12,7 +12,8 @@ use sightline::app::ncu::details::{DetailsPanel, Span, parse_markup};
 use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{
-    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
+    ChartAxes, DetailsSection, Entry, FixedWidget, HotSpots, Item, ItemKind, KernelDetails,
+    Roofline, RooflinePoint, TableLayout, resolve_action,
 };
 use sightline::section::registry::SectionSet;
 
@@ -55,7 +56,24 @@ fn entry(label: &str, metric: &str, value: Option<MetricValue>, unit: &str) -> E
     }
 }
 
-fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
+/// A line chart with the default axes and no highlights.
+fn line_chart() -> ItemKind {
+    ItemKind::LineChart {
+        axes: ChartAxes::default(),
+        highlights: Vec::new(),
+    }
+}
+
+/// A roofline chart of these peaks and achieved points.
+fn roofline_chart(rooflines: Vec<RooflinePoint>, points: Vec<RooflinePoint>) -> ItemKind {
+    ItemKind::Roofline(Roofline {
+        rooflines,
+        points,
+        parts: Vec::new(),
+    })
+}
+
+fn item(kind: ItemKind, label: &str, entries: Vec<Entry>) -> Item {
     Item {
         entries,
         ..Item::empty(kind, label)
@@ -214,7 +232,7 @@ fn instances_toggle_shows_and_hides_instance_rows() {
             "Clocks",
             "Clocks",
             vec![cycles],
-            vec![item("table", "Per SM", vec![])],
+            vec![item(ItemKind::table(), "Per SM", vec![])],
         )],
     };
     let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
@@ -465,8 +483,15 @@ fn every_body_item_kind_renders() {
     let action = report.action(0).expect("action");
     let pct = |label: &str, v: f64| entry(label, label, Some(MetricValue::Double(v)), "%");
 
-    let mut column_major = item(
-        "table",
+    let table = |column_major| {
+        ItemKind::Table(TableLayout {
+            columns: 2,
+            column_major,
+            sort: None,
+        })
+    };
+    let column_major = item(
+        table(true),
         "Column major",
         vec![
             pct("A1", 1.0),
@@ -475,10 +500,8 @@ fn every_body_item_kind_renders() {
             pct("B2", 4.0),
         ],
     );
-    column_major.columns = Some(2);
-    column_major.column_major = true;
-    let mut row_major = item(
-        "table",
+    let row_major = item(
+        table(false),
         "Row major",
         vec![
             pct("R1", 1.0),
@@ -487,10 +510,12 @@ fn every_body_item_kind_renders() {
             pct("S2", 4.0),
         ],
     );
-    row_major.columns = Some(2);
 
     let bars = item(
-        "bar_chart",
+        ItemKind::BarChart {
+            axes: ChartAxes::default(),
+            sort: None,
+        },
         "Throughput bars",
         vec![
             pct("Compute", 85.0),
@@ -510,18 +535,23 @@ fn every_body_item_kind_renders() {
             .collect(),
     );
     let lines = item(
-        "line_chart",
+        line_chart(),
         "Occupancy by registers",
         vec![occupancy.clone()],
     );
-    let histogram = item("histogram", "Histogram of warps", vec![occupancy]);
-    let mut roofline = item("roofline", "Roofline", vec![]);
-    roofline.rooflines = vec![RooflinePoint {
+    let histogram = item(
+        ItemKind::Histogram {
+            axes: ChartAxes::default(),
+        },
+        "Histogram of warps",
+        vec![occupancy],
+    );
+    let peaks = vec![RooflinePoint {
         label: "FP32 Peak".to_owned(),
         work: Some(1.0e13),
         traffic: Some(1.0e12),
     }];
-    roofline.points = vec![
+    let achieved = vec![
         RooflinePoint {
             label: "FP32 Achieved".to_owned(),
             work: Some(2.0e11),
@@ -533,17 +563,33 @@ fn every_body_item_kind_renders() {
             traffic: Some(4.0e10),
         },
     ];
-    let mut container = item("container", "", vec![]);
+    let roofline = item(roofline_chart(peaks, achieved), "Roofline", vec![]);
+    let mut container = item(ItemKind::Container, "", vec![]);
     container.items = vec![
         item(
-            "source_metric_table",
+            ItemKind::SourceMetricTable(HotSpots {
+                rows: 5,
+                ascending: false,
+            }),
             "Source metrics",
             vec![pct("Src", 1.0)],
         ),
-        item("suffix_table", "Suffixes", vec![pct("Base Suffix", 2.0)]),
+        item(
+            ItemKind::SuffixTable {
+                row_labels: Vec::new(),
+            },
+            "Suffixes",
+            vec![pct("Base Suffix", 2.0)],
+        ),
     ];
-    let fixed_with_entries = item("memory_l2_cache_table", "L2", vec![pct("L2 Hit", 50.0)]);
-    let future = item("some_future_widget", "", vec![]);
+    let fixed_with_entries = item(
+        ItemKind::Fixed(FixedWidget::MemoryL2CacheTable),
+        "L2",
+        vec![pct("L2 Hit", 50.0)],
+    );
+    // A fixed widget without metrics is a note naming it (an unknown kind can no longer be
+    // made: `ItemKind` lists every widget).
+    let without_metrics = item(ItemKind::Fixed(FixedWidget::GfxMetricsWidget), "", vec![]);
 
     let page = KernelDetails {
         index: 0,
@@ -561,7 +607,7 @@ fn every_body_item_kind_renders() {
                 roofline,
                 container,
                 fixed_with_entries,
-                future,
+                without_metrics,
             ],
         )],
     };
@@ -591,7 +637,7 @@ fn every_body_item_kind_renders() {
         "Base Suffix",
         "L2 Hit",
         "Not drawn (metrics not collected): FP64 Achieved",
-        "Some future widget: this Nsight Compute widget has no metric list in the section file.",
+        "Graphics metrics widget: this Nsight Compute widget has no metric list in the section file.",
     ] {
         harness.get_by_label(label);
     }
@@ -685,14 +731,12 @@ fn roofline_shows_the_baselines_achieved_points() {
         traffic: Some(4.0e10),
     };
     let roofline = |label: &str, points: Vec<RooflinePoint>| {
-        let mut chart = item("roofline", label, vec![]);
-        chart.rooflines = vec![RooflinePoint {
+        let peaks = vec![RooflinePoint {
             label: "FP32 Peak".to_owned(),
             work: Some(1.0e13),
             traffic: Some(1.0e12),
         }];
-        chart.points = points;
-        chart
+        item(roofline_chart(peaks, points), label, vec![])
     };
     let page = |charts: Vec<Item>| KernelDetails {
         index: 0,
@@ -754,7 +798,7 @@ fn line_chart_shows_the_baselines_lines() {
             "Occupancy",
             "Occupancy",
             vec![],
-            vec![item("line_chart", "Occupancy by registers", entries)],
+            vec![item(line_chart(), "Occupancy by registers", entries)],
         )],
     };
     let shown = page(vec![

@@ -18,7 +18,7 @@ use sightline::ncu::{MetricValue, Report};
 use sightline::proto::nv::profiler::{
     ProfilerSectionMetric, ProfilerSectionTimeline, TimelineMetricGroup, TimelineMetricRow,
 };
-use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails};
+use sightline::section::details::{DetailsSection, Entry, Item, ItemKind, KernelDetails};
 use sightline::section::system::{
     self, Instances, MetricLookup, SystemWidget, TimelineMetric, build_timeline,
 };
@@ -135,9 +135,9 @@ fn corpus_cells_equal_golden_values() {
         let report = Report::open(path).unwrap();
         let action = report.action(0).unwrap();
         let page = common::details::page(&action);
-        let items = common::details::items_where(&page, |i| i.system.is_some());
+        let items = common::details::items_where(&page, |i| i.system().is_some());
         let metrics = &golden["ranges"][0]["actions"][0]["metrics"];
-        let kinds: BTreeSet<&str> = items.iter().map(|i| i.kind).collect();
+        let kinds: BTreeSet<&str> = items.iter().map(|i| i.kind.name()).collect();
         let sections: Vec<&str> = golden["ranges"][0]["actions"][0]["sections"]
             .as_array()
             .unwrap()
@@ -167,7 +167,7 @@ fn corpus_cells_equal_golden_values() {
                 }
                 shown.insert(entry.metric.clone());
             }
-            let Some(SystemWidget::Timeline(timeline)) = &item.system else {
+            let Some(SystemWidget::Timeline(timeline)) = item.system() else {
                 continue;
             };
             for series in timeline
@@ -253,7 +253,7 @@ fn corpus_cells_equal_golden_values() {
         // The zero-link state names the count, and the topology still shows the devices.
         if metrics["nvlink__count_logical"]["value"].as_f64() == Some(0.0) {
             for item in &items {
-                let empty = match &item.system {
+                let empty = match item.system() {
                     Some(SystemWidget::Table(t)) if t.widget.starts_with("nvlink") => &t.empty,
                     Some(SystemWidget::Topology(t)) => {
                         let names = metrics["nvlink__dev_display_name_all"]["instances"]
@@ -371,20 +371,19 @@ fn synthetic_item(metrics: &Synthetic, widget: &str, label: &str) -> Item {
         instances: &instances,
     };
     let (layout, entries) = system::build(widget, &lookup).expect("a system widget");
-    item_of(system::item_kind(&layout), label, entries, layout)
+    item_of(label, entries, layout)
 }
 
-fn item_of(kind: &'static str, label: &str, entries: Vec<Entry>, layout: SystemWidget) -> Item {
+fn item_of(label: &str, entries: Vec<Entry>, layout: SystemWidget) -> Item {
     Item {
         entries,
-        system: Some(layout),
-        ..Item::empty(kind, label)
+        ..Item::empty(ItemKind::System(layout), label)
     }
 }
 
 /// The table layout of a system item.
 fn table_of(item: &Item) -> &sightline::section::system::SystemTable {
-    match &item.system {
+    match item.system() {
         Some(SystemWidget::Table(table)) => table,
         other => panic!("a table, not {other:?}"),
     }
@@ -428,7 +427,7 @@ fn model_links_devices_and_missing_metrics() {
     assert_eq!(received(2).value, Some(MetricValue::Uint64(3000)));
 
     let topology = synthetic_item(&metrics, "nvlink_topology", "NVLink Topology");
-    let Some(SystemWidget::Topology(layout)) = &topology.system else {
+    let Some(SystemWidget::Topology(layout)) = topology.system() else {
         panic!("a topology");
     };
     let devices: Vec<&str> = layout.devices.iter().map(|d| d.label.as_str()).collect();
@@ -475,7 +474,7 @@ fn model_links_devices_and_missing_metrics() {
     let item = synthetic_item(&none, "nvlink_throughput_table", "Throughput");
     assert!(table_of(&item).rows.is_empty());
     let item = synthetic_item(&none, "nvlink_topology", "Topology");
-    let Some(SystemWidget::Topology(layout)) = &item.system else {
+    let Some(SystemWidget::Topology(layout)) = item.system() else {
         panic!("a topology");
     };
     let summary: Vec<&str> = layout
@@ -496,7 +495,7 @@ fn model_links_devices_and_missing_metrics() {
         "No NVLink data: nvlink__count_logical = NaN"
     );
     let item = synthetic_item(&Vec::new(), "nvlink_topology", "Topology");
-    let Some(SystemWidget::Topology(layout)) = &item.system else {
+    let Some(SystemWidget::Topology(layout)) = item.system() else {
         panic!("a topology");
     };
     assert!(layout.devices.is_empty() && layout.links.is_empty());
@@ -606,13 +605,13 @@ fn synthetic_timeline() -> Item {
         }]
     };
     let (layout, entries) = build_timeline(&timeline, &mut resolve);
-    item_of("timeline", "", entries, SystemWidget::Timeline(layout))
+    item_of("", entries, SystemWidget::Timeline(layout))
 }
 
 #[test]
 fn model_timeline_series() {
     let item = synthetic_timeline();
-    let Some(SystemWidget::Timeline(timeline)) = &item.system else {
+    let Some(SystemWidget::Timeline(timeline)) = item.system() else {
         panic!("a timeline");
     };
     assert_eq!(

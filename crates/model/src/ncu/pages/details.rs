@@ -134,7 +134,7 @@ pub fn details_page(
             if options.all {
                 // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
                 // vec_add, T4 and sharedmem).
-                for item in section.body.iter().filter(|i| i.kind != "timeline") {
+                for item in section.body.iter().filter(|i| !i.kind.is_timeline()) {
                     let item = with_group_members(item, action);
                     for row in body_entries(&item, options.units, library) {
                         metric_row(Some(row), row.entry);
@@ -168,7 +168,7 @@ pub fn details_page(
 
 /// Whether `item` (or an item it contains) is an NVLink topology without logical links.
 fn empty_topology(item: &Item) -> bool {
-    matches!(&item.system, Some(SystemWidget::Topology(t)) if t.links.is_empty())
+    matches!(item.system(), Some(SystemWidget::Topology(t)) if t.links.is_empty())
         || item.items.iter().any(empty_topology)
 }
 
