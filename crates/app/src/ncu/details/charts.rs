@@ -643,8 +643,10 @@ impl RooflineView {
         let positive = |v: Option<f64>| v.filter(|v| v.is_finite() && *v > 0.0);
         let mut missing = Vec::new();
         let mut peaks = Vec::new();
-        let chart = item.roofline().cloned().unwrap_or_default();
-        for (index, roofline) in chart.rooflines.iter().enumerate() {
+        let (rooflines, points): (&[RooflinePoint], &[RooflinePoint]) = item
+            .roofline()
+            .map_or((&[], &[]), |r| (&r.rooflines, &r.points));
+        for (index, roofline) in rooflines.iter().enumerate() {
             let name = or_placeholder(&roofline.label, "Peak", index);
             match (positive(roofline.work), positive(roofline.traffic)) {
                 (Some(work), Some(traffic)) => peaks.push((name, work, traffic)),
@@ -653,7 +655,7 @@ impl RooflineView {
         }
         // (name, intensity, work, colour, a baseline's)
         let mut achieved = Vec::new();
-        for (index, point) in chart.points.iter().enumerate() {
+        for (index, point) in points.iter().enumerate() {
             let name = or_placeholder(&point.label, "Achieved", index);
             match (positive(point.work), positive(point.traffic)) {
                 (Some(work), Some(traffic)) => {

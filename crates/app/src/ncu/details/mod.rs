@@ -45,7 +45,7 @@ use sightline_model::ncu::{Action, MetricValue, Report};
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::section::details::{
     ChartAxes, ChartAxis, DetailsSection, Entry, FixedWidget, Item, ItemKind, KernelDetails,
-    TableLayout,
+    RooflinePoint, TableLayout,
 };
 use sightline_model::section::memory::MemoryWidget;
 use sightline_model::section::system::SystemWidget;
