@@ -13,7 +13,8 @@ use crate::ncu::{Action, MetricValue, Report};
 use crate::pyjson::PyJsonWriter;
 use crate::section::choice::SectionChoice;
 use crate::section::details::{
-    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action_for,
+    DetailsSection, Entry, Item, ItemKind, KernelDetails, RooflinePoint, TableLayout,
+    resolve_action_for,
 };
 use crate::section::memory::MemoryWidget;
 
@@ -299,20 +300,19 @@ fn write_text_item(item: &Item, depth: usize, out: &mut impl Write) -> io::Resul
     } else {
         format!(": {}", item.label)
     };
-    writeln!(out, "{indent}{}{label}", item_title(item.kind))?;
-    if let Some(widget) = &item.memory {
+    writeln!(out, "{indent}{}{label}", item_title(&item.kind))?;
+    if let Some(widget) = item.memory() {
         return write_text_memory(item, widget, depth + 1, out);
     }
-    if let Some(widget) = &item.system {
+    if let Some(widget) = item.system() {
         return system::write_text(item, widget, depth + 1, out);
     }
     write_text_entries(&item.entries, depth + 1, out)?;
-    for line in item
-        .rooflines
-        .iter()
-        .map(|r| ("roofline", r))
-        .chain(item.points.iter().map(|p| ("achieved", p)))
-    {
+    let roofline = item.roofline().into_iter();
+    for line in roofline.flat_map(|r| {
+        let rooflines = r.rooflines.iter().map(|r| ("roofline", r));
+        rooflines.chain(r.points.iter().map(|p| ("achieved", p)))
+    }) {
         writeln!(
             out,
             "{indent}  {} {}: work {}, traffic {}",
@@ -382,8 +382,9 @@ fn opt(value: Option<f64>) -> String {
     value.map_or("N/A".to_owned(), |v| format!("{v:.6e}"))
 }
 
-fn item_title(kind: &str) -> String {
+fn item_title(kind: &ItemKind) -> String {
     let mut words: Vec<String> = kind
+        .name()
         .split('_')
         .map(|w| {
             let mut chars = w.chars();
@@ -392,7 +393,7 @@ fn item_title(kind: &str) -> String {
             })
         })
         .collect();
-    if words.first().is_some_and(|w| w == "Container") {
+    if matches!(kind, ItemKind::Container) {
         words[0] = "Horizontal Container".into();
     }
     words.join(" ")
@@ -474,7 +475,7 @@ fn write_csv(kernels: &[KernelDetails], out: &mut impl Write) -> io::Result<()> 
             row: &mut dyn FnMut(&str, &Entry) -> io::Result<()>,
         ) -> io::Result<()> {
             let name = if item.label.is_empty() {
-                item.kind.to_owned()
+                item.kind.name().to_owned()
             } else {
                 item.label.clone()
             };
@@ -552,23 +553,28 @@ fn json_section<W: Write>(w: &mut PyJsonWriter<W>, section: &DetailsSection) -> 
 
 fn json_item<W: Write>(w: &mut PyJsonWriter<W>, item: &Item) -> io::Result<()> {
     w.begin_object()?;
-    w.key_string("kind", item.kind)?;
+    w.key_string("kind", item.kind.name())?;
     w.key_string("label", &item.label)?;
-    if let Some(columns) = item.columns {
+    if let ItemKind::Table(TableLayout {
+        columns,
+        column_major,
+        ..
+    }) = item.kind
+    {
         w.key_uint("columns", u64::from(columns))?;
         w.key_string(
             "layout",
-            if item.column_major {
+            if column_major {
                 "column_major"
             } else {
                 "row_major"
             },
         )?;
     }
-    if let Some(widget) = &item.memory {
+    if let Some(widget) = item.memory() {
         json_memory(w, item, widget)?;
     }
-    if let Some(widget) = &item.system {
+    if let Some(widget) = item.system() {
         system::write_json(w, item, widget)?;
     }
     w.key("items")?;
@@ -580,7 +586,10 @@ fn json_item<W: Write>(w: &mut PyJsonWriter<W>, item: &Item) -> io::Result<()> {
         json_item(w, child)?;
     }
     w.end_array()?;
-    for (key, points) in [("rooflines", &item.rooflines), ("points", &item.points)] {
+    let (rooflines, points): (&[RooflinePoint], &[RooflinePoint]) = item
+        .roofline()
+        .map_or((&[], &[]), |r| (&r.rooflines, &r.points));
+    for (key, points) in [("rooflines", rooflines), ("points", points)] {
         if !points.is_empty() {
             w.key(key)?;
             w.begin_array()?;

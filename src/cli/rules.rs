@@ -11,8 +11,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::ncu::rule_result::{self, RuleOrigin};
 use crate::pyjson::PyJsonWriter;
-use crate::rules::model::{MarkerLocation, TableCell, msg_type};
+use crate::rules::model::{MarkerLocation, MsgType, TableCell};
 use crate::rules::{KernelRules, RuleEngine, RuleError, RunOptions, RunOutput, SectionBinding};
 use crate::section::registry::{SectionSet, deployed_section_folder};
 
@@ -171,53 +172,24 @@ fn write_kernel<W: Write>(w: &mut PyJsonWriter<W>, kernel: &KernelRules) -> io::
     w.key("rule_results")?;
     w.begin_array()?;
     for result in kernel.listed() {
+        let rule = RuleOrigin {
+            identifier: &result.identifier,
+            name: &result.name,
+            section_identifier: result.section_identifier.as_deref(),
+        };
         for message in &result.messages {
-            w.begin_object()?;
-            if !message.focus_metrics.is_empty() {
-                w.key("focus_metrics")?;
-                w.begin_array()?;
-                for focus in &message.focus_metrics {
-                    w.begin_object()?;
-                    w.key_string("info", &focus.info)?;
-                    w.key_string("name", &focus.name)?;
-                    w.key_int("severity", focus.severity)?;
-                    w.key_float("value", focus.value)?;
-                    w.end_object()?;
-                }
-                w.end_array()?;
-            }
-            w.key_string("name", &result.name)?;
-            w.key_string("rule_identifier", &result.identifier)?;
-            w.key("rule_message")?;
-            w.begin_object()?;
-            w.key_string("message", &message.message)?;
-            w.key_string("title", &message.title)?;
-            w.key_int("type", message.msg_type)?;
-            w.end_object()?;
-            if let Some(section) = &result.section_identifier {
-                w.key_string("section_identifier", section)?;
-            }
-            if let Some(speedup) = &message.speedup {
-                w.key("speedup_estimation")?;
-                w.begin_object()?;
-                w.key_float("speedup", speedup.value)?;
-                w.key_int("type", speedup.kind)?;
-                w.end_object()?;
-            }
-            w.end_object()?;
+            rule_result::write_json(w, rule, message)?;
         }
     }
     w.end_array()?;
     w.end_object()
 }
 
-fn type_name(kind: i64) -> &'static str {
+/// The text view's name of a type (`INFO` for none).
+fn type_name(kind: MsgType) -> &'static str {
     match kind {
-        msg_type::OK => "OK",
-        msg_type::OPTIMIZATION => "OPTIMIZATION",
-        msg_type::WARNING => "WARNING",
-        msg_type::ERROR => "ERROR",
-        _ => "INFO",
+        MsgType::None => "INFO",
+        other => other.name(),
     }
 }
 
@@ -261,7 +233,11 @@ pub fn write_text<W: Write>(output: &RunOutput, out: &mut W) -> io::Result<()> {
                     writeln!(
                         out,
                         "    focus: {} = {} ({})",
-                        focus.name, focus.value, focus.info
+                        focus.name,
+                        focus
+                            .value
+                            .map_or_else(|| "N/A".to_owned(), |v| v.to_string()),
+                        focus.info
                     )?;
                 }
                 for table in &message.tables {

@@ -109,7 +109,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     };
     let mut requests = Vec::new();
     for r in requested {
-        requests.push((r, ReportRequest::parse(r).map_err(anyhow::Error::msg)?));
+        requests.push((r, ReportRequest::parse(r)?));
     }
     let mut failed = false;
     if args.per_file && args.files.len() > 1 {
@@ -264,8 +264,8 @@ fn write_help(out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "\n  {}\n      {}", r.name, r.about)?;
         for o in r.options {
             match o.default {
-                Some(d) => writeln!(out, "      :{}=N  {} (default {d})", o.name, o.about)?,
-                None => writeln!(out, "      :{}  {}", o.name, o.about)?,
+                Some(d) => writeln!(out, "      :{}=N  {} (default {d})", o.name(), o.about)?,
+                None => writeln!(out, "      :{}  {}", o.name(), o.about)?,
             }
         }
     }

@@ -454,7 +454,7 @@ fn focus_metrics_shared_by_message_ids_do_not_multiply() {
     // One entry per body item, as NVIDIA's reader lists them (fixtures/rule_markers.ncu-rep):
     // the N messages and the N items that hold only a focus metric.
     assert_eq!(messages.len(), 2 * N);
-    let focus: usize = messages.iter().map(|m| m.focus_metrics.len()).sum();
+    let focus: usize = messages.iter().map(|m| m.message.focus_metrics.len()).sum();
     assert_eq!(focus, N, "each focus metric is listed once");
     let mut out = Bounded {
         written: 0,

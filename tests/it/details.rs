@@ -6,7 +6,7 @@ use crate::common::{self, corpus_pairs, fixtures};
 use serde_json::Value;
 use sightline::ncu::{MetricValue, Report};
 use sightline::section::details::{
-    ChartAxis, DetailsSection, Entry, Item, KernelDetails, resolve_action,
+    ChartAxis, DetailsSection, Entry, Item, ItemKind, KernelDetails, resolve_action,
 };
 use sightline::section::registry::{SectionFolder, SectionSet, deploy_bundled_sections};
 
@@ -225,17 +225,19 @@ fn line_charts_carry_their_axes_and_the_kernels_own_value() {
         .iter()
         .find(|i| i.label == "Warps Per SM vs. Registers Per Thread")
         .expect("registers chart");
-    assert_eq!(chart.kind, "line_chart");
+    let ItemKind::LineChart { axes, highlights } = &chart.kind else {
+        panic!("a line chart, not {:?}", chart.kind);
+    };
     assert_eq!(
-        chart.axes.x,
+        axes.x,
         ChartAxis {
             label: Some("Registers Per Thread".into()),
             min: Some(0.0),
             max: None
         }
     );
-    assert_eq!(chart.axes.y.label.as_deref(), Some("Resident Warps Per SM"));
-    let highlight = &chart.highlights[0];
+    assert_eq!(axes.y.label.as_deref(), Some("Resident Warps Per SM"));
+    let highlight = &highlights[0];
     assert_eq!(highlight.metric, "launch__registers_per_thread");
     assert_eq!(highlight.label, "Current Registers Per Thread");
     assert!(highlight.value.is_some());
@@ -247,10 +249,10 @@ fn line_charts_carry_their_axes_and_the_kernels_own_value() {
         .unwrap();
     let bars = flat_items(&sol.body)
         .into_iter()
-        .find(|i| i.kind == "bar_chart")
+        .find(|i| matches!(i.kind, ItemKind::BarChart { .. }))
         .expect("bar chart");
     assert_eq!(
-        bars.axes.x,
+        bars.axes().expect("axes").x,
         ChartAxis {
             label: Some("Throughput [% of peak]".into()),
             min: Some(0.0),
@@ -307,7 +309,7 @@ fn options_filters_regex_extends_and_derived_metrics_resolve() {
         .as_ref()
         .expect("ShowInstances");
     assert_eq!(instances.len(), 46);
-    assert_eq!(custom.body[2].kind, "container");
+    assert_eq!(custom.body[2].kind, ItemKind::Container);
     assert_eq!(
         custom.body[2].items[0].entries[0].metric,
         "launch__block_size"

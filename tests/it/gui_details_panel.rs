@@ -12,7 +12,8 @@ use sightline::app::ncu::details::{DetailsPanel, Span, parse_markup};
 use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{
-    DetailsSection, Entry, Item, KernelDetails, RooflinePoint, resolve_action,
+    ChartAxes, DetailsSection, Entry, FixedWidget, HotSpots, Item, ItemKind, KernelDetails,
+    Roofline, RooflinePoint, TableLayout, resolve_action,
 };
 use sightline::section::registry::SectionSet;
 
@@ -55,7 +56,24 @@ fn entry(label: &str, metric: &str, value: Option<MetricValue>, unit: &str) -> E
     }
 }
 
-fn item(kind: &'static str, label: &str, entries: Vec<Entry>) -> Item {
+/// A line chart with the default axes and no highlights.
+fn line_chart() -> ItemKind {
+    ItemKind::LineChart {
+        axes: ChartAxes::default(),
+        highlights: Vec::new(),
+    }
+}
+
+/// A roofline chart of these peaks and achieved points.
+fn roofline_chart(rooflines: Vec<RooflinePoint>, points: Vec<RooflinePoint>) -> ItemKind {
+    ItemKind::Roofline(Roofline {
+        rooflines,
+        points,
+        parts: Vec::new(),
+    })
+}
+
+fn item(kind: ItemKind, label: &str, entries: Vec<Entry>) -> Item {
     Item {
         entries,
         ..Item::empty(kind, label)
@@ -214,7 +232,7 @@ fn instances_toggle_shows_and_hides_instance_rows() {
             "Clocks",
             "Clocks",
             vec![cycles],
-            vec![item("table", "Per SM", vec![])],
+            vec![item(ItemKind::table(), "Per SM", vec![])],
         )],
     };
     let mut harness = common::details::panel_harness(&report, &action, &page, 900.0);
@@ -472,12 +490,19 @@ fn every_body_item_kind_renders() {
 
 /// A page with one item of every body kind: tables in column and row major order, bars,
 /// a line chart, a histogram, a roofline, a container of two tables, a fixed table with
-/// entries and a widget this version does not know.
+/// entries and a fixed widget without metrics.
 fn every_item_kind_page() -> KernelDetails {
     let pct = |label: &str, v: f64| entry(label, label, Some(MetricValue::Double(v)), "%");
 
-    let mut column_major = item(
-        "table",
+    let table = |column_major| {
+        ItemKind::Table(TableLayout {
+            columns: 2,
+            column_major,
+            sort: None,
+        })
+    };
+    let column_major = item(
+        table(true),
         "Column major",
         vec![
             pct("A1", 1.0),
@@ -486,10 +511,8 @@ fn every_item_kind_page() -> KernelDetails {
             pct("B2", 4.0),
         ],
     );
-    column_major.columns = Some(2);
-    column_major.column_major = true;
-    let mut row_major = item(
-        "table",
+    let row_major = item(
+        table(false),
         "Row major",
         vec![
             pct("R1", 1.0),
@@ -498,10 +521,12 @@ fn every_item_kind_page() -> KernelDetails {
             pct("S2", 4.0),
         ],
     );
-    row_major.columns = Some(2);
 
     let bars = item(
-        "bar_chart",
+        ItemKind::BarChart {
+            axes: ChartAxes::default(),
+            sort: None,
+        },
         "Throughput bars",
         vec![
             pct("Compute", 85.0),
@@ -521,23 +546,61 @@ fn every_item_kind_page() -> KernelDetails {
             .collect(),
     );
     let lines = item(
-        "line_chart",
+        line_chart(),
         "Occupancy by registers",
         vec![occupancy.clone()],
     );
-    let histogram = item("histogram", "Histogram of warps", vec![occupancy]);
-    let roofline = roofline_item();
-    let mut container = item("container", "", vec![]);
+    let histogram = item(
+        ItemKind::Histogram {
+            axes: ChartAxes::default(),
+        },
+        "Histogram of warps",
+        vec![occupancy],
+    );
+    let peaks = vec![RooflinePoint {
+        label: "FP32 Peak".to_owned(),
+        work: Some(1.0e13),
+        traffic: Some(1.0e12),
+    }];
+    let achieved = vec![
+        RooflinePoint {
+            label: "FP32 Achieved".to_owned(),
+            work: Some(2.0e11),
+            traffic: Some(4.0e10),
+        },
+        RooflinePoint {
+            label: "FP64 Achieved".to_owned(),
+            work: None,
+            traffic: Some(4.0e10),
+        },
+    ];
+    let roofline = item(roofline_chart(peaks, achieved), "Roofline", vec![]);
+    let mut container = item(ItemKind::Container, "", vec![]);
     container.items = vec![
         item(
-            "source_metric_table",
+            ItemKind::SourceMetricTable(HotSpots {
+                rows: 5,
+                ascending: false,
+            }),
             "Source metrics",
             vec![pct("Src", 1.0)],
         ),
-        item("suffix_table", "Suffixes", vec![pct("Base Suffix", 2.0)]),
+        item(
+            ItemKind::SuffixTable {
+                row_labels: Vec::new(),
+            },
+            "Suffixes",
+            vec![pct("Base Suffix", 2.0)],
+        ),
     ];
-    let fixed_with_entries = item("memory_l2_cache_table", "L2", vec![pct("L2 Hit", 50.0)]);
-    let future = item("some_future_widget", "", vec![]);
+    let fixed_with_entries = item(
+        ItemKind::Fixed(FixedWidget::MemoryL2CacheTable),
+        "L2",
+        vec![pct("L2 Hit", 50.0)],
+    );
+    // A fixed widget without metrics is a note naming it (an unknown kind can no longer be
+    // made: `ItemKind` lists every widget).
+    let without_metrics = item(ItemKind::Fixed(FixedWidget::GfxMetricsWidget), "", vec![]);
 
     KernelDetails {
         index: 0,
@@ -555,33 +618,10 @@ fn every_item_kind_page() -> KernelDetails {
                 roofline,
                 container,
                 fixed_with_entries,
-                future,
+                without_metrics,
             ],
         )],
     }
-}
-
-/// A roofline with one peak and two achieved points, one of them not collected.
-fn roofline_item() -> Item {
-    let mut roofline = item("roofline", "Roofline", vec![]);
-    roofline.rooflines = vec![RooflinePoint {
-        label: "FP32 Peak".to_owned(),
-        work: Some(1.0e13),
-        traffic: Some(1.0e12),
-    }];
-    roofline.points = vec![
-        RooflinePoint {
-            label: "FP32 Achieved".to_owned(),
-            work: Some(2.0e11),
-            traffic: Some(4.0e10),
-        },
-        RooflinePoint {
-            label: "FP64 Achieved".to_owned(),
-            work: None,
-            traffic: Some(4.0e10),
-        },
-    ];
-    roofline
 }
 
 /// Column major: A1 above A2, B1 to the right of A1. Row major: R2 to the right of R1, S1
@@ -613,7 +653,7 @@ fn check_every_kind_shown(harness: &Harness<'_, DetailsPanel>) {
         "Base Suffix",
         "L2 Hit",
         "Not drawn (metrics not collected): FP64 Achieved",
-        "Some future widget: this Nsight Compute widget has no metric list in the section file.",
+        "Graphics metrics widget: this Nsight Compute widget has no metric list in the section file.",
     ] {
         harness.get_by_label(label);
     }
@@ -707,14 +747,12 @@ fn roofline_shows_the_baselines_achieved_points() {
         traffic: Some(4.0e10),
     };
     let roofline = |label: &str, points: Vec<RooflinePoint>| {
-        let mut chart = item("roofline", label, vec![]);
-        chart.rooflines = vec![RooflinePoint {
+        let peaks = vec![RooflinePoint {
             label: "FP32 Peak".to_owned(),
             work: Some(1.0e13),
             traffic: Some(1.0e12),
         }];
-        chart.points = points;
-        chart
+        item(roofline_chart(peaks, points), label, vec![])
     };
     let page = |charts: Vec<Item>| KernelDetails {
         index: 0,
@@ -776,7 +814,7 @@ fn line_chart_shows_the_baselines_lines() {
             "Occupancy",
             "Occupancy",
             vec![],
-            vec![item("line_chart", "Occupancy by registers", entries)],
+            vec![item(line_chart(), "Occupancy by registers", entries)],
         )],
     };
     let shown = page(vec![

@@ -572,7 +572,7 @@ fn gui_source_rule_markers_on_rows() {
             source_markers: vec![rules::SourceMarker {
                 message: "applied marker".into(),
                 location: MarkerLocation::Sass(LOAD[0] + 0x10),
-                msg_type: rules::msg_type::WARNING,
+                msg_type: rules::MsgType::Warning,
             }],
             charts: Vec::new(),
         }],

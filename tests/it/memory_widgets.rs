@@ -13,7 +13,9 @@ use serde_json::Value;
 use sightline::app::ncu::details::DetailsPanel;
 use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
-use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails, resolve_action};
+use sightline::section::details::{
+    DetailsSection, Entry, Item, ItemKind, KernelDetails, resolve_action,
+};
 use sightline::section::memory::{self, MemoryWidget, RowFilter};
 use sightline::section::registry::SectionSet;
 
@@ -170,8 +172,8 @@ fn corpus_cells_equal_golden_values() {
             let action = report.action(index).unwrap();
             architectures.insert(action.compute_capability());
             let page = page(&action);
-            let items = common::details::items_where(&page, |i| i.memory.is_some());
-            let kinds: Vec<&str> = items.iter().map(|i| i.kind).collect();
+            let items = common::details::items_where(&page, |i| i.memory().is_some());
+            let kinds: Vec<&str> = items.iter().map(|i| i.kind.name()).collect();
             assert!(
                 kinds.contains(&"memory_chart"),
                 "{}: {kinds:?}",
@@ -319,11 +321,9 @@ fn synthetic_item(widget: &str, label: &str, compute_capability: u32) -> Item {
         &synthetic_entry,
     )
     .expect("a memory widget");
-    let kind = memory::item_kind(&layout);
     Item {
         entries,
-        memory: Some(layout),
-        ..Item::empty(kind, label)
+        ..Item::empty(ItemKind::Memory(layout), label)
     }
 }
 
@@ -332,7 +332,7 @@ fn synthetic_item(widget: &str, label: &str, compute_capability: u32) -> Item {
 #[test]
 fn model_formulas_rows_and_missing_metrics() {
     let l2 = synthetic_item("memory_l2_cache_table", "L2 Cache", 86);
-    let Some(MemoryWidget::Table(table)) = &l2.memory else {
+    let Some(MemoryWidget::Table(table)) = l2.memory() else {
         panic!("a table");
     };
     assert_eq!(table.columns[2], "Sectors/Req");
@@ -358,7 +358,7 @@ fn model_formulas_rows_and_missing_metrics() {
 
     let shared = |cc| {
         let item = synthetic_item("memory_shared_table", "Shared Memory", cc);
-        let Some(MemoryWidget::Table(table)) = item.memory else {
+        let Some(MemoryWidget::Table(table)) = item.memory() else {
             panic!("a table");
         };
         table.rows.iter().map(|r| r.label).collect::<Vec<_>>()
@@ -368,7 +368,7 @@ fn model_formulas_rows_and_missing_metrics() {
 
     // Metrics the synthetic report lacks (throughputs) are N/A.
     let chart = synthetic_item("memory_chart", "Memory Chart", 75);
-    let Some(MemoryWidget::Chart(layout)) = &chart.memory else {
+    let Some(MemoryWidget::Chart(layout)) = chart.memory() else {
         panic!("a chart");
     };
     let read = layout
@@ -581,7 +581,7 @@ fn panel_shows_corpus_memory_widgets_without_placeholders() {
         // a "Shared Memory Analysis" section holding the shared-memory table again).
         for title in ["Shared Memory", "L1/TEX Cache", "L2 Cache", "Device Memory"] {
             let on_page = common::details::items_where(&page, |i| {
-                i.kind == "memory_table" && i.label == title
+                matches!(i.kind, ItemKind::Memory(MemoryWidget::Table(_))) && i.label == title
             })
             .len();
             assert!(on_page >= 1, "{}: no {title} table", path.display());

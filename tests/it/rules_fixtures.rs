@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::rules::{rule, rules_dir, run, sample};
 use sightline::rules::model::{
-    KernelRules, MarkerLocation, RuleMessage, RuleResult, TableCell, msg_type,
+    KernelRules, MarkerLocation, MsgType, RuleMessage, RuleResult, TableCell,
 };
 use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
 
@@ -151,15 +151,15 @@ fn the_api_surface_behaves_like_nvidias() {
 /// The four messages: types, titles, speedup, focus metric and table.
 fn check_api_messages(m: &[RuleMessage]) {
     assert_eq!(m.len(), 4);
-    assert_eq!((m[0].msg_type, m[0].title.as_str()), (msg_type::OK, ""));
+    assert_eq!((m[0].msg_type, m[0].title.as_str()), (MsgType::Ok, ""));
     assert_eq!(
         (m[1].msg_type, m[1].title.as_str()),
-        (msg_type::OK, "Title B")
+        (MsgType::Ok, "Title B")
     );
-    assert_eq!(m[2].msg_type, msg_type::WARNING);
+    assert_eq!(m[2].msg_type, MsgType::Warning);
     assert_eq!(
         (m[3].msg_type, m[3].title.as_str()),
-        (msg_type::OPTIMIZATION, "Title D")
+        (MsgType::Optimization, "Title D")
     );
     let speedup = m[3].speedup.unwrap();
     assert_eq!((speedup.kind, speedup.value), (2, 12.5));

@@ -18,7 +18,7 @@ use sightline::ncu::{MetricValue, Report};
 use sightline::proto::nv::profiler::{
     ProfilerSectionMetric, ProfilerSectionTimeline, TimelineMetricGroup, TimelineMetricRow,
 };
-use sightline::section::details::{DetailsSection, Entry, Item, KernelDetails};
+use sightline::section::details::{DetailsSection, Entry, Item, ItemKind, KernelDetails};
 use sightline::section::system::{
     self, Instances, MetricLookup, PmTimeline, SystemWidget, TimelineMetric, build_timeline,
 };
@@ -135,7 +135,7 @@ fn corpus_cells_equal_golden_values() {
         let report = Report::open(path).unwrap();
         let action = report.action(0).unwrap();
         let page = common::details::page(&action);
-        let items = common::details::items_where(&page, |i| i.system.is_some());
+        let items = common::details::items_where(&page, |i| i.system().is_some());
         let metrics = &golden["ranges"][0]["actions"][0]["metrics"];
         let sections: Vec<&str> = golden["ranges"][0]["actions"][0]["sections"]
             .as_array()
@@ -162,7 +162,7 @@ struct Cells {
 
 /// Each system section of the report has its widget.
 fn check_widget_kinds(path: &Path, items: &[&Item], sections: &[&str]) {
-    let kinds: BTreeSet<&str> = items.iter().map(|i| i.kind).collect();
+    let kinds: BTreeSet<&str> = items.iter().map(|i| i.kind.name()).collect();
     for (section, kind) in [
         ("NumaAffinity", "numa_id_table"),
         ("Nvlink_Topology", "nvlink_topology"),
@@ -190,7 +190,7 @@ fn check_cells(path: &Path, items: &[&Item], metrics: &Value) -> Cells {
             }
             shown.insert(entry.metric.clone());
         }
-        let Some(SystemWidget::Timeline(timeline)) = &item.system else {
+        let Some(SystemWidget::Timeline(timeline)) = item.system() else {
             continue;
         };
         samples += check_timeline(path, item, timeline, metrics);
@@ -296,7 +296,7 @@ fn check_metrics_shown(path: &Path, sections: &[&str], metrics: &Value, shown: &
 fn check_zero_links(items: &[&Item], metrics: &Value) {
     if metrics["nvlink__count_logical"]["value"].as_f64() == Some(0.0) {
         for item in items {
-            let empty = match &item.system {
+            let empty = match item.system() {
                 Some(SystemWidget::Table(t)) if t.widget.starts_with("nvlink") => &t.empty,
                 Some(SystemWidget::Topology(t)) => {
                     let names = metrics["nvlink__dev_display_name_all"]["instances"]
@@ -419,20 +419,19 @@ fn synthetic_item(metrics: &Synthetic, widget: &str, label: &str) -> Item {
         instances: &instances,
     };
     let (layout, entries) = system::build(widget, &lookup).expect("a system widget");
-    item_of(system::item_kind(&layout), label, entries, layout)
+    item_of(label, entries, layout)
 }
 
-fn item_of(kind: &'static str, label: &str, entries: Vec<Entry>, layout: SystemWidget) -> Item {
+fn item_of(label: &str, entries: Vec<Entry>, layout: SystemWidget) -> Item {
     Item {
         entries,
-        system: Some(layout),
-        ..Item::empty(kind, label)
+        ..Item::empty(ItemKind::System(layout), label)
     }
 }
 
 /// The table layout of a system item.
 fn table_of(item: &Item) -> &sightline::section::system::SystemTable {
-    match &item.system {
+    match item.system() {
         Some(SystemWidget::Table(table)) => table,
         other => panic!("a table, not {other:?}"),
     }
@@ -495,7 +494,7 @@ fn check_link_throughput(metrics: &Synthetic) {
 /// The topology joins the named GPUs and adds the NPU a link reaches.
 fn check_topology(metrics: &Synthetic) {
     let topology = synthetic_item(metrics, "nvlink_topology", "NVLink Topology");
-    let Some(SystemWidget::Topology(layout)) = &topology.system else {
+    let Some(SystemWidget::Topology(layout)) = topology.system() else {
         panic!("a topology");
     };
     let devices: Vec<&str> = layout.devices.iter().map(|d| d.label.as_str()).collect();
@@ -559,7 +558,7 @@ fn check_without_throughput_metrics() {
     let item = synthetic_item(&none, "nvlink_throughput_table", "Throughput");
     assert!(table_of(&item).rows.is_empty());
     let item = synthetic_item(&none, "nvlink_topology", "Topology");
-    let Some(SystemWidget::Topology(layout)) = &item.system else {
+    let Some(SystemWidget::Topology(layout)) = item.system() else {
         panic!("a topology");
     };
     let summary: Vec<&str> = layout
@@ -588,7 +587,7 @@ fn check_nan_count() {
 /// Nothing collected: the same states, saying so; no widget for another kind.
 fn check_nothing_collected() {
     let item = synthetic_item(&Vec::new(), "nvlink_topology", "Topology");
-    let Some(SystemWidget::Topology(layout)) = &item.system else {
+    let Some(SystemWidget::Topology(layout)) = item.system() else {
         panic!("a topology");
     };
     assert!(layout.devices.is_empty() && layout.links.is_empty());
@@ -698,13 +697,13 @@ fn synthetic_timeline() -> Item {
         }]
     };
     let (layout, entries) = build_timeline(&timeline, &mut resolve);
-    item_of("timeline", "", entries, SystemWidget::Timeline(layout))
+    item_of("", entries, SystemWidget::Timeline(layout))
 }
 
 #[test]
 fn model_timeline_series() {
     let item = synthetic_timeline();
-    let Some(SystemWidget::Timeline(timeline)) = &item.system else {
+    let Some(SystemWidget::Timeline(timeline)) = item.system() else {
         panic!("a timeline");
     };
     assert_eq!(

@@ -50,7 +50,7 @@ fn rows(page: &KernelDetails) -> Vec<Row<'_>> {
         }
         fn items<'a>(section: &'a str, item: &'a Item, out: &mut Vec<Row<'a>>) {
             let name = if item.label.is_empty() {
-                item.kind.to_owned()
+                item.kind.name().to_owned()
             } else {
                 item.label.clone()
             };

@@ -360,5 +360,5 @@ fn json_timeline<W: Write>(
 
 /// Whether the item's entries are printed by its layout rather than as a flat list.
 pub(super) fn has_layout(item: &Item) -> bool {
-    item.memory.is_some() || item.system.is_some()
+    item.memory().is_some() || item.system().is_some()
 }

@@ -118,11 +118,11 @@ fn panel_shows_corpus_widgets_without_placeholders() {
                 // The first sampled row of the first expanded group is drawn with its samples
                 // (the rows differ by architecture and version).
                 let timelines = common::details::items_where(&page, |i| {
-                    matches!(i.system, Some(SystemWidget::Timeline(_)))
+                    matches!(i.system(), Some(SystemWidget::Timeline(_)))
                 });
                 let first_row = timelines
                     .iter()
-                    .filter_map(|i| match &i.system {
+                    .filter_map(|i| match i.system() {
                         Some(SystemWidget::Timeline(t)) => Some(t),
                         _ => None,
                     })

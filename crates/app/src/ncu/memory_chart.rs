@@ -624,8 +624,8 @@ mod tests {
     use std::sync::Arc;
 
     use sightline_model::section::baseline::BaselineEntries;
-    use sightline_model::section::details::{DetailsSection, KernelDetails};
-    use sightline_model::section::memory::{ChartLink, ChartNode};
+    use sightline_model::section::details::{DetailsSection, ItemKind, KernelDetails};
+    use sightline_model::section::memory::{ChartLink, ChartNode, MemoryWidget};
 
     use super::*;
 
@@ -646,10 +646,6 @@ mod tests {
 
     /// A chart of the kernel's instructions to L2 and L2's hit rate.
     fn chart(entries: Vec<Entry>) -> (Item, MemoryChart) {
-        let item = Item {
-            entries,
-            ..Item::empty("memory_chart", "Memory Chart")
-        };
         let node = |id, label, physical, entries| ChartNode {
             id,
             label,
@@ -669,6 +665,13 @@ mod tests {
                 rate: None,
                 peak: None,
             }],
+        };
+        let item = Item {
+            entries,
+            ..Item::empty(
+                ItemKind::Memory(MemoryWidget::Chart(chart.clone())),
+                "Memory Chart",
+            )
         };
         (item, chart)
     }

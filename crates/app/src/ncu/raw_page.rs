@@ -42,7 +42,7 @@ pub struct RawPage {
     pub filter: String,
     /// Show instance values.
     pub instances: bool,
-    compiled: Option<(String, Result<Regex, String>)>,
+    compiled: Option<(String, Result<Regex, regex::Error>)>,
     /// Sort and display order.
     pub table: SortableTable,
     /// The answer of the Export dialog: the file written, or why not.
@@ -104,7 +104,7 @@ impl RawPage {
     }
 
     /// The compiled filter: `Ok` a case-insensitive expression, `Err` why the text is not one.
-    fn matcher(&mut self) -> Result<Regex, String> {
+    fn matcher(&mut self) -> Result<Regex, regex::Error> {
         if let Some((text, compiled)) = &self.compiled
             && *text == self.filter
         {
@@ -113,14 +113,13 @@ impl RawPage {
         let compiled = RegexBuilder::new(&self.filter)
             .case_insensitive(true)
             .size_limit(1 << 20)
-            .build()
-            .map_err(|e| e.to_string());
+            .build();
         self.compiled = Some((self.filter.clone(), compiled.clone()));
         compiled
     }
 
     /// Whether the row named `name` passes the filter.
-    fn keep(matcher: &Result<Regex, String>, needle: &str, name: &str) -> bool {
+    fn keep(matcher: &Result<Regex, regex::Error>, needle: &str, name: &str) -> bool {
         match matcher {
             Ok(regex) => regex.is_match(name),
             Err(_) => name.to_lowercase().contains(needle),
@@ -236,6 +235,7 @@ impl RawPage {
     /// the last copy or export.
     fn messages_ui(&mut self, ui: &mut egui::Ui) {
         if let Err(error) = self.matcher() {
+            let error = error.to_string();
             let error = error.lines().last().unwrap_or_default().to_owned();
             ui.colored_label(
                 ui.visuals().warn_fg_color,

@@ -115,8 +115,8 @@ impl ReportRunner {
                     r.options
                         .iter()
                         .map(|o| match o.default {
-                            Some(d) => format!("{}={d}", o.name),
-                            None => o.name.to_string(),
+                            Some(d) => format!("{}={d}", o.name()),
+                            None => o.name().to_string(),
                         })
                         .collect::<Vec<_>>()
                         .join(":")

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use super::rule_result::rule_messages;
+use super::rule_result::{self, rule_messages};
 use super::units::infer_unit;
 use super::{Action, Metric, MetricValue, NameBase, ReadError, Report};
 use crate::problem::Problem;
@@ -304,40 +304,8 @@ fn write_nvtx<W: Write>(
 
 fn write_rule_results<W: Write>(w: &mut PyJsonWriter<W>, action: &Action) -> io::Result<()> {
     w.begin_array()?;
-    for m in rule_messages(action.rule_results()) {
-        w.begin_object()?;
-        if !m.focus_metrics.is_empty() {
-            w.key("focus_metrics")?;
-            w.begin_array()?;
-            for f in &m.focus_metrics {
-                w.begin_object()?;
-                w.key_string("info", f.info.as_deref().unwrap_or(""))?;
-                w.key_string("name", f.metric_name.as_deref().unwrap_or(""))?;
-                w.key_int("severity", i64::from(f.severity.unwrap_or(0)))?;
-                w.key_float("value", f.metric_value.unwrap_or(0.0))?;
-                w.end_object()?;
-            }
-            w.end_array()?;
-        }
-        w.key_string("name", m.name)?;
-        w.key_string("rule_identifier", m.rule_identifier)?;
-        w.key("rule_message")?;
-        w.begin_object()?;
-        w.key_string("message", m.message)?;
-        w.key_string("title", m.title)?;
-        w.key_uint("type", m.msg_type as u64)?;
-        w.end_object()?;
-        if let Some(section) = m.section_identifier {
-            w.key_string("section_identifier", section)?;
-        }
-        if let Some((kind, value)) = m.speedup {
-            w.key("speedup_estimation")?;
-            w.begin_object()?;
-            w.key_float("speedup", value)?;
-            w.key_int("type", i64::from(kind))?;
-            w.end_object()?;
-        }
-        w.end_object()?;
+    for stored in rule_messages(action.rule_results()) {
+        rule_result::write_json(w, stored.rule, &stored.message)?;
     }
     w.end_array()
 }

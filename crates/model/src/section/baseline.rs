@@ -228,11 +228,11 @@ impl BaselineEntries {
             .rooflines
             .entry(section.identifier.clone())
             .or_default();
-        for item in all.iter().filter(|i| i.kind == "roofline") {
+        for (item, roofline) in all.iter().filter_map(|i| Some((i, i.roofline()?))) {
             charts
                 .entry(item.label.clone())
                 .and_modify(|seen| *seen = None)
-                .or_insert_with(|| Some(item.points.clone()));
+                .or_insert_with(|| Some(roofline.points.clone()));
         }
         for child in &section.children {
             self.add_section(child);
@@ -279,6 +279,7 @@ pub fn number(value: Option<&MetricValue>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::section::details::{ChartAxes, FixedWidget, ItemKind};
 
     #[test]
     fn match_all_agrees_with_match_by_name() {
@@ -341,7 +342,7 @@ mod tests {
         }
     }
 
-    fn item(kind: &'static str, entries: Vec<Entry>, items: Vec<Item>) -> Item {
+    fn item(kind: ItemKind, entries: Vec<Entry>, items: Vec<Item>) -> Item {
         Item {
             entries,
             items,
@@ -370,13 +371,28 @@ mod tests {
             "A",
             vec![entry("h", Some(1.0))],
             vec![
-                item("bar_chart", vec![entry("bar", Some(50.0))], Vec::new()),
                 item(
-                    "container",
+                    ItemKind::BarChart {
+                        axes: ChartAxes::default(),
+                        sort: None,
+                    },
+                    vec![entry("bar", Some(50.0))],
                     Vec::new(),
-                    vec![item("table", vec![entry("nested", Some(4.0))], Vec::new())],
                 ),
-                item("memory_table", vec![entry("cell", None)], Vec::new()),
+                item(
+                    ItemKind::Container,
+                    Vec::new(),
+                    vec![item(
+                        ItemKind::table(),
+                        vec![entry("nested", Some(4.0))],
+                        Vec::new(),
+                    )],
+                ),
+                item(
+                    ItemKind::Fixed(FixedWidget::MemoryL2CacheTable),
+                    vec![entry("cell", None)],
+                    Vec::new(),
+                ),
             ],
         );
         a.children

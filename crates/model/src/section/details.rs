@@ -9,8 +9,10 @@
 //! display text (after `Multiplier` and unit scaling, [`crate::format`]); a metric the report
 //! lacks shows "N/A". Sections that `Extends` another are resolved as its children.
 
+mod kind;
 mod metrics;
 
+pub use kind::{FixedWidget, Roofline, Sort, SortKey, TableLayout};
 use metrics::{MetricSource, own_metrics, sort_entries};
 
 use super::derived::{self, Expression};
@@ -23,8 +25,8 @@ use crate::ncu::units::infer_unit;
 use crate::ncu::{Action, Metric, MetricValue, NameBase};
 use crate::proto::nv::profiler::messages::MetricOptionFilter;
 use crate::proto::nv::profiler::{
-    ProfilerSection, ProfilerSectionBodyItem, ProfilerSectionMetric, ProfilerSectionRooflineValue,
-    SortDirections, profiler_section_roofline_value::RooflineValue,
+    ProfilerSection, ProfilerSectionBodyItem, ProfilerSectionMetric, ProfilerSectionRooflineChart,
+    ProfilerSectionRooflineValue, SortDirections, profiler_section_roofline_value::RooflineValue,
 };
 
 pub use super::breakdown::breakdown_label;
@@ -79,12 +81,12 @@ pub struct RooflinePart {
     pub traffic: std::ops::Range<usize>,
 }
 
-/// A body item, resolved.
+/// A body item, resolved: what every kind has (label, description, entries, nested items) and
+/// its [`ItemKind`] with what is specific to it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
-    /// `table`, `bar_chart`, `line_chart`, `histogram`, `container`, `roofline`,
-    /// `source_metric_table`, `suffix_table`, or a fixed widget (`memory_chart`, ...).
-    pub kind: &'static str,
+    /// What the item is, with what only that kind carries.
+    pub kind: ItemKind,
     /// The item's label.
     pub label: String,
     /// The item's description.
@@ -93,33 +95,87 @@ pub struct Item {
     pub entries: Vec<Entry>,
     /// Nested items (horizontal containers).
     pub items: Vec<Item>,
-    /// Table columns (tables only).
-    pub columns: Option<u32>,
-    /// Whether a table is laid out column by column.
-    pub column_major: bool,
-    /// Roofline lines (peaks) of a roofline chart.
-    pub rooflines: Vec<RooflinePoint>,
-    /// Achieved points of a roofline chart.
-    pub points: Vec<RooflinePoint>,
-    /// Roofline charts: the entries of each roofline, then of each achieved value.
-    pub roofline_parts: Vec<RooflinePart>,
-    /// The axes of a line chart, bar chart or histogram as the section file gives them.
-    pub axes: ChartAxes,
-    /// Line charts: the kernel's own values on the x axis (`HighlightX`), e.g. its block size
-    /// on "Impact of Varying Block Size".
-    pub highlights: Vec<Entry>,
-    /// Memory chart and memory tables: the layout of `entries` ([`super::memory`]).
-    pub memory: Option<MemoryWidget>,
+}
+
+/// The kind of a body item, with what only that kind carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ItemKind {
+    /// A table of entries.
+    Table(TableLayout),
+    /// A bar chart (horizontal bars).
+    BarChart {
+        /// The axes as the section file gives them.
+        axes: ChartAxes,
+        /// The order of `entries`, as the section gives it.
+        sort: Option<Sort>,
+    },
+    /// A line chart.
+    LineChart {
+        /// The axes as the section file gives them.
+        axes: ChartAxes,
+        /// The kernel's own values on the x axis (`HighlightX`), e.g. its block size on
+        /// "Impact of Varying Block Size".
+        highlights: Vec<Entry>,
+    },
+    /// A histogram of one metric's instances.
+    Histogram {
+        /// The axes as the section file gives them.
+        axes: ChartAxes,
+    },
+    /// A horizontal container of `items`.
+    Container,
+    /// A roofline chart.
+    Roofline(Roofline),
+    /// A source metric table: how many instructions to list and in which order.
+    SourceMetricTable(HotSpots),
+    /// A suffix table.
+    SuffixTable {
+        /// Each entry's row label (its base metric's), parallel to `entries`.
+        row_labels: Vec<String>,
+    },
+    /// The memory chart or a memory table: the layout of `entries` ([`super::memory`]).
+    Memory(MemoryWidget),
     /// NUMA and NVLink widgets, PM sampling timeline: the layout of `entries`
     /// ([`super::system`]).
-    pub system: Option<SystemWidget>,
-    /// Source metric tables: how many instructions to list and in which order.
-    pub hot_spots: Option<HotSpots>,
-    /// Tables and bar charts: `(SortKey, descending)` as the section gives them (`SortKey` 0
-    /// by label, 1 by value); `entries` are already in that order.
-    pub sort: Option<(i32, bool)>,
-    /// Suffix tables: each entry's row label (its base metric's), parallel to `entries`.
-    pub row_labels: Vec<String>,
+    System(SystemWidget),
+    /// A fixed Nsight Compute widget drawn from no metric list of the section file (or one
+    /// whose layout this architecture does not have).
+    Fixed(FixedWidget),
+}
+
+impl ItemKind {
+    /// The kind's name, as the JSON and CSV outputs print it: `table`, `bar_chart`,
+    /// `line_chart`, `histogram`, `container`, `roofline`, `source_metric_table`,
+    /// `suffix_table`, `memory_chart`, `memory_table`, a system widget's or a fixed widget's
+    /// field name (`numa_id_table`, `timeline`...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ItemKind::Table(_) => "table",
+            ItemKind::BarChart { .. } => "bar_chart",
+            ItemKind::LineChart { .. } => "line_chart",
+            ItemKind::Histogram { .. } => "histogram",
+            ItemKind::Container => "container",
+            ItemKind::Roofline(_) => "roofline",
+            ItemKind::SourceMetricTable(_) => "source_metric_table",
+            ItemKind::SuffixTable { .. } => "suffix_table",
+            ItemKind::Memory(widget) => memory::item_kind(widget),
+            ItemKind::System(widget) => system::item_kind(widget),
+            ItemKind::Fixed(widget) => widget.name(),
+        }
+    }
+
+    /// Whether the item is the PM sampling timeline (laid out or not).
+    pub fn is_timeline(&self) -> bool {
+        matches!(
+            self,
+            ItemKind::System(SystemWidget::Timeline(_)) | ItemKind::Fixed(FixedWidget::Timeline)
+        )
+    }
+
+    /// A table of one row-major column, unsorted.
+    pub fn table() -> ItemKind {
+        ItemKind::Table(TableLayout::default())
+    }
 }
 
 /// How a source metric table lists its instructions (`Rows`, `SortDirection`).
@@ -177,7 +233,7 @@ impl ChartAxis {
 }
 
 impl Item {
-    fn new(kind: &'static str, label: Option<&String>, description: Option<&String>) -> Item {
+    fn new(kind: ItemKind, label: Option<&String>, description: Option<&String>) -> Item {
         Item {
             description: description.cloned(),
             ..Item::empty(kind, label.map_or("", String::as_str))
@@ -186,25 +242,55 @@ impl Item {
 
     /// An item of `kind` labelled `label` with nothing in it (fill what a view needs with
     /// `Item { entries, ..Item::empty(kind, label) }`).
-    pub fn empty(kind: &'static str, label: &str) -> Item {
+    pub fn empty(kind: ItemKind, label: &str) -> Item {
         Item {
             kind,
             label: label.to_owned(),
             description: None,
             entries: Vec::new(),
             items: Vec::new(),
-            columns: None,
-            column_major: false,
-            rooflines: Vec::new(),
-            points: Vec::new(),
-            roofline_parts: Vec::new(),
-            axes: ChartAxes::default(),
-            highlights: Vec::new(),
-            memory: None,
-            system: None,
-            hot_spots: None,
-            sort: None,
-            row_labels: Vec::new(),
+        }
+    }
+
+    /// The axes of a bar chart, line chart or histogram.
+    pub fn axes(&self) -> Option<&ChartAxes> {
+        match &self.kind {
+            ItemKind::BarChart { axes, .. }
+            | ItemKind::LineChart { axes, .. }
+            | ItemKind::Histogram { axes } => Some(axes),
+            _ => None,
+        }
+    }
+
+    /// The order of a table's or bar chart's entries, as the section gives it.
+    pub fn sort(&self) -> Option<Sort> {
+        match &self.kind {
+            ItemKind::Table(TableLayout { sort, .. }) | ItemKind::BarChart { sort, .. } => *sort,
+            _ => None,
+        }
+    }
+
+    /// A roofline chart's lines and points.
+    pub fn roofline(&self) -> Option<&Roofline> {
+        match &self.kind {
+            ItemKind::Roofline(roofline) => Some(roofline),
+            _ => None,
+        }
+    }
+
+    /// The layout of a memory chart or table.
+    pub fn memory(&self) -> Option<&MemoryWidget> {
+        match &self.kind {
+            ItemKind::Memory(widget) => Some(widget),
+            _ => None,
+        }
+    }
+
+    /// The layout of a NUMA or NVLink widget or the PM sampling timeline.
+    pub fn system(&self) -> Option<&SystemWidget> {
+        match &self.kind {
+            ItemKind::System(widget) => Some(widget),
+            _ => None,
         }
     }
 }
@@ -352,48 +438,61 @@ fn resolve_item(
             .collect()
     };
     if let Some(table) = &item.table {
-        let mut out = Item::new("table", table.label.as_ref(), table.description.as_ref());
+        let sort = Sort::from_file(table.sort_key, table.sort_direction);
+        let layout = TableLayout {
+            columns: table.columns,
+            column_major: table.order == Some(1),
+            sort,
+        };
+        let mut out = Item::new(
+            ItemKind::Table(layout),
+            table.label.as_ref(),
+            table.description.as_ref(),
+        );
         out.entries = entries(&table.metrics, metrics);
-        sort_entries(&mut out.entries, table.sort_key, table.sort_direction);
-        out.sort = table.sort_key.map(|k| (k, table.sort_direction == Some(1)));
-        out.columns = Some(table.columns);
-        out.column_major = table.order == Some(1);
+        sort_entries(&mut out.entries, sort);
         return Some(out);
     }
     if let Some(chart) = &item.bar_chart {
-        let mut out = Item::new(
-            "bar_chart",
-            chart.label.as_ref(),
-            chart.description.as_ref(),
-        );
-        out.entries = entries(&chart.metrics, metrics);
-        sort_entries(&mut out.entries, chart.sort_key, chart.sort_direction);
-        out.sort = chart.sort_key.map(|k| (k, chart.sort_direction == Some(1)));
-        out.axes = ChartAxes {
+        let sort = Sort::from_file(chart.sort_key, chart.sort_direction);
+        let axes = ChartAxes {
             x: ChartAxis::value(chart.value_axis.as_ref()),
             y: ChartAxis::labelled(chart.category_axis.as_ref().and_then(|a| a.label.as_ref())),
         };
-        return Some(out);
-    }
-    if let Some(chart) = &item.line_chart {
         let mut out = Item::new(
-            "line_chart",
+            ItemKind::BarChart { axes, sort },
             chart.label.as_ref(),
             chart.description.as_ref(),
         );
         out.entries = entries(&chart.metrics, metrics);
-        out.axes = ChartAxes {
+        sort_entries(&mut out.entries, sort);
+        return Some(out);
+    }
+    if let Some(chart) = &item.line_chart {
+        let axes = ChartAxes {
             x: ChartAxis::value(chart.axis_x.as_ref()),
             y: ChartAxis::value(chart.axis_y.as_ref()),
         };
-        if let Some(highlight) = &chart.highlight_x {
-            out.highlights = entries(&highlight.metrics, metrics);
-        }
+        let entries_of_chart = entries(&chart.metrics, metrics);
+        let highlights = match &chart.highlight_x {
+            Some(highlight) => entries(&highlight.metrics, metrics),
+            None => Vec::new(),
+        };
+        let mut out = Item::new(
+            ItemKind::LineChart { axes, highlights },
+            chart.label.as_ref(),
+            chart.description.as_ref(),
+        );
+        out.entries = entries_of_chart;
         return Some(out);
     }
     if let Some(chart) = &item.histogram_chart {
+        let axes = ChartAxes {
+            x: ChartAxis::labelled(chart.histogram_axis.as_ref().and_then(|a| a.label.as_ref())),
+            y: ChartAxis::value(chart.value_axis.as_ref()),
+        };
         let mut out = Item::new(
-            "histogram",
+            ItemKind::Histogram { axes },
             chart.label.as_ref(),
             chart.description.as_ref(),
         );
@@ -403,14 +502,10 @@ fn resolve_item(
                 entry.instances = metrics.instances(&entry.metric);
             }
         }
-        out.axes = ChartAxes {
-            x: ChartAxis::labelled(chart.histogram_axis.as_ref().and_then(|a| a.label.as_ref())),
-            y: ChartAxis::value(chart.value_axis.as_ref()),
-        };
         return Some(out);
     }
     if let Some(container) = &item.horizontal_container {
-        let mut out = Item::new("container", None, None);
+        let mut out = Item::new(ItemKind::Container, None, None);
         out.items = container
             .items
             .iter()
@@ -419,77 +514,30 @@ fn resolve_item(
         return Some(out);
     }
     if let Some(chart) = &item.roofline_chart {
-        let mut out = Item::new("roofline", chart.label.as_ref(), chart.description.as_ref());
-        for roofline in &chart.rooflines {
-            let label = roofline
-                .options
-                .as_ref()
-                .and_then(|o| o.label.clone())
-                .unwrap_or_default();
-            let start = out.entries.len();
-            let work =
-                metrics.roofline_value(&roofline.peak_work, section_filter, &mut out.entries);
-            let middle = out.entries.len();
-            let traffic =
-                metrics.roofline_value(&roofline.peak_traffic, section_filter, &mut out.entries);
-            out.roofline_parts.push(RooflinePart {
-                label: label.clone(),
-                work: start..middle,
-                traffic: middle..out.entries.len(),
-            });
-            out.rooflines.push(RooflinePoint {
-                label,
-                work,
-                traffic,
-            });
-        }
-        for achieved in &chart.achieved_values {
-            let label = achieved
-                .options
-                .as_ref()
-                .and_then(|o| o.label.clone())
-                .unwrap_or_default();
-            let start = out.entries.len();
-            let work =
-                metrics.roofline_value(&achieved.achieved_work, section_filter, &mut out.entries);
-            let middle = out.entries.len();
-            let traffic = metrics.roofline_value(
-                &achieved.achieved_traffic,
-                section_filter,
-                &mut out.entries,
-            );
-            out.roofline_parts.push(RooflinePart {
-                label: label.clone(),
-                work: start..middle,
-                traffic: middle..out.entries.len(),
-            });
-            out.points.push(RooflinePoint {
-                label,
-                work,
-                traffic,
-            });
-        }
-        return Some(out);
+        return Some(roofline_item(chart, section_filter, metrics));
     }
     if let Some(table) = &item.source_metric_table {
+        let hot_spots = HotSpots {
+            rows: table.rows.filter(|r| *r > 0).unwrap_or(5),
+            ascending: table.sort_direction == Some(SortDirections::Ascending as i32),
+        };
         let mut out = Item::new(
-            "source_metric_table",
+            ItemKind::SourceMetricTable(hot_spots),
             table.label.as_ref(),
             table.description.as_ref(),
         );
         out.entries = entries(&table.metrics, metrics);
-        out.hot_spots = Some(HotSpots {
-            rows: table.rows.filter(|r| *r > 0).unwrap_or(5),
-            ascending: table.sort_direction == Some(SortDirections::Ascending as i32),
-        });
         return Some(out);
     }
     if let Some(table) = &item.suffix_table {
         let mut out = Item::new(
-            "suffix_table",
+            ItemKind::SuffixTable {
+                row_labels: Vec::new(),
+            },
             table.label.as_ref(),
             table.description.as_ref(),
         );
+        let mut row_labels = Vec::new();
         for base in &table.base_names.base_name {
             for suffix in &table.suffixes.suffix {
                 let mut metric = base.clone();
@@ -499,10 +547,11 @@ fn resolve_item(
                 metric.label = Some(format!("{row} {column}"));
                 metric.options.clear();
                 let new = metrics.entries(&metric, section_filter, true);
-                out.row_labels.extend(new.iter().map(|_| row.to_owned()));
+                row_labels.extend(new.iter().map(|_| row.to_owned()));
                 out.entries.extend(new);
             }
         }
+        out.kind = ItemKind::SuffixTable { row_labels };
         return Some(out);
     }
     if let Some((widget, label, rows)) = memory::widget_of(item) {
@@ -510,41 +559,64 @@ fn resolve_item(
         if let Some((layout, entries)) =
             memory::build(widget, target.compute_capability, rows, &lookup)
         {
-            let mut out = Item::new(memory::item_kind(&layout), label.as_ref(), None);
+            let mut out = Item::new(ItemKind::Memory(layout), label.as_ref(), None);
             out.entries = entries;
-            out.memory = Some(layout);
             return Some(out);
         }
     }
     if let Some(out) = system_item(item, section_filter, metrics) {
         return Some(out);
     }
-    // The body item's fixed widgets, each named as its field, in the order they are looked for.
-    macro_rules! widgets {
-        ($($field:ident),* $(,)?) => {
-            [$((item.$field.is_some(), stringify!($field))),*]
+    FixedWidget::of(item).map(|widget| Item::new(ItemKind::Fixed(widget), None, None))
+}
+
+/// A roofline chart: each roofline's and achieved value's work and traffic, and the entries
+/// they were computed from.
+fn roofline_item(
+    chart: &ProfilerSectionRooflineChart,
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Item {
+    let mut entries = Vec::new();
+    let mut roofline = Roofline::default();
+    let peaks = chart.rooflines.iter().map(|r| {
+        let label = r.options.as_ref().and_then(|o| o.label.clone());
+        (label, &r.peak_work, &r.peak_traffic, true)
+    });
+    let achieved = chart.achieved_values.iter().map(|a| {
+        let label = a.options.as_ref().and_then(|o| o.label.clone());
+        (label, &a.achieved_work, &a.achieved_traffic, false)
+    });
+    for (label, work, traffic, peak) in peaks.chain(achieved) {
+        let label = label.unwrap_or_default();
+        let start = entries.len();
+        let work = metrics.roofline_value(work, section_filter, &mut entries);
+        let middle = entries.len();
+        let traffic = metrics.roofline_value(traffic, section_filter, &mut entries);
+        roofline.parts.push(RooflinePart {
+            label: label.clone(),
+            work: start..middle,
+            traffic: middle..entries.len(),
+        });
+        let point = RooflinePoint {
+            label,
+            work,
+            traffic,
         };
+        if peak {
+            roofline.rooflines.push(point);
+        } else {
+            roofline.points.push(point);
+        }
     }
-    let fixed = widgets![
-        memory_shared_table,
-        memory_first_level_cache_table,
-        memory_second_level_cache_table,
-        memory_device_memory_table,
-        memory_chart,
-        memory_l1tex_cache_table,
-        memory_l2_cache_table,
-        nvlink_topology,
-        nvlink_property_table,
-        nvlink_throughput_table,
-        memory_l2_cache_evict_policy_table,
-        numa_id_table,
-        timeline,
-        gfx_metrics_widget,
-    ];
-    fixed
-        .iter()
-        .find(|(present, _)| *present)
-        .map(|(_, kind)| Item::new(kind, None, None))
+    Item {
+        entries,
+        ..Item::new(
+            ItemKind::Roofline(roofline),
+            chart.label.as_ref(),
+            chart.description.as_ref(),
+        )
+    }
 }
 
 /// The NUMA and NVLink widgets and the PM sampling timeline ([`super::system`]), or `None` for
@@ -566,9 +638,9 @@ fn system_item(
                 .collect()
         };
         let (layout, entries) = system::build_timeline(timeline, &mut resolve);
-        let mut out = Item::new("timeline", timeline.label.as_ref(), None);
+        let kind = ItemKind::System(SystemWidget::Timeline(layout));
+        let mut out = Item::new(kind, timeline.label.as_ref(), None);
         out.entries = entries;
-        out.system = Some(SystemWidget::Timeline(layout));
         return Some(out);
     }
     let (widget, label) = system::widget_of(item)?;
@@ -579,8 +651,7 @@ fn system_item(
         instances: &instances,
     };
     let (layout, entries) = system::build(widget, &lookup)?;
-    let mut out = Item::new(system::item_kind(&layout), label.as_ref(), None);
+    let mut out = Item::new(ItemKind::System(layout), label.as_ref(), None);
     out.entries = entries;
-    out.system = Some(layout);
     Some(out)
 }

@@ -235,13 +235,13 @@ pub fn only_overview(set: &SectionSet) -> SectionSet {
 fn top_rule(action: &Action) -> Option<TopRule> {
     rule_messages(action.rule_results())
         .into_iter()
-        .filter_map(|m| m.speedup.map(|(_, value)| (value, m)))
+        .filter_map(|m| m.message.speedup.map(|s| (s.value, m)))
         .filter(|(value, _)| value.is_finite())
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(speedup, m)| TopRule {
             speedup,
-            rule: m.name.to_owned(),
-            title: m.title.to_owned(),
+            rule: m.rule.name.to_owned(),
+            title: m.message.title,
         })
 }
 

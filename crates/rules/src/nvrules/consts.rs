@@ -1,5 +1,7 @@
 //! Numeric values of the NvRules enums (as NVIDIA's `_NvRules` defines them).
 
+use crate::model::MsgType;
+
 /// Declares one module per NvRules enum: its constants, and `ALL`, every constant with its name
 /// in declaration order (what the class attributes and the `IntEnum`s are made from), so that each
 /// name and value is written once.
@@ -65,11 +67,16 @@ nv_enums! {
 }
 
 /// An enum's constants with their names (a module's `ALL`).
-type Named = &'static [(&'static str, i64)];
+type Named<'a> = &'a [(&'static str, i64)];
+
+/// `NvRules.MsgType`'s members with their numbers: where the model's [`MsgType`] meets Python.
+pub(crate) fn msg_types() -> Vec<(&'static str, i64)> {
+    MsgType::ALL.iter().map(|t| (t.name(), t.code())).collect()
+}
 
 /// Class constants set on the NvRules classes: `(class, attribute, value)`.
 pub(crate) fn class_constants() -> Vec<(&'static str, String, i64)> {
-    use crate::model::msg_type;
+    let msg_types = msg_types();
     let groups: [(&str, &str, Named); 11] = [
         ("IMetric", "ValueKind_", value_kind::ALL),
         ("IMetric", "MetricType_", metric_type::ALL),
@@ -77,7 +84,7 @@ pub(crate) fn class_constants() -> Vec<(&'static str, String, i64)> {
         ("IMetric", "RollupOperation_", rollup::ALL),
         ("IAction", "NameBase_", name_base::ALL),
         ("IAction", "WorkloadType_", workload_type::ALL),
-        ("IFrontend", "MsgType_MSG_", msg_type::ALL),
+        ("IFrontend", "MsgType_MSG_", &msg_types),
         (
             "IFrontend",
             "MarkerKind_",

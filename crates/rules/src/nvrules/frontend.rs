@@ -11,7 +11,7 @@ use rustpython_vm::function::{OptionalArg, PosArgs};
 use rustpython_vm::{AsObject, PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
 
 use crate::model::{
-    FocusMetric, MarkerLocation, RuleChart, RuleMessage, SourceMarker, Speedup, msg_type,
+    FocusMetric, MarkerLocation, MsgType, RuleChart, RuleMessage, SourceMarker, Speedup,
 };
 
 /// What a rule produced during one run.
@@ -84,10 +84,12 @@ impl IFrontend {
     fn message(&self, args: PosArgs<PyObjectRef>, vm: &VirtualMachine) -> PyResult<usize> {
         let args = args.into_vec();
         let (kind, text, title) = match args.as_slice() {
-            [text] => (msg_type::OK, str_of(text, "message", vm)?, None),
-            [first, second] if is_str(first) => {
-                (msg_type::OK, str_of(first, "message", vm)?, Some(second))
-            }
+            [text] => (MsgType::Ok.code(), str_of(text, "message", vm)?, None),
+            [first, second] if is_str(first) => (
+                MsgType::Ok.code(),
+                str_of(first, "message", vm)?,
+                Some(second),
+            ),
             [kind, text] => (int_of(kind, vm)?, str_of(text, "message", vm)?, None),
             [kind, text, title] => (int_of(kind, vm)?, str_of(text, "message", vm)?, Some(title)),
             _ => {
@@ -101,14 +103,14 @@ impl IFrontend {
             Some(t) if !vm.is_none(t) => str_of(t, "message name", vm)?,
             _ => String::new(),
         };
-        if !(msg_type::NONE..=msg_type::ERROR).contains(&kind) {
+        let Some(msg_type) = MsgType::from_code(kind) else {
             return Err(vm.new_value_error(format!("invalid message type {kind}")));
-        }
+        };
         let mut output = self.output.borrow_mut();
         output.messages.push(RuleMessage {
             title,
             message: text,
-            msg_type: kind,
+            msg_type,
             speedup: None,
             focus_metrics: Vec::new(),
             tables: Vec::new(),
@@ -145,7 +147,7 @@ impl IFrontend {
         let id = int_of(&message_id, vm)?;
         let focus = FocusMetric {
             name: metric_name.as_str().to_owned(),
-            value: metric_value.try_float(vm)?.to_f64(),
+            value: Some(metric_value.try_float(vm)?.to_f64()),
             severity: int_of(&severity, vm)?,
             info: info.as_str().to_owned(),
         };
@@ -169,7 +171,7 @@ impl IFrontend {
         let position: u64 = args[1].try_index(vm)?.try_to_primitive(vm)?;
         let kind = int_of(&args[2], vm)?;
         let mut file = None;
-        let mut kind_of_msg = msg_type::NONE;
+        let mut kind_of_msg = MsgType::None.code();
         for extra in &args[3..] {
             if is_str(extra) {
                 file = Some(str_of(extra, "file name", vm)?);
@@ -185,10 +187,12 @@ impl IFrontend {
             },
             other => return Err(vm.new_value_error(format!("invalid marker kind {other}"))),
         };
+        // A number outside `NvRules.MsgType` is accepted as a marker's type and kept as `NONE`.
+        let msg_type = MsgType::from_code(kind_of_msg).unwrap_or(MsgType::None);
         self.output.borrow_mut().markers.push(SourceMarker {
             message,
             location,
-            msg_type: kind_of_msg,
+            msg_type,
         });
         Ok(true)
     }

@@ -222,7 +222,7 @@ mod nvrules_module {
         };
         module.set_attr(
             "MsgType",
-            make_enum("MsgType", crate::model::msg_type::ALL)?,
+            make_enum("MsgType", &super::consts::msg_types())?,
             vm,
         )?;
         let marker_kinds = super::consts::marker_kind::ALL;

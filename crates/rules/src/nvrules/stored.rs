@@ -6,7 +6,7 @@
 use rustpython_vm::{PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
 
 use super::consts::marker_kind;
-use sightline_model::ncu::rule_result::{MsgType, rule_messages};
+use sightline_model::ncu::rule_result::{MsgType, StoredMessage, rule_messages};
 use sightline_model::proto::nv::rule_system::{self, source_marker::SourceLocation};
 
 /// `NvRules.IRuleResult`: one stored message of a rule with what is attached to it.
@@ -29,24 +29,17 @@ impl IRuleResult {
     pub(crate) fn all(results: &[rule_system::RuleResult]) -> Vec<IRuleResult> {
         rule_messages(results)
             .into_iter()
-            .map(|m| IRuleResult {
-                identifier: m.rule_identifier.to_owned(),
-                name: m.name.to_owned(),
-                section: m.section_identifier.unwrap_or_default().to_owned(),
-                message: (m.title.to_owned(), m.message.to_owned(), m.msg_type as i64),
+            .map(|StoredMessage { rule, message: m }| IRuleResult {
+                identifier: rule.identifier.to_owned(),
+                name: rule.name.to_owned(),
+                section: rule.section_identifier.unwrap_or_default().to_owned(),
+                message: (m.title, m.message, m.msg_type.code()),
                 focus: m
                     .focus_metrics
-                    .iter()
-                    .map(|f| {
-                        (
-                            f.metric_name.clone().unwrap_or_default(),
-                            f.metric_value.unwrap_or(f64::NAN),
-                            i64::from(f.severity.unwrap_or(0)),
-                            f.info.clone().unwrap_or_default(),
-                        )
-                    })
+                    .into_iter()
+                    .map(|f| (f.name, f.value.unwrap_or(f64::NAN), f.severity, f.info))
                     .collect(),
-                speedup: m.speedup.map(|(kind, value)| (i64::from(kind), value)),
+                speedup: m.speedup.map(|s| (s.kind, s.value)),
             })
             .collect()
     }
@@ -203,7 +196,7 @@ impl SourceMarker {
                             Some(1) => marker_kind::SOURCE,
                             _ => marker_kind::NONE,
                         },
-                        message_type: MsgType::from_file(marker.r#type.unwrap_or(0)) as i64,
+                        message_type: MsgType::from_file(marker.r#type.unwrap_or(0)).code(),
                         message: marker.tooltip.clone().unwrap_or_default(),
                         file: marker.file_name.clone(),
                         line,

@@ -347,13 +347,13 @@ impl BaselineStore {
     }
 
     /// Saves the baselines to the baselines file `path`.
-    pub fn save_file(&self, path: &Path) -> Result<(), String> {
+    pub fn save_file(&self, path: &Path) -> Result<(), persist::BaselinesFileError> {
         persist::write_file(path, &self.specs())
     }
 
     /// Adds the baselines of the baselines file `path` after the current ones (loading);
     /// returns how many.
-    pub fn load_file(&mut self, path: &Path) -> Result<usize, String> {
+    pub fn load_file(&mut self, path: &Path) -> Result<usize, persist::BaselinesFileError> {
         let specs = persist::read_file(path)?;
         Ok(self.restore(&specs))
     }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use eframe::egui::Color32;
 use sightline_model::ncu::launch_row::UNREADABLE_NAME;
-use sightline_model::ncu::{Action, NameBase, Report};
+use sightline_model::ncu::{Action, NameBase, ReadError, Report};
 use sightline_model::section::baseline::BaselineEntries;
 use sightline_model::section::details::{KernelDetails, resolve_action};
 use sightline_model::section::registry::SectionSet;
@@ -62,40 +62,99 @@ struct BaselinesFile {
 /// The format tag of baselines files.
 const FORMAT: &str = "sightline-baselines/1";
 
+/// Why a baselines file could not be written or read. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselinesFileError {
+    /// The baselines could not be serialized.
+    #[error("{}: {error}", path.display())]
+    Serialize {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        error: serde_json::Error,
+    },
+    /// The file could not be written.
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// The file could not be read.
+    #[error("cannot read {}: {error}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// The file is not a baselines file: reading stopped at `line`:`column`.
+    #[error("{}:{line}:{column}: not a baselines file: {what}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// Where reading stopped.
+        line: usize,
+        /// Where reading stopped.
+        column: usize,
+        /// What was wrong there.
+        what: String,
+    },
+    /// The file has another format tag.
+    #[error("{}: not a baselines file: format {:?}, expected {:?}", .path.display(), .format, FORMAT)]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// The format tag it has.
+        format: String,
+    },
+}
+
 /// Writes `specs` to `path` as a baselines file.
-pub fn write_file(path: &Path, specs: &[BaselineSpec]) -> Result<(), String> {
+pub fn write_file(path: &Path, specs: &[BaselineSpec]) -> Result<(), BaselinesFileError> {
     let file = BaselinesFile {
         format: FORMAT.to_owned(),
         baselines: specs.to_vec(),
     };
-    let text = serde_json::to_string_pretty(&file)
-        .map_err(|error| format!("{}: {error}", path.display()))?;
-    std::fs::write(path, text + "\n")
-        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+    let path_buf = || path.to_owned();
+    let text =
+        serde_json::to_string_pretty(&file).map_err(|error| BaselinesFileError::Serialize {
+            path: path_buf(),
+            error,
+        })?;
+    std::fs::write(path, text + "\n").map_err(|error| BaselinesFileError::Write {
+        path: path_buf(),
+        error,
+    })
 }
 
 /// Reads the baselines file `path`; an error names the file and, for a file that is not one,
 /// the line and column where reading stopped (`file:line:column: what`).
-pub fn read_file(path: &Path) -> Result<Vec<BaselineSpec>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+pub fn read_file(path: &Path) -> Result<Vec<BaselineSpec>, BaselinesFileError> {
+    let text = std::fs::read_to_string(path).map_err(|error| BaselinesFileError::Read {
+        path: path.to_owned(),
+        error,
+    })?;
     let file: BaselinesFile = serde_json::from_str(&text).map_err(|error| {
         let (line, column) = (error.line(), error.column());
         let message = error.to_string();
         let what = message
             .strip_suffix(&format!(" at line {line} column {column}"))
-            .unwrap_or(&message);
-        format!(
-            "{}:{line}:{column}: not a baselines file: {what}",
-            path.display()
-        )
+            .unwrap_or(&message)
+            .to_owned();
+        BaselinesFileError::Syntax {
+            path: path.to_owned(),
+            line,
+            column,
+            what,
+        }
     })?;
     if file.format != FORMAT {
-        return Err(format!(
-            "{}: not a baselines file: format {:?}, expected {FORMAT:?}",
-            path.display(),
-            file.format
-        ));
+        return Err(BaselinesFileError::Format {
+            path: path.to_owned(),
+            format: file.format,
+        });
     }
     Ok(file.baselines)
 }
@@ -193,8 +252,56 @@ pub fn start_restore(
         RESTORE_THREAD,
         wake,
         move |error| format!("{shown}: cannot start restoring the baseline: {error}"),
-        move |ctx| restore(&path, index, &resolver, open, &|| ctx.is_cancelled()),
+        move |ctx| {
+            restore(&path, index, &resolver, open, &|| ctx.is_cancelled())
+                .map_err(|error| error.to_string())
+        },
     )
+}
+
+/// Why a baseline could not be restored. Every variant names the report file.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    /// The report file no longer exists.
+    #[error("{}: the file is gone", path.display())]
+    Gone {
+        /// The report.
+        path: PathBuf,
+    },
+    /// The report cannot be opened.
+    #[error("{}: cannot open it: {error}", path.display())]
+    Open {
+        /// The report.
+        path: PathBuf,
+        /// Why.
+        error: ReadError,
+    },
+    /// The report has fewer results than the baseline's index.
+    #[error("{}: no longer holds result {index} (it has {total} result(s))", path.display())]
+    NoResult {
+        /// The report.
+        path: PathBuf,
+        /// The baseline's result.
+        index: usize,
+        /// How many results the report has.
+        total: usize,
+    },
+    /// The result cannot be decoded.
+    #[error("{}: result {index} cannot be decoded: {error}", path.display())]
+    Decode {
+        /// The report.
+        path: PathBuf,
+        /// The baseline's result.
+        index: usize,
+        /// Why.
+        error: ReadError,
+    },
+    /// The caller cancelled.
+    #[error("{}: restoring cancelled", path.display())]
+    Cancelled {
+        /// The report.
+        path: PathBuf,
+    },
 }
 
 /// The work of [`start_restore`] (public for tests and tools: it runs on any thread).
@@ -204,29 +311,34 @@ pub fn restore(
     resolver: &Resolver,
     open: Option<OpenReport>,
     cancelled: &dyn Fn() -> bool,
-) -> Result<Restored, String> {
-    let shown = path.display();
+) -> Result<Restored, RestoreError> {
+    let path = || path.to_owned();
     let report = match &open {
         Some(open) => open.report.clone(),
-        None if !path.exists() => return Err(format!("{shown}: the file is gone")),
-        None => Arc::new(
-            Report::open(path).map_err(|error| format!("{shown}: cannot open it: {error}"))?,
-        ),
+        None if !path().exists() => return Err(RestoreError::Gone { path: path() }),
+        None => Arc::new(Report::open(path()).map_err(|error| RestoreError::Open {
+            path: path(),
+            error,
+        })?),
     };
     let total = report.num_actions();
     if index >= total {
-        return Err(format!(
-            "{shown}: no longer holds result {index} (it has {total} result(s))"
-        ));
+        return Err(RestoreError::NoResult {
+            path: path(),
+            index,
+            total,
+        });
     }
-    let action = report
-        .action(index)
-        .map_err(|error| format!("{shown}: result {index} cannot be decoded: {error}"))?;
+    let action = report.action(index).map_err(|error| RestoreError::Decode {
+        path: path(),
+        index,
+        error,
+    })?;
     let entries = Arc::new(BaselineEntries::of(&resolver.resolve(&action)));
     let (names, durations) = match open {
         Some(open) => (open.names, open.durations),
         None => kernel_list(&report, &action, cancelled)
-            .map_err(|()| format!("{shown}: restoring cancelled"))?,
+            .map_err(|()| RestoreError::Cancelled { path: path() })?,
     };
     Ok(Restored {
         report,

@@ -42,11 +42,15 @@ pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
             .include_y(-0.5)
             .include_y(count as f64 - 0.5);
         // The section's value-axis label, else the unit of the values.
-        let label = item.axes.x.label.as_deref().unwrap_or(chart.unit.as_str());
+        let label = axes_of(item)
+            .x
+            .label
+            .as_deref()
+            .unwrap_or(chart.unit.as_str());
         if !label.is_empty() {
             plot = plot.x_axis_label(label);
         }
-        plot = with_range(plot, &item.axes.x, Plot::include_x);
+        plot = with_range(plot, &axes_of(item).x, Plot::include_x);
         let right = if chart.percent {
             chart.max_value.max(100.0)
         } else {
@@ -104,7 +108,7 @@ pub(super) fn line_chart_ui(ui: &mut Ui, item: &Item, chart: &LinesView) {
         let mut plot = static_plot("line-chart", height)
             .x_axis_formatter(|mark: GridMark, _| si_text(mark.value))
             .y_axis_formatter(|mark: GridMark, _| si_text(mark.value));
-        plot = with_axes(plot, &item.axes);
+        plot = with_axes(plot, axes_of(item));
         if chart.lines.len() > 1 || !chart.highlights.is_empty() || !chart.baseline_lines.is_empty()
         {
             plot = plot.legend(Legend::default());
@@ -197,7 +201,7 @@ pub(super) fn histogram_ui(ui: &mut Ui, item: &Item, chart: &HistogramView) {
         let plot = static_plot("histogram", height)
             .y_axis_formatter(|mark: GridMark, _| si_text(mark.value))
             .include_y(0.0);
-        with_axes(plot, &item.axes).show(ui, |plot_ui| {
+        with_axes(plot, axes_of(item)).show(ui, |plot_ui| {
             plot_ui.bar_chart(
                 BarChart::new(chart.name.as_str(), chart.bars.clone())
                     .color(HISTOGRAM_COLOR)
@@ -555,8 +559,11 @@ impl LinesView {
                 baseline_lines.push((name, points, baseline.color));
             }
         }
-        let highlights = item
-            .highlights
+        let highlights = match &item.kind {
+            ItemKind::LineChart { highlights, .. } => highlights.as_slice(),
+            _ => &[],
+        };
+        let highlights = highlights
             .iter()
             .filter_map(|entry| {
                 let x = value_f64(entry.value.as_ref())?;
@@ -636,7 +643,10 @@ impl RooflineView {
         let positive = |v: Option<f64>| v.filter(|v| v.is_finite() && *v > 0.0);
         let mut missing = Vec::new();
         let mut peaks = Vec::new();
-        for (index, roofline) in item.rooflines.iter().enumerate() {
+        let (rooflines, points): (&[RooflinePoint], &[RooflinePoint]) = item
+            .roofline()
+            .map_or((&[], &[]), |r| (&r.rooflines, &r.points));
+        for (index, roofline) in rooflines.iter().enumerate() {
             let name = or_placeholder(&roofline.label, "Peak", index);
             match (positive(roofline.work), positive(roofline.traffic)) {
                 (Some(work), Some(traffic)) => peaks.push((name, work, traffic)),
@@ -645,7 +655,7 @@ impl RooflineView {
         }
         // (name, intensity, work, colour, a baseline's)
         let mut achieved = Vec::new();
-        for (index, point) in item.points.iter().enumerate() {
+        for (index, point) in points.iter().enumerate() {
             let name = or_placeholder(&point.label, "Achieved", index);
             match (positive(point.work), positive(point.traffic)) {
                 (Some(work), Some(traffic)) => {
@@ -756,4 +766,21 @@ pub(super) fn or_placeholder(label: &str, kind: &str, index: usize) -> String {
     } else {
         label.to_owned()
     }
+}
+
+/// The axes of a chart item as the section file gives them (none: the defaults).
+fn axes_of(item: &Item) -> &ChartAxes {
+    static NONE: ChartAxes = ChartAxes {
+        x: ChartAxis {
+            label: None,
+            min: None,
+            max: None,
+        },
+        y: ChartAxis {
+            label: None,
+            min: None,
+            max: None,
+        },
+    };
+    item.axes().unwrap_or(&NONE)
 }

@@ -37,15 +37,18 @@ use super::rule_state::{PageRules, RuleRow, RuleStatus};
 use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
 use sightline_model::format::format_with_unit;
-use sightline_model::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
+use sightline_model::ncu::rule_result::{
+    CellStyle, ColumnConfig, MsgType, RuleMessage, RuleTable, StoredMessage, TableCell,
+    rule_messages,
+};
 use sightline_model::ncu::{Action, MetricValue, Report};
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::section::details::{
-    ChartAxes, ChartAxis, DetailsSection, Entry, Item, KernelDetails,
+    ChartAxes, ChartAxis, DetailsSection, Entry, FixedWidget, Item, ItemKind, KernelDetails,
+    RooflinePoint, TableLayout,
 };
 use sightline_model::section::memory::MemoryWidget;
 use sightline_model::section::system::SystemWidget;
-use sightline_rules::model::{CellStyle, ColumnConfig, RuleTable, TableCell};
 
 mod baseline;
 mod charts;
@@ -615,7 +618,7 @@ fn item_ui(ui: &mut Ui, section: &str, item: &Item, view: &ItemView, render: &mu
         ItemView::Table { entries, columns } => {
             if item.entries.is_empty() {
                 ui.weak("No metrics apply to this kernel.");
-            } else if let Some(spec) = item.hot_spots {
+            } else if let ItemKind::SourceMetricTable(spec) = item.kind {
                 hot_spot_list(ui, &item.entries, entries, spec, render);
             } else if compared {
                 baseline::compared_grid(ui, "body", section, &item.entries, render.baselines);
@@ -626,7 +629,13 @@ fn item_ui(ui: &mut Ui, section: &str, item: &Item, view: &ItemView, render: &mu
                     &item.entries,
                     entries,
                     *columns,
-                    item.column_major,
+                    matches!(
+                        item.kind,
+                        ItemKind::Table(TableLayout {
+                            column_major: true,
+                            ..
+                        })
+                    ),
                     render,
                 );
                 instance_tables(ui, &item.entries, entries, render);

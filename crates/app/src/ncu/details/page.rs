@@ -64,8 +64,8 @@ impl PageCache {
 
         // Stored messages, except those of rules applied in this session, then the applied ones.
         let mut messages: Vec<MessageData> = rule_messages(results)
-            .iter()
-            .filter(|m| !page_rules.replaced.contains(m.rule_identifier))
+            .into_iter()
+            .filter(|m| !page_rules.replaced.contains(m.rule.identifier))
             .map(MessageData::stored)
             .collect();
         for result in &page_rules.applied {
@@ -269,40 +269,40 @@ impl ItemView {
     ) -> ItemView {
         // Where a widget with its own grid or plot id stands in the page.
         let id_place = || format!("{section}.{place}");
-        match &item.memory {
-            Some(MemoryWidget::Chart(chart)) => {
-                let view = MemoryChartView::build(item, chart, section, baselines);
-                return ItemView::MemoryChart(view);
+        match &item.kind {
+            ItemKind::Memory(MemoryWidget::Chart(chart)) => {
+                ItemView::MemoryChart(MemoryChartView::build(item, chart, section, baselines))
             }
-            Some(MemoryWidget::Table(table)) => {
+            ItemKind::Memory(MemoryWidget::Table(table)) => {
                 let view = MemoryTableView::build(&id_place(), item, table, section, baselines);
-                return ItemView::MemoryTable(view);
+                ItemView::MemoryTable(view)
             }
-            None => {}
-        }
-        match &item.system {
-            Some(SystemWidget::Table(table)) => {
-                return ItemView::SystemTable(SystemTableView::build(&id_place(), item, table));
+            ItemKind::System(SystemWidget::Table(table)) => {
+                ItemView::SystemTable(SystemTableView::build(&id_place(), item, table))
             }
-            Some(SystemWidget::Topology(topology)) => {
-                return ItemView::Topology(TopologyView::build(item, topology));
+            ItemKind::System(SystemWidget::Topology(topology)) => {
+                ItemView::Topology(TopologyView::build(item, topology))
             }
-            Some(SystemWidget::Timeline(timeline)) => {
-                let view = PmTimelineView::build(&id_place(), item, timeline);
-                return ItemView::PmTimeline(view);
+            ItemKind::System(SystemWidget::Timeline(timeline)) => {
+                ItemView::PmTimeline(PmTimelineView::build(&id_place(), item, timeline))
             }
-            None => {}
-        }
-        match item.kind {
-            "table" | "source_metric_table" | "suffix_table" => ItemView::Table {
+            ItemKind::Table(TableLayout { columns, .. }) => ItemView::Table {
                 entries: entry_views(section, place, &item.entries),
-                columns: item.columns.map_or(1, |c| c.clamp(1, 8) as usize),
+                columns: (*columns).clamp(1, 8) as usize,
             },
-            "bar_chart" => ItemView::Bars(BarsView::build(item, section, baselines)),
-            "line_chart" => ItemView::Lines(LinesView::build(item, section, baselines)),
-            "histogram" => ItemView::Histogram(HistogramView::build(item)),
-            "roofline" => ItemView::Roofline(RooflineView::build(item, section, baselines)),
-            "container" => ItemView::Container(
+            ItemKind::SourceMetricTable(_) | ItemKind::SuffixTable { .. } => ItemView::Table {
+                entries: entry_views(section, place, &item.entries),
+                columns: 1,
+            },
+            ItemKind::BarChart { .. } => ItemView::Bars(BarsView::build(item, section, baselines)),
+            ItemKind::LineChart { .. } => {
+                ItemView::Lines(LinesView::build(item, section, baselines))
+            }
+            ItemKind::Histogram { .. } => ItemView::Histogram(HistogramView::build(item)),
+            ItemKind::Roofline(_) => {
+                ItemView::Roofline(RooflineView::build(item, section, baselines))
+            }
+            ItemKind::Container => ItemView::Container(
                 item.items
                     .iter()
                     .enumerate()
@@ -311,11 +311,11 @@ impl ItemView {
                     })
                     .collect(),
             ),
-            kind => ItemView::Fixed {
+            ItemKind::Fixed(widget) => ItemView::Fixed {
                 entries: entry_views(section, place, &item.entries),
                 note: format!(
                     "{}: this Nsight Compute widget has no metric list in the section file.",
-                    widget_name(kind)
+                    widget_name(*widget)
                 ),
             },
         }
@@ -323,23 +323,23 @@ impl ItemView {
 }
 
 /// A readable name of a fixed Nsight Compute widget.
-pub(super) fn widget_name(kind: &str) -> String {
-    let known = match kind {
+pub(super) fn widget_name(widget: FixedWidget) -> String {
+    let known = match widget {
         // The memory chart and tables (101–107, 111) are drawn by `memory_chart`/`memory_tables`;
         // NVLink (108–110), NUMA (112) and the timeline (113) by `system_tables`,
         // `nvlink_topology` and `pm_sampling_chart`.
-        "nvlink_topology" => "NVLink topology",
-        "nvlink_property_table" => "NVLink property table",
-        "nvlink_throughput_table" => "NVLink throughput table",
-        "numa_id_table" => "NUMA ID table",
-        "timeline" => "Timeline",
-        "gfx_metrics_widget" => "Graphics metrics widget",
+        FixedWidget::NvlinkTopology => "NVLink topology",
+        FixedWidget::NvlinkPropertyTable => "NVLink property table",
+        FixedWidget::NvlinkThroughputTable => "NVLink throughput table",
+        FixedWidget::NumaIdTable => "NUMA ID table",
+        FixedWidget::Timeline => "Timeline",
+        FixedWidget::GfxMetricsWidget => "Graphics metrics widget",
         _ => "",
     };
     if !known.is_empty() {
         return known.to_owned();
     }
-    let mut name = kind.replace('_', " ");
+    let mut name = widget.name().replace('_', " ");
     if let Some(first) = name.get(..1) {
         let upper = first.to_uppercase();
         name.replace_range(..1, &upper);
@@ -373,13 +373,14 @@ pub(super) fn fingerprint(
         }
     }
     pub(super) fn hash_item(item: &Item, h: &mut DefaultHasher) {
-        item.kind.hash(h);
+        item.kind.name().hash(h);
         item.label.hash(h);
         item.entries.len().hash(h);
         item.entries.iter().for_each(|e| hash_entry(e, h));
         item.items.len().hash(h);
         item.items.iter().for_each(|i| hash_item(i, h));
-        for point in item.rooflines.iter().chain(&item.points) {
+        let roofline = item.roofline().into_iter();
+        for point in roofline.flat_map(|r| r.rooflines.iter().chain(&r.points)) {
             point.label.hash(h);
             point.work.map(f64::to_bits).hash(h);
             point.traffic.map(f64::to_bits).hash(h);

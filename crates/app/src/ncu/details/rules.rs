@@ -281,48 +281,18 @@ pub(super) struct MessageData {
     pub(super) rule_identifier: String,
     pub(super) name: String,
     pub(super) section_identifier: Option<String>,
-    pub(super) title: String,
-    pub(super) message: String,
-    pub(super) msg_type: MsgType,
-    /// `(type, value)`: type 1 local, 2 global.
-    pub(super) speedup: Option<(i64, f64)>,
-    pub(super) focus: Vec<FocusData>,
-    pub(super) tables: Vec<RuleTable>,
+    pub(super) message: RuleMessage,
     /// Charts the rule loaded, resolved against the kernel.
     pub(super) charts: Vec<Item>,
 }
 
-pub(super) struct FocusData {
-    pub(super) name: String,
-    pub(super) value: Option<f64>,
-    /// `IFrontend.Severity_*`: 1 low, 2 high.
-    pub(super) severity: Option<i64>,
-    pub(super) info: String,
-}
-
 impl MessageData {
-    pub(super) fn stored(message: &RuleMessage<'_>) -> MessageData {
+    pub(super) fn stored(stored: StoredMessage<'_>) -> MessageData {
         MessageData {
-            rule_identifier: message.rule_identifier.to_owned(),
-            name: message.name.to_owned(),
-            section_identifier: message.section_identifier.map(str::to_owned),
-            title: message.title.to_owned(),
-            message: message.message.to_owned(),
-            msg_type: message.msg_type,
-            speedup: message
-                .speedup
-                .map(|(kind, value)| (i64::from(kind), value)),
-            focus: message
-                .focus_metrics
-                .iter()
-                .map(|metric| FocusData {
-                    name: metric.metric_name.clone().unwrap_or_default(),
-                    value: metric.metric_value,
-                    severity: metric.severity.map(i64::from),
-                    info: metric.info.clone().unwrap_or_default(),
-                })
-                .collect(),
-            tables: Vec::new(),
+            rule_identifier: stored.rule.identifier.to_owned(),
+            name: stored.rule.name.to_owned(),
+            section_identifier: stored.rule.section_identifier.map(str::to_owned),
+            message: stored.message,
             charts: Vec::new(),
         }
     }
@@ -333,12 +303,14 @@ impl MessageData {
             rule_identifier: result.identifier.clone(),
             name: result.name.clone(),
             section_identifier: result.section_identifier.clone(),
-            title: String::new(),
-            message: String::new(),
-            msg_type: MsgType::None,
-            speedup: None,
-            focus: Vec::new(),
-            tables: Vec::new(),
+            message: RuleMessage {
+                title: String::new(),
+                message: String::new(),
+                msg_type: MsgType::None,
+                speedup: None,
+                focus_metrics: Vec::new(),
+                tables: Vec::new(),
+            },
             charts: Vec::new(),
         }
     }
@@ -350,21 +322,7 @@ impl MessageData {
             rule_identifier: result.identifier.clone(),
             name: result.name.clone(),
             section_identifier: result.section_identifier.clone(),
-            title: message.title.clone(),
-            message: message.message.clone(),
-            msg_type: MsgType::from_api(message.msg_type),
-            speedup: message.speedup.map(|s| (s.kind, s.value)),
-            focus: message
-                .focus_metrics
-                .iter()
-                .map(|metric| FocusData {
-                    name: metric.name.clone(),
-                    value: Some(metric.value),
-                    severity: Some(metric.severity),
-                    info: metric.info.clone(),
-                })
-                .collect(),
-            tables: message.tables.clone(),
+            message: message.clone(),
             charts: Vec::new(),
         })
     }
@@ -436,7 +394,8 @@ pub(super) struct RuleView {
 }
 
 impl RuleView {
-    pub(super) fn new(message: &MessageData, index: usize) -> RuleView {
+    pub(super) fn new(data: &MessageData, index: usize) -> RuleView {
+        let message = &data.message;
         let kind_name = match message.msg_type {
             MsgType::Ok => "Information",
             MsgType::Optimization => "Optimization opportunity",
@@ -444,7 +403,7 @@ impl RuleView {
             MsgType::Error => "Error",
             MsgType::None => "Message",
         };
-        let (speedup, speedup_hint) = match message.speedup {
+        let (speedup, speedup_hint) = match message.speedup.map(|s| (s.kind, s.value)) {
             Some((kind, value)) if value.is_finite() => {
                 let (label, hint) = match kind {
                     1 => (
@@ -462,12 +421,12 @@ impl RuleView {
             _ => (None, ""),
         };
         let focus: Vec<FocusRow> = message
-            .focus
+            .focus_metrics
             .iter()
             .map(|metric| {
                 let severity = match metric.severity {
-                    Some(1) => " (low severity)",
-                    Some(2) => " (high severity)",
+                    1 => " (low severity)",
+                    2 => " (high severity)",
                     _ => "",
                 };
                 FocusRow {
@@ -481,10 +440,10 @@ impl RuleView {
             })
             .collect();
         RuleView {
-            key: hash_of(&(&message.rule_identifier, &message.title, index)),
+            key: hash_of(&(&data.rule_identifier, &message.title, index)),
             msg_type: message.msg_type,
             kind_name,
-            name: message.name.clone(),
+            name: data.name.clone(),
             title: message.title.clone(),
             spans: parse_markup(&message.message),
             speedup,
@@ -492,12 +451,12 @@ impl RuleView {
             focus_title: format!("Focus metrics ({})", focus.len()),
             focus,
             tables: message.tables.iter().map(TableView::new).collect(),
-            charts: message
+            charts: data
                 .charts
                 .iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    let place = format!("rule-chart-{}-{index}-{i}", message.rule_identifier);
+                    let place = format!("rule-chart-{}-{index}-{i}", data.rule_identifier);
                     (item.clone(), ItemView::build("rules", &place, item, &[]))
                 })
                 .collect(),

@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use sightline_model::ncu::source::SourcePage;
 use sightline_model::ncu::source::nvdisasm::{self, NvdisasmOptions};
-use sightline_model::ncu::{Action, NameBase, Report};
+use sightline_model::ncu::source::{SourceError, SourcePage};
+use sightline_model::ncu::{Action, NameBase, ReadError, Report};
 
 use super::data::PageData;
 use crate::job::{Job, Polled, poll_job};
@@ -38,14 +38,25 @@ pub fn read_local(path: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// Why the Source page of a kernel could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The kernel result cannot be decoded.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// Its binary or source cannot be read.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+}
+
 /// Builds the page of `kernel` (on the calling thread).
 pub fn build_page(
     report: &Report,
     kernel: usize,
     options: &NvdisasmOptions,
     progress: &dyn Fn(f32, &str),
-) -> Result<PageData, String> {
-    let action = report.action(kernel).map_err(|e| e.to_string())?;
+) -> Result<PageData, BuildError> {
+    let action = report.action(kernel)?;
     build_page_of(report, &action, options, progress)
 }
 
@@ -55,9 +66,9 @@ pub fn build_page_of(
     action: &Action,
     options: &NvdisasmOptions,
     progress: &dyn Fn(f32, &str),
-) -> Result<PageData, String> {
+) -> Result<PageData, BuildError> {
     progress(0.1, "reading the kernel binary");
-    let mut page = SourcePage::build(report, action, None).map_err(|e| e.to_string())?;
+    let mut page = SourcePage::build(report, action, None)?;
     let mut messages = Vec::new();
     if !page.sass().is_empty() {
         progress(0.4, "disassembling (nvdisasm)");
@@ -89,7 +100,7 @@ impl BuildJob {
                 let progress = |f: f32, stage: &str| {
                     ctx.progress_now(f, stage);
                 };
-                build_page_of(&report, &action, &options, &progress)
+                build_page_of(&report, &action, &options, &progress).map_err(|e| e.to_string())
             },
         );
         BuildJob {

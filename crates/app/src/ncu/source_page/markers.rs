@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use sightline_model::ncu::rule_result::MsgType;
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::proto::nv::rule_system::source_marker::SourceLocation;
-use sightline_rules::model::{MarkerLocation, msg_type};
+use sightline_rules::model::MarkerLocation;
 
 use super::data::{PageData, Row, short_name};
 use crate::ncu::rule_state::PageRules;
@@ -62,7 +62,7 @@ impl Markers {
                 list.push(Marker {
                     rule: result.identifier.clone(),
                     message: marker.tooltip.clone().unwrap_or_default(),
-                    warning: matches!(kind, MsgType::Warning | MsgType::Error),
+                    warning: kind.is_warning(),
                     at,
                 });
             }
@@ -78,7 +78,7 @@ impl Markers {
                 list.push(Marker {
                     rule: result.identifier.clone(),
                     message: marker.message.clone(),
-                    warning: marker.msg_type >= msg_type::WARNING,
+                    warning: marker.msg_type.is_warning(),
                     at,
                 });
             }

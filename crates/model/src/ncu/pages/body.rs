@@ -14,20 +14,25 @@ use super::details::entry_format;
 use super::header::{group_members, matched_entry};
 use super::number::{plain_text, scaled};
 use crate::ncu::{Action, MetricValue};
-use crate::section::details::{Entry, Item};
+use crate::section::details::{Entry, Item, ItemKind, Sort, SortKey};
 use crate::section::memory::{self, MemoryWidget};
 
-/// Item kinds whose metrics the CLI sorts by metric name.
-const SORTED_KINDS: &[&str] = &[
-    "table",
-    "bar_chart",
-    "line_chart",
-    "histogram",
-    "suffix_table",
-];
+/// Whether the CLI sorts an item's metrics by metric name.
+fn sorted_kind(kind: &ItemKind) -> bool {
+    matches!(
+        kind,
+        ItemKind::Table(_)
+            | ItemKind::BarChart { .. }
+            | ItemKind::LineChart { .. }
+            | ItemKind::Histogram { .. }
+            | ItemKind::SuffixTable { .. }
+    )
+}
 
-/// The kind of a source metric table (`SourceMetricTable`).
-const SOURCE_TABLE: &str = "source_metric_table";
+/// Whether an item is a source metric table (`SourceMetricTable`).
+fn source_table(kind: &ItemKind) -> bool {
+    matches!(kind, ItemKind::SourceMetricTable(_))
+}
 
 /// `item` with the `group:` metrics of its source tables (and of its children's) replaced by
 /// their members, as the CLI lists them: one row per stall reason, labelled by the member's
@@ -39,7 +44,7 @@ pub fn with_group_members(item: &Item, action: &Action) -> Item {
 }
 
 fn expand_groups(item: &mut Item, action: &Action) {
-    if item.kind == SOURCE_TABLE {
+    if source_table(&item.kind) {
         item.entries = item
             .entries
             .iter()
@@ -59,7 +64,7 @@ fn expand_groups(item: &mut Item, action: &Action) {
 /// sorted by name (vec_add's "Memory Chart": `dram__bytes_read.sum` first). `None` when the
 /// item is no memory widget or the report lacks its group metric.
 fn memory_group_members(item: &Item, action: &Action) -> Option<Vec<Entry>> {
-    let widget = match item.memory.as_ref()? {
+    let widget = match item.memory()? {
         MemoryWidget::Chart(_) => "memory_chart",
         MemoryWidget::Table(table) => table.widget,
     };
@@ -100,23 +105,28 @@ pub fn body_entries(item: &Item, units: UnitMode, library: ChipLibrary) -> Vec<B
 fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut Vec<BodyRow<'a>>) {
     // The system widgets (NVLink topology and tables, NUMA ID table) print no rows (2024.1,
     // every corpus report with the NVLink or NUMA sections: only the NUMA section's metrics).
-    if item.system.is_some() {
+    if item.system().is_some() {
         return;
     }
+    let (row_labels, highlights): (&[String], &[Entry]) = match &item.kind {
+        ItemKind::SuffixTable { row_labels } => (row_labels, &[]),
+        ItemKind::LineChart { highlights, .. } => (&[], highlights),
+        _ => (&[], &[]),
+    };
     let row = |(i, entry): (usize, &'a Entry)| BodyRow {
         item: item.label.as_str(),
         entry,
-        label: item.row_labels.get(i).unwrap_or(&entry.label).as_str(),
+        label: row_labels.get(i).unwrap_or(&entry.label).as_str(),
         // A source table's metrics are per instruction: the CLI prints their aggregate alone
         // ("Most Instructions Executed": `inst_executed`, `207360`).
-        instances: item.kind != SOURCE_TABLE,
+        instances: !source_table(&item.kind),
     };
-    if !item.roofline_parts.is_empty() {
+    if let Some(roofline) = item.roofline().filter(|r| !r.parts.is_empty()) {
         // A roofline chart: per roofline, then per achieved value, under its own label, the
         // work inputs then the traffic inputs, each sorted by metric name (esmm's "Single
         // Precision Achieved Value": the derived FFMA count, "SM Frequency", then FADD, FMUL;
         // then "DRAM Bandwidth"), each metric once.
-        for part in &item.roofline_parts {
+        for part in &roofline.parts {
             for range in [part.work.clone(), part.traffic.clone()] {
                 let mut rows: Vec<BodyRow<'a>> = item
                     .entries
@@ -140,14 +150,17 @@ fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut 
         return;
     }
     let mut rows: Vec<BodyRow<'a>> = item.entries.iter().enumerate().map(row).collect();
-    rows.extend(item.highlights.iter().map(|entry| BodyRow {
+    rows.extend(highlights.iter().map(|entry| BodyRow {
         instances: false,
         ..row((usize::MAX, entry))
     }));
-    if SORTED_KINDS.contains(&item.kind) {
+    if sorted_kind(&item.kind) {
         rows.sort_by(|a, b| a.entry.metric.cmp(&b.entry.metric));
-        match item.sort {
-            Some((1, descending)) => {
+        match item.sort() {
+            Some(Sort {
+                key: SortKey::Value,
+                descending,
+            }) => {
                 let key = |r: &BodyRow<'_>| {
                     let (_, text) = entry_format(r.entry, units, library);
                     text.parse::<f64>().ok().filter(|v| !v.is_nan())
@@ -162,7 +175,10 @@ fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut 
                     if descending { order.reverse() } else { order }
                 });
             }
-            Some((_, descending)) => rows.sort_by(|a, b| {
+            Some(Sort {
+                key: SortKey::Label,
+                descending,
+            }) => rows.sort_by(|a, b| {
                 let order = a.label.cmp(b.label);
                 if descending { order.reverse() } else { order }
             }),

@@ -9,7 +9,7 @@ use super::launch::LaunchColumns;
 use super::number::{UnitScale, entry_cli_unit, fixed, plain_text, scaled};
 use super::raw::NO_DATA;
 use super::{Table, UnitMode};
-use crate::ncu::rule_result::{MsgType, RuleMessage, rule_messages};
+use crate::ncu::rule_result::{MsgType, StoredMessage, rule_messages};
 use crate::ncu::{Action, MetricValue, Report};
 use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
 use crate::section::system::SystemWidget;
@@ -81,9 +81,9 @@ pub fn details_page(
         let library = ChipLibrary::of(action);
         // The CLI prints no row for an entry without a message (a rule item that is only a
         // table or source markers: ee384's and sharedmem's `UncoalescedGlobalAccess`).
-        let messages: Vec<RuleMessage<'_>> = rule_messages(action.rule_results())
+        let messages: Vec<StoredMessage<'_>> = rule_messages(action.rule_results())
             .into_iter()
-            .filter(|m| !m.message.is_empty())
+            .filter(|m| !m.message.message.is_empty())
             .collect();
         let mut sections: Vec<&DetailsSection> = Vec::new();
         for section in page_order(page) {
@@ -139,7 +139,7 @@ pub fn details_page(
             if options.all {
                 // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
                 // vec_add, T4 and sharedmem).
-                for item in section.body.iter().filter(|i| i.kind != "timeline") {
+                for item in section.body.iter().filter(|i| !i.kind.is_timeline()) {
                     let item = with_group_members(item, action);
                     for row in body_entries(&item, options.units, library) {
                         rows.extend(metric_row(Some(row), row.entry));
@@ -151,7 +151,7 @@ pub fn details_page(
             }
             for message in messages
                 .iter()
-                .filter(|m| m.section_identifier == Some(section.identifier.as_str()))
+                .filter(|m| m.rule.section_identifier == Some(section.identifier.as_str()))
             {
                 let mut row = cells.clone();
                 row.push(section.identifier.clone());
@@ -176,7 +176,7 @@ pub fn details_page(
 
 /// Whether `item` (or an item it contains) is an NVLink topology without logical links.
 fn empty_topology(item: &Item) -> bool {
-    matches!(&item.system, Some(SystemWidget::Topology(t)) if t.links.is_empty())
+    matches!(item.system(), Some(SystemWidget::Topology(t)) if t.links.is_empty())
         || item.items.iter().any(empty_topology)
 }
 
@@ -203,7 +203,7 @@ const NUMA_METRICS: [&str; 4] = [
 /// node by memory affinity, each instance's value as it is (vec_add: `"0","NVIDIA GeForce GTX
 /// 1660 SUPER","0","0-4","0"`; the same in T4 and the seven sharedmem kernels, 2024.1..2024.2).
 fn numa_table_text(item: &Item) -> Option<String> {
-    let Some(SystemWidget::Table(table)) = &item.system else {
+    let Some(SystemWidget::Table(table)) = item.system() else {
         return item.items.iter().find_map(numa_table_text);
     };
     if table.widget != "numa_id_table" {
@@ -310,7 +310,8 @@ pub fn entry_format(entry: &Entry, units: UnitMode, library: ChipLibrary) -> (En
 
 /// `Rule Name`, `Rule Type`, `Rule Description`, `Estimated Speedup Type`,
 /// `Estimated Speedup`.
-pub fn rule_cells(message: &RuleMessage<'_>) -> [String; 5] {
+pub fn rule_cells(stored: &StoredMessage<'_>) -> [String; 5] {
+    let message = &stored.message;
     let kind = match message.msg_type {
         MsgType::Optimization => "OPT",
         MsgType::Warning => "WRN",
@@ -318,15 +319,15 @@ pub fn rule_cells(message: &RuleMessage<'_>) -> [String; 5] {
         MsgType::Ok => "INF",
         MsgType::None => "",
     };
-    let (speedup_type, speedup) = match message.speedup {
+    let (speedup_type, speedup) = match message.speedup.map(|s| (s.kind, s.value)) {
         Some((1, v)) => ("local", significant(v, 4)),
         Some((2, v)) => ("global", significant(v, 4)),
         _ => ("", String::new()),
     };
     [
-        message.rule_identifier.to_owned(),
+        stored.rule.identifier.to_owned(),
         kind.to_owned(),
-        crate::ncu::markup::plain(message.message),
+        crate::ncu::markup::plain(&message.message),
         speedup_type.to_owned(),
         speedup,
     ]

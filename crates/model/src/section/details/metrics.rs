@@ -267,10 +267,11 @@ impl<'a> MetricSource<'a> {
 
 /// Orders table entries by the table's `SortKey` (label or value) and `SortDirection`; entries
 /// without a numeric value, and NaN values of either sign, go last.
-pub(super) fn sort_entries(entries: &mut [Entry], key: Option<i32>, direction: Option<i32>) {
-    let Some(key) = key else { return };
-    let descending = direction == Some(1);
-    if key == 1 {
+pub(super) fn sort_entries(entries: &mut [Entry], sort: Option<Sort>) {
+    let Some(Sort { key, descending }) = sort else {
+        return;
+    };
+    if key == SortKey::Value {
         entries.sort_by(|a, b| {
             let value = |e: &Entry| {
                 e.value

@@ -91,6 +91,9 @@ pub enum NsysError {
         /// The path given.
         path: PathBuf,
     },
+    /// A report was computed with an option it does not take (or a bad value).
+    #[error(transparent)]
+    Request(#[from] stats::RequestError),
     /// A `.nsys-rep`/`.qdrep` report needs `nsys export`, and no `nsys` was found or it failed.
     #[error("{}: {message}", path.display())]
     Export {

@@ -5,7 +5,7 @@ use super::super::NsysError;
 use super::super::db::ExportDb;
 use super::gpu_ops::{KernelNamer, NameKind, kernel_durations, nvtx_missing};
 use super::table::{grouped, memcpy_label, size_table, string_of, strip_stats_suffix, time_table};
-use super::{Report, ReportOption, ReportOutcome, ReportRequest, skipped};
+use super::{Report, ReportOption, ReportOutcome, ReportRequest, StatsOption, skipped};
 
 /// The reports of this module.
 pub(super) const REPORTS: &[Report] = &[
@@ -44,17 +44,17 @@ pub(super) const REPORTS: &[Report] = &[
 /// The options of the reports that name kernels: `nvtx-name`, `base`, `mangled`.
 pub(super) const KERNEL_NAME_OPTIONS: &[ReportOption] = &[
     ReportOption {
-        name: "nvtx-name",
+        option: StatsOption::NvtxName,
         default: None,
         about: "prefix each kernel's name with the innermost NVTX push/pop range around its launch",
     },
     ReportOption {
-        name: "base",
+        option: StatsOption::Base,
         default: None,
         about: "kernel names without parameters or templates (shortName)",
     },
     ReportOption {
-        name: "mangled",
+        option: StatsOption::Mangled,
         default: None,
         about: "raw mangled kernel names, where the export has them",
     },
@@ -65,14 +65,14 @@ fn gpu_kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsy
     if !db.has_table(T) {
         return skipped(db, "CUDA kernel data");
     }
-    let nvtx_name = req.flag("nvtx-name");
+    let nvtx_name = req.flag(StatsOption::NvtxName)?;
     if nvtx_name && let Some(skip) = nvtx_missing(db) {
         return skip;
     }
     let strings = db.string_ids()?;
-    let named = if nvtx_name || NameKind::of(req) != NameKind::Demangled {
+    let named = if nvtx_name || NameKind::of(req)? != NameKind::Demangled {
         let namer = KernelNamer::new(db, &strings, nvtx_name)?;
-        kernel_durations(db, NameKind::of(req), &namer)?
+        kernel_durations(db, NameKind::of(req)?, &namer)?
     } else {
         grouped(db, T, "demangledName", "end - start", "")?
             .into_iter()

@@ -18,7 +18,7 @@ use super::gpu_ops::{
     fold_kernel_halves, for_each_mem_op, kernel_durations, merge_groups, nvtx_missing, xyz,
 };
 use super::table::{grouped, read_both, string_of, strip_stats_suffix, summaries_table};
-use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, skipped};
+use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, StatsOption, skipped};
 use crate::timeline::summary::Summary;
 
 /// The reports of this module.
@@ -97,7 +97,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
         return skipped(db, "GPU kernel/memory operations data");
     }
     // Kernels are what the NVTX names apply to: without them the option needs no NVTX data.
-    if req.flag("nvtx-name")
+    if req.flag(StatsOption::NvtxName)?
         && (!with_api || db.has_table(KERNEL))
         && let Some(skip) = nvtx_missing(db)
     {
@@ -113,7 +113,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
             values,
         })
     };
-    let namer = KernelNamer::new(db, &strings, req.flag("nvtx-name"))?;
+    let namer = KernelNamer::new(db, &strings, req.flag(StatsOption::NvtxName)?)?;
     // The runtime table and the kernel table are read at once, on two connections.
     let (calls, kernels) = read_both(
         db,
@@ -124,7 +124,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
                 Ok(None)
             }
         },
-        |db| kernel_durations(db, NameKind::of(req), &namer),
+        |db| kernel_durations(db, NameKind::of(req)?, &namer),
     );
     if let Some(calls) = calls? {
         // Unlike cuda_api_sum, calls group by their name with the suffix cut: the two rows of
@@ -171,7 +171,7 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     if !db.has_table(KERNEL) {
         return skipped(db, "CUDA kernel data");
     }
-    let nvtx_name = req.flag("nvtx-name");
+    let nvtx_name = req.flag(StatsOption::NvtxName)?;
     if nvtx_name && let Some(skip) = nvtx_missing(db) {
         return skip;
     }
@@ -180,7 +180,7 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     type Dims = ([i64; 3], [i64; 3]);
     let [mut by_key, second] = fold_kernel_halves(
         db,
-        NameKind::of(req),
+        NameKind::of(req)?,
         Columns::Lean,
         FxHashMap::default,
         |by_key: &mut FxHashMap<(NameKey, Dims), Vec<i64>>, k| {

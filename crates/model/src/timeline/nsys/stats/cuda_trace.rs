@@ -17,7 +17,8 @@ use super::gpu_ops::{
 };
 use super::table::{read_both, string_of, strip_stats_suffix};
 use super::{
-    Cell, CellText, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, Rows, skipped,
+    Cell, CellText, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, Rows,
+    StatsOption, skipped,
 };
 use crate::timeline::summary::fmt_ratio;
 
@@ -33,7 +34,7 @@ pub(super) const REPORTS: &[Report] = &[
         name: "cuda_gpu_trace",
         about: "CUDA GPU trace: every kernel, memory copy and memset, by start",
         options: &[ReportOption {
-            name: "nvtx-name",
+            option: StatsOption::NvtxName,
             default: None,
             about: "prefix each kernel's name with the innermost NVTX push/pop range around its launch",
         }],
@@ -315,7 +316,7 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     }
     // Kernels are what the NVTX names apply to: without them the option needs no NVTX data
     // (nsys lists the copies and memsets of an export without NVTX_EVENTS).
-    let nvtx_name = req.flag("nvtx-name") && db.has_table(KERNEL);
+    let nvtx_name = req.flag(StatsOption::NvtxName)? && db.has_table(KERNEL);
     if nvtx_name && let Some(skip) = nvtx_missing(db) {
         return skip;
     }

@@ -15,7 +15,7 @@ use super::super::db::{ExportDb, text_of};
 use super::super::load::MEM_KIND_LABELS;
 pub(super) use super::calls_by_corr::{CallsByCorr, CorrIndex};
 use super::table::string_of;
-use super::{ReportOutcome, ReportRequest, skipped};
+use super::{ReportOutcome, ReportRequest, RequestError, StatsOption, skipped};
 
 /// The kernel table.
 pub(super) const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
@@ -41,14 +41,14 @@ pub(super) enum NameKind {
 
 impl NameKind {
     /// The kind a request asks for: `base` wins over `mangled` when both are given (as in nsys).
-    pub(super) fn of(req: &ReportRequest) -> NameKind {
-        if req.flag("base") {
+    pub(super) fn of(req: &ReportRequest) -> Result<NameKind, RequestError> {
+        Ok(if req.flag(StatsOption::Base)? {
             NameKind::Base
-        } else if req.flag("mangled") {
+        } else if req.flag(StatsOption::Mangled)? {
             NameKind::Mangled
         } else {
             NameKind::Demangled
-        }
+        })
     }
 }
 

@@ -60,12 +60,116 @@ impl std::fmt::Debug for Report {
 /// An option of a report: a flag (`nvtx-name`) or a value with a default (`rows=10`).
 #[derive(Debug)]
 pub struct ReportOption {
-    /// The option's name.
-    pub name: &'static str,
+    /// Which option.
+    pub option: StatsOption,
     /// The default value; `None` for a flag.
     pub default: Option<&'static str>,
     /// One line on what it does.
     pub about: &'static str,
+}
+
+impl ReportOption {
+    /// The option's name (`nvtx-name`).
+    pub fn name(&self) -> &'static str {
+        self.option.name()
+    }
+}
+
+/// Every option a report can take; [`Report::options`] says which a report takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StatsOption {
+    /// `nvtx-name`: prefix each kernel's name with its NVTX range.
+    NvtxName,
+    /// `base`: kernel names without parameters or templates.
+    Base,
+    /// `mangled`: raw mangled kernel names.
+    Mangled,
+    /// `rows=N`: the maximum number of rows.
+    Rows,
+    /// `ticks_threshold=N`: the send-wait ticks above which a sample counts as congested.
+    TicksThreshold,
+}
+
+impl StatsOption {
+    /// Every option.
+    pub const ALL: [StatsOption; 5] = [
+        StatsOption::NvtxName,
+        StatsOption::Base,
+        StatsOption::Mangled,
+        StatsOption::Rows,
+        StatsOption::TicksThreshold,
+    ];
+
+    /// The option's name as nsys takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StatsOption::NvtxName => "nvtx-name",
+            StatsOption::Base => "base",
+            StatsOption::Mangled => "mangled",
+            StatsOption::Rows => "rows",
+            StatsOption::TicksThreshold => "ticks_threshold",
+        }
+    }
+}
+
+/// A report asked for wrongly, or an option a report does not take.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    /// No report has this name.
+    #[error("unknown report {name:?}; known: {}", report_names().join(", "))]
+    UnknownReport {
+        /// The name given.
+        name: String,
+    },
+    /// The report does not take this option.
+    #[error(
+        "report {report}: unknown option {option:?}; {}",
+        known_options(report)
+    )]
+    UnknownOption {
+        /// The report.
+        report: &'static str,
+        /// The option given.
+        option: String,
+    },
+    /// A flag was given a value.
+    #[error("report {report}: option {option} takes no value")]
+    UnexpectedValue {
+        /// The report.
+        report: &'static str,
+        /// The flag.
+        option: &'static str,
+    },
+    /// A valued option was given without one.
+    #[error("report {report}: option {option} needs a value ({option}=N)")]
+    MissingValue {
+        /// The report.
+        report: &'static str,
+        /// The option.
+        option: &'static str,
+    },
+    /// An integer option's value is not an integer.
+    #[error("report {report}: option {option}={value:?} is not an integer")]
+    NotAnInteger {
+        /// The report.
+        report: &'static str,
+        /// The option.
+        option: &'static str,
+        /// The value given.
+        value: String,
+    },
+}
+
+/// `known: a, b` for a report's options, or `it takes none`.
+fn known_options(report: &str) -> String {
+    let known: Vec<&str> = find_report(report)
+        .map(|r| r.options.iter().map(ReportOption::name).collect())
+        .unwrap_or_default();
+    if known.is_empty() {
+        "it takes none".to_string()
+    } else {
+        format!("known: {}", known.join(", "))
+    }
 }
 
 /// Every report Sightline computes, in nsys's order (alphabetical).
@@ -162,21 +266,21 @@ pub fn canonical_report_name(name: &str) -> Option<&'static str> {
 pub struct ReportRequest {
     /// The report.
     pub report: &'static Report,
-    /// The options given, in order: name and value (`None` for a flag).
-    pub options: Vec<(String, Option<String>)>,
+    /// The options given, in order: which, and the value (`None` for a flag). Each is one the
+    /// report takes.
+    pub options: Vec<(StatsOption, Option<String>)>,
 }
 
 impl ReportRequest {
     /// Parses `name[:option[=value]]...`; unknown reports and options are an error that lists
     /// what exists.
-    pub fn parse(text: &str) -> Result<ReportRequest, String> {
+    pub fn parse(text: &str) -> Result<ReportRequest, RequestError> {
         let mut parts = text.split(':');
         let name = parts.next().unwrap_or_default().trim();
         let Some(report) = find_report(name) else {
-            return Err(format!(
-                "unknown report {name:?}; known: {}",
-                report_names().join(", ")
-            ));
+            return Err(RequestError::UnknownReport {
+                name: name.to_owned(),
+            });
         };
         let mut options = Vec::new();
         for part in parts.map(str::trim).filter(|p| !p.is_empty()) {
@@ -184,67 +288,73 @@ impl ReportRequest {
                 Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
                 None => (part, None),
             };
-            let Some(option) = report.options.iter().find(|o| o.name == key) else {
-                let known: Vec<&str> = report.options.iter().map(|o| o.name).collect();
-                return Err(format!(
-                    "report {}: unknown option {key:?}; {}",
-                    report.name,
-                    if known.is_empty() {
-                        "it takes none".to_string()
-                    } else {
-                        format!("known: {}", known.join(", "))
-                    }
-                ));
+            let Some(option) = report.options.iter().find(|o| o.name() == key) else {
+                return Err(RequestError::UnknownOption {
+                    report: report.name,
+                    option: key.to_owned(),
+                });
             };
             match (option.default, &value) {
                 (None, Some(_)) => {
-                    return Err(format!(
-                        "report {}: option {key} takes no value",
-                        report.name
-                    ));
+                    return Err(RequestError::UnexpectedValue {
+                        report: report.name,
+                        option: option.name(),
+                    });
                 }
                 (Some(_), None) => {
-                    return Err(format!(
-                        "report {}: option {key} needs a value ({key}=N)",
-                        report.name
-                    ));
+                    return Err(RequestError::MissingValue {
+                        report: report.name,
+                        option: option.name(),
+                    });
                 }
                 _ => {}
             }
-            options.push((key.to_string(), value));
+            options.push((option.option, value));
         }
         Ok(ReportRequest { report, options })
     }
 
-    /// Whether flag `name` was given.
-    pub fn flag(&self, name: &str) -> bool {
-        self.options.iter().any(|(k, v)| k == name && v.is_none())
-    }
-
-    /// The value of option `name`: the last one given, else its default.
-    pub fn value(&self, name: &str) -> Option<&str> {
-        self.options
+    /// The report's declaration of `option`, an error when the report does not take it.
+    fn declared(&self, option: StatsOption) -> Result<&'static ReportOption, RequestError> {
+        self.report
+            .options
             .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .and_then(|(_, v)| v.as_deref())
-            .or_else(|| {
-                self.report
-                    .options
-                    .iter()
-                    .find(|o| o.name == name)
-                    .and_then(|o| o.default)
+            .find(|o| o.option == option)
+            .ok_or_else(|| RequestError::UnknownOption {
+                report: self.report.name,
+                option: option.name().to_owned(),
             })
     }
 
-    /// The integer value of option `name`, an error naming the report and option otherwise.
-    pub fn int(&self, name: &str) -> Result<i64, String> {
-        let v = self.value(name).unwrap_or_default();
-        v.parse().map_err(|_| {
-            format!(
-                "report {}: option {name}={v:?} is not an integer",
-                self.report.name
-            )
+    /// Whether flag `option` was given; an error when the report does not take it.
+    pub fn flag(&self, option: StatsOption) -> Result<bool, RequestError> {
+        self.declared(option)?;
+        Ok(self
+            .options
+            .iter()
+            .any(|(k, v)| *k == option && v.is_none()))
+    }
+
+    /// The value of option `option`: the last one given, else its default (`None` for a flag);
+    /// an error when the report does not take it.
+    pub fn value(&self, option: StatsOption) -> Result<Option<&str>, RequestError> {
+        let declared = self.declared(option)?;
+        Ok(self
+            .options
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == option)
+            .and_then(|(_, v)| v.as_deref())
+            .or(declared.default))
+    }
+
+    /// The integer value of option `option`, an error naming the report and option otherwise.
+    pub fn int(&self, option: StatsOption) -> Result<i64, RequestError> {
+        let v = self.value(option)?.unwrap_or_default();
+        v.parse().map_err(|_| RequestError::NotAnInteger {
+            report: self.report.name,
+            option: option.name(),
+            value: v.to_owned(),
         })
     }
 
@@ -254,7 +364,7 @@ impl ReportRequest {
         let mut s = self.report.name.to_string();
         for (k, v) in &self.options {
             s.push('_');
-            s.push_str(k);
+            s.push_str(k.name());
             if let Some(v) = v {
                 s.push('=');
                 s.push_str(v);
@@ -331,11 +441,7 @@ pub(crate) fn skipped(db: &ExportDb, what: &str) -> Result<ReportOutcome, NsysEr
 /// Computes report `request` (`name[:option[=value]]...`, current or 2022.x name) on an open
 /// export.
 pub fn run_report(db: &ExportDb, request: &str) -> Result<ReportOutcome, NsysError> {
-    let request = ReportRequest::parse(request).map_err(|detail| NsysError::Query {
-        path: db.path.clone(),
-        table: String::new(),
-        detail,
-    })?;
+    let request = ReportRequest::parse(request).map_err(|e| db.query_error("", e))?;
     run_request(db, &request)
 }
 
@@ -467,5 +573,54 @@ mod tests {
             .into(),
         };
         assert_eq!(to_csv(&t), "A,Name\n1.0,\"f(int, \"\"q\"\")\"\n");
+    }
+    #[test]
+    fn options_are_checked_against_the_report() {
+        let req = ReportRequest::parse("cuda_gpu_kern_sum:nvtx-name").expect("request");
+        assert_eq!(req.options, [(StatsOption::NvtxName, None)]);
+        assert_eq!(req.flag(StatsOption::NvtxName), Ok(true));
+        assert_eq!(req.flag(StatsOption::Base), Ok(false));
+        assert_eq!(req.file_stem(), "cuda_gpu_kern_sum_nvtx-name");
+        // An option the report does not declare is an error naming both.
+        let err = req.int(StatsOption::Rows).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "report cuda_gpu_kern_sum: unknown option \"rows\"; known: nvtx-name, base, mangled"
+        );
+        let um = ReportRequest::parse("um_sum").expect("request");
+        assert_eq!(um.int(StatsOption::Rows), Ok(10));
+        assert!(um.flag(StatsOption::NvtxName).is_err());
+        let err = ReportRequest::parse("um_sum:rows=x").expect("request");
+        assert_eq!(
+            err.int(StatsOption::Rows).unwrap_err().to_string(),
+            "report um_sum: option rows=\"x\" is not an integer"
+        );
+        for (text, message) in [
+            (
+                "um_sum:rowz=3",
+                "report um_sum: unknown option \"rowz\"; known: rows",
+            ),
+            (
+                "um_sum:rows",
+                "report um_sum: option rows needs a value (rows=N)",
+            ),
+            (
+                "cuda_gpu_trace:nvtx-name=1",
+                "report cuda_gpu_trace: option nvtx-name takes no value",
+            ),
+            (
+                "osrt_sum:base",
+                "report osrt_sum: unknown option \"base\"; it takes none",
+            ),
+        ] {
+            let err = ReportRequest::parse(text).unwrap_err();
+            assert_eq!(err.to_string(), message, "{text}");
+        }
+        assert!(
+            ReportRequest::parse("no_such")
+                .unwrap_err()
+                .to_string()
+                .starts_with("unknown report \"no_such\"; known: ")
+        );
     }
 }

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use super::super::NsysError;
 use super::super::db::{ExportDb, quote_ident};
 use super::api_table::{for_each_row, int_at, int_cell, pid_tid, required_int, string_or_empty};
-use super::{Cell, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, skipped};
+use super::{
+    Cell, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, StatsOption, skipped,
+};
 use crate::timeline::summary::fmt_ratio;
 
 /// The reports of this module.
@@ -27,7 +29,7 @@ pub(super) const REPORTS: &[Report] = &[
         name: "network_congestion",
         about: "Network congestion: NIC and InfiniBand switch samples with send waits above the threshold",
         options: &[ReportOption {
-            name: "ticks_threshold",
+            option: StatsOption::TicksThreshold,
             default: Some("10000"),
             about: "send-wait ticks above which a sample counts as congested",
         }],

@@ -35,7 +35,7 @@ use rusqlite::types::ValueRef;
 use super::super::NsysError;
 use super::super::db::{ExportDb, quote_ident};
 use super::api_table::{empty_table, for_each_row, int_at};
-use super::{Cell, ReportOutcome, ReportRequest, ReportTable, skipped};
+use super::{Cell, ReportOutcome, ReportRequest, ReportTable, StatsOption, skipped};
 
 /// The metric nsys counts.
 const SEND_WAITS: &str = "IB: Send waits";
@@ -542,7 +542,7 @@ pub(super) fn network_congestion(
     if nic && !db.has_table("TARGET_INFO_NIC_INFO") {
         return skipped(db, "NIC info data");
     }
-    let text = req.value("ticks_threshold").unwrap_or_default();
+    let text = req.value(StatsOption::TicksThreshold)?.unwrap_or_default();
     let threshold = python_int(text).ok_or_else(|| {
         db.query_error(
             if ib { IB } else { NIC },

@@ -17,7 +17,9 @@ use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, int_of};
-use super::{Cell, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, skipped};
+use super::{
+    Cell, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, StatsOption, skipped,
+};
 
 /// The reports of this module.
 pub(super) const REPORTS: &[Report] = &[
@@ -31,7 +33,7 @@ pub(super) const REPORTS: &[Report] = &[
         name: "um_sum",
         about: "CUDA Unified Memory by virtual address: migrations, page faults, throughput",
         options: &[ReportOption {
-            name: "rows",
+            option: StatsOption::Rows,
             default: Some("10"),
             about: "Maximum number of rows (-1: all)",
         }],
@@ -212,8 +214,8 @@ impl Address {
 
 fn um_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     let limit = req
-        .int("rows")
-        .map_err(|detail| db.query_error("", detail))?;
+        .int(StatsOption::Rows)
+        .map_err(|e| db.query_error("", e))?;
     if let Some(what) = check_tables(db) {
         return skipped(db, what);
     }
