@@ -17,6 +17,7 @@
 //!   message), shown in one problems list in the app.
 
 pub mod codexl;
+pub mod core;
 pub mod dirs;
 pub mod format;
 pub mod gainsight;

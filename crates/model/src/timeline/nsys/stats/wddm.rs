@@ -185,12 +185,11 @@ fn wddm_queue_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, N
     }
     // By utilization (busy / span), descending; then by queue.
     rows.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)).then(a.2.cmp(&b.2)));
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
-        rows: rows.into_iter().map(|r| r.3).collect(),
-    }))
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        COLUMNS,
+        rows.into_iter().map(|r| r.3).collect::<Vec<_>>(),
+    )))
 }
 
 /// Time covered by sorted intervals, overlaps counted once.

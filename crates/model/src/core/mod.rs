@@ -1,0 +1,4 @@
+//! The model's shared primitives: small pieces every reader, loader and report uses in one way
+//! (a named two-thread join, one string interner, one capped problems list...).
+
+pub mod threads;
