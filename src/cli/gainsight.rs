@@ -108,10 +108,10 @@ pub fn run(args: &GainsightArgs, mut out: &mut dyn Write) -> anyhow::Result<Exit
             warning.problem.plain_in(&warning.file)
         );
     }
-    if analysis.more_warnings > 0 {
+    if analysis.warnings_dropped > 0 {
         eprintln!(
             "sightline: warning: {} more warnings not shown",
-            analysis.more_warnings
+            analysis.warnings_dropped
         );
     }
     let name = args.name.clone().unwrap_or_else(|| analysis.name.clone());

@@ -121,10 +121,8 @@ pub(super) fn thread_names(
         return Ok(out);
     }
     let sql = format!(
-        "SELECT rowid, {}, {}, {} FROM {T} ORDER BY rowid",
-        db.col_or_null(T, "globalTid"),
-        db.col_or_null(T, "nameId"),
-        db.col_or_null(T, "priority"),
+        "SELECT rowid, {} FROM {T} ORDER BY rowid",
+        db.cols_or_null(T, &["globalTid", "nameId", "priority"]),
     );
     for_each_row(db, T, &sql, |row| {
         if let Some(tid) = int_at(row, 1) {

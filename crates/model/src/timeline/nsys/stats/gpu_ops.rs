@@ -368,10 +368,9 @@ pub(super) fn for_each_mem_op(
     }
     if db.has_table(MEMSET) {
         let sql = format!(
-            "SELECT {}, {}, {} FROM {MEMSET}",
+            "SELECT {}, {} FROM {MEMSET}",
             placement_sql(db, MEMSET, true),
-            db.col_or_null(MEMSET, "bytes"),
-            db.col_or_null(MEMSET, "memKind"),
+            db.cols_or_null(MEMSET, &["bytes", "memKind"]),
         );
         for_each_row(db, MEMSET, &sql, |row| {
             let at = placement(db, MEMSET, row)?;
@@ -410,11 +409,8 @@ impl NvtxRanges {
         let mut last = i64::MIN;
         if db.has_table(NVTX) {
             let sql = format!(
-                "SELECT rowid, start, end, eventType, {}, {}, {}, {} FROM {NVTX}",
-                db.col_or_null(NVTX, "globalTid"),
-                db.col_or_null(NVTX, "text"),
-                db.col_or_null(NVTX, "textId"),
-                db.col_or_null(NVTX, "endGlobalTid"),
+                "SELECT rowid, start, end, eventType, {} FROM {NVTX}",
+                db.cols_or_null(NVTX, &["globalTid", "text", "textId", "endGlobalTid"]),
             );
             for_each_row(db, NVTX, &sql, |row| {
                 let (Some(start), Some(kind)) = (int_at(row, 1), int_at(row, 3)) else {
