@@ -148,3 +148,13 @@ pub fn all_actions(report: &Report) -> anyhow::Result<Vec<crate::ncu::Action>> {
         })
         .collect()
 }
+
+/// A field of the commands' CSV outputs (RFC 4180): quoted, with its quotes doubled, when it
+/// holds a comma, a quote or a line break (`\n` or `\r`); as it is otherwise.
+pub fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}

@@ -11,6 +11,8 @@ use std::process::ExitCode;
 use crate::codexl::counters::{CounterFile, CounterValue, Values};
 use crate::problem::Problem;
 
+use super::common::csv_field;
+
 /// Output format of `counters` and `occupancy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
@@ -350,15 +352,6 @@ pub fn json_string(text: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-pub fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use crate::ncu::pages::csv::write_row;
 use crate::ncu::pages::details::{DetailsOptions, details_page};
 use crate::section::filter::Target;
 
-use super::common::{KernelChoice, PrintUnits, SectionFolders, open_report};
+use super::common::{KernelChoice, PrintUnits, SectionFolders, csv_field, open_report};
 
 mod baseline;
 mod system;
@@ -428,14 +428,6 @@ fn write_text_entries(entries: &[Entry], depth: usize, out: &mut impl Write) -> 
 /// A raw value's text; empty for none.
 fn raw_text_of(value: Option<&MetricValue>) -> String {
     value.map(MetricValue::plain_text).unwrap_or_default()
-}
-
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
 }
 
 fn write_csv(kernels: &[KernelDetails], out: &mut impl Write) -> io::Result<()> {

@@ -145,10 +145,10 @@ fn print_warnings(analysis: &Analysis) {
             warning.problem.plain_in(&warning.file)
         );
     }
-    if analysis.more_warnings > 0 {
+    if analysis.warnings_dropped > 0 {
         eprintln!(
             "sightline: warning: {} more warnings not shown",
-            analysis.more_warnings
+            analysis.warnings_dropped
         );
     }
 }

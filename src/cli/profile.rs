@@ -15,6 +15,8 @@ use crate::timeline::profile::{CallTree, StackCounts, flat};
 use crate::timeline::stacks::FrameId;
 use crate::timeline::{Timeline, TrackId, TrackKind};
 
+use super::common::csv_field;
+
 /// Which profile view.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum View {
@@ -110,7 +112,7 @@ pub fn run(args: &ProfileArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> 
     if args.csv {
         writeln!(out, "{}", header.join(","))?;
         for row in &cells {
-            let quoted: Vec<String> = row.iter().map(|c| csv_cell(c)).collect();
+            let quoted: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
             writeln!(out, "{}", quoted.join(","))?;
         }
     } else {
@@ -258,12 +260,4 @@ fn percent(n: u64, of: u64) -> String {
         return String::new();
     }
     format!("{:.1}", n as f64 * 100.0 / of as f64)
-}
-
-fn csv_cell(cell: &str) -> String {
-    if cell.contains([',', '"', '\n']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell.to_owned()
-    }
 }

@@ -17,7 +17,7 @@ use crate::section::registry::SectionSet;
 use super::baseline::{
     OpenedBaseline, function_names, json_number, open_baselines, write_difference,
 };
-use super::common::SectionFolders;
+use super::common::{SectionFolders, csv_field};
 
 /// How the comparison is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,14 +218,6 @@ fn write_text(lines: &[Line], opened: &[OpenedBaseline], out: &mut dyn Write) ->
     Ok(())
 }
 
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
-}
-
 fn number(value: Option<f64>) -> String {
     value.map_or_else(String::new, |v| v.to_string())
 }
@@ -240,12 +232,12 @@ fn write_csv(lines: &[Line], opened: &[OpenedBaseline], out: &mut dyn Write) -> 
             let d = difference(line, *base);
             let cells = [
                 line.index.to_string(),
-                field(&line.kernel),
-                field(&line.metric),
-                field(&line.label),
+                csv_field(&line.kernel),
+                csv_field(&line.metric),
+                csv_field(&line.label),
                 line.unit.to_owned(),
                 number(line.value),
-                field(&o.name),
+                csv_field(&o.name),
                 found.map_or_else(String::new, |i| i.to_string()),
                 number(*base),
                 number(d.map(|d| d.absolute)),

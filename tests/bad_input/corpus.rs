@@ -1,6 +1,7 @@
 //! Real reports, truncated and with flipped bytes, and the regressions found on the way.
 
 use super::*;
+use sightline_test_support::rng::SplitMix64;
 
 // ---------------------------------------------------------------------------------------------
 // Real reports, truncated and with flipped bytes: errors are fine, panics are not.
@@ -93,23 +94,6 @@ fn exercise(report: &Report, intact: &[Action]) {
     }
 }
 
-/// A small deterministic generator (SplitMix64).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// Skips a test that needs `../shared`, or fails it under `SIGHTLINE_REQUIRE_SHARED=1` (as the
 /// integration tests' `common::skip_shared`; this binary stands alone for its allocator).
 fn skip_shared(reason: String) {
@@ -154,7 +138,7 @@ fn survive_damage(path: &Path) {
         .collect();
     write_dump(&full, &DumpOptions::default(), std::io::sink()).expect("corpus dumps");
     let len = data.len();
-    let mut rng = SplitMix(len as u64);
+    let mut rng = SplitMix64::new(len as u64);
     let boundaries = block_boundaries(&data);
 
     // ~50 truncations. The blocks before the cut are intact, so every action that is
@@ -207,11 +191,11 @@ fn survive_damage(path: &Path) {
     for round in 0..50 {
         let mut bytes = data.to_vec();
         let at = rng.below(len);
-        bytes[at] ^= 1 << (rng.next() % 8);
+        bytes[at] ^= 1 << (rng.next_u64() % 8);
         if round % 5 == 0 {
             for _ in 0..8 {
                 let at = rng.below(len);
-                bytes[at] = rng.next() as u8;
+                bytes[at] = rng.next_u64() as u8;
             }
         }
         match Report::from_bytes(path, Bytes::from(bytes)) {

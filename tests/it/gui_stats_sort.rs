@@ -11,18 +11,17 @@ use egui_kittest::kittest::Queryable;
 use sightline::app::timeline::stats_panel::StatsPanel;
 use sightline::app::widgets::background_sort::BACKGROUND_ROWS;
 use sightline::timeline::Timeline;
-use sightline::timeline::nsys::stats::{Cell, ReportOutcome, ReportTable};
+use sightline::timeline::nsys::stats::{Cell, ReportOutcome, ReportTable, Rows};
 
 /// A panel showing one table of `rows` rows: `Key` counts down, `Name` is text.
 fn panel(rows: usize) -> StatsPanel {
-    let table = ReportTable {
-        report: "long_trace".to_owned(),
-        columns: vec!["Key".to_owned(), "Name".to_owned()],
-        rows: (0..rows)
+    let table = ReportTable::new(
+        "long_trace",
+        ["Key", "Name"],
+        (0..rows)
             .map(|r| vec![Cell::int(rows - r), Cell::Text(format!("n{r}").into())])
-            .collect(),
-        warnings: Vec::new(),
-    };
+            .collect::<Rows>(),
+    );
     StatsPanel {
         reports: Some(vec![(
             "long_trace".to_owned(),

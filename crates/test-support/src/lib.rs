@@ -18,6 +18,7 @@
 pub mod codexl;
 pub mod damage;
 pub mod gainsight;
+pub mod io;
 pub mod link_pair;
 pub mod ncu;
 pub mod nsys;

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
+use crate::widgets::pairs::pairs_grid;
+
 use super::occupancy_charts::{KernelCharts, curve_ui};
 use super::table::value_text;
 use sightline_model::codexl::CodexlError;
@@ -101,21 +103,12 @@ pub fn load_session_data(files: &SessionFiles) -> (SessionData, Vec<String>) {
     )
 }
 
-/// A striped name → value grid that stays within the panel's width (long names and values
-/// wrap).
-fn pairs_grid(ui: &mut egui::Ui, id: impl egui::AsIdSalt, pairs: &[(Cow<'_, str>, Cow<'_, str>)]) {
-    let width = ui.available_width();
-    egui::Grid::new(id)
-        .num_columns(2)
-        .striped(true)
-        .max_col_width((width * 0.5).max(60.0))
-        .show(ui, |ui| {
-            for (name, value) in pairs {
-                ui.add(egui::Label::new(name.as_ref()).wrap());
-                ui.add(egui::Label::new(value.as_ref()).wrap());
-                ui.end_row();
-            }
-        });
+/// A name → value grid that stays within the panel's width (long names and values wrap).
+fn names_grid(ui: &mut egui::Ui, id: impl egui::AsIdSalt, pairs: &[(Cow<'_, str>, Cow<'_, str>)]) {
+    let width = (ui.available_width() * 0.5).max(60.0);
+    pairs_grid(ui, id, width, pairs, |ui, name| {
+        ui.add(egui::Label::new(name).wrap());
+    });
 }
 
 /// Key values of an occupancy row, as `(label, value)`.
@@ -197,7 +190,7 @@ pub fn dispatch_details_ui(
                         (name.as_str().into(), value)
                     }),
             );
-            pairs_grid(
+            names_grid(
                 ui,
                 ("codexl-dispatch-counters", thread_id, call_index),
                 &pairs,
@@ -223,7 +216,7 @@ pub fn dispatch_details_ui(
                 .into_iter()
                 .map(|(label, value)| (label.into(), value.into()))
                 .collect();
-            pairs_grid(
+            names_grid(
                 ui,
                 ("codexl-dispatch-occupancy", thread_id, call_index),
                 &pairs,

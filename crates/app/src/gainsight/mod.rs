@@ -449,7 +449,7 @@ impl GainsightDoc {
                     ui.weak(note);
                 }
                 let a = &loaded.analysis;
-                let warnings = ProblemList::new(&a.warnings).not_kept(a.more_warnings);
+                let warnings = ProblemList::new(&a.warnings).not_kept(a.warnings_dropped);
                 let title = format!("{} warning(s)", warnings.count());
                 warnings.show_collapsed(ui, "gainsight-warnings", title);
             });

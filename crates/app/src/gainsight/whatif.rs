@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use eframe::egui;
 
+use sightline_model::core::threads::join_two;
 use sightline_model::gainsight::whatif::{LifetimeStore, LogHistogram, Selection};
 use sightline_model::gainsight::{Level, Params};
 
@@ -125,17 +126,12 @@ impl WhatIf {
             >= PARALLEL_FROM;
         let figures: [Vec<(u64, f64)>; 2] = if recomputed && large {
             // Big stores: both levels at once, on two threads.
-            std::thread::scope(|scope| {
-                let l2 = std::thread::Builder::new()
-                    .name("sightline-whatif".into())
-                    .spawn_scoped(scope, || level_figures(Level::L2));
-                let l1 = level_figures(Level::L1);
-                let l2 = match l2.map(|h| h.join()) {
-                    Ok(Ok(figures)) => figures,
-                    _ => level_figures(Level::L2),
-                };
-                [l1, l2]
-            })
+            let (l1, l2) = join_two(
+                "sightline-whatif",
+                || level_figures(Level::L1),
+                || level_figures(Level::L2),
+            );
+            [l1, l2]
         } else if recomputed {
             [level_figures(Level::L1), level_figures(Level::L2)]
         } else {

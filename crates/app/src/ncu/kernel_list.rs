@@ -5,6 +5,8 @@
 use std::cmp::Ordering;
 
 use eframe::egui;
+
+use crate::widgets::filter::filter_field;
 use egui_extras::Column;
 
 use sightline_model::ncu::LaunchRow;
@@ -98,11 +100,12 @@ impl KernelList {
     /// Draws the list; returns the action index the user clicked, if any.
     pub fn ui(&mut self, ui: &mut egui::Ui, selected: usize) -> Option<usize> {
         ui.horizontal(|ui| {
-            ui.label("Filter:");
-            let edit = ui.add(
-                egui::TextEdit::singleline(&mut self.filter)
-                    .hint_text("kernel name (Ctrl+F)")
-                    .desired_width(f32::INFINITY),
+            let edit = filter_field(
+                ui,
+                "Filter:",
+                &mut self.filter,
+                "kernel name (Ctrl+F)",
+                f32::INFINITY,
             );
             if self.focus_filter {
                 edit.request_focus();

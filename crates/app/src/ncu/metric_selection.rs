@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use eframe::egui;
 
+use crate::widgets::filter::filter_field;
+
 use super::rule_state::{PageRules, RuleStatus};
 use super::section_state::{SectionSource, SectionState};
 use sightline_model::section::registry::{LoadedSection, SectionSet};
@@ -112,11 +114,12 @@ impl MetricSelection {
 
         let set = embedded_notice_ui(ui, in_use.as_ref());
         ui.horizontal(|ui| {
-            ui.label("Filter:");
-            ui.add(
-                egui::TextEdit::singleline(&mut self.filter)
-                    .hint_text("section or rule name")
-                    .desired_width(240.0),
+            filter_field(
+                ui,
+                "Filter:",
+                &mut self.filter,
+                "section or rule name",
+                240.0,
             );
         });
         let needle = self.filter.to_lowercase();

@@ -8,6 +8,8 @@ use crate::widgets::dialog::{Dialog, take_answer};
 use std::path::PathBuf;
 
 use eframe::egui;
+
+use crate::widgets::filter::filter_field;
 use egui_extras::Column;
 use regex::{Regex, RegexBuilder};
 use sightline_model::ncu::pages::csv::write_row;
@@ -202,14 +204,14 @@ impl RawPage {
     fn filter_bar_ui(&mut self, ui: &mut egui::Ui, action: &Action) -> bool {
         let mut changed = false;
         ui.horizontal(|ui| {
-            ui.label("Filter:");
-            changed |= ui
-                .add(
-                    egui::TextEdit::singleline(&mut self.filter)
-                        .hint_text("metric name (regular expression)")
-                        .desired_width(320.0),
-                )
-                .changed();
+            changed |= filter_field(
+                ui,
+                "Filter:",
+                &mut self.filter,
+                "metric name (regular expression)",
+                320.0,
+            )
+            .changed();
             changed |= ui
                 .checkbox(&mut self.instances, "Instance values")
                 .changed();

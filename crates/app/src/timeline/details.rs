@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
+use crate::widgets::pairs::pairs_grid;
+
 use super::loader::CodexlSession;
 use super::view::format_duration;
 use crate::codexl::dispatch::dispatch_details_ui;
@@ -258,7 +260,7 @@ fn source_row_ui(
             }
             match selection.source_row.as_ref().map(|(_, r)| r) {
                 Some(Ok(columns)) if !columns.is_empty() => {
-                    pairs_grid(ui, "source-row", columns, |ui, k| {
+                    pairs_grid(ui, "source-row", value_width(ui), columns, |ui, k| {
                         ui.monospace(k);
                     });
                 }
@@ -294,29 +296,9 @@ fn trace_rows_ui(ui: &mut egui::Ui, rows: &[(String, String)]) {
     }
     ui.add_space(6.0);
     ui.strong("From the trace");
-    pairs_grid(ui, "trace-rows", rows, |ui, k| {
+    pairs_grid(ui, "trace-rows", value_width(ui), rows, |ui, k| {
         ui.label(k);
     });
-}
-
-/// A striped grid of `(key, value)` rows, values wrapped; `key_ui` draws a key.
-fn pairs_grid(
-    ui: &mut egui::Ui,
-    id: &str,
-    rows: &[(String, String)],
-    key_ui: impl Fn(&mut egui::Ui, &str),
-) {
-    egui::Grid::new(id)
-        .num_columns(2)
-        .striped(true)
-        .max_col_width(value_width(ui))
-        .show(ui, |ui| {
-            for (k, v) in rows {
-                key_ui(ui, k);
-                ui.add(egui::Label::new(v).wrap());
-                ui.end_row();
-            }
-        });
 }
 
 /// What the selected range holds, per name.

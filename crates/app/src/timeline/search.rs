@@ -3,6 +3,8 @@
 
 use eframe::egui;
 
+use crate::widgets::filter::filter_field;
+
 use sightline_model::timeline::{EventId, Timeline};
 
 /// The search bar's state.
@@ -67,12 +69,7 @@ impl Search {
     /// Draws the search bar; returns where to go.
     pub fn ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline) -> Option<SearchRequest> {
         let mut request = None;
-        ui.label("Search:");
-        let edit = ui.add(
-            egui::TextEdit::singleline(&mut self.query)
-                .hint_text("event name (Ctrl+F)")
-                .desired_width(220.0),
-        );
+        let edit = filter_field(ui, "Search:", &mut self.query, "event name (Ctrl+F)", 220.0);
         if std::mem::take(&mut self.focus) {
             edit.request_focus();
         }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use eframe::egui;
 use egui_extras::Column;
 
+use sightline_model::core::threads::join_two;
 use sightline_model::timeline::nsys::NsysError;
 use sightline_model::timeline::nsys::stats::{
     CellText, ReportOutcome, ReportTable, strip_stats_suffix,
@@ -475,19 +476,11 @@ fn prepare_sort(table: ReportTable) -> PrepareSort {
             !ctx.is_cancelled()
         };
         let second = || keys_of(&table, col, mid..rows, |_| !ctx.is_cancelled());
-        let (mut keys, rest) = std::thread::scope(|scope| {
-            let spawned = std::thread::Builder::new()
-                .name("sightline-sort-keys".into())
-                .spawn_scoped(scope, second);
-            let keys = keys_of(&table, col, 0..mid, first);
-            let rest = match spawned {
-                Ok(handle) => handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(_) => second(),
-            };
-            (keys, rest)
-        });
+        let (mut keys, rest) = join_two(
+            "sightline-sort-keys",
+            || keys_of(&table, col, 0..mid, first),
+            second,
+        );
         keys.as_mut()?.extend(rest?);
         let keys = keys?;
         let compare: JobCompare = Box::new(move |a, b| compare_keys(&keys, a, b));

@@ -2,6 +2,8 @@
 
 pub mod background_sort;
 pub mod dialog;
+pub mod filter;
+pub mod pairs;
 pub mod plot;
 pub mod problems;
 pub mod table;

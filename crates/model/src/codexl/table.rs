@@ -5,6 +5,7 @@
 //! the columns' are kept with a warning (a known CodeXL bug wrote such files).
 
 use super::text::decode;
+use crate::core::problems::CappedProblems;
 use crate::core::{Cancelled, Lines, Progress};
 use crate::problem::Problem;
 
@@ -87,7 +88,7 @@ pub fn parse_table_with(data: &[u8], progress: Progress<'_>) -> Result<ProfileTa
 pub struct TableReader {
     table: ProfileTable,
     declared: Option<char>,
-    dropped: u64,
+    warnings: CappedProblems,
     number: u64,
 }
 
@@ -106,22 +107,19 @@ impl TableReader {
                 ..ProfileTable::default()
             },
             declared: None,
-            dropped: 0,
+            warnings: CappedProblems::new(MAX_WARNINGS),
             number: 0,
         }
     }
 
-    /// The table so far (header, separator, columns, warnings; no rows).
+    /// The table so far (header, separator, columns; no rows, and its warnings only once
+    /// [`TableReader::finish`]ed).
     pub fn table(&self) -> &ProfileTable {
         &self.table
     }
 
     fn warn(&mut self, line: u64, message: String) {
-        if self.table.warnings.len() < MAX_WARNINGS {
-            self.table.warnings.push(super::warning(line, message));
-        } else {
-            self.dropped += 1;
-        }
+        self.warnings.push(super::warning(line, message));
     }
 
     /// Reads the next line (without its `\n`; a `\r` before it is dropped); returns it when it
@@ -182,17 +180,14 @@ impl TableReader {
 
     /// The table read (with the rows the caller pushed, if any) and its final warnings.
     pub fn finish(mut self) -> ProfileTable {
+        let (mut warnings, dropped) = self.warnings.into_parts();
         if self.table.column_line == 0 {
-            self.table
-                .warnings
-                .push(super::warning(0, "no column line: the file has no table"));
+            warnings.push(super::warning(0, "no column line: the file has no table"));
         }
-        if self.dropped > 0 {
-            let dropped = self.dropped;
-            self.table
-                .warnings
-                .push(super::warning(0, format!("{dropped} more warnings")));
+        if dropped > 0 {
+            warnings.push(super::warning(0, format!("{dropped} more warnings")));
         }
+        self.table.warnings.extend(warnings);
         self.table
     }
 }

@@ -1,8 +1,13 @@
-//! Primitives every reader shares: the one progress and cancel protocol ([`progress`]) and the
-//! one line reader ([`lines`]).
+//! The model's shared primitives: small pieces every reader, loader and report uses in one
+//! way — the one progress and cancel protocol ([`progress`]), the one line reader ([`lines`]),
+//! a named two-thread join ([`threads`]), one string interner ([`intern`]) and one capped
+//! problems list ([`problems`]).
 
+pub mod intern;
 pub mod lines;
+pub mod problems;
 pub mod progress;
+pub mod threads;
 
 pub use lines::{Line, Lines};
 pub use progress::{Cancelled, FnSink, Progress, ProgressSink, Step, Ticker, Unit};

@@ -10,6 +10,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::Level;
 use super::line::{Access, Cache, EndStat, LogLine, classify, parse_dec, trim_end};
+use crate::core::problems::CappedProblems;
 
 /// One data lifetime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +167,8 @@ pub struct KernelAccumulator {
     l1: FastMap<(u32, u64), Slot>,
     l1_unique: FastSet<u64>,
     l2: FastMap<u64, Slot>,
-    suppressed: u64,
+    /// Problems worked around (byte offset, message), until the result takes them.
+    warnings: CappedProblems<(u64, String)>,
     warned_after_end: bool,
 }
 
@@ -183,17 +185,13 @@ impl KernelAccumulator {
             l1: FastMap::default(),
             l1_unique: FastSet::default(),
             l2: FastMap::default(),
-            suppressed: 0,
+            warnings: CappedProblems::new(MAX_KERNEL_WARNINGS),
             warned_after_end: false,
         }
     }
 
     fn warn(&mut self, offset: u64, message: impl Into<String>) {
-        if self.result.warnings.len() < MAX_KERNEL_WARNINGS {
-            self.result.warnings.push((offset, message.into()));
-        } else {
-            self.suppressed += 1;
-        }
+        self.warnings.push((offset, message.into()));
     }
 
     /// Whether the kernel has seen a header, a reconfiguration or an access.
@@ -374,11 +372,13 @@ impl KernelAccumulator {
                 .sort_unstable_by(|a, b| b.cycles.cmp(&a.cycles).then(a.address.cmp(&b.address)));
         }
         self.result.unique = [self.l1_unique.len() as u64, self.l2.len() as u64];
-        if self.suppressed > 0 {
+        let (warnings, dropped) = self.warnings.into_parts();
+        self.result.warnings.extend(warnings);
+        if dropped > 0 {
             let offset = self.result.offset;
             self.result.warnings.push((
                 offset,
-                format!("{} more warnings in this kernel not shown", self.suppressed),
+                format!("{dropped} more warnings in this kernel not shown"),
             ));
         }
         self.result

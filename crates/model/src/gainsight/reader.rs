@@ -110,7 +110,7 @@ pub struct Analysis {
     /// Problems worked around, with file and line.
     pub warnings: Vec<FileProblem>,
     /// Warnings beyond the kept ones.
-    pub more_warnings: u64,
+    pub warnings_dropped: u64,
 }
 
 /// The inputs of `paths`: files as given, folders as their files (not recursive, hidden files
@@ -624,7 +624,7 @@ impl<'a> Collector<'a> {
                 Problem::warning(Location::line_or_file(line), message),
             ));
         }
-        self.analysis.more_warnings = total.saturating_sub(MAX_WARNINGS) as u64;
+        self.analysis.warnings_dropped = total.saturating_sub(MAX_WARNINGS) as u64;
     }
 }
 

@@ -292,12 +292,7 @@ fn read_result(vm: &VirtualMachine, rule: &str, value: &PyObjectRef) -> PyResult
         }
     };
     let rows: Vec<PyObjectRef> = vm.extract_elements_with(&*value.get_attr("rows", vm)?, Ok)?;
-    let mut table = ReportTable {
-        warnings: Vec::new(),
-        report: rule.to_string(),
-        columns,
-        rows: Vec::with_capacity(rows.len()).into(),
-    };
+    let mut table = ReportTable::new(rule, columns, Vec::<Vec<Cell>>::with_capacity(rows.len()));
     for row in &rows {
         let cells: Vec<PyObjectRef> = vm.extract_elements_with(row, Ok)?;
         table.rows.push(

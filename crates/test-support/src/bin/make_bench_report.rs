@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::BufWriter;
 
-use sightline_test_support::ncu::synth::{SplitMix, kernel_message, session_details};
+use sightline_test_support::ncu::synth::{SplitMix64, kernel_message, session_details};
 use sightline_test_support::ncu::synth_kernels::{bench_kernel, full_set_sections};
 use sightline_test_support::ncu::writer::ReportWriter;
 
@@ -19,7 +19,7 @@ fn main() -> anyhow::Result<()> {
     writer.session(session_details());
     writer.flush_block()?;
     let sections = full_set_sections();
-    let mut rng = SplitMix::new(2024);
+    let mut rng = SplitMix64::new(2024);
     for index in 0..kernels {
         let spec = bench_kernel(&mut rng, index, &sections);
         let message = kernel_message(&mut writer, &spec, index as u64 + 1);

@@ -11,6 +11,7 @@
 use std::io::{BufWriter, Write};
 
 use sightline_test_support::gainsight::{GenConfig, generate};
+use sightline_test_support::io::CountingWriter;
 
 /// The configuration of `fixtures/gainsight/sample.log`.
 fn sample_config() -> GenConfig {
@@ -29,22 +30,6 @@ fn sample_config() -> GenConfig {
         without_end_stats: vec![2],
         program: "sample".into(),
         keep_expected: true,
-    }
-}
-
-struct Counting<W> {
-    inner: W,
-    written: u64,
-}
-
-impl<W: Write> Write for Counting<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.written += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
     }
 }
 
@@ -81,10 +66,7 @@ fn main() -> anyhow::Result<()> {
     }
     let out = out.ok_or_else(|| anyhow::anyhow!("usage: make_gainsight_log [options] OUT.log"))?;
     let file = std::fs::File::create(&out)?;
-    let mut w = Counting {
-        inner: BufWriter::with_capacity(1 << 20, file),
-        written: 0,
-    };
+    let mut w = CountingWriter::new(BufWriter::with_capacity(1 << 20, file));
     let mut kernels = 0usize;
     let mut lifetimes = [0u64; 2];
     match bytes {
@@ -101,7 +83,7 @@ fn main() -> anyhow::Result<()> {
                 kernels: 1,
                 ..config.clone()
             };
-            while w.written < target {
+            while w.written() < target {
                 one.first_kernel_id = config.first_kernel_id + kernels as u64;
                 one.seed = config.seed.wrapping_add(kernels as u64 * 7919);
                 for k in generate(&one, &mut w)? {
@@ -115,7 +97,9 @@ fn main() -> anyhow::Result<()> {
     w.flush()?;
     eprintln!(
         "{out}: {} bytes, {kernels} kernels, {} L1 and {} L2 lifetimes",
-        w.written, lifetimes[0], lifetimes[1]
+        w.written(),
+        lifetimes[0],
+        lifetimes[1]
     );
     Ok(())
 }

@@ -13,6 +13,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+use sightline_test_support::io::CountingWriter;
 use sightline_test_support::rng::Rng;
 
 const COLORS: &[&str] = &[
@@ -98,33 +99,13 @@ fn parse_args() -> Result<Options, String> {
     Ok(options)
 }
 
-/// Counts bytes and lines written.
-struct Counting<W> {
-    inner: W,
-    bytes: u64,
-}
-
-impl<W: Write> Write for Counting<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.bytes += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 const PROCESSES: u32 = 3;
 const THREADS: u32 = 4;
 const MAX_DEPTH: usize = 8;
 
 fn generate(options: &Options) -> std::io::Result<u64> {
     let file = File::create(&options.out)?;
-    let mut out = Counting {
-        inner: BufWriter::with_capacity(1 << 20, file),
-        bytes: 0,
-    };
+    let mut out = CountingWriter::new(BufWriter::with_capacity(1 << 20, file));
     let mut rng = Rng(options.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     write_preamble(&mut out, options.seed)?;
     let mut state = State {
@@ -134,7 +115,7 @@ fn generate(options: &Options) -> std::io::Result<u64> {
     };
     let mut lines: u64 = 0;
     loop {
-        if options.bytes.is_some_and(|n| out.bytes >= n)
+        if options.bytes.is_some_and(|n| out.written() >= n)
             || options.lines.is_some_and(|n| lines >= n)
         {
             break;
@@ -144,7 +125,7 @@ fn generate(options: &Options) -> std::io::Result<u64> {
     }
     state.close(&mut out)?;
     out.flush()?;
-    Ok(out.bytes)
+    Ok(out.written())
 }
 
 /// The header: file and process/thread names, time base, defaults and the column orders.

@@ -171,8 +171,8 @@ const SETUP_CALLS: u64 = 8;
 /// The `index`-th OpenCL call of `thread` (deterministic in (seed, thread, index)).
 fn opencl_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
     let mut rng = Rng::new(spec.seed ^ (u64::from(thread) << 40) ^ index.wrapping_mul(0x1000_0001));
-    let start = thread_base(0, thread) + index * 20_000 + rng.range(0, 500);
-    let end = start + rng.range(800, 12_000);
+    let start = thread_base(0, thread) + index * 20_000 + rng.range_inclusive(0, 500);
+    let end = start + rng.range_inclusive(800, 12_000);
     let call = calls_at(start, end);
     let per_iteration = opencl_calls_per_iteration(spec);
     let last = SETUP_CALLS + per_iteration * u64::from(spec.iterations);
@@ -353,8 +353,8 @@ fn device_times(call: &Call) -> [u64; 4] {
 fn hsa_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
     let mut rng =
         Rng::new(spec.seed ^ 0xABCD ^ (u64::from(thread) << 40) ^ index.wrapping_mul(0x2000_0003));
-    let start = thread_base(1, thread) + index * 15_000 + rng.range(0, 400);
-    let end = start + rng.range(500, 9_000);
+    let start = thread_base(1, thread) + index * 15_000 + rng.range_inclusive(0, 400);
+    let end = start + rng.range_inclusive(500, 9_000);
     let call = calls_at(start, end);
     let last = 4 + 4 * u64::from(spec.iterations);
     match index {
@@ -367,7 +367,7 @@ fn hsa_call(spec: &AtpSpec, thread: u32, index: u64) -> Call {
             0 => {
                 let size = 65536 << ((i / 4) % 3);
                 let mut c = call(120, "hsa_amd_memory_async_copy", Some("HSA_STATUS_SUCCESS"), format!("0x7f700000;{{handle=0x2A00}};0x7f800000;{{handle=0x1B00}};{size};0;NULL;{{handle=0x7f6000}}"));
-                let copy_start = end + rng.range(100, 900);
+                let copy_start = end + rng.range_inclusive(100, 900);
                 c.copy = Some((copy_start, copy_start + size / 8));
                 c
             }

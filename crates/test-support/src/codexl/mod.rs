@@ -9,30 +9,8 @@
 pub mod atp;
 pub mod tables;
 
-/// A small deterministic pseudo-random sequence (SplitMix64), for jitter in times and sizes.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A sequence from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next value.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A value in `lo..=hi`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
-    }
-}
+/// The jitter in times and sizes of the CodeXL generators.
+pub use crate::rng::SplitMix64 as Rng;
 
 /// Line ending of a generated file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -259,7 +259,11 @@ pub fn counters_text(spec: &AtpSpec, style: &TableStyle) -> (String, Vec<String>
     let mut times = Vec::new();
     let mut rng = Rng::new(spec.seed ^ 0xC0C0);
     for (order, d) in list.iter().enumerate() {
-        let time = format!("{}.{:05}", rng.range(1, 900), rng.range(0, 99_999));
+        let time = format!(
+            "{}.{:05}",
+            rng.range_inclusive(1, 900),
+            rng.range_inclusive(0, 99_999)
+        );
         let wg = d.work_group_size.map_or("NULL".to_string(), |w| {
             format!("{{{w:>5} {:>5} {:>5}}}", 1, 1)
         });
@@ -274,8 +278,8 @@ pub fn counters_text(spec: &AtpSpec, style: &TableStyle) -> (String, Vec<String>
             d.resources.2.to_string(),
             d.resources.0.to_string(),
             d.resources.1.to_string(),
-            format!("{:>12.2}", rng.range(0, 10_000) as f64 / 100.0),
-            format!("{:>12.2}", rng.range(0, 10_000) as f64 / 100.0),
+            format!("{:>12.2}", rng.range_inclusive(0, 10_000) as f64 / 100.0),
+            format!("{:>12.2}", rng.range_inclusive(0, 10_000) as f64 / 100.0),
         ];
         out.push_str(&fields.join(&sep));
         out.push_str(style.line_ending.as_str());

@@ -14,30 +14,7 @@ use sightline_model::proto::nv::profiler::{
 };
 use sightline_model::proto::nv::rule_system as rules_pb;
 
-/// A small deterministic pseudo-random generator (SplitMix64).
-#[derive(Debug, Clone)]
-pub struct SplitMix(u64);
-
-impl SplitMix {
-    /// A generator with the given seed.
-    pub fn new(seed: u64) -> Self {
-        SplitMix(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A float in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+pub use crate::rng::SplitMix64;
 
 /// One kernel launch to synthesize.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! Kernel contents for synthetic reports: realistic metric names with plausible values,
 //! the embedded sections and stored rule results Nsight Compute would write beside them.
 
-use super::synth::{KernelSpec, SplitMix, instanced, nvtx_state, rule_result, scalar, section};
+use super::synth::{KernelSpec, SplitMix64, instanced, nvtx_state, rule_result, scalar, section};
 use sightline_model::ncu::{Metric, MetricValue};
 use sightline_model::proto::nv::profiler::ProfilerSection;
 use sightline_model::proto::nv::rule_system as rules_pb;
@@ -93,7 +93,7 @@ pub fn basic_sections() -> Vec<ProfilerSection> {
 
 /// A kernel with the metrics of the basic sections, per-SM instances, NVTX and rule results.
 pub fn sample_kernel(
-    rng: &mut SplitMix,
+    rng: &mut SplitMix64,
     function: &str,
     signature: &str,
     mangled: &str,
@@ -247,7 +247,7 @@ pub fn sample_kernel(
 
 /// The bundled sample: four kernels of a small application.
 pub fn sample_kernels() -> Vec<KernelSpec> {
-    let mut rng = SplitMix::new(0x5167_4711);
+    let mut rng = SplitMix64::new(0x5167_4711);
     vec![
         sample_kernel(
             &mut rng,
@@ -503,7 +503,11 @@ pub fn full_set_sections() -> Vec<ProfilerSection> {
 
 /// One kernel of the benchmark report: 1,100 grammar metrics plus the basic ones, 40 instanced
 /// metrics of 40 instances, the full-set sections and nine stored rule results.
-pub fn bench_kernel(rng: &mut SplitMix, index: usize, sections: &[ProfilerSection]) -> KernelSpec {
+pub fn bench_kernel(
+    rng: &mut SplitMix64,
+    index: usize,
+    sections: &[ProfilerSection],
+) -> KernelSpec {
     let function = format!("bench_kernel_{}", index % 17);
     let mut spec = sample_kernel(
         rng,

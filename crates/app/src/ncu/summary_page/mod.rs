@@ -14,6 +14,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use eframe::egui;
+
+use crate::widgets::filter::filter_field;
 use egui_extras::Column;
 use sightline_model::ncu::Report;
 use sightline_model::section::overview::{OverviewColumns, OverviewRow, gpu_rollup};
@@ -184,22 +186,10 @@ impl SummaryPage {
         }
         let mut changed = false;
         ui.horizontal(|ui| {
-            ui.label("Kernel:");
-            changed |= ui
-                .add(
-                    egui::TextEdit::singleline(&mut self.name_filter)
-                        .hint_text("name contains")
-                        .desired_width(220.0),
-                )
+            changed |= filter_field(ui, "Kernel:", &mut self.name_filter, "name contains", 220.0)
                 .changed();
-            ui.label("NVTX:");
-            changed |= ui
-                .add(
-                    egui::TextEdit::singleline(&mut self.nvtx_filter)
-                        .hint_text("range contains")
-                        .desired_width(220.0),
-                )
-                .changed();
+            changed |=
+                filter_field(ui, "NVTX:", &mut self.nvtx_filter, "range contains", 220.0).changed();
             if let Some((fraction, stage)) = &self.progress {
                 ui.add(
                     egui::ProgressBar::new(*fraction)

@@ -2,7 +2,7 @@
 //! fields that differ by release (agent name and handle, queue index and handle; RCP 5.x adds
 //! agent index, AQL packet type, packet id and packet text).
 
-use super::model::{HsaDispatch, NameId, Names};
+use super::model::{HsaDispatch, Names, StrId};
 use super::text::{decode, parse_handle, parse_u64, tokens, unescape};
 
 /// What a row turned out to be.
@@ -35,7 +35,7 @@ pub fn parse_kernel_row(line: &[u8], names: &mut Names) -> KernelRow {
         kernel_handle,
         start_ns,
         end_ns,
-        agent: NameId(u32::MAX),
+        agent: StrId(u32::MAX),
         agent_handle: None,
         queue_index: None,
         queue_handle: None,

@@ -56,7 +56,7 @@ pub struct AtpTrace {
     /// Interned API, command, kernel, device and agent names.
     pub names: Names,
     /// The API type id the timestamp lines give each API name.
-    pub api_type_ids: HashMap<NameId, u32>,
+    pub api_type_ids: HashMap<StrId, u32>,
     /// Thread blocks (OpenCL and HSA), in file order.
     pub threads: Vec<ApiThread>,
     /// All host API calls; each thread owns a contiguous range.

@@ -1,9 +1,8 @@
 //! The parsed trace: plain data laid out for the timeline (flat sorted arrays, interned
 //! strings, fixed-size records; argument text stays in the file and is read on demand).
 
-use std::collections::HashMap;
-
 use super::text::WorkSize;
+use crate::core::intern::StringTable;
 
 /// Which API a block of the trace belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -24,56 +23,42 @@ impl Api {
     }
 }
 
-/// Index of a string in [`Names`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NameId(pub u32);
+pub use crate::core::intern::StrId;
 
-/// Interned strings (API names, command names, kernel names, device and agent names).
+/// Interned strings (API names, command names, kernel names, device and agent names): the
+/// model's one interner, fed the file's bytes (decoded with [`super::text::decode`]).
 #[derive(Debug, Default, Clone)]
-pub struct Names {
-    strings: Vec<String>,
-    index: HashMap<Vec<u8>, u32>,
-}
+pub struct Names(StringTable);
 
 impl Names {
     /// The id of `bytes` (decoded with [`super::text::decode`]), adding it if new.
-    pub fn intern(&mut self, bytes: &[u8]) -> NameId {
-        if let Some(&id) = self.index.get(bytes) {
-            return NameId(id);
-        }
-        let id = self.strings.len() as u32;
-        self.strings.push(super::text::decode(bytes).into_owned());
-        self.index.insert(bytes.to_vec(), id);
-        NameId(id)
+    pub fn intern(&mut self, bytes: &[u8]) -> StrId {
+        self.0.intern(&super::text::decode(bytes))
     }
 
     /// The id of an already decoded string, adding it if new.
-    pub fn intern_str(&mut self, text: &str) -> NameId {
-        self.intern(text.as_bytes())
+    pub fn intern_str(&mut self, text: &str) -> StrId {
+        self.0.intern(text)
     }
 
     /// The string of `id` (empty for an unknown id).
-    pub fn get(&self, id: NameId) -> &str {
-        self.strings.get(id.0 as usize).map_or("", String::as_str)
+    pub fn get(&self, id: StrId) -> &str {
+        self.0.get(id)
     }
 
-    /// Number of distinct strings.
+    /// Number of distinct strings (the empty string, always held, included).
     pub fn len(&self) -> usize {
-        self.strings.len()
+        self.0.len()
     }
 
-    /// True when no string was interned.
+    /// True when no string but the empty one was interned.
     pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
+        self.0.is_empty()
     }
 
     /// Bytes held (strings and index), for the memory report.
     pub fn heap_bytes(&self) -> usize {
-        self.strings
-            .iter()
-            .map(|s| s.capacity() * 2 + 48)
-            .sum::<usize>()
-            + self.strings.capacity() * 24
+        self.0.heap_bytes()
     }
 }
 
@@ -141,13 +126,13 @@ pub struct ApiCall {
     /// Host end time (ns).
     pub end_ns: u64,
     /// Bits 0–39: byte offset of the call's API trace line ([`NO_TRACE_LINE`] if none);
-    /// bits 40–63: the API name's [`NameId`].
+    /// bits 40–63: the API name's [`StrId`].
     packed: u64,
 }
 
 impl ApiCall {
     /// A call named `name` with no trace line yet.
-    pub fn new(start_ns: u64, end_ns: u64, name: NameId) -> Self {
+    pub fn new(start_ns: u64, end_ns: u64, name: StrId) -> Self {
         ApiCall {
             start_ns,
             end_ns,
@@ -156,8 +141,8 @@ impl ApiCall {
     }
 
     /// The API name.
-    pub fn name(&self) -> NameId {
-        NameId((self.packed >> 40) as u32)
+    pub fn name(&self) -> StrId {
+        StrId((self.packed >> 40) as u32)
     }
 
     /// Byte offset of the `Ret = Name ( args )` line in the file, when the trace has one.
@@ -274,7 +259,7 @@ pub struct CommandQueue {
     /// The context handle.
     pub context_handle: u64,
     /// The device name (the profiler wrote spaces as `_`).
-    pub device: NameId,
+    pub device: StrId,
 }
 
 /// A kernel launch configuration (interned: repeated launches share one).
@@ -283,7 +268,7 @@ pub struct KernelLaunch {
     /// The `cl_kernel` handle.
     pub kernel_handle: u64,
     /// The kernel name.
-    pub kernel: NameId,
+    pub kernel: StrId,
     /// Global work size.
     pub global: WorkSize,
     /// Local work size; `None` when the application passed NULL.
@@ -295,7 +280,7 @@ pub struct KernelLaunch {
 pub struct HsaDispatch {
     /// Kernel symbol name, escapes undone (HIP/HC symbols lack the `_` of a mangled name:
     /// see [`super::mangled_symbol`]).
-    pub kernel: NameId,
+    pub kernel: StrId,
     /// Kernel object handle.
     pub kernel_handle: u64,
     /// Device start (ns, host clock).
@@ -303,7 +288,7 @@ pub struct HsaDispatch {
     /// Device end (ns, host clock).
     pub end_ns: u64,
     /// Agent name (escapes undone); empty when the row has none.
-    pub agent: NameId,
+    pub agent: StrId,
     /// Agent handle, when given.
     pub agent_handle: Option<u64>,
     /// Zero-based queue index (trace files ≥ 3.2) or queue id, when given.
@@ -341,9 +326,9 @@ pub struct Perfmarker {
     /// The thread that began it.
     pub thread_id: u64,
     /// Marker name (escapes undone); for `clEndPerfMarkerEx`, the end's name.
-    pub name: NameId,
+    pub name: StrId,
     /// Group name (escapes undone).
-    pub group: NameId,
+    pub group: StrId,
     /// Nesting depth (0 = outermost) on its thread.
     pub depth: u32,
 }
@@ -363,13 +348,13 @@ impl Perfmarker {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceLocation {
     /// The API name as the section gives it.
-    pub api_name: NameId,
+    pub api_name: StrId,
     /// Calling function, or an address when there was no debug information.
-    pub function: NameId,
+    pub function: StrId,
     /// Line number (0 when unknown).
     pub line: u32,
     /// Source file; `None` without debug information.
-    pub file: Option<NameId>,
+    pub file: Option<StrId>,
 }
 
 /// The source locations of one thread block; the i-th location belongs to the thread's i-th

@@ -8,6 +8,7 @@ use super::model::*;
 use super::sections::{classify_section, is_section_line};
 use super::text::{self, Line, Lines, decode, parse_handle, parse_u64, tokens};
 use crate::core::Cancelled;
+use crate::core::problems::CappedProblems;
 use crate::problem::{Location, Problem};
 
 /// At most this many warnings are kept; the rest are counted in `warnings_dropped`.
@@ -46,14 +47,16 @@ pub(super) struct Parser<'a> {
     data: &'a [u8],
     trace: AtpTrace,
     kinds: HashMap<(u32, Vec<u8>), u16>,
-    queues: HashMap<(u32, u64, u32, u64, NameId), u32>,
+    queues: HashMap<(u32, u64, u32, u64, StrId), u32>,
     launches: HashMap<KernelLaunch, u32>,
     sizes: HashMap<u64, u32>,
     trace_blocks: HashMap<(Api, u64), Vec<TraceBlock>>,
     timestamp_blocks: Vec<TimestampBlock>,
     /// Open perfmarker begins per thread (indices into `trace.perfmarkers`).
     marker_stacks: HashMap<u64, Vec<usize>>,
-    copy_name: Option<NameId>,
+    copy_name: Option<StrId>,
+    /// Problems worked around, until [`AtpTrace::warnings`] takes them.
+    warnings: CappedProblems,
 }
 
 impl<'a> Parser<'a> {
@@ -69,17 +72,13 @@ impl<'a> Parser<'a> {
             timestamp_blocks: Vec::new(),
             marker_stacks: HashMap::new(),
             copy_name: None,
+            warnings: CappedProblems::new(MAX_WARNINGS),
         }
     }
 
     fn warn(&mut self, line: u64, message: impl Into<String>) {
-        if self.trace.warnings.len() < MAX_WARNINGS {
-            self.trace
-                .warnings
-                .push(Problem::warning(Location::line_or_file(line), message));
-        } else {
-            self.trace.warnings_dropped += 1;
-        }
+        self.warnings
+            .push(Problem::warning(Location::line_or_file(line), message));
     }
 
     /// Reads every line of `lines`; `Err(Cancelled)` when Cancel stopped them.
@@ -745,6 +744,8 @@ impl<'a> Parser<'a> {
         self.trace.hsa_copies.shrink_to_fit();
         self.trace.hsa_dispatches.shrink_to_fit();
         self.trace.perfmarkers.shrink_to_fit();
+        let warnings = std::mem::replace(&mut self.warnings, CappedProblems::new(0));
+        (self.trace.warnings, self.trace.warnings_dropped) = warnings.into_parts();
     }
 
     fn attach(&mut self, thread: &ApiThread, block: &TimestampBlock, offsets: &[u64]) {

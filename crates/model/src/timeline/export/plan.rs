@@ -6,6 +6,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
+use crate::timeline::query::partition;
 use crate::timeline::{Layout, Timeline, Track, TrackId, TrackKind};
 
 /// How a track's rows go out.
@@ -40,24 +41,10 @@ pub fn row_span(tl: &Timeline, row: &Range<u32>, range: Option<(i64, i64)>) -> R
         return row.clone();
     };
     let len = row.len();
-    let first = partition(len, |k| tl.end_of(row.start as usize + k) < from);
-    let last = partition(len, |k| tl.start_of(row.start as usize + k) <= to);
+    let first = partition(0, len, |k| tl.end_of(row.start as usize + k) < from);
+    let last = partition(0, len, |k| tl.start_of(row.start as usize + k) <= to);
     let first = first.min(last);
     (row.start + first as u32)..(row.start + last as u32)
-}
-
-/// The first `k` in `0..len` for which `pred` is false (`pred` true then false).
-fn partition(len: usize, pred: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, mut hi) = (0, len);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if pred(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 /// The rows of `track` cut to `range`.

@@ -244,6 +244,13 @@ impl ExportDb {
         }
     }
 
+    /// `columns` of `table` as a SELECT list (`a, NULL, c`), each as [`ExportDb::col_or_null`]
+    /// gives it: the one way the readers splice optional columns into their queries.
+    pub fn cols_or_null(&self, table: &str, columns: &[&str]) -> String {
+        let list: Vec<String> = columns.iter().map(|c| self.col_or_null(table, c)).collect();
+        list.join(", ")
+    }
+
     /// A query error on `table`, naming the file.
     pub fn query_error(&self, table: &str, e: impl std::fmt::Display) -> NsysError {
         NsysError::Query {

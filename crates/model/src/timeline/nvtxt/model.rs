@@ -1,9 +1,5 @@
 //! The events of an NVTXT file and the values they carry.
 
-use std::sync::Arc;
-
-use rustc_hash::FxHashMap;
-
 /// The clock a time is written in (the `TimeBase` parameter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TimeBase {
@@ -49,66 +45,8 @@ impl TimeBase {
     }
 }
 
-/// A string of a document (message, colour name, ...), an index into its [`StringTable`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StrId(pub u32);
-
-impl StrId {
-    /// The empty string, present in every table.
-    pub const EMPTY: StrId = StrId(0);
-}
-
-/// Each distinct string once: events refer to their messages by [`StrId`].
-#[derive(Debug, Clone)]
-pub struct StringTable {
-    texts: Vec<Arc<str>>,
-    index: FxHashMap<Arc<str>, u32>,
-}
-
-impl Default for StringTable {
-    fn default() -> Self {
-        let empty: Arc<str> = Arc::from("");
-        let mut index = FxHashMap::default();
-        index.insert(empty.clone(), 0);
-        StringTable {
-            texts: vec![empty],
-            index,
-        }
-    }
-}
-
-impl StringTable {
-    /// The id of `text`, adding it when new.
-    pub fn intern(&mut self, text: &str) -> StrId {
-        if let Some(&id) = self.index.get(text) {
-            return StrId(id);
-        }
-        let id = u32::try_from(self.texts.len()).unwrap_or(u32::MAX);
-        if id == u32::MAX {
-            // Four billion distinct strings: give up on new ones rather than wrap.
-            return StrId::EMPTY;
-        }
-        let shared: Arc<str> = Arc::from(text);
-        self.texts.push(shared.clone());
-        self.index.insert(shared, id);
-        StrId(id)
-    }
-
-    /// The text of `id` (empty for an id of another table).
-    pub fn get(&self, id: StrId) -> &str {
-        self.texts.get(id.0 as usize).map_or("", |text| text)
-    }
-
-    /// How many distinct strings the table holds (the empty one included).
-    pub fn len(&self) -> usize {
-        self.texts.len()
-    }
-
-    /// Whether the table holds only the empty string.
-    pub fn is_empty(&self) -> bool {
-        self.texts.len() <= 1
-    }
-}
+/// A document's strings (messages, colour names, ...): the model's one interner.
+pub use crate::core::intern::{StrId, StringTable};
 
 /// An event's colour as the file wrote it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

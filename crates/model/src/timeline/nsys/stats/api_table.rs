@@ -91,12 +91,7 @@ pub(super) fn summary_table(
 
 /// An empty table with the given columns (nsys's "no rows").
 pub(super) fn empty_table(report: &str, columns: &[&str]) -> ReportTable {
-    ReportTable {
-        warnings: Vec::new(),
-        report: report.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: Rows::default(),
-    }
+    ReportTable::new(report, columns, Rows::default())
 }
 
 /// The text of string id `id`: empty for NULL or an id StringIds lacks.
@@ -105,27 +100,35 @@ pub(super) fn string_or_empty(strings: &HashMap<i64, String>, id: Option<i64>) -
         .map_or("", |s| s.as_str())
 }
 
-/// Thread names and priorities by globalTid, from `ThreadNames` (the first row of a thread).
+/// A thread as `ThreadNames` names it.
+pub(super) struct ThreadName {
+    /// Its priority (`None`: NULL or no `priority` column).
+    pub priority: Option<i64>,
+    /// Its name, as the report's `name` made it of the row's `nameId`.
+    pub name: String,
+}
+
+/// Thread names and priorities by globalTid, from `ThreadNames`: the first row of a thread in
+/// rowid order wins. `name` turns a row's `nameId` into the text a report prints (reports
+/// differ on ids `StringIds` lacks). A missing table or column reads as none.
 pub(super) fn thread_names(
     db: &ExportDb,
-    strings: &HashMap<i64, String>,
-) -> Result<HashMap<i64, (String, Option<i64>)>, NsysError> {
+    name: impl Fn(Option<i64>) -> String,
+) -> Result<HashMap<i64, ThreadName>, NsysError> {
     const T: &str = "ThreadNames";
     let mut out = HashMap::new();
     if !db.has_table(T) {
         return Ok(out);
     }
     let sql = format!(
-        "SELECT rowid, globalTid, nameId, {} FROM {T} ORDER BY rowid",
-        db.col_or_null(T, "priority")
+        "SELECT rowid, {} FROM {T} ORDER BY rowid",
+        db.cols_or_null(T, &["globalTid", "nameId", "priority"]),
     );
     for_each_row(db, T, &sql, |row| {
         if let Some(tid) = int_at(row, 1) {
-            out.entry(tid).or_insert_with(|| {
-                (
-                    string_or_empty(strings, int_at(row, 2)).to_string(),
-                    int_at(row, 3),
-                )
+            out.entry(tid).or_insert_with(|| ThreadName {
+                name: name(int_at(row, 2)),
+                priority: int_at(row, 3),
             });
         }
         Ok(())

@@ -64,10 +64,8 @@ fn openacc_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
     let mut by_key: HashMap<Key3, Vec<i64>> = HashMap::new();
     for t in tables {
         let sql = format!(
-            "SELECT rowid, {}, {}, {}, start, end FROM {}",
-            db.col_or_null(t, "nameId"),
-            db.col_or_null(t, "srcFile"),
-            db.col_or_null(t, "lineNo"),
+            "SELECT rowid, {}, start, end FROM {}",
+            db.cols_or_null(t, &["nameId", "srcFile", "lineNo"]),
             quote_ident(t)
         );
         for_each_row(db, t, &sql, |row| {

@@ -3,7 +3,7 @@
 
 use super::super::NsysError;
 use super::super::db::ExportDb;
-use super::gpu_ops::{KernelNamer, NameKind, kernel_durations, nvtx_missing};
+use super::gpu_ops::{NameKind, kernel_durations, kernel_namer};
 use super::table::{grouped, memcpy_label, size_table, string_of, strip_stats_suffix, time_table};
 use super::{Report, ReportOption, ReportOutcome, ReportRequest, StatsOption, skipped};
 
@@ -66,17 +66,16 @@ fn gpu_kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsy
         return skipped(db, "CUDA kernel data");
     }
     let nvtx_name = req.flag(StatsOption::NvtxName)?;
-    if nvtx_name && let Some(skip) = nvtx_missing(db) {
-        return skip;
-    }
-    let strings = db.string_ids()?;
+    let namer = match kernel_namer(db, nvtx_name)? {
+        Ok(namer) => namer,
+        Err(skip) => return Ok(skip),
+    };
     let named = if nvtx_name || NameKind::of(req)? != NameKind::Demangled {
-        let namer = KernelNamer::new(db, &strings, nvtx_name)?;
         kernel_durations(db, NameKind::of(req)?, &namer)?
     } else {
         grouped(db, T, "demangledName", "end - start", "")?
             .into_iter()
-            .map(|(k, v)| (string_of(&strings, k), v))
+            .map(|(k, v)| (string_of(namer.strings(), k), v))
             .collect()
     };
     Ok(ReportOutcome::Table(time_table(

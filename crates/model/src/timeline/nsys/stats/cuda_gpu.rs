@@ -14,8 +14,8 @@ use super::super::NsysError;
 use super::super::db::ExportDb;
 use super::cuda::KERNEL_NAME_OPTIONS;
 use super::gpu_ops::{
-    Columns, KERNEL, KernelNamer, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME,
-    fold_kernel_halves, for_each_mem_op, kernel_durations, merge_groups, nvtx_missing, xyz,
+    Columns, KERNEL, MEMCPY, MEMSET, MemLabels, NameKey, NameKind, RUNTIME, fold_kernel_halves,
+    for_each_mem_op, kernel_durations, kernel_namer, merge_groups, xyz,
 };
 use super::table::{grouped, read_both, string_of, strip_stats_suffix, summaries_table};
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, StatsOption, skipped};
@@ -97,13 +97,11 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
         return skipped(db, "GPU kernel/memory operations data");
     }
     // Kernels are what the NVTX names apply to: without them the option needs no NVTX data.
-    if req.flag(StatsOption::NvtxName)?
-        && (!with_api || db.has_table(KERNEL))
-        && let Some(skip) = nvtx_missing(db)
-    {
-        return skip;
-    }
-    let strings = db.string_ids()?;
+    let nvtx_name = req.flag(StatsOption::NvtxName)? && (!with_api || db.has_table(KERNEL));
+    let namer = match kernel_namer(db, nvtx_name)? {
+        Ok(namer) => namer,
+        Err(skip) => return Ok(skip),
+    };
     let mut groups = Vec::new();
     let mut push = |category: &str, name: String, values: Vec<i64>| {
         groups.push(Group {
@@ -113,7 +111,6 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
             values,
         })
     };
-    let namer = KernelNamer::new(db, &strings, req.flag(StatsOption::NvtxName)?)?;
     // The runtime table and the kernel table are read at once, on two connections.
     let (calls, kernels) = read_both(
         db,
@@ -132,7 +129,7 @@ fn gpu_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErro
         let mut by_name: HashMap<String, Vec<i64>> = HashMap::new();
         for (id, v) in calls {
             by_name
-                .entry(strip_stats_suffix(&string_of(&strings, id)).to_string())
+                .entry(strip_stats_suffix(&string_of(namer.strings(), id)).to_string())
                 .or_default()
                 .extend(v);
         }
@@ -172,11 +169,10 @@ fn kern_gb_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
         return skipped(db, "CUDA kernel data");
     }
     let nvtx_name = req.flag(StatsOption::NvtxName)?;
-    if nvtx_name && let Some(skip) = nvtx_missing(db) {
-        return skip;
-    }
-    let strings = db.string_ids()?;
-    let namer = KernelNamer::new(db, &strings, nvtx_name)?;
+    let namer = match kernel_namer(db, nvtx_name)? {
+        Ok(namer) => namer,
+        Err(skip) => return Ok(skip),
+    };
     type Dims = ([i64; 3], [i64; 3]);
     let [mut by_key, second] = fold_kernel_halves(
         db,

@@ -11,9 +11,10 @@ use std::collections::HashMap;
 
 use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
+use super::api_table::thread_names;
 use super::gpu_ops::{
-    Columns, Kernel, KernelNamer, MemLabels, MemOp, NameKey, NameKind, RUNTIME, device_names,
-    for_each_mem_op, for_each_row, int_at, nvtx_missing, rowid_bounds,
+    Columns, Kernel, MemLabels, MemOp, NameKey, NameKind, RUNTIME, device_names, for_each_mem_op,
+    for_each_row, int_at, kernel_namer, rowid_bounds,
 };
 use super::table::{read_both, string_of, strip_stats_suffix};
 use super::{
@@ -42,40 +43,14 @@ pub(super) const REPORTS: &[Report] = &[
     },
 ];
 
-/// Thread names and priorities by globalTid.
-pub(super) fn thread_names(
-    db: &ExportDb,
-    strings: &HashMap<i64, String>,
-) -> Result<HashMap<i64, (Option<i64>, String)>, NsysError> {
-    const T: &str = "ThreadNames";
-    let mut out = HashMap::new();
-    if !db.has_table(T) {
-        return Ok(out);
-    }
-    let sql = format!(
-        "SELECT rowid, {}, {}, {} FROM {T}",
-        db.col_or_null(T, "globalTid"),
-        db.col_or_null(T, "priority"),
-        db.col_or_null(T, "nameId"),
-    );
-    for_each_row(db, T, &sql, |row| {
-        if let Some(tid) = int_at(row, 1) {
-            let name = int_at(row, 3)
-                .map(|id| string_of(strings, id))
-                .unwrap_or_default();
-            out.entry(tid).or_insert((int_at(row, 2), name));
-        }
-        Ok(())
-    })?;
-    Ok(out)
-}
-
 fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     if !db.has_table(RUNTIME) {
         return skipped(db, "CUDA trace data");
     }
     let strings = db.string_ids()?;
-    let threads = thread_names(db, &strings)?;
+    let threads = thread_names(db, |id| {
+        id.map(|id| string_of(&strings, id)).unwrap_or_default()
+    })?;
     let c = |name| db.col_or_null(RUNTIME, name);
     let columns = format!(
         "SELECT rowid, start, end, {}, {}, {}, {} FROM {RUNTIME}",
@@ -172,8 +147,8 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
             Cell::opt_int(call.corr),
             Cell::opt_int(call.global_tid.map(|g| (g >> 24) & 0xFF_FFFF)),
             Cell::opt_int(call.global_tid.map(|g| g & 0xFF_FFFF)),
-            Cell::opt_int(thread.and_then(|t| t.0)),
-            Cell::Text(thread.map_or("", |t| t.1.as_str()).into()),
+            Cell::opt_int(thread.and_then(|t| t.priority)),
+            Cell::Text(thread.map_or("", |t| t.name.as_str()).into()),
         ]);
     };
     let columns = [
@@ -187,12 +162,11 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         "T-Pri",
         "Thread Name",
     ];
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: Rows::lazy_ordered(calls, order, format),
-    }))
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        columns,
+        Rows::lazy_ordered(calls, order, format),
+    )))
 }
 
 /// A row of `cuda_api_trace`, kept typed until it is read.
@@ -317,11 +291,10 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     // Kernels are what the NVTX names apply to: without them the option needs no NVTX data
     // (nsys lists the copies and memsets of an export without NVTX_EVENTS).
     let nvtx_name = req.flag(StatsOption::NvtxName)? && db.has_table(KERNEL);
-    if nvtx_name && let Some(skip) = nvtx_missing(db) {
-        return skip;
-    }
-    let strings = db.string_ids()?;
-    let namer = KernelNamer::new(db, &strings, nvtx_name)?;
+    let namer = match kernel_namer(db, nvtx_name)? {
+        Ok(namer) => namer,
+        Err(skip) => return Ok(skip),
+    };
     let labels = MemLabels::of(db);
     let old = labels.old_layout();
     // Kernels, then copies and memsets, each in table order; shown by start. Two connections
@@ -407,7 +380,7 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let text = GpuTraceText {
         old,
         texts,
-        devices: device_names(db),
+        devices: device_names(db)?,
     };
     let mut columns = vec![
         "Start (ns)",
@@ -439,10 +412,9 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     if old {
         columns.retain(|c| *c != "GreenCtx");
     }
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: Rows::lazy_ordered(ops, order, move |op, row| text.row(op, row)),
-    }))
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        columns,
+        Rows::lazy_ordered(ops, order, move |op, row| text.row(op, row)),
+    )))
 }

@@ -368,10 +368,9 @@ pub(super) fn for_each_mem_op(
     }
     if db.has_table(MEMSET) {
         let sql = format!(
-            "SELECT {}, {}, {} FROM {MEMSET}",
+            "SELECT {}, {} FROM {MEMSET}",
             placement_sql(db, MEMSET, true),
-            db.col_or_null(MEMSET, "bytes"),
-            db.col_or_null(MEMSET, "memKind"),
+            db.cols_or_null(MEMSET, &["bytes", "memKind"]),
         );
         for_each_row(db, MEMSET, &sql, |row| {
             let at = placement(db, MEMSET, row)?;
@@ -410,11 +409,8 @@ impl NvtxRanges {
         let mut last = i64::MIN;
         if db.has_table(NVTX) {
             let sql = format!(
-                "SELECT rowid, start, end, eventType, {}, {}, {}, {} FROM {NVTX}",
-                db.col_or_null(NVTX, "globalTid"),
-                db.col_or_null(NVTX, "text"),
-                db.col_or_null(NVTX, "textId"),
-                db.col_or_null(NVTX, "endGlobalTid"),
+                "SELECT rowid, start, end, eventType, {} FROM {NVTX}",
+                db.cols_or_null(NVTX, &["globalTid", "text", "textId", "endGlobalTid"]),
             );
             for_each_row(db, NVTX, &sql, |row| {
                 let (Some(start), Some(kind)) = (int_at(row, 1), int_at(row, 3)) else {
@@ -483,26 +479,35 @@ pub(super) type NameKey = (Option<u32>, i64);
 
 /// Kernel names for the reports: `strings[name]`, prefixed with `range/` under `nvtx-name`.
 /// Kernels group by [`NameKey`] (cheap), and only each group's name is built.
-pub(super) struct KernelNamer<'a> {
-    strings: &'a HashMap<i64, String>,
+pub(super) struct KernelNamer {
+    strings: HashMap<i64, String>,
     nvtx: Option<(NvtxRanges, CallsByCorr)>,
 }
 
-impl<'a> KernelNamer<'a> {
-    /// A namer; with `nvtx_name`, reads the NVTX ranges and API calls.
-    pub fn new(
-        db: &ExportDb,
-        strings: &'a HashMap<i64, String>,
-        nvtx_name: bool,
-    ) -> Result<KernelNamer<'a>, NsysError> {
-        let nvtx = if nvtx_name {
-            let (ranges, calls) =
-                read_both(db, |db| NvtxRanges::read(db, strings), CallsByCorr::read);
-            Some((ranges?, calls?))
-        } else {
-            None
-        };
-        Ok(KernelNamer { strings, nvtx })
+/// The opening every kernel report shares: with `nvtx_name`, the report is skipped as nsys
+/// skips it without NVTX data (`Ok(Err(outcome))`); otherwise the export's strings are read
+/// and a namer made of them (reading the NVTX ranges and API calls with `nvtx_name`).
+pub(super) fn kernel_namer(
+    db: &ExportDb,
+    nvtx_name: bool,
+) -> Result<Result<KernelNamer, ReportOutcome>, NsysError> {
+    if nvtx_name && let Some(skip) = nvtx_missing(db) {
+        return skip.map(Err);
+    }
+    let strings = db.string_ids()?;
+    let nvtx = if nvtx_name {
+        let (ranges, calls) = read_both(db, |db| NvtxRanges::read(db, &strings), CallsByCorr::read);
+        Some((ranges?, calls?))
+    } else {
+        None
+    };
+    Ok(Ok(KernelNamer { strings, nvtx }))
+}
+
+impl KernelNamer {
+    /// The export's strings by id (`StringIds`), as the namer read them.
+    pub fn strings(&self) -> &HashMap<i64, String> {
+        &self.strings
     }
 
     /// The key of kernel `k`'s name.
@@ -516,7 +521,7 @@ impl<'a> KernelNamer<'a> {
 
     /// The name a key stands for.
     pub fn text(&self, key: NameKey) -> String {
-        let base = string_of(self.strings, key.1);
+        let base = string_of(&self.strings, key.1);
         match (key.0, &self.nvtx) {
             (Some(i), Some((ranges, _))) => match ranges.texts.get(i as usize) {
                 Some(range) => format!("{range}/{base}"),
@@ -547,7 +552,7 @@ impl<'a> KernelNamer<'a> {
 pub(super) fn kernel_durations(
     db: &ExportDb,
     names: NameKind,
-    namer: &KernelNamer<'_>,
+    namer: &KernelNamer,
 ) -> Result<Vec<(String, Vec<i64>)>, NsysError> {
     let [mut by_key, second] = fold_kernel_halves(
         db,
@@ -584,12 +589,13 @@ pub(super) fn nvtx_missing(db: &ExportDb) -> Option<Result<ReportOutcome, NsysEr
     (!db.has_table(NVTX)).then(|| skipped(db, "NV Tools Extension (NVTX) data"))
 }
 
-/// Device names by id: `TARGET_INFO_GPU` (`id` or, in older exports, `deviceId`).
-pub(super) fn device_names(db: &ExportDb) -> HashMap<i64, String> {
+/// Device names by id: `TARGET_INFO_GPU` (`id` or, in older exports, `deviceId`); none without
+/// the table or its columns. A table that does not read is an error, as for the report's own.
+pub(super) fn device_names(db: &ExportDb) -> Result<HashMap<i64, String>, NsysError> {
     const T: &str = "TARGET_INFO_GPU";
     let mut out = HashMap::new();
     if !db.has_table(T) {
-        return out;
+        return Ok(out);
     }
     let id = if db.has_column(T, "id") {
         "id"
@@ -597,16 +603,16 @@ pub(super) fn device_names(db: &ExportDb) -> HashMap<i64, String> {
         "deviceId"
     };
     if !db.has_column(T, id) || !db.has_column(T, "name") {
-        return out;
+        return Ok(out);
     }
     let sql = format!("SELECT rowid, {id}, name FROM {T}");
-    let _ = for_each_row(db, T, &sql, |row| {
+    for_each_row(db, T, &sql, |row| {
         if let (Some(id), Some(name)) = (int_at(row, 1), row.get_ref(2).ok().and_then(text_of)) {
             out.entry(id).or_insert(name);
         }
         Ok(())
-    });
-    out
+    })?;
+    Ok(out)
 }
 
 /// `x` formatted `%4d %4d %4d` (nsys's GridXYZ and BlockXYZ).

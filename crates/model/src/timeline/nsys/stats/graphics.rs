@@ -133,7 +133,7 @@ fn vulkan_api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome,
         return skipped(db, "Vulkan API trace data");
     }
     let strings = db.string_ids()?;
-    let threads = thread_names(db, &strings)?;
+    let threads = thread_names(db, |id| string_or_empty(&strings, id).to_string())?;
     let col = |c| db.col_or_null(T, c);
     let order = if db.has_column(T, "id") {
         "start, id, rowid"
@@ -164,15 +164,14 @@ fn vulkan_api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome,
             int_cell(int_at(row, 6)),
             int_cell(pid),
             int_cell(tid),
-            int_cell(thread.and_then(|t| t.1)),
-            Cell::Text(thread.map(|t| t.0.clone()).unwrap_or_default().into()),
+            int_cell(thread.and_then(|t| t.priority)),
+            Cell::Text(thread.map(|t| t.name.clone()).unwrap_or_default().into()),
         ]);
         Ok(())
     })?;
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: [
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        [
             "Start (ns)",
             "Duration (ns)",
             "Name",
@@ -183,12 +182,9 @@ fn vulkan_api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome,
             "Tid",
             "T-Pri",
             "Thread Name",
-        ]
-        .iter()
-        .map(|c| c.to_string())
-        .collect(),
-        rows: rows.into(),
-    }))
+        ],
+        rows,
+    )))
 }
 
 /// The table of a marker report, what nsys says it lacks, and whether its ranges are begin/end

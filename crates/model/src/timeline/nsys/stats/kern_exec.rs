@@ -17,9 +17,10 @@ use super::super::db::ExportDb;
 use super::calls_by_corr::ApiCall;
 use super::chunks::{RowidChunks, in_table_order};
 use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, Placement, kernels_in, xyz};
-use super::table::{beside, read_both};
+use super::table::{STATS_THREAD, read_both};
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
+use crate::core::threads::join_two;
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
 /// The reports of this module.
@@ -236,12 +237,11 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         "BlockXYZ",
         "Kernel Name",
     ];
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        columns,
         rows,
-    }))
+    )))
 }
 
 /// The launches of one row of the summary: their total, API, queue and kernel times.
@@ -315,7 +315,11 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
     };
     let (parts, calls) = read_launches(db)?;
     let (first, second) = parts.split_at(parts.len() / 2);
-    let (mut by_id, more) = beside(|| group(second, &calls), || group(first, &calls));
+    let (more, mut by_id) = join_two(
+        STATS_THREAD,
+        || group(first, &calls),
+        || group(second, &calls),
+    );
     for (key, g) in more {
         by_id.entry(key).or_default().extend(g);
     }
@@ -391,10 +395,9 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
         "API Name",
         "Kernel Name",
     ];
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: rows.into_iter().map(|r| r.2).collect(),
-    }))
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        columns,
+        rows.into_iter().map(|r| r.2).collect::<Vec<_>>(),
+    )))
 }

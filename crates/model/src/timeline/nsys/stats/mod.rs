@@ -421,6 +421,23 @@ pub struct ReportTable {
     pub warnings: Vec<String>,
 }
 
+impl ReportTable {
+    /// The table of report `report` (its nsys name) with headers `columns` and `rows`, and no
+    /// warnings.
+    pub fn new(
+        report: &str,
+        columns: impl IntoIterator<Item = impl ToString>,
+        rows: impl Into<Rows>,
+    ) -> ReportTable {
+        ReportTable {
+            report: report.to_owned(),
+            columns: columns.into_iter().map(|c| c.to_string()).collect(),
+            rows: rows.into(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// What a report produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReportOutcome {
@@ -562,16 +579,14 @@ mod tests {
 
     #[test]
     fn csv_quotes_like_python() {
-        let t = ReportTable {
-            warnings: Vec::new(),
-            report: "x".into(),
-            columns: vec!["A".into(), "Name".into()],
-            rows: vec![vec![
+        let t = ReportTable::new(
+            "x",
+            ["A", "Name"],
+            vec![vec![
                 Cell::Number("1.0".into()),
                 Cell::Text("f(int, \"q\")".into()),
-            ]]
-            .into(),
-        };
+            ]],
+        );
         assert_eq!(to_csv(&t), "A,Name\n1.0,\"f(int, \"\"q\"\")\"\n");
     }
     #[test]

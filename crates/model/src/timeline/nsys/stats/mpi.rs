@@ -168,10 +168,9 @@ fn mpi_event_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
         })?;
     }
     rows.sort_by_key(|(key, _)| *key);
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: MPI_COLUMNS.iter().map(|c| c.to_string()).collect(),
-        rows: rows.into_iter().map(|(_, r)| r).collect(),
-    }))
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        MPI_COLUMNS,
+        rows.into_iter().map(|(_, r)| r).collect::<Vec<_>>(),
+    )))
 }

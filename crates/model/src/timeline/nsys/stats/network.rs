@@ -563,12 +563,11 @@ pub(super) fn network_congestion(
     }
     // Stable: equal starts keep NIC before switch and each in SQLite's order.
     rows.sort_by_key(|r| r.start);
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
-        rows: rows.into_iter().map(|r| r.cells).collect(),
-    }))
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        COLUMNS,
+        rows.into_iter().map(|r| r.cells).collect::<Vec<_>>(),
+    )))
 }
 
 #[cfg(test)]

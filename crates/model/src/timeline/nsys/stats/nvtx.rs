@@ -124,7 +124,7 @@ fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
         columns.push("Style".into());
     }
     columns.push("Range".into());
-    let rows = sums
+    let rows: Vec<_> = sums
         .into_iter()
         .map(|((push_pop, name), s)| {
             let mut row = time_cells(&s, grand);
@@ -137,10 +137,7 @@ fn nvtx_report(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
             row
         })
         .collect();
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: report.to_string(),
-        columns,
-        rows,
-    }))
+    Ok(ReportOutcome::Table(ReportTable::new(
+        report, columns, rows,
+    )))
 }

@@ -17,8 +17,9 @@ use super::gpu_ops::CorrIndex;
 use super::nvtx_trace::{
     NVTX, Range, Ranges, by_thread, load_ranges, nest, opt_cell, pid_tid, range_stack, skipped_nvtx,
 };
-use super::table::{beside, for_each_row, read_both};
+use super::table::{STATS_THREAD, for_each_row, read_both};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
+use crate::core::threads::join_two;
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 use rustc_hash::FxHashMap;
 
@@ -195,9 +196,10 @@ fn load_all<P>(
     let (ops, index, theirs) = there?;
     let runtime: Vec<Vec<RuntimeRow>> = in_table_order(mine, theirs).collect();
     let (first, second) = runtime.split_at(runtime.len() / 2);
-    let (more, calls) = beside(
-        || load_calls(second, &ops, &index),
+    let (calls, more) = join_two(
+        STATS_THREAD,
         || load_calls(first, &ops, &index),
+        || load_calls(second, &ops, &index),
     );
     // The first bad row in table order.
     let bad_row = |row: i64| {
@@ -458,12 +460,7 @@ fn style(push_pop: bool) -> &'static str {
 }
 
 fn table(report: &str, columns: &[&str], rows: impl Into<Rows>) -> ReportOutcome {
-    ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: report.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: rows.into(),
-    })
+    ReportOutcome::Table(ReportTable::new(report, columns, rows))
 }
 
 fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {

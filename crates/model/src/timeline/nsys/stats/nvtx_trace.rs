@@ -364,10 +364,9 @@ fn pushpop_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
                 ]),
         );
     });
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        columns,
         rows,
-    }))
+    )))
 }

@@ -9,6 +9,7 @@ use super::super::NsysError;
 use super::super::db::{ExportDb, int_of};
 use super::super::load::MEMCPY_LABELS;
 use super::{Cell, ReportTable};
+use crate::core::threads::join_two;
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
 /// nsys's time-summary headers: the statistics, with `count_header` for the count, then
@@ -137,7 +138,7 @@ pub(super) fn summaries_table(
     sums: Vec<(Summary, Vec<Cell>)>,
 ) -> ReportTable {
     let grand: i128 = sums.iter().map(|(s, _)| s.total).sum();
-    let rows = sums
+    let rows: Vec<_> = sums
         .into_iter()
         .map(|(s, tail)| {
             let mut row = time_cells(&s, grand);
@@ -145,12 +146,7 @@ pub(super) fn summaries_table(
             row
         })
         .collect();
-    ReportTable {
-        warnings: Vec::new(),
-        report: report.to_string(),
-        columns: time_columns(count_header, trailing),
-        rows,
-    }
+    ReportTable::new(report, time_columns(count_header, trailing), rows)
 }
 
 pub(super) fn time_cells(s: &Summary, grand: i128) -> Vec<Cell> {
@@ -198,7 +194,7 @@ pub(super) fn size_table(report: &str, groups: Vec<(String, Vec<i64>)>) -> Repor
         "StdDev (MB)",
         "Operation",
     ];
-    let rows = sums
+    let rows: Vec<_> = sums
         .into_iter()
         .map(|(name, s)| {
             let n = i128::from(s.count);
@@ -214,12 +210,7 @@ pub(super) fn size_table(report: &str, groups: Vec<(String, Vec<i64>)>) -> Repor
             ]
         })
         .collect();
-    ReportTable {
-        warnings: Vec::new(),
-        report: report.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows,
-    }
+    ReportTable::new(report, columns, rows)
 }
 
 /// Runs `sql` on `table` (the table named in errors) and calls `each` with every row. Where
@@ -236,51 +227,24 @@ pub(super) fn for_each_row(
 }
 
 /// Runs `here` on `db` and, at the same time, `there` on a second connection to it on a named
-/// thread: two tables of a report are read at once (SQLite reads one table per connection at a
-/// time). Without a second connection or thread, `there` runs after `here`.
+/// thread ([`join_two`]): two tables of a report are read at once (SQLite reads one table per
+/// connection at a time). Without a second connection, `there` runs after `here`.
 pub(super) fn read_both<A, B: Send>(
     db: &ExportDb,
     here: impl FnOnce(&ExportDb) -> A,
-    there: impl Fn(&ExportDb) -> B + Sync,
+    there: impl FnOnce(&ExportDb) -> B + Send,
 ) -> (A, B) {
-    let Some(other) = db.sibling() else {
-        let a = here(db);
-        return (a, there(db));
-    };
-    let there = &there;
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("sightline-stats".into())
-            .spawn_scoped(scope, move || there(&other));
-        let a = here(db);
-        let b = match spawned {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => there(db),
-        };
-        (a, b)
-    })
+    match db.sibling() {
+        Some(other) => join_two(STATS_THREAD, || here(db), move || there(&other)),
+        None => {
+            let a = here(db);
+            (a, there(db))
+        }
+    }
 }
 
-/// Runs `there` on a named thread while `here` runs on this one (two independent steps of a
-/// report, on two cores); without a thread, one after the other.
-pub(super) fn beside<A: Send, B>(there: impl Fn() -> A + Sync, here: impl FnOnce() -> B) -> (A, B) {
-    let there = &there;
-    std::thread::scope(|scope| {
-        let spawned = std::thread::Builder::new()
-            .name("sightline-stats".into())
-            .spawn_scoped(scope, there);
-        let b = here();
-        let a = match spawned {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => there(),
-        };
-        (a, b)
-    })
-}
+/// The name of the second thread of a report.
+pub(super) const STATS_THREAD: &str = "sightline-stats";
 
 /// Column `i` of a row as an integer (`None` for NULL or text that is no number).
 pub(super) fn int_at(row: &rusqlite::Row<'_>, i: usize) -> Option<i64> {

@@ -116,12 +116,7 @@ fn opt(value: Option<String>) -> Cell {
 }
 
 fn table(report: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> ReportOutcome {
-    ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: report.to_string(),
-        columns: columns.iter().map(|c| c.to_string()).collect(),
-        rows: rows.into(),
-    })
+    ReportOutcome::Table(ReportTable::new(report, columns, rows))
 }
 
 fn total_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {

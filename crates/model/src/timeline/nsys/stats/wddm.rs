@@ -95,14 +95,7 @@ fn wddm_queue_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, N
     let mut packets: HashMap<QueueKey, Vec<(i64, i64)>> = HashMap::new();
     let mut spans: HashMap<i64, (i64, i64)> = HashMap::new();
     for &&(start_table, stop_table, seq, qtype, _) in &queues {
-        let key_sql = |t: &str| {
-            format!(
-                "{}, {}, {}",
-                db.col_or_null(t, "gpu"),
-                db.col_or_null(t, "context"),
-                db.col_or_null(t, seq)
-            )
-        };
+        let key_sql = |t: &str| db.cols_or_null(t, &["gpu", "context", seq]);
         let mut stops: HashMap<Key3, i64> = HashMap::new();
         let sql = format!(
             "SELECT rowid, start, {} FROM {}",
@@ -117,10 +110,9 @@ fn wddm_queue_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, N
             Ok(())
         })?;
         let sql = format!(
-            "SELECT rowid, start, {}, {}, {} FROM {}",
+            "SELECT rowid, start, {}, {} FROM {}",
             key_sql(start_table),
-            db.col_or_null(start_table, "globalTid"),
-            db.col_or_null(start_table, "engineType"),
+            db.cols_or_null(start_table, &["globalTid", "engineType"]),
             quote_ident(start_table)
         );
         for_each_row(db, start_table, &sql, |row| {
@@ -185,12 +177,11 @@ fn wddm_queue_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, N
     }
     // By utilization (busy / span), descending; then by queue.
     rows.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)).then(a.2.cmp(&b.2)));
-    Ok(ReportOutcome::Table(ReportTable {
-        warnings: Vec::new(),
-        report: req.report.name.to_string(),
-        columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
-        rows: rows.into_iter().map(|r| r.3).collect(),
-    }))
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        COLUMNS,
+        rows.into_iter().map(|r| r.3).collect::<Vec<_>>(),
+    )))
 }
 
 /// Time covered by sorted intervals, overlaps counted once.
@@ -216,10 +207,8 @@ fn covered(sorted: &[(i64, i64)]) -> i64 {
 /// Friendly name and node ordinal of each WDDM context.
 fn contexts(db: &ExportDb) -> Result<HashMap<i64, (String, Option<i64>)>, NsysError> {
     let sql = format!(
-        "SELECT rowid, {}, {}, {} FROM {CONTEXTS}",
-        db.col_or_null(CONTEXTS, "context"),
-        db.col_or_null(CONTEXTS, "friendlyName"),
-        db.col_or_null(CONTEXTS, "nodeOrdinal")
+        "SELECT rowid, {} FROM {CONTEXTS}",
+        db.cols_or_null(CONTEXTS, &["context", "friendlyName", "nodeOrdinal"])
     );
     let mut out = HashMap::new();
     for_each_row(db, CONTEXTS, &sql, |row| {

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use super::NsysError;
 use super::db::{ExportDb, int_of, text_of};
 use super::load::{MEM_KIND_LABELS, MEMCPY_LABELS};
+use crate::core::intern::{StrId, StringTable};
 
 /// The value of a missing cell (SQL `NULL`, or a column the export lacks).
 pub const NULL: i64 = i64::MIN;
@@ -129,22 +130,23 @@ pub struct Trace {
     pub warnings: Vec<String>,
 }
 
-/// Interns text into [`Trace::strings`].
+/// Interns text into [`Trace::strings`]: the model's one interner, its ids as cell values.
 #[derive(Default)]
-struct Interner {
-    strings: Vec<String>,
-    index: HashMap<String, i64>,
-}
+struct Interner(StringTable);
 
 impl Interner {
     fn id(&mut self, text: &str) -> i64 {
-        if let Some(&i) = self.index.get(text) {
-            return i;
-        }
-        let i = self.strings.len() as i64;
-        self.strings.push(text.to_string());
-        self.index.insert(text.to_string(), i);
-        i
+        i64::from(self.0.intern(text).0)
+    }
+
+    /// The texts by id (the empty string first, as id 0).
+    fn into_strings(self) -> Vec<String> {
+        self.0.iter().map(|(_, text)| text.to_owned()).collect()
+    }
+
+    fn get(&self, id: i64) -> Option<&str> {
+        let id = u32::try_from(id).ok()?;
+        (usize::try_from(id).ok()? < self.0.len()).then(|| self.0.get(StrId(id)))
     }
 }
 
@@ -187,7 +189,7 @@ impl Trace {
             .collect();
         Ok(Trace {
             path: db.path.clone(),
-            strings: strings.strings,
+            strings: strings.into_strings(),
             tables: vec![api, gpu, dx12, overhead],
             schema,
             warnings,
@@ -275,11 +277,11 @@ fn read_api(
     }
     let table = strings.id(RUNTIME);
     let sql = format!(
-        "SELECT rowid, start, end, {}, {}, {}, {} FROM {RUNTIME}",
-        db.col_or_null(RUNTIME, "globalTid"),
-        db.col_or_null(RUNTIME, "nameId"),
-        db.col_or_null(RUNTIME, "correlationId"),
-        db.col_or_null(RUNTIME, "eventClass"),
+        "SELECT rowid, start, end, {} FROM {RUNTIME}",
+        db.cols_or_null(
+            RUNTIME,
+            &["globalTid", "nameId", "correlationId", "eventClass"]
+        ),
     );
     each_row(db, &[RUNTIME], &sql, |v| {
         let gtid = v[3];
@@ -402,7 +404,7 @@ fn read_gpu(
                 "kernel" if v[9] != NULL => string_of(v[9], strings),
                 "memcpy" => {
                     let label = copy_label(v[11], strings);
-                    match strings_text(strings, label) {
+                    match strings.get(label).map(str::to_owned) {
                         Some(l) => strings.id(&format!("[CUDA memcpy {l}]")),
                         None => strings.id("[CUDA memcpy]"),
                     }
@@ -502,9 +504,8 @@ fn read_overhead(
         return Ok(t);
     }
     let sql = format!(
-        "SELECT rowid, start, end, {}, {} FROM {OVERHEAD}",
-        db.col_or_null(OVERHEAD, "globalTid"),
-        db.col_or_null(OVERHEAD, "nameId"),
+        "SELECT rowid, start, end, {} FROM {OVERHEAD}",
+        db.cols_or_null(OVERHEAD, &["globalTid", "nameId"]),
     );
     let table = strings.id(OVERHEAD);
     each_row(db, &[OVERHEAD], &sql, |v| {
@@ -522,13 +523,6 @@ fn string_or_null(id: i64, strings: &mut Interner, string_of: &mut StringOf<'_>)
     } else {
         string_of(id, strings)
     }
-}
-
-fn strings_text(strings: &Interner, id: i64) -> Option<String> {
-    usize::try_from(id)
-        .ok()
-        .and_then(|i| strings.strings.get(i))
-        .cloned()
 }
 
 /// Process and thread ids of a serialized global thread id.
