@@ -19,24 +19,29 @@ mod finish;
 mod flows;
 mod generic;
 mod gpu;
+mod names;
 mod nvtx;
 mod pipe;
 mod preview;
+mod reading;
+mod tracks;
 
 use ahead::Ahead;
+use flows::Flows;
 use gpu::{GPU_TABLES, gpu_sql};
+use names::Names;
 use pipe::Cells;
 use preview::PreviewClock;
 pub use preview::{PREVIEW_AFTER, PREVIEW_MAX_EVENTS};
+use reading::Reading;
+use tracks::Tracks;
 
 use super::NsysError;
-use super::db::{ExportDb, int_of, split_global_id, strip_version_suffix, text_of};
+use super::db::{ExportDb, int_of, text_of};
 use crate::core::Progress;
 use crate::problem::Location;
 use crate::timeline::builder::{EventRef, TimelineBuilder};
-use crate::timeline::model::{EventKind, GpuInfo, Layout, Timeline, TrackId, TrackKind};
-use crate::timeline::stacks::StacksBuilder;
-use crate::timeline::strings::StrId;
+use crate::timeline::model::{EventKind, GpuInfo, Timeline};
 
 /// Options of [`load_with`].
 #[derive(Default)]
@@ -95,7 +100,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.session();
     loader.names()?;
     loader.runtime()?;
-    loader.index_calls();
+    loader.flows.index_calls();
     loader.cuda_events()?;
     loader.host_series("OSRT_API", "OS runtime", SERIES_OSRT, EventKind::OsRuntime)?;
     loader.host_series("CUBLAS_EVENTS", "cuBLAS", SERIES_CUBLAS, EventKind::Cublas)?;
@@ -103,17 +108,17 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     for spec in GPU_TABLES {
         loader.gpu_table(spec)?;
     }
-    loader.drop_calls();
+    loader.flows.drop_calls();
     loader.nvtx()?;
     loader.cpu_samples()?;
     loader.thread_states()?;
     loader.counter_tables()?;
     loader.generic_tables()?;
-    if !loader.defer_sample_stacks {
+    if !loader.samples.deferred {
         return loader.finish();
     }
     let mut timeline = loader.finish_timeline()?;
-    if let Some(preview) = loader.preview.as_mut() {
+    if let Some(preview) = loader.reading.preview.as_mut() {
         let mut shown = timeline.clone();
         shown.clear_sample_stacks();
         shown.stacks_pending = true;
@@ -213,43 +218,21 @@ struct Skipped {
     reason: String,
 }
 
+/// A load in progress: the export, the timeline being built, and the load's state in parts
+/// by concern, so that a table reader borrows only the parts it needs.
 struct Loader<'d, 'a> {
     db: &'d ExportDb,
     b: TimelineBuilder,
-    progress: Progress<'a>,
-    preview: Option<&'a mut dyn FnMut(Timeline)>,
-    preview_clock: PreviewClock,
-    /// CPU samples' call stacks are read after the rest ([`LoadOptions::preview`]): until
-    /// then a sample's correlation column holds its callchain id, or `NO_STACK` with the id
-    /// in `wide_chains` (by rowid) when it does not fit.
-    defer_sample_stacks: bool,
-    wide_chains: HashMap<u32, i64>,
-    rows_done: u64,
-    /// Rows to read in all (0 until the tables are counted).
-    rows_total: u64,
-    /// The counting of the tables read as events, on a second connection.
-    counting: Option<counts::Counting>,
-    strings: HashMap<i64, String>,
-    raw_names: HashMap<i64, StrId>,
-    api_names: HashMap<i64, StrId>,
-    thread_names: HashMap<i64, String>,
-    process_names: HashMap<(u64, u64), String>,
-    gpu_names: HashMap<i64, String>,
-    series: HashMap<(i64, u64), TrackId>,
-    streams: HashMap<(u64, i64, i64, i64), TrackId>,
-    /// API calls with a correlation id, by flow key ([`Loader::flow_key`]).
-    calls: Vec<(u64, EventRef)>,
-    /// The calls by correlation id alone, made when a GPU row without a process is read.
-    calls_by_id: Option<Vec<(u32, EventRef)>>,
-    /// GPU work with a correlation id and no call.
-    unmatched_work: u64,
-    /// The scopes of flow keys, numbered densely.
-    scopes: HashMap<u64, u32>,
-    /// OpenMP task creations and task parts, by process and correlation id (their flows).
-    task_creates: Vec<(u64, EventRef)>,
-    tasks: Vec<(u64, EventRef)>,
-    stacks: StacksBuilder,
-    generic_keys: HashMap<String, u64>,
+    /// Progress, row counts, counting and previews ([`reading`]).
+    reading: Reading<'a>,
+    /// The id → name caches ([`names`]).
+    names: Names,
+    /// The track maps ([`tracks`]).
+    tracks: Tracks,
+    /// The correlation bookkeeping ([`flows`]).
+    flows: Flows,
+    /// The CPU samples' call stacks ([`cpu`]).
+    samples: cpu::Samples,
     /// The event tables being read ahead of the one being built from.
     ahead: Ahead,
 }
@@ -286,55 +269,36 @@ impl<'d, 'a> Loader<'d, 'a> {
         let mut loader = Loader {
             db,
             b,
-            progress: options.progress,
-            preview: options.preview,
-            preview_clock: PreviewClock {
-                started,
-                due: Some(started + options.first_preview.unwrap_or(PREVIEW_AFTER)),
-                made: false,
+            reading: Reading {
+                progress: options.progress,
+                preview: options.preview,
+                preview_clock: PreviewClock {
+                    started,
+                    due: Some(started + options.first_preview.unwrap_or(PREVIEW_AFTER)),
+                    made: false,
+                },
+                rows_done: 0,
+                rows_total: 0,
+                counting,
             },
-            defer_sample_stacks: defer,
-            wide_chains: HashMap::new(),
-            rows_done: 0,
-            rows_total: 0,
-            counting,
-            strings: HashMap::new(),
-            raw_names: HashMap::new(),
-            api_names: HashMap::new(),
-            thread_names: HashMap::new(),
-            process_names: HashMap::new(),
-            gpu_names: HashMap::new(),
-            series: HashMap::new(),
-            streams: HashMap::new(),
-            calls: Vec::new(),
-            calls_by_id: None,
-            unmatched_work: 0,
-            scopes: HashMap::new(),
-            task_creates: Vec::new(),
-            tasks: Vec::new(),
-            stacks: StacksBuilder::default(),
-            generic_keys: HashMap::new(),
+            names: Names::default(),
+            tracks: Tracks::default(),
+            flows: Flows::default(),
+            samples: cpu::Samples::new(defer),
             ahead: Ahead::new(
                 ahead::plan(db, defer),
                 options.read_ahead.unwrap_or_else(Ahead::depth_for_cores),
             ),
         };
         if let Some((rows, total)) = counted {
-            loader.apply_counts(rows, total);
+            loader.reading.apply_counts(&mut loader.b, rows, total);
         }
         Ok(loader)
     }
 
+    /// Reports progress at stage `table` ([`Reading::report`]).
     fn report(&mut self, table: &'static str) -> Result<(), NsysError> {
-        self.take_counts(false)?;
-        self.progress.report(table, self.rows_done, self.rows_total);
-        if self.progress.is_cancelled() {
-            return Err(NsysError::Cancelled {
-                path: self.db.path.clone(),
-            });
-        }
-        self.maybe_preview();
-        Ok(())
+        self.reading.report(self.db, &mut self.b, table)
     }
 
     /// Counts the rows of `table` not yet accounted for as attached: a table read whole into
@@ -383,7 +347,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             n += 1;
             if n.is_multiple_of(65536) {
                 if counted {
-                    l.rows_done += 65536;
+                    l.reading.rows_done += 65536;
                 }
                 l.report(stage)?;
             }
@@ -418,7 +382,7 @@ impl<'d, 'a> Loader<'d, 'a> {
             self.damaged(table, &readable);
         }
         if counted {
-            self.rows_done += n % 65536;
+            self.reading.rows_done += n % 65536;
         }
         self.report(stage)?;
         if skipped.count > 0 {
@@ -513,104 +477,14 @@ impl<'d, 'a> Loader<'d, 'a> {
                         gpu.properties.push((c.clone(), v));
                     }
                 }
-                self.gpu_names.insert(i64::from(gpu.id), gpu.name.clone());
+                self.names
+                    .gpu_names
+                    .insert(i64::from(gpu.id), gpu.name.clone());
                 self.b.session.gpus.push(gpu);
             }
             drop(rows);
             drop(stmt);
             self.attach_rest(table);
-        }
-    }
-
-    fn names(&mut self) -> Result<(), NsysError> {
-        self.strings = self.db.string_ids()?;
-        self.attach_rest("StringIds");
-        if self.db.has_table("ThreadNames") {
-            let sql = "SELECT rowid, nameId, globalTid FROM ThreadNames";
-            self.scan("ThreadNames", sql, |l, row| {
-                let name = row
-                    .get_ref(1)
-                    .ok()
-                    .and_then(int_of)
-                    .and_then(|id| l.strings.get(&id).cloned());
-                let gtid = row.get_ref(2).ok().and_then(int_of);
-                if let (Some(name), Some(gtid)) = (name, gtid) {
-                    l.thread_names.insert(gtid, name);
-                }
-                Ok(())
-            })?;
-            self.attach_rest("ThreadNames");
-        }
-        if self.db.has_column("PROCESSES", "globalPid") {
-            let name = self.db.col_or_null("PROCESSES", "name");
-            let sql = format!("SELECT rowid, globalPid, {name} FROM PROCESSES");
-            self.scan("PROCESSES", &sql, |l, row| {
-                let gpid = row.get_ref(1).ok().and_then(int_of);
-                let name = row.get_ref(2).ok().and_then(text_of);
-                if let (Some(gpid), Some(name)) = (gpid, name) {
-                    let (m, pid, _) = split_global_id(gpid);
-                    l.process_names.insert((m, pid), name);
-                }
-                Ok(())
-            })?;
-            self.attach_rest("PROCESSES");
-        }
-        Ok(())
-    }
-
-    fn raw_name(&mut self, id: i64) -> StrId {
-        intern_string(&mut self.raw_names, &self.strings, &mut self.b, id, |t| t)
-    }
-
-    fn api_name(&mut self, id: i64) -> StrId {
-        intern_string(
-            &mut self.api_names,
-            &self.strings,
-            &mut self.b,
-            id,
-            strip_version_suffix,
-        )
-    }
-
-    /// The series track `key` under the thread of `gtid`.
-    fn thread_series(&mut self, gtid: i64, key: u64, name: &str) -> TrackId {
-        if let Some(&t) = self.series.get(&(gtid, key)) {
-            return t;
-        }
-        let (machine, pid, tid) = split_global_id(gtid);
-        let m = self.b.track(None, TrackKind::Machine, machine, || {
-            format!("Machine {machine}")
-        });
-        let pname = self.process_names.get(&(machine, pid)).cloned();
-        let p = self
-            .b
-            .track(Some(m), TrackKind::Process, pid, || match pname {
-                Some(n) => format!("Process {pid} ({n})"),
-                None => format!("Process {pid}"),
-            });
-        let tname = self.thread_names.get(&gtid).cloned();
-        let t = self
-            .b
-            .track(Some(p), TrackKind::Thread, tid, || match tname {
-                Some(n) => format!("Thread {tid} ({n})"),
-                None => format!("Thread {tid}"),
-            });
-        let s = self
-            .b
-            .track(Some(t), TrackKind::Series, key, || name.to_string());
-        if key >= SERIES_NVTX_RANGES {
-            self.b.set_layout(s, Layout::Lanes);
-        }
-        self.series.insert((gtid, key), s);
-        s
-    }
-
-    /// How the timeline names the thread of `gtid` ("Thread 1234 (name)").
-    fn thread_label(&self, gtid: i64) -> String {
-        let (_, pid, tid) = split_global_id(gtid);
-        match self.thread_names.get(&gtid) {
-            Some(n) => format!("Thread {tid} ({n}) of process {pid}"),
-            None => format!("Thread {tid} of process {pid}"),
         }
     }
 }
@@ -642,25 +516,4 @@ fn lookup_label(table: Option<&HashMap<i64, String>>, builtin: &[&str], code: i6
                 .map(|s| s.to_string())
         })
         .unwrap_or_else(|| format!("kind {code}"))
-}
-
-/// The timeline's string for string-table entry `id` as `shown` writes it (`<string ID>` when
-/// the table lacks it), interned once: `cache` keeps what each id became.
-fn intern_string(
-    cache: &mut HashMap<i64, StrId>,
-    strings: &HashMap<i64, String>,
-    b: &mut TimelineBuilder,
-    id: i64,
-    shown: fn(&str) -> &str,
-) -> StrId {
-    if let Some(&s) = cache.get(&id) {
-        return s;
-    }
-    let text = strings
-        .get(&id)
-        .cloned()
-        .unwrap_or_else(|| format!("<string {id}>"));
-    let s = b.intern(shown(&text));
-    cache.insert(id, s);
-    s
 }

@@ -57,9 +57,11 @@ impl Loader<'_, '_> {
             }
             let (start, end) = times(v(1), v(2))?;
             let gtid = integer(v(4), "globalTid")?;
-            let name = l.api_name(integer(v(6), "nameId")?);
+            let name = l.names.api_name(&mut l.b, integer(v(6), "nameId")?);
             let correlation = v(5).unwrap_or(0) as u32;
-            let track = l.thread_series(gtid, SERIES_CUDA_API, "CUDA API");
+            let track =
+                l.tracks
+                    .thread_series(&mut l.b, &l.names, gtid, SERIES_CUDA_API, "CUDA API");
             let r = l.b.push(
                 track,
                 NewEvent {
@@ -69,8 +71,8 @@ impl Loader<'_, '_> {
             );
             if correlation != 0 {
                 let (m, pid, _) = split_global_id(gtid);
-                let key = l.flow_key(Some((m << 24) | pid), correlation);
-                l.calls.push((key, r));
+                let key = l.flows.flow_key(Some((m << 24) | pid), correlation);
+                l.flows.calls.push((key, r));
             }
             let backtrace = (correlation != 0 && !backtrace_stacks.is_empty())
                 .then(|| backtrace_stacks.remove(&(gtid, i64::from(correlation))))
@@ -115,9 +117,9 @@ impl Loader<'_, '_> {
                     let (m, pid, _) = split_global_id(g);
                     (m << 24) | pid
                 });
-                l.flow_key(scope, c)
+                l.flows.flow_key(scope, c)
             });
-            if key.is_some_and(|k| l.has_call(k)) {
+            if key.is_some_and(|k| l.flows.has_call(k)) {
                 attached += 1;
             } else {
                 orphans += 1;
@@ -186,8 +188,10 @@ impl Loader<'_, '_> {
             let v = |i| row.get_ref(i).ok().and_then(int_of);
             let (start, end) = times(v(1), v(2))?;
             let gtid = integer(v(3), "globalTid")?;
-            let name = l.raw_name(integer(v(4), "nameId")?);
-            let track = l.thread_series(gtid, key, series_name);
+            let name = l.names.raw_name(&mut l.b, integer(v(4), "nameId")?);
+            let track = l
+                .tracks
+                .thread_series(&mut l.b, &l.names, gtid, key, series_name);
             let r =
                 l.b.push(track, NewEvent::new(kind, start, end, name, rowid(v(0))));
             if let Some(stack) = chains.take(v(5)) {

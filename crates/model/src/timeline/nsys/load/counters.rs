@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::tracks::{gpu_track, machine_track, process_track};
 use super::{Loader, integer, rowid};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind, Layout, Payload, TrackKind};
@@ -98,19 +99,11 @@ impl Loader<'_, '_> {
             }
             let gtid = v(2).unwrap_or(0);
             let (machine, pid, _) = split_global_id(gtid);
-            let m = l.machine_track(machine);
+            let m = machine_track(&mut l.b, machine);
             let parent = if spec.per_process {
-                let pname = l.process_names.get(&(machine, pid)).cloned();
-                l.b.track(Some(m), TrackKind::Process, pid, || match pname {
-                    Some(n) => format!("Process {pid} ({n})"),
-                    None => format!("Process {pid}"),
-                })
+                process_track(&mut l.b, &l.names, m, machine, pid)
             } else {
-                let gname = l.gpu_names.get(&gpu).cloned();
-                l.b.track(Some(m), TrackKind::Gpu, gpu as u64, || match gname {
-                    Some(n) if !n.is_empty() => format!("GPU {gpu} ({n})"),
-                    _ => format!("GPU {gpu}"),
-                })
+                gpu_track(&mut l.b, &l.names, m, gpu)
             };
             // One row per (table, GPU, segment group or segment).
             let key = super::SERIES_COUNTERS

@@ -5,7 +5,9 @@
 
 use std::thread::JoinHandle;
 
-use super::{Loader, READ_TABLES, SAMPLE_CHAINS};
+use super::reading::Reading;
+use super::{READ_TABLES, SAMPLE_CHAINS};
+use crate::timeline::builder::TimelineBuilder;
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::ExportDb;
 use crate::timeline::nsys::schema;
@@ -39,6 +41,8 @@ pub(super) fn count_read_tables(db: &ExportDb, defer: bool) -> Result<Counts, Ns
 pub(super) struct Counting {
     handle: Option<JoinHandle<Result<Counts, NsysError>>>,
     interrupt: rusqlite::InterruptHandle,
+    /// Whether the samples' call stacks are left out (read after a preview).
+    defer: bool,
 }
 
 impl Drop for Counting {
@@ -61,13 +65,19 @@ pub(super) fn start_counting(db: &ExportDb, defer: bool) -> Option<Counting> {
     Some(Counting {
         handle: Some(handle),
         interrupt,
+        defer,
     })
 }
 
-impl Loader<'_, '_> {
+impl Reading<'_> {
     /// Takes the counts when they are there (`wait`: waits for them), into the import
     /// statistics and the progress total.
-    pub(super) fn take_counts(&mut self, wait: bool) -> Result<(), NsysError> {
+    pub(super) fn take_counts(
+        &mut self,
+        db: &ExportDb,
+        b: &mut TimelineBuilder,
+        wait: bool,
+    ) -> Result<(), NsysError> {
         let Some(mut counting) = self.counting.take() else {
             return Ok(());
         };
@@ -82,16 +92,23 @@ impl Loader<'_, '_> {
         let (rows, total) = match handle.join() {
             Ok(counts) => counts?,
             // The counting thread panicked: count here.
-            Err(_) => count_read_tables(self.db, self.defer_sample_stacks)?,
+            Err(_) => count_read_tables(db, counting.defer)?,
         };
-        self.apply_counts(rows, total);
+        self.apply_counts(b, rows, total);
         Ok(())
     }
 
-    pub(super) fn apply_counts(&mut self, rows: Vec<(&'static str, u64)>, total: u64) {
+    /// Puts each read table's rows into the import statistics and adds `total` to the
+    /// progress total.
+    pub(super) fn apply_counts(
+        &mut self,
+        b: &mut TimelineBuilder,
+        rows: Vec<(&'static str, u64)>,
+        total: u64,
+    ) {
         for (table, n) in rows {
             if n > 0 {
-                let source = self.b.session.imports.source(table);
+                let source = b.session.imports.source(table);
                 source.rows = n;
                 source.documented = schema::is_documented(table);
             }

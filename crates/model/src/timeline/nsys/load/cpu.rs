@@ -8,14 +8,39 @@ use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
+use super::tracks::machine_track;
 use super::{Loader, SERIES_SAMPLES, SERIES_SCHED, integer, rowid};
-use crate::timeline::builder::NewEvent;
+use crate::timeline::builder::{NewEvent, TimelineBuilder};
 use crate::timeline::model::{EventAttrs, EventKind, NO_STACK, Timeline, TrackId, TrackKind};
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::split_global_id;
 use crate::timeline::nsys::db::{ExportDb, int_of};
-use crate::timeline::stacks::{Frame, StackId};
+use crate::timeline::stacks::{Frame, StackId, StacksBuilder};
 use crate::timeline::strings::StrId;
+
+/// The call stacks of a load and, when the CPU samples' call stacks are read after a preview
+/// ([`super::LoadOptions::preview`]), what reading them later needs.
+pub(super) struct Samples {
+    /// Whether the samples' call stacks are read after the rest: until then a sample's
+    /// correlation column holds its callchain id, or `NO_STACK` with the id in `wide_chains`
+    /// (by rowid) when it does not fit.
+    pub(super) deferred: bool,
+    /// The callchain ids that do not fit a correlation column, by the sample's rowid.
+    wide_chains: HashMap<u32, i64>,
+    /// The call stacks read.
+    pub(super) stacks: StacksBuilder,
+}
+
+impl Samples {
+    /// No stacks yet; the samples' ones read after a preview when `deferred`.
+    pub(super) fn new(deferred: bool) -> Self {
+        Self {
+            deferred,
+            wide_chains: HashMap::new(),
+            stacks: StacksBuilder::default(),
+        }
+    }
+}
 
 /// The stacks of one `*_CALLCHAINS` table by callchain id, with the rows each one took.
 ///
@@ -136,7 +161,7 @@ impl Loader<'_, '_> {
             if let Some(id) = id {
                 frames.sort_by_key(|(depth, _)| std::cmp::Reverse(*depth));
                 let rows = frames.len() as u64;
-                match l.stacks.stack(frames.drain(..).map(|(_, f)| f)) {
+                match l.samples.stacks.stack(frames.drain(..).map(|(_, f)| f)) {
                     Some(stack) => chains.insert(id, stack, rows),
                     None => chains.replaced_rows += rows,
                 }
@@ -150,7 +175,9 @@ impl Loader<'_, '_> {
                 current = Some(id);
             }
             let mut name = |l: &mut Self, sid: Option<i64>| match sid {
-                Some(sid) => *symbols.entry(sid).or_insert_with(|| l.raw_name(sid)),
+                Some(sid) => *symbols
+                    .entry(sid)
+                    .or_insert_with(|| l.names.raw_name(&mut l.b, sid)),
                 None => StrId::default(),
             };
             let symbol = name(l, v(2));
@@ -197,7 +224,7 @@ impl Loader<'_, '_> {
         if !self.db.has_table(T) {
             return Ok(());
         }
-        let defer = self.defer_sample_stacks;
+        let defer = self.samples.deferred;
         let mut chains = if defer {
             Callchains::default()
         } else {
@@ -218,7 +245,7 @@ impl Loader<'_, '_> {
                     Some(id) => match u32::try_from(id).ok().filter(|&c| c != NO_STACK) {
                         Some(chain) => (pending, chain),
                         None => {
-                            l.wide_chains.insert(source, id);
+                            l.samples.wide_chains.insert(source, id);
                             (pending, NO_STACK)
                         }
                     },
@@ -227,11 +254,13 @@ impl Loader<'_, '_> {
             } else {
                 let stack = chains.take(v(1));
                 let name = stack
-                    .and_then(|s| l.stacks.innermost_symbol(s))
+                    .and_then(|s| l.samples.stacks.innermost_symbol(s))
                     .unwrap_or(no_stack);
                 (name, stack.map_or(NO_STACK, |s| s.0))
             };
-            let track = l.thread_series(gtid, SERIES_SAMPLES, "CPU samples");
+            let track =
+                l.tracks
+                    .thread_series(&mut l.b, &l.names, gtid, SERIES_SAMPLES, "CPU samples");
             l.b.push(
                 track,
                 NewEvent {
@@ -254,7 +283,7 @@ impl Loader<'_, '_> {
     pub(super) fn sample_stacks(&mut self, timeline: &mut Timeline) -> Result<(), NsysError> {
         // Counted now rather than before the preview (`Loader::new`).
         let rows = self.db.row_count(super::SAMPLE_CHAINS)?;
-        self.rows_total += rows;
+        self.reading.rows_total += rows;
         // Interning and the import statistics go on into the finished timeline's own.
         self.b.swap_strings(&mut timeline.strings);
         std::mem::swap(&mut self.b.session, &mut timeline.session);
@@ -270,12 +299,12 @@ impl Loader<'_, '_> {
                     continue;
                 }
                 let chain = match c.correlation.at(i) {
-                    NO_STACK => self.wide_chains.get(&c.source.at(i)).copied(),
+                    NO_STACK => self.samples.wide_chains.get(&c.source.at(i)).copied(),
                     chain => Some(i64::from(chain)),
                 };
                 let stack = chains.take(chain);
                 c.name[i] = stack
-                    .and_then(|s| self.stacks.innermost_symbol(s))
+                    .and_then(|s| self.samples.stacks.innermost_symbol(s))
                     .unwrap_or(no_stack);
                 c.correlation.set(i, stack.map_or(NO_STACK, |s| s.0));
             }
@@ -285,24 +314,9 @@ impl Loader<'_, '_> {
         std::mem::swap(&mut self.b.session, &mut timeline.session);
         timeline.warnings.extend(self.b.take_warnings());
         result?;
-        timeline.stacks = std::mem::take(&mut self.stacks).finish();
+        timeline.stacks = std::mem::take(&mut self.samples.stacks).finish();
         timeline.stacks_pending = false;
         Ok(())
-    }
-
-    /// The row of `cpu` under the machine of `gtid`'s "CPUs" group (last among its children).
-    fn cpu_track(&mut self, gtid: i64, cpu: i64) -> TrackId {
-        let (machine, _, _) = split_global_id(gtid);
-        let m = self.b.track(None, TrackKind::Machine, machine, || {
-            format!("Machine {machine}")
-        });
-        let group = self
-            .b
-            .track(Some(m), TrackKind::Series, u64::MAX, || "CPUs".to_owned());
-        self.b
-            .track(Some(group), TrackKind::Series, cpu as u64, || {
-                format!("CPU {cpu}")
-            })
     }
 
     /// `SCHED_EVENTS`: each thread's sched-in to its next sched-out is a running range; a
@@ -327,16 +341,18 @@ impl Loader<'_, '_> {
                 let name = *cpu_names
                     .entry(cpu)
                     .or_insert_with(|| l.b.intern(&format!("Running on CPU {cpu}")));
-                let track = l.thread_series(gtid, SERIES_SCHED, "Thread state");
+                let track =
+                    l.tracks
+                        .thread_series(&mut l.b, &l.names, gtid, SERIES_SCHED, "Thread state");
                 let event = l.b.push(
                     track,
                     NewEvent::new(EventKind::ThreadRunning, start, end, name, source),
                 );
                 let label = *thread_labels.entry(gtid).or_insert_with(|| {
-                    let text = l.thread_label(gtid);
+                    let text = l.names.thread_label(gtid);
                     l.b.intern(&text)
                 });
-                let cpu_row = l.cpu_track(gtid, cpu);
+                let cpu_row = cpu_track(&mut l.b, gtid, cpu);
                 l.b.push(
                     cpu_row,
                     NewEvent::new(EventKind::ThreadRunning, start, end, label, source),
@@ -391,6 +407,16 @@ impl Loader<'_, '_> {
         );
         Ok(())
     }
+}
+
+/// The row of `cpu` under the machine of `gtid`'s "CPUs" group (last among its children).
+fn cpu_track(b: &mut TimelineBuilder, gtid: i64, cpu: i64) -> TrackId {
+    let (machine, _, _) = split_global_id(gtid);
+    let m = machine_track(b, machine);
+    let group = b.track(Some(m), TrackKind::Series, u64::MAX, || "CPUs".to_owned());
+    b.track(Some(group), TrackKind::Series, cpu as u64, || {
+        format!("CPU {cpu}")
+    })
 }
 
 #[cfg(test)]

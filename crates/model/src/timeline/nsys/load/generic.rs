@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use super::{Loader, integer, rowid};
 use crate::timeline::builder::NewEvent;
-use crate::timeline::model::{EventKind, TrackId, TrackKind};
+use crate::timeline::model::EventKind;
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::{int_of, split_global_id, text_of};
 use crate::timeline::strings::StrId;
@@ -168,14 +168,46 @@ impl Shape {
             text: has("text"),
         })
     }
+
+    /// The query of `table`'s rows: rowid, start, end, thread, process, device, name id,
+    /// text, correlation id (`task_flow`) and type id (`typed`), NULL where it has none.
+    fn sql(&self, table: &str, task_flow: bool, typed: bool) -> String {
+        let column = |c: Option<&str>| c.map_or("NULL".to_owned(), |c| format!("\"{c}\""));
+        format!(
+            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {}, {} FROM \"{}\"",
+            self.start,
+            column(self.end),
+            column(self.thread),
+            column(self.process),
+            column(self.device),
+            column(self.name_id),
+            column(self.text.then_some("text")),
+            column(task_flow.then_some("correlationId")),
+            column(typed.then_some("typeId")),
+            table.replace('"', "\"\"")
+        )
+    }
 }
 
 /// Where one row goes.
-enum Place {
+pub(super) enum Place {
     Thread(i64),
     Process(i64),
     Device(i64),
     Elsewhere,
+}
+
+impl Place {
+    /// The place of a row with these `globalTid`, `globalPid` and device values.
+    fn of(thread: Option<i64>, process: Option<i64>, device: Option<i64>) -> Place {
+        match (thread, process, device) {
+            (Some(tid), _, _) if tid > 0 && split_global_id(tid).2 != 0 => Place::Thread(tid),
+            (Some(tid), _, _) if tid > 0 => Place::Process(tid),
+            (_, Some(pid), _) if pid > 0 => Place::Process(pid),
+            (_, _, Some(device)) => Place::Device(device),
+            _ => Place::Elsewhere,
+        }
+    }
 }
 
 impl Loader<'_, '_> {
@@ -260,7 +292,6 @@ impl Loader<'_, '_> {
         shape: &Shape,
         types: Option<&HashMap<i64, GenericType>>,
     ) -> Result<(), NsysError> {
-        let column = |c: Option<&str>| c.map_or("NULL".to_owned(), |c| format!("\"{c}\""));
         // OpenMP task creations and task parts are linked by their correlation id.
         let task_flow = match table {
             "OPENMP_EVENT_KIND_TASK_CREATE" => Some(true),
@@ -268,21 +299,9 @@ impl Loader<'_, '_> {
             _ => None,
         }
         .filter(|_| self.db.has_column(table, "correlationId"));
-        let sql = format!(
-            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {}, {} FROM \"{}\"",
-            shape.start,
-            column(shape.end),
-            column(shape.thread),
-            column(shape.process),
-            column(shape.device),
-            column(shape.name_id),
-            column(shape.text.then_some("text")),
-            column(task_flow.map(|_| "correlationId")),
-            column(types.map(|_| "typeId")),
-            table.replace('"', "\"\"")
-        );
+        let sql = shape.sql(table, task_flow.is_some(), types.is_some());
         let label = family(table);
-        let key = self.generic_key(table);
+        let key = self.tracks.generic_key(table);
         let table_name = self.b.intern(&label);
         let mut names: HashMap<i64, StrId> = HashMap::new();
         let kind = if shape.end.is_some() {
@@ -296,15 +315,11 @@ impl Loader<'_, '_> {
             let start = integer(v(1), shape.start)?;
             // An end of 0 is "not ended" (OSRT_FILE_ACCESS_DESCRIPTORS-style); an instant then.
             let end = v(2).filter(|&e| e >= start).unwrap_or(start);
-            let place = match (v(3), v(4), v(5)) {
-                (Some(tid), _, _) if tid > 0 && split_global_id(tid).2 != 0 => Place::Thread(tid),
-                (Some(tid), _, _) if tid > 0 => Place::Process(tid),
-                (_, Some(pid), _) if pid > 0 => Place::Process(pid),
-                (_, _, Some(device)) => Place::Device(device),
-                _ => Place::Elsewhere,
-            };
+            let place = Place::of(v(3), v(4), v(5));
             let name = match (v(6), row.get_ref(7).ok().and_then(text_of)) {
-                (Some(id), _) => *names.entry(id).or_insert_with(|| l.raw_name(id)),
+                (Some(id), _) => *names
+                    .entry(id)
+                    .or_insert_with(|| l.names.raw_name(&mut l.b, id)),
                 (None, Some(text)) => l.b.intern(&text),
                 (None, None) => table_name,
             };
@@ -319,14 +334,23 @@ impl Loader<'_, '_> {
                     };
                     let track = match known.and_then(|t| t.source.as_deref()) {
                         Some(source) => {
-                            let key = l.generic_key(&format!("{table}\0{source}"));
-                            l.generic_track(place, key, &format!("{label}: {source}"))
+                            let key = l.tracks.generic_key(&format!("{table}\0{source}"));
+                            l.tracks.generic(
+                                &mut l.b,
+                                &l.names,
+                                place,
+                                key,
+                                &format!("{label}: {source}"),
+                            )
                         }
-                        None => l.generic_track(place, key, &label),
+                        None => l.tracks.generic(&mut l.b, &l.names, place, key, &label),
                     };
                     (name, track)
                 }
-                _ => (name, l.generic_track(place, key, &label)),
+                _ => (
+                    name,
+                    l.tracks.generic(&mut l.b, &l.names, place, key, &label),
+                ),
             };
             l.b.session
                 .series_sources
@@ -347,79 +371,17 @@ impl Loader<'_, '_> {
                     let (m, pid, _) = split_global_id(g);
                     (m << 24) | pid
                 });
-                let key = l.flow_key(process, correlation);
+                let key = l.flows.flow_key(process, correlation);
                 if create {
-                    l.task_creates.push((key, r));
+                    l.flows.task_creates.push((key, r));
                 } else {
-                    l.tasks.push((key, r));
+                    l.flows.tasks.push((key, r));
                 }
             }
             Ok(())
         })?;
         self.events_since(table, before);
         Ok(())
-    }
-
-    /// The series key of a table's rows.
-    fn generic_key(&mut self, table: &str) -> u64 {
-        let next = super::SERIES_GENERIC + self.generic_keys.len() as u64;
-        *self.generic_keys.entry(table.to_owned()).or_insert(next)
-    }
-
-    /// The row of family `key` at `place`.
-    fn generic_track(&mut self, place: Place, key: u64, label: &str) -> TrackId {
-        match place {
-            Place::Thread(gtid) => self.thread_series(gtid, key, label),
-            Place::Process(gpid) => {
-                let (machine, pid, _) = split_global_id(gpid);
-                let m = self.machine_track(machine);
-                let pname = self.process_names.get(&(machine, pid)).cloned();
-                let p = self
-                    .b
-                    .track(Some(m), TrackKind::Process, pid, || match pname {
-                        Some(n) => format!("Process {pid} ({n})"),
-                        None => format!("Process {pid}"),
-                    });
-                self.b
-                    .track(Some(p), TrackKind::Series, key, || label.to_owned())
-            }
-            Place::Device(device) => {
-                let machine = self.first_machine();
-                let m = self.machine_track(machine);
-                let gname = self.gpu_names.get(&device).cloned();
-                let g = self
-                    .b
-                    .track(Some(m), TrackKind::Gpu, device as u64, || match gname {
-                        Some(n) if !n.is_empty() => format!("GPU {device} ({n})"),
-                        _ => format!("GPU {device}"),
-                    });
-                self.b
-                    .track(Some(g), TrackKind::Series, key, || label.to_owned())
-            }
-            Place::Elsewhere => {
-                let group = self.b.track(None, TrackKind::Series, u64::MAX, || {
-                    "Diagnostics and other events".to_owned()
-                });
-                self.b
-                    .track(Some(group), TrackKind::Series, key, || label.to_owned())
-            }
-        }
-    }
-
-    /// The machine track of `machine`.
-    pub(super) fn machine_track(&mut self, machine: u64) -> TrackId {
-        self.b.track(None, TrackKind::Machine, machine, || {
-            format!("Machine {machine}")
-        })
-    }
-
-    /// The machine of the first thread or process seen (GPU rows without a process id).
-    fn first_machine(&self) -> u64 {
-        self.series
-            .keys()
-            .map(|(gtid, _)| split_global_id(*gtid).0)
-            .min()
-            .unwrap_or(0)
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::{Loader, MEMCPY_LABELS, SYNC_LABELS, lookup_label, rowid, times};
 use crate::timeline::builder::NewEvent;
-use crate::timeline::model::{EventKind, Layout, TrackId, TrackKind};
+use crate::timeline::model::EventKind;
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::{ExportDb, int_of, split_global_id};
 use crate::timeline::strings::StrId;
@@ -67,33 +67,6 @@ pub(super) fn gpu_sql(db: &ExportDb, spec: &GpuTable) -> String {
 }
 
 impl Loader<'_, '_> {
-    fn stream_track(&mut self, machine: u64, device: i64, context: i64, stream: i64) -> TrackId {
-        if let Some(&t) = self.streams.get(&(machine, device, context, stream)) {
-            return t;
-        }
-        let m = self.b.track(None, TrackKind::Machine, machine, || {
-            format!("Machine {machine}")
-        });
-        let gname = self.gpu_names.get(&device).cloned();
-        let g = self
-            .b
-            .track(Some(m), TrackKind::Gpu, device as u64, || match gname {
-                Some(n) if !n.is_empty() => format!("GPU {device} ({n})"),
-                _ => format!("GPU {device}"),
-            });
-        let c = self
-            .b
-            .track(Some(g), TrackKind::Context, context as u64, || {
-                format!("Context {context}")
-            });
-        let s = self.b.track(Some(c), TrackKind::Stream, stream as u64, || {
-            format!("Stream {stream}")
-        });
-        self.b.set_layout(s, Layout::Lanes);
-        self.streams.insert((machine, device, context, stream), s);
-        s
-    }
-
     /// GPU activity of one table onto its streams, each row linked to its API call.
     pub(super) fn gpu_table(&mut self, spec: &GpuTable) -> Result<(), NsysError> {
         let t = spec.table;
@@ -116,15 +89,16 @@ impl Loader<'_, '_> {
             let (start, end) = times(v(1), v(2))?;
             let gpid = v(7);
             let machine = gpid.map_or(0, |g| split_global_id(g).0);
-            let track = l.stream_track(
+            let stream = (
                 machine,
                 v(3).unwrap_or(0),
                 v(4).unwrap_or(0),
                 v(5).unwrap_or(0),
             );
+            let track = l.tracks.stream(&mut l.b, &l.names, stream);
             let code = v(8).unwrap_or(0);
             let name = match kind {
-                EventKind::Kernel => l.raw_name(code),
+                EventKind::Kernel => l.names.raw_name(&mut l.b, code),
                 EventKind::Memset => *label_cache
                     .entry(-1)
                     .or_insert_with(|| l.b.intern("[CUDA memset]")),
@@ -152,7 +126,7 @@ impl Loader<'_, '_> {
                     let (m, pid, _) = split_global_id(g);
                     (m << 24) | pid
                 });
-                l.link_work(scope, correlation, r);
+                l.flows.link_work(&mut l.b, scope, correlation, r);
             }
             Ok(())
         })?;

@@ -6,7 +6,8 @@
 //! ([`TimelineBuilder::sketch`](crate::timeline::builder::TimelineBuilder::sketch)), so a
 //! preview never costs a second copy of the events.
 
-use super::Loader;
+use super::reading::Reading;
+use crate::timeline::builder::TimelineBuilder;
 
 /// When the first preview of what was read so far is due
 /// ([`LoadOptions::preview`](super::LoadOptions::preview)).
@@ -28,9 +29,9 @@ pub(super) struct PreviewClock {
     pub(super) made: bool,
 }
 
-impl Loader<'_, '_> {
-    /// Hands what was read so far to the preview when one is due.
-    pub(super) fn maybe_preview(&mut self) {
+impl Reading<'_> {
+    /// Hands what was read so far in `b` to the preview when one is due.
+    pub(super) fn maybe_preview(&mut self, b: &mut TimelineBuilder) {
         if self.preview.is_none() {
             return;
         }
@@ -42,7 +43,7 @@ impl Loader<'_, '_> {
         if self.rows_total > 0 && self.rows_done >= self.rows_total {
             return;
         }
-        let staged = self.b.event_count();
+        let staged = b.event_count();
         // The first preview comes when due or when the events to show reach the most a
         // preview holds as they are, whichever is first: a fast load previews too.
         let first_full = !self.preview_clock.made && staged >= PREVIEW_MAX_EVENTS;
@@ -50,13 +51,13 @@ impl Loader<'_, '_> {
             // Not yet, or nothing to show yet: a later report tries again.
             return;
         }
-        self.b.sort_children_by_key();
+        b.sort_children_by_key();
         // Packed here: on a thread of its own, the copy would be freed into that thread's
         // heap, which the load then no longer reuses.
         let snapshot = if staged <= PREVIEW_MAX_EVENTS || first_full {
-            self.b.snapshot()
+            b.snapshot()
         } else {
-            self.b.sketch(SKETCH_BUCKETS)
+            b.sketch(SKETCH_BUCKETS)
         };
         if let Some(preview) = self.preview.as_mut() {
             preview(snapshot);
