@@ -36,6 +36,7 @@ pub struct DetailsArgs {
     /// Which kernel: an index, or `all`.
     #[arg(long, value_name = "N|all", default_value = "all")]
     pub kernel: KernelChoice,
+    /// The section folders (`--section-folder`, `--section-folder-recursive`).
     #[command(flatten)]
     pub folders: SectionFolders,
     /// Print JSON (the same as `--format json`).

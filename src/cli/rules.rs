@@ -27,6 +27,7 @@ pub struct RulesArgs {
     /// Load rules from this folder (replaces the default: the section folders; repeatable).
     #[arg(long = "rules-folder", value_name = "DIR")]
     pub rules_folder: Vec<PathBuf>,
+    /// The section folders (`--section-folder`, `--section-folder-recursive`).
     #[command(flatten)]
     pub folders: SectionFolders,
     /// Which kernel: an index, or `all`.

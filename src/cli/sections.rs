@@ -11,6 +11,7 @@ use super::common::{SectionFolders, write_table};
 /// Arguments of `sightline sections`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SectionsArgs {
+    /// The section folders (`--section-folder`, `--section-folder-recursive`).
     #[command(flatten)]
     pub folders: SectionFolders,
     /// Exit with code 1 if any section file failed to load.

@@ -398,9 +398,8 @@ fn json_string(text: &str) -> String {
 
 fn json_cell(cell: &Cell) -> String {
     match cell {
-        Cell::Empty => "null".into(),
         Cell::Number(v) if v.is_finite() => format!("{v}"),
-        Cell::Number(_) => "null".into(),
+        Cell::Empty | Cell::Number(_) => "null".into(),
         Cell::Text(t) => json_string(t),
     }
 }

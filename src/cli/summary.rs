@@ -30,6 +30,7 @@ pub struct SummaryArgs {
     /// With `--csv`: units scaled (`auto`) or base units (`base`).
     #[arg(long, value_enum, default_value_t = PrintUnits::Auto)]
     pub print_units: PrintUnits,
+    /// The section folders (`--section-folder`, `--section-folder-recursive`).
     #[command(flatten)]
     pub folders: SectionFolders,
     /// Compare every result with a baseline report's result of the same kernel name and launch

@@ -138,12 +138,9 @@ impl Criterion {
     /// How much the criterion counts when candidates are ordered.
     fn weight(self) -> u32 {
         match self {
-            Criterion::SameRun => 4,
-            Criterion::SameProgram => 2,
-            Criterion::MangledName | Criterion::DemangledName => 4,
-            Criterion::FunctionName => 2,
+            Criterion::SameRun | Criterion::MangledName | Criterion::DemangledName => 4,
+            Criterion::SameProgram | Criterion::FunctionName | Criterion::Stream => 2,
             Criterion::GridBlock => 3,
-            Criterion::Stream => 2,
             Criterion::LaunchOrder(_) => 5,
             Criterion::Nvtx => 1,
         }

@@ -56,7 +56,7 @@ impl LargeFields {
                 rule_results: Some(19),
                 nvtx: 21,
             },
-            WorkloadKind::Range => LargeFields {
+            WorkloadKind::Range | WorkloadKind::Graph => LargeFields {
                 metrics: 4,
                 sections: 7,
                 rule_results: None,
@@ -66,12 +66,6 @@ impl LargeFields {
                 metrics: 4,
                 sections: 7,
                 rule_results: Some(21),
-                nvtx: 10,
-            },
-            WorkloadKind::Graph => LargeFields {
-                metrics: 4,
-                sections: 7,
-                rule_results: None,
                 nvtx: 10,
             },
         }

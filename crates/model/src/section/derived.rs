@@ -528,8 +528,12 @@ fn join(lhs: &[Instance], op: Operator, rhs: &[Instance]) -> Vec<Instance> {
 fn cmp_ids(a: &Option<MetricValue>, b: &Option<MetricValue>) -> Ordering {
     fn class(v: &Option<MetricValue>) -> u8 {
         match v {
-            Some(MetricValue::Uint32(_) | MetricValue::Uint64(_)) => 0,
-            Some(MetricValue::Float(_) | MetricValue::Double(_)) => 0,
+            Some(
+                MetricValue::Uint32(_)
+                | MetricValue::Uint64(_)
+                | MetricValue::Float(_)
+                | MetricValue::Double(_),
+            ) => 0,
             Some(MetricValue::String(_)) => 1,
             Some(MetricValue::None) | None => 2,
         }

@@ -245,8 +245,10 @@ fn forward(
 /// Whether an event of this kind changes a file's content or existence.
 fn is_change(kind: &EventKind) -> bool {
     match kind {
-        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => true,
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Create(_)
+        | EventKind::Modify(_)
+        | EventKind::Remove(_)
+        | EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
         EventKind::Access(_) | EventKind::Any | EventKind::Other => false,
     }
 }

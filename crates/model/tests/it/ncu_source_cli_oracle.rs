@@ -216,7 +216,7 @@ fn parse_cuda_sass(text: &str) -> (Vec<String>, CudaLines) {
         let f = fields(line);
         match f.first().map(String::as_str) {
             Some("File Path") => path = f.get(1).cloned().unwrap_or_default(),
-            Some("Function Name") => {}
+            Some("Function Name") | None => {}
             Some("Line No") => header = f,
             Some("") => {
                 if let (Some(key), Some(pc)) = (&current, f.get(2).and_then(|a| parse_addr(a))) {
@@ -232,7 +232,6 @@ fn parse_cuda_sass(text: &str) -> (Vec<String>, CudaLines) {
                     current = Some(key);
                 }
             }
-            None => {}
         }
     }
     // Line rows: the values are the last (width - 4) fields (the source text may hold `","`).

@@ -89,14 +89,10 @@ pub fn event_class_label(class: i64) -> Option<&'static str> {
 pub fn nvtx_event_type_label(event_type: i64) -> Option<&'static str> {
     Some(match event_type {
         33 => "NvtxCategory",
-        34 => "NvtxMark",
-        39 => "NvtxThread",
-        59 => "NvtxPushPopRange",
-        60 => "NvtxStartEndRange",
-        65 => "NvtxMark",
-        70 => "NvtxPushPopRange",
-        71 => "NvtxStartEndRange",
-        72 => "NvtxThread",
+        34 | 65 => "NvtxMark",
+        39 | 72 => "NvtxThread",
+        59 | 70 => "NvtxPushPopRange",
+        60 | 71 => "NvtxStartEndRange",
         75 => "NvtxDomainCreate",
         76 => "NvtxDomainDestroy",
         _ => return None,

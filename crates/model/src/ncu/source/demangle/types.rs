@@ -159,9 +159,8 @@ impl Ty {
     /// (`& &`, `& &&`, `&& &` are `&`; `&& &&` is `&&`).
     pub fn reference(to: Rc<Ty>, rvalue: bool) -> Option<Rc<Ty>> {
         match (&to.kind, rvalue) {
-            (Kind::LRef(_), _) => Some(to),
+            (Kind::LRef(_), _) | (Kind::RRef(_), true) => Some(to),
             (Kind::RRef(inner), false) => Ty::new(Kind::LRef(inner.clone())),
-            (Kind::RRef(_), true) => Some(to),
             (_, false) => Ty::new(Kind::LRef(to)),
             (_, true) => Ty::new(Kind::RRef(to)),
         }

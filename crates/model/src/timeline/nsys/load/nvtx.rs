@@ -98,9 +98,8 @@ impl Loader<'_, '_> {
         };
         let track = self.nvtx_track(pass, gtid, domain, kind);
         let end = match (kind, end) {
-            (EventKind::NvtxMark, _) => start,
+            (EventKind::NvtxMark, _) | (_, None) => start,
             (_, Some(e)) => e,
-            (_, None) => start,
         };
         let e = self
             .b
