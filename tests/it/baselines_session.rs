@@ -40,18 +40,7 @@ fn app_with(
             |ui, app: &mut sightline::app::SightlineApp| app.frame_ui(ui),
             app,
         );
-    common::app::step_until(
-        &mut h,
-        "the report to load",
-        std::time::Duration::from_secs(30),
-        |h| {
-            let app = h.state();
-            app.tabs.iter().all(|t| !t.loading())
-                && app
-                    .document::<ReportTab>(app.active)
-                    .is_some_and(|t| t.details().is_some())
-        },
-    );
+    common::app::until_report_shown(&mut h, "the report to load");
     h
 }
 

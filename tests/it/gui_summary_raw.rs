@@ -39,18 +39,7 @@ pub fn app_on(files: Vec<PathBuf>) -> (Harness<'static, SightlineApp>, tempfile:
         .with_size(egui::vec2(1500.0, 1000.0))
         .with_max_steps(60)
         .build_ui_state(|ui, app: &mut SightlineApp| app.frame_ui(ui), app);
-    common::app::step_until(
-        &mut harness,
-        "the reports to load",
-        Duration::from_secs(30),
-        |h| {
-            let app = h.state();
-            app.tabs.iter().all(|t| !t.loading())
-                && app
-                    .document::<ReportTab>(app.active)
-                    .is_some_and(|t| t.details().is_some())
-        },
-    );
+    common::app::until_report_shown(&mut harness, "the reports to load");
     (harness, folder)
 }
 

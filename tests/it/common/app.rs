@@ -47,6 +47,18 @@ pub fn step_until(
     }
 }
 
+/// Steps until no tab is loading and the active tab is a report whose Details page is
+/// built, for at most 30 s (`what`: what the caller waits for, named when it times out).
+pub fn until_report_shown(harness: &mut Harness<'static, SightlineApp>, what: &str) {
+    step_until(harness, what, Duration::from_secs(30), |h| {
+        let app = h.state();
+        app.tabs.iter().all(|t| !t.loading())
+            && app
+                .document::<sightline::app::ncu::report_tab::ReportTab>(app.active)
+                .is_some_and(|t| t.details().is_some())
+    });
+}
+
 /// The app's Nsight Compute state: sections, rules, the Metric Selection window.
 pub fn ncu_state<'a>(
     harness: &'a Harness<'_, SightlineApp>,
