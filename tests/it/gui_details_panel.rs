@@ -492,8 +492,48 @@ fn every_body_item_kind_renders() {
 /// a line chart, a histogram, a roofline, a container of two tables, a fixed table with
 /// entries and a fixed widget without metrics.
 fn every_item_kind_page() -> KernelDetails {
-    let pct = |label: &str, v: f64| entry(label, label, Some(MetricValue::Double(v)), "%");
+    let [column_major, row_major] = every_kind_tables();
+    let [bars, lines, histogram] = every_kind_charts();
+    let roofline = every_kind_roofline();
+    let container = every_kind_container();
+    let fixed_with_entries = item(
+        ItemKind::Fixed(FixedWidget::MemoryL2CacheTable),
+        "L2",
+        vec![pct("L2 Hit", 50.0)],
+    );
+    // A fixed widget without metrics is a note naming it (an unknown kind can no longer be
+    // made: `ItemKind` lists every widget).
+    let without_metrics = item(ItemKind::Fixed(FixedWidget::GfxMetricsWidget), "", vec![]);
 
+    KernelDetails {
+        index: 0,
+        name: "k".to_owned(),
+        sections: vec![section(
+            "All",
+            "Everything",
+            vec![],
+            vec![
+                column_major,
+                row_major,
+                bars,
+                lines,
+                histogram,
+                roofline,
+                container,
+                fixed_with_entries,
+                without_metrics,
+            ],
+        )],
+    }
+}
+
+/// A percentage entry named `label`.
+fn pct(label: &str, v: f64) -> Entry {
+    entry(label, label, Some(MetricValue::Double(v)), "%")
+}
+
+/// Two 2-column tables: in column major and in row major order.
+fn every_kind_tables() -> [Item; 2] {
     let table = |column_major| {
         ItemKind::Table(TableLayout {
             columns: 2,
@@ -521,7 +561,11 @@ fn every_item_kind_page() -> KernelDetails {
             pct("S2", 4.0),
         ],
     );
+    [column_major, row_major]
+}
 
+/// Bars (one entry without a value), a line chart and a histogram of eight instances.
+fn every_kind_charts() -> [Item; 3] {
     let bars = item(
         ItemKind::BarChart {
             axes: ChartAxes::default(),
@@ -557,6 +601,11 @@ fn every_item_kind_page() -> KernelDetails {
         "Histogram of warps",
         vec![occupancy],
     );
+    [bars, lines, histogram]
+}
+
+/// A roofline with one peak and two achieved points (one without work).
+fn every_kind_roofline() -> Item {
     let peaks = vec![RooflinePoint {
         label: "FP32 Peak".to_owned(),
         work: Some(1.0e13),
@@ -574,7 +623,11 @@ fn every_item_kind_page() -> KernelDetails {
             traffic: Some(4.0e10),
         },
     ];
-    let roofline = item(roofline_chart(peaks, achieved), "Roofline", vec![]);
+    item(roofline_chart(peaks, achieved), "Roofline", vec![])
+}
+
+/// A container of a source metric table and a suffix table.
+fn every_kind_container() -> Item {
     let mut container = item(ItemKind::Container, "", vec![]);
     container.items = vec![
         item(
@@ -593,35 +646,7 @@ fn every_item_kind_page() -> KernelDetails {
             vec![pct("Base Suffix", 2.0)],
         ),
     ];
-    let fixed_with_entries = item(
-        ItemKind::Fixed(FixedWidget::MemoryL2CacheTable),
-        "L2",
-        vec![pct("L2 Hit", 50.0)],
-    );
-    // A fixed widget without metrics is a note naming it (an unknown kind can no longer be
-    // made: `ItemKind` lists every widget).
-    let without_metrics = item(ItemKind::Fixed(FixedWidget::GfxMetricsWidget), "", vec![]);
-
-    KernelDetails {
-        index: 0,
-        name: "k".to_owned(),
-        sections: vec![section(
-            "All",
-            "Everything",
-            vec![],
-            vec![
-                column_major,
-                row_major,
-                bars,
-                lines,
-                histogram,
-                roofline,
-                container,
-                fixed_with_entries,
-                without_metrics,
-            ],
-        )],
-    }
+    container
 }
 
 /// Column major: A1 above A2, B1 to the right of A1. Row major: R2 to the right of R1, S1
