@@ -6,6 +6,9 @@ use super::*;
 use crate::ncu::baselines::compare::values;
 use crate::widgets::plot::{category_label, category_marks, static_plot};
 
+mod roofline_points;
+use roofline_points::{achieved_points, missing_note};
+
 /// Allocates a chart's area and calls `show` only when it is on screen (plots are the costliest
 /// widgets of the page).
 pub(super) fn chart_area(ui: &mut Ui, height: f32, show: impl FnOnce(&mut Ui)) {
@@ -721,62 +724,6 @@ impl RooflineView {
             y_range,
             missing_note,
         }
-    }
-}
-
-/// An achieved point: name, intensity, work, colour, and whether it is a baseline's.
-type Achieved = (String, f64, f64, Color32, bool);
-
-/// The achieved points of the chart (those without values added to `missing`), then each
-/// baseline's (those without values left out: the names say which are drawn).
-fn achieved_points(
-    item: &Item,
-    section: &str,
-    baselines: &[ComparedBaseline],
-    points: &[RooflinePoint],
-    missing: &mut Vec<String>,
-) -> Vec<Achieved> {
-    let positive = |v: Option<f64>| v.filter(|v| v.is_finite() && *v > 0.0);
-    let mut achieved = Vec::new();
-    for (index, point) in points.iter().enumerate() {
-        let name = or_placeholder(&point.label, "Achieved", index);
-        match (positive(point.work), positive(point.traffic)) {
-            (Some(work), Some(traffic)) => {
-                achieved.push((name, work / traffic, work, series_color(index), false))
-            }
-            _ => missing.push(name),
-        }
-    }
-    // A baseline's point it has no value for is left out (its name says which are drawn).
-    for baseline in baselines {
-        let points = baseline.entries.roofline_points(section, &item.label);
-        for (index, point) in points.iter().enumerate() {
-            if let (Some(work), Some(traffic)) = (positive(point.work), positive(point.traffic)) {
-                let label = or_placeholder(&point.label, "Achieved", index);
-                let name = format!("{label} ({})", baseline.name);
-                achieved.push((name, work / traffic, work, baseline.color, true));
-            }
-        }
-    }
-    achieved
-}
-
-/// The note on what the chart does not draw: nothing when every value was collected.
-fn missing_note(item: &Item, missing: &[String], nothing_drawn: bool) -> String {
-    if missing.is_empty() {
-        String::new()
-    } else if nothing_drawn {
-        let what = if item.label.is_empty() {
-            "Roofline: the"
-        } else {
-            "The"
-        };
-        format!(
-            "{what} metrics of {} were not collected for this kernel.",
-            missing.join(", ")
-        )
-    } else {
-        format!("Not drawn (metrics not collected): {}", missing.join(", "))
     }
 }
 
