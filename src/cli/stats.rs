@@ -97,42 +97,11 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             args.files.len()
         );
     }
-    let requested: Vec<&str> = if args.reports.is_empty() {
-        stats::DEFAULT_REPORTS.to_vec()
-    } else {
-        args.reports
-            .iter()
-            .flat_map(|r| r.split(','))
-            .map(str::trim)
-            .filter(|r| !r.is_empty())
-            .collect()
-    };
-    let mut requests = Vec::new();
-    for r in requested {
-        requests.push((r, ReportRequest::parse(r)?));
+    let requests = requests_of(args)?;
+    if args.per_file && args.files.len() > 1 {
+        return run_per_file(args, out);
     }
     let mut failed = false;
-    if args.per_file && args.files.len() > 1 {
-        for (i, file) in args.files.iter().enumerate() {
-            if i > 0 {
-                writeln!(out)?;
-            }
-            writeln!(out, "==> {} <==", file.display())?;
-            let args = StatsArgs {
-                files: vec![file.clone()],
-                per_file: false,
-                output: args.output.as_ref().map(|prefix| {
-                    let stem = file.file_stem().unwrap_or_default().to_string_lossy();
-                    PathBuf::from(format!("{}_{stem}", prefix.display()))
-                }),
-                ..args.clone()
-            };
-            if run(&args, out)? != ExitCode::SUCCESS {
-                failed = true;
-            }
-        }
-        return Ok(exit_code(failed));
-    }
     let merged;
     let export = if args.merge && args.files.len() > 1 {
         let exports = args
@@ -153,35 +122,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {}: {summary}", db.path.display());
     }
     if let Some(prefix) = &args.output {
-        // Each report written as soon as it is computed, and dropped: a batch of large traces
-        // never holds more than one table.
-        for (name, request) in &requests {
-            let started = Instant::now();
-            let Some(outcome) = outcome_of(name, stats::run_request(&db, request), &mut failed)?
-            else {
-                continue;
-            };
-            let computed = started.elapsed();
-            match &outcome {
-                ReportOutcome::Table(t) if !t.rows.is_empty() => {
-                    let path =
-                        PathBuf::from(format!("{}_{}.csv", prefix.display(), request.file_stem()));
-                    std::fs::File::create(&path)
-                        .and_then(|mut file| stats::write_csv(t, &mut file))
-                        .with_context(|| format!("writing {}", path.display()))?;
-                    eprintln!("{name}: wrote {}", path.display());
-                    if args.timing {
-                        eprintln!(
-                            "{name}: computed in {:.3} s, written in {:.3} s",
-                            computed.as_secs_f64(),
-                            (started.elapsed() - computed).as_secs_f64()
-                        );
-                    }
-                }
-                ReportOutcome::Table(_) => eprintln!("{name}: no rows"),
-                ReportOutcome::Skipped(m) => eprintln!("{name}: SKIPPED: {m}"),
-            }
-        }
+        write_report_files(&db, &requests, prefix, args.timing, &mut failed)?;
         return Ok(exit_code(failed));
     }
     let mut results = Vec::new();
@@ -208,6 +149,90 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         StatsFormat::Table => write_table(&results, out)?,
     }
     Ok(exit_code(failed))
+}
+
+/// The reports asked for (the default ones when none is), each parsed.
+fn requests_of(args: &StatsArgs) -> anyhow::Result<Vec<(&str, ReportRequest)>> {
+    let requested: Vec<&str> = if args.reports.is_empty() {
+        stats::DEFAULT_REPORTS.to_vec()
+    } else {
+        args.reports
+            .iter()
+            .flat_map(|r| r.split(','))
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .collect()
+    };
+    let mut requests = Vec::new();
+    for r in requested {
+        requests.push((r, ReportRequest::parse(r)?));
+    }
+    Ok(requests)
+}
+
+/// `--per-file`: each file's reports under a `==> file <==` line, each output prefix with the
+/// file's stem.
+fn run_per_file(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let mut failed = false;
+    for (i, file) in args.files.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "==> {} <==", file.display())?;
+        let args = StatsArgs {
+            files: vec![file.clone()],
+            per_file: false,
+            output: args.output.as_ref().map(|prefix| {
+                let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+                PathBuf::from(format!("{}_{stem}", prefix.display()))
+            }),
+            ..args.clone()
+        };
+        if run(&args, out)? != ExitCode::SUCCESS {
+            failed = true;
+        }
+    }
+    Ok(exit_code(failed))
+}
+
+/// `--output PREFIX`: each report written to `PREFIX_report.csv` as soon as it is computed,
+/// and dropped.
+fn write_report_files(
+    db: &nsys::db::ExportDb,
+    requests: &[(&str, ReportRequest)],
+    prefix: &Path,
+    timing: bool,
+    failed: &mut bool,
+) -> anyhow::Result<()> {
+    // Each report written as soon as it is computed, and dropped: a batch of large traces
+    // never holds more than one table.
+    for (name, request) in requests {
+        let started = Instant::now();
+        let Some(outcome) = outcome_of(name, stats::run_request(db, request), failed)? else {
+            continue;
+        };
+        let computed = started.elapsed();
+        match &outcome {
+            ReportOutcome::Table(t) if !t.rows.is_empty() => {
+                let path =
+                    PathBuf::from(format!("{}_{}.csv", prefix.display(), request.file_stem()));
+                std::fs::File::create(&path)
+                    .and_then(|mut file| stats::write_csv(t, &mut file))
+                    .with_context(|| format!("writing {}", path.display()))?;
+                eprintln!("{name}: wrote {}", path.display());
+                if timing {
+                    eprintln!(
+                        "{name}: computed in {:.3} s, written in {:.3} s",
+                        computed.as_secs_f64(),
+                        (started.elapsed() - computed).as_secs_f64()
+                    );
+                }
+            }
+            ReportOutcome::Table(_) => eprintln!("{name}: no rows"),
+            ReportOutcome::Skipped(m) => eprintln!("{name}: SKIPPED: {m}"),
+        }
+    }
+    Ok(())
 }
 
 /// A report's outcome, its warnings printed on stderr; `None` (named on stderr, `failed` set)

@@ -12,10 +12,13 @@ use sightline::app::ncu::details::{DetailsPanel, Span, parse_markup};
 use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
 use sightline::section::details::{
-    ChartAxes, DetailsSection, Entry, FixedWidget, HotSpots, Item, ItemKind, KernelDetails,
-    Roofline, RooflinePoint, TableLayout, resolve_action,
+    ChartAxes, DetailsSection, Entry, Item, ItemKind, KernelDetails, Roofline, RooflinePoint,
+    resolve_action,
 };
 use sightline::section::registry::SectionSet;
+
+mod every_kind;
+use every_kind::every_item_kind_page;
 
 fn sample() -> Report {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sample.ncu-rep");
@@ -486,142 +489,6 @@ fn every_body_item_kind_renders() {
     harness.run();
     check_table_layouts(&harness);
     check_every_kind_shown(&harness);
-}
-
-/// A page with one item of every body kind: tables in column and row major order, bars,
-/// a line chart, a histogram, a roofline, a container of two tables, a fixed table with
-/// entries and a fixed widget without metrics.
-fn every_item_kind_page() -> KernelDetails {
-    let pct = |label: &str, v: f64| entry(label, label, Some(MetricValue::Double(v)), "%");
-
-    let table = |column_major| {
-        ItemKind::Table(TableLayout {
-            columns: 2,
-            column_major,
-            sort: None,
-        })
-    };
-    let column_major = item(
-        table(true),
-        "Column major",
-        vec![
-            pct("A1", 1.0),
-            pct("A2", 2.0),
-            pct("B1", 3.0),
-            pct("B2", 4.0),
-        ],
-    );
-    let row_major = item(
-        table(false),
-        "Row major",
-        vec![
-            pct("R1", 1.0),
-            pct("R2", 2.0),
-            pct("S1", 3.0),
-            pct("S2", 4.0),
-        ],
-    );
-
-    let bars = item(
-        ItemKind::BarChart {
-            axes: ChartAxes::default(),
-            sort: None,
-        },
-        "Throughput bars",
-        vec![
-            pct("Compute", 85.0),
-            pct("Memory", 10.0),
-            entry("Gone", "g", None, "%"),
-        ],
-    );
-    let mut occupancy = entry("Warps", "launch__occupancy_per_register_count", None, "");
-    occupancy.instances = Some(
-        (0..8u32)
-            .map(|i| {
-                (
-                    Some(MetricValue::Uint32(32 * (i + 1))),
-                    MetricValue::Double(64.0 / f64::from(i + 1)),
-                )
-            })
-            .collect(),
-    );
-    let lines = item(
-        line_chart(),
-        "Occupancy by registers",
-        vec![occupancy.clone()],
-    );
-    let histogram = item(
-        ItemKind::Histogram {
-            axes: ChartAxes::default(),
-        },
-        "Histogram of warps",
-        vec![occupancy],
-    );
-    let peaks = vec![RooflinePoint {
-        label: "FP32 Peak".to_owned(),
-        work: Some(1.0e13),
-        traffic: Some(1.0e12),
-    }];
-    let achieved = vec![
-        RooflinePoint {
-            label: "FP32 Achieved".to_owned(),
-            work: Some(2.0e11),
-            traffic: Some(4.0e10),
-        },
-        RooflinePoint {
-            label: "FP64 Achieved".to_owned(),
-            work: None,
-            traffic: Some(4.0e10),
-        },
-    ];
-    let roofline = item(roofline_chart(peaks, achieved), "Roofline", vec![]);
-    let mut container = item(ItemKind::Container, "", vec![]);
-    container.items = vec![
-        item(
-            ItemKind::SourceMetricTable(HotSpots {
-                rows: 5,
-                ascending: false,
-            }),
-            "Source metrics",
-            vec![pct("Src", 1.0)],
-        ),
-        item(
-            ItemKind::SuffixTable {
-                row_labels: Vec::new(),
-            },
-            "Suffixes",
-            vec![pct("Base Suffix", 2.0)],
-        ),
-    ];
-    let fixed_with_entries = item(
-        ItemKind::Fixed(FixedWidget::MemoryL2CacheTable),
-        "L2",
-        vec![pct("L2 Hit", 50.0)],
-    );
-    // A fixed widget without metrics is a note naming it (an unknown kind can no longer be
-    // made: `ItemKind` lists every widget).
-    let without_metrics = item(ItemKind::Fixed(FixedWidget::GfxMetricsWidget), "", vec![]);
-
-    KernelDetails {
-        index: 0,
-        name: "k".to_owned(),
-        sections: vec![section(
-            "All",
-            "Everything",
-            vec![],
-            vec![
-                column_major,
-                row_major,
-                bars,
-                lines,
-                histogram,
-                roofline,
-                container,
-                fixed_with_entries,
-                without_metrics,
-            ],
-        )],
-    }
 }
 
 /// Column major: A1 above A2, B1 to the right of A1. Row major: R2 to the right of R1, S1

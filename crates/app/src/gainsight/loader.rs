@@ -386,88 +386,37 @@ pub fn kernels_from_rows(rows: &[KernelRow], params: &Params) -> Vec<KernelResul
         .collect()
 }
 
+/// Reads back a simulation's outputs (kernel CSV, lifetime CSVs, JSON report); a missing file
+/// is a note, and the report is computed here without `NAME.json`.
 fn load_outputs(files: &OutputFiles, params: &Params, ctx: &JobCtx) -> Result<Loaded, JobError> {
     let present = files.present();
-    let what = present
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let total: u64 = present
-        .iter()
-        .filter_map(|f| std::fs::metadata(f).ok())
-        .map(|m| m.len())
-        .sum();
-    let read = AtomicU64::new(0);
-    let open = |path: &Path| -> Result<BufReader<Counting<'_, File>>, JobError> {
-        let file = File::open(path).map_err(JobError::io(path))?;
-        Ok(BufReader::with_capacity(
-            1 << 20,
-            Counting {
-                inner: file,
-                read: &read,
-                cancel: ctx.cancel_flag(),
-            },
-        ))
-    };
-    let fail = |error: GainsightError| {
-        if ctx.is_cancelled() {
-            cancelled_error(&what)
-        } else {
-            error.into()
-        }
-    };
-    let tick = |stage: &str| {
-        let fraction = if total > 0 {
-            read.load(Ordering::Relaxed) as f64 / total as f64
-        } else {
-            0.0
-        };
-        ctx.progress(fraction as f32, stage);
+    let reader = OutputReader {
+        what: present
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        total: present
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum(),
+        read: AtomicU64::new(0),
+        ctx,
     };
     let mut notes = Vec::new();
     let rows = match &files.kernel_csv {
         Some(path) => {
-            tick("reading the kernel CSV");
-            read_kernel_csv(&path.display().to_string(), open(path)?).map_err(fail)?
+            reader.tick("reading the kernel CSV");
+            read_kernel_csv(&path.display().to_string(), reader.open(path)?)
+                .map_err(|e| reader.fail(e))?
         }
         None => {
             notes.push("no NAME.sim.csv beside it: the kernel table is empty".to_string());
             Vec::new()
         }
     };
-    // Lifetimes grouped by kernel id: kernels of the kernel CSV first (in its order), then ids
-    // only the lifetime CSVs name.
-    let mut ids: Vec<u64> = Vec::new();
-    for row in &rows {
-        if !ids.contains(&row.kernel_id) {
-            ids.push(row.kernel_id);
-        }
-    }
-    let mut index_of: std::collections::HashMap<u64, usize> =
-        ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-    let mut per_kernel: Vec<(u64, Vec<u64>, Vec<u64>)> =
-        ids.iter().map(|&id| (id, Vec::new(), Vec::new())).collect();
-    let mut lifetimes_known = false;
-    for (level, path) in [(0usize, &files.l1_csv), (1, &files.l2_csv)] {
-        let Some(path) = path else { continue };
-        tick(&format!("reading the L{} lifetimes", level + 1));
-        let lifetimes =
-            read_lifetime_csv(&path.display().to_string(), open(path)?).map_err(fail)?;
-        lifetimes_known = true;
-        for row in lifetimes {
-            let index = *index_of.entry(row.kernel_id).or_insert_with(|| {
-                per_kernel.push((row.kernel_id, Vec::new(), Vec::new()));
-                per_kernel.len() - 1
-            });
-            let entry = &mut per_kernel[index];
-            if level == 0 {
-                entry.1.push(row.cycles);
-            } else {
-                entry.2.push(row.cycles);
-            }
-        }
-    }
+    let (per_kernel, lifetimes_known) = reader.lifetimes_by_kernel(files, &rows)?;
     if !lifetimes_known {
         notes.push(
             "no lifetime CSVs (NAME.sim_l1.csv, NAME.sim_l2.csv) beside it: histograms and \
@@ -476,23 +425,13 @@ fn load_outputs(files: &OutputFiles, params: &Params, ctx: &JobCtx) -> Result<Lo
         );
     }
     let json = match &files.json {
-        Some(path) => {
-            tick("reading the JSON report");
-            let mut text = String::new();
-            open(path)?.read_to_string(&mut text).map_err(|e| {
-                fail(GainsightError::Io {
-                    path: path.display().to_string(),
-                    source: e,
-                })
-            })?;
-            Some(FrontendReport::read(&path.display().to_string(), &text).map_err(fail)?)
-        }
+        Some(path) => Some(reader.report(path)?),
         None => None,
     };
     if ctx.is_cancelled() {
-        return Err(cancelled_error(&what));
+        return Err(cancelled_error(&reader.what));
     }
-    tick("building the lifetime store");
+    reader.tick("building the lifetime store");
     let store = LifetimeStore::from_cycles(&per_kernel);
     drop(per_kernel);
     let name = json
@@ -512,7 +451,7 @@ fn load_outputs(files: &OutputFiles, params: &Params, ctx: &JobCtx) -> Result<Lo
         kernels: kernels_from_rows(&rows, params),
         rows,
         store,
-        bytes: total,
+        bytes: reader.total,
         ..Analysis::default()
     };
     let report_from_file = json.is_some();
@@ -534,6 +473,109 @@ fn load_outputs(files: &OutputFiles, params: &Params, ctx: &JobCtx) -> Result<Lo
         elapsed: Duration::ZERO,
         notes,
     })
+}
+
+/// The lifetimes of each kernel id: `(id, L1 cycles, L2 cycles)`.
+type KernelLifetimes = Vec<(u64, Vec<u64>, Vec<u64>)>;
+
+/// Reads a simulation's output files, counting the bytes read for the job's progress and
+/// stopping on its cancel.
+struct OutputReader<'a> {
+    /// The files, for the "loading cancelled" message.
+    what: String,
+    /// Their total size.
+    total: u64,
+    /// The bytes read so far.
+    read: AtomicU64,
+    ctx: &'a JobCtx,
+}
+
+impl OutputReader<'_> {
+    /// Opens `path` for buffered, counted reading.
+    fn open(&self, path: &Path) -> Result<BufReader<Counting<'_, File>>, JobError> {
+        let file = File::open(path).map_err(JobError::io(path))?;
+        Ok(BufReader::with_capacity(
+            1 << 20,
+            Counting {
+                inner: file,
+                read: &self.read,
+                cancel: self.ctx.cancel_flag(),
+            },
+        ))
+    }
+
+    /// The job error of a read error: "cancelled" when the job was cancelled (the counting
+    /// reader stops with an error then).
+    fn fail(&self, error: GainsightError) -> JobError {
+        if self.ctx.is_cancelled() {
+            cancelled_error(&self.what)
+        } else {
+            error.into()
+        }
+    }
+
+    /// Reports the fraction of the bytes read so far, at `stage`.
+    fn tick(&self, stage: &str) {
+        let fraction = if self.total > 0 {
+            self.read.load(Ordering::Relaxed) as f64 / self.total as f64
+        } else {
+            0.0
+        };
+        self.ctx.progress(fraction as f32, stage);
+    }
+
+    /// The lifetimes grouped by kernel id: kernels of the kernel CSV first (in its order),
+    /// then ids only the lifetime CSVs name; and whether any lifetime CSV was there.
+    fn lifetimes_by_kernel(
+        &self,
+        files: &OutputFiles,
+        rows: &[KernelRow],
+    ) -> Result<(KernelLifetimes, bool), JobError> {
+        let mut ids: Vec<u64> = Vec::new();
+        for row in rows {
+            if !ids.contains(&row.kernel_id) {
+                ids.push(row.kernel_id);
+            }
+        }
+        let mut index_of: std::collections::HashMap<u64, usize> =
+            ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let mut per_kernel: KernelLifetimes =
+            ids.iter().map(|&id| (id, Vec::new(), Vec::new())).collect();
+        let mut lifetimes_known = false;
+        for (level, path) in [(0usize, &files.l1_csv), (1, &files.l2_csv)] {
+            let Some(path) = path else { continue };
+            self.tick(&format!("reading the L{} lifetimes", level + 1));
+            let lifetimes = read_lifetime_csv(&path.display().to_string(), self.open(path)?)
+                .map_err(|e| self.fail(e))?;
+            lifetimes_known = true;
+            for row in lifetimes {
+                let index = *index_of.entry(row.kernel_id).or_insert_with(|| {
+                    per_kernel.push((row.kernel_id, Vec::new(), Vec::new()));
+                    per_kernel.len() - 1
+                });
+                let entry = &mut per_kernel[index];
+                if level == 0 {
+                    entry.1.push(row.cycles);
+                } else {
+                    entry.2.push(row.cycles);
+                }
+            }
+        }
+        Ok((per_kernel, lifetimes_known))
+    }
+
+    /// The report of `NAME.json` at `path`.
+    fn report(&self, path: &Path) -> Result<FrontendReport, JobError> {
+        self.tick("reading the JSON report");
+        let mut text = String::new();
+        self.open(path)?.read_to_string(&mut text).map_err(|e| {
+            self.fail(GainsightError::Io {
+                path: path.display().to_string(),
+                source: e,
+            })
+        })?;
+        FrontendReport::read(&path.display().to_string(), &text).map_err(|e| self.fail(e))
+    }
 }
 
 /// Recomputes the report of outputs read back under new parameters, keeping from `old` what

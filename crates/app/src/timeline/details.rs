@@ -19,7 +19,7 @@ use sightline_model::timeline::nsys::NsysError;
 use sightline_model::timeline::nsys::details::event_details;
 use sightline_model::timeline::nvtxt::timeline::file_of_series;
 use sightline_model::timeline::open::DetailSource;
-use sightline_model::timeline::{EventId, EventKind, NameStats, Payload, Timeline};
+use sightline_model::timeline::{Event, EventId, EventKind, NameStats, Payload, Timeline};
 
 /// An event's source row read from the export: `(column, value)` pairs, or why it could not
 /// be read.
@@ -87,7 +87,7 @@ pub fn details_ui(
     sources: &Sources<'_>,
     selection: &mut Selection,
 ) -> Option<EventId> {
-    let (source, nvtxt) = (sources.details, sources.nvtxt);
+    let source = sources.details;
     let mut go_to = None;
     egui::ScrollArea::vertical()
         .id_salt("timeline-details")
@@ -98,88 +98,10 @@ pub fn details_ui(
                     let source = source.for_event(timeline, e.id).unwrap_or(source);
                     ui.heading("Selected event");
                     let origin = timeline.time_range().map_or(0, |(t0, _)| t0);
-                    egui::Grid::new("event-facts")
-                        .num_columns(2)
-                        .striped(true)
-                        .max_col_width(value_width(ui))
-                        .show(ui, |ui| {
-                            let mut row = |k: &str, v: String| {
-                                ui.label(k);
-                                ui.add(egui::Label::new(v).wrap());
-                                ui.end_row();
-                            };
-                            row("Name", timeline.name(e.name).to_string());
-                            row("Kind", e.kind.as_str().to_string());
-                            if let Some((track, _)) = timeline.locate(e.id) {
-                                row("Track", timeline.track_path(track));
-                                if let Some(file) = nvtxt_file(timeline, track, e.kind, nvtxt) {
-                                    row("Source", format!("{}:{}", file.display(), e.source));
-                                }
-                            }
-                            row("Start", format_duration((e.start - origin) as f64));
-                            row("Duration", format_duration((e.end - e.start) as f64));
-                            row("Start (ns)", e.start.to_string());
-                            row("End (ns)", e.end.to_string());
-                            // A CodeXL trace's calls keep their trace-line offset there instead.
-                            let trace = matches!(source, DetailSource::Atp(_));
-                            // A CPU sample's correlation column holds its call stack.
-                            if e.correlation != 0 && !trace && e.kind != EventKind::CpuSample {
-                                row("Correlation id", e.correlation.to_string());
-                            }
-                            if let Some(a) = timeline.attrs(e.id) {
-                                if let Some(c) = a.color {
-                                    row("Colour", format!("#{:06X}", c & 0xFF_FFFF));
-                                }
-                                if let Some(c) = a.category {
-                                    row("Category", c.to_string());
-                                }
-                                if let Some(p) = &a.payload {
-                                    row(
-                                        "Payload",
-                                        match p {
-                                            Payload::U64(v) => v.to_string(),
-                                            Payload::I64(v) => v.to_string(),
-                                            Payload::F64(v) => v.to_string(),
-                                            Payload::Text(v) => v.clone(),
-                                        },
-                                    );
-                                }
-                                if a.open {
-                                    row("Open", "never closed".into());
-                                }
-                            }
-                        });
+                    facts_ui(ui, timeline, &e, source, sources.nvtxt, origin);
                     call_stack_ui(ui, timeline, e.id);
                     go_to = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);
-                    match source {
-                        DetailSource::Export(export) => {
-                            source_row_ui(ui, timeline, Some(export), selection, e.id);
-                        }
-                        DetailSource::Atp(file) => {
-                            if selection.trace.as_ref().is_none_or(|t| t.event != e.id) {
-                                selection.trace = Some(TraceFacts {
-                                    event: e.id,
-                                    rows: trace_details(file, timeline, e.id),
-                                    dispatch: dispatch_key(file, timeline, e.id),
-                                });
-                            }
-                            let facts = selection.trace.as_ref();
-                            trace_rows_ui(ui, facts.map_or(&[], |t| t.rows.as_slice()));
-                            let key = facts.and_then(|t| t.dispatch.as_ref());
-                            if let (Some(session), Some(key)) = (sources.session, key) {
-                                ui.add_space(6.0);
-                                dispatch_details_ui(
-                                    ui,
-                                    &session.data,
-                                    key.thread_id,
-                                    key.call_index,
-                                    &key.kernel,
-                                    key.nth,
-                                );
-                            }
-                        }
-                        DetailSource::None | DetailSource::Parts(_) => {}
-                    }
+                    source_ui(ui, timeline, source, sources.session, selection, e.id);
                 }
                 None => {
                     ui.weak("Click an event to see its details; Shift+drag to select a range.");
@@ -191,6 +113,110 @@ pub fn details_ui(
             }
         });
     go_to
+}
+
+/// The event's facts: name, kind, track (and NVTXT source line), times, correlation id and
+/// attributes.
+fn facts_ui(
+    ui: &mut egui::Ui,
+    timeline: &Timeline,
+    e: &Event,
+    source: &DetailSource,
+    nvtxt: &[PathBuf],
+    origin: i64,
+) {
+    egui::Grid::new("event-facts")
+        .num_columns(2)
+        .striped(true)
+        .max_col_width(value_width(ui))
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.add(egui::Label::new(v).wrap());
+                ui.end_row();
+            };
+            row("Name", timeline.name(e.name).to_string());
+            row("Kind", e.kind.as_str().to_string());
+            if let Some((track, _)) = timeline.locate(e.id) {
+                row("Track", timeline.track_path(track));
+                if let Some(file) = nvtxt_file(timeline, track, e.kind, nvtxt) {
+                    row("Source", format!("{}:{}", file.display(), e.source));
+                }
+            }
+            row("Start", format_duration((e.start - origin) as f64));
+            row("Duration", format_duration((e.end - e.start) as f64));
+            row("Start (ns)", e.start.to_string());
+            row("End (ns)", e.end.to_string());
+            // A CodeXL trace's calls keep their trace-line offset there instead.
+            let trace = matches!(source, DetailSource::Atp(_));
+            // A CPU sample's correlation column holds its call stack.
+            if e.correlation != 0 && !trace && e.kind != EventKind::CpuSample {
+                row("Correlation id", e.correlation.to_string());
+            }
+            if let Some(a) = timeline.attrs(e.id) {
+                if let Some(c) = a.color {
+                    row("Colour", format!("#{:06X}", c & 0xFF_FFFF));
+                }
+                if let Some(c) = a.category {
+                    row("Category", c.to_string());
+                }
+                if let Some(p) = &a.payload {
+                    row(
+                        "Payload",
+                        match p {
+                            Payload::U64(v) => v.to_string(),
+                            Payload::I64(v) => v.to_string(),
+                            Payload::F64(v) => v.to_string(),
+                            Payload::Text(v) => v.clone(),
+                        },
+                    );
+                }
+                if a.open {
+                    row("Open", "never closed".into());
+                }
+            }
+        });
+}
+
+/// What the event's export or trace says of it: an export's source row, a CodeXL trace's
+/// details (computed once per selected event) and its dispatch's counters and occupancy.
+fn source_ui(
+    ui: &mut egui::Ui,
+    timeline: &Timeline,
+    source: &DetailSource,
+    session: Option<&CodexlSession>,
+    selection: &mut Selection,
+    event: EventId,
+) {
+    match source {
+        DetailSource::Export(export) => {
+            source_row_ui(ui, timeline, Some(export), selection, event);
+        }
+        DetailSource::Atp(file) => {
+            if selection.trace.as_ref().is_none_or(|t| t.event != event) {
+                selection.trace = Some(TraceFacts {
+                    event,
+                    rows: trace_details(file, timeline, event),
+                    dispatch: dispatch_key(file, timeline, event),
+                });
+            }
+            let facts = selection.trace.as_ref();
+            trace_rows_ui(ui, facts.map_or(&[], |t| t.rows.as_slice()));
+            let key = facts.and_then(|t| t.dispatch.as_ref());
+            if let (Some(session), Some(key)) = (session, key) {
+                ui.add_space(6.0);
+                dispatch_details_ui(
+                    ui,
+                    &session.data,
+                    key.thread_id,
+                    key.call_index,
+                    &key.kernel,
+                    key.nth,
+                );
+            }
+        }
+        DetailSource::None | DetailSource::Parts(_) => {}
+    }
 }
 
 /// The flow partners, each with a "Go to" button.

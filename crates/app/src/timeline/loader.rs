@@ -128,28 +128,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
     let kind = TimelineFileKind::from_kind(FileKind::of_path(path))
         .unwrap_or(TimelineFileKind::NsysExport);
     if !kind.takes_nvtxt() {
-        ctx.progress_now(0.0, &format!("reading {}", path.display()));
-        // Progress every few MB; Cancel stops the reader there and frees what it read.
-        let options = LoadOptions {
-            progress: Progress::new(ctx),
-            ..LoadOptions::default()
-        };
-        let loaded = load_timeline(path, kind, path, options, false).map_err(|error| {
-            sightline_model::timeline::release_free_memory();
-            error.to_string()
-        })?;
-        let session = (kind == TimelineFileKind::Atp).then(|| {
-            let files = SessionFiles::find(path);
-            let (data, problems) = super::super::codexl::dispatch::load_session_data(&files);
-            CodexlSession {
-                files,
-                data,
-                problems,
-            }
-        });
-        let (message, timeline) = Loaded::whole(loaded, started, session);
-        ctx.send(Box::new(message));
-        return Ok(Finished::from_timeline(&timeline));
+        return run_whole(path, kind, started, ctx);
     }
     let export = if kind == TimelineFileKind::NsysReport {
         ctx.progress_now(0.0, "exporting with nsys export --type sqlite");
@@ -225,6 +204,38 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
         reports,
         merged: None,
     })
+}
+
+/// A file read whole (no NVTXT files merged on it): with progress and Cancel, and for a CodeXL
+/// trace the counters and occupancy of its session.
+fn run_whole(
+    path: &Path,
+    kind: TimelineFileKind,
+    started: Instant,
+    ctx: &JobCtx<Box<Loaded>>,
+) -> Result<Finished, String> {
+    ctx.progress_now(0.0, &format!("reading {}", path.display()));
+    // Progress every few MB; Cancel stops the reader there and frees what it read.
+    let options = LoadOptions {
+        progress: Progress::new(ctx),
+        ..LoadOptions::default()
+    };
+    let loaded = load_timeline(path, kind, path, options, false).map_err(|error| {
+        sightline_model::timeline::release_free_memory();
+        error.to_string()
+    })?;
+    let session = (kind == TimelineFileKind::Atp).then(|| {
+        let files = SessionFiles::find(path);
+        let (data, problems) = super::super::codexl::dispatch::load_session_data(&files);
+        CodexlSession {
+            files,
+            data,
+            problems,
+        }
+    });
+    let (message, timeline) = Loaded::whole(loaded, started, session);
+    ctx.send(Box::new(message));
+    Ok(Finished::from_timeline(&timeline))
 }
 
 /// Reads the NVTXT `files` and merges them onto `base` (the same timeline when there are

@@ -213,7 +213,6 @@ impl StatsPanel {
         expert: Option<&ExpertSource>,
         wake: Arc<dyn Fn() + Send + Sync>,
     ) -> Option<Target> {
-        let mut go_to = None;
         let sort_wake = wake.clone();
         let Some(reports) = &self.reports else {
             ui.horizontal(|ui| {
@@ -223,6 +222,44 @@ impl StatsPanel {
             return None;
         };
         let names: Vec<String> = reports.iter().map(|(n, _)| n.clone()).collect();
+        self.tabs_ui(ui, timeline, &names);
+        match self.pane {
+            Pane::Expert => return self.expert.ui(ui, timeline, expert, wake),
+            Pane::Profile => {
+                self.profile.ui(ui, timeline, range);
+                return None;
+            }
+            Pane::Diagnostics => return self.diagnostics.ui(ui, timeline).map(Target::Event),
+            Pane::Report => {}
+        }
+        if let Some(source) = expert
+            && let Some(request) = self.runner.ui(ui)
+        {
+            self.runner
+                .run(source.export.clone(), request, move || wake());
+        }
+        let mut go_to = self.instances_ui(ui);
+        if !self.report_status_ui(ui) {
+            return go_to;
+        }
+        if let Some(table) = table_of(self.reports.as_deref(), self.shown) {
+            self.sorter.update(
+                &mut self.table,
+                table.rows.len(),
+                move || sort_wake(),
+                || prepare_sort(table.clone()),
+            );
+            self.sorter.status_ui(ui);
+        }
+        if let Some(row) = self.table_ui(ui) {
+            go_to = self.click_row(timeline, row).map(Target::Event);
+        }
+        go_to
+    }
+
+    /// The tab row: one tab per report, then the CPU profile (when the timeline has samples),
+    /// the expert rules and the diagnostics (when there are some).
+    fn tabs_ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline, names: &[String]) {
         let diagnostics = self.diagnostics.of(timeline).len();
         ui.horizontal(|ui| {
             ui.strong("Summary");
@@ -269,21 +306,12 @@ impl StatsPanel {
                 );
             }
         });
-        match self.pane {
-            Pane::Expert => return self.expert.ui(ui, timeline, expert, wake),
-            Pane::Profile => {
-                self.profile.ui(ui, timeline, range);
-                return None;
-            }
-            Pane::Diagnostics => return self.diagnostics.ui(ui, timeline).map(Target::Event),
-            Pane::Report => {}
-        }
-        if let Some(source) = expert
-            && let Some(request) = self.runner.ui(ui)
-        {
-            self.runner
-                .run(source.export.clone(), request, move || wake());
-        }
+    }
+
+    /// The previous/next buttons of the instances of the clicked row; returns the event to go
+    /// to.
+    fn instances_ui(&mut self, ui: &mut egui::Ui) -> Option<Target> {
+        let mut go_to = None;
         if let Some(inst) = &mut self.instances {
             ui.horizontal(|ui| {
                 let any = !inst.events.is_empty();
@@ -307,6 +335,12 @@ impl StatsPanel {
                 ));
             });
         }
+        go_to
+    }
+
+    /// What the shown report says above its table (its damaged pages), or instead of it
+    /// (skipped, failed); returns whether its table is drawn.
+    fn report_status_ui(&self, ui: &mut egui::Ui) -> bool {
         match self
             .reports
             .as_ref()
@@ -321,27 +355,15 @@ impl StatsPanel {
             }
             Some(Ok(ReportOutcome::Skipped(why))) => {
                 ui.weak(format!("SKIPPED: {why}"));
-                return go_to;
+                return false;
             }
             Some(Err(e)) => {
                 ui.colored_label(ui.visuals().error_fg_color, e.to_string());
-                return go_to;
+                return false;
             }
-            None => return go_to,
+            None => return false,
         }
-        if let Some(table) = table_of(self.reports.as_deref(), self.shown) {
-            self.sorter.update(
-                &mut self.table,
-                table.rows.len(),
-                move || sort_wake(),
-                || prepare_sort(table.clone()),
-            );
-            self.sorter.status_ui(ui);
-        }
-        if let Some(row) = self.table_ui(ui) {
-            go_to = self.click_row(timeline, row).map(Target::Event);
-        }
-        go_to
+        true
     }
 
     /// The sortable table; returns the clicked row.

@@ -340,66 +340,36 @@ pub fn analyze(
     });
     let finder =
         memchr::memmem::FinderBuilder::new().build_forward_with_ranker(LogByteRank, BOUNDARY);
-    let render = options.render_lifetime_csv;
+    let shared = Shared {
+        sources,
+        params,
+        cursor: &cursor,
+        finder: &finder,
+        bytes: &bytes,
+        stop: &stop,
+        render: options.render_lifetime_csv,
+        per_kernel: !options.merged_lifetimes_only,
+    };
     let mut collector = Collector::new(sources, !options.merged_lifetimes_only);
     let mut sink_error = None;
     let mut started = 0;
     let mut spawn_error = None;
     let mut worker_panicked = false;
-    let per_kernel = !options.merged_lifetimes_only;
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<Prepared>(threads * 4);
         let mut workers = Vec::with_capacity(threads);
         for index in 0..threads {
             let tx = tx.clone();
-            let (cursor, finder, bytes, stop) = (&cursor, &finder, &bytes, &stop);
             let spawned = std::thread::Builder::new()
                 .name(format!("sightline-gainsight-{index}"))
-                .spawn_scoped(scope, move || {
-                    // Lifetimes per distinct cycle count, counted here rather than on the
-                    // thread that keeps the input order.
-                    let mut counts: [FastMap<u64, u64>; 2] = Default::default();
-                    while !bytes.progress.is_cancelled() && !stop.load(Ordering::Relaxed) {
-                        let Some(claim) = claim(cursor, sources, finder) else {
-                            break;
-                        };
-                        let source = &sources[claim.file];
-                        let mut result =
-                            prepare(fold_kernel(&claim, source, bytes), params, render);
-                        for (level, cycles) in counts.iter_mut().zip(&mut result.cycles) {
-                            for &c in cycles.iter() {
-                                *level.entry(c).or_insert(0) += 1;
-                            }
-                            if !per_kernel {
-                                *cycles = Vec::new();
-                            }
-                        }
-                        if tx.send(result).is_err() {
-                            break;
-                        }
-                    }
-                    counts
-                });
+                .spawn_scoped(scope, move || shared.work(&tx));
             match spawned {
                 Ok(handle) => workers.push(handle),
                 Err(e) => spawn_error = Some(e),
             }
         }
         drop(tx);
-        let mut pending: BTreeMap<usize, Prepared> = BTreeMap::new();
-        let mut next = 0;
-        for result in rx {
-            pending.insert(result.kernel.seq, result);
-            while let Some(result) = pending.remove(&next) {
-                next += 1;
-                if sink_error.is_none()
-                    && let Err(e) = collector.take(result, sink)
-                {
-                    sink_error = Some(e);
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-        }
+        sink_error = deliver_in_order(rx, &mut collector, sink, &stop);
         started = workers.len();
         for worker in workers {
             match worker.join() {
@@ -425,6 +395,81 @@ pub fn analyze(
     }
     options.progress.check()?;
     collector.finish()
+}
+
+/// What the worker threads share: the files, the parameters, the claim cursor, the bytes read
+/// and the stop flag (set after a sink error).
+#[derive(Clone, Copy)]
+struct Shared<'s, 'p> {
+    sources: &'s [Source],
+    params: &'s Params,
+    cursor: &'s Mutex<Cursor>,
+    finder: &'s memchr::memmem::Finder<'s>,
+    bytes: &'s BytesRead<'p>,
+    stop: &'s AtomicBool,
+    /// Whether lifetime CSV rows are rendered.
+    render: bool,
+    /// Whether each kernel keeps its lifetimes' cycles (else only the counts are kept).
+    per_kernel: bool,
+}
+
+impl Shared<'_, '_> {
+    /// One worker: claims kernels until the files, a cancel or a stop end it, sends each
+    /// prepared kernel on `tx`, and returns its lifetimes per distinct cycle count.
+    fn work(self, tx: &mpsc::SyncSender<Prepared>) -> [FastMap<u64, u64>; 2] {
+        // Lifetimes per distinct cycle count, counted here rather than on the thread that
+        // keeps the input order.
+        let mut counts: [FastMap<u64, u64>; 2] = Default::default();
+        while !self.bytes.progress.is_cancelled() && !self.stop.load(Ordering::Relaxed) {
+            let Some(claim) = claim(self.cursor, self.sources, self.finder) else {
+                break;
+            };
+            let source = &self.sources[claim.file];
+            let mut result = prepare(
+                fold_kernel(&claim, source, self.bytes),
+                self.params,
+                self.render,
+            );
+            for (level, cycles) in counts.iter_mut().zip(&mut result.cycles) {
+                for &c in cycles.iter() {
+                    *level.entry(c).or_insert(0) += 1;
+                }
+                if !self.per_kernel {
+                    *cycles = Vec::new();
+                }
+            }
+            if tx.send(result).is_err() {
+                break;
+            }
+        }
+        counts
+    }
+}
+
+/// Hands the workers' kernels to `collector` (and `sink`) in input order until every worker
+/// is done; the first sink error stops the workers and is returned.
+fn deliver_in_order(
+    rx: mpsc::Receiver<Prepared>,
+    collector: &mut Collector<'_>,
+    sink: &mut dyn FnMut(&KernelResult) -> Result<(), GainsightError>,
+    stop: &AtomicBool,
+) -> Option<GainsightError> {
+    let mut sink_error = None;
+    let mut pending: BTreeMap<usize, Prepared> = BTreeMap::new();
+    let mut next = 0;
+    for result in rx {
+        pending.insert(result.kernel.seq, result);
+        while let Some(result) = pending.remove(&next) {
+            next += 1;
+            if sink_error.is_none()
+                && let Err(e) = collector.take(result, sink)
+            {
+                sink_error = Some(e);
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+    sink_error
 }
 
 /// A kernel finished on its worker thread: its id settled, its kernel-CSV row (`None`: the

@@ -25,8 +25,11 @@ use crate::ncu::units::infer_unit;
 use crate::ncu::{Action, Metric, MetricValue, NameBase};
 use crate::proto::nv::profiler::messages::MetricOptionFilter;
 use crate::proto::nv::profiler::{
-    ProfilerSection, ProfilerSectionBodyItem, ProfilerSectionMetric, ProfilerSectionRooflineChart,
-    ProfilerSectionRooflineValue, SortDirections, profiler_section_roofline_value::RooflineValue,
+    ProfilerSection, ProfilerSectionBarChart, ProfilerSectionBodyItem,
+    ProfilerSectionHistogramChart, ProfilerSectionLineChart, ProfilerSectionMetric,
+    ProfilerSectionRooflineChart, ProfilerSectionRooflineValue, ProfilerSectionTable,
+    ProfilerSourceMetricTable, ProfilerSuffixTable, SortDirections,
+    profiler_section_roofline_value::RooflineValue,
 };
 
 pub use super::breakdown::breakdown_label;
@@ -432,77 +435,17 @@ fn resolve_item(
     ) {
         return None;
     }
-    let entries = |list: &[ProfilerSectionMetric], metrics: &mut MetricSource<'_>| -> Vec<Entry> {
-        list.iter()
-            .flat_map(|m| metrics.entries(m, section_filter, true))
-            .collect()
-    };
     if let Some(table) = &item.table {
-        let sort = Sort::from_file(table.sort_key, table.sort_direction);
-        let layout = TableLayout {
-            columns: table.columns,
-            column_major: table.order == Some(1),
-            sort,
-        };
-        let mut out = Item::new(
-            ItemKind::Table(layout),
-            table.label.as_ref(),
-            table.description.as_ref(),
-        );
-        out.entries = entries(&table.metrics, metrics);
-        sort_entries(&mut out.entries, sort);
-        return Some(out);
+        return Some(table_item(table, section_filter, metrics));
     }
     if let Some(chart) = &item.bar_chart {
-        let sort = Sort::from_file(chart.sort_key, chart.sort_direction);
-        let axes = ChartAxes {
-            x: ChartAxis::value(chart.value_axis.as_ref()),
-            y: ChartAxis::labelled(chart.category_axis.as_ref().and_then(|a| a.label.as_ref())),
-        };
-        let mut out = Item::new(
-            ItemKind::BarChart { axes, sort },
-            chart.label.as_ref(),
-            chart.description.as_ref(),
-        );
-        out.entries = entries(&chart.metrics, metrics);
-        sort_entries(&mut out.entries, sort);
-        return Some(out);
+        return Some(bar_chart_item(chart, section_filter, metrics));
     }
     if let Some(chart) = &item.line_chart {
-        let axes = ChartAxes {
-            x: ChartAxis::value(chart.axis_x.as_ref()),
-            y: ChartAxis::value(chart.axis_y.as_ref()),
-        };
-        let entries_of_chart = entries(&chart.metrics, metrics);
-        let highlights = match &chart.highlight_x {
-            Some(highlight) => entries(&highlight.metrics, metrics),
-            None => Vec::new(),
-        };
-        let mut out = Item::new(
-            ItemKind::LineChart { axes, highlights },
-            chart.label.as_ref(),
-            chart.description.as_ref(),
-        );
-        out.entries = entries_of_chart;
-        return Some(out);
+        return Some(line_chart_item(chart, section_filter, metrics));
     }
     if let Some(chart) = &item.histogram_chart {
-        let axes = ChartAxes {
-            x: ChartAxis::labelled(chart.histogram_axis.as_ref().and_then(|a| a.label.as_ref())),
-            y: ChartAxis::value(chart.value_axis.as_ref()),
-        };
-        let mut out = Item::new(
-            ItemKind::Histogram { axes },
-            chart.label.as_ref(),
-            chart.description.as_ref(),
-        );
-        out.entries = entries(std::slice::from_ref(&chart.metric), metrics);
-        for entry in &mut out.entries {
-            if entry.instances.is_none() {
-                entry.instances = metrics.instances(&entry.metric);
-            }
-        }
-        return Some(out);
+        return Some(histogram_item(chart, section_filter, metrics));
     }
     if let Some(container) = &item.horizontal_container {
         let mut out = Item::new(ItemKind::Container, None, None);
@@ -517,57 +460,186 @@ fn resolve_item(
         return Some(roofline_item(chart, section_filter, metrics));
     }
     if let Some(table) = &item.source_metric_table {
-        let hot_spots = HotSpots {
-            rows: table.rows.filter(|r| *r > 0).unwrap_or(5),
-            ascending: table.sort_direction == Some(SortDirections::Ascending as i32),
-        };
-        let mut out = Item::new(
-            ItemKind::SourceMetricTable(hot_spots),
-            table.label.as_ref(),
-            table.description.as_ref(),
-        );
-        out.entries = entries(&table.metrics, metrics);
-        return Some(out);
+        return Some(source_metric_table_item(table, section_filter, metrics));
     }
     if let Some(table) = &item.suffix_table {
-        let mut out = Item::new(
-            ItemKind::SuffixTable {
-                row_labels: Vec::new(),
-            },
-            table.label.as_ref(),
-            table.description.as_ref(),
-        );
-        let mut row_labels = Vec::new();
-        for base in &table.base_names.base_name {
-            for suffix in &table.suffixes.suffix {
-                let mut metric = base.clone();
-                metric.name = format!("{}{}", base.name, suffix.name);
-                let row = base.label.as_deref().unwrap_or(&base.name);
-                let column = suffix.label.as_deref().unwrap_or(&suffix.name);
-                metric.label = Some(format!("{row} {column}"));
-                metric.options.clear();
-                let new = metrics.entries(&metric, section_filter, true);
-                row_labels.extend(new.iter().map(|_| row.to_owned()));
-                out.entries.extend(new);
-            }
-        }
-        out.kind = ItemKind::SuffixTable { row_labels };
-        return Some(out);
+        return Some(suffix_table_item(table, section_filter, metrics));
     }
-    if let Some((widget, label, rows)) = memory::widget_of(item) {
-        let lookup = |name: &str| metrics.metric_entry(name);
-        if let Some((layout, entries)) =
-            memory::build(widget, target.compute_capability, rows, &lookup)
-        {
-            let mut out = Item::new(ItemKind::Memory(layout), label.as_ref(), None);
-            out.entries = entries;
-            return Some(out);
-        }
+    if let Some(out) = memory_item(item, target, metrics) {
+        return Some(out);
     }
     if let Some(out) = system_item(item, section_filter, metrics) {
         return Some(out);
     }
     FixedWidget::of(item).map(|widget| Item::new(ItemKind::Fixed(widget), None, None))
+}
+
+/// The entries of a list of section metrics, in order, with `ShowInstances` honoured.
+fn item_entries(
+    list: &[ProfilerSectionMetric],
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Vec<Entry> {
+    list.iter()
+        .flat_map(|m| metrics.entries(m, section_filter, true))
+        .collect()
+}
+
+/// A metric table: its column layout and its entries in the table's sort order.
+fn table_item(
+    table: &ProfilerSectionTable,
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Item {
+    let sort = Sort::from_file(table.sort_key, table.sort_direction);
+    let layout = TableLayout {
+        columns: table.columns,
+        column_major: table.order == Some(1),
+        sort,
+    };
+    let mut out = Item::new(
+        ItemKind::Table(layout),
+        table.label.as_ref(),
+        table.description.as_ref(),
+    );
+    out.entries = item_entries(&table.metrics, section_filter, metrics);
+    sort_entries(&mut out.entries, sort);
+    out
+}
+
+/// A bar chart: its value and category axes and its entries in the chart's sort order.
+fn bar_chart_item(
+    chart: &ProfilerSectionBarChart,
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Item {
+    let sort = Sort::from_file(chart.sort_key, chart.sort_direction);
+    let axes = ChartAxes {
+        x: ChartAxis::value(chart.value_axis.as_ref()),
+        y: ChartAxis::labelled(chart.category_axis.as_ref().and_then(|a| a.label.as_ref())),
+    };
+    let mut out = Item::new(
+        ItemKind::BarChart { axes, sort },
+        chart.label.as_ref(),
+        chart.description.as_ref(),
+    );
+    out.entries = item_entries(&chart.metrics, section_filter, metrics);
+    sort_entries(&mut out.entries, sort);
+    out
+}
+
+/// A line chart: its axes, its entries and the entries of its highlighted x values.
+fn line_chart_item(
+    chart: &ProfilerSectionLineChart,
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Item {
+    let axes = ChartAxes {
+        x: ChartAxis::value(chart.axis_x.as_ref()),
+        y: ChartAxis::value(chart.axis_y.as_ref()),
+    };
+    let entries_of_chart = item_entries(&chart.metrics, section_filter, metrics);
+    let highlights = match &chart.highlight_x {
+        Some(highlight) => item_entries(&highlight.metrics, section_filter, metrics),
+        None => Vec::new(),
+    };
+    let mut out = Item::new(
+        ItemKind::LineChart { axes, highlights },
+        chart.label.as_ref(),
+        chart.description.as_ref(),
+    );
+    out.entries = entries_of_chart;
+    out
+}
+
+/// A histogram: its axes and its one metric, whose instances are always read.
+fn histogram_item(
+    chart: &ProfilerSectionHistogramChart,
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Item {
+    let axes = ChartAxes {
+        x: ChartAxis::labelled(chart.histogram_axis.as_ref().and_then(|a| a.label.as_ref())),
+        y: ChartAxis::value(chart.value_axis.as_ref()),
+    };
+    let mut out = Item::new(
+        ItemKind::Histogram { axes },
+        chart.label.as_ref(),
+        chart.description.as_ref(),
+    );
+    out.entries = item_entries(std::slice::from_ref(&chart.metric), section_filter, metrics);
+    for entry in &mut out.entries {
+        if entry.instances.is_none() {
+            entry.instances = metrics.instances(&entry.metric);
+        }
+    }
+    out
+}
+
+/// A source metric table: how many hot spots it shows, in which order, and its entries.
+fn source_metric_table_item(
+    table: &ProfilerSourceMetricTable,
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Item {
+    let hot_spots = HotSpots {
+        rows: table.rows.filter(|r| *r > 0).unwrap_or(5),
+        ascending: table.sort_direction == Some(SortDirections::Ascending as i32),
+    };
+    let mut out = Item::new(
+        ItemKind::SourceMetricTable(hot_spots),
+        table.label.as_ref(),
+        table.description.as_ref(),
+    );
+    out.entries = item_entries(&table.metrics, section_filter, metrics);
+    out
+}
+
+/// A suffix table: one entry per base name and suffix (labelled "row column"), and the row
+/// label of each entry.
+fn suffix_table_item(
+    table: &ProfilerSuffixTable,
+    section_filter: Option<&MetricOptionFilter>,
+    metrics: &mut MetricSource<'_>,
+) -> Item {
+    let mut out = Item::new(
+        ItemKind::SuffixTable {
+            row_labels: Vec::new(),
+        },
+        table.label.as_ref(),
+        table.description.as_ref(),
+    );
+    let mut row_labels = Vec::new();
+    for base in &table.base_names.base_name {
+        for suffix in &table.suffixes.suffix {
+            let mut metric = base.clone();
+            metric.name = format!("{}{}", base.name, suffix.name);
+            let row = base.label.as_deref().unwrap_or(&base.name);
+            let column = suffix.label.as_deref().unwrap_or(&suffix.name);
+            metric.label = Some(format!("{row} {column}"));
+            metric.options.clear();
+            let new = metrics.entries(&metric, section_filter, true);
+            row_labels.extend(new.iter().map(|_| row.to_owned()));
+            out.entries.extend(new);
+        }
+    }
+    out.kind = ItemKind::SuffixTable { row_labels };
+    out
+}
+
+/// A memory workload widget (chart or table) laid out for the target's compute capability;
+/// `None` when the item is no memory widget or the layout does not apply.
+fn memory_item(
+    item: &ProfilerSectionBodyItem,
+    target: Target,
+    metrics: &mut MetricSource<'_>,
+) -> Option<Item> {
+    let (widget, label, rows) = memory::widget_of(item)?;
+    let lookup = |name: &str| metrics.metric_entry(name);
+    let (layout, entries) = memory::build(widget, target.compute_capability, rows, &lookup)?;
+    let mut out = Item::new(ItemKind::Memory(layout), label.as_ref(), None);
+    out.entries = entries;
+    Some(out)
 }
 
 /// A roofline chart: each roofline's and achieved value's work and traffic, and the entries

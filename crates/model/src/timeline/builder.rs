@@ -457,42 +457,7 @@ impl TimelineBuilder {
                 format!("{n} events ended before they started; shown as instants"),
             );
         }
-        let total = self.event_count();
-        let mut columns = Columns {
-            start: super::blocked::Starts::with_capacity(total),
-            duration: Vec::with_capacity(total),
-            name: Vec::with_capacity(total),
-            correlation: super::blocked::Packed32::with_capacity(total),
-            source: super::blocked::Packed32::with_capacity(total),
-            kind: Vec::with_capacity(total),
-            long_durations: Vec::new(),
-        };
-        // Final position of each staged event, per track, indexed by its push index.
-        let mut remap: Vec<Remap> = Vec::with_capacity(self.staged.len());
-        let order = track_order(&self.tracks, &self.roots);
-        remap.resize_with(self.staged.len(), || Remap::Table(Vec::new()));
-        for &t in &order {
-            let track = std::mem::take(&mut self.staged[t]);
-            let big = track.len() >= 1 << 16;
-            let first = columns.start.len() as u32;
-            if track.in_order_on_one_row() {
-                let len = track.len() as u32;
-                self.tracks[t].rows = vec![track.pack_in_order(&mut columns)];
-                remap[t] = Remap::Shifted { first, len };
-            } else {
-                let laid_out = track.laid_out();
-                let (rows, map) = track.pack(&mut columns, laid_out);
-                self.tracks[t].rows = rows;
-                remap[t] = Remap::of(first, map);
-            }
-            if big && trim {
-                // The track's staging is freed: give its pages back before the next one is
-                // packed, so that the load holds about one copy of the events.
-                super::release_free_memory();
-            }
-        }
-        columns.long_durations.sort_unstable();
-        columns.long_durations.shrink_to_fit();
+        let (columns, remap) = self.pack_tracks(trim);
         let resolve = |r: EventRef| -> Option<EventId> {
             remap
                 .get(r.track as usize)
@@ -554,6 +519,48 @@ impl TimelineBuilder {
         };
         timeline.span = timeline.compute_time_range();
         timeline
+    }
+
+    /// Packs each staged track's events into the columns, in display order (laid out in rows
+    /// unless they are in order on one row), and returns the columns with where each staged
+    /// event went (per track, indexed by its push index). `trim`: see [`Self::pack`].
+    fn pack_tracks(&mut self, trim: bool) -> (Columns, Vec<Remap>) {
+        let total = self.event_count();
+        let mut columns = Columns {
+            start: super::blocked::Starts::with_capacity(total),
+            duration: Vec::with_capacity(total),
+            name: Vec::with_capacity(total),
+            correlation: super::blocked::Packed32::with_capacity(total),
+            source: super::blocked::Packed32::with_capacity(total),
+            kind: Vec::with_capacity(total),
+            long_durations: Vec::new(),
+        };
+        let mut remap: Vec<Remap> = Vec::with_capacity(self.staged.len());
+        let order = track_order(&self.tracks, &self.roots);
+        remap.resize_with(self.staged.len(), || Remap::Table(Vec::new()));
+        for &t in &order {
+            let track = std::mem::take(&mut self.staged[t]);
+            let big = track.len() >= 1 << 16;
+            let first = columns.start.len() as u32;
+            if track.in_order_on_one_row() {
+                let len = track.len() as u32;
+                self.tracks[t].rows = vec![track.pack_in_order(&mut columns)];
+                remap[t] = Remap::Shifted { first, len };
+            } else {
+                let laid_out = track.laid_out();
+                let (rows, map) = track.pack(&mut columns, laid_out);
+                self.tracks[t].rows = rows;
+                remap[t] = Remap::of(first, map);
+            }
+            if big && trim {
+                // The track's staging is freed: give its pages back before the next one is
+                // packed, so that the load holds about one copy of the events.
+                super::release_free_memory();
+            }
+        }
+        columns.long_durations.sort_unstable();
+        columns.long_durations.shrink_to_fit();
+        (columns, remap)
     }
 }
 

@@ -16,7 +16,7 @@
 use std::ops::Range;
 use std::path::PathBuf;
 
-use super::model::{EventKind, NO_STACK, SessionInfo, Track, TrackId, TrackKind};
+use super::model::{Columns, EventKind, NO_STACK, SessionInfo, Track, TrackId, TrackKind};
 use super::stacks::{Frame, StackId, StackNode};
 use super::{EventId, Layout, StrId, StringTable, Timeline};
 
@@ -136,76 +136,19 @@ impl Merger {
 /// Appends `part` under a new group `label`, its times moved by `clock_ns`.
 fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, known: bool) {
     let strings = renumber_strings(&mut out.strings, &part.strings);
-    let name_of = |id: StrId| strings.get(id.0 as usize).copied().unwrap_or_default();
-    // Call stacks: frames and nodes appended, their ids shifted.
-    let frame_base = out.stacks.frames.len() as u32;
-    let node_base = out.stacks.nodes.len() as u32;
-    out.stacks
-        .frames
-        .extend(part.stacks.frames.iter().map(|f| Frame {
-            symbol: name_of(f.symbol),
-            module: name_of(f.module),
-            unresolved: f.unresolved,
-        }));
-    out.stacks
-        .nodes
-        .extend(part.stacks.nodes.iter().map(|n| StackNode {
-            frame: super::stacks::FrameId(n.frame.0 + frame_base),
-            parent: n.parent.map(|p| StackId(p.0 + node_base)),
-        }));
-    // Tracks: the group, then the part's tracks (parents before children) shifted by one more.
-    let group = TrackId(out.tracks.len() as u32);
-    let track_base = group.0 + 1;
-    let shift_track = |t: TrackId| TrackId(t.0 + track_base);
+    let node_base = append_stacks(out, &part, &strings);
     let event_base = out.columns.start.len() as u32;
-    out.tracks.push(Track {
-        name: label.clone(),
-        kind: TrackKind::File,
-        key: out.roots.len() as u64,
-        parent: None,
-        children: part.roots.iter().map(|&r| shift_track(r)).collect(),
-        rows: Vec::new(),
-        layout: Layout::Nested,
-    });
-    out.roots.push(group);
-    for track in std::mem::take(&mut part.tracks) {
-        out.tracks.push(Track {
-            parent: Some(track.parent.map_or(group, shift_track)),
-            children: track.children.iter().map(|&c| shift_track(c)).collect(),
-            rows: track
-                .rows
-                .iter()
-                .map(|r| r.start + event_base..r.end + event_base)
-                .collect(),
-            ..track
-        });
-    }
-    for (track, source) in std::mem::take(&mut part.session.series_sources) {
-        out.session
-            .series_sources
-            .insert(shift_track(track), source);
-    }
-    // Columns.
-    let pc = std::mem::take(&mut part.columns);
-    let c = &mut out.columns;
-    for s in pc.start.iter() {
-        c.start.push(s.saturating_add(clock_ns));
-    }
-    c.duration.extend_from_slice(&pc.duration);
-    c.name.extend(pc.name.iter().map(|&n| name_of(n)));
-    for (corr, &kind) in pc.correlation.iter().zip(&pc.kind) {
-        c.correlation.push(match kind {
-            EventKind::CpuSample if corr != NO_STACK => corr + node_base,
-            _ => corr,
-        });
-    }
-    for source in pc.source.iter() {
-        c.source.push(source);
-    }
-    c.kind.extend_from_slice(&pc.kind);
-    c.long_durations
-        .extend(pc.long_durations.iter().map(|&(e, d)| (e + event_base, d)));
-    drop(pc);
+    let group = append_tracks(out, &mut part, label.clone(), event_base);
+    let columns = std::mem::take(&mut part.columns);
+    append_columns(
+        &mut out.columns,
+        &columns,
+        &strings,
+        clock_ns,
+        node_base,
+        event_base,
+    );
+    drop(columns);
     // Flows (sorted by caller; every id of this part is above those before it, so the
     // concatenation stays sorted), attributes and waiting times likewise.
     let shift_event = |e: EventId| EventId(e.0 + event_base);
@@ -247,6 +190,103 @@ fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, 
         clock_known: known,
         session: part.session,
     });
+}
+
+/// The id a string of the part has in the merged table (`strings` from [`renumber_strings`]).
+fn renamed(strings: &[StrId], id: StrId) -> StrId {
+    strings.get(id.0 as usize).copied().unwrap_or_default()
+}
+
+/// Appends the part's call-stack frames and nodes, their ids shifted; returns the id of its
+/// first node.
+fn append_stacks(out: &mut Timeline, part: &Timeline, strings: &[StrId]) -> u32 {
+    let frame_base = out.stacks.frames.len() as u32;
+    let node_base = out.stacks.nodes.len() as u32;
+    out.stacks
+        .frames
+        .extend(part.stacks.frames.iter().map(|f| Frame {
+            symbol: renamed(strings, f.symbol),
+            module: renamed(strings, f.module),
+            unresolved: f.unresolved,
+        }));
+    out.stacks
+        .nodes
+        .extend(part.stacks.nodes.iter().map(|n| StackNode {
+            frame: super::stacks::FrameId(n.frame.0 + frame_base),
+            parent: n.parent.map(|p| StackId(p.0 + node_base)),
+        }));
+    node_base
+}
+
+/// Appends a group track `label`, then the part's tracks (parents before children) shifted
+/// by one more, their rows moved past `event_base`, and their series sources; returns the
+/// group.
+fn append_tracks(
+    out: &mut Timeline,
+    part: &mut Timeline,
+    label: String,
+    event_base: u32,
+) -> TrackId {
+    let group = TrackId(out.tracks.len() as u32);
+    let track_base = group.0 + 1;
+    let shift_track = |t: TrackId| TrackId(t.0 + track_base);
+    out.tracks.push(Track {
+        name: label,
+        kind: TrackKind::File,
+        key: out.roots.len() as u64,
+        parent: None,
+        children: part.roots.iter().map(|&r| shift_track(r)).collect(),
+        rows: Vec::new(),
+        layout: Layout::Nested,
+    });
+    out.roots.push(group);
+    for track in std::mem::take(&mut part.tracks) {
+        out.tracks.push(Track {
+            parent: Some(track.parent.map_or(group, shift_track)),
+            children: track.children.iter().map(|&c| shift_track(c)).collect(),
+            rows: track
+                .rows
+                .iter()
+                .map(|r| r.start + event_base..r.end + event_base)
+                .collect(),
+            ..track
+        });
+    }
+    for (track, source) in std::mem::take(&mut part.session.series_sources) {
+        out.session
+            .series_sources
+            .insert(shift_track(track), source);
+    }
+    group
+}
+
+/// Appends the part's event columns: starts moved by `clock_ns`, names renumbered, a CPU
+/// sample's stack shifted past `node_base`, long durations past `event_base`.
+fn append_columns(
+    c: &mut Columns,
+    pc: &Columns,
+    strings: &[StrId],
+    clock_ns: i64,
+    node_base: u32,
+    event_base: u32,
+) {
+    for s in pc.start.iter() {
+        c.start.push(s.saturating_add(clock_ns));
+    }
+    c.duration.extend_from_slice(&pc.duration);
+    c.name.extend(pc.name.iter().map(|&n| renamed(strings, n)));
+    for (corr, &kind) in pc.correlation.iter().zip(&pc.kind) {
+        c.correlation.push(match kind {
+            EventKind::CpuSample if corr != NO_STACK => corr + node_base,
+            _ => corr,
+        });
+    }
+    for source in pc.source.iter() {
+        c.source.push(source);
+    }
+    c.kind.extend_from_slice(&pc.kind);
+    c.long_durations
+        .extend(pc.long_durations.iter().map(|&(e, d)| (e + event_base, d)));
 }
 
 /// Moves the events of part `index` (which exists) by `delta_ns`, and its offset with them.

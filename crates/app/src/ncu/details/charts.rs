@@ -6,6 +6,9 @@ use super::*;
 use crate::ncu::baselines::compare::values;
 use crate::widgets::plot::{category_label, category_marks, static_plot};
 
+mod roofline_points;
+use roofline_points::{achieved_points, missing_note};
+
 /// Allocates a chart's area and calls `show` only when it is on screen (plots are the costliest
 /// widgets of the page).
 pub(super) fn chart_area(ui: &mut Ui, height: f32, show: impl FnOnce(&mut Ui)) {
@@ -653,29 +656,7 @@ impl RooflineView {
                 _ => missing.push(name),
             }
         }
-        // (name, intensity, work, colour, a baseline's)
-        let mut achieved = Vec::new();
-        for (index, point) in points.iter().enumerate() {
-            let name = or_placeholder(&point.label, "Achieved", index);
-            match (positive(point.work), positive(point.traffic)) {
-                (Some(work), Some(traffic)) => {
-                    achieved.push((name, work / traffic, work, series_color(index), false))
-                }
-                _ => missing.push(name),
-            }
-        }
-        // A baseline's point it has no value for is left out (its name says which are drawn).
-        for baseline in baselines {
-            let points = baseline.entries.roofline_points(section, &item.label);
-            for (index, point) in points.iter().enumerate() {
-                if let (Some(work), Some(traffic)) = (positive(point.work), positive(point.traffic))
-                {
-                    let label = or_placeholder(&point.label, "Achieved", index);
-                    let name = format!("{label} ({})", baseline.name);
-                    achieved.push((name, work / traffic, work, baseline.color, true));
-                }
-            }
-        }
+        let achieved = achieved_points(item, section, baselines, points, &mut missing);
         let intensities = peaks
             .iter()
             .map(|(_, work, traffic)| work / traffic)
@@ -735,21 +716,7 @@ impl RooflineView {
         } else {
             [0.0, 1.0]
         };
-        let missing_note = if missing.is_empty() {
-            String::new()
-        } else if lines.is_empty() && points.is_empty() {
-            let what = if item.label.is_empty() {
-                "Roofline: the"
-            } else {
-                "The"
-            };
-            format!(
-                "{what} metrics of {} were not collected for this kernel.",
-                missing.join(", ")
-            )
-        } else {
-            format!("Not drawn (metrics not collected): {}", missing.join(", "))
-        };
+        let missing_note = missing_note(item, &missing, lines.is_empty() && points.is_empty());
         RooflineView {
             lines,
             points,

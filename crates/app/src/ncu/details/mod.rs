@@ -226,44 +226,14 @@ impl DetailsPanel {
             hot_spot_source,
             source_link: None,
         };
-        let details = ctx.details;
-        egui::ScrollArea::vertical()
-            .id_salt("details-page")
-            .auto_shrink([false, false])
-            // Keep right-aligned values clear of the (floating) scroll bar.
-            .content_margin(egui::Margin {
-                left: 0,
-                right: 14,
-                top: 0,
-                bottom: 8,
-            })
-            .show(ui, |ui| {
-                if details.sections.is_empty() {
-                    ui.weak("No section applies to this kernel.");
-                }
-                for (section, view) in details.sections.iter().zip(sections.iter()) {
-                    section_ui(ui, section, view, &mut render);
-                }
-                if !other_rules.is_empty() || !other_rule_rows.is_empty() {
-                    let response = egui::CollapsingHeader::new(
-                        RichText::new("Other rules").strong().size(15.0),
-                    )
-                    .id_salt("details-other-rule-results")
-                    .default_open(true)
-                    .open(render.force_open)
-                    .show(ui, |ui| {
-                        for &index in other_rules.iter() {
-                            if let Some(rule) = render.rules.get(index) {
-                                rule_ui(ui, rule, &mut render);
-                            }
-                        }
-                        rule_rows_ui(ui, other_rule_rows, &mut render);
-                    });
-                    response.header_response.on_hover_text(
-                        "Independent rules, and rules whose section is not shown on this page",
-                    );
-                }
-            });
+        page_ui(
+            ui,
+            ctx.details,
+            sections,
+            other_rules,
+            other_rule_rows,
+            &mut render,
+        );
 
         let Render {
             clicked_section,
@@ -272,12 +242,25 @@ impl DetailsPanel {
             source_link,
             ..
         } = render;
+        self.follow_up(ui, source_link, target_seen && !settling, clicked_section);
+    }
+
+    /// After the page was drawn: keeps a clicked source link, scrolls on to a pending target
+    /// until it was seen settled (`target_shown`; for at most 120 frames) and to a clicked
+    /// section.
+    fn follow_up(
+        &mut self,
+        ui: &mut Ui,
+        source_link: Option<SourceLink>,
+        target_shown: bool,
+        clicked_section: Option<String>,
+    ) {
         if source_link.is_some() {
             self.source_link = source_link;
         }
         if let Some(target) = self.scroll_to.take() {
             self.scroll_frames += 1;
-            if target_seen && !settling {
+            if target_shown {
                 self.last_scrolled = Some(target);
             } else if self.scroll_frames < 120 {
                 // Wait for the sections to open, then scroll again.
@@ -290,6 +273,53 @@ impl DetailsPanel {
             ui.ctx().request_repaint();
         }
     }
+}
+
+/// The scrolled page: each section, then the rules without a shown section ("Other rules").
+fn page_ui(
+    ui: &mut Ui,
+    details: &KernelDetails,
+    sections: &[SectionView],
+    other_rules: &[usize],
+    other_rule_rows: &[RuleLine],
+    render: &mut Render<'_>,
+) {
+    egui::ScrollArea::vertical()
+        .id_salt("details-page")
+        .auto_shrink([false, false])
+        // Keep right-aligned values clear of the (floating) scroll bar.
+        .content_margin(egui::Margin {
+            left: 0,
+            right: 14,
+            top: 0,
+            bottom: 8,
+        })
+        .show(ui, |ui| {
+            if details.sections.is_empty() {
+                ui.weak("No section applies to this kernel.");
+            }
+            for (section, view) in details.sections.iter().zip(sections.iter()) {
+                section_ui(ui, section, view, render);
+            }
+            if !other_rules.is_empty() || !other_rule_rows.is_empty() {
+                let response =
+                    egui::CollapsingHeader::new(RichText::new("Other rules").strong().size(15.0))
+                        .id_salt("details-other-rule-results")
+                        .default_open(true)
+                        .open(render.force_open)
+                        .show(ui, |ui| {
+                            for &index in other_rules.iter() {
+                                if let Some(rule) = render.rules.get(index) {
+                                    rule_ui(ui, rule, render);
+                                }
+                            }
+                            rule_rows_ui(ui, other_rule_rows, render);
+                        });
+                response.header_response.on_hover_text(
+                    "Independent rules, and rules whose section is not shown on this page",
+                );
+            }
+        });
 }
 
 /// A request the page makes of its tab.

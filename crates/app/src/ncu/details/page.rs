@@ -40,47 +40,8 @@ impl PageCache {
         fingerprint: u64,
         baselines: &[ComparedBaseline],
     ) -> PageCache {
-        let mut known = HashSet::new();
-        let mut parents = HashMap::new();
-        fn walk(
-            section: &DetailsSection,
-            parent: Option<&str>,
-            known: &mut HashSet<String>,
-            parents: &mut HashMap<String, String>,
-        ) {
-            known.insert(section.identifier.clone());
-            if let Some(parent) = parent {
-                parents
-                    .entry(section.identifier.clone())
-                    .or_insert_with(|| parent.to_owned());
-            }
-            for child in &section.children {
-                walk(child, Some(&section.identifier), known, parents);
-            }
-        }
-        for section in &details.sections {
-            walk(section, None, &mut known, &mut parents);
-        }
-
-        // Stored messages, except those of rules applied in this session, then the applied ones.
-        let mut messages: Vec<MessageData> = rule_messages(results)
-            .into_iter()
-            .filter(|m| !page_rules.replaced.contains(m.rule.identifier))
-            .map(MessageData::stored)
-            .collect();
-        for result in &page_rules.applied {
-            let mut applied: Vec<MessageData> = MessageData::applied(result).collect();
-            // A rule's charts go with its first message (or stand alone).
-            if let Some(charts) = page_rules.charts.get(&result.identifier)
-                && !charts.is_empty()
-            {
-                if applied.is_empty() {
-                    applied.push(MessageData::chart_holder(result));
-                }
-                applied[0].charts = charts.clone();
-            }
-            messages.extend(applied);
-        }
+        let (known, parents) = section_ids(details);
+        let messages = page_messages(results, page_rules);
         let mut rules = Vec::with_capacity(messages.len());
         let mut by_section: HashMap<String, Vec<usize>> = HashMap::new();
         let mut other_rules = Vec::new();
@@ -95,27 +56,7 @@ impl PageCache {
                 None => other_rules.push(index),
             }
         }
-        let mut rule_rows: HashMap<String, Vec<RuleLine>> = HashMap::new();
-        let mut other_rule_rows = Vec::new();
-        for row in &page_rules.rows {
-            let line = RuleLine {
-                row: row.clone(),
-                // Two rules of one name (the profiler's stored one and a local one).
-                ambiguous: page_rules
-                    .rows
-                    .iter()
-                    .filter(|other| other.name == row.name && other.section == row.section)
-                    .count()
-                    > 1,
-            };
-            match row.section.as_deref().filter(|id| known.contains(*id)) {
-                Some(id) => rule_rows.entry(id.to_owned()).or_default().push(line),
-                // A rule bound to a section that is not on the page does not run here; it is
-                // listed only when it has something to show.
-                None if row.section.is_some() && row.status == RuleStatus::NotApplied => {}
-                None => other_rule_rows.push(line),
-            }
-        }
+        let (rule_rows, other_rule_rows) = rule_lines(page_rules, &known);
         let sections = details
             .sections
             .iter()
@@ -150,6 +91,86 @@ impl PageCache {
         }
         path
     }
+}
+
+/// Every section identifier on the page (children included), and each child's parent.
+fn section_ids(details: &KernelDetails) -> (HashSet<String>, HashMap<String, String>) {
+    let mut known = HashSet::new();
+    let mut parents = HashMap::new();
+    fn walk(
+        section: &DetailsSection,
+        parent: Option<&str>,
+        known: &mut HashSet<String>,
+        parents: &mut HashMap<String, String>,
+    ) {
+        known.insert(section.identifier.clone());
+        if let Some(parent) = parent {
+            parents
+                .entry(section.identifier.clone())
+                .or_insert_with(|| parent.to_owned());
+        }
+        for child in &section.children {
+            walk(child, Some(&section.identifier), known, parents);
+        }
+    }
+    for section in &details.sections {
+        walk(section, None, &mut known, &mut parents);
+    }
+    (known, parents)
+}
+
+/// The page's rule messages: the stored ones, except those of rules applied in this session,
+/// then the applied ones (a rule's charts with its first message).
+fn page_messages(results: &[RuleResult], page_rules: &PageRules) -> Vec<MessageData> {
+    let mut messages: Vec<MessageData> = rule_messages(results)
+        .into_iter()
+        .filter(|m| !page_rules.replaced.contains(m.rule.identifier))
+        .map(MessageData::stored)
+        .collect();
+    for result in &page_rules.applied {
+        let mut applied: Vec<MessageData> = MessageData::applied(result).collect();
+        // A rule's charts go with its first message (or stand alone).
+        if let Some(charts) = page_rules.charts.get(&result.identifier)
+            && !charts.is_empty()
+        {
+            if applied.is_empty() {
+                applied.push(MessageData::chart_holder(result));
+            }
+            applied[0].charts = charts.clone();
+        }
+        messages.extend(applied);
+    }
+    messages
+}
+
+/// The rule lines per section identifier on the page, and the lines of independent rules
+/// and of rules whose section is not on the page.
+fn rule_lines(
+    page_rules: &PageRules,
+    known: &HashSet<String>,
+) -> (HashMap<String, Vec<RuleLine>>, Vec<RuleLine>) {
+    let mut rule_rows: HashMap<String, Vec<RuleLine>> = HashMap::new();
+    let mut other_rule_rows = Vec::new();
+    for row in &page_rules.rows {
+        let line = RuleLine {
+            row: row.clone(),
+            // Two rules of one name (the profiler's stored one and a local one).
+            ambiguous: page_rules
+                .rows
+                .iter()
+                .filter(|other| other.name == row.name && other.section == row.section)
+                .count()
+                > 1,
+        };
+        match row.section.as_deref().filter(|id| known.contains(*id)) {
+            Some(id) => rule_rows.entry(id.to_owned()).or_default().push(line),
+            // A rule bound to a section that is not on the page does not run here; it is
+            // listed only when it has something to show.
+            None if row.section.is_some() && row.status == RuleStatus::NotApplied => {}
+            None => other_rule_rows.push(line),
+        }
+    }
+    (rule_rows, other_rule_rows)
 }
 
 pub(super) struct SectionView {

@@ -66,19 +66,15 @@ pub fn details_page(
     let with_rules = actions
         .iter()
         .any(|a| !rule_messages(a.rule_results()).is_empty());
-    let mut header = launch.header();
-    header.push("Section Name".to_owned());
-    if options.all {
-        header.push("Body Item Label".to_owned());
-    }
-    header.extend(["Metric Name", "Metric Unit", "Metric Value"].map(str::to_owned));
-    if with_rules {
-        header.extend(RULE_COLUMNS.map(str::to_owned));
-    }
+    let header = details_header(&launch, options, with_rules);
     let mut rows = Vec::new();
     for (action, page) in actions.iter().zip(pages) {
-        let cells = launch.cells(report, action);
-        let library = ChipLibrary::of(action);
+        let kernel = KernelRows {
+            action,
+            cells: launch.cells(report, action),
+            library: ChipLibrary::of(action),
+            options,
+        };
         // The CLI prints no row for an entry without a message (a rule item that is only a
         // table or source markers: ee384's and sharedmem's `UncoalescedGlobalAccess`).
         let messages: Vec<StoredMessage<'_>> = rule_messages(action.rule_results())
@@ -91,77 +87,7 @@ pub fn details_page(
             sections.extend(section.children.iter());
         }
         for section in sections {
-            if options.all && section.body.iter().any(empty_topology) {
-                lines.push((rows.len(), NO_NVLINK.to_owned()));
-            }
-            let metric_row = |body: Option<BodyRow<'_>>, entry: &Entry| {
-                // An entry whose options left no metric for this architecture has no row.
-                if entry.metric.is_empty() {
-                    return None;
-                }
-                let (format, value) = entry_format(entry, options.units, library);
-                // A source metric stored only per instruction (`memory_access_type`: no
-                // aggregate) prints an empty value, as the raw page's aggregate cell.
-                let per_instruction_only = action.metric(&entry.metric).is_some_and(|m| {
-                    matches!(m.stored, MetricValue::None) && !m.instances.is_empty()
-                });
-                let value = match body {
-                    _ if per_instruction_only => String::new(),
-                    Some(row) if row.instances => {
-                        value_with_instances(action, entry, options.units)
-                    }
-                    // A section metric marked `ShowInstances` lists its instances too (the NUMA
-                    // section's `numa__cpu_affinity`: `1 (0-4)`, vec_add, T4, sharedmem).
-                    None if entry.instances.is_some() => {
-                        value_with_instances(action, entry, options.units)
-                    }
-                    _ => value,
-                };
-                let mut row = cells.clone();
-                row.push(section.display_name.clone());
-                if options.all {
-                    row.push(body.map(|b| b.item).unwrap_or_default().to_owned());
-                }
-                row.push(if options.metric_names {
-                    entry.metric.clone()
-                } else if entry.blank_label {
-                    String::new()
-                } else {
-                    body.map_or(entry.label.as_str(), |b| b.label).to_owned()
-                });
-                row.push(format.unit);
-                row.push(value);
-                Some(row)
-            };
-            for entry in header_entries(section, action, options.all) {
-                rows.extend(metric_row(None, &entry));
-            }
-            if options.all {
-                // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
-                // vec_add, T4 and sharedmem).
-                for item in section.body.iter().filter(|i| !i.kind.is_timeline()) {
-                    let item = with_group_members(item, action);
-                    for row in body_entries(&item, options.units, library) {
-                        rows.extend(metric_row(Some(row), row.entry));
-                    }
-                    if let Some(text) = numa_table_text(&item) {
-                        lines.push((rows.len(), text));
-                    }
-                }
-            }
-            for message in messages
-                .iter()
-                .filter(|m| m.rule.section_identifier == Some(section.identifier.as_str()))
-            {
-                let mut row = cells.clone();
-                row.push(section.identifier.clone());
-                if options.all {
-                    row.push(String::new());
-                }
-                row.extend([String::new(), String::new(), String::new()]);
-                row.extend(rule_cells(message));
-                rows.push(row);
-            }
+            kernel.section_rows(section, &messages, &mut rows, &mut lines);
         }
     }
     DetailsPage {
@@ -171,6 +97,123 @@ pub fn details_page(
             rows,
         },
         lines,
+    }
+}
+
+/// The header: the launch columns, the section (and with `all` the body item label), the
+/// metric's name, unit and value, and the rule columns when any kernel has rule results.
+fn details_header(
+    launch: &LaunchColumns,
+    options: DetailsOptions,
+    with_rules: bool,
+) -> Vec<String> {
+    let mut header = launch.header();
+    header.push("Section Name".to_owned());
+    if options.all {
+        header.push("Body Item Label".to_owned());
+    }
+    header.extend(["Metric Name", "Metric Unit", "Metric Value"].map(str::to_owned));
+    if with_rules {
+        header.extend(RULE_COLUMNS.map(str::to_owned));
+    }
+    header
+}
+
+/// One kernel's rows: its launch cells, its chip's number formats, and the page options.
+struct KernelRows<'a> {
+    action: &'a Action,
+    cells: Vec<String>,
+    library: ChipLibrary,
+    options: DetailsOptions,
+}
+
+impl KernelRows<'_> {
+    /// One section's rows: its header metrics, with `all` its body items' metrics (and the
+    /// text lines of an NVLink topology without links and of NUMA tables), then the messages
+    /// of the rules that belong to it.
+    fn section_rows(
+        &self,
+        section: &DetailsSection,
+        messages: &[StoredMessage<'_>],
+        rows: &mut Vec<Vec<String>>,
+        lines: &mut Vec<(usize, String)>,
+    ) {
+        let (action, options) = (self.action, self.options);
+        if options.all && section.body.iter().any(empty_topology) {
+            lines.push((rows.len(), NO_NVLINK.to_owned()));
+        }
+        for entry in header_entries(section, action, options.all) {
+            rows.extend(self.metric_row(section, None, &entry));
+        }
+        if options.all {
+            // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
+            // vec_add, T4 and sharedmem).
+            for item in section.body.iter().filter(|i| !i.kind.is_timeline()) {
+                let item = with_group_members(item, action);
+                for row in body_entries(&item, options.units, self.library) {
+                    rows.extend(self.metric_row(section, Some(row), row.entry));
+                }
+                if let Some(text) = numa_table_text(&item) {
+                    lines.push((rows.len(), text));
+                }
+            }
+        }
+        for message in messages
+            .iter()
+            .filter(|m| m.rule.section_identifier == Some(section.identifier.as_str()))
+        {
+            let mut row = self.cells.clone();
+            row.push(section.identifier.clone());
+            if options.all {
+                row.push(String::new());
+            }
+            row.extend([String::new(), String::new(), String::new()]);
+            row.extend(rule_cells(message));
+            rows.push(row);
+        }
+    }
+
+    /// The row of one metric entry (of the header when `body` is `None`); `None` for an entry
+    /// whose options left no metric for this architecture.
+    fn metric_row(
+        &self,
+        section: &DetailsSection,
+        body: Option<BodyRow<'_>>,
+        entry: &Entry,
+    ) -> Option<Vec<String>> {
+        let (action, options) = (self.action, self.options);
+        if entry.metric.is_empty() {
+            return None;
+        }
+        let (format, value) = entry_format(entry, options.units, self.library);
+        // A source metric stored only per instruction (`memory_access_type`: no
+        // aggregate) prints an empty value, as the raw page's aggregate cell.
+        let per_instruction_only = action
+            .metric(&entry.metric)
+            .is_some_and(|m| matches!(m.stored, MetricValue::None) && !m.instances.is_empty());
+        let value = match body {
+            _ if per_instruction_only => String::new(),
+            Some(row) if row.instances => value_with_instances(action, entry, options.units),
+            // A section metric marked `ShowInstances` lists its instances too (the NUMA
+            // section's `numa__cpu_affinity`: `1 (0-4)`, vec_add, T4, sharedmem).
+            None if entry.instances.is_some() => value_with_instances(action, entry, options.units),
+            _ => value,
+        };
+        let mut row = self.cells.clone();
+        row.push(section.display_name.clone());
+        if options.all {
+            row.push(body.map(|b| b.item).unwrap_or_default().to_owned());
+        }
+        row.push(if options.metric_names {
+            entry.metric.clone()
+        } else if entry.blank_label {
+            String::new()
+        } else {
+            body.map_or(entry.label.as_str(), |b| b.label).to_owned()
+        });
+        row.push(format.unit);
+        row.push(value);
+        Some(row)
     }
 }
 

@@ -29,136 +29,165 @@ fn thread_of_call(file: &AtpFile, index: usize) -> Option<(&ApiThread, usize)> {
 
 /// `(label, value)` rows describing the event, from the trace.
 pub fn event_details(file: &AtpFile, timeline: &Timeline, event: EventId) -> Vec<(String, String)> {
-    let trace = &file.trace;
     let Some(e) = timeline.event(event) else {
         return Vec::new();
     };
-    let mut rows = Vec::new();
-    let mut row = |k: &str, v: String| rows.push((k.to_string(), v));
+    let mut rows = DetailRows(Vec::new());
     match EventOrigin::of(e.kind, e.source) {
-        Some(EventOrigin::Call(index)) => {
-            if let Some((thread, within)) = thread_of_call(file, index) {
-                row("API", thread.api.label().to_string());
-                row("Thread", thread.thread_id.to_string());
-                row("Call index", within.to_string());
-                if let Some(loc) = trace.source_location(thread, within) {
-                    row("Function", trace.names.get(loc.function).to_string());
-                    match loc.file {
-                        Some(f) => row("Source", format!("{}:{}", trace.names.get(f), loc.line)),
-                        None => row("Source", "no debug information".to_string()),
-                    }
-                }
-            }
-            // The line's offset: from the call record, or (records freed) from the event.
-            let line = match trace.calls.get(index) {
-                Some(call) => file.api_line(call),
-                None if e.correlation != 0 => file.api_line_at(u64::from(e.correlation)),
-                None => None,
-            };
-            if let Some(line) = line {
-                if let Some(ret) = line.return_value {
-                    row("Return value", ret);
-                }
-                for (i, arg) in line.args.into_iter().enumerate() {
-                    row(&format!("Argument {}", i + 1), arg);
-                }
-            }
-        }
-        Some(EventOrigin::Enqueue(index)) => {
-            let Some(c) = command_facts(file, &e, index) else {
-                return Vec::new();
-            };
-            if let Some(kind) = trace.command_kinds.get(c.kind as usize) {
-                row("Command", format!("{} ({})", kind.name, kind.type_id));
-            }
-            if let Some(q) = trace.queues.get(c.queue as usize) {
-                row("Device", trace.names.get(q.device).replace('_', " "));
-                row(
-                    "Context",
-                    format!("{} (0x{:x})", q.context_id, q.context_handle),
-                );
-                row("Queue", format!("{} (0x{:x})", q.queue_id, q.queue_handle));
-            }
-            row("Queued (ns)", c.queued_ns.to_string());
-            row("Submitted (ns)", c.submit_ns.to_string());
-            row("Started (ns)", c.start_ns.to_string());
-            row("Ended (ns)", c.end_ns.to_string());
-            row(
-                "Waiting (queued to start)",
-                format!("{} ns", c.start_ns.saturating_sub(c.queued_ns)),
-            );
-            match c.payload {
-                CommandPayload::Kernel(launch) => {
-                    if let Some(l) = trace.launches.get(launch as usize) {
-                        row("Kernel", trace.names.get(l.kernel).to_string());
-                        row("Kernel handle", format!("0x{:x}", l.kernel_handle));
-                        row("Global work size", sizes(l.global.as_slice()));
-                        row(
-                            "Local work size",
-                            l.local
-                                .as_ref()
-                                .map_or("NULL".to_string(), |w| sizes(w.as_slice())),
-                        );
-                    }
-                }
-                CommandPayload::Transfer(size) => {
-                    if let Some(bytes) = trace.transfer_sizes.get(size as usize) {
-                        row("Bytes", bytes.to_string());
-                    }
-                }
-                CommandPayload::None => {}
-            }
-        }
-        Some(EventOrigin::HsaDispatch(index)) => {
-            let Some(d) = trace.hsa_dispatches.get(index) else {
-                return Vec::new();
-            };
-            row("Kernel", trace.names.get(d.kernel).to_string());
-            row("Kernel object", format!("0x{:x}", d.kernel_handle));
-            row("Agent", trace.names.get(d.agent).to_string());
-            if let Some(h) = d.agent_handle {
-                row("Agent handle", format!("0x{h:x}"));
-            }
-            if let Some(i) = d.agent_index {
-                row("Agent index", i.to_string());
-            }
-            if let Some(q) = d.queue_index {
-                row("Queue", q.to_string());
-            }
-            if let Some(h) = d.queue_handle {
-                row("Queue handle", format!("0x{h:x}"));
-            }
-            if let Some(p) = d.packet_id {
-                row("Packet id", p.to_string());
-            }
-            row("Line", d.line.to_string());
-        }
-        Some(EventOrigin::HsaCopy(index)) => {
-            let Some(c) = trace.hsa_copies.get(index) else {
-                return Vec::new();
-            };
-            if let Some(bytes) = c.bytes {
-                row("Bytes", bytes.to_string());
-            }
-        }
-        Some(EventOrigin::Perfmarker(_)) => {
-            // What the timeline holds (the records are freed once it is built): the name
-            // (`marker [group]`), the thread of its track and the nesting depth of its row.
-            row("Marker", timeline.name(e.name).to_string());
-            if let Some((track, depth)) = timeline.locate(e.id) {
-                let thread = timeline
-                    .track(track)
-                    .and_then(|t| t.parent)
-                    .and_then(|p| timeline.track(p));
-                if let Some(thread) = thread {
-                    row("Thread", thread.key.to_string());
-                }
-                row("Depth", depth.to_string());
-            }
-        }
+        Some(EventOrigin::Call(index)) => call_rows(&mut rows, file, &e, index),
+        Some(EventOrigin::Enqueue(index)) => command_rows(&mut rows, file, &e, index),
+        Some(EventOrigin::HsaDispatch(index)) => hsa_dispatch_rows(&mut rows, file, index),
+        Some(EventOrigin::HsaCopy(index)) => hsa_copy_rows(&mut rows, file, index),
+        Some(EventOrigin::Perfmarker(_)) => perfmarker_rows(&mut rows, timeline, &e),
         None => {}
     }
-    rows
+    rows.0
+}
+
+/// The `(label, value)` rows of one event, in order.
+struct DetailRows(Vec<(String, String)>);
+
+impl DetailRows {
+    /// Appends a row.
+    fn push(&mut self, label: &str, value: String) {
+        self.0.push((label.to_string(), value));
+    }
+}
+
+/// An API call: its API, thread, index and source location, then its return value and
+/// arguments.
+fn call_rows(rows: &mut DetailRows, file: &AtpFile, e: &Event, index: usize) {
+    let trace = &file.trace;
+    if let Some((thread, within)) = thread_of_call(file, index) {
+        rows.push("API", thread.api.label().to_string());
+        rows.push("Thread", thread.thread_id.to_string());
+        rows.push("Call index", within.to_string());
+        if let Some(loc) = trace.source_location(thread, within) {
+            rows.push("Function", trace.names.get(loc.function).to_string());
+            match loc.file {
+                Some(f) => rows.push("Source", format!("{}:{}", trace.names.get(f), loc.line)),
+                None => rows.push("Source", "no debug information".to_string()),
+            }
+        }
+    }
+    // The line's offset: from the call record, or (records freed) from the event.
+    let line = match trace.calls.get(index) {
+        Some(call) => file.api_line(call),
+        None if e.correlation != 0 => file.api_line_at(u64::from(e.correlation)),
+        None => None,
+    };
+    if let Some(line) = line {
+        if let Some(ret) = line.return_value {
+            rows.push("Return value", ret);
+        }
+        for (i, arg) in line.args.into_iter().enumerate() {
+            rows.push(&format!("Argument {}", i + 1), arg);
+        }
+    }
+}
+
+/// An OpenCL command: its kind, device, context and queue, its four times, and its kernel
+/// launch or transfer size.
+fn command_rows(rows: &mut DetailRows, file: &AtpFile, e: &Event, index: usize) {
+    let trace = &file.trace;
+    let Some(c) = command_facts(file, e, index) else {
+        return;
+    };
+    if let Some(kind) = trace.command_kinds.get(c.kind as usize) {
+        rows.push("Command", format!("{} ({})", kind.name, kind.type_id));
+    }
+    if let Some(q) = trace.queues.get(c.queue as usize) {
+        rows.push("Device", trace.names.get(q.device).replace('_', " "));
+        rows.push(
+            "Context",
+            format!("{} (0x{:x})", q.context_id, q.context_handle),
+        );
+        rows.push("Queue", format!("{} (0x{:x})", q.queue_id, q.queue_handle));
+    }
+    rows.push("Queued (ns)", c.queued_ns.to_string());
+    rows.push("Submitted (ns)", c.submit_ns.to_string());
+    rows.push("Started (ns)", c.start_ns.to_string());
+    rows.push("Ended (ns)", c.end_ns.to_string());
+    rows.push(
+        "Waiting (queued to start)",
+        format!("{} ns", c.start_ns.saturating_sub(c.queued_ns)),
+    );
+    match c.payload {
+        CommandPayload::Kernel(launch) => {
+            if let Some(l) = trace.launches.get(launch as usize) {
+                rows.push("Kernel", trace.names.get(l.kernel).to_string());
+                rows.push("Kernel handle", format!("0x{:x}", l.kernel_handle));
+                rows.push("Global work size", sizes(l.global.as_slice()));
+                rows.push(
+                    "Local work size",
+                    l.local
+                        .as_ref()
+                        .map_or("NULL".to_string(), |w| sizes(w.as_slice())),
+                );
+            }
+        }
+        CommandPayload::Transfer(size) => {
+            if let Some(bytes) = trace.transfer_sizes.get(size as usize) {
+                rows.push("Bytes", bytes.to_string());
+            }
+        }
+        CommandPayload::None => {}
+    }
+}
+
+/// An HSA kernel dispatch: its kernel, agent, queue, packet and line.
+fn hsa_dispatch_rows(rows: &mut DetailRows, file: &AtpFile, index: usize) {
+    let trace = &file.trace;
+    let Some(d) = trace.hsa_dispatches.get(index) else {
+        return;
+    };
+    rows.push("Kernel", trace.names.get(d.kernel).to_string());
+    rows.push("Kernel object", format!("0x{:x}", d.kernel_handle));
+    rows.push("Agent", trace.names.get(d.agent).to_string());
+    if let Some(h) = d.agent_handle {
+        rows.push("Agent handle", format!("0x{h:x}"));
+    }
+    if let Some(i) = d.agent_index {
+        rows.push("Agent index", i.to_string());
+    }
+    if let Some(q) = d.queue_index {
+        rows.push("Queue", q.to_string());
+    }
+    if let Some(h) = d.queue_handle {
+        rows.push("Queue handle", format!("0x{h:x}"));
+    }
+    if let Some(p) = d.packet_id {
+        rows.push("Packet id", p.to_string());
+    }
+    rows.push("Line", d.line.to_string());
+}
+
+/// An HSA memory copy: its size.
+fn hsa_copy_rows(rows: &mut DetailRows, file: &AtpFile, index: usize) {
+    let trace = &file.trace;
+    let Some(c) = trace.hsa_copies.get(index) else {
+        return;
+    };
+    if let Some(bytes) = c.bytes {
+        rows.push("Bytes", bytes.to_string());
+    }
+}
+
+/// A performance marker: what the timeline holds (the records are freed once it is built).
+fn perfmarker_rows(rows: &mut DetailRows, timeline: &Timeline, e: &Event) {
+    // What the timeline holds (the records are freed once it is built): the name
+    // (`marker [group]`), the thread of its track and the nesting depth of its row.
+    rows.push("Marker", timeline.name(e.name).to_string());
+    if let Some((track, depth)) = timeline.locate(e.id) {
+        let thread = timeline
+            .track(track)
+            .and_then(|t| t.parent)
+            .and_then(|p| timeline.track(p));
+        if let Some(thread) = thread {
+            rows.push("Thread", thread.key.to_string());
+        }
+        rows.push("Depth", depth.to_string());
+    }
 }
 
 /// An OpenCL command's facts: from its full record, or from its compact record and the event's

@@ -6,10 +6,12 @@ use super::AtpTrace;
 use super::api_line::name_span;
 use super::model::*;
 use super::sections::{classify_section, is_section_line};
-use super::text::{self, Line, Lines, decode, parse_handle, parse_u64, tokens};
+use super::text::{self, Line, Lines, decode, parse_u64, tokens};
 use crate::core::Cancelled;
 use crate::core::problems::CappedProblems;
 use crate::problem::{Location, Problem};
+
+mod enqueue;
 
 /// At most this many warnings are kept; the rest are counted in `warnings_dropped`.
 const MAX_WARNINGS: usize = 500;
@@ -442,174 +444,6 @@ impl<'a> Parser<'a> {
             }
         }
         true
-    }
-
-    fn enqueue(&mut self, call: u32, cmd_type: &[u8], t: &mut text::Tokens<'a>, line: u64) {
-        let fields: [Option<&[u8]>; 10] = std::array::from_fn(|_| t.next());
-        let [
-            Some(cmd_name),
-            Some(queued),
-            Some(submit),
-            Some(start),
-            Some(end),
-            Some(queue_id),
-            Some(queue_handle),
-            Some(context_id),
-            Some(context_handle),
-            Some(device),
-        ] = fields
-        else {
-            self.warn(
-                line,
-                "enqueue line: fewer than the 11 command fields: device command not loaded",
-            );
-            return;
-        };
-        let numbers = (
-            parse_u64(cmd_type),
-            parse_u64(queued),
-            parse_u64(submit),
-            parse_u64(start),
-            parse_u64(end),
-            parse_u64(queue_id),
-            parse_handle(queue_handle),
-            parse_u64(context_id),
-            parse_handle(context_handle),
-        );
-        let (
-            Some(cmd_type),
-            Some(queued),
-            Some(submit),
-            Some(start),
-            Some(end),
-            Some(queue_id),
-            Some(queue_handle),
-            Some(context_id),
-            Some(context_handle),
-        ) = numbers
-        else {
-            self.warn(line, "enqueue line: a command field is not a number or handle: device command not loaded");
-            return;
-        };
-        let kind_key = (cmd_type as u32, cmd_name.to_vec());
-        let kind = match self.kinds.get(&kind_key) {
-            Some(&k) => k,
-            None => {
-                if self.trace.command_kinds.len() >= usize::from(u16::MAX) {
-                    self.warn(
-                        line,
-                        "more than 65535 command kinds: device command not loaded",
-                    );
-                    return;
-                }
-                let k = self.trace.command_kinds.len() as u16;
-                self.trace.command_kinds.push(CommandKind {
-                    type_id: cmd_type as u32,
-                    name: decode(cmd_name).into_owned(),
-                });
-                self.kinds.insert(kind_key, k);
-                k
-            }
-        };
-        let device = self.trace.names.intern(device);
-        let queue_key = (
-            queue_id as u32,
-            queue_handle,
-            context_id as u32,
-            context_handle,
-            device,
-        );
-        let queue = match self.queues.get(&queue_key) {
-            Some(&q) => q,
-            None => {
-                let q = self.trace.queues.len() as u32;
-                self.trace.queues.push(CommandQueue {
-                    queue_id: queue_id as u32,
-                    queue_handle,
-                    context_id: context_id as u32,
-                    context_handle,
-                    device,
-                });
-                self.queues.insert(queue_key, q);
-                q
-            }
-        };
-        let rest: Vec<&[u8]> = t.collect();
-        let payload = match rest.as_slice() {
-            [] => CommandPayload::None,
-            [size] => match parse_u64(size) {
-                Some(bytes) => CommandPayload::Transfer(self.transfer_size(bytes)),
-                None => {
-                    self.warn(
-                        line,
-                        format!(
-                            "enqueue line: transfer size {:?} is not a number",
-                            decode(size)
-                        ),
-                    );
-                    CommandPayload::None
-                }
-            },
-            [.., handle, kernel, global, local] => match self.launch(handle, kernel, global, local)
-            {
-                Some(index) => {
-                    if rest.len() > 4 {
-                        self.warn(
-                            line,
-                            "enqueue line: extra fields before the kernel handle: ignored",
-                        );
-                    }
-                    CommandPayload::Kernel(index)
-                }
-                None => {
-                    self.warn(
-                        line,
-                        "enqueue line: kernel handle, name or work sizes unreadable",
-                    );
-                    CommandPayload::None
-                }
-            },
-            _ => {
-                self.warn(
-                    line,
-                    "enqueue line: unexpected fields after the device name: ignored",
-                );
-                CommandPayload::None
-            }
-        };
-        self.trace.enqueues.push(EnqueueCommand::new(
-            [queued, submit, start, end],
-            call,
-            queue,
-            kind,
-            payload,
-        ));
-    }
-
-    fn transfer_size(&mut self, bytes: u64) -> u32 {
-        *self.sizes.entry(bytes).or_insert_with(|| {
-            self.trace.transfer_sizes.push(bytes);
-            (self.trace.transfer_sizes.len() - 1) as u32
-        })
-    }
-
-    fn launch(&mut self, handle: &[u8], kernel: &[u8], global: &[u8], local: &[u8]) -> Option<u32> {
-        let kernel_handle = parse_handle(handle)?;
-        let global = text::parse_work_size(global).ok()??;
-        let local = text::parse_work_size(local).ok()?;
-        let launch = KernelLaunch {
-            kernel_handle,
-            kernel: self.trace.names.intern(kernel),
-            global,
-            local,
-        };
-        if let Some(&index) = self.launches.get(&launch) {
-            return Some(index);
-        }
-        let index = self.trace.launches.len() as u32;
-        self.trace.launches.push(launch.clone());
-        self.launches.insert(launch, index);
-        Some(index)
     }
 
     fn kernel_timestamp_row(&mut self, line: Line<'a>) {

@@ -31,17 +31,6 @@ pub(crate) fn write<W: Write>(
     ticker: &mut Ticker<'_>,
     out: &mut W,
 ) -> Result<ExportSummary, ExportError> {
-    let mut summary = ExportSummary::default();
-    let mut line = Vec::with_capacity(256);
-    let mut first = true;
-    let mut emit = |line: &mut Vec<u8>, out: &mut W| -> io::Result<()> {
-        if !std::mem::take(&mut first) {
-            out.write_all(b",\n")?;
-        }
-        out.write_all(line)?;
-        line.clear();
-        Ok(())
-    };
     // Times are written from the first event on (µs as doubles keep the ns only up to ~100
     // days); the origin goes first, so a reader can add it back as it streams.
     let origin = tl.time_range().map_or(0, |(start, _)| start);
@@ -49,10 +38,19 @@ pub(crate) fn write<W: Write>(
         out,
         "{{\"otherData\":{{\"{ORIGIN_KEY}\":{origin}}},\"traceEvents\":["
     )?;
+    let mut w = ChromeWriter {
+        tl,
+        range,
+        origin,
+        ticker,
+        out,
+        line: Vec::with_capacity(256),
+        first: true,
+        summary: ExportSummary::default(),
+        next_tid: 1,
+        index: plan::FlowIndex::new(tl),
+    };
     let mut named_owner = vec![false; tl.tracks.len()];
-    let mut next_tid: i64 = 1;
-    let mut flows = Vec::new();
-    let index = plan::FlowIndex::new(tl);
     for (t, track) in tl.tracks.iter().enumerate() {
         let id = TrackId(t as u32);
         let rows = plan::spans(tl, track, range);
@@ -63,23 +61,17 @@ pub(crate) fn write<W: Write>(
         let (owner, pid) = owner_of(tl, id);
         if !std::mem::replace(&mut named_owner[owner.0 as usize], true) {
             meta(
-                &mut line,
+                &mut w.line,
                 "process_name",
                 pid,
                 None,
                 &tl.tracks[owner.0 as usize].name,
             )?;
-            emit(&mut line, out)?;
+            w.emit()?;
         }
         let label = path_under(tl, id, owner);
         if placement == Placement::Counter {
-            for i in rows.iter().flat_map(|r| r.clone()) {
-                counter(tl, i, origin, pid, &label, &mut line)?;
-                emit(&mut line, out)?;
-                summary.events += 1;
-                ticker.tick()?;
-            }
-            summary.tracks += 1;
+            w.counter_track(&rows, pid, &label)?;
             continue;
         }
         let groups: Vec<Vec<std::ops::Range<u32>>> = match placement {
@@ -87,47 +79,109 @@ pub(crate) fn write<W: Write>(
             _ => vec![rows],
         };
         for (lane, group) in groups.iter().enumerate() {
-            let tid = next_tid;
-            next_tid += 1;
-            summary.tracks += 1;
             let name = if lane == 0 {
                 label.clone()
             } else {
                 format!("{label} (lane {})", lane + 1)
             };
-            meta(&mut line, "thread_name", pid, Some(tid), &name)?;
-            emit(&mut line, out)?;
-            write!(
-                line,
-                "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"sort_index\":{tid}}}}}"
-            )?;
-            emit(&mut line, out)?;
-            // What every event of this thread says after its name.
-            let at = format!(",\"pid\":{pid},\"tid\":{tid},\"ts\":").into_bytes();
-            for i in group.iter().flat_map(|r| r.clone()) {
-                let Some(e) = tl.event(EventId(i)) else {
-                    continue;
-                };
-                slice(tl, &e, origin, &at, &mut line)?;
-                emit(&mut line, out)?;
-                summary.events += 1;
-                index.from(tl, i, range, &mut flows);
-                summary.flows += flows.len() as u64;
-                for &f in &flows {
-                    flow(&mut line, b"s", f, &at, e.start - origin);
-                    emit(&mut line, out)?;
-                }
-                index.to(tl, i, range, &mut flows);
-                for &f in &flows {
-                    flow(&mut line, b"f", f, &at, e.start - origin);
-                    emit(&mut line, out)?;
-                }
-                ticker.tick()?;
-            }
+            w.thread(pid, &name, group)?;
         }
     }
-    out.write_all(b"\n],\"displayTimeUnit\":\"ns\"}\n")?;
-    Ok(summary)
+    w.out.write_all(b"\n],\"displayTimeUnit\":\"ns\"}\n")?;
+    Ok(w.summary)
+}
+
+/// The state of one Chrome JSON write: where events go, what was written, and the flow index.
+struct ChromeWriter<'a, 't, W> {
+    tl: &'a Timeline,
+    range: Option<(i64, i64)>,
+    /// The ns every `ts` counts from.
+    origin: i64,
+    ticker: &'a mut Ticker<'t>,
+    out: &'a mut W,
+    /// The event being written.
+    line: Vec<u8>,
+    /// Whether no event was written yet (no `,` before it).
+    first: bool,
+    summary: ExportSummary,
+    /// The tid of the next thread.
+    next_tid: i64,
+    index: plan::FlowIndex,
+}
+
+impl<W: Write> ChromeWriter<'_, '_, W> {
+    /// Writes the event in `line` (after a `,` unless it is the first) and clears it.
+    fn emit(&mut self) -> io::Result<()> {
+        if !std::mem::take(&mut self.first) {
+            self.out.write_all(b",\n")?;
+        }
+        self.out.write_all(&self.line)?;
+        self.line.clear();
+        Ok(())
+    }
+
+    /// A counter track: one `C` event per value, on the process `pid`.
+    fn counter_track(
+        &mut self,
+        rows: &[std::ops::Range<u32>],
+        pid: i64,
+        label: &str,
+    ) -> Result<(), ExportError> {
+        for i in rows.iter().flat_map(|r| r.clone()) {
+            counter(self.tl, i, self.origin, pid, label, &mut self.line)?;
+            self.emit()?;
+            self.summary.events += 1;
+            self.ticker.tick()?;
+        }
+        self.summary.tracks += 1;
+        Ok(())
+    }
+
+    /// A thread `name` of process `pid` (the next tid): its name and sort index, then the
+    /// events of `group` with the flows that start and end on them.
+    fn thread(
+        &mut self,
+        pid: i64,
+        name: &str,
+        group: &[std::ops::Range<u32>],
+    ) -> Result<(), ExportError> {
+        let (tl, range, origin) = (self.tl, self.range, self.origin);
+        let tid = self.next_tid;
+        self.next_tid += 1;
+        self.summary.tracks += 1;
+        meta(&mut self.line, "thread_name", pid, Some(tid), name)?;
+        self.emit()?;
+        write!(
+            self.line,
+            "{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"sort_index\":{tid}}}}}"
+        )?;
+        self.emit()?;
+        // What every event of this thread says after its name.
+        let at = format!(",\"pid\":{pid},\"tid\":{tid},\"ts\":").into_bytes();
+        // The flow ids of the event being written.
+        let mut flows = Vec::new();
+        for i in group.iter().flat_map(|r| r.clone()) {
+            let Some(e) = tl.event(EventId(i)) else {
+                continue;
+            };
+            slice(tl, &e, origin, &at, &mut self.line)?;
+            self.emit()?;
+            self.summary.events += 1;
+            self.index.from(tl, i, range, &mut flows);
+            self.summary.flows += flows.len() as u64;
+            for &f in &flows {
+                flow(&mut self.line, b"s", f, &at, e.start - origin);
+                self.emit()?;
+            }
+            self.index.to(tl, i, range, &mut flows);
+            for &f in &flows {
+                flow(&mut self.line, b"f", f, &at, e.start - origin);
+                self.emit()?;
+            }
+            self.ticker.tick()?;
+        }
+        Ok(())
+    }
 }
 
 /// The track that becomes the process of `track` (its process, else its GPU, else its root)

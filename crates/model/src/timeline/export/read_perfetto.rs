@@ -21,7 +21,7 @@ use prost::Message;
 use super::TraceError;
 use super::proto::{
     SEQ_INCREMENTAL_STATE_CLEARED, TYPE_COUNTER, TYPE_INSTANT, TYPE_SLICE_BEGIN, TYPE_SLICE_END,
-    TracePacket, TrackDescriptor,
+    TracePacket, TrackDescriptor, TrackEvent,
 };
 use crate::problem::Location;
 use crate::timeline::{
@@ -243,32 +243,10 @@ impl Reader {
         t
     }
 
-    fn packet(&mut self, packet: TracePacket, ordinal: u32) {
+    /// Follows one packet: its sequence state, then its track event (if any) on its track.
+    fn packet(&mut self, mut packet: TracePacket, ordinal: u32) {
         let seq = packet.trusted_packet_sequence_id.unwrap_or(0);
-        if packet
-            .sequence_flags
-            .is_some_and(|f| f & SEQ_INCREMENTAL_STATE_CLEARED != 0)
-        {
-            self.names.retain(|(s, _), _| *s != seq);
-            self.categories.retain(|(s, _), _| *s != seq);
-        }
-        if let Some(defaults) = packet
-            .trace_packet_defaults
-            .and_then(|d| d.track_event_defaults)
-            .and_then(|d| d.track_uuid)
-        {
-            self.default_track.insert(seq, defaults);
-        }
-        if let Some(interned) = packet.interned_data {
-            for n in interned.event_names {
-                let id = self.b.intern(n.name.as_deref().unwrap_or(""));
-                self.names.insert((seq, n.iid.unwrap_or(0)), id);
-            }
-            for c in interned.event_categories {
-                self.categories
-                    .insert((seq, c.iid.unwrap_or(0)), c.name.unwrap_or_default());
-            }
-        }
+        self.sequence_state(seq, &mut packet);
         let Some(te) = packet.track_event else {
             return;
         };
@@ -289,32 +267,8 @@ impl Reader {
             }
             return;
         }
-        let name = match (&te.name, te.name_iid) {
-            (Some(n), _) => self.b.intern(n),
-            (None, Some(iid)) => match self.names.get(&(seq, iid)) {
-                Some(&id) => id,
-                None => self.b.intern(&format!("name #{iid}")),
-            },
-            (None, None) => self.b.intern(""),
-        };
-        let category = te
-            .categories
-            .first()
-            .map(String::as_str)
-            .or_else(|| {
-                te.category_iids
-                    .first()
-                    .and_then(|iid| self.categories.get(&(seq, *iid)))
-                    .map(String::as_str)
-            })
-            .and_then(|c| EventKind::ALL.into_iter().find(|k| k.as_str() == c));
-        let correlation = te
-            .correlation_id
-            .map_or(0, |c| c.min(u64::from(u32::MAX)) as u32);
-        let mut flows = te.flow_ids;
-        flows.extend(te.flow_ids_old);
-        let mut terminating = te.terminating_flow_ids;
-        terminating.extend(te.terminating_flow_ids_old);
+        let name = self.event_name(seq, &te);
+        let category = self.event_category(seq, &te);
         match ty {
             TYPE_SLICE_BEGIN | TYPE_INSTANT => {
                 let instant = ty == TYPE_INSTANT;
@@ -323,54 +277,147 @@ impl Reader {
                 } else {
                     EventKind::Range
                 };
-                let open = Open {
-                    slice: super::Begun {
-                        start: time,
-                        name,
-                        kind: category.unwrap_or(default),
-                        correlation,
-                        source: ordinal,
-                    },
-                    flows,
-                    terminating,
+                let slice = super::Begun {
+                    start: time,
+                    name,
+                    kind: category.unwrap_or(default),
+                    correlation: te
+                        .correlation_id
+                        .map_or(0, |c| c.min(u64::from(u32::MAX)) as u32),
+                    source: ordinal,
                 };
-                if !instant {
-                    self.open.entry(uuid).or_default().push(open);
-                    return;
-                }
-                self.close(track, open, time, false);
+                self.begin(track, uuid, slice, te, instant);
             }
             TYPE_COUNTER => {
-                let payload = match (te.counter_value, te.double_counter_value) {
-                    (Some(v), _) => Payload::I64(v),
-                    (None, Some(v)) => Payload::F64(v),
-                    (None, None) => Payload::I64(0),
-                };
-                let name = if te.name.is_none() && te.name_iid.is_none() {
-                    let text = match &payload {
-                        Payload::F64(v) => v.to_string(),
-                        Payload::I64(v) => v.to_string(),
-                        _ => String::new(),
-                    };
-                    self.b.intern(&text)
-                } else {
-                    name
-                };
-                self.b.set_layout(track, Layout::Counter);
                 let kind = category.unwrap_or(EventKind::Marker);
-                let e = self
-                    .b
-                    .push(track, NewEvent::new(kind, time, time, name, ordinal));
-                self.b.set_attrs(
-                    e,
-                    EventAttrs {
-                        payload: Some(payload),
-                        ..EventAttrs::default()
-                    },
-                );
+                self.counter(track, &te, name, kind, time, ordinal);
             }
             _ => self.skipped += 1,
         }
+    }
+
+    /// Follows the packet's sequence state: clears its interned names and categories when the
+    /// packet says so, takes its default track and its newly interned names and categories.
+    fn sequence_state(&mut self, seq: u32, packet: &mut TracePacket) {
+        if packet
+            .sequence_flags
+            .is_some_and(|f| f & SEQ_INCREMENTAL_STATE_CLEARED != 0)
+        {
+            self.names.retain(|(s, _), _| *s != seq);
+            self.categories.retain(|(s, _), _| *s != seq);
+        }
+        if let Some(defaults) = packet
+            .trace_packet_defaults
+            .take()
+            .and_then(|d| d.track_event_defaults)
+            .and_then(|d| d.track_uuid)
+        {
+            self.default_track.insert(seq, defaults);
+        }
+        if let Some(interned) = packet.interned_data.take() {
+            for n in interned.event_names {
+                let id = self.b.intern(n.name.as_deref().unwrap_or(""));
+                self.names.insert((seq, n.iid.unwrap_or(0)), id);
+            }
+            for c in interned.event_categories {
+                self.categories
+                    .insert((seq, c.iid.unwrap_or(0)), c.name.unwrap_or_default());
+            }
+        }
+    }
+
+    /// The event's name: its own, else its sequence's interned name (`name #iid` when the
+    /// sequence never interned it), else empty.
+    fn event_name(&mut self, seq: u32, te: &TrackEvent) -> StrId {
+        match (&te.name, te.name_iid) {
+            (Some(n), _) => self.b.intern(n),
+            (None, Some(iid)) => match self.names.get(&(seq, iid)) {
+                Some(&id) => id,
+                None => self.b.intern(&format!("name #{iid}")),
+            },
+            (None, None) => self.b.intern(""),
+        }
+    }
+
+    /// The Sightline event kind the event's first category (own or interned) names, if any.
+    fn event_category(&self, seq: u32, te: &TrackEvent) -> Option<EventKind> {
+        te.categories
+            .first()
+            .map(String::as_str)
+            .or_else(|| {
+                te.category_iids
+                    .first()
+                    .and_then(|iid| self.categories.get(&(seq, *iid)))
+                    .map(String::as_str)
+            })
+            .and_then(|c| EventKind::ALL.into_iter().find(|k| k.as_str() == c))
+    }
+
+    /// Begins a slice with the event's flows (kept open on its track until its end), or puts an
+    /// instant on its track.
+    fn begin(
+        &mut self,
+        track: TrackId,
+        uuid: u64,
+        slice: super::Begun,
+        te: TrackEvent,
+        instant: bool,
+    ) {
+        let mut flows = te.flow_ids;
+        flows.extend(te.flow_ids_old);
+        let mut terminating = te.terminating_flow_ids;
+        terminating.extend(te.terminating_flow_ids_old);
+        let open = Open {
+            slice,
+            flows,
+            terminating,
+        };
+        if !instant {
+            self.open.entry(uuid).or_default().push(open);
+            return;
+        }
+        // An instant ends where it starts.
+        let end = open.slice.start;
+        self.close(track, open, end, false);
+    }
+
+    /// Puts a counter value (integer, else double, else 0) on its track, laid out as a
+    /// counter; an unnamed value is named by its value.
+    fn counter(
+        &mut self,
+        track: TrackId,
+        te: &TrackEvent,
+        name: StrId,
+        kind: EventKind,
+        time: i64,
+        ordinal: u32,
+    ) {
+        let payload = match (te.counter_value, te.double_counter_value) {
+            (Some(v), _) => Payload::I64(v),
+            (None, Some(v)) => Payload::F64(v),
+            (None, None) => Payload::I64(0),
+        };
+        let name = if te.name.is_none() && te.name_iid.is_none() {
+            let text = match &payload {
+                Payload::F64(v) => v.to_string(),
+                Payload::I64(v) => v.to_string(),
+                _ => String::new(),
+            };
+            self.b.intern(&text)
+        } else {
+            name
+        };
+        self.b.set_layout(track, Layout::Counter);
+        let e = self
+            .b
+            .push(track, NewEvent::new(kind, time, time, name, ordinal));
+        self.b.set_attrs(
+            e,
+            EventAttrs {
+                payload: Some(payload),
+                ..EventAttrs::default()
+            },
+        );
     }
 
     /// Puts a finished slice (or an instant) on its track.

@@ -13,8 +13,8 @@ use super::super::NsysError;
 use super::super::db::{ExportDb, text_of};
 use super::api_table::thread_names;
 use super::gpu_ops::{
-    Columns, Kernel, MemLabels, MemOp, NameKey, NameKind, RUNTIME, device_names, for_each_mem_op,
-    for_each_row, int_at, kernel_namer, rowid_bounds,
+    Columns, Kernel, KernelNamer, MemLabels, MemOp, NameKey, NameKind, RUNTIME, device_names,
+    for_each_mem_op, for_each_row, int_at, kernel_namer, kernels_in, rowid_bounds,
 };
 use super::table::{read_both, string_of, strip_stats_suffix};
 use super::{
@@ -51,81 +51,7 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let threads = thread_names(db, |id| {
         id.map(|id| string_of(&strings, id)).unwrap_or_default()
     })?;
-    let c = |name| db.col_or_null(RUNTIME, name);
-    let columns = format!(
-        "SELECT rowid, start, end, {}, {}, {}, {} FROM {RUNTIME}",
-        c("nameId"),
-        c("returnValue"),
-        c("correlationId"),
-        c("globalTid"),
-    );
-    // The rows of `range` (all for `None`) in table order with their (start, rowid), and the
-    // names they use.
-    type Part = (Vec<ApiCall>, Vec<(i64, i64)>, Vec<String>);
-    let read = |db: &ExportDb, range: Option<(i64, i64)>| -> Result<Part, NsysError> {
-        let sql = match range {
-            Some((lo, hi)) => format!("{columns} WHERE rowid BETWEEN {lo} AND {hi}"),
-            None => columns.clone(),
-        };
-        let mut names: HashMap<i64, u32> = HashMap::new();
-        let mut texts: Vec<String> = Vec::new();
-        let mut calls = Vec::new();
-        let mut keys = Vec::new();
-        for_each_row(db, RUNTIME, &sql, |row| {
-            let rowid = int_at(row, 0).unwrap_or(-1);
-            let (Some(start), Some(end)) = (int_at(row, 1), int_at(row, 2)) else {
-                return Err(db.query_error(
-                    RUNTIME,
-                    format!("rowid {rowid}: start or end is not an integer"),
-                ));
-            };
-            let name_id = int_at(row, 3).unwrap_or(-1);
-            let name = *names.entry(name_id).or_insert_with(|| {
-                texts.push(strip_stats_suffix(&string_of(&strings, name_id)).to_string());
-                (texts.len() - 1) as u32
-            });
-            keys.push((start, rowid));
-            calls.push(ApiCall {
-                start,
-                end,
-                name,
-                result: row
-                    .get_ref(4)
-                    .ok()
-                    .and_then(text_of)
-                    .unwrap_or_default()
-                    .into(),
-                corr: int_at(row, 5),
-                global_tid: int_at(row, 6),
-            });
-            Ok(())
-        })?;
-        Ok((calls, keys, texts))
-    };
-    // The table's two halves by rowid at once, on two connections; then by start and rowid.
-    let ((mut calls, mut keys, mut texts), second) =
-        match rowid_bounds(db, RUNTIME).filter(|(lo, hi)| lo < hi) {
-            Some((lo, hi)) => {
-                // lo ≤ mid < hi, so mid + 1 cannot overflow (rowids may be any i64).
-                let mid = (i128::from(lo) + i128::from(hi)).div_euclid(2) as i64;
-                let (first, second) = read_both(
-                    db,
-                    |db| read(db, Some((lo, mid))),
-                    |db| read(db, Some((mid + 1, hi))),
-                );
-                (first?, Some(second?))
-            }
-            None => (read(db, None)?, None),
-        };
-    if let Some((more, more_keys, more_texts)) = second {
-        let offset = texts.len() as u32;
-        texts.extend(more_texts);
-        keys.extend(more_keys);
-        calls.extend(more.into_iter().map(|call| ApiCall {
-            name: call.name + offset,
-            ..call
-        }));
-    }
+    let (calls, keys, texts) = api_calls(db, &strings)?;
     let mut order: Vec<((i64, i64), u32)> = keys
         .into_iter()
         .enumerate()
@@ -167,6 +93,95 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         columns,
         Rows::lazy_ordered(calls, order, format),
     )))
+}
+
+/// Runtime/driver calls in table order with their (start, rowid), and the names they use.
+type ApiPart = (Vec<ApiCall>, Vec<(i64, i64)>, Vec<String>);
+
+/// Every runtime/driver call: the table's two halves by rowid at once, on two connections,
+/// the second half's name indices moved past the first's names.
+fn api_calls(db: &ExportDb, strings: &HashMap<i64, String>) -> Result<ApiPart, NsysError> {
+    let c = |name| db.col_or_null(RUNTIME, name);
+    let columns = format!(
+        "SELECT rowid, start, end, {}, {}, {}, {} FROM {RUNTIME}",
+        c("nameId"),
+        c("returnValue"),
+        c("correlationId"),
+        c("globalTid"),
+    );
+    let read = |db: &ExportDb, range| api_calls_in(db, strings, &columns, range);
+    let ((mut calls, mut keys, mut texts), second) =
+        match rowid_bounds(db, RUNTIME).filter(|(lo, hi)| lo < hi) {
+            Some((lo, hi)) => {
+                // lo ≤ mid < hi, so mid + 1 cannot overflow (rowids may be any i64).
+                let mid = (i128::from(lo) + i128::from(hi)).div_euclid(2) as i64;
+                let (first, second) = read_both(
+                    db,
+                    |db| read(db, Some((lo, mid))),
+                    |db| read(db, Some((mid + 1, hi))),
+                );
+                (first?, Some(second?))
+            }
+            None => (read(db, None)?, None),
+        };
+    if let Some((more, more_keys, more_texts)) = second {
+        let offset = texts.len() as u32;
+        texts.extend(more_texts);
+        keys.extend(more_keys);
+        calls.extend(more.into_iter().map(|call| ApiCall {
+            name: call.name + offset,
+            ..call
+        }));
+    }
+    Ok((calls, keys, texts))
+}
+
+/// The calls of `range` (all for `None`) read with the `columns` query, each name (suffix
+/// cut) stored once.
+fn api_calls_in(
+    db: &ExportDb,
+    strings: &HashMap<i64, String>,
+    columns: &str,
+    range: Option<(i64, i64)>,
+) -> Result<ApiPart, NsysError> {
+    let sql = match range {
+        Some((lo, hi)) => format!("{columns} WHERE rowid BETWEEN {lo} AND {hi}"),
+        None => columns.to_owned(),
+    };
+    let mut names: HashMap<i64, u32> = HashMap::new();
+    let mut texts: Vec<String> = Vec::new();
+    let mut calls = Vec::new();
+    let mut keys = Vec::new();
+    for_each_row(db, RUNTIME, &sql, |row| {
+        let rowid = int_at(row, 0).unwrap_or(-1);
+        let (Some(start), Some(end)) = (int_at(row, 1), int_at(row, 2)) else {
+            return Err(db.query_error(
+                RUNTIME,
+                format!("rowid {rowid}: start or end is not an integer"),
+            ));
+        };
+        let name_id = int_at(row, 3).unwrap_or(-1);
+        let name = *names.entry(name_id).or_insert_with(|| {
+            texts.push(strip_stats_suffix(&string_of(strings, name_id)).to_string());
+            (texts.len() - 1) as u32
+        });
+        keys.push((start, rowid));
+        calls.push(ApiCall {
+            start,
+            end,
+            name,
+            result: row
+                .get_ref(4)
+                .ok()
+                .and_then(text_of)
+                .unwrap_or_default()
+                .into(),
+            corr: int_at(row, 5),
+            global_tid: int_at(row, 6),
+        });
+        Ok(())
+    })?;
+    Ok((calls, keys, texts))
 }
 
 /// A row of `cuda_api_trace`, kept typed until it is read.
@@ -284,7 +299,7 @@ impl GpuTraceText {
 }
 
 fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    use super::gpu_ops::{KERNEL, MEMCPY, MEMSET, kernel_split, kernels_in};
+    use super::gpu_ops::{KERNEL, MEMCPY, MEMSET, kernel_split};
     if !db.has_table(KERNEL) && !db.has_table(MEMCPY) && !db.has_table(MEMSET) {
         return skipped(db, "GPU trace data");
     }
@@ -306,70 +321,20 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         .map(|(lo, hi)| (i128::from(hi) - i128::from(lo) + 1).clamp(0, i128::from(u32::MAX)) as u64)
         .sum();
     let split = kernel_split(db, memory_rows);
-    let kernels = |db: &ExportDb, range: Option<(i64, i64)>| {
-        let mut texts = Vec::new();
-        let mut ops = Vec::new();
-        let mut names: HashMap<NameKey, u32> = HashMap::new();
-        kernels_in(db, NameKind::Demangled, Columns::All, range, |k| {
-            let name = *names.entry(namer.key(k)).or_insert_with_key(|key| {
-                texts.push(namer.text(*key));
-                (texts.len() - 1) as u32
-            });
-            ops.push(GpuOp::Kernel(k.clone(), name));
-        })?;
-        Ok::<_, NsysError>((ops, texts))
-    };
-    let memory = |db: &ExportDb| {
-        let mut texts: Vec<String> = Vec::new();
-        let mut ops = Vec::new();
-        let mut labelled: HashMap<(u8, i64), u32> = HashMap::new();
-        let mut intern = |key: (u8, i64), text: &dyn Fn() -> String| -> u32 {
-            *labelled.entry(key).or_insert_with(|| {
-                texts.push(text());
-                (texts.len() - 1) as u32
-            })
-        };
-        for_each_mem_op(db, |op| {
-            // Labels keyed (0, copy kind), (1, 0) for a memset, (2, memory kind).
-            let key = op.copy_kind.map_or((1, 0), |k| (0, k));
-            let name = intern(key, &|| labels.operation(op));
-            let src = op
-                .src_kind
-                .map(|k| intern((2, k), &|| labels.memory_kind(k)));
-            let dst = op
-                .dst_kind
-                .map(|k| intern((2, k), &|| labels.memory_kind(k)));
-            ops.push(GpuOp::Mem(op.clone(), name, src, dst));
-        })?;
-        Ok::<_, NsysError>((ops, texts))
-    };
     let (first, rest) = read_both(
         db,
-        |db| kernels(db, split.map(|(first, _)| first)),
+        |db| kernel_ops(db, &namer, split.map(|(first, _)| first)),
         |db| {
             let second = match split {
-                Some((_, second)) => kernels(db, Some(second))?,
+                Some((_, second)) => kernel_ops(db, &namer, Some(second))?,
                 None => (Vec::new(), Vec::new()),
             };
-            Ok::<_, NsysError>((second, memory(db)?))
+            Ok::<_, NsysError>((second, memory_ops(db, &labels)?))
         },
     );
     let (mut ops, mut texts) = first?;
     let (second, memory) = rest?;
-    // Each part's names follow the texts before it.
-    for (part, part_texts) in [second, memory] {
-        let offset = texts.len() as u32;
-        texts.extend(part_texts);
-        ops.extend(part.into_iter().map(|op| match op {
-            GpuOp::Mem(op, name, src, dst) => GpuOp::Mem(
-                op,
-                name + offset,
-                src.map(|k| k + offset),
-                dst.map(|k| k + offset),
-            ),
-            GpuOp::Kernel(k, name) => GpuOp::Kernel(k, name + offset),
-        }));
-    }
+    append_parts(&mut ops, &mut texts, [second, memory]);
     // Stable by start: equal starts keep kernels before copies, each in table order.
     let mut order: Vec<(i64, u32)> = ops
         .iter()
@@ -382,6 +347,86 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
         texts,
         devices: device_names(db)?,
     };
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        gpu_trace_columns(old),
+        Rows::lazy_ordered(ops, order, move |op, row| text.row(op, row)),
+    )))
+}
+
+/// Some rows of `cuda_gpu_trace` and the texts their name indices point into.
+type GpuOpPart = (Vec<GpuOp>, Vec<String>);
+
+/// The kernels of `range` (all for `None`) in table order, each name stored once.
+fn kernel_ops(
+    db: &ExportDb,
+    namer: &KernelNamer,
+    range: Option<(i64, i64)>,
+) -> Result<GpuOpPart, NsysError> {
+    let mut texts = Vec::new();
+    let mut ops = Vec::new();
+    let mut names: HashMap<NameKey, u32> = HashMap::new();
+    kernels_in(db, NameKind::Demangled, Columns::All, range, |k| {
+        let name = *names.entry(namer.key(k)).or_insert_with_key(|key| {
+            texts.push(namer.text(*key));
+            (texts.len() - 1) as u32
+        });
+        ops.push(GpuOp::Kernel(k.clone(), name));
+    })?;
+    Ok((ops, texts))
+}
+
+/// The memory copies and memsets in table order, each operation and memory-kind label stored
+/// once.
+fn memory_ops(db: &ExportDb, labels: &MemLabels) -> Result<GpuOpPart, NsysError> {
+    let mut texts: Vec<String> = Vec::new();
+    let mut ops = Vec::new();
+    let mut labelled: HashMap<(u8, i64), u32> = HashMap::new();
+    let mut intern = |key: (u8, i64), text: &dyn Fn() -> String| -> u32 {
+        *labelled.entry(key).or_insert_with(|| {
+            texts.push(text());
+            (texts.len() - 1) as u32
+        })
+    };
+    for_each_mem_op(db, |op| {
+        // Labels keyed (0, copy kind), (1, 0) for a memset, (2, memory kind).
+        let key = op.copy_kind.map_or((1, 0), |k| (0, k));
+        let name = intern(key, &|| labels.operation(op));
+        let src = op
+            .src_kind
+            .map(|k| intern((2, k), &|| labels.memory_kind(k)));
+        let dst = op
+            .dst_kind
+            .map(|k| intern((2, k), &|| labels.memory_kind(k)));
+        ops.push(GpuOp::Mem(op.clone(), name, src, dst));
+    })?;
+    Ok((ops, texts))
+}
+
+/// Appends each part's rows and texts, its name indices moved past the texts before it.
+fn append_parts<const N: usize>(
+    ops: &mut Vec<GpuOp>,
+    texts: &mut Vec<String>,
+    parts: [GpuOpPart; N],
+) {
+    for (part, part_texts) in parts {
+        let offset = texts.len() as u32;
+        texts.extend(part_texts);
+        ops.extend(part.into_iter().map(|op| match op {
+            GpuOp::Mem(op, name, src, dst) => GpuOp::Mem(
+                op,
+                name + offset,
+                src.map(|k| k + offset),
+                dst.map(|k| k + offset),
+            ),
+            GpuOp::Kernel(k, name) => GpuOp::Kernel(k, name + offset),
+        }));
+    }
+}
+
+/// The columns of `cuda_gpu_trace`: nsys 2022.4's layout (`Throughput (MBps)`, no GreenCtx)
+/// when `old`.
+fn gpu_trace_columns(old: bool) -> Vec<&'static str> {
     let mut columns = vec![
         "Start (ns)",
         "Duration (ns)",
@@ -412,9 +457,5 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     if old {
         columns.retain(|c| *c != "GreenCtx");
     }
-    Ok(ReportOutcome::Table(ReportTable::new(
-        req.report.name,
-        columns,
-        Rows::lazy_ordered(ops, order, move |op, row| text.row(op, row)),
-    )))
+    columns
 }

@@ -288,47 +288,84 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
         return skipped(db, "CUDA kernel data");
     }
     let strings = db.string_ids()?;
-    type Key = (i64, i64, Option<i64>, String, String);
-    // By ids first, then by names: the two rows of a call in old exports (`cudaLaunchKernel`,
-    // `cudaLaunchKernel_v7000`) make one group. Each group sorts its values (`Summary::of`), so
-    // the launches need no order: two threads group half of the kernels each.
-    type IdKey = (i64, i64, Option<i64>, i64, i64);
-    let group = |parts: &[Vec<LaunchedKernel>], calls: &CallsByCorr| {
-        let mut by_id: FxHashMap<IdKey, Group> = FxHashMap::default();
-        for_each_launch(parts, calls, |l| {
-            let key = (
-                l.call.pid(),
-                l.call.tid(),
-                l.kernel.device,
-                l.call.name,
-                l.kernel.name,
-            );
-            let g = by_id.entry(key).or_default();
-            g.total.push(l.total());
-            g.api.push(l.api_dur());
-            if let Some((_, q)) = l.queue() {
-                g.queue.push(q);
-            }
-            g.kernel.push(l.kernel_dur());
-        });
-        by_id
-    };
+    let groups = launch_groups(db, &strings)?;
+    let mut rows: Vec<((i128, u64), ExecKey, Vec<Cell>)> = groups
+        .into_iter()
+        .map(|(key, g)| exec_row(key, g))
+        .collect();
+    // Average total time, descending (compared exactly), then the key.
+    rows.sort_by(|(a, ak, _), (b, bk, _)| {
+        (b.0 * i128::from(a.1))
+            .cmp(&(a.0 * i128::from(b.1)))
+            .then_with(|| ak.cmp(bk))
+    });
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        KERN_EXEC_COLUMNS,
+        rows.into_iter().map(|r| r.2).collect::<Vec<_>>(),
+    )))
+}
+
+/// A `cuda_kern_exec_sum` group: pid, tid, device, API name and kernel name.
+type ExecKey = (i64, i64, Option<i64>, String, String);
+
+/// A group by ids: pid, tid, device, API name id and kernel name id.
+type IdKey = (i64, i64, Option<i64>, i64, i64);
+
+/// The columns of `cuda_kern_exec_sum`.
+const KERN_EXEC_COLUMNS: [&str; 27] = [
+    "PID",
+    "TID",
+    "DevId",
+    "Count",
+    "QCount",
+    "TAvg (ns)",
+    "TMed (ns)",
+    "TMin (ns)",
+    "TMax (ns)",
+    "TStdDev (ns)",
+    "AAvg (ns)",
+    "AMed (ns)",
+    "AMin (ns)",
+    "AMax (ns)",
+    "AStdDev (ns)",
+    "QAvg (ns)",
+    "QMed (ns)",
+    "QMin (ns)",
+    "QMax (ns)",
+    "QStdDev (ns)",
+    "KAvg (ns)",
+    "KMed (ns)",
+    "KMin (ns)",
+    "KMax (ns)",
+    "KStdDev (ns)",
+    "API Name",
+    "Kernel Name",
+];
+
+/// The launches grouped by ids first, then by names: the two rows of a call in old exports
+/// (`cudaLaunchKernel`, `cudaLaunchKernel_v7000`) make one group. Each group sorts its values
+/// (`Summary::of`), so the launches need no order: two threads group half of the kernels each.
+fn launch_groups(
+    db: &ExportDb,
+    strings: &HashMap<i64, String>,
+) -> Result<HashMap<ExecKey, Group>, NsysError> {
     let (parts, calls) = read_launches(db)?;
     let (first, second) = parts.split_at(parts.len() / 2);
     let (more, mut by_id) = join_two(
         STATS_THREAD,
-        || group(first, &calls),
-        || group(second, &calls),
+        || group_by_ids(first, &calls),
+        || group_by_ids(second, &calls),
     );
     for (key, g) in more {
         by_id.entry(key).or_default().extend(g);
     }
     let mut names = Names {
-        strings: &strings,
+        strings,
         api: HashMap::new(),
         kernel: HashMap::new(),
     };
-    let mut groups: HashMap<Key, Group> = HashMap::new();
+    let mut groups: HashMap<ExecKey, Group> = HashMap::new();
     for ((pid, tid, device, api, kernel), g) in by_id {
         let key = (
             pid,
@@ -339,65 +376,47 @@ fn kern_exec_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
         );
         groups.entry(key).or_default().extend(g);
     }
-    let mut rows: Vec<((i128, u64), Key, Vec<Cell>)> = groups
-        .into_iter()
-        .map(|(key, mut g)| {
-            let (total, t_cells) = stat_cells(&mut g.total);
-            let order = total.map_or((0, 1), |s| (s.total, s.count));
-            let mut row = vec![
-                Cell::int(key.0),
-                Cell::int(key.1),
-                Cell::Number(key.2.map(|d| d.to_string()).unwrap_or_default().into()),
-                Cell::int(g.kernel.len()),
-                Cell::int(g.queue.len()),
-            ];
-            row.extend(t_cells);
-            row.extend(stat_cells(&mut g.api).1);
-            row.extend(stat_cells(&mut g.queue).1);
-            row.extend(stat_cells(&mut g.kernel).1);
-            row.push(Cell::Text(key.3.clone().into()));
-            row.push(Cell::Text(key.4.clone().into()));
-            (order, key, row)
-        })
-        .collect();
-    // Average total time, descending (compared exactly), then the key.
-    rows.sort_by(|(a, ak, _), (b, bk, _)| {
-        (b.0 * i128::from(a.1))
-            .cmp(&(a.0 * i128::from(b.1)))
-            .then_with(|| ak.cmp(bk))
+    Ok(groups)
+}
+
+/// The total, API, queue and kernel times of the launches of `parts`, grouped by ids.
+fn group_by_ids(parts: &[Vec<LaunchedKernel>], calls: &CallsByCorr) -> FxHashMap<IdKey, Group> {
+    let mut by_id: FxHashMap<IdKey, Group> = FxHashMap::default();
+    for_each_launch(parts, calls, |l| {
+        let key = (
+            l.call.pid(),
+            l.call.tid(),
+            l.kernel.device,
+            l.call.name,
+            l.kernel.name,
+        );
+        let g = by_id.entry(key).or_default();
+        g.total.push(l.total());
+        g.api.push(l.api_dur());
+        if let Some((_, q)) = l.queue() {
+            g.queue.push(q);
+        }
+        g.kernel.push(l.kernel_dur());
     });
-    let columns = [
-        "PID",
-        "TID",
-        "DevId",
-        "Count",
-        "QCount",
-        "TAvg (ns)",
-        "TMed (ns)",
-        "TMin (ns)",
-        "TMax (ns)",
-        "TStdDev (ns)",
-        "AAvg (ns)",
-        "AMed (ns)",
-        "AMin (ns)",
-        "AMax (ns)",
-        "AStdDev (ns)",
-        "QAvg (ns)",
-        "QMed (ns)",
-        "QMin (ns)",
-        "QMax (ns)",
-        "QStdDev (ns)",
-        "KAvg (ns)",
-        "KMed (ns)",
-        "KMin (ns)",
-        "KMax (ns)",
-        "KStdDev (ns)",
-        "API Name",
-        "Kernel Name",
+    by_id
+}
+
+/// One group's row, with its sort order (total time and count of its launches).
+fn exec_row(key: ExecKey, mut g: Group) -> ((i128, u64), ExecKey, Vec<Cell>) {
+    let (total, t_cells) = stat_cells(&mut g.total);
+    let order = total.map_or((0, 1), |s| (s.total, s.count));
+    let mut row = vec![
+        Cell::int(key.0),
+        Cell::int(key.1),
+        Cell::Number(key.2.map(|d| d.to_string()).unwrap_or_default().into()),
+        Cell::int(g.kernel.len()),
+        Cell::int(g.queue.len()),
     ];
-    Ok(ReportOutcome::Table(ReportTable::new(
-        req.report.name,
-        columns,
-        rows.into_iter().map(|r| r.2).collect::<Vec<_>>(),
-    )))
+    row.extend(t_cells);
+    row.extend(stat_cells(&mut g.api).1);
+    row.extend(stat_cells(&mut g.queue).1);
+    row.extend(stat_cells(&mut g.kernel).1);
+    row.push(Cell::Text(key.3.clone().into()));
+    row.push(Cell::Text(key.4.clone().into()));
+    (order, key, row)
 }

@@ -23,6 +23,9 @@ use crate::core::threads::join_two;
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 use rustc_hash::FxHashMap;
 
+mod kern_sum;
+use kern_sum::kern_sum;
+
 /// The reports of this module.
 pub(super) const REPORTS: &[Report] = &[
     Report {
@@ -355,17 +358,35 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
         let nodes = nest(ranges, &order);
         (order, nodes)
     })?;
+    let (acc, outside) = project_ops(&ranges.ranges, &order, &ops, &calls);
+    let mut rows: Vec<ProjRow> = loose_row(&ops, &outside).into_iter().collect();
+    rows.extend(range_rows(&ranges.ranges, &nodes, &acc));
+    Ok(Ok(Projected {
+        ranges,
+        nodes,
+        rows,
+    }))
+}
+
+/// Each range's projection (the operations its calls launched, an operation with several
+/// calls counted once per range), and the thread of each operation's first call outside
+/// every range.
+fn project_ops(
+    ranges: &[Range],
+    order: &[usize],
+    ops: &[Op],
+    calls: &[Call],
+) -> (Vec<Option<Projection>>, Vec<Option<i64>>) {
     let mut calls_per_op = vec![0u32; ops.len()];
-    for c in &calls {
+    for c in calls {
         calls_per_op[c.op as usize] = calls_per_op[c.op as usize].saturating_add(1);
     }
-    let n = ranges.ranges.len();
-    let mut acc: Vec<Option<Projection>> = vec![None; n];
+    let mut acc: Vec<Option<Projection>> = vec![None; ranges.len()];
     // (range, op) of operations with several calls, counted once per range below.
     let mut shared: Vec<(usize, u32)> = Vec::new();
     // The thread of an operation's first call outside every range.
     let mut outside: Vec<Option<i64>> = vec![None; ops.len()];
-    sweep(&ranges.ranges, &order, &calls, |call, enclosing| {
+    sweep(ranges, order, calls, |call, enclosing| {
         let op = call.op as usize;
         if enclosing.is_empty() {
             outside[op].get_or_insert(call.gtid);
@@ -382,11 +403,14 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
     for (r, op) in shared {
         Projection::add(&mut acc[r], &ops[op as usize]);
     }
-    let mut rows = Vec::new();
-    // All operations outside the ranges, in one row: PID and TID are those of the operation
-    // that ends last (the first such, tables in order, by rowid).
+    (acc, outside)
+}
+
+/// All operations outside the ranges, in one row: PID and TID are those of the operation
+/// that ends last (the first such, tables in order, by rowid); `None` when there are none.
+fn loose_row(ops: &[Op], outside: &[Option<i64>]) -> Option<ProjRow> {
     let mut loose: Option<(Projection, i64)> = None;
-    for (op, gtid) in ops.iter().zip(&outside) {
+    for (op, gtid) in ops.iter().zip(outside) {
         let Some(gtid) = *gtid else { continue };
         match &mut loose {
             None => {
@@ -409,15 +433,23 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
             }
         }
     }
-    if let Some((proj, gtid)) = loose {
-        rows.push(ProjRow {
-            range: None,
-            gtid,
-            proj,
-            lvl: None,
-            children: 0,
-        });
-    }
+    loose.map(|(proj, gtid)| ProjRow {
+        range: None,
+        gtid,
+        proj,
+        lvl: None,
+        children: 0,
+    })
+}
+
+/// A row per range with GPU operations, by range id, with its level and how many of its
+/// children have operations.
+fn range_rows(
+    ranges: &[Range],
+    nodes: &[super::nvtx_trace::Node],
+    acc: &[Option<Projection>],
+) -> Vec<ProjRow> {
+    let n = ranges.len();
     let mut children = vec![0u64; n];
     for (k, node) in nodes.iter().enumerate() {
         if let (Some(p), Some(_)) = (node.parent, acc[k]) {
@@ -425,23 +457,20 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
         }
     }
     let mut order: Vec<usize> = (0..n).filter(|&k| acc[k].is_some()).collect();
-    order.sort_unstable_by_key(|&k| ranges.ranges[k].id);
+    order.sort_unstable_by_key(|&k| ranges[k].id);
+    let mut rows = Vec::new();
     for k in order {
         if let Some(proj) = acc[k] {
             rows.push(ProjRow {
                 range: Some(k),
-                gtid: ranges.ranges[k].gtid,
+                gtid: ranges[k].gtid,
                 proj,
                 lvl: nodes[k].lvl,
                 children: children[k],
             });
         }
     }
-    Ok(Ok(Projected {
-        ranges,
-        nodes,
-        rows,
-    }))
+    rows
 }
 
 /// Avg, Med, Min, Max and StdDev, as nsys prints them.
@@ -621,124 +650,6 @@ fn proj_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysErr
             "Avg GPU Ops",
             "Avg Range Lvl",
             "Avg Num Child",
-        ],
-        rows,
-    ))
-}
-
-fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    if !db.has_table(NVTX) {
-        return skipped_nvtx(db);
-    }
-    if !db.has_table(KERNEL) {
-        return skipped(db, "CUDA kernel data");
-    }
-    if !db.has_table(RUNTIME) {
-        return skipped(db, "CUDA API data");
-    }
-    let Loaded {
-        ranges: Ranges { ranges, names },
-        prepared: order,
-        ops,
-        calls,
-    } = load_all(db, &[KERNEL], by_thread)?;
-    /// Range name (`u32::MAX`: outside every range), style (2: none), thread, kernel name.
-    type Key = (u32, u8, i64, i64);
-    #[derive(Default)]
-    struct Group {
-        durations: Vec<i64>,
-        kernels: Vec<u32>,
-        ranges: Vec<u32>,
-    }
-    let mut groups: FxHashMap<Key, Group> = FxHashMap::default();
-    sweep(&ranges, &order, &calls, |call, enclosing| {
-        let op = &ops[call.op as usize];
-        let duration = op.end - op.start;
-        if enclosing.is_empty() {
-            let g = groups.entry((u32::MAX, 2, call.gtid, op.name)).or_default();
-            g.durations.push(duration);
-            g.kernels.push(call.op);
-        }
-        for &r in enclosing {
-            let range = &ranges[r];
-            let key = (range.name, u8::from(!range.push_pop), call.gtid, op.name);
-            let g = groups.entry(key).or_default();
-            g.durations.push(duration);
-            g.kernels.push(call.op);
-            g.ranges.push(r as u32);
-        }
-    });
-    let strings = db.string_ids()?;
-    let kernel_name = |id: i64| strings.get(&id).map_or("", |s| s.as_str());
-    let range_name = |n: u32| (n != u32::MAX).then(|| names[n as usize].as_str());
-    let mut sums: Vec<(Key, Summary, usize, usize)> = groups
-        .into_iter()
-        .filter_map(|(key, mut g)| {
-            g.kernels.sort_unstable();
-            g.kernels.dedup();
-            g.ranges.sort_unstable();
-            g.ranges.dedup();
-            Some((
-                key,
-                Summary::of(&mut g.durations)?,
-                g.ranges.len(),
-                g.kernels.len(),
-            ))
-        })
-        .collect();
-    sums.sort_by(|(ka, a, ..), (kb, b, ..)| {
-        let (_, pa, ta) = super::super::db::split_global_id(ka.2);
-        let (_, pb, tb) = super::super::db::split_global_id(kb.2);
-        range_name(ka.0)
-            .cmp(&range_name(kb.0))
-            .then(ka.1.cmp(&kb.1))
-            .then((pa, ta).cmp(&(pb, tb)))
-            .then(b.total.cmp(&a.total))
-            .then_with(|| kernel_name(ka.3).cmp(kernel_name(kb.3)))
-    });
-    let rows: Rows = sums
-        .into_iter()
-        .map(
-            |((name, style_id, gtid, kernel), s, nvtx_inst, kern_inst)| {
-                let [pid, tid] = pid_tid(gtid);
-                let mut row = vec![
-                    Cell::Text(range_name(name).unwrap_or_default().into()),
-                    Cell::Text(
-                        match style_id {
-                            0 => "PushPop".into(),
-                            1 => "StartEnd".into(),
-                            _ => String::new(),
-                        }
-                        .into(),
-                    ),
-                    pid,
-                    tid,
-                    Cell::int(nvtx_inst),
-                    Cell::int(kern_inst),
-                    Cell::int(s.total),
-                ];
-                row.extend(stat_cells(&s));
-                row.push(Cell::Text(kernel_name(kernel).into()));
-                row
-            },
-        )
-        .collect();
-    Ok(table(
-        req.report.name,
-        &[
-            "NVTX Range",
-            "Style",
-            "PID",
-            "TID",
-            "NVTX Inst",
-            "Kern Inst",
-            "Total Time (ns)",
-            "Avg (ns)",
-            "Med (ns)",
-            "Min (ns)",
-            "Max (ns)",
-            "StdDev (ns)",
-            "Kernel Name",
         ],
         rows,
     ))

@@ -91,10 +91,45 @@ fn wddm_queue_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, N
     if queues.is_empty() {
         return skipped(db, "WDDM event data");
     }
-    // Packets per queue as (start, stop); the span of each process.
-    let mut packets: HashMap<QueueKey, Vec<(i64, i64)>> = HashMap::new();
-    let mut spans: HashMap<i64, (i64, i64)> = HashMap::new();
-    for &&(start_table, stop_table, seq, qtype, _) in &queues {
+    let mut packets = Packets::default();
+    for &&queue in &queues {
+        packets.read(db, queue)?;
+    }
+    if packets.by_queue.is_empty() {
+        return Ok(ReportOutcome::Table(empty_table(req.report.name, COLUMNS)));
+    }
+    let contexts = contexts(db)?;
+    let mut rows: Vec<(i128, i128, QueueKey, Vec<Cell>)> = packets
+        .by_queue
+        .into_iter()
+        .filter_map(|(key, list)| queue_row(key, list, &packets.spans, &contexts))
+        .collect();
+    // By utilization (busy / span), descending; then by queue.
+    rows.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)).then(a.2.cmp(&b.2)));
+    Ok(ReportOutcome::Table(ReportTable::new(
+        req.report.name,
+        COLUMNS,
+        rows.into_iter().map(|r| r.3).collect::<Vec<_>>(),
+    )))
+}
+
+/// Packets per queue as (start, stop), and the span of each process.
+#[derive(Default)]
+struct Packets {
+    /// The packets of each queue.
+    by_queue: HashMap<QueueKey, Vec<(i64, i64)>>,
+    /// The first start and last stop of each process's packets.
+    spans: HashMap<i64, (i64, i64)>,
+}
+
+impl Packets {
+    /// Reads one queue kind's packets: each start event matched with the first stop event of
+    /// the same GPU, context and submit sequence (a start without a stop is no packet).
+    fn read(
+        &mut self,
+        db: &ExportDb,
+        (start_table, stop_table, seq, qtype, _): (&str, &str, &str, i64, &str),
+    ) -> Result<(), NsysError> {
         let key_sql = |t: &str| db.cols_or_null(t, &["gpu", "context", seq]);
         let mut stops: HashMap<Key3, i64> = HashMap::new();
         let sql = format!(
@@ -129,59 +164,53 @@ fn wddm_queue_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, N
                 context.unwrap_or(0),
                 int_at(row, 6).unwrap_or(0),
             );
-            packets.entry(key).or_default().push((at, stop));
-            let span = spans.entry(pid).or_insert((at, stop));
+            self.by_queue.entry(key).or_default().push((at, stop));
+            let span = self.spans.entry(pid).or_insert((at, stop));
             span.0 = span.0.min(at);
             span.1 = span.1.max(stop);
             Ok(())
-        })?;
+        })
     }
-    if packets.is_empty() {
-        return Ok(ReportOutcome::Table(empty_table(req.report.name, COLUMNS)));
-    }
-    let contexts = contexts(db)?;
-    let mut rows: Vec<(i128, i128, QueueKey, Vec<Cell>)> = Vec::new();
-    for (key, mut list) in packets {
-        let (qtype, pid, gpu, context, engine) = key;
-        list.sort_unstable();
-        let busy = covered(&list);
-        let span = spans.get(&pid).map_or(0, |(a, b)| b.saturating_sub(*a));
-        let mut durations: Vec<i64> = list.iter().map(|(a, b)| b.saturating_sub(*a)).collect();
-        let Some(s) = Summary::of(&mut durations) else {
-            continue;
-        };
-        let (friendly, node) = contexts
-            .get(&context)
-            .map_or(("", None), |(n, o)| (n.as_str(), *o));
-        let name = usize::try_from(engine)
-            .ok()
-            .and_then(|e| ENGINES.get(e))
-            .filter(|n| !n.is_empty())
-            .copied()
-            .unwrap_or(friendly);
-        let mut cells = vec![Cell::Number(
-            fmt_ratio(100 * i128::from(busy), i128::from(span), 1).into(),
-        )];
-        cells.extend(time_cells(&s, 0).into_iter().skip(2));
-        cells.extend([
-            Cell::Text(name.into()),
-            Cell::int(qtype),
-            Cell::Text(QUEUES[qtype as usize].4.into()),
-            Cell::int(pid),
-            Cell::int(gpu),
-            Cell::Text(format!("0x{context:X}").into()),
-            Cell::int(engine),
-            Cell::Number(node.map(|n| n.to_string()).unwrap_or_default().into()),
-        ]);
-        rows.push((i128::from(busy), i128::from(span), key, cells));
-    }
-    // By utilization (busy / span), descending; then by queue.
-    rows.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)).then(a.2.cmp(&b.2)));
-    Ok(ReportOutcome::Table(ReportTable::new(
-        req.report.name,
-        COLUMNS,
-        rows.into_iter().map(|r| r.3).collect::<Vec<_>>(),
-    )))
+}
+
+/// One queue's row with its busy time and its process's span (the utilization it sorts by);
+/// `None` for a queue without packets.
+fn queue_row(
+    key: QueueKey,
+    mut list: Vec<(i64, i64)>,
+    spans: &HashMap<i64, (i64, i64)>,
+    contexts: &HashMap<i64, (String, Option<i64>)>,
+) -> Option<(i128, i128, QueueKey, Vec<Cell>)> {
+    let (qtype, pid, gpu, context, engine) = key;
+    list.sort_unstable();
+    let busy = covered(&list);
+    let span = spans.get(&pid).map_or(0, |(a, b)| b.saturating_sub(*a));
+    let mut durations: Vec<i64> = list.iter().map(|(a, b)| b.saturating_sub(*a)).collect();
+    let s = Summary::of(&mut durations)?;
+    let (friendly, node) = contexts
+        .get(&context)
+        .map_or(("", None), |(n, o)| (n.as_str(), *o));
+    let name = usize::try_from(engine)
+        .ok()
+        .and_then(|e| ENGINES.get(e))
+        .filter(|n| !n.is_empty())
+        .copied()
+        .unwrap_or(friendly);
+    let mut cells = vec![Cell::Number(
+        fmt_ratio(100 * i128::from(busy), i128::from(span), 1).into(),
+    )];
+    cells.extend(time_cells(&s, 0).into_iter().skip(2));
+    cells.extend([
+        Cell::Text(name.into()),
+        Cell::int(qtype),
+        Cell::Text(QUEUES[qtype as usize].4.into()),
+        Cell::int(pid),
+        Cell::int(gpu),
+        Cell::Text(format!("0x{context:X}").into()),
+        Cell::int(engine),
+        Cell::Number(node.map(|n| n.to_string()).unwrap_or_default().into()),
+    ]);
+    Some((i128::from(busy), i128::from(span), key, cells))
 }
 
 /// Time covered by sorted intervals, overlaps counted once.

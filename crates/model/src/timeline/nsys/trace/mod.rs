@@ -292,14 +292,59 @@ fn read_api(
     Ok(t)
 }
 
+/// CUDA kernels, memory copies and memsets (`gpu`), each with the name of the API call of its
+/// correlation id.
 fn read_gpu(
     db: &ExportDb,
     api: &EventTable,
     strings: &mut Interner,
     string_of: &mut StringOf<'_>,
 ) -> Result<EventTable, NsysError> {
+    let mut t = gpu_table();
+    let api_of = api_names_by_correlation(api);
+    let labels = MemoryLabels {
+        mem_kinds: db.enum_labels("ENUM_CUDA_MEM_KIND"),
+        copy_kinds: db.enum_labels("ENUM_CUDA_MEMCPY_OPER"),
+    };
+    for (table, op) in [(KERNEL, "kernel"), (MEMCPY, "memcpy"), (MEMSET, "memset")] {
+        if !db.has_table(table) {
+            continue;
+        }
+        let sql = gpu_query(db, table, op);
+        let table_id = strings.id(table);
+        let op_id = strings.id(op);
+        each_row(db, &[table], &sql, |v| {
+            let (pid, _) = split_tid(v[3]);
+            let name = match op {
+                "kernel" if v[9] != NULL => string_of(v[9], strings),
+                "memcpy" => {
+                    let label = labels.copy(v[11], strings);
+                    match strings.get(label).map(str::to_owned) {
+                        Some(l) => strings.id(&format!("[CUDA memcpy {l}]")),
+                        None => strings.id("[CUDA memcpy]"),
+                    }
+                }
+                "memset" => strings.id("[CUDA memset]"),
+                _ => NULL,
+            };
+            let api_name = api_of.get(&v[8]).copied().unwrap_or(NULL);
+            let copy = labels.copy(v[11], strings);
+            let src = labels.memory(v[12], strings);
+            let dst = labels.memory(v[13], strings);
+            let mem = labels.memory(v[14], strings);
+            t.push(&[
+                table_id, v[0], op_id, v[1], v[2], pid, v[4], v[5], v[6], v[7], v[8], name,
+                api_name, v[10], copy, src, dst, mem, v[15], v[16],
+            ]);
+        })?;
+    }
+    Ok(t)
+}
+
+/// The empty `gpu` table with its columns.
+fn gpu_table() -> EventTable {
     use ColumnKind::{Int, Text};
-    let mut t = EventTable::new(
+    EventTable::new(
         "gpu",
         "GPU operations: kernels, memory copies and memory sets",
         &[
@@ -324,8 +369,11 @@ fn read_gpu(
             ("src_device", Int),
             ("dst_device", Int),
         ],
-    );
-    // The API call of each correlation id (the versioned row where old exports store two).
+    )
+}
+
+/// The API call name of each correlation id (the versioned row where old exports store two).
+fn api_names_by_correlation(api: &EventTable) -> HashMap<i64, i64> {
     let mut api_of: HashMap<i64, i64> = HashMap::new();
     if let (Some(corr), Some(name), Some(class)) = (
         api.column("correlation"),
@@ -338,25 +386,71 @@ fn read_gpu(
             }
         }
     }
-    let mem_kinds = db.enum_labels("ENUM_CUDA_MEM_KIND");
-    let copy_kinds = db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
-    let mem_label = |k: i64, strings: &mut Interner| -> i64 {
+    api_of
+}
+
+/// The query of one GPU operation table (`op` kernel, memcpy or memset), in the column order
+/// `read_gpu` indexes; columns the export lacks read as NULL.
+fn gpu_query(db: &ExportDb, table: &str, op: &str) -> String {
+    let c = |col: &str| db.col_or_null(table, col);
+    let name_col = if op == "kernel" {
+        if db.has_column(table, "demangledName") {
+            c("demangledName")
+        } else {
+            c("shortName")
+        }
+    } else {
+        "NULL".into()
+    };
+    format!(
+        "SELECT rowid, start, end, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {table}",
+        c("globalPid"),
+        c("deviceId"),
+        c("contextId"),
+        c("greenContextId"),
+        c("streamId"),
+        c("correlationId"),
+        name_col,
+        c("bytes"),
+        c("copyKind"),
+        c("srcKind"),
+        c("dstKind"),
+        c("memKind"),
+        c("srcDeviceId"),
+        c("dstDeviceId"),
+    )
+}
+
+/// The labels of memory kinds and copy kinds: the export's enum tables, else nsys's fixed
+/// lists.
+struct MemoryLabels {
+    /// `ENUM_CUDA_MEM_KIND`, when the export has it.
+    mem_kinds: Option<HashMap<i64, String>>,
+    /// `ENUM_CUDA_MEMCPY_OPER`, when the export has it.
+    copy_kinds: Option<HashMap<i64, String>>,
+}
+
+impl MemoryLabels {
+    /// The string id of memory kind `k`'s label; [`NULL`] when missing or unknown.
+    fn memory(&self, k: i64, strings: &mut Interner) -> i64 {
         if k == NULL {
             return NULL;
         }
-        match &mem_kinds {
+        match &self.mem_kinds {
             Some(labels) => labels.get(&k).map_or(NULL, |l| strings.id(l)),
             None => usize::try_from(k)
                 .ok()
                 .and_then(|i| MEM_KIND_LABELS.get(i))
                 .map_or(NULL, |l| strings.id(l)),
         }
-    };
-    let copy_label = |k: i64, strings: &mut Interner| -> i64 {
+    }
+
+    /// The string id of copy kind `k`'s label; [`NULL`] when missing or unknown.
+    fn copy(&self, k: i64, strings: &mut Interner) -> i64 {
         if k == NULL {
             return NULL;
         }
-        let label = match &copy_kinds {
+        let label = match &self.copy_kinds {
             Some(labels) => labels.get(&k).cloned(),
             None => usize::try_from(k)
                 .ok()
@@ -364,66 +458,7 @@ fn read_gpu(
                 .map(|s| s.to_string()),
         };
         label.map_or(NULL, |l| strings.id(&l))
-    };
-    for (table, op) in [(KERNEL, "kernel"), (MEMCPY, "memcpy"), (MEMSET, "memset")] {
-        if !db.has_table(table) {
-            continue;
-        }
-        let c = |col: &str| db.col_or_null(table, col);
-        let name_col = if op == "kernel" {
-            if db.has_column(table, "demangledName") {
-                c("demangledName")
-            } else {
-                c("shortName")
-            }
-        } else {
-            "NULL".into()
-        };
-        let sql = format!(
-            "SELECT rowid, start, end, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM {table}",
-            c("globalPid"),
-            c("deviceId"),
-            c("contextId"),
-            c("greenContextId"),
-            c("streamId"),
-            c("correlationId"),
-            name_col,
-            c("bytes"),
-            c("copyKind"),
-            c("srcKind"),
-            c("dstKind"),
-            c("memKind"),
-            c("srcDeviceId"),
-            c("dstDeviceId"),
-        );
-        let table_id = strings.id(table);
-        let op_id = strings.id(op);
-        each_row(db, &[table], &sql, |v| {
-            let (pid, _) = split_tid(v[3]);
-            let name = match op {
-                "kernel" if v[9] != NULL => string_of(v[9], strings),
-                "memcpy" => {
-                    let label = copy_label(v[11], strings);
-                    match strings.get(label).map(str::to_owned) {
-                        Some(l) => strings.id(&format!("[CUDA memcpy {l}]")),
-                        None => strings.id("[CUDA memcpy]"),
-                    }
-                }
-                "memset" => strings.id("[CUDA memset]"),
-                _ => NULL,
-            };
-            let api_name = api_of.get(&v[8]).copied().unwrap_or(NULL);
-            let copy = copy_label(v[11], strings);
-            let src = mem_label(v[12], strings);
-            let dst = mem_label(v[13], strings);
-            let mem = mem_label(v[14], strings);
-            t.push(&[
-                table_id, v[0], op_id, v[1], v[2], pid, v[4], v[5], v[6], v[7], v[8], name,
-                api_name, v[10], copy, src, dst, mem, v[15], v[16],
-            ]);
-        })?;
     }
-    Ok(t)
 }
 
 const DX12_API: &str = "DX12_API";
