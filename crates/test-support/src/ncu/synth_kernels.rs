@@ -101,6 +101,37 @@ pub fn sample_kernel(
     block: [u64; 3],
     nvtx: &[&str],
 ) -> KernelSpec {
+    let (metrics, load) = sample_metrics(rng, grid, block);
+    let rules = sample_rules(&load);
+    KernelSpec {
+        function: function.to_owned(),
+        demangled: signature.to_owned(),
+        mangled: mangled.to_owned(),
+        grid,
+        block,
+        metrics,
+        sections: basic_sections(),
+        rule_results: rules,
+        nvtx: (!nvtx.is_empty())
+            .then(|| nvtx_state(nvtx, &["epoch 1"], Some((7, "app", &["solver"])))),
+        stream: 7,
+    }
+}
+
+/// What the sample kernel's rule results are about: its throughputs and achieved occupancy (%).
+struct SampleLoad {
+    sm_pct: f64,
+    mem_pct: f64,
+    achieved: f64,
+}
+
+/// The sample kernel's metrics for `grid` and `block`, drawn from `rng` (in a fixed order: the
+/// bundled sample stays the same file), and the load they describe.
+fn sample_metrics(
+    rng: &mut SplitMix64,
+    grid: [u64; 3],
+    block: [u64; 3],
+) -> (Vec<(String, Metric)>, SampleLoad) {
     let threads = grid.iter().product::<u64>() * block.iter().product::<u64>();
     let block_threads = block.iter().product::<u64>();
     let sm_pct = 20.0 + 70.0 * rng.unit();
@@ -183,8 +214,26 @@ pub fn sample_kernel(
         "breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed".to_owned(),
         scalar(Str("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active".into())),
     ));
+    (
+        metrics,
+        SampleLoad {
+            sm_pct,
+            mem_pct,
+            achieved,
+        },
+    )
+}
+
+/// The sample kernel's stored rule results: its bottleneck, achieved occupancy and launch
+/// configuration.
+fn sample_rules(load: &SampleLoad) -> Vec<rules_pb::RuleResult> {
+    let SampleLoad {
+        sm_pct,
+        mem_pct,
+        achieved,
+    } = *load;
     let bottleneck = bottleneck_message(sm_pct, mem_pct);
-    let rules = vec![
+    vec![
         rule_result(
             "SOLBottleneck",
             "Bottleneck",
@@ -229,20 +278,7 @@ pub fn sample_kernel(
             "LaunchStats",
             &[],
         ),
-    ];
-    KernelSpec {
-        function: function.to_owned(),
-        demangled: signature.to_owned(),
-        mangled: mangled.to_owned(),
-        grid,
-        block,
-        metrics,
-        sections: basic_sections(),
-        rule_results: rules,
-        nvtx: (!nvtx.is_empty())
-            .then(|| nvtx_state(nvtx, &["epoch 1"], Some((7, "app", &["solver"])))),
-        stream: 7,
-    }
+    ]
 }
 
 /// The bundled sample: four kernels of a small application.
