@@ -19,6 +19,7 @@ use super::params::Params;
 use super::stats::{KernelRow, kernel_row};
 use super::whatif::{LifetimeStore, LifetimeStoreBuilder};
 use crate::core::Progress;
+use crate::core::problems::CappedProblems;
 use crate::mapped::{Access, MappedFile};
 use crate::problem::{FileProblem, Location, Problem};
 
@@ -648,9 +649,14 @@ impl<'a> Collector<'a> {
     fn resolve_warnings(&mut self) {
         let mut raw = std::mem::take(&mut self.raw_warnings);
         raw.sort_by_key(|(file, offset, _)| (*file, *offset));
-        let total = raw.len();
+        // The first warnings in file order are kept; only those get a line number.
+        let mut capped = CappedProblems::new(MAX_WARNINGS);
+        for warning in raw {
+            capped.push(warning);
+        }
+        let (kept, dropped) = capped.into_parts();
         let mut current: Option<(usize, usize, u64)> = None; // file, offset, line
-        for (file, offset, message) in raw.into_iter().take(MAX_WARNINGS) {
+        for (file, offset, message) in kept {
             let line = if offset == u64::MAX {
                 0
             } else {
@@ -669,7 +675,7 @@ impl<'a> Collector<'a> {
                 Problem::warning(Location::line_or_file(line), message),
             ));
         }
-        self.analysis.warnings_dropped = total.saturating_sub(MAX_WARNINGS) as u64;
+        self.analysis.warnings_dropped = dropped;
     }
 }
 
