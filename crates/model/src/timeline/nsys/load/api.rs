@@ -104,11 +104,8 @@ impl Loader<'_, '_> {
         if !self.db.has_table(T) {
             return Ok(());
         }
-        let sql = format!(
-            "SELECT {}, {} FROM {T}",
-            self.db.col_or_null(T, "correlationId"),
-            self.db.col_or_null(T, "globalPid"),
-        );
+        let columns = self.db.cols_or_null(T, &["correlationId", "globalPid"]);
+        let sql = format!("SELECT {columns} FROM {T}");
         let (mut attached, mut orphans) = (0u64, 0u64);
         self.scan(T, &sql, |l, row| {
             let v = |i| row.get_ref(i).ok().and_then(int_of);

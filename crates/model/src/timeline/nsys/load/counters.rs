@@ -76,15 +76,11 @@ impl Loader<'_, '_> {
 
     fn counter_table(&mut self, index: u64, spec: &CounterTable) -> Result<(), NsysError> {
         let t = spec.table;
-        let c = |name| self.db.col_or_null(t, name);
-        let sql = format!(
-            "SELECT rowid, timestamp, {}, {}, {}, {}, {} FROM {t} ORDER BY timestamp",
-            c("globalTid"),
-            c("gpu"),
-            c(spec.value),
-            c("segmentGroup"),
-            c("segmentId"),
+        let optional = self.db.cols_or_null(
+            t,
+            &["globalTid", "gpu", spec.value, "segmentGroup", "segmentId"],
         );
+        let sql = format!("SELECT rowid, timestamp, {optional} FROM {t} ORDER BY timestamp");
         let mut names: HashMap<i64, StrId> = HashMap::new();
         let before = self.b.event_count();
         self.scan(t, &sql, |l, row| {

@@ -56,14 +56,17 @@ pub(super) fn gpu_sql(db: &ExportDb, spec: &GpuTable) -> String {
     let name_col = spec
         .name_column
         .map_or("NULL".to_string(), |c| db.col_or_null(t, c));
-    format!(
-        "SELECT rowid, start, end, {}, {}, {}, {}, {}, {name_col} FROM {t}",
-        db.col_or_null(t, "deviceId"),
-        db.col_or_null(t, "contextId"),
-        db.col_or_null(t, "streamId"),
-        db.col_or_null(t, "correlationId"),
-        db.col_or_null(t, "globalPid"),
-    )
+    let optional = db.cols_or_null(
+        t,
+        &[
+            "deviceId",
+            "contextId",
+            "streamId",
+            "correlationId",
+            "globalPid",
+        ],
+    );
+    format!("SELECT rowid, start, end, {optional}, {name_col} FROM {t}")
 }
 
 impl Loader<'_, '_> {

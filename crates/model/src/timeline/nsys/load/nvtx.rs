@@ -20,21 +20,22 @@ use crate::timeline::strings::StrId;
 /// The query [`Loader::nvtx`] reads `NVTX_EVENTS` with.
 pub(super) fn nvtx_sql(db: &ExportDb) -> String {
     const T: &str = "NVTX_EVENTS";
-    let c = |name| db.col_or_null(T, name);
-    format!(
-        "SELECT rowid, start, end, eventType, globalTid, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} \
-         FROM {T}",
-        c("endGlobalTid"),
-        c("text"),
-        c("textId"),
-        c("domainId"),
-        c("color"),
-        c("category"),
-        c("uint64Value"),
-        c("int64Value"),
-        c("doubleValue"),
-        c("jsonText")
-    )
+    let optional = db.cols_or_null(
+        T,
+        &[
+            "endGlobalTid",
+            "text",
+            "textId",
+            "domainId",
+            "color",
+            "category",
+            "uint64Value",
+            "int64Value",
+            "doubleValue",
+            "jsonText",
+        ],
+    );
+    format!("SELECT rowid, start, end, eventType, globalTid, {optional} FROM {T}")
 }
 
 /// What one pass over `NVTX_EVENTS` leaves to settle once every row is read: the names of
