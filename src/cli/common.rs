@@ -43,14 +43,44 @@ pub enum KernelChoice {
 }
 
 impl std::str::FromStr for KernelChoice {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
+    type Err = ValueError;
+    fn from_str(text: &str) -> Result<Self, ValueError> {
         if text.eq_ignore_ascii_case("all") {
             return Ok(KernelChoice::All);
         }
         text.parse()
             .map(KernelChoice::One)
-            .map_err(|_| format!("expected a kernel index or `all`, got `{text}`"))
+            .map_err(|_| ValueError::Kernel(text.to_owned()))
+    }
+}
+
+/// A command-line value that does not parse (what clap prints after "invalid value").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// `--kernel` is neither an index nor `all`.
+    #[error("expected a kernel index or `all`, got `{0}`")]
+    Kernel(String),
+    /// `--offset` is not `K=NS`.
+    #[error("{0}: expected K=NS (file index = nanoseconds)")]
+    Offset(String),
+    /// A number in a value does not parse.
+    #[error("{text}: {source}")]
+    Number {
+        /// The text as given.
+        text: String,
+        /// Why it is not a number.
+        #[source]
+        source: std::num::ParseIntError,
+    },
+}
+
+impl ValueError {
+    /// The error for `text` that is not a number, for `map_err`.
+    pub fn number(text: &str) -> impl FnOnce(std::num::ParseIntError) -> ValueError + '_ {
+        move |source| ValueError::Number {
+            text: text.to_owned(),
+            source,
+        }
     }
 }
 

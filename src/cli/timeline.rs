@@ -15,6 +15,7 @@ use crate::timeline::open::{
 };
 use crate::timeline::{Timeline, TrackId, TrackKind};
 
+use super::common::ValueError;
 use super::stats::export_for;
 
 /// Arguments of `sightline timeline`.
@@ -63,12 +64,12 @@ fn rss_bytes() -> Option<u64> {
 }
 
 /// `K=NS` of `--offset`.
-fn parse_offset(text: &str) -> Result<(usize, i64), String> {
+fn parse_offset(text: &str) -> Result<(usize, i64), ValueError> {
     let (k, ns) = text
         .split_once('=')
-        .ok_or_else(|| format!("{text}: expected K=NS (file index = nanoseconds)"))?;
-    let k = k.trim().parse().map_err(|e| format!("{k}: {e}"))?;
-    let ns = ns.trim().parse().map_err(|e| format!("{ns}: {e}"))?;
+        .ok_or_else(|| ValueError::Offset(text.to_owned()))?;
+    let k = k.trim().parse().map_err(ValueError::number(k))?;
+    let ns = ns.trim().parse().map_err(ValueError::number(ns))?;
     Ok((k, ns))
 }
 

@@ -124,6 +124,14 @@ pub fn cancelled_message(path: &Path) -> String {
     format!("{}: loading cancelled", path.display())
 }
 
+/// A load job's error: its message (naming the file), and whether it only says that the load
+/// was cancelled. The shell tells the two apart by this, not by the message: a cancelled load
+/// is said once in the shell's words ([`cancelled_message`]), never shown as an error.
+pub trait LoadFailure: Display {
+    /// Whether the job stopped because it was cancelled.
+    fn is_cancelled(&self) -> bool;
+}
+
 /// One kind of document's view: what the shell's lifecycle asks of it. The kind keeps a
 /// [`Load<Self>`] (reached with [`DocumentView::load`]) and the state of its view.
 pub trait DocumentView: Sized + 'static {
@@ -134,7 +142,7 @@ pub trait DocumentView: Sized + 'static {
     /// What the job ends with.
     type Done: Send + 'static;
     /// Why the job failed (its message names the file).
-    type Error: Display + Send + 'static;
+    type Error: LoadFailure + Send + 'static;
 
     /// The document's load.
     fn load(&self) -> &Load<Self>;
@@ -298,13 +306,20 @@ pub fn cancel<V: DocumentView>(doc: &mut V) -> Option<Status> {
     load.progress = None;
     let job = load.job.take()?;
     job.cancel();
+    Some(settle_cancelled(doc))
+}
+
+/// The load was cancelled: with nothing loaded that is the document's error, else the view
+/// settles and says what stays. Returns the status message.
+fn settle_cancelled<V: DocumentView>(doc: &mut V) -> Status {
+    let load = doc.load_mut();
     let mut message = cancelled_message(&load.path);
     if load.loaded.is_none() {
         load.error = Some(message.clone());
     } else if let Some(stays) = doc.load_cancelled() {
         message = format!("{message}; {stays}");
     }
-    Some((message, false))
+    (message, false)
 }
 
 /// Applies what the view's work and the load job sent; returns the status message to show.
@@ -318,6 +333,10 @@ pub fn poll<V: DocumentView>(doc: &mut V) -> Option<Status> {
         let opened = match event {
             Polled::Sent(message) => doc.sent(message),
             Polled::Done(done) => doc.done(done),
+            Polled::Failed(error) if error.is_cancelled() => {
+                status = Some(settle_cancelled(doc));
+                None
+            }
             Polled::Failed(error) => {
                 let message = error.to_string();
                 let load = doc.load_mut();
@@ -407,15 +426,34 @@ mod tests {
     use crate::job::JobCtx;
     use std::sync::Arc;
 
+    /// The probe's job error: a message, or the job saw Cancel.
+    #[derive(Debug, thiserror::Error)]
+    enum ProbeError {
+        #[error("{0}")]
+        Failed(&'static str),
+        #[error("the job's own word, never shown")]
+        Cancelled,
+        #[error("cannot start: {0}")]
+        Spawn(std::io::Error),
+    }
+
+    impl LoadFailure for ProbeError {
+        fn is_cancelled(&self) -> bool {
+            matches!(self, ProbeError::Cancelled)
+        }
+    }
+
+    type Work = fn(&JobCtx<u32>) -> Result<u32, ProbeError>;
+
     /// A kind whose job runs `work`: it keeps what the job sent and loads what it returns.
     struct Probe {
         load: Load<Probe>,
-        work: fn(&JobCtx<u32>) -> Result<u32, String>,
+        work: Work,
         sent: Vec<u32>,
     }
 
     impl Probe {
-        fn open(work: fn(&JobCtx<u32>) -> Result<u32, String>) -> Probe {
+        fn open(work: Work) -> Probe {
             let mut probe = Probe {
                 load: Load::new(PathBuf::from("/data/x.bin"), Arc::new(|| {})),
                 work,
@@ -441,7 +479,7 @@ mod tests {
         type Loaded = u32;
         type Sent = u32;
         type Done = u32;
-        type Error = String;
+        type Error = ProbeError;
 
         fn load(&self) -> &Load<Probe> {
             &self.load
@@ -453,7 +491,7 @@ mod tests {
 
         fn start(&mut self, wake: Wake) -> LoadJob<Self> {
             let work = self.work;
-            Job::start(move || wake(), |e| e.to_string(), work)
+            Job::start(move || wake(), ProbeError::Spawn, work)
         }
 
         fn sent(&mut self, message: u32) -> Option<Opened> {
@@ -490,7 +528,7 @@ mod tests {
 
     #[test]
     fn a_failed_load_is_the_error_and_the_status() {
-        let mut probe = Probe::open(|_| Err("/data/x.bin: not a thing".into()));
+        let mut probe = Probe::open(|_| Err(ProbeError::Failed("/data/x.bin: not a thing")));
         let said = probe.finish();
         assert_eq!(said, [("/data/x.bin: not a thing".into(), true)]);
         assert_eq!(probe.load.error(), Some("/data/x.bin: not a thing"));
@@ -504,7 +542,7 @@ mod tests {
             while !ctx.is_cancelled() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(1));
             }
-            Err("the job's own word, never shown".into())
+            Err(ProbeError::Cancelled)
         });
         let said = cancel(&mut probe);
         assert_eq!(said, Some(("/data/x.bin: loading cancelled".into(), false)));
@@ -512,6 +550,16 @@ mod tests {
         assert!(!probe.load.loading() && progress(&probe).is_none());
         assert_eq!(poll(&mut probe), None);
         assert_eq!(cancel(&mut probe), None, "nothing left to cancel");
+    }
+
+    #[test]
+    fn a_job_that_stops_on_cancel_is_told_apart_by_its_error_type() {
+        // The job saw Cancel (here of its own accord): the shell's words, not an error.
+        let mut probe = Probe::open(|_| Err(ProbeError::Cancelled));
+        let said = probe.finish();
+        let cancelled = "/data/x.bin: loading cancelled";
+        assert_eq!(said, [(cancelled.into(), false)]);
+        assert_eq!(probe.load.error(), Some(cancelled));
     }
 
     #[test]

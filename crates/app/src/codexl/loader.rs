@@ -55,6 +55,12 @@ pub enum LoadError {
     },
 }
 
+impl crate::lifecycle::LoadFailure for LoadError {
+    fn is_cancelled(&self) -> bool {
+        matches!(self, LoadError::Cancelled { .. })
+    }
+}
+
 /// A running load: `Done` with the file, or `Failed`.
 pub type LoadJob<T> = Job<Box<Loaded<T>>, LoadError>;
 

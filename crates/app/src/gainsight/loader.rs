@@ -218,6 +218,17 @@ pub enum JobError {
     },
 }
 
+impl crate::lifecycle::LoadFailure for JobError {
+    fn is_cancelled(&self) -> bool {
+        matches!(
+            self,
+            JobError::LoadCancelled { .. }
+                | JobError::ExportCancelled
+                | JobError::Model(GainsightError::Cancelled(_))
+        )
+    }
+}
+
 impl JobError {
     /// The error for an I/O `source` on `path`, for `map_err`.
     pub fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JobError + '_ {

@@ -11,7 +11,7 @@ use sightline_model::ncu::{Action, LaunchRow, ReadError, Report};
 use crate::job::{Job, JobCtx};
 
 /// What the loader sends before it is done (as [`crate::job::JobEvent::Sent`]); progress comes
-/// as `Progress`, the end as `Done(())` (all rows loaded) or `Failed(message)`.
+/// as `Progress`, the end as `Done(())` (all rows loaded) or `Failed(`[`LoadError`]`)`.
 pub enum LoadEvent {
     /// The report is open; the first rows are ready.
     Opened(Arc<Report>),
@@ -19,24 +19,37 @@ pub enum LoadEvent {
     Rows(Vec<LaunchRow>),
 }
 
+/// Why a report could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The loader thread could not be started.
+    #[error("cannot start the loader thread: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// The report could not be opened and indexed (the message names the file).
+    #[error(transparent)]
+    Read(#[from] ReadError),
+}
+
+impl crate::lifecycle::LoadFailure for LoadError {
+    fn is_cancelled(&self) -> bool {
+        false
+    }
+}
+
 /// A running load: `Done(())` once all rows are loaded, `Failed` when the report cannot be read.
-pub type LoadJob = Job<(), String, LoadEvent>;
+pub type LoadJob = Job<(), LoadError, LoadEvent>;
 
 /// Starts loading `path` on the `sightline-loader` thread; `wake` is called whenever an event is
 /// ready (the GUI passes a repaint request).
 pub fn start_load(path: &Path, wake: impl Fn() + Send + Sync + 'static) -> LoadJob {
     let file = path.to_path_buf();
-    Job::start(
-        wake,
-        |error| format!("cannot start the loader thread: {error}"),
-        move |ctx| load(&file, ctx),
-    )
+    Job::start(wake, LoadError::Spawn, move |ctx| load(&file, ctx))
 }
 
 /// The loader thread's work: index the report, then stream the kernel list's rows.
-fn load(file: &Path, ctx: &JobCtx<LoadEvent>) -> Result<(), String> {
+fn load(file: &Path, ctx: &JobCtx<LoadEvent>) -> Result<(), LoadError> {
     ctx.progress_now(0.05, "indexing");
-    let report = Arc::new(Report::open(file).map_err(|error| error.to_string())?);
+    let report = Arc::new(Report::open(file)?);
     if !ctx.send(LoadEvent::Opened(Arc::clone(&report))) {
         return Ok(());
     }

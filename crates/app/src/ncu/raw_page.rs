@@ -32,6 +32,17 @@ pub struct RawRow {
     pub unit: String,
 }
 
+/// The CSV of the raw page could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct WriteError {
+    /// The file chosen.
+    path: PathBuf,
+    /// The I/O error.
+    #[source]
+    source: std::io::Error,
+}
+
 /// The Raw page of a report tab.
 #[derive(Default)]
 pub struct RawPage {
@@ -48,7 +59,7 @@ pub struct RawPage {
     /// Sort and display order.
     pub table: SortableTable,
     /// The answer of the Export dialog: the file written, or why not.
-    export: Option<Dialog<Option<Result<PathBuf, String>>>>,
+    export: Option<Dialog<Option<Result<PathBuf, WriteError>>>>,
     /// What the last export did.
     pub status: Option<(String, bool)>,
 }
@@ -265,7 +276,7 @@ impl RawPage {
             picked.map(|path| {
                 std::fs::write(&path, csv.as_bytes())
                     .map(|()| path.clone())
-                    .map_err(|e| format!("{}: {e}", path.display()))
+                    .map_err(|source| WriteError { path, source })
             })
         };
         match Dialog::spawn("file", move || ctx.request_repaint(), pick) {
@@ -278,7 +289,7 @@ impl RawPage {
         if let Some(answer) = take_answer(&mut self.export) {
             self.status = match answer.value {
                 Some(Ok(path)) => Some((format!("Wrote {}", path.display()), false)),
-                Some(Err(error)) => Some((error, true)),
+                Some(Err(error)) => Some((error.to_string(), true)),
                 None => None,
             };
         }

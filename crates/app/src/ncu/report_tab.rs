@@ -11,7 +11,7 @@ use super::baselines::bar::baselines_bar;
 use super::baselines::{BaselineStore, ComparedBaseline, resolve_page};
 use super::details::{DetailsPanel, RuleRequest, SourceLink};
 use super::kernel_list::KernelList;
-use super::loader::{LoadEvent, start_load};
+use super::loader::{LoadError, LoadEvent, start_load};
 use super::raw_page::RawPage;
 use super::rule_runner::{ApplyRequest, RuleRunner, RuleSelection};
 use super::rule_state::{PageRules, TabRules};
@@ -584,7 +584,7 @@ impl DocumentView for ReportTab {
     type Loaded = Arc<Report>;
     type Sent = LoadEvent;
     type Done = ();
-    type Error = String;
+    type Error = LoadError;
 
     fn load(&self) -> &Load<ReportTab> {
         &self.load

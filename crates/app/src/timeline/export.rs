@@ -11,10 +11,38 @@ use std::sync::Arc;
 use eframe::egui;
 use sightline_model::core::Progress;
 use sightline_model::timeline::Timeline;
-use sightline_model::timeline::export::{ExportFormat, ExportOptions, ExportSummary, export};
+use sightline_model::timeline::export::{
+    ExportError, ExportFormat, ExportOptions, ExportSummary, export,
+};
 
 use crate::job::{Job, JobCtx, Polled, poll_job};
 use crate::widgets::dialog::{Answer, Dialog, take_answer};
+
+/// Why an export failed (cancelled included: the model's [`ExportError::Cancelled`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ExportJobError {
+    /// The export's thread could not be started.
+    #[error("cannot start the export thread: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// The output file could not be created.
+    #[error("{}: cannot create: {source}", path.display())]
+    Create {
+        /// The output file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing the trace failed, or was cancelled.
+    #[error("{}: {source}", path.display())]
+    Export {
+        /// The output file.
+        path: PathBuf,
+        /// What the exporter said.
+        #[source]
+        source: ExportError,
+    },
+}
 
 /// The export window and its running job.
 #[derive(Default)]
@@ -28,7 +56,7 @@ pub struct ExportPanel {
     /// Export only the selected range.
     pub only_range: bool,
     dialog: Option<Dialog<Option<PathBuf>>>,
-    job: Option<Job<(PathBuf, ExportSummary), String>>,
+    job: Option<Job<(PathBuf, ExportSummary), ExportJobError>>,
     /// `(fraction, stage)` while exporting.
     pub progress: Option<(f32, String)>,
 }
@@ -80,7 +108,7 @@ impl ExportPanel {
         self.job = Some(Job::start_named(
             "sightline-export",
             wake,
-            |error| format!("cannot start the export thread: {error}"),
+            ExportJobError::Spawn,
             move |ctx| run(&timeline, format, range, &path, ctx),
         ));
     }
@@ -105,7 +133,7 @@ impl ExportPanel {
                 ),
                 false,
             )),
-            Polled::Failed(message) => Some((message, true)),
+            Polled::Failed(error) => Some((error.to_string(), true)),
             Polled::Sent(never) => match never {},
         }
     }
@@ -209,19 +237,23 @@ fn run(
     range: Option<(i64, i64)>,
     path: &Path,
     ctx: &JobCtx,
-) -> Result<(PathBuf, ExportSummary), String> {
-    let shown = path.display().to_string();
-    let mut file =
-        std::fs::File::create(path).map_err(|e| format!("{shown}: cannot create: {e}"))?;
-    let stage = format!("exporting to {shown}");
+) -> Result<(PathBuf, ExportSummary), ExportJobError> {
+    let mut file = std::fs::File::create(path).map_err(|source| ExportJobError::Create {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let stage = format!("exporting to {}", path.display());
     let options = ExportOptions {
         range,
         progress: Progress::new(ctx).named(&stage),
     };
-    let summary = export(timeline, format, options, &mut file).map_err(|e| {
+    let summary = export(timeline, format, options, &mut file).map_err(|source| {
         // A cancelled or failed export leaves no half-written trace behind.
         drop(std::fs::remove_file(path));
-        format!("{shown}: {e}")
+        ExportJobError::Export {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
     Ok((path.to_path_buf(), summary))
 }

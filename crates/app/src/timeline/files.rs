@@ -23,7 +23,7 @@ use sightline_model::timeline::open::{
 
 use super::canvas::Canvas;
 use super::details::Selection;
-use super::loader::{Finished, Loaded, Reports, TimelineLoadJob};
+use super::loader::{Finished, LoadError, Loaded, Reports, TimelineLoadJob};
 use super::search::Search;
 use super::stats_panel::StatsPanel;
 use super::{DOCUMENT, TimelineDoc};
@@ -184,7 +184,7 @@ pub fn start_merged_load(
         .unwrap_or_default();
     Job::start(
         wake,
-        move |error| format!("{shown}: cannot start the loader thread: {error}"),
+        move |source| LoadError::Spawn { shown, source },
         move |ctx| run(&paths, nsys.as_deref(), ctx),
     )
 }
@@ -195,18 +195,11 @@ fn run(
     paths: &[PathBuf],
     nsys: Option<&Path>,
     ctx: &JobCtx<Box<Loaded>>,
-) -> Result<Finished, String> {
+) -> Result<Finished, LoadError> {
     let started = Instant::now();
-    let files = timeline_inputs(paths).map_err(|e| e.to_string())?;
+    let files = timeline_inputs(paths)?;
     if files.is_empty() {
-        return Err(format!(
-            "{}: no Nsight Systems export, NVTXT file or CodeXL trace to put on a timeline",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return Err(LoadError::NothingToShow(paths.to_vec()));
     }
     let n = files.len();
     let mut inputs = Vec::with_capacity(n);
@@ -214,8 +207,7 @@ fn run(
         let kind = TimelineFileKind::of(file).unwrap_or(TimelineFileKind::NsysExport);
         let export = if kind == TimelineFileKind::NsysReport {
             ctx.progress_now(0.0, &format!("exporting {} with nsys", file.display()));
-            rep::export_report(file, nsys, &rep::default_cache_dir(), Progress::new(ctx))
-                .map_err(|e| e.to_string())?
+            rep::export_report(file, nsys, &rep::default_cache_dir(), Progress::new(ctx))?
         } else {
             file.clone()
         };
@@ -225,7 +217,7 @@ fn run(
             export,
         });
     }
-    let loaded = load_merged(&inputs, Progress::new(ctx)).map_err(|e| e.to_string())?;
+    let loaded = load_merged(&inputs, Progress::new(ctx))?;
     let (message, timeline) = Loaded::whole(loaded, started, None);
     ctx.send(Box::new(message));
     let exports: Vec<PathBuf> = inputs
@@ -243,9 +235,9 @@ fn run(
         return Ok(Finished::from_timeline(&timeline));
     }
     ctx.progress_now(1.0, "putting the exports together for the summary tables");
-    let merged = MergedExport::build(&exports).map_err(|e| e.to_string())?;
+    let merged = MergedExport::build(&exports)?;
     if ctx.is_cancelled() {
-        return Err("loading cancelled".into());
+        return Err(LoadError::Cancelled(None));
     }
     let reports = reports_of(merged.path());
     Ok(Finished {
@@ -298,7 +290,7 @@ pub struct FilesPanel {
     pub align_message: Option<String>,
     /// The file the summary tables are over (`None`: all of them).
     pub scope: Option<usize>,
-    scope_job: Option<Job<Reports, String>>,
+    scope_job: Option<Job<Reports, LoadError>>,
     scope_progress: Option<(f32, String)>,
 }
 
@@ -452,18 +444,16 @@ impl FilesPanel {
         wake: impl Fn() + Send + Sync + 'static,
     ) {
         self.scope = scope;
-        self.scope_job = Some(Job::start(
-            wake,
-            |e| format!("cannot start the loader thread: {e}"),
-            move |_| Ok(reports_of(&export)),
-        ));
+        self.scope_job = Some(Job::start(wake, LoadError::SpawnScope, move |_| {
+            Ok(reports_of(&export))
+        }));
     }
 
     /// The summary tables of the scope, once computed (call every frame).
-    pub fn poll(&mut self) -> Option<Result<Reports, String>> {
+    pub fn poll(&mut self) -> Option<Result<Reports, LoadError>> {
         match poll_job(&mut self.scope_job, &mut self.scope_progress)? {
             Polled::Done(reports) => Some(Ok(reports)),
-            Polled::Failed(message) => Some(Err(message)),
+            Polled::Failed(error) => Some(Err(error)),
             Polled::Sent(never) => match never {},
         }
     }

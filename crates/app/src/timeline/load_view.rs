@@ -22,7 +22,7 @@ impl DocumentView for TimelineDoc {
     type Loaded = LoadedTimeline;
     type Sent = Box<loader::Loaded>;
     type Done = Finished;
-    type Error = String;
+    type Error = loader::LoadError;
 
     fn load(&self) -> &Load<TimelineDoc> {
         &self.load
@@ -157,7 +157,7 @@ impl DocumentView for TimelineDoc {
                 self.stats.table = crate::widgets::table::SortableTable::default();
                 self.stats.instances = None;
             }
-            Some(Err(message)) => status = Some((message, true)),
+            Some(Err(error)) => status = Some((error.to_string(), true)),
             None => {}
         }
         if let Some(result) = self.stats.runner.poll() {

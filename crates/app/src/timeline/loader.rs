@@ -13,10 +13,11 @@ use sightline_model::core::Progress;
 use sightline_model::kind::FileKind;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
-use sightline_model::timeline::nsys::{LoadOptions, load_with, rep};
+use sightline_model::timeline::nsys::{LoadOptions, NsysError, load_with, rep};
 use sightline_model::timeline::nvtxt::NvtxtDocument;
 use sightline_model::timeline::open::{
-    DetailSource, LoadedTimeline, TimelineFileKind, load_timeline, merge_nvtxt_files, nvtxt_beside,
+    DetailSource, LoadedTimeline, OpenError, TimelineFileKind, load_timeline, merge_nvtxt_files,
+    nvtxt_beside,
 };
 use sightline_model::timeline::tables::model_reports;
 
@@ -26,9 +27,70 @@ use crate::job::{Job, JobCtx};
 /// The summary tables, by report name (an error text when a report failed).
 pub type Reports = Vec<(String, ReportResult)>;
 
+/// Why a timeline (of one file or several) could not be loaded. Every message names the file,
+/// or the files.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The loader thread could not be started (`shown`: the file, or the first file).
+    #[error("{shown}: cannot start the loader thread: {source}")]
+    Spawn {
+        /// The file as shown.
+        shown: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The thread computing the summary tables of a scope could not be started.
+    #[error("cannot start the loader thread: {0}")]
+    SpawnScope(#[source] std::io::Error),
+    /// A report could not be exported, or an export read or put together with others.
+    #[error(transparent)]
+    Nsys(#[from] NsysError),
+    /// A file could not be read onto a timeline.
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The export's timeline is shown, but the call stacks of its CPU samples were not read.
+    #[error("the call stacks of the CPU samples were not read: {0}")]
+    Stacks(#[source] NsysError),
+    /// None of the files goes on a timeline.
+    #[error(
+        "{}: no Nsight Systems export, NVTXT file or CodeXL trace to put on a timeline",
+        shown_all(.0)
+    )]
+    NothingToShow(Vec<PathBuf>),
+    /// The user cancelled (the message names the file when there is one).
+    #[error("{}loading cancelled", file_prefix(.0.as_deref()))]
+    Cancelled(Option<PathBuf>),
+}
+
+/// `a, b, c`: the paths as shown.
+fn shown_all(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `PATH: ` when there is a path.
+fn file_prefix(path: Option<&Path>) -> String {
+    path.map_or(String::new(), |p| format!("{}: ", p.display()))
+}
+
+impl crate::lifecycle::LoadFailure for LoadError {
+    fn is_cancelled(&self) -> bool {
+        match self {
+            LoadError::Cancelled(_) => true,
+            LoadError::Nsys(error) | LoadError::Stacks(error) => error.is_cancelled(),
+            LoadError::Open(error) => error.is_cancelled(),
+            _ => false,
+        }
+    }
+}
+
 /// A running load: it sends the timeline ([`Loaded`], as soon as it can be shown), then is
 /// `Done` with the summary tables, or `Failed` (the message names the file).
-pub type TimelineLoadJob = Job<Finished, String, Box<Loaded>>;
+pub type TimelineLoadJob = Job<Finished, LoadError, Box<Loaded>>;
 
 /// What a load ends with, after the timeline was sent.
 pub struct Finished {
@@ -115,15 +177,15 @@ pub fn start_load(
     let shown = path.display().to_string();
     Job::start(
         wake,
-        move |error| format!("{shown}: cannot start the loader thread: {error}"),
+        move |source| LoadError::Spawn { shown, source },
         move |ctx| run(&file, nsys.as_deref(), ctx),
     )
 }
 
 /// The loader thread's work.
-fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Finished, String> {
+fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Finished, LoadError> {
     let started = Instant::now();
-    let cancelled = || format!("{}: loading cancelled", path.display());
+    let cancelled = || LoadError::Cancelled(Some(path.to_path_buf()));
     // A file without a known extension was routed here by its SQLite content: an export.
     let kind = TimelineFileKind::from_kind(FileKind::of_path(path))
         .unwrap_or(TimelineFileKind::NsysExport);
@@ -132,8 +194,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
     }
     let export = if kind == TimelineFileKind::NsysReport {
         ctx.progress_now(0.0, "exporting with nsys export --type sqlite");
-        rep::export_report(path, nsys, &rep::default_cache_dir(), Progress::new(ctx))
-            .map_err(|error| error.to_string())?
+        rep::export_report(path, nsys, &rep::default_cache_dir(), Progress::new(ctx))?
     } else {
         path.to_path_buf()
     };
@@ -181,12 +242,8 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
     let loaded = load_with(&export, options);
     let base = match loaded {
         Ok(base) => base,
-        Err(error) if previewed => {
-            return Err(format!(
-                "the call stacks of the CPU samples were not read: {error}"
-            ));
-        }
-        Err(error) => return Err(error.to_string()),
+        Err(error) if previewed => return Err(LoadError::Stacks(error)),
+        Err(error) => return Err(error.into()),
     };
     if ctx.is_cancelled() {
         return Err(cancelled());
@@ -213,17 +270,15 @@ fn run_whole(
     kind: TimelineFileKind,
     started: Instant,
     ctx: &JobCtx<Box<Loaded>>,
-) -> Result<Finished, String> {
+) -> Result<Finished, LoadError> {
     ctx.progress_now(0.0, &format!("reading {}", path.display()));
     // Progress every few MB; Cancel stops the reader there and frees what it read.
     let options = LoadOptions {
         progress: Progress::new(ctx),
         ..LoadOptions::default()
     };
-    let loaded = load_timeline(path, kind, path, options, false).map_err(|error| {
-        sightline_model::timeline::release_free_memory();
-        error.to_string()
-    })?;
+    let loaded = load_timeline(path, kind, path, options, false)
+        .inspect_err(|_| sightline_model::timeline::release_free_memory())?;
     let session = (kind == TimelineFileKind::Atp).then(|| {
         let files = SessionFiles::find(path);
         let (data, problems) = super::super::codexl::dispatch::load_session_data(&files);

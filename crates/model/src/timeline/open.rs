@@ -36,6 +36,19 @@ pub enum OpenError {
     Cancelled(PathBuf),
 }
 
+impl OpenError {
+    /// Whether reading stopped because the caller cancelled it (not a problem of the file).
+    pub fn is_cancelled(&self) -> bool {
+        match self {
+            OpenError::Cancelled(_)
+            | OpenError::Nvtxt(NvtxtError::Cancelled(_))
+            | OpenError::Atp(AtpError::Cancelled(_)) => true,
+            OpenError::Nsys(error) => error.is_cancelled(),
+            _ => false,
+        }
+    }
+}
+
 /// Where the details of an event are read on demand.
 #[derive(Debug, Clone)]
 pub enum DetailSource {

@@ -71,7 +71,21 @@ struct Options {
     seed: u64,
 }
 
-fn parse_args() -> Result<Options, String> {
+/// The command line is not `OUT.nvtxt (--bytes N | --lines N) [--seed N]`.
+#[derive(Debug, thiserror::Error)]
+enum UsageError {
+    /// An option without its number.
+    #[error("{0} needs a number")]
+    NeedsNumber(&'static str),
+    /// A second output file, or an unknown option.
+    #[error("unexpected argument `{0}`")]
+    Unexpected(String),
+    /// No output file, or neither size.
+    #[error("usage: make_nvtxt OUT.nvtxt (--bytes N | --lines N) [--seed N]")]
+    Usage,
+}
+
+fn parse_args() -> Result<Options, UsageError> {
     let mut args = std::env::args().skip(1);
     let mut options = Options {
         out: String::new(),
@@ -80,21 +94,21 @@ fn parse_args() -> Result<Options, String> {
         seed: 1,
     };
     while let Some(arg) = args.next() {
-        let mut number = |name: &str| {
+        let mut number = |name: &'static str| {
             args.next()
                 .and_then(|v| v.parse::<u64>().ok())
-                .ok_or(format!("{name} needs a number"))
+                .ok_or(UsageError::NeedsNumber(name))
         };
         match arg.as_str() {
             "--bytes" => options.bytes = Some(number("--bytes")?),
             "--lines" => options.lines = Some(number("--lines")?),
             "--seed" => options.seed = number("--seed")?.max(1),
             _ if options.out.is_empty() => options.out = arg,
-            _ => return Err(format!("unexpected argument `{arg}`")),
+            _ => return Err(UsageError::Unexpected(arg)),
         }
     }
     if options.out.is_empty() || (options.bytes.is_none() && options.lines.is_none()) {
-        return Err("usage: make_nvtxt OUT.nvtxt (--bytes N | --lines N) [--seed N]".into());
+        return Err(UsageError::Usage);
     }
     Ok(options)
 }

@@ -23,7 +23,7 @@ const KEPT_PAGES: usize = 4;
 pub struct BuildJob {
     /// The kernel it builds.
     pub kernel: usize,
-    job: Option<Job<PageData, String>>,
+    job: Option<Job<PageData, BuildError>>,
     /// `(fraction, stage)` while it runs.
     pub progress: Option<(f32, String)>,
 }
@@ -47,6 +47,12 @@ pub enum BuildError {
     /// Its binary or source cannot be read.
     #[error(transparent)]
     Source(#[from] SourceError),
+    /// The build's thread could not be started.
+    #[error("could not start the Source page's thread: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// The build's thread ended without a result (it panicked).
+    #[error("the Source page's build stopped unexpectedly")]
+    Stopped,
 }
 
 /// Builds the page of `kernel` (on the calling thread).
@@ -93,16 +99,12 @@ impl BuildJob {
         wake: impl Fn() + Send + Sync + 'static,
     ) -> BuildJob {
         let kernel = action.index();
-        let job = Job::start(
-            wake,
-            |e| format!("could not start the Source page's thread: {e}"),
-            move |ctx| {
-                let progress = |f: f32, stage: &str| {
-                    ctx.progress_now(f, stage);
-                };
-                build_page_of(&report, &action, &options, &progress).map_err(|e| e.to_string())
-            },
-        );
+        let job = Job::start(wake, BuildError::Spawn, move |ctx| {
+            let progress = |f: f32, stage: &str| {
+                ctx.progress_now(f, stage);
+            };
+            build_page_of(&report, &action, &options, &progress)
+        });
         BuildJob {
             kernel,
             job: Some(job),
@@ -111,7 +113,7 @@ impl BuildJob {
     }
 
     /// The built page or the error, once the job ended.
-    pub fn poll(&mut self) -> Option<Result<PageData, String>> {
+    pub fn poll(&mut self) -> Option<Result<PageData, BuildError>> {
         if let Some(event) = poll_job(&mut self.job, &mut self.progress) {
             return Some(match event {
                 Polled::Sent(never) => match never {},
@@ -121,7 +123,7 @@ impl BuildJob {
         }
         if self.job.as_ref().is_some_and(|j| !j.is_running()) {
             self.job = None;
-            return Some(Err("the Source page's build stopped unexpectedly".into()));
+            return Some(Err(BuildError::Stopped));
         }
         None
     }

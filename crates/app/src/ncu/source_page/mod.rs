@@ -284,7 +284,7 @@ impl SourcePageState {
                             self.on_built();
                         }
                     }
-                    Err(e) => self.error = Some((built, e)),
+                    Err(e) => self.error = Some((built, e.to_string())),
                 }
             } else if job.kernel != kernel {
                 // Another kernel was selected: dropping the job cancels it.

@@ -25,8 +25,16 @@ pub struct SummaryBatch {
     pub rows: Vec<OverviewRow>,
 }
 
+/// Why the rows could not be computed.
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    /// The job's thread could not be started.
+    #[error("cannot start the summary thread: {0}")]
+    Spawn(#[source] std::io::Error),
+}
+
 /// The running computation: `Done(())` once every row was sent.
-pub type SummaryJob = Job<(), String, SummaryBatch>;
+pub type SummaryJob = Job<(), SummaryError, SummaryBatch>;
 
 /// Starts computing the rows of `report`: `folder_set` is the search path's sections,
 /// `prefer_embedded` the app's setting; `wake` requests a repaint.
@@ -36,11 +44,9 @@ pub fn start_summary(
     prefer_embedded: bool,
     wake: impl Fn() + Send + Sync + 'static,
 ) -> SummaryJob {
-    Job::start(
-        wake,
-        |error| format!("cannot start the summary thread: {error}"),
-        move |ctx| rows(&report, &folder_set, prefer_embedded, ctx),
-    )
+    Job::start(wake, SummaryError::Spawn, move |ctx| {
+        rows(&report, &folder_set, prefer_embedded, ctx)
+    })
 }
 
 /// The job's work.
@@ -49,7 +55,7 @@ fn rows(
     folder_set: &SectionSet,
     prefer_embedded: bool,
     ctx: &JobCtx<SummaryBatch>,
-) -> Result<(), String> {
+) -> Result<(), SummaryError> {
     let mut builder = OverviewBuilder::new(folder_set, prefer_embedded);
     let total = report.num_actions();
     // The columns as of the last row (the row and send closures both need them).

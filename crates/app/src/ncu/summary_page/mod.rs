@@ -100,7 +100,7 @@ impl SummaryPage {
                     self.table.invalidate();
                 }
                 Polled::Done(()) => {}
-                Polled::Failed(message) => self.error = Some(message),
+                Polled::Failed(error) => self.error = Some(error.to_string()),
             }
         }
     }

@@ -104,6 +104,13 @@ pub enum NsysError {
     },
 }
 
+impl NsysError {
+    /// Whether reading stopped because the caller cancelled it (not a problem of the file).
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, NsysError::Cancelled { .. })
+    }
+}
+
 /// Whether `path` names an Nsight Systems report that must be exported first.
 pub fn is_report_file(path: &Path) -> bool {
     crate::kind::FileKind::from_name(path) == Some(crate::kind::FileKind::NsysReport)
