@@ -4,96 +4,18 @@
 //! the opened one) are read back into the same shape, so the panel shows either the same way.
 //! The UI thread only polls.
 
-use std::fs::File;
-use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use sightline_model::gainsight::csv::{read_kernel_csv, read_lifetime_csv};
+pub use sightline_model::gainsight::outputs::OutputFiles;
+use sightline_model::gainsight::outputs::{output_stem, read_outputs};
 use sightline_model::gainsight::reader::expand_inputs;
 use sightline_model::gainsight::report::{FrontendReport, report_date_time};
-use sightline_model::gainsight::stats::KernelRow;
-use sightline_model::gainsight::whatif::LifetimeStore;
-use sightline_model::gainsight::{
-    Analysis, AnalyzeOptions, EndStats, GainsightError, KernelResult, Params, analyze_paths,
-};
+use sightline_model::gainsight::{Analysis, AnalyzeOptions, GainsightError, Params, analyze_paths};
 
 use crate::job::{Job, JobCtx};
 use sightline_model::core::Progress;
-
-/// The suffixes of the frontend's outputs, in the order of [`OutputFiles`]' fields.
-pub const OUTPUT_SUFFIXES: [&str; 4] = [".sim.csv", ".sim_l1.csv", ".sim_l2.csv", ".json"];
-
-/// The frontend's outputs of one name (each may be missing).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct OutputFiles {
-    /// `NAME.sim.csv`: one row per kernel.
-    pub kernel_csv: Option<PathBuf>,
-    /// `NAME.sim_l1.csv`: the L1 lifetimes.
-    pub l1_csv: Option<PathBuf>,
-    /// `NAME.sim_l2.csv`: the L2 lifetimes.
-    pub l2_csv: Option<PathBuf>,
-    /// `NAME.json`: the report.
-    pub json: Option<PathBuf>,
-}
-
-impl OutputFiles {
-    /// The outputs named `stem` in `dir` that exist, plus `opened` in its own slot.
-    pub fn beside(opened: &Path) -> Option<OutputFiles> {
-        let (dir, stem, slot) = output_stem(opened)?;
-        let mut files = OutputFiles::default();
-        for (index, suffix) in OUTPUT_SUFFIXES.iter().enumerate() {
-            let candidate = if index == slot {
-                opened.to_path_buf()
-            } else {
-                dir.join(format!("{stem}{suffix}"))
-            };
-            if index == slot || candidate.is_file() {
-                *files.slot_mut(index) = Some(candidate);
-            }
-        }
-        Some(files)
-    }
-
-    fn slot_mut(&mut self, index: usize) -> &mut Option<PathBuf> {
-        match index {
-            0 => &mut self.kernel_csv,
-            1 => &mut self.l1_csv,
-            2 => &mut self.l2_csv,
-            _ => &mut self.json,
-        }
-    }
-
-    /// The files present, in suffix order.
-    pub fn present(&self) -> Vec<&Path> {
-        [&self.kernel_csv, &self.l1_csv, &self.l2_csv, &self.json]
-            .into_iter()
-            .filter_map(|p| p.as_deref())
-            .collect()
-    }
-}
-
-/// `(folder, stem, slot)` of a file named like one of the outputs (case-insensitive):
-/// `runs/generate.sim_l1.csv` → (`runs`, `generate`, 1). A bare suffix has no stem.
-pub fn output_stem(path: &Path) -> Option<(PathBuf, String, usize)> {
-    let name = path.file_name()?.to_str()?;
-    let lower = name.to_ascii_lowercase();
-    // `.sim_l1.csv` before `.sim.csv` is not needed (they differ before `.csv`), but the
-    // longest suffix is checked first anyway so a future overlap stays right.
-    let mut order: Vec<usize> = (0..OUTPUT_SUFFIXES.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(OUTPUT_SUFFIXES[i].len()));
-    for slot in order {
-        let suffix = OUTPUT_SUFFIXES[slot];
-        if lower.len() > suffix.len() && lower.ends_with(suffix) {
-            let stem = name[..name.len() - suffix.len()].to_string();
-            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            return Some((dir, stem, slot));
-        }
-    }
-    None
-}
 
 /// What a Gainsight document was opened from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -335,258 +257,32 @@ fn load_logs(paths: &[PathBuf], params: &Params, ctx: &JobCtx) -> Result<Loaded,
     })
 }
 
-/// A reader that counts bytes into `read` and fails once `cancel` is set.
-struct Counting<'a, R> {
-    inner: R,
-    read: &'a AtomicU64,
-    cancel: &'a AtomicBool,
-}
-
-impl<R: Read> Read for Counting<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.cancel.load(Ordering::Relaxed) {
-            return Err(std::io::Error::other("cancelled"));
-        }
-        let n = self.inner.read(buf)?;
-        self.read.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-/// The access count behind a frequency of the kernel CSV: `f × T × p / 1000`, rounded (the
-/// frequency is `n / (T × p) × 1000`, exact to a few ulps, so rounding recovers `n`).
-pub fn count_from_frequency(frequency: Option<f64>, cycles: u64, ns_per_cycle: f64) -> u64 {
-    match frequency {
-        Some(f) if f.is_finite() && f > 0.0 => {
-            (f * cycles as f64 * ns_per_cycle / 1000.0).round() as u64
-        }
-        _ => 0,
-    }
-}
-
-/// The kernels behind kernel-CSV rows: ids, names, access counts and cycles, enough for
-/// [`FrontendReport::compute`].
-pub fn kernels_from_rows(rows: &[KernelRow], params: &Params) -> Vec<KernelResult> {
-    let p = params.ns_per_cycle();
-    rows.iter()
-        .enumerate()
-        .map(|(seq, row)| {
-            let t = row.total_cycles;
-            KernelResult {
-                seq,
-                id: Some(row.kernel_id),
-                name: Some(row.name.clone()),
-                l1_size_bytes: Some(row.l1_size),
-                end: EndStats {
-                    sim_cycle: Some(t),
-                    ..EndStats::default()
-                },
-                reads: [
-                    count_from_frequency(row.l1_read_frequency, t, p),
-                    count_from_frequency(row.l2_read_frequency, t, p),
-                ],
-                writes: [
-                    count_from_frequency(row.l1_write_frequency, t, p),
-                    count_from_frequency(row.l2_write_frequency, t, p),
-                ],
-                unique: [row.l1_unique, row.l2_unique],
-                last_cycle: t,
-                ..KernelResult::default()
-            }
-        })
-        .collect()
-}
-
-/// Reads back a simulation's outputs (kernel CSV, lifetime CSVs, JSON report); a missing file
-/// is a note, and the report is computed here without `NAME.json`.
+/// Reads back a simulation's outputs with the model ([`read_outputs`]): the job's progress
+/// is the bytes read, Cancel stops it between reads.
 fn load_outputs(files: &OutputFiles, params: &Params, ctx: &JobCtx) -> Result<Loaded, JobError> {
-    let present = files.present();
-    let reader = OutputReader {
-        what: present
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        total: present
-            .iter()
-            .filter_map(|f| std::fs::metadata(f).ok())
-            .map(|m| m.len())
-            .sum(),
-        read: AtomicU64::new(0),
-        ctx,
-    };
-    let mut notes = Vec::new();
-    let rows = match &files.kernel_csv {
-        Some(path) => {
-            reader.tick("reading the kernel CSV");
-            read_kernel_csv(&path.display().to_string(), reader.open(path)?)
-                .map_err(|e| reader.fail(e))?
+    let outputs = match read_outputs(files, params, Progress::new(ctx)) {
+        Ok(outputs) => outputs,
+        Err(GainsightError::Cancelled(_)) => {
+            let what = files
+                .present()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(cancelled_error(&what));
         }
-        None => {
-            notes.push("no NAME.sim.csv beside it: the kernel table is empty".to_string());
-            Vec::new()
-        }
-    };
-    let (per_kernel, lifetimes_known) = reader.lifetimes_by_kernel(files, &rows)?;
-    if !lifetimes_known {
-        notes.push(
-            "no lifetime CSVs (NAME.sim_l1.csv, NAME.sim_l2.csv) beside it: histograms and \
-             what-if refreshes need them"
-                .to_string(),
-        );
-    }
-    let json = match &files.json {
-        Some(path) => Some(reader.report(path)?),
-        None => None,
-    };
-    if ctx.is_cancelled() {
-        return Err(cancelled_error(&reader.what));
-    }
-    reader.tick("building the lifetime store");
-    let store = LifetimeStore::from_cycles(&per_kernel);
-    drop(per_kernel);
-    let name = json
-        .as_ref()
-        .map(|r| r.name.clone())
-        .filter(|n| !n.is_empty())
-        .or_else(|| {
-            present
-                .first()
-                .and_then(|p| output_stem(p))
-                .map(|(_, s, _)| s)
-        })
-        .unwrap_or_default();
-    let analysis = Analysis {
-        name: name.clone(),
-        files: present.iter().map(|p| p.display().to_string()).collect(),
-        kernels: kernels_from_rows(&rows, params),
-        rows,
-        store,
-        bytes: reader.total,
-        ..Analysis::default()
-    };
-    let report_from_file = json.is_some();
-    let report = match json {
-        Some(report) => report,
-        None => {
-            notes.push("no NAME.json beside it: the report is computed here".to_string());
-            let (date, time) = report_date_time();
-            FrontendReport::compute(&analysis, params, &name, &date, &time)
-        }
+        Err(error) => return Err(error.into()),
     };
     Ok(Loaded {
         inputs: Inputs::Outputs(files.clone()),
         params: params.clone(),
-        analysis,
-        report,
-        report_from_file,
-        lifetimes_known,
+        analysis: outputs.analysis,
+        report: outputs.report,
+        report_from_file: outputs.report_from_file,
+        lifetimes_known: outputs.lifetimes_known,
         elapsed: Duration::ZERO,
-        notes,
+        notes: outputs.notes,
     })
-}
-
-/// The lifetimes of each kernel id: `(id, L1 cycles, L2 cycles)`.
-type KernelLifetimes = Vec<(u64, Vec<u64>, Vec<u64>)>;
-
-/// Reads a simulation's output files, counting the bytes read for the job's progress and
-/// stopping on its cancel.
-struct OutputReader<'a> {
-    /// The files, for the "loading cancelled" message.
-    what: String,
-    /// Their total size.
-    total: u64,
-    /// The bytes read so far.
-    read: AtomicU64,
-    ctx: &'a JobCtx,
-}
-
-impl OutputReader<'_> {
-    /// Opens `path` for buffered, counted reading.
-    fn open(&self, path: &Path) -> Result<BufReader<Counting<'_, File>>, JobError> {
-        let file = File::open(path).map_err(JobError::io(path))?;
-        Ok(BufReader::with_capacity(
-            1 << 20,
-            Counting {
-                inner: file,
-                read: &self.read,
-                cancel: self.ctx.cancel_flag(),
-            },
-        ))
-    }
-
-    /// The job error of a read error: "cancelled" when the job was cancelled (the counting
-    /// reader stops with an error then).
-    fn fail(&self, error: GainsightError) -> JobError {
-        if self.ctx.is_cancelled() {
-            cancelled_error(&self.what)
-        } else {
-            error.into()
-        }
-    }
-
-    /// Reports the fraction of the bytes read so far, at `stage`.
-    fn tick(&self, stage: &str) {
-        let fraction = if self.total > 0 {
-            self.read.load(Ordering::Relaxed) as f64 / self.total as f64
-        } else {
-            0.0
-        };
-        self.ctx.progress(fraction as f32, stage);
-    }
-
-    /// The lifetimes grouped by kernel id: kernels of the kernel CSV first (in its order),
-    /// then ids only the lifetime CSVs name; and whether any lifetime CSV was there.
-    fn lifetimes_by_kernel(
-        &self,
-        files: &OutputFiles,
-        rows: &[KernelRow],
-    ) -> Result<(KernelLifetimes, bool), JobError> {
-        let mut ids: Vec<u64> = Vec::new();
-        for row in rows {
-            if !ids.contains(&row.kernel_id) {
-                ids.push(row.kernel_id);
-            }
-        }
-        let mut index_of: std::collections::HashMap<u64, usize> =
-            ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-        let mut per_kernel: KernelLifetimes =
-            ids.iter().map(|&id| (id, Vec::new(), Vec::new())).collect();
-        let mut lifetimes_known = false;
-        for (level, path) in [(0usize, &files.l1_csv), (1, &files.l2_csv)] {
-            let Some(path) = path else { continue };
-            self.tick(&format!("reading the L{} lifetimes", level + 1));
-            let lifetimes = read_lifetime_csv(&path.display().to_string(), self.open(path)?)
-                .map_err(|e| self.fail(e))?;
-            lifetimes_known = true;
-            for row in lifetimes {
-                let index = *index_of.entry(row.kernel_id).or_insert_with(|| {
-                    per_kernel.push((row.kernel_id, Vec::new(), Vec::new()));
-                    per_kernel.len() - 1
-                });
-                let entry = &mut per_kernel[index];
-                if level == 0 {
-                    entry.1.push(row.cycles);
-                } else {
-                    entry.2.push(row.cycles);
-                }
-            }
-        }
-        Ok((per_kernel, lifetimes_known))
-    }
-
-    /// The report of `NAME.json` at `path`.
-    fn report(&self, path: &Path) -> Result<FrontendReport, JobError> {
-        self.tick("reading the JSON report");
-        let mut text = String::new();
-        self.open(path)?.read_to_string(&mut text).map_err(|e| {
-            self.fail(GainsightError::Io {
-                path: path.display().to_string(),
-                source: e,
-            })
-        })?;
-        FrontendReport::read(&path.display().to_string(), &text).map_err(|e| self.fail(e))
-    }
 }
 
 /// Recomputes the report of outputs read back under new parameters, keeping from `old` what
@@ -606,36 +302,4 @@ pub fn recompute_outputs_report(loaded: &Loaded, params: &Params) -> FrontendRep
         report.read_energy = old.read_energy.clone();
     }
     report
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn output_names() {
-        let (dir, stem, slot) = output_stem(Path::new("/r/gen.SIM_L2.csv")).unwrap();
-        assert_eq!((dir, stem.as_str(), slot), (PathBuf::from("/r"), "gen", 2));
-        assert_eq!(output_stem(Path::new("a.sim.csv")).unwrap().2, 0);
-        assert_eq!(output_stem(Path::new("a.sim_l1.csv")).unwrap().2, 1);
-        assert_eq!(output_stem(Path::new("a.json")).unwrap().2, 3);
-        assert!(output_stem(Path::new("a.csv")).is_none());
-        assert!(output_stem(Path::new(".sim.csv")).is_none());
-        assert!(output_stem(Path::new("kernel-3.log")).is_none());
-    }
-
-    #[test]
-    fn counts_come_back_from_frequencies() {
-        let p = 1000.0 / 2235.0;
-        for (n, t) in [
-            (12056u64, 22571u64),
-            (88, 22571),
-            (1, 3),
-            (123_456_789, 987_654),
-        ] {
-            let f = sightline_model::gainsight::stats::level_frequency(n, t, p);
-            assert_eq!(count_from_frequency(f, t, p), n);
-        }
-        assert_eq!(count_from_frequency(None, 5, p), 0);
-    }
 }

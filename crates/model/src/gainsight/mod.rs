@@ -6,7 +6,9 @@
 //! - [`reader`] streams logs (one file or a folder), splits them into kernels and processes the
 //!   kernels in parallel; memory is bounded by the live addresses of the kernels in flight.
 //! - [`stats`] turns kernels into the `.sim.csv` rows and the JSON report with the frontend's
-//!   exact float operations; [`csv`] and [`report`] write and read the three outputs.
+//!   exact float operations; [`csv`] and [`report`] write and read the three outputs, and
+//!   [`outputs`] reads a simulation's outputs back into an [`Analysis`] (the bytes read as
+//!   [`Progress`](crate::core::Progress), with Cancel).
 //! - [`whatif`] keeps all lifetimes in a compact sorted form for instant what-if projections
 //!   (retention times, clock) and log-axis histograms.
 //! - [`params`] holds the assumptions (TOML). (Synthetic logs with known lifetimes are written
@@ -15,6 +17,7 @@
 pub mod csv;
 pub mod kernel;
 pub mod line;
+pub mod outputs;
 pub mod params;
 pub mod reader;
 pub mod report;
