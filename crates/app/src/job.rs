@@ -12,7 +12,9 @@
 //!
 //! A [`JobCtx`] is the model's [`ProgressSink`]: the work hands `Progress::new(ctx)` to any
 //! reader, loader, exporter or analysis, whose steps become the job's progress (a new stage
-//! at once, the rest throttled) and which stops when the job is cancelled.
+//! at once, the rest throttled) and which stops when the job is cancelled. The job's cancel
+//! flag is the model's [`CancelFlag`] ([`JobCtx::cancel_flag`]), for work that polls it from
+//! another thread (the rules' watchdog).
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,7 +22,7 @@ use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sightline_model::core::{ProgressSink, Step, Unit};
+use sightline_model::core::{CancelFlag, ProgressSink, Step, Unit};
 
 /// The name of a job's thread unless told otherwise.
 pub const THREAD_NAME: &str = "sightline-loader";
@@ -52,7 +54,7 @@ enum Update<M> {
 pub struct JobCtx<M = Infallible> {
     /// Sends an update and requests a repaint; `false` once nobody listens.
     out: Box<dyn Fn(Update<M>) -> bool + Send + Sync>,
-    cancel: Arc<AtomicBool>,
+    cancel: CancelFlag,
     /// When the last progress message was sent.
     last_progress: Mutex<Option<Instant>>,
     /// The label of the last step reported through [`ProgressSink`].
@@ -63,10 +65,10 @@ impl<M> JobCtx<M> {
     /// A context whose messages go nowhere and which is never cancelled, for running a job's
     /// work on the calling thread (tests, tools).
     pub fn detached() -> JobCtx<M> {
-        JobCtx::new(Box::new(|_| false), Arc::new(AtomicBool::new(false)))
+        JobCtx::new(Box::new(|_| false), CancelFlag::new())
     }
 
-    fn new(out: Box<dyn Fn(Update<M>) -> bool + Send + Sync>, cancel: Arc<AtomicBool>) -> Self {
+    fn new(out: Box<dyn Fn(Update<M>) -> bool + Send + Sync>, cancel: CancelFlag) -> Self {
         JobCtx {
             out,
             cancel,
@@ -110,11 +112,11 @@ impl<M> JobCtx<M> {
 
     /// Whether the job was cancelled (or dropped).
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
+        self.cancel.is_cancelled()
     }
 
-    /// The cancel flag, for model functions that check it themselves.
-    pub fn cancel_flag(&self) -> &Arc<AtomicBool> {
+    /// The job's cancel flag, to hand to work that runs on other threads (the rules' engine).
+    pub fn cancel_flag(&self) -> &CancelFlag {
         &self.cancel
     }
 }
@@ -160,7 +162,7 @@ impl<M> ProgressSink for JobCtx<M> {
 /// A job running on its own thread. Dropping it cancels it.
 pub struct Job<T, E, M = Infallible> {
     events: Receiver<JobEvent<T, E, M>>,
-    cancel: Arc<AtomicBool>,
+    cancel: CancelFlag,
     /// Set once [`Job::poll`] found the thread gone and every event read.
     ended: AtomicBool,
 }
@@ -185,7 +187,7 @@ impl<T: Send + 'static, E: Send + 'static, M: Send + 'static> Job<T, E, M> {
         work: impl FnOnce(&JobCtx<M>) -> Result<T, E> + Send + 'static,
     ) -> Job<T, E, M> {
         let (tx, events) = channel();
-        let cancel = Arc::new(AtomicBool::new(false));
+        let cancel = CancelFlag::new();
         let wake = Arc::new(wake);
         let updates = tx.clone();
         let woken = wake.clone();
@@ -251,7 +253,7 @@ impl<T, E, M> Job<T, E, M> {
 
     /// Asks the work to stop (it sees [`JobCtx::is_cancelled`]).
     pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
+        self.cancel.cancel();
     }
 
     /// Whether the job may still send something: `false` once [`Job::poll`] found its thread
@@ -383,7 +385,7 @@ mod tests {
                 }
                 true
             }),
-            Arc::new(AtomicBool::new(false)),
+            CancelFlag::new(),
         );
         ctx.progress(0.2, "first");
         // As if the last message had just gone out, however slow this machine is.
@@ -403,7 +405,7 @@ mod tests {
 
         let sent = Arc::new(Mutex::new(Vec::new()));
         let log = sent.clone();
-        let cancel = Arc::new(AtomicBool::new(false));
+        let cancel = CancelFlag::new();
         let ctx: JobCtx = JobCtx::new(
             Box::new(move |update| {
                 if let (Update::Progress(f, s), Ok(mut log)) = (update, log.lock()) {
@@ -426,7 +428,7 @@ mod tests {
         let name = "exporting to out.json".to_owned();
         progress.named(&name).report("events", 4, 4);
         assert_eq!(progress.check(), Ok(()));
-        cancel.store(true, Ordering::Relaxed);
+        cancel.cancel();
         assert_eq!(progress.part(1, 2).check(), Err(Cancelled));
         let sent = sent.lock().map(|s| s.clone()).unwrap_or_default();
         assert_eq!(

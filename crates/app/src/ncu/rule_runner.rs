@@ -4,10 +4,10 @@
 //! results come back through a channel and a repaint request.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::time::Duration;
 
+use sightline_model::core::CancelFlag;
 use sightline_model::ncu::Report;
 use sightline_rules::{RuleEngine, RulesError, RunOptions, RunOutput};
 
@@ -87,7 +87,7 @@ enum Message {
 struct Job {
     id: u64,
     request: ApplyRequest,
-    cancel: Arc<AtomicBool>,
+    cancel: CancelFlag,
 }
 
 /// A request submitted and not answered yet.
@@ -96,7 +96,7 @@ struct InFlight {
     tab: u64,
     kernel: usize,
     selection: RuleSelection,
-    cancel: Arc<AtomicBool>,
+    cancel: CancelFlag,
 }
 
 /// The client thread and its queue.
@@ -142,13 +142,13 @@ impl RuleRunner {
     pub fn submit(&mut self, request: ApplyRequest) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
-        let cancel = Arc::new(AtomicBool::new(false));
+        let cancel = CancelFlag::new();
         self.in_flight.push(InFlight {
             id,
             tab: request.tab,
             kernel: request.kernel,
             selection: request.selection.clone(),
-            cancel: Arc::clone(&cancel),
+            cancel: cancel.clone(),
         });
         // When the thread is gone the request stays in flight and `poll` answers it.
         if let Some(jobs) = &self.jobs {
@@ -164,7 +164,7 @@ impl RuleRunner {
     /// Cancels every request submitted so far (the rule running now is interrupted).
     pub fn cancel(&self) {
         for request in &self.in_flight {
-            request.cancel.store(true, Ordering::SeqCst);
+            request.cancel.cancel();
         }
     }
 
@@ -248,7 +248,7 @@ fn serve(jobs: Receiver<Message>, results: Sender<ApplyResult>, wake: impl Fn())
             mut options,
         } = request;
         let mut engine_started = warm_up_time.take();
-        let outcome = if cancel.load(Ordering::SeqCst) {
+        let outcome = if cancel.is_cancelled() {
             Err(ApplyError::Cancelled)
         } else {
             if engine.is_none() {

@@ -10,4 +10,4 @@ pub mod progress;
 pub mod threads;
 
 pub use lines::{Line, Lines};
-pub use progress::{Cancelled, FnSink, Progress, ProgressSink, Step, Ticker, Unit};
+pub use progress::{CancelFlag, Cancelled, FnSink, Progress, ProgressSink, Step, Ticker, Unit};

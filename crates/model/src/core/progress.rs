@@ -10,12 +10,14 @@
 //! cheap but not free: readers report every few thousand rows or few MB ([`Ticker`] counts for
 //! a loop that goes row by row), and the sink throttles what it shows.
 //!
-//! Ready sinks: an [`AtomicBool`] is a cancel-only sink (`Progress::new(&flag)`); [`FnSink`]
-//! calls a closure per step (with an optional cancel flag), for the command line and tests;
-//! [`Progress::none`] reports nowhere and is never cancelled.
+//! Ready sinks: an [`AtomicBool`] is a cancel-only sink (`Progress::new(&flag)`); a
+//! [`CancelFlag`] is one that can be shared with other threads and kept past a call (the app's
+//! jobs, the rules' watchdog); [`FnSink`] calls a closure per step (with an optional cancel
+//! flag), for the command line and tests; [`Progress::none`] reports nowhere and is never
+//! cancelled.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The user asked to stop: what [`Progress::check`] returns once the sink says so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -71,6 +73,42 @@ impl ProgressSink for AtomicBool {
 
     fn is_cancelled(&self) -> bool {
         self.load(Ordering::Relaxed)
+    }
+}
+
+/// A cancel flag shared by its clones: cancelling one cancels them all. A sink that shows
+/// nothing, for work that outlives a borrowed [`Progress`] or runs on other threads (a job's
+/// thread, the rules' watchdog, which polls it while a rule runs).
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    /// A flag not set.
+    pub fn new() -> CancelFlag {
+        CancelFlag::default()
+    }
+
+    /// Sets the flag: every clone is cancelled from now on.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the flag was set.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// A progress that reports nowhere and is cancelled with this flag.
+    pub fn progress(&self) -> Progress<'_> {
+        Progress::new(self)
+    }
+}
+
+impl ProgressSink for CancelFlag {
+    fn report(&self, _: &Step<'_>) {}
+
+    fn is_cancelled(&self) -> bool {
+        CancelFlag::is_cancelled(self)
     }
 }
 
@@ -384,6 +422,17 @@ mod tests {
         let sink = FnSink::new(|_: &Step<'_>| {}).with_cancel(&flag);
         assert_eq!(Progress::new(&sink).check(), Err(Cancelled));
         assert!(!Progress::new(&FnSink::new(|_: &Step<'_>| {})).is_cancelled());
+    }
+
+    #[test]
+    fn a_cancel_flag_is_shared_by_its_clones() {
+        let flag = CancelFlag::new();
+        let other = flag.clone();
+        assert_eq!(other.progress().check(), Ok(()));
+        flag.cancel();
+        assert!(flag.is_cancelled() && other.is_cancelled());
+        assert_eq!(other.progress().part(1, 2).check(), Err(Cancelled));
+        assert!(ProgressSink::is_cancelled(&other));
     }
 
     #[test]

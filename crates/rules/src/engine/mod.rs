@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use rustpython_vm::builtins::{PyBaseExceptionRef, PyTypeRef};
 use rustpython_vm::signal::{UserSignalSender, user_signal_channel};
 use rustpython_vm::{AsObject, Interpreter, PyObjectRef, PyPayload, PyResult, VirtualMachine};
+use sightline_model::core::{CancelFlag, ProgressSink};
 
 use super::model::{KernelRules, PythonError, RuleError, RuleResult, RulesError, StartupError};
 use super::nvrules::action::ActionData;
@@ -69,9 +70,10 @@ pub struct RunOptions {
     /// Run only these rules (with the rules they depend on, whose results are not reported);
     /// `None` runs every rule.
     pub only: Option<Vec<String>>,
-    /// Setting this flag (from any thread) cancels the run: the rule running is interrupted,
-    /// the rest are skipped, and the run returns what finished with `cancelled` set.
-    pub cancel: Option<Arc<AtomicBool>>,
+    /// Cancelling this flag (from any thread, the model's one cancel protocol) cancels the
+    /// run: the rule running is interrupted, the rest are skipped, and the run returns what
+    /// finished with `cancelled` set.
+    pub cancel: Option<CancelFlag>,
     /// How rules get SASS text (`IAction.sass_by_pc`): `None` (the default) gives empty
     /// strings; with options, nvdisasm is searched and run on the functions rules ask about.
     pub nvdisasm: Option<sightline_model::ncu::source::nvdisasm::NvdisasmOptions>,

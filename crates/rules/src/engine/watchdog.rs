@@ -17,7 +17,7 @@ pub(super) struct Watchdog {
 pub(super) struct WatchState {
     pub(super) call: u64,
     /// The cancel flag of the run the current call belongs to (polled while the call runs).
-    pub(super) cancel: Option<Arc<AtomicBool>>,
+    pub(super) cancel: Option<CancelFlag>,
     pub(super) deadline: Option<Instant>,
     pub(super) shutdown: bool,
     /// When the watchdog will wake up by itself (`None`: it waits to be notified).
@@ -32,7 +32,7 @@ thread_local! {
 }
 
 impl Watchdog {
-    pub(super) fn begin(&self, budget: Duration, cancel: Option<Arc<AtomicBool>>) -> u64 {
+    pub(super) fn begin(&self, budget: Duration, cancel: Option<CancelFlag>) -> u64 {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.call += 1;
         let deadline = Instant::now() + budget;
@@ -87,7 +87,7 @@ impl Watchdog {
             let cancelled = state
                 .cancel
                 .as_ref()
-                .is_some_and(|c| c.load(Ordering::SeqCst));
+                .is_some_and(ProgressSink::is_cancelled);
             if now < deadline && !cancelled {
                 let wake_at = if state.cancel.is_some() {
                     deadline.min(now + CANCEL_POLL)

@@ -81,7 +81,7 @@ pub(super) struct Worker {
     /// The timeline rules loaded.
     pub(super) timeline: Option<super::timeline::TimelineSet>,
     /// The cancel flag of the run being served.
-    pub(super) cancel: Option<Arc<AtomicBool>>,
+    pub(super) cancel: Option<CancelFlag>,
 }
 
 /// Formats a Python exception with its traceback (long tracebacks, e.g. of a `RecursionError`,
@@ -181,9 +181,7 @@ impl Worker {
 
     /// Whether the run being served was cancelled.
     pub(super) fn cancelled(&self) -> bool {
-        self.cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::SeqCst))
+        self.cancel.as_ref().is_some_and(ProgressSink::is_cancelled)
     }
 
     pub(super) fn guarded<R>(

@@ -13,10 +13,9 @@
 pub(crate) mod module;
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use sightline_model::core::CancelFlag;
 use sightline_model::timeline::nsys::stats::ReportTable;
 
 use crate::model::RuleError;
@@ -65,8 +64,8 @@ pub struct TimelineRunOptions {
     pub requests: Option<Vec<String>>,
     /// Time budget of one rule call.
     pub timeout: Duration,
-    /// Setting this flag cancels the run (the rule running is interrupted).
-    pub cancel: Option<Arc<AtomicBool>>,
+    /// Cancelling this flag cancels the run (the rule running is interrupted).
+    pub cancel: Option<CancelFlag>,
 }
 
 impl TimelineRunOptions {
