@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline_model::codexl::counters::CounterFile;
+use sightline_model::codexl::CounterFile;
 
 fuzz_target!(|data: &[u8]| {
     let file = CounterFile::parse(data);
@@ -14,6 +14,8 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = file.row_for_call(1, 1);
     for warning in file.warnings() {
-        let _ = warning.plain_in(std::path::Path::new("fuzz.csv")).to_string();
+        let _ = warning
+            .plain_in(std::path::Path::new("fuzz.csv"))
+            .to_string();
     }
 });

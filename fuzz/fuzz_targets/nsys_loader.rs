@@ -57,7 +57,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // Every report on its own (one failing must not hide the others' panics).
-    if let Ok(db) = nsys::db::ExportDb::open(path) {
+    if let Ok(db) = nsys::ExportDb::open(path) {
         for name in stats::report_names() {
             if let Ok(stats::ReportOutcome::Table(t)) = stats::run_report(&db, name) {
                 let _ = stats::to_csv(&t);
@@ -71,7 +71,13 @@ fuzz_target!(|data: &[u8]| {
                 let _ = ops::gaps(table, &rows, &by, 0);
                 let _ = ops::utilization(table, &rows, &by, 7);
                 let _ = ops::sort(&trace, table, &rows, &[("duration".into(), true)]);
-                let _ = ops::filter(&trace, table, &rows, "name", &ops::Test::Contains("a".into()));
+                let _ = ops::filter(
+                    &trace,
+                    table,
+                    &rows,
+                    "name",
+                    &ops::Test::Contains("a".into()),
+                );
             }
         }
     }

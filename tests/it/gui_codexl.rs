@@ -16,10 +16,7 @@ use sightline::app::SightlineApp;
 use sightline::app::codexl::dispatch::{dispatch_details_ui, load_session_data, offer_session_ui};
 use sightline::app::codexl::{CountersDoc, OccupancyDoc};
 use sightline::app::document::Document;
-use sightline::codexl::counters::CounterFile;
-use sightline::codexl::curves::OccupancyModel;
-use sightline::codexl::occupancy::OccupancyFile;
-use sightline::codexl::session::{SessionData, SessionFiles};
+use sightline::codexl::{CounterFile, OccupancyFile, OccupancyModel, SessionData, SessionFiles};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -15,8 +15,7 @@ use sightline::app::SightlineApp;
 use sightline::app::document::{Document, DocumentKind, route};
 use sightline::app::gainsight::GainsightDoc;
 use sightline::app::gainsight::charts::count_label;
-use sightline::gainsight::whatif::Selection;
-use sightline::gainsight::{Level, Params};
+use sightline::gainsight::{Level, Params, Selection};
 use sightline_test_support::gainsight::{GenConfig, generate};
 
 fn fixture(name: &str) -> PathBuf {
@@ -408,10 +407,7 @@ fn a_bad_file_shows_an_error_naming_it() {
     let bad = dir.path().join("bad.sim.csv");
     std::fs::write(
         &bad,
-        format!(
-            "{}\n1,k,x\n",
-            sightline::gainsight::csv::KERNEL_HEADER.join(",")
-        ),
+        format!("{}\n1,k,x\n", sightline::gainsight::KERNEL_HEADER.join(",")),
     )
     .expect("write");
     let mut h = harness(vec![bad.clone()]);

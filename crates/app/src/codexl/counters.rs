@@ -16,8 +16,7 @@ use super::loader::{LoadError, Loaded, start_load};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
 use crate::document::{Document, Services, Wake};
 use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
-use sightline_model::codexl::CodexlError;
-use sightline_model::codexl::counters::{CounterFile, CounterValue, KernelAggregate};
+use sightline_model::codexl::{CodexlError, CounterFile, CounterValue, KernelAggregate};
 use sightline_model::core::Progress;
 
 /// A column of the dispatch table.

@@ -16,8 +16,7 @@ use super::occupancy_charts::{KernelCharts, charts_grid_ui, limits_text};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
 use crate::document::{Document, Services, Wake};
 use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
-use sightline_model::codexl::CodexlError;
-use sightline_model::codexl::occupancy::OccupancyFile;
+use sightline_model::codexl::{CodexlError, OccupancyFile};
 use sightline_model::core::Progress;
 
 /// An occupancy file prepared for the view (on the loader thread).

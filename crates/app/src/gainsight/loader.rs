@@ -11,13 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use sightline_model::gainsight::csv::{read_kernel_csv, read_lifetime_csv};
-use sightline_model::gainsight::reader::expand_inputs;
-use sightline_model::gainsight::report::{FrontendReport, report_date_time};
-use sightline_model::gainsight::stats::KernelRow;
-use sightline_model::gainsight::whatif::LifetimeStore;
 use sightline_model::gainsight::{
-    Analysis, AnalyzeOptions, EndStats, GainsightError, KernelResult, Params, analyze_paths,
+    Analysis, AnalyzeOptions, EndStats, FrontendReport, GainsightError, KernelResult, KernelRow,
+    LifetimeStore, Params, analyze_paths, expand_inputs, read_kernel_csv, read_lifetime_csv,
+    report_date_time,
 };
 
 use crate::job::{Job, JobCtx};
@@ -622,7 +619,7 @@ mod tests {
             (1, 3),
             (123_456_789, 987_654),
         ] {
-            let f = sightline_model::gainsight::stats::level_frequency(n, t, p);
+            let f = sightline_model::gainsight::level_frequency(n, t, p);
             assert_eq!(count_from_frequency(f, t, p), n);
         }
         assert_eq!(count_from_frequency(None, 5, p), 0);

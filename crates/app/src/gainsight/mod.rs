@@ -35,8 +35,7 @@ use loader::{
     GainsightJob, Inputs, JobError, Loaded, recompute_outputs_report, start_job, start_load,
 };
 use params_editor::{EditorAction, ParamsEditor};
-use sightline_model::gainsight::Params;
-use sightline_model::gainsight::whatif::Selection;
+use sightline_model::gainsight::{Params, Selection};
 use sightline_model::kind::FileKind;
 use table::compact;
 
@@ -528,7 +527,7 @@ struct ChartView<'a> {
     loaded: &'a Loaded,
     retention_us: &'a [f64],
     selected: Option<usize>,
-    histograms: Option<&'a [sightline_model::gainsight::whatif::LogHistogram; 2]>,
+    histograms: Option<&'a [sightline_model::gainsight::LogHistogram; 2]>,
     projection: Option<&'a whatif::Projection>,
     height: f32,
 }

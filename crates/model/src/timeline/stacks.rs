@@ -123,11 +123,6 @@ impl StacksBuilder {
         Some(self.stacks.frame(node.frame)?.symbol)
     }
 
-    /// Whether nothing was interned.
-    pub fn is_empty(&self) -> bool {
-        self.stacks.nodes.is_empty()
-    }
-
     /// The stacks built.
     pub fn finish(self) -> CallStacks {
         self.stacks
