@@ -66,9 +66,9 @@ pub struct OccupancyDoc {
     /// Loading, then the prepared file and its session.
     load: Load<OccupancyDoc>,
     /// The table (its selection is the charted row).
-    pub table: SortableTable,
+    table: SortableTable,
     /// The selected row's charts.
-    pub charts: Option<KernelCharts>,
+    charts: Option<KernelCharts>,
 }
 
 impl OccupancyDoc {
@@ -97,6 +97,22 @@ impl OccupancyDoc {
         let charts = KernelCharts::new(row, r);
         self.charts = Some(charts);
         self.table.select(row);
+    }
+}
+
+/// What the GUI tests read of an occupancy file's tab; the app itself goes through the methods
+/// above.
+impl OccupancyDoc {
+    /// The table (sort, order, selection).
+    #[doc(hidden)]
+    pub fn table(&self) -> &SortableTable {
+        &self.table
+    }
+
+    /// The selected row's charts.
+    #[doc(hidden)]
+    pub fn charts(&self) -> Option<&KernelCharts> {
+        self.charts.as_ref()
     }
 }
 
