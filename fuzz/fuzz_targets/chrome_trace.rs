@@ -15,14 +15,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut again = Vec::new();
-    if export(
-        &timeline,
-        ExportFormat::ChromeJson,
-        ExportOptions::default(),
-        &mut again,
-    )
-    .is_ok()
-    {
+    if export(&timeline, ExportFormat::ChromeJson, ExportOptions::default(), &mut again).is_ok() {
         let back = read_chrome::from_bytes(Path::new("again.json"), &again)
             .expect("Sightline reads its own export");
         assert_eq!(back.event_count(), timeline.event_count());

@@ -14,8 +14,6 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = file.row_for_call(1, 1);
     for warning in file.warnings() {
-        let _ = warning
-            .plain_in(std::path::Path::new("fuzz.csv"))
-            .to_string();
+        let _ = warning.plain_in(std::path::Path::new("fuzz.csv")).to_string();
     }
 });

@@ -52,11 +52,7 @@ fuzz_target!(|data: &[u8]| {
         });
     }
     let module = SourceModule::from_entries(&entries);
-    let _ = (
-        module.problems().len(),
-        module.sm(),
-        module.ptx().lines().len(),
-    );
+    let _ = (module.problems().len(), module.sm(), module.ptx().lines().len());
     for f in module.functions() {
         let _ = module.callees(f);
         for pc in f.pcs().take(4096) {

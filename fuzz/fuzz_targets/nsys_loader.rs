@@ -71,13 +71,7 @@ fuzz_target!(|data: &[u8]| {
                 let _ = ops::gaps(table, &rows, &by, 0);
                 let _ = ops::utilization(table, &rows, &by, 7);
                 let _ = ops::sort(&trace, table, &rows, &[("duration".into(), true)]);
-                let _ = ops::filter(
-                    &trace,
-                    table,
-                    &rows,
-                    "name",
-                    &ops::Test::Contains("a".into()),
-                );
+                let _ = ops::filter(&trace, table, &rows, "name", &ops::Test::Contains("a".into()));
             }
         }
     }

@@ -14,10 +14,7 @@ use sightline_model::timeline::nsys::{ExportDb, salvage, stats};
 fn scratch() -> &'static PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
-        std::env::temp_dir().join(format!(
-            "sightline-fuzz-salvage-{}.sqlite",
-            std::process::id()
-        ))
+        std::env::temp_dir().join(format!("sightline-fuzz-salvage-{}.sqlite", std::process::id()))
     })
 }
 

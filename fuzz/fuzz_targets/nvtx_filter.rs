@@ -8,13 +8,14 @@ use libfuzzer_sys::fuzz_target;
 use sightline_rules::nvtx_filter::{DomainRanges, NvtxFilter};
 
 fn states() -> Vec<Vec<DomainRanges>> {
-    let domain =
-        |name: &str, is_default: bool, push_pop: &[&str], start_end: &[&str]| DomainRanges {
+    let domain = |name: &str, is_default: bool, push_pop: &[&str], start_end: &[&str]| {
+        DomainRanges {
             name: name.to_owned(),
             is_default,
             push_pop: push_pop.iter().map(|s| (*s).to_owned()).collect(),
             start_end: start_end.iter().map(|s| (*s).to_owned()).collect(),
-        };
+        }
+    };
     let deep: Vec<String> = (0..64).map(|i| format!("r{}", i % 5)).collect();
     let deep: Vec<&str> = deep.iter().map(String::as_str).collect();
     vec![

@@ -15,10 +15,7 @@ fuzz_target!(|data: &[u8]| {
     for d in &doc.diagnostics {
         assert!(d.line() >= 1 && u64::from(d.line()) <= lines, "{d:?}");
         assert!(d.column() >= 1, "{d:?}");
-        assert!(
-            (d.line(), d.column()) >= previous,
-            "diagnostics out of order"
-        );
+        assert!((d.line(), d.column()) >= previous, "diagnostics out of order");
         previous = (d.line(), d.column());
     }
     for line in doc.diagnostic_lines() {

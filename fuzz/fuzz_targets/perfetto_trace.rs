@@ -22,14 +22,7 @@ fuzz_target!(|data: &[u8]| {
         &mut std::io::sink(),
     );
     let mut again = Vec::new();
-    if export(
-        &timeline,
-        ExportFormat::Perfetto,
-        ExportOptions::default(),
-        &mut again,
-    )
-    .is_ok()
-    {
+    if export(&timeline, ExportFormat::Perfetto, ExportOptions::default(), &mut again).is_ok() {
         let back = read_perfetto::from_bytes(Path::new("again.pftrace"), &again)
             .expect("Sightline reads its own export");
         assert_eq!(back.event_count(), timeline.event_count());

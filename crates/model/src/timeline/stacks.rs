@@ -12,7 +12,7 @@ use super::strings::StrId;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StackId(pub u32);
 
-/// A frame's index in [`CallStacks::frames`].
+/// A frame's index in `CallStacks::frames`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FrameId(pub u32);
 

@@ -334,7 +334,7 @@ impl AtpFile {
     }
 
     /// Whether every trace-line offset fits in 32 bits (files under 4 GiB), so the timeline
-    /// can carry them itself (see [`timeline::EventOrigin`]).
+    /// can carry them itself (see `timeline::EventOrigin`).
     pub fn offsets_fit_u32(&self) -> bool {
         self.source.len() < u32::MAX as usize
     }
