@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sightline::ncu::Report;
-use sightline::section::details::resolve_action;
-use sightline::section::registry::SectionSet;
+use sightline::section::{SectionSet, resolve_action};
 
 fn median(mut runs: Vec<Duration>) -> Duration {
     runs.sort();

@@ -10,8 +10,7 @@
 
 use std::time::Instant;
 
-use sightline::gainsight::Level;
-use sightline::gainsight::whatif::{LifetimeStore, Selection};
+use sightline::gainsight::{Level, LifetimeStore, Selection};
 
 fn lifetimes(n: usize, seed: u64, distinct: bool) -> Vec<u64> {
     let mut state = seed | 1;

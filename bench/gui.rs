@@ -25,7 +25,7 @@ use sightline::app::ncu::baselines::Pick;
 use sightline::app::ncu::report_tab::ReportTab;
 use sightline::app::ncu::state::NcuState;
 use sightline::app::{Settings, SightlineApp, StartOptions};
-use sightline::section::registry::deploy_bundled_sections;
+use sightline::section::deploy_bundled_sections;
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let index = ((sorted.len() - 1) as f64 * p).round() as usize;

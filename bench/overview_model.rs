@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use sightline_model::ncu::Report;
-use sightline_model::section::overview::OverviewBuilder;
-use sightline_model::section::registry::SectionSet;
+use sightline_model::section::{OverviewBuilder, SectionSet};
 
 fn best(mut run: impl FnMut()) -> Duration {
     (0..3)

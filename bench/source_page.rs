@@ -24,7 +24,7 @@ use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::Report;
 use sightline::ncu::source::SourceModule;
 use sightline::ncu::source::nvdisasm::{self, NvdisasmOptions};
-use sightline::section::registry::deploy_bundled_sections;
+use sightline::section::deploy_bundled_sections;
 
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)

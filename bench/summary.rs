@@ -16,8 +16,7 @@ use egui_kittest::Harness;
 use sightline::app::ncu::report_tab::{Page, ReportTab};
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::Report;
-use sightline::section::overview::OverviewBuilder;
-use sightline::section::registry::{SectionSet, deploy_bundled_sections};
+use sightline::section::{OverviewBuilder, SectionSet, deploy_bundled_sections};
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)

@@ -28,9 +28,9 @@ use sightline::app::document::Document;
 use sightline::app::timeline::TimelineDoc;
 use sightline::app::timeline::cpu_profile::ProfileView;
 use sightline::app::{Settings, SightlineApp, StartOptions};
-use sightline::timeline::nsys::db::ExportDb;
+use sightline::timeline::CallTree;
+use sightline::timeline::nsys::ExportDb;
 use sightline::timeline::nsys::stats::{self, ReportOutcome};
-use sightline::timeline::profile::CallTree;
 use sightline_test_support::nsys::{SynthOptions, write_export_with_cpu};
 use sightline_test_support::nsys_cpu::CpuOptions;
 

@@ -14,8 +14,9 @@ use std::process::{Command, Output};
 
 use bytes::Bytes;
 use prost::Message;
-use sightline::ncu::dump::{DumpOptions, write_dump};
-use sightline::ncu::{Action, MAGIC, Metric, MetricValue, NameBase, ReadError, Report};
+use sightline::ncu::{
+    Action, DumpOptions, MAGIC, Metric, MetricValue, NameBase, ReadError, Report, write_dump,
+};
 use sightline::problem::Location;
 use sightline::proto::nv::nvtx::{NvtxDomainInfo, NvtxState};
 use sightline::proto::nv::profiler::messages as pb;

@@ -35,7 +35,7 @@ fn report(dir: &Path) -> Option<PathBuf> {
         );
         return None;
     }
-    if sightline::timeline::nsys::rep::find_nsys(None).is_some() {
+    if sightline::timeline::nsys::find_nsys(None).is_some() {
         eprintln!("skipping: an nsys is on PATH, so the tab would not ask for one");
         return None;
     }

@@ -7,9 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline_model::timeline::atp::AtpFile;
-use sightline_model::timeline::atp::details::{dispatch_key, event_details};
-use sightline_model::timeline::atp::timeline::timeline_of;
+use sightline_model::timeline::atp::{AtpFile, dispatch_key, event_details, timeline_of};
 
 fuzz_target!(|data: &[u8]| {
     let file = AtpFile::from_bytes("fuzz.atp", data.to_vec());

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline_model::codexl::counters::CounterFile;
+use sightline_model::codexl::CounterFile;
 
 fuzz_target!(|data: &[u8]| {
     let file = CounterFile::parse(data);

@@ -4,8 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline_model::codexl::curves::OccupancyModel;
-use sightline_model::codexl::occupancy::OccupancyFile;
+use sightline_model::codexl::{OccupancyFile, OccupancyModel};
 
 fuzz_target!(|data: &[u8]| {
     let file = OccupancyFile::parse(data);

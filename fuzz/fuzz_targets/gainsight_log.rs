@@ -5,12 +5,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline_model::gainsight::csv::{
-    read_kernel_csv, read_lifetime_csv, write_kernel_csv, write_lifetime_rows,
+use sightline_model::gainsight::{
+    AnalyzeOptions, FrontendReport, Level, Params, Selection, Source, analyze, read_kernel_csv,
+    read_lifetime_csv, write_kernel_csv, write_lifetime_rows,
 };
-use sightline_model::gainsight::report::FrontendReport;
-use sightline_model::gainsight::whatif::Selection;
-use sightline_model::gainsight::{AnalyzeOptions, Level, Params, Source, analyze};
 
 /// The default parameters, parsed once.
 fn params() -> &'static Params {

@@ -57,7 +57,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // Every report on its own (one failing must not hide the others' panics).
-    if let Ok(db) = nsys::db::ExportDb::open(path) {
+    if let Ok(db) = nsys::ExportDb::open(path) {
         for name in stats::report_names() {
             if let Ok(stats::ReportOutcome::Table(t)) = stats::run_report(&db, name) {
                 let _ = stats::to_csv(&t);

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sightline_model::timeline::nsys::{db::ExportDb, salvage, stats};
+use sightline_model::timeline::nsys::{ExportDb, salvage, stats};
 
 fn scratch() -> &'static PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(path, data).is_err() {
         return;
     }
-    if let Ok(salvaged) = salvage::salvage(path) {
+    if let Ok(salvaged) = salvage(path) {
         let _ = salvaged.summary();
         let _ = sightline_model::timeline::nsys::load(salvaged.path());
     }

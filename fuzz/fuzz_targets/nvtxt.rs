@@ -41,10 +41,10 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = doc.title();
 
-    let timeline = nvtxt::timeline::timeline_of(&doc);
+    let timeline = nvtxt::timeline_of(&doc);
     assert_eq!(timeline.event_count(), doc.events.len());
     assert_eq!(timeline.warnings.len(), doc.diagnostics.len());
-    let merged = sightline_model::timeline::open::merge_nvtxt(
+    let merged = sightline_model::timeline::merge_nvtxt(
         sightline_model::timeline::Timeline::default(),
         std::slice::from_ref(&doc),
     );

@@ -4,8 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sightline_model::ncu::Report;
-use sightline_model::ncu::dump::{DumpOptions, write_dump};
+use sightline_model::ncu::{DumpOptions, Report, write_dump};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(report) = Report::from_bytes("fuzz.ncu-rep", bytes::Bytes::copy_from_slice(data)) else {

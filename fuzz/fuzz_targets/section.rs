@@ -9,9 +9,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use sightline_model::ncu::{Action, Report};
-use sightline_model::section::details::resolve_action;
-use sightline_model::section::parse::{parse_chart, parse_section};
-use sightline_model::section::registry::SectionSet;
+use sightline_model::section::{SectionSet, parse_chart, parse_section, resolve_action};
 
 static SAMPLE: &[u8] = include_bytes!("../../fixtures/sample.ncu-rep");
 

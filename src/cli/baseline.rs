@@ -1,14 +1,14 @@
 //! `--baseline OTHER[:KERNEL]` of `sightline details` and `sightline summary`: opens each
 //! baseline report and finds, for each result shown, the baseline's result — the one picked by
 //! index, else the one with the same kernel name and launch order
-//! ([`crate::section::baseline::match_by_name`]).
+//! ([`crate::section::match_by_name`]).
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use crate::ncu::{NameBase, Report};
 use crate::pyjson::PyJsonWriter;
-use crate::section::baseline::{BaselineSpec, Difference, match_all, match_by_name};
+use crate::section::{BaselineSpec, Difference, match_all, match_by_name};
 
 use super::common::open_report;
 

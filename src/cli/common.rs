@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::ncu::Report;
 use crate::problem::Problem;
-use crate::section::registry::SectionFolder;
+use crate::section::SectionFolder;
 
 /// Section search path options, as Nsight Compute's CLI has them.
 #[derive(clap::Args, Debug, Clone, Default)]

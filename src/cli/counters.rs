@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::codexl::counters::{CounterFile, CounterValue, Values};
+use crate::codexl::{CounterFile, CounterValue, Values};
 use crate::problem::Problem;
 
 use super::common::csv_field;

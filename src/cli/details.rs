@@ -8,20 +8,17 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::ncu::dump::write_metric_value;
-use crate::ncu::{Action, MetricValue, Report};
+use crate::ncu::{Action, MetricValue, Report, write_metric_value};
 use crate::pyjson::PyJsonWriter;
-use crate::section::choice::SectionChoice;
-use crate::section::details::{
+use crate::section::SectionChoice;
+use crate::section::memory::MemoryWidget;
+use crate::section::{
     DetailsSection, Entry, Item, ItemKind, KernelDetails, RooflinePoint, TableLayout,
     resolve_action_for,
 };
-use crate::section::memory::MemoryWidget;
 
-use crate::ncu::pages::chip::ChipLibrary;
-use crate::ncu::pages::csv::write_row;
-use crate::ncu::pages::details::{DetailsOptions, details_page};
-use crate::section::filter::Target;
+use crate::ncu::pages::{ChipLibrary, DetailsOptions, details_page, write_row};
+use crate::section::Target;
 
 use super::common::{KernelChoice, PrintUnits, SectionFolders, csv_field, open_report};
 
@@ -67,7 +64,7 @@ pub struct DetailsArgs {
     /// launch order) or `OTHER:KERNEL` (that index). Repeatable. Text, JSON and
     /// `--format sightline-csv` print each entry's baseline values and differences.
     #[arg(long = "baseline", value_name = "OTHER[:KERNEL]")]
-    pub baselines: Vec<crate::section::baseline::BaselineSpec>,
+    pub baselines: Vec<crate::section::BaselineSpec>,
 }
 
 /// `--print-details` of `sightline details`.
@@ -172,7 +169,7 @@ pub fn run(args: &DetailsArgs, mut out: &mut dyn Write) -> anyhow::Result<ExitCo
 fn page_baselines(
     report: &Report,
     pages: &[KernelDetails],
-    specs: &[crate::section::baseline::BaselineSpec],
+    specs: &[crate::section::BaselineSpec],
     folders: &SectionFolders,
 ) -> anyhow::Result<Vec<Vec<baseline::PageBaseline>>> {
     let names = super::baseline::function_names(report)?;
@@ -185,9 +182,7 @@ fn page_baselines(
             let (result, entries) = match found {
                 Some(index) => {
                     let (_, resolved) = resolve_pages(&other.report, &mut choice, &[index], false)?;
-                    let entries = resolved
-                        .first()
-                        .map(crate::section::baseline::BaselineEntries::of);
+                    let entries = resolved.first().map(crate::section::BaselineEntries::of);
                     (
                         Some((index, other.names.get(index).cloned().unwrap_or_default())),
                         entries,

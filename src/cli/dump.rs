@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::ncu::dump::{DumpOptions, write_dump};
+use crate::ncu::{DumpOptions, write_dump};
 
 use super::common::{open_report, print_report_warnings};
 

@@ -15,7 +15,7 @@ use anyhow::Context;
 use crate::kind::FileKind;
 use crate::timeline::export::{ExportFormat, ExportOptions, export};
 use crate::timeline::nsys::LoadOptions;
-use crate::timeline::open::{TimelineFileKind, load_timeline, merge_nvtxt_files};
+use crate::timeline::{TimelineFileKind, load_timeline, merge_nvtxt_files};
 
 /// The output format.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,12 +65,12 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             .any(|f| TimelineFileKind::of(f) != Some(TimelineFileKind::Nvtxt));
     let timeline = if merged {
         // Several timelines: one group per file, aligned by their session starts.
-        let files = crate::timeline::open::timeline_inputs(&args.files)?;
+        let files = crate::timeline::timeline_inputs(&args.files)?;
         let inputs = files
             .iter()
             .map(|f| super::timeline::input_for(f, args.nsys.as_deref()))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        crate::timeline::open::load_merged(&inputs, crate::core::Progress::none())?.timeline
+        crate::timeline::load_merged(&inputs, crate::core::Progress::none())?.timeline
     } else {
         let kind = TimelineFileKind::from_kind(FileKind::of_path(first))
             .unwrap_or(TimelineFileKind::NsysExport);

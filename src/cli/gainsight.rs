@@ -8,10 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::gainsight::csv::{write_kernel_csv, write_lifetime_header, write_lifetime_rows};
-use crate::gainsight::report::{FrontendReport, report_date_time};
-use crate::gainsight::whatif::Selection;
-use crate::gainsight::{Analysis, AnalyzeOptions, GainsightError, Level, Params, analyze_paths};
+use crate::gainsight::{
+    Analysis, AnalyzeOptions, FrontendReport, GainsightError, Level, Params, Selection,
+    analyze_paths, report_date_time, write_kernel_csv, write_lifetime_header, write_lifetime_rows,
+};
 
 /// Arguments of `sightline gainsight`.
 #[derive(clap::Args, Debug, Clone)]

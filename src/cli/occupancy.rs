@@ -8,9 +8,9 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-use crate::codexl::counters::CounterValue;
-use crate::codexl::curves::{Limits, OccupancyCurve, OccupancyModel};
-use crate::codexl::occupancy::{OccupancyFile, OccupancyRow};
+use crate::codexl::{
+    CounterValue, Limits, OccupancyCurve, OccupancyFile, OccupancyModel, OccupancyRow,
+};
 
 use super::counters::{TableFormat, TableView, json_string, print_warnings, write_aligned};
 

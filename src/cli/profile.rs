@@ -10,10 +10,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::timeline::FrameId;
 use crate::timeline::nsys::{self};
-use crate::timeline::profile::{CallTree, StackCounts, flat};
-use crate::timeline::stacks::FrameId;
-use crate::timeline::{Timeline, TrackId, TrackKind};
+use crate::timeline::{CallTree, StackCounts, Timeline, TrackId, TrackKind, flat};
 
 use super::common::csv_field;
 

@@ -5,10 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::ncu::pages::csv::write_row;
-use crate::ncu::pages::raw::{RawOptions, raw_csv_page, raw_page};
-use crate::ncu::pages::summary::SummaryPer;
-use crate::ncu::pages::summary_raw::raw_summary_page;
+use crate::ncu::pages::{
+    RawOptions, SummaryPer, raw_csv_page, raw_page, raw_summary_page, write_row,
+};
 
 use super::common::{PrintInstances, PrintUnits, all_actions, open_report};
 

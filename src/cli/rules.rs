@@ -11,11 +11,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::ncu::rule_result::{self, RuleOrigin};
+use crate::ncu::{RuleOrigin, write_rule_json};
 use crate::pyjson::PyJsonWriter;
 use crate::rules::model::{MarkerLocation, MsgType, TableCell};
 use crate::rules::{KernelRules, RuleEngine, RuleError, RunOptions, RunOutput, SectionBinding};
-use crate::section::registry::{SectionSet, deployed_section_folder};
+use crate::section::{SectionSet, deployed_section_folder};
 
 use super::common::{KernelChoice, SectionFolders, open_report};
 
@@ -179,7 +179,7 @@ fn write_kernel<W: Write>(w: &mut PyJsonWriter<W>, kernel: &KernelRules) -> io::
             section_identifier: result.section_identifier.as_deref(),
         };
         for message in &result.messages {
-            rule_result::write_json(w, rule, message)?;
+            write_rule_json(w, rule, message)?;
         }
     }
     w.end_array()?;

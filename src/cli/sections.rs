@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::rules::scan::scan_rules;
-use crate::section::registry::{SectionFolder, SectionSet, search_path};
+use crate::section::{SectionFolder, SectionSet, search_path};
 
 use super::common::{SectionFolders, write_table};
 

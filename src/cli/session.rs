@@ -5,8 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::ncu::pages::csv::write_titled_tables;
-use crate::ncu::pages::session::session_page;
+use crate::ncu::pages::{session_page, write_titled_tables};
 
 use super::common::open_report;
 

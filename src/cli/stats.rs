@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use crate::pyjson::write_string;
 use crate::timeline::nsys::stats::{self, Cell, ReportOutcome, ReportRequest, ReportTable};
-use crate::timeline::nsys::{self, rep};
+use crate::timeline::nsys::{self, ExportDb, MergedExport, default_cache_dir, export_report};
 
 /// Output format of `sightline stats`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -62,10 +62,10 @@ pub struct StatsArgs {
 /// The SQLite export to read for `file`: itself, or the (cached) export of a `.nsys-rep`.
 pub fn export_for(file: &Path, nsys_exe: Option<&Path>) -> anyhow::Result<PathBuf> {
     if nsys::is_report_file(file) {
-        let out = rep::export_report(
+        let out = export_report(
             file,
             nsys_exe,
-            &rep::default_cache_dir(),
+            &default_cache_dir(),
             crate::core::Progress::none(),
         )?;
         eprintln!(
@@ -109,7 +109,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|f| export_for(f, args.nsys.as_deref()))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        merged = nsys::merged::MergedExport::build(&exports)?;
+        merged = MergedExport::build(&exports)?;
         for w in &merged.warnings {
             eprintln!("{w}");
         }
@@ -117,7 +117,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     } else {
         export_for(file, args.nsys.as_deref())?
     };
-    let db = nsys::db::ExportDb::open_salvaging(&export)?;
+    let db = ExportDb::open_salvaging(&export)?;
     if let Some(summary) = &db.salvage {
         eprintln!("warning: {}: {summary}", db.path.display());
     }
@@ -198,7 +198,7 @@ fn run_per_file(args: &StatsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCod
 /// `--output PREFIX`: each report written to `PREFIX_report.csv` as soon as it is computed,
 /// and dropped.
 fn write_report_files(
-    db: &nsys::db::ExportDb,
+    db: &ExportDb,
     requests: &[(&str, ReportRequest)],
     prefix: &Path,
     timing: bool,

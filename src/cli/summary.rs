@@ -4,12 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::ncu::rule_result::rule_messages;
-use crate::ncu::{NameBase, Report};
+use crate::ncu::{NameBase, Report, rule_messages};
 
-use crate::ncu::pages::csv::write_row;
-use crate::ncu::pages::summary::{SummaryPer, summary_page};
-use crate::section::choice::SectionChoice;
+use crate::ncu::pages::{SummaryPer, summary_page, write_row};
+use crate::section::SectionChoice;
 
 use super::common::{PrintUnits, SectionFolders, open_report, write_table};
 use super::details::resolve_pages;
@@ -38,7 +36,7 @@ pub struct SummaryArgs {
     /// the Speed of Light and Occupancy values with each baseline's and the difference: text,
     /// CSV with `--csv`, JSON with `--json`.
     #[arg(long = "baseline", value_name = "OTHER[:KERNEL]")]
-    pub baselines: Vec<crate::section::baseline::BaselineSpec>,
+    pub baselines: Vec<crate::section::BaselineSpec>,
     /// With `--baseline`: print JSON.
     #[arg(long, requires = "baselines", conflicts_with = "csv")]
     pub json: bool,

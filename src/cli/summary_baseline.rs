@@ -9,10 +9,10 @@ use std::io::{self, Write};
 
 use crate::ncu::Report;
 use crate::pyjson::PyJsonWriter;
-use crate::section::baseline::{BaselineSpec, Difference, NOT_AVAILABLE};
-use crate::section::choice::SectionChoice;
-use crate::section::overview::{OverviewBuilder, OverviewColumns, OverviewRow};
-use crate::section::registry::SectionSet;
+use crate::section::{
+    BaselineSpec, Difference, NOT_AVAILABLE, OverviewBuilder, OverviewColumns, OverviewRow,
+    SectionChoice, SectionSet,
+};
 
 use super::baseline::{
     OpenedBaseline, function_names, json_number, open_baselines, write_difference,
@@ -57,7 +57,7 @@ fn overview(
     // The search path is loaded only when a result needs it.
     let folder_set = if actions
         .iter()
-        .all(|a| choice.source(a) == crate::section::choice::SectionSource::Embedded)
+        .all(|a| choice.source(a) == crate::section::SectionSource::Embedded)
     {
         SectionSet::default()
     } else {

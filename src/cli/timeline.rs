@@ -8,12 +8,12 @@ use std::process::ExitCode;
 use crate::core::{FnSink, Progress, Step};
 use crate::kind::FileKind;
 use crate::pyjson::write_string;
-use crate::timeline::imports::ImportStats;
+use crate::timeline::ImportStats;
 use crate::timeline::nsys::LoadOptions;
-use crate::timeline::open::{
-    DetailSource, MergeInput, TimelineFileKind, load_merged, load_timeline, timeline_inputs,
+use crate::timeline::{
+    DetailSource, MergeInput, Timeline, TimelineFileKind, TrackId, TrackKind, load_merged,
+    load_timeline, timeline_inputs,
 };
-use crate::timeline::{Timeline, TrackId, TrackKind};
 
 use super::common::ValueError;
 use super::stats::export_for;

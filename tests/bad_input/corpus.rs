@@ -434,7 +434,7 @@ fn focus_metrics_shared_by_message_ids_do_not_multiply() {
     const N: usize = 3_000;
     let report = open_bytes(&with_nvtx_and_rules(None, vec![rule(N, N)]).bytes);
     let action = report.action(0).expect("action");
-    let messages = sightline::ncu::rule_result::rule_messages(action.rule_results());
+    let messages = sightline::ncu::rule_messages(action.rule_results());
     // One entry per body item, as NVIDIA's reader lists them (fixtures/rule_markers.ncu-rep):
     // the N messages and the N items that hold only a focus metric.
     assert_eq!(messages.len(), 2 * N);

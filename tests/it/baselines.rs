@@ -10,7 +10,7 @@ use egui_kittest::kittest::Queryable;
 use serde_json::Value;
 use sightline::app::ncu::report_tab::ReportTab;
 use sightline::ncu::{LaunchRow, Report};
-use sightline::section::baseline::{Difference, match_by_name};
+use sightline::section::{Difference, match_by_name};
 
 use crate::common;
 use crate::gui_summary_raw::{app_on, tab};

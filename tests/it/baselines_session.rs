@@ -90,7 +90,7 @@ type BaselineSnapshot = (
     usize,
     std::sync::Arc<Vec<String>>,
     std::sync::Arc<Vec<Option<f64>>>,
-    std::sync::Arc<sightline::section::baseline::BaselineEntries>,
+    std::sync::Arc<sightline::section::BaselineEntries>,
 );
 
 #[test]
@@ -176,7 +176,7 @@ fn check_restored(h: &AppHarness, before: &[BaselineSnapshot]) {
         // The added result's page, resolved on the job as its tab resolved it.
         assert_ne!(
             entries.as_ref(),
-            &sightline::section::baseline::BaselineEntries::default()
+            &sightline::section::BaselineEntries::default()
         );
         assert_eq!(&b.entries, entries, "{name}");
         assert_eq!(b.status, BaselineStatus::Ready, "{}", b.name);
@@ -243,7 +243,7 @@ fn gui_baselines_restored_from_a_missing_file_say_why_and_can_be_removed() {
     use sightline::app::ncu::baselines::BaselineStatus;
     use sightline::app::ncu::baselines::persist::BaselineSpec;
     let folder = tempfile::tempdir().unwrap();
-    sightline::section::registry::deploy_bundled_sections(folder.path()).unwrap();
+    sightline::section::deploy_bundled_sections(folder.path()).unwrap();
     let gone = folder.path().join("gone.ncu-rep");
     let spec = |report: PathBuf, result: usize, name: &str| BaselineSpec {
         report,

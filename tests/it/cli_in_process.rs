@@ -7,8 +7,7 @@ use std::process::{Command, ExitCode};
 use clap::Parser;
 use sightline::cli;
 use sightline::ncu::Report;
-use sightline::section::choice::{SectionChoice, SectionSource};
-use sightline::section::registry::SectionFolder;
+use sightline::section::{SectionChoice, SectionFolder, SectionSource};
 
 use crate::common::fixtures;
 

@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use sightline::codexl::counters::CounterFile;
-use sightline::codexl::occupancy::OccupancyFile;
-use sightline::codexl::session::{SessionData, SessionFiles};
+use sightline::codexl::{CounterFile, OccupancyFile, SessionData, SessionFiles};
 use sightline::timeline::atp::{AtpFile, CommandPayload};
 
 fn fixture(name: &str) -> PathBuf {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline::codexl::counters::{CounterDialect, CounterFile, CounterValue};
+use sightline::codexl::{CounterDialect, CounterFile, CounterValue};
 
 fn corpus() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/codexl");

@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline::codexl::curves::{OccupancyModel, Resource};
-use sightline::codexl::occupancy::{OCCUPANCY_COLUMNS, OccupancyFile};
+use sightline::codexl::{OCCUPANCY_COLUMNS, OccupancyFile, OccupancyModel, Resource};
 use sightline_test_support::codexl::session_spec;
 use sightline_test_support::codexl::tables::dispatches;
 

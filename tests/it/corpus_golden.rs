@@ -5,8 +5,7 @@
 
 use crate::common::{self, corpus_pairs, dump_text, first_difference, parse_without_units};
 use serde_json::Value;
-use sightline::ncu::Report;
-use sightline::ncu::dump::DumpOptions;
+use sightline::ncu::{DumpOptions, Report};
 
 #[test]
 fn every_corpus_report_matches_its_golden_dump() {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use sightline::ncu::{Instance, Metric, MetricValue, Report};
-use sightline::section::derived::{
+use sightline::section::{
     DerivedError, Expression, Function, MAX_DEPTH, Operand, Operator, Semantics, derive_all,
     derive_all_with, evaluate, evaluate_with, parse_expression, section_definitions,
 };

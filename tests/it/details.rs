@@ -5,10 +5,10 @@ use std::path::Path;
 use crate::common::{self, corpus_pairs, fixtures};
 use serde_json::Value;
 use sightline::ncu::{MetricValue, Report};
-use sightline::section::details::{
-    ChartAxis, DetailsSection, Entry, Item, ItemKind, KernelDetails, resolve_action,
+use sightline::section::{
+    ChartAxis, DetailsSection, Entry, Item, ItemKind, KernelDetails, SectionFolder, SectionSet,
+    deploy_bundled_sections, resolve_action,
 };
-use sightline::section::registry::{SectionFolder, SectionSet, deploy_bundled_sections};
 
 fn all_sections(page: &KernelDetails) -> Vec<&DetailsSection> {
     fn walk<'a>(s: &'a DetailsSection, out: &mut Vec<&'a DetailsSection>) {
@@ -419,7 +419,7 @@ fn deployment_writes_the_bundled_files_and_keeps_user_edits() {
 
 #[test]
 fn breakdown_labels_follow_the_template() {
-    use sightline::section::details::breakdown_label;
+    use sightline::section::breakdown_label;
     assert_eq!(
         breakdown_label(
             "{UNIT}: {COMPOUND_NAME}",
@@ -447,8 +447,8 @@ fn breakdown_tables_expand_and_sort_by_value_on_the_full_set_report() {
     }
     let report = sightline::ncu::Report::open(&path).unwrap();
     let action = report.action(0).unwrap();
-    let set = sightline::section::registry::SectionSet::from_embedded(action.sections().unwrap());
-    let page = sightline::section::details::resolve_action(&action, &set);
+    let set = sightline::section::SectionSet::from_embedded(action.sections().unwrap());
+    let page = sightline::section::resolve_action(&action, &set);
     let sol = page
         .sections
         .iter()
@@ -456,8 +456,8 @@ fn breakdown_tables_expand_and_sort_by_value_on_the_full_set_report() {
         .unwrap();
     let mut tables = Vec::new();
     fn collect<'a>(
-        items: &'a [sightline::section::details::Item],
-        out: &mut Vec<&'a sightline::section::details::Item>,
+        items: &'a [sightline::section::Item],
+        out: &mut Vec<&'a sightline::section::Item>,
     ) {
         for item in items {
             if item.label == "Compute Throughput Breakdown" {

@@ -1,8 +1,7 @@
 //! The dump's units (`dump --units`): a section's own unit wins over the inferred one.
 //! (Moved from the model's unit tests: it needs the report writer of the test-support crate.)
 
-use sightline::ncu::dump::{DumpOptions, write_dump};
-use sightline::ncu::{MetricValue, Report};
+use sightline::ncu::{DumpOptions, MetricValue, Report, write_dump};
 use sightline_test_support::ncu::synth::{scalar, section, write_kernels};
 use sightline_test_support::ncu::synth_kernels::sample_kernels;
 

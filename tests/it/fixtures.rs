@@ -3,8 +3,7 @@
 //! read → write → read round trip unchanged. These tests never need `../shared`.
 
 use crate::common::{self, dump_text, first_difference, fixtures, parse_without_units};
-use sightline::ncu::dump::DumpOptions;
-use sightline::ncu::{MetricValue, NameBase, Report, ValueKind, WorkloadKind};
+use sightline::ncu::{DumpOptions, MetricValue, NameBase, Report, ValueKind, WorkloadKind};
 use sightline_test_support::ncu::writer::write_report;
 
 /// Every fixture the generator writes.

@@ -3,14 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline::gainsight::csv::{
-    read_kernel_csv, read_lifetime_csv, write_kernel_csv, write_lifetime_header,
-    write_lifetime_rows,
-};
-use sightline::gainsight::report::FrontendReport;
-use sightline::gainsight::whatif::Selection;
 use sightline::gainsight::{
-    Analysis, AnalyzeOptions, KernelResult, Level, Params, Source, analyze, analyze_paths,
+    Analysis, AnalyzeOptions, FrontendReport, KernelResult, Level, Params, Selection, Source,
+    analyze, analyze_paths, read_kernel_csv, read_lifetime_csv, write_kernel_csv,
+    write_lifetime_header, write_lifetime_rows,
 };
 use sightline_test_support::gainsight::{GenConfig, generate};
 
@@ -198,7 +194,7 @@ fn check_against(
         assert_eq!(k.writes, e.writes, "kernel {}", e.id);
         assert_eq!(k.unique, e.unique, "kernel {}", e.id);
         assert_eq!(k.l1_size_bytes, Some(e.l1_size_bytes));
-        assert_eq!(sightline::gainsight::stats::kernel_cycles(k), e.cycles);
+        assert_eq!(sightline::gainsight::kernel_cycles(k), e.cycles);
         for level in Level::ALL {
             let store = analysis.store.level(level);
             let li = level.index();
@@ -208,7 +204,7 @@ fn check_against(
                 cycles.sort_unstable();
                 let brute: u64 = cycles
                     .iter()
-                    .map(|&c| sightline::gainsight::stats::refreshes_of(c, p.ns_per_cycle(), 1.0))
+                    .map(|&c| sightline::gainsight::refreshes_of(c, p.ns_per_cycle(), 1.0))
                     .sum();
                 assert_eq!(
                     store.refreshes(Selection::Kernel(i), 1.0, p.clock_mhz),
@@ -339,8 +335,8 @@ fn energies_appear_when_the_parameters_give_them() {
     let mut params =
         Params::from_toml_str("[sram]\nread_energy_pj = { l1 = 1.0, l2 = 2.0 }\n").unwrap();
     for cell in &mut params.retention {
-        cell.read_energy_pj = Some(sightline::gainsight::params::PerLevel { l1: 0.5, l2: 1.0 });
-        cell.refresh_energy_pj = Some(sightline::gainsight::params::PerLevel { l1: 3.0, l2: 4.0 });
+        cell.read_energy_pj = Some(sightline::gainsight::PerLevel { l1: 0.5, l2: 1.0 });
+        cell.refresh_energy_pj = Some(sightline::gainsight::PerLevel { l1: 3.0, l2: 4.0 });
     }
     let (analysis, _, _) = run(&[fixture("handmade.log")], 1);
     let report = FrontendReport::compute(&analysis, &params, "demo", "d", "t");

@@ -5,14 +5,11 @@
 
 use std::path::Path;
 
-use sightline::gainsight::csv::{
-    read_kernel_csv, read_lifetime_csv, write_kernel_csv, write_lifetime_header,
-    write_lifetime_rows,
+use sightline::gainsight::{
+    Analysis, EndStats, FrontendReport, KernelResult, Lifetime, Params, kernel_row, lifetime_us,
+    read_kernel_csv, read_lifetime_csv, write_frequency_stats, write_kernel_csv,
+    write_lifetime_header, write_lifetime_rows,
 };
-use sightline::gainsight::kernel::{EndStats, KernelResult, Lifetime};
-use sightline::gainsight::report::FrontendReport;
-use sightline::gainsight::stats::{kernel_row, lifetime_us, write_frequency_stats};
-use sightline::gainsight::{Analysis, Params};
 
 const P: f64 = 1000.0 / 2235.0;
 
@@ -90,7 +87,7 @@ fn seed_percentiles_to_the_last_bit() {
             cycles: c,
         })
         .collect();
-    let stats = sightline::gainsight::stats::lifetime_stats(&lifetimes, P);
+    let stats = sightline::gainsight::lifetime_stats(&lifetimes, P);
     assert_eq!(stats.p90, Some(lifetime_us(14967, P)));
     // Half a step (6 values, index 4.5) gives the seed's L1 90%-tile, 14967.5 cycles.
     let six: Vec<Lifetime> = [1, 2, 3, 4, 14967, 14968]
@@ -99,7 +96,7 @@ fn seed_percentiles_to_the_last_bit() {
             cycles: c,
         })
         .to_vec();
-    let stats = sightline::gainsight::stats::lifetime_stats(&six, P);
+    let stats = sightline::gainsight::lifetime_stats(&six, P);
     assert_eq!(stats.p90, Some(6.696868008948546));
     assert_eq!(stats.max, Some(lifetime_us(14968, P)));
 }

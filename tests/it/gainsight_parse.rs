@@ -1,11 +1,9 @@
 //! Gainsight's log reader line by line, and bad input: every problem is a warning with file and
 //! line, or a clear error — never a panic.
 
-use sightline::gainsight::csv::{read_kernel_csv, read_lifetime_csv};
-use sightline::gainsight::line::{Cache, EndStat, LogLine, classify};
-use sightline::gainsight::report::FrontendReport;
 use sightline::gainsight::{
-    Analysis, AnalyzeOptions, GainsightError, Level, Params, Source, analyze,
+    Analysis, AnalyzeOptions, Cache, EndStat, FrontendReport, GainsightError, Level, LogLine,
+    Params, Source, analyze, classify, read_kernel_csv, read_lifetime_csv,
 };
 use sightline::problem::Location;
 
@@ -129,13 +127,13 @@ fn truncated_and_malformed_lines_are_warnings_with_their_line() {
     assert_eq!(
         a.store
             .level(Level::L1)
-            .count(sightline::gainsight::whatif::Selection::All),
+            .count(sightline::gainsight::Selection::All),
         1
     );
     assert_eq!(
         a.store
             .level(Level::L1)
-            .max_cycles(sightline::gainsight::whatif::Selection::All),
+            .max_cycles(sightline::gainsight::Selection::All),
         Some(40)
     );
 }

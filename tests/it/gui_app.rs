@@ -13,8 +13,9 @@ use egui_kittest::kittest::Queryable;
 use sightline::app::ncu::report_tab::ReportTab;
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::Report;
-use sightline::section::details::{KernelDetails, resolve_action};
-use sightline::section::registry::{SectionFolder, SectionSet, deploy_bundled_sections};
+use sightline::section::{
+    KernelDetails, SectionFolder, SectionSet, deploy_bundled_sections, resolve_action,
+};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -16,10 +16,7 @@ use sightline::app::SightlineApp;
 use sightline::app::codexl::dispatch::{dispatch_details_ui, load_session_data, offer_session_ui};
 use sightline::app::codexl::{CountersDoc, OccupancyDoc};
 use sightline::app::document::Document;
-use sightline::codexl::counters::CounterFile;
-use sightline::codexl::curves::OccupancyModel;
-use sightline::codexl::occupancy::OccupancyFile;
-use sightline::codexl::session::{SessionData, SessionFiles};
+use sightline::codexl::{CounterFile, OccupancyFile, OccupancyModel, SessionData, SessionFiles};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -153,7 +150,7 @@ fn chart_counter_is_chosen_and_bars_answer_hover_and_click() {
     let mut h = opened(fixture("session1.csv"));
     let data = CounterFile::open(&fixture("session1.csv")).expect("read");
     let time = data.time_column().expect("time");
-    assert_eq!(counters(&h).chart_column, Some(time));
+    assert_eq!(counters(&h).chart_column(), Some(time));
     h.get_by_label("Bar chart of Time across 8 dispatches");
 
     // Choose VALUBusy in the combo box (the popup's entry is the new node of that name).
@@ -170,7 +167,7 @@ fn chart_counter_is_chosen_and_bars_answer_hover_and_click() {
     entry.click();
     h.run();
     let valu = data.table.column("VALUBusy").expect("VALUBusy");
-    assert_eq!(counters(&h).chart_column, Some(valu));
+    assert_eq!(counters(&h).chart_column(), Some(valu));
     let chart = h.get_by_label("Bar chart of VALUBusy across 8 dispatches");
 
     // Hover the second bar: the tooltip names the dispatch and its value as written.
@@ -180,7 +177,7 @@ fn chart_counter_is_chosen_and_bars_answer_hover_and_click() {
     let second = egui::pos2(plot_left + plot_width * 1.5 / 8.0, rect.center().y);
     h.hover_at(second);
     h.run();
-    assert_eq!(counters(&h).hovered_dispatch, Some(1));
+    assert_eq!(counters(&h).hovered_dispatch(), Some(1));
     h.get_by_label_contains("Dispatch 2 (line 13): vadd");
     h.get_by_label_contains("VALUBusy = 81.22");
     // A click selects the dispatch's row.
@@ -194,7 +191,7 @@ fn chart_counter_is_chosen_and_bars_answer_hover_and_click() {
         h.step();
     }
     h.run();
-    assert_eq!(counters(&h).table.selected, Some(1));
+    assert_eq!(counters(&h).table().selected, Some(1));
 }
 
 #[test]
@@ -204,7 +201,7 @@ fn occupancy_row_charts_mark_the_kernels_point() {
     let doc = occupancy(&h);
     assert_eq!(doc.data().expect("loaded").file.rows.len(), file.rows.len());
     // The first row is charted at once.
-    assert_eq!(doc.charts.as_ref().map(|c| c.row), Some(0));
+    assert_eq!(doc.charts().map(|c| c.row), Some(0));
     // Select the first matmul_tiled row.
     let row = file
         .rows
@@ -216,7 +213,7 @@ fn occupancy_row_charts_mark_the_kernels_point() {
         .expect("a row")
         .click();
     h.run();
-    assert_eq!(occupancy(&h).charts.as_ref().map(|c| c.row), Some(row));
+    assert_eq!(occupancy(&h).charts().map(|c| c.row), Some(row));
     let r = &file.rows[row];
     let model = OccupancyModel::from_row(r).expect("model");
     let percent = model.limits(model.usage).occupancy_percent;
@@ -238,10 +235,10 @@ fn occupancy_row_charts_mark_the_kernels_point() {
     // Down and Up step through the rows, the charts following.
     h.key_press(egui::Key::ArrowDown);
     h.run();
-    assert_eq!(occupancy(&h).charts.as_ref().map(|c| c.row), Some(row + 1));
+    assert_eq!(occupancy(&h).charts().map(|c| c.row), Some(row + 1));
     h.key_press(egui::Key::ArrowUp);
     h.run();
-    assert_eq!(occupancy(&h).charts.as_ref().map(|c| c.row), Some(row));
+    assert_eq!(occupancy(&h).charts().map(|c| c.row), Some(row));
     // Hovering the VGPR chart names a point with its occupancy.
     let chart = h.get_by_label_contains("Occupancy vs VGPRs;");
     let rect = chart.rect();
@@ -411,7 +408,7 @@ fn malformed_files_show_warnings_and_unreadable_ones_an_error_naming_the_file() 
     lines[first_row] = fields.join(",");
     std::fs::write(&lacking, lines.join("\n")).expect("write");
     let h = opened(lacking);
-    assert_eq!(occupancy(&h).charts.as_ref().map(|c| c.row), Some(0));
+    assert_eq!(occupancy(&h).charts().map(|c| c.row), Some(0));
     h.get_by_label_contains("the row lacks a limit the charts need");
     assert!(h.query_by_label_contains("Occupancy vs VGPRs").is_none());
 
@@ -463,7 +460,12 @@ fn every_real_counter_file_opens_with_all_its_rows() {
         );
         assert!(!data.file.rows.is_empty(), "{}", path.display());
         // The chart shows the time column, and the table the split kernel names.
-        assert_eq!(doc.chart_column, direct.time_column(), "{}", path.display());
+        assert_eq!(
+            doc.chart_column(),
+            direct.time_column(),
+            "{}",
+            path.display()
+        );
         h.get_by_label(&format!(
             "Bar chart of {} across {} dispatches",
             direct.table.columns[direct.time_column().expect("time")],

@@ -11,11 +11,10 @@ use sightline::app::ViewCtx;
 use sightline::app::ncu::details::{DetailsPanel, Span, parse_markup};
 use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
-use sightline::section::details::{
+use sightline::section::{
     ChartAxes, DetailsSection, Entry, Item, ItemKind, KernelDetails, Roofline, RooflinePoint,
-    resolve_action,
+    SectionSet, resolve_action,
 };
-use sightline::section::registry::SectionSet;
 
 mod every_kind;
 use every_kind::every_item_kind_page;
@@ -597,7 +596,7 @@ fn baseline_before(page: &KernelDetails) -> sightline::app::ncu::baselines::Comp
         report: "before.ncu-rep".into(),
         result: Some(0),
         note: None,
-        entries: std::sync::Arc::new(sightline::section::baseline::BaselineEntries::of(page)),
+        entries: std::sync::Arc::new(sightline::section::BaselineEntries::of(page)),
     }
 }
 

@@ -15,8 +15,7 @@ use sightline::app::SightlineApp;
 use sightline::app::document::{Document, DocumentKind, route};
 use sightline::app::gainsight::GainsightDoc;
 use sightline::app::gainsight::charts::count_label;
-use sightline::gainsight::whatif::Selection;
-use sightline::gainsight::{Level, Params};
+use sightline::gainsight::{Level, Params, Selection};
 use sightline_test_support::gainsight::{GenConfig, generate};
 
 fn fixture(name: &str) -> PathBuf {
@@ -114,17 +113,17 @@ fn opens_a_log_lists_its_kernels_and_sorts_them() {
     // Sorting: by kernel id ascending, then descending, then by total cycles.
     h.get_by_label("Kernel ID").click();
     h.run();
-    assert_eq!(doc(&h).table.sort, Some((0, false)));
-    assert_eq!(doc(&h).table.order, [0, 1]);
+    assert_eq!(doc(&h).table().sort, Some((0, false)));
+    assert_eq!(doc(&h).table().order, [0, 1]);
     h.get_by_label("Kernel ID ^").click();
     h.run();
-    assert_eq!(doc(&h).table.sort, Some((0, true)));
-    assert_eq!(doc(&h).table.order, [1, 0]);
+    assert_eq!(doc(&h).table().sort, Some((0, true)));
+    assert_eq!(doc(&h).table().order, [1, 0]);
     // Kernel 3's mean L1 lifetime (990 cycles) is shorter than kernel 7's (2300).
     h.get_by_label("L1 Lifetime").click();
     h.run();
-    assert_eq!(doc(&h).table.sort, Some((2, false)));
-    assert_eq!(doc(&h).table.order, [0, 1]);
+    assert_eq!(doc(&h).table().sort, Some((2, false)));
+    assert_eq!(doc(&h).table().order, [0, 1]);
     // A warning-free fixture shows the charts' frames.
     h.get_by_label("L1 lifetimes");
     h.get_by_label("Refreshes per cell type");
@@ -143,7 +142,7 @@ fn selecting_a_kernel_filters_the_charts() {
         .store
         .clone();
     let all = doc_mut(&mut h)
-        .whatif
+        .whatif_mut()
         .projection(&store, Selection::All)
         .clone();
     assert_eq!(all.lifetimes, [4, 1]);
@@ -153,7 +152,7 @@ fn selecting_a_kernel_filters_the_charts() {
         .clone();
     h.get_by_label(&name).click();
     h.run();
-    assert_eq!(doc(&h).table.selected, Some(0));
+    assert_eq!(doc(&h).table().selected, Some(0));
     assert_eq!(doc(&h).selection(), Selection::Kernel(1));
     h.get_by_label("charts: kernel 3");
     // Kernel 3 has one L1 lifetime (990 cycles, 0.443 µs) and none in L2.
@@ -176,17 +175,17 @@ fn a_retention_slider_recomputes_the_refreshes_shown() {
         .clone();
     // At the defaults (5nm Silicon: 1 µs), hand-computed: L1 3 refreshes, L2 10.
     let before = doc_mut(&mut h)
-        .whatif
+        .whatif_mut()
         .projection(&store, Selection::All)
         .clone();
     assert_eq!(before.refreshes[0][0], 3);
     assert_eq!(before.refreshes[1][0], 10);
-    let computations = doc(&h).whatif.computations;
+    let computations = doc(&h).whatif().computations;
     slider(&h, "5nm Silicon retention").set_value_accesskit(0.25);
     h.run();
     let d = doc(&h);
-    assert_eq!(d.whatif.retention_us[0], 0.25);
-    assert!(d.whatif.computations > computations);
+    assert_eq!(d.whatif().retention_us[0], 0.25);
+    assert!(d.whatif().computations > computations);
     let l1 = store
         .level(Level::L1)
         .refreshes(Selection::All, 0.25, Params::default().clock_mhz);
@@ -209,13 +208,13 @@ fn a_retention_slider_recomputes_the_refreshes_shown() {
         .store
         .clone();
     let p = doc_mut(&mut h)
-        .whatif
+        .whatif_mut()
         .projection(&store, Selection::All)
         .clone();
     assert_eq!(p.refreshes[0][0], 2 + 4);
     h.get_by_label("Reset sliders").click();
     h.run();
-    assert!(!doc(&h).whatif.differs_from(&Params::default()));
+    assert!(!doc(&h).whatif().differs_from(&Params::default()));
 }
 
 #[test]
@@ -252,13 +251,17 @@ fn exports_the_outputs_and_opens_them_again() {
     let mut h = opened(fixture("handmade.log"));
     {
         let d = doc_mut(&mut h);
-        d.export.dir = out.path().display().to_string();
-        d.export.name = "demo".into();
+        d.export_settings_mut().dir = out.path().display().to_string();
+        d.export_settings_mut().name = "demo".into();
     }
     h.get_by_label("Export CSVs and JSON").click();
     h.run();
     wait_idle(&mut h, "the export");
-    let last = doc(&h).export.last.clone().expect("export result");
+    let last = doc(&h)
+        .export_settings()
+        .last
+        .clone()
+        .expect("export result");
     assert!(!last.1, "{last:?}");
     // The lifetime CSV is the one hand-computed in tests/gainsight_fixtures.rs.
     let l1 = std::fs::read_to_string(out.path().join("demo.sim_l1.csv")).expect("L1 CSV");
@@ -288,7 +291,7 @@ fn exports_the_outputs_and_opens_them_again() {
     assert_eq!(loaded.report.refreshes, report.refreshes);
     let store = loaded.analysis.store.clone();
     let p = doc_mut(&mut again)
-        .whatif
+        .whatif_mut()
         .projection(&store, Selection::All)
         .clone();
     assert_eq!((p.refreshes[0][0], p.refreshes[1][0]), (3, 10));
@@ -320,10 +323,10 @@ fn exports_the_outputs_and_opens_them_again() {
 fn chart_images_are_cut_from_a_screenshot() {
     let out = tempfile::tempdir().expect("temp dir");
     let mut h = opened(fixture("handmade.log"));
-    doc_mut(&mut h).export.dir = out.path().display().to_string();
+    doc_mut(&mut h).export_settings_mut().dir = out.path().display().to_string();
     h.get_by_label("Save chart images").click();
     h.step();
-    assert!(doc(&h).screenshot_pending);
+    assert!(doc(&h).screenshot_pending());
     // No renderer here: answer the screenshot request with a window-sized image.
     let callbacks: Vec<egui::ScreenshotCallback> = h
         .output()
@@ -342,7 +345,7 @@ fn chart_images_are_cut_from_a_screenshot() {
     }
     h.step();
     wait_idle(&mut h, "the chart images");
-    let rects = doc(&h).chart_rects.clone();
+    let rects = doc(&h).chart_rects().to_vec();
     assert_eq!(rects.len(), 6);
     for (suffix, rect) in rects {
         let path = out.path().join(format!("demo.{suffix}.png"));
@@ -408,10 +411,7 @@ fn a_bad_file_shows_an_error_naming_it() {
     let bad = dir.path().join("bad.sim.csv");
     std::fs::write(
         &bad,
-        format!(
-            "{}\n1,k,x\n",
-            sightline::gainsight::csv::KERNEL_HEADER.join(",")
-        ),
+        format!("{}\n1,k,x\n", sightline::gainsight::KERNEL_HEADER.join(",")),
     )
     .expect("write");
     let mut h = harness(vec![bad.clone()]);

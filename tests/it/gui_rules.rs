@@ -16,7 +16,7 @@ use sightline::app::ncu::rule_state::RuleStatus;
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::Report;
 use sightline::rules::{RuleEngine, RunOptions, SectionBinding};
-use sightline::section::registry::{SectionFolder, deploy_bundled_sections};
+use sightline::section::{SectionFolder, deploy_bundled_sections};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sample.ncu-rep")
@@ -97,7 +97,7 @@ fn assert_status(harness: &Harness<'static, SightlineApp>, rule: &str, expected:
 /// What the engine itself says about `kernel` with the folder's rules and sections.
 fn engine_titles(folder: &Path, kernel: usize, rule: &str) -> Vec<String> {
     let report = Arc::new(Report::open(sample()).expect("open the sample"));
-    let set = sightline::section::registry::SectionSet::load_folders(&[SectionFolder {
+    let set = sightline::section::SectionSet::load_folders(&[SectionFolder {
         path: folder.to_path_buf(),
         recursive: false,
     }]);

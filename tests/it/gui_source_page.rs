@@ -16,7 +16,7 @@ use sightline::app::ncu::report_tab::{Page, ReportTab};
 use sightline::app::ncu::source_page::data::{NO_LINE_INFO, View};
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::source::nvdisasm;
-use sightline::section::registry::deploy_bundled_sections;
+use sightline::section::deploy_bundled_sections;
 use sightline_test_support::ncu::synth_source::write_source_report;
 
 use crate::common;
@@ -355,8 +355,7 @@ fn corpus_report(name: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> 
 fn gui_source_corpus_hot_spot_line_link() {
     use sightline::app::ncu::source_page::data::short_name;
     use sightline::ncu::Report;
-    use sightline::ncu::source::hotspots::top_pcs;
-    use sightline::ncu::source::{PcMetrics, SourceModule};
+    use sightline::ncu::source::{PcMetrics, SourceModule, top_pcs};
     let Some((dir, path)) = corpus_report("ncu2022.3_rtx3070_manual_nvtx.ncu-rep") else {
         return;
     };

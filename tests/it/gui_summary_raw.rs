@@ -12,7 +12,7 @@ use egui_kittest::kittest::Queryable;
 use sightline::app::ncu::report_tab::{Page, ReportTab};
 use sightline::app::{Settings, SightlineApp, StartOptions};
 use sightline::ncu::{NameBase, Report};
-use sightline::section::registry::deploy_bundled_sections;
+use sightline::section::deploy_bundled_sections;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

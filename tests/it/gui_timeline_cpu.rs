@@ -111,7 +111,7 @@ fn the_cpu_profile_counts_what_the_export_holds() {
         })
         .unwrap() as u64;
     assert_eq!(counts.samples, rows);
-    let flat = sightline::timeline::profile::flat(&tl.stacks, &counts);
+    let flat = sightline::timeline::flat(&tl.stacks, &counts);
     assert!(flat.len() > 10, "{} functions", flat.len());
     for row in flat.iter().take(15) {
         let frame = tl.stacks.frame(row.frame).expect("frame");
@@ -136,7 +136,7 @@ fn the_cpu_profile_counts_what_the_export_holds() {
             "{symbol} in {module}: self"
         );
     }
-    let top_down = sightline::timeline::profile::CallTree::top_down(&tl.stacks, &counts);
+    let top_down = sightline::timeline::CallTree::top_down(&tl.stacks, &counts);
     let root = &top_down.nodes[0];
     let children: u64 = root
         .children
@@ -211,7 +211,7 @@ fn a_flame_graph_click_selects_and_outlines_a_function() {
     let tl = doc.timeline().expect("loaded").clone();
     let (t0, t1) = tl.time_range().expect("range");
     let counts = tl.sample_counts(t0, t1, &[]);
-    let tree = sightline::timeline::profile::CallTree::top_down(&tl.stacks, &counts);
+    let tree = sightline::timeline::CallTree::top_down(&tl.stacks, &counts);
     let widest = tree.nodes[tree.nodes[0].children[0] as usize].frame;
     let profile = &doc.stats().profile;
     assert_eq!(

@@ -13,11 +13,9 @@ use serde_json::Value;
 use sightline::app::ncu::details::DetailsPanel;
 use sightline::format::format_with_unit;
 use sightline::ncu::{Action, MetricValue, Report};
-use sightline::section::details::{
-    DetailsSection, Entry, Item, ItemKind, KernelDetails, resolve_action,
-};
+use sightline::section::SectionSet;
 use sightline::section::memory::{self, MemoryWidget, RowFilter};
-use sightline::section::registry::SectionSet;
+use sightline::section::{DetailsSection, Entry, Item, ItemKind, KernelDetails, resolve_action};
 
 /// Corpus reports whose sections include the memory widgets, with their golden JSON.
 fn full_set_reports() -> Vec<(PathBuf, Value)> {
@@ -296,7 +294,7 @@ fn synthetic_entry(name: &str) -> Entry {
     } else {
         None
     };
-    let unit = sightline::ncu::units::infer_unit(name).into_owned();
+    let unit = sightline::ncu::infer_unit(name).into_owned();
     Entry {
         label: name.to_owned(),
         metric: name.to_owned(),

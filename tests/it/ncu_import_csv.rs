@@ -382,13 +382,13 @@ fn raw_page_quotes_without_doubling_and_marks_empty_metrics() {
     assert_eq!(unit, "cycle");
     assert!(!cycles[0].contains('('), "{}", cycles[0]);
     // SASS-patched metrics print their PCs in hex, the others in decimal.
-    assert!(sightline::ncu::pages::raw::hex_correlation_ids(
+    assert!(sightline::ncu::pages::hex_correlation_ids(
         "memory_access_type"
     ));
-    assert!(sightline::ncu::pages::raw::hex_correlation_ids(
+    assert!(sightline::ncu::pages::hex_correlation_ids(
         "smsp__sass_inst_executed_memdesc_explicit_evict_type"
     ));
-    assert!(!sightline::ncu::pages::raw::hex_correlation_ids(
+    assert!(!sightline::ncu::pages::hex_correlation_ids(
         "smsp__pcsamp_sample_count"
     ));
 }

@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use sightline::cli::link::{LinkArgs, run};
 use sightline::link::{Certainty, Criterion, LinkSet, link_files};
 use sightline::ncu::Report;
-use sightline::timeline::model::EventId;
-use sightline::timeline::nsys;
+use sightline::timeline::{EventId, nsys};
 use sightline_test_support::link_pair::{
     Expected, LAUNCHES, SCENARIOS, Scenario, write_report, write_timeline,
 };

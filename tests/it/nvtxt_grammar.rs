@@ -305,8 +305,8 @@ fn time_bases() {
 
 #[test]
 fn all_142_colour_names_and_their_argb() {
-    assert_eq!(nvtxt::colors::COLOR_NAMES.len(), 142);
-    for (name, argb) in nvtxt::colors::COLOR_NAMES {
+    assert_eq!(nvtxt::COLOR_NAMES.len(), 142);
+    for (name, argb) in nvtxt::COLOR_NAMES {
         let doc = clean(&format!(
             "TimeBase = Manual\nColor = {name}\n@Marker, Time\nMarker, 1\n"
         ));
@@ -315,12 +315,9 @@ fn all_142_colour_names_and_their_argb() {
         assert_eq!(argb >> 24, 0xFF, "{name} is opaque");
         assert_eq!(doc.color_written(event).as_deref(), Some(name));
     }
-    assert_eq!(nvtxt::colors::color_by_name("Emerald"), Some(0xFF1A_B85D));
-    assert_eq!(
-        nvtxt::colors::color_by_name("DarkEmerald"),
-        Some(0xFF00_9823)
-    );
-    assert_eq!(nvtxt::colors::color_by_name("red"), None);
+    assert_eq!(nvtxt::color_by_name("Emerald"), Some(0xFF1A_B85D));
+    assert_eq!(nvtxt::color_by_name("DarkEmerald"), Some(0xFF00_9823));
+    assert_eq!(nvtxt::color_by_name("red"), None);
 }
 
 #[test]
@@ -335,7 +332,7 @@ fn colour_names_match_the_reference_table() {
     for line in table.lines().filter(|l| !l.trim().is_empty()) {
         let (name, value) = line.split_once('\t').unwrap();
         let value = u32::from_str_radix(value.trim_start_matches("0x"), 16).unwrap();
-        match nvtxt::colors::color_by_name(name) {
+        match nvtxt::color_by_name(name) {
             Some(argb) => {
                 assert_eq!(argb, value, "{name}");
                 known += 1;

@@ -8,9 +8,10 @@ use std::process::Command;
 
 use crate::common::{self, fixtures};
 use sightline::ncu::{MetricValue, Report, ToolVersion, ValueKind};
-use sightline::section::derived::{Semantics, evaluate_with, parse_expression};
-use sightline::section::details::{Entry, Item, KernelDetails, resolve_action};
-use sightline::section::registry::SectionSet;
+use sightline::section::{
+    Entry, Item, KernelDetails, SectionSet, Semantics, evaluate_with, parse_expression,
+    resolve_action,
+};
 
 fn open(name: &str) -> Report {
     Report::open(fixtures().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -265,7 +266,7 @@ const BAD_EXPRESSION: &str = "Identifier: \"Bad\"\nDisplayName: \"Bad\"\nMetricD
 
 #[test]
 fn a_malformed_expression_fails_the_section_at_its_column() {
-    let parsed = sightline::section::parse::parse_section(Path::new("Bad.section"), BAD_EXPRESSION);
+    let parsed = sightline::section::parse_section(Path::new("Bad.section"), BAD_EXPRESSION);
     assert!(parsed.value.is_none(), "the file does not load");
     let errors: Vec<String> = parsed.errors().map(ToString::to_string).collect();
     // `Expression: "a * * 2"`: the second `*` is character 5 of the expression, column 22.

@@ -9,7 +9,7 @@ use std::time::Instant;
 use sightline::problem::{FileProblem, Location};
 use sightline::proto::nv::profiler::messages::{CollectionImportance, CollectionScope, GpuArch};
 use sightline::proto::nv::profiler::{ProfilerSection, profiler_section_table};
-use sightline::section::parse::{
+use sightline::section::{
     CHART_MESSAGE, Parsed, SECTION_MESSAGE, Severity, descriptor_pool, parse_chart,
     parse_chart_file, parse_section, parse_section_file, parse_text_format,
 };

@@ -1,4 +1,4 @@
-//! Live reload (`sightline::section::watch::FolderWatcher`) on a real temporary folder: create,
+//! Live reload (`sightline::section::FolderWatcher`) on a real temporary folder: create,
 //! modify, an editor's swap-and-rename save, delete, files of other types, bursts, nested
 //! folders and the waker.
 //!
@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use sightline::section::watch::{FolderWatcher, WatchError};
+use sightline::section::{FolderWatcher, WatchError};
 
 const DEBOUNCE: Duration = Duration::from_millis(250);
 const DEADLINE: Duration = Duration::from_secs(5);

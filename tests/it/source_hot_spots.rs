@@ -6,8 +6,7 @@
 //! ranked.
 
 use sightline::ncu::Report;
-use sightline::ncu::source::hotspots::top_pcs;
-use sightline::ncu::source::{Cell, ColumnKind, PcMetrics, SourcePage};
+use sightline::ncu::source::{Cell, ColumnKind, PcMetrics, SourcePage, top_pcs};
 
 use crate::common;
 

@@ -661,7 +661,7 @@ fn run_source_cached(argv: &[String], cache: &Path) -> String {
 /// out with a warning.
 #[test]
 fn many_rows_at_one_address_stay_fast() {
-    use sightline::ncu::source::lines::MAX_LINES_PER_ADDRESS;
+    use sightline::ncu::source::MAX_LINES_PER_ADDRESS;
     let mut s = spec(false, (8, 6), 7, true);
     s.functions[0].instructions = 250; // 4000 bytes: below the helper at +0x1000
     s.rows = (0..20_000u64).map(|i| (0, 0, 0, 1 + i)).collect();

@@ -13,15 +13,14 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use serde_json::Value;
 use sightline::app::ncu::details::DetailsPanel;
 use sightline::format::format_with_unit;
-use sightline::ncu::units::infer_unit;
-use sightline::ncu::{MetricValue, Report};
+use sightline::ncu::{MetricValue, Report, infer_unit};
 use sightline::proto::nv::profiler::{
     ProfilerSectionMetric, ProfilerSectionTimeline, TimelineMetricGroup, TimelineMetricRow,
 };
-use sightline::section::details::{DetailsSection, Entry, Item, ItemKind, KernelDetails};
 use sightline::section::system::{
     self, Instances, MetricLookup, PmTimeline, SystemWidget, TimelineMetric, build_timeline,
 };
+use sightline::section::{DetailsSection, Entry, Item, ItemKind, KernelDetails};
 
 /// Sections whose bodies hold the system widgets.
 const SYSTEM_SECTIONS: &[&str] = &[

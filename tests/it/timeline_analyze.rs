@@ -364,7 +364,7 @@ fn hostile_timeline_rules_are_contained() {
 /// host-to-device copy goes from pageable or pinned memory to the device).
 #[test]
 fn memory_kinds_without_their_enum_table_use_nsys_numbering() {
-    use sightline::timeline::nsys::load::MEM_KIND_LABELS;
+    use sightline::timeline::nsys::MEM_KIND_LABELS;
     let Some(corpus) = corpus() else {
         return;
     };

@@ -180,7 +180,7 @@ fn report_without_nsys_names_the_command() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let report = dir.path().join("run.nsys-rep");
     std::fs::write(&report, b"binary").unwrap_or_else(|e| panic!("{e}"));
-    let err = nsys::rep::export_report(
+    let err = nsys::export_report(
         &report,
         Some(&dir.path().join("nowhere/nsys")),
         &dir.path().join("cache"),

@@ -3,12 +3,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use sightline::core::lines::REPORT_EVERY as WATCH_STEP;
-use sightline::core::{Cancelled, FnSink, Progress, Step};
+use sightline::core::{Cancelled, FnSink, Progress, REPORT_EVERY as WATCH_STEP, Step};
 use sightline::timeline::atp::{AtpError, AtpFile};
 use sightline::timeline::nsys::LoadOptions;
-use sightline::timeline::nvtxt;
-use sightline::timeline::open::{OpenError, TimelineFileKind, load_timeline};
+use sightline::timeline::{OpenError, TimelineFileKind, load_timeline, nvtxt};
 use sightline_test_support::codexl::atp::{AtpSpec, write_atp};
 
 /// An NVTXT file of about `bytes` bytes: markers on one thread.

@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 
 use sightline::problem::Severity;
 use sightline::timeline::nsys;
-use sightline::timeline::nsys::damage::DAMAGED;
-use sightline::timeline::nsys::schema::NOT_READ;
+use sightline::timeline::nsys::{DAMAGED, NOT_READ};
 use sightline::timeline::{EventKind, Timeline};
 use sightline_test_support::damage::{
     damage_schema, damaged_copies, move_rowid_forward, overwrite_page, root_page, table_leaves,

@@ -6,8 +6,7 @@
 //! never from the report code.
 
 use sightline::timeline::nsys::stats::{self, ReportOutcome};
-use sightline::timeline::nsys::{self, db::ExportDb};
-use sightline::timeline::{EventKind, Timeline};
+use sightline::timeline::{EventKind, Timeline, nsys, nsys::ExportDb};
 use sightline_test_support::damage::{damage_schema, truncate};
 
 use crate::timeline_damaged_stats::{stats_csv, synth};

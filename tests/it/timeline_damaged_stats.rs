@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sightline::timeline::nsys::db::ExportDb;
+use sightline::timeline::nsys::ExportDb;
 use sightline::timeline::nsys::stats::{self, ReportOutcome, ReportTable};
 use sightline::timeline::nsys::trace::Trace;
 use sightline::timeline::nsys::{self, NsysError};

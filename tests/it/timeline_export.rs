@@ -14,8 +14,7 @@ use sightline::timeline::export::{
     ExportFormat, ExportOptions, ExportSummary, export, read_chrome, read_perfetto,
 };
 use sightline::timeline::nsys::LoadOptions;
-use sightline::timeline::open::{TimelineFileKind, load_timeline};
-use sightline::timeline::{EventKind, Layout, Timeline, TrackId};
+use sightline::timeline::{EventKind, Layout, Timeline, TimelineFileKind, TrackId, load_timeline};
 
 use crate::common::fixtures;
 

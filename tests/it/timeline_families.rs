@@ -5,9 +5,7 @@
 
 use std::path::PathBuf;
 
-use sightline::timeline::model::Layout;
-use sightline::timeline::nsys;
-use sightline::timeline::{EventId, EventKind, Timeline, TrackKind};
+use sightline::timeline::{EventId, EventKind, Layout, Timeline, TrackKind, nsys};
 use sightline_test_support::nsys_families::{FAMILY_ROWS, write_families};
 
 fn fixture() -> PathBuf {
@@ -244,7 +242,7 @@ fn check_tables_accounted(tl: &Timeline) {
     for (table, stats) in &tl.session.imports.sources {
         assert_eq!(stats.unaccounted(), 0, "{table}");
         assert!(
-            !stats.skipped.contains_key(nsys::schema::NOT_READ),
+            !stats.skipped.contains_key(nsys::NOT_READ),
             "{table}: {stats:?}"
         );
     }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OpenFlags};
 use sightline::timeline::nsys;
-use sightline::timeline::nsys::schema::NOT_READ;
+use sightline::timeline::nsys::NOT_READ;
 use sightline::timeline::{EventKind, Timeline};
 
 /// Tables whose rows the loader reads (as events, names or labels) whenever they have rows.
@@ -363,9 +363,8 @@ fn other_timed_tables_are_events_with_their_rows_as_details() {
             for row in &t.rows {
                 for i in (row.start..row.end).take(5) {
                     let e = tl.event(sightline::timeline::EventId(i)).expect("event");
-                    let details =
-                        sightline::timeline::nsys::details::event_details(&file, &tl, e.id)
-                            .unwrap_or_else(|err| panic!("{name}: {table}: {err}"));
+                    let details = sightline::timeline::nsys::event_details(&file, &tl, e.id)
+                        .unwrap_or_else(|err| panic!("{name}: {table}: {err}"));
                     let start = details
                         .iter()
                         .find(|(c, _)| matches!(c.as_str(), "start" | "timestamp" | "startedAt"))
@@ -434,7 +433,7 @@ fn cuda_event_records_belong_to_their_calls() {
             .events()
             .find(|e| e.kind == EventKind::CudaApi && i64::from(e.correlation) == corr)
             .expect("the cudaEventRecord call");
-        let details = nsys::details::event_details(&path, &tl, call.id).unwrap_or_default();
+        let details = nsys::event_details(&path, &tl, call.id).unwrap_or_default();
         assert!(
             details
                 .iter()

@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sightline::core::{FnSink, Progress, Step};
-use sightline::timeline::merge::{default_label, merge};
-use sightline::timeline::nsys::merged::MergedExport;
+use sightline::timeline::nsys::MergedExport;
 use sightline::timeline::nsys::stats::{self, Cell, ReportOutcome, ReportTable};
-use sightline::timeline::open::{MergeInput, TimelineFileKind, load_merged, timeline_inputs};
-use sightline::timeline::{EventId, Timeline, TrackKind, nsys};
+use sightline::timeline::{
+    EventId, MergeInput, Timeline, TimelineFileKind, TrackKind, default_label, load_merged, merge,
+    nsys, timeline_inputs,
+};
 
 use crate::common::fixtures;
 
@@ -163,7 +164,7 @@ fn an_export_merged_with_its_copy_keeps_every_event_of_both() {
     // Details are read from each event's own file.
     let last = EventId(merged.event_count() as u32 - 1);
     match loaded.details.for_event(&merged, last) {
-        Some(sightline::timeline::open::DetailSource::Export(p)) => assert_eq!(p, &b),
+        Some(sightline::timeline::DetailSource::Export(p)) => assert_eq!(p, &b),
         other => panic!("{other:?}"),
     }
 }
@@ -291,7 +292,7 @@ fn merged_stats_equal_the_sum_of_the_files() {
     };
     let readable: Vec<PathBuf> = files
         .into_iter()
-        .filter(|f| nsys::db::ExportDb::open(f).is_ok())
+        .filter(|f| nsys::ExportDb::open(f).is_ok())
         .collect();
     const SUMMARIES: &[&str] = &[
         "cuda_gpu_kern_sum",

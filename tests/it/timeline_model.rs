@@ -224,16 +224,14 @@ fn details_are_read_from_the_file_on_demand() {
         .events()
         .find(|e| e.kind == EventKind::Kernel)
         .unwrap_or_else(|| panic!("no kernel"));
-    let details =
-        nsys::details::event_details(&path, &tl, kernel.id).unwrap_or_else(|e| panic!("{e}"));
+    let details = nsys::event_details(&path, &tl, kernel.id).unwrap_or_else(|e| panic!("{e}"));
     let get = |k: &str| details.iter().find(|(c, _)| c == k).map(|(_, v)| v.clone());
     assert_eq!(get("start"), Some(kernel.start.to_string()));
     assert_eq!(get("correlationId"), Some(kernel.correlation.to_string()));
     assert!(get("gridX").is_some() && get("registersPerThread").is_some());
     assert_eq!(get("demangledName").as_deref(), Some(tl.name(kernel.name)));
     let call = tl.flow_partners(kernel.id)[0];
-    let call_details =
-        nsys::details::event_details(&path, &tl, call).unwrap_or_else(|e| panic!("{e}"));
+    let call_details = nsys::event_details(&path, &tl, call).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         call_details
             .iter()
@@ -245,8 +243,7 @@ fn details_are_read_from_the_file_on_demand() {
 /// keeps the first, smallest, largest and last value of its samples.
 #[test]
 fn counter_buckets_keep_the_level_and_the_extremes() {
-    use sightline::timeline::model::{EventAttrs, Layout, Payload};
-    use sightline::timeline::{NewEvent, TimelineBuilder};
+    use sightline::timeline::{EventAttrs, Layout, NewEvent, Payload, TimelineBuilder};
     let mut b = TimelineBuilder::new("counter");
     let track = b.track(None, TrackKind::Series, 1, || "usage".into());
     b.set_layout(track, Layout::Counter);

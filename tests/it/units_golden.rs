@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use sightline::ncu::units::infer_unit;
+use sightline::ncu::infer_unit;
 
 const REQUIRED_AGREEMENT: f64 = 95.0;
 

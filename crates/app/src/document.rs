@@ -375,7 +375,7 @@ pub fn open_merged(
     states: &KindStates,
     wake: impl Fn() + Send + Sync + 'static,
 ) -> Box<dyn Document> {
-    let first = sightline_model::timeline::open::timeline_inputs(&paths)
+    let first = sightline_model::timeline::timeline_inputs(&paths)
         .ok()
         .and_then(|files| files.into_iter().next())
         .or_else(|| paths.first().cloned())

@@ -3,7 +3,7 @@
 //! ([`DurationFormat`], for the kernel list, the timeline and the summaries).
 //!
 //! [`format_value`] turns a [`MetricValue`] and its unit (spelled as NVIDIA's reader spells
-//! it, see [`crate::ncu::units`]) into a display text and a display unit: the value is first
+//! it, see [`crate::ncu::infer_unit`]) into a display text and a display unit: the value is first
 //! multiplied by the optional section `Multiplier`, then scaled into the largest unit step it
 //! reaches (steps are powers of 1000, as in Nsight Compute), then printed with thousands
 //! separators.

@@ -4,7 +4,7 @@
 //! - [`ncu`] reads Nsight Compute reports (`.ncu-rep`, `.ncu-repz`) exactly as NVIDIA's own
 //!   reader does; [`pyjson`] prints JSON as Python's `json` module does, so the headless output
 //!   can be compared byte for byte with NVIDIA's; [`proto`] is the schema.
-//! - [`mapped`] holds a file's bytes (memory-mapped, with its safety argument in one place).
+//! - `mapped` holds a file's bytes (memory-mapped, with its safety argument in one place).
 //! - [`kind`] tells what kind of file a path is (by name, then content), for every caller.
 //! - [`format`] writes metric values and durations for display, in one way everywhere.
 //! - [`section`] parses section files and resolves a kernel's Details page (derived metrics,
@@ -20,12 +20,12 @@
 
 pub mod codexl;
 pub mod core;
-pub mod dirs;
+pub(crate) mod dirs;
 pub mod format;
 pub mod gainsight;
 pub mod kind;
 pub mod link;
-pub mod mapped;
+pub(crate) mod mapped;
 pub mod ncu;
 pub mod problem;
 pub mod proto;

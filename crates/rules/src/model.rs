@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use sightline_model::ncu::ReadError;
 
-pub use sightline_model::ncu::rule_result::{
+pub use sightline_model::ncu::{
     CellStyle, ColumnConfig, FocusMetric, MsgType, RuleMessage, RuleTable, Speedup, TableCell,
     TableSort,
 };

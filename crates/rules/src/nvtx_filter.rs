@@ -10,7 +10,7 @@
 
 use regex::Regex;
 
-use sightline_model::ncu::nvtx::{DEFAULT_DOMAIN_NAME, NvtxView};
+use sightline_model::ncu::{DEFAULT_DOMAIN_NAME, NvtxView};
 use sightline_model::proto::nv::nvtx::NvtxState;
 
 /// The NVTX ranges of one domain at an action's launch.

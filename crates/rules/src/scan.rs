@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline_model::section::registry::SectionFolder;
+use sightline_model::section::SectionFolder;
 
 /// A rule file and the bindings read from its source text.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 
 use std::io::{self, Write};
 
-use sightline_model::gainsight::kernel::Lifetime;
+use sightline_model::gainsight::Lifetime;
 
 use crate::rng::Rng;
 

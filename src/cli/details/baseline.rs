@@ -6,8 +6,7 @@
 use std::io::{self, Write};
 
 use crate::pyjson::PyJsonWriter;
-use crate::section::baseline::{BaselineEntries, Compared};
-use crate::section::details::{DetailsSection, Entry, Item, KernelDetails};
+use crate::section::{BaselineEntries, Compared, DetailsSection, Entry, Item, KernelDetails};
 
 use super::{DetailsFormat, csv_field};
 use crate::cli::baseline::{json_number, write_difference};
@@ -243,10 +242,7 @@ fn write_json(
             w.key_string("unit", &row.entry.unit)?;
             w.key_string("text", &row.entry.text)?;
             w.key("value")?;
-            json_number(
-                &mut w,
-                crate::section::baseline::number(row.entry.value.as_ref()),
-            )?;
+            json_number(&mut w, crate::section::number(row.entry.value.as_ref()))?;
             w.key("baselines")?;
             w.begin_array()?;
             for baseline in baselines {
@@ -254,10 +250,9 @@ fn write_json(
                 w.begin_object()?;
                 w.key_string("text", compared.text())?;
                 let (value, difference) = match &compared {
-                    Compared::Value { entry, difference } => (
-                        crate::section::baseline::number(entry.value.as_ref()),
-                        *difference,
-                    ),
+                    Compared::Value { entry, difference } => {
+                        (crate::section::number(entry.value.as_ref()), *difference)
+                    }
                     Compared::Missing => (None, None),
                 };
                 write_difference(&mut w, value, difference)?;

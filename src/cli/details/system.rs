@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use crate::format::format_with_unit;
 use crate::ncu::MetricValue;
 use crate::pyjson::PyJsonWriter;
-use crate::section::details::Item;
+use crate::section::Item;
 use crate::section::system::{EmptyState, PmTimeline, SystemWidget};
 
 use super::json_entry;

@@ -7,9 +7,9 @@ use sightline::app::ViewCtx;
 use sightline::app::ncu::details::DetailsPanel;
 use sightline::app::ncu::rule_state::PageRules;
 use sightline::ncu::{Action, Report};
-use sightline::section::choice::SectionSource;
-use sightline::section::details::{DetailsSection, Item, KernelDetails, resolve_action};
-use sightline::section::registry::SectionSet;
+use sightline::section::{
+    DetailsSection, Item, KernelDetails, SectionSet, SectionSource, resolve_action,
+};
 
 /// The kernel's page under the model's rule with embedded sections preferred, as in
 /// `sightline details`: the report's embedded sections, else the bundled ones (standing in for

@@ -8,8 +8,7 @@ pub mod rules;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sightline::ncu::Report;
-use sightline::ncu::dump::{DumpOptions, write_dump};
+use sightline::ncu::{DumpOptions, Report, write_dump};
 
 /// Whether `../shared` is required (`SIGHTLINE_REQUIRE_SHARED=1`, set by `.ci/run`): a test
 /// that would skip for lack of it fails instead.

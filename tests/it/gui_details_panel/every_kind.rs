@@ -2,7 +2,7 @@
 
 use super::{entry, item, line_chart, roofline_chart, section};
 use sightline::ncu::MetricValue;
-use sightline::section::details::{
+use sightline::section::{
     ChartAxes, Entry, FixedWidget, HotSpots, Item, ItemKind, KernelDetails, RooflinePoint,
     TableLayout,
 };

@@ -16,8 +16,7 @@ use super::loader::{LoadError, Loaded, start_load};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
 use crate::document::{Document, Services, Wake};
 use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
-use sightline_model::codexl::CodexlError;
-use sightline_model::codexl::counters::{CounterFile, CounterValue, KernelAggregate};
+use sightline_model::codexl::{CodexlError, CounterFile, CounterValue, KernelAggregate};
 use sightline_model::core::Progress;
 
 /// A column of the dispatch table.
@@ -184,13 +183,13 @@ pub struct CountersDoc {
     /// Loading, then the prepared file and its session.
     load: Load<CountersDoc>,
     /// The dispatch table.
-    pub table: SortableTable,
+    table: SortableTable,
     /// The per-kernel table.
-    pub kernels: SortableTable,
+    kernels: SortableTable,
     /// The file column the bar chart shows.
-    pub chart_column: Option<usize>,
+    chart_column: Option<usize>,
     /// The dispatch under the pointer in the chart, last frame.
-    pub hovered_dispatch: Option<usize>,
+    hovered_dispatch: Option<usize>,
     /// Values of `chart_column` per dispatch, computed when the column changes.
     chart_values: Option<(usize, Vec<Option<f64>>)>,
 }
@@ -224,6 +223,34 @@ impl CountersDoc {
         self.table
             .display_order(data.file.rows.len(), &|c, a, b| data.compare(c, a, b))
             .to_vec()
+    }
+}
+
+/// What the GUI tests read of a counter file's tab; the app itself goes through the methods
+/// above.
+impl CountersDoc {
+    /// The dispatch table (sort, order, selection).
+    #[doc(hidden)]
+    pub fn table(&self) -> &SortableTable {
+        &self.table
+    }
+
+    /// The per-kernel table.
+    #[doc(hidden)]
+    pub fn kernels(&self) -> &SortableTable {
+        &self.kernels
+    }
+
+    /// The file column the bar chart shows.
+    #[doc(hidden)]
+    pub fn chart_column(&self) -> Option<usize> {
+        self.chart_column
+    }
+
+    /// The dispatch under the pointer in the chart, last frame.
+    #[doc(hidden)]
+    pub fn hovered_dispatch(&self) -> Option<usize> {
+        self.hovered_dispatch
     }
 }
 

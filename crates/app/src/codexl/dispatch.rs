@@ -12,11 +12,9 @@ use crate::widgets::pairs::pairs_grid;
 
 use super::occupancy_charts::{KernelCharts, curve_ui};
 use super::table::value_text;
-use sightline_model::codexl::CodexlError;
-use sightline_model::codexl::counters::CounterFile;
-use sightline_model::codexl::curves::Resource;
-use sightline_model::codexl::occupancy::OccupancyFile;
-use sightline_model::codexl::session::{SessionData, SessionFiles};
+use sightline_model::codexl::{
+    CodexlError, CounterFile, OccupancyFile, Resource, SessionData, SessionFiles,
+};
 use sightline_model::problem::Problem;
 
 /// A file's name for display.
@@ -112,9 +110,7 @@ fn names_grid(ui: &mut egui::Ui, id: impl egui::AsIdSalt, pairs: &[(Cow<'_, str>
 }
 
 /// Key values of an occupancy row, as `(label, value)`.
-fn occupancy_entries(
-    row: &sightline_model::codexl::occupancy::OccupancyRow,
-) -> Vec<(&'static str, String)> {
+fn occupancy_entries(row: &sightline_model::codexl::OccupancyRow) -> Vec<(&'static str, String)> {
     let n = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
     let of = |used: Option<u64>, max: Option<u64>| format!("{} of {}", n(used), n(max));
     vec![

@@ -7,8 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sightline_model::codexl::CodexlError;
-use sightline_model::codexl::session::SessionFiles;
+use sightline_model::codexl::{CodexlError, SessionFiles};
 use sightline_model::core::Progress;
 
 use crate::job::{Job, JobCtx};

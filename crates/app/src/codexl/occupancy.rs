@@ -16,8 +16,7 @@ use super::occupancy_charts::{KernelCharts, charts_grid_ui, limits_text};
 use super::table::{SortableTable, arrow_step, compare_values, table_ui, value_text};
 use crate::document::{Document, Services, Wake};
 use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
-use sightline_model::codexl::CodexlError;
-use sightline_model::codexl::occupancy::OccupancyFile;
+use sightline_model::codexl::{CodexlError, OccupancyFile};
 use sightline_model::core::Progress;
 
 /// An occupancy file prepared for the view (on the loader thread).
@@ -67,9 +66,9 @@ pub struct OccupancyDoc {
     /// Loading, then the prepared file and its session.
     load: Load<OccupancyDoc>,
     /// The table (its selection is the charted row).
-    pub table: SortableTable,
+    table: SortableTable,
     /// The selected row's charts.
-    pub charts: Option<KernelCharts>,
+    charts: Option<KernelCharts>,
 }
 
 impl OccupancyDoc {
@@ -98,6 +97,22 @@ impl OccupancyDoc {
         let charts = KernelCharts::new(row, r);
         self.charts = Some(charts);
         self.table.select(row);
+    }
+}
+
+/// What the GUI tests read of an occupancy file's tab; the app itself goes through the methods
+/// above.
+impl OccupancyDoc {
+    /// The table (sort, order, selection).
+    #[doc(hidden)]
+    pub fn table(&self) -> &SortableTable {
+        &self.table
+    }
+
+    /// The selected row's charts.
+    #[doc(hidden)]
+    pub fn charts(&self) -> Option<&KernelCharts> {
+        self.charts.as_ref()
     }
 }
 

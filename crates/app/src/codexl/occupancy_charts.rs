@@ -8,8 +8,7 @@ use eframe::egui;
 
 use super::chart::{ChartAxes, ChartOutput, LineChart};
 use crate::widgets::plot::tick_text;
-use sightline_model::codexl::curves::{Limits, OccupancyCurve, OccupancyModel, Resource};
-use sightline_model::codexl::occupancy::OccupancyRow;
+use sightline_model::codexl::{Limits, OccupancyCurve, OccupancyModel, OccupancyRow, Resource};
 
 /// The short name of a chart's resource (in titles).
 pub fn short_name(resource: Resource) -> &'static str {

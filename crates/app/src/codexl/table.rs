@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use eframe::egui;
 
-use sightline_model::codexl::counters::{CounterValue, Values};
+use sightline_model::codexl::{CounterValue, Values};
 
 use crate::widgets::table::{Header, Table, cell_text};
 

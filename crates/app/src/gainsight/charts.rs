@@ -9,7 +9,7 @@ use egui_plot::{Bar, BarChart, GridInput, GridMark, HLine, Legend, LineStyle, VL
 
 use crate::widgets::plot::{category_label, category_marks, cycle, static_plot};
 
-use sightline_model::gainsight::whatif::LogHistogram;
+use sightline_model::gainsight::LogHistogram;
 
 /// Colour of the L1 series.
 pub const L1_COLOR: Color32 = Color32::from_rgb(0x4c, 0x9a, 0xe0);

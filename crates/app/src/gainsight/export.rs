@@ -19,12 +19,10 @@ use eframe::egui::{ColorImage, Rect};
 use super::loader::{Inputs, JobError};
 use crate::job::JobCtx;
 use sightline_model::core::Progress;
-use sightline_model::gainsight::csv::{
+use sightline_model::gainsight::{
+    AnalyzeOptions, FrontendReport, GainsightError, KernelRow, Lifetime, Params, analyze_paths,
     read_lifetime_csv, write_kernel_csv, write_lifetime_header, write_lifetime_rows,
 };
-use sightline_model::gainsight::report::FrontendReport;
-use sightline_model::gainsight::stats::KernelRow;
-use sightline_model::gainsight::{AnalyzeOptions, GainsightError, Lifetime, Params, analyze_paths};
 
 /// What to export.
 #[derive(Debug, Clone)]

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use sightline_model::gainsight::outputs::OutputFiles;
-use sightline_model::gainsight::outputs::{output_stem, read_outputs};
-use sightline_model::gainsight::reader::expand_inputs;
-use sightline_model::gainsight::report::{FrontendReport, report_date_time};
-use sightline_model::gainsight::{Analysis, AnalyzeOptions, GainsightError, Params, analyze_paths};
+pub use sightline_model::gainsight::OutputFiles;
+use sightline_model::gainsight::{
+    Analysis, AnalyzeOptions, FrontendReport, GainsightError, Params, analyze_paths, expand_inputs,
+    output_stem, read_outputs, report_date_time,
+};
 
 use crate::job::{Job, JobCtx};
 use sightline_model::core::Progress;

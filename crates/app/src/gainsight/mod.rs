@@ -35,8 +35,7 @@ use loader::{
     GainsightJob, Inputs, JobError, Loaded, recompute_outputs_report, start_job, start_load,
 };
 use params_editor::{EditorAction, ParamsEditor};
-use sightline_model::gainsight::Params;
-use sightline_model::gainsight::whatif::Selection;
+use sightline_model::gainsight::{Params, Selection};
 use sightline_model::kind::FileKind;
 use table::compact;
 
@@ -80,18 +79,18 @@ pub struct GainsightDoc {
     /// Row index → the kernel's index in the lifetime store (input order).
     store_index: Vec<Option<usize>>,
     /// The kernel table.
-    pub table: SortableTable,
+    table: SortableTable,
     /// The what-if sliders and projection.
-    pub whatif: WhatIf,
+    whatif: WhatIf,
     /// The parameter editor.
-    pub editor: ParamsEditor,
+    editor: ParamsEditor,
     /// Export folder and name.
-    pub export: ExportSettings,
+    export: ExportSettings,
     /// Screen rects of the charts drawn last frame, by file suffix.
-    pub chart_rects: Vec<(&'static str, Rect)>,
+    chart_rects: Vec<(&'static str, Rect)>,
     shots: (Sender<Shot>, Receiver<Shot>),
     /// Whether a screenshot was requested and not yet received.
-    pub screenshot_pending: bool,
+    screenshot_pending: bool,
     status: Option<(String, bool)>,
 }
 
@@ -523,12 +522,58 @@ impl GainsightDoc {
     }
 }
 
+/// What the GUI tests read and set of a Gainsight tab; the app itself goes through the methods
+/// above.
+impl GainsightDoc {
+    /// The kernel table (sort, order, selection).
+    #[doc(hidden)]
+    pub fn table(&self) -> &SortableTable {
+        &self.table
+    }
+
+    /// The what-if sliders and projection.
+    #[doc(hidden)]
+    pub fn whatif(&self) -> &WhatIf {
+        &self.whatif
+    }
+
+    /// The what-if sliders and projection, mutable (to compute a projection).
+    #[doc(hidden)]
+    pub fn whatif_mut(&mut self) -> &mut WhatIf {
+        &mut self.whatif
+    }
+
+    /// Export folder and name, and the last export's result.
+    #[doc(hidden)]
+    pub fn export_settings(&self) -> &ExportSettings {
+        &self.export
+    }
+
+    /// Export folder and name, mutable (to type them).
+    #[doc(hidden)]
+    pub fn export_settings_mut(&mut self) -> &mut ExportSettings {
+        &mut self.export
+    }
+
+    /// Screen rects of the charts drawn last frame, by file suffix.
+    #[doc(hidden)]
+    pub fn chart_rects(&self) -> &[(&'static str, Rect)] {
+        &self.chart_rects
+    }
+
+    /// Whether a screenshot was requested and not yet received.
+    #[doc(hidden)]
+    pub fn screenshot_pending(&self) -> bool {
+        self.screenshot_pending
+    }
+}
+
 /// What the charts are drawn from, for one frame.
 struct ChartView<'a> {
     loaded: &'a Loaded,
     retention_us: &'a [f64],
     selected: Option<usize>,
-    histograms: Option<&'a [sightline_model::gainsight::whatif::LogHistogram; 2]>,
+    histograms: Option<&'a [sightline_model::gainsight::LogHistogram; 2]>,
     projection: Option<&'a whatif::Projection>,
     height: f32,
 }

@@ -5,8 +5,7 @@
 
 use eframe::egui;
 
-use sightline_model::gainsight::Params;
-use sightline_model::gainsight::params::{ParamsError, PerLevel};
+use sightline_model::gainsight::{Params, ParamsError, PerLevel};
 
 /// What the editor asks the panel to do.
 #[derive(Debug, Clone, PartialEq)]

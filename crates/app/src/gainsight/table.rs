@@ -7,8 +7,7 @@ use std::cmp::Ordering;
 use eframe::egui;
 use egui_extras::Column;
 
-use sightline_model::gainsight::csv::KERNEL_HEADER;
-use sightline_model::gainsight::stats::KernelRow;
+use sightline_model::gainsight::{KERNEL_HEADER, KernelRow};
 
 use crate::widgets::table::{Header, SortableTable, Table, cell_text};
 

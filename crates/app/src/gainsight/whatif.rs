@@ -2,16 +2,15 @@
 //! projection recomputed from the lifetimes in memory whenever one moves. The projection is
 //! cached per cell type by its inputs, so a frame that changes nothing computes nothing and a
 //! moved retention slider recomputes only its own cell type; a change costs the model's
-//! [`LevelLifetimes::refreshes`](sightline_model::gainsight::whatif::LevelLifetimes::refreshes) and
+//! [`LevelLifetimes::refreshes`](sightline_model::gainsight::LevelLifetimes::refreshes) and
 //! `covered_share` per level (milliseconds on 10 M lifetimes).
 
 use std::time::{Duration, Instant};
 
 use eframe::egui;
 
-use sightline_model::core::threads::join_two;
-use sightline_model::gainsight::whatif::{LifetimeStore, LogHistogram, Selection};
-use sightline_model::gainsight::{Level, Params};
+use sightline_model::core::join_two;
+use sightline_model::gainsight::{Level, LifetimeStore, LogHistogram, Params, Selection};
 
 /// Histogram bins per power of ten.
 pub const BINS_PER_DECADE: u32 = 10;

@@ -14,8 +14,8 @@ use eframe::egui::{
 };
 
 use sightline_model::ncu::MetricValue;
-use sightline_model::section::details::{Entry, Item};
 use sightline_model::section::memory::{ChartLink, ChartNode, MemoryChart};
+use sightline_model::section::{Entry, Item};
 
 use super::baselines::ComparedBaseline;
 use super::baselines::compare::{BaselineValue, direction_color, values};
@@ -623,9 +623,9 @@ fn entries_tooltip(ui: &mut Ui, title: &str, entries: &[Entry], baselines: &[Vec
 mod tests {
     use std::sync::Arc;
 
-    use sightline_model::section::baseline::BaselineEntries;
-    use sightline_model::section::details::{DetailsSection, ItemKind, KernelDetails};
+    use sightline_model::section::BaselineEntries;
     use sightline_model::section::memory::{ChartLink, ChartNode, MemoryWidget};
+    use sightline_model::section::{DetailsSection, ItemKind, KernelDetails};
 
     use super::*;
 

@@ -9,8 +9,8 @@
 
 use eframe::egui::{self, Align, Layout, RichText, Ui};
 
-use sightline_model::section::details::{Entry, Item};
 use sightline_model::section::memory::MemoryTable;
+use sightline_model::section::{Entry, Item};
 
 use super::baselines::ComparedBaseline;
 use super::baselines::compare::{BaselineValue, direction_color, values};

@@ -11,7 +11,7 @@ use crate::widgets::filter::filter_field;
 
 use super::rule_state::{PageRules, RuleStatus};
 use super::section_state::{SectionSource, SectionState};
-use sightline_model::section::registry::{LoadedSection, SectionSet};
+use sightline_model::section::{LoadedSection, SectionSet};
 use sightline_rules::RuleError;
 use sightline_rules::scan::RuleFile;
 
@@ -378,7 +378,7 @@ fn failures_ui(
         .iter()
         .filter(|s| s.stale.is_some())
         .filter_map(|s| match &s.origin {
-            sightline_model::section::registry::SectionOrigin::File(path) => Some(path.as_path()),
+            sightline_model::section::SectionOrigin::File(path) => Some(path.as_path()),
             _ => None,
         })
         .collect();

@@ -10,8 +10,8 @@ use eframe::egui::{
 };
 
 use super::system_tables::entry_tooltip;
-use sightline_model::section::details::{Entry, Item};
 use sightline_model::section::system::NvlinkTopology;
+use sightline_model::section::{Entry, Item};
 
 /// Height of the diagram.
 const DIAGRAM_HEIGHT: f32 = 220.0;

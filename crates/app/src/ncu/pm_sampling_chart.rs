@@ -12,8 +12,8 @@ use eframe::egui::{
 use crate::widgets::plot::{cycle, step_for};
 use sightline_model::format::format_with_unit;
 use sightline_model::ncu::MetricValue;
-use sightline_model::section::details::{Entry, Item};
 use sightline_model::section::system::PmTimeline;
+use sightline_model::section::{Entry, Item};
 
 /// Width of the row label column.
 const LABEL_WIDTH: f32 = 230.0;

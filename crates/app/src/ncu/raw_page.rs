@@ -12,9 +12,7 @@ use eframe::egui;
 use crate::widgets::filter::filter_field;
 use egui_extras::Column;
 use regex::{Regex, RegexBuilder};
-use sightline_model::ncu::pages::csv::write_row;
-use sightline_model::ncu::pages::raw::{RawOptions, raw_page};
-use sightline_model::ncu::pages::{InstanceMode, UnitMode};
+use sightline_model::ncu::pages::{InstanceMode, RawOptions, UnitMode, raw_page, write_row};
 use sightline_model::ncu::{Action, Report};
 
 use crate::widgets::table::{Header, SortableTable, Table, cell_text};

@@ -24,8 +24,7 @@ use crate::lifecycle::{DocumentView, Load, LoadJob, Opened, STARTING};
 use crate::widgets::problems::ProblemList;
 use sightline_model::ncu::{Action, Report};
 use sightline_model::problem::Problem;
-use sightline_model::section::details::{DetailsSection, KernelDetails, resolve_action};
-use sightline_model::section::registry::SectionSet;
+use sightline_model::section::{DetailsSection, KernelDetails, SectionSet, resolve_action};
 use sightline_rules::{RunOptions, SectionBinding};
 
 /// Which page of a report is shown.

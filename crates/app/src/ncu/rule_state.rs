@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::rule_runner::{ApplyError, RuleSelection};
 use sightline_model::ncu::Action;
-use sightline_model::section::details::{Item, resolve_chart};
+use sightline_model::section::{Item, resolve_chart};
 use sightline_rules::RuleResult;
 use sightline_rules::scan::RuleScan;
 

@@ -13,14 +13,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sightline_model::ncu::Action;
-use sightline_model::section::registry::{SectionFolder, SectionSet, search_path};
-use sightline_model::section::watch::FolderWatcher;
+use sightline_model::section::{FolderWatcher, SectionFolder, SectionSet, search_path};
 use sightline_rules::scan::{RuleScan, scan_bundled, scan_rules};
 
 /// Debounce of the live-reload watcher.
 pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(150);
 
-pub use sightline_model::section::choice::SectionSource;
+pub use sightline_model::section::SectionSource;
 
 /// The app's sections and rules.
 pub struct SectionState {

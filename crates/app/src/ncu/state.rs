@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use eframe::egui;
-use sightline_model::section::registry::SectionFolder;
+use sightline_model::section::SectionFolder;
 
 use super::baselines::{BaselineStore, OpenReport, Opened, same_file};
 use super::metric_selection::{InUse, MetricSelection, SelectionRequest};

@@ -9,8 +9,8 @@ use eframe::egui::{self, RichText, Ui};
 use super::memory_tables::{CellView, GridView};
 
 use sightline_model::ncu::MetricValue;
-use sightline_model::section::details::{Entry, Item};
 use sightline_model::section::system::SystemTable;
+use sightline_model::section::{Entry, Item};
 
 /// A NUMA or NVLink table, laid out once per page.
 pub struct SystemTableView {

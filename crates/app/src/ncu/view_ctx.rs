@@ -17,5 +17,5 @@ pub struct ViewCtx<'a> {
 mod sightline_model {
     pub use crate::ncu::rule_state::PageRules;
     pub use sightline_model::ncu::{Action, Report};
-    pub use sightline_model::section::details::KernelDetails;
+    pub use sightline_model::section::KernelDetails;
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use sightline_model::section::registry::SectionFolder;
+use sightline_model::section::SectionFolder;
 
 use crate::ncu::baselines::persist::BaselineSpec;
 

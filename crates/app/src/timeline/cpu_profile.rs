@@ -8,9 +8,10 @@ use std::collections::HashSet;
 use eframe::egui::{self, Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
 use egui_extras::Column;
 
-use sightline_model::timeline::profile::{CallTree, FlatRow, StackCounts, flat, stacks_holding};
-use sightline_model::timeline::stacks::FrameId;
-use sightline_model::timeline::{EventKind, Timeline, TrackId, TrackKind};
+use sightline_model::timeline::{
+    CallTree, EventKind, FlatRow, FrameId, StackCounts, Timeline, TrackId, TrackKind, flat,
+    stacks_holding,
+};
 
 use crate::widgets::table::{Header, SortableTable, Table, cell_text};
 

@@ -12,13 +12,10 @@ use crate::widgets::pairs::pairs_grid;
 use super::loader::CodexlSession;
 use super::view::format_duration;
 use crate::codexl::dispatch::dispatch_details_ui;
-use sightline_model::timeline::atp::details::{
-    DispatchKey, dispatch_key, event_details as trace_details,
-};
-use sightline_model::timeline::nsys::NsysError;
-use sightline_model::timeline::nsys::details::event_details;
-use sightline_model::timeline::nvtxt::timeline::file_of_series;
-use sightline_model::timeline::open::DetailSource;
+use sightline_model::timeline::DetailSource;
+use sightline_model::timeline::atp::{DispatchKey, dispatch_key, event_details as trace_details};
+use sightline_model::timeline::nsys::{NsysError, event_details};
+use sightline_model::timeline::nvtxt::file_of_series;
 use sightline_model::timeline::{Event, EventId, EventKind, NameStats, Payload, Timeline};
 
 /// An event's source row read from the export: `(column, value)` pairs, or why it could not

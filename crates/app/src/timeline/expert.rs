@@ -18,7 +18,7 @@ use sightline_rules::{
     TimelineRunOutput,
 };
 
-use sightline_model::section::watch::FolderWatcher;
+use sightline_model::section::FolderWatcher;
 
 use crate::job::{Job, Polled, poll_job};
 
@@ -41,7 +41,7 @@ pub struct ExpertSource {
     /// The SQLite export.
     pub export: PathBuf,
     /// The user's rules, run beside Sightline's when the folder exists
-    /// ([`sightline_model::section::registry::timeline_rules_folder`]).
+    /// ([`sightline_model::section::timeline_rules_folder`]).
     pub folder: Option<PathBuf>,
 }
 

@@ -14,10 +14,10 @@ use eframe::egui;
 use super::view::format_duration;
 use sightline_model::core::Progress;
 use sightline_model::timeline::Timeline;
-use sightline_model::timeline::nsys::merged::MergedExport;
-use sightline_model::timeline::nsys::rep;
+use sightline_model::timeline::nsys::MergedExport;
 use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
-use sightline_model::timeline::open::{
+use sightline_model::timeline::nsys::{default_cache_dir, export_report};
+use sightline_model::timeline::{
     DetailSource, MergeInput, TimelineFileKind, load_merged, timeline_inputs,
 };
 
@@ -119,7 +119,7 @@ impl TimelineDoc {
         &mut self,
         change: FileChange,
         details: &DetailSource,
-        merged: Option<&sightline_model::timeline::nsys::merged::MergedExport>,
+        merged: Option<&sightline_model::timeline::nsys::MergedExport>,
     ) {
         if let FileChange::Scope(scope) = change {
             if let Some(export) = scope_export(details, merged, scope) {
@@ -207,7 +207,7 @@ fn run(
         let kind = TimelineFileKind::of(file).unwrap_or(TimelineFileKind::NsysExport);
         let export = if kind == TimelineFileKind::NsysReport {
             ctx.progress_now(0.0, &format!("exporting {} with nsys", file.display()));
-            rep::export_report(file, nsys, &rep::default_cache_dir(), Progress::new(ctx))?
+            export_report(file, nsys, &default_cache_dir(), Progress::new(ctx))?
         } else {
             file.clone()
         };

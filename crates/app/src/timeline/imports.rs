@@ -3,7 +3,7 @@
 //! with their reasons — and the tables the format's documentation does not describe, by name.
 
 use eframe::egui;
-use sightline_model::timeline::imports::ImportStats;
+use sightline_model::timeline::ImportStats;
 
 /// The toolbar button and its popover (nothing for a file without import statistics).
 pub fn import_button_ui(ui: &mut egui::Ui, imports: &ImportStats) {

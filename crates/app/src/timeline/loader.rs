@@ -8,18 +8,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sightline_model::codexl::session::{SessionData, SessionFiles};
+use sightline_model::codexl::{SessionData, SessionFiles};
 use sightline_model::core::Progress;
 use sightline_model::kind::FileKind;
-use sightline_model::timeline::Timeline;
 use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
-use sightline_model::timeline::nsys::{LoadOptions, NsysError, load_with, rep};
+use sightline_model::timeline::nsys::{
+    LoadOptions, NsysError, default_cache_dir, export_report, load_with,
+};
 use sightline_model::timeline::nvtxt::NvtxtDocument;
-use sightline_model::timeline::open::{
+use sightline_model::timeline::{
     DetailSource, LoadedTimeline, OpenError, TimelineFileKind, load_timeline, merge_nvtxt_files,
     nvtxt_beside,
 };
-use sightline_model::timeline::tables::model_reports;
+use sightline_model::timeline::{Timeline, model_reports};
 
 use super::stats_panel::ReportResult;
 use crate::job::{Job, JobCtx};
@@ -98,7 +99,7 @@ pub struct Finished {
     pub reports: Reports,
     /// Several exports on one timeline: the export made of all of them, which the reports
     /// over all files read (removed when the last holder drops it).
-    pub merged: Option<Arc<sightline_model::timeline::nsys::merged::MergedExport>>,
+    pub merged: Option<Arc<sightline_model::timeline::nsys::MergedExport>>,
 }
 
 impl Finished {
@@ -194,7 +195,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
     }
     let export = if kind == TimelineFileKind::NsysReport {
         ctx.progress_now(0.0, "exporting with nsys export --type sqlite");
-        rep::export_report(path, nsys, &rep::default_cache_dir(), Progress::new(ctx))?
+        export_report(path, nsys, &default_cache_dir(), Progress::new(ctx))?
     } else {
         path.to_path_buf()
     };

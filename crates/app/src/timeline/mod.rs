@@ -59,8 +59,8 @@ use nsys_state::NsysState;
 use nvtxt_files::{NvtxtFiles, Rebuilt};
 use search::{Search, SearchRequest};
 use sightline_model::kind::FileKind;
-use sightline_model::timeline::nsys::merged::MergedExport;
-use sightline_model::timeline::open::DetailSource;
+use sightline_model::timeline::DetailSource;
+use sightline_model::timeline::nsys::MergedExport;
 use sightline_model::timeline::{EventId, Timeline};
 use stats_panel::StatsPanel;
 
@@ -78,7 +78,7 @@ pub struct LoadedTimeline {
     pub session: Option<Arc<loader::CodexlSession>>,
     /// Several exports on one timeline: the export made of all of them (for the reports over
     /// all files).
-    pub merged: Option<Arc<sightline_model::timeline::nsys::merged::MergedExport>>,
+    pub merged: Option<Arc<sightline_model::timeline::nsys::MergedExport>>,
 }
 
 /// An open timeline tab.
@@ -148,7 +148,7 @@ impl TimelineDoc {
             show_keys: false,
             nvtxt: None,
             nsys_entry,
-            rules_folder: sightline_model::section::registry::timeline_rules_folder(),
+            rules_folder: sightline_model::section::timeline_rules_folder(),
             files: Vec::new(),
             edits: files::PartEdits::default(),
             files_panel: files::FilesPanel::default(),

@@ -13,12 +13,10 @@ use super::loader::merge_files;
 use crate::job::{Job, JobEvent};
 use crate::widgets::dialog::{Dialog, take_answer};
 use crate::widgets::problems::{ProblemList, RowText};
-use sightline_model::section::watch::FolderWatcher;
-use sightline_model::timeline::Timeline;
+use sightline_model::section::FolderWatcher;
 use sightline_model::timeline::nsys::stats::ReportOutcome;
-use sightline_model::timeline::nvtxt::NvtxtDocument;
-use sightline_model::timeline::nvtxt::timeline::timeline_of;
-use sightline_model::timeline::tables::model_reports;
+use sightline_model::timeline::nvtxt::{NvtxtDocument, timeline_of};
+use sightline_model::timeline::{Timeline, model_reports};
 
 /// How long after an editor's save the file is read again.
 const RELOAD_DEBOUNCE: Duration = Duration::from_millis(200);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use eframe::egui;
 
-use sightline_model::timeline::nsys::db::ExportDb;
+use sightline_model::timeline::nsys::ExportDb;
 use sightline_model::timeline::nsys::stats::{ReportTable, reports, run_report};
 use sightline_model::timeline::{EventId, EventKind, Timeline};
 

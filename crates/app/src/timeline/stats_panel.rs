@@ -10,7 +10,7 @@ use std::sync::Arc;
 use eframe::egui;
 use egui_extras::Column;
 
-use sightline_model::core::threads::join_two;
+use sightline_model::core::join_two;
 use sightline_model::timeline::nsys::NsysError;
 use sightline_model::timeline::nsys::stats::{
     CellText, ReportOutcome, ReportTable, strip_stats_suffix,
@@ -97,7 +97,7 @@ pub fn report_kinds(report: &str) -> &'static [EventKind] {
         "nvtx_sum" | "nvtx_pushpop_sum" | "nvtx_startend_sum" => {
             &[EventKind::NvtxPushPop, EventKind::NvtxStartEnd]
         }
-        other => sightline_model::timeline::tables::model_report(other).map_or(&[], |r| r.kinds),
+        other => sightline_model::timeline::model_report(other).map_or(&[], |r| r.kinds),
     }
 }
 

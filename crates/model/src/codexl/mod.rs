@@ -1,6 +1,6 @@
 //! AMD CodeXL / Radeon Compute Profiler session files besides the trace: performance counters
-//! (`.csv`, [`counters`]), kernel occupancy (`.occupancy`, [`occupancy`], with the charts of
-//! [`curves`]) and the session that joins them ([`session`]). (Generators of `.atp` and
+//! (`.csv`, `counters`), kernel occupancy (`.occupancy`, `occupancy`, with the charts of
+//! `curves`) and the session that joins them (`session`). (Generators of `.atp` and
 //! `.occupancy` files for tests live in `sightline-test-support`; no real ones are public.)
 //! The `.atp` reader itself is `timeline::atp`.
 //!
@@ -9,13 +9,17 @@
 //! files' readers (`open_with`) report the bytes read through a
 //! [`Progress`](crate::core::Progress) and stop on Cancel.
 
-pub mod counters;
-pub mod curves;
-pub mod occupancy;
-pub mod session;
-pub mod table;
-pub mod text;
-pub mod values;
+mod counters;
+mod curves;
+mod occupancy;
+mod session;
+mod table;
+mod text;
+mod values;
+pub use counters::{CounterDialect, CounterFile, CounterValue, KernelAggregate, Values};
+pub use curves::{Limits, OccupancyCurve, OccupancyModel, Resource};
+pub use occupancy::{OCCUPANCY_COLUMNS, OccupancyFile, OccupancyRow};
+pub use session::{SessionData, SessionFiles};
 
 use std::path::{Path, PathBuf};
 

@@ -1,13 +1,17 @@
 //! The model's shared primitives: small pieces every reader, loader and report uses in one
-//! way — the one progress and cancel protocol ([`progress`]), the one line reader ([`lines`]),
-//! a named two-thread join ([`threads`]), one string interner ([`intern`]) and one capped
-//! problems list ([`problems`]).
+//! way — the one progress and cancel protocol ([`Progress`]), the one line reader ([`Lines`]),
+//! a named two-thread join ([`join_two`]), one string interner ([`StringTable`]) and one capped
+//! problems list ([`CappedProblems`]). The submodules are private; what they offer is
+//! re-exported here.
 
-pub mod intern;
-pub mod lines;
-pub mod problems;
-pub mod progress;
-pub mod threads;
+pub(crate) mod intern;
+pub(crate) mod lines;
+pub(crate) mod problems;
+mod progress;
+pub(crate) mod threads;
 
-pub use lines::{Line, Lines};
+pub use intern::{StrId, StringTable};
+pub use lines::{Line, Lines, REPORT_EVERY};
+pub use problems::CappedProblems;
 pub use progress::{CancelFlag, Cancelled, FnSink, Progress, ProgressSink, Step, Ticker, Unit};
+pub use threads::join_two;

@@ -151,7 +151,8 @@ impl<F: FnMut(&Step<'_>) + Send> ProgressSink for FnSink<'_, F> {
     }
 }
 
-/// Where a task reports its progress and learns that it should stop; see the [module](self).
+/// Where a task reports its progress and learns that it should stop (the protocol is described
+/// in `core/progress.rs`).
 #[derive(Clone, Copy)]
 pub struct Progress<'a> {
     sink: Option<&'a dyn ProgressSink>,

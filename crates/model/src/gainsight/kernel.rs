@@ -194,16 +194,6 @@ impl KernelAccumulator {
         self.warnings.push((offset, message.into()));
     }
 
-    /// Whether the kernel has seen a header, a reconfiguration or an access.
-    pub fn has_content(&self) -> bool {
-        let r = &self.result;
-        r.processing_path.is_some()
-            || r.id.is_some()
-            || r.name.is_some()
-            || r.lines.accesses > 0
-            || r.end.any()
-    }
-
     /// Feeds one line starting at byte `offset` of the file.
     pub fn feed(&mut self, line: &[u8], offset: u64) {
         self.result.lines.total += 1;

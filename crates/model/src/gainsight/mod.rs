@@ -1,32 +1,44 @@
 //! Gainsight: from GPGPU-Sim memory-access logs to data lifetimes, refresh and area projections
 //! for gain-cell on-chip memory (the seed `004`, FORMATS.md §5).
 //!
-//! - [`line`] classifies one log line (kernel headers, reconfiguration, accesses, end statistics).
-//! - [`kernel`] folds one kernel's lines into lifetimes, access counts and unique addresses.
-//! - [`reader`] streams logs (one file or a folder), splits them into kernels and processes the
+//! - `line` classifies one log line (kernel headers, reconfiguration, accesses, end statistics).
+//! - `kernel` folds one kernel's lines into lifetimes, access counts and unique addresses.
+//! - `reader` streams logs (one file or a folder), splits them into kernels and processes the
 //!   kernels in parallel; memory is bounded by the live addresses of the kernels in flight.
-//! - [`stats`] turns kernels into the `.sim.csv` rows and the JSON report with the frontend's
-//!   exact float operations; [`csv`] and [`report`] write and read the three outputs, and
-//!   [`outputs`] reads a simulation's outputs back into an [`Analysis`] (the bytes read as
+//! - `stats` turns kernels into the `.sim.csv` rows and the JSON report with the frontend's
+//!   exact float operations; `csv` and `report` write and read the three outputs, and
+//!   `outputs` reads a simulation's outputs back into an [`Analysis`] (the bytes read as
 //!   [`Progress`](crate::core::Progress), with Cancel).
-//! - [`whatif`] keeps all lifetimes in a compact sorted form for instant what-if projections
+//! - `whatif` keeps all lifetimes in a compact sorted form for instant what-if projections
 //!   (retention times, clock) and log-axis histograms.
-//! - [`params`] holds the assumptions (TOML). (Synthetic logs with known lifetimes are written
+//! - `params` holds the assumptions (TOML). (Synthetic logs with known lifetimes are written
 //!   by `sightline-test-support`.)
 
-pub mod csv;
-pub mod kernel;
-pub mod line;
-pub mod outputs;
-pub mod params;
-pub mod reader;
-pub mod report;
-pub mod stats;
-pub mod whatif;
+mod csv;
+mod kernel;
+mod line;
+mod outputs;
+mod params;
+mod reader;
+mod report;
+mod stats;
+mod whatif;
+pub use csv::{
+    KERNEL_HEADER, read_kernel_csv, read_lifetime_csv, write_kernel_csv, write_lifetime_header,
+    write_lifetime_rows,
+};
+pub use line::{Cache, EndStat, LogLine, classify};
+pub use outputs::{OutputFiles, output_stem, read_outputs};
+pub use report::{FrontendReport, report_date_time};
+pub use stats::{
+    KernelRow, kernel_cycles, kernel_row, level_frequency, lifetime_stats, lifetime_us,
+    refreshes_of, write_frequency_stats,
+};
+pub use whatif::{LevelLifetimes, LifetimeStore, LogHistogram, Selection};
 
 pub use kernel::{EndStats, KernelResult, Lifetime};
-pub use params::Params;
-pub use reader::{Analysis, AnalyzeOptions, Source, analyze, analyze_paths};
+pub use params::{Params, ParamsError, PerLevel};
+pub use reader::{Analysis, AnalyzeOptions, Source, analyze, analyze_paths, expand_inputs};
 
 /// A cache level of the projection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -78,7 +78,7 @@ pub const STAGE: &str = "log lines";
 pub struct AnalyzeOptions<'a> {
     /// Worker threads (0: one per core).
     pub threads: usize,
-    /// Progress and Cancel: the bytes of all inputs read, as [`STAGE`], from the worker
+    /// Progress and Cancel: the bytes of all inputs read, as `STAGE`, from the worker
     /// threads as kernels are read (every 65,536 lines and at each kernel's end); once
     /// cancelled the analysis stops early with [`GainsightError::Cancelled`].
     pub progress: Progress<'a>,

@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use super::Level;
-use super::kernel::{FastMap, Lifetime};
+use super::kernel::FastMap;
 use super::stats::{lifetime_us, refreshes_of};
 
 /// Which lifetimes a query covers.
@@ -364,15 +364,6 @@ impl LifetimeStoreBuilder {
             all_counts: [FastMap::default(), FastMap::default()],
             per_kernel,
         }
-    }
-
-    /// Adds one kernel's lifetimes.
-    pub fn push_kernel(&mut self, id: u64, l1: &[Lifetime], l2: &[Lifetime]) {
-        self.push_cycles(
-            id,
-            l1.iter().map(|l| l.cycles).collect(),
-            l2.iter().map(|l| l.cycles).collect(),
-        );
     }
 
     /// Adds one kernel's lifetimes as cycle counts.

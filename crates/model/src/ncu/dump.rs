@@ -36,7 +36,7 @@ pub enum DumpError {
 /// Writes the dump of `report` to `out`, decoding one action at a time.
 ///
 /// A whole report is decoded and rendered on worker threads (one per core, at most
-/// [`MAX_WORKERS`]), each action into its own buffer, and written in order by the calling
+/// `MAX_WORKERS`), each action into its own buffer, and written in order by the calling
 /// thread: the bytes are those of a one-thread dump.
 ///
 /// Returns the warnings of the dumped actions (problems the reader worked around while

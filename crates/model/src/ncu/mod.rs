@@ -1,25 +1,33 @@
 //! Nsight Compute reports (`.ncu-rep`, `.ncu-repz`): reading, the model, and writing.
 //!
 //! [`Report::open`] indexes a file without decoding its results; [`Report::action`] decodes
-//! one result into an [`Action`] with its [`Metric`]s; [`units`] infers metric units from names.
+//! one result into an [`Action`] with its [`Metric`]s; `units` infers metric units from names.
 //! (Reports are written by the `sightline-test-support` crate, for fixtures and benchmarks.)
 
 mod action;
-pub mod dump;
+mod dump;
 mod error;
-pub mod launch_row;
-pub mod markup;
+mod launch_row;
+mod markup;
 mod metric;
-pub mod nvtx;
+pub(crate) mod nvtx;
 pub mod pages;
 mod report;
-pub mod rule_result;
+pub(crate) mod rule_result;
 pub mod source;
-pub mod units;
-pub mod wire;
+pub(crate) mod units;
+mod wire;
+pub use dump::{DumpOptions, write_dump, write_metric_value};
+pub use markup::{Span, parse_markup};
+pub use nvtx::{DEFAULT_DOMAIN_NAME, NvtxView};
+pub use rule_result::{
+    CellStyle, ColumnConfig, FocusMetric, MsgType, RuleMessage, RuleOrigin, RuleTable, Speedup,
+    StoredMessage, TableCell, TableSort, rule_messages, write_json as write_rule_json,
+};
+pub use units::infer_unit;
 
 pub use action::{Action, NameBase, ResultInfo};
 pub use error::ReadError;
-pub use launch_row::LaunchRow;
+pub use launch_row::{LaunchRow, UNREADABLE_NAME};
 pub use metric::{Instance, Metric, MetricValue, SAMPLER_CATEGORY, ValueKind};
 pub use report::{DEVICE_ATTRIBUTE_PREFIX, MAGIC, Report, SourceEntry, ToolVersion, WorkloadKind};

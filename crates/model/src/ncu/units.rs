@@ -134,7 +134,7 @@ const FRAGMENTS: &[(&str, Unit)] = &[
 ];
 
 /// The unit NVIDIA's reader reports for metric `name`, inferred from the structure of the
-/// name (see the [module documentation](self) for the rules).
+/// name (see the module documentation of `ncu/units.rs` for the rules).
 ///
 /// Returns the empty string for metrics without a unit, and for names that follow no known
 /// pattern. Never fails.

@@ -143,6 +143,7 @@ pub fn resolve_name<'a>(
 }
 
 /// Whether a missing metric was marked `Required` (`CollectionImportance_Required`).
+#[cfg(test)]
 pub fn is_required(
     metric: &ProfilerSectionMetric,
     section_filter: Option<&MetricOptionFilter>,

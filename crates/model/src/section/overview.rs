@@ -117,7 +117,7 @@ impl OverviewColumns {
 }
 
 /// Makes rows: picks each result's sections as the Details page does (embedded sections when
-/// preferred and present, else the search path's), keeps only [`OVERVIEW_SECTIONS`], and
+/// preferred and present, else the search path's), keeps only `OVERVIEW_SECTIONS`, and
 /// reuses the last embedded set while results embed the same section bytes.
 pub struct OverviewBuilder {
     folder_set: Arc<SectionSet>,
@@ -282,7 +282,7 @@ pub struct GpuRollup {
 /// One device's sums: results, total duration, and per column the sum and count of values.
 type Sums = (usize, f64, Vec<(f64, usize)>);
 
-/// One [`GpuRollup`] per device, by device index.
+/// One `GpuRollup` per device, by device index.
 pub fn gpu_rollup(rows: &[OverviewRow], columns: usize) -> Vec<GpuRollup> {
     let mut groups: BTreeMap<Option<u64>, Sums> = BTreeMap::new();
     for row in rows {

@@ -253,7 +253,7 @@ fn is_change(kind: &EventKind) -> bool {
     }
 }
 
-/// Whether `path` has one of the [`WATCHED_EXTENSIONS`].
+/// Whether `path` has one of the `WATCHED_EXTENSIONS`.
 pub fn is_watched_file(path: &Path) -> bool {
     has_extension(path, &WATCHED_EXTENSIONS)
 }

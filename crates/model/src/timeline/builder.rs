@@ -385,7 +385,7 @@ impl TimelineBuilder {
     /// event would cost their memory again): tracks of at most `2 × buckets` events and counter
     /// tracks as they are, with their attributes and the flows between them; each larger
     /// track as one span per run of busy buckets among `buckets` over the whole extent read so
-    /// far, named "[events being read]" ([`StagedTrack::sketch`]). One pass over the events.
+    /// far, named "[events being read]" (`StagedTrack::sketch`). One pass over the events.
     pub fn sketch(&mut self, buckets: usize) -> Timeline {
         // A copy of everything but the events and what refers to them.
         let staged = std::mem::take(&mut self.staged);

@@ -99,16 +99,6 @@ impl Merger {
         append(&mut self.out, part, label, clock_ns, start.is_some());
     }
 
-    /// Number of files pushed.
-    pub fn len(&self) -> usize {
-        self.out.parts.len()
-    }
-
-    /// Whether no file was pushed.
-    pub fn is_empty(&self) -> bool {
-        self.out.parts.is_empty()
-    }
-
     /// The merged timeline: the earliest session start is time 0.
     pub fn finish(mut self) -> Timeline {
         let earliest = self

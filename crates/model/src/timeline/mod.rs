@@ -2,11 +2,11 @@
 //!
 //! Plain data, no GUI. [`Timeline`] is a tree of [`Track`]s (machine → process → thread →
 //! series such as "CUDA API" or "NVTX"; GPU → context → stream; device queues) whose events are
-//! packed into columns (≤ 32 bytes per event, see [`model`]); [`query`] answers what a view
+//! packed into columns (≤ 32 bytes per event, see `model`); `query` answers what a view
 //! needs (visible items with level of detail, search, range statistics, GPU utilization).
 //! [`nsys`] loads Nsight Systems SQLite exports and computes `nsys stats` reports; [`nvtxt`] and
-//! [`atp`] put NVTXT files and CodeXL traces on the same model ([`open`] tells them apart and
-//! merges NVTXT files onto an export); [`tables`] computes the summary tables of sources
+//! [`atp`] put NVTXT files and CodeXL traces on the same model (`open` tells them apart and
+//! merges NVTXT files onto an export); `tables` computes the summary tables of sources
 //! without `nsys stats`. [`export`] writes any timeline as a Perfetto or Chrome JSON trace
 //! and reads such traces back.
 //!
@@ -40,7 +40,7 @@
 //! To add events to a timeline already loaded (NVTXT files beside an export), reopen it with
 //! [`TimelineBuilder::from_timeline`], push onto new or existing tracks, and `finish()` again.
 //!
-//! Several files on one timeline (the ranks of a job): [`merge::merge`], then
+//! Several files on one timeline (the ranks of a job): `merge::merge`, then
 //! [`Timeline::shift_part`] / [`Timeline::align_on`] to line them up.
 //!
 //! Reading back: [`Timeline::visible`] per row for drawing, [`Timeline::event`],
@@ -49,20 +49,30 @@
 
 pub mod atp;
 mod blocked;
-pub mod builder;
+mod builder;
 pub mod export;
-pub mod imports;
-pub mod merge;
-pub mod model;
+mod imports;
+mod merge;
+pub(crate) mod model;
 pub mod nsys;
 pub mod nvtxt;
-pub mod open;
-pub mod profile;
-pub mod query;
-pub mod stacks;
-pub mod strings;
-pub mod summary;
-pub mod tables;
+mod open;
+mod profile;
+mod query;
+mod stacks;
+mod strings;
+mod summary;
+mod tables;
+pub use imports::ImportStats;
+pub use merge::{default_label, merge};
+pub use open::{
+    DetailSource, LoadedTimeline, MergeInput, OpenError, TimelineFileKind, load_merged,
+    load_timeline, merge_nvtxt, merge_nvtxt_files, nvtxt_beside, timeline_inputs,
+};
+pub use profile::{CallTree, FlatRow, StackCounts, flat, stacks_holding};
+pub use stacks::FrameId;
+pub use summary::fmt_ratio;
+pub use tables::{model_report, model_reports};
 
 pub use builder::{EventRef, NewEvent, TimelineBuilder};
 pub use model::{

@@ -286,7 +286,7 @@ pub struct SessionInfo {
     pub host_name: Option<String>,
     /// The GPUs.
     pub gpus: Vec<GpuInfo>,
-    /// What the loader did with every row of the file ([`ImportStats`]).
+    /// What the loader did with every row of the file (`ImportStats`).
     pub imports: super::imports::ImportStats,
     /// The source table of rows whose events' kind does not tell it (an export's tables
     /// drawn generically: profiler overhead, OpenACC, diagnostics...).
@@ -330,7 +330,7 @@ pub struct Timeline {
     /// (see `nsys::LoadOptions::preview`).
     pub partial: bool,
     /// Events read when this preview was made, when its large tracks are sketched
-    /// ([`crate::timeline::builder::SKETCH_NAME`] spans stand for them): see
+    /// (`crate::timeline::builder::SKETCH_NAME` spans stand for them): see
     /// [`Timeline::events_read`].
     pub sketched_from: Option<usize>,
     pub(crate) columns: Columns,
@@ -492,7 +492,7 @@ impl Timeline {
     }
 
     /// The call stack of `event`: a CPU sample's (held in its correlation column, where
-    /// [`NO_STACK`] means none), or a call's backtrace (in its attributes).
+    /// `NO_STACK` means none), or a call's backtrace (in its attributes).
     pub fn stack_of(&self, event: EventId) -> Option<super::stacks::StackId> {
         let i = event.0 as usize;
         if *self.columns.kind.get(i)? == EventKind::CpuSample {

@@ -12,7 +12,7 @@ use super::strings::StrId;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StackId(pub u32);
 
-/// A frame's index in [`CallStacks::frames`].
+/// A frame's index in `CallStacks::frames`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FrameId(pub u32);
 
@@ -121,11 +121,6 @@ impl StacksBuilder {
     pub fn innermost_symbol(&self, stack: StackId) -> Option<StrId> {
         let node = self.stacks.node(stack)?;
         Some(self.stacks.frame(node.frame)?.symbol)
-    }
-
-    /// Whether nothing was interned.
-    pub fn is_empty(&self) -> bool {
-        self.stacks.nodes.is_empty()
     }
 
     /// The stacks built.

@@ -56,7 +56,7 @@ pub const MODEL_REPORTS: &[ModelReport] = &[
     },
 ];
 
-/// The [`ModelReport`] called `name`.
+/// The `ModelReport` called `name`.
 pub fn model_report(name: &str) -> Option<&'static ModelReport> {
     MODEL_REPORTS.iter().find(|r| r.name == name)
 }
@@ -97,7 +97,7 @@ pub fn run_model_report(timeline: &Timeline, report: &ModelReport) -> ReportOutc
     ))
 }
 
-/// Every [`MODEL_REPORTS`] table the timeline has events for.
+/// Every `MODEL_REPORTS` table the timeline has events for.
 pub fn model_reports(timeline: &Timeline) -> Vec<(String, ReportOutcome)> {
     MODEL_REPORTS
         .iter()

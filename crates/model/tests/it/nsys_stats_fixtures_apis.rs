@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
-use sightline_model::timeline::nsys::db::ExportDb;
+use sightline_model::timeline::nsys::ExportDb;
 use sightline_model::timeline::nsys::stats::{self, ReportOutcome};
 
 use crate::nsys_apis_exports::write_export;

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, params};
-use sightline_model::timeline::nsys::db::ExportDb;
+use sightline_model::timeline::nsys::ExportDb;
 use sightline_model::timeline::nsys::stats::{self, ReportOutcome};
 
 fn reports_dir() -> PathBuf {

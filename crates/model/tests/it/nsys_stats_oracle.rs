@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline_model::timeline::nsys::db::ExportDb;
+use sightline_model::timeline::nsys::ExportDb;
 use sightline_model::timeline::nsys::stats::{self, ReportOutcome};
 
 fn corpus() -> Option<PathBuf> {

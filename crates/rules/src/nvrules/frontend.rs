@@ -234,7 +234,7 @@ impl IFrontend {
         let Some(path) = self.find_chart(filename.as_str()) else {
             return Ok(false);
         };
-        let parsed = sightline_model::section::parse::parse_chart_file(&path);
+        let parsed = sightline_model::section::parse_chart_file(&path);
         match parsed.value {
             Some(item) => {
                 self.output

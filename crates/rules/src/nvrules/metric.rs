@@ -299,7 +299,7 @@ impl IMetric {
     #[pymethod]
     fn unit(&self) -> String {
         self.inner
-            .with(|name, _, _| sightline_model::ncu::units::infer_unit(name).into_owned())
+            .with(|name, _, _| sightline_model::ncu::infer_unit(name).into_owned())
     }
 
     /// Descriptions live in NVIDIA's metric library, not in reports: always empty.

@@ -11,7 +11,7 @@ use rustpython_vm::{
 
 use super::action::ActionData;
 use super::context::iter_list;
-use sightline_model::ncu::nvtx::NvtxView;
+use sightline_model::ncu::NvtxView;
 use sightline_model::proto::nv::nvtx::NvtxEventAttributes;
 
 fn view(data: &ActionData) -> Option<NvtxView<'_>> {

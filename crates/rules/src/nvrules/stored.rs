@@ -6,7 +6,7 @@
 use rustpython_vm::{PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
 
 use super::consts::marker_kind;
-use sightline_model::ncu::rule_result::{MsgType, StoredMessage, rule_messages};
+use sightline_model::ncu::{MsgType, StoredMessage, rule_messages};
 use sightline_model::proto::nv::rule_system::{self, source_marker::SourceLocation};
 
 /// `NvRules.IRuleResult`: one stored message of a rule with what is attached to it.

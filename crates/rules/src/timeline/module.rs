@@ -417,7 +417,7 @@ mod timeline_module {
     use rustpython_vm::class::PyClassImpl;
     use rustpython_vm::{Py, PyResult, VirtualMachine};
 
-    use sightline_model::timeline::summary::fmt_ratio;
+    use sightline_model::timeline::fmt_ratio;
 
     /// `num / den` as a decimal with `digits` digits, rounded half away from zero, exactly
     /// (integers in, text out: `fixed(4194304, 1000000, 3)` is `"4.194"`).

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use sightline_model::codexl::counters::CounterFile;
+use sightline_model::codexl::CounterFile;
 use sightline_model::timeline::atp::AtpFile;
 use sightline_test_support::codexl::tables::{TableStyle, counters_text};
 use sightline_test_support::codexl::{atp, fixture_files};

@@ -5,8 +5,7 @@ use std::fmt::Write as _;
 
 use super::atp::{AtpSpec, ndrange_call_index, opencl_calls_per_thread};
 use super::{LineEnding, Rng};
-use sightline_model::codexl::curves::OccupancyModel;
-use sightline_model::codexl::occupancy::{OCCUPANCY_COLUMNS, OccupancyRow};
+use sightline_model::codexl::{OCCUPANCY_COLUMNS, OccupancyModel, OccupancyRow};
 
 /// How to lay a table file out.
 #[derive(Debug, Clone)]

@@ -7,10 +7,9 @@ use std::io::{self, Write};
 use super::writer::{ReportWriter, ResultMessage, value_message};
 use sightline_model::ncu::{Instance, Metric, MetricValue};
 use sightline_model::proto::nv::nvtx as nvtx_pb;
-use sightline_model::proto::nv::profiler::messages as pb;
 use sightline_model::proto::nv::profiler::{
     ProfilerSection, ProfilerSectionBody, ProfilerSectionBodyItem, ProfilerSectionHeader,
-    ProfilerSectionMetric, ProfilerSectionTable, ProfilerSet,
+    ProfilerSectionMetric, ProfilerSectionTable, ProfilerSet, messages as pb,
 };
 use sightline_model::proto::nv::rule_system as rules_pb;
 
@@ -280,7 +279,7 @@ pub fn nvtx_state(
     let mut state = nvtx_pb::NvtxState {
         domains: vec![nvtx_pb::NvtxDomainInfo {
             id: 0,
-            name: sightline_model::ncu::nvtx::DEFAULT_DOMAIN_NAME.to_owned(),
+            name: sightline_model::ncu::DEFAULT_DOMAIN_NAME.to_owned(),
             ..Default::default()
         }],
         threads: vec![nvtx_pb::NvtxThread {

@@ -4,8 +4,7 @@
 //! grids, bar charts, memory tables and memory chart all draw these.
 
 use eframe::egui::{Color32, Ui};
-use sightline_model::section::baseline::{Compared, Difference, number};
-use sightline_model::section::details::Entry;
+use sightline_model::section::{Compared, Difference, Entry, number};
 
 use super::ComparedBaseline;
 

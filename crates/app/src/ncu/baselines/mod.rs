@@ -32,8 +32,9 @@ use std::sync::Arc;
 
 use eframe::egui::Color32;
 use sightline_model::ncu::{Action, LaunchRow, NameBase, Report};
-use sightline_model::section::baseline::{BaselineEntries, match_all, match_by_name};
-use sightline_model::section::details::{KernelDetails, resolve_action};
+use sightline_model::section::{
+    BaselineEntries, KernelDetails, match_all, match_by_name, resolve_action,
+};
 
 use eframe::egui;
 

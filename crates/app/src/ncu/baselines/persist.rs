@@ -9,11 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use eframe::egui::Color32;
-use sightline_model::ncu::launch_row::UNREADABLE_NAME;
-use sightline_model::ncu::{Action, NameBase, ReadError, Report};
-use sightline_model::section::baseline::BaselineEntries;
-use sightline_model::section::details::{KernelDetails, resolve_action};
-use sightline_model::section::registry::SectionSet;
+use sightline_model::ncu::{Action, NameBase, ReadError, Report, UNREADABLE_NAME};
+use sightline_model::section::{BaselineEntries, KernelDetails, SectionSet, resolve_action};
 
 use super::super::section_state::{SectionSource, SectionState};
 use crate::job::Job;

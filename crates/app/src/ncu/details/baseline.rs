@@ -6,7 +6,7 @@
 use std::hash::Hash;
 
 use eframe::egui::{self, RichText, Ui};
-use sightline_model::section::details::Entry;
+use sightline_model::section::Entry;
 
 use crate::ncu::baselines::ComparedBaseline;
 use crate::ncu::baselines::compare::{direction_color, values};

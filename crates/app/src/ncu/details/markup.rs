@@ -2,7 +2,7 @@
 //! in the model ([`parse_markup`]) and drawn here ([`span_ui`]).
 
 use super::*;
-pub use sightline_model::ncu::markup::{Span, parse_markup};
+pub use sightline_model::ncu::{Span, parse_markup};
 
 pub(super) fn span_ui(ui: &mut Ui, span: &Span, render: &mut Render<'_>) {
     match span {

@@ -37,18 +37,17 @@ use super::rule_state::{PageRules, RuleRow, RuleStatus};
 use super::system_tables::{SystemTableView, system_table_ui};
 use super::view_ctx::ViewCtx;
 use sightline_model::format::format_with_unit;
-use sightline_model::ncu::rule_result::{
-    CellStyle, ColumnConfig, MsgType, RuleMessage, RuleTable, StoredMessage, TableCell,
-    rule_messages,
+use sightline_model::ncu::{
+    Action, CellStyle, ColumnConfig, MetricValue, MsgType, Report, RuleMessage, RuleTable,
+    StoredMessage, TableCell, rule_messages,
 };
-use sightline_model::ncu::{Action, MetricValue, Report};
 use sightline_model::proto::nv::rule_system::RuleResult;
-use sightline_model::section::details::{
+use sightline_model::section::memory::MemoryWidget;
+use sightline_model::section::system::SystemWidget;
+use sightline_model::section::{
     ChartAxes, ChartAxis, DetailsSection, Entry, FixedWidget, Item, ItemKind, KernelDetails,
     RooflinePoint, TableLayout,
 };
-use sightline_model::section::memory::MemoryWidget;
-use sightline_model::section::system::SystemWidget;
 
 mod baseline;
 mod charts;

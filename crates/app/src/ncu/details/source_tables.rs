@@ -6,9 +6,8 @@
 
 use super::*;
 use sightline_model::ncu::Report;
-use sightline_model::ncu::source::hotspots::top_pcs;
-use sightline_model::ncu::source::{FileLine, PcMetrics, SourceModule};
-use sightline_model::section::details::HotSpots;
+use sightline_model::ncu::source::{FileLine, PcMetrics, SourceModule, top_pcs};
+use sightline_model::section::HotSpots;
 
 use crate::ncu::source_page::data::short_name;
 

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use sightline_model::ncu::infer_unit;
 use sightline_model::ncu::source::{Cell, ColumnKind, PageView, SourcePage};
-use sightline_model::ncu::units::infer_unit;
 use sightline_model::problem::Problem;
 
 /// A view of the page.

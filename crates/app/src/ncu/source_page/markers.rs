@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use sightline_model::ncu::rule_result::MsgType;
+use sightline_model::ncu::MsgType;
 use sightline_model::proto::nv::rule_system::RuleResult;
 use sightline_model::proto::nv::rule_system::source_marker::SourceLocation;
 use sightline_rules::model::MarkerLocation;

@@ -5,8 +5,7 @@
 
 use std::path::Path;
 
-use sightline_model::section::baseline::Difference;
-use sightline_model::section::overview::OverviewRow;
+use sightline_model::section::{Difference, OverviewRow};
 
 use super::super::baselines::{Baseline, Pick};
 

@@ -6,8 +6,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use sightline_model::ncu::Report;
-use sightline_model::section::overview::{OverviewBuilder, OverviewColumns, OverviewRow};
-use sightline_model::section::registry::SectionSet;
+use sightline_model::section::{OverviewBuilder, OverviewColumns, OverviewRow, SectionSet};
 
 use super::super::loader::for_each_batch;
 use crate::job::{Job, JobCtx};

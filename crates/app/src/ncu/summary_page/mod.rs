@@ -18,7 +18,7 @@ use eframe::egui;
 use crate::widgets::filter::filter_field;
 use egui_extras::Column;
 use sightline_model::ncu::Report;
-use sightline_model::section::overview::{OverviewColumns, OverviewRow, gpu_rollup};
+use sightline_model::section::{OverviewColumns, OverviewRow, gpu_rollup};
 
 use self::deltas::Deltas;
 use self::job::{SummaryJob, start_summary};

@@ -11,19 +11,19 @@ use crate::section::filter::Target;
 /// The CLI knows the chips up to compute capability 9.x (Hopper). For a later chip (the sm_120
 /// reports of the corpus, where it warns "Failed to detect compute capability, assuming 50")
 /// every metric of the chip's library has no unit and nothing scales; only the outputs of its
-/// own occupancy calculator keep theirs ([`CHIP_INDEPENDENT_UNITS`]). Checked on both sm_120
+/// own occupancy calculator keep theirs (`CHIP_INDEPENDENT_UNITS`). Checked on both sm_120
 /// reports (2025.2.1, 2026.2.1): raw, details and summary pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChipLibrary {
-    /// The CLI knows the chip: units by [`infer_cli_unit`] and the few chip-dependent ones of
-    /// [`CHIP_UNITS`] and [`CHIP_ID_UNITS`].
+    /// The CLI knows the chip: units by `infer_cli_unit` and the few chip-dependent ones of
+    /// `CHIP_UNITS` and `CHIP_ID_UNITS`.
     Known {
         /// The compute capability, `major * 10 + minor` (`None`: not stored).
         cc: Option<u32>,
         /// `device__attribute_chip`, the chip's id (`None`: not stored).
         chip: Option<u64>,
     },
-    /// The CLI does not know the chip: no units but [`CHIP_INDEPENDENT_UNITS`].
+    /// The CLI does not know the chip: no units but `CHIP_INDEPENDENT_UNITS`.
     Unknown,
 }
 
@@ -131,7 +131,7 @@ impl ChipLibrary {
         }
     }
 
-    /// The CLI base unit of metric `name` (see [`cli_base_unit`]).
+    /// The CLI base unit of metric `name` (see `cli_base_unit`).
     pub fn metric_unit(self, name: &str) -> String {
         match self {
             ChipLibrary::Unknown if !CHIP_INDEPENDENT_UNITS.contains(&name) => String::new(),

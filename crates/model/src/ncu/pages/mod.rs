@@ -1,22 +1,29 @@
 //! The pages of NVIDIA's `ncu --import REPORT --page ...` as data: rows and columns of text,
-//! in the shapes Nsight Compute 2024.1 prints them ([`session`], [`raw`], [`details`],
-//! [`summary`], [`summary_raw`]). The CLI writes them as NVIDIA's CSV ([`csv`]); the GUI's Summary and Raw
+//! in the shapes Nsight Compute 2024.1 prints them (`session`, `raw`, `details`,
+//! `summary`, `summary_raw`). The CLI writes them as NVIDIA's CSV (`csv`); the GUI's Summary and Raw
 //! pages can show the same rows.
 //!
 //! What the pages print is described, with how each fact was checked, in
 //! `notes/ncu-import-csv.md`.
 
-pub mod body;
-pub mod chip;
-pub mod csv;
-pub mod details;
-pub mod header;
-pub mod launch;
-pub mod number;
-pub mod raw;
-pub mod session;
-pub mod summary;
-pub mod summary_raw;
+mod body;
+pub(crate) mod chip;
+mod csv;
+mod details;
+mod header;
+mod launch;
+mod number;
+mod raw;
+mod session;
+mod summary;
+mod summary_raw;
+pub use chip::ChipLibrary;
+pub use csv::{write_row, write_titled_tables};
+pub use details::{DetailsOptions, details_page};
+pub use raw::{RawOptions, hex_correlation_ids, raw_csv_page, raw_page};
+pub use session::session_page;
+pub use summary::{SummaryPer, summary_page};
+pub use summary_raw::raw_summary_page;
 
 /// One titled table of a page: a header row and text rows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

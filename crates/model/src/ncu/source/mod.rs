@@ -3,28 +3,29 @@
 //!
 //! - [`SourceModule::for_action`] merges the `SourceData` entries of the action's reference
 //!   (the binary, the imported source files, the relocation entries spread over several
-//!   entries), parses the cubin ([`cubin`]) and its line programs ([`lines`], [`ptx`]).
+//!   entries), parses the cubin (`cubin`) and its line programs (`lines`, `ptx`).
 //! - [`SourceModule::function_for`] finds the launched function and its load PC.
 //! - [`SourceModule::source_info`], [`SourceModule::ptx_by_pc`] answer per PC as NVIDIA's
 //!   reader does; [`SourceModule::lines_at`] gives every file:line of a PC for aggregates.
-//! - [`metrics`] reads the page's columns (the embedded `SourceCounters` section) and
-//!   [`values`] the per-PC values (stored, derived from the embedded definitions, `group:`
-//!   sums); [`page`] builds the SASS, CUDA-C and PTX rows with line aggregates;
-//!   [`hotspots`] ranks a metric's instructions for the Details page's source metric tables.
+//! - `metrics` reads the page's columns (the embedded `SourceCounters` section) and
+//!   `values` the per-PC values (stored, derived from the embedded definitions, `group:`
+//!   sums); `page` builds the SASS, CUDA-C and PTX rows with line aggregates;
+//!   `hotspots` ranks a metric's instructions for the Details page's source metric tables.
 //! - [`nvdisasm`] runs NVIDIA's disassembler, when installed, for the SASS text.
 //!
 //! Every corner case (no cubin, no line info, an unreadable or newer ELF, a function without
 //! metrics) is a [`Problem`] or a [`SourceError`] with a message, never a panic.
 
-pub mod cubin;
+mod cubin;
 pub mod demangle;
-pub mod hotspots;
-pub mod lines;
-pub mod metrics;
+mod hotspots;
+mod lines;
+mod metrics;
 pub mod nvdisasm;
-pub mod page;
-pub mod ptx;
-pub mod values;
+mod page;
+mod ptx;
+mod values;
+pub use hotspots::top_pcs;
 
 use std::collections::HashMap;
 
@@ -33,7 +34,7 @@ use crate::problem::{Location, Problem};
 use crate::proto::nv::profiler::messages as pb;
 
 pub use cubin::{Cubin, CubinError, CubinFunction, INSTRUCTION_SIZE};
-pub use lines::{FileLine, LineTable};
+pub use lines::{FileLine, LineTable, MAX_LINES_PER_ADDRESS};
 pub use metrics::{Column, ColumnKind, SourceColumns};
 pub use page::{Cell, FunctionBlock, LineBlock, PageView, SassRow, SourcePage};
 pub use ptx::PtxText;

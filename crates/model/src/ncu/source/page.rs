@@ -116,7 +116,7 @@ pub struct LineBlock {
     /// The line's text, when the file is imported into the report.
     pub text: Option<String>,
     /// Sums over the line's distinct PCs; for label columns the distinct labels with their
-    /// counts (`Load(81),Store(24)`, see [`label_summary`]).
+    /// counts (`Load(81),Store(24)`, see `label_summary`).
     pub cells: Vec<Cell>,
     /// Indices into [`SourcePage::sass`] of the line's instructions, by address.
     pub rows: Vec<usize>,

@@ -139,7 +139,7 @@ impl PcMetrics {
     }
 
     /// The per-PC values of `name` (a `group:NAME` metric: the sum of its members, see
-    /// [`super::metrics::group_members`]); `None` when the result holds none per PC.
+    /// `super::metrics::group_members`); `None` when the result holds none per PC.
     pub fn values(&self, action: &Action, name: &str) -> Option<PcValues> {
         if let Some(group) = name.strip_prefix("group:") {
             let members = super::metrics::group_members(action, group);

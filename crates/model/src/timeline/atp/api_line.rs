@@ -3,7 +3,7 @@
 
 use super::text::{decode, trim};
 
-/// A parsed API trace line; texts are decoded with [`super::text::decode`].
+/// A parsed API trace line; texts are decoded with `super::text::decode`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiLine {
     /// The return value as written; `None` for void functions.

@@ -2,10 +2,10 @@
 //!
 //! Self-contained: plain data, no egui, no dependency on the rest of the timeline. The grammar
 //! (FORMATS.md §4): a header of `Key=Value` lines up to the first line starting with `=`, then
-//! sections `=====<name>=====` of every writer generation ([`sections::classify_section`]).
+//! sections `=====<name>=====` of every writer generation (`sections::classify_section`).
 //! API Trace and Timestamp sections are thread blocks (`<threadId>`, `<N>`, N lines); the
 //! i-th trace line of a thread is paired with its i-th timestamp line. LF or CRLF; bytes that
-//! are not UTF-8 are decoded as Latin-1 ([`text::decode`]). The reader never fails on content:
+//! are not UTF-8 are decoded as Latin-1 (`text::decode`). The reader never fails on content:
 //! every problem becomes a warning [`Problem`](crate::problem::Problem) with its line and the rest still loads.
 //!
 //! # Layout, for the conversion to timeline tracks
@@ -26,15 +26,15 @@
 //!   call of that (API, thread): see [`AtpTrace::source_location`].
 
 mod api_line;
-pub mod details;
+mod details;
 mod kernel_ts;
 mod model;
 mod parser;
 mod perfmarker;
-pub mod sections;
+mod sections;
 mod source;
-pub mod text;
-pub mod timeline;
+mod text;
+pub(crate) mod timeline;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -334,7 +334,7 @@ impl AtpFile {
     }
 
     /// Whether every trace-line offset fits in 32 bits (files under 4 GiB), so the timeline
-    /// can carry them itself (see [`timeline::EventOrigin`]).
+    /// can carry them itself (see `timeline::EventOrigin`).
     pub fn offsets_fit_u32(&self) -> bool {
         self.source.len() < u32::MAX as usize
     }
@@ -396,3 +396,5 @@ impl AtpFile {
 
 #[cfg(test)]
 mod tests;
+pub use details::{DispatchKey, dispatch_key, event_details};
+pub use timeline::timeline_of;

@@ -26,12 +26,12 @@ impl Api {
 pub use crate::core::intern::StrId;
 
 /// Interned strings (API names, command names, kernel names, device and agent names): the
-/// model's one interner, fed the file's bytes (decoded with [`super::text::decode`]).
+/// model's one interner, fed the file's bytes (decoded with `super::text::decode`).
 #[derive(Debug, Default, Clone)]
 pub struct Names(StringTable);
 
 impl Names {
-    /// The id of `bytes` (decoded with [`super::text::decode`]), adding it if new.
+    /// The id of `bytes` (decoded with `super::text::decode`), adding it if new.
     pub fn intern(&mut self, bytes: &[u8]) -> StrId {
         self.0.intern(&super::text::decode(bytes))
     }

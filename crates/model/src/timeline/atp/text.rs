@@ -222,11 +222,6 @@ pub fn unescape(text: &str) -> Cow<'_, str> {
     Cow::Owned(text.replace("&nbsp;", " ").replace("&comma;", ","))
 }
 
-/// [`decode`] then [`unescape`], as an owned string.
-pub fn name_text(bytes: &[u8]) -> String {
-    unescape(&decode(bytes)).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,23 +1,23 @@
 //! Writing a timeline for other tools, and reading those files back.
 //!
 //! [`export`] streams any [`Timeline`] (an export, an NVTXT file, a CodeXL trace, merged ones)
-//! to a `Write` as Perfetto's protobuf trace format ([`perfetto`]: track descriptors for
+//! to a `Write` as Perfetto's protobuf trace format (`perfetto`: track descriptors for
 //! processes, threads, GPU-side tracks and counters, slices with interned names, flows from
-//! API calls to GPU work) or as Chrome's JSON trace format ([`chrome_json`]), optionally only
+//! API calls to GPU work) or as Chrome's JSON trace format (`chrome_json`), optionally only
 //! the events that overlap a time range. Nothing is built whole in memory: a packet or a JSON
 //! event at a time goes through one reusable buffer.
 //!
 //! Both formats require the slices of one track (one thread in Chrome JSON) to nest, so
-//! [`plan`] decides per track whether its rows can share one output track (nested call stacks,
+//! `plan` decides per track whether its rows can share one output track (nested call stacks,
 //! push/pop ranges) or each row needs its own (lanes of overlapping device work).
 //!
 //! [`read_perfetto`] and [`read_chrome`] load such files (Sightline's own exports and other
 //! TrackEvent-based or Chrome JSON traces) onto a timeline.
 
-pub mod chrome_json;
-pub mod perfetto;
-pub mod plan;
-pub mod proto;
+mod chrome_json;
+mod perfetto;
+mod plan;
+mod proto;
 pub mod read_chrome;
 pub mod read_perfetto;
 

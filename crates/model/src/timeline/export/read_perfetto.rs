@@ -6,7 +6,7 @@
 //! their track's description; the second decodes each packet and follows its sequence's
 //! interned names and categories and its default track. Processes and threads become process
 //! and thread tracks (a thread under the process of its pid), other tracks series under their
-//! parent; a child track named as its parent (how [`super::perfetto`] writes lanes) puts its
+//! parent; a child track named as its parent (how `super::perfetto` writes lanes) puts its
 //! events on the parent, laid out in lanes. `SLICE_BEGIN`/`SLICE_END` pair per track,
 //! `INSTANT`s are zero-length events, `COUNTER`s values on a counter track. An event whose
 //! category names a Sightline event kind gets that kind. Flows link consecutive events of one

@@ -4,27 +4,37 @@
 //! table may be missing, unknown tables, views and columns are ignored, text is decoded
 //! leniently, rows it cannot read are skipped with a warning naming the table and rowid.
 //!
-//! - [`load`] / [`load_with`] read an export into a [`Timeline`](super::Timeline), with progress
+//! - `load` / [`load_with`] read an export into a [`Timeline`](super::Timeline), with progress
 //!   and a cancel flag (run it on a loader thread).
 //! - [`stats`] computes the summary reports exactly as `nsys stats` prints them.
-//! - [`rep`] turns `.nsys-rep` / `.qdrep` reports into exports with the `nsys` tool.
+//! - `rep` turns `.nsys-rep` / `.qdrep` reports into exports with the `nsys` tool.
 //! - (nsys-shaped exports for fixtures, fuzzing seeds and benchmarks are written by
 //!   `sightline-test-support`.)
 
 use std::path::{Path, PathBuf};
 
-pub mod damage;
-pub mod db;
-pub mod details;
-pub mod load;
-pub mod merged;
-pub mod rep;
-pub mod salvage;
-pub mod schema;
+mod damage;
+pub(crate) mod db;
+mod details;
+pub(crate) mod load;
+mod merged;
+mod rep;
+mod salvage;
+mod schema;
 pub mod stats;
 pub mod trace;
+pub use damage::DAMAGED;
+pub use db::ExportDb;
+pub use details::event_details;
+pub use merged::MergedExport;
+pub use rep::{default_cache_dir, export_report, find_nsys};
+pub use salvage::salvage;
+pub use schema::NOT_READ;
 
-pub use load::{LoadOptions, PREVIEW_AFTER, PREVIEW_MAX_EVENTS, STACKS_PENDING, load, load_with};
+pub use load::{
+    LoadOptions, MEM_KIND_LABELS, PREVIEW_AFTER, PREVIEW_MAX_EVENTS, STACKS_PENDING, load,
+    load_with,
+};
 
 /// Why an export could not be read. Every variant names the file.
 #[derive(Debug, thiserror::Error)]

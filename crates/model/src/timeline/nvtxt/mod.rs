@@ -14,14 +14,16 @@
 //! events with their times in the file's units and their [`TimeBase`], the names, and every
 //! [`Diagnostic`].
 
-pub mod colors;
+mod colors;
 mod diagnostic;
 mod lexer;
 mod loader;
 mod model;
 mod params;
 mod parser;
-pub mod timeline;
+pub(crate) mod timeline;
+pub use colors::{COLOR_NAMES, color_by_name};
+pub use timeline::{file_of_series, timeline_of};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

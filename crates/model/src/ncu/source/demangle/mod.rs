@@ -14,7 +14,7 @@
 //! - `operator ()`: the word `operator`, a space, the symbol.
 //!
 //! Reports written before 2021.2 store names in GNU's style instead: [`demangle_in`] with
-//! [`Style::Gnu`] prints those, [`Style::stored_by`] tells a report's style ([`style`]).
+//! [`Style::Gnu`] prints those, [`Style::stored_by`] tells a report's style (`style`).
 //!
 //! [`demangle`] answers `None` for anything it does not read completely (not a `_Z` name, a
 //! grammar feature it does not print, damaged input, a name nested or expanding beyond its
