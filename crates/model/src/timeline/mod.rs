@@ -59,6 +59,7 @@ pub mod nvtxt;
 pub mod open;
 pub mod profile;
 pub mod query;
+pub mod series;
 pub mod stacks;
 pub mod strings;
 pub mod summary;
@@ -69,7 +70,10 @@ pub use model::{
     Event, EventAttrs, EventId, EventKind, Flow, GpuInfo, Layout, Payload, SessionInfo, Timeline,
     Track, TrackId, TrackKind,
 };
-pub use query::{CounterBucket, GpuUtilization, NameStats, ThreadUtilization, VisibleItem};
+pub use query::{
+    CounterBucket, CounterSample, GpuUtilization, NameStats, ThreadUtilization, VisibleItem,
+};
+pub use series::{CounterSeries, CounterStats};
 pub use strings::{StrId, StringTable};
 
 /// Makes every large allocation (≥ 1 MiB: event columns, staging, indexes) a mapping of its
