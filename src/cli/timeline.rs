@@ -280,6 +280,8 @@ impl LoadTiming<'_> {
 #[derive(Debug, Clone, Copy, Default)]
 struct Totals {
     events: u64,
+    /// Counter samples held as series (GPU metrics).
+    samples: u64,
     start: Option<i64>,
     end: Option<i64>,
 }
@@ -302,10 +304,18 @@ fn totals(tl: &Timeline) -> Vec<Totals> {
                 t.end = Some(t.end.map_or(last.end, |e| e.max(last.end)));
             }
         }
+        if let Some(series) = tl.counter_series(TrackId(i as u32)) {
+            t.samples += series.len() as u64;
+            if let Some((first, last)) = series.extent() {
+                t.start = Some(t.start.map_or(first, |s| s.min(first)));
+                t.end = Some(t.end.map_or(last, |e| e.max(last)));
+            }
+        }
         out[i] = t;
         if let Some(p) = track.parent {
             let parent = &mut out[p.0 as usize];
             parent.events += t.events;
+            parent.samples += t.samples;
             if let Some(s) = t.start {
                 parent.start = Some(parent.start.map_or(s, |x| x.min(s)));
             }
@@ -433,11 +443,17 @@ fn write_track_tree(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
             (Some(a), Some(b)) => format!(", {a}..{b} ns"),
             _ => String::new(),
         };
-        let rows = if track.rows.len() > 1 {
+        let mut rows = if track.rows.len() > 1 {
             format!(", {} rows", track.rows.len())
         } else {
             String::new()
         };
+        if t.samples > 0 {
+            rows.push_str(&format!(", {} samples", t.samples));
+        }
+        if let Some(unit) = tl.counter_series(id).and_then(|s| s.unit.as_deref()) {
+            rows.push_str(&format!(", in {unit}"));
+        }
         writeln!(
             out,
             "{}{} [{} events{rows}{span}]",
@@ -599,6 +615,16 @@ fn write_track_json(
     write_opt_int(out, t.start)?;
     write!(out, ", \"end\": ")?;
     write_opt_int(out, t.end)?;
+    if t.samples > 0 {
+        write!(out, ", \"samples\": {}", t.samples)?;
+    }
+    if let Some(series) = tl.counter_series(id) {
+        write!(out, ", \"unit\": ")?;
+        match &series.unit {
+            Some(unit) => write_string(&mut &mut *out, unit)?,
+            None => write!(out, "null")?,
+        }
+    }
     write!(out, ", \"children\": [")?;
     for (i, &c) in track.children.iter().enumerate() {
         if i > 0 {
@@ -610,7 +636,9 @@ fn write_track_json(
 }
 
 /// One JSON object per line: `{"track","kind","name","start","end","correlation"}` (ns;
-/// `correlation` is null when the event has none).
+/// `correlation` is null when the event has none); a counter sample held as a series (a GPU
+/// metric) is `{"track","kind": "counter","name": TRACK,"start","end","correlation": null,
+/// "value"}`.
 fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
     let mut order: Vec<TrackId> = Vec::new();
     let mut stack: Vec<TrackId> = tl.roots.iter().rev().copied().collect();
@@ -622,6 +650,9 @@ fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
     }
     for id in order {
         let Some(track) = tl.track(id) else { continue };
+        if let Some(series) = tl.counter_series(id) {
+            write_samples(tl, id, series, out)?;
+        }
         if track.rows.iter().all(|r| r.is_empty()) {
             continue;
         }
@@ -647,6 +678,33 @@ fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
                     writeln!(out, "{}}}", e.correlation)?;
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// The `--events` lines of a series' samples (see [`write_events`]).
+fn write_samples(
+    tl: &Timeline,
+    id: TrackId,
+    series: &crate::timeline::CounterSeries,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut head = Vec::new();
+    head.extend_from_slice(b"{\"track\": ");
+    write_string(&mut head, &tl.track_path(id))?;
+    head.extend_from_slice(b", \"kind\": \"counter\", \"name\": ");
+    write_string(&mut head, tl.track(id).map_or("", |t| t.name.as_str()))?;
+    for (t, v) in series.iter() {
+        out.write_all(&head)?;
+        write!(
+            out,
+            ", \"start\": {t}, \"end\": {t}, \"correlation\": null, \"value\": "
+        )?;
+        if v.is_finite() {
+            writeln!(out, "{v}}}")?;
+        } else {
+            writeln!(out, "null}}")?;
         }
     }
     Ok(())

@@ -10,9 +10,10 @@ use super::colors;
 use super::rows::{self, HEADER_HEIGHT, INDENT, Line, LineKind, TreeState};
 use super::view::Viewport;
 use sightline_model::timeline::{
-    Event, EventId, EventKind, Layout, StrId, Timeline, Track, TrackId, VisibleItem,
+    CounterBucket, Event, EventId, EventKind, Layout, Timeline, Track, TrackId, VisibleItem,
 };
 
+mod counter;
 mod mouse;
 
 /// Most shapes a frame should draw, whatever the number of events.
@@ -29,6 +30,8 @@ const LABEL_MIN_WIDTH: f32 = 40.0;
 struct Hit {
     rect: Rect,
     item: VisibleItem,
+    /// A counter's bucket: its track and what it holds (hovering shows its level).
+    counter: Option<(TrackId, CounterBucket)>,
 }
 
 /// What a drag is doing.
@@ -162,6 +165,8 @@ pub struct Canvas {
     pending_frame: Option<(f64, f64)>,
     drag: Option<Drag>,
     hits: Vec<Hit>,
+    /// The track names written in the gutter in the last frame, where (for accessibility).
+    labels: Vec<(Rect, TrackId)>,
     /// Shapes the last frame drew on the canvas (bars, labels, ticks, arrows).
     pub shapes_drawn: usize,
     /// Events the last frame's bars stood for.
@@ -187,6 +192,7 @@ impl Default for Canvas {
             auto_view: None,
             drag: None,
             hits: Vec::new(),
+            labels: Vec::new(),
             shapes_drawn: 0,
             events_drawn: 0,
             linked_drawn: 0,
@@ -311,6 +317,17 @@ impl Canvas {
             self.tree.toggle(track);
             self.invalidate_lines();
         }
+        // The gutter's track names, for screen readers (and tests).
+        for (rect, track) in &self.labels {
+            if let Some(t) = timeline.track(*track) {
+                ui.interact(
+                    *rect,
+                    ui.scope_id().with(("track-label", track.0)),
+                    Sense::hover(),
+                )
+                .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &t.name));
+            }
+        }
         self.gutter_menu(&gutter_response, gutter, tracks, &lines);
         self.draw_range(&painter, &visuals, area, tracks, marks.range);
         let event_painter = painter
@@ -327,7 +344,13 @@ impl Canvas {
                 .find(|h| h.rect.expand(0.5).contains(hover))
         {
             let item = hit.item;
-            response.on_hover_ui_at_pointer(|ui| super::overlays::tooltip(ui, timeline, &item));
+            match hit.counter {
+                Some((track, bucket)) => response.on_hover_ui_at_pointer(|ui| {
+                    super::overlays::counter_tooltip(ui, timeline, track, &bucket);
+                }),
+                None => response
+                    .on_hover_ui_at_pointer(|ui| super::overlays::tooltip(ui, timeline, &item)),
+            };
         }
         out
     }
@@ -394,6 +417,7 @@ impl Canvas {
         let track_painter = painter.with_clip_rect(frame.areas.tracks_clip());
         let event_painter = track_painter.with_clip_rect(frame.areas.events_clip());
         let mut toggled = None;
+        self.labels.clear();
         for line in &visible_lines {
             let top = tracks.top() + line.y - self.scroll_y;
             let line_rect = Rect::from_min_size(
@@ -403,10 +427,13 @@ impl Canvas {
             let Some(track) = frame.timeline.track(line.track) else {
                 continue;
             };
-            if line.label
-                && self.draw_label(&track_painter, frame, line, track, line_rect, gutter_click)
-            {
-                toggled = Some(line.track);
+            if line.label {
+                let gutter =
+                    Rect::from_min_max(line_rect.min, Pos2::new(area.left(), line_rect.max.y));
+                self.labels.push((gutter.intersect(tracks), line.track));
+                if self.draw_label(&track_painter, frame, line, track, line_rect, gutter_click) {
+                    toggled = Some(line.track);
+                }
             }
             // A collapsed track draws all its rows on its one line.
             let rows = match line.kind {
@@ -545,70 +572,6 @@ impl Canvas {
         self.row_items.keep(track, row, items);
     }
 
-    /// Draws a counter row as a step chart scaled to the row's smallest and largest value:
-    /// per pixel a vertical stroke from the smallest to the largest value seen there, joined
-    /// by the level that held between samples. Hovering anywhere over a level shows its sample.
-    fn draw_counter(&mut self, paint: &RowPaint<'_>, track: TrackId, row: usize, line: Rect) {
-        let RowPaint {
-            painter,
-            visuals,
-            timeline,
-            area,
-            ..
-        } = *paint;
-        let view = self.viewport;
-        let (t0, t1) = (view.start.floor() as i64, view.end().ceil() as i64);
-        let Some((lo, hi)) = timeline.counter_range(track) else {
-            return;
-        };
-        let mut buckets = Vec::new();
-        timeline.counter_buckets(track, row, t0, t1, view.ns_per_px, &mut buckets);
-        let (top, bottom) = (line.top() + 2.0, line.bottom() - 2.0);
-        let span = if hi > lo { hi - lo } else { 1.0 };
-        let y = |v: f64| bottom - ((v - lo) / span) as f32 * (bottom - top);
-        let x_of = |t: i64| {
-            (area.left() + view.x_of(t as f64)).clamp(area.left() - 2.0, area.right() + 2.0)
-        };
-        let color = colors::event_fill(visuals, EventKind::Marker, StrId(track.0), None);
-        let mut points: Vec<Pos2> = Vec::with_capacity(buckets.len() * 2 + 1);
-        for (i, b) in buckets.iter().enumerate() {
-            let x = x_of(b.start);
-            if let Some(p) = points.last().copied() {
-                points.push(Pos2::new(x, p.y));
-            }
-            if b.max > b.min {
-                painter.line_segment(
-                    [Pos2::new(x, y(b.min)), Pos2::new(x, y(b.max))],
-                    Stroke::new(1.0, color),
-                );
-                self.shapes_drawn += 1;
-            }
-            points.push(Pos2::new(x, y(b.first)));
-            points.push(Pos2::new(x, y(b.last)));
-            let next = buckets.get(i + 1).map_or(area.right(), |n| x_of(n.start));
-            self.hits.push(Hit {
-                rect: Rect::from_min_max(
-                    Pos2::new(x, line.top()),
-                    Pos2::new(next.max(x + 1.0), line.bottom()),
-                ),
-                item: VisibleItem {
-                    first: b.event,
-                    count: 1,
-                    start: b.start,
-                    end: b.start,
-                },
-            });
-        }
-        if let Some(p) = points.last().copied() {
-            points.push(Pos2::new(area.right(), p.y));
-        }
-        self.events_drawn += buckets.len() as u64;
-        if points.len() >= 2 {
-            painter.add(egui::Shape::line(points, Stroke::new(1.5, color)));
-            self.shapes_drawn += 1;
-        }
-    }
-
     /// Draws one bar (an event, or merged events) and records it for hit testing. A device
     /// command's waiting time (queued → start) is drawn before it, thinner and lighter.
     fn draw_bar(&mut self, paint: &RowPaint<'_>, rect: Rect, item: VisibleItem) {
@@ -656,7 +619,11 @@ impl Canvas {
                 );
             self.shapes_drawn += 1;
         }
-        self.hits.push(Hit { rect, item });
+        self.hits.push(Hit {
+            rect,
+            item,
+            counter: None,
+        });
     }
 
     /// Draws a device command's waiting time, from `queued` to the bar's start, thinner and

@@ -16,7 +16,9 @@ use sightline_model::timeline::DetailSource;
 use sightline_model::timeline::atp::{DispatchKey, dispatch_key, event_details as trace_details};
 use sightline_model::timeline::nsys::{NsysError, event_details};
 use sightline_model::timeline::nvtxt::file_of_series;
-use sightline_model::timeline::{Event, EventId, EventKind, NameStats, Payload, Timeline};
+use sightline_model::timeline::{
+    CounterStats, Event, EventId, EventKind, Layout, NameStats, Payload, Timeline, TrackId,
+};
 
 /// An event's source row read from the export: `(column, value)` pairs, or why it could not
 /// be read.
@@ -33,6 +35,9 @@ pub struct Selection {
     pub range: Option<(i64, i64)>,
     /// Per-name statistics of the range (computed when the range is set).
     pub range_stats: Vec<NameStats>,
+    /// Per counter track (GPU metrics, memory usage): the level's average, smallest and
+    /// largest value over the range (computed when the range is set).
+    pub range_counters: Vec<(TrackId, CounterStats)>,
     /// The event's source row: `(event, columns or error)`, read when asked.
     source_row: Option<(EventId, SourceRow)>,
     /// What a CodeXL trace says of the event, read once per selection.
@@ -62,6 +67,13 @@ impl Selection {
         self.range = range.filter(|(a, b)| b > a);
         self.range_stats = match self.range {
             Some((t0, t1)) => timeline.range_stats(t0, t1, &[]),
+            None => Vec::new(),
+        };
+        self.range_counters = match self.range {
+            Some((t0, t1)) => counter_tracks(timeline)
+                .into_iter()
+                .filter_map(|t| Some((t, timeline.counter_stats(t, t0, t1)?)))
+                .collect(),
             None => Vec::new(),
         };
     }
@@ -107,6 +119,7 @@ pub fn details_ui(
             if let Some((t0, t1)) = selection.range {
                 ui.separator();
                 range_ui(ui, timeline, t0, t1, &selection.range_stats);
+                range_counters_ui(ui, timeline, &selection.range_counters);
             }
         });
     go_to
@@ -357,6 +370,64 @@ fn range_ui(ui: &mut egui::Ui, timeline: &Timeline, t0: i64, t1: i64, stats: &[N
     if stats.len() > 200 {
         ui.weak(format!("… and {} more name(s)", stats.len() - 200));
     }
+}
+
+/// Every counter track of `timeline`, in track order.
+fn counter_tracks(timeline: &Timeline) -> Vec<TrackId> {
+    (0..timeline.tracks.len() as u32)
+        .map(TrackId)
+        .filter(|&t| {
+            timeline
+                .track(t)
+                .is_some_and(|t| t.layout == Layout::Counter)
+        })
+        .collect()
+}
+
+/// A counter's value with its unit ("87.5 %", "1410 MHz").
+pub(super) fn counter_text(value: f64, unit: Option<&str>) -> String {
+    let number = if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.2}")
+    };
+    match unit {
+        Some(u) => format!("{number} {u}"),
+        None => number,
+    }
+}
+
+/// The counters over the selected range: per counter track its average, smallest and largest
+/// level.
+fn range_counters_ui(ui: &mut egui::Ui, timeline: &Timeline, counters: &[(TrackId, CounterStats)]) {
+    if counters.is_empty() {
+        return;
+    }
+    ui.add_space(6.0);
+    ui.strong(format!("Counters ({})", counters.len()));
+    egui::Grid::new("range-counters")
+        .num_columns(4)
+        .striped(true)
+        .max_col_width(value_width(ui))
+        .show(ui, |ui| {
+            ui.strong("Counter");
+            ui.strong("Average");
+            ui.strong("Min");
+            ui.strong("Max");
+            ui.end_row();
+            for (track, s) in counters {
+                let name = timeline.track(*track).map_or("", |t| t.name.as_str());
+                let unit = timeline
+                    .counter_series(*track)
+                    .and_then(|c| c.unit.as_deref());
+                ui.add(egui::Label::new(name).truncate())
+                    .on_hover_text(timeline.track_path(*track));
+                ui.label(counter_text(s.average, unit));
+                ui.label(counter_text(s.min, unit));
+                ui.label(counter_text(s.max, unit));
+                ui.end_row();
+            }
+        });
 }
 
 /// The widest a value column of the panel's grids may be: what is left beside a label column.

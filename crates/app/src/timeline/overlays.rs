@@ -8,7 +8,9 @@ use super::canvas::{Canvas, Marks};
 use super::colors;
 use super::rows::{self, Line};
 use super::view::{format_duration, ruler_ticks};
-use sightline_model::timeline::{EventId, EventKind, Timeline, TrackId, VisibleItem};
+use sightline_model::timeline::{
+    CounterBucket, EventId, EventKind, Timeline, TrackId, VisibleItem,
+};
 
 impl Canvas {
     /// The time ruler: adaptive major ticks with labels, minor ticks between them.
@@ -204,6 +206,40 @@ impl Canvas {
 }
 
 /// The hover tooltip of a bar.
+/// The tooltip of a counter's level under the pointer: the counter's name, its value (with
+/// its unit), the smallest and largest value the pixel stands for, and when it was sampled.
+pub(super) fn counter_tooltip(
+    ui: &mut egui::Ui,
+    timeline: &Timeline,
+    track: TrackId,
+    bucket: &CounterBucket,
+) {
+    let name = timeline.track(track).map_or("", |t| t.name.as_str());
+    let unit = timeline
+        .counter_series(track)
+        .and_then(|s| s.unit.as_deref());
+    ui.strong(name);
+    ui.label(format!(
+        "value {}",
+        super::details::counter_text(bucket.last, unit)
+    ));
+    if bucket.max > bucket.min {
+        ui.label(format!(
+            "{} – {} in this pixel",
+            super::details::counter_text(bucket.min, unit),
+            super::details::counter_text(bucket.max, unit)
+        ));
+    }
+    let origin = timeline.time_range().map_or(0, |(t0, _)| t0);
+    ui.label(format!(
+        "sampled at {}",
+        format_duration((bucket.start - origin) as f64)
+    ));
+    if let Some(parent) = timeline.track(track).and_then(|t| t.parent) {
+        ui.weak(timeline.track_path(parent));
+    }
+}
+
 pub(super) fn tooltip(ui: &mut egui::Ui, timeline: &Timeline, item: &VisibleItem) {
     let Some(e) = timeline.event(item.first) else {
         return;

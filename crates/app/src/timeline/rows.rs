@@ -12,6 +12,8 @@ use sightline_model::timeline::{Timeline, TrackId};
 pub const HEADER_HEIGHT: f32 = 20.0;
 /// Height of one event row (points).
 pub const ROW_HEIGHT: f32 = 18.0;
+/// Height of a counter track's graph (points).
+pub const COUNTER_HEIGHT: f32 = 36.0;
 /// Indentation per tree level in the label gutter (points).
 pub const INDENT: f32 = 12.0;
 
@@ -95,8 +97,13 @@ pub fn layout(timeline: &Timeline, state: &TreeState) -> Vec<Line> {
         } else if collapsed {
             push(LineKind::Collapsed, true, HEADER_HEIGHT);
         } else {
+            let counter = track.layout == sightline_model::timeline::Layout::Counter;
             for row in 0..track.rows.len() {
-                let height = if row == 0 { HEADER_HEIGHT } else { ROW_HEIGHT };
+                let height = match (counter, row) {
+                    (true, _) => COUNTER_HEIGHT,
+                    (false, 0) => HEADER_HEIGHT,
+                    (false, _) => ROW_HEIGHT,
+                };
                 push(LineKind::Events { row }, row == 0, height);
             }
         }
@@ -112,7 +119,10 @@ fn subtree_has_events(timeline: &Timeline) -> Vec<bool> {
     let mut has = vec![false; timeline.tracks.len()];
     // Parents come before children: walk backwards so children are settled first.
     for (i, track) in timeline.tracks.iter().enumerate().rev() {
-        let own = track.event_count() > 0;
+        let own = track.event_count() > 0
+            || timeline
+                .counter_series(TrackId(i as u32))
+                .is_some_and(|s| !s.is_empty());
         let below = track
             .children
             .iter()

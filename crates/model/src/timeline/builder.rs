@@ -86,6 +86,8 @@ pub struct TimelineBuilder {
     pub session: SessionInfo,
     /// Call stacks, filled in by the loader.
     pub stacks: super::stacks::CallStacks,
+    /// Counter samples held apart from the events, by track ([`TimelineBuilder::series`]).
+    series: std::collections::BTreeMap<TrackId, super::series::CounterSeries>,
 }
 
 impl TimelineBuilder {
@@ -148,6 +150,14 @@ impl TimelineBuilder {
         }
         self.children_by_key.insert((parent, kind, key), id);
         id
+    }
+
+    /// The first track of `kind` with key `key` (any parent).
+    pub fn find_track(&self, kind: TrackKind, key: u64) -> Option<TrackId> {
+        self.tracks
+            .iter()
+            .position(|t| t.kind == kind && t.key == key)
+            .map(|i| TrackId(i as u32))
     }
 
     /// Number of tracks created so far (the next track's id).
@@ -264,6 +274,7 @@ impl TimelineBuilder {
                 b.waits.push((r, queued));
             }
         }
+        b.series = timeline.series.into_iter().collect();
         b
     }
 
@@ -367,6 +378,27 @@ impl TimelineBuilder {
         ));
     }
 
+    /// The series of counter track `track` (made a [`Layout::Counter`] track, its series
+    /// created with the unit `unit()` gives): push its samples with
+    /// [`super::series::CounterSeries::push`]. A track with a series has no events of its own.
+    pub fn series(
+        &mut self,
+        track: TrackId,
+        unit: impl FnOnce() -> Option<String>,
+    ) -> &mut super::series::CounterSeries {
+        if !self.series.contains_key(&track) {
+            self.set_layout(track, Layout::Counter);
+        }
+        self.series
+            .entry(track)
+            .or_insert_with(|| super::series::CounterSeries::new(unit()))
+    }
+
+    /// Number of counter samples pushed so far.
+    pub fn sample_count(&self) -> usize {
+        self.series.values().map(|s| s.len() + s.staged_len()).sum()
+    }
+
     /// Number of events pushed so far.
     pub fn event_count(&self) -> usize {
         self.staged.iter().map(|s| s.len()).sum()
@@ -458,6 +490,7 @@ impl TimelineBuilder {
             );
         }
         let (columns, remap) = self.pack_tracks(trim);
+        let series = self.pack_series();
         let resolve = |r: EventRef| -> Option<EventId> {
             remap
                 .get(r.track as usize)
@@ -516,9 +549,26 @@ impl TimelineBuilder {
             queued_ns,
             parts: Vec::new(),
             span: None,
+            series,
         };
         timeline.span = timeline.compute_time_range();
         timeline
+    }
+
+    /// Sorts and packs every counter series; a series track without events gets one empty
+    /// row (the line its graph is drawn on).
+    fn pack_series(&mut self) -> Vec<(TrackId, super::series::CounterSeries)> {
+        let mut out: Vec<(TrackId, super::series::CounterSeries)> =
+            std::mem::take(&mut self.series).into_iter().collect();
+        for (track, series) in &mut out {
+            series.pack();
+            if let Some(t) = self.tracks.get_mut(track.0 as usize)
+                && t.rows.iter().all(|r| r.is_empty())
+            {
+                t.rows = std::iter::once(0..0).collect();
+            }
+        }
+        out
     }
 
     /// Packs each staged track's events into the columns, in display order (laid out in rows

@@ -128,7 +128,7 @@ fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, 
     let strings = renumber_strings(&mut out.strings, &part.strings);
     let node_base = append_stacks(out, &part, &strings);
     let event_base = out.columns.start.len() as u32;
-    let group = append_tracks(out, &mut part, label.clone(), event_base);
+    let group = append_tracks(out, &mut part, label.clone(), (event_base, clock_ns));
     let columns = std::mem::take(&mut part.columns);
     append_columns(
         &mut out.columns,
@@ -215,7 +215,7 @@ fn append_tracks(
     out: &mut Timeline,
     part: &mut Timeline,
     label: String,
-    event_base: u32,
+    (event_base, clock_ns): (u32, i64),
 ) -> TrackId {
     let group = TrackId(out.tracks.len() as u32);
     let track_base = group.0 + 1;
@@ -241,6 +241,10 @@ fn append_tracks(
                 .collect(),
             ..track
         });
+    }
+    for (track, mut series) in std::mem::take(&mut part.series) {
+        series.shift(clock_ns);
+        out.series.push((shift_track(track), series));
     }
     for (track, source) in std::mem::take(&mut part.session.series_sources) {
         out.session
@@ -293,6 +297,17 @@ fn shift_events(timeline: &mut Timeline, index: usize, delta_ns: i64) {
     let hi = ids.partition_point(|e| (e.0 as usize) < range.end);
     for q in &mut timeline.queued_ns[lo..hi] {
         *q = q.saturating_add(delta_ns);
+    }
+    let tracks: Vec<TrackId> = timeline
+        .series
+        .iter()
+        .map(|(t, _)| *t)
+        .filter(|&t| timeline.part_of_track(t) == Some(index))
+        .collect();
+    for (t, series) in &mut timeline.series {
+        if tracks.contains(t) {
+            series.shift(delta_ns);
+        }
     }
 }
 

@@ -59,6 +59,7 @@ pub mod nvtxt;
 mod open;
 mod profile;
 mod query;
+mod series;
 mod stacks;
 mod strings;
 mod summary;
@@ -79,7 +80,10 @@ pub use model::{
     Event, EventAttrs, EventId, EventKind, Flow, GpuInfo, Layout, Payload, SessionInfo, Timeline,
     Track, TrackId, TrackKind,
 };
-pub use query::{CounterBucket, GpuUtilization, NameStats, ThreadUtilization, VisibleItem};
+pub use query::{
+    CounterBucket, CounterSample, GpuUtilization, NameStats, ThreadUtilization, VisibleItem,
+};
+pub use series::{CounterSeries, CounterStats};
 pub use strings::{StrId, StringTable};
 
 /// Makes every large allocation (≥ 1 MiB: event columns, staging, indexes) a mapping of its

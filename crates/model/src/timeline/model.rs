@@ -348,6 +348,8 @@ pub struct Timeline {
     pub(crate) parts: Vec<super::merge::TimelinePart>,
     /// The time range, computed once by the builder.
     pub(crate) span: Option<(i64, i64)>,
+    /// Counter samples held apart from the events, sorted by track ([`super::series`]).
+    pub(crate) series: Vec<(TrackId, super::series::CounterSeries)>,
 }
 
 /// One event, unpacked.
@@ -551,6 +553,12 @@ impl Timeline {
                 });
             }
         }
+        for (first, last) in self.series.iter().filter_map(|(_, s)| s.extent()) {
+            range = Some(match range {
+                None => (first, last),
+                Some((a, b)) => (a.min(first), b.max(last)),
+            });
+        }
         range
     }
 
@@ -597,5 +605,12 @@ impl Timeline {
                 .sum::<usize>()
             + self.strings.heap_bytes()
             + self.stacks.memory_bytes()
+            + self.series.capacity()
+                * std::mem::size_of::<(TrackId, super::series::CounterSeries)>()
+            + self
+                .series
+                .iter()
+                .map(|(_, s)| s.heap_bytes())
+                .sum::<usize>()
     }
 }

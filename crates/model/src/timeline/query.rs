@@ -33,7 +33,17 @@ pub struct CounterBucket {
     /// Its last value (what holds until the next bucket).
     pub last: f64,
     /// The sample that gave the last value.
-    pub event: EventId,
+    pub sample: CounterSample,
+}
+
+/// A sample of a counter track: an event whose payload is the value, or a sample of the
+/// track's [`super::series::CounterSeries`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CounterSample {
+    /// An event of the track.
+    Event(EventId),
+    /// Sample `index` of the track's series.
+    Series(u32),
 }
 
 /// How busy the CPUs were: see [`Timeline::thread_utilization`].
@@ -305,6 +315,9 @@ impl Timeline {
 
     /// The smallest and largest value of a counter track's samples.
     pub fn counter_range(&self, track: TrackId) -> Option<(f64, f64)> {
+        if let Some(s) = self.counter_series(track) {
+            return s.min_max(0, s.len());
+        }
         let t = self.track(track)?;
         let mut range: Option<(f64, f64)> = None;
         for row in &t.rows {
@@ -330,6 +343,10 @@ impl Timeline {
         out: &mut Vec<CounterBucket>,
     ) {
         out.clear();
+        if let Some(series) = self.counter_series(track) {
+            series_buckets(series, t0, t1, bucket_ns, out);
+            return;
+        }
         let Some(range) = self.track(track).and_then(|t| t.rows.get(row)) else {
             return;
         };
@@ -350,7 +367,7 @@ impl Timeline {
                     b.min = b.min.min(v);
                     b.max = b.max.max(v);
                     b.last = v;
-                    b.event = EventId(i as u32);
+                    b.sample = CounterSample::Event(EventId(i as u32));
                 }
                 _ => out.push(CounterBucket {
                     start: t,
@@ -358,7 +375,7 @@ impl Timeline {
                     min: v,
                     max: v,
                     last: v,
-                    event: EventId(i as u32),
+                    sample: CounterSample::Event(EventId(i as u32)),
                 }),
             }
             i += 1;
@@ -374,6 +391,43 @@ impl Timeline {
                 stack.extend(tr.children.iter().rev().copied());
             }
         }
+    }
+}
+
+/// [`Timeline::counter_buckets`] of a series: per bucket of `bucket_ns` from `t0`, the
+/// samples in it found by binary search and their extremes read from the series' summary —
+/// O(buckets × log samples) at any zoom. First the last sample before `t0`.
+fn series_buckets(
+    series: &super::series::CounterSeries,
+    t0: i64,
+    t1: i64,
+    bucket_ns: f64,
+    out: &mut Vec<CounterBucket>,
+) {
+    let bucket_ns = bucket_ns.max(1.0);
+    let first = series.first_at_least(t0);
+    let mut i = first.saturating_sub(1);
+    let n = series.len();
+    while i < n && series.time(i) <= t1 {
+        let t = series.time(i);
+        let end = if i < first {
+            first
+        } else {
+            let k = ((t - t0) as f64 / bucket_ns).floor() + 1.0;
+            let edge = t0.saturating_add((k * bucket_ns).ceil() as i64);
+            series.first_at_least(edge).max(i + 1)
+        };
+        let (min, max) = series.min_max(i, end).unwrap_or((0.0, 0.0));
+        let last = end - 1;
+        out.push(CounterBucket {
+            start: t,
+            first: series.value(i),
+            min,
+            max,
+            last: series.value(last),
+            sample: CounterSample::Series(last as u32),
+        });
+        i = end;
     }
 }
 

@@ -3,7 +3,8 @@
 
 use eframe::egui::{self, Rect};
 
-use super::{Canvas, CanvasOutput, Drag};
+use super::{Canvas, CanvasOutput, Drag, Hit};
+use sightline_model::timeline::CounterSample;
 
 impl Canvas {
     /// Pan, zoom, scroll, range drag and clicks on the event area.
@@ -72,6 +73,14 @@ impl Canvas {
                     .rev()
                     .find(|h| h.rect.expand(0.5).contains(p))
             }) {
+                // A counter's level: selects its sample when that is an event.
+                Some(Hit {
+                    counter: Some((_, b)),
+                    ..
+                }) => match b.sample {
+                    CounterSample::Event(e) => out.clicked = Some(e),
+                    CounterSample::Series(_) => out.clicked_empty = true,
+                },
                 Some(hit) if hit.item.count > 1 => {
                     // A merged bar: zoom into what it stands for.
                     self.viewport

@@ -18,7 +18,9 @@ mod damaged;
 mod finish;
 mod flows;
 mod generic;
+mod generic_events;
 mod gpu;
+mod metrics;
 mod names;
 mod nvtx;
 mod pipe;
@@ -113,7 +115,9 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.cpu_samples()?;
     loader.thread_states()?;
     loader.counter_tables()?;
-    loader.generic_tables()?;
+    let metrics = loader.metric_names()?;
+    loader.gpu_metrics(&metrics)?;
+    loader.generic_tables(&metrics)?;
     if !loader.samples.deferred {
         return loader.finish();
     }
@@ -207,6 +211,14 @@ enum RowError {
     NotInteger {
         /// The column.
         column: &'static str,
+    },
+    /// A row without a session time whose raw time is in another time base.
+    #[error(
+        "timestamp is NULL and the raw time is in the source's time base {time_source}, not the session's"
+    )]
+    ForeignTime {
+        /// The source's time base.
+        time_source: String,
     },
 }
 

@@ -70,7 +70,7 @@ pub enum NsysError {
         found: String,
     },
     /// An export with no event to show.
-    #[error("{}: the Nsight Systems export holds no events (no CUDA, NVTX or OS runtime rows)", path.display())]
+    #[error("{}: the Nsight Systems export holds no events (no CUDA, NVTX, OS runtime or GPU metric rows)", path.display())]
     Empty {
         /// The path given.
         path: PathBuf,

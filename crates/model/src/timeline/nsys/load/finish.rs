@@ -45,7 +45,7 @@ impl Loader<'_, '_> {
                 ),
             );
         }
-        if self.b.event_count() == 0 {
+        if self.b.event_count() == 0 && self.b.sample_count() == 0 {
             return Err(NsysError::Empty {
                 path: self.db.path.clone(),
             });

@@ -42,6 +42,10 @@ const NOT_GENERIC: &[&str] = &[
     "GPU_MEMORY_USAGE_EVENTS",
     "GPU_MEMORY_BUDGET_EVENTS",
     "TOTAL_BYTES_RESIDENT_IN_SEGMENT_EVENTS",
+    // GPU metrics: counter tracks (load/metrics.rs).
+    "GPU_METRICS",
+    // Generic events: load/generic_events.rs.
+    "GENERIC_EVENTS",
 ];
 
 /// The row label of a table's events ("OpenACC launch", "Profiler overhead"), or the table's
@@ -91,9 +95,59 @@ const TYPES: &str = "GENERIC_EVENT_TYPES";
 const SOURCES: &str = "GENERIC_EVENT_SOURCES";
 
 /// A generic event type: its name, and its source's (`None`: the type names no source).
-struct GenericType {
-    name: Option<StrId>,
-    source: Option<String>,
+pub(super) struct GenericType {
+    pub name: Option<StrId>,
+    pub source: Option<String>,
+    /// The type's name as its description gives it.
+    pub type_name: Option<String>,
+    /// The time base of its source's raw timestamps (`"TimeSource"`: `"SessionNs"`...).
+    pub time_source: Option<String>,
+    /// The fields its description names.
+    pub fields: Vec<String>,
+}
+
+/// A generic event source: its name and the time base of its raw timestamps.
+#[derive(Clone, Default)]
+struct GenericSource {
+    name: Option<String>,
+    time_source: Option<String>,
+}
+
+/// The value of the first key named `key` (any letter case) of a JSON object.
+pub(super) fn json_key<'v>(
+    value: &'v serde_json::Value,
+    key: &str,
+) -> Option<&'v serde_json::Value> {
+    value
+        .as_object()?
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        .map(|(_, v)| v)
+}
+
+/// The field names a type description lists: the elements (strings, or objects named by
+/// [`json_name`]) of its first array under a key containing "field".
+pub(super) fn json_fields(data: &str) -> Vec<String> {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(data) else {
+        return Vec::new();
+    };
+    let Some(object) = value.as_object() else {
+        return Vec::new();
+    };
+    object
+        .iter()
+        .filter(|(k, _)| k.to_ascii_lowercase().contains("field"))
+        .find_map(|(_, v)| v.as_array())
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|item| match item {
+                    serde_json::Value::String(s) => Some(s.clone()),
+                    other => json_name(&other.to_string()),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The name a JSON description gives (the seed documents `data` only as "JSON encoded ...
@@ -170,11 +224,11 @@ impl Shape {
     }
 
     /// The query of `table`'s rows: rowid, start, end, thread, process, device, name id,
-    /// text, correlation id (`task_flow`) and type id (`typed`), NULL where it has none.
-    fn sql(&self, table: &str, task_flow: bool, typed: bool) -> String {
+    /// text and correlation id (`task_flow`), NULL where it has none.
+    fn sql(&self, table: &str, task_flow: bool) -> String {
         let column = |c: Option<&str>| c.map_or("NULL".to_owned(), |c| format!("\"{c}\""));
         format!(
-            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {}, {} FROM \"{}\"",
+            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {} FROM \"{}\"",
             self.start,
             column(self.end),
             column(self.thread),
@@ -183,7 +237,6 @@ impl Shape {
             column(self.name_id),
             column(self.text.then_some("text")),
             column(task_flow.then_some("correlationId")),
-            column(typed.then_some("typeId")),
             table.replace('"', "\"\"")
         )
     }
@@ -199,7 +252,7 @@ pub(super) enum Place {
 
 impl Place {
     /// The place of a row with these `globalTid`, `globalPid` and device values.
-    fn of(thread: Option<i64>, process: Option<i64>, device: Option<i64>) -> Place {
+    pub(super) fn of(thread: Option<i64>, process: Option<i64>, device: Option<i64>) -> Place {
         match (thread, process, device) {
             (Some(tid), _, _) if tid > 0 && split_global_id(tid).2 != 0 => Place::Thread(tid),
             (Some(tid), _, _) if tid > 0 => Place::Process(tid),
@@ -212,8 +265,14 @@ impl Place {
 
 impl Loader<'_, '_> {
     /// Every timed table the specific loaders leave, in name order.
-    pub(super) fn generic_tables(&mut self) -> Result<(), NsysError> {
+    pub(super) fn generic_tables(
+        &mut self,
+        metrics: &super::metrics::MetricNames,
+    ) -> Result<(), NsysError> {
         let types = self.generic_event_types()?;
+        if self.db.has_column("GENERIC_EVENTS", "typeId") {
+            self.generic_events(&types, metrics)?;
+        }
         let mut tables: Vec<String> = self
             .b
             .session
@@ -232,9 +291,7 @@ impl Loader<'_, '_> {
         for table in tables {
             let columns = self.db.columns(&table).to_vec();
             if let Some(shape) = Shape::of(&columns) {
-                let types = (table == "GENERIC_EVENTS" && self.db.has_column(&table, "typeId"))
-                    .then_some(&types);
-                self.generic_table(&table, &shape, types)?;
+                self.generic_table(&table, &shape)?;
             }
         }
         Ok(())
@@ -243,15 +300,25 @@ impl Loader<'_, '_> {
     /// The generic event types by `typeId`: each type's name and its source's row, from
     /// `GENERIC_EVENT_TYPES` and `GENERIC_EVENT_SOURCES` when the export has them (their rows
     /// are then attached: they name events).
-    fn generic_event_types(&mut self) -> Result<HashMap<i64, GenericType>, NsysError> {
-        let mut sources: HashMap<i64, String> = HashMap::new();
+    pub(super) fn generic_event_types(&mut self) -> Result<HashMap<i64, GenericType>, NsysError> {
+        let mut sources: HashMap<i64, GenericSource> = HashMap::new();
         if self.db.has_column(SOURCES, "sourceId") && self.db.has_column(SOURCES, "data") {
             let sql = format!("SELECT rowid, sourceId, data FROM {SOURCES}");
             self.scan(SOURCES, &sql, |_, row| {
                 let id = row.get_ref(1).ok().and_then(int_of);
                 let data = row.get_ref(2).ok().and_then(text_of);
-                if let (Some(id), Some(name)) = (id, data.as_deref().and_then(json_name)) {
-                    sources.insert(id, name);
+                if let (Some(id), Some(data)) = (id, data) {
+                    let value = serde_json::from_str(&data).unwrap_or(serde_json::Value::Null);
+                    let time_source = json_key(&value, "TimeSource")
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_owned);
+                    sources.insert(
+                        id,
+                        GenericSource {
+                            name: json_name(&data),
+                            time_source,
+                        },
+                    );
                 }
                 Ok(())
             })?;
@@ -268,15 +335,22 @@ impl Loader<'_, '_> {
                 };
                 let data = row.get_ref(3).ok().and_then(text_of);
                 let name = data.as_deref().and_then(json_name);
-                let source = v(2).map(|s| match sources.get(&s) {
+                let known = v(2)
+                    .and_then(|s| sources.get(&s))
+                    .cloned()
+                    .unwrap_or_default();
+                let source = v(2).map(|s| match &known.name {
                     Some(name) => name.clone(),
                     None => format!("source {s}"),
                 });
                 types.insert(
                     id,
                     GenericType {
-                        name: name.map(|n| l.b.intern(&n)),
+                        name: name.as_deref().map(|n| l.b.intern(n)),
                         source,
+                        type_name: name,
+                        time_source: known.time_source,
+                        fields: data.as_deref().map(json_fields).unwrap_or_default(),
                     },
                 );
                 Ok(())
@@ -286,12 +360,7 @@ impl Loader<'_, '_> {
         Ok(types)
     }
 
-    fn generic_table(
-        &mut self,
-        table: &str,
-        shape: &Shape,
-        types: Option<&HashMap<i64, GenericType>>,
-    ) -> Result<(), NsysError> {
+    fn generic_table(&mut self, table: &str, shape: &Shape) -> Result<(), NsysError> {
         // OpenMP task creations and task parts are linked by their correlation id.
         let task_flow = match table {
             "OPENMP_EVENT_KIND_TASK_CREATE" => Some(true),
@@ -299,7 +368,7 @@ impl Loader<'_, '_> {
             _ => None,
         }
         .filter(|_| self.db.has_column(table, "correlationId"));
-        let sql = shape.sql(table, task_flow.is_some(), types.is_some());
+        let sql = shape.sql(table, task_flow.is_some());
         let label = family(table);
         let key = self.tracks.generic_key(table);
         let table_name = self.b.intern(&label);
@@ -323,35 +392,7 @@ impl Loader<'_, '_> {
                 (None, Some(text)) => l.b.intern(&text),
                 (None, None) => table_name,
             };
-            let (name, track) = match (types, v(9)) {
-                (Some(types), Some(type_id)) => {
-                    let known = types.get(&type_id);
-                    let name = match known.and_then(|t| t.name) {
-                        Some(name) => name,
-                        None => *names.entry(type_id).or_insert_with(|| {
-                            l.b.intern(&format!("Generic event type {type_id}"))
-                        }),
-                    };
-                    let track = match known.and_then(|t| t.source.as_deref()) {
-                        Some(source) => {
-                            let key = l.tracks.generic_key(&format!("{table}\0{source}"));
-                            l.tracks.generic(
-                                &mut l.b,
-                                &l.names,
-                                place,
-                                key,
-                                &format!("{label}: {source}"),
-                            )
-                        }
-                        None => l.tracks.generic(&mut l.b, &l.names, place, key, &label),
-                    };
-                    (name, track)
-                }
-                _ => (
-                    name,
-                    l.tracks.generic(&mut l.b, &l.names, place, key, &label),
-                ),
-            };
+            let track = l.tracks.generic(&mut l.b, &l.names, place, key, &label);
             l.b.session
                 .series_sources
                 .entry(track)

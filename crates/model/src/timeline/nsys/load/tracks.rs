@@ -113,7 +113,7 @@ impl Tracks {
     }
 
     /// The machine of the first thread or process seen (GPU rows without a process id).
-    fn first_machine(&self) -> u64 {
+    pub(super) fn first_machine(&self) -> u64 {
         self.series
             .keys()
             .map(|(gtid, _)| split_global_id(*gtid).0)
