@@ -26,10 +26,7 @@ impl IController {
     /// Proposes another rule to the user; Sightline lists proposals with the results.
     #[pymethod]
     fn propose_rule(&self, rule: String) -> bool {
-        self.state
-            .proposed
-            .borrow_mut()
-            .push(rule.as_str().to_owned());
+        self.state.proposed.borrow_mut().push(rule);
         true
     }
 
@@ -53,10 +50,7 @@ impl IMessageVault {
     #[pymethod(name = "Put")]
     fn put(&self, rule_id: String, message: PyObjectRef, vm: &VirtualMachine) -> PyResult<()> {
         let text = message.str(vm)?.to_string_lossy().into_owned();
-        self.state
-            .vault
-            .borrow_mut()
-            .insert(rule_id.as_str().to_owned(), text);
+        self.state.vault.borrow_mut().insert(rule_id, text);
         Ok(())
     }
 
@@ -91,18 +85,12 @@ pub struct IEvaluator {
 impl IEvaluator {
     #[pymethod]
     fn require_metric(&self, metric: String) {
-        self.requirements
-            .borrow_mut()
-            .metrics
-            .push(metric.as_str().to_owned());
+        self.requirements.borrow_mut().metrics.push(metric);
     }
 
     #[pymethod]
     fn require_rule(&self, rule: String) {
-        self.requirements
-            .borrow_mut()
-            .rules
-            .push(rule.as_str().to_owned());
+        self.requirements.borrow_mut().rules.push(rule);
     }
 
     #[pymethod]

@@ -146,10 +146,10 @@ impl IFrontend {
     ) -> PyResult<bool> {
         let id = int_of(&message_id, vm)?;
         let focus = FocusMetric {
-            name: metric_name.as_str().to_owned(),
+            name: metric_name,
             value: Some(metric_value.try_float(vm)?.to_f64()),
             severity: int_of(&severity, vm)?,
-            info: info.as_str().to_owned(),
+            info,
         };
         Ok(self
             .with_message(id, |m| m.focus_metrics.push(focus))
