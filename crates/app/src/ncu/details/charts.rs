@@ -37,7 +37,7 @@ pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
         let mut plot = static_plot("bar-chart", height)
             .show_grid([true, false])
             .y_axis_min_width(chart.axis_width)
-            .y_grid_spacer(move |input: GridInput| category_marks(input, count))
+            .y_grid_spacer(move |input: GridInput| category_marks(&input, count))
             .y_axis_formatter(move |mark: GridMark, _| category_label(labels, mark.value))
             .x_axis_formatter(|mark: GridMark, _| si_text(mark.value))
             .label_formatter(|_: &HoverPosition<'_>| None)
