@@ -167,6 +167,10 @@ fn value_arg(value: &PyObject, kind: i64, vm: &VirtualMachine) -> PyResult<Metri
     })
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass(with(AsMapping, AsSequence, Iterable))]
 impl IAction {
     #[pymethod]

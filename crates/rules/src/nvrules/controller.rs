@@ -45,6 +45,10 @@ pub struct IMessageVault {
     state: Rc<ControllerState>,
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl IMessageVault {
     #[pymethod(name = "Put")]
@@ -81,6 +85,10 @@ pub struct IEvaluator {
     pub(crate) requirements: Rc<RefCell<Requirements>>,
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl IEvaluator {
     #[pymethod]

@@ -77,6 +77,10 @@ impl IFrontend {
     }
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl IFrontend {
     /// `message(str[, name])` or `message(type, str[, name])`; returns the message id.

@@ -37,6 +37,10 @@ fn op_error(e: &OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBase
     vm.new_value_error(e.to_string())
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl PyTrace {
     /// The export's path.
@@ -156,6 +160,10 @@ impl EventSet {
     }
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl EventSet {
     /// The number of rows.

@@ -288,6 +288,10 @@ pub(super) fn roofline_ui(ui: &mut Ui, chart: &RooflineView) {
 }
 
 /// Grid marks at whole powers of ten (the roofline's axes are log10).
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "egui_plot's grid spacer: a `Fn(GridInput)`, this function is passed as one"
+)]
 pub(super) fn decade_marks(input: GridInput) -> Vec<GridMark> {
     let (low, high) = input.bounds;
     if !low.is_finite() || !high.is_finite() || high - low > 400.0 {
