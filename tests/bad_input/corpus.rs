@@ -96,7 +96,7 @@ fn exercise(report: &Report, intact: &[Action]) {
 
 /// Skips a test that needs `../shared`, or fails it under `SIGHTLINE_REQUIRE_SHARED=1` (as the
 /// integration tests' `common::skip_shared`; this binary stands alone for its allocator).
-fn skip_shared(reason: String) {
+fn skip_shared(reason: &str) {
     let required = std::env::var_os("SIGHTLINE_REQUIRE_SHARED").is_some_and(|v| v == "1");
     assert!(
         !required,
@@ -108,7 +108,7 @@ fn skip_shared(reason: String) {
 #[test]
 fn corpus_reports_survive_truncation_and_byte_flips() {
     let Ok(entries) = std::fs::read_dir(CORPUS) else {
-        skip_shared(format!("the shared report corpus ({CORPUS}) is absent"));
+        skip_shared(&format!("the shared report corpus ({CORPUS}) is absent"));
         return;
     };
     let mut paths: Vec<PathBuf> = entries
@@ -118,7 +118,7 @@ fn corpus_reports_survive_truncation_and_byte_flips() {
         .collect();
     paths.sort();
     if paths.is_empty() {
-        skip_shared(format!(
+        skip_shared(&format!(
             "no .ncu-rep in the shared report corpus ({CORPUS})"
         ));
         return;

@@ -137,7 +137,7 @@ fn a_report_opened_later_links_and_closing_it_unlinks() {
     assert!(timeline_doc(&h).ncu_links().marked.is_empty());
     // As a drop on the window does: the report opens in a tab of its own, and links.
     let ctx = h.ctx.clone();
-    h.state_mut().open(report, &ctx);
+    h.state_mut().open(&report, &ctx);
     common::app::step_until(&mut h, "the link", Duration::from_secs(60), |h| {
         timeline_doc(h).ncu_links().marked.len() == 3
     });

@@ -123,7 +123,7 @@ fn opens_an_export_with_tracks_summary_and_bounded_shapes() {
     let broken = dir.path().join("broken.sqlite");
     std::fs::write(&broken, b"this is not a database at all").expect("write");
     let ctx = h.ctx.clone();
-    h.state_mut().open(broken, &ctx);
+    h.state_mut().open(&broken, &ctx);
     common::app::step_until(
         &mut h,
         "the broken file's error",

@@ -73,12 +73,12 @@ fn whole_step(input: &GridInput, min_px: f64) -> i64 {
 
 /// Grid marks at whole powers of ten of a log10 axis, at least `min_px` apart (every second or
 /// third decade on a narrow chart, so the labels have room).
-fn decade_marks(input: GridInput, min_px: f64) -> Vec<GridMark> {
+fn decade_marks(input: &GridInput, min_px: f64) -> Vec<GridMark> {
     let (lo, hi) = input.bounds;
     if !(lo.is_finite() && hi.is_finite()) || hi - lo > 400.0 {
         return Vec::new();
     }
-    let step = whole_step(&input, min_px);
+    let step = whole_step(input, min_px);
     (lo.ceil() as i64..=hi.floor() as i64)
         .filter(|e| e.rem_euclid(step) == 0)
         .map(|e| GridMark {
@@ -152,7 +152,7 @@ pub fn histogram_ui(
     }
     let bars = histogram_bars(histogram);
     let mut plot = static_plot(id, height)
-        .x_grid_spacer(|input| decade_marks(input, 85.0))
+        .x_grid_spacer(|input| decade_marks(&input, 85.0))
         .x_axis_formatter(|mark: GridMark, _| time_label(10f64.powf(mark.value)))
         .x_axis_label("lifetime (log scale)")
         .y_axis_label("lifetimes")
@@ -292,7 +292,7 @@ pub fn grouped_bars_ui(
         .legend(Legend::default().position(egui_plot::Corner::RightBottom))
         .show_grid([true, false])
         .y_axis_min_width(widest * 7.0 + 8.0)
-        .y_grid_spacer(move |input: GridInput| category_marks(input, count))
+        .y_grid_spacer(move |input: GridInput| category_marks(&input, count))
         .y_axis_formatter(move |mark: GridMark, _| category_label(&names, mark.value))
         .x_axis_label(value_label)
         .include_x(0.0)
@@ -300,7 +300,7 @@ pub fn grouped_bars_ui(
         .include_y(count as f64 - 0.4);
     if log {
         plot = plot
-            .x_grid_spacer(|input| decade_marks(input, 85.0))
+            .x_grid_spacer(|input| decade_marks(&input, 85.0))
             .x_axis_formatter(|mark: GridMark, _| log_axis_label(mark.value));
     }
     plot.show(ui, |plot_ui| {

@@ -188,7 +188,7 @@ pub fn start_load(
 ) -> GainsightJob<Box<Loaded>> {
     let what = describe(&inputs);
     start_job(wake, &what, move |ctx| {
-        load(inputs, params, ctx).map(Box::new)
+        load(inputs, &params, ctx).map(Box::new)
     })
 }
 
@@ -206,11 +206,11 @@ pub fn describe(inputs: &Inputs) -> String {
 }
 
 /// Loads `inputs` on the calling thread (the job's work; tests call it directly).
-pub fn load(inputs: Inputs, params: Params, ctx: &JobCtx) -> Result<Loaded, JobError> {
+pub fn load(inputs: Inputs, params: &Params, ctx: &JobCtx) -> Result<Loaded, JobError> {
     let started = Instant::now();
     let mut loaded = match &inputs {
-        Inputs::Logs(paths) => load_logs(paths, &params, ctx)?,
-        Inputs::Outputs(files) => load_outputs(files, &params, ctx)?,
+        Inputs::Logs(paths) => load_logs(paths, params, ctx)?,
+        Inputs::Outputs(files) => load_outputs(files, params, ctx)?,
     };
     loaded.inputs = inputs;
     loaded.elapsed = started.elapsed();

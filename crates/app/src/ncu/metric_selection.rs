@@ -63,7 +63,7 @@ impl MetricSelection {
         &mut self,
         ctx: &egui::Context,
         state: &mut SectionState,
-        in_use: Option<InUse<'_>>,
+        in_use: Option<&InUse<'_>>,
         load_errors: &[RuleError],
     ) -> Vec<SelectionRequest> {
         let mut requests = Vec::new();
@@ -89,12 +89,12 @@ impl MetricSelection {
         &mut self,
         ui: &mut egui::Ui,
         state: &mut SectionState,
-        in_use: Option<InUse<'_>>,
+        in_use: Option<&InUse<'_>>,
         load_errors: &[RuleError],
         requests: &mut Vec<SelectionRequest>,
     ) {
         let info = RuleInfo {
-            page: in_use.as_ref().and_then(|u| u.rules),
+            page: in_use.and_then(|u| u.rules),
             load_errors,
         };
         reload_bar_ui(ui, state);
@@ -112,7 +112,7 @@ impl MetricSelection {
         self.search_path_ui(ui, state, requests);
         ui.separator();
 
-        let set = embedded_notice_ui(ui, in_use.as_ref());
+        let set = embedded_notice_ui(ui, in_use);
         ui.horizontal(|ui| {
             filter_field(
                 ui,
@@ -183,14 +183,14 @@ impl MetricSelection {
                 if let Some(index) = remove {
                     let mut folders = state.folders.clone();
                     folders.remove(index);
-                    state.set_folders(folders);
+                    state.set_folders(&folders);
                 }
                 ui.horizontal(|ui| {
                     if ui.button("Add folder…").clicked() {
                         requests.push(SelectionRequest::AddFolder);
                     }
                     if state.configured && ui.button("Restore default").clicked() {
-                        state.set_folders(Vec::new());
+                        state.set_folders(&[]);
                     }
                 });
             });

@@ -117,7 +117,7 @@ impl RuleRunner {
         // closing the window; it ends once its current request is answered.
         let started = std::thread::Builder::new()
             .name("sightline-rule-client".into())
-            .spawn(move || serve(job_rx, result_tx, wake))
+            .spawn(move || serve(&job_rx, &result_tx, wake))
             .is_ok();
         RuleRunner {
             jobs: started.then_some(jobs),
@@ -218,7 +218,7 @@ impl Drop for RuleRunner {
     }
 }
 
-fn serve(jobs: Receiver<Message>, results: Sender<ApplyResult>, wake: impl Fn()) {
+fn serve(jobs: &Receiver<Message>, results: &Sender<ApplyResult>, wake: impl Fn()) {
     let mut engine: Option<RuleEngine> = None;
     // How long the engine took to start, reported with the first answer after it started.
     let mut warm_up_time = None;

@@ -52,12 +52,12 @@ type Waker = Arc<dyn Fn() + Send + Sync>;
 impl SectionState {
     /// Loads `folders` (the deployed default folder when empty) and starts watching them.
     pub fn new(
-        folders: Vec<SectionFolder>,
+        folders: &[SectionFolder],
         prefer_embedded: bool,
         disabled: BTreeSet<String>,
     ) -> SectionState {
         let configured = !folders.is_empty();
-        let folders = search_path(&folders);
+        let folders = search_path(folders);
         let mut state = SectionState {
             set: Arc::new(SectionSet::default()),
             rules: RuleScan::default(),
@@ -77,7 +77,7 @@ impl SectionState {
     }
 
     /// Replaces the search path (an empty list restores the default folder).
-    pub fn set_folders(&mut self, folders: Vec<SectionFolder>) {
+    pub fn set_folders(&mut self, folders: &[SectionFolder]) {
         let disabled = std::mem::take(&mut self.disabled);
         let mut next = SectionState::new(folders, self.prefer_embedded, disabled);
         next.generation = self.generation + 1;

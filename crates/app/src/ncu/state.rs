@@ -54,12 +54,12 @@ impl NcuState {
         let folders_from_cli = !options.section_folders.is_empty();
         let sections = if folders_from_cli {
             SectionState::new(
-                options.section_folders.clone(),
+                &options.section_folders,
                 false,
                 settings.disabled_sections.clone(),
             )
         } else {
-            let folders = settings
+            let folders: Vec<SectionFolder> = settings
                 .section_folders
                 .iter()
                 .map(|path| SectionFolder {
@@ -68,7 +68,7 @@ impl NcuState {
                 })
                 .collect();
             SectionState::new(
-                folders,
+                &folders,
                 settings.prefer_embedded,
                 settings.disabled_sections.clone(),
             )
@@ -165,7 +165,7 @@ impl NcuState {
                 recursive: false,
             });
         }
-        self.sections.set_folders(folders);
+        self.sections.set_folders(&folders);
     }
 
     fn pick_section_folder(&mut self, ctx: &egui::Context) -> Option<(String, bool)> {
@@ -369,9 +369,12 @@ impl KindState for NcuState {
                     rules: tab.shown_page_rules(),
                 })
             });
-        let requests = self
-            .selection
-            .show(ctx, &mut self.sections, in_use, &self.rule_load_errors);
+        let requests = self.selection.show(
+            ctx,
+            &mut self.sections,
+            in_use.as_ref(),
+            &self.rule_load_errors,
+        );
         self.reapply_after_reload(tabs);
         let mut status = None;
         for request in requests {

@@ -159,7 +159,7 @@ impl SightlineApp {
         let Some(path) = chosen else {
             return false;
         };
-        self.open(path, ui.ctx());
+        self.open(&path, ui.ctx());
         true
     }
 
@@ -193,7 +193,7 @@ impl SightlineApp {
             });
         if let Some(path) = chosen {
             self.path_prompt = None;
-            self.open(path, ctx);
+            self.open(&path, ctx);
         } else if !open {
             self.path_prompt = None;
         }

@@ -106,16 +106,16 @@ impl SightlineApp {
 
     /// Opens `path` in a new tab (or focuses its tab), as the kind of document its type calls
     /// for ([`super::document::route`]).
-    pub fn open(&mut self, path: PathBuf, ctx: &egui::Context) {
+    pub fn open(&mut self, path: &Path, ctx: &egui::Context) {
         if let Some(existing) = self.tabs.iter().position(|t| t.path() == path) {
             self.active = existing;
             return;
         }
-        self.settings.remember(&path);
+        self.settings.remember(path);
         let repaint = ctx.clone();
         let opening = (format!("Opening {}", path.display()), false);
-        self.say_for_tab(&path, opening, true);
-        self.tabs.push(open_document(&path, &self.states, move || {
+        self.say_for_tab(path, opening, true);
+        self.tabs.push(open_document(path, &self.states, move || {
             repaint.request_repaint()
         }));
         self.active = self.tabs.len() - 1;
@@ -230,7 +230,7 @@ impl SightlineApp {
                 .collect()
         });
         for path in dropped {
-            self.open(path, ctx);
+            self.open(&path, ctx);
         }
     }
 
@@ -384,7 +384,7 @@ impl SightlineApp {
             self.active = self.tabs.len() - 1;
         }
         for path in std::mem::take(&mut self.pending) {
-            self.open(path, ctx);
+            self.open(&path, ctx);
         }
         if let Some(Answer {
             value: files,
@@ -403,7 +403,7 @@ impl SightlineApp {
                 ));
             }
             for path in files {
-                self.open(path, ctx);
+                self.open(&path, ctx);
             }
         }
     }
@@ -435,7 +435,7 @@ impl SightlineApp {
                 let open_files = std::mem::take(&mut services.open_files);
                 let navigate = std::mem::take(&mut services.navigate);
                 for path in open_files {
-                    self.open(path, ctx);
+                    self.open(&path, ctx);
                 }
                 for request in navigate {
                     self.navigate(&request);

@@ -108,7 +108,7 @@ pub fn static_plot<'a>(id: &str, height: f32) -> Plot<'a> {
 
 /// One grid mark per category of a bar chart (categories at 0, 1, …, `count - 1`), for
 /// `Plot::{x,y}_grid_spacer`.
-pub fn category_marks(input: GridInput, count: usize) -> Vec<GridMark> {
+pub fn category_marks(input: &GridInput, count: usize) -> Vec<GridMark> {
     let (low, high) = input.bounds;
     (0..count)
         .map(|i| i as f64)

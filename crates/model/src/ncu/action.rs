@@ -98,7 +98,7 @@ impl Action {
     pub(crate) fn decode(
         index: usize,
         entry: &ResultEntry,
-        bytes: Bytes,
+        bytes: &Bytes,
         strings: Arc<Vec<String>>,
         tool_version: Option<ToolVersion>,
     ) -> Result<Action, WireError> {
@@ -106,8 +106,8 @@ impl Action {
             base: entry.offset,
             list: Vec::new(),
         };
-        let fields = Fields::read(entry.kind, &bytes, &strings, &mut warnings)?;
-        let info = fields.header(entry.kind, &bytes, &mut warnings);
+        let fields = Fields::read(entry.kind, bytes, &strings, &mut warnings)?;
+        let info = fields.header(entry.kind, bytes, &mut warnings);
         let by_name = sorted_by_name(&fields.metrics, &strings);
         Ok(Action {
             index,

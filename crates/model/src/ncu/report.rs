@@ -453,7 +453,7 @@ impl Report {
         Action::decode(
             index,
             entry,
-            bytes,
+            &bytes,
             Arc::clone(&self.strings),
             self.tool_version,
         )

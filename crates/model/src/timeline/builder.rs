@@ -213,7 +213,7 @@ impl TimelineBuilder {
     /// Reopens a finished timeline to add more (e.g. the NVTXT files beside an export): tracks,
     /// events (re-laid out with each track's layout), flows, attributes, warnings and session
     /// facts carry over; event ids change at the next [`TimelineBuilder::finish`].
-    pub fn from_timeline(timeline: Timeline) -> TimelineBuilder {
+    pub fn from_timeline(timeline: &Timeline) -> TimelineBuilder {
         let mut b = TimelineBuilder {
             source: timeline.source.clone(),
             strings: timeline.strings.clone(),
@@ -708,7 +708,7 @@ mod tests {
             },
         );
         let first = b.finish();
-        let mut again = TimelineBuilder::from_timeline(first);
+        let mut again = TimelineBuilder::from_timeline(&first);
         let file = again.track(None, TrackKind::Series, 99, || "notes.nvtxt".into());
         let m = again.intern("mark");
         again.push(file, ev(EventKind::Marker, 3, 3, m));

@@ -338,7 +338,9 @@ pub fn merge_nvtxt(timeline: Timeline, docs: &[NvtxtDocument]) -> Timeline {
         beside_export: true,
         session_start_utc_ns: timeline.session.start_utc_ns,
     };
-    let mut b = TimelineBuilder::from_timeline(timeline);
+    let mut b = TimelineBuilder::from_timeline(&timeline);
+    // The builder holds its own copy: the old events go before the new ones are added.
+    drop(timeline);
     for (index, doc) in docs.iter().enumerate() {
         add_document(&mut b, doc, index, &placement);
     }

@@ -195,14 +195,14 @@ impl RuleEngine {
                     timeline: None,
                     cancel: None,
                 };
-                worker.serve(rx);
+                worker.serve(&rx);
             })
             .map_err(|e| RulesError::Startup(StartupError::Spawn(e)))?;
         let watchdog_thread = {
             let watchdog = watchdog.clone();
             std::thread::Builder::new()
                 .name("sightline-rules-watchdog".into())
-                .spawn(move || watchdog.watch(signal_tx))
+                .spawn(move || watchdog.watch(&signal_tx))
                 .map_err(|e| RulesError::Startup(StartupError::Spawn(e)))?
         };
         match ready_rx.recv() {
@@ -242,12 +242,12 @@ impl RuleEngine {
             options,
             reply,
         })?;
-        self.wait(rx)?
+        self.wait(&rx)?
     }
 
     /// Waits for the worker's answer, giving up when a rule call is stuck in code the
     /// interrupt cannot reach (a long loop inside a native function).
-    fn wait<T>(&self, rx: Receiver<T>) -> Result<T, RulesError> {
+    fn wait<T>(&self, rx: &Receiver<T>) -> Result<T, RulesError> {
         loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(answer) => return Ok(answer),
@@ -277,7 +277,7 @@ impl RuleEngine {
             options,
             reply,
         })?;
-        self.wait(rx)?
+        self.wait(&rx)?
     }
 
     /// Evaluates a Python expression in the engine's interpreter and returns its `repr` (or
@@ -288,7 +288,7 @@ impl RuleEngine {
             source: source.to_owned(),
             reply,
         })?;
-        self.wait(rx)
+        self.wait(&rx)
     }
 
     fn send(&self, request: Request) -> Result<(), RulesError> {

@@ -36,7 +36,7 @@ fn text(obj: &PyObjectRef, vm: &VirtualMachine) -> String {
 impl Worker {
     pub(super) fn run_timeline(
         &mut self,
-        trace: Arc<Trace>,
+        trace: &Arc<Trace>,
         options: &TimelineRunOptions,
     ) -> Result<TimelineRunOutput, RulesError> {
         for folder in &options.folders {

@@ -72,7 +72,7 @@ impl Watchdog {
         self.wake.notify_all();
     }
 
-    pub(super) fn watch(&self, signals: UserSignalSender) {
+    pub(super) fn watch(&self, signals: &UserSignalSender) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if state.shutdown {

@@ -137,7 +137,7 @@ pub(super) enum RuleLoadError {
 }
 
 impl Worker {
-    pub(super) fn serve(&mut self, rx: Receiver<Request>) {
+    pub(super) fn serve(&mut self, rx: &Receiver<Request>) {
         while let Ok(request) = rx.recv() {
             match request {
                 Request::Run {
@@ -146,7 +146,7 @@ impl Worker {
                     reply,
                 } => {
                     self.cancel = options.cancel.clone();
-                    let result = self.run(report, &options);
+                    let result = self.run(&report, &options);
                     let _ = reply.send(result);
                 }
                 Request::Timeline {
@@ -155,7 +155,7 @@ impl Worker {
                     reply,
                 } => {
                     self.cancel = options.cancel.clone();
-                    let result = self.run_timeline(trace, &options);
+                    let result = self.run_timeline(&trace, &options);
                     let _ = reply.send(result);
                 }
                 Request::Eval { source, reply } => {
@@ -201,7 +201,7 @@ impl Worker {
 
     pub(super) fn run(
         &mut self,
-        report: Arc<Report>,
+        report: &Arc<Report>,
         options: &RunOptions,
     ) -> Result<RunOutput, RulesError> {
         let count = report.num_actions();

@@ -9,7 +9,8 @@ use rustpython_vm::function::OptionalArg;
 use rustpython_vm::protocol::{PyMappingMethods, PySequenceMethods};
 use rustpython_vm::types::{AsMapping, AsSequence, Iterable};
 use rustpython_vm::{
-    AsObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, atomic_func, pyclass,
+    AsObject, PyObject, PyObjectRef, PyPayload, PyRef, PyResult, VirtualMachine, atomic_func,
+    pyclass,
 };
 
 use super::consts::{name_base, workload_type};
@@ -154,7 +155,7 @@ fn py_list<T: PyPayload + std::fmt::Debug>(items: Vec<T>, vm: &VirtualMachine) -
     vm.ctx.new_list(objects).into()
 }
 
-fn value_arg(value: PyObjectRef, kind: i64, vm: &VirtualMachine) -> PyResult<MetricValue> {
+fn value_arg(value: &PyObject, kind: i64, vm: &VirtualMachine) -> PyResult<MetricValue> {
     use super::consts::value_kind as k;
     Ok(match kind {
         k::STRING => MetricValue::String(value.str(vm)?.to_string_lossy().into_owned()),
@@ -166,6 +167,10 @@ fn value_arg(value: PyObjectRef, kind: i64, vm: &VirtualMachine) -> PyResult<Met
     })
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass(with(AsMapping, AsSequence, Iterable))]
 impl IAction {
     #[pymethod]
@@ -223,7 +228,7 @@ impl IAction {
         vm: &VirtualMachine,
     ) -> PyResult<IMutableMetric> {
         let kind: i64 = kind.try_index(vm)?.try_to_primitive(vm)?;
-        let value = value_arg(value, kind, vm)?;
+        let value = value_arg(&value, kind, vm)?;
         Ok(IMutableMetric::new(self.data.add(name.as_str(), value)))
     }
 

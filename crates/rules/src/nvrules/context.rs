@@ -124,6 +124,10 @@ impl IRange {
     }
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass(with(AsMapping, AsSequence, Iterable))]
 impl IRange {
     #[pymethod]
@@ -198,6 +202,10 @@ impl IContext {
     }
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass(with(AsMapping, AsSequence, Iterable))]
 impl IContext {
     #[pymethod]

@@ -26,10 +26,7 @@ impl IController {
     /// Proposes another rule to the user; Sightline lists proposals with the results.
     #[pymethod]
     fn propose_rule(&self, rule: String) -> bool {
-        self.state
-            .proposed
-            .borrow_mut()
-            .push(rule.as_str().to_owned());
+        self.state.proposed.borrow_mut().push(rule);
         true
     }
 
@@ -48,15 +45,16 @@ pub struct IMessageVault {
     state: Rc<ControllerState>,
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl IMessageVault {
     #[pymethod(name = "Put")]
     fn put(&self, rule_id: String, message: PyObjectRef, vm: &VirtualMachine) -> PyResult<()> {
         let text = message.str(vm)?.to_string_lossy().into_owned();
-        self.state
-            .vault
-            .borrow_mut()
-            .insert(rule_id.as_str().to_owned(), text);
+        self.state.vault.borrow_mut().insert(rule_id, text);
         Ok(())
     }
 
@@ -87,22 +85,20 @@ pub struct IEvaluator {
     pub(crate) requirements: Rc<RefCell<Requirements>>,
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl IEvaluator {
     #[pymethod]
     fn require_metric(&self, metric: String) {
-        self.requirements
-            .borrow_mut()
-            .metrics
-            .push(metric.as_str().to_owned());
+        self.requirements.borrow_mut().metrics.push(metric);
     }
 
     #[pymethod]
     fn require_rule(&self, rule: String) {
-        self.requirements
-            .borrow_mut()
-            .rules
-            .push(rule.as_str().to_owned());
+        self.requirements.borrow_mut().rules.push(rule);
     }
 
     #[pymethod]

@@ -77,6 +77,10 @@ impl IFrontend {
     }
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl IFrontend {
     /// `message(str[, name])` or `message(type, str[, name])`; returns the message id.
@@ -146,10 +150,10 @@ impl IFrontend {
     ) -> PyResult<bool> {
         let id = int_of(&message_id, vm)?;
         let focus = FocusMetric {
-            name: metric_name.as_str().to_owned(),
+            name: metric_name,
             value: Some(metric_value.try_float(vm)?.to_f64()),
             severity: int_of(&severity, vm)?,
-            info: info.as_str().to_owned(),
+            info,
         };
         Ok(self
             .with_message(id, |m| m.focus_metrics.push(focus))

@@ -369,16 +369,20 @@ impl IMutableMetric {
 
 /// Reads `set_*` arguments: `(value)`, `(value_kind, value)` or `(value_kind, instance, value)`.
 fn set_args(args: Vec<PyObjectRef>, vm: &VirtualMachine) -> PyResult<(Option<usize>, PyObjectRef)> {
-    match args.len() {
-        1 => Ok((None, args[0].clone())),
-        2 => Ok((None, args[1].clone())),
+    let index = match args.len() {
+        1 | 2 => None,
         3 => {
             let index: i64 = args[1].try_index(vm)?.try_to_primitive(vm)?;
             let index = usize::try_from(index)
                 .map_err(|_| vm.new_index_error(format!("negative instance index {index}")))?;
-            Ok((Some(index), args[2].clone()))
+            Some(index)
         }
-        n => Err(vm.new_type_error(format!("expected 1 to 3 arguments, got {n}"))),
+        n => return Err(vm.new_type_error(format!("expected 1 to 3 arguments, got {n}"))),
+    };
+    // The value is the last argument.
+    match args.into_iter().next_back() {
+        Some(value) => Ok((index, value)),
+        None => Err(vm.new_type_error("expected 1 to 3 arguments, got 0")),
     }
 }
 

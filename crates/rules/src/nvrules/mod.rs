@@ -62,6 +62,10 @@ fn lookup(id: u64) -> Option<HandleTarget> {
 
 pub(crate) use nvrules_module::module_def;
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pyfunction] its arguments owned"
+)]
 #[rustpython_vm::pymodule(name = "NvRules")]
 #[allow(non_snake_case)]
 mod nvrules_module {

@@ -33,10 +33,14 @@ pub(crate) struct EventSet {
     rows: Arc<Vec<u32>>,
 }
 
-fn op_error(e: OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
+fn op_error(e: &OpError, vm: &VirtualMachine) -> rustpython_vm::builtins::PyBaseExceptionRef {
     vm.new_value_error(e.to_string())
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl PyTrace {
     /// The export's path.
@@ -120,7 +124,7 @@ impl EventSet {
     fn cell(&self, column: &str, row: u32, vm: &VirtualMachine) -> PyResult<PyObjectRef> {
         let Some((kind, v)) = self.table().value(column, row as usize) else {
             return Err(op_error(
-                OpError::NoColumn {
+                &OpError::NoColumn {
                     table: self.table().name.to_string(),
                     column: column.to_string(),
                     known: self.table().column_names().join(", "),
@@ -156,6 +160,10 @@ impl EventSet {
     }
 }
 
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "Python calls these: RustPython hands a #[pymethod] its arguments owned"
+)]
 #[pyclass]
 impl EventSet {
     /// The number of rows.
@@ -207,7 +215,7 @@ impl EventSet {
             }
         };
         let rows = ops::filter(&self.trace, self.table(), &self.rows, &column, &test)
-            .map_err(|e| op_error(e, vm))?;
+            .map_err(|e| op_error(&e, vm))?;
         Ok(self.with_rows(rows))
     }
 
@@ -223,8 +231,8 @@ impl EventSet {
                 None => (k, false),
             })
             .collect();
-        let rows =
-            ops::sort(&self.trace, self.table(), &self.rows, &keys).map_err(|e| op_error(e, vm))?;
+        let rows = ops::sort(&self.trace, self.table(), &self.rows, &keys)
+            .map_err(|e| op_error(&e, vm))?;
         Ok(self.with_rows(rows))
     }
 
@@ -266,7 +274,7 @@ impl EventSet {
     /// The rows where columns `a` and `b` are both present and equal.
     #[pymethod]
     fn equal(&self, a: String, b: String, vm: &VirtualMachine) -> PyResult<EventSet> {
-        let rows = ops::equal(self.table(), &self.rows, &a, &b).map_err(|e| op_error(e, vm))?;
+        let rows = ops::equal(self.table(), &self.rows, &a, &b).map_err(|e| op_error(&e, vm))?;
         Ok(self.with_rows(rows))
     }
 
@@ -309,7 +317,7 @@ impl EventSet {
     #[pymethod]
     fn gaps(&self, by: PyObjectRef, min: i64, vm: &VirtualMachine) -> PyResult<Vec<PyObjectRef>> {
         let by = Self::names(&by, vm)?;
-        let gaps = ops::gaps(self.table(), &self.rows, &by, min).map_err(|e| op_error(e, vm))?;
+        let gaps = ops::gaps(self.table(), &self.rows, &by, min).map_err(|e| op_error(&e, vm))?;
         Ok(gaps
             .into_iter()
             .map(|g| {
@@ -332,8 +340,8 @@ impl EventSet {
         vm: &VirtualMachine,
     ) -> PyResult<Vec<PyObjectRef>> {
         let by = Self::names(&by, vm)?;
-        let chunks =
-            ops::utilization(self.table(), &self.rows, &by, chunks).map_err(|e| op_error(e, vm))?;
+        let chunks = ops::utilization(self.table(), &self.rows, &by, chunks)
+            .map_err(|e| op_error(&e, vm))?;
         Ok(chunks
             .into_iter()
             .map(|c| {

@@ -37,7 +37,7 @@ pub(super) fn bar_chart_ui(ui: &mut Ui, item: &Item, chart: &BarsView) {
         let mut plot = static_plot("bar-chart", height)
             .show_grid([true, false])
             .y_axis_min_width(chart.axis_width)
-            .y_grid_spacer(move |input: GridInput| category_marks(input, count))
+            .y_grid_spacer(move |input: GridInput| category_marks(&input, count))
             .y_axis_formatter(move |mark: GridMark, _| category_label(labels, mark.value))
             .x_axis_formatter(|mark: GridMark, _| si_text(mark.value))
             .label_formatter(|_: &HoverPosition<'_>| None)
@@ -288,6 +288,10 @@ pub(super) fn roofline_ui(ui: &mut Ui, chart: &RooflineView) {
 }
 
 /// Grid marks at whole powers of ten (the roofline's axes are log10).
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "egui_plot's grid spacer: a `Fn(GridInput)`, this function is passed as one"
+)]
 pub(super) fn decade_marks(input: GridInput) -> Vec<GridMark> {
     let (low, high) = input.bounds;
     if !low.is_finite() || !high.is_finite() || high - low > 400.0 {

@@ -144,12 +144,12 @@ fn link_with_peak(
 }
 
 /// A counter with its `.per_second` and `.pct_of_peak_sustained_elapsed` forms.
-fn moved(from: &'static str, to: &'static str, label: &'static str, counter: String) -> LinkSpec {
+fn moved(from: &'static str, to: &'static str, label: &'static str, counter: &str) -> LinkSpec {
     LinkSpec {
         from,
         to,
         label,
-        amount: metric(counter.clone()),
+        amount: metric(counter),
         rate: Some(metric(format!("{counter}.per_second"))),
         peak: Some(metric(format!("{counter}.pct_of_peak_sustained_elapsed"))),
     }
@@ -272,23 +272,18 @@ fn request_links() -> Vec<LinkSpec> {
 /// Physical unit links: bytes (sectors) read towards the SM and written away from it.
 fn traffic_links() -> Vec<LinkSpec> {
     vec![
-        moved(
-            "l2",
-            "l1tex",
-            "Read",
-            "l1tex__m_xbar2l1tex_read_bytes.sum".into(),
-        ),
+        moved("l2", "l1tex", "Read", "l1tex__m_xbar2l1tex_read_bytes.sum"),
         moved(
             "l1tex",
             "l2",
             "Write",
-            "l1tex__m_l1tex2xbar_write_bytes.sum".into(),
+            "l1tex__m_l1tex2xbar_write_bytes.sum",
         ),
-        moved("system", "l2", "Read", l2_miss("sysmem", "read")),
-        moved("l2", "system", "Write", l2_miss("sysmem", "write")),
-        moved("device", "l2", "Read", "dram__bytes_read.sum".into()),
-        moved("l2", "device", "Write", "dram__bytes_write.sum".into()),
-        moved("peer", "l2", "Read", l2_miss("peer", "read")),
-        moved("l2", "peer", "Write", l2_miss("peer", "write")),
+        moved("system", "l2", "Read", &l2_miss("sysmem", "read")),
+        moved("l2", "system", "Write", &l2_miss("sysmem", "write")),
+        moved("device", "l2", "Read", "dram__bytes_read.sum"),
+        moved("l2", "device", "Write", "dram__bytes_write.sum"),
+        moved("peer", "l2", "Read", &l2_miss("peer", "read")),
+        moved("l2", "peer", "Write", &l2_miss("peer", "write")),
     ]
 }

@@ -68,7 +68,7 @@ impl ExportFormat {
 }
 
 /// What to export and how to report on it.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 pub struct ExportOptions<'a> {
     /// Only the events that overlap `[from, to]` (ns of the timeline's clock), kept whole.
     pub range: Option<(i64, i64)>,
@@ -186,7 +186,7 @@ impl TraceError {
     }
 
     /// The file could not be opened or read.
-    pub fn io(path: &Path, error: io::Error) -> TraceError {
+    pub fn io(path: &Path, error: &io::Error) -> TraceError {
         TraceError {
             path: path.to_path_buf(),
             problem: crate::problem::Problem::error(
@@ -199,10 +199,10 @@ impl TraceError {
 
 /// Maps the file at `path` for reading.
 pub(crate) fn map_file(path: &Path) -> Result<memmap2::Mmap, TraceError> {
-    let file = std::fs::File::open(path).map_err(|e| TraceError::io(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| TraceError::io(path, &e))?;
     // SAFETY: the map is read-only and private to the caller; a file truncated while mapped is
     // the same hazard every mapped reader of this crate accepts.
-    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| TraceError::io(path, e))
+    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| TraceError::io(path, &e))
 }
 
 /// A slice a reader has begun: what it becomes once its end is known.

@@ -187,7 +187,7 @@ impl<'de> Visitor<'de> for EventsVisitor<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(raw) = seq.next_element::<Raw<'de>>()? {
-            self.0.event(raw);
+            self.0.event(&raw);
         }
         Ok(())
     }
@@ -241,7 +241,7 @@ impl State {
         t
     }
 
-    fn event(&mut self, raw: Raw<'_>) {
+    fn event(&mut self, raw: &Raw<'_>) {
         self.events = self.events.saturating_add(1);
         let source = self.events;
         let Some(ph) = raw.ph.as_deref() else {
@@ -277,7 +277,7 @@ impl State {
                     source,
                 };
                 let track = self.thread(pid, tid);
-                self.close(track, open, end, false);
+                self.close(track, &open, end, false);
             }
             "B" => {
                 let name = self.b.intern(name_text);
@@ -292,7 +292,7 @@ impl State {
             "E" => match self.open.get_mut(&(pid, tid)).and_then(Vec::pop) {
                 Some(open) => {
                     let track = self.thread(pid, tid);
-                    self.close(track, open, time, false);
+                    self.close(track, &open, time, false);
                 }
                 None => self.unmatched_ends += 1,
             },
@@ -306,7 +306,7 @@ impl State {
                     source,
                 };
                 let track = self.thread(pid, tid);
-                self.close(track, open, time, false);
+                self.close(track, &open, time, false);
             }
             "C" => self.counter(pid, name_text, time, raw.args.as_ref(), source),
             "M" => self.metadata(pid, tid, name_text, raw.args.as_ref()),
@@ -406,7 +406,7 @@ impl State {
         self.b.rename(track, name.to_owned());
     }
 
-    fn close(&mut self, track: TrackId, open: Open, end: i64, unclosed: bool) {
+    fn close(&mut self, track: TrackId, open: &Open, end: i64, unclosed: bool) {
         let e = open.push(&mut self.b, track, end, unclosed);
         self.slices
             .entry(track)
@@ -420,7 +420,7 @@ impl State {
             let track = self.thread(pid, tid);
             for o in stack.into_iter().rev() {
                 unclosed += 1;
-                self.close(track, o, self.last_time, true);
+                self.close(track, &o, self.last_time, true);
             }
         }
         let warn = |b: &mut TimelineBuilder, n: usize, what: &str| {

@@ -39,19 +39,19 @@ impl Style {
 
 /// `ty` alone in GNU style.
 pub(super) fn gnu_render(ty: &Ty) -> String {
-    gnu_declare(ty, String::new())
+    gnu_declare(ty, "")
 }
 
 /// `ty` declaring `inner` in GNU style: qualifiers after what they qualify, `*` and `&`
 /// attached to the type (`char* const*`), `void (*)(int)`, `int (*) [4]`.
-fn gnu_declare(ty: &Ty, inner: String) -> String {
+fn gnu_declare(ty: &Ty, inner: &str) -> String {
     match &ty.kind {
-        Kind::Plain(text) => glue(text, &inner),
-        Kind::Cv(cv, t) => gnu_declare(t, format!(" {}{inner}", gnu_cv(*cv))),
-        Kind::Pointer(t) => gnu_declare(t, format!("*{inner}")),
-        Kind::LRef(t) => gnu_declare(t, format!("&{inner}")),
-        Kind::RRef(t) => gnu_declare(t, format!("&&{inner}")),
-        Kind::Member(class, t) => gnu_declare(t, format!("{class}::*{inner}")),
+        Kind::Plain(text) => glue(text, inner),
+        Kind::Cv(cv, t) => gnu_declare(t, &format!(" {}{inner}", gnu_cv(*cv))),
+        Kind::Pointer(t) => gnu_declare(t, &format!("*{inner}")),
+        Kind::LRef(t) => gnu_declare(t, &format!("&{inner}")),
+        Kind::RRef(t) => gnu_declare(t, &format!("&&{inner}")),
+        Kind::Member(class, t) => gnu_declare(t, &format!("{class}::*{inner}")),
         Kind::Function {
             ret,
             params,
@@ -74,7 +74,7 @@ fn gnu_declare(ty: &Ty, inner: String) -> String {
             };
             format!("{} {declarator}[{dim}]", gnu_render(element))
         }
-        Kind::Pack(t) => glue(&format!("{}...", gnu_render(t)), &inner),
+        Kind::Pack(t) => glue(&format!("{}...", gnu_render(t)), inner),
     }
 }
 

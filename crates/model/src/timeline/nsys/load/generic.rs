@@ -243,6 +243,7 @@ impl Shape {
 }
 
 /// Where one row goes.
+#[derive(Clone, Copy)]
 pub(super) enum Place {
     Thread(i64),
     Process(i64),

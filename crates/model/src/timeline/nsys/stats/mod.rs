@@ -389,7 +389,7 @@ pub enum Cell {
 
 impl Cell {
     /// An integer, as nsys prints it.
-    pub fn int(value: impl compact_str::ToCompactString) -> Cell {
+    pub fn int(value: impl compact_str::ToCompactString + Copy) -> Cell {
         Cell::Number(value.to_compact_string())
     }
 
