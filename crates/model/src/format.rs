@@ -44,6 +44,7 @@
 //! - A multiplier is applied first. An integer value times an integral, non-negative
 //!   multiplier stays an exact integer when it fits; otherwise the product is a double.
 
+use crate::core::num::{exact_u64, saturating_i32};
 use crate::ncu::MetricValue;
 
 /// A formatted value: the display text of the (scaled) value and the (scaled) unit.
@@ -104,8 +105,8 @@ pub fn format_value(value: &MetricValue, unit: &str, multiplier: Option<f64>) ->
             }
             v as f64
         }
-        Number::Int(v) => v as f64 * 1000f64.powi(scale.start as i32),
-        Number::Float(v) => v * 1000f64.powi(scale.start as i32),
+        Number::Int(v) => v as f64 * 1000f64.powi(saturating_i32(scale.start)),
+        Number::Float(v) => v * 1000f64.powi(saturating_i32(scale.start)),
     };
     if !base.is_finite() {
         return Formatted {
@@ -114,13 +115,13 @@ pub fn format_value(value: &MetricValue, unit: &str, multiplier: Option<f64>) ->
         };
     }
     let mut step = 0;
-    while step + 1 < scale.steps && base.abs() >= 1000f64.powi(step as i32 + 1) {
+    while step + 1 < scale.steps && base.abs() >= 1000f64.powi(saturating_i32(step + 1)) {
         step += 1;
     }
-    let mut scaled = base / 1000f64.powi(step as i32);
+    let mut scaled = base / 1000f64.powi(saturating_i32(step));
     if step + 1 < scale.steps && format!("{:.2}", scaled.abs()).starts_with("1000.") {
         step += 1;
-        scaled = base / 1000f64.powi(step as i32);
+        scaled = base / 1000f64.powi(saturating_i32(step));
     }
     let text = if step == 0 && scaled.fract() == 0.0 && scaled.abs() < 1e15 {
         format_integral(scaled)
@@ -212,17 +213,14 @@ enum Number {
 
 impl Number {
     fn times(self, m: f64) -> Number {
-        /// 2^64: integral multipliers below it convert to `u64` exactly.
-        const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
-        match self {
-            Number::Int(v) if m.fract() == 0.0 && (0.0..TWO_POW_64).contains(&m) => {
-                match v.checked_mul(m as u64) {
-                    Some(product) => Number::Int(product),
-                    None => Number::Float(v as f64 * m),
-                }
-            }
-            Number::Int(v) => Number::Float(v as f64 * m),
-            Number::Float(v) => Number::Float(v * m),
+        // Integral multipliers in `0..2^64` convert to `u64` exactly.
+        match (self, exact_u64(m)) {
+            (Number::Int(v), Some(whole)) => match v.checked_mul(whole) {
+                Some(product) => Number::Int(product),
+                None => Number::Float(v as f64 * m),
+            },
+            (Number::Int(v), None) => Number::Float(v as f64 * m),
+            (Number::Float(v), _) => Number::Float(v * m),
         }
     }
 

@@ -18,6 +18,10 @@
 //! - [`problem`] is the one shape of what every reader reports it met (location, severity,
 //!   message), shown in one problems list in the app.
 
+// Numbers read from files are checked, not wrapped: a conversion that could lose bits says why
+// it cannot (or why it means to), see `core::num`.
+#![deny(clippy::cast_possible_truncation)]
+
 pub mod codexl;
 pub mod core;
 pub(crate) mod dirs;

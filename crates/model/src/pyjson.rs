@@ -268,7 +268,7 @@ pub fn float_repr_bytes(value: f64, buf: &mut [u8; 32]) -> usize {
             n += 1;
         }
     }
-    let mut decimal_point = point.unwrap_or(n) as i32 + exponent;
+    let mut decimal_point = crate::core::num::saturating_i32(point.unwrap_or(n)) + exponent;
     // Drop leading zeros (moving the point) and trailing zeros.
     let mut start = 0;
     while start + 1 < n && digits[start] == b'0' {
@@ -319,7 +319,8 @@ pub fn float_repr_bytes(value: f64, buf: &mut [u8; 32]) -> usize {
         push(if exponent < 0 { b"e-" } else { b"e+" }, &mut len);
         let magnitude = exponent.unsigned_abs();
         if magnitude >= 100 {
-            push(&[b'0' + (magnitude / 100) as u8], &mut len);
+            // An f64's decimal exponent is below 400: each digit is `% 10`.
+            push(&[b'0' + (magnitude / 100 % 10) as u8], &mut len);
         }
         push(
             &[

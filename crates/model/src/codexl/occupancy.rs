@@ -158,7 +158,7 @@ impl OccupancyFile {
                 }
                 let parsed = text.parse::<u64>().ok().or_else(|| {
                     let (v, _) = number_of(text.trim(), decimal_comma)?;
-                    (v >= 0.0 && v.fract() == 0.0 && v < 1e19).then_some(v as u64)
+                    crate::core::num::exact_u64(v).filter(|_| v < 1e19)
                 });
                 if parsed.is_none() {
                     bad.push(OCCUPANCY_COLUMNS[i]);

@@ -85,7 +85,7 @@ impl StringTable {
         self.texts
             .iter()
             .enumerate()
-            .map(|(i, text)| (StrId(i as u32), &**text))
+            .map(|(i, text)| (StrId(super::num::index_u32(i)), &**text))
     }
 
     /// Bytes held by the table (the text once, each string's shared header, the list's and

@@ -1,11 +1,12 @@
 //! The model's shared primitives: small pieces every reader, loader and report uses in one
 //! way — the one progress and cancel protocol ([`Progress`]), the one line reader ([`Lines`]),
-//! a named two-thread join ([`join_two`]), one string interner ([`StringTable`]) and one capped
-//! problems list ([`CappedProblems`]). The submodules are private; what they offer is
-//! re-exported here.
+//! a named two-thread join ([`join_two`]), one string interner ([`StringTable`]), one capped
+//! problems list ([`CappedProblems`]) and, inside the crate, the number conversions that could
+//! lose bits (`num`). The submodules are private; what they offer is re-exported here.
 
 pub(crate) mod intern;
 pub(crate) mod lines;
+pub(crate) mod num;
 pub(crate) mod problems;
 mod progress;
 pub(crate) mod threads;

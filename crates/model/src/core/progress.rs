@@ -273,7 +273,7 @@ impl<'a> Progress<'a> {
             done,
             total,
             unit,
-            fraction: (self.from + (self.to - self.from) * share) as f32,
+            fraction: super::num::to_f32(self.from + (self.to - self.from) * share),
         });
     }
 

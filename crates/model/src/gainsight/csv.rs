@@ -7,6 +7,7 @@ use std::io::{self, BufRead, Write};
 use super::GainsightError;
 use super::kernel::Lifetime;
 use super::stats::{KernelRow, LifetimeStats, lifetime_ns};
+use crate::core::num::{exact_u64, float_to_u64};
 
 /// Header of the lifetime CSVs.
 pub const LIFETIME_HEADER: &str = "kernel_id,address,lifetime_cycles,lifetime_ns";
@@ -66,7 +67,8 @@ fn write_2dp(out: &mut impl Write, x: f64) -> io::Result<()> {
     if x.is_finite() && (0.0..9.0e15).contains(&scaled) {
         let frac = scaled - scaled.floor();
         if (frac - 0.5).abs() > 1e-6 {
-            let n = scaled.round() as u64;
+            // 0 ≤ scaled < 9e15: the rounded value is a whole number that fits.
+            let n = float_to_u64(scaled.round());
             let cents = (n % 100) as u8;
             write_u64(out, n / 100, b".")?;
             return out.write_all(&[b'0' + cents / 10, b'0' + cents % 10]);
@@ -127,11 +129,9 @@ pub fn read_lifetime_csv(
             let value: f64 = text
                 .parse()
                 .map_err(|_| err(format!("{what} `{text}` is not a number")))?;
-            if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value < 1.9e19 {
-                Ok(value as u64)
-            } else {
-                Err(err(format!("{what} `{text}` is not a whole number")))
-            }
+            exact_u64(value)
+                .filter(|_| value < 1.9e19)
+                .ok_or_else(|| err(format!("{what} `{text}` is not a whole number")))
         };
         Ok(LifetimeRow {
             kernel_id: fields[0]

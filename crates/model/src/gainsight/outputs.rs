@@ -16,6 +16,7 @@ use super::reader::Analysis;
 use super::report::{FrontendReport, report_date_time};
 use super::stats::KernelRow;
 use super::whatif::LifetimeStore;
+use crate::core::num::float_to_u64;
 use crate::core::{Cancelled, Progress, Ticker};
 
 /// The suffixes of the frontend's outputs, in the order of [`OutputFiles`]' fields.
@@ -212,7 +213,7 @@ pub fn read_outputs(
 pub fn count_from_frequency(frequency: Option<f64>, cycles: u64, ns_per_cycle: f64) -> u64 {
     match frequency {
         Some(f) if f.is_finite() && f > 0.0 => {
-            (f * cycles as f64 * ns_per_cycle / 1000.0).round() as u64
+            float_to_u64((f * cycles as f64 * ns_per_cycle / 1000.0).round())
         }
         _ => 0,
     }

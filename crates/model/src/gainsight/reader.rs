@@ -661,7 +661,7 @@ impl<'a> Collector<'a> {
                 0
             } else {
                 let data = self.sources[file].bytes();
-                let target = (offset as usize).min(data.len());
+                let target = crate::core::num::saturating_usize(offset).min(data.len());
                 let (from, mut line) = match current {
                     Some((f, o, l)) if f == file && o <= target => (o, l),
                     _ => (0, 1),

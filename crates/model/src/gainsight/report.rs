@@ -12,6 +12,7 @@ use super::stats::{
 };
 use super::whatif::Selection;
 use super::{GainsightError, Level};
+use crate::core::num::exact_u64;
 
 /// Named values in the report's order (cell type → refreshes, area, energy).
 pub type Named = Vec<(String, f64)>;
@@ -218,6 +219,9 @@ impl FrontendReport {
             Some(Json::Number(n)) => Ok(*n),
             _ => Err(bad(format!("`{key}` missing or not a number"))),
         };
+        let whole = |v: f64, key: &str| {
+            exact_u64(v).ok_or_else(|| bad(format!("`{key}` is not a whole number ≥ 0")))
+        };
         let named = |key: &str| -> Result<Named, GainsightError> {
             match get(key) {
                 Some(Json::Object(items)) => items
@@ -234,7 +238,7 @@ impl FrontendReport {
             let field = |f: &str| number(items.iter().find(|(k, _)| k == f).map(|(_, v)| v), f);
             Ok(WriteFrequencyStats {
                 max: field("max")?,
-                maxidx: field("maxidx")? as u64,
+                maxidx: whole(field("maxidx")?, "maxidx")?,
                 p90: field("90%-tile")?,
                 weighted: field("weighted")?,
             })
@@ -251,8 +255,14 @@ impl FrontendReport {
             date: string("Date")?,
             time: string("Time")?,
             lifetime_count: [
-                number(get("L1 Lifetime Count"), "L1 Lifetime Count")? as u64,
-                number(get("L2 Lifetime Count"), "L2 Lifetime Count")? as u64,
+                whole(
+                    number(get("L1 Lifetime Count"), "L1 Lifetime Count")?,
+                    "L1 Lifetime Count",
+                )?,
+                whole(
+                    number(get("L2 Lifetime Count"), "L2 Lifetime Count")?,
+                    "L2 Lifetime Count",
+                )?,
             ],
             write_frequency: [wf("L1 Write Frequency")?, wf("L2 Write Frequency")?],
             refreshes: [named("L1 Refreshes")?, named("L2 Refreshes")?],

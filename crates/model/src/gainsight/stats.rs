@@ -4,6 +4,7 @@
 
 use super::kernel::{KernelResult, Lifetime};
 use super::params::Params;
+use crate::core::num::{float_to_u64, saturating_usize};
 
 /// A lifetime in µs: `cycles × p / 1000` with `p = 1000 / clock_mhz`.
 pub fn lifetime_us(cycles: u64, ns_per_cycle: f64) -> f64 {
@@ -17,7 +18,7 @@ pub fn lifetime_ns(cycles: u64, ns_per_cycle: f64) -> f64 {
 
 /// Refreshes one lifetime needs: `floor(lifetime_us / retention_us)`.
 pub fn refreshes_of(cycles: u64, ns_per_cycle: f64, retention_us: f64) -> u64 {
-    (lifetime_us(cycles, ns_per_cycle) / retention_us).floor() as u64
+    float_to_u64((lifetime_us(cycles, ns_per_cycle) / retention_us).floor())
 }
 
 /// numpy's pairwise summation of float64 (`np.sum`, `np.mean`): blocks of at most 128 summed
@@ -67,7 +68,7 @@ pub fn percentile_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     let virtual_index = (n - 1) as f64 * (q / 100.0);
     let below = virtual_index.floor();
     let gamma = virtual_index - below;
-    let lo = (below as usize).min(n - 1);
+    let lo = saturating_usize(float_to_u64(below)).min(n - 1);
     let hi = (lo + 1).min(n - 1);
     let (a, b) = (sorted[lo], sorted[hi]);
     let diff = b - a;

@@ -13,6 +13,7 @@ use std::ops::Range;
 use super::Level;
 use super::kernel::FastMap;
 use super::stats::{lifetime_us, refreshes_of};
+use crate::core::num::{float_to_i64, float_to_u64, saturating_usize};
 
 /// Which lifetimes a query covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,9 +122,10 @@ impl LevelLifetimes {
         // Galloping from the previous boundary costs about log2(gap) per refresh count.
         let gap = (n as f64 / (kmax as f64 + 1.0)).max(1.0);
         let search_cost = (kmax as f64) * 2.0 * (gap.log2() + 1.0);
-        if let (Some(skip), Selection::All) =
-            (skip.filter(|s| kmax as usize > s.len() / 256), selection)
-        {
+        if let (Some(skip), Selection::All) = (
+            skip.filter(|s| saturating_usize(kmax) > s.len() / 256),
+            selection,
+        ) {
             let block_prefix = &self.all_skip_prefix;
             // Many refresh counts: one pass over the blocks of the skip index; a block whose
             // first value and the next block's first value need as many refreshes is counted
@@ -208,8 +210,8 @@ impl LevelLifetimes {
             };
         };
         let per = f64::from(bins_per_decade.max(1));
-        let lo = (lifetime_us(min, p).log10() * per).floor() as i64;
-        let hi = (lifetime_us(max, p).log10() * per).floor() as i64 + 1;
+        let lo = float_to_i64((lifetime_us(min, p).log10() * per).floor());
+        let hi = float_to_i64((lifetime_us(max, p).log10() * per).floor()) + 1;
         let edges_us: Vec<f64> = (lo..=hi).map(|e| 10f64.powf(e as f64 / per)).collect();
         let mut counts = Vec::with_capacity(edges_us.len().saturating_sub(1));
         let mut start = first_positive;
@@ -258,7 +260,7 @@ impl FastRefreshes {
         let q = x.floor();
         let margin = x * 1e-12 + 1e-300;
         if x - q > margin && q + 1.0 - x > margin && x < 9.0e15 {
-            q as u64
+            float_to_u64(q)
         } else {
             refreshes_of(cycles, self.p, self.retention_us)
         }

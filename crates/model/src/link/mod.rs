@@ -268,7 +268,7 @@ pub fn link_files(
     timeline: &Timeline,
     report: &crate::ncu::Report,
 ) -> Result<LinkSet, LinkError> {
-    let all = 0..timeline.event_count() as u32;
+    let all = 0..crate::core::num::index_u32(timeline.event_count());
     link_sources(&[(export.to_path_buf(), all)], timeline, report)
 }
 

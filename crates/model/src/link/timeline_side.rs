@@ -9,6 +9,7 @@ use std::sync::Arc;
 use rusqlite::types::ValueRef;
 
 use super::TimelineKernel;
+use crate::core::num::index_u32;
 use crate::timeline::model::{EventId, EventKind, Timeline, TrackId, TrackKind};
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::{ExportDb, int_of, split_global_id, text_of};
@@ -21,7 +22,7 @@ pub fn timeline_kernels(
     export: &Path,
     timeline: &Timeline,
 ) -> Result<Vec<TimelineKernel>, NsysError> {
-    timeline_kernels_in(export, timeline, 0..timeline.event_count() as u32)
+    timeline_kernels_in(export, timeline, 0..index_u32(timeline.event_count()))
 }
 
 /// The kernels among the events `ids` of `timeline` (one file of a merged timeline), read from
@@ -212,7 +213,7 @@ impl NvtxIndex {
                 })
                 .collect();
             if !series.is_empty() {
-                map.insert(TrackId(i as u32), series);
+                map.insert(TrackId(index_u32(i)), series);
             }
         }
         NvtxIndex(map)
@@ -257,7 +258,7 @@ impl NvtxIndex {
                 }
                 let i = a - 1;
                 if timeline.end_of(i) > call.start
-                    && let Some(e) = timeline.event(EventId(i as u32))
+                    && let Some(e) = timeline.event(EventId(index_u32(i)))
                     && e.kind == EventKind::NvtxPushPop
                 {
                     out.push(timeline.name(e.name).to_owned());

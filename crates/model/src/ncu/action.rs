@@ -8,6 +8,7 @@ use prost::Message;
 use super::metric::{Metric, shift};
 use super::report::{ResultEntry, ToolVersion, WorkloadKind};
 use super::wire::{FieldReader, WireError, WireValue, first_string_field};
+use crate::core::num::index_u32;
 use crate::problem::{Location, Problem};
 use crate::proto::nv::nvtx::NvtxState;
 use crate::proto::nv::profiler::ProfilerSection;
@@ -321,13 +322,13 @@ fn sorted_by_name(metrics: &[Metric], strings: &[String]) -> Vec<u32> {
     for (position, &id) in ids.iter().enumerate() {
         let name = strings[id as usize].as_str();
         if previous != Some(name) {
-            current = position as u32;
+            current = index_u32(position);
             previous = Some(name);
         }
         rank.insert(id, current);
     }
     let rank_of = |i: u32| rank.get(&metrics[i as usize].name_id).copied().unwrap_or(0);
-    let mut by_name: Vec<u32> = (0..metrics.len() as u32).collect();
+    let mut by_name: Vec<u32> = (0..index_u32(metrics.len())).collect();
     by_name.sort_by_key(|&i| (rank_of(i), std::cmp::Reverse(i)));
     by_name.dedup_by(|later, earlier| rank_of(*later) == rank_of(*earlier));
     by_name

@@ -1,6 +1,7 @@
 //! Metrics of one result: values, instances and correlation ids.
 
 use super::wire::{FieldReader, WireError, WireValue};
+use crate::core::num::{float_to_u64, low_u32};
 
 /// The value kind of a metric, numbered as NVIDIA's `IMetric.ValueKind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,8 +95,8 @@ impl MetricValue {
     /// The value as an unsigned integer, as NVIDIA's `as_uint64` (floats truncated).
     pub fn as_u64(&self) -> Option<u64> {
         match self {
-            MetricValue::Float(v) => Some(*v as u64),
-            MetricValue::Double(v) => Some(*v as u64),
+            MetricValue::Float(v) => Some(float_to_u64(f64::from(*v))),
+            MetricValue::Double(v) => Some(float_to_u64(*v)),
             MetricValue::Uint32(v) => Some(u64::from(*v)),
             MetricValue::Uint64(v) => Some(*v),
             MetricValue::String(_) | MetricValue::None => None,
@@ -147,7 +148,8 @@ impl MetricValue {
                 },
                 (2, WireValue::Fixed32(bits)) => MetricValue::Float(f32::from_bits(bits)),
                 (3, WireValue::Fixed64(bits)) => MetricValue::Double(f64::from_bits(bits)),
-                (4, WireValue::Varint(v)) => MetricValue::Uint32(v as u32),
+                // A `uint32` field keeps a varint's low 32 bits, as protobuf reads it.
+                (4, WireValue::Varint(v)) => MetricValue::Uint32(low_u32(v)),
                 (5, WireValue::Varint(v)) => MetricValue::Uint64(v),
                 (1..=5, _) => {
                     return Err(WireError {
@@ -228,7 +230,7 @@ impl Metric {
         let mut reader = FieldReader::new(buf);
         while let Some((field, wire)) = reader.next_field()? {
             match (field, wire) {
-                (1, WireValue::Varint(v)) => metric.name_id = v as u32,
+                (1, WireValue::Varint(v)) => metric.name_id = low_u32(v),
                 (2, WireValue::Bytes(bytes, offset)) => {
                     metric.stored = MetricValue::decode(bytes).map_err(|e| shift(e, offset))?;
                 }
@@ -237,7 +239,7 @@ impl Metric {
                         .instances
                         .push(decode_instance(bytes).map_err(|e| shift(e, offset))?);
                 }
-                (4, WireValue::Varint(v)) => metric.category = v as u32,
+                (4, WireValue::Varint(v)) => metric.category = low_u32(v),
                 (1..=4, _) => {
                     return Err(WireError {
                         offset: reader.position(),

@@ -100,13 +100,15 @@ impl<'a> FieldReader<'a> {
         }
         let key_offset = self.pos;
         let key = self.varint()?;
-        let number = key >> 3;
-        if number == 0 || number > u64::from(u32::MAX >> 3) {
+        let Some(number) = u32::try_from(key >> 3)
+            .ok()
+            .filter(|&n| n != 0 && n <= u32::MAX >> 3)
+        else {
             return Err(WireError {
                 offset: key_offset,
                 what: "invalid field number",
             });
-        }
+        };
         let value = match key & 7 {
             0 => WireValue::Varint(self.varint()?),
             1 => {
@@ -137,7 +139,7 @@ impl<'a> FieldReader<'a> {
                 });
             }
         };
-        Ok(Some((number as u32, value)))
+        Ok(Some((number, value)))
     }
 }
 

@@ -103,6 +103,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use crate::core::num::{float_to_u64, low_u32, saturating_u32, to_f32};
 use crate::ncu::{Action, Instance, Metric, MetricValue, Report, ToolVersion, ValueKind};
 use crate::proto::nv::profiler::ProfilerSection;
 
@@ -564,7 +565,7 @@ fn sum(instances: &[Instance], kind: ValueKind) -> MetricValue {
         ValueKind::Float => MetricValue::Float(
             values
                 .filter_map(MetricValue::as_f64)
-                .fold(0.0f32, |s, v| s + v as f32),
+                .fold(0.0f32, |s, v| s + to_f32(v)),
         ),
         ValueKind::Uint32 => MetricValue::Uint32(
             values
@@ -584,9 +585,9 @@ fn sum(instances: &[Instance], kind: ValueKind) -> MetricValue {
 fn to_u32(value: &MetricValue) -> Option<u32> {
     match value {
         MetricValue::Uint32(v) => Some(*v),
-        MetricValue::Uint64(v) => Some(*v as u32),
-        MetricValue::Float(v) => Some(*v as u32),
-        MetricValue::Double(v) => Some(*v as u32),
+        MetricValue::Uint64(v) => Some(low_u32(*v)),
+        MetricValue::Float(v) => Some(saturating_u32(float_to_u64(f64::from(*v)))),
+        MetricValue::Double(v) => Some(saturating_u32(float_to_u64(*v))),
         MetricValue::String(_) | MetricValue::None => None,
     }
 }
@@ -621,7 +622,7 @@ fn apply(a: &MetricValue, op: Operator, b: &MetricValue) -> MetricValue {
         },
         MetricValue::Float(x) => match b.as_f64() {
             Some(y) => {
-                let y = y as f32;
+                let y = to_f32(y);
                 MetricValue::Float(match op {
                     Operator::Add => x + y,
                     Operator::Sub => x - y,

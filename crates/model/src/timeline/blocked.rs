@@ -12,6 +12,8 @@
 //!
 //! Appended values wait in `pending` until their block is full; reads see them there.
 
+use crate::core::num::{index_u32, low_u16, low_u32};
+
 /// Events per block.
 const BLOCK: usize = 64;
 /// `high[b]` of a block whose distances all fit in `L`.
@@ -39,7 +41,8 @@ impl Value for u32 {
         u64::from(self.wrapping_sub(base))
     }
     fn offset(base: u32, distance: u64) -> u32 {
-        base.wrapping_add(distance as u32)
+        // Modulo 2³²: the low bits of the distance are the ones that matter.
+        base.wrapping_add(low_u32(distance))
     }
 }
 
@@ -56,7 +59,7 @@ pub(crate) trait Low: Copy + Default {
 impl Low for u32 {
     const BITS: u32 = 32;
     fn truncate(v: u64) -> u32 {
-        v as u32
+        low_u32(v)
     }
     fn widen(self) -> u64 {
         u64::from(self)
@@ -66,7 +69,7 @@ impl Low for u32 {
 impl Low for u16 {
     const BITS: u32 = 16;
     fn truncate(v: u64) -> u16 {
-        v as u16
+        low_u16(v)
     }
     fn widen(self) -> u64 {
         u64::from(self)
@@ -248,7 +251,7 @@ impl<V: Value, L: Low> Blocked<V, L> {
         let wide = values.iter().any(|&v| v.distance(base) >> L::BITS != 0);
         self.base[b] = base;
         if wide && self.high[b] == NARROW {
-            self.high[b] = self.highs.len() as u32;
+            self.high[b] = index_u32(self.highs.len());
             self.highs.resize(self.highs.len() + BLOCK, L::default());
         }
         let first = b * BLOCK;

@@ -12,6 +12,7 @@ use super::model::{
     TrackKind,
 };
 use super::strings::{StrId, StringTable};
+use crate::core::num::{index_u32, saturating_u16};
 use crate::problem::{FileProblem, Location, Problem};
 
 mod staged;
@@ -133,7 +134,7 @@ impl TimelineBuilder {
         if let Some(&id) = self.children_by_key.get(&(parent, kind, key)) {
             return id;
         }
-        let id = TrackId(self.tracks.len() as u32);
+        let id = TrackId(index_u32(self.tracks.len()));
         self.tracks.push(Track {
             name: name(),
             kind,
@@ -157,7 +158,7 @@ impl TimelineBuilder {
         self.tracks
             .iter()
             .position(|t| t.kind == kind && t.key == key)
-            .map(|i| TrackId(i as u32))
+            .map(|i| TrackId(index_u32(i)))
     }
 
     /// Number of tracks created so far (the next track's id).
@@ -226,7 +227,7 @@ impl TimelineBuilder {
         let mut refs: Vec<EventRef> = Vec::with_capacity(timeline.event_count());
         refs.resize(timeline.event_count(), EventRef { track: 0, index: 0 });
         for (t, track) in timeline.tracks.iter().enumerate() {
-            let id = TrackId(t as u32);
+            let id = TrackId(index_u32(t));
             b.children_by_key
                 .insert((track.parent, track.kind, track.key), id);
             let mut staged = StagedTrack::default();
@@ -238,7 +239,7 @@ impl TimelineBuilder {
                         continue;
                     };
                     let depth = match track.layout {
-                        Layout::Explicit => depth.min(u16::MAX as usize) as u16,
+                        Layout::Explicit => saturating_u16(depth),
                         _ => 0,
                     };
                     let event = NewEvent {
@@ -248,7 +249,7 @@ impl TimelineBuilder {
                     };
                     let index = staged.push(&event, e.end);
                     refs[i as usize] = EventRef {
-                        track: t as u32,
+                        track: index_u32(t),
                         index,
                     };
                 }
@@ -274,7 +275,7 @@ impl TimelineBuilder {
                 b.waits.push((r, queued));
             }
         }
-        b.series = timeline.series.into_iter().collect();
+        b.series = timeline.series.iter().cloned().collect();
         b
     }
 
@@ -328,7 +329,7 @@ impl TimelineBuilder {
         let index = match self.attr_index.get(&attrs) {
             Some(&index) => index,
             None => {
-                let index = self.attr_sets.len() as u32;
+                let index = index_u32(self.attr_sets.len());
                 self.attr_sets.push(attrs.clone());
                 self.attr_index.insert(attrs, index);
                 index
@@ -591,9 +592,9 @@ impl TimelineBuilder {
         for &t in &order {
             let track = std::mem::take(&mut self.staged[t]);
             let big = track.len() >= 1 << 16;
-            let first = columns.start.len() as u32;
+            let first = index_u32(columns.start.len());
             if track.in_order_on_one_row() {
-                let len = track.len() as u32;
+                let len = index_u32(track.len());
                 self.tracks[t].rows = vec![track.pack_in_order(&mut columns)];
                 remap[t] = Remap::Shifted { first, len };
             } else {
@@ -647,7 +648,7 @@ impl Remap {
         if shifted {
             Remap::Shifted {
                 first,
-                len: map.len() as u32,
+                len: index_u32(map.len()),
             }
         } else {
             Remap::Table(map)

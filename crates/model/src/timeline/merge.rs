@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use super::model::{Columns, EventKind, NO_STACK, SessionInfo, Track, TrackId, TrackKind};
 use super::stacks::{Frame, StackId, StackNode};
 use super::{EventId, Layout, StrId, StringTable, Timeline};
+use crate::core::num::index_u32;
 
 /// One file of a merged timeline.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,7 +128,7 @@ impl Merger {
 fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, known: bool) {
     let strings = renumber_strings(&mut out.strings, &part.strings);
     let node_base = append_stacks(out, &part, &strings);
-    let event_base = out.columns.start.len() as u32;
+    let event_base = index_u32(out.columns.start.len());
     let group = append_tracks(out, &mut part, label.clone(), (event_base, clock_ns));
     let columns = std::mem::take(&mut part.columns);
     append_columns(
@@ -146,7 +147,7 @@ fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, 
         from: shift_event(f.from),
         to: shift_event(f.to),
     }));
-    let set_base = out.attr_sets.len() as u32;
+    let set_base = index_u32(out.attr_sets.len());
     out.attr_sets
         .extend(part.attr_sets.iter().cloned().map(|mut a| {
             a.stack = a.stack.map(|s| StackId(s.0 + node_base));
@@ -169,7 +170,7 @@ fn append(out: &mut Timeline, mut part: Timeline, label: String, clock_ns: i64, 
         let before = out.sketched_from.unwrap_or(event_base as usize);
         out.sketched_from = Some(before + part.events_read());
     }
-    let events = event_base..out.columns.start.len() as u32;
+    let events = event_base..index_u32(out.columns.start.len());
     out.parts.push(TimelinePart {
         label,
         source: part.source,
@@ -190,8 +191,8 @@ fn renamed(strings: &[StrId], id: StrId) -> StrId {
 /// Appends the part's call-stack frames and nodes, their ids shifted; returns the id of its
 /// first node.
 fn append_stacks(out: &mut Timeline, part: &Timeline, strings: &[StrId]) -> u32 {
-    let frame_base = out.stacks.frames.len() as u32;
-    let node_base = out.stacks.nodes.len() as u32;
+    let frame_base = index_u32(out.stacks.frames.len());
+    let node_base = index_u32(out.stacks.nodes.len());
     out.stacks
         .frames
         .extend(part.stacks.frames.iter().map(|f| Frame {
@@ -217,7 +218,7 @@ fn append_tracks(
     label: String,
     (event_base, clock_ns): (u32, i64),
 ) -> TrackId {
-    let group = TrackId(out.tracks.len() as u32);
+    let group = TrackId(index_u32(out.tracks.len()));
     let track_base = group.0 + 1;
     let shift_track = |t: TrackId| TrackId(t.0 + track_base);
     out.tracks.push(Track {

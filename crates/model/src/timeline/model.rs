@@ -12,6 +12,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use super::strings::{StrId, StringTable};
+use crate::core::num::index_u32;
 
 /// The correlation column of a CPU sample without a call stack (a sample's correlation column
 /// holds its [`super::stacks::StackId`]).
@@ -418,7 +419,7 @@ impl Timeline {
             match self
                 .columns
                 .long_durations
-                .binary_search_by_key(&(i as u32), |&(e, _)| e)
+                .binary_search_by_key(&index_u32(i), |&(e, _)| e)
             {
                 Ok(pos) => self.columns.long_durations[pos].1,
                 Err(_) => u64::from(d),
@@ -454,7 +455,7 @@ impl Timeline {
                 continue;
             }
             let row = track.rows.partition_point(|r| r.end <= e);
-            return Some((TrackId(t as u32), row));
+            return Some((TrackId(index_u32(t)), row));
         }
         None
     }
@@ -578,7 +579,7 @@ impl Timeline {
 
     /// Every event of the timeline in column order (track by track, row by row).
     pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
-        (0..self.event_count()).filter_map(|i| self.event(EventId(i as u32)))
+        (0..self.event_count()).filter_map(|i| self.event(EventId(index_u32(i))))
     }
 
     /// Bytes the timeline holds on the heap (columns, side tables, tracks, strings): the

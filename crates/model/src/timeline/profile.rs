@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use super::model::{EventKind, NO_STACK, Timeline, TrackId};
 use super::query::partition;
 use super::stacks::{CallStacks, FrameId, StackId};
+use crate::core::num::index_u32;
 
 /// Samples per distinct call stack (`None`: samples without one).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,7 +65,7 @@ impl Timeline {
     pub fn sample_counts(&self, t0: i64, t1: i64, tracks: &[TrackId]) -> StackCounts {
         let mut chosen: Vec<TrackId> = Vec::new();
         if tracks.is_empty() {
-            chosen.extend((0..self.tracks.len() as u32).map(TrackId));
+            chosen.extend((0..index_u32(self.tracks.len())).map(TrackId));
         } else {
             for &t in tracks {
                 self.for_each_descendant(t, &mut |d| chosen.push(d));
@@ -125,7 +126,7 @@ impl CallTree {
         let mut node = 0u32;
         self.nodes[0].total += count;
         for frame in path {
-            let next = self.nodes.len() as u32;
+            let next = index_u32(self.nodes.len());
             let child = *index.entry((node, frame)).or_insert(next);
             if child == next {
                 let depth = self.nodes[node as usize].depth + 1;

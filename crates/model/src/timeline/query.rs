@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::model::{EventId, EventKind, Payload, Timeline, TrackId, TrackKind};
 use super::strings::StrId;
+use crate::core::num::{float_to_i64, index_u32};
 
 /// One shape to draw: a single event, or several sub-pixel events merged into one bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,7 +117,7 @@ impl Timeline {
             return;
         };
         let (lo, hi) = (range.start as usize, range.end as usize);
-        let pixel = (ns_per_pixel.max(0.0).ceil() as i64).max(1);
+        let pixel = float_to_i64(ns_per_pixel.max(0.0).ceil()).max(1);
         // Spans of a row never overlap, so ends are sorted like starts.
         let mut i = partition(lo, hi, |k| self.end_of(k) < t0);
         while i < hi {
@@ -136,8 +137,8 @@ impl Timeline {
             }
             let end = self.end_of(j - 1);
             out.push(VisibleItem {
-                first: EventId(i as u32),
-                count: (j - i) as u32,
+                first: EventId(index_u32(i)),
+                count: index_u32(j - i),
                 start,
                 end,
             });
@@ -156,7 +157,7 @@ impl Timeline {
             .iter()
             .enumerate()
             .filter(|(_, n)| matching.get(n.0 as usize).copied().unwrap_or(false))
-            .map(|(i, _)| EventId(i as u32))
+            .map(|(i, _)| EventId(index_u32(i)))
             .collect()
     }
 
@@ -181,7 +182,7 @@ impl Timeline {
     pub fn range_stats(&self, t0: i64, t1: i64, tracks: &[TrackId]) -> Vec<NameStats> {
         let all: Vec<TrackId>;
         let tracks = if tracks.is_empty() {
-            all = (0..self.tracks.len() as u32).map(TrackId).collect();
+            all = (0..index_u32(self.tracks.len())).map(TrackId).collect();
             &all
         } else {
             tracks
@@ -232,7 +233,7 @@ impl Timeline {
                 continue;
             }
             let mut intervals: Vec<(i64, i64)> = Vec::new();
-            self.for_each_descendant(TrackId(g as u32), &mut |t| {
+            self.for_each_descendant(TrackId(index_u32(g)), &mut |t| {
                 let Some(track) = self.track(t) else { return };
                 for row in &track.rows {
                     for i in row.start as usize..row.end as usize {
@@ -248,7 +249,7 @@ impl Timeline {
             let busy_ns = union_length(&mut intervals);
             let range_ns = t1.saturating_sub(t0).max(0);
             out.push(GpuUtilization {
-                gpu: TrackId(g as u32),
+                gpu: TrackId(index_u32(g)),
                 device: track.key,
                 busy_ns,
                 range_ns,
@@ -356,7 +357,7 @@ impl Timeline {
         let bucket_ns = bucket_ns.max(1.0);
         let mut i = from;
         while i < hi && self.start_of(i) <= t1 {
-            let Some(v) = self.counter_value(EventId(i as u32)) else {
+            let Some(v) = self.counter_value(EventId(index_u32(i))) else {
                 i += 1;
                 continue;
             };
@@ -367,7 +368,7 @@ impl Timeline {
                     b.min = b.min.min(v);
                     b.max = b.max.max(v);
                     b.last = v;
-                    b.sample = CounterSample::Event(EventId(i as u32));
+                    b.sample = CounterSample::Event(EventId(index_u32(i)));
                 }
                 _ => out.push(CounterBucket {
                     start: t,
@@ -375,7 +376,7 @@ impl Timeline {
                     min: v,
                     max: v,
                     last: v,
-                    sample: CounterSample::Event(EventId(i as u32)),
+                    sample: CounterSample::Event(EventId(index_u32(i))),
                 }),
             }
             i += 1;
@@ -414,7 +415,7 @@ fn series_buckets(
             first
         } else {
             let k = ((t - t0) as f64 / bucket_ns).floor() + 1.0;
-            let edge = t0.saturating_add((k * bucket_ns).ceil() as i64);
+            let edge = t0.saturating_add(float_to_i64((k * bucket_ns).ceil()));
             series.first_at_least(edge).max(i + 1)
         };
         let (min, max) = series.min_max(i, end).unwrap_or((0.0, 0.0));
@@ -425,7 +426,7 @@ fn series_buckets(
             min,
             max,
             last: series.value(last),
-            sample: CounterSample::Series(last as u32),
+            sample: CounterSample::Series(index_u32(last)),
         });
         i = end;
     }

@@ -266,7 +266,7 @@ mod tests {
     fn packs_sorted_and_summarizes() {
         let mut s = CounterSeries::new(Some("%".into()));
         for i in (0..200).rev() {
-            s.push(i * 10, f64::from(i as i32 % 7));
+            s.push(i * 10, f64::from(i32::try_from(i % 7).unwrap_or(0)));
         }
         s.pack();
         assert_eq!(s.len(), 200);

@@ -7,6 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use super::strings::StrId;
+use crate::core::num::index_u32;
 
 /// A stack: the index of its innermost node in [`CallStacks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,7 +92,7 @@ pub struct StacksBuilder {
 impl StacksBuilder {
     /// The id of `frame`, interned.
     pub fn frame(&mut self, frame: Frame) -> FrameId {
-        let next = FrameId(self.stacks.frames.len() as u32);
+        let next = FrameId(index_u32(self.stacks.frames.len()));
         *self.frame_ids.entry(frame).or_insert_with(|| {
             self.stacks.frames.push(frame);
             next
@@ -100,7 +101,7 @@ impl StacksBuilder {
 
     /// The stack of `frame` called from `parent`, interned.
     pub fn push(&mut self, parent: Option<StackId>, frame: FrameId) -> StackId {
-        let next = StackId(self.stacks.nodes.len() as u32);
+        let next = StackId(index_u32(self.stacks.nodes.len()));
         *self.node_ids.entry((parent, frame)).or_insert_with(|| {
             self.stacks.nodes.push(StackNode { frame, parent });
             next

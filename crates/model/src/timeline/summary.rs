@@ -76,7 +76,16 @@ pub fn fmt_float(value: f64, decimals: u32) -> String {
     if !rounded.is_finite() {
         return format!("{value}");
     }
-    fmt_scaled(rounded as i128, decimals)
+    fmt_scaled(whole_i128(rounded), decimals)
+}
+
+/// A whole (finite) float as an `i128`, saturating past ±1.7e38 as `as` does.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "`rounded` is already whole: `as` keeps it exactly, or saturates past i128"
+)]
+fn whole_i128(rounded: f64) -> i128 {
+    rounded as i128
 }
 
 /// `value / 10^decimals` as text with exactly `decimals` decimals.

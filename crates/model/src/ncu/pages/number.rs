@@ -91,7 +91,11 @@ impl UnitScale {
             Some((n, d)) => (n, Some(d)),
             None => (base_unit, None),
         };
-        let powers = |n: usize| (0..n).map(|i| 1000f64.powi(i as i32)).collect::<Vec<_>>();
+        let powers = |n: usize| {
+            (0..n)
+                .map(|i| 1000f64.powi(crate::core::num::saturating_i32(i)))
+                .collect::<Vec<_>>()
+        };
         if num == "byte" {
             let rest = den.map(|d| format!("/{d}")).unwrap_or_default();
             return Some(UnitScale {

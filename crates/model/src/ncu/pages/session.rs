@@ -175,7 +175,11 @@ pub fn format_creation_time(seconds: u64) -> String {
         crate::format::civil_utc(i64::try_from(seconds).unwrap_or(i64::MAX));
     format!(
         "{year}-{}-{day:02} {:02}:{:02}:{:02}",
-        MONTHS[(month - 1) as usize],
+        // `civil_utc` gives months 1 to 12.
+        usize::try_from(month - 1)
+            .ok()
+            .and_then(|m| MONTHS.get(m))
+            .unwrap_or(&"?"),
         rest / 3600,
         rest % 3600 / 60,
         rest % 60

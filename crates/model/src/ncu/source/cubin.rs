@@ -13,6 +13,7 @@ use object::elf::{self, SectionHeader64};
 use object::read::elf::{FileHeader, Rel, Rela, SectionHeader, SectionTable, Sym, SymbolTable};
 use object::{Endianness, SectionIndex};
 
+use crate::core::num::{index_u32, low_u32, saturating_usize};
 use crate::problem::{Location, Problem};
 
 /// Size of one SASS instruction word (Volta and later).
@@ -266,7 +267,8 @@ impl Cubin {
             }
             self.functions.push(CubinFunction {
                 name: name.clone(),
-                symbol_index: index as u32,
+                // ELF symbol indices are 32-bit (a relocation's `r_sym`).
+                symbol_index: index_u32(index),
                 section_index: shndx,
                 value: *value,
                 offset,
@@ -370,9 +372,10 @@ impl Cubin {
         let Some(&(offset, size)) = self.section_ranges.get(function.section_index as usize) else {
             return &[];
         };
-        let start = offset.saturating_add(function.offset as usize);
+        // Saturated, then bounded by the section: an offset past it gives no bytes.
+        let start = offset.saturating_add(saturating_usize(function.offset));
         let end = start
-            .saturating_add(function.size as usize)
+            .saturating_add(saturating_usize(function.size))
             .min(offset + size);
         self.data.get(start..end).unwrap_or(&[])
     }
@@ -475,7 +478,8 @@ impl Cubin {
             if width == 8 {
                 slot.copy_from_slice(&value.to_le_bytes());
             } else {
-                slot.copy_from_slice(&(value as u32).to_le_bytes());
+                // A 32-bit slot holds the address's low 32 bits.
+                slot.copy_from_slice(&low_u32(value).to_le_bytes());
             }
         }
         for (kind, count) in unknown {

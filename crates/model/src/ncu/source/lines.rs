@@ -8,6 +8,8 @@
 
 use gimli::{AttributeValue, DebugLine, DebugLineOffset, EndianSlice, LittleEndian};
 
+use crate::core::num::index_u32;
+
 /// One row of a line program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineRow {
@@ -97,7 +99,7 @@ impl LineTable {
             let address = self.rows[start].address;
             let end = start + self.rows[start..].partition_point(|r| r.address == address);
             seen.clear();
-            let first = self.lines.len() as u32;
+            let first = index_u32(self.lines.len());
             for r in &self.rows[start..end] {
                 if r.end_sequence || r.line == 0 || !seen.insert((r.file, r.line)) {
                     continue;
@@ -108,7 +110,8 @@ impl LineTable {
                 }
                 self.lines.push((r.file, r.line));
             }
-            self.groups.push((address, first, self.lines.len() as u32));
+            self.groups
+                .push((address, first, index_u32(self.lines.len())));
             start = end;
         }
     }
@@ -138,10 +141,10 @@ impl LineTable {
                 None => {
                     let name = file_name(header, row.file(header));
                     let id = match self.files.iter().position(|f| *f == name) {
-                        Some(p) => p as u32,
+                        Some(p) => index_u32(p),
                         None => {
                             self.files.push(name);
-                            (self.files.len() - 1) as u32
+                            index_u32(self.files.len() - 1)
                         }
                     };
                     file_ids.push((index, id));

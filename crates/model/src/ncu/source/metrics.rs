@@ -17,6 +17,7 @@ use std::collections::HashMap;
 
 use super::page::Cell;
 use super::values::{PcMetrics, PcValues, empty_sum};
+use crate::core::num::float_to_u64;
 use crate::ncu::Action;
 use crate::proto::nv::profiler::ProfilerSection;
 
@@ -262,7 +263,8 @@ impl SourceColumns {
             return None;
         };
         let code = self.values.get(name)?.get(pc)?;
-        Some(memory_label(name, code as u64).unwrap_or_default())
+        // Label codes are small whole numbers stored as reals.
+        Some(memory_label(name, float_to_u64(code)).unwrap_or_default())
     }
 
     /// The cells of the instructions at `pcs`, one row per PC with one cell per column: what
@@ -318,7 +320,7 @@ impl SourceColumns {
                 row.push(match (kind, value) {
                     (_, None) => Cell::Empty,
                     (ColumnKind::MemoryLabel(name), Some(code)) => {
-                        Cell::Text(memory_label(name, *code as u64).unwrap_or_default())
+                        Cell::Text(memory_label(name, float_to_u64(*code)).unwrap_or_default())
                     }
                     (_, Some(v)) => Cell::Number(*v),
                 });

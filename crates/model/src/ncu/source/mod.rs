@@ -467,7 +467,7 @@ impl SourceModule {
         let function = self.function_at(pc)?;
         let offset = usize::try_from(pc - function.load_pc?).ok()?;
         let code = self.cubin.as_ref()?.code(&function.cubin);
-        code.get(offset..offset.checked_add(INSTRUCTION_SIZE as usize)?)
+        code.get(offset..offset.checked_add(usize::try_from(INSTRUCTION_SIZE).ok()?)?)
     }
 
     /// What was worked around or is missing (no binary, damaged sections, unknown relocations).

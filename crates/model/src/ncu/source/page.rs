@@ -41,7 +41,9 @@ impl Cell {
     pub fn csv_text(&self) -> String {
         match self {
             Cell::Empty => "-".into(),
-            Cell::Number(v) if v.fract() == 0.0 && v.abs() < 1e18 => format!("{}", *v as i64),
+            Cell::Number(v) if v.fract() == 0.0 && v.abs() < 1e18 => {
+                format!("{}", crate::core::num::float_to_i64(*v))
+            }
             Cell::Number(v) => format!("{v:.2}"),
             Cell::Text(t) => t.clone(),
         }

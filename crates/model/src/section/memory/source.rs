@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use super::RowFilter;
+use crate::core::num::exact_u64;
 use crate::format::format_with_unit;
 use crate::ncu::MetricValue;
 use crate::section::details::Entry;
@@ -182,12 +183,10 @@ impl<'a> Resolver<'a> {
                         Some(MetricValue::Uint32(_) | MetricValue::Uint64(_))
                     )
                 });
-                let value = value.map(|v| {
-                    if integral && v >= 0.0 && v < u64::MAX as f64 {
-                        MetricValue::Uint64(v as u64)
-                    } else {
-                        MetricValue::Double(v)
-                    }
+                // A sum of integers is a whole number: an integer when it fits in a u64.
+                let value = value.map(|v| match exact_u64(v) {
+                    Some(whole) if integral => MetricValue::Uint64(whole),
+                    _ => MetricValue::Double(v),
                 });
                 derived_entry(formula, value, &unit)
             }
@@ -212,11 +211,7 @@ impl<'a> Resolver<'a> {
                 let formula = format!("{} * {factor}", e.metric);
                 let value = value_of(&e).map(|v| {
                     let scaled = v * factor;
-                    if scaled.fract() == 0.0 && (0.0..u64::MAX as f64).contains(&scaled) {
-                        MetricValue::Uint64(scaled as u64)
-                    } else {
-                        MetricValue::Double(scaled)
-                    }
+                    exact_u64(scaled).map_or(MetricValue::Double(scaled), MetricValue::Uint64)
                 });
                 derived_entry(formula, value, unit)
             }

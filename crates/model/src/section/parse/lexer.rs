@@ -1,6 +1,8 @@
 //! The text-format lexer: tokens with their positions (names, numbers, strings with every C
 //! escape, punctuation), comments skipped.
 
+use crate::core::num::index_u32;
+
 // ---------------------------------------------------------------------------------------------
 // Lexer
 
@@ -78,8 +80,8 @@ impl<'a> Lexer<'a> {
     pub(super) fn pos_at(&self, at: usize) -> Pos {
         Pos {
             line: self.line,
-            line_start: self.line_start as u32,
-            at: at as u32,
+            line_start: index_u32(self.line_start),
+            at: index_u32(at),
         }
     }
 
@@ -187,7 +189,7 @@ impl<'a> Lexer<'a> {
         Ok(Token {
             kind,
             pos,
-            end: self.i as u32,
+            end: index_u32(self.i),
             unescaped,
         })
     }
@@ -272,7 +274,7 @@ impl<'a> Lexer<'a> {
                 None | Some(b'\n') => return Err(unterminated(pos)),
                 Some(b) if b == quote => {
                     self.i += 1;
-                    let index = self.unescaped.len() as u32;
+                    let index = index_u32(self.unescaped.len());
                     self.unescaped.push(buf);
                     return Ok(Some(index));
                 }
@@ -358,7 +360,8 @@ impl<'a> Lexer<'a> {
                 if n == 0 {
                     return Err(err("`\\x` escape without hex digits".to_owned()));
                 }
-                buf.push(value as u8);
+                // At most two hex digits: 0xFF at most.
+                buf.push(u8::try_from(value).unwrap_or(u8::MAX));
             }
             b'u' | b'U' => {
                 self.i += 1;

@@ -556,7 +556,7 @@ impl<'a> Parser<'a> {
                 .take(position.saturating_sub(1))
                 .map(char::len_utf8)
                 .sum();
-            pos.at += 1 + offset as u32;
+            pos.at += 1 + crate::core::num::index_u32(offset);
         }
         self.error(
             pos,

@@ -2,6 +2,7 @@
 //! length prefixes patched in place, scalars by field kind).
 
 use super::*;
+use crate::core::num::{low_u8, saturating_u32, to_f32};
 
 // ---------------------------------------------------------------------------------------------
 // Wire encoding
@@ -13,12 +14,13 @@ pub(super) const WT_START_GROUP: u8 = 3;
 pub(super) const WT_END_GROUP: u8 = 4;
 pub(super) const WT_FIXED32: u8 = 5;
 
+/// Writes `v` as a varint: 7-bit groups, low first, each a byte's low bits.
 pub(super) fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
-        buf.push((v as u8) | 0x80);
+        buf.push(low_u8(v) | 0x80);
         v >>= 7;
     }
-    buf.push(v as u8);
+    buf.push(low_u8(v));
 }
 
 pub(super) fn put_tag(buf: &mut Vec<u8>, number: u32, wire_type: u8) {
@@ -36,7 +38,7 @@ pub(super) fn end_len(buf: &mut Vec<u8>, start: usize) {
     let len = buf.len() - start;
     if len < 0x80 {
         if let Some(b) = buf.get_mut(start - 1) {
-            *b = len as u8;
+            *b = low_u8(len as u64);
         }
         return;
     }
@@ -46,10 +48,10 @@ pub(super) fn end_len(buf: &mut Vec<u8>, start: usize) {
     while let Some(slot) = varint.get_mut(n) {
         n += 1;
         if v < 0x80 {
-            *slot = v as u8;
+            *slot = low_u8(v);
             break;
         }
-        *slot = (v as u8) | 0x80;
+        *slot = low_u8(v) | 0x80;
         v >>= 7;
     }
     let varint = varint.get(..n).unwrap_or_default();
@@ -82,7 +84,9 @@ pub(super) fn put_scalar(buf: &mut Vec<u8>, number: u32, kind: FieldKind, value:
         }
         (FieldKind::Sfixed32, Scalar::Signed(v)) => {
             put_tag(buf, number, WT_FIXED32);
-            buf.extend_from_slice(&(*v as i32).to_le_bytes());
+            // In range: `int_scalar` checked it for a 32-bit field.
+            let v = (*v).clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+            buf.extend_from_slice(&i32::try_from(v).unwrap_or_default().to_le_bytes());
         }
         (FieldKind::Sfixed64, Scalar::Signed(v)) => {
             put_tag(buf, number, WT_FIXED64);
@@ -94,7 +98,8 @@ pub(super) fn put_scalar(buf: &mut Vec<u8>, number: u32, kind: FieldKind, value:
         }
         (FieldKind::Fixed32, Scalar::Unsigned(v)) => {
             put_tag(buf, number, WT_FIXED32);
-            buf.extend_from_slice(&(*v as u32).to_le_bytes());
+            // In range: `int_scalar` checked it for a 32-bit field.
+            buf.extend_from_slice(&saturating_u32(*v).to_le_bytes());
         }
         (FieldKind::Fixed64, Scalar::Unsigned(v)) => {
             put_tag(buf, number, WT_FIXED64);
@@ -102,7 +107,8 @@ pub(super) fn put_scalar(buf: &mut Vec<u8>, number: u32, kind: FieldKind, value:
         }
         (FieldKind::Float, Scalar::Real(v)) => {
             put_tag(buf, number, WT_FIXED32);
-            buf.extend_from_slice(&(*v as f32).to_le_bytes());
+            // A `float` field keeps the nearest f32, as protobuf's text format does.
+            buf.extend_from_slice(&to_f32(*v).to_le_bytes());
         }
         (FieldKind::Double, Scalar::Real(v)) => {
             put_tag(buf, number, WT_FIXED64);

@@ -19,6 +19,7 @@ use super::{
     EmptyState, Entries, Instances, NvlinkTopology, SystemRow, SystemTable, TopologyDevice,
     TopologyLink, correlation_u64,
 };
+use crate::core::num::float_to_u64;
 use crate::ncu::MetricValue;
 
 /// The number of logical links.
@@ -37,7 +38,7 @@ const DEVICE_PROPERTIES: &[(&str, &str)] = &[
     ("Maximum Links", "nvlink__max_count"),
 ];
 /// More links than any system has: a corrupt count is not looped over.
-const MAX_LINKS: u64 = 4096;
+const MAX_LINKS: usize = 4096;
 
 /// How a cell's value reads.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -109,7 +110,8 @@ fn links(entries: &mut Entries<'_>, per_link: &[&str]) -> Links {
         .and_then(MetricValue::as_f64)
         .filter(|v| v.is_finite() && *v >= 0.0);
     let ids: Vec<u64> = match known {
-        Some(n) => (0..(n as u64).min(MAX_LINKS)).collect(),
+        // A count stored as a real: its whole part (n ≥ 0), at most MAX_LINKS.
+        Some(n) => (0..float_to_u64(n).min(MAX_LINKS as u64)).collect(),
         None => {
             let mut ids: Vec<u64> = per_link
                 .iter()
@@ -118,7 +120,7 @@ fn links(entries: &mut Entries<'_>, per_link: &[&str]) -> Links {
                 .collect();
             ids.sort_unstable();
             ids.dedup();
-            ids.truncate(MAX_LINKS as usize);
+            ids.truncate(MAX_LINKS);
             ids
         }
     };
@@ -334,7 +336,7 @@ pub(super) fn topology(entries: &mut Entries<'_>) -> NvlinkTopology {
             }
             continue;
         }
-        for instance in instances.into_iter().take(MAX_LINKS as usize) {
+        for instance in instances.into_iter().take(MAX_LINKS) {
             let name = match correlation_u64(instance.0.as_ref()) {
                 Some(id) => format!("{label} (instance {id})"),
                 None => (*label).to_owned(),

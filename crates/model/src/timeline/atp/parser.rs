@@ -8,6 +8,7 @@ use super::model::*;
 use super::sections::{classify_section, is_section_line};
 use super::text::{self, Line, Lines, decode, parse_u64, tokens};
 use crate::core::Cancelled;
+use crate::core::num::index_u32;
 use crate::core::problems::CappedProblems;
 use crate::problem::{Location, Problem};
 
@@ -295,7 +296,7 @@ impl<'a> Parser<'a> {
                 *current = Some(blocks.len() - 1);
             }
             SectionKind::Timestamp(api) => {
-                let start = self.trace.calls.len() as u32;
+                let start = index_u32(self.trace.calls.len());
                 self.trace.threads.push(ApiThread {
                     api,
                     thread_id: thread,
@@ -351,7 +352,7 @@ impl<'a> Parser<'a> {
                     return;
                 }
                 if let Some(t) = self.trace.threads.get_mut(thread_index) {
-                    t.calls.end = self.trace.calls.len() as u32;
+                    t.calls.end = index_u32(self.trace.calls.len());
                 }
             }
             SectionKind::Perfmarker => self.perfmarker_line(thread, line),
@@ -393,21 +394,20 @@ impl<'a> Parser<'a> {
             );
             return false;
         };
-        let (Some(type_id), Some(start), Some(end)) =
-            (parse_u64(type_id), parse_u64(start), parse_u64(end))
+        let type_id = parse_u64(type_id).and_then(|v| u32::try_from(v).ok());
+        let (Some(type_id), Some(start), Some(end)) = (type_id, parse_u64(start), parse_u64(end))
         else {
             self.warn(
                 line.number,
-                "timestamp line: type id, start or end is not a number: skipped",
+                "timestamp line: type id, start or end is not a number (or the type id is past \
+                 2^32 - 1): skipped",
             );
             return false;
         };
         let name_id = self.trace.names.intern(name);
-        self.trace
-            .api_type_ids
-            .entry(name_id)
-            .or_insert(type_id as u32);
-        let call_index = self.trace.calls.len() as u32;
+        self.trace.api_type_ids.entry(name_id).or_insert(type_id);
+        // Calls stop below `u32::MAX` (checked above): the index fits.
+        let call_index = index_u32(self.trace.calls.len());
         self.trace.calls.push(ApiCall::new(start, end, name_id));
         let Some(first_extra) = t.next() else {
             return true;
@@ -464,7 +464,7 @@ impl<'a> Parser<'a> {
         match parse_marker_line(line.bytes) {
             Some(MarkerLine::Begin { name, group, time_ns }) => {
                 let stack = self.marker_stacks.entry(thread).or_default();
-                let depth = stack.len() as u32;
+                let depth = index_u32(stack.len());
                 stack.push(self.trace.perfmarkers.len());
                 let (name, group) = (self.trace.names.intern_str(&name), self.trace.names.intern_str(&group));
                 self.trace.perfmarkers.push(Perfmarker { start_ns: time_ns, end_ns: Perfmarker::OPEN, thread_id: thread, name, group, depth });
@@ -538,7 +538,7 @@ impl<'a> Parser<'a> {
                     block.offsets.len()
                 ),
             );
-            let start = self.trace.calls.len() as u32;
+            let start = index_u32(self.trace.calls.len());
             for &offset in &block.offsets {
                 if self.trace.calls.len() >= u32::MAX as usize - 1 {
                     break;
@@ -549,7 +549,7 @@ impl<'a> Parser<'a> {
                 call.set_trace_offset(offset);
                 self.trace.calls.push(call);
             }
-            let end = self.trace.calls.len() as u32;
+            let end = index_u32(self.trace.calls.len());
             self.trace.threads.push(ApiThread {
                 api,
                 thread_id,

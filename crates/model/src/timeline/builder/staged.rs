@@ -7,6 +7,7 @@
 use std::ops::Range;
 
 use super::NewEvent;
+use crate::core::num::{index_u32, saturating_u16};
 use crate::timeline::model::{Columns, EventKind, Layout};
 use crate::timeline::strings::StrId;
 
@@ -53,7 +54,7 @@ impl StagedTrack {
 
     /// Stages `event` ending at `end` (≥ its start); returns its push index.
     pub(super) fn push(&mut self, event: &NewEvent, end: i64) -> u32 {
-        let index = self.start.len() as u32;
+        let index = index_u32(self.start.len());
         self.start.push(event.start);
         self.duration.push(0);
         self.set_duration(index, end.wrapping_sub(event.start) as u64);
@@ -83,12 +84,13 @@ impl StagedTrack {
 
     fn set_duration(&mut self, index: u32, d: u64) {
         let i = index as usize;
-        if d >= u64::from(u32::MAX) {
+        // Below `u32::MAX` in the column; `u32::MAX` there says "in `long`".
+        if let Some(short) = u32::try_from(d).ok().filter(|&d| d < u32::MAX) {
+            self.duration[i] = short;
+        } else {
             self.duration[i] = u32::MAX;
             let at = self.long.partition_point(|&(j, _)| j < index);
             self.long.insert(at, (index, d));
-        } else {
-            self.duration[i] = d as u32;
         }
     }
 
@@ -98,7 +100,7 @@ impl StagedTrack {
             return u64::from(d);
         }
         self.long
-            .binary_search_by_key(&(i as u32), |&(j, _)| j)
+            .binary_search_by_key(&index_u32(i), |&(j, _)| j)
             .map_or(u64::from(u32::MAX), |at| self.long[at].1)
     }
 
@@ -157,10 +159,10 @@ impl StagedTrack {
         // without sorting (nor 16 bytes an event of sort keys).
         let key = |i: usize| (self.start[i], !self.duration[i]);
         if self.long.is_empty() && (1..self.len()).all(|i| key(i - 1) <= key(i)) {
-            return (0..self.len() as u32).collect();
+            return (0..index_u32(self.len())).collect();
         }
         let mut keys: Vec<(i64, u32, u32)> = (0..self.len())
-            .map(|i| (self.start[i], !self.duration[i], i as u32))
+            .map(|i| (self.start[i], !self.duration[i], index_u32(i)))
             .collect();
         keys.sort_unstable();
         if !self.long.is_empty() {
@@ -200,7 +202,7 @@ impl StagedTrack {
                     while open.last().is_some_and(|&end| end <= self.start[i]) {
                         open.pop();
                     }
-                    rows.push(open.len().min(u16::MAX as usize) as u16);
+                    rows.push(saturating_u16(open.len()));
                     open.push(self.end_of(i));
                 }
             }
@@ -216,7 +218,7 @@ impl StagedTrack {
                         }
                     };
                     row_end[lane] = self.end_of(i);
-                    rows.push(lane.min(u16::MAX as usize) as u16);
+                    rows.push(saturating_u16(lane));
                 }
             }
             Layout::Explicit => {
@@ -230,7 +232,7 @@ impl StagedTrack {
                         row_end.resize(d + 1, i64::MIN);
                     }
                     row_end[d] = self.end_of(i);
-                    rows.push(d.min(u16::MAX as usize) as u16);
+                    rows.push(saturating_u16(d));
                 }
             }
         }
@@ -262,8 +264,8 @@ impl StagedTrack {
     /// are, freeing each staged column once appended (no order, row or position tables): the
     /// one row, as a range of `columns`. Event `i` is at the range's start + `i`.
     pub(super) fn pack_in_order(mut self, columns: &mut Columns) -> Range<u32> {
-        let first = columns.start.len() as u32;
-        let n = self.len() as u32;
+        let first = index_u32(columns.start.len());
+        let n = index_u32(self.len());
         for &start in &std::mem::take(&mut self.start) {
             columns.start.push(start);
         }
@@ -299,7 +301,7 @@ impl StagedTrack {
             row_len[r as usize] += 1;
         }
         let mut cursor = Vec::with_capacity(row_count);
-        let mut acc = columns.start.len() as u32;
+        let mut acc = index_u32(columns.start.len());
         for &n in &row_len {
             cursor.push(acc);
             acc += n;
@@ -323,11 +325,11 @@ impl StagedTrack {
             map[i] = pos;
             let p = pos as usize;
             let d = self.duration_of(i);
-            if d >= u64::from(u32::MAX) {
+            if let Some(short) = u32::try_from(d).ok().filter(|&d| d < u32::MAX) {
+                columns.duration[p] = short;
+            } else {
                 columns.duration[p] = u32::MAX;
                 columns.long_durations.push((pos, d));
-            } else {
-                columns.duration[p] = d as u32;
             }
             columns.name[p] = self.name[i];
             columns.kind[p] = self.kind[i];

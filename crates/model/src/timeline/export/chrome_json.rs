@@ -52,7 +52,7 @@ pub(crate) fn write<W: Write>(
     };
     let mut named_owner = vec![false; tl.tracks.len()];
     for (t, track) in tl.tracks.iter().enumerate() {
-        let id = TrackId(t as u32);
+        let id = TrackId(crate::core::num::index_u32(t));
         let rows = plan::spans(tl, track, range);
         let placement = plan::placement(tl, track, &rows);
         if placement == Placement::Empty {

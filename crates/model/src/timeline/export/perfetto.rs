@@ -23,6 +23,7 @@ use super::proto::{
 };
 use super::{ExportError, ExportSummary};
 use crate::core::Ticker;
+use crate::core::num::{index_u32, low_u32};
 use crate::timeline::{EventId, EventKind, Payload, Timeline, TrackId, TrackKind};
 
 /// The one sequence every packet is written on.
@@ -76,7 +77,7 @@ pub(crate) fn write<W: Write>(
     let mut lane_uuid = tl.tracks.len() as u64 + 1;
     let mut lanes: Vec<u64> = Vec::with_capacity(tl.tracks.len());
     for (t, (rows, placement)) in plans.iter().enumerate() {
-        w.describe(TrackId(t as u32), *placement, t == 0)?;
+        w.describe(TrackId(index_u32(t)), *placement, t == 0)?;
         lanes.push(lane_uuid);
         if *placement == Placement::Lanes {
             for _ in 1..rows.len() {
@@ -163,7 +164,7 @@ impl<W: Write> Writer<'_, W> {
         let pid_of = |id: TrackId| {
             plan::ancestor(tl, id, TrackKind::Process)
                 .and_then(|p| tl.track(p))
-                .map(|p| p.key as i32)
+                .map(|p| pid_i32(p.key))
         };
         let mut desc = TrackDescriptor {
             uuid: Some(uuid),
@@ -173,7 +174,7 @@ impl<W: Write> Writer<'_, W> {
         match track.kind {
             TrackKind::Process => {
                 desc.process = Some(ProcessDescriptor {
-                    pid: Some(track.key as i32),
+                    pid: Some(pid_i32(track.key)),
                     process_name: Some(track.name.clone()),
                 });
             }
@@ -321,4 +322,11 @@ impl<W: Write> Writer<'_, W> {
     fn time(&self, t: i64) -> u64 {
         t.saturating_add(self.shift).max(0) as u64
     }
+}
+
+/// A process track's key as Perfetto's `int32` pid: its low 32 bits, two's complement. A key
+/// read from a Perfetto trace is that trace's pid sign-extended, so this gives it back; an
+/// nsys or NVTXT pid (below 2²² on Linux, 2³² on Windows) is itself, or its `int32` reading.
+fn pid_i32(key: u64) -> i32 {
+    i32::from_ne_bytes(low_u32(key).to_ne_bytes())
 }

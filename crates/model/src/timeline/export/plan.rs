@@ -6,6 +6,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
+use crate::core::num::index_u32;
 use crate::timeline::query::partition;
 use crate::timeline::{Layout, Timeline, Track, TrackId, TrackKind};
 
@@ -44,7 +45,8 @@ pub fn row_span(tl: &Timeline, row: &Range<u32>, range: Option<(i64, i64)>) -> R
     let first = partition(0, len, |k| tl.end_of(row.start as usize + k) < from);
     let last = partition(0, len, |k| tl.start_of(row.start as usize + k) <= to);
     let first = first.min(last);
-    (row.start + first as u32)..(row.start + last as u32)
+    // first ≤ last ≤ the row's length, a u32.
+    (row.start + index_u32(first))..(row.start + index_u32(last))
 }
 
 /// The rows of `track` cut to `range`.
@@ -161,7 +163,7 @@ impl FlowIndex {
         let mut by_to = vec![0u32; tl.flows.len()];
         for (k, f) in tl.flows.iter().enumerate() {
             let slot = &mut next[f.to.0 as usize];
-            by_to[*slot as usize] = k as u32;
+            by_to[*slot as usize] = index_u32(k);
             *slot += 1;
         }
         FlowIndex { from, to, by_to }

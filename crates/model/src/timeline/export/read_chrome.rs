@@ -21,6 +21,7 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::TraceError;
+use crate::core::num::{float_to_i64, saturating_u32};
 use crate::problem::Location;
 use crate::timeline::{
     EventAttrs, EventKind, EventRef, Layout, NewEvent, Payload, Timeline, TimelineBuilder, TrackId,
@@ -84,7 +85,8 @@ impl Id<'_> {
     fn value(&self) -> i64 {
         match self {
             Id::Int(v) => *v,
-            Id::Float(v) => *v as i64,
+            // Toward zero, saturating (NaN → 0), as before.
+            Id::Float(v) => float_to_i64(*v),
             Id::Text(t) => t.trim().parse().unwrap_or_else(|_| {
                 let mut h: u64 = 0xcbf2_9ce4_8422_2325;
                 for b in t.bytes() {
@@ -216,7 +218,7 @@ struct State {
 
 /// µs (as written) to ns, rounded to the nearest.
 fn ns(us: f64) -> i64 {
-    (us * 1000.0).round() as i64
+    float_to_i64((us * 1000.0).round())
 }
 
 impl State {
@@ -263,7 +265,7 @@ impl State {
             .as_ref()
             .and_then(|a| a.get("correlation"))
             .and_then(serde_json::Value::as_u64)
-            .map_or(0, |c| c.min(u64::from(u32::MAX)) as u32);
+            .map_or(0, saturating_u32);
         let name_text = raw.name.as_deref().unwrap_or("");
         match ph {
             "X" => {

@@ -283,7 +283,7 @@ impl Reader {
                     kind: category.unwrap_or(default),
                     correlation: te
                         .correlation_id
-                        .map_or(0, |c| c.min(u64::from(u32::MAX)) as u32),
+                        .map_or(0, crate::core::num::saturating_u32),
                     source: ordinal,
                 };
                 self.begin(track, uuid, slice, te, instant);

@@ -387,9 +387,7 @@ pub fn quote_ident(name: &str) -> String {
 pub fn int_of(v: ValueRef<'_>) -> Option<i64> {
     match v {
         ValueRef::Integer(i) => Some(i),
-        ValueRef::Real(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.2e18 => {
-            Some(f as i64)
-        }
+        ValueRef::Real(f) => crate::core::num::exact_i64(f),
         ValueRef::Text(t) => std::str::from_utf8(t).ok()?.trim().parse().ok(),
         _ => None,
     }

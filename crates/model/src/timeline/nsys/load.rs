@@ -220,6 +220,14 @@ enum RowError {
         /// The source's time base.
         time_source: String,
     },
+    /// A 32-bit id column (a correlation id) holds a value outside `0..2^32`.
+    #[error("{column} {value} is not a 32-bit id")]
+    NotId32 {
+        /// The column.
+        column: &'static str,
+        /// The value it holds.
+        value: i64,
+    },
 }
 
 /// Rows of one table that could not be read.
@@ -502,7 +510,15 @@ impl<'d, 'a> Loader<'d, 'a> {
 }
 
 fn rowid(v: Option<i64>) -> u32 {
-    v.map_or(0, |r| r.clamp(0, i64::from(u32::MAX)) as u32)
+    v.map_or(0, crate::core::num::clamp_u32)
+}
+
+/// A 32-bit id (a correlation id: 0 = none, also for NULL), or the error for `column` holding
+/// a value outside `0..2^32` (never wrapped onto another id).
+fn id32(value: Option<i64>, column: &'static str) -> Result<u32, RowError> {
+    value.map_or(Ok(0), |v| {
+        u32::try_from(v).map_err(|_| RowError::NotId32 { column, value: v })
+    })
 }
 
 fn times(start: Option<i64>, end: Option<i64>) -> Result<(i64, i64), RowError> {

@@ -284,7 +284,7 @@ fn record(payload: &[u8]) -> Option<Vec<Value>> {
         let (value, len) = match t {
             0 => (Value::Null, 0),
             1..=6 => {
-                let len = [0, 1, 2, 3, 4, 6, 8][t as usize];
+                let len = [0, 1, 2, 3, 4, 6, 8][crate::core::num::saturating_usize(t)];
                 (Value::Integer(int(len, body)?), len)
             }
             7 => {

@@ -55,13 +55,14 @@ pub(crate) fn is_name_start(byte: u8) -> bool {
 /// The bytes that may continue a Name, as a table.
 const NAME_BYTES: [bool; 256] = {
     let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let byte = b as u8;
-        table[b] = byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-';
-        b += 1;
+    let mut byte: u8 = 0;
+    loop {
+        table[byte as usize] = byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-';
+        if byte == u8::MAX {
+            break table;
+        }
+        byte += 1;
     }
-    table
 };
 
 /// Whether `byte` may continue a Name.

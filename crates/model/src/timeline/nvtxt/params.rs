@@ -2,6 +2,7 @@
 
 use super::colors::{DEFAULT_COLOR_ARGB, color_by_name};
 use super::model::{ColorSpec, StrId, StringTable, TimeBase};
+use crate::core::num::{clamp_u32, low_u32_of_i64};
 
 /// A parameter: a variable with a meaning for events (the only names a format may list).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,7 +220,7 @@ pub(crate) fn check(
             // An integer is ARGB as is: its low 32 bits, no alpha added.
             Value::Int(v) => Checked::Color {
                 value,
-                argb: v as u32,
+                argb: low_u32_of_i64(v),
                 unknown_name: false,
             },
             _ => {
@@ -310,15 +311,15 @@ impl ParamValues {
             Value::Span(start, end) => intern_bytes(strings, &line[start..end]),
             Value::Int(_) => StrId::EMPTY,
         };
-        // Checked values are narrowed by `check`; the casts below cannot truncate.
+        // Checked values are narrowed by `check` (ids in `0..=u32::MAX`): `clamp_u32` keeps them.
         match (param, checked) {
             (Param::Time, Checked::Int(v)) => self.time = v,
             (Param::Start, Checked::Int(v)) => self.start = v,
             (Param::End, Checked::Int(v)) => self.end = v,
-            (Param::ProcessId, Checked::Int(v)) => self.pid = v as u32,
-            (Param::ThreadId, Checked::Int(v)) => self.tid = v as u32,
-            (Param::CategoryId, Checked::Int(v)) => self.category = v as u32,
-            (Param::ParentCategoryId, Checked::Int(v)) => self.parent_category = v as u32,
+            (Param::ProcessId, Checked::Int(v)) => self.pid = clamp_u32(v),
+            (Param::ThreadId, Checked::Int(v)) => self.tid = clamp_u32(v),
+            (Param::CategoryId, Checked::Int(v)) => self.category = clamp_u32(v),
+            (Param::ParentCategoryId, Checked::Int(v)) => self.parent_category = clamp_u32(v),
             (Param::Payload, Checked::Int(v)) => self.payload = Some(v),
             (Param::TimeBase, Checked::TimeBase(base)) => self.time_base = Some(base),
             (Param::Message, Checked::Text(value)) => self.message = intern(value, strings),

@@ -2,21 +2,22 @@
 //! size or a kernel launch), each kind, queue, size and launch stored once.
 
 use super::Parser;
+use crate::core::num::index_u32;
 use crate::timeline::atp::model::*;
 use crate::timeline::atp::text::{self, decode, parse_handle, parse_u64};
 
 /// The numeric fields of an enqueue line, in file order.
 struct CommandFields {
     /// The command type id.
-    cmd_type: u64,
+    cmd_type: u32,
     /// The queued, submit, start and end timestamps.
     times: [u64; 4],
     /// The queue id.
-    queue_id: u64,
+    queue_id: u32,
     /// The queue handle.
     queue_handle: u64,
     /// The context id.
-    context_id: u64,
+    context_id: u32,
     /// The context handle.
     context_handle: u64,
 }
@@ -50,7 +51,8 @@ impl<'a> Parser<'a> {
     }
 
     /// The command name, the numeric fields and the device name of an enqueue line; `None`
-    /// (with a warning) when a field is missing or not a number or handle.
+    /// (with a warning) when a field is missing or not a number or handle, or an id (command
+    /// type, queue, context) does not fit in 32 bits.
     fn command_fields(
         &mut self,
         cmd_type: &[u8],
@@ -77,15 +79,16 @@ impl<'a> Parser<'a> {
             );
             return None;
         };
+        let id = |bytes: &[u8]| parse_u64(bytes).and_then(|v| u32::try_from(v).ok());
         let numbers = (
-            parse_u64(cmd_type),
+            id(cmd_type),
             parse_u64(queued),
             parse_u64(submit),
             parse_u64(start),
             parse_u64(end),
-            parse_u64(queue_id),
+            id(queue_id),
             parse_handle(queue_handle),
-            parse_u64(context_id),
+            id(context_id),
             parse_handle(context_handle),
         );
         let (
@@ -100,7 +103,7 @@ impl<'a> Parser<'a> {
             Some(context_handle),
         ) = numbers
         else {
-            self.warn(line, "enqueue line: a command field is not a number or handle: device command not loaded");
+            self.warn(line, "enqueue line: a command field is not a number or handle (or an id past 2^32 - 1): device command not loaded");
             return None;
         };
         let fields = CommandFields {
@@ -116,21 +119,23 @@ impl<'a> Parser<'a> {
 
     /// The index of the command kind (type id and name), added on first use; `None` (with a
     /// warning) past 65535 kinds.
-    fn command_kind(&mut self, cmd_type: u64, cmd_name: &[u8], line: u64) -> Option<u16> {
-        let kind_key = (cmd_type as u32, cmd_name.to_vec());
+    fn command_kind(&mut self, cmd_type: u32, cmd_name: &[u8], line: u64) -> Option<u16> {
+        let kind_key = (cmd_type, cmd_name.to_vec());
         if let Some(&k) = self.kinds.get(&kind_key) {
             return Some(k);
         }
-        if self.trace.command_kinds.len() >= usize::from(u16::MAX) {
+        let Some(k) = u16::try_from(self.trace.command_kinds.len())
+            .ok()
+            .filter(|&k| k < u16::MAX)
+        else {
             self.warn(
                 line,
                 "more than 65535 command kinds: device command not loaded",
             );
             return None;
-        }
-        let k = self.trace.command_kinds.len() as u16;
+        };
         self.trace.command_kinds.push(CommandKind {
-            type_id: cmd_type as u32,
+            type_id: cmd_type,
             name: decode(cmd_name).into_owned(),
         });
         self.kinds.insert(kind_key, k);
@@ -141,20 +146,20 @@ impl<'a> Parser<'a> {
     fn command_queue(&mut self, fields: &CommandFields, device: &[u8]) -> u32 {
         let device = self.trace.names.intern(device);
         let queue_key = (
-            fields.queue_id as u32,
+            fields.queue_id,
             fields.queue_handle,
-            fields.context_id as u32,
+            fields.context_id,
             fields.context_handle,
             device,
         );
         if let Some(&q) = self.queues.get(&queue_key) {
             return q;
         }
-        let q = self.trace.queues.len() as u32;
+        let q = index_u32(self.trace.queues.len());
         self.trace.queues.push(CommandQueue {
-            queue_id: fields.queue_id as u32,
+            queue_id: fields.queue_id,
             queue_handle: fields.queue_handle,
-            context_id: fields.context_id as u32,
+            context_id: fields.context_id,
             context_handle: fields.context_handle,
             device,
         });
@@ -213,7 +218,7 @@ impl<'a> Parser<'a> {
     fn transfer_size(&mut self, bytes: u64) -> u32 {
         *self.sizes.entry(bytes).or_insert_with(|| {
             self.trace.transfer_sizes.push(bytes);
-            (self.trace.transfer_sizes.len() - 1) as u32
+            index_u32(self.trace.transfer_sizes.len() - 1)
         })
     }
 
@@ -232,7 +237,7 @@ impl<'a> Parser<'a> {
         if let Some(&index) = self.launches.get(&launch) {
             return Some(index);
         }
-        let index = self.trace.launches.len() as u32;
+        let index = index_u32(self.trace.launches.len());
         self.trace.launches.push(launch.clone());
         self.launches.insert(launch, index);
         Some(index)

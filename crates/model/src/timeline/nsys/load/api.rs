@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::cpu::Callchains;
-use super::{Loader, SERIES_CUDA_API, integer, rowid, times};
+use super::{Loader, SERIES_CUDA_API, id32, integer, rowid, times};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind};
 use crate::timeline::nsys::NsysError;
@@ -58,7 +58,7 @@ impl Loader<'_, '_> {
             let (start, end) = times(v(1), v(2))?;
             let gtid = integer(v(4), "globalTid")?;
             let name = l.names.api_name(&mut l.b, integer(v(6), "nameId")?);
-            let correlation = v(5).unwrap_or(0) as u32;
+            let correlation = id32(v(5), "correlationId")?;
             let track =
                 l.tracks
                     .thread_series(&mut l.b, &l.names, gtid, SERIES_CUDA_API, "CUDA API");

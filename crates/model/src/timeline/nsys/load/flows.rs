@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use super::EventRef;
+use crate::core::num::{index_u32, low_u32};
 use crate::problem::Location;
 use crate::timeline::builder::TimelineBuilder;
 
@@ -37,7 +38,7 @@ impl Flows {
         let index = match scope {
             None => NO_SCOPE,
             Some(s) => {
-                let next = self.scopes.len() as u32;
+                let next = index_u32(self.scopes.len());
                 *self.scopes.entry(s).or_insert(next)
             }
         };
@@ -76,7 +77,8 @@ impl Flows {
             None => {
                 let by_id = self.calls_by_id.get_or_insert_with(|| {
                     let mut by_id: Vec<(u32, EventRef)> =
-                        self.calls.iter().map(|&(k, r)| (k as u32, r)).collect();
+                        // A key's low 32 bits are its correlation id (`flow_key`).
+                        self.calls.iter().map(|&(k, r)| (low_u32(k), r)).collect();
                     by_id.sort_unstable();
                     by_id.dedup_by_key(|(c, _)| *c);
                     by_id

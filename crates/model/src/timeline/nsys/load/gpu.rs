@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::{Loader, MEMCPY_LABELS, SYNC_LABELS, lookup_label, rowid, times};
+use super::{Loader, MEMCPY_LABELS, SYNC_LABELS, id32, lookup_label, rowid, times};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::EventKind;
 use crate::timeline::nsys::NsysError;
@@ -116,7 +116,7 @@ impl Loader<'_, '_> {
                     .entry(code)
                     .or_insert_with(|| l.b.intern(&format!("Graph {code}"))),
             };
-            let correlation = v(6).unwrap_or(0) as u32;
+            let correlation = id32(v(6), "correlationId")?;
             let r = l.b.push(
                 track,
                 NewEvent {

@@ -8,6 +8,7 @@ use rusqlite::types::ValueRef;
 
 use super::pipe::Cells;
 use super::{EventRef, Loader, RowError, SERIES_NVTX, SERIES_NVTX_RANGES, integer, rowid};
+use crate::core::num::low_u32_of_i64;
 use crate::problem::Location;
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::{EventAttrs, EventKind, Payload, TrackId};
@@ -112,8 +113,10 @@ impl Loader<'_, '_> {
         self.b.set_attrs(
             e,
             EventAttrs {
-                color: v(9).map(|c| c as u32),
-                category: v(10).map(|c| c as u32),
+                // ARGB: its low 32 bits, however the export signs the integer.
+                color: v(9).map(low_u32_of_i64),
+                // NVTX categories are 32-bit: another value is no category.
+                category: v(10).and_then(|c| u32::try_from(c).ok()),
                 payload,
                 queued_ns: None,
                 open: v(2).is_none() && kind != EventKind::NvtxMark,
@@ -177,9 +180,11 @@ impl Loader<'_, '_> {
         domain: i64,
         kind: EventKind,
     ) -> TrackId {
+        // Each kind's series keys span 2^32: the domain's low 32 bits pick its series.
+        let domain_key = u64::from(low_u32_of_i64(domain));
         let (key, label) = match kind {
-            EventKind::NvtxStartEnd => (SERIES_NVTX_RANGES + domain as u32 as u64, "NVTX ranges"),
-            _ => (SERIES_NVTX + domain as u32 as u64, "NVTX"),
+            EventKind::NvtxStartEnd => (SERIES_NVTX_RANGES + domain_key, "NVTX ranges"),
+            _ => (SERIES_NVTX + domain_key, "NVTX"),
         };
         if let Some(&t) = self.tracks.series.get(&(gtid, key)) {
             return t;

@@ -22,9 +22,14 @@ use rusqlite::types::ValueRef;
 use super::super::NsysError;
 use super::super::damage::Readable;
 use super::super::db::ExportDb;
+use crate::core::num::index_u32;
 
 /// Rows in a batch.
 const ROWS: usize = 4096;
+/// Text and blob bytes after which a batch is sent with fewer rows: bounds the memory of the
+/// waiting batches, and keeps the `u32` byte ranges of [`Cell`] far from overflowing (one
+/// SQLite value holds at most 1 GB by default).
+const BATCH_BYTES: usize = 64 << 20;
 /// Batches that may wait between the reader and the loader.
 const BATCHES: usize = 4;
 
@@ -72,10 +77,18 @@ impl Batch {
         }
     }
 
+    /// Keeps `bytes` at the end of the batch, as `(at, len)`. A batch stops growing past
+    /// [`BATCH_BYTES`], so both fit in a `u32`; were they ever past it, they saturate and the
+    /// value reads back empty ([`Cells::get_ref`]), never as other bytes.
     fn keep(&mut self, bytes: &[u8]) -> (u32, u32) {
-        let at = self.bytes.len() as u32;
+        let at = index_u32(self.bytes.len());
         self.bytes.extend_from_slice(bytes);
-        (at, bytes.len() as u32)
+        (at, index_u32(bytes.len()))
+    }
+
+    /// Whether the batch is ready to send: [`ROWS`] rows, or [`BATCH_BYTES`] of text.
+    fn is_full(&self) -> bool {
+        self.len() >= ROWS || self.bytes.len() >= BATCH_BYTES
     }
 
     /// Number of rows.
@@ -175,7 +188,7 @@ fn read(
     };
     let damage = db.scan_around_damage(table, sql, |row| {
         batch.push(row);
-        if batch.len() >= ROWS {
+        if batch.is_full() {
             let full = std::mem::replace(&mut batch, fresh());
             tx.send(full).map_err(|_| gone())?;
         }

@@ -8,6 +8,7 @@ use super::super::NsysError;
 use super::super::db::ExportDb;
 use super::gpu_ops::{Placement, RUNTIME};
 use super::table::{for_each_row, int_at};
+use crate::core::num::{index_u32, saturating_usize};
 
 /// A CUDA API call.
 #[derive(Debug, Clone, Copy)]
@@ -62,7 +63,7 @@ impl CorrIndex {
         }
         let mut ranges: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
         for (i, k) in keys.enumerate() {
-            let i = i as u32;
+            let i = index_u32(i);
             ranges
                 .entry(k)
                 .and_modify(|r| r.1 = i + 1)
@@ -82,8 +83,9 @@ impl CorrIndex {
             return None;
         }
         let mut starts = vec![0u32; span + 2];
+        // min ≤ k ≤ max: k − min ≤ span, which fits in a usize.
         for k in keys {
-            starts[(k - min) as usize + 1] += 1;
+            starts[saturating_usize(k.abs_diff(min)) + 1] += 1;
         }
         for i in 1..starts.len() {
             starts[i] += starts[i - 1];
@@ -97,7 +99,7 @@ impl CorrIndex {
         let present = || {
             keys.iter()
                 .enumerate()
-                .filter_map(|(i, k)| k.map(|k| (k, i as u32)))
+                .filter_map(|(i, k)| k.map(|k| (k, index_u32(i))))
         };
         let n = present().count();
         if let Some((min, starts)) = Self::dense(present().map(|(k, _)| k), n) {
@@ -105,7 +107,7 @@ impl CorrIndex {
             let mut next = starts.clone();
             let mut sorted = vec![(0, 0); n];
             for (k, i) in present() {
-                let at = &mut next[(k - min) as usize];
+                let at = &mut next[saturating_usize(k.abs_diff(min))];
                 sorted[*at as usize] = (k, i);
                 *at += 1;
             }

@@ -36,7 +36,7 @@ impl RowidChunks {
     /// The chunks of the rowids `lo..=hi` (`lo ≤ hi`).
     fn new(lo: i64, hi: i64) -> RowidChunks {
         // 0 ≤ hi − lo < 2⁶⁴ (rowids may be any i64).
-        let extent = (i128::from(hi) - i128::from(lo)) as u64;
+        let extent = hi.abs_diff(lo);
         let step = MIN_CHUNK.max(extent / MAX_CHUNKS + 1);
         RowidChunks {
             lo,
@@ -57,7 +57,10 @@ impl RowidChunks {
         let first = i128::from(self.lo) + i128::from(k) * i128::from(self.step);
         let last = (first + i128::from(self.step) - 1).min(i128::from(self.hi));
         // lo ≤ first ≤ last ≤ hi: both are i64.
-        Some((k, (first as i64, last as i64)))
+        let (Ok(first), Ok(last)) = (i64::try_from(first), i64::try_from(last)) else {
+            return None;
+        };
+        Some((k, (first, last)))
     }
 
     /// Reads chunks with `read` until none is left: the parts with their chunk numbers.

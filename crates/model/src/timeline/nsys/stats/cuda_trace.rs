@@ -21,6 +21,7 @@ use super::{
     Cell, CellText, Report, ReportOption, ReportOutcome, ReportRequest, ReportTable, Rows,
     StatsOption, skipped,
 };
+use crate::core::num::index_u32;
 use crate::timeline::summary::fmt_ratio;
 
 /// The reports of this module.
@@ -55,7 +56,7 @@ fn api_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let mut order: Vec<((i64, i64), u32)> = keys
         .into_iter()
         .enumerate()
-        .map(|(i, key)| (key, i as u32))
+        .map(|(i, key)| (key, index_u32(i)))
         .collect();
     order.sort_unstable();
     let format = move |call: &ApiCall, row: &mut Vec<Cell>| {
@@ -113,8 +114,9 @@ fn api_calls(db: &ExportDb, strings: &HashMap<i64, String>) -> Result<ApiPart, N
     let ((mut calls, mut keys, mut texts), second) =
         match rowid_bounds(db, RUNTIME).filter(|(lo, hi)| lo < hi) {
             Some((lo, hi)) => {
-                // lo ≤ mid < hi, so mid + 1 cannot overflow (rowids may be any i64).
-                let mid = (i128::from(lo) + i128::from(hi)).div_euclid(2) as i64;
+                // ⌊(lo + hi) / 2⌋: lo ≤ mid < hi, so neither this sum nor mid + 1 overflows
+                // (rowids may be any i64).
+                let mid = lo.saturating_add_unsigned(hi.abs_diff(lo) / 2);
                 let (first, second) = read_both(
                     db,
                     |db| read(db, Some((lo, mid))),
@@ -125,7 +127,7 @@ fn api_calls(db: &ExportDb, strings: &HashMap<i64, String>) -> Result<ApiPart, N
             None => (read(db, None)?, None),
         };
     if let Some((more, more_keys, more_texts)) = second {
-        let offset = texts.len() as u32;
+        let offset = index_u32(texts.len());
         texts.extend(more_texts);
         keys.extend(more_keys);
         calls.extend(more.into_iter().map(|call| ApiCall {
@@ -163,7 +165,7 @@ fn api_calls_in(
         let name_id = int_at(row, 3).unwrap_or(-1);
         let name = *names.entry(name_id).or_insert_with(|| {
             texts.push(strip_stats_suffix(&string_of(strings, name_id)).to_string());
-            (texts.len() - 1) as u32
+            index_u32(texts.len() - 1)
         });
         keys.push((start, rowid));
         calls.push(ApiCall {
@@ -318,7 +320,10 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let memory_rows = [MEMCPY, MEMSET]
         .iter()
         .filter_map(|t| rowid_bounds(db, t))
-        .map(|(lo, hi)| (i128::from(hi) - i128::from(lo) + 1).clamp(0, i128::from(u32::MAX)) as u64)
+        .map(|(lo, hi)| {
+            let rows = (i128::from(hi) - i128::from(lo) + 1).clamp(0, i128::from(u32::MAX));
+            u64::try_from(rows).unwrap_or(0)
+        })
         .sum();
     let split = kernel_split(db, memory_rows);
     let (first, rest) = read_both(
@@ -339,7 +344,7 @@ fn gpu_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysEr
     let mut order: Vec<(i64, u32)> = ops
         .iter()
         .enumerate()
-        .map(|(i, op)| (op.at().start, i as u32))
+        .map(|(i, op)| (op.at().start, index_u32(i)))
         .collect();
     order.sort_unstable();
     let text = GpuTraceText {
@@ -369,7 +374,7 @@ fn kernel_ops(
     kernels_in(db, NameKind::Demangled, Columns::All, range, |k| {
         let name = *names.entry(namer.key(k)).or_insert_with_key(|key| {
             texts.push(namer.text(*key));
-            (texts.len() - 1) as u32
+            index_u32(texts.len() - 1)
         });
         ops.push(GpuOp::Kernel(k.clone(), name));
     })?;
@@ -385,7 +390,7 @@ fn memory_ops(db: &ExportDb, labels: &MemLabels) -> Result<GpuOpPart, NsysError>
     let mut intern = |key: (u8, i64), text: &dyn Fn() -> String| -> u32 {
         *labelled.entry(key).or_insert_with(|| {
             texts.push(text());
-            (texts.len() - 1) as u32
+            index_u32(texts.len() - 1)
         })
     };
     for_each_mem_op(db, |op| {
@@ -410,7 +415,7 @@ fn append_parts<const N: usize>(
     parts: [GpuOpPart; N],
 ) {
     for (part, part_texts) in parts {
-        let offset = texts.len() as u32;
+        let offset = index_u32(texts.len());
         texts.extend(part_texts);
         ops.extend(part.into_iter().map(|op| match op {
             GpuOp::Mem(op, name, src, dst) => GpuOp::Mem(

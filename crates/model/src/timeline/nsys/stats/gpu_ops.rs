@@ -16,6 +16,7 @@ use super::super::load::MEM_KIND_LABELS;
 pub(super) use super::calls_by_corr::{CallsByCorr, CorrIndex};
 use super::table::string_of;
 use super::{ReportOutcome, ReportRequest, RequestError, StatsOption, skipped};
+use crate::core::num::index_u32;
 
 /// The kernel table.
 pub(super) const KERNEL: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
@@ -273,7 +274,7 @@ pub(super) fn kernel_split(db: &ExportDb, extra: u64) -> Option<((i64, i64), (i6
     // The first part's share of rows: half of all, kernels and extra together.
     let first = ((rows + u128::from(extra)) / 2).clamp(1, rows - 1);
     // lo ≤ mid < hi, so mid + 1 cannot overflow (rowids may be any i64).
-    let mid = (i128::from(lo) + first as i128 - 1) as i64;
+    let mid = i64::try_from(i128::from(lo) + first as i128 - 1).ok()?;
     Some(((lo, mid), (mid + 1, hi)))
 }
 
@@ -457,7 +458,7 @@ impl NvtxRanges {
                 let mut v: Vec<(i64, u32, i64, u32)> = v
                     .into_iter()
                     .enumerate()
-                    .map(|(i, (s, e, t))| (s, i as u32, e.unwrap_or(last), t))
+                    .map(|(i, (s, e, t))| (s, index_u32(i), e.unwrap_or(last), t))
                     .collect();
                 v.sort_unstable_by_key(|r| (r.0, r.1));
                 (tid, v.into_iter().map(|(s, _, e, t)| (s, e, t)).collect())
@@ -623,6 +624,7 @@ pub(super) fn xyz(v: [i64; 3]) -> String {
 #[cfg(test)]
 mod tests {
     use super::CorrIndex;
+    use crate::core::num::index_u32;
 
     #[test]
     fn dense_and_sparse_indexes_agree() {
@@ -673,7 +675,7 @@ mod tests {
             let mut want: Vec<(i64, u32)> = keys
                 .iter()
                 .enumerate()
-                .filter_map(|(i, k)| k.map(|k| (k, i as u32)))
+                .filter_map(|(i, k)| k.map(|k| (k, index_u32(i))))
                 .collect();
             want.sort_unstable();
             assert_eq!(sorted, want);

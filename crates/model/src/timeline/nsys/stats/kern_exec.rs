@@ -20,6 +20,7 @@ use super::gpu_ops::{CallsByCorr, Columns, KERNEL, NameKind, Placement, kernels_
 use super::table::{STATS_THREAD, read_both};
 use super::table::{string_of, strip_stats_suffix};
 use super::{Cell, CellText, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
+use crate::core::num::index_u32;
 use crate::core::threads::join_two;
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
@@ -188,8 +189,11 @@ fn kern_exec_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, 
                 let call = calls.call(c);
                 names.api(call.name);
                 names.kernel(kernel.name);
-                order.push(((call.start, call.row, kernel.start), launches.len() as u32));
-                launches.push((p as u32, k as u32, c as u32));
+                order.push((
+                    (call.start, call.row, kernel.start),
+                    index_u32(launches.len()),
+                ));
+                launches.push((index_u32(p), index_u32(k), index_u32(c)));
             }
         }
     }

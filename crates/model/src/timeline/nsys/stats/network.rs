@@ -36,6 +36,7 @@ use super::super::NsysError;
 use super::super::db::{ExportDb, quote_ident};
 use super::api_table::{empty_table, for_each_row, int_at};
 use super::{Cell, ReportOutcome, ReportRequest, ReportTable, StatsOption, skipped};
+use crate::core::num::{float_to_i64, saturating_i32};
 
 /// The metric nsys counts.
 const SEND_WAITS: &str = "IB: Send waits";
@@ -122,7 +123,7 @@ fn int_real_cmp(i: i64, r: f64) -> Ordering {
     }
     let t = r.trunc();
     // In range: the truncation is exact as an i64.
-    match i.cmp(&(t as i64)) {
+    match i.cmp(&float_to_i64(t)) {
         Ordering::Equal => 0.0f64.partial_cmp(&(r - t)).unwrap_or(Ordering::Equal),
         o => o,
     }
@@ -171,7 +172,7 @@ fn bad(db: &ExportDb, table: &str, rowid: i64, column: &str, what: &str) -> Nsys
 
 /// A real that holds an i64 (|f| below 2⁶³ with margin), truncated.
 fn real_as_int(f: f64) -> Option<i64> {
-    (f.is_finite() && f.abs() < 9.2e18).then(|| f.trunc() as i64)
+    (f.is_finite() && f.abs() < 9.2e18).then(|| float_to_i64(f.trunc()))
 }
 
 /// `v` as an integer key: NULL is `Ok(None)`, an integer or a whole real its value; anything
@@ -224,7 +225,7 @@ fn python_float(f: f64) -> String {
     };
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     if (-4..16).contains(&exp) {
-        let n = digits.len() as i32;
+        let n = saturating_i32(digits.len());
         if exp < 0 {
             let zeros = "0".repeat((-exp - 1) as usize);
             format!("{sign}0.{zeros}{digits}")

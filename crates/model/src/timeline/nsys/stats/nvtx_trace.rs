@@ -17,6 +17,7 @@ use super::super::NsysError;
 use super::super::db::{ExportDb, int_of, split_global_id};
 use super::table::for_each_row;
 use super::{Cell, Report, ReportOutcome, ReportRequest, ReportTable, Rows, skipped};
+use crate::core::num::index_u32;
 use rustc_hash::FxHashMap;
 
 /// The reports of this module.
@@ -107,7 +108,7 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         let key = match row.get_ref(6) {
             Ok(rusqlite::types::ValueRef::Text(t)) | Ok(rusqlite::types::ValueRef::Blob(t)) => {
                 let s = String::from_utf8_lossy(t);
-                let next = inline_texts.len() as u32;
+                let next = index_u32(inline_texts.len());
                 let i = match inline.get(s.as_ref()) {
                     Some(&i) => i,
                     None => {
@@ -161,7 +162,7 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         } else {
             None
         };
-        let next = out.names.len() as u32;
+        let next = index_u32(out.names.len());
         range.name = *name_ids.entry((dom_key, key)).or_insert_with(|| {
             let text = text_of_key(key);
             out.names.push(match dom_key {

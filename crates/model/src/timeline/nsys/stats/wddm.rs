@@ -203,7 +203,7 @@ fn queue_row(
     cells.extend([
         Cell::Text(name.into()),
         Cell::int(qtype),
-        Cell::Text(QUEUES[qtype as usize].4.into()),
+        Cell::Text(queue_name(qtype).into()),
         Cell::int(pid),
         Cell::int(gpu),
         Cell::Text(format!("0x{context:X}").into()),
@@ -248,6 +248,11 @@ fn contexts(db: &ExportDb) -> Result<HashMap<i64, (String, Option<i64>)>, NsysEr
         Ok(())
     })?;
     Ok(out)
+}
+
+/// The Q Name of queue kind `qtype` (one of [`QUEUES`]' Q Types).
+fn queue_name(qtype: i64) -> &'static str {
+    QUEUES.iter().find(|q| q.3 == qtype).map_or("", |q| q.4)
 }
 
 #[cfg(test)]

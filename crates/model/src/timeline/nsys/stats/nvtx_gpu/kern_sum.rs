@@ -8,6 +8,7 @@ use super::super::super::db::{ExportDb, split_global_id};
 use super::super::nvtx_trace::{NVTX, Range, Ranges, by_thread, pid_tid, skipped_nvtx};
 use super::super::{Cell, ReportOutcome, ReportRequest, Rows, skipped};
 use super::{Call, KERNEL, Loaded, Op, RUNTIME, load_all, stat_cells, sweep, table};
+use crate::core::num::index_u32;
 use crate::timeline::summary::Summary;
 
 /// Range name (`u32::MAX`: outside every range), style (2: none), thread, kernel name.
@@ -134,7 +135,7 @@ fn group_kernels(
             let g = groups.entry(key).or_default();
             g.durations.push(duration);
             g.kernels.push(call.op);
-            g.ranges.push(r as u32);
+            g.ranges.push(index_u32(r));
         }
     });
     groups
