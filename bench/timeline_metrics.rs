@@ -2,7 +2,8 @@
 //! SAMPLES]` writes an export of 22 GPU metrics (an A100's metric set) sampled
 //! SAMPLES / 22 times (default 1,750,408 samples, the training export of issue 46) into
 //! `target/bench-data/`, loads it, and prints the load time, the bytes the timeline holds per
-//! sample (`Timeline::heap_bytes` of the export less that of the same export without samples)
+//! sample (`Timeline::heap_bytes` of the export less that of the same export with one sampling
+//! time)
 //! and the RSS growth per sample. Budget: 16 bytes a sample.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
@@ -99,8 +100,10 @@ fn main() {
     let times = samples.div_ceil(METRICS.len() as u64);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-data");
     std::fs::create_dir_all(&dir).unwrap();
-    let empty = dir.join("metrics-0.sqlite");
-    write(&empty, 0);
+    // The baseline: the same export with one sampling time (an export without any sample is
+    // refused as empty).
+    let empty = dir.join("metrics-1.sqlite");
+    write(&empty, 1);
     let path = dir.join(format!("metrics-{samples}.sqlite"));
     write(&path, times);
     let base = nsys::load(&empty).unwrap().heap_bytes();
@@ -113,7 +116,7 @@ fn main() {
     let rss_after = rss_bytes();
     let n = tl.sample_count();
     assert_eq!(n as u64, times * METRICS.len() as u64);
-    let per_sample = (tl.heap_bytes() - base) as f64 / n as f64;
+    let per_sample = (tl.heap_bytes() - base) as f64 / (n - METRICS.len()) as f64;
     let rss = rss_after.saturating_sub(rss_before) as f64 / n as f64;
     println!(
         "{n} samples of {} metrics: load {:.2} s, timeline {per_sample:.2} B/sample (heap), \
