@@ -7,6 +7,8 @@
 //! - [`load`] / [`load_with`] read an export into a [`Timeline`](super::Timeline), with progress
 //!   and a cancel flag (run it on a loader thread).
 //! - [`stats`] computes the summary reports exactly as `nsys stats` prints them.
+//! - [`summary_info`] reads the Analysis Summary: capture settings, command lines, the target
+//!   system and its environment, NICs, CUDA streams, export metadata.
 //! - [`rep`] turns `.nsys-rep` / `.qdrep` reports into exports with the `nsys` tool.
 //! - (nsys-shaped exports for fixtures, fuzzing seeds and benchmarks are written by
 //!   `sightline-test-support`.)
@@ -22,6 +24,7 @@ pub mod rep;
 pub mod salvage;
 pub mod schema;
 pub mod stats;
+pub mod summary_info;
 pub mod trace;
 
 pub use load::{LoadOptions, PREVIEW_AFTER, PREVIEW_MAX_EVENTS, STACKS_PENDING, load, load_with};
