@@ -4,6 +4,7 @@
 //! call it in-process. Warnings and diagnostics go to stderr. Argument groups used by several
 //! commands are in [`common`].
 
+pub mod analysis_summary;
 pub mod analyze;
 pub mod baseline;
 pub mod common;

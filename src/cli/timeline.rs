@@ -15,6 +15,7 @@ use crate::timeline::{
     load_timeline, timeline_inputs,
 };
 
+use super::analysis_summary::summary_json;
 use super::common::ValueError;
 use super::stats::export_for;
 
@@ -552,10 +553,14 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
             p.events.len()
         )?;
         write_sources_json(&p.session.imports, out)?;
+        write!(out, ", \"analysis_summary\": ")?;
+        serde_json::to_writer(&mut *out, &summary_json(&p.session))?;
         write!(out, "}}")?;
     }
     write!(out, "], \"sources\": ")?;
     write_sources_json(&tl.session.imports, out)?;
+    write!(out, ", \"analysis_summary\": ")?;
+    serde_json::to_writer(&mut *out, &summary_json(&tl.session))?;
     write!(out, ", \"tracks\": [")?;
     let totals = totals(tl);
     for (i, &r) in tl.roots.iter().enumerate() {

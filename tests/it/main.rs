@@ -85,4 +85,5 @@ mod timeline_merge;
 mod timeline_model;
 mod timeline_nvtx_streamed;
 mod timeline_stats;
+mod timeline_summary_info;
 mod units_golden;

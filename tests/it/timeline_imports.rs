@@ -29,6 +29,15 @@ const READ: &[&str] = &[
     "SCHED_EVENTS",
     "OSRT_CALLCHAINS",
     "CUDA_CALLCHAINS",
+    // The Analysis Summary's tables.
+    "META_DATA_CAPTURE",
+    "TARGET_INFO_SYSTEM_ENV",
+    "TARGET_INFO_CUDA_STREAM",
+    "TARGET_INFO_CUDA_NULL_STREAM",
+    "TARGET_INFO_CUDA_CONTEXT_INFO",
+    "TARGET_INFO_NIC_INFO",
+    "ANALYSIS_DETAILS",
+    "ProcessStreams",
 ];
 
 #[test]

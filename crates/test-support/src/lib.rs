@@ -6,7 +6,8 @@
 //!   ([`ncu::synth`], [`ncu::synth_kernels`], [`ncu::synth_edge`], [`ncu::fixtures`]).
 //! - [`nsys`]: Nsight Systems-shaped SQLite exports of any size; [`nsys_cpu`] adds CPU samples
 //!   with call stacks and scheduling events to them; [`nsys_metrics`] exports with GPU metrics
-//!   (`GPU_METRICS`, or generic events with NULL timestamps).
+//!   (`GPU_METRICS`, or generic events with NULL timestamps); [`nsys_summary`] the Analysis
+//!   Summary's tables with known values, odd values, and tables replaced by views.
 //! - [`codexl`]: CodeXL `.atp` traces and the session's `.csv` / `.occupancy` files.
 //! - [`gainsight`]: GPGPU-Sim logs with known lifetimes.
 //! - [`rng`]: the xorshift64* sequence of the nsys, NVTXT and Gainsight generators.
@@ -27,6 +28,7 @@ pub mod nsys_cpu;
 pub mod nsys_expert;
 pub mod nsys_families;
 pub mod nsys_metrics;
+pub mod nsys_summary;
 pub mod par;
 pub mod rng;
 

@@ -8,7 +8,8 @@
 //! - [`canvas`]: drawing with level of detail, hover, click, drag, range selection;
 //!   [`overlays`]: the ruler, the range shade, flow arrows, tooltips, the track menu.
 //! - [`search`], [`details`], [`stats_panel`]: Ctrl+F, the selection panel with range
-//!   statistics, the summary tables.
+//!   statistics, the summary tables; [`analysis_summary`]: the summary panel's "Analysis
+//!   summary" tab (capture, command lines, environment, CPU, GPUs, NICs, CUDA streams, export).
 //! - [`nvtxt_files`]: the NVTXT files on the timeline, their problems, Add NVTXT…, live reload.
 //! - [`export`]: File → Export timeline… (Perfetto or Chrome JSON, on a background job).
 //! - [`keys`]: the keyboard, and the `?` list.
@@ -16,6 +17,7 @@
 //! - [`ncu_links`]: the links with Nsight Compute reports open beside the timeline (marks,
 //!   "Open in Nsight Compute result N", what the report tabs' "Show on timeline" uses).
 
+pub mod analysis_summary;
 pub mod canvas;
 pub mod colors;
 pub mod cpu_profile;

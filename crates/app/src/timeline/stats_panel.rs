@@ -49,6 +49,8 @@ pub enum Pane {
     Expert,
     /// The export's diagnostics.
     Diagnostics,
+    /// The export's Analysis Summary.
+    Analysis,
 }
 
 /// The panel's state.
@@ -70,6 +72,8 @@ pub struct StatsPanel {
     pub expert: super::expert::ExpertPanel,
     /// The export's diagnostics (offered when it has some).
     pub diagnostics: super::diagnostics::DiagnosticsList,
+    /// The Analysis Summary (offered when the export has one).
+    pub analysis: super::analysis_summary::AnalysisSummaryPanel,
     /// Any report on demand.
     pub runner: super::report_runner::ReportRunner,
     /// The sort of a long table, off the UI thread.
@@ -230,6 +234,10 @@ impl StatsPanel {
                 return None;
             }
             Pane::Diagnostics => return self.diagnostics.ui(ui, timeline).map(Target::Event),
+            Pane::Analysis => {
+                self.analysis.ui(ui, timeline);
+                return None;
+            }
             Pane::Report => {}
         }
         if let Some(source) = expert
@@ -258,7 +266,8 @@ impl StatsPanel {
     }
 
     /// The tab row: one tab per report, then the CPU profile (when the timeline has samples),
-    /// the expert rules and the diagnostics (when there are some).
+    /// the expert rules, the diagnostics (when there are some) and the Analysis Summary (when
+    /// the export has one).
     fn tabs_ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline, names: &[String]) {
         let diagnostics = self.diagnostics.of(timeline).len();
         ui.horizontal(|ui| {
@@ -303,6 +312,15 @@ impl StatsPanel {
                     Pane::Diagnostics,
                     &format!("Diagnostics ({diagnostics})"),
                     "What Nsight Systems noted while it profiled",
+                );
+            }
+            if super::analysis_summary::has_summary(timeline) {
+                tab(
+                    ui,
+                    Pane::Analysis,
+                    "Analysis summary",
+                    "How the run was captured: command line, environment, CPU, GPUs, NICs, \
+                     CUDA streams, export",
                 );
             }
         });

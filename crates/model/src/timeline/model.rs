@@ -287,6 +287,8 @@ pub struct SessionInfo {
     pub host_name: Option<String>,
     /// The GPUs.
     pub gpus: Vec<GpuInfo>,
+    /// The Analysis Summary of an Nsight Systems export (empty for other files).
+    pub summary: super::nsys::AnalysisSummary,
     /// What the loader did with every row of the file (`ImportStats`).
     pub imports: super::imports::ImportStats,
     /// The source table of rows whose events' kind does not tell it (an export's tables

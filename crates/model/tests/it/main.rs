@@ -9,6 +9,7 @@ mod nsys_apis_exports;
 mod nsys_stats_fixtures_apis;
 mod nsys_stats_fixtures_nvtx;
 mod nsys_stats_oracle;
+mod nsys_summary_info;
 mod source_common;
 
 /// Test-support's `par` (independent checks on every core), compiled in from its file: a

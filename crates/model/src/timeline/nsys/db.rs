@@ -64,6 +64,10 @@ pub struct ExportDb {
     /// Tables that `sqlite_master` lists but whose definition SQLite cannot parse (a damaged
     /// schema): left out of the tables, named in the load warnings.
     pub undefined: Vec<String>,
+    /// The export's views (`sqlite_master` type `view`): those named like a table of Nsight
+    /// Systems that read are among the tables, copied into temporary tables of their names so
+    /// that they read as the table would (see [`View`]).
+    pub views: Vec<View>,
     /// Set when the file's schema did not read and this connection reads a copy salvaged page
     /// by page ([`super::salvage`]): what was salvaged, for the load warnings.
     pub salvage: Option<String>,
@@ -117,17 +121,24 @@ impl ExportDb {
         // let a damaged file make SQLite wait or write.
         let _ = conn.execute_batch("PRAGMA writable_schema=ON; PRAGMA query_only=ON;");
         let mut names: Vec<String> = Vec::new();
+        let mut view_names: Vec<String> = Vec::new();
         {
             let mut stmt = conn
-                .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                .prepare("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')")
                 .map_err(not_sqlite)?;
             let mut rows = stmt.query([]).map_err(not_sqlite)?;
             while let Some(row) = rows.next().map_err(not_sqlite)? {
-                if let Some(name) = text_of(row.get_ref(0).map_err(not_sqlite)?) {
-                    names.push(name);
+                let name = text_of(row.get_ref(0).map_err(not_sqlite)?);
+                let view = text_of(row.get_ref(1).map_err(not_sqlite)?).as_deref() == Some("view");
+                match name {
+                    Some(name) if view => view_names.push(name),
+                    Some(name) => names.push(name),
+                    None => {}
                 }
             }
         }
+        let views = read_views(&conn, view_names);
+        names.extend(views.iter().filter(|v| v.read()).map(|v| v.name.clone()));
         if !names.iter().any(|n| EXPORT_TABLES.contains(&n.as_str())) {
             let mut found = names.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
             if names.len() > 8 {
@@ -168,6 +179,7 @@ impl ExportDb {
             conn,
             tables,
             undefined,
+            views,
             salvage: None,
             damaged: std::sync::Mutex::default(),
             met: super::damage::DamageMet::default(),
@@ -204,11 +216,14 @@ impl ExportDb {
         )
         .ok()?;
         let _ = conn.execute_batch("PRAGMA writable_schema=ON; PRAGMA query_only=ON;");
+        let mut views = self.views.clone();
+        copy_views(&conn, &mut views);
         Some(ExportDb {
             path: self.path.clone(),
             conn,
             tables: self.tables.clone(),
             undefined: self.undefined.clone(),
+            views,
             salvage: self.salvage.clone(),
             damaged: std::sync::Mutex::default(),
             met: self.met.clone(),
@@ -375,6 +390,79 @@ impl ExportDb {
     /// Names of all tables (for messages).
     pub fn table_names(&self) -> HashSet<&str> {
         self.tables.keys().map(|s| s.as_str()).collect()
+    }
+}
+
+/// A view of an export. Nsight Systems writes tables only: a view named like one of its tables
+/// is an odd or hostile export (reported when loading), any other view a tool's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// Its name.
+    pub name: String,
+    /// Named like a table of Nsight Systems ([`super::schema::named_like_nsys_table`]).
+    pub like_table: bool,
+    /// Why it cannot be read (its definition does not read: SQLite's message), if so.
+    pub unreadable: Option<String>,
+}
+
+impl View {
+    /// Whether it is read as the table of its name would be: named like one, and readable.
+    pub fn read(&self) -> bool {
+        self.like_table && self.unreadable.is_none()
+    }
+}
+
+/// The views `names`, each tried: its definition must read (`SELECT * … LIMIT 0`); one named
+/// like a table of Nsight Systems is then copied into a temporary table of its name
+/// ([`copy_views`]).
+fn read_views(conn: &Connection, names: Vec<String>) -> Vec<View> {
+    let mut views: Vec<View> = names
+        .into_iter()
+        .map(|name| {
+            let sql = format!("SELECT * FROM {} LIMIT 0", quote_ident(&name));
+            let unreadable = conn.prepare(&sql).err().map(|e| e.to_string());
+            View {
+                like_table: super::schema::named_like_nsys_table(&name),
+                name,
+                unreadable,
+            }
+        })
+        .collect();
+    copy_views(conn, &mut views);
+    views
+}
+
+/// Copies each view [`View::read`] into a temporary table of the same name, which SQLite
+/// finds before the view (temporary names first): the readers read it as the table would be,
+/// rowids included (a view has none). A copy that fails makes the view unreadable, with
+/// SQLite's message. The connection is read-only for the file: the copy is in its own
+/// temporary database.
+fn copy_views(conn: &Connection, views: &mut [View]) {
+    for view in views.iter_mut().filter(|v| v.read()) {
+        let name = quote_ident(&view.name);
+        let sql = format!(
+            "PRAGMA query_only=OFF; CREATE TEMP TABLE {name} AS SELECT * FROM main.{name}; \
+             PRAGMA query_only=ON;"
+        );
+        if let Err(e) = conn.execute_batch(&sql) {
+            let _ = conn.execute_batch("PRAGMA query_only=ON;");
+            view.unreadable = Some(e.to_string());
+        }
+    }
+}
+
+impl ExportDb {
+    /// The views not read because they are not named like a table of Nsight Systems (a tool's
+    /// own views), sorted.
+    pub fn views_not_read(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .views
+            .iter()
+            .filter(|v| !v.like_table)
+            .map(|v| v.name.clone())
+            .collect();
+        names.sort();
+        names
     }
 }
 

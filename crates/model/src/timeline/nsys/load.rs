@@ -26,6 +26,7 @@ mod nvtx;
 mod pipe;
 mod preview;
 mod reading;
+mod summary;
 mod tracks;
 
 use ahead::Ahead;
@@ -99,7 +100,9 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
             "the table's definition in the schema is damaged (SQLite cannot parse it): skipped",
         );
     }
+    loader.report_views();
     loader.session();
+    loader.analysis_summary();
     loader.names()?;
     loader.runtime()?;
     loader.flows.index_calls();

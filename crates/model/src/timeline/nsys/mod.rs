@@ -7,6 +7,8 @@
 //! - `load` / [`load_with`] read an export into a [`Timeline`](super::Timeline), with progress
 //!   and a cancel flag (run it on a loader thread).
 //! - [`stats`] computes the summary reports exactly as `nsys stats` prints them.
+//! - `summary_info` reads the Analysis Summary: capture settings, command lines, the target
+//!   system and its environment, NICs, CUDA streams, export metadata.
 //! - `rep` turns `.nsys-rep` / `.qdrep` reports into exports with the `nsys` tool.
 //! - (nsys-shaped exports for fixtures, fuzzing seeds and benchmarks are written by
 //!   `sightline-test-support`.)
@@ -22,6 +24,7 @@ mod rep;
 mod salvage;
 mod schema;
 pub mod stats;
+mod summary_info;
 pub mod trace;
 pub use damage::DAMAGED;
 pub use db::ExportDb;
@@ -30,6 +33,11 @@ pub use merged::MergedExport;
 pub use rep::{default_cache_dir, export_report, find_nsys};
 pub use salvage::salvage;
 pub use schema::NOT_READ;
+pub use summary_info::{
+    AnalysisSpan, AnalysisSummary, CpuInfo, CudaContext, CudaStream, EnvSource, EnvVar,
+    Environment, Launch, LogicalCpu, Nic, ProcessOutput, SummaryRead, SystemProperty,
+    read as read_analysis_summary,
+};
 
 pub use load::{
     LoadOptions, MEM_KIND_LABELS, PREVIEW_AFTER, PREVIEW_MAX_EVENTS, STACKS_PENDING, load,

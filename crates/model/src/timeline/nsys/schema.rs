@@ -67,6 +67,63 @@ pub fn is_documented(table: &str) -> bool {
     DOCUMENTED_TABLES.contains(&table)
 }
 
+/// The name prefixes of the tables Nsight Systems writes (the schema reference's and every
+/// corpus export's), so that a view named like one is told from a tool's own views.
+const NSYS_PREFIXES: &[&str] = &[
+    "ANALYSIS_",
+    "COMPOSITE_",
+    "CUBLAS_",
+    "CUDA_",
+    "CUDNN_",
+    "CUPTI_",
+    "D3D11_",
+    "D3D12_",
+    "DEMOTED_",
+    "DIAGNOSTIC_",
+    "DX11_",
+    "DX12_",
+    "ENUM_",
+    "ETW_",
+    "EXPORT_META_DATA",
+    "FECS_",
+    "GENERIC_",
+    "GPU_",
+    "KHR_",
+    "MEMORY_",
+    "META_DATA_",
+    "MPI_",
+    "NCCL_",
+    "NET_",
+    "NIC_",
+    "NVTX_",
+    "NVVIDEO_",
+    "NV_",
+    "OPENACC_",
+    "OPENGL_",
+    "OPENMP_",
+    "OSRT_",
+    "PERF_",
+    "PMU_",
+    "PROCESSES",
+    "PROFILER_",
+    "SAMPLING_",
+    "SCHED_",
+    "SLI_",
+    "TARGET_INFO_",
+    "TOTAL_BYTES_",
+    "TRACE_PROCESS_",
+    "UCP_",
+    "UNCORE_",
+    "VULKAN_",
+    "WDDM_",
+];
+
+/// Whether `name` is named like a table Nsight Systems writes: documented, or with the prefix
+/// of such tables (a view of that name is read as the table would be).
+pub fn named_like_nsys_table(name: &str) -> bool {
+    is_documented(name) || NSYS_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
 /// Why rows of a table the loader does not read are left out.
 pub const NOT_READ: &str = "not read: Sightline does not show this table yet";
 
