@@ -51,6 +51,7 @@ pub mod atp;
 mod blocked;
 pub mod builder;
 pub mod export;
+mod fields;
 pub mod imports;
 pub mod merge;
 pub mod model;

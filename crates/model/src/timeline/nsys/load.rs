@@ -21,6 +21,7 @@ mod generic;
 mod gpu;
 mod names;
 mod nvtx;
+mod payloads;
 mod pipe;
 mod preview;
 mod reading;

@@ -18,6 +18,7 @@ pub mod db;
 pub mod details;
 pub mod load;
 pub mod merged;
+pub mod payload;
 pub mod rep;
 pub mod salvage;
 pub mod schema;

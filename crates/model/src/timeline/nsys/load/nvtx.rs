@@ -14,6 +14,7 @@ use crate::timeline::model::{EventAttrs, EventKind, Payload, TrackId};
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::split_global_id;
 use crate::timeline::nsys::db::{ExportDb, float_of, int_of, text_of};
+use crate::timeline::nsys::payload::store::NvtxPayloads;
 use crate::timeline::nsys::schema;
 use crate::timeline::strings::StrId;
 
@@ -22,8 +23,8 @@ pub(super) fn nvtx_sql(db: &ExportDb) -> String {
     const T: &str = "NVTX_EVENTS";
     let c = |name| db.col_or_null(T, name);
     format!(
-        "SELECT rowid, start, end, eventType, globalTid, {}, {}, {}, {}, {}, {}, {}, {}, {}, {} \
-         FROM {T}",
+        "SELECT rowid, start, end, eventType, globalTid, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, \
+         {} FROM {T}",
         c("endGlobalTid"),
         c("text"),
         c("textId"),
@@ -33,7 +34,17 @@ pub(super) fn nvtx_sql(db: &ExportDb) -> String {
         c("uint64Value"),
         c("int64Value"),
         c("doubleValue"),
-        c("jsonText")
+        c("jsonText"),
+        db.cols_or_null(
+            T,
+            &[
+                "uint32Value",
+                "int32Value",
+                "floatValue",
+                "jsonTextId",
+                "binaryData"
+            ]
+        )
     )
 }
 
@@ -53,6 +64,8 @@ struct NvtxPass {
     first_new: usize,
     /// The names of text ids, interned once.
     text_ids: HashMap<i64, StrId>,
+    /// The rows' binary payloads (`binaryData`), with the export's schemas.
+    payloads: NvtxPayloads,
 }
 
 impl Loader<'_, '_> {
@@ -71,6 +84,7 @@ impl Loader<'_, '_> {
             created: Vec::new(),
             first_new: self.b.track_count(),
             text_ids: HashMap::new(),
+            payloads: NvtxPayloads::new(self.payload_schemas()),
         };
         let before = self.b.event_count();
         self.scan(T, &sql, |l, row| l.nvtx_row(row, &mut pass))?;
@@ -107,7 +121,12 @@ impl Loader<'_, '_> {
         if kind != EventKind::NvtxMark && v(2).is_none() {
             pass.open.push((e, start));
         }
-        let payload = nvtx_payload(row);
+        let payload = nvtx_payload(row, &self.names.strings);
+        if let Some(ValueRef::Blob(b) | ValueRef::Text(b)) = row.get_ref(19).ok()
+            && !b.is_empty()
+        {
+            pass.payloads.push(rowid(v(0)), b);
+        }
         self.b.set_attrs(
             e,
             EventAttrs {
@@ -211,6 +230,7 @@ impl Loader<'_, '_> {
                 self.b.rename(thread, format!("Thread {tid} ({n})"));
             }
         }
+        self.settle_payloads(pass.payloads);
         let open_count = pass.open.len();
         if open_count > 0 {
             self.b.warn(
@@ -255,14 +275,26 @@ impl Loader<'_, '_> {
     }
 }
 
-/// An NVTX row's payload: its integer, floating-point or JSON value, whichever is set.
-fn nvtx_payload(row: &Cells<'_>) -> Option<Payload> {
+/// An NVTX row's payload: whichever member of the payload union is set (`uint64Value`,
+/// `int64Value`, `doubleValue`, `jsonText`, `uint32Value`, `int32Value`, `floatValue` — kept
+/// in its shortest decimal form —, or the string `jsonTextId` names).
+fn nvtx_payload(row: &Cells<'_>, strings: &HashMap<i64, String>) -> Option<Payload> {
     let v = |i| row.get_ref(i).ok().and_then(int_of);
+    let f = |i| row.get_ref(i).ok().and_then(float_of);
     v(11)
         .map(|u| Payload::U64(u as u64))
         .or_else(|| v(12).map(Payload::I64))
-        .or_else(|| row.get_ref(13).ok().and_then(float_of).map(Payload::F64))
+        .or_else(|| f(13).map(Payload::F64))
         .or_else(|| row.get_ref(14).ok().and_then(text_of).map(Payload::Text))
+        .or_else(|| v(15).map(|u| Payload::U64(u64::from(u as u32))))
+        .or_else(|| v(16).map(|i| Payload::I64(i64::from(i as i32))))
+        .or_else(|| {
+            f(17).map(|x| {
+                let short = (x as f32).to_string().parse().unwrap_or(x);
+                Payload::F64(short)
+            })
+        })
+        .or_else(|| v(18).and_then(|id| strings.get(&id).cloned().map(Payload::Text)))
 }
 
 fn process_of(gtid: i64) -> u64 {
