@@ -13,7 +13,7 @@ use crate::timeline::nsys::LoadOptions;
 use crate::timeline::open::{
     DetailSource, MergeInput, TimelineFileKind, load_merged, load_timeline, timeline_inputs,
 };
-use crate::timeline::{Timeline, TrackId, TrackKind};
+use crate::timeline::{EventId, Timeline, TrackId, TrackKind};
 
 use super::stats::export_for;
 
@@ -609,7 +609,8 @@ fn write_track_json(
 }
 
 /// One JSON object per line: `{"track","kind","name","start","end","correlation"}` (ns;
-/// `correlation` is null when the event has none).
+/// `correlation` is null when the event has none), with `"fields": {NAME: VALUE}` when the
+/// event has fields of its own (an NVTX payload, its binary payload decoded).
 fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
     let mut order: Vec<TrackId> = Vec::new();
     let mut stack: Vec<TrackId> = tl.roots.iter().rev().copied().collect();
@@ -628,7 +629,7 @@ fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
         write_string(&mut path, &tl.track_path(id))?;
         for row in &track.rows {
             for i in row.clone() {
-                let Some(e) = tl.event(crate::timeline::EventId(i)) else {
+                let Some(e) = tl.event(EventId(i)) else {
                     continue;
                 };
                 out.write_all(b"{\"track\": ")?;
@@ -641,12 +642,25 @@ fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
                     e.start, e.end
                 )?;
                 if e.correlation == 0 {
-                    out.write_all(b"null}\n")?;
+                    out.write_all(b"null")?;
                 } else {
-                    writeln!(out, "{}}}", e.correlation)?;
+                    write!(out, "{}", e.correlation)?;
                 }
+                write_fields(tl, e.id, out)?;
+                out.write_all(b"}\n")?;
             }
         }
     }
     Ok(())
+}
+
+/// `, "fields": {...}` for an event with fields (nothing for one without).
+fn write_fields(tl: &Timeline, event: EventId, out: &mut dyn Write) -> std::io::Result<()> {
+    let fields = tl.event_fields(event);
+    if fields.is_empty() {
+        return Ok(());
+    }
+    let mut json = String::from(", \"fields\": ");
+    crate::timeline::nsys::payload::value::write_fields_json(&fields, &mut json);
+    out.write_all(json.as_bytes())
 }

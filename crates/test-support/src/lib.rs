@@ -25,6 +25,7 @@ pub mod nsys;
 pub mod nsys_cpu;
 pub mod nsys_expert;
 pub mod nsys_families;
+pub mod nsys_payload;
 pub mod par;
 pub mod rng;
 
