@@ -15,6 +15,9 @@ use super::{Decoded, EnumDef, HEADER_LEN, PayloadSchemas, Schema, SchemaEntry};
 const MAX_DEPTH: usize = 16;
 /// Arrays longer than this are not read (a corrupt length).
 const MAX_ITEMS: usize = 1 << 16;
+/// Values read per payload at most: offsets that lead back into arrays of nested schemas could
+/// otherwise make the work grow exponentially with the nesting.
+const MAX_VALUES: u32 = 1 << 20;
 
 pub(super) type R<T> = Result<T, String>;
 
@@ -78,6 +81,7 @@ pub(super) fn decode_body(s: &PayloadSchemas, domain: u64, id: u64, body: &[u8])
         s,
         domain,
         base: body,
+        values: std::cell::Cell::new(0),
     };
     if id < SCHEMA_ID_STATIC_START
         && let Some(p) = predefined(id)
@@ -163,6 +167,8 @@ pub(super) struct Ctx<'a> {
     pub(super) s: &'a PayloadSchemas,
     pub(super) domain: u64,
     pub(super) base: &'a [u8],
+    /// Values read so far (see [`MAX_VALUES`]).
+    pub(super) values: std::cell::Cell<u32>,
 }
 
 impl Ctx<'_> {
@@ -186,6 +192,16 @@ impl Ctx<'_> {
         Ok(b.iter()
             .rev()
             .fold(0u128, |acc, &x| (acc << 8) | u128::from(x)))
+    }
+
+    /// Counts one value read; an error past [`MAX_VALUES`].
+    pub(super) fn tick(&self) -> R<()> {
+        let read = self.values.get().saturating_add(1);
+        if read > MAX_VALUES {
+            return Err(format!("more than {MAX_VALUES} values in one payload"));
+        }
+        self.values.set(read);
+        Ok(())
     }
 
     pub(super) fn schema_of(&self, ty: u64) -> Option<&Schema> {
@@ -400,6 +416,7 @@ impl Ctx<'_> {
 
     /// One value of type `ty` at `off` (a predefined type, an enum or a nested schema).
     fn element(&self, ty: u64, off: usize, depth: usize) -> R<(Value, usize)> {
+        self.tick()?;
         if let Some(p) = predefined(ty) {
             if p.kind == Kind::String {
                 return Ok((

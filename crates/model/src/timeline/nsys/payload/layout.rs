@@ -52,6 +52,7 @@ impl Ctx<'_> {
         off: usize,
         seen: &[(u64, Option<u64>)],
     ) -> R<(Value, usize)> {
+        self.tick()?;
         let unit = p.size;
         let text = |n: u64| -> R<(Value, usize)> {
             let len = n.checked_mul(unit).ok_or("string length overflows")?;
@@ -90,6 +91,7 @@ impl Ctx<'_> {
             if b.iter().take(unit as usize).all(|&c| c == 0) {
                 break;
             }
+            self.tick()?;
             if items.len() >= 1 << 16 {
                 return Err("a list of more than 65536 strings".into());
             }
