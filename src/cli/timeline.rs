@@ -11,7 +11,7 @@ use crate::pyjson::write_string;
 use crate::timeline::ImportStats;
 use crate::timeline::nsys::LoadOptions;
 use crate::timeline::{
-    DetailSource, MergeInput, Timeline, TimelineFileKind, TrackId, TrackKind, load_merged,
+    DetailSource, EventId, MergeInput, Timeline, TimelineFileKind, TrackId, TrackKind, load_merged,
     load_timeline, timeline_inputs,
 };
 
@@ -641,9 +641,10 @@ fn write_track_json(
 }
 
 /// One JSON object per line: `{"track","kind","name","start","end","correlation"}` (ns;
-/// `correlation` is null when the event has none); a counter sample held as a series (a GPU
-/// metric) is `{"track","kind": "counter","name": TRACK,"start","end","correlation": null,
-/// "value"}`.
+/// `correlation` is null when the event has none), with `"fields": {NAME: VALUE}` when the
+/// event has fields of its own (an NVTX payload, its binary payload decoded); a counter sample
+/// held as a series (a GPU metric) is `{"track","kind": "counter","name": TRACK,"start","end",
+/// "correlation": null,"value"}`.
 fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
     let mut order: Vec<TrackId> = Vec::new();
     let mut stack: Vec<TrackId> = tl.roots.iter().rev().copied().collect();
@@ -665,7 +666,7 @@ fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
         write_string(&mut path, &tl.track_path(id))?;
         for row in &track.rows {
             for i in row.clone() {
-                let Some(e) = tl.event(crate::timeline::EventId(i)) else {
+                let Some(e) = tl.event(EventId(i)) else {
                     continue;
                 };
                 out.write_all(b"{\"track\": ")?;
@@ -678,10 +679,12 @@ fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
                     e.start, e.end
                 )?;
                 if e.correlation == 0 {
-                    out.write_all(b"null}\n")?;
+                    out.write_all(b"null")?;
                 } else {
-                    writeln!(out, "{}}}", e.correlation)?;
+                    write!(out, "{}", e.correlation)?;
                 }
+                write_fields(tl, e.id, out)?;
+                out.write_all(b"}\n")?;
             }
         }
     }
@@ -713,4 +716,15 @@ fn write_samples(
         }
     }
     Ok(())
+}
+
+/// `, "fields": {...}` for an event with fields (nothing for one without).
+fn write_fields(tl: &Timeline, event: EventId, out: &mut dyn Write) -> std::io::Result<()> {
+    let fields = tl.event_fields(event);
+    if fields.is_empty() {
+        return Ok(());
+    }
+    let mut json = String::from(", \"fields\": ");
+    crate::timeline::nsys::payload::write_fields_json(&fields, &mut json);
+    out.write_all(json.as_bytes())
 }

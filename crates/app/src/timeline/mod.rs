@@ -34,6 +34,7 @@ pub mod ncu_links;
 pub mod nsys_state;
 pub mod nvtxt_files;
 pub mod overlays;
+mod payload_fields;
 pub mod report_runner;
 mod row_cache;
 pub mod rows;

@@ -278,6 +278,9 @@ pub(super) fn tooltip(ui: &mut egui::Ui, timeline: &Timeline, item: &VisibleItem
     if e.correlation != 0 && e.kind != EventKind::CpuSample {
         ui.label(format!("correlation id {}", e.correlation));
     }
+    for line in super::payload_fields::tooltip_lines(timeline, e.id) {
+        ui.label(line);
+    }
     if let Some(stack) = timeline.stack_of(e.id) {
         // The innermost frames; the details list them all.
         for frame in timeline.stacks.frames_of(stack).take(4) {

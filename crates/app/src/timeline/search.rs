@@ -1,5 +1,6 @@
-//! Ctrl+F: search of event names (case-insensitive substring), the hits in time order, a
-//! current hit stepped with next/previous, and the names to highlight on the canvas.
+//! Ctrl+F: search of event names and NVTX payload fields (case-insensitive substring), the
+//! hits in time order, a current hit stepped with next/previous, and the names to highlight on
+//! the canvas.
 
 use eframe::egui;
 
@@ -57,6 +58,10 @@ impl Search {
             .map(|(_, s)| s.to_ascii_lowercase().contains(&needle))
             .collect();
         let mut hits = timeline.search(self.query.trim());
+        // NVTX payload fields match too (a communicator id, a message size, a rank).
+        hits.extend(timeline.search_fields(self.query.trim()));
+        hits.sort_unstable();
+        hits.dedup();
         hits.sort_by_key(|&id| timeline.event(id).map_or(i64::MAX, |e| e.start));
         self.hits = hits;
     }

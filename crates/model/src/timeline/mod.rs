@@ -51,6 +51,7 @@ pub mod atp;
 mod blocked;
 mod builder;
 pub mod export;
+mod fields;
 mod imports;
 mod merge;
 pub(crate) mod model;

@@ -294,6 +294,9 @@ pub struct SessionInfo {
     /// The source table of rows whose events' kind does not tell it (an export's tables
     /// drawn generically: profiler overhead, OpenACC, diagnostics...).
     pub series_sources: std::collections::BTreeMap<TrackId, String>,
+    /// The binary payloads of the export's NVTX events (`NVTX_EVENTS.binaryData`) with their
+    /// schemas, decoded on demand ([`Timeline::payload_fields`]).
+    pub nvtx_payloads: Option<std::sync::Arc<super::nsys::payload::store::NvtxPayloads>>,
 }
 
 /// The packed event columns (see the module documentation for the layout).

@@ -23,6 +23,7 @@ mod gpu;
 mod metrics;
 mod names;
 mod nvtx;
+mod payloads;
 mod pipe;
 mod preview;
 mod reading;

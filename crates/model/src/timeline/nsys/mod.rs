@@ -20,6 +20,7 @@ pub(crate) mod db;
 mod details;
 pub(crate) mod load;
 mod merged;
+pub mod payload;
 mod rep;
 mod salvage;
 mod schema;

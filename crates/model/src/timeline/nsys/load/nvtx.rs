@@ -15,6 +15,7 @@ use crate::timeline::model::{EventAttrs, EventKind, Payload, TrackId};
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::split_global_id;
 use crate::timeline::nsys::db::{ExportDb, float_of, int_of, text_of};
+use crate::timeline::nsys::payload::store::NvtxPayloads;
 use crate::timeline::nsys::schema;
 use crate::timeline::strings::StrId;
 
@@ -34,6 +35,11 @@ pub(super) fn nvtx_sql(db: &ExportDb) -> String {
             "int64Value",
             "doubleValue",
             "jsonText",
+            "uint32Value",
+            "int32Value",
+            "floatValue",
+            "jsonTextId",
+            "binaryData",
         ],
     );
     format!("SELECT rowid, start, end, eventType, globalTid, {optional} FROM {T}")
@@ -55,6 +61,8 @@ struct NvtxPass {
     first_new: usize,
     /// The names of text ids, interned once.
     text_ids: HashMap<i64, StrId>,
+    /// The rows' binary payloads (`binaryData`), with the export's schemas.
+    payloads: NvtxPayloads,
 }
 
 impl Loader<'_, '_> {
@@ -73,6 +81,7 @@ impl Loader<'_, '_> {
             created: Vec::new(),
             first_new: self.b.track_count(),
             text_ids: HashMap::new(),
+            payloads: NvtxPayloads::new(self.payload_schemas()),
         };
         let before = self.b.event_count();
         self.scan(T, &sql, |l, row| l.nvtx_row(row, &mut pass))?;
@@ -109,7 +118,12 @@ impl Loader<'_, '_> {
         if kind != EventKind::NvtxMark && v(2).is_none() {
             pass.open.push((e, start));
         }
-        let payload = nvtx_payload(row);
+        let payload = nvtx_payload(row, &self.names.strings);
+        if let Some(ValueRef::Blob(b) | ValueRef::Text(b)) = row.get_ref(19).ok()
+            && !b.is_empty()
+        {
+            pass.payloads.push(rowid(v(0)), b);
+        }
         self.b.set_attrs(
             e,
             EventAttrs {
@@ -217,6 +231,7 @@ impl Loader<'_, '_> {
                 self.b.rename(thread, format!("Thread {tid} ({n})"));
             }
         }
+        self.settle_payloads(pass.payloads);
         let open_count = pass.open.len();
         if open_count > 0 {
             self.b.warn(
@@ -261,14 +276,32 @@ impl Loader<'_, '_> {
     }
 }
 
-/// An NVTX row's payload: its integer, floating-point or JSON value, whichever is set.
-fn nvtx_payload(row: &Cells<'_>) -> Option<Payload> {
+/// An NVTX row's payload: whichever member of the payload union is set (`uint64Value`,
+/// `int64Value`, `doubleValue`, `jsonText`, `uint32Value`, `int32Value`, `floatValue` — kept
+/// in its shortest decimal form —, or the string `jsonTextId` names).
+fn nvtx_payload(row: &Cells<'_>, strings: &HashMap<i64, String>) -> Option<Payload> {
     let v = |i| row.get_ref(i).ok().and_then(int_of);
+    let f = |i| row.get_ref(i).ok().and_then(float_of);
     v(11)
         .map(|u| Payload::U64(u as u64))
         .or_else(|| v(12).map(Payload::I64))
-        .or_else(|| row.get_ref(13).ok().and_then(float_of).map(Payload::F64))
+        .or_else(|| f(13).map(Payload::F64))
         .or_else(|| row.get_ref(14).ok().and_then(text_of).map(Payload::Text))
+        .or_else(|| v(15).map(|u| Payload::U64(u64::from(crate::core::num::low_u32_of_i64(u)))))
+        .or_else(|| {
+            v(16).map(|i| {
+                Payload::I64(i64::from(i32::from_le_bytes(
+                    crate::core::num::low_u32_of_i64(i).to_le_bytes(),
+                )))
+            })
+        })
+        .or_else(|| {
+            f(17).map(|x| {
+                let short = crate::core::num::to_f32(x).to_string().parse().unwrap_or(x);
+                Payload::F64(short)
+            })
+        })
+        .or_else(|| v(18).and_then(|id| strings.get(&id).cloned().map(Payload::Text)))
 }
 
 fn process_of(gtid: i64) -> u64 {

@@ -1,0 +1,55 @@
+//! An NVTX event's binary payload, decoded with its export's schemas: the fields in the
+//! details panel (nested fields as `outer.inner`) and the first few in the hover tooltip; a
+//! payload that does not decode shows its bytes and why.
+
+use eframe::egui;
+
+use crate::widgets::pairs::pairs_grid;
+use sightline_model::timeline::nsys::payload::flatten;
+use sightline_model::timeline::{EventId, Timeline};
+
+/// Fields shown in a tooltip (the details panel lists them all).
+const TOOLTIP_FIELDS: usize = 8;
+
+/// The "Payload fields" section of the details panel (nothing for an event without a binary
+/// payload).
+pub(super) fn payload_ui(ui: &mut egui::Ui, timeline: &Timeline, event: EventId, width: f32) {
+    let Some(decoded) = timeline.payload_fields(event) else {
+        return;
+    };
+    ui.add_space(6.0);
+    ui.strong(format!("Payload fields ({})", decoded.schema));
+    let rows = flatten(&decoded.fields);
+    pairs_grid(ui, "payload-fields", width, &rows, |ui, k| {
+        ui.label(k);
+    });
+    if let Some(problem) = &decoded.problem {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!("⚠ Not decoded: {problem}"),
+        );
+    }
+}
+
+/// The first fields of the event's payload, one line each, for the hover tooltip.
+pub(super) fn tooltip_lines(timeline: &Timeline, event: EventId) -> Vec<String> {
+    let Some(decoded) = timeline.payload_fields(event) else {
+        return Vec::new();
+    };
+    let rows = flatten(&decoded.fields);
+    let mut lines: Vec<String> = rows
+        .iter()
+        .take(TOOLTIP_FIELDS)
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    if rows.len() > TOOLTIP_FIELDS {
+        lines.push(format!(
+            "… {} more fields in the details",
+            rows.len() - TOOLTIP_FIELDS
+        ));
+    }
+    if decoded.problem.is_some() {
+        lines.push("⚠ payload not decoded".into());
+    }
+    lines
+}
