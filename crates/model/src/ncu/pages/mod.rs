@@ -14,6 +14,7 @@ pub mod header;
 pub mod launch;
 pub mod number;
 pub mod raw;
+pub mod resolved;
 pub mod session;
 pub mod summary;
 pub mod summary_raw;
