@@ -19,44 +19,25 @@ use crate::common;
 
 /// manual_nvtx (2022.3, RTX 3070): the details page prints the `no_instructions` stall samples
 /// (`smsp__pcsamp_warps_issue_stalled_no_instructions{,_not_issued}`, header and source-table
-/// rows) in `warp`, while every other corpus report with stall samples (ten, 2020.2..2024.2,
-/// among them blsongpu on the same GA10x family) prints `inst`. The 2024.1 CLI disagrees with
-/// itself here: manual_nvtx's own raw page (raw.csv, raw-base.csv) prints the same metric of
-/// the same result in `inst`, as NVIDIA's Python reader does for every report. (The details
-/// page's units are not the raw page's anyway: it prints the `membar` samples in `byte` in all
-/// eleven reports, where every raw page says `warp`.) Two stored facts set manual_nvtx apart
-/// and one report cannot tell which (if either) decides: it is the only one on a GA104 chip
-/// (`device__attribute_chip` 0x174), and the only one that did not collect Warp State
-/// Statistics (no `smsp__average_warps_issue_stalled_*_per_issue_active.ratio`).
+/// rows) in `warp`, while every other corpus report with stall samples prints `inst` (its own
+/// raw page says `inst` too). Cause found by experiment (edited copies of manual_nvtx and
+/// blsongpu run through the CLI, `notes/ncu-import-csv.md`, "The no_instructions stall
+/// samples"): not the chip (manual_nvtx with blsongpu's 0x172: `warp`; blsongpu with 0x174:
+/// `inst`); not the Warp State Statistics metrics stored (adding them: `warp`); the units the
+/// page printed before them: adding the Warp State Statistics section with its metrics, or
+/// the Instruction Statistics section with its metrics (entries in `inst`), gives `inst`; the
+/// Scheduler Statistics section (entries in `warp`) leaves `warp`. It is the rule of
+/// `sightline_model::ncu::pages::resolved` on the details page (a name with two unit words
+/// takes a unit printed before it, else the word rules' `warp`), which Sightline's details page
+/// does not follow yet (it prints `inst` for these metrics whatever came before).
 const NO_INST_UNIT: &str = "unit of the no_instructions stall samples in one 2022.3 report";
-/// esmm (2023.1.1, A10G): the CLI prints the derived FMA counts
-/// `derived__{sm,smsp}__sass_thread_inst_executed_op_{d,f,h}fma_pred_on_x2` in `inst`, while
-/// the same definitions (`sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained * 2`)
-/// print `thread` in the ten other reports that have them; NVIDIA's Python reader agrees with
-/// the CLI on both. Not the chip: blsongpu and indexspaces are on the same chip
-/// (`device__attribute_chip` 0x172, GA102) and print `thread`. Not the operands: every report
-/// stores the `*.peak_sustained`/`*.per_cycle_elapsed` operands, in `inst/cycle`, with the same
-/// expressions. What esmm alone has: its sections also define the half-precision count
-/// (`..._hfma_pred_on_x2`) and the tensor counts `derived__{sm,smsp}__inst_executed_pipe_tensor_x512`
-/// (`inst` too); whether that decides it cannot be told from one report.
-const DERIVED_UNITS: &str = "unit of the derived FMA counts in one 2023.1.1 report";
 
 /// Files known to differ from the oracle: `(report, file, reason)`.
-const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
-    (
-        "ncu2022.3_rtx3070_manual_nvtx",
-        "details-all.csv",
-        NO_INST_UNIT,
-    ),
-    ("ncu2023.1.1_a10g_esmm", "raw-base.csv", DERIVED_UNITS),
-    (
-        "ncu2023.1.1_a10g_esmm",
-        "raw-instances-details.csv",
-        DERIVED_UNITS,
-    ),
-    ("ncu2023.1.1_a10g_esmm", "raw-instances.csv", DERIVED_UNITS),
-    ("ncu2023.1.1_a10g_esmm", "raw.csv", DERIVED_UNITS),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[(
+    "ncu2022.3_rtx3070_manual_nvtx",
+    "details-all.csv",
+    NO_INST_UNIT,
+)];
 
 #[derive(Parser)]
 struct SessionCmd {
@@ -518,4 +499,35 @@ fn raw_summary_lists_device_attributes_then_metrics_per_kernel() {
     // No pseudo-metrics and no string metrics but the device attributes.
     assert!(!rows.iter().any(|r| r[9].contains(':')));
     assert!(!rows.iter().any(|r| r[9] == "launch__func_cache_config"));
+}
+
+/// The derived FMA counts are in `thread` after a column in `thread` and in `inst` otherwise
+/// (`sightline_model::ncu::pages::resolved`): two fixtures that differ in one metric
+/// (`derived__avg_thread_executed`), each page equal to what NVIDIA's 2024.1 CLI printed for
+/// it (`fixtures/golden/cli/`).
+#[test]
+fn derived_fma_units_follow_the_columns_before_them() {
+    for (fixture, unit) in [
+        ("derived_units_inst.ncu-rep", "inst"),
+        ("derived_units_thread.ncu-rep", "thread"),
+    ] {
+        for (file, flags) in [
+            ("raw.csv", &["--csv"][..]),
+            ("raw-base.csv", &["--csv", "--print-units", "base"][..]),
+        ] {
+            let golden = common::fixtures()
+                .join("golden/cli")
+                .join(format!("{fixture}.{file}"));
+            let expected = std::fs::read_to_string(&golden)
+                .unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
+            let ours = page("raw", fixture, flags);
+            assert_eq!(ours, expected, "{fixture}: {file}");
+            for column in [
+                "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2",
+                "derived__smsp__sass_thread_inst_executed_op_ffma_pred_on_x2",
+            ] {
+                assert_eq!(raw_column(&ours, column).0, unit, "{fixture}: {column}");
+            }
+        }
+    }
 }

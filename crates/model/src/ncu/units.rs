@@ -28,7 +28,9 @@
 //!    count per instruction is a latency in `cycle`. Stall-reason ratios
 //!    (`*_issue_stalled_*_per_issue_active.ratio`) are reported in `inst`, whatever the
 //!    stall reason. `derived__*` metrics that mention threads (`*_thread_inst_executed_*_x2`)
-//!    count `thread`s.
+//!    count `thread`s for the reader; for the CLI ([`infer_cli_unit`]) the fragment table
+//!    decides (`inst` before `thread`, as in the CLI's own word rules), and the raw page's earlier columns can change it
+//!    (`pages::resolved`).
 //! 5. **Submetric.** `pct_of_peak_*` and `pct` give `%`. `per_second` gives `U/s`, or `hz`
 //!    for cycles. `per_cycle_*` and `peak_sustained*` give `U/cycle` (cycles per cycle are
 //!    unitless, warps per cycle stay `warp`). `ratio` and `max_rate` keep the `X_per_Y` unit
@@ -174,7 +176,10 @@ pub fn infer_unit(name: &str) -> Cow<'static, str> {
 /// - a peak rate per second (`X.peak_sustained_elapsed.per_second`) is a rate of `X` per
 ///   second;
 /// - a ratio over a unitless denominator keeps its slash (`derived__pct_occupancy_per_block_size`
-///   → `%/`).
+///   → `%/`);
+/// - a derived count of thread instructions (`derived__*_thread_inst_executed_*`) is in `inst`,
+///   as the CLI's own word rules give it; the units of earlier columns can make it `thread`
+///   (`pages::resolved`).
 ///
 /// ```
 /// use sightline_model::ncu::units::infer_cli_unit;
@@ -328,8 +333,10 @@ fn counter_unit(counter: &str, dialect: Dialect) -> Unit {
         }
         return ratio_unit(lookup(num, dialect), lookup(den, dialect), dialect);
     }
-    if counter.starts_with("derived__") && has_word(&norm, "thread") {
-        // Derived metrics built from thread-level instruction counts count threads.
+    if dialect == Dialect::Reader && counter.starts_with("derived__") && has_word(&norm, "thread") {
+        // Derived metrics built from thread-level instruction counts count threads (as the
+        // reader gives them when an earlier metric is in `thread`; the CLI's word rules give
+        // `inst`, see `pages::resolved`).
         return THREAD;
     }
     lookup(&norm, dialect)
@@ -490,6 +497,12 @@ mod tests {
             ("memory_access_type", ""),
             ("derived__memory_l1_conflicts_shared_nway", "byte"),
             ("derived__avg_thread_executed", "thread"),
+            // The CLI's word rules; an earlier column in `thread` makes it `thread`
+            // (`pages::resolved`).
+            (
+                "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2",
+                "inst",
+            ),
             ("smsp__sass_inst_executed_memdesc_explicit_evict_type", ""),
             ("smsp__inst_executed_memdesc_explicit_evict_type", "inst"),
             ("launch__cluster_max_active", "cluster"),

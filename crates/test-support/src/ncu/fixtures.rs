@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use super::synth::{KernelSpec, kernel_message, scalar, session_details, write_kernels};
 use super::synth_edge;
 use super::synth_kernels::{sample_kernels, value_kinds_kernel};
+use super::synth_units;
 use super::writer::ReportWriter;
 use sightline_model::ncu::MetricValue;
 use sightline_model::proto::nv::profiler::messages as pb;
@@ -22,6 +23,8 @@ pub const FIXTURE_NAMES: &[&str] = &[
     "derived_2023_1.ncu-rep",
     "derived_2023_3.ncu-rep",
     "rule_markers.ncu-rep",
+    "derived_units_inst.ncu-rep",
+    "derived_units_thread.ncu-rep",
 ];
 
 /// The bytes of fixture `name` (one of [`FIXTURE_NAMES`]).
@@ -47,6 +50,8 @@ pub fn fixture_bytes(name: &str) -> io::Result<Vec<u8>> {
             false,
             &mut out,
         )?,
+        "derived_units_inst.ncu-rep" => synth_units::write_derived_units(false, &mut out)?,
+        "derived_units_thread.ncu-rep" => synth_units::write_derived_units(true, &mut out)?,
         "rule_markers.ncu-rep" => {
             write_kernels(&[synth_edge::rule_markers_kernel()], 1, &mut out)?;
         }

@@ -5,4 +5,5 @@ pub mod synth;
 pub mod synth_edge;
 pub mod synth_kernels;
 pub mod synth_source;
+pub mod synth_units;
 pub mod writer;

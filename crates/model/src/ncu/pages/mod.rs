@@ -14,6 +14,7 @@ mod header;
 mod launch;
 mod number;
 mod raw;
+mod resolved;
 mod session;
 mod summary;
 mod summary_raw;

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use super::chip::ChipLibrary;
 use super::launch::LaunchColumns;
 use super::number::{UnitScale, fixed, magnitude, plain_text, scaled};
+use super::resolved::ResolvedUnits;
 use super::{InstanceMode, UnitMode};
 use crate::ncu::{Action, Metric, MetricValue, Report, SAMPLER_CATEGORY};
 
@@ -108,14 +109,21 @@ pub fn hex_correlation_ids(name: &str) -> bool {
 
 impl ColumnFormat {
     /// The format of metric `name`'s column whose values have the largest magnitude `max`,
-    /// with the units of `library`.
+    /// with the units of `library` (the unit by name alone; a page's columns take theirs from
+    /// [`ResolvedUnits`] and [`ColumnFormat::with_unit`]; the unit tests use it).
+    #[cfg(test)]
     pub fn new(
         name: &str,
         max: Option<f64>,
         units: UnitMode,
         library: ChipLibrary,
     ) -> ColumnFormat {
-        let base = library.metric_unit(name);
+        ColumnFormat::with_unit(name, library.metric_unit(name), max, units)
+    }
+
+    /// The format of metric `name`'s column in base unit `base` whose values have the largest
+    /// magnitude `max`.
+    pub fn with_unit(name: &str, base: String, max: Option<f64>, units: UnitMode) -> ColumnFormat {
         let hex_ids = hex_correlation_ids(name);
         if units == UnitMode::Base || base.is_empty() {
             return ColumnFormat {
@@ -246,6 +254,8 @@ fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) ->
     let mut header = launch.header();
     let mut units = vec![String::new(); header.len()];
     let library = ChipLibrary::of_all(actions);
+    // Columns resolve their units in order: a derived metric's may follow an earlier one's.
+    let mut resolved = ResolvedUnits::default();
     let formats: Vec<ColumnFormat> = names
         .iter()
         .map(|name| {
@@ -265,7 +275,8 @@ fn build(report: &Report, actions: &[Action], options: RawOptions, cli: bool) ->
                     })
             };
             let max = values().filter_map(magnitude).reduce(f64::max);
-            let mut format = ColumnFormat::new(name, max, options.units, library);
+            let base = resolved.resolve(library, name);
+            let mut format = ColumnFormat::with_unit(name, base, max, options.units);
             if cli && format.six_decimals {
                 format.degenerate = Degenerate::of(values());
             }

@@ -15,6 +15,7 @@ use super::chip::ChipLibrary;
 use super::launch::LaunchColumns;
 use super::number::{fixed, plain_text, scaled};
 use super::raw::{ColumnFormat, SECTION_PSEUDO_METRICS};
+use super::resolved::ResolvedUnits;
 use super::summary::{SummaryPer, group_key, key_cells, min_max_avg, summary_header};
 use super::{Table, UnitMode};
 use crate::ncu::{Action, DEVICE_ATTRIBUTE_PREFIX, MetricValue, Report};
@@ -35,7 +36,10 @@ pub fn raw_summary_page(
     }
     let header = summary_header(per, false);
     let mut rows = Vec::new();
+    // Units resolve in the order the rows print, across groups (see [`ResolvedUnits`]).
+    let mut resolved = ResolvedUnits::default();
     for (key, members) in &groups {
+        let library = ChipLibrary::of_all(members.iter().copied());
         // The device attributes first, then the other metrics; each by name.
         let names: BTreeSet<(bool, &str)> = members
             .iter()
@@ -67,12 +71,8 @@ pub fn raw_summary_page(
                     .filter(|v| v.is_finite())
                     .map(|v| v.abs())
                     .reduce(f64::max);
-                let format = ColumnFormat::new(
-                    name,
-                    largest,
-                    units,
-                    ChipLibrary::of_all(members.iter().copied()),
-                );
+                let base = resolved.resolve(library, name);
+                let format = ColumnFormat::with_unit(name, base, largest, units);
                 let [min, max, avg] = [min, max, avg].map(|v| fixed(scaled(v, format.divisor), 6));
                 [format.unit, min, max, avg]
             };
