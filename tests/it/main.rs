@@ -23,6 +23,7 @@ mod desktop;
 mod details;
 mod dump;
 mod fixtures;
+mod fixtures_nsys_ml;
 mod format_values;
 mod gainsight_cli;
 mod gainsight_fixtures;

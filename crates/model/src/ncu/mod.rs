@@ -24,7 +24,7 @@ pub use rule_result::{
     CellStyle, ColumnConfig, FocusMetric, MsgType, RuleMessage, RuleOrigin, RuleTable, Speedup,
     StoredMessage, TableCell, TableSort, rule_messages, write_json as write_rule_json,
 };
-pub use units::infer_unit;
+pub use units::{infer_cli_unit, infer_unit};
 
 pub use action::{Action, NameBase, ResultInfo};
 pub use error::ReadError;

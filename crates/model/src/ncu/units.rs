@@ -142,7 +142,7 @@ const FRAGMENTS: &[(&str, Unit)] = &[
 /// pattern. Never fails.
 ///
 /// ```
-/// use sightline_model::ncu::units::infer_unit;
+/// use sightline_model::ncu::infer_unit;
 /// assert_eq!(infer_unit("dram__bytes.sum.per_second"), "byte/s");
 /// assert_eq!(infer_unit("sm__inst_executed.avg.per_cycle_active"), "inst/cycle");
 /// assert_eq!(infer_unit("gpu__time_duration.sum"), "ns");
@@ -182,7 +182,7 @@ pub fn infer_unit(name: &str) -> Cow<'static, str> {
 ///   (`pages::resolved`).
 ///
 /// ```
-/// use sightline_model::ncu::units::infer_cli_unit;
+/// use sightline_model::ncu::infer_cli_unit;
 /// assert_eq!(infer_cli_unit("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), "request");
 /// assert_eq!(infer_cli_unit("pmsampling:sm__ctas_launched.sum"), "block");
 /// ```
