@@ -45,7 +45,21 @@ pub struct ExpertSource {
     pub folder: Option<PathBuf>,
 }
 
-type RunJob = Job<TimelineRunOutput, String>;
+type RunJob = Job<TimelineRunOutput, RunError>;
+
+/// Why a run of the expert rules stopped.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    /// The rules thread could not be started.
+    #[error("cannot start the rules thread: {0}")]
+    Spawn(#[from] std::io::Error),
+    /// The export's trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] sightline_model::timeline::nsys::NsysError),
+    /// The rule engine failed (start, a rule, cancel).
+    #[error(transparent)]
+    Rules(#[from] sightline_rules::RulesError),
+}
 
 /// The Expert tab's state.
 #[derive(Default)]
@@ -121,25 +135,19 @@ impl ExpertPanel {
         let requests = rule.clone().map(|r| vec![r]);
         self.running = Some(rule);
         self.progress = Some((0.0, "reading the export".into()));
-        self.job = Some(Job::start(
-            wake,
-            |e| format!("cannot start the rules thread: {e}"),
-            move |ctx| {
-                let trace = Trace::open(&export).map_err(|e| e.to_string())?;
-                ctx.progress_now(0.5, "applying the rules");
-                let folders: Vec<PathBuf> = folder.into_iter().filter(|f| f.is_dir()).collect();
-                let engine = RuleEngine::start().map_err(|e| e.to_string())?;
-                let options = TimelineRunOptions {
-                    folders,
-                    requests,
-                    cancel: Some(ctx.cancel_flag().clone()),
-                    ..TimelineRunOptions::bundled()
-                };
-                engine
-                    .run_timeline(Arc::new(trace), options)
-                    .map_err(|e| e.to_string())
-            },
-        ));
+        self.job = Some(Job::start(wake, RunError::Spawn, move |ctx| {
+            let trace = Trace::open(&export)?;
+            ctx.progress_now(0.5, "applying the rules");
+            let folders: Vec<PathBuf> = folder.into_iter().filter(|f| f.is_dir()).collect();
+            let engine = RuleEngine::start()?;
+            let options = TimelineRunOptions {
+                folders,
+                requests,
+                cancel: Some(ctx.cancel_flag().clone()),
+                ..TimelineRunOptions::bundled()
+            };
+            Ok(engine.run_timeline(Arc::new(trace), options)?)
+        }));
     }
 
     /// Starts watching the user's rules folder (when it exists and is not watched yet).
@@ -203,9 +211,9 @@ impl ExpertPanel {
                         .map(|(n, _)| n.clone());
                 }
             }
-            Some(Polled::Failed(message)) => {
+            Some(Polled::Failed(error)) => {
                 self.running = None;
-                self.errors = vec![message];
+                self.errors = vec![error.to_string()];
             }
             Some(Polled::Sent(never)) => match never {},
             None => {}
