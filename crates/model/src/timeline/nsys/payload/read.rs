@@ -72,6 +72,27 @@ pub fn read_schemas(db: &ExportDb) -> Result<(PayloadSchemas, Vec<String>), Nsys
             push_entry(out.schemas.entry(key).or_default(), entry);
         },
     )?;
+    read_enums(db, &mut out)?;
+    for s in out.schemas.values_mut() {
+        s.entries.sort_by_key(|e| e.idx);
+    }
+    for ((domain, id), n) in counts {
+        let have = out
+            .schemas
+            .get(&(domain, id))
+            .map_or(0, |s| s.entries.len() as u64);
+        if have != n {
+            odd.push(format!(
+                "payload schema {id} of domain {domain} says it has {n} entries; {have} are listed"
+            ));
+        }
+    }
+    Ok((out, odd))
+}
+
+/// Reads `NVTX_PAYLOAD_ENUMS` and their entries into `out` (an enum registered by several
+/// processes lists its entries once).
+fn read_enums(db: &ExportDb, out: &mut PayloadSchemas) -> Result<(), NsysError> {
     rows(
         db,
         ENUMS,
@@ -99,21 +120,7 @@ pub fn read_schemas(db: &ExportDb) -> Result<(PayloadSchemas, Vec<String>), Nsys
             }
         },
     )?;
-    for s in out.schemas.values_mut() {
-        s.entries.sort_by_key(|e| e.idx);
-    }
-    for ((domain, id), n) in counts {
-        let have = out
-            .schemas
-            .get(&(domain, id))
-            .map_or(0, |s| s.entries.len() as u64);
-        if have != n {
-            odd.push(format!(
-                "payload schema {id} of domain {domain} says it has {n} entries; {have} are listed"
-            ));
-        }
-    }
-    Ok((out, odd))
+    Ok(())
 }
 
 /// An entry into its schema; a second row for the same index (the same schema registered by
