@@ -2,6 +2,7 @@
 //! natural alignment, arrays, strings, nested schemas, enums, unions), bounds-checked at every
 //! read so that no input panics; a problem stops the decoding with what was read so far.
 
+use super::error::DecodeError;
 use super::types::{
     ARRAY_FIXED_SIZE, ARRAY_LENGTH_INDEX, ARRAY_LENGTH_PAYLOAD_INDEX, ARRAY_MASK,
     ARRAY_ZERO_TERMINATED, FLAG_HIDE, FLAG_OFFSET_FROM_BASE, FLAG_OFFSET_FROM_HERE, FLAG_POINTER,
@@ -20,7 +21,7 @@ const MAX_ITEMS: usize = 1 << 16;
 /// otherwise make the work grow exponentially with the nesting.
 const MAX_VALUES: u32 = 1 << 20;
 
-pub(super) type R<T> = Result<T, String>;
+pub(super) type R<T> = Result<T, DecodeError>;
 
 /// Values of the entries read so far, by entry index (array lengths, union selectors).
 type Seen = Vec<(u64, Option<u64>)>;
@@ -104,7 +105,8 @@ pub(super) fn decode_body(s: &PayloadSchemas, domain: u64, id: u64, body: &[u8])
             fields,
             problem: None,
         },
-        Err(why) => {
+        Err(error) => {
+            let why = error.to_string();
             fields.push(field(
                 "payload",
                 Value::Raw {
@@ -150,9 +152,9 @@ pub(super) fn entry_name(e: &SchemaEntry) -> String {
 }
 
 pub(super) fn align_up(at: usize, align: u64) -> R<usize> {
-    let a = usize::try_from(align.max(1)).map_err(|_| format!("alignment {align}"))?;
+    let a = usize::try_from(align.max(1)).map_err(|_| DecodeError::Alignment(align))?;
     at.checked_next_multiple_of(a)
-        .ok_or_else(|| format!("offset {at} overflows"))
+        .ok_or(DecodeError::OffsetOverflow(at as u64))
 }
 
 pub(super) fn array_mode(e: &SchemaEntry) -> u64 {
@@ -174,21 +176,20 @@ pub(super) struct Ctx<'a> {
 
 impl Ctx<'_> {
     pub(super) fn bytes(&self, at: usize, len: u64) -> R<&[u8]> {
-        let len_us = usize::try_from(len).map_err(|_| format!("length {len}"))?;
+        let len_us = usize::try_from(len).map_err(|_| DecodeError::Length(len))?;
         at.checked_add(len_us)
             .and_then(|end| self.base.get(at..end))
-            .ok_or_else(|| {
-                format!(
-                    "{len} bytes at offset {at} are past the payload's {} bytes",
-                    self.base.len()
-                )
+            .ok_or(DecodeError::PastEnd {
+                len,
+                at,
+                size: self.base.len(),
             })
     }
 
     pub(super) fn uint(&self, at: usize, size: u64) -> R<u128> {
         let b = self.bytes(at, size)?;
         if b.len() > 16 {
-            return Err(format!("a {size}-byte integer"));
+            return Err(DecodeError::IntSize(size));
         }
         Ok(b.iter()
             .rev()
@@ -199,7 +200,7 @@ impl Ctx<'_> {
     pub(super) fn tick(&self) -> R<()> {
         let read = self.values.get().saturating_add(1);
         if read > MAX_VALUES {
-            return Err(format!("more than {MAX_VALUES} values in one payload"));
+            return Err(DecodeError::TooManyValues(MAX_VALUES));
         }
         self.values.set(read);
         Ok(())
@@ -243,7 +244,7 @@ impl Ctx<'_> {
         out: &mut Vec<Field>,
     ) -> R<usize> {
         if depth > MAX_DEPTH {
-            return Err(format!("schemas nested deeper than {MAX_DEPTH}"));
+            return Err(DecodeError::TooDeep(MAX_DEPTH));
         }
         if schema.kind == SCHEMA_UNION_WITH_INTERNAL_SELECTOR {
             return self.internal_union(schema, at, depth, out);
@@ -258,7 +259,10 @@ impl Ctx<'_> {
                     let (value, used) = self.located(e, off, &seen, depth)?;
                     Ok((off, value, used))
                 })
-                .map_err(|why| format!("{}: {why}", entry_name(e)))?;
+                .map_err(|why| DecodeError::InEntry {
+                    entry: entry_name(e),
+                    source: Box::new(why),
+                })?;
             cursor = off.saturating_add(used);
             end = end.max(cursor);
             seen.push((e.idx, value.as_u64()));
@@ -289,8 +293,8 @@ impl Ctx<'_> {
     ) -> R<usize> {
         match e.offset {
             Some(o) if o > 0 || first => at
-                .checked_add(usize::try_from(o).map_err(|_| format!("offset {o}"))?)
-                .ok_or_else(|| format!("offset {o} overflows")),
+                .checked_add(usize::try_from(o).map_err(|_| DecodeError::Offset(o))?)
+                .ok_or(DecodeError::OffsetOverflow(o)),
             _ => align_up(cursor, self.align_of(e, depth)?),
         }
     }
@@ -304,7 +308,7 @@ impl Ctx<'_> {
         out: &mut Vec<Field>,
     ) -> R<usize> {
         let Some(sel) = schema.entries.iter().find(|e| e.ty == TYPE_UNION_SELECTOR) else {
-            return Err("a union with an internal selector has no selector entry".into());
+            return Err(DecodeError::NoSelector);
         };
         let sel_at = at.saturating_add(saturating_usize(sel.offset.unwrap_or(0)));
         let which = self.uint(sel_at, 1)?;
@@ -313,7 +317,7 @@ impl Ctx<'_> {
             .entries
             .iter()
             .find(|e| u128::from(e.idx) == which && e.ty != TYPE_UNION_SELECTOR)
-            .ok_or_else(|| format!("the union selector names entry {which}, which is none"))?;
+            .ok_or(DecodeError::SelectorNamesNone(which))?;
         let member_at = match member.offset {
             Some(o) if o > 0 => at.saturating_add(saturating_usize(o)),
             _ => align_up(sel_at.saturating_add(1), self.align_of(member, depth)?)?,
@@ -339,13 +343,14 @@ impl Ctx<'_> {
             return Ok((Value::Address(a), 8));
         }
         if e.flags & (FLAG_OFFSET_FROM_BASE | FLAG_OFFSET_FROM_HERE) != 0 {
-            let rel = usize::try_from(self.uint(off, 8)?).map_err(|_| "offset too large")?;
+            let rel =
+                usize::try_from(self.uint(off, 8)?).map_err(|_| DecodeError::PointerTooLarge)?;
             let target = if e.flags & FLAG_OFFSET_FROM_BASE != 0 {
                 Some(rel)
             } else {
                 off.checked_add(8).and_then(|h| h.checked_add(rel))
             };
-            let target = target.ok_or("offset overflows")?;
+            let target = target.ok_or(DecodeError::PointerOverflow)?;
             let (v, _) = self.data(e, target, seen, depth)?;
             return Ok((v, 8));
         }
@@ -376,9 +381,9 @@ impl Ctx<'_> {
             ARRAY_LENGTH_INDEX => Some(length_of(seen, e.detail)?),
             ARRAY_ZERO_TERMINATED => None,
             ARRAY_LENGTH_PAYLOAD_INDEX => {
-                return Err("the array's length is in another payload of the event".into());
+                return Err(DecodeError::LengthInOtherPayload);
             }
-            m => return Err(format!("array kind {m} is not defined")),
+            m => return Err(DecodeError::ArrayKind(m)),
         };
         self.array(e.ty, off, count, depth)
     }
@@ -392,12 +397,12 @@ impl Ctx<'_> {
                 break;
             }
             if items.len() >= MAX_ITEMS {
-                return Err(format!("an array longer than {MAX_ITEMS} items"));
+                return Err(DecodeError::ArrayTooLong(MAX_ITEMS));
             }
             pos = align_up(pos, align)?;
             let (v, used) = self.element(ty, pos, depth)?;
             if used == 0 {
-                return Err("an array of zero-sized items".into());
+                return Err(DecodeError::ZeroSizedItems);
             }
             let end = pos.saturating_add(used);
             if count.is_none() && self.bytes(pos, used as u64)?.iter().all(|&b| b == 0) {
@@ -437,10 +442,10 @@ impl Ctx<'_> {
             let end = self.schema_into(schema, off, depth + 1, &mut fields)?;
             return Ok((Value::Struct(fields), end.saturating_sub(off)));
         }
-        Err(format!(
-            "type {ty} is not a predefined type, nor a schema or enum of domain {}",
-            self.domain
-        ))
+        Err(DecodeError::UnknownType {
+            ty,
+            domain: self.domain,
+        })
     }
 
     fn union(
@@ -452,10 +457,11 @@ impl Ctx<'_> {
         depth: usize,
     ) -> R<(Value, usize)> {
         let which = length_of(seen, e.detail)?;
-        let member =
-            u.entries.iter().find(|m| m.idx == which).ok_or_else(|| {
-                format!("the union selector is {which}, no member has that index")
-            })?;
+        let member = u
+            .entries
+            .iter()
+            .find(|m| m.idx == which)
+            .ok_or(DecodeError::NoUnionMember(which))?;
         let (value, used) = self.located(member, off, &[], depth + 1)?;
         let size = saturating_usize(self.static_size_of_schema(u, depth).unwrap_or(0));
         Ok((
@@ -469,8 +475,8 @@ impl Ctx<'_> {
 pub(super) fn length_of(seen: &[(u64, Option<u64>)], idx: u64) -> R<u64> {
     match seen.iter().find(|(i, _)| *i == idx) {
         Some((_, Some(v))) => Ok(*v),
-        Some((_, None)) => Err(format!("entry {idx} does not hold an integer")),
-        None => Err(format!("entry {idx} is not read before this one")),
+        Some((_, None)) => Err(DecodeError::NotInteger(idx)),
+        None => Err(DecodeError::NotReadYet(idx)),
     }
 }
 

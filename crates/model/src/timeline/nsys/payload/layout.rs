@@ -1,6 +1,7 @@
 //! Sizes, alignments and the reading of scalars and strings, for the decoder.
 
 use super::decode::{Ctx, R, align_up, array_mode, length_of};
+use super::error::DecodeError;
 use super::types::{
     ARRAY_FIXED_SIZE, ARRAY_LENGTH_INDEX, ARRAY_ZERO_TERMINATED, FLAG_OFFSET_FROM_BASE,
     FLAG_OFFSET_FROM_HERE, FLAG_POINTER, Kind, Predefined, SCHEMA_UNION,
@@ -63,7 +64,9 @@ impl Ctx<'_> {
         self.tick()?;
         let unit = p.size;
         let text = |n: u64| -> R<(Value, usize)> {
-            let len = n.checked_mul(unit).ok_or("string length overflows")?;
+            let len = n
+                .checked_mul(unit)
+                .ok_or(DecodeError::StringLengthOverflow)?;
             let b = self.bytes(off, len)?;
             Ok((Value::Text(super::decode::units_text(b, unit)), b.len()))
         };
@@ -77,14 +80,14 @@ impl Ctx<'_> {
                     .chunks_exact(step)
                     .position(|c| c.iter().all(|&b| b == 0))
                 else {
-                    return Err("a zero-terminated string without its terminator".into());
+                    return Err(DecodeError::Unterminated);
                 };
                 let (v, _) = text(k as u64)?;
                 Ok((v, (k + 1) * step))
             }
             0 | ARRAY_FIXED_SIZE if e.detail > 0 => text(e.detail),
             0 => Ok((Value::Address(self.uint(off, 8)? as u64), 8)),
-            m => Err(format!("array kind {m} for a string")),
+            m => Err(DecodeError::StringArrayKind(m)),
         }
     }
 
@@ -94,7 +97,9 @@ impl Ctx<'_> {
         reason = "a raw value read at its own width (a code unit of 1, 2 or 4 bytes) keeps all its bits in the narrower type"
     )]
     fn string_list(&self, len: u64, unit: u64, off: usize) -> R<(Value, usize)> {
-        let step = len.checked_mul(unit).ok_or("string length overflows")?;
+        let step = len
+            .checked_mul(unit)
+            .ok_or(DecodeError::StringLengthOverflow)?;
         let mut items = Vec::new();
         let mut pos = off;
         loop {
@@ -105,7 +110,7 @@ impl Ctx<'_> {
             }
             self.tick()?;
             if items.len() >= 1 << 16 {
-                return Err("a list of more than 65536 strings".into());
+                return Err(DecodeError::TooManyStrings);
             }
             items.push(Value::Text(super::decode::units_text(b, unit)));
         }
@@ -138,10 +143,10 @@ impl Ctx<'_> {
         if let Some(s) = self.schema_of(ty) {
             return self.align_of_schema(s, depth + 1);
         }
-        Err(format!(
-            "type {ty} is not a predefined type, nor a schema or enum of domain {}",
-            self.domain
-        ))
+        Err(DecodeError::UnknownType {
+            ty,
+            domain: self.domain,
+        })
     }
 
     /// A schema's alignment: the one it gives, else its largest entry's.
@@ -150,7 +155,7 @@ impl Ctx<'_> {
             return Ok(a);
         }
         if depth > MAX_DEPTH {
-            return Err("schemas nested too deeply".into());
+            return Err(DecodeError::TooDeepForAlignment);
         }
         let mut align = 1;
         for e in &s.entries {

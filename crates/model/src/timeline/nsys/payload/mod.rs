@@ -10,6 +10,7 @@
 //! [`NvtxPayloads`] keeps the bytes of a timeline's payloads, decoded when asked.
 
 mod decode;
+mod error;
 mod layout;
 mod read;
 pub(crate) mod store;
