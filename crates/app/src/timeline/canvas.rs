@@ -456,7 +456,7 @@ impl Canvas {
     }
 
     /// Draws a track's label line: the separator, the expand/collapse arrow of a track with
-    /// children or rows, and its name in the gutter. True when `gutter_click` hit the line of
+    /// something to fold ([`super::rows::expandable`]), and its name in the gutter. True when `gutter_click` hit the line of
     /// an expandable track.
     fn draw_label(
         &mut self,
@@ -474,7 +474,7 @@ impl Canvas {
             Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color),
         );
         let x = frame.areas.whole.left() + 4.0 + line.level as f32 * INDENT;
-        let expandable = !track.children.is_empty() || !track.rows.is_empty();
+        let expandable = super::rows::expandable(track);
         let gutter_painter = track_painter.with_clip_rect(gutter);
         if expandable {
             let c = Pos2::new(x + 4.0, line_rect.center().y);

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use sightline_model::timeline::{Timeline, TrackId};
+use sightline_model::timeline::{Layout, Timeline, Track, TrackId};
 
 /// Height of a track's header line (points).
 pub const HEADER_HEIGHT: f32 = 20.0;
@@ -66,6 +66,13 @@ impl TreeState {
     }
 }
 
+/// Whether `track` can be collapsed and expanded (its label draws an arrow): it has children
+/// to hide, or several event rows to squeeze into one line. A leaf with one row (a GPU
+/// metric's graph, a stream whose work never overlaps) has nothing to fold.
+pub fn expandable(track: &Track) -> bool {
+    !track.children.is_empty() || (track.rows.len() > 1 && track.layout != Layout::Counter)
+}
+
 /// The lines of `timeline` under `state`, top to bottom. Tracks with no events anywhere below
 /// them are left out.
 pub fn layout(timeline: &Timeline, state: &TreeState) -> Vec<Line> {
@@ -91,13 +98,14 @@ pub fn layout(timeline: &Timeline, state: &TreeState) -> Vec<Line> {
             });
             y += height;
         };
-        let collapsed = state.collapsed.contains(&id);
+        // A leaf marked collapsed (from the menu) has nothing to fold: drawn as it is.
+        let collapsed = state.collapsed.contains(&id) && expandable(track);
         if track.rows.is_empty() {
             push(LineKind::Header, true, HEADER_HEIGHT);
         } else if collapsed {
             push(LineKind::Collapsed, true, HEADER_HEIGHT);
         } else {
-            let counter = track.layout == sightline_model::timeline::Layout::Counter;
+            let counter = track.layout == Layout::Counter;
             for row in 0..track.rows.len() {
                 let height = match (counter, row) {
                     (true, _) => COUNTER_HEIGHT,
@@ -164,4 +172,69 @@ pub fn line_of(lines: &[Line], timeline: &Timeline, track: TrackId, row: usize) 
         cur = timeline.track(t).and_then(|tr| tr.parent);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sightline_model::timeline::{EventKind, NewEvent, TimelineBuilder, TrackKind};
+
+    /// A GPU with a "GPU Metrics" group holding two metric graphs, and a stream with two
+    /// overlapping kernels (two rows) beside one with a single kernel.
+    fn timeline() -> Timeline {
+        let mut b = TimelineBuilder::new("t.sqlite");
+        let gpu = b.track(None, TrackKind::Gpu, 0, || "GPU 0".into());
+        let group = b.track(Some(gpu), TrackKind::Series, 1, || "GPU Metrics".into());
+        for (k, name) in ["SM Active", "Tensor Active"].into_iter().enumerate() {
+            let metric = b.track(Some(group), TrackKind::Series, 10 + k as u64, || {
+                name.into()
+            });
+            let series = b.series(metric, || Some("%".into()));
+            series.push(100, 1.0);
+            series.push(200, 2.0);
+        }
+        let name = b.intern("k");
+        let lanes = b.track(Some(gpu), TrackKind::Stream, 2, || "Stream 7".into());
+        b.set_layout(lanes, Layout::Lanes);
+        let one = b.track(Some(gpu), TrackKind::Stream, 3, || "Stream 8".into());
+        for (track, start) in [(lanes, 0), (lanes, 50), (one, 0)] {
+            b.push(
+                track,
+                NewEvent::new(EventKind::Kernel, start, start + 100, name, 0),
+            );
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn only_tracks_with_something_to_fold_are_expandable() {
+        let tl = timeline();
+        let named = |n: &str| {
+            let i = tl.tracks.iter().position(|t| t.name == n).unwrap();
+            (TrackId(i as u32), &tl.tracks[i])
+        };
+        // The metric graphs are leaves with one row: no arrow, and collapsing them changes
+        // nothing.
+        for leaf in ["SM Active", "Tensor Active", "Stream 8"] {
+            assert!(!expandable(named(leaf).1), "{leaf}");
+        }
+        for parent in ["GPU 0", "GPU Metrics", "Stream 7"] {
+            assert!(expandable(named(parent).1), "{parent}");
+        }
+        let mut state = TreeState::default();
+        let before = layout(&tl, &state);
+        state.toggle(named("SM Active").0);
+        assert_eq!(layout(&tl, &state), before);
+        // Collapsing the group hides both graphs; collapsing the two-row stream folds it.
+        state.toggle(named("GPU Metrics").0);
+        state.toggle(named("Stream 7").0);
+        let lines = layout(&tl, &state);
+        assert!(!lines.iter().any(|l| l.track == named("SM Active").0));
+        let stream: Vec<_> = lines
+            .iter()
+            .filter(|l| l.track == named("Stream 7").0)
+            .collect();
+        assert_eq!(stream.len(), 1);
+        assert_eq!(stream[0].kind, LineKind::Collapsed);
+    }
 }
