@@ -368,6 +368,14 @@ fn write_text(
         counts.join(", "),
         tl.flows().len()
     )?;
+    if tl.sample_count() > 0 {
+        writeln!(
+            out,
+            "  {} samples in {} metric tracks",
+            tl.sample_count(),
+            tl.all_counter_series().len()
+        )?;
+    }
     for u in tl.gpu_utilization(None) {
         writeln!(
             out,

@@ -113,3 +113,19 @@ fn metric_tracks_render_with_their_names_values_and_range_statistics() {
     }
     h.get_by_label(&format!("Counters ({})", A100_METRICS.len()));
 }
+
+#[test]
+fn an_export_of_metrics_alone_says_its_samples_not_zero_events() {
+    let (_dir, h) = opened();
+    let said = format!(
+        "0 events, {} samples in {} metric tracks",
+        2000 * A100_METRICS.len(),
+        A100_METRICS.len()
+    );
+    assert!(
+        h.query_all_by_label_contains(&said).next().is_some(),
+        "the header or status does not say \"{said}\""
+    );
+    let tl = doc(&h).timeline().expect("loaded");
+    assert_eq!(tl.contents_text(tl.event_count()), said);
+}

@@ -245,6 +245,13 @@ fn the_cli_lists_metric_tracks_and_prints_every_sample_value() {
             "{name} under {above:?}"
         );
     }
+    // The summary says the samples, not only "0 events".
+    let text = stdout_of(sightline().arg("timeline").arg(&path));
+    assert!(text.contains("  0 events ("), "{text}");
+    assert!(
+        text.contains("  880 samples in 22 metric tracks\n"),
+        "{text}"
+    );
     let lines = stdout_of(sightline().args(["timeline", "--events"]).arg(&path));
     let mut values: HashMap<String, Vec<(i64, f64)>> = HashMap::new();
     for line in lines.lines() {

@@ -57,8 +57,8 @@ impl DocumentView for TimelineDoc {
         self.load.clear_progress();
         let so_far = if timeline.partial { " so far" } else { "" };
         let mut opened = Opened::new(format!(
-            "{} events on {} tracks{so_far}",
-            timeline.events_read(),
+            "{} on {} tracks{so_far}",
+            timeline.contents_text(timeline.events_read()),
             timeline.tracks.len()
         ))
         .partial(timeline.partial)

@@ -299,8 +299,8 @@ impl TimelineDoc {
             imports::import_button_ui(ui, &timeline.session.imports);
             ui.separator();
             ui.weak(format!(
-                "{} events · {} tracks{}",
-                timeline.event_count(),
+                "{} · {} tracks{}",
+                timeline.contents_text(timeline.event_count()),
                 timeline.tracks.len(),
                 utilization
             ));

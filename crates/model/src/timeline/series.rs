@@ -186,6 +186,20 @@ impl Timeline {
         self.series.iter().map(|(_, s)| s.len()).sum()
     }
 
+    /// What the timeline holds, for headers and summaries: "`events` events" and, when it
+    /// holds counter samples as series, ", N samples in K metric tracks" — so that an export of
+    /// GPU metrics alone does not read "0 events". `events` is the count to say (the events
+    /// read so far of a preview, [`Timeline::events_read`]).
+    pub fn contents_text(&self, events: usize) -> String {
+        let samples = self.sample_count();
+        if samples == 0 {
+            return format!("{events} events");
+        }
+        let tracks = self.series.len();
+        let s = if tracks == 1 { "" } else { "s" };
+        format!("{events} events, {samples} samples in {tracks} metric track{s}")
+    }
+
     /// The average, smallest and largest level of counter track `track` over `[t0, t1]`:
     /// each value holds from its sample until the next, the one holding at `t0` included.
     /// `None` when no level holds anywhere in the range.
