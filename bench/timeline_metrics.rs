@@ -4,7 +4,10 @@
 //! `target/bench-data/`, loads it, and prints the load time, the bytes the timeline holds per
 //! sample (`Timeline::heap_bytes` of the export less that of the same export with one sampling
 //! time)
-//! and the RSS growth per sample. Budget: 16 bytes a sample.
+//! and the RSS growth per sample. Budget: 16 bytes a sample. Then it opens the export again as
+//! the app does (`load_timeline` with a preview callback) and prints that time and when the
+//! first preview came. Run it with `--profile release` for the figures users see (the bench
+//! profile is the release one: plain `cargo bench` builds optimized).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 use std::path::{Path, PathBuf};
@@ -12,32 +15,8 @@ use std::time::Instant;
 
 use rusqlite::{Connection, params};
 use sightline_model::timeline::nsys;
-
-/// The metrics of an A100 (as `sightline_test_support::nsys_metrics::A100_METRICS`).
-const METRICS: [&str; 22] = [
-    "PCIe TX Throughput",
-    "PCIe RX Throughput",
-    "NVLink TX Responses User Data",
-    "NVLink TX Responses Protocol Data",
-    "NVLink TX Requests User Data",
-    "NVLink TX Requests Protocol Data",
-    "NVLink RX Responses User Data",
-    "NVLink RX Responses Protocol Data",
-    "NVLink RX Requests User Data",
-    "NVLink RX Requests Protocol Data",
-    "GPC Clock Frequency",
-    "SYS Clock Frequency",
-    "GR Active",
-    "SM Active",
-    "SM Issue",
-    "Tensor Active",
-    "Vertex/Tess/Geometry Warps in Flight",
-    "Pixel Warps in Flight",
-    "Compute Warps in Flight",
-    "Unallocated Warps in Active SMs",
-    "DRAM Read Bandwidth",
-    "DRAM Write Bandwidth",
-];
+// The metrics of an A100, as the test generators write them.
+use sightline_test_support::nsys_metrics::A100_METRICS as METRICS;
 
 /// Writes the export with `times` sampling times (each a sample of every metric).
 fn write(path: &Path, times: u64) {
@@ -125,4 +104,31 @@ fn main() {
         load.as_secs_f64()
     );
     std::hint::black_box(&tl);
+    drop(tl);
+    open_as_the_app(&path);
+}
+
+/// Opens `path` as the app does (with a preview callback, NVTXT files beside it merged) and
+/// prints the time to the whole timeline and to the first preview.
+fn open_as_the_app(path: &Path) {
+    use sightline_model::timeline::{TimelineFileKind, load_timeline};
+    let started = Instant::now();
+    let mut first_preview = None;
+    let mut previews = 0;
+    let mut on_preview = |_tl: sightline_model::timeline::Timeline| {
+        previews += 1;
+        first_preview.get_or_insert(started.elapsed());
+    };
+    let options = nsys::LoadOptions {
+        preview: Some(&mut on_preview),
+        ..nsys::LoadOptions::default()
+    };
+    let loaded = load_timeline(path, TimelineFileKind::NsysExport, path, options, true).unwrap();
+    let open = started.elapsed();
+    println!(
+        "opened as the app does: {:.2} s ({} samples; {previews} previews, the first at {})",
+        open.as_secs_f64(),
+        loaded.timeline.sample_count(),
+        first_preview.map_or("-".to_owned(), |d| format!("{:.2} s", d.as_secs_f64()))
+    );
 }
