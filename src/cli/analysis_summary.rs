@@ -14,9 +14,12 @@
 //!  "contexts": [{"process_id", "context_id", "device_id", "null_stream_id",
 //!                "parent_context_id", "green"}],
 //!  "streams": [{"process_id", "context_id", "stream_id", "priority", "kind", "name"}],
+//!  "cuda_devices": [{"gpu_id", "cuda_id", "pid", "uuid", "multiprocessors"}],
+//!                                                     TARGET_INFO_CUDA_DEVICE
 //!  "analysis": [{"global_vid", "start", "stop", "duration"}],        ANALYSIS_DETAILS (ns)
 //!  "start_time": {"utc", "local"},
 //!  "outputs": [{"global_pid", "file", "content"}],                    ProcessStreams
+//!  "files": [{"id", "file", "global_pid", "content"}],               ANALYSIS_FILE
 //!  "export": {"table", "rows": [{"name", "value"}]},                  META_DATA_EXPORT
 //!  "views_not_read": [..]}
 //! ```
@@ -92,6 +95,7 @@ pub fn summary_json(session: &SessionInfo) -> Value {
         "nics": devices_json(session),
         "contexts": contexts_json(session),
         "streams": streams_json(session),
+        "cuda_devices": cuda_devices_json(session),
         "analysis": s.analysis.iter().map(|a| json!({
             "global_vid": a.global_vid,
             "start": a.start,
@@ -103,6 +107,12 @@ pub fn summary_json(session: &SessionInfo) -> Value {
             "global_pid": o.global_pid,
             "file": o.file,
             "content": o.content,
+        })).collect::<Vec<_>>(),
+        "files": s.files.iter().map(|f| json!({
+            "id": f.id,
+            "file": f.file,
+            "global_pid": f.global_pid,
+            "content": f.content,
         })).collect::<Vec<_>>(),
         "export": {"table": s.export_table, "rows": pairs(&s.export)},
         "views_not_read": s.views,
@@ -162,6 +172,24 @@ fn streams_json(session: &SessionInfo) -> Value {
                 "priority": s.priority,
                 "kind": s.kind,
                 "name": s.name,
+            })
+        })
+        .collect()
+}
+
+/// The CUDA devices each process saw.
+fn cuda_devices_json(session: &SessionInfo) -> Value {
+    session
+        .summary
+        .cuda_devices
+        .iter()
+        .map(|d| {
+            json!({
+                "gpu_id": d.gpu_id,
+                "cuda_id": d.cuda_id,
+                "pid": d.pid,
+                "uuid": d.uuid,
+                "multiprocessors": d.multiprocessors,
             })
         })
         .collect()

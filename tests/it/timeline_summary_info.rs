@@ -166,6 +166,44 @@ fn check_devices(s: &AnalysisSummary) {
     );
     assert_eq!(s.export_table.as_deref(), Some("META_DATA_EXPORT"));
     assert!(s.export.iter().any(|(k, _)| k == "EXPORT_PRODUCT_VERSION"));
+    check_cuda_devices_and_files(s);
+}
+
+/// The CUDA devices (an empty UUID read as none) and the analysis files with their texts.
+fn check_cuda_devices_and_files(s: &AnalysisSummary) {
+    let devices: Vec<_> = s
+        .cuda_devices
+        .iter()
+        .map(|d| {
+            (
+                d.gpu_id,
+                d.cuda_id,
+                d.pid,
+                d.uuid.as_deref(),
+                d.multiprocessors,
+            )
+        })
+        .collect();
+    let want: Vec<_> = fx::CUDA_DEVICES
+        .iter()
+        .map(|&(g, c, p, u, n)| {
+            (
+                Some(g),
+                Some(c),
+                Some(p),
+                (!u.is_empty()).then_some(u),
+                Some(n),
+            )
+        })
+        .collect();
+    assert_eq!(devices, want);
+    let files: Vec<_> = s
+        .files
+        .iter()
+        .map(|f| (f.file.as_str(), f.content.as_str()))
+        .collect();
+    assert_eq!(files, fx::ANALYSIS_FILES);
+    assert!(s.files.iter().all(|f| f.global_pid == Some(4242 << 24)));
 }
 
 #[test]
@@ -184,7 +222,7 @@ fn a_generated_export_gives_every_known_value_and_its_tables_are_read() {
 }
 
 /// The tables `nsys_summary` writes.
-fn fx_tables() -> [&'static str; 8] {
+fn fx_tables() -> [&'static str; 10] {
     [
         "META_DATA_CAPTURE",
         "TARGET_INFO_SYSTEM_ENV",
@@ -194,6 +232,8 @@ fn fx_tables() -> [&'static str; 8] {
         "TARGET_INFO_CUDA_NULL_STREAM",
         "ANALYSIS_DETAILS",
         "ProcessStreams",
+        "TARGET_INFO_CUDA_DEVICE",
+        "ANALYSIS_FILE",
     ]
 }
 
@@ -347,6 +387,10 @@ fn timeline_json_has_the_analysis_summary() {
         fx::ANALYSIS.1 - fx::ANALYSIS.0
     );
     assert_eq!(s["outputs"][0]["content"], fx::OUTPUT.1);
+    assert_eq!(s["cuda_devices"][0]["uuid"], fx::CUDA_DEVICES[0].3);
+    assert_eq!(s["cuda_devices"][1]["multiprocessors"], 54);
+    assert_eq!(s["files"][0]["file"], fx::ANALYSIS_FILES[0].0);
+    assert_eq!(s["files"][0]["content"], fx::ANALYSIS_FILES[0].1);
     assert_eq!(s["export"]["table"], "META_DATA_EXPORT");
     assert_eq!(s["gpus"].as_array().unwrap().len(), 1);
     assert_eq!(s["capture"].as_array().unwrap().len(), fx::CAPTURE.len());
@@ -387,6 +431,11 @@ fn the_app_shows_the_analysis_summary_tab_and_filters_the_environment() {
     assert!(hosts >= 1);
     h.get_by_label("CUDA_VISIBLE_DEVICES");
     h.get_by_label("PMI_RANK");
+    // The CUDA devices under the GPUs, named by their GPU, and the analysis files.
+    h.get_by_label("CUDA devices (2)");
+    h.get_by_label(fx::CUDA_DEVICES[0].3);
+    h.get_by_label("0: Synthetic GPU 80GB");
+    h.get_by_label("Analysis files (2)");
     // The filter keeps the names and values holding its text.
     let filter_box = |h: &egui_kittest::Harness<'static, sightline::app::SightlineApp>| {
         let label = h.get_by_label("Filter").rect();

@@ -3,7 +3,8 @@
 //! its environment), `TARGET_INFO_SYSTEM_ENV` (CPU, host, a `DeviceEnvironment` whose
 //! `LS_COLORS` holds `;`), `TARGET_INFO_NIC_INFO` with the `ENUM_NET_*` labels, CUDA contexts
 //! and streams (a priority written as unsigned 32 bits, a stream named by NVTX, a null stream
-//! listed only in `TARGET_INFO_CUDA_NULL_STREAM`), `ANALYSIS_DETAILS` and `ProcessStreams`.
+//! listed only in `TARGET_INFO_CUDA_NULL_STREAM`), `TARGET_INFO_CUDA_DEVICE`, `ANALYSIS_DETAILS`,
+//! `ProcessStreams` and `ANALYSIS_FILE`.
 //! Shapes as the 2024–2025 exports of the corpus write them. Also: odd values in those tables
 //! ([`write_odd_values`]) and a table replaced by a view of the same name ([`table_as_view`],
 //! [`broken_view`]), as an odd or hostile export may hold.
@@ -87,6 +88,17 @@ pub const NULL_STREAM: i64 = 7;
 pub const ANALYSIS: (i64, i64) = (1_000, 2_501_000);
 /// `ProcessStreams`: (file, content).
 pub const OUTPUT: (&str, &str) = ("/tmp/nsys/pid_4242_stdout.log", "epoch 1: loss 0.25\n");
+/// `TARGET_INFO_CUDA_DEVICE`: (gpuId, cudaId, pid, uuid, numMultiprocessors); the second
+/// device with no UUID (written empty, as some exports do) and a green context's share of SMs.
+pub const CUDA_DEVICES: &[(i64, i64, i64, &str, i64)] = &[
+    (0, 0, 4242, "GPU-5eed0000-cafe-f00d-0000-000000000001", 108),
+    (1, 1, 4242, "", 54),
+];
+/// `ANALYSIS_FILE`: (filename, content), the content in `StringIds` (`contentId`).
+pub const ANALYSIS_FILES: &[(&str, &str)] = &[
+    ("/tmp/nsys/pid_4242_stdout.log", "epoch 1: loss 0.25\n"),
+    ("/tmp/nsys/pid_4242_stderr.log", ""),
+];
 
 const SCHEMA: &str = "
 CREATE TABLE META_DATA_CAPTURE (name TEXT NOT NULL, value TEXT);
@@ -115,6 +127,10 @@ CREATE TABLE ANALYSIS_DETAILS (globalVid INTEGER NOT NULL, duration INTEGER NOT 
   startTime INTEGER NOT NULL, stopTime INTEGER NOT NULL);
 CREATE TABLE ProcessStreams (globalPid INTEGER NOT NULL, filenameId INTEGER NOT NULL,
   contentId INTEGER NOT NULL);
+CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER NOT NULL, pid INTEGER NOT NULL,
+  uuid TEXT, numMultiprocessors INTEGER);
+CREATE TABLE ANALYSIS_FILE (id INTEGER NOT NULL PRIMARY KEY, filename TEXT, contentId INTEGER,
+  globalPid INTEGER NOT NULL);
 ";
 
 /// Adds the Analysis Summary's tables to the export at `path` (written by [`crate::nsys`]).
@@ -149,7 +165,8 @@ pub fn write_summary_tables(path: &Path) -> rusqlite::Result<()> {
     tx.commit()
 }
 
-/// The NICs, CUDA contexts and streams, the analysed span and the process output.
+/// The NICs, CUDA contexts and streams, the analysed span, the process output, the CUDA
+/// devices and the analysis files.
 fn write_devices(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     tx.execute_batch(
         "INSERT INTO ENUM_NET_LINK_TYPE VALUES (0, 'Unknown', 'Unknown NIC'),
@@ -196,6 +213,28 @@ fn write_devices(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
         "INSERT INTO ProcessStreams VALUES (?1, ?2, ?3)",
         params![4242_i64 << 24, next, next + 1],
     )?;
+    write_cuda_devices_and_files(tx, next + 2)
+}
+
+/// `TARGET_INFO_CUDA_DEVICE`, and `ANALYSIS_FILE` with its texts in `StringIds` from id `next`.
+fn write_cuda_devices_and_files(tx: &rusqlite::Transaction<'_>, next: i64) -> rusqlite::Result<()> {
+    for (gpu, cuda, pid, uuid, sms) in CUDA_DEVICES {
+        tx.execute(
+            "INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![gpu, cuda, pid, uuid, sms],
+        )?;
+    }
+    for (i, (file, content)) in ANALYSIS_FILES.iter().enumerate() {
+        let id = next + i as i64;
+        tx.execute(
+            "INSERT INTO StringIds VALUES (?1, ?2)",
+            params![id, content],
+        )?;
+        tx.execute(
+            "INSERT INTO ANALYSIS_FILE VALUES (?1, ?2, ?3, ?4)",
+            params![i as i64, file, id, 4242_i64 << 24],
+        )?;
+    }
     Ok(())
 }
 

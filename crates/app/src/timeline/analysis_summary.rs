@@ -1,8 +1,9 @@
 //! The "Analysis summary" tab of the summary panel: an Nsight Systems export's Analysis
 //! Summary (`nsys::summary_info`) as its Analysis Summary page gives it — the capture (start,
 //! analysed span, settings), each launched process's command line, the CPU, the GPUs, NICs,
-//! CUDA contexts and streams, the environment (searchable with the shared filter field) with
-//! the target system's properties, the processes' output and the export's metadata. Key/value
+//! CUDA contexts and streams, the CUDA devices each process saw, the environment (searchable
+//! with the shared filter field) with the target system's properties, the processes' output,
+//! the files the analysis kept and the export's metadata. Key/value
 //! sections are the shared [`pairs_grid`]; a merged timeline picks one file's.
 
 use eframe::egui;
@@ -74,13 +75,7 @@ impl AnalysisSummaryPanel {
         }
         section(ui, "CPU", true, |ui| cpu_ui(ui, session));
         section(ui, &format!("GPUs ({})", session.gpus.len()), true, |ui| {
-            for g in &session.gpus {
-                egui::CollapsingHeader::new(format!("GPU {}: {}", g.id, g.name))
-                    .id_salt(("gpu", g.id))
-                    .show(ui, |ui| {
-                        pairs_grid(ui, ("gpu-props", g.id), VALUE_WIDTH, &g.properties, mono);
-                    });
-            }
+            gpus_ui(ui, session);
         });
         if !s.nics.is_empty() {
             section(ui, &format!("NICs ({})", s.nics.len()), false, |ui| {
@@ -108,6 +103,10 @@ impl AnalysisSummaryPanel {
                         });
                 }
             });
+        }
+        if !s.files.is_empty() {
+            let title = format!("Analysis files ({})", s.files.len());
+            section(ui, &title, false, |ui| files_ui(ui, session));
         }
         let title = format!(
             "Export ({})",
@@ -241,6 +240,65 @@ fn cpu_ui(ui: &mut egui::Ui, session: &SessionInfo) {
         ui.weak("The export does not describe the CPU.");
     }
     pairs_grid(ui, "cpu", VALUE_WIDTH, &rows, mono);
+}
+
+/// The GPUs, each with its properties, then the CUDA devices each process saw.
+fn gpus_ui(ui: &mut egui::Ui, session: &SessionInfo) {
+    for g in &session.gpus {
+        egui::CollapsingHeader::new(format!("GPU {}: {}", g.id, g.name))
+            .id_salt(("gpu", g.id))
+            .show(ui, |ui| {
+                pairs_grid(ui, ("gpu-props", g.id), VALUE_WIDTH, &g.properties, mono);
+            });
+    }
+    let devices = &session.summary.cuda_devices;
+    if devices.is_empty() {
+        return;
+    }
+    ui.strong(format!("CUDA devices ({})", devices.len()));
+    egui::Grid::new("cuda-devices")
+        .striped(true)
+        .show(ui, |ui| {
+            for h in ["Process", "CUDA device", "GPU", "SMs", "UUID"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for d in devices {
+                ui.label(num(d.pid));
+                ui.label(num(d.cuda_id));
+                let gpu = session
+                    .gpus
+                    .iter()
+                    .find(|g| Some(i64::from(g.id)) == d.gpu_id);
+                ui.label(match gpu {
+                    Some(g) => format!("{}: {}", g.id, g.name),
+                    None => num(d.gpu_id),
+                });
+                ui.label(num(d.multiprocessors));
+                ui.monospace(d.uuid.as_deref().unwrap_or(""));
+                ui.end_row();
+            }
+        });
+}
+
+/// The files the analysis kept (the processes' captured output), each with its text.
+fn files_ui(ui: &mut egui::Ui, session: &SessionInfo) {
+    for (i, f) in session.summary.files.iter().enumerate() {
+        ui.horizontal(|ui| {
+            ui.monospace(&f.file);
+            ui.weak(format!("{} bytes", f.content.len()));
+        });
+        if f.content.is_empty() {
+            continue;
+        }
+        let mut text = f.content.as_str();
+        egui::ScrollArea::vertical()
+            .id_salt(("analysis-file", i))
+            .max_height(160.0)
+            .show(ui, |ui| {
+                ui.add(egui::TextEdit::multiline(&mut text).code_editor())
+            });
+    }
 }
 
 /// The NICs as a grid.

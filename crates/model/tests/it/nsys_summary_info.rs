@@ -2,7 +2,8 @@
 //! every `TARGET_INFO_SYSTEM_ENV` row is in the environment in order, each launched process's
 //! command and arguments are `META_DATA_CAPTURE`'s in argument order, every process
 //! environment variable and every capture setting is there, the export metadata and the
-//! NICs, streams and analysed spans are all there, and no corpus export yields a problem.
+//! NICs, streams, analysed spans, CUDA devices and analysis files are all there, and no corpus
+//! export yields a problem.
 //!
 //! The exports are those `../shared/corpus/nsys/MANIFEST.tsv` lists; this test skips with a
 //! message when ../shared is absent and fails instead under `SIGHTLINE_REQUIRE_SHARED=1`.
@@ -66,6 +67,7 @@ fn every_corpus_export_summary_matches_its_tables() {
     };
     let mut with_command = 0;
     let mut with_env = 0;
+    let (mut with_devices, mut with_files) = (0, 0);
     for file in &files {
         let name = file.display().to_string();
         let db = ExportDb::open(file).unwrap_or_else(|e| panic!("{e}"));
@@ -144,7 +146,17 @@ fn every_corpus_export_summary_matches_its_tables() {
             .map(|o| vec![o.file.clone(), o.content.clone()])
             .collect();
         assert_eq!(ours, outputs, "{name}: process output");
+        let (d, f) = check_devices_and_files(&conn, s, &name);
+        with_devices += usize::from(d);
+        with_files += usize::from(f);
     }
+    // Four exports list their CUDA devices (2025.3 to 2026.1), seven the files the analysis
+    // kept (2024.5 to 2026.2).
+    assert!(
+        with_devices >= 4,
+        "{with_devices} exports with CUDA devices"
+    );
+    assert!(with_files >= 7, "{with_files} exports with analysis files");
     // The corpus holds both: exports with a capture record and the oldest without.
     assert!(
         with_command >= 15,
@@ -154,6 +166,72 @@ fn every_corpus_export_summary_matches_its_tables() {
         with_env >= 20,
         "{with_env} exports with a system environment"
     );
+}
+
+/// Every row of `TARGET_INFO_CUDA_DEVICE` and of `ANALYSIS_FILE` (its text inline in older
+/// exports, in `StringIds` in newer ones), in order. Whether the export has each.
+fn check_devices_and_files(conn: &Connection, s: &AnalysisSummary, name: &str) -> (bool, bool) {
+    let has = |table: &str, column: &str| {
+        !rows(
+            conn,
+            &format!("SELECT 1 FROM pragma_table_info('{table}') WHERE name = '{column}'"),
+        )
+        .is_empty()
+    };
+    let col = |table: &str, column: &str| {
+        if has(table, column) {
+            column.to_owned()
+        } else {
+            "NULL".to_owned()
+        }
+    };
+    let devices = rows(
+        conn,
+        &format!(
+            "SELECT gpuId, cudaId, pid, {}, {} FROM TARGET_INFO_CUDA_DEVICE",
+            col("TARGET_INFO_CUDA_DEVICE", "uuid"),
+            col("TARGET_INFO_CUDA_DEVICE", "numMultiprocessors")
+        ),
+    );
+    let text = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let ours: Vec<Vec<String>> = s
+        .cuda_devices
+        .iter()
+        .map(|d| {
+            vec![
+                text(d.gpu_id),
+                text(d.cuda_id),
+                text(d.pid),
+                d.uuid.clone().unwrap_or_default(),
+                text(d.multiprocessors),
+            ]
+        })
+        .collect();
+    assert_eq!(ours, devices, "{name}: CUDA devices");
+    let content = if has("ANALYSIS_FILE", "content") {
+        "a.content"
+    } else {
+        "(SELECT value FROM StringIds WHERE id = a.contentId)"
+    };
+    let files = rows(
+        conn,
+        &format!("SELECT a.id, a.filename, a.globalPid, {content} FROM ANALYSIS_FILE a"),
+    );
+    let ours: Vec<Vec<String>> = s
+        .files
+        .iter()
+        .map(|f| {
+            vec![
+                text(f.id),
+                f.file.clone(),
+                text(f.global_pid),
+                f.content.clone(),
+            ]
+        })
+        .collect();
+    assert_eq!(ours, files, "{name}: analysis files");
+    assert!(s.files.iter().all(|f| !f.file.is_empty()), "{name}");
+    (!devices.is_empty(), !files.is_empty())
 }
 
 /// Every row of `TARGET_INFO_SYSTEM_ENV` in order; the CPU and the `DeviceEnvironment`

@@ -35,9 +35,9 @@ pub use rep::{default_cache_dir, export_report, find_nsys};
 pub use salvage::salvage;
 pub use schema::NOT_READ;
 pub use summary_info::{
-    AnalysisSpan, AnalysisSummary, CpuInfo, CudaContext, CudaStream, EnvSource, EnvVar,
-    Environment, Launch, LogicalCpu, Nic, ProcessOutput, SummaryRead, SystemProperty,
-    read as read_analysis_summary,
+    AnalysisFile, AnalysisSpan, AnalysisSummary, CpuInfo, CudaContext, CudaDevice, CudaStream,
+    EnvSource, EnvVar, Environment, Launch, LogicalCpu, Nic, ProcessOutput, SummaryRead,
+    SystemProperty, read as read_analysis_summary,
 };
 
 pub use load::{

@@ -4,8 +4,10 @@
 //! every property, the CPU, the environment variables of `DeviceEnvironment`), the NICs
 //! (`TARGET_INFO_NIC_INFO`), CUDA contexts and streams (`TARGET_INFO_CUDA_CONTEXT_INFO`,
 //! `TARGET_INFO_CUDA_STREAM`, `TARGET_INFO_CUDA_NULL_STREAM`, stream names from
-//! `TARGET_INFO_NVTX_CUDA_STREAM`), the analysed span (`ANALYSIS_DETAILS`), the session start
-//! (`TARGET_INFO_SESSION_START_TIME`), the process output (`ProcessStreams`) and the export
+//! `TARGET_INFO_NVTX_CUDA_STREAM`), the CUDA devices each process saw
+//! (`TARGET_INFO_CUDA_DEVICE`), the analysed span (`ANALYSIS_DETAILS`), the session start
+//! (`TARGET_INFO_SESSION_START_TIME`), the process output (`ProcessStreams`), the files the
+//! analysis kept (`ANALYSIS_FILE`) and the export
 //! (`META_DATA_EXPORT` or, before 2023, `EXPORT_META_DATA`). The GPUs are the session's
 //! ([`crate::timeline::model::SessionInfo::gpus`]).
 //!
@@ -36,8 +38,13 @@ pub struct AnalysisSummary {
     /// The CUDA streams (`TARGET_INFO_CUDA_STREAM`, and the null streams of
     /// `TARGET_INFO_CUDA_NULL_STREAM` that table does not list).
     pub streams: Vec<CudaStream>,
+    /// The CUDA devices each process saw (`TARGET_INFO_CUDA_DEVICE`), in the export's order.
+    pub cuda_devices: Vec<CudaDevice>,
     /// The analysed spans, one per machine (`ANALYSIS_DETAILS`).
     pub analysis: Vec<AnalysisSpan>,
+    /// The files the analysis kept (`ANALYSIS_FILE`: the processes' captured output files), in
+    /// the export's order.
+    pub files: Vec<AnalysisFile>,
     /// The session start in UTC and in the target's local time, as written
     /// (`TARGET_INFO_SESSION_START_TIME`: `utcTime`, `localTime`).
     pub start_time: (Option<String>, Option<String>),
@@ -238,6 +245,37 @@ pub struct CudaStream {
     pub kind: String,
     /// The name NVTX gave it (`TARGET_INFO_NVTX_CUDA_STREAM`).
     pub name: Option<String>,
+}
+
+/// A CUDA device as one process saw it (`TARGET_INFO_CUDA_DEVICE`; its name, memory and
+/// compute capability are the GPU's, [`crate::timeline::model::SessionInfo::gpus`] by
+/// [`CudaDevice::gpu_id`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CudaDevice {
+    /// `gpuId`: the GPU (`TARGET_INFO_GPU.id`).
+    pub gpu_id: Option<i64>,
+    /// `cudaId`: the CUDA device number in the process.
+    pub cuda_id: Option<i64>,
+    /// `pid`: the process.
+    pub pid: Option<i64>,
+    /// `uuid` (since 2026.1, schema 3.24; an empty one read as none).
+    pub uuid: Option<String>,
+    /// `numMultiprocessors`: the SMs available to the process (since 2026.1, schema 3.24).
+    pub multiprocessors: Option<i64>,
+}
+
+/// A file the analysis kept (`ANALYSIS_FILE`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnalysisFile {
+    /// `id`.
+    pub id: Option<i64>,
+    /// `filename`: where it was written on the target ("…/pid_1246_stdout.log").
+    pub file: String,
+    /// `globalPid`: the process it belongs to.
+    pub global_pid: Option<i64>,
+    /// Its text: `content` in older exports (2024.5), `contentId` (into `StringIds`) in newer
+    /// ones (2024.6 on).
+    pub content: String,
 }
 
 /// The analysed span of one machine (`ANALYSIS_DETAILS`), in ns on the export's clock.

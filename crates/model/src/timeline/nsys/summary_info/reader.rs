@@ -8,8 +8,8 @@ use std::sync::Arc;
 use rusqlite::Row;
 
 use super::{
-    AnalysisSpan, AnalysisSummary, CudaContext, CudaStream, EnvSource, EnvVar, Launch, LogicalCpu,
-    Nic, ProcessOutput, SystemProperty,
+    AnalysisFile, AnalysisSpan, AnalysisSummary, CudaContext, CudaDevice, CudaStream, EnvSource,
+    EnvVar, Launch, LogicalCpu, Nic, ProcessOutput, SystemProperty,
 };
 use crate::problem::{Location, Problem};
 use crate::timeline::nsys::damage::Readable;
@@ -24,7 +24,9 @@ pub const TABLES: &[&str] = &[
     "TARGET_INFO_CUDA_STREAM",
     "TARGET_INFO_CUDA_NULL_STREAM",
     "TARGET_INFO_NVTX_CUDA_STREAM",
+    "TARGET_INFO_CUDA_DEVICE",
     "ANALYSIS_DETAILS",
+    "ANALYSIS_FILE",
     "TARGET_INFO_SESSION_START_TIME",
     "ProcessStreams",
     "META_DATA_EXPORT",
@@ -120,9 +122,11 @@ pub fn read(db: &ExportDb) -> SummaryRead {
     r.system();
     r.nics();
     r.cuda();
+    r.cuda_devices();
     r.analysis();
     r.start_time();
     r.outputs();
+    r.files();
     r.export();
     r.out.summary.views = db.views_not_read();
     for ((table, column, what), odd) in std::mem::take(&mut r.odd) {
@@ -484,27 +488,7 @@ impl Reading<'_> {
         self.rows(table, &["globalPid", "filenameId", "contentId"], |c| {
             ids.push((c.int(0), c.int(1), c.int(2)));
         });
-        let mut strings: HashMap<i64, String> = HashMap::new();
-        if self.db.has_column("StringIds", "id") && self.db.has_column("StringIds", "value") {
-            let wanted: std::collections::HashSet<i64> = ids
-                .iter()
-                .flat_map(|(_, f, c)| [*f, *c])
-                .flatten()
-                .collect();
-            if let Ok(mut stmt) = self
-                .db
-                .conn
-                .prepare("SELECT value FROM StringIds WHERE id = ?1")
-            {
-                for id in wanted {
-                    if let Ok(Some(text)) =
-                        stmt.query_row([id], |r| Ok(r.get_ref(0).ok().and_then(text_of)))
-                    {
-                        strings.insert(id, text);
-                    }
-                }
-            }
-        }
+        let strings = self.strings(ids.iter().flat_map(|(_, f, c)| [*f, *c]).flatten());
         let text = |id: Option<i64>| {
             id.and_then(|i| strings.get(&i).cloned())
                 .unwrap_or_default()
@@ -515,6 +499,74 @@ impl Reading<'_> {
                 global_pid: pid,
                 file: text(file),
                 content: text(content),
+            })
+            .collect();
+    }
+
+    /// The texts of `ids` in `StringIds` (an id it lacks is left out).
+    fn strings(&self, ids: impl Iterator<Item = i64>) -> HashMap<i64, String> {
+        let mut strings = HashMap::new();
+        if !self.db.has_column("StringIds", "id") || !self.db.has_column("StringIds", "value") {
+            return strings;
+        }
+        let wanted: std::collections::HashSet<i64> = ids.collect();
+        let Ok(mut stmt) = self
+            .db
+            .conn
+            .prepare("SELECT value FROM StringIds WHERE id = ?1")
+        else {
+            return strings;
+        };
+        for id in wanted {
+            if let Ok(Some(text)) =
+                stmt.query_row([id], |r| Ok(r.get_ref(0).ok().and_then(text_of)))
+            {
+                strings.insert(id, text);
+            }
+        }
+        strings
+    }
+
+    /// `TARGET_INFO_CUDA_DEVICE` (`uuid` and `numMultiprocessors` since 2026.1).
+    fn cuda_devices(&mut self) {
+        let mut devices = Vec::new();
+        let columns = ["gpuId", "cudaId", "pid", "uuid", "numMultiprocessors"];
+        self.rows("TARGET_INFO_CUDA_DEVICE", &columns, |c| {
+            devices.push(CudaDevice {
+                gpu_id: c.int(0),
+                cuda_id: c.int(1),
+                pid: c.int(2),
+                uuid: c.text(3).filter(|u| !u.is_empty()),
+                multiprocessors: c.int(4),
+            });
+        });
+        self.out.summary.cuda_devices = devices;
+    }
+
+    /// `ANALYSIS_FILE`: each file's name and text (inline `content`, or `contentId` into
+    /// `StringIds`).
+    fn files(&mut self) {
+        let mut rows = Vec::new();
+        let columns = ["id", "filename", "globalPid", "content", "contentId"];
+        self.rows("ANALYSIS_FILE", &columns, |c| {
+            rows.push((
+                AnalysisFile {
+                    id: c.int(0),
+                    file: c.text_or_empty(1),
+                    global_pid: c.int(2),
+                    content: c.text_or_empty(3),
+                },
+                c.int(4),
+            ));
+        });
+        let strings = self.strings(rows.iter().filter_map(|(_, id)| *id));
+        self.out.summary.files = rows
+            .into_iter()
+            .map(|(mut f, id)| {
+                if let Some(text) = id.and_then(|i| strings.get(&i)) {
+                    f.content.clone_from(text);
+                }
+                f
             })
             .collect();
     }
