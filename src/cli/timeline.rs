@@ -650,10 +650,12 @@ fn write_track_json(
 
 /// One JSON object per line: `{"track","kind","name","start","end","correlation"}` (ns;
 /// `correlation` is null when the event has none), with `"fields": {NAME: VALUE}` when the
-/// event has fields of its own (an NVTX payload, its binary payload decoded); a counter sample
+/// event has fields of its own (an NVTX payload, its binary payload decoded; a kernel launched
+/// in an NCCL range: `{"NCCL: ncclAllReduce": {the range's fields}}`); a counter sample
 /// held as a series (a GPU metric) is `{"track","kind": "counter","name": TRACK,"start","end",
 /// "correlation": null,"value"}`.
 fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
+    let launch_ranges = tl.launch_ranges();
     let mut order: Vec<TrackId> = Vec::new();
     let mut stack: Vec<TrackId> = tl.roots.iter().rev().copied().collect();
     while let Some(id) = stack.pop() {
@@ -691,7 +693,7 @@ fn write_events(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
                 } else {
                     write!(out, "{}", e.correlation)?;
                 }
-                write_fields(tl, e.id, out)?;
+                write_fields(tl, e.id, &launch_ranges, out)?;
                 out.write_all(b"}\n")?;
             }
         }
@@ -726,9 +728,16 @@ fn write_samples(
     Ok(())
 }
 
-/// `, "fields": {...}` for an event with fields (nothing for one without).
-fn write_fields(tl: &Timeline, event: EventId, out: &mut dyn Write) -> std::io::Result<()> {
-    let fields = tl.event_fields(event);
+/// `, "fields": {...}` for an event with fields (nothing for one without); GPU work launched in
+/// an NVTX range with a payload (an NCCL kernel) carries the range's fields under its label
+/// (`launch_ranges`: [`Timeline::launch_ranges`]).
+fn write_fields(
+    tl: &Timeline,
+    event: EventId,
+    launch_ranges: &std::collections::HashMap<EventId, EventId>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let fields = tl.event_fields_in(event, launch_ranges);
     if fields.is_empty() {
         return Ok(());
     }

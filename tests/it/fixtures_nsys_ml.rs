@@ -64,6 +64,13 @@ fn the_nccl_sample_has_payload_fields_and_a_summary() {
         fields.iter().any(|f| f.name == "Message size [bytes]"),
         "{fields:?}"
     );
+    // Its NCCL kernels carry their collective's fields.
+    let kernel = crate::nvtx_payload::event_named(
+        &tl,
+        sightline_test_support::nsys_payload::NCCL_ALL_REDUCE_KERNEL,
+    );
+    assert_eq!(tl.launch_range(kernel), Some(reduce));
     let summary = &tl.session.summary;
     assert!(!summary.capture.is_empty() && !summary.launches.is_empty());
+    assert!(!summary.cuda_devices.is_empty() && !summary.files.is_empty());
 }

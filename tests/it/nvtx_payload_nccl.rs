@@ -1,5 +1,6 @@
 //! NCCL-like NVTX payloads (the schemas NCCL registers, registered by two processes): their
-//! fields decoded, searchable and printed by `sightline timeline --events`; the scalar payload
+//! fields decoded, searchable and printed by `sightline timeline --events`, and carried by the
+//! kernels launched in each collective's range; the scalar payload
 //! union members of `NVTX_EVENTS`; payloads that do not decode (no schema, unknown type, too few
 //! bytes, a schema that contains itself...) shown as raw bytes with a warning, never a panic.
 
@@ -9,8 +10,8 @@ use crate::nvtx_payload::{event_named, load};
 use sightline::timeline::nsys::payload::{Field, Value, flatten};
 use sightline::timeline::{EventId, Timeline};
 use sightline_test_support::nsys_payload::{
-    Bytes, NCCL_COMM, PayloadExport, PayloadRow, SchemaSpec, blob, entry, nccl_export,
-    write_payload_export,
+    Bytes, NCCL_ALL_REDUCE_KERNEL, NCCL_COMM, NCCL_SEND_KERNEL, PayloadExport, PayloadRow,
+    SchemaSpec, blob, entry, nccl_export, write_payload_export,
 };
 
 const S: u64 = 1 << 24;
@@ -118,7 +119,10 @@ fn timeline_events_lines_carry_the_decoded_fields() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
-    assert_eq!(lines.len(), 4, "{text}");
+    // The four NCCL ranges, the four launch calls and their four kernels.
+    assert_eq!(lines.len(), 12, "{text}");
+    let kind = |k: &str| lines.iter().filter(|e| e["kind"] == k).count();
+    assert_eq!(kind("kernel"), 4, "{text}");
     let reduce: Vec<&serde_json::Value> = lines
         .iter()
         .filter(|e| e["name"] == "ncclAllReduce")
@@ -139,6 +143,64 @@ fn timeline_events_lines_carry_the_decoded_fields() {
     let send = lines.iter().find(|e| e["name"] == "ncclSend").unwrap();
     assert_eq!(send["fields"]["Peer rank"], 5);
     assert_eq!(send["fields"]["Message size [bytes]"], 64);
+    // Each NCCL kernel carries its collective's fields under the range's name; the kernel
+    // launched outside every range has none.
+    let kernels: Vec<&serde_json::Value> = lines.iter().filter(|e| e["kind"] == "kernel").collect();
+    let reduce = &kernels[0]["fields"]["NCCL: ncclAllReduce"];
+    assert_eq!(kernels[0]["name"], NCCL_ALL_REDUCE_KERNEL);
+    assert_eq!(reduce["Message size [bytes]"].as_u64(), Some(1 << 20));
+    assert_eq!(reduce["NCCL communicator ID"].as_u64(), Some(NCCL_COMM));
+    assert_eq!(reduce["Reduction operation"], "Sum");
+    assert_eq!(
+        kernels[1]["fields"]["NCCL: ncclAllReduce"]["Reduction operation"],
+        "Max"
+    );
+    assert_eq!(kernels[2]["fields"]["NCCL: ncclSend"]["Peer rank"], 5);
+    assert!(kernels[3].get("fields").is_none(), "{}", kernels[3]);
+}
+
+#[test]
+fn nccl_kernels_are_linked_to_the_range_they_were_launched_in() {
+    let (_dir, tl) = load(&nccl_export());
+    assert!(tl.warnings.is_empty(), "{:?}", tl.warnings);
+    let reduces = named(&tl, "ncclAllReduce");
+    let send = event_named(&tl, "ncclSend");
+    let kernels = named(&tl, NCCL_ALL_REDUCE_KERNEL);
+    assert_eq!(kernels.len(), 2);
+    let send_kernel = event_named(&tl, NCCL_SEND_KERNEL);
+    let plain = event_named(&tl, "vectorAdd(float const*, float*)");
+    assert_eq!(tl.launch_range(kernels[0]), Some(reduces[0]));
+    assert_eq!(tl.launch_range(kernels[1]), Some(reduces[1]));
+    assert_eq!(tl.launch_range(send_kernel), Some(send));
+    assert_eq!(tl.launch_range(plain), None);
+    // Not for the ranges themselves nor the launch calls.
+    assert_eq!(tl.launch_range(reduces[0]), None);
+    let call = tl.flow_partners(kernels[0])[0];
+    assert_eq!(tl.launch_range(call), None);
+    // The map for every event agrees.
+    let all = tl.launch_ranges();
+    assert_eq!(all.len(), 3);
+    assert_eq!(all[&kernels[0]], reduces[0]);
+    assert_eq!(all[&send_kernel], send);
+    // The kernel's fields: the range's, under its label.
+    assert_eq!(tl.launch_range_label(reduces[0]), "NCCL: ncclAllReduce");
+    let fields = tl.event_fields(kernels[0]);
+    assert_eq!(fields.len(), 1, "{fields:?}");
+    assert_eq!(fields[0].name, "NCCL: ncclAllReduce");
+    let Value::Struct(inner) = &fields[0].value else {
+        panic!("{fields:?}");
+    };
+    assert_eq!(pairs(inner), pairs(&tl.event_fields(reduces[0])));
+    assert_eq!(tl.event_fields_in(kernels[0], &all), fields);
+    let flat = flatten(&fields);
+    assert!(
+        flat.contains(&(
+            "NCCL: ncclAllReduce.Message size [bytes]".to_owned(),
+            "1048576".to_owned()
+        )),
+        "{flat:?}"
+    );
+    assert!(tl.event_fields(plain).is_empty());
 }
 
 #[test]

@@ -111,6 +111,23 @@ pub struct PayloadRow {
     pub as_text: bool,
 }
 
+/// A kernel launched from the payload thread: the launch call (`CUPTI_ACTIVITY_KIND_RUNTIME`)
+/// and the kernel it ran (`CUPTI_ACTIVITY_KIND_KERNEL`, device 0, stream 7), linked by their
+/// correlation id.
+#[derive(Debug, Clone, Default)]
+pub struct KernelLaunch {
+    /// The launch call's name (`cudaLaunchKernel_v7000`).
+    pub call: String,
+    /// The call's start and end (ns).
+    pub call_span: (i64, i64),
+    /// The kernel's demangled name.
+    pub kernel: String,
+    /// The kernel's start and end (ns).
+    pub kernel_span: (i64, i64),
+    /// The correlation id linking them.
+    pub correlation: i64,
+}
+
 /// What [`write_payload_export`] writes.
 #[derive(Debug, Clone, Default)]
 pub struct PayloadExport {
@@ -124,6 +141,8 @@ pub struct PayloadExport {
     pub rows: Vec<PayloadRow>,
     /// Write every schema and enum row twice (as when several processes register them).
     pub twice: bool,
+    /// Kernels launched on the same thread.
+    pub launches: Vec<KernelLaunch>,
 }
 
 /// `payload` behind nsys's 32-byte header.
@@ -242,7 +261,52 @@ pub fn write_payload_export(path: &Path, spec: &PayloadExport) -> rusqlite::Resu
             ],
         )?;
     }
+    write_launches(&tx, &spec.launches)?;
     tx.commit()
+}
+
+/// The launch calls and kernels, their names in `StringIds`.
+fn write_launches(
+    tx: &rusqlite::Transaction<'_>,
+    launches: &[KernelLaunch],
+) -> rusqlite::Result<()> {
+    let gtid = (PID << 24) | TID;
+    let mut id: i64 = tx.query_row("SELECT coalesce(max(id), -1) + 1 FROM StringIds", [], |r| {
+        r.get(0)
+    })?;
+    let mut string = |text: &str| -> rusqlite::Result<i64> {
+        let existing: Option<i64> = tx
+            .query_row("SELECT id FROM StringIds WHERE value = ?1", [text], |r| {
+                r.get(0)
+            })
+            .ok();
+        if let Some(e) = existing {
+            return Ok(e);
+        }
+        tx.execute("INSERT INTO StringIds VALUES (?1, ?2)", params![id, text])?;
+        id += 1;
+        Ok(id - 1)
+    };
+    for l in launches {
+        let call = string(&l.call)?;
+        let kernel = string(&l.kernel)?;
+        tx.execute(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?1, ?2, 0, ?3, ?4, ?5, 0, NULL)",
+            params![l.call_span.0, l.call_span.1, gtid, l.correlation, call],
+        )?;
+        tx.execute(
+            "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?1, ?2, 0, 1, NULL, 7, ?3, ?4, ?5, ?5,
+             NULL, 0, 0, 32, 8, 1, 1, 512, 1, 1, 0, 0, 0, 0, ?3, 0, NULL, 0)",
+            params![
+                l.kernel_span.0,
+                l.kernel_span.1,
+                l.correlation,
+                PID << 24,
+                kernel
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 fn write_schemas(tx: &rusqlite::Transaction<'_>, spec: &PayloadExport) -> rusqlite::Result<()> {
@@ -321,7 +385,8 @@ pub const NCCL_COMM: u64 = 0x5EED_0000_CAFE_F00D;
 /// An NCCL-like export: the payload schemas NCCL registers (names and types as NCCL's
 /// `nvtx_payload_schemas.h` gives them), registered twice (two processes), and four ranges —
 /// `ncclCommInitRank` (8 ranks, rank 3, CUDA device 3), `ncclAllReduce` (1 MiB, Sum),
-/// `ncclAllReduce` (4096 bytes, Max) and `ncclSend` (64 bytes to peer 5).
+/// `ncclAllReduce` (4096 bytes, Max) and `ncclSend` (64 bytes to peer 5) — with the kernels
+/// the last three launch ([`nccl_launches`]).
 pub fn nccl_export() -> PayloadExport {
     const INT: u64 = 5;
     const U64: u64 = 18;
@@ -398,5 +463,31 @@ pub fn nccl_export() -> PayloadExport {
             row("ncclSend", 40_000, NCCL_SEND_RECV, send),
         ],
         twice: true,
+        launches: nccl_launches(),
     }
 }
+
+/// The kernels of [`nccl_export`]'s collectives, each launched inside its range (as NCCL does
+/// outside a group): two `ncclDevKernel_AllReduce_…` and an `ncclDevKernel_SendRecv`, plus one
+/// kernel launched outside every range.
+pub fn nccl_launches() -> Vec<KernelLaunch> {
+    let launch = |kernel: &str, range_start: i64, correlation| KernelLaunch {
+        call: "cudaLaunchKernelExC_v11060".into(),
+        call_span: (range_start + 200, range_start + 700),
+        kernel: kernel.into(),
+        kernel_span: (range_start + 800, range_start + 5_000),
+        correlation,
+    };
+    vec![
+        launch(NCCL_ALL_REDUCE_KERNEL, 20_000, 101),
+        launch(NCCL_ALL_REDUCE_KERNEL, 30_000, 102),
+        launch(NCCL_SEND_KERNEL, 40_000, 103),
+        launch("vectorAdd(float const*, float*)", 50_000, 104),
+    ]
+}
+
+/// The kernel of [`nccl_export`]'s `ncclAllReduce` ranges.
+pub const NCCL_ALL_REDUCE_KERNEL: &str =
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+/// The kernel of [`nccl_export`]'s `ncclSend` range.
+pub const NCCL_SEND_KERNEL: &str = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";

@@ -31,6 +31,9 @@ pub struct Selection {
     pub event: Option<EventId>,
     /// Its flow partners (the API call that launched it, or the GPU work it launched).
     pub partners: Vec<EventId>,
+    /// The NVTX range with a payload it was launched in (GPU work: an NCCL kernel's
+    /// collective).
+    pub launch_range: Option<EventId>,
     /// The selected time range.
     pub range: Option<(i64, i64)>,
     /// Per-name statistics of the range (computed when the range is set).
@@ -58,6 +61,7 @@ impl Selection {
     pub fn select(&mut self, timeline: &Timeline, event: Option<EventId>) {
         self.event = event;
         self.partners = event.map_or_else(Vec::new, |e| timeline.flow_partners(e));
+        self.launch_range = event.and_then(|e| timeline.launch_range(e));
         self.source_row = None;
         self.trace = None;
     }
@@ -109,8 +113,12 @@ pub fn details_ui(
                     let origin = timeline.time_range().map_or(0, |(t0, _)| t0);
                     facts_ui(ui, timeline, &e, source, sources.nvtxt, origin);
                     super::payload_fields::payload_ui(ui, timeline, e.id, value_width(ui));
+                    let range = selection.launch_range;
+                    let width = value_width(ui);
+                    go_to = super::payload_fields::launch_range_ui(ui, timeline, range, width);
                     call_stack_ui(ui, timeline, e.id);
-                    go_to = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);
+                    let partner = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);
+                    go_to = go_to.or(partner);
                     source_ui(ui, timeline, source, sources.session, selection, e.id);
                 }
                 None => {

@@ -1,6 +1,8 @@
 //! An NVTX event's binary payload, decoded with its export's schemas: the fields in the
 //! details panel (nested fields as `outer.inner`) and the first few in the hover tooltip; a
-//! payload that does not decode shows its bytes and why.
+//! payload that does not decode shows its bytes and why. GPU work launched in an NVTX range
+//! with a payload (an NCCL kernel in its collective's range) shows that range's fields, with a
+//! link selecting the range.
 
 use eframe::egui;
 
@@ -31,16 +33,50 @@ pub(super) fn payload_ui(ui: &mut egui::Ui, timeline: &Timeline, event: EventId,
     }
 }
 
-/// The first fields of the event's payload, one line each, for the hover tooltip.
+/// The "Launched in" section of GPU work launched in an NVTX range with a payload
+/// (`range`: [`Timeline::launch_range`]): the range's label as a link, and its fields. Returns
+/// the range when the link is clicked (to select it).
+pub(super) fn launch_range_ui(
+    ui: &mut egui::Ui,
+    timeline: &Timeline,
+    range: Option<EventId>,
+    width: f32,
+) -> Option<EventId> {
+    let range = range?;
+    ui.add_space(6.0);
+    let mut go = None;
+    ui.horizontal(|ui| {
+        ui.strong("Launched in");
+        let link = ui.link(timeline.launch_range_label(range));
+        if link.on_hover_text("Select the NVTX range").clicked() {
+            go = Some(range);
+        }
+    });
+    if let Some(decoded) = timeline.payload_fields(range) {
+        let rows = flatten(&decoded.fields);
+        pairs_grid(ui, "launch-range-fields", width, &rows, |ui, k| {
+            ui.label(k);
+        });
+    }
+    go
+}
+
+/// The first fields of the event's payload, one line each, for the hover tooltip (for GPU work
+/// launched in a range with a payload, that range's label and fields).
 pub(super) fn tooltip_lines(timeline: &Timeline, event: EventId) -> Vec<String> {
-    let Some(decoded) = timeline.payload_fields(event) else {
+    let launched_in = timeline.launch_range(event);
+    let Some(decoded) = timeline.payload_fields(launched_in.unwrap_or(event)) else {
         return Vec::new();
     };
     let rows = flatten(&decoded.fields);
-    let mut lines: Vec<String> = rows
-        .iter()
-        .take(TOOLTIP_FIELDS)
-        .map(|(k, v)| format!("{k}: {v}"))
+    let head = launched_in.map(|r| format!("Launched in {}", timeline.launch_range_label(r)));
+    let mut lines: Vec<String> = head
+        .into_iter()
+        .chain(
+            rows.iter()
+                .take(TOOLTIP_FIELDS)
+                .map(|(k, v)| format!("{k}: {v}")),
+        )
         .collect();
     if rows.len() > TOOLTIP_FIELDS {
         lines.push(format!(

@@ -1,14 +1,15 @@
 //! An event's own fields beyond what the timeline draws: an NVTX event's scalar payload and
 //! its binary payload decoded with the export's schemas (read from the compact side table of
 //! the event's file, decoded when asked), for the details panel, tooltips, search and
-//! `sightline timeline --events`.
+//! `sightline timeline --events`; GPU work carries the fields of the NVTX range it was
+//! launched in (`launch_range.rs`).
 
 use super::model::{EventId, EventKind, Payload, SessionInfo, Timeline};
 use super::nsys::payload::{Decoded, Field, Value, flatten};
 
 impl Timeline {
     /// The session facts of the file `event` comes from (its part's in a merged timeline).
-    fn session_of(&self, event: EventId) -> &SessionInfo {
+    pub(super) fn session_of(&self, event: EventId) -> &SessionInfo {
         match self.part_of(event).and_then(|i| self.parts.get(i)) {
             Some(part) => &part.session,
             None => &self.session,
@@ -30,8 +31,34 @@ impl Timeline {
             .decode(e.source)
     }
 
-    /// Every field of `event`: its scalar payload (`Payload`) and its binary payload's fields.
+    /// Every field of `event`: its scalar payload (`Payload`) and its binary payload's fields;
+    /// for GPU work launched in an NVTX range with a payload (an NCCL kernel), that range's
+    /// fields as one field named after it ([`Timeline::launch_range`]: scans the flows; for
+    /// every event use [`Timeline::event_fields_in`]).
     pub fn event_fields(&self, event: EventId) -> Vec<Field> {
+        let mut out = self.own_fields(event);
+        if let Some(range) = self.launch_range(event) {
+            out.push(self.launch_field(range));
+        }
+        out
+    }
+
+    /// [`Timeline::event_fields`] with the launch ranges found once for every event
+    /// ([`Timeline::launch_ranges`]).
+    pub fn event_fields_in(
+        &self,
+        event: EventId,
+        launch_ranges: &std::collections::HashMap<EventId, EventId>,
+    ) -> Vec<Field> {
+        let mut out = self.own_fields(event);
+        if let Some(&range) = launch_ranges.get(&event) {
+            out.push(self.launch_field(range));
+        }
+        out
+    }
+
+    /// The event's scalar payload and its binary payload's fields.
+    fn own_fields(&self, event: EventId) -> Vec<Field> {
         let mut out = Vec::new();
         if let Some(p) = self.attrs(event).and_then(|a| a.payload.as_ref()) {
             let value = match p {

@@ -53,6 +53,7 @@ mod builder;
 pub mod export;
 mod fields;
 mod imports;
+mod launch_range;
 mod merge;
 pub(crate) mod model;
 pub mod nsys;
