@@ -135,18 +135,7 @@ fn every_corpus_export_summary_matches_its_tables() {
                 "{name}"
             );
         }
-        let outputs = rows(
-            &conn,
-            "SELECT f.value, c.value FROM ProcessStreams p LEFT JOIN StringIds f ON f.id = \
-             p.filenameId LEFT JOIN StringIds c ON c.id = p.contentId",
-        );
-        let ours: Vec<Vec<String>> = s
-            .outputs
-            .iter()
-            .map(|o| vec![o.file.clone(), o.content.clone()])
-            .collect();
-        assert_eq!(ours, outputs, "{name}: process output");
-        let (d, f) = check_devices_and_files(&conn, s, &name);
+        let (d, f) = check_outputs_devices_and_files(&conn, s, &name);
         with_devices += usize::from(d);
         with_files += usize::from(f);
     }
@@ -168,9 +157,25 @@ fn every_corpus_export_summary_matches_its_tables() {
     );
 }
 
-/// Every row of `TARGET_INFO_CUDA_DEVICE` and of `ANALYSIS_FILE` (its text inline in older
-/// exports, in `StringIds` in newer ones), in order. Whether the export has each.
-fn check_devices_and_files(conn: &Connection, s: &AnalysisSummary, name: &str) -> (bool, bool) {
+/// Every `ProcessStreams` output, every row of `TARGET_INFO_CUDA_DEVICE` and of
+/// `ANALYSIS_FILE` (its text inline in older exports, in `StringIds` in newer ones), in order.
+/// Whether the export has CUDA devices, and analysis files.
+fn check_outputs_devices_and_files(
+    conn: &Connection,
+    s: &AnalysisSummary,
+    name: &str,
+) -> (bool, bool) {
+    let outputs = rows(
+        conn,
+        "SELECT f.value, c.value FROM ProcessStreams p LEFT JOIN StringIds f ON f.id = \
+         p.filenameId LEFT JOIN StringIds c ON c.id = p.contentId",
+    );
+    let ours: Vec<Vec<String>> = s
+        .outputs
+        .iter()
+        .map(|o| vec![o.file.clone(), o.content.clone()])
+        .collect();
+    assert_eq!(ours, outputs, "{name}: process output");
     let has = |table: &str, column: &str| {
         !rows(
             conn,
