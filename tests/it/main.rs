@@ -88,6 +88,7 @@ mod timeline_imports;
 mod timeline_merge;
 mod timeline_model;
 mod timeline_nvtx_streamed;
+mod timeline_rare_tables;
 mod timeline_stats;
 mod timeline_summary_info;
 mod units_golden;

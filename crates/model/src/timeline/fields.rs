@@ -48,6 +48,7 @@ impl Timeline {
         if let Some(d) = self.payload_fields(event) {
             out.extend(d.fields);
         }
+        out.extend(self.row_fields(event));
         out
     }
 
