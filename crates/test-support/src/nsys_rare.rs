@@ -179,9 +179,18 @@ pub const EXPECTED: &[Expected] = &[
     ),
 ];
 
-/// The network counters written: `(table, device track, metric track, unit, samples as
+/// A network counter written: `(table, device track, metric track, unit, samples as
 /// (time, value))`.
-pub const NETWORK: &[(&str, &str, &str, &str, &[(i64, f64)])] = &[
+pub type Counter = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [(i64, f64)],
+);
+
+/// The network counters written.
+pub const NETWORK: &[Counter] = &[
     (
         "NET_NIC_METRIC",
         "NIC mlx5_0",
