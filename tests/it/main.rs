@@ -36,6 +36,7 @@ mod gui_details_panel;
 mod gui_gainsight;
 mod gui_ncu_link;
 mod gui_nvtx_payload;
+mod gui_rare_tables;
 mod gui_read_warnings;
 mod gui_rules;
 mod gui_source_page;

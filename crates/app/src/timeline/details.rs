@@ -108,6 +108,7 @@ pub fn details_ui(
                     ui.heading("Selected event");
                     let origin = timeline.time_range().map_or(0, |(t0, _)| t0);
                     facts_ui(ui, timeline, &e, source, sources.nvtxt, origin);
+                    super::payload_fields::row_fields_ui(ui, timeline, e.id, value_width(ui));
                     super::payload_fields::payload_ui(ui, timeline, e.id, value_width(ui));
                     call_stack_ui(ui, timeline, e.id);
                     go_to = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);

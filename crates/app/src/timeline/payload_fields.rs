@@ -1,6 +1,8 @@
 //! An NVTX event's binary payload, decoded with its export's schemas: the fields in the
 //! details panel (nested fields as `outer.inner`) and the first few in the hover tooltip; a
-//! payload that does not decode shows its bytes and why.
+//! payload that does not decode shows its bytes and why. The fields an event's source row keeps
+//! beyond what the timeline draws (a CUDA graph node's ids, a page fault's address and access
+//! type, a migration's cause: `Timeline::row_fields`) are shown the same way.
 
 use eframe::egui;
 
@@ -31,17 +33,37 @@ pub(super) fn payload_ui(ui: &mut egui::Ui, timeline: &Timeline, event: EventId,
     }
 }
 
-/// The first fields of the event's payload, one line each, for the hover tooltip.
+/// The "Fields" section of the details panel: the fields of the event's source row (nothing
+/// for an event whose table keeps none).
+pub(super) fn row_fields_ui(ui: &mut egui::Ui, timeline: &Timeline, event: EventId, width: f32) {
+    let fields = timeline.row_fields(event);
+    if fields.is_empty() {
+        return;
+    }
+    ui.add_space(6.0);
+    ui.strong("Fields");
+    pairs_grid(ui, "row-fields", width, &flatten(&fields), |ui, k| {
+        ui.label(k);
+    });
+}
+
+/// The fields of the event's source row, then the first fields of its payload, one line
+/// each, for the hover tooltip.
 pub(super) fn tooltip_lines(timeline: &Timeline, event: EventId) -> Vec<String> {
-    let Some(decoded) = timeline.payload_fields(event) else {
-        return Vec::new();
-    };
-    let rows = flatten(&decoded.fields);
-    let mut lines: Vec<String> = rows
+    let own: Vec<String> = flatten(&timeline.row_fields(event))
         .iter()
-        .take(TOOLTIP_FIELDS)
         .map(|(k, v)| format!("{k}: {v}"))
         .collect();
+    let Some(decoded) = timeline.payload_fields(event) else {
+        return own;
+    };
+    let rows = flatten(&decoded.fields);
+    let mut lines = own;
+    lines.extend(
+        rows.iter()
+            .take(TOOLTIP_FIELDS)
+            .map(|(k, v)| format!("{k}: {v}")),
+    );
     if rows.len() > TOOLTIP_FIELDS {
         lines.push(format!(
             "… {} more fields in the details",
