@@ -29,6 +29,7 @@ pub mod nsys_expert;
 pub mod nsys_families;
 pub mod nsys_metrics;
 pub mod nsys_payload;
+pub mod nsys_rare;
 pub mod nsys_summary;
 pub mod par;
 pub mod rng;

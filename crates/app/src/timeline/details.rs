@@ -112,6 +112,7 @@ pub fn details_ui(
                     ui.heading("Selected event");
                     let origin = timeline.time_range().map_or(0, |(t0, _)| t0);
                     facts_ui(ui, timeline, &e, source, sources.nvtxt, origin);
+                    super::payload_fields::row_fields_ui(ui, timeline, e.id, value_width(ui));
                     super::payload_fields::payload_ui(ui, timeline, e.id, value_width(ui));
                     let range = selection.launch_range;
                     let width = value_width(ui);

@@ -2,7 +2,9 @@
 //! details panel (nested fields as `outer.inner`) and the first few in the hover tooltip; a
 //! payload that does not decode shows its bytes and why. GPU work launched in an NVTX range
 //! with a payload (an NCCL kernel in its collective's range) shows that range's fields, with a
-//! link selecting the range.
+//! link selecting the range. The fields an event's source row keeps beyond what the timeline
+//! draws (a CUDA graph node's ids, a page fault's address and access type, a migration's
+//! cause: `Timeline::row_fields`) are shown the same way.
 
 use eframe::egui;
 
@@ -61,23 +63,39 @@ pub(super) fn launch_range_ui(
     go
 }
 
-/// The first fields of the event's payload, one line each, for the hover tooltip (for GPU work
-/// launched in a range with a payload, that range's label and fields).
+/// The "Fields" section of the details panel: the fields of the event's source row (nothing
+/// for an event whose table keeps none).
+pub(super) fn row_fields_ui(ui: &mut egui::Ui, timeline: &Timeline, event: EventId, width: f32) {
+    let fields = timeline.row_fields(event);
+    if fields.is_empty() {
+        return;
+    }
+    ui.add_space(6.0);
+    ui.strong("Fields");
+    pairs_grid(ui, "row-fields", width, &flatten(&fields), |ui, k| {
+        ui.label(k);
+    });
+}
+
+/// The hover tooltip's field lines: the fields of the event's source row, then the first
+/// fields of its payload (for GPU work launched in a range with a payload, that range's label
+/// and fields), one line each.
 pub(super) fn tooltip_lines(timeline: &Timeline, event: EventId) -> Vec<String> {
+    let mut lines: Vec<String> = flatten(&timeline.row_fields(event))
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
     let launched_in = timeline.launch_range(event);
     let Some(decoded) = timeline.payload_fields(launched_in.unwrap_or(event)) else {
-        return Vec::new();
+        return lines;
     };
     let rows = flatten(&decoded.fields);
-    let head = launched_in.map(|r| format!("Launched in {}", timeline.launch_range_label(r)));
-    let mut lines: Vec<String> = head
-        .into_iter()
-        .chain(
-            rows.iter()
-                .take(TOOLTIP_FIELDS)
-                .map(|(k, v)| format!("{k}: {v}")),
-        )
-        .collect();
+    lines.extend(launched_in.map(|r| format!("Launched in {}", timeline.launch_range_label(r))));
+    lines.extend(
+        rows.iter()
+            .take(TOOLTIP_FIELDS)
+            .map(|(k, v)| format!("{k}: {v}")),
+    );
     if rows.len() > TOOLTIP_FIELDS {
         lines.push(format!(
             "… {} more fields in the details",

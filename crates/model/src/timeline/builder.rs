@@ -346,6 +346,28 @@ impl TimelineBuilder {
         }
     }
 
+    /// The start, end and reference of each event pushed to `track`, in push order.
+    pub fn spans(&self, track: TrackId) -> Vec<(i64, i64, EventRef)> {
+        self.staged
+            .get(track.0 as usize)
+            .map_or_else(Vec::new, |s| {
+                s.spans()
+                    .enumerate()
+                    .map(|(i, (start, end))| {
+                        let index = index_u32(i);
+                        (
+                            start,
+                            end,
+                            EventRef {
+                                track: track.0,
+                                index,
+                            },
+                        )
+                    })
+                    .collect()
+            })
+    }
+
     /// Links a call to the work it caused.
     pub fn add_flow(&mut self, from: EventRef, to: EventRef) {
         self.flows.push((from, to));

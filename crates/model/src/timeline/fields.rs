@@ -75,6 +75,7 @@ impl Timeline {
         if let Some(d) = self.payload_fields(event) {
             out.extend(d.fields);
         }
+        out.extend(self.row_fields(event));
         out
     }
 

@@ -61,6 +61,7 @@ pub mod nvtxt;
 mod open;
 mod profile;
 mod query;
+mod row_fields;
 mod series;
 mod stacks;
 mod strings;
@@ -85,6 +86,7 @@ pub use model::{
 pub use query::{
     CounterBucket, CounterSample, GpuUtilization, NameStats, ThreadUtilization, VisibleItem,
 };
+pub use row_fields::RowFields;
 pub use series::{CounterSeries, CounterStats};
 pub use strings::{StrId, StringTable};
 

@@ -297,6 +297,9 @@ pub struct SessionInfo {
     /// The binary payloads of the export's NVTX events (`NVTX_EVENTS.binaryData`) with their
     /// schemas, decoded on demand ([`Timeline::payload_fields`]).
     pub nvtx_payloads: Option<std::sync::Arc<super::nsys::payload::store::NvtxPayloads>>,
+    /// The fields of rows whose events keep more than the timeline draws (CUDA graph nodes,
+    /// unified memory), by table and rowid ([`Timeline::row_fields`]).
+    pub row_fields: Option<std::sync::Arc<super::row_fields::RowFields>>,
 }
 
 /// The packed event columns (see the module documentation for the layout).

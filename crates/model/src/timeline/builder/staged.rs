@@ -108,6 +108,11 @@ impl StagedTrack {
         self.start[i].saturating_add(self.duration_of(i).min(i64::MAX as u64) as i64)
     }
 
+    /// The start and end of each event, in push order.
+    pub(super) fn spans(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        (0..self.len()).map(|i| (self.start[i], self.end_of(i)))
+    }
+
     /// The earliest start and the latest end of the track's events (`None` when empty).
     pub(super) fn extent(&self) -> Option<(i64, i64)> {
         let first = *self.start.iter().min()?;

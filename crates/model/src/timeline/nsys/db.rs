@@ -366,7 +366,7 @@ impl ExportDb {
     /// The rows of the two-column query `sql` as `key → value`, each column read by its
     /// function; rows either cannot read are passed over, and a query that fails gives what it
     /// read so far.
-    fn pairs<K: Eq + Hash, V>(
+    pub(crate) fn pairs<K: Eq + Hash, V>(
         &self,
         sql: &str,
         key: fn(ValueRef<'_>) -> Option<K>,

@@ -20,14 +20,17 @@ mod flows;
 mod generic;
 mod generic_events;
 mod gpu;
+mod graph_nodes;
 mod metrics;
 mod names;
+mod net_metrics;
 mod nvtx;
 mod payloads;
 mod pipe;
 mod preview;
 mod reading;
 mod summary;
+mod table_fields;
 mod tracks;
 
 use ahead::Ahead;
@@ -121,6 +124,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.counter_tables()?;
     let metrics = loader.metric_names()?;
     loader.gpu_metrics(&metrics)?;
+    loader.network_metrics()?;
     loader.generic_tables(&metrics)?;
     if !loader.samples.deferred {
         return loader.finish();
@@ -539,13 +543,19 @@ fn integer(value: Option<i64>, column: &'static str) -> Result<i64, RowError> {
 }
 
 fn lookup_label(table: Option<&HashMap<i64, String>>, builtin: &[&str], code: i64) -> String {
-    table
-        .and_then(|t| t.get(&code).cloned())
-        .or_else(|| {
-            usize::try_from(code)
-                .ok()
-                .and_then(|i| builtin.get(i))
-                .map(|s| s.to_string())
-        })
-        .unwrap_or_else(|| format!("kind {code}"))
+    lookup_label_opt(table, builtin, code).unwrap_or_else(|| format!("kind {code}"))
+}
+
+/// The label of `code` in the export's enum `table`, else in `builtin`, else `None`.
+fn lookup_label_opt(
+    table: Option<&HashMap<i64, String>>,
+    builtin: &[&str],
+    code: i64,
+) -> Option<String> {
+    table.and_then(|t| t.get(&code).cloned()).or_else(|| {
+        usize::try_from(code)
+            .ok()
+            .and_then(|i| builtin.get(i))
+            .map(|s| s.to_string())
+    })
 }

@@ -29,6 +29,8 @@ pub(super) struct Flows {
     /// OpenMP task creations and task parts, by process and correlation id (their flows).
     pub(super) task_creates: Vec<(u64, EventRef)>,
     pub(super) tasks: Vec<(u64, EventRef)>,
+    /// GPU work of CUDA graph nodes, by `graphNodeId` (linked to the nodes' creations).
+    pub(super) graph_work: Vec<(u64, EventRef)>,
 }
 
 impl Flows {

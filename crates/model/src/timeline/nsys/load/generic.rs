@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use super::graph_nodes::{GRAPH_NODES, GraphNode};
 use super::{Loader, integer, rowid};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::EventKind;
@@ -57,6 +58,11 @@ pub(super) fn family(table: &str) -> String {
         "DIAGNOSTIC_EVENT" => "Diagnostics",
         "CUDA_GPU_MEMORY_USAGE_EVENTS" => "CUDA memory allocations",
         "CUDA_GRAPH_EVENTS" => "CUDA graph node creation",
+        "CUDA_UM_CPU_PAGE_FAULT_EVENTS" => "Unified memory CPU page faults",
+        "CUDA_UM_GPU_PAGE_FAULT_EVENTS" => "Unified memory GPU page faults",
+        "NVVIDEO_ENCODER_API" => "NVENC API",
+        "NVVIDEO_DECODER_API" => "NVDEC API",
+        "NVVIDEO_JPEG_API" => "nvJPEG API",
         "OSRT_FILE_ACCESS_EVENTS" => "File access",
         "OPENGL_API" => "OpenGL API",
         "OPENGL_WORKLOAD" => "OpenGL workload",
@@ -224,11 +230,12 @@ impl Shape {
     }
 
     /// The query of `table`'s rows: rowid, start, end, thread, process, device, name id,
-    /// text and correlation id (`task_flow`), NULL where it has none.
-    fn sql(&self, table: &str, task_flow: bool) -> String {
+    /// text and correlation id (`task_flow`), NULL where it has none, then the `extra`
+    /// columns (from [`FIRST_FIELD`] on).
+    fn sql(&self, table: &str, task_flow: bool, extra: &str) -> String {
         let column = |c: Option<&str>| c.map_or("NULL".to_owned(), |c| format!("\"{c}\""));
         format!(
-            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {} FROM \"{}\"",
+            "SELECT rowid, \"{}\", {}, {}, {}, {}, {}, {}, {}{extra} FROM \"{}\"",
             self.start,
             column(self.end),
             column(self.thread),
@@ -241,6 +248,12 @@ impl Shape {
         )
     }
 }
+
+/// The column of the first field [`Shape::sql`] reads after its own.
+const FIRST_FIELD: usize = 9;
+
+/// Tables whose rows are drawn under their GPU (`deviceId`) though they name their process.
+const ON_GPU: &[&str] = &["CUDA_UM_GPU_PAGE_FAULT_EVENTS"];
 
 /// Where one row goes.
 #[derive(Clone, Copy)]
@@ -369,7 +382,11 @@ impl Loader<'_, '_> {
             _ => None,
         }
         .filter(|_| self.db.has_column(table, "correlationId"));
-        let sql = shape.sql(table, task_flow.is_some());
+        let (fields, extra, labels) = self.fields_to_keep(table);
+        let on_gpu = ON_GPU.contains(&table);
+        // Graph node creations, linked once read (`graph_nodes`).
+        let mut nodes = Vec::new();
+        let sql = shape.sql(table, task_flow.is_some(), &extra);
         let label = family(table);
         let key = self.tracks.generic_key(table);
         let table_name = self.b.intern(&label);
@@ -385,7 +402,11 @@ impl Loader<'_, '_> {
             let start = integer(v(1), shape.start)?;
             // An end of 0 is "not ended" (OSRT_FILE_ACCESS_DESCRIPTORS-style); an instant then.
             let end = v(2).filter(|&e| e >= start).unwrap_or(start);
-            let place = Place::of(v(3), v(4), v(5));
+            let place = if on_gpu && v(5).is_some() {
+                Place::of(None, None, v(5))
+            } else {
+                Place::of(v(3), v(4), v(5))
+            };
             let name = match (v(6), row.get_ref(7).ok().and_then(text_of)) {
                 (Some(id), _) => *names
                     .entry(id)
@@ -406,6 +427,22 @@ impl Loader<'_, '_> {
                     ..NewEvent::new(kind, start, end, name, rowid(v(0)))
                 },
             );
+            if !fields.is_empty() {
+                l.keep_fields(table, rowid(v(0)), row, FIRST_FIELD, (fields, &labels));
+            }
+            if table == GRAPH_NODES {
+                nodes.push(GraphNode {
+                    gtid: match place {
+                        Place::Thread(gtid) => Some(gtid),
+                        _ => None,
+                    },
+                    start,
+                    end,
+                    // `graphNodeId` is the first field of the table (`table_fields`).
+                    id: row.get_ref(FIRST_FIELD).ok().and_then(int_of),
+                    event: r,
+                });
+            }
             if let Some(create) = task_flow
                 && correlation != 0
             {
@@ -423,6 +460,9 @@ impl Loader<'_, '_> {
             Ok(())
         })?;
         self.events_since(table, before);
+        if table == GRAPH_NODES {
+            self.link_graph_nodes(&nodes);
+        }
         Ok(())
     }
 }

@@ -4,9 +4,12 @@
 
 use std::collections::HashMap;
 
+use super::generic::Place;
+use super::table_fields::{EnumLabels, MIGRATION};
 use super::{Loader, MEMCPY_LABELS, SYNC_LABELS, id32, lookup_label, rowid, times};
 use crate::timeline::builder::NewEvent;
 use crate::timeline::model::EventKind;
+use crate::timeline::model::Layout;
 use crate::timeline::nsys::NsysError;
 use crate::timeline::nsys::db::{ExportDb, int_of, split_global_id};
 use crate::timeline::strings::StrId;
@@ -66,8 +69,20 @@ pub(super) fn gpu_sql(db: &ExportDb, spec: &GpuTable) -> String {
             "globalPid",
         ],
     );
-    format!("SELECT rowid, start, end, {optional}, {name_col} FROM {t}")
+    // The graph node of the work (column 9), then a unified-memory migration's fields
+    // (`table_fields::MIGRATION`, from column 10 on).
+    let node = db.col_or_null(t, "graphNodeId");
+    let migration = if spec.kind == EventKind::Memcpy {
+        let columns: Vec<&str> = MIGRATION.iter().map(|f| f.column).collect();
+        format!(", {}", db.cols_or_null(t, &columns))
+    } else {
+        String::new()
+    };
+    format!("SELECT rowid, start, end, {optional}, {name_col}, {node}{migration} FROM {t}")
 }
+
+/// The row of unified-memory migrations under each GPU.
+const UNIFIED_ROW: &str = "Unified memory";
 
 impl Loader<'_, '_> {
     /// GPU activity of one table onto its streams, each row linked to its API call.
@@ -85,6 +100,16 @@ impl Loader<'_, '_> {
             _ => {}
         }
         let mut label_cache: HashMap<i64, StrId> = HashMap::new();
+        // Copy kinds labelled "Unified …" are unified-memory migrations, drawn on their GPU's
+        // "Unified memory" row with their fields (declared at the first one).
+        let mut unified: HashMap<i64, bool> = HashMap::new();
+        let mut um_labels: Option<EnumLabels> = None;
+        let um_key = self.tracks.generic_key(UNIFIED_ROW);
+        // Work of a graph node is linked to the node's creation when the export has them.
+        let graph_nodes = self
+            .db
+            .has_rows(super::graph_nodes::GRAPH_NODES)
+            .unwrap_or(false);
         let kind = spec.kind;
         let before = self.b.event_count();
         self.scan(t, &sql, |l, row| {
@@ -98,8 +123,16 @@ impl Loader<'_, '_> {
                 v(4).unwrap_or(0),
                 v(5).unwrap_or(0),
             );
-            let track = l.tracks.stream(&mut l.b, &l.names, stream);
             let code = v(8).unwrap_or(0);
+            let migration = kind == EventKind::Memcpy
+                && *unified.entry(code).or_insert_with(|| {
+                    lookup_label(memcpy_labels.as_ref(), MEMCPY_LABELS, code).starts_with("Unified")
+                });
+            let track = if migration {
+                l.migration_track(stream.1, um_key)
+            } else {
+                l.tracks.stream(&mut l.b, &l.names, stream)
+            };
             let name = match kind {
                 EventKind::Kernel => l.names.raw_name(&mut l.b, code),
                 EventKind::Memset => *label_cache
@@ -124,6 +157,13 @@ impl Loader<'_, '_> {
                     ..NewEvent::new(kind, start, end, name, rowid(v(0)))
                 },
             );
+            if migration {
+                let labels = um_labels.get_or_insert_with(|| l.declare_fields(t, MIGRATION));
+                l.keep_fields(t, rowid(v(0)), row, 10, (MIGRATION, labels));
+            }
+            if graph_nodes && let Some(node) = v(9) {
+                l.flows.graph_work.push((node.cast_unsigned(), r));
+            }
             if correlation != 0 {
                 let scope = gpid.map(|g| {
                     let (m, pid, _) = split_global_id(g);
@@ -135,5 +175,21 @@ impl Loader<'_, '_> {
         })?;
         self.events_since(t, before);
         Ok(())
+    }
+
+    /// The "Unified memory" row of GPU `device` (its rows' source: the memcpy table).
+    fn migration_track(&mut self, device: i64, key: u64) -> crate::timeline::model::TrackId {
+        let place = Place::Device(device);
+        let track = self
+            .tracks
+            .generic(&mut self.b, &self.names, place, key, UNIFIED_ROW);
+        if !self.b.session.series_sources.contains_key(&track) {
+            self.b.set_layout(track, Layout::Lanes);
+            self.b
+                .session
+                .series_sources
+                .insert(track, "CUPTI_ACTIVITY_KIND_MEMCPY".to_owned());
+        }
+        track
     }
 }
