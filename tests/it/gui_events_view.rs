@@ -180,6 +180,16 @@ fn show_in_events_view_from_a_tracks_menu() {
     let (table, _) = v.table().unwrap();
     assert_eq!(table.track(), track);
     assert_eq!(table.len(), EventsTable::new(&tl, track, None).len());
+    // A range selected on the timeline: only its events are listed.
+    let starts: Vec<i64> = (0..table.len())
+        .map(|r| tl.event(table.event(r).unwrap()).unwrap().start)
+        .collect();
+    let range = (starts[10] + 1, starts[15] - 1);
+    doc_mut(&mut h).selection_mut().set_range(&tl, Some(range));
+    h.run();
+    settle(&mut h);
+    let (table, rows) = doc(&h).events_view().table().unwrap();
+    assert_eq!((table.range(), rows.len()), (Some(range), 5));
     // E closes it (no text box has the keyboard).
     h.key_press(eframe::egui::Key::E);
     h.run();
