@@ -1,6 +1,6 @@
 //! The timeline's keys (the conventions of Perfetto, Tracy and chrome://tracing): W/S zoom at
 //! the pointer, A/D pan, F fits the selection, 0 shows everything, Esc clears, Ctrl+F searches,
-//! `?` lists them.
+//! E toggles the Events view, `?` lists them.
 
 use eframe::egui::{self, Key, Modifiers};
 
