@@ -195,3 +195,53 @@ fn show_in_events_view_from_a_tracks_menu() {
     h.run();
     assert!(!doc(&h).events_view().open);
 }
+
+#[test]
+fn a_track_past_100k_events_is_listed_and_sorted_in_the_background() {
+    use sightline_test_support::nsys::{SynthOptions, write_export};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.sqlite");
+    let options = SynthOptions {
+        events: 330_000,
+        threads: 1,
+        streams: 1,
+        seed: 7,
+    };
+    write_export(&path, &options).unwrap();
+    let mut h = common::app::opened_timeline(vec![path]);
+    let tl = doc(&h).timeline().unwrap().clone();
+    let track = (0..tl.tracks.len() as u32)
+        .map(sightline::timeline::TrackId)
+        .find(|&t| tl.track(t).unwrap().name == "CUDA API")
+        .unwrap();
+    let events = tl.track(track).unwrap().event_count();
+    assert!(events > 100_000, "{events} calls");
+    doc_mut(&mut h).events_view_mut().show_track(track);
+    h.step();
+    assert!(doc(&h).events_view().is_busy(), "listed on a job");
+    settle(&mut h);
+    assert_eq!(doc(&h).events_view().table().unwrap().1.len(), events);
+    let button = eframe::egui::accesskit::Role::Button;
+    h.get_by_role_and_label(button, "Duration").click();
+    h.step();
+    // Not sorted in the frame: the rows stay in time order until the sort job's order comes.
+    let shown = doc(&h).events_view().shown_rows();
+    assert!(shown.iter().copied().eq(0..events), "still in time order");
+    settle(&mut h);
+    h.get_by_role_and_label(button, "Duration ^").click();
+    h.step();
+    settle(&mut h);
+    h.get_by_role_and_label(button, "Duration v");
+    let v = doc(&h).events_view();
+    let (table, _) = v.table().unwrap();
+    let durations: Vec<i64> = v
+        .shown_rows()
+        .iter()
+        .map(|&r| {
+            let e = tl.event(table.event(r).unwrap()).unwrap();
+            e.end - e.start
+        })
+        .collect();
+    assert_eq!(durations.len(), events);
+    assert!(durations.windows(2).all(|w| w[0] >= w[1]), "longest first");
+}
