@@ -611,3 +611,28 @@ fn columns_of(
     columns.extend(fields.into_iter().map(EventColumn::Field));
     Some(columns)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cmp::Ordering::{Equal, Greater, Less};
+
+    #[test]
+    fn keys_order_missing_then_numbers_then_text() {
+        let k = |t: &str| text_key(t.to_owned());
+        assert_eq!(k(""), SortKey::Missing);
+        assert_eq!(k("65536"), SortKey::Int(65_536));
+        assert_eq!(k("-3"), SortKey::Int(-3));
+        assert_eq!(k("2.5"), SortKey::Float(2.5));
+        assert_eq!(k("Max (2)"), SortKey::Text("Max (2)".into()));
+        // Numbers as numbers: 8192 < 65536 although "65536" < "8192" as text.
+        assert_eq!(compare_keys(&k("8192"), &k("65536")), Less);
+        assert_eq!(compare_keys(&k("2.5"), &k("3")), Less);
+        assert_eq!(compare_keys(&k("3"), &k("2.5")), Greater);
+        assert_eq!(compare_keys(&k("3"), &k("3.0")), Equal);
+        assert_eq!(compare_keys(&k(""), &k("-1")), Less);
+        assert_eq!(compare_keys(&k("1e9"), &k("Avg (4)")), Less);
+        assert_eq!(compare_keys(&k("Avg (4)"), &k("Max (2)")), Less);
+        assert_eq!(compare_keys(&k(""), &k("")), Equal);
+    }
+}
