@@ -67,6 +67,9 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     /// A timeline's track tree with event counts and time spans, or every event as JSON lines.
     Timeline(cli::timeline::TimelineArgs),
+    /// The Events view of one timeline track: its events (name, kind, times, correlation id,
+    /// payload fields) or a counter's samples, filtered and sorted, as tab-separated lines or CSV.
+    Events(cli::events::EventsArgs),
     /// Write any timeline as a Perfetto protobuf trace or a Chrome JSON trace (optionally only
     /// a time range).
     Export(cli::export::ExportArgs),
@@ -135,6 +138,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Stats(args) => cli::stats::run(args, out),
         Command::Analyze(args) => cli::analyze::run(args, out),
         Command::Timeline(args) => cli::timeline::run(args, out),
+        Command::Events(args) => cli::events::run(args, out),
         Command::Export(args) => cli::export::run(args, out),
         Command::Profile(args) => cli::profile::run(args, out),
         Command::Link(args) => cli::link::run(args, out),

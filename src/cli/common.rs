@@ -63,6 +63,9 @@ pub enum ValueError {
     /// `--offset` is not `K=NS`.
     #[error("{0}: expected K=NS (file index = nanoseconds)")]
     Offset(String),
+    /// `--range` is not `START..END` with START ≤ END.
+    #[error("{0}: expected START..END (ns, START <= END)")]
+    Range(String),
     /// A number in a value does not parse.
     #[error("{text}: {source}")]
     Number {

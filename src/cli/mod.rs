@@ -12,6 +12,7 @@ pub mod counters;
 pub mod desktop;
 pub mod details;
 pub mod dump;
+pub mod events;
 pub mod export;
 pub mod gainsight;
 pub mod link;

@@ -177,6 +177,8 @@ pub struct Canvas {
     pub events_rect: Rect,
     /// The items of the rows drawn lately.
     row_items: super::row_cache::RowCache,
+    /// A track whose "Show in Events View" was chosen in its menu (taken by the pane).
+    pub events_request: Option<TrackId>,
 }
 
 impl Default for Canvas {
@@ -198,6 +200,7 @@ impl Default for Canvas {
             linked_drawn: 0,
             events_rect: Rect::NOTHING,
             row_items: super::row_cache::RowCache::default(),
+            events_request: None,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The timeline's keys (the conventions of Perfetto, Tracy and chrome://tracing): W/S zoom at
 //! the pointer, A/D pan, F fits the selection, 0 shows everything, Esc clears, Ctrl+F searches,
-//! `?` lists them.
+//! E toggles the Events view, `?` lists them.
 
 use eframe::egui::{self, Key, Modifiers};
 
@@ -20,6 +20,7 @@ pub const TIMELINE_KEYS: &[(&str, &str)] = &[
         "Ctrl+F",
         "Search event names (Enter: next, Shift+Enter: previous)",
     ),
+    ("E", "Events view: the selected event's track as a table"),
     ("?", "Show these keys"),
 ];
 
@@ -45,6 +46,8 @@ pub struct KeyActions {
     pub find: bool,
     /// `?`: toggle the key list.
     pub help: bool,
+    /// E: toggle the Events view.
+    pub events: bool,
 }
 
 /// Reads (and consumes) the timeline's keys. Letter keys are ignored while a text box has the
@@ -73,6 +76,7 @@ pub fn read_keys(ctx: &egui::Context) -> KeyActions {
         k.fit_selection = i.consume_key(Modifiers::NONE, Key::F);
         k.fit_all = i.consume_key(Modifiers::NONE, Key::Num0);
         k.clear = i.consume_key(Modifiers::NONE, Key::Escape);
+        k.events = i.consume_key(Modifiers::NONE, Key::E);
         k.help = i.consume_key(Modifiers::SHIFT, Key::Questionmark)
             || i.consume_key(Modifiers::NONE, Key::Questionmark)
             || i.events
@@ -135,6 +139,9 @@ impl super::TimelineDoc {
         }
         if k.help {
             self.show_keys = !self.show_keys;
+        }
+        if k.events {
+            self.events.toggle(&timeline, &self.selection);
         }
     }
 }

@@ -7,6 +7,8 @@
 //! - [`rows`]: the track tree as lines (collapse, hide; a track as tall as its nesting depth).
 //! - [`canvas`]: drawing with level of detail, hover, click, drag, range selection;
 //!   [`overlays`]: the ruler, the range shade, flow arrows, tooltips, the track menu.
+//! - [`events_view`]: the Events view (one track's events as a sortable, filterable table;
+//!   copy, CSV export, a click selects the event).
 //! - [`search`], [`details`], [`stats_panel`]: Ctrl+F, the selection panel with range
 //!   statistics, the summary tables; [`analysis_summary`]: the summary panel's "Analysis
 //!   summary" tab (capture, command lines, environment, CPU, GPUs, NICs, CUDA streams, export).
@@ -23,6 +25,7 @@ pub mod colors;
 pub mod cpu_profile;
 pub mod details;
 pub mod diagnostics;
+pub mod events_view;
 pub mod expert;
 pub mod export;
 pub mod files;
@@ -117,6 +120,8 @@ pub struct TimelineDoc {
     ncu_links: NcuLinks,
     /// File → Export timeline…: its window and running export.
     export: export::ExportPanel,
+    /// The Events view.
+    events: events_view::EventsView,
 }
 
 impl TimelineDoc {
@@ -159,6 +164,7 @@ impl TimelineDoc {
             add_dialog: None,
             ncu_links: NcuLinks::default(),
             export: export::ExportPanel::default(),
+            events: events_view::EventsView::default(),
         }
     }
 
@@ -293,6 +299,15 @@ impl TimelineDoc {
                 self.canvas.tree.hidden.clear();
                 self.canvas.invalidate_lines();
             }
+            if ui
+                .selectable_label(self.events.open, "Events view (E)")
+                .on_hover_text(
+                    "The selected event's track as a table: sort, filter, copy, export CSV",
+                )
+                .clicked()
+            {
+                self.events.toggle(timeline, &self.selection);
+            }
             if ui.button("Keys (?)").clicked() {
                 self.show_keys = !self.show_keys;
             }
@@ -344,6 +359,21 @@ impl TimelineDoc {
                 );
                 go_to = go_to.or(target);
             });
+        if self.events.open {
+            egui::Panel::bottom("timeline-events")
+                .resizable(true)
+                .default_size(260.0)
+                .show(ui, |ui| {
+                    let wake = self.load.wake().clone();
+                    match self.events.ui(ui, &timeline, &self.selection, &wake) {
+                        Some(events_view::GoTo::Event(e)) => go_to = go_to.or(Some(e)),
+                        Some(events_view::GoTo::Time(t)) => {
+                            self.canvas.viewport.reveal(t as f64, t as f64);
+                        }
+                        None => {}
+                    }
+                });
+        }
         egui::Panel::right("timeline-details")
             .resizable(true)
             .default_size(340.0)
@@ -493,6 +523,9 @@ impl TimelineDoc {
             linked: &self.ncu_links.marked,
         };
         let out = self.canvas.ui(ui, rect, timeline, &marks);
+        if let Some(track) = self.canvas.events_request.take() {
+            self.events.show_track(track);
+        }
         if let Some(e) = out.clicked {
             self.selection.select(timeline, Some(e));
         } else if out.clicked_empty {
@@ -592,6 +625,18 @@ impl TimelineDoc {
     #[doc(hidden)]
     pub fn export(&self) -> &export::ExportPanel {
         &self.export
+    }
+
+    /// The Events view.
+    #[doc(hidden)]
+    pub fn events_view(&self) -> &events_view::EventsView {
+        &self.events
+    }
+
+    /// The Events view, mutable (to open it on a track, type a filter).
+    #[doc(hidden)]
+    pub fn events_view_mut(&mut self) -> &mut events_view::EventsView {
+        &mut self.events
     }
 }
 

@@ -1,6 +1,6 @@
 //! What the canvas draws over and around the events — the time ruler, the selected range's
 //! shade, the flow arrows of the selection, the hover tooltip — and the track labels' context
-//! menu (hide, collapse, expand).
+//! menu (Show in Events View, hide, collapse, expand).
 
 use eframe::egui::{self, Align2, FontId, Pos2, Rect, Stroke, Vec2};
 
@@ -183,6 +183,14 @@ impl Canvas {
         };
         let mut changed = false;
         response.context_menu(|ui| {
+            if ui
+                .button("Show in Events View")
+                .on_hover_text("The track's events as a table (E)")
+                .clicked()
+            {
+                self.events_request = Some(track);
+                ui.close();
+            }
             if ui.button("Hide track").clicked() {
                 self.tree.hidden.insert(track);
                 changed = true;

@@ -50,6 +50,7 @@
 pub mod atp;
 mod blocked;
 mod builder;
+mod events_table;
 pub mod export;
 mod fields;
 mod imports;
@@ -79,6 +80,7 @@ pub use summary::fmt_ratio;
 pub use tables::{model_report, model_reports};
 
 pub use builder::{EventRef, NewEvent, TimelineBuilder};
+pub use events_table::{EventColumn, EventsTable, SortKey, compare_keys};
 pub use model::{
     Event, EventAttrs, EventId, EventKind, Flow, GpuInfo, Layout, Payload, SessionInfo, Timeline,
     Track, TrackId, TrackKind,

@@ -544,7 +544,7 @@ pub fn write_csv(table: &ReportTable, out: &mut dyn std::io::Write) -> std::io::
 }
 
 /// One CSV line of [`write_csv`].
-fn csv_line<'a>(
+pub(crate) fn csv_line<'a>(
     out: &mut impl std::io::Write,
     cells: impl Iterator<Item = &'a str>,
 ) -> std::io::Result<()> {
