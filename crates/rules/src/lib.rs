@@ -11,7 +11,7 @@ pub mod engine;
 mod interp;
 pub mod model;
 pub(crate) mod nvrules;
-pub mod nvtx_filter;
+pub use sightline_model::ncu::nvrules::nvtx_filter;
 pub mod order;
 pub mod scan;
 mod stdlib_list;

@@ -173,6 +173,33 @@ pub struct Instance {
     pub value: MetricValue,
 }
 
+/// The kind of a metric stored as `stored` with `instances`, as NVIDIA's reader reports it:
+/// the stored value's kind, or else the kind of the first instance, or `Unknown`.
+pub(crate) fn own_kind(stored: &MetricValue, instances: &[Instance]) -> ValueKind {
+    match stored {
+        MetricValue::None => instances
+            .first()
+            .map_or(ValueKind::Unknown, |i| i.value.kind()),
+        value => value.kind(),
+    }
+}
+
+/// The value of a metric stored as `stored` with `instances`, as NVIDIA's reader reports it:
+/// the stored value, or zero of the instances' kind when only instances are stored (strings:
+/// no value).
+pub(crate) fn own_value(stored: &MetricValue, instances: &[Instance]) -> MetricValue {
+    match stored {
+        MetricValue::None => match own_kind(stored, instances) {
+            ValueKind::Float => MetricValue::Float(0.0),
+            ValueKind::Double => MetricValue::Double(0.0),
+            ValueKind::Uint32 => MetricValue::Uint32(0),
+            ValueKind::Uint64 => MetricValue::Uint64(0),
+            _ => MetricValue::None,
+        },
+        value => value.clone(),
+    }
+}
+
 /// One metric of a result (`ProfileMetricResult`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Metric {
@@ -190,28 +217,13 @@ impl Metric {
     /// The metric's kind as NVIDIA's reader reports it: the stored value's kind, or else the
     /// kind of the first instance, or `Unknown` when nothing is stored.
     pub fn kind(&self) -> ValueKind {
-        match &self.stored {
-            MetricValue::None => self
-                .instances
-                .first()
-                .map_or(ValueKind::Unknown, |i| i.value.kind()),
-            value => value.kind(),
-        }
+        own_kind(&self.stored, &self.instances)
     }
 
     /// The metric's value as NVIDIA's reader reports it: the stored value, or zero of the
     /// instances' kind when only instances are stored (strings: no value).
     pub fn value(&self) -> MetricValue {
-        match &self.stored {
-            MetricValue::None => match self.kind() {
-                ValueKind::Float => MetricValue::Float(0.0),
-                ValueKind::Double => MetricValue::Double(0.0),
-                ValueKind::Uint32 => MetricValue::Uint32(0),
-                ValueKind::Uint64 => MetricValue::Uint64(0),
-                _ => MetricValue::None,
-            },
-            value => value.clone(),
-        }
+        own_value(&self.stored, &self.instances)
     }
 
     /// Number of instance values.

@@ -10,6 +10,7 @@ mod error;
 mod launch_row;
 mod markup;
 mod metric;
+pub mod nvrules;
 pub(crate) mod nvtx;
 pub mod pages;
 mod report;

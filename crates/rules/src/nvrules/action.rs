@@ -13,13 +13,13 @@ use rustpython_vm::{
     pyclass,
 };
 
-use super::consts::{name_base, workload_type};
+use super::consts::name_base;
 use super::metric::{IMetric, IMutableMetric, MetricRef, OwnedMetric};
 use super::nvtx::INvtxState;
 use super::stored::{IRuleResult, ISourceInfo, SourceMarker};
 use sightline_model::ncu::source::SourceModule;
 use sightline_model::ncu::source::nvdisasm::{self, Disassembly, NvdisasmOptions};
-use sightline_model::ncu::{Action, MetricValue, NameBase, Report, WorkloadKind};
+use sightline_model::ncu::{Action, MetricValue, NameBase, Report, nvrules};
 
 /// The data behind an `IAction`: the decoded action, the report it came from and the metrics
 /// rules added to it.
@@ -179,23 +179,14 @@ impl IAction {
             OptionalArg::Present(b) => b.try_index(vm)?.try_to_primitive::<i64>(vm)?,
             OptionalArg::Missing => name_base::FUNCTION,
         };
-        let base = match base {
-            name_base::FUNCTION => NameBase::Function,
-            name_base::DEMANGLED => NameBase::Demangled,
-            name_base::MANGLED => NameBase::Mangled,
-            other => return Err(vm.new_value_error(format!("invalid name base {other}"))),
-        };
+        let base = nvrules::name_base_of(base)
+            .ok_or_else(|| vm.new_value_error(format!("invalid name base {base}")))?;
         Ok(self.data.action.name(base).to_owned())
     }
 
     #[pymethod]
     fn workload_type(&self) -> i64 {
-        match self.data.action.kind() {
-            WorkloadKind::Kernel => workload_type::KERNEL,
-            WorkloadKind::Range => workload_type::RANGE,
-            WorkloadKind::Cmdlist => workload_type::CMDLIST,
-            WorkloadKind::Graph => workload_type::GRAPH,
-        }
+        nvrules::workload_code(self.data.action.kind())
     }
 
     #[pymethod]

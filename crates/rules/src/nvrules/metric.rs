@@ -7,8 +7,9 @@ use rustpython_vm::function::{OptionalArg, PosArgs};
 use rustpython_vm::{PyObjectRef, PyPayload, PyResult, VirtualMachine, pyclass};
 
 use super::action::ActionData;
-use super::consts::{metric_subtype, metric_type, rollup, value_kind};
-use sightline_model::ncu::{Instance, MetricValue, ValueKind};
+use super::consts::{metric_subtype, rollup, value_kind};
+use sightline_model::ncu::nvrules::{self, kind_code};
+use sightline_model::ncu::{Instance, MetricValue};
 
 /// A metric created by a rule (`IAction.add_metric`) or derived from another one
 /// (`correlation_ids()`).
@@ -49,23 +50,14 @@ impl MetricRef {
     /// The value at `instance` (None = the metric's own value), as NVIDIA's reader gives it:
     /// a metric with only instances has the kind of its instances and value 0.
     fn value_at(&self, instance: Option<usize>, vm: &VirtualMachine) -> PyResult<MetricValue> {
-        self.with(|name, stored, instances| match instance {
-            None => Ok(match stored {
-                MetricValue::None => match instances.first().map(|i| i.value.kind()) {
-                    Some(ValueKind::Float) => MetricValue::Float(0.0),
-                    Some(ValueKind::Double) => MetricValue::Double(0.0),
-                    Some(ValueKind::Uint32) => MetricValue::Uint32(0),
-                    Some(ValueKind::Uint64) => MetricValue::Uint64(0),
-                    _ => MetricValue::None,
-                },
-                value => value.clone(),
-            }),
-            Some(i) => instances.get(i).map(|i| i.value.clone()).ok_or_else(|| {
+        self.with(|name, stored, instances| {
+            nvrules::value_at(stored, instances, instance).ok_or_else(|| {
                 vm.new_index_error(format!(
-                    "instance {i} out of range: metric {name} has {} instances",
+                    "instance {} out of range: metric {name} has {} instances",
+                    instance.unwrap_or(0),
                     instances.len()
                 ))
-            }),
+            })
         })
     }
 
@@ -88,18 +80,6 @@ fn instance_arg(arg: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<
     }
 }
 
-fn kind_code(kind: ValueKind) -> i64 {
-    match kind {
-        ValueKind::Unknown => value_kind::UNKNOWN,
-        ValueKind::Any => value_kind::ANY,
-        ValueKind::String => value_kind::STRING,
-        ValueKind::Float => value_kind::FLOAT,
-        ValueKind::Double => value_kind::DOUBLE,
-        ValueKind::Uint32 => value_kind::UINT32,
-        ValueKind::Uint64 => value_kind::UINT64,
-    }
-}
-
 fn to_python(value: &MetricValue, vm: &VirtualMachine) -> PyObjectRef {
     match value {
         MetricValue::None => vm.ctx.none(),
@@ -111,77 +91,6 @@ fn to_python(value: &MetricValue, vm: &VirtualMachine) -> PyObjectRef {
     }
 }
 
-/// `IMetric.metric_type()` inferred from the name's structure (units and types are not stored
-/// in reports).
-fn infer_metric_type(name: &str) -> i64 {
-    if name.contains(".pct_of_peak") || name.contains(".ratio") || name.ends_with(".pct") {
-        metric_type::RATIO
-    } else if name.contains("throughput") {
-        metric_type::THROUGHPUT
-    } else if name.ends_with(".sum")
-        || name.ends_with(".avg")
-        || name.ends_with(".max")
-        || name.ends_with(".min")
-        || name.contains(".sum.")
-        || name.contains(".avg.")
-    {
-        metric_type::COUNTER
-    } else {
-        metric_type::OTHER
-    }
-}
-
-fn infer_subtype(name: &str) -> i64 {
-    const SUBTYPES: &[(&str, i64)] = &[
-        (
-            ".peak_sustained_active.per_second",
-            metric_subtype::PEAK_SUSTAINED_ACTIVE_PER_SECOND,
-        ),
-        (
-            ".peak_sustained_elapsed.per_second",
-            metric_subtype::PEAK_SUSTAINED_ELAPSED_PER_SECOND,
-        ),
-        (
-            ".peak_sustained_active",
-            metric_subtype::PEAK_SUSTAINED_ACTIVE,
-        ),
-        (
-            ".peak_sustained_elapsed",
-            metric_subtype::PEAK_SUSTAINED_ELAPSED,
-        ),
-        (".peak_sustained", metric_subtype::PEAK_SUSTAINED),
-        (".per_cycle_active", metric_subtype::PER_CYCLE_ACTIVE),
-        (".per_cycle_elapsed", metric_subtype::PER_CYCLE_ELAPSED),
-        (".per_second", metric_subtype::PER_SECOND),
-        (
-            ".pct_of_peak_sustained_active",
-            metric_subtype::PCT_OF_PEAK_SUSTAINED_ACTIVE,
-        ),
-        (
-            ".pct_of_peak_sustained_elapsed",
-            metric_subtype::PCT_OF_PEAK_SUSTAINED_ELAPSED,
-        ),
-        (".max_rate", metric_subtype::MAX_RATE),
-        (".pct", metric_subtype::PCT),
-        (".ratio", metric_subtype::RATIO),
-    ];
-    SUBTYPES
-        .iter()
-        .find(|(suffix, _)| name.ends_with(suffix))
-        .map_or(metric_subtype::NONE, |(_, code)| *code)
-}
-
-fn infer_rollup(name: &str) -> i64 {
-    let base = name.split('.').nth(1).unwrap_or("");
-    match base {
-        "sum" => rollup::SUM,
-        "avg" => rollup::AVG,
-        "max" => rollup::MAX,
-        "min" => rollup::MIN,
-        _ => rollup::NONE,
-    }
-}
-
 /// `NvRules.IMetric`: a read-only metric.
 #[pyclass(module = "NvRules", name = "IMetric")]
 #[derive(Debug, PyPayload)]
@@ -190,6 +99,11 @@ pub struct IMetric {
 }
 
 impl IMetric {
+    /// Checks `instance` is in range (the error `value_at` gives).
+    fn value_arg_checked(&self, instance: Option<usize>, vm: &VirtualMachine) -> PyResult<()> {
+        self.inner.value_at(instance, vm).map(drop)
+    }
+
     /// The value at the `instance` argument (none: the metric's own value).
     fn value_arg(
         &self,
@@ -207,13 +121,7 @@ fn correlation_metric(name: &str, instances: &[Instance]) -> OwnedMetric {
     OwnedMetric {
         name: format!("{name}:correlation_ids"),
         stored: MetricValue::None,
-        instances: instances
-            .iter()
-            .map(|i| Instance {
-                correlation_id: None,
-                value: i.correlation_id.clone().unwrap_or(MetricValue::Uint64(0)),
-            })
-            .collect(),
+        instances: nvrules::correlation_instances(instances),
     }
 }
 
@@ -236,7 +144,13 @@ impl IMetric {
 
     #[pymethod]
     fn kind(&self, instance: OptionalArg<PyObjectRef>, vm: &VirtualMachine) -> PyResult<i64> {
-        Ok(kind_code(self.value_arg(instance, vm)?.kind()))
+        let instance = instance_arg(instance, vm)?;
+        // The kind of a metric with only string instances is theirs, though it has no value.
+        self.value_arg_checked(instance, vm)?;
+        Ok(self
+            .inner
+            .with(|_, stored, instances| nvrules::kind_at(stored, instances, instance))
+            .map_or(0, kind_code))
     }
 
     #[pymethod]
@@ -310,18 +224,19 @@ impl IMetric {
 
     #[pymethod]
     fn metric_type(&self) -> i64 {
-        self.inner.with(|name, _, _| infer_metric_type(name))
+        self.inner
+            .with(|name, _, _| nvrules::infer_metric_type(name))
     }
 
     #[pymethod]
     fn metric_subtype(&self, vm: &VirtualMachine) -> PyObjectRef {
-        let code = self.inner.with(|name, _, _| infer_subtype(name));
+        let code = self.inner.with(|name, _, _| nvrules::infer_subtype(name));
         code_or_none(code, metric_subtype::NONE, vm)
     }
 
     #[pymethod]
     fn rollup_operation(&self, vm: &VirtualMachine) -> PyObjectRef {
-        let code = self.inner.with(|name, _, _| infer_rollup(name));
+        let code = self.inner.with(|name, _, _| nvrules::infer_rollup(name));
         code_or_none(code, rollup::NONE, vm)
     }
 }

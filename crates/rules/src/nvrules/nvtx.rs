@@ -11,7 +11,7 @@ use rustpython_vm::{
 
 use super::action::ActionData;
 use super::context::iter_list;
-use sightline_model::ncu::NvtxView;
+use sightline_model::ncu::{NvtxView, nvrules};
 use sightline_model::proto::nv::nvtx::NvtxEventAttributes;
 
 fn view(data: &ActionData) -> Option<NvtxView<'_>> {
@@ -123,28 +123,13 @@ impl INvtxDomainInfo {
         index: usize,
     ) -> Option<(String, Option<NvtxEventAttributes>)> {
         let state = self.data.action.nvtx()?;
-        if push_pop {
-            let tid = self.data.action.thread_id();
-            let ranges: Vec<_> = state
-                .threads
-                .iter()
-                .filter(|t| tid.is_none_or(|tid| t.tid == tid))
-                .flat_map(|t| &t.push_pop_domains)
-                .filter(|d| d.id == self.id)
-                .flat_map(|d| &d.stack)
-                .collect();
-            let range = ranges.get(index)?;
-            Some((range.name.clone(), range.attributes.clone()))
-        } else {
-            let ranges: Vec<_> = state
-                .start_end_domains
-                .iter()
-                .filter(|d| d.id == self.id)
-                .flat_map(|d| &d.ranges)
-                .collect();
-            let range = ranges.get(index)?;
-            Some((range.name.clone(), range.attributes.clone()))
-        }
+        nvrules::range_attributes(
+            state,
+            self.data.action.thread_id(),
+            self.id,
+            push_pop,
+            index,
+        )
     }
 }
 
@@ -221,26 +206,12 @@ impl INvtxRange {
 
     #[pymethod]
     fn payload_as_uint64(&self) -> u64 {
-        self.attributes.as_ref().map_or(0, |a| {
-            let p = &a.payload;
-            p.ull_value
-                .or(p.u_value.map(u64::from))
-                .or(p.ll_value.map(|v| v as u64))
-                .or(p.i_value.map(|v| v as u64))
-                .unwrap_or(0)
-        })
+        nvrules::payload_as_uint64(self.attributes.as_ref())
     }
 
     #[pymethod]
     fn payload_as_double(&self) -> f64 {
-        self.attributes.as_ref().map_or(0.0, |a| {
-            let p = &a.payload;
-            p.double_value
-                .or(p.f_value.map(f64::from))
-                .or(p.ull_value.map(|v| v as f64))
-                .or(p.ll_value.map(|v| v as f64))
-                .unwrap_or(0.0)
-        })
+        nvrules::payload_as_double(self.attributes.as_ref())
     }
 
     #[pymethod]

@@ -10,8 +10,8 @@
 
 use regex::Regex;
 
-use sightline_model::ncu::{DEFAULT_DOMAIN_NAME, NvtxView};
-use sightline_model::proto::nv::nvtx::NvtxState;
+use crate::ncu::{DEFAULT_DOMAIN_NAME, NvtxView};
+use crate::proto::nv::nvtx::NvtxState;
 
 /// The NVTX ranges of one domain at an action's launch.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,163 @@
+//! What an NvRules `IMetric` answers beyond its stored value: its value at an instance as
+//! NVIDIA's reader gives it, its kind code, the correlation ids as instances, and the metric
+//! type, subtype and rollup inferred from the name (reports store none of them). Shared by
+//! the rule engine's `IMetric` and the Python module's.
+
+use super::consts::{metric_subtype, metric_type, rollup, value_kind};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::ncu::dump::section_metric_units;
+use crate::ncu::metric::{own_kind, own_value};
+use crate::ncu::{Action, Instance, MetricValue, ValueKind, infer_unit};
+
+/// The value at `instance` (`None`: the metric's own value) as NVIDIA's reader gives it: a
+/// metric with only instances has the kind of its instances and value 0 (no value for
+/// strings). `None` when `instance` is out of range.
+pub fn value_at(
+    stored: &MetricValue,
+    instances: &[Instance],
+    instance: Option<usize>,
+) -> Option<MetricValue> {
+    match instance {
+        None => Some(own_value(stored, instances)),
+        Some(i) => instances.get(i).map(|i| i.value.clone()),
+    }
+}
+
+/// The kind at `instance` (`None`: the metric's own kind, which for a metric with only
+/// instances is theirs, even when it has no value). `None` when `instance` is out of range.
+pub fn kind_at(
+    stored: &MetricValue,
+    instances: &[Instance],
+    instance: Option<usize>,
+) -> Option<ValueKind> {
+    match instance {
+        None => Some(own_kind(stored, instances)),
+        Some(i) => instances.get(i).map(|i| i.value.kind()),
+    }
+}
+
+/// The instances of a metric's correlation ids: each instance's id as its value (0 where it
+/// has none), as `IMetric.correlation_ids()` gives them.
+pub fn correlation_instances(instances: &[Instance]) -> Vec<Instance> {
+    instances
+        .iter()
+        .map(|i| Instance {
+            correlation_id: None,
+            value: i.correlation_id.clone().unwrap_or(MetricValue::Uint64(0)),
+        })
+        .collect()
+}
+
+/// The `ValueKind_*` code of a kind.
+pub fn kind_code(kind: ValueKind) -> i64 {
+    match kind {
+        ValueKind::Unknown => value_kind::UNKNOWN,
+        ValueKind::Any => value_kind::ANY,
+        ValueKind::String => value_kind::STRING,
+        ValueKind::Float => value_kind::FLOAT,
+        ValueKind::Double => value_kind::DOUBLE,
+        ValueKind::Uint32 => value_kind::UINT32,
+        ValueKind::Uint64 => value_kind::UINT64,
+    }
+}
+
+/// `IMetric.metric_type()` inferred from the name's structure (units and types are not stored
+/// in reports).
+pub fn infer_metric_type(name: &str) -> i64 {
+    if name.contains(".pct_of_peak") || name.contains(".ratio") || name.ends_with(".pct") {
+        metric_type::RATIO
+    } else if name.contains("throughput") {
+        metric_type::THROUGHPUT
+    } else if name.ends_with(".sum")
+        || name.ends_with(".avg")
+        || name.ends_with(".max")
+        || name.ends_with(".min")
+        || name.contains(".sum.")
+        || name.contains(".avg.")
+    {
+        metric_type::COUNTER
+    } else {
+        metric_type::OTHER
+    }
+}
+
+/// `IMetric.metric_subtype()` inferred from the name's suffix.
+pub fn infer_subtype(name: &str) -> i64 {
+    const SUBTYPES: &[(&str, i64)] = &[
+        (
+            ".peak_sustained_active.per_second",
+            metric_subtype::PEAK_SUSTAINED_ACTIVE_PER_SECOND,
+        ),
+        (
+            ".peak_sustained_elapsed.per_second",
+            metric_subtype::PEAK_SUSTAINED_ELAPSED_PER_SECOND,
+        ),
+        (
+            ".peak_sustained_active",
+            metric_subtype::PEAK_SUSTAINED_ACTIVE,
+        ),
+        (
+            ".peak_sustained_elapsed",
+            metric_subtype::PEAK_SUSTAINED_ELAPSED,
+        ),
+        (".peak_sustained", metric_subtype::PEAK_SUSTAINED),
+        (".per_cycle_active", metric_subtype::PER_CYCLE_ACTIVE),
+        (".per_cycle_elapsed", metric_subtype::PER_CYCLE_ELAPSED),
+        (".per_second", metric_subtype::PER_SECOND),
+        (
+            ".pct_of_peak_sustained_active",
+            metric_subtype::PCT_OF_PEAK_SUSTAINED_ACTIVE,
+        ),
+        (
+            ".pct_of_peak_sustained_elapsed",
+            metric_subtype::PCT_OF_PEAK_SUSTAINED_ELAPSED,
+        ),
+        (".max_rate", metric_subtype::MAX_RATE),
+        (".pct", metric_subtype::PCT),
+        (".ratio", metric_subtype::RATIO),
+    ];
+    SUBTYPES
+        .iter()
+        .find(|(suffix, _)| name.ends_with(suffix))
+        .map_or(metric_subtype::NONE, |(_, code)| *code)
+}
+
+/// `IMetric.rollup_operation()` inferred from the name's second part.
+pub fn infer_rollup(name: &str) -> i64 {
+    let base = name.split('.').nth(1).unwrap_or("");
+    match base {
+        "sum" => rollup::SUM,
+        "avg" => rollup::AVG,
+        "max" => rollup::MAX,
+        "min" => rollup::MIN,
+        _ => rollup::NONE,
+    }
+}
+
+/// The units of one result's metrics as NVIDIA's reader gives them (`IMetric.unit()`): the
+/// `Unit` one of the result's embedded sections sets, else the unit inferred from the name.
+#[derive(Debug, Clone, Default)]
+pub struct MetricUnits {
+    from_sections: HashMap<String, String>,
+}
+
+impl MetricUnits {
+    /// The units of `action`'s metrics (embedded sections that do not decode set none).
+    pub fn of(action: &Action) -> MetricUnits {
+        MetricUnits {
+            from_sections: action
+                .sections()
+                .map(|sections| section_metric_units(&sections))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The unit of metric `name`.
+    pub fn unit<'a>(&'a self, name: &'a str) -> Cow<'a, str> {
+        self.from_sections
+            .get(name)
+            .map_or_else(|| infer_unit(name), |u| Cow::Borrowed(u.as_str()))
+    }
+}

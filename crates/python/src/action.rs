@@ -1,0 +1,96 @@
+//! `IAction`: one profiled result (a kernel, range, command list or graph) and its metrics.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use sightline_model::ncu::NameBase;
+use sightline_model::ncu::nvrules::{self, name_base};
+
+use crate::report::ResultData;
+
+use crate::metric::IMetric;
+use crate::nvtx::INvtxState;
+
+/// `ncu_report.IAction`: a result of the report.
+#[pyclass(module = "ncu_report", name = "IAction", frozen)]
+#[derive(Debug)]
+pub struct IAction {
+    action: Arc<ResultData>,
+}
+
+impl IAction {
+    /// The object of a decoded result.
+    pub(crate) fn new(action: Arc<ResultData>) -> IAction {
+        IAction { action }
+    }
+}
+
+#[pymethods]
+impl IAction {
+    /// The result's name: the function name, or the demangled or mangled name
+    /// (`NameBase_*`).
+    #[pyo3(signature = (name_base = name_base::FUNCTION))]
+    fn name(&self, name_base: i64) -> PyResult<String> {
+        let base = nvrules::name_base_of(name_base)
+            .ok_or_else(|| PyValueError::new_err(format!("invalid name base {name_base}")))?;
+        Ok(self.action.action.name(base).to_owned())
+    }
+
+    fn __str__(&self) -> String {
+        self.action.action.name(NameBase::Function).to_owned()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<ncu_report.IAction {} (result {})>",
+            self.action.action.name(NameBase::Function),
+            self.action.action.index()
+        )
+    }
+
+    /// The `WorkloadType_*` of the result.
+    fn workload_type(&self) -> i64 {
+        nvrules::workload_code(self.action.action.kind())
+    }
+
+    /// The names of the result's metrics, sorted.
+    fn metric_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.action.action.metric_names().collect::<Vec<_>>())
+    }
+
+    /// The metric named `name`, or `None`.
+    fn metric_by_name(&self, name: &str) -> Option<IMetric> {
+        self.action
+            .action
+            .metric_index(name)
+            .map(|index| IMetric::stored(self.action.clone(), index))
+    }
+
+    /// The NVTX state at the result's launch, or `None` when none was collected.
+    fn nvtx_state(&self) -> Option<INvtxState> {
+        self.action.action.nvtx()?;
+        Some(INvtxState::new(self.action.clone()))
+    }
+
+    fn __len__(&self) -> usize {
+        self.action.action.metrics().len()
+    }
+
+    fn __getitem__(&self, name: &str) -> PyResult<IMetric> {
+        self.metric_by_name(name)
+            .ok_or_else(|| PyKeyError::new_err(format!("no metric named '{name}'")))
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.action.action.metric_index(name).is_some()
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.metric_names(py)?
+            .into_any()
+            .try_iter()
+            .map(Bound::into_any)
+    }
+}

@@ -1,0 +1,67 @@
+//! Sightline's CPython extension module (`sightline._native`): NVIDIA's `ncu_report`
+//! interface on Sightline's Nsight Compute reader. The Python packages `ncu_report` and
+//! `sightline` (python/src/) re-export it.
+//!
+//! The classes bind the model: `IContext`/`IRange` ([`context`]) over one [`report`] handle
+//! that decodes results on first use, `IAction` ([`action`]), `IMetric` ([`metric`]) and the
+//! NVTX classes ([`nvtx`]). What the answers mean (value at an instance, kinds, inferred
+//! attributes, NVTX filters) is the model's `ncu::nvrules`, which the rule engine binds too.
+//! Every object holds what it needs through `Arc`s: all are safe to use from threads, and
+//! decoding releases the GIL.
+
+mod action;
+mod context;
+mod metric;
+mod nvtx;
+mod report;
+
+use std::ffi::CString;
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyUserWarning;
+use pyo3::prelude::*;
+use sightline_model::ncu::nvrules::class_constants;
+
+/// The version of NVIDIA's interface the module follows (`IContext.get_version()`).
+pub(crate) const INTERFACE_VERSION: &str = "2025.3.1";
+
+/// Opens the Nsight Compute report at `path` (`.ncu-rep` or `.ncu-repz`) and returns its
+/// `IContext`. The file is indexed, not decoded: each result is decoded when first used.
+/// A partly readable report loads what is readable and warns (`UserWarning`) once per
+/// problem, naming the file and the position.
+#[pyfunction]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "PyO3 converts the Python path into an owned one"
+)]
+fn load_report(py: Python<'_>, path: PathBuf) -> PyResult<context::IContext> {
+    let report = py.detach(|| report::ReportHandle::open(&path))?;
+    let category = py.get_type::<PyUserWarning>();
+    for problem in report.report.warnings() {
+        let message = CString::new(format!("{}: {problem}", path.display()).replace('\0', " "))?;
+        PyErr::warn(py, &category, &message, 1)?;
+    }
+    Ok(context::IContext::new(report))
+}
+
+/// The extension module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(load_report, m)?)?;
+    m.add_class::<context::IContext>()?;
+    m.add_class::<context::IRange>()?;
+    m.add_class::<action::IAction>()?;
+    m.add_class::<metric::IMetric>()?;
+    m.add_class::<nvtx::INvtxState>()?;
+    m.add_class::<nvtx::INvtxDomainInfo>()?;
+    m.add_class::<nvtx::INvtxRange>()?;
+    // The enums' constants as class attributes (`IMetric.ValueKind_DOUBLE`...), from the
+    // model's one table of them.
+    for (class, attribute, value) in class_constants() {
+        if let Ok(class) = m.getattr(class) {
+            class.setattr(attribute.as_str(), value)?;
+        }
+    }
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! `IMetric`: one metric of a result, its value (or an instance's), kind, instances,
+//! correlation ids and attributes.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::PyIndexError;
+use pyo3::prelude::*;
+use pyo3::types::{PyFloat, PyInt, PyString};
+use sightline_model::ncu::nvrules::{self, metric_subtype, rollup, value_kind};
+use sightline_model::ncu::{Instance, MetricValue};
+
+use crate::report::ResultData;
+
+/// What an `IMetric` refers to: metric `index` of a result, or the correlation ids of one.
+#[derive(Debug, Clone)]
+enum Source {
+    /// A stored metric.
+    Stored(Arc<ResultData>, usize),
+    /// The correlation ids of a stored metric, as a metric of their own.
+    Correlation(Arc<ResultData>, usize, Arc<Vec<Instance>>),
+}
+
+/// `ncu_report.IMetric`: a metric of a result.
+#[pyclass(module = "ncu_report", name = "IMetric", frozen)]
+#[derive(Debug)]
+pub struct IMetric {
+    source: Source,
+}
+
+impl IMetric {
+    /// Metric `index` of `action`.
+    pub(crate) fn stored(action: Arc<ResultData>, index: usize) -> IMetric {
+        IMetric {
+            source: Source::Stored(action, index),
+        }
+    }
+
+    fn with<R>(&self, f: impl FnOnce(String, &MetricValue, &[Instance]) -> R) -> R {
+        match &self.source {
+            Source::Stored(action, index) => {
+                let metric = &action.action.metrics()[*index];
+                f(
+                    action.action.metric_name(metric).to_owned(),
+                    &metric.stored,
+                    &metric.instances,
+                )
+            }
+            Source::Correlation(action, index, ids) => {
+                let name = action.action.metric_name(&action.action.metrics()[*index]);
+                f(format!("{name}:correlation_ids"), &MetricValue::None, ids)
+            }
+        }
+    }
+
+    fn value_at(&self, instance: Option<usize>) -> PyResult<MetricValue> {
+        self.with(|name, stored, instances| {
+            nvrules::value_at(stored, instances, instance).ok_or_else(|| {
+                PyIndexError::new_err(format!(
+                    "instance {} out of range: metric {name} has {} instances",
+                    instance.unwrap_or(0),
+                    instances.len()
+                ))
+            })
+        })
+    }
+}
+
+/// A metric value as a Python object (`None` for no value).
+pub(crate) fn to_python<'py>(py: Python<'py>, value: &MetricValue) -> Bound<'py, PyAny> {
+    match value {
+        MetricValue::None => py.None().into_bound(py),
+        MetricValue::String(s) => PyString::new(py, s).into_any(),
+        MetricValue::Float(v) => PyFloat::new(py, f64::from(*v)).into_any(),
+        MetricValue::Double(v) => PyFloat::new(py, *v).into_any(),
+        MetricValue::Uint32(v) => PyInt::new(py, *v).into_any(),
+        MetricValue::Uint64(v) => PyInt::new(py, *v).into_any(),
+    }
+}
+
+/// A code, or `None` for the code that means none.
+fn code_or_none(code: i64, none: i64) -> Option<i64> {
+    (code != none).then_some(code)
+}
+
+#[pymethods]
+impl IMetric {
+    /// The metric's name.
+    fn name(&self) -> String {
+        self.with(|name, _, _| name)
+    }
+
+    fn __str__(&self) -> String {
+        self.name()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<ncu_report.IMetric {}>", self.name())
+    }
+
+    /// The `ValueKind_*` of the value (or of instance `instance`).
+    #[pyo3(signature = (instance = None))]
+    fn kind(&self, instance: Option<usize>) -> PyResult<i64> {
+        self.value_at(instance)?;
+        Ok(self
+            .with(|_, stored, instances| nvrules::kind_at(stored, instances, instance))
+            .map_or(value_kind::UNKNOWN, nvrules::kind_code))
+    }
+
+    /// The value (or instance `instance`'s) as the Python type of its kind: `str`, `float`
+    /// or `int`; `None` without a value.
+    #[pyo3(signature = (instance = None))]
+    fn value<'py>(&self, py: Python<'py>, instance: Option<usize>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(to_python(py, &self.value_at(instance)?))
+    }
+
+    /// The value as a float (0 for a string or no value).
+    #[pyo3(signature = (instance = None))]
+    fn as_double(&self, instance: Option<usize>) -> PyResult<f64> {
+        Ok(self.value_at(instance)?.as_f64().unwrap_or(0.0))
+    }
+
+    /// The value as an unsigned 64-bit integer (0 for a string or no value).
+    #[pyo3(signature = (instance = None))]
+    fn as_uint64(&self, instance: Option<usize>) -> PyResult<u64> {
+        Ok(self.value_at(instance)?.as_u64().unwrap_or(0))
+    }
+
+    /// The value as a string (`None` when it is not a string).
+    #[pyo3(signature = (instance = None))]
+    fn as_string(&self, instance: Option<usize>) -> PyResult<Option<String>> {
+        Ok(match self.value_at(instance)? {
+            MetricValue::String(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// Whether the metric has a value (of kind `value_kind`, when given).
+    #[pyo3(signature = (value_kind = None))]
+    fn has_value(&self, value_kind: Option<i64>) -> PyResult<bool> {
+        let value = self.value_at(None)?;
+        let has = !matches!(value, MetricValue::None);
+        Ok(match value_kind {
+            Some(kind) => has && (kind == value_kind::ANY || kind == self.kind(None)?),
+            None => has,
+        })
+    }
+
+    /// How many instance values the metric has.
+    fn num_instances(&self) -> usize {
+        self.with(|_, _, instances| instances.len())
+    }
+
+    /// Whether any instance has a correlation id.
+    fn has_correlation_ids(&self) -> bool {
+        self.with(|_, _, instances| instances.iter().any(|i| i.correlation_id.is_some()))
+    }
+
+    /// The instances' correlation ids, as a metric whose instances they are.
+    fn correlation_ids(&self) -> IMetric {
+        let (action, index) = match &self.source {
+            Source::Stored(action, index) | Source::Correlation(action, index, _) => {
+                (action.clone(), *index)
+            }
+        };
+        let ids = self.with(|_, _, instances| nvrules::correlation_instances(instances));
+        IMetric {
+            source: Source::Correlation(action, index, Arc::new(ids)),
+        }
+    }
+
+    /// The metric's unit as NVIDIA's reader gives it: set by a section of the result, or
+    /// inferred from the name.
+    fn unit(&self) -> String {
+        let name = self.name();
+        match &self.source {
+            Source::Stored(result, _) => result.unit(&name),
+            Source::Correlation(..) => String::new(),
+        }
+    }
+
+    /// The metric's description: held by NVIDIA's metric library, not by reports (empty).
+    fn description(&self) -> String {
+        String::new()
+    }
+
+    /// The `MetricType_*`, inferred from the name.
+    fn metric_type(&self) -> i64 {
+        self.with(|name, _, _| nvrules::infer_metric_type(&name))
+    }
+
+    /// The `MetricSubtype_*`, inferred from the name (`None` for none).
+    fn metric_subtype(&self) -> Option<i64> {
+        let code = self.with(|name, _, _| nvrules::infer_subtype(&name));
+        code_or_none(code, metric_subtype::NONE)
+    }
+
+    /// The `RollupOperation_*`, inferred from the name (`None` for none).
+    fn rollup_operation(&self) -> Option<i64> {
+        let code = self.with(|name, _, _| nvrules::infer_rollup(&name));
+        code_or_none(code, rollup::NONE)
+    }
+}

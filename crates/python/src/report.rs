@@ -1,0 +1,84 @@
+//! One opened report shared by every object made from it: the file is indexed when opened
+//! and each result decoded the first time something asks for it, then kept.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use pyo3::PyErr;
+use pyo3::exceptions::{PyFileNotFoundError, PyIndexError, PyValueError};
+use sightline_model::ncu::nvrules::MetricUnits;
+use sightline_model::ncu::{Action, ReadError, Report};
+
+/// A decoded result and what is derived from it on first use.
+#[derive(Debug)]
+pub(crate) struct ResultData {
+    pub action: Action,
+    units: OnceLock<MetricUnits>,
+}
+
+impl ResultData {
+    /// The unit of metric `name` (a unit the result's sections set wins over the inferred one).
+    pub fn unit(&self, name: &str) -> String {
+        self.units
+            .get_or_init(|| MetricUnits::of(&self.action))
+            .unit(name)
+            .into_owned()
+    }
+}
+
+/// A report and its results decoded so far.
+#[derive(Debug)]
+pub(crate) struct ReportHandle {
+    pub report: Report,
+    actions: Vec<OnceLock<Result<Arc<ResultData>, String>>>,
+}
+
+impl ReportHandle {
+    /// Opens (indexes) the report at `path`. A missing file is a `FileNotFoundError` with
+    /// NVIDIA's message; an unreadable one a `ValueError` naming the file and the position.
+    pub fn open(path: &Path) -> Result<Arc<ReportHandle>, PyErr> {
+        if !path.exists() {
+            return Err(PyFileNotFoundError::new_err(format!(
+                "Could not load report file: {} does not exist.",
+                path.display()
+            )));
+        }
+        let report = Report::open(path).map_err(|e| read_error(&e))?;
+        let actions = (0..report.num_actions()).map(|_| OnceLock::new()).collect();
+        Ok(Arc::new(ReportHandle { report, actions }))
+    }
+
+    /// How many results the report holds.
+    pub fn num_actions(&self) -> usize {
+        self.actions.len()
+    }
+
+    /// Result `index`, decoded on first use.
+    pub fn action(&self, index: usize) -> Result<Arc<ResultData>, PyErr> {
+        let slot = self.actions.get(index).ok_or_else(|| {
+            PyIndexError::new_err(format!(
+                "result {index} out of range: the report holds {}",
+                self.actions.len()
+            ))
+        })?;
+        slot.get_or_init(|| {
+            self.report
+                .action(index)
+                .map(|action| {
+                    Arc::new(ResultData {
+                        action,
+                        units: OnceLock::new(),
+                    })
+                })
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(PyValueError::new_err)
+    }
+}
+
+/// A report that cannot be read, as a Python `ValueError` (its message names the file and the
+/// byte offset).
+pub(crate) fn read_error(error: &ReadError) -> PyErr {
+    PyValueError::new_err(error.to_string())
+}
