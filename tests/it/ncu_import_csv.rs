@@ -17,27 +17,10 @@ use sightline::cli;
 
 use crate::common;
 
-/// manual_nvtx (2022.3, RTX 3070): the details page prints the `no_instructions` stall samples
-/// (`smsp__pcsamp_warps_issue_stalled_no_instructions{,_not_issued}`, header and source-table
-/// rows) in `warp`, while every other corpus report with stall samples prints `inst` (its own
-/// raw page says `inst` too). Cause found by experiment (edited copies of manual_nvtx and
-/// blsongpu run through the CLI, `notes/ncu-import-csv.md`, "The no_instructions stall
-/// samples"): not the chip (manual_nvtx with blsongpu's 0x172: `warp`; blsongpu with 0x174:
-/// `inst`); not the Warp State Statistics metrics stored (adding them: `warp`); the units the
-/// page printed before them: adding the Warp State Statistics section with its metrics, or
-/// the Instruction Statistics section with its metrics (entries in `inst`), gives `inst`; the
-/// Scheduler Statistics section (entries in `warp`) leaves `warp`. It is the rule of
-/// `sightline_model::ncu::pages::resolved` on the details page (a name with two unit words
-/// takes a unit printed before it, else the word rules' `warp`), which Sightline's details page
-/// does not follow yet (it prints `inst` for these metrics whatever came before).
-const NO_INST_UNIT: &str = "unit of the no_instructions stall samples in one 2022.3 report";
-
-/// Files known to differ from the oracle: `(report, file, reason)`.
-const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[(
-    "ncu2022.3_rtx3070_manual_nvtx",
-    "details-all.csv",
-    NO_INST_UNIT,
-)];
+/// Files known to differ from the oracle: `(report, file, reason)`. Empty since the details
+/// page resolves units in the order it prints (manual_nvtx's `no_instructions` stall samples
+/// in `warp`: `derived_and_stall_units_follow_the_entries_printed_before`).
+const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[];
 
 #[derive(Parser)]
 struct SessionCmd {
@@ -530,4 +513,138 @@ fn derived_fma_units_follow_the_columns_before_them() {
             }
         }
     }
+}
+
+/// The pages of a fixture kept with NVIDIA's CLI output (`fixtures/golden/cli/FIXTURE.FILE`):
+/// `(file, command, flags)` as `run.sh` of the CLI oracle names and makes them.
+const GOLDEN_PAGES: &[(&str, &str, &[&str])] = &[
+    ("details.csv", "details", &["--csv"]),
+    (
+        "details-all.csv",
+        "details",
+        &["--csv", "--print-details", "all"],
+    ),
+    (
+        "details-all-base.csv",
+        "details",
+        &["--csv", "--print-details", "all", "--print-units", "base"],
+    ),
+    ("raw.csv", "raw", &["--csv"]),
+    ("raw-base.csv", "raw", &["--csv", "--print-units", "base"]),
+    ("summary.csv", "summary", &["--csv", "--per", "kernel"]),
+    ("summary-per-gpu.csv", "summary", &["--csv", "--per", "gpu"]),
+    (
+        "summary-raw.csv",
+        "raw",
+        &["--csv", "--print-summary", "per-kernel"],
+    ),
+];
+
+/// The pages kept for the `details_units` fixtures (the CLI's summaries crash on them with
+/// SIGSEGV, as on sglang and raytracer).
+const DETAILS_UNITS_PAGES: &[&str] = &[
+    "details.csv",
+    "details-all.csv",
+    "details-all-base.csv",
+    "raw.csv",
+    "raw-base.csv",
+];
+
+/// `fixture`'s page `file` (one of [`GOLDEN_PAGES`]) compared byte for byte with the CLI's.
+fn assert_golden_page(fixture: &str, file: &str) -> String {
+    let (_, command, flags) = GOLDEN_PAGES
+        .iter()
+        .find(|(f, _, _)| *f == file)
+        .unwrap_or_else(|| panic!("no golden page {file}"));
+    let golden = common::fixtures()
+        .join("golden/cli")
+        .join(format!("{fixture}.{file}"));
+    let expected =
+        std::fs::read_to_string(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
+    let ours = page(command, fixture, flags);
+    assert_eq!(ours, expected, "{fixture}: {file}");
+    ours
+}
+
+/// The `Metric Unit` of the details page's rows labelled `label`.
+fn details_units(text: &str, label: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = cells(lines[0]);
+    let name = header.iter().position(|h| *h == "Metric Name").unwrap();
+    lines[1..]
+        .iter()
+        .map(|l| cells(l))
+        .filter(|c| c.get(name) == Some(&label))
+        .map(|c| c[name + 1].to_owned())
+        .collect()
+}
+
+/// The details page resolves units in the order it prints, as the raw page does in column
+/// order: the `no_instructions` stall samples (two unit words, `warp` and `inst`) are in `inst`
+/// after an entry in `inst` and in `warp` otherwise (manual_nvtx's details-all.csv); a derived
+/// FMA count after `launch__thread_count` (`thread`) is in `thread` there, while the raw page,
+/// where it sorts before `launch__thread_count`, says `inst`. Two fixtures that differ in one
+/// section printed first, each page equal to NVIDIA's 2024.1 CLI's (`fixtures/golden/cli/`).
+#[test]
+fn derived_and_stall_units_follow_the_entries_printed_before() {
+    for (fixture, stall, fma) in [
+        ("details_units_inst.ncu-rep", "inst", "inst"),
+        ("details_units_warp.ncu-rep", "warp", "thread"),
+    ] {
+        for file in DETAILS_UNITS_PAGES {
+            assert_golden_page(fixture, file);
+        }
+        let details = page("details", fixture, &["--csv"]);
+        assert_eq!(details_units(&details, "No Instructions"), [stall]);
+        assert_eq!(
+            details_units(&details, "No Instructions (Not Issued)"),
+            [stall]
+        );
+        assert_eq!(details_units(&details, "Barrier"), ["warp"]);
+        assert_eq!(details_units(&details, "FFMA Thread Instructions"), [fma]);
+        let raw = page("raw", fixture, &["--csv"]);
+        assert_eq!(
+            raw_column(
+                &raw,
+                "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2"
+            )
+            .0,
+            "inst"
+        );
+    }
+}
+
+/// OpenACC and OpenMP-offload kernels (`main_24_gpu`, `__pgi_uacc_cuda_fill_42_gpu`,
+/// `nvkernel_solve_F1L204_2`, C++ forms, with and without a stored demangled name): the CLI's
+/// details, raw and summary pages print their names as stored, the demangled name or else the
+/// mangled one, `_gpu` and all, and the summaries sort them bytewise (`_Z4mainv_31_gpu` before
+/// `__nv_static_...`, `main_24_gpu` before `main_9_gpu`). Every page equal to NVIDIA's 2024.1
+/// CLI's (`fixtures/golden/cli/offload_names.ncu-rep.*`).
+#[test]
+fn offload_kernel_names_print_as_stored() {
+    let fixture = "offload_names.ncu-rep";
+    for (file, ..) in GOLDEN_PAGES
+        .iter()
+        .filter(|(f, ..)| *f != "details-all-base.csv")
+    {
+        assert_golden_page(fixture, file);
+    }
+    let raw = page("raw", fixture, &["--csv"]);
+    let names: Vec<String> = raw
+        .lines()
+        .skip(2)
+        .map(|l| cells(l)[4].to_owned())
+        .collect();
+    let stored: Vec<String> = sightline_test_support::ncu::synth_names::OFFLOAD_NAMES
+        .iter()
+        .map(|(_, mangled, demangled)| {
+            if demangled.is_empty() {
+                mangled
+            } else {
+                demangled
+            }
+            .to_string()
+        })
+        .collect();
+    assert_eq!(names, stored);
 }

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use super::synth::{KernelSpec, kernel_message, scalar, session_details, write_kernels};
 use super::synth_edge;
 use super::synth_kernels::{sample_kernels, value_kinds_kernel};
+use super::synth_names;
 use super::synth_units;
 use super::writer::ReportWriter;
 use sightline_model::ncu::MetricValue;
@@ -25,6 +26,9 @@ pub const FIXTURE_NAMES: &[&str] = &[
     "rule_markers.ncu-rep",
     "derived_units_inst.ncu-rep",
     "derived_units_thread.ncu-rep",
+    "details_units_inst.ncu-rep",
+    "details_units_warp.ncu-rep",
+    "offload_names.ncu-rep",
 ];
 
 /// The bytes of fixture `name` (one of [`FIXTURE_NAMES`]).
@@ -52,6 +56,9 @@ pub fn fixture_bytes(name: &str) -> io::Result<Vec<u8>> {
         )?,
         "derived_units_inst.ncu-rep" => synth_units::write_derived_units(false, &mut out)?,
         "derived_units_thread.ncu-rep" => synth_units::write_derived_units(true, &mut out)?,
+        "details_units_inst.ncu-rep" => synth_units::write_details_units(true, &mut out)?,
+        "details_units_warp.ncu-rep" => synth_units::write_details_units(false, &mut out)?,
+        "offload_names.ncu-rep" => synth_names::write_offload_names(&mut out)?,
         "rule_markers.ncu-rep" => {
             write_kernels(&[synth_edge::rule_markers_kernel()], 1, &mut out)?;
         }

@@ -4,6 +4,7 @@ pub mod fixtures;
 pub mod synth;
 pub mod synth_edge;
 pub mod synth_kernels;
+pub mod synth_names;
 pub mod synth_source;
 pub mod synth_units;
 pub mod writer;

@@ -10,7 +10,7 @@
 
 use super::UnitMode;
 use super::chip::ChipLibrary;
-use super::details::entry_format;
+use super::details::{EntryFormat, entry_format};
 use super::header::{group_members, matched_entry};
 use super::number::{plain_text, scaled};
 use crate::ncu::{Action, MetricValue};
@@ -191,10 +191,14 @@ fn collect<'a>(item: &'a Item, units: UnitMode, library: ChipLibrary, out: &mut 
     }
 }
 
-/// The value cell of a body entry: the value, then its instances in parentheses when the
-/// metric has any (`4976 (48; 48; ...)`), each printed as the value is.
-pub fn value_with_instances(action: &Action, entry: &Entry, units: UnitMode) -> String {
-    let (format, text) = entry_format(entry, units, ChipLibrary::of(action));
+/// The value cell of a body entry: the value (`text`, printed in `format`), then its instances
+/// in parentheses when the metric has any (`4976 (48; 48; ...)`), each printed as the value is.
+pub fn value_with_instances(
+    action: &Action,
+    entry: &Entry,
+    format: &EntryFormat,
+    text: String,
+) -> String {
     let stored: Option<Vec<&MetricValue>> = action
         .metric(&entry.metric)
         .map(|m| m.instances.iter().map(|i| &i.value).collect())

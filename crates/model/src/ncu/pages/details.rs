@@ -6,8 +6,9 @@ use super::body::{BodyRow, body_entries, value_with_instances, with_group_member
 use super::chip::ChipLibrary;
 use super::header::header_entries;
 use super::launch::LaunchColumns;
-use super::number::{UnitScale, entry_cli_unit, fixed, plain_text, scaled};
+use super::number::{UnitScale, entry_cli_unit, fixed, plain_text, resolved_entry_unit, scaled};
 use super::raw::NO_DATA;
+use super::resolved::ResolvedUnits;
 use super::{Table, UnitMode};
 use crate::ncu::rule_result::{MsgType, StoredMessage, rule_messages};
 use crate::ncu::{Action, MetricValue, Report};
@@ -68,6 +69,8 @@ pub fn details_page(
         .any(|a| !rule_messages(a.rule_results()).is_empty());
     let header = details_header(&launch, options, with_rules);
     let mut rows = Vec::new();
+    // Units resolve in the order the page prints, across kernels (see [`ResolvedUnits`]).
+    let mut resolved = ResolvedUnits::default();
     for (action, page) in actions.iter().zip(pages) {
         let kernel = KernelRows {
             action,
@@ -87,7 +90,12 @@ pub fn details_page(
             sections.extend(section.children.iter());
         }
         for section in sections {
-            kernel.section_rows(section, &messages, &mut rows, &mut lines);
+            let out = PageRows {
+                rows: &mut rows,
+                lines: &mut lines,
+                resolved: &mut resolved,
+            };
+            kernel.section_rows(section, &messages, out);
         }
     }
     DetailsPage {
@@ -119,6 +127,14 @@ fn details_header(
     header
 }
 
+/// Where a section's rows go: the table's rows, the text lines between them, and the units
+/// resolved so far.
+struct PageRows<'a> {
+    rows: &'a mut Vec<Vec<String>>,
+    lines: &'a mut Vec<(usize, String)>,
+    resolved: &'a mut ResolvedUnits,
+}
+
 /// One kernel's rows: its launch cells, its chip's number formats, and the page options.
 struct KernelRows<'a> {
     action: &'a Action,
@@ -135,15 +151,19 @@ impl KernelRows<'_> {
         &self,
         section: &DetailsSection,
         messages: &[StoredMessage<'_>],
-        rows: &mut Vec<Vec<String>>,
-        lines: &mut Vec<(usize, String)>,
+        out: PageRows<'_>,
     ) {
+        let PageRows {
+            rows,
+            lines,
+            resolved,
+        } = out;
         let (action, options) = (self.action, self.options);
         if options.all && section.body.iter().any(empty_topology) {
             lines.push((rows.len(), NO_NVLINK.to_owned()));
         }
         for entry in header_entries(section, action, options.all) {
-            rows.extend(self.metric_row(section, None, &entry));
+            rows.extend(self.metric_row(section, None, &entry, resolved));
         }
         if options.all {
             // The PM sampling timeline prints no rows (2024.1: the sections' header only, in
@@ -151,7 +171,7 @@ impl KernelRows<'_> {
             for item in section.body.iter().filter(|i| !i.kind.is_timeline()) {
                 let item = with_group_members(item, action);
                 for row in body_entries(&item, options.units, self.library) {
-                    rows.extend(self.metric_row(section, Some(row), row.entry));
+                    rows.extend(self.metric_row(section, Some(row), row.entry, resolved));
                 }
                 if let Some(text) = numa_table_text(&item) {
                     lines.push((rows.len(), text));
@@ -180,12 +200,18 @@ impl KernelRows<'_> {
         section: &DetailsSection,
         body: Option<BodyRow<'_>>,
         entry: &Entry,
+        resolved: &mut ResolvedUnits,
     ) -> Option<Vec<String>> {
         let (action, options) = (self.action, self.options);
         if entry.metric.is_empty() {
             return None;
         }
-        let (format, value) = entry_format(entry, options.units, self.library);
+        // Entries resolve their units in print order (see [`ResolvedUnits`]): headers and
+        // body items alike (yanni's `no_instructions` samples are `inst` after the Warp State
+        // bar chart's rows in `inst`).
+        let (format, value) = entry_format_by(entry, options.units, || {
+            resolved_entry_unit(entry, self.library, resolved)
+        });
         // A source metric stored only per instruction (`memory_access_type`: no
         // aggregate) prints an empty value, as the raw page's aggregate cell.
         let per_instruction_only = action
@@ -193,10 +219,12 @@ impl KernelRows<'_> {
             .is_some_and(|m| matches!(m.stored, MetricValue::None) && !m.instances.is_empty());
         let value = match body {
             _ if per_instruction_only => String::new(),
-            Some(row) if row.instances => value_with_instances(action, entry, options.units),
+            Some(row) if row.instances => value_with_instances(action, entry, &format, value),
             // A section metric marked `ShowInstances` lists its instances too (the NUMA
             // section's `numa__cpu_affinity`: `1 (0-4)`, vec_add, T4, sharedmem).
-            None if entry.instances.is_some() => value_with_instances(action, entry, options.units),
+            None if entry.instances.is_some() => {
+                value_with_instances(action, entry, &format, value)
+            }
             _ => value,
         };
         let mut row = self.cells.clone();
@@ -315,6 +343,16 @@ pub struct EntryFormat {
 /// A value scaled into a larger unit prints as any double does: integral without decimals
 /// (`144` usecond), else with 2 (`131.07` Kbyte).
 pub fn entry_format(entry: &Entry, units: UnitMode, library: ChipLibrary) -> (EntryFormat, String) {
+    entry_format_by(entry, units, || entry_cli_unit(entry, library))
+}
+
+/// [`entry_format`] with the entry's base unit from `base_unit` (called once, and only when
+/// the report stores the metric).
+pub fn entry_format_by(
+    entry: &Entry,
+    units: UnitMode,
+    base_unit: impl FnOnce() -> String,
+) -> (EntryFormat, String) {
     let unscaled = |unit: String| EntryFormat {
         unit,
         divisor: None,
@@ -325,11 +363,11 @@ pub fn entry_format(entry: &Entry, units: UnitMode, library: ChipLibrary) -> (En
         // raytracer's `derived__smsp__inst_executed_op_branch_pct`) has its unit and `no data`,
         // as on the raw page.
         Some(MetricValue::None) => {
-            return (unscaled(entry_cli_unit(entry, library)), NO_DATA.to_owned());
+            return (unscaled(base_unit()), NO_DATA.to_owned());
         }
         Some(value) => value,
     };
-    let base = entry_cli_unit(entry, library);
+    let base = base_unit();
     if let MetricValue::String(s) = value {
         return (unscaled(base), s.clone());
     }

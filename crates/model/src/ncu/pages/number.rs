@@ -7,6 +7,7 @@
 //! with a fixed number of decimals per page.
 
 use super::chip::ChipLibrary;
+use super::resolved::ResolvedUnits;
 use crate::ncu::MetricValue;
 use crate::ncu::units::infer_unit;
 use crate::section::details::Entry;
@@ -18,29 +19,48 @@ use crate::section::details::Entry;
 ///
 /// On these pages a derived count of thread instructions
 /// (`derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2`, the rooflines' FMA operations)
-/// is in `inst` in every report, where the raw page mostly says `thread` (27 kernels of the
-/// corpus' `details-all*.csv`).
+/// is in `inst` in every corpus report (27 kernels of the corpus' `details-all*.csv`), where
+/// the raw page mostly says `thread`: the details page prints the rooflines before
+/// SourceCounters' `derived__avg_thread_executed` ([`resolved_entry_unit`]).
 pub fn entry_cli_unit(entry: &Entry, library: ChipLibrary) -> String {
-    if library != ChipLibrary::Unknown
-        && entry.metric.starts_with("derived__")
-        && entry.metric.contains("thread_inst_executed")
-        && entry.unit == infer_unit(&entry.metric)
-    {
-        return "inst".to_owned();
+    fixed_entry_unit(entry, library).unwrap_or_else(|| library.metric_unit(&entry.metric))
+}
+
+/// [`entry_cli_unit`] as the details page resolves it, in the order it prints: a metric the
+/// CLI's library lacks (a derived metric, a stall sample) takes a unit printed before it when
+/// its name holds one ([`ResolvedUnits`]); every printed entry's unit counts for the later
+/// ones (manual_nvtx: the `no_instructions` stall samples in `warp`, where an earlier section
+/// printed no entry in `inst`).
+pub fn resolved_entry_unit(
+    entry: &Entry,
+    library: ChipLibrary,
+    resolved: &mut ResolvedUnits,
+) -> String {
+    match fixed_entry_unit(entry, library) {
+        Some(unit) => {
+            if library != ChipLibrary::Unknown {
+                resolved.remember(&entry.metric, &unit);
+            }
+            unit
+        }
+        None => resolved.resolve(library, &entry.metric),
     }
-    if library != ChipLibrary::Unknown
-        && DETAILS_BYTE_METRICS
-            .iter()
-            .any(|p| entry.metric.starts_with(p))
-        && entry.unit == infer_unit(&entry.metric)
-    {
-        return "byte".to_owned();
+}
+
+/// The unit of an entry that does not depend on the units printed before (the section's own
+/// `Unit`, [`DETAILS_BYTE_METRICS`], a chip the CLI does not know), or `None` when the CLI's
+/// library decides.
+fn fixed_entry_unit(entry: &Entry, library: ChipLibrary) -> Option<String> {
+    if library == ChipLibrary::Unknown {
+        return Some(library.metric_unit(&entry.metric));
     }
-    if library == ChipLibrary::Unknown || entry.unit == infer_unit(&entry.metric) {
-        library.metric_unit(&entry.metric)
-    } else {
-        cli_base_unit(&entry.unit)
+    if entry.unit != infer_unit(&entry.metric) {
+        return Some(cli_base_unit(&entry.unit));
     }
+    DETAILS_BYTE_METRICS
+        .iter()
+        .any(|p| entry.metric.starts_with(p))
+        .then(|| "byte".to_owned())
 }
 
 /// Source-level metrics the details page gives `byte` while the raw page says `warp` or `inst`

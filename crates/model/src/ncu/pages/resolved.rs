@@ -28,11 +28,31 @@ use super::chip::ChipLibrary;
 /// The prefix of the metrics a section's `MetricDefinitions` compute.
 const DERIVED: &str = "derived__";
 
+/// The prefix of the derived memory metrics (`derived__memory_l2_theoretical_sectors_global_excessive`,
+/// `byte` by the CLI's word rules): they take an earlier unit only when it was given to a name
+/// the library lacks. On the raw page `derived__aaa_sector` before it made it `sector`; on
+/// the details page of nine corpus reports the memory chart's and Memory Workload Analysis
+/// Chart's `lts__t_sectors*` rows (known metrics, `sector`) printed before it leave it `byte`,
+/// while known metrics in `inst` and `thread` do change the stall samples and FMA counts
+/// (`fixtures/details_units_*.ncu-rep`). Found by comparison, not explained further.
+const MEMORY: &str = "derived__memory_";
+
+/// The prefix of the warp stall samples (PC sampling), which the CLI's metric library does not
+/// know either: their unit is guessed as a derived metric's is. Only
+/// `..._no_instructions{,_not_issued}` holds two unit words (`warp`, `inst`), so it is the one
+/// whose unit depends on what came before: `inst` after an entry in `inst`, else `warp`
+/// (manual_nvtx's details page, `notes/ncu-import-csv.md`, "The no_instructions stall
+/// samples"; `fixtures/details_units_*.ncu-rep`).
+const STALL_SAMPLES: &str = "smsp__pcsamp_warps_issue_stalled_";
+
 /// The units resolved so far, in the order the CLI resolves a page's columns.
 #[derive(Debug, Clone, Default)]
 pub struct ResolvedUnits {
     /// The units given so far.
     seen: BTreeSet<String>,
+    /// The units given so far to names the CLI's library lacks (derived metrics, stall
+    /// samples): the only ones a `derived__memory_*` name takes (see [`MEMORY`]).
+    seen_guessed: BTreeSet<String>,
     /// The unit given to each derived name: it keeps its first unit (the raw summary's later
     /// groups print `derived__memory_*` in the `byte` of the first group, though `sectors`
     /// came between: manual_nvtx's summary-raw.csv).
@@ -48,29 +68,59 @@ impl ResolvedUnits {
         }
         let by_name = library.metric_unit(name);
         let unit = if guessed(name, &by_name) {
-            self.seen
-                .iter()
+            let seen = if name.starts_with(MEMORY) {
+                &self.seen_guessed
+            } else {
+                &self.seen
+            };
+            seen.iter()
                 .find(|seen| name.contains(seen.as_str()))
                 .cloned()
-                .unwrap_or(by_name)
+                .unwrap_or_else(|| word_rules(name, by_name))
         } else {
             by_name
         };
-        if !unit.is_empty() {
-            self.seen.insert(unit.clone());
-        }
-        if name.starts_with(DERIVED) {
-            self.by_name.insert(name.to_owned(), unit.clone());
-        }
+        self.remember(name, &unit);
         unit
+    }
+
+    /// Records that column `name` was given `unit` (as [`ResolvedUnits::resolve`] does), for a
+    /// unit decided otherwise (a section's own unit).
+    pub fn remember(&mut self, name: &str, unit: &str) {
+        if !unit.is_empty() {
+            self.seen.insert(unit.to_owned());
+        }
+        if unknown_to_library(name) {
+            if !unit.is_empty() {
+                self.seen_guessed.insert(unit.to_owned());
+            }
+            self.by_name.insert(name.to_owned(), unit.to_owned());
+        }
     }
 }
 
+/// Whether the CLI's metric library lacks `name`, so that it guesses its unit.
+fn unknown_to_library(name: &str) -> bool {
+    name.starts_with(DERIVED) || name.starts_with(STALL_SAMPLES)
+}
+
 /// Whether the CLI guesses the unit of `name` (its name rules gave `by_name`) from the units
-/// it resolved before: a derived metric whose name rules give a plain unit (not a
-/// percentage, not a ratio such as `%/register`, not none).
+/// it resolved before: a derived metric or a stall sample whose name rules give a plain unit
+/// (not a percentage, not a ratio such as `%/register`, not none).
 fn guessed(name: &str, by_name: &str) -> bool {
-    name.starts_with(DERIVED) && !by_name.is_empty() && by_name != "%" && !by_name.contains('/')
+    unknown_to_library(name) && !by_name.is_empty() && by_name != "%" && !by_name.contains('/')
+}
+
+/// The CLI's word rules for a guessed name without an earlier unit in it: Sightline's name
+/// rules, but a stall sample counts warps (`no_instructions` too: the CLI printed `warp` for an
+/// unknown `e.smsp__pcsamp_warps_issue_stalled_no_instructions` column, and on the details
+/// page when no entry in `inst` printed before).
+fn word_rules(name: &str, by_name: String) -> String {
+    if name.starts_with(STALL_SAMPLES) {
+        "warp".to_owned()
+    } else {
+        by_name
+    }
 }
 
 #[cfg(test)]
@@ -120,6 +170,31 @@ mod tests {
         assert_eq!(
             resolve_all(&[FMA, "derived__aaa_thread", FMA]),
             ["inst", "thread", "inst"]
+        );
+        // The `no_instructions` stall samples: `inst` after an entry in `inst`, else `warp`
+        // (the word rules), whatever the other stall samples gave.
+        const NO_INST: &str = "smsp__pcsamp_warps_issue_stalled_no_instructions";
+        assert_eq!(
+            resolve_all(&[
+                "smsp__inst_executed.sum",
+                "smsp__pcsamp_warps_issue_stalled_barrier",
+                NO_INST
+            ]),
+            ["inst", "warp", "inst"]
+        );
+        assert_eq!(
+            resolve_all(&["launch__thread_count", NO_INST]),
+            ["thread", "warp"]
+        );
+        // A derived memory metric takes an earlier unit given to a guessed name only.
+        const MEMORY: &str = "derived__memory_l2_theoretical_sectors_global_excessive";
+        assert_eq!(
+            resolve_all(&["lts__t_sectors.sum", MEMORY]),
+            ["sector", "byte"]
+        );
+        assert_eq!(
+            resolve_all(&["derived__aaa_sector", MEMORY]),
+            ["sector", "sector"]
         );
         // Known metrics keep their unit whatever came before.
         assert_eq!(
