@@ -109,6 +109,7 @@ pub fn details_ui(
                     let origin = timeline.time_range().map_or(0, |(t0, _)| t0);
                     facts_ui(ui, timeline, &e, source, sources.nvtxt, origin);
                     super::payload_fields::payload_ui(ui, timeline, e.id, value_width(ui));
+                    super::mpi_details::mpi_ui(ui, timeline, e.id, value_width(ui));
                     call_stack_ui(ui, timeline, e.id);
                     go_to = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);
                     source_ui(ui, timeline, source, sources.session, selection, e.id);
@@ -242,7 +243,9 @@ fn flows_ui(
     }
     let mut go_to = None;
     ui.add_space(6.0);
-    ui.strong(if gpu {
+    ui.strong(if timeline.mpi_call(partners[0]).is_some() {
+        "MPI message or request"
+    } else if gpu {
         "Launched by"
     } else {
         "GPU work it launched"

@@ -551,6 +551,7 @@ impl TimelineBuilder {
             parts: Vec::new(),
             span: None,
             series,
+            mpi: None,
         };
         timeline.span = timeline.compute_time_range();
         timeline

@@ -30,7 +30,8 @@ impl Timeline {
             .decode(e.source)
     }
 
-    /// Every field of `event`: its scalar payload (`Payload`) and its binary payload's fields.
+    /// Every field of `event`: its scalar payload (`Payload`), its binary payload's fields and
+    /// an MPI call's fields ([`Timeline::mpi_fields`]).
     pub fn event_fields(&self, event: EventId) -> Vec<Field> {
         let mut out = Vec::new();
         if let Some(p) = self.attrs(event).and_then(|a| a.payload.as_ref()) {
@@ -48,6 +49,7 @@ impl Timeline {
         if let Some(d) = self.payload_fields(event) {
             out.extend(d.fields);
         }
+        out.extend(self.mpi_fields(event));
         out
     }
 

@@ -297,6 +297,8 @@ pub struct SessionInfo {
     /// The binary payloads of the export's NVTX events (`NVTX_EVENTS.binaryData`) with their
     /// schemas, decoded on demand ([`Timeline::payload_fields`]).
     pub nvtx_payloads: Option<std::sync::Arc<super::nsys::payload::store::NvtxPayloads>>,
+    /// The export's MPI calls' fields, ranks and communicators ([`Timeline::mpi_call`]).
+    pub mpi: Option<std::sync::Arc<super::mpi::MpiRecords>>,
 }
 
 /// The packed event columns (see the module documentation for the layout).
@@ -356,6 +358,8 @@ pub struct Timeline {
     pub(crate) span: Option<(i64, i64)>,
     /// Counter samples held apart from the events, sorted by track ([`super::series`]).
     pub(crate) series: Vec<(TrackId, super::series::CounterSeries)>,
+    /// The MPI collectives grouped across ranks ([`Timeline::link_mpi`]).
+    pub(crate) mpi: Option<std::sync::Arc<super::mpi::MpiIndex>>,
 }
 
 /// One event, unpacked.

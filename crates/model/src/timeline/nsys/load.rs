@@ -21,6 +21,7 @@ mod generic;
 mod generic_events;
 mod gpu;
 mod metrics;
+mod mpi;
 mod names;
 mod nvtx;
 mod payloads;
@@ -121,6 +122,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     loader.counter_tables()?;
     let metrics = loader.metric_names()?;
     loader.gpu_metrics(&metrics)?;
+    loader.mpi()?;
     loader.generic_tables(&metrics)?;
     if !loader.samples.deferred {
         return loader.finish();
