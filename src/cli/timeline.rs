@@ -552,6 +552,10 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
         write_string(&mut &mut *out, &p.label)?;
         write!(out, ", \"file\": ")?;
         write_string(&mut &mut *out, &p.source.display().to_string())?;
+        if let Some((rank, from)) = tl.mpi_rank(Some(k)) {
+            write!(out, ", \"mpi_rank\": {rank}, \"mpi_rank_from\": ")?;
+            write_string(&mut &mut *out, from.describe())?;
+        }
         write!(
             out,
             ", \"offset_ns\": {}, \"clock_ns\": {}, \"clock_known\": {}, \"events\": {}, \"sources\": ",

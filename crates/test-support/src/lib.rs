@@ -7,7 +7,8 @@
 //! - [`nsys`]: Nsight Systems-shaped SQLite exports of any size; [`nsys_cpu`] adds CPU samples
 //!   with call stacks and scheduling events to them; [`nsys_metrics`] exports with GPU metrics
 //!   (`GPU_METRICS`, or generic events with NULL timestamps); [`nsys_summary`] the Analysis
-//!   Summary's tables with known values, odd values, and tables replaced by views.
+//!   Summary's tables with known values, odd values, and tables replaced by views;
+//!   [`nsys_mpi`] the exports of a 4-rank MPI run with known messages and stragglers.
 //! - [`codexl`]: CodeXL `.atp` traces and the session's `.csv` / `.occupancy` files.
 //! - [`gainsight`]: GPGPU-Sim logs with known lifetimes.
 //! - [`rng`]: the xorshift64* sequence of the nsys, NVTXT and Gainsight generators.
@@ -28,6 +29,7 @@ pub mod nsys_cpu;
 pub mod nsys_expert;
 pub mod nsys_families;
 pub mod nsys_metrics;
+pub mod nsys_mpi;
 pub mod nsys_payload;
 pub mod nsys_rare;
 pub mod nsys_summary;

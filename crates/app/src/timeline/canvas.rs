@@ -323,12 +323,16 @@ impl Canvas {
         // The gutter's track names, for screen readers (and tests).
         for (rect, track) in &self.labels {
             if let Some(t) = timeline.track(*track) {
-                ui.interact(
+                let label = ui.interact(
                     *rect,
                     ui.scope_id().with(("track-label", track.0)),
                     Sense::hover(),
-                )
-                .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &t.name));
+                );
+                label.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &t.name));
+                // A file's group ("Rank 3"): its file on hover.
+                if let Some(index) = timeline.parts().iter().position(|p| p.group == *track) {
+                    label.on_hover_text(part_hover(timeline, index));
+                }
             }
         }
         self.gutter_menu(&gutter_response, gutter, tracks, &lines);
@@ -338,16 +342,27 @@ impl Canvas {
             .with_clip_rect(areas.events_clip());
         self.draw_flows(&event_painter, &visuals, timeline, tracks, &lines, marks);
         self.draw_ruler(&painter.with_clip_rect(ruler), &visuals, ruler, timeline);
-        if self.drag.is_none()
-            && let Some(hover) = response.hover_pos()
-            && let Some(hit) = self
-                .hits
-                .iter()
-                .rev()
-                .find(|h| h.rect.expand(0.5).contains(hover))
-        {
-            let item = hit.item;
-            match hit.counter {
+        let hovered = response
+            .hover_pos()
+            .filter(|_| self.drag.is_none())
+            .and_then(|hover| {
+                self.hits
+                    .iter()
+                    .rev()
+                    .find(|h| h.rect.expand(0.5).contains(hover))
+                    .map(|h| (h.item, h.counter))
+            });
+        if let Some((item, counter)) = hovered {
+            if item.count == 1 && counter.is_none() {
+                self.draw_collective(
+                    &event_painter,
+                    &visuals,
+                    timeline,
+                    (tracks, &lines),
+                    item.first,
+                );
+            }
+            match counter {
                 Some((track, bucket)) => response.on_hover_ui_at_pointer(|ui| {
                     super::overlays::counter_tooltip(ui, timeline, track, &bucket);
                 }),
@@ -738,4 +753,16 @@ impl Canvas {
             Pos2::new(x1, top + line.height - 1.0),
         ))
     }
+}
+
+/// The hover text of a file's group: its label, its file, and where its rank came from.
+fn part_hover(timeline: &Timeline, index: usize) -> String {
+    let Some(part) = timeline.parts().get(index) else {
+        return String::new();
+    };
+    let rank = timeline
+        .mpi_rank(Some(index))
+        .map(|(r, from)| format!("\nMPI rank {r} (from {})", from.describe()))
+        .unwrap_or_default();
+    format!("{}\n{}{rank}", part.label, part.source.display())
 }

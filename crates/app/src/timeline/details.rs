@@ -117,6 +117,7 @@ pub fn details_ui(
                     let range = selection.launch_range;
                     let width = value_width(ui);
                     go_to = super::payload_fields::launch_range_ui(ui, timeline, range, width);
+                    super::mpi_details::mpi_ui(ui, timeline, e.id, value_width(ui));
                     call_stack_ui(ui, timeline, e.id);
                     let partner = flows_ui(ui, timeline, e.kind.is_gpu_work(), &selection.partners);
                     go_to = go_to.or(partner);
@@ -251,7 +252,9 @@ fn flows_ui(
     }
     let mut go_to = None;
     ui.add_space(6.0);
-    ui.strong(if gpu {
+    ui.strong(if timeline.mpi_call(partners[0]).is_some() {
+        "MPI message or request"
+    } else if gpu {
         "Launched by"
     } else {
         "GPU work it launched"

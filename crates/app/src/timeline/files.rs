@@ -15,7 +15,7 @@ use super::view::format_duration;
 use sightline_model::core::Progress;
 use sightline_model::timeline::Timeline;
 use sightline_model::timeline::nsys::MergedExport;
-use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
+use sightline_model::timeline::nsys::stats::run_summary_tables;
 use sightline_model::timeline::nsys::{default_cache_dir, export_report};
 use sightline_model::timeline::{
     DetailSource, MergeInput, TimelineFileKind, load_merged, timeline_inputs,
@@ -248,7 +248,7 @@ fn run(
 
 /// The default summary tables of `export` (a failing report keeps its error).
 fn reports_of(export: &Path) -> Reports {
-    match run_each(export, DEFAULT_REPORTS) {
+    match run_summary_tables(export) {
         Ok(each) => each,
         Err(error) => vec![("summary".into(), Err(error))],
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use sightline_model::codexl::{SessionData, SessionFiles};
 use sightline_model::core::Progress;
 use sightline_model::kind::FileKind;
-use sightline_model::timeline::nsys::stats::{DEFAULT_REPORTS, run_each};
+use sightline_model::timeline::nsys::stats::run_summary_tables;
 use sightline_model::timeline::nsys::{
     LoadOptions, NsysError, default_cache_dir, export_report, load_with,
 };
@@ -254,7 +254,7 @@ fn run(path: &Path, nsys: Option<&Path>, ctx: &JobCtx<Box<Loaded>>) -> Result<Fi
         return Err(cancelled());
     }
     // Each report keeps its own outcome: one failing keeps the others.
-    let reports = match run_each(&export, DEFAULT_REPORTS) {
+    let reports = match run_summary_tables(&export) {
         Ok(each) => each,
         Err(error) => vec![("summary".into(), Err(error))],
     };

@@ -33,6 +33,7 @@ pub mod imports;
 pub mod keys;
 mod load_view;
 pub mod loader;
+mod mpi_details;
 pub mod ncu_links;
 pub mod nsys_state;
 pub mod nvtxt_files;

@@ -9,7 +9,7 @@ use super::colors;
 use super::rows::{self, Line};
 use super::view::{format_duration, ruler_ticks};
 use sightline_model::timeline::{
-    CounterBucket, EventId, EventKind, Timeline, TrackId, VisibleItem,
+    CounterBucket, EventId, EventKind, Flow, Timeline, TrackId, VisibleItem,
 };
 
 impl Canvas {
@@ -105,13 +105,15 @@ impl Canvas {
             let Some(to) = self.anchor(timeline, tracks, lines, p) else {
                 continue;
             };
-            let Some(e) = timeline.event(p) else { continue };
-            // Call → work: from the call's start to the work's start.
-            let (a, b) = if e.kind.is_gpu_work() {
-                (from, to)
-            } else {
-                (to, from)
-            };
+            // From the flow's source (a call, a send) to its target (the work, the receive).
+            let outgoing = timeline
+                .flows()
+                .binary_search(&Flow {
+                    from: selected,
+                    to: p,
+                })
+                .is_ok();
+            let (a, b) = if outgoing { (from, to) } else { (to, from) };
             let stroke = Stroke::new(1.5, color);
             painter.line_segment([a, b], stroke);
             // A small head at the work's end, whatever the arrow's length.
@@ -126,6 +128,54 @@ impl Canvas {
                 ));
             }
             self.shapes_drawn += 2;
+        }
+    }
+
+    /// The calls of the MPI collective `event` is part of, outlined in every rank while it is
+    /// hovered, the last arrival (the straggler) thicker, joined at their starts.
+    pub(super) fn draw_collective(
+        &mut self,
+        painter: &egui::Painter,
+        visuals: &egui::Visuals,
+        timeline: &Timeline,
+        (tracks, lines): (Rect, &[Line]),
+        event: EventId,
+    ) {
+        let Some(group) = timeline.mpi_collective(event) else {
+            return;
+        };
+        let straggler = timeline.mpi_collective_timing(event).map(|t| t.straggler);
+        let color = colors::selection(visuals);
+        let mut starts: Vec<Pos2> = Vec::new();
+        for &m in &group.members {
+            let (Some(at), Some(e)) = (self.anchor(timeline, tracks, lines, m), timeline.event(m))
+            else {
+                continue;
+            };
+            let (track, row) = timeline.locate(m).unwrap_or((TrackId(0), 0));
+            let height = rows::line_of(lines, timeline, track, row).map_or(12.0, |l| l.height);
+            let right = self.events_rect.left() + self.viewport.x_of(e.end as f64);
+            let rect = Rect::from_min_max(
+                Pos2::new(at.x, at.y - height / 2.0),
+                Pos2::new(right.max(at.x + 2.0), at.y + height / 2.0),
+            );
+            let width = if Some(m) == straggler { 3.0 } else { 1.5 };
+            painter.rect_stroke(
+                rect,
+                2.0,
+                Stroke::new(width, color),
+                egui::StrokeKind::Outside,
+            );
+            starts.push(at);
+            self.shapes_drawn += 1;
+        }
+        starts.sort_by(|a, b| a.y.total_cmp(&b.y));
+        for pair in starts.windows(2) {
+            painter.line_segment(
+                [pair[0], pair[1]],
+                Stroke::new(1.0, color.gamma_multiply(0.6)),
+            );
+            self.shapes_drawn += 1;
         }
     }
 
@@ -287,6 +337,9 @@ pub(super) fn tooltip(ui: &mut egui::Ui, timeline: &Timeline, item: &VisibleItem
         ui.label(format!("correlation id {}", e.correlation));
     }
     for line in super::payload_fields::tooltip_lines(timeline, e.id) {
+        ui.label(line);
+    }
+    for line in super::mpi_details::tooltip_lines(timeline, e.id) {
         ui.label(line);
     }
     if let Some(stack) = timeline.stack_of(e.id) {

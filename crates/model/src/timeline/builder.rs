@@ -573,6 +573,7 @@ impl TimelineBuilder {
             parts: Vec::new(),
             span: None,
             series,
+            mpi: None,
         };
         timeline.span = timeline.compute_time_range();
         timeline

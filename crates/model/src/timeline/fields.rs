@@ -31,10 +31,11 @@ impl Timeline {
             .decode(e.source)
     }
 
-    /// Every field of `event`: its scalar payload (`Payload`) and its binary payload's fields;
-    /// for GPU work launched in an NVTX range with a payload (an NCCL kernel), that range's
-    /// fields as one field named after it ([`Timeline::launch_range`]: scans the flows; for
-    /// every event use [`Timeline::event_fields_in`]).
+    /// Every field of `event`: its scalar payload (`Payload`), its binary payload's fields, its
+    /// source row's fields and an MPI call's fields ([`Timeline::mpi_fields`]); for GPU work
+    /// launched in an NVTX range with a payload (an NCCL kernel), that range's fields as one
+    /// field named after it ([`Timeline::launch_range`]: scans the flows; for every event use
+    /// [`Timeline::event_fields_in`]).
     pub fn event_fields(&self, event: EventId) -> Vec<Field> {
         let mut out = self.own_fields(event);
         if let Some(range) = self.launch_range(event) {
@@ -57,7 +58,8 @@ impl Timeline {
         out
     }
 
-    /// The event's scalar payload and its binary payload's fields.
+    /// The event's scalar payload, its binary payload's fields, its source row's fields and
+    /// its MPI call's fields.
     fn own_fields(&self, event: EventId) -> Vec<Field> {
         let mut out = Vec::new();
         if let Some(p) = self.attrs(event).and_then(|a| a.payload.as_ref()) {
@@ -76,6 +78,7 @@ impl Timeline {
             out.extend(d.fields);
         }
         out.extend(self.row_fields(event));
+        out.extend(self.mpi_fields(event));
         out
     }
 

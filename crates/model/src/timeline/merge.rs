@@ -50,9 +50,13 @@ impl TimelinePart {
     }
 }
 
-/// The default label of a file's group: its host name when the file names one, then the file
-/// name ("nid001608 · rank0.sqlite").
+/// The default label of a file's group: "Rank N" when the file is one MPI rank
+/// ([`Timeline::mpi_rank`]; the file's name stays in [`TimelinePart::source`]), else its host
+/// name when the file names one, then the file name ("nid001608 · rank0.sqlite").
 pub fn default_label(timeline: &Timeline) -> String {
+    if let Some((rank, _)) = timeline.mpi_rank(None) {
+        return format!("Rank {rank}");
+    }
     let file = timeline
         .source
         .file_name()
@@ -120,6 +124,8 @@ impl Merger {
         }
         self.out.session.start_utc_ns = self.first_start.map(|s| s.saturating_add(earliest));
         self.out.span = self.out.compute_time_range();
+        // MPI messages between the files' ranks, collectives across them.
+        self.out.link_mpi();
         self.out
     }
 }

@@ -57,6 +57,7 @@ mod imports;
 mod launch_range;
 mod merge;
 pub(crate) mod model;
+mod mpi;
 pub mod nsys;
 pub mod nvtxt;
 mod open;
@@ -70,6 +71,10 @@ mod summary;
 mod tables;
 pub use imports::ImportStats;
 pub use merge::{default_label, merge};
+pub use mpi::{
+    CollectiveGroup, CollectiveTiming, Communicator, MpiCall, MpiRecords, MpiTable, RANK_VARIABLES,
+    RankFrom, rank_in_text,
+};
 pub use open::{
     DetailSource, LoadedTimeline, MergeInput, OpenError, TimelineFileKind, load_merged,
     load_timeline, merge_nvtxt, merge_nvtxt_files, nvtxt_beside, timeline_inputs,

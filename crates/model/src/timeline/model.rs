@@ -300,6 +300,8 @@ pub struct SessionInfo {
     /// The fields of rows whose events keep more than the timeline draws (CUDA graph nodes,
     /// unified memory), by table and rowid ([`Timeline::row_fields`]).
     pub row_fields: Option<std::sync::Arc<super::row_fields::RowFields>>,
+    /// The export's MPI calls' fields, ranks and communicators ([`Timeline::mpi_call`]).
+    pub mpi: Option<std::sync::Arc<super::mpi::MpiRecords>>,
 }
 
 /// The packed event columns (see the module documentation for the layout).
@@ -359,6 +361,8 @@ pub struct Timeline {
     pub(crate) span: Option<(i64, i64)>,
     /// Counter samples held apart from the events, sorted by track ([`super::series`]).
     pub(crate) series: Vec<(TrackId, super::series::CounterSeries)>,
+    /// The MPI collectives grouped across ranks ([`Timeline::link_mpi`]).
+    pub(crate) mpi: Option<std::sync::Arc<super::mpi::MpiIndex>>,
 }
 
 /// One event, unpacked.

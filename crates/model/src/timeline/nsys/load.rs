@@ -22,6 +22,7 @@ mod generic_events;
 mod gpu;
 mod graph_nodes;
 mod metrics;
+mod mpi;
 mod names;
 mod net_metrics;
 mod nvtx;
@@ -125,6 +126,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     let metrics = loader.metric_names()?;
     loader.gpu_metrics(&metrics)?;
     loader.network_metrics()?;
+    loader.mpi()?;
     loader.generic_tables(&metrics)?;
     if !loader.samples.deferred {
         return loader.finish();

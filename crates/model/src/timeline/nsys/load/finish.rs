@@ -64,8 +64,11 @@ impl Loader<'_, '_> {
         let builder = std::mem::take(&mut self.b);
         self.free_indexes();
         crate::timeline::release_free_memory();
-        let timeline = builder.finish();
+        let mut timeline = builder.finish();
         crate::timeline::release_free_memory();
+        // MPI messages (send → receive, call → its wait) and collectives across ranks.
+        timeline.link_mpi();
+        timeline.name_rank_processes();
         Ok(timeline)
     }
     /// Frees the indexes used while reading events; the string ids and names stay when the

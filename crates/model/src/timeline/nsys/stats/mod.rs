@@ -24,6 +24,7 @@ mod gpu_ops;
 mod graphics;
 mod kern_exec;
 mod mpi;
+mod mpi_summary;
 mod network;
 mod nvtx;
 mod nvtx_gpu;
@@ -186,6 +187,7 @@ pub fn reports() -> Vec<&'static Report> {
         .chain(apis::REPORTS)
         .chain(graphics::REPORTS)
         .chain(mpi::REPORTS)
+        .chain(mpi_summary::REPORTS)
         .chain(wddm::REPORTS)
         .collect();
     all.sort_by_key(|r| r.name);
@@ -517,6 +519,23 @@ pub type EachOutcome = Vec<(String, Result<ReportOutcome, NsysError>)>;
 /// failing keeps the others'): what the app shows. `Err` only when the export does not open.
 pub fn run_each(path: &std::path::Path, names: &[&str]) -> Result<EachOutcome, NsysError> {
     let db = ExportDb::open_salvaging(path)?;
+    Ok(names
+        .iter()
+        .map(|n| (n.to_string(), run_report(&db, n)))
+        .collect())
+}
+
+/// The summary tables of the app's Summary panel for `path`: [`DEFAULT_REPORTS`], then
+/// `mpi_summary` when the export (or merged set) has MPI calls.
+pub fn run_summary_tables(path: &std::path::Path) -> Result<EachOutcome, NsysError> {
+    let db = ExportDb::open_salvaging(path)?;
+    let mut names: Vec<&str> = DEFAULT_REPORTS.to_vec();
+    let mpi = crate::timeline::MpiTable::ALL
+        .iter()
+        .any(|t| db.has_table(t.table_name()) && db.has_rows(t.table_name()).unwrap_or(false));
+    if mpi {
+        names.push("mpi_summary");
+    }
     Ok(names
         .iter()
         .map(|n| (n.to_string(), run_report(&db, n)))
