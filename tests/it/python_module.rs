@@ -238,6 +238,17 @@ try:
     raise SystemExit("no error")
 except FileNotFoundError as e:
     assert "/no/such/report.ncu-rep" in str(e)
+# Handles pickle as the path and indices, and restore to equal objects.
+import pickle
+assert len(pickle.loads(pickle.dumps(ctx))) == 1
+assert len(pickle.loads(pickle.dumps(rng))) == len(rng)
+restored = pickle.loads(pickle.dumps(action))
+assert restored.name() == action.name() and list(restored) == list(names)
+for name in names:
+    metric = pickle.loads(pickle.dumps(action[name]))
+    assert metric.name() == name and repr(metric.value()) == repr(action[name].value())
+ids = pickle.loads(pickle.dumps(m.correlation_ids()))
+assert ids.name() == m.correlation_ids().name()
 # Objects are safe to share between threads.
 results = []
 def work():

@@ -1,5 +1,6 @@
 //! `IAction`: one profiled result (a kernel, range, command list or graph) and its metrics.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
@@ -24,6 +25,16 @@ impl IAction {
     /// The object of a decoded result.
     pub(crate) fn new(action: Arc<ResultData>) -> IAction {
         IAction { action }
+    }
+
+    /// Metric `name` (its correlation ids when `correlation`) of this result, for unpickling.
+    pub(crate) fn restore_metric(&self, name: &str, correlation: bool) -> PyResult<IMetric> {
+        let metric = self.__getitem__(name)?;
+        Ok(if correlation {
+            metric.correlation_ids()
+        } else {
+            metric
+        })
     }
 }
 
@@ -76,6 +87,12 @@ impl IAction {
 
     fn __len__(&self) -> usize {
         self.action.action.metrics().len()
+    }
+
+    /// Pickles as the report's path and the result's index.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (PathBuf, usize))> {
+        let arguments = (self.action.path.to_path_buf(), self.action.action.index());
+        crate::reduce(py, "_result", arguments)
     }
 
     fn __getitem__(&self, name: &str) -> PyResult<IMetric> {

@@ -1,6 +1,7 @@
 //! `IContext` (an opened report) and `IRange` (its results): the entry points of
 //! `load_report`.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
@@ -53,6 +54,11 @@ pub struct IRange {
 }
 
 impl IRange {
+    /// The range of an opened report.
+    pub(crate) fn new(report: Arc<ReportHandle>) -> IRange {
+        IRange { report }
+    }
+
     fn action(&self, py: Python<'_>, index: usize) -> PyResult<IAction> {
         let report = &self.report;
         let action = py.detach(|| report.action(index))?;
@@ -111,6 +117,11 @@ impl IRange {
 
     fn __len__(&self) -> usize {
         self.report.num_actions()
+    }
+
+    /// Pickles as the report's path.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (PathBuf,))> {
+        crate::reduce(py, "_range", (self.report.report.path().to_path_buf(),))
     }
 
     fn __getitem__<'py>(
@@ -178,6 +189,15 @@ impl IContext {
 
     fn __len__(&self) -> usize {
         self.range_count()
+    }
+
+    /// Pickles as the report's path.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (PathBuf,))> {
+        crate::reduce(
+            py,
+            "load_report",
+            (self.report.report.path().to_path_buf(),),
+        )
     }
 
     fn __getitem__<'py>(

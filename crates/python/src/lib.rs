@@ -44,10 +44,63 @@ fn load_report(py: Python<'_>, path: PathBuf) -> PyResult<context::IContext> {
     Ok(context::IContext::new(report))
 }
 
+/// Restores a pickled `IAction`: result `index` of the report at `path`.
+#[pyfunction]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "PyO3 converts the Python path into an owned one"
+)]
+fn _result(py: Python<'_>, path: PathBuf, index: usize) -> PyResult<action::IAction> {
+    let report = py.detach(|| report::ReportHandle::open(&path))?;
+    let result = py.detach(|| report.action(index))?;
+    Ok(action::IAction::new(result))
+}
+
+/// Restores a pickled `IMetric`: metric `name` (its correlation ids when `correlation`) of
+/// result `index` of the report at `path`.
+#[pyfunction]
+fn _metric(
+    py: Python<'_>,
+    path: PathBuf,
+    index: usize,
+    name: &str,
+    correlation: bool,
+) -> PyResult<metric::IMetric> {
+    let result = _result(py, path, index)?;
+    result.restore_metric(name, correlation)
+}
+
+/// Restores a pickled `IRange`: the range of the report at `path`.
+#[pyfunction]
+#[expect(
+    clippy::needless_pass_by_value,
+    reason = "PyO3 converts the Python path into an owned one"
+)]
+fn _range(py: Python<'_>, path: PathBuf) -> PyResult<context::IRange> {
+    let report = py.detach(|| report::ReportHandle::open(&path))?;
+    Ok(context::IRange::new(report))
+}
+
+/// `(function, arguments)`: what `__reduce__` returns for an object restored by calling the
+/// module's `function` with `arguments` (pickling sends the path and indices, not the data).
+pub(crate) fn reduce<'py, A: IntoPyObject<'py>>(
+    py: Python<'py>,
+    function: &str,
+    arguments: A,
+) -> PyResult<(Bound<'py, PyAny>, A)> {
+    Ok((
+        py.import("sightline._native")?.getattr(function)?,
+        arguments,
+    ))
+}
+
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_report, m)?)?;
+    m.add_function(wrap_pyfunction!(_result, m)?)?;
+    m.add_function(wrap_pyfunction!(_metric, m)?)?;
+    m.add_function(wrap_pyfunction!(_range, m)?)?;
     m.add_class::<context::IContext>()?;
     m.add_class::<context::IRange>()?;
     m.add_class::<action::IAction>()?;

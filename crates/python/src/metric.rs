@@ -1,6 +1,7 @@
 //! `IMetric`: one metric of a result, its value (or an instance's), kind, instances,
 //! correlation ids and attributes.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyIndexError;
@@ -155,8 +156,30 @@ impl IMetric {
         self.with(|_, _, instances| instances.iter().any(|i| i.correlation_id.is_some()))
     }
 
+    /// Pickles as the report's path, the result's index and the metric's name.
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, (PathBuf, usize, String, bool))> {
+        let (result, index, correlation) = match &self.source {
+            Source::Stored(result, index) => (result, *index, false),
+            Source::Correlation(result, index, _) => (result, *index, true),
+        };
+        let name = result
+            .action
+            .metric_name(&result.action.metrics()[index])
+            .to_owned();
+        let arguments = (
+            result.path.to_path_buf(),
+            result.action.index(),
+            name,
+            correlation,
+        );
+        crate::reduce(py, "_metric", arguments)
+    }
+
     /// The instances' correlation ids, as a metric whose instances they are.
-    fn correlation_ids(&self) -> IMetric {
+    pub(crate) fn correlation_ids(&self) -> IMetric {
         let (action, index) = match &self.source {
             Source::Stored(action, index) | Source::Correlation(action, index, _) => {
                 (action.clone(), *index)

@@ -13,6 +13,8 @@ use sightline_model::ncu::{Action, ReadError, Report};
 #[derive(Debug)]
 pub(crate) struct ResultData {
     pub action: Action,
+    /// The report's path (what a pickled result is restored from).
+    pub path: Arc<Path>,
     units: OnceLock<MetricUnits>,
 }
 
@@ -67,6 +69,7 @@ impl ReportHandle {
                 .map(|action| {
                     Arc::new(ResultData {
                         action,
+                        path: Arc::from(self.report.path()),
                         units: OnceLock::new(),
                     })
                 })
