@@ -1,7 +1,9 @@
 //! Fuzzes the Nsight Systems export reader: each input is written to a file and opened as an
 //! SQLite export, loaded onto a timeline (two tables read ahead; with the visible-items query
-//! over every row), every `stats` report is computed, and the expert rules' trace is read with
-//! its bulk operations run. Errors are expected; panics, hangs and runaway allocations are bugs.
+//! over every row, and each of the first events' fields decoded — NVTX binary payloads
+//! included), the Analysis Summary is read, every `stats` report is computed, and the expert
+//! rules' trace is read with its bulk operations run. Errors are expected; panics, hangs and
+//! runaway allocations are bugs.
 #![no_main]
 
 use std::path::PathBuf;
@@ -54,10 +56,15 @@ fuzz_target!(|data: &[u8]| {
         for e in tl.events().take(64) {
             let _ = tl.flow_partners(e.id);
             let _ = tl.attrs(e.id);
+            // Decodes NVTX binary payloads with the export's schemas.
+            let _ = tl.event_fields(e.id);
         }
     }
     // Every report on its own (one failing must not hide the others' panics).
     if let Ok(db) = nsys::ExportDb::open(path) {
+        // The Analysis Summary's tables (capture settings, environment, CPUs, NICs, streams).
+        let summary = nsys::read_analysis_summary(&db);
+        let _ = summary.summary.command_line();
         for name in stats::report_names() {
             if let Ok(stats::ReportOutcome::Table(t)) = stats::run_report(&db, name) {
                 let _ = stats::to_csv(&t);

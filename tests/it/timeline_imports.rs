@@ -453,3 +453,55 @@ fn cuda_event_records_belong_to_their_calls() {
     }
     assert!(checked > 0, "no export with CUDA event records");
 }
+
+/// The share of an export's event rows (rows of its tables with a time column) that must be on
+/// the timeline: as events, or attached to one (a call stack, a record of its call).
+const ON_TIMELINE: f64 = 99.5;
+
+/// The tables of `conn` with a time column (`start`, `timestamp` or `rawTimestamp`).
+fn timed_tables(conn: &Connection) -> Vec<String> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c \
+             WHERE m.type = 'table' AND c.name IN ('start', 'timestamp', 'rawTimestamp') \
+             GROUP BY m.name",
+        )
+        .unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn every_corpus_export_has_its_event_rows_on_the_timeline() {
+    let Some(files) = crate::timeline_corpus::corpus() else {
+        return;
+    };
+    for file in files {
+        let name = file.display().to_string();
+        let tl = nsys::load(&file).unwrap_or_else(|e| panic!("{e}"));
+        let conn = Connection::open_with_flags(&file, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (mut rows, mut on, mut off) = (0u64, 0u64, Vec::new());
+        for table in timed_tables(&conn) {
+            let Some(source) = tl.session.imports.sources.get(&table) else {
+                continue;
+            };
+            rows += source.rows;
+            on += source.events + source.attached;
+            if !source.skipped.is_empty() {
+                off.push(format!("{table}: {:?}", source.skipped));
+            }
+        }
+        if rows == 0 {
+            continue;
+        }
+        let share = 100.0 * on as f64 / rows as f64;
+        eprintln!("{name}: {on} of {rows} event rows on the timeline ({share:.3} %)");
+        assert!(
+            share >= ON_TIMELINE,
+            "{name}: {share:.3} % on the timeline; {off:?}"
+        );
+    }
+}

@@ -324,23 +324,30 @@ impl EventsTable {
             EventColumn::Name => Some(self.name_ranks(timeline, rows)),
             _ => None,
         };
+        // GPU work's fields include its launch range's: found once for all rows.
+        let launch_ranges = match column {
+            EventColumn::Field(_) => timeline.launch_ranges(),
+            _ => HashMap::new(),
+        };
         let mut keys = Vec::with_capacity(rows.len());
         for (done, &row) in rows.iter().enumerate() {
             if done.is_multiple_of(TICK_ROWS) && !tick(done) {
                 return None;
             }
-            keys.push(self.key(timeline, column, row, ranks.as_ref()));
+            keys.push(self.key(timeline, column, row, ranks.as_ref(), &launch_ranges));
         }
         Some(keys)
     }
 
-    /// Row `row`'s key in `column` (`ranks`: the names' places in name order).
+    /// Row `row`'s key in `column` (`ranks`: the names' places in name order;
+    /// `launch_ranges`: [`Timeline::launch_ranges`] for a field column).
     fn key(
         &self,
         timeline: &Timeline,
         column: &EventColumn,
         row: usize,
         ranks: Option<&HashMap<StrId, u32>>,
+        launch_ranges: &HashMap<EventId, EventId>,
     ) -> SortKey {
         let event = match &self.rows {
             Rows::Events(ids) => ids.get(row).and_then(|&id| timeline.event(id)),
@@ -368,7 +375,7 @@ impl EventsTable {
                 .attrs(e.id)
                 .and_then(|a| a.category)
                 .map_or(SortKey::Missing, |c| SortKey::Int(i128::from(c))),
-            EventColumn::Field(name) => flatten(&timeline.event_fields(e.id))
+            EventColumn::Field(name) => flatten(&timeline.event_fields_in(e.id, launch_ranges))
                 .into_iter()
                 .find(|(k, _)| k == name)
                 .map_or(SortKey::Missing, |(_, v)| text_key(v)),
@@ -412,6 +419,11 @@ impl EventsTable {
             .columns
             .iter()
             .any(|c| matches!(c, EventColumn::Field(_)));
+        let launch_ranges = if fields {
+            timeline.launch_ranges()
+        } else {
+            HashMap::new()
+        };
         let mut names: HashMap<StrId, bool> = HashMap::new();
         let mut hit = |id: EventId| {
             let Some(e) = timeline.event(id) else {
@@ -422,9 +434,11 @@ impl EventsTable {
                 .or_insert_with(|| timeline.name(e.name).to_lowercase().contains(&needle));
             name || e.kind.as_str().contains(&needle)
                 || (fields
-                    && flatten(&timeline.event_fields(id)).iter().any(|(k, v)| {
-                        k.to_lowercase().contains(&needle) || v.to_lowercase().contains(&needle)
-                    }))
+                    && flatten(&timeline.event_fields_in(id, &launch_ranges))
+                        .iter()
+                        .any(|(k, v)| {
+                            k.to_lowercase().contains(&needle) || v.to_lowercase().contains(&needle)
+                        }))
         };
         ids.iter()
             .enumerate()
@@ -578,6 +592,9 @@ fn columns_of(
         EventColumn::End,
     ];
     let payloads = timeline.has_payloads();
+    // Fields beyond payloads (source rows, MPI calls), and GPU work launched in a payload range.
+    let other_fields = timeline.has_row_or_mpi_fields();
+    let launch_ranges = timeline.launch_ranges();
     let (mut correlation, mut category) = (false, false);
     let mut seen: HashSet<String> = HashSet::new();
     let mut fields: Vec<String> = Vec::new();
@@ -593,10 +610,11 @@ fn columns_of(
         let attrs = timeline.attrs(id);
         category |= attrs.is_some_and(|a| a.category.is_some());
         let scalar = attrs.is_some_and(|a| a.payload.is_some());
-        if !(scalar || payloads && nvtx_kind(e.kind)) {
+        let launched = launch_ranges.contains_key(&id);
+        if !(scalar || payloads && nvtx_kind(e.kind) || other_fields || launched) {
             continue;
         }
-        for (name, _) in flatten(&timeline.event_fields(id)) {
+        for (name, _) in flatten(&timeline.event_fields_in(id, &launch_ranges)) {
             if seen.insert(name.clone()) {
                 fields.push(name);
             }

@@ -82,6 +82,14 @@ impl Timeline {
         out
     }
 
+    /// Whether any of the timeline's files keeps fields of its source rows or MPI calls (so
+    /// that events other than NVTX ones may have fields: [`Timeline::row_fields`],
+    /// [`Timeline::mpi_fields`]).
+    pub fn has_row_or_mpi_fields(&self) -> bool {
+        let some = |s: &SessionInfo| s.row_fields.is_some() || s.mpi.is_some();
+        some(&self.session) || self.parts.iter().any(|p| some(&p.session))
+    }
+
     /// Whether any of the timeline's files holds binary payloads.
     pub fn has_payloads(&self) -> bool {
         let some = |s: &SessionInfo| s.nvtx_payloads.as_ref().is_some_and(|p| !p.is_empty());
