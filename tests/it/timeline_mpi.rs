@@ -346,3 +346,31 @@ fn the_corpus_mpi_rank_is_named_from_its_nvtx_thread_name() {
     // Its MPI calls are NVTX ranges, not MPI tables: no MPI fields, no messages.
     assert_eq!(tl.mpi_messages(), 0);
 }
+
+/// The Events view of a rank's point-to-point row lists the calls' MPI fields as columns
+/// (peer, tag, size), with each call's values.
+#[test]
+fn the_events_view_lists_the_calls_mpi_fields() {
+    let (_dir, paths) = run();
+    let tl = merged(&paths);
+    let send = find(&tl, 0, "MPI_Send", P2P[0].start);
+    let (track, _) = tl.locate(send).unwrap();
+    let table = sightline::timeline::EventsTable::new(&tl, track, None);
+    let labels = table.labels();
+    for wanted in ["Peer rank", "Tag", "Size (bytes)"] {
+        assert!(labels.iter().any(|l| l == wanted), "{labels:?}");
+    }
+    let fields: BTreeMap<String, String> =
+        sightline::timeline::nsys::payload::flatten(&tl.event_fields(send))
+            .into_iter()
+            .collect();
+    let row = (0..table.len())
+        .find(|&r| table.row_texts(&tl, r)[0] == "MPI_Send")
+        .unwrap();
+    let texts = table.row_texts(&tl, row);
+    for (label, text) in labels.iter().zip(&texts) {
+        if let Some(value) = fields.get(label) {
+            assert_eq!(text, value, "{label}");
+        }
+    }
+}
