@@ -309,3 +309,60 @@ except ValueError as e:
         "{out}"
     );
 }
+
+/// The module as `pip install ./python` installs it into a fresh venv (`.ci/run` does, and
+/// points `SIGHTLINE_WHEEL_VENV` at the venv): both packages import from the venv, without
+/// any path set, and the interface script prints the sample as `sightline dump` does. Skips
+/// without the venv, fails instead under `SIGHTLINE_REQUIRE_WHEEL=1`.
+#[test]
+fn the_installed_wheel_reads_reports_in_a_fresh_venv() {
+    let Some(venv) = std::env::var_os("SIGHTLINE_WHEEL_VENV") else {
+        assert!(
+            std::env::var_os("SIGHTLINE_REQUIRE_WHEEL").is_none_or(|v| v != "1"),
+            "SIGHTLINE_REQUIRE_WHEEL=1 requires SIGHTLINE_WHEEL_VENV"
+        );
+        eprintln!("skipped: SIGHTLINE_WHEEL_VENV not set (a venv with `pip install ./python`)");
+        return;
+    };
+    let python = Path::new(&venv).join(if cfg!(windows) {
+        "Scripts/python.exe"
+    } else {
+        "bin/python"
+    });
+    let run = |args: &[&str]| {
+        let out = Command::new(&python)
+            .args(args)
+            .env_remove("PYTHONPATH")
+            .current_dir(std::env::temp_dir())
+            .output()
+            .expect("the venv's python runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let where_from = run(&[
+        "-c",
+        "import ncu_report, sightline; print(ncu_report.load_report is sightline.load_report, sightline.__file__)",
+    ]);
+    assert!(
+        where_from.starts_with("True ")
+            && Path::new(where_from[5..].trim()).starts_with(Path::new(&venv)),
+        "{where_from}"
+    );
+    let sample = common::fixtures().join("sample.ncu-rep");
+    let script = root().join("tests/python/interface_dump.py");
+    let text = run(&[script.to_str().unwrap(), sample.to_str().unwrap()]);
+    let report = sightline::ncu::Report::open(&sample).unwrap();
+    let options = sightline::ncu::DumpOptions {
+        units: true,
+        ..Default::default()
+    };
+    let dump = python_json(&common::dump_text(&report, &options)).unwrap();
+    assert_eq!(
+        interface_view(&python_json(&text).unwrap()),
+        interface_view(&dump)
+    );
+}
