@@ -529,21 +529,9 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
             u.device, u.busy_ns, u.range_ns, u.fraction
         )?;
     }
-    write!(out, "], \"warnings\": [")?;
-    for (i, w) in tl.warnings.iter().enumerate() {
-        if i > 0 {
-            write!(out, ", ")?;
-        }
-        write!(out, "{{\"file\": ")?;
-        write_string(&mut &mut *out, &w.file.display().to_string())?;
-        write!(out, ", \"position\": ")?;
-        write_string(&mut &mut *out, &w.problem.location.to_string())?;
-        write!(out, ", \"severity\": \"{}\"", w.problem.severity)?;
-        write!(out, ", \"message\": ")?;
-        write_string(&mut &mut *out, &w.problem.message)?;
-        write!(out, "}}")?;
-    }
-    write!(out, "], \"files\": [")?;
+    write!(out, "], \"warnings\": ")?;
+    write_warnings_json(tl, out)?;
+    write!(out, ", \"files\": [")?;
     for (k, p) in tl.parts().iter().enumerate() {
         if k > 0 {
             write!(out, ", ")?;
@@ -582,6 +570,25 @@ fn write_json(file: &Path, tl: &Timeline, out: &mut dyn Write) -> std::io::Resul
         write_track_json(tl, &totals, r, out)?;
     }
     writeln!(out, "]}}")
+}
+
+/// The load's warnings: `[{"file": F, "position": P, "severity": S, "message": M}]`.
+fn write_warnings_json(tl: &Timeline, out: &mut dyn Write) -> std::io::Result<()> {
+    write!(out, "[")?;
+    for (i, w) in tl.warnings.iter().enumerate() {
+        if i > 0 {
+            write!(out, ", ")?;
+        }
+        write!(out, "{{\"file\": ")?;
+        write_string(&mut &mut *out, &w.file.display().to_string())?;
+        write!(out, ", \"position\": ")?;
+        write_string(&mut &mut *out, &w.problem.location.to_string())?;
+        write!(out, ", \"severity\": \"{}\"", w.problem.severity)?;
+        write!(out, ", \"message\": ")?;
+        write_string(&mut &mut *out, &w.problem.message)?;
+        write!(out, "}}")?;
+    }
+    write!(out, "]")
 }
 
 /// The import statistics: `{"<TABLE>": {"rows": N, "events": M, "attached": A, "skipped":

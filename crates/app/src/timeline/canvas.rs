@@ -269,6 +269,24 @@ impl Canvas {
         }
     }
 
+    /// The gutter's track names as labels, for screen readers (and tests); a file's group
+    /// ("Rank 3") names its file on hover.
+    fn label_tracks(&self, ui: &egui::Ui, timeline: &Timeline) {
+        for (rect, track) in &self.labels {
+            if let Some(t) = timeline.track(*track) {
+                let label = ui.interact(
+                    *rect,
+                    ui.scope_id().with(("track-label", track.0)),
+                    Sense::hover(),
+                );
+                label.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &t.name));
+                if let Some(index) = timeline.parts().iter().position(|p| p.group == *track) {
+                    label.on_hover_text(part_hover(timeline, index));
+                }
+            }
+        }
+    }
+
     /// Draws the canvas into `rect` and handles the mouse.
     pub fn ui(
         &mut self,
@@ -320,21 +338,7 @@ impl Canvas {
             self.tree.toggle(track);
             self.invalidate_lines();
         }
-        // The gutter's track names, for screen readers (and tests).
-        for (rect, track) in &self.labels {
-            if let Some(t) = timeline.track(*track) {
-                let label = ui.interact(
-                    *rect,
-                    ui.scope_id().with(("track-label", track.0)),
-                    Sense::hover(),
-                );
-                label.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &t.name));
-                // A file's group ("Rank 3"): its file on hover.
-                if let Some(index) = timeline.parts().iter().position(|p| p.group == *track) {
-                    label.on_hover_text(part_hover(timeline, index));
-                }
-            }
-        }
+        self.label_tracks(ui, timeline);
         self.gutter_menu(&gutter_response, gutter, tracks, &lines);
         self.draw_range(&painter, &visuals, area, tracks, marks.range);
         let event_painter = painter
