@@ -90,7 +90,7 @@ impl IAction {
     }
 
     /// Pickles as the report's path and the result's index.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (PathBuf, usize))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py, (PathBuf, usize)>> {
         let arguments = (self.action.path.to_path_buf(), self.action.action.index());
         crate::reduce(py, "_result", arguments)
     }

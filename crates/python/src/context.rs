@@ -120,7 +120,7 @@ impl IRange {
     }
 
     /// Pickles as the report's path.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (PathBuf,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py, (PathBuf,)>> {
         crate::reduce(py, "_range", (self.report.report.path().to_path_buf(),))
     }
 
@@ -192,7 +192,7 @@ impl IContext {
     }
 
     /// Pickles as the report's path.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (PathBuf,))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<crate::Reduced<'py, (PathBuf,)>> {
         crate::reduce(
             py,
             "load_report",

@@ -81,6 +81,10 @@ fn _range(py: Python<'_>, path: PathBuf) -> PyResult<context::IRange> {
     Ok(context::IRange::new(report))
 }
 
+/// What `__reduce__` returns: the module's function that restores an object, and its
+/// arguments.
+pub(crate) type Reduced<'py, A> = (Bound<'py, PyAny>, A);
+
 /// `(function, arguments)`: what `__reduce__` returns for an object restored by calling the
 /// module's `function` with `arguments` (pickling sends the path and indices, not the data).
 pub(crate) fn reduce<'py, A: IntoPyObject<'py>>(

@@ -160,7 +160,7 @@ impl IMetric {
     fn __reduce__<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (PathBuf, usize, String, bool))> {
+    ) -> PyResult<crate::Reduced<'py, (PathBuf, usize, String, bool)>> {
         let (result, index, correlation) = match &self.source {
             Source::Stored(result, index) => (result, *index, false),
             Source::Correlation(result, index, _) => (result, *index, true),
