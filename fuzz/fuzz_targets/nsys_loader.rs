@@ -64,7 +64,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(db) = nsys::ExportDb::open(path) {
         // The Analysis Summary's tables (capture settings, environment, CPUs, NICs, streams).
         let summary = nsys::read_analysis_summary(&db);
-        let _ = summary.summary.command_line();
+        for launch in &summary.summary.launches {
+            let _ = launch.command_line();
+        }
         for name in stats::report_names() {
             if let Ok(stats::ReportOutcome::Table(t)) = stats::run_report(&db, name) {
                 let _ = stats::to_csv(&t);

@@ -540,3 +540,24 @@ fn internal_selector_unions_offsets_and_predefined_schema_ids() {
         &[("payload", Value::Bytes(vec![1, 2, 0xFF]))],
     );
 }
+
+/// A `binaryData` whose header gives more bytes than follow it, for a schema that reads none
+/// (1022, referenced), still shows the bytes there are, with the reason (found by fuzzing:
+/// `fuzz/fuzz_targets/nvtx_payload.rs`).
+#[test]
+fn a_short_payload_of_a_referenced_schema_shows_its_bytes() {
+    let mut binary = Vec::new();
+    for word in [0u64, 1022, 100, 0] {
+        binary.extend_from_slice(&word.to_le_bytes());
+    }
+    binary.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+    let decoded = sightline::timeline::nsys::payload::PayloadSchemas::default().decode(&binary);
+    let why = decoded.problem.expect("a problem");
+    assert!(why.contains("100 payload bytes, 4 follow"), "{why}");
+    assert_eq!(decoded.fields.len(), 1, "{:?}", decoded.fields);
+    assert!(
+        matches!(&decoded.fields[0].value, Value::Raw { bytes, .. } if bytes == &[0xde, 0xad, 0xbe, 0xef]),
+        "{:?}",
+        decoded.fields
+    );
+}

@@ -57,6 +57,16 @@ pub(super) fn decode_binary(s: &PayloadSchemas, b: &[u8]) -> Decoded {
     };
     let mut d = decode_body(s, domain, id, body);
     if let Some(short) = short {
+        // A payload that did not decode always shows its bytes (a referenced schema reads none).
+        if d.fields.is_empty() {
+            d.fields.push(field(
+                "payload",
+                Value::Raw {
+                    bytes: body.to_vec(),
+                    why: short.clone(),
+                },
+            ));
+        }
         d.problem = Some(match d.problem.take() {
             Some(p) => format!("{short}; {p}"),
             None => short,
