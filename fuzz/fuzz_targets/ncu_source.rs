@@ -1,12 +1,13 @@
 //! Fuzzes the Source page's binary readers: the cubin (ELF64 sections, symbols, relocations)
 //! merged into a module with its line programs and PTX, every per-PC question of every
-//! function, and a DWARF line program on its own. The first byte picks the mode (even: the
-//! input after it is a cubin, with relocation data naming each function when bit 1 is set;
-//! odd: a `.debug_line` section). Errors and warnings are expected; panics, hangs and runaway
-//! allocations are bugs.
+//! function, and a DWARF line program or nvdisasm's output on its own. The first byte picks
+//! the mode (even: the input after it is a cubin, with relocation data naming each function
+//! when bit 1 is set; odd: a `.debug_line` section, or nvdisasm's text when bit 2 is set too).
+//! Errors and warnings are expected; panics, hangs and runaway allocations are bugs.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use sightline_model::ncu::source::nvdisasm::Disassembly;
 use sightline_model::ncu::source::{LineTable, SourceModule};
 use sightline_model::proto::nv::profiler::messages as pb;
 
@@ -14,6 +15,13 @@ fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
+    if mode & 5 == 5 {
+        let disassembly = Disassembly::parse(&String::from_utf8_lossy(rest));
+        for pc in 0..64u64 {
+            let _ = (disassembly.text(pc), disassembly.csv_text(pc));
+        }
+        return;
+    }
     if mode & 1 == 1 {
         let (table, _) = LineTable::parse(".debug_line", rest);
         for row in table.rows().iter().take(4096) {
@@ -52,13 +60,14 @@ fuzz_target!(|data: &[u8]| {
         });
     }
     let module = SourceModule::from_entries(&entries);
-    let _ = (module.problems().len(), module.sm(), module.ptx().lines().len());
+    let _ = (module.problems().len(), module.sm(), module.ptx_files().len());
     for f in module.functions() {
         let _ = module.callees(f);
+        let _ = module.ptx_of(f).map(|t| t.lines().len());
         for pc in f.pcs().take(4096) {
             let _ = module.source_info(pc);
             let _ = module.lines_at(pc);
-            let _ = module.ptx_by_pc(pc);
+            let _ = (module.ptx_by_pc(pc), module.ptx_file_at(pc));
             let _ = module.instruction(pc);
         }
     }

@@ -139,7 +139,7 @@ fn write_csv(
     match view {
         PageView::Ptx => {
             writeln!(out, "\"Line No\",\"Source\"")?;
-            for (i, line) in page.module().ptx().lines().iter().enumerate() {
+            for (i, line) in page.ptx().lines().iter().enumerate() {
                 writeln!(out, "\"{}\",\"{line}\"", i + 1)?;
             }
         }
@@ -245,7 +245,7 @@ fn write_table(
 
 /// The module's PTX with line numbers (or why there is none).
 fn write_ptx(page: &SourcePage, out: &mut dyn Write) -> anyhow::Result<()> {
-    let lines = page.module().ptx().lines();
+    let lines = page.ptx().lines();
     if lines.is_empty() {
         writeln!(
             out,
@@ -462,7 +462,6 @@ fn write_json(
     match view {
         PageView::Ptx => {
             let lines = page
-                .module()
                 .ptx()
                 .lines()
                 .iter()

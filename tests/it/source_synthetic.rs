@@ -77,6 +77,7 @@ pub(crate) fn spec(absolute: bool, sm: (u32, u32), abi: u8, lines: bool) -> Cubi
             )
         }),
         calls: vec![(0, 1)],
+        other_unit_ptx: None,
     }
 }
 
@@ -126,7 +127,8 @@ fn check_lines_and_ptx(module: &SourceModule, action: &Action) {
     assert_eq!(module.ptx_by_pc(at(0)), ".entry k(");
     assert_eq!(module.ptx_by_pc(at(0x40)), "st.global.f32 [%rd1], %f1;");
     assert_eq!(module.ptx_by_pc(at(0x50)), "ret;");
-    assert_eq!(module.ptx().lines().len(), 4);
+    assert_eq!(module.ptx_files().len(), 1);
+    assert_eq!(module.ptx_files()[0].1.lines().len(), 4);
     assert_eq!(module.instruction(at(0x10)).map(|i| i[9]), Some(1));
 }
 
@@ -253,6 +255,40 @@ fn cubin_relocated_by_the_driver() {
         &[("/src/kernel.cu", SOURCE)],
     );
     check_module(&path);
+}
+
+/// A cubin linked from two compilation units: the PTX comes from the text the line program
+/// names (`.nv_debug_ptx_txt.2222`), not from the other unit's, which comes first.
+#[test]
+fn ptx_of_a_cubin_linked_from_several_units() {
+    let dir = tempfile::tempdir().unwrap();
+    for absolute in [false, true] {
+        let mut spec = spec(absolute, (8, 6), 7, true);
+        spec.other_unit_ptx = Some(vec![
+            "".into(),
+            ".visible .func other(".into(),
+            "mov.u32 %r1, 0;".into(),
+            "ret;".into(),
+            "}".into(),
+        ]);
+        let path = write(
+            dir.path(),
+            "rdc.ncu-rep",
+            &spec,
+            &[("/src/kernel.cu", SOURCE)],
+        );
+        let report = Report::open(&path).unwrap();
+        let action = report.action(0).unwrap();
+        let module = SourceModule::for_action(&report, &action).unwrap();
+        let names: Vec<&str> = module.ptx_files().iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, [".nv_debug_ptx_txt.1111", ".nv_debug_ptx_txt.2222"]);
+        assert_eq!(module.ptx_by_pc(LOAD[0]), ".entry k(");
+        assert_eq!(module.ptx_file_at(LOAD[0] + 0x10), Some((1, 3)));
+        assert_eq!(module.ptx_by_pc(LOAD[0] + 0x50), "ret;");
+        let page = SourcePage::build(&report, &action, None).unwrap();
+        assert_eq!(page.ptx().lines()[1], ".entry k(");
+        assert_eq!(page.sass()[1].ptx_line, Some(3));
+    }
 }
 
 #[test]

@@ -434,7 +434,7 @@ fn check_kernel(
         match view.as_str() {
             "sass" => compare_sass(&shown, &text, &page, &mut counts, &mut failures),
             "cuda,sass" => compare_cuda_sass(&shown, &text, &page, &mut counts, &mut failures),
-            "ptx" => compare_numbered(&shown, &text, page.module().ptx().lines(), &mut failures),
+            "ptx" => compare_numbered(&shown, &text, page.ptx().lines(), &mut failures),
             "cuda" => {
                 let first = text.lines().next().map(fields).unwrap_or_default();
                 let file = first.get(1).cloned().unwrap_or_default();

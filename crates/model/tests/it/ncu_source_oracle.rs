@@ -3,6 +3,15 @@
 //! corpus report with line info (the first 8 PCs elsewhere), plus the PCs just outside each
 //! function (no answer there). Runs where the
 //! reader's venv exists; skips with a message otherwise.
+//!
+//! In a cubin linked from several compilation units, with one PTX text each
+//! (`.nv_debug_ptx_txt.<N>`), NVIDIA's reader is no oracle for the PTX: which text its
+//! `ptx_by_pc` reads changes with the process's memory layout (garbage collections, earlier
+//! allocations, whether the `IRange` object is kept, whether `source_info` was called first),
+//! from one run to the next of the same script (reproduced on yanni and arch_render; in some
+//! runs it answers every PC of a kernel as Sightline does, in others from another unit's
+//! text). There each PC's PTX line must lie inside its function's definition in the text
+//! the line program names ([`check_ptx_in_function`]); file:line is still compared.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
@@ -21,6 +30,8 @@ struct Tally {
     compared: usize,
     with_lines: usize,
     reader_failed: usize,
+    /// PCs of cubins with several PTX texts whose PTX line was checked inside its function.
+    ptx_in_function: usize,
 }
 
 #[test]
@@ -38,8 +49,9 @@ fn per_pc_file_line_and_ptx_equal_nvidia_reader() {
         compare_answers(&path, &modules, answers, &mut failures, &mut tally);
     }
     eprintln!(
-        "{} PCs compared, {} with a source line; {} actions the reader failed on",
-        tally.compared, tally.with_lines, tally.reader_failed
+        "{} PCs compared, {} with a source line; {} actions the reader failed on; {} PCs of \
+         cubins with several PTX texts checked inside their function's PTX",
+        tally.compared, tally.with_lines, tally.reader_failed, tally.ptx_in_function
     );
     assert!(tally.with_lines > 0, "no PC with line info in the corpus");
     if let Some(dump) = std::env::var_os("SIGHTLINE_SOURCE_DIFFS") {
@@ -156,7 +168,17 @@ fn compare_answers(
             ));
         }
         let ptx = module.ptx_by_pc(answer.pc);
-        if ptx != answer.ptx {
+        if module.ptx_files().len() > 1 {
+            if let Err(e) = check_ptx_in_function(module, answer.pc) {
+                failures.push(format!(
+                    "{} action {} pc {:#x}: {e}",
+                    path.display(),
+                    answer.action,
+                    answer.pc
+                ));
+            }
+            tally.ptx_in_function += 1;
+        } else if ptx != answer.ptx {
             failures.push(format!(
                 "{} action {} pc {:#x}: ptx expected {:?}, got {ptx:?}",
                 path.display(),
@@ -166,5 +188,50 @@ fn compare_answers(
             ));
         }
         tally.compared += 1;
+    }
+}
+
+/// Where a cubin holds several PTX texts: `pc`'s PTX line lies in the text whose definition of
+/// `pc`'s function (`.entry NAME` or `.func ... NAME`) comes before it, with no other
+/// definition between them (a PC outside every function has no PTX line).
+fn check_ptx_in_function(module: &SourceModule, pc: u64) -> Result<(), String> {
+    let Some(function) = module.function_at(pc) else {
+        return match module.ptx_file_at(pc) {
+            None => Ok(()),
+            Some(at) => Err(format!("outside every function, yet PTX {at:?}")),
+        };
+    };
+    let Some((file, line)) = module.ptx_file_at(pc) else {
+        // A PC without a PTX row (the reader has none either).
+        return if module.ptx_line_table().first_at(pc).is_none() {
+            Ok(())
+        } else {
+            Err("a PTX row, yet no PTX text".into())
+        };
+    };
+    let (name, text) = &module.ptx_files()[file];
+    let is_definition = |l: &str| {
+        let l = l.trim_start();
+        let head = l.split('(').next().unwrap_or(l);
+        (l.starts_with(".visible")
+            || l.starts_with(".entry")
+            || l.starts_with(".func")
+            || l.starts_with(".weak"))
+            && !l.starts_with(".extern")
+            && (head.contains(".entry") || head.contains(".func"))
+    };
+    let before = &text.lines()[..(line as usize).min(text.lines().len())];
+    let definition = before
+        .iter()
+        .rposition(|l| is_definition(l))
+        .ok_or_else(|| format!("line {line} of {name} precedes every function definition"))?;
+    let head = &before[definition];
+    if head.contains(function.name()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "line {line} of {name} lies in {head:?}, not in {}",
+            function.name()
+        ))
     }
 }

@@ -57,6 +57,11 @@ pub struct CubinSpec {
     pub rows: Vec<RowSpec>,
     /// PTX lines and `.nv_debug_line_sass` rows (file index ignored); `None`: no PTX.
     pub ptx: Option<(Vec<String>, Vec<RowSpec>)>,
+    /// As a cubin linked from several compilation units (`-rdc`): another unit's PTX lines,
+    /// written first as `.nv_debug_ptx_txt.1111`, while [`CubinSpec::ptx`] becomes
+    /// `.nv_debug_ptx_txt.2222`, the file `.nv_debug_line_sass` names. `None`: one unit
+    /// (`.nv_debug_ptx_txt`, the line program naming `/build/module.ptx`).
+    pub other_unit_ptx: Option<Vec<String>>,
     /// `(caller, callee)` function indices: a call relocation in the caller's text.
     pub calls: Vec<(usize, usize)>,
 }
@@ -193,6 +198,8 @@ struct Payloads {
     line_sass: Vec<u8>,
     sass_relocs: Vec<LineRelocation>,
     ptx_text: Vec<u8>,
+    /// The other unit's PTX ([`CubinSpec::other_unit_ptx`]; empty: none).
+    other_ptx_text: Vec<u8>,
     /// The code of each function.
     codes: Vec<Vec<u8>>,
     /// `.text.<name>` of each function.
@@ -216,15 +223,14 @@ impl Payloads {
         };
         let (line_sass, sass_relocs, ptx_text) = match &spec.ptx {
             Some((lines, rows)) => {
-                let ptx_file = vec![("/build".to_owned(), "module.ptx".to_owned())];
+                let ptx_file = if spec.other_unit_ptx.is_some() {
+                    vec![(".".to_owned(), ".nv_debug_ptx_txt.2222".to_owned())]
+                } else {
+                    vec![("/build".to_owned(), "module.ptx".to_owned())]
+                };
                 let (bytes, relocs) =
                     line_program(&ptx_file, rows, spec.absolute.as_deref(), &sizes);
-                let mut text = Vec::new();
-                for l in lines {
-                    text.extend_from_slice(l.as_bytes());
-                    text.push(0);
-                }
-                (bytes, relocs, text)
+                (bytes, relocs, nul_terminated(lines))
             }
             None => (Vec::new(), Vec::new(), Vec::new()),
         };
@@ -240,6 +246,11 @@ impl Payloads {
             line_sass,
             sass_relocs,
             ptx_text,
+            other_ptx_text: spec
+                .other_unit_ptx
+                .as_deref()
+                .map(nul_terminated)
+                .unwrap_or_default(),
             codes: spec
                 .functions
                 .iter()
@@ -263,6 +274,7 @@ struct Layout {
     debug_line_name: StringId,
     line_sass_name: StringId,
     ptx_name: StringId,
+    other_ptx_name: Option<StringId>,
     debug_line_index: Option<SectionIndex>,
     line_sass_index: Option<SectionIndex>,
     text_ids: Vec<StringId>,
@@ -284,6 +296,7 @@ struct Layout {
     debug_line_offset: usize,
     line_sass_offset: usize,
     ptx_offset: usize,
+    other_ptx_offset: usize,
     text_offsets: Vec<usize>,
     rel_line_offset: usize,
     rel_sass_offset: usize,
@@ -314,10 +327,17 @@ fn reserve<'a>(w: &mut ElfWriter<'a>, spec: &'a CubinSpec, payloads: &'a Payload
     let with_ptx = spec.ptx.is_some();
     let debug_line_name = w.add_section_name(b".debug_line");
     let line_sass_name = w.add_section_name(b".nv_debug_line_sass");
-    let ptx_name = w.add_section_name(b".nv_debug_ptx_txt");
+    let other_unit = spec.other_unit_ptx.is_some() && with_ptx;
+    let other_ptx_name = other_unit.then(|| w.add_section_name(b".nv_debug_ptx_txt.1111"));
+    let ptx_name = w.add_section_name(if other_unit {
+        b".nv_debug_ptx_txt.2222".as_slice()
+    } else {
+        b".nv_debug_ptx_txt".as_slice()
+    });
     let debug_line_index = with_lines.then(|| w.reserve_section_index());
     let line_sass_index = with_ptx.then(|| w.reserve_section_index());
     // `.nv_debug_ptx_txt` has no relocations: its index is only reserved.
+    let _other_ptx_index = other_unit.then(|| w.reserve_section_index());
     let _ptx_index = with_ptx.then(|| w.reserve_section_index());
     let text_ids: Vec<_> = payloads
         .text_names
@@ -355,6 +375,7 @@ fn reserve<'a>(w: &mut ElfWriter<'a>, spec: &'a CubinSpec, payloads: &'a Payload
         debug_line_name,
         line_sass_name,
         ptx_name,
+        other_ptx_name,
         debug_line_index,
         line_sass_index,
         text_ids,
@@ -371,6 +392,7 @@ fn reserve<'a>(w: &mut ElfWriter<'a>, spec: &'a CubinSpec, payloads: &'a Payload
         debug_line_offset: 0,
         line_sass_offset: 0,
         ptx_offset: 0,
+        other_ptx_offset: 0,
         text_offsets: Vec::new(),
         rel_line_offset: 0,
         rel_sass_offset: 0,
@@ -405,6 +427,7 @@ fn reserve_symbols<'a>(w: &mut ElfWriter<'a>, spec: &'a CubinSpec, layout: &mut 
 fn reserve_offsets(w: &mut ElfWriter<'_>, spec: &CubinSpec, p: &Payloads, layout: &mut Layout) {
     layout.debug_line_offset = w.reserve(p.debug_line.len(), 1);
     layout.line_sass_offset = w.reserve(p.line_sass.len(), 1);
+    layout.other_ptx_offset = w.reserve(p.other_ptx_text.len(), 1);
     layout.ptx_offset = w.reserve(p.ptx_text.len(), 1);
     layout.text_offsets = p.codes.iter().map(|c| w.reserve(c.len(), 128)).collect();
     w.reserve_symtab();
@@ -449,6 +472,7 @@ fn write_header(w: &mut ElfWriter<'_>, spec: &CubinSpec) {
 fn write_contents(w: &mut ElfWriter<'_>, spec: &CubinSpec, p: &Payloads, layout: &Layout) {
     w.write(&p.debug_line);
     w.write(&p.line_sass);
+    w.write(&p.other_ptx_text);
     w.write(&p.ptx_text);
     for c in &p.codes {
         w.write_align(128);
@@ -559,6 +583,9 @@ fn write_section_headers(w: &mut ElfWriter<'_>, spec: &CubinSpec, p: &Payloads, 
     if l.with_ptx {
         let len = p.line_sass.len();
         progbits(w, l.line_sass_name, l.line_sass_offset, len, 0, 1);
+        if let Some(name) = l.other_ptx_name {
+            progbits(w, name, l.other_ptx_offset, p.other_ptx_text.len(), 0, 1);
+        }
         progbits(w, l.ptx_name, l.ptx_offset, p.ptx_text.len(), 0, 1);
     }
     for (i, c) in p.codes.iter().enumerate() {
@@ -702,4 +729,14 @@ pub fn write_source_report(
     writer.flush_block()?;
     writer.finish()?;
     Ok(())
+}
+
+/// Lines, each NUL-terminated (the layout of `.nv_debug_ptx_txt`).
+fn nul_terminated(lines: &[String]) -> Vec<u8> {
+    let mut text = Vec::new();
+    for l in lines {
+        text.extend_from_slice(l.as_bytes());
+        text.push(0);
+    }
+    text
 }

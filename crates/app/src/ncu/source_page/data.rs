@@ -376,7 +376,7 @@ fn source_files(
 /// The PTX lines, each with the instructions mapped to it and their sums (none for a line
 /// without instructions, drawn as empty).
 fn ptx_rows(page: &SourcePage, sums: &Sums) -> Vec<Row> {
-    let ptx_text = page.module().ptx().lines();
+    let ptx_text = page.ptx().lines();
     let mut by_line: Vec<Vec<u32>> = vec![Vec::new(); ptx_text.len()];
     for (i, r) in page.sass().iter().enumerate() {
         if let Some(list) = r
@@ -435,7 +435,7 @@ fn page_messages(page: &SourcePage, has_sass: bool, extra: Vec<String>) -> Vec<S
     if !has_line_info && has_sass {
         messages.push(NO_LINE_INFO.to_owned());
     }
-    if module.ptx().is_empty() && has_line_info {
+    if page.ptx().is_empty() && has_line_info {
         messages.push("the binary holds no PTX text: the PTX view is empty".to_owned());
     }
     messages.extend(extra);

@@ -57,8 +57,10 @@ pub struct DebugSections {
     pub debug_line: Option<Vec<u8>>,
     /// `.nv_debug_line_sass`: SASS offsets to PTX lines.
     pub line_sass: Option<Vec<u8>>,
-    /// `.nv_debug_ptx_txt`: the module's PTX, one NUL-terminated line each.
-    pub ptx_text: Option<Vec<u8>>,
+    /// Every `.nv_debug_ptx_txt` section with its name: the PTX of each compilation unit, one
+    /// NUL-terminated line each. A cubin linked from several units (`-rdc`) has one per unit,
+    /// named `.nv_debug_ptx_txt.<N>`; the file table of `.nv_debug_line_sass` names them.
+    pub ptx_texts: Vec<(String, Vec<u8>)>,
 }
 
 /// A parsed cubin: its functions and debug sections.
@@ -417,7 +419,12 @@ impl Cubin {
             }
             *slot = Some(bytes);
         }
-        out.ptx_text = self.section_data(".nv_debug_ptx_txt").map(<[u8]>::to_vec);
+        out.ptx_texts = self
+            .section_names
+            .iter()
+            .filter(|n| is_ptx_text(n))
+            .filter_map(|n| Some((n.clone(), self.section_data(n)?.to_vec())))
+            .collect();
         out
     }
 
@@ -508,4 +515,11 @@ impl Cubin {
         let function = first_in_section.get(shndx)?;
         symbol_address(function.symbol_index).map(|a| a.wrapping_sub(function.offset))
     }
+}
+
+/// Whether a section holds PTX text: `.nv_debug_ptx_txt`, or `.nv_debug_ptx_txt.<N>` in a cubin
+/// linked from several compilation units.
+fn is_ptx_text(name: &str) -> bool {
+    name.strip_prefix(".nv_debug_ptx_txt")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }

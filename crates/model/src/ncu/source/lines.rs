@@ -243,7 +243,8 @@ fn normalize(path: &str) -> String {
     out
 }
 
-/// The file's path: its directory joined to its name unless the name is absolute.
+/// The file's path: its directory joined to its name unless the name is absolute, with `.`
+/// and `dir/..` steps resolved ([`resolve_dots`]).
 fn file_name(
     header: &Header<'_>,
     file: Option<&gimli::FileEntry<EndianSlice<'_, LittleEndian>>>,
@@ -253,17 +254,78 @@ fn file_name(
     };
     let name = normalize(&attr_text(Some(file.path_name())).unwrap_or_default());
     if name.starts_with('/') || name.get(1..3) == Some(":/") {
-        return name;
+        return resolve_dots(&name);
     }
     match attr_text(file.directory(header)).map(|d| normalize(&d)) {
         // `.` (the compilation folder) is not shown: NVIDIA's reader gives `int.jl`.
         Some(dir) if !dir.is_empty() && dir != "." => {
             if dir.ends_with('/') {
-                format!("{dir}{name}")
+                resolve_dots(&format!("{dir}{name}"))
             } else {
-                format!("{dir}/{name}")
+                resolve_dots(&format!("{dir}/{name}"))
             }
         }
-        _ => name,
+        _ => resolve_dots(&name),
+    }
+}
+
+/// A `/`-separated path with its `.` steps dropped and each `dir/..` pair removed, as NVIDIA's
+/// reader names files (`cub/device/dispatch/../../agent/x.cuh` is `cub/agent/x.cuh`; checked
+/// against `IAction.source_info` on the cub headers of the corpus). Purely textual: symbolic
+/// links are not followed. A `..` with nothing before it to remove stays (`../x.h`), and
+/// `/..` is `/` (`c:/..` is `c:`).
+pub fn resolve_dots(path: &str) -> String {
+    if !path.contains("/.") && !path.starts_with('.') {
+        return path.to_owned();
+    }
+    let absolute = path.starts_with('/');
+    let mut steps: Vec<&str> = Vec::new();
+    for step in path.split('/') {
+        match step {
+            "" | "." => {}
+            ".." => match steps.last() {
+                // A drive (`c:`) is a root, as `/` is.
+                Some(&last) if last.ends_with(':') && steps.len() == 1 => {}
+                Some(&last) if last != ".." => {
+                    steps.pop();
+                }
+                _ if absolute => {}
+                _ => steps.push(".."),
+            },
+            _ => steps.push(step),
+        }
+    }
+    let joined = steps.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else if joined.is_empty() {
+        ".".to_owned()
+    } else {
+        joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_dots;
+
+    #[test]
+    fn dot_steps_are_resolved_as_nvidia_names_files() {
+        let cub = "/apps/cuda_11.7.0/include/cub/device/dispatch/../../agent/scan.cuh";
+        assert_eq!(
+            resolve_dots(cub),
+            "/apps/cuda_11.7.0/include/cub/agent/scan.cuh"
+        );
+        assert_eq!(
+            resolve_dots("/inc/cub/block/../block/../util_ptx.cuh"),
+            "/inc/cub/util_ptx.cuh"
+        );
+        assert_eq!(resolve_dots("c:/src/./a/../b.cu"), "c:/src/b.cu");
+        assert_eq!(resolve_dots("c:/../b.cu"), "c:/b.cu");
+        assert_eq!(resolve_dots("../inc/x.h"), "../inc/x.h");
+        assert_eq!(resolve_dots("a/../../x.h"), "../x.h");
+        assert_eq!(resolve_dots("/../x.h"), "/x.h");
+        assert_eq!(resolve_dots("/src/kernel.cu"), "/src/kernel.cu");
+        assert_eq!(resolve_dots("kernel.cu"), "kernel.cu");
     }
 }

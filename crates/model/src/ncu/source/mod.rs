@@ -137,7 +137,8 @@ pub struct SourceModule {
     by_pc: Vec<(u64, u64, usize)>,
     lines: LineTable,
     ptx_lines: LineTable,
-    ptx: PtxText,
+    /// The PTX of each compilation unit, by section name (see [`SourceModule::ptx_file_at`]).
+    ptx: Vec<(String, PtxText)>,
     problems: Vec<Problem>,
 }
 
@@ -311,12 +312,19 @@ impl SourceModule {
                 ));
             }
         }
-        if let Some(bytes) = &debug.ptx_text {
-            self.ptx = PtxText::parse(bytes);
-        }
+        self.ptx = debug
+            .ptx_texts
+            .iter()
+            .map(|(name, bytes)| (name.clone(), PtxText::parse(bytes)))
+            .collect();
         // Files named by the line table but not imported.
         for name in self.lines.files() {
-            if !name.is_empty() && !self.files.iter().any(|f| f.name == *name) {
+            if !name.is_empty()
+                && !self
+                    .files
+                    .iter()
+                    .any(|f| lines::resolve_dots(&f.name) == *name)
+            {
                 self.files.push(SourceFile {
                     name: name.clone(),
                     content: None,
@@ -401,7 +409,9 @@ impl SourceModule {
 
     /// The source file by path.
     pub fn source_file(&self, name: &str) -> Option<&SourceFile> {
-        self.files.iter().find(|f| f.name == name)
+        self.files
+            .iter()
+            .find(|f| f.name == name || lines::resolve_dots(&f.name) == name)
     }
 
     /// Whether the cubin carries a CUDA-C line table (`-lineinfo` or `-G`).
@@ -444,22 +454,48 @@ impl SourceModule {
             .collect()
     }
 
-    /// The 1-based PTX line of `pc` (same rule as [`SourceModule::source_info`]).
-    pub fn ptx_line(&self, pc: u64) -> Option<u32> {
+    /// The 1-based PTX line of `pc` (same rule as [`SourceModule::source_info`]) and the index
+    /// of its PTX text in [`SourceModule::ptx_files`]: the section the line program's file
+    /// names, else the only one. `None` outside the functions, without a row, or when the file
+    /// names no PTX the cubin holds.
+    pub fn ptx_file_at(&self, pc: u64) -> Option<(usize, u32)> {
         self.function_at(pc)?;
-        self.ptx_lines.first_at(pc).map(|(_, line)| line)
+        let (file, line) = self.ptx_lines.first_at(pc)?;
+        let name = self.ptx_lines.files().get(file as usize)?;
+        let index = match self.ptx.iter().position(|(n, _)| n == name) {
+            Some(i) => i,
+            None if self.ptx.len() == 1 => 0,
+            None => return None,
+        };
+        Some((index, line))
+    }
+
+    /// The 1-based PTX line of `pc` in its PTX text (see [`SourceModule::ptx_file_at`]).
+    pub fn ptx_line(&self, pc: u64) -> Option<u32> {
+        self.ptx_file_at(pc).map(|(_, line)| line)
     }
 
     /// The PTX text of `pc`'s line, as `IAction.ptx_by_pc` (empty when unknown).
     pub fn ptx_by_pc(&self, pc: u64) -> &str {
-        self.ptx_line(pc)
-            .and_then(|l| self.ptx.line(l))
+        self.ptx_file_at(pc)
+            .and_then(|(file, line)| self.ptx.get(file)?.1.line(line))
             .unwrap_or("")
     }
 
-    /// The module's PTX.
-    pub fn ptx(&self) -> &PtxText {
+    /// The PTX of every compilation unit, by section name, in the cubin's order (one for a
+    /// cubin of one unit; none without `-lineinfo` or `-G`).
+    pub fn ptx_files(&self) -> &[(String, PtxText)] {
         &self.ptx
+    }
+
+    /// The PTX text holding the code of `function` (the text its first PC with a PTX row
+    /// names; the first text when none does), or `None` when the cubin holds no PTX.
+    pub fn ptx_of(&self, function: &Function) -> Option<&PtxText> {
+        let index = function
+            .pcs()
+            .find_map(|pc| self.ptx_file_at(pc))
+            .map_or(0, |(i, _)| i);
+        self.ptx.get(index).map(|(_, text)| text)
     }
 
     /// The 16 bytes of the instruction at `pc`.

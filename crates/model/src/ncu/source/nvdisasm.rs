@@ -262,35 +262,26 @@ fn search_wheels(exe: &str) -> Vec<PathBuf> {
     all
 }
 
-/// Disassembled instructions by absolute PC: nvdisasm's text without the `;` and the `.reuse`
-/// hints ([`Disassembly::parse`]), laid out as NVIDIA shows it by [`disassemble_page`].
+/// Disassembled instructions by absolute PC, in two forms ([`Disassembly::parse`]): as
+/// NVIDIA's reader gives them (`IAction.sass_by_pc`, the app's Source page) and as
+/// `ncu --page source --csv` prints them; laid out as NVIDIA shows them by
+/// [`disassemble_page`].
 #[derive(Debug, Clone, Default)]
 pub struct Disassembly {
     by_pc: HashMap<u64, String>,
-    /// PCs whose nvdisasm line had a space before the `;` (`EXIT ;` but `NOP;`): ncu's CSV
-    /// keeps that space as a trailing space.
-    spaced: std::collections::HashSet<u64>,
+    csv: HashMap<u64, String>,
 }
 
 impl Disassembly {
-    /// The text of the instruction at `pc`.
+    /// The text of the instruction at `pc` as NVIDIA's reader gives it.
     pub fn text(&self, pc: u64) -> Option<&str> {
         self.by_pc.get(&pc).map(String::as_str)
     }
 
-    /// The text as `ncu --page source --csv` (2024.1) prints it: without `` `(.L_x_N) ``
-    /// labels, with a trailing space where nvdisasm put one before the `;`.
+    /// The text as `ncu --page source --csv` (2024.1) prints it: nvdisasm's operands as they
+    /// are, without `` `(.L_x_N) `` labels, with the spaces nvdisasm put before the `;`.
     pub fn csv_text(&self, pc: u64) -> Option<String> {
-        let text = self.by_pc.get(&pc)?;
-        let plain = match (text.find("`(.L_x_"), text.find(") 0x")) {
-            (Some(a), Some(b)) if b > a => format!("{}{}", &text[..a], &text[b + 2..]),
-            _ => text.clone(),
-        };
-        Some(if self.spaced.contains(&pc) {
-            format!("{plain} ")
-        } else {
-            plain
-        })
+        self.csv.get(&pc).cloned()
     }
 
     /// Number of instructions.
@@ -304,9 +295,15 @@ impl Disassembly {
     }
 
     /// Parses nvdisasm's raw-mode output (`/*7f91b4fb3600*/  MOV R1, c[0x0][0x28] ;`).
+    /// Both forms drop the `;`, the comments after it and the `.reuse` hints (scheduling
+    /// detail NVIDIA's views leave out). ncu's CSV keeps every space nvdisasm put before the
+    /// `;` (`EXIT ;` is `EXIT `, `+INF  ;` is `+INF  `); the reader drops one of them (`EXIT`,
+    /// `+INF `) and separates a register from an address that follows it with a comma
+    /// ([`reader_operands`]). Checked on every small corpus kernel against
+    /// `IAction.sass_by_pc` and on every CSV page of `ncu --import`.
     pub fn parse(output: &str) -> Disassembly {
         let mut by_pc = HashMap::new();
-        let mut spaced = std::collections::HashSet::new();
+        let mut csv = HashMap::new();
         for line in output.lines() {
             let line = line.trim();
             let Some(rest) = line.strip_prefix("/*") else {
@@ -318,24 +315,65 @@ impl Disassembly {
             let Ok(pc) = u64::from_str_radix(address.trim(), 16) else {
                 continue;
             };
-            let text = text.trim();
+            let text = text.trim_start();
             // Comments after the instruction (`/* 0x... */` encodings) are not part of it.
             let text = text.split("/*").next().unwrap_or(text).trim_end();
             let Some(body) = text.strip_suffix(';') else {
                 continue;
             };
-            if body.ends_with(' ') {
-                spaced.insert(pc);
+            let body = body.replace(".reuse", "");
+            if body.trim().is_empty() {
+                continue;
             }
-            let text = body.trim_end();
-            // Register reuse hints are scheduling detail NVIDIA's views leave out.
-            let text = text.replace(".reuse", "");
-            if !text.is_empty() {
-                by_pc.insert(pc, text);
-            }
+            let reader = body.strip_suffix(' ').unwrap_or(&body);
+            by_pc.insert(pc, reader_operands(reader));
+            csv.insert(pc, body);
         }
-        Disassembly { by_pc, spaced }
+        Disassembly { by_pc, csv }
     }
+
+    /// Lays both forms out in NVIDIA's predicate column (see [`nvidia_layout`]).
+    fn laid_out(self, width: usize) -> Disassembly {
+        let layout = |map: HashMap<u64, String>| {
+            map.into_iter()
+                .map(|(pc, text)| (pc, nvidia_layout(&text, width)))
+                .collect()
+        };
+        Disassembly {
+            by_pc: layout(self.by_pc),
+            csv: layout(self.csv),
+        }
+    }
+}
+
+/// NVIDIA's reader's operands: a comma between a register and an address or immediate that
+/// follows it where nvdisasm has only a space (`RET.REL.NODEC R20 0x15354affb000` is
+/// `RET.REL.NODEC R20, 0x15354affb000`, `BRX R8 -0x3fa0` is `BRX R8, -0x3fa0`).
+pub fn reader_operands(text: &str) -> String {
+    fn is_register(token: &str) -> bool {
+        let name = token.strip_prefix('U').unwrap_or(token);
+        name.strip_prefix('R')
+            .is_some_and(|n| n == "Z" || (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+    }
+    let tokens: Vec<&str> = text.split(' ').collect();
+    // The opcode (after a predicate) takes no comma.
+    let first_operand = tokens
+        .iter()
+        .position(|t| !t.is_empty() && !t.starts_with('@'))
+        .map_or(tokens.len(), |i| i + 1);
+    let mut out = String::with_capacity(text.len() + 2);
+    for (i, token) in tokens.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(token);
+        let next = tokens.get(i + 1).copied().unwrap_or("");
+        let number = next.starts_with("0x") || next.starts_with("-0x");
+        if i >= first_operand && number && is_register(token) {
+            out.push(',');
+        }
+    }
+    out
 }
 
 /// Names the self-branches inside `[base, end)` as NVIDIA's reader shows them:
@@ -387,7 +425,7 @@ pub fn predicate_width(sm: (u32, u32)) -> usize {
 /// NVIDIA's layout of a SASS line: the predicate left-aligned in a column of `width`
 /// characters (see [`predicate_width`]): `@P0   EXIT`, `      MOV R1, c[0x0][0x28]` for 6.
 pub fn nvidia_layout(text: &str, width: usize) -> String {
-    let text = text.trim();
+    let text = text.trim_start();
     match text.split_once(' ') {
         Some((p, rest)) if p.starts_with('@') => format!("{p:<width$}{}", rest.trim_start()),
         _ => format!("{:<width$}{text}", ""),
@@ -552,15 +590,7 @@ pub fn disassemble_function(
     let sm = module.sm().ok_or(NvdisasmError::NoSmVersion)?;
     let mut part = disassemble(nvdisasm, sm, function.name(), code, base, options)?;
     label_branches(&mut part, base, base.saturating_add(code.len() as u64));
-    let width = predicate_width(sm);
-    Ok(Disassembly {
-        by_pc: part
-            .by_pc
-            .into_iter()
-            .map(|(pc, text)| (pc, nvidia_layout(&text, width)))
-            .collect(),
-        spaced: part.spaced,
-    })
+    Ok(part.laid_out(predicate_width(sm)))
 }
 
 /// Merges another function's disassembly into this one.
@@ -568,7 +598,7 @@ impl Extend<Disassembly> for Disassembly {
     fn extend<I: IntoIterator<Item = Disassembly>>(&mut self, iter: I) {
         for d in iter {
             self.by_pc.extend(d.by_pc);
-            self.spaced.extend(d.spaced);
+            self.csv.extend(d.csv);
         }
     }
 }
@@ -604,7 +634,54 @@ pub fn disassemble_page(
 
 #[cfg(test)]
 mod tests {
-    use super::binary_values;
+    use super::{Disassembly, binary_values, reader_operands};
+
+    #[test]
+    fn reader_and_csv_forms_of_nvdisasm_lines() {
+        let output = "\
+            /*7a00*/   RET.REL.NODEC R20 0x7000 ;\n\
+            /*7a10*/   DADD R20, R16, +INF  ;\n\
+            /*7a20*/   EXIT ;\n\
+            /*7a30*/   NOP;\n\
+            /*7a40*/   @P0 FFMA R2, R3.reuse, R4, R5 ;  /* 0x000 */\n\
+            /*7a50*/   BRX R8 -0x3fa0 ;\n";
+        let d = Disassembly::parse(output).laid_out(6);
+        let both = |pc| (d.text(pc).unwrap().to_owned(), d.csv_text(pc).unwrap());
+        let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+        assert_eq!(
+            both(0x7a00),
+            pair(
+                "      RET.REL.NODEC R20, 0x7000",
+                "      RET.REL.NODEC R20 0x7000 "
+            )
+        );
+        assert_eq!(
+            both(0x7a10),
+            pair("      DADD R20, R16, +INF ", "      DADD R20, R16, +INF  ")
+        );
+        assert_eq!(both(0x7a20), pair("      EXIT", "      EXIT "));
+        assert_eq!(both(0x7a30), pair("      NOP", "      NOP"));
+        assert_eq!(
+            both(0x7a40),
+            pair("@P0   FFMA R2, R3, R4, R5", "@P0   FFMA R2, R3, R4, R5 ")
+        );
+        assert_eq!(both(0x7a50).0, "      BRX R8, -0x3fa0");
+    }
+
+    #[test]
+    fn commas_only_between_a_register_operand_and_a_number() {
+        assert_eq!(reader_operands("BAR.SYNC 0x0"), "BAR.SYNC 0x0");
+        assert_eq!(
+            reader_operands("@P0 CALL.REL.NOINC 0x10"),
+            "@P0 CALL.REL.NOINC 0x10"
+        );
+        assert_eq!(
+            reader_operands("RET.ABS.NODEC R20 0x0"),
+            "RET.ABS.NODEC R20, 0x0"
+        );
+        assert_eq!(reader_operands("MOV R1, 0x10"), "MOV R1, 0x10");
+        assert_eq!(reader_operands("JMX UR4 0x8"), "JMX UR4, 0x8");
+    }
 
     #[test]
     fn architectures_from_the_help_text() {

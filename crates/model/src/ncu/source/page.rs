@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use super::demangle::{demangle, demangle_or_raw};
 use super::metrics::SourceColumns;
 use super::nvdisasm::Disassembly;
-use super::{FileLine, Function, SourceError, SourceModule};
+use super::{FileLine, Function, PtxText, SourceError, SourceModule};
 use crate::ncu::{Action, Report};
 use crate::problem::{Location, Problem};
 
@@ -66,7 +66,8 @@ pub struct SassRow {
     pub source: Option<FileLine>,
     /// Every distinct file:line with a row at its address.
     pub lines: Vec<FileLine>,
-    /// Its PTX line.
+    /// Its line in the page's PTX ([`SourcePage::ptx`]; `None` when its PTX row names another
+    /// compilation unit's text).
     pub ptx_line: Option<u32>,
     /// One cell per column of [`SourcePage::columns`].
     pub cells: Vec<Cell>,
@@ -216,6 +217,10 @@ impl SourcePage {
             (pc < functions[i].end).then_some(i)
         };
         let cells = columns.cells(&pcs);
+        let ptx_file = function
+            .as_ref()
+            .and_then(|f| f.pcs().find_map(|pc| module.ptx_file_at(pc)))
+            .map_or(0, |(file, _)| file);
         let sass: Vec<SassRow> = pcs
             .iter()
             .zip(cells)
@@ -227,7 +232,9 @@ impl SourcePage {
                 csv_text: disassembly.and_then(|d| d.csv_text(pc)),
                 source: module.source_info(pc),
                 lines: module.lines_at(pc),
-                ptx_line: module.ptx_line(pc),
+                ptx_line: module
+                    .ptx_file_at(pc)
+                    .and_then(|(file, line)| (file == ptx_file).then_some(line)),
                 cells,
             })
             .collect();
@@ -260,6 +267,17 @@ impl SourcePage {
     /// The merged module (cubin, files, PTX).
     pub fn module(&self) -> &SourceModule {
         &self.module
+    }
+
+    /// The PTX of the launched function's compilation unit (see [`SourceModule::ptx_of`]);
+    /// empty when the cubin holds none.
+    pub fn ptx(&self) -> &PtxText {
+        static EMPTY: PtxText = PtxText::EMPTY;
+        match &self.function {
+            Some(f) => self.module.ptx_of(f),
+            None => self.module.ptx_files().first().map(|(_, t)| t),
+        }
+        .unwrap_or(&EMPTY)
     }
 
     /// The launched function, when the cubin has it.

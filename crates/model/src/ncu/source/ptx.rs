@@ -9,6 +9,9 @@ pub struct PtxText {
 }
 
 impl PtxText {
+    /// No lines.
+    pub const EMPTY: PtxText = PtxText { lines: Vec::new() };
+
     /// Splits the section at NUL bytes; the terminator of the last line adds no line.
     /// Invalid UTF-8 is replaced, never fatal.
     pub fn parse(bytes: &[u8]) -> PtxText {
