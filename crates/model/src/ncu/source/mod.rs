@@ -281,6 +281,26 @@ impl SourceModule {
         let mut problems = Vec::new();
         let debug = cubin.debug_sections(relocated, &address, &mut problems);
         self.problems.append(&mut problems);
+        self.read_debug_sections(&debug);
+        // Files named by the line table but not imported.
+        for name in self.lines.files() {
+            if !name.is_empty()
+                && !self
+                    .files
+                    .iter()
+                    .any(|f| lines::resolve_dots(&f.name) == *name)
+            {
+                self.files.push(SourceFile {
+                    name: name.clone(),
+                    content: None,
+                });
+            }
+        }
+        self.cubin = Some(cubin);
+    }
+
+    /// Parses the line programs and PTX texts of `debug`, with a warning for each damaged one.
+    fn read_debug_sections(&mut self, debug: &cubin::DebugSections) {
         if let Some(bytes) = &debug.debug_line {
             let (table, error) = LineTable::parse(".debug_line", bytes);
             if table.dropped_lines() > 0 {
@@ -317,21 +337,6 @@ impl SourceModule {
             .iter()
             .map(|(name, bytes)| (name.clone(), PtxText::parse(bytes)))
             .collect();
-        // Files named by the line table but not imported.
-        for name in self.lines.files() {
-            if !name.is_empty()
-                && !self
-                    .files
-                    .iter()
-                    .any(|f| lines::resolve_dots(&f.name) == *name)
-            {
-                self.files.push(SourceFile {
-                    name: name.clone(),
-                    content: None,
-                });
-            }
-        }
-        self.cubin = Some(cubin);
     }
 
     /// The `SourceData.Reference` shared by the merged entries.
@@ -491,11 +496,18 @@ impl SourceModule {
     /// The PTX text holding the code of `function` (the text its first PC with a PTX row
     /// names; the first text when none does), or `None` when the cubin holds no PTX.
     pub fn ptx_of(&self, function: &Function) -> Option<&PtxText> {
-        let index = function
+        self.ptx
+            .get(self.ptx_file_of(function))
+            .map(|(_, text)| text)
+    }
+
+    /// The index in [`SourceModule::ptx_files`] of the PTX text holding `function`'s code (see
+    /// [`SourceModule::ptx_of`]).
+    pub fn ptx_file_of(&self, function: &Function) -> usize {
+        function
             .pcs()
             .find_map(|pc| self.ptx_file_at(pc))
-            .map_or(0, |(i, _)| i);
-        self.ptx.get(index).map(|(_, text)| text)
+            .map_or(0, |(i, _)| i)
     }
 
     /// The 16 bytes of the instruction at `pc`.

@@ -217,10 +217,7 @@ impl SourcePage {
             (pc < functions[i].end).then_some(i)
         };
         let cells = columns.cells(&pcs);
-        let ptx_file = function
-            .as_ref()
-            .and_then(|f| f.pcs().find_map(|pc| module.ptx_file_at(pc)))
-            .map_or(0, |(file, _)| file);
+        let ptx_file = function.as_ref().map_or(0, |f| module.ptx_file_of(f));
         let sass: Vec<SassRow> = pcs
             .iter()
             .zip(cells)
