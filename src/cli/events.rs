@@ -1,6 +1,7 @@
 //! `sightline events`: the timeline's Events view, headless — one track's events (or a counter
 //! track's samples), optionally only those of a time range, filtered and sorted as the app's
-//! Events view does (`timeline::EventsTable`, shared with it), printed as tab-separated lines
+//! Events view does (`timeline::EventsTable`, shared with it; a kernel's grid and block, a
+//! copy's bytes and memory kinds read from the export's rows), printed as tab-separated lines
 //! (what the view's Copy puts on the clipboard) or as CSV (what its Export CSV… writes).
 //!
 //! ```text
@@ -126,17 +127,21 @@ pub fn run(args: &EventsArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         LoadOptions::default(),
         !args.no_nvtxt,
     )?;
-    let timeline = loaded.timeline;
+    let timeline = &loaded.timeline;
     for w in &timeline.warnings {
         eprintln!("{w}");
     }
-    let track = find_track(&timeline, &args.track)?;
-    let table = EventsTable::new(&timeline, track, args.range);
-    let rows = rows_for(&timeline, &table, args)?;
+    let track = find_track(timeline, &args.track)?;
+    let mut table = EventsTable::new(timeline, track, args.range);
+    table.read_sources(timeline, &loaded.details, &mut |_| true);
+    if let Some(problem) = table.source_problem() {
+        eprintln!("{}: {problem}", args.file.display());
+    }
+    let rows = rows_for(timeline, &table, args)?;
     if args.csv {
-        table.write_csv(&timeline, &rows, out)?;
+        table.write_csv(timeline, &rows, out)?;
     } else {
-        table.write_tsv(&timeline, &rows, out)?;
+        table.write_tsv(timeline, &rows, out)?;
     }
     Ok(ExitCode::SUCCESS)
 }

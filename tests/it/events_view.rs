@@ -358,3 +358,226 @@ fn the_longest_gpu_work_of_every_corpus_export_is_nsys_stats() {
     }
     assert!(checked >= 5, "only {checked} exports with a GPU trace");
 }
+
+/// The oracle's cells for the Events view's source columns: (oracle header, view header, how
+/// the view's text becomes the oracle's).
+const SOURCE_CELLS: &[(&str, &str, bool)] = &[
+    ("GrdX", "Grid X", false),
+    ("GrdY", "Grid Y", false),
+    ("GrdZ", "Grid Z", false),
+    ("BlkX", "Block X", false),
+    ("BlkY", "Block Y", false),
+    ("BlkZ", "Block Z", false),
+    ("Reg/Trd", "Registers per thread", false),
+    ("StcSMem (MB)", "Static shared memory (B)", true),
+    ("DymSMem (MB)", "Dynamic shared memory (B)", true),
+    ("Bytes (MB)", "Bytes", true),
+    ("DstMemKd", "Destination memory", false),
+];
+
+/// Every kernel's grid, block, registers and shared memory and every copy's and memset's
+/// bytes and memory kinds in the Events view (read from the export's rows) equal
+/// `nsys stats --report cuda_gpu_trace`'s cells, on every corpus export that has the report.
+#[test]
+fn gpu_work_source_columns_of_every_corpus_export_are_nsys_stats() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys");
+    if !dir.join("oracle").is_dir() {
+        crate::common::skip_shared("../shared/corpus/nsys/oracle not found");
+        return;
+    }
+    let Some(files) = crate::common::nsys_manifest_exports() else {
+        return;
+    };
+    let (mut exports, mut cells) = (0, 0usize);
+    for export in files {
+        let stem = export.file_stem().unwrap().to_string_lossy().into_owned();
+        let oracle = dir.join("oracle").join(&stem).join("cuda_gpu_trace.csv");
+        let Ok(text) = std::fs::read_to_string(&oracle) else {
+            continue;
+        };
+        let tl = nsys::load(&export).unwrap();
+        let view = source_cells_by_start(&tl, &export);
+        let mut lines = text.lines();
+        let header = csv_cells(lines.next().unwrap_or_default());
+        let at = |h: &str| header.iter().position(|x| x == h);
+        let (start, duration) = (at("Start (ns)").unwrap(), at("Duration (ns)").unwrap());
+        for line in lines.filter(|l| !l.is_empty()) {
+            let row = csv_cells(line);
+            let key = (
+                row[start].parse::<i64>().unwrap(),
+                row[duration].parse().unwrap(),
+            );
+            let got = view
+                .get(&key)
+                .unwrap_or_else(|| panic!("{stem}: no GPU work at {key:?} in the Events view"));
+            // A memset's memory kind is what nsys prints as its source kind.
+            let memset = got.get("Memory kind").filter(|k| !k.is_empty());
+            for &(theirs, ours, mb) in SOURCE_CELLS.iter().chain(&[("SrcMemKd", "", false)]) {
+                let Some(col) = at(theirs) else { continue };
+                let mine = match (theirs, memset) {
+                    ("SrcMemKd", Some(kind)) => kind.clone(),
+                    ("SrcMemKd", None) => got.get("Source memory").cloned().unwrap_or_default(),
+                    _ => got.get(ours).cloned().unwrap_or_default(),
+                };
+                let mine = match mine.parse::<i64>() {
+                    Ok(v) if mb => sightline::timeline::fmt_ratio(i128::from(v), 1_000_000, 3),
+                    _ => mine,
+                };
+                assert_eq!(
+                    mine, row[col],
+                    "{stem}: {theirs} of the GPU work at {key:?}"
+                );
+                cells += 1;
+            }
+        }
+        exports += 1;
+    }
+    eprintln!("{cells} cells of {exports} exports equal nsys stats");
+    assert!(exports >= 5, "only {exports} exports with a GPU trace");
+}
+
+/// The source columns of every stream's GPU work, by (start, duration): header → text.
+fn source_cells_by_start(
+    tl: &Timeline,
+    export: &Path,
+) -> std::collections::HashMap<(i64, i64), std::collections::HashMap<String, String>> {
+    let source = sightline::timeline::DetailSource::Export(export.to_path_buf());
+    let mut out = std::collections::HashMap::new();
+    for t in 0..tl.tracks.len() as u32 {
+        let track = TrackId(t);
+        let kind = tl.track(track).unwrap().kind;
+        if matches!(
+            kind,
+            TrackKind::Machine | TrackKind::Process | TrackKind::Thread
+        ) {
+            continue;
+        }
+        let mut table = EventsTable::new(tl, track, None);
+        assert!(table.read_sources(tl, &source, &mut |_| true));
+        assert_eq!(table.source_problem(), None);
+        let labels = table.labels().to_vec();
+        for r in 0..table.len() {
+            let texts = table.row_texts(tl, r);
+            let cell = |h: &str| labels.iter().position(|l| l == h).map(|i| texts[i].clone());
+            let (Some(start), Some(duration)) = (cell("Start (ns)"), cell("Duration (ns)")) else {
+                continue;
+            };
+            let row: std::collections::HashMap<String, String> =
+                labels.iter().cloned().zip(texts.iter().cloned()).collect();
+            out.insert((start.parse().unwrap(), duration.parse().unwrap()), row);
+        }
+    }
+    out
+}
+
+/// A CSV line's cells (quoted cells unquoted).
+fn csv_cells(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// The stream track of `tl` named `name` (its path's end).
+fn stream(tl: &Timeline, name: &str) -> (TrackId, String) {
+    (0..tl.tracks.len() as u32)
+        .map(TrackId)
+        .map(|t| (t, tl.track_path(t)))
+        .find(|(_, p)| p.ends_with(&format!("/{name}")))
+        .unwrap_or_else(|| panic!("no track {name}"))
+}
+
+/// A stream's kernels sort by their grid size as the export stores it; the CLI prints the
+/// same columns; an export that is gone leaves the columns out and says why.
+#[test]
+fn kernels_sort_by_their_launch_configuration_from_the_export() {
+    let export = fixtures().join("nsys/synth_2k.sqlite");
+    let tl = nsys::load(&export).unwrap();
+    let (track, path) = stream(&tl, "Stream 7");
+    let mut table = EventsTable::new(&tl, track, None);
+    let source = sightline::timeline::DetailSource::Export(export.clone());
+    assert!(table.read_sources(&tl, &source, &mut |_| true));
+    let grid = table.column_index("grid x").expect("a Grid X column");
+    let rows = table.order(&tl, "", Some((grid, true)));
+    let top = column(&tl, &table, &rows[..1], "Grid X")[0].clone();
+    // The largest grid of the stream's kernels, as SQLite reads it.
+    let conn = rusqlite::Connection::open(&export).unwrap();
+    let want: i64 = conn
+        .query_row(
+            "SELECT max(gridX) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE streamId = 7",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(top, want.to_string());
+    // Numbers sort as numbers: every row's grid at most the previous one's.
+    let grids: Vec<i64> = column(&tl, &table, &rows, "Grid X")
+        .iter()
+        .filter_map(|g| g.parse().ok())
+        .collect();
+    assert!(grids.len() > 50 && grids.windows(2).all(|w| w[0] >= w[1]));
+    // A copy kind reads as its label, and filters.
+    let copies = table.filter(&tl, "host-to-device");
+    assert!(!copies.is_empty());
+    assert!(
+        column(&tl, &table, &copies, "Copy kind")
+            .iter()
+            .all(|k| k == "Host-to-Device"),
+    );
+    let file = export.to_str().unwrap();
+    let printed = events_cli(&[file, &path, "--sort", "grid x", "--desc", "--limit", "1"]);
+    let header: Vec<&str> = printed.lines().next().unwrap().split('\t').collect();
+    let first: Vec<&str> = printed.lines().nth(1).unwrap().split('\t').collect();
+    let at = header.iter().position(|h| *h == "Grid X").unwrap();
+    assert_eq!(first[at], want.to_string());
+    // The export moved away: the table keeps its own columns and says why.
+    let gone = sightline::timeline::DetailSource::Export(export.with_file_name("gone.sqlite"));
+    let mut table = EventsTable::new(&tl, track, None);
+    let before = table.labels().to_vec();
+    assert!(table.read_sources(&tl, &gone, &mut |_| true));
+    assert_eq!(table.labels(), before.as_slice());
+    let problem = table.source_problem().expect("a problem");
+    assert!(problem.contains("gone.sqlite"), "{problem}");
+}
+
+/// A CodeXL trace's kernel dispatches list their work sizes from the trace.
+#[test]
+fn trace_dispatches_list_their_work_sizes() {
+    use sightline::timeline::atp::{AtpFile, timeline_of};
+    let file = std::sync::Arc::new(AtpFile::open(&fixtures().join("codexl/session1.atp")).unwrap());
+    let tl = timeline_of(&file);
+    let source = sightline::timeline::DetailSource::Atp(file.clone());
+    let mut listed = 0;
+    for t in 0..tl.tracks.len() as u32 {
+        let mut table = EventsTable::new(&tl, TrackId(t), None);
+        assert!(table.read_sources(&tl, &source, &mut |_| true));
+        let Some(col) = table.column_index("Global work size") else {
+            continue;
+        };
+        for r in 0..table.len() {
+            let text = &table.row_texts(&tl, r)[col];
+            if !text.is_empty() {
+                let event = table.event(r).unwrap();
+                let details = sightline::timeline::atp::event_details(&file, &tl, event);
+                let want = details
+                    .iter()
+                    .find(|(k, _)| k == "Global work size")
+                    .unwrap();
+                assert_eq!(text, &want.1);
+                listed += 1;
+            }
+        }
+    }
+    assert!(listed > 0, "no dispatch listed its work size");
+}

@@ -245,3 +245,37 @@ fn a_track_past_100k_events_is_listed_and_sorted_in_the_background() {
     assert_eq!(durations.len(), events);
     assert!(durations.windows(2).all(|w| w[0] >= w[1]), "longest first");
 }
+
+/// A stream listed in the app shows its kernels' launch configuration and copies' kinds,
+/// read from the export on a job, and shows them in the table's header.
+#[test]
+fn a_streams_kernels_show_their_grid_and_block() {
+    let export = common::fixtures().join("nsys/synth_2k.sqlite");
+    let mut h = common::app::opened_timeline(vec![export]);
+    let tl = doc(&h).timeline().unwrap().clone();
+    let track = (0..tl.tracks.len() as u32)
+        .map(sightline::timeline::TrackId)
+        .find(|&t| tl.track_path(t).ends_with("/Stream 7"))
+        .expect("Stream 7");
+    doc_mut(&mut h).events_view_mut().show_track(track);
+    h.run();
+    settle(&mut h);
+    let (table, rows) = doc(&h).events_view().table().unwrap();
+    assert_eq!(rows.len(), table.len());
+    for label in [
+        "Grid X",
+        "Block X",
+        "Registers per thread",
+        "Bytes",
+        "Copy kind",
+    ] {
+        assert!(
+            table.column_index(label).is_some(),
+            "{label}: {:?}",
+            table.labels()
+        );
+    }
+    assert_eq!(table.source_problem(), None);
+    h.get_by_label("Grid X");
+    h.get_by_label("Copy kind");
+}

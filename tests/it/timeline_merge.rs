@@ -16,24 +16,6 @@ use sightline::timeline::{
 
 use crate::common::fixtures;
 
-/// The exports the corpus MANIFEST lists, in its order (`None`, with a skip, without ../shared).
-fn manifest_exports() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys");
-    let Ok(text) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else {
-        crate::common::skip_shared(format!("{} has no MANIFEST.tsv", dir.display()));
-        return None;
-    };
-    let files: Vec<PathBuf> = text
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split('\t').next())
-        .filter(|f| f.ends_with(".sqlite"))
-        .map(|f| dir.join(f))
-        .collect();
-    assert!(!files.is_empty(), "the MANIFEST lists no exports");
-    Some(files)
-}
-
 /// Every event's flow partners, as `Timeline::flow_partners` gives them (the events it caused,
 /// then the calls that caused it, each in the order of `Timeline::flows`), for all events at
 /// once: `flow_partners` scans every flow for the callers, once per event, which on the corpus
@@ -201,7 +183,7 @@ fn files_move_by_hand_and_line_up_on_an_event() {
 
 #[test]
 fn corpus_exports_of_different_machines_align_by_their_session_starts() {
-    let Some(files) = manifest_exports() else {
+    let Some(files) = crate::common::nsys_manifest_exports() else {
         return;
     };
     let loaded: Vec<(PathBuf, Timeline)> = files
@@ -287,7 +269,7 @@ fn table(export: &Path, report: &str) -> Option<ReportTable> {
 
 #[test]
 fn merged_stats_equal_the_sum_of_the_files() {
-    let Some(files) = manifest_exports() else {
+    let Some(files) = crate::common::nsys_manifest_exports() else {
         return;
     };
     let readable: Vec<PathBuf> = files

@@ -225,3 +225,21 @@ pub fn extrap_pair() -> Option<(PathBuf, PathBuf)> {
     }
     Some((export, report))
 }
+
+/// The exports the corpus MANIFEST lists, in its order (`None`, with a skip, without ../shared).
+pub fn nsys_manifest_exports() -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys");
+    let Ok(text) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else {
+        crate::common::skip_shared(format!("{} has no MANIFEST.tsv", dir.display()));
+        return None;
+    };
+    let files: Vec<PathBuf> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .filter(|f| f.ends_with(".sqlite"))
+        .map(|f| dir.join(f))
+        .collect();
+    assert!(!files.is_empty(), "the MANIFEST lists no exports");
+    Some(files)
+}

@@ -1,6 +1,7 @@
 //! The Events view (as in Nsight Systems): a bottom panel listing one track's events — or a
 //! counter track's samples — in the selected range or all of them, as the model's
-//! [`EventsTable`] gives them (name, kind, times, correlation id, category, payload fields).
+//! [`EventsTable`] gives them (name, kind, times, correlation id, category, payload fields, and
+//! the source rows' columns — grid, block, bytes, memory kinds — read on a job).
 //! Sortable by every column (numbers numerically; a table of more than
 //! [`crate::widgets::background_sort::BACKGROUND_ROWS`] rows sorts on a background job),
 //! filtered by text, copied (the selected row or every row shown, tab-separated) and exported
@@ -16,7 +17,8 @@ use eframe::egui;
 use egui_extras::Column;
 
 use sightline_model::timeline::{
-    EventColumn, EventId, EventsTable, SortKey, Timeline, TrackId, compare_keys,
+    DetailSource, EventColumn, EventId, EventKind, EventsTable, SortKey, Timeline, TrackId,
+    compare_keys,
 };
 
 use super::details::Selection;
@@ -170,11 +172,11 @@ impl EventsView {
         &mut self,
         ui: &mut egui::Ui,
         timeline: &Arc<Timeline>,
-        selection: &Selection,
+        (selection, source): (&Selection, &DetailSource),
         wake: &Arc<dyn Fn() + Send + Sync>,
     ) -> Option<GoTo> {
         self.follow_selection(timeline, selection);
-        self.update_rows(timeline, selection, wake);
+        self.update_rows(timeline, (selection, source), wake);
         self.poll_export();
         self.toolbar_ui(ui, timeline);
         if let Some((fraction, stage)) = &self.progress {
@@ -224,11 +226,12 @@ impl EventsView {
     }
 
     /// Computes the table and its filtered rows when the track, range or filter changed: at
-    /// once for a short track, on a job for a long one (the last rows stay meanwhile).
+    /// once for a short track whose events have no source columns, on a job for a long one or
+    /// one whose source rows are read (the last rows stay meanwhile).
     fn update_rows(
         &mut self,
         timeline: &Arc<Timeline>,
-        selection: &Selection,
+        (selection, source): (&Selection, &DetailSource),
         wake: &Arc<dyn Fn() + Send + Sync>,
     ) {
         self.poll_pending();
@@ -262,13 +265,15 @@ impl EventsView {
         let size = reuse
             .as_ref()
             .map_or_else(|| track_size(timeline, track), |t| t.len());
-        if size <= BACKGROUND_ROWS {
+        let sources = reuse.is_none() && has_source_columns(timeline, track, source);
+        if size <= BACKGROUND_ROWS && !sources {
             let table = reuse.unwrap_or_else(|| Arc::new(EventsTable::new(timeline, track, range)));
             let rows = Arc::new(table.filter(timeline, &key.3));
             self.set_rows(key, (table, rows));
             return;
         }
         let (timeline, filter) = (timeline.clone(), key.3.clone());
+        let source = sources.then(|| source.clone());
         let waker = wake.clone();
         let job = Job::start_named(
             "sightline-events",
@@ -283,7 +288,17 @@ impl EventsView {
                             !ctx.is_cancelled()
                         };
                         let built = EventsTable::build(&timeline, track, range, &mut tick);
-                        Arc::new(built.ok_or_else(|| "cancelled".to_owned())?)
+                        let mut built = built.ok_or_else(|| "cancelled".to_owned())?;
+                        if let Some(source) = &source {
+                            let mut tick = |f: f32| {
+                                ctx.progress(f, "reading the events' source rows");
+                                !ctx.is_cancelled()
+                            };
+                            if !built.read_sources(&timeline, source, &mut tick) {
+                                return Err("cancelled".to_owned());
+                            }
+                        }
+                        Arc::new(built)
                     }
                 };
                 ctx.progress_now(1.0, "filtering");
@@ -386,6 +401,9 @@ impl EventsView {
                 ui.visuals().weak_text_color()
             };
             ui.colored_label(color, text);
+        }
+        if let Some(problem) = self.rows.as_ref().and_then(|(t, _)| t.source_problem()) {
+            ui.colored_label(ui.visuals().warn_fg_color, problem);
         }
     }
 
@@ -630,5 +648,27 @@ fn prepare_sort(
         let keys = table.sort_keys(&timeline, col, &rows, &mut tick)?;
         let compare: JobCompare = Box::new(move |a, b| compare_keys(&keys[a], &keys[b]));
         Some(compare)
+    })
+}
+
+/// Whether the events of `track` have columns in their source to read: any event of a CodeXL
+/// trace, an export's kernels, copies and memsets.
+fn has_source_columns(timeline: &Timeline, track: TrackId, source: &DetailSource) -> bool {
+    let Some(t) = timeline.track(track) else {
+        return false;
+    };
+    let mut ids = t.rows.iter().flat_map(Clone::clone).map(EventId);
+    ids.any(|id| {
+        let Some(e) = timeline.event(id) else {
+            return false;
+        };
+        match source.for_event(timeline, id) {
+            Some(DetailSource::Atp(_)) => true,
+            Some(DetailSource::Export(_)) => matches!(
+                e.kind,
+                EventKind::Kernel | EventKind::Memcpy | EventKind::Memset
+            ),
+            _ => false,
+        }
     })
 }

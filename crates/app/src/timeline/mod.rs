@@ -366,7 +366,10 @@ impl TimelineDoc {
                 .default_size(260.0)
                 .show(ui, |ui| {
                     let wake = self.load.wake().clone();
-                    match self.events.ui(ui, &timeline, &self.selection, &wake) {
+                    match self
+                        .events
+                        .ui(ui, &timeline, (&self.selection, &details_source), &wake)
+                    {
                         Some(events_view::GoTo::Event(e)) => go_to = go_to.or(Some(e)),
                         Some(events_view::GoTo::Time(t)) => {
                             self.canvas.viewport.reveal(t as f64, t as f64);

@@ -1,7 +1,9 @@
 //! The Events view: one track's events (or a counter's samples), optionally only those of a
 //! time range, as a table — name, kind, start, duration, end, correlation id, category and the
 //! event's own fields (an NVTX payload and its decoded binary payload, flattened as the
-//! details panel shows them) — with the sort keys, the text filter and the CSV/TSV lines that
+//! details panel shows them), and, once [`EventsTable::read_sources`] read them, the columns
+//! of the events' source rows (a kernel's grid and block, a copy's bytes and kinds:
+//! `events_source`) — with the sort keys, the text filter and the CSV/TSV lines that
 //! the app's Events view and `sightline events` share, so that what one exports equals what
 //! the other prints.
 //!
@@ -13,8 +15,10 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::ops::Range;
 
+use super::events_source::{SourceCell, SourceColumns, SourceColumnsError, read_source_columns};
 use super::model::{EventId, EventKind, Timeline, TrackId};
 use super::nsys::payload::flatten;
+use super::open::DetailSource;
 use crate::timeline::StrId;
 
 /// A column of an [`EventsTable`].
@@ -41,6 +45,9 @@ pub enum EventColumn {
     Time,
     /// A counter sample's value.
     Value,
+    /// A column read from the events' source (an export's kernel grid, a copy's bytes), by
+    /// its index in the table's [`SourceColumns`].
+    Source(usize),
 }
 
 /// The rows: a track's events in time order, or a counter series' samples.
@@ -58,6 +65,8 @@ pub struct EventsTable {
     columns: Vec<EventColumn>,
     labels: Vec<String>,
     rows: Rows,
+    source: SourceColumns,
+    source_problem: Option<String>,
 }
 
 /// What a cell sorts by: numbers numerically (before text), text by its bytes; a missing
@@ -125,6 +134,8 @@ impl EventsTable {
             columns: Vec::new(),
             labels: Vec::new(),
             rows: Rows::Events(Vec::new()),
+            source: SourceColumns::default(),
+            source_problem: None,
         })
     }
 
@@ -153,6 +164,8 @@ impl EventsTable {
                 columns: vec![EventColumn::Time, EventColumn::Value],
                 labels: vec!["Time (ns)".to_owned(), value],
                 rows: Rows::Samples(rows),
+                source: SourceColumns::default(),
+                source_problem: None,
             });
         }
         let ids = events_of(timeline, track, range, tick)?;
@@ -164,7 +177,46 @@ impl EventsTable {
             columns,
             labels,
             rows: Rows::Events(ids),
+            source: SourceColumns::default(),
+            source_problem: None,
         })
+    }
+
+    /// Adds the columns the events' source rows give (a kernel's grid and block sizes, a
+    /// copy's bytes and memory kinds, a CodeXL trace's work sizes: [`read_source_columns`]),
+    /// read from `source`, after the table's own; a column whose header the table already has
+    /// is left out. `tick(fraction)` now and then; `false` when it cancelled. An export that
+    /// cannot be read leaves the table as it was, saying why in [`EventsTable::source_problem`].
+    pub fn read_sources(
+        &mut self,
+        timeline: &Timeline,
+        source: &DetailSource,
+        tick: &mut dyn FnMut(f32) -> bool,
+    ) -> bool {
+        let Rows::Events(ids) = &self.rows else {
+            return true;
+        };
+        let read = match read_source_columns(timeline, ids, source, tick) {
+            Ok(read) => read,
+            Err(SourceColumnsError::Cancelled) => return false,
+            Err(SourceColumnsError::Nsys(e)) => {
+                self.source_problem = Some(format!("the export's columns were not read: {e}"));
+                return true;
+            }
+        };
+        for (i, label) in read.labels().enumerate() {
+            if !self.labels.iter().any(|l| l == label) {
+                self.columns.push(EventColumn::Source(i));
+                self.labels.push(label.to_owned());
+            }
+        }
+        self.source = read;
+        true
+    }
+
+    /// Why the columns of the events' sources are missing, when reading them failed.
+    pub fn source_problem(&self) -> Option<&str> {
+        self.source_problem.as_deref()
     }
 
     /// The track listed.
@@ -254,7 +306,7 @@ impl EventsTable {
         match &self.rows {
             Rows::Events(ids) => ids
                 .get(row)
-                .map(|&id| self.event_texts(timeline, id))
+                .map(|&id| self.event_texts(timeline, id, row))
                 .unwrap_or_default(),
             Rows::Samples(r) => {
                 let sample = r
@@ -270,8 +322,8 @@ impl EventsTable {
         }
     }
 
-    /// The texts of event `id`'s row.
-    fn event_texts(&self, timeline: &Timeline, id: EventId) -> Vec<String> {
+    /// The texts of event `id`'s row (row `row` of the table).
+    fn event_texts(&self, timeline: &Timeline, id: EventId, row: usize) -> Vec<String> {
         let Some(e) = timeline.event(id) else {
             return vec![String::new(); self.columns.len()];
         };
@@ -305,6 +357,7 @@ impl EventsTable {
                     .find(|(k, _)| k == name)
                     .map(|(_, v)| v.clone())
                     .unwrap_or_default(),
+                EventColumn::Source(i) => self.source.text(*i, row),
                 EventColumn::Correlation | EventColumn::Value => String::new(),
             })
             .collect()
@@ -379,6 +432,11 @@ impl EventsTable {
                 .into_iter()
                 .find(|(k, _)| k == name)
                 .map_or(SortKey::Missing, |(_, v)| text_key(v)),
+            EventColumn::Source(i) => match self.source.cell(*i, row) {
+                Some(SourceCell::Number(v)) => SortKey::Int(i128::from(v)),
+                Some(SourceCell::Text(t)) => text_key(t.to_owned()),
+                None => SortKey::Missing,
+            },
             EventColumn::Correlation | EventColumn::Value => SortKey::Missing,
         }
     }
@@ -425,6 +483,10 @@ impl EventsTable {
             HashMap::new()
         };
         let mut names: HashMap<StrId, bool> = HashMap::new();
+        let in_source = |row: usize| {
+            (0..self.source.len())
+                .any(|c| self.source.text(c, row).to_lowercase().contains(&needle))
+        };
         let mut hit = |id: EventId| {
             let Some(e) = timeline.event(id) else {
                 return false;
@@ -442,7 +504,7 @@ impl EventsTable {
         };
         ids.iter()
             .enumerate()
-            .filter(|(_, id)| hit(**id))
+            .filter(|(r, id)| hit(**id) || in_source(*r))
             .map(|(r, _)| r)
             .collect()
     }
@@ -542,6 +604,7 @@ fn label_of(column: &EventColumn) -> String {
         EventColumn::Field(name) => name.clone(),
         EventColumn::Time => "Time (ns)".to_owned(),
         EventColumn::Value => "Value".to_owned(),
+        EventColumn::Source(i) => format!("Source column {i}"),
     }
 }
 

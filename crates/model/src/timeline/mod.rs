@@ -50,6 +50,7 @@
 pub mod atp;
 mod blocked;
 mod builder;
+mod events_source;
 mod events_table;
 pub mod export;
 mod fields;
@@ -85,6 +86,7 @@ pub use summary::fmt_ratio;
 pub use tables::{model_report, model_reports};
 
 pub use builder::{EventRef, NewEvent, TimelineBuilder};
+pub use events_source::{SourceCell, SourceColumns};
 pub use events_table::{EventColumn, EventsTable, SortKey, compare_keys};
 pub use model::{
     Event, EventAttrs, EventId, EventKind, Flow, GpuInfo, Layout, Payload, SessionInfo, Timeline,

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 mod damage;
 pub(crate) mod db;
-mod details;
+pub(crate) mod details;
 pub(crate) mod load;
 mod merged;
 pub mod payload;
