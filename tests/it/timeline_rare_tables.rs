@@ -192,3 +192,68 @@ fn network_counters_are_counter_tracks_named_as_the_export_names_them() {
         .sum();
     assert_eq!(events, samples as u64);
 }
+
+/// CPU core and uncore PMU counters (tables no corpus export fills, written with the corpus
+/// schemas' columns): a counter track per event and CPU (cluster), named by the request's event
+/// name or the raw id's metric, with every sample; `timeline --json` lists them, and every
+/// row of the PMU tables is accounted for.
+#[test]
+fn pmu_counters_are_counter_tracks_per_cpu_and_event() {
+    use sightline_test_support::nsys_pmu::{CORE, UNCORE, write_pmu};
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("pmu.sqlite");
+    write_pmu(&path).unwrap_or_else(|e| panic!("{e}"));
+    let tl = nsys::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    for &(group, device, metric, unit, samples) in CORE.iter().chain(UNCORE) {
+        let want = format!("{group}/{device}/{metric}");
+        let track = (0..tl.tracks.len() as u32)
+            .map(sightline::timeline::TrackId)
+            .find(|&t| tl.track_path(t).ends_with(&want))
+            .unwrap_or_else(|| panic!("no track {want}"));
+        let series = tl
+            .counter_series(track)
+            .unwrap_or_else(|| panic!("{want}: no series"));
+        assert_eq!(
+            series.unit.as_deref(),
+            Some(unit).filter(|u| !u.is_empty()),
+            "{want}"
+        );
+        let got: Vec<(i64, f64)> = series.iter().collect();
+        assert_eq!(got, samples.to_vec(), "{want}");
+    }
+    let sources = &tl.session.imports.sources;
+    for table in [
+        "PMU_EVENTS",
+        "PMU_EVENT_COUNTERS",
+        "PMU_EVENT_REQUESTS",
+        "UNCORE_PMU_EVENTS",
+        "UNCORE_PMU_EVENT_VALUES",
+        "TARGET_INFO_PERF_METRIC",
+    ] {
+        let s = &sources[table];
+        assert_eq!(s.unaccounted(), 0, "{table}: {s:?}");
+        assert!(s.events + s.attached > 0, "{table}: {s:?}");
+    }
+    assert_eq!(sources["PMU_EVENTS"].events, 5);
+    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["timeline", path.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "CPU core PMU events",
+        "Uncore PMU events",
+        "L2 cache misses",
+        "SCF bus cycles",
+    ] {
+        assert!(
+            text.contains(&format!("\"{name}\"")),
+            "{name} not in the JSON"
+        );
+    }
+}

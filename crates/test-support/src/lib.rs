@@ -31,6 +31,7 @@ pub mod nsys_families;
 pub mod nsys_metrics;
 pub mod nsys_mpi;
 pub mod nsys_payload;
+pub mod nsys_pmu;
 pub mod nsys_rare;
 pub mod nsys_summary;
 pub mod par;

@@ -28,6 +28,7 @@ mod net_metrics;
 mod nvtx;
 mod payloads;
 mod pipe;
+mod pmu;
 mod preview;
 mod reading;
 mod summary;
@@ -126,6 +127,7 @@ pub fn load_with(path: &Path, options: LoadOptions<'_>) -> Result<Timeline, Nsys
     let metrics = loader.metric_names()?;
     loader.gpu_metrics(&metrics)?;
     loader.network_metrics()?;
+    loader.pmu_counters()?;
     loader.mpi()?;
     loader.generic_tables(&metrics)?;
     if !loader.samples.deferred {
