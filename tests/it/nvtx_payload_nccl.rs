@@ -4,7 +4,7 @@
 //! union members of `NVTX_EVENTS`; payloads that do not decode (no schema, unknown type, too few
 //! bytes, a schema that contains itself...) shown as raw bytes with a warning, never a panic.
 
-use std::process::Command;
+use std::ffi::OsStr;
 
 use crate::nvtx_payload::{event_named, load};
 use sightline::timeline::nsys::payload::{Field, Value, flatten};
@@ -104,17 +104,12 @@ fn timeline_events_lines_carry_the_decoded_fields() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nccl.sqlite");
     write_payload_export(&path, &nccl_export()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(["timeline", "--events"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let args = [
+        OsStr::new("timeline"),
+        OsStr::new("--events"),
+        path.as_os_str(),
+    ];
+    let text = crate::common::sightline_ok(args);
     let lines: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))

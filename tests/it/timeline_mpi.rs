@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::process::Command;
 
 use sightline::core::Progress;
 use sightline::timeline::nsys::stats::{ReportOutcome, run_report};
@@ -164,17 +163,7 @@ fn rows_are_all_accounted_for() {
 #[test]
 fn timeline_events_lines_carry_the_mpi_fields() {
     let (_dir, paths) = run();
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(["timeline", "--events"])
-        .args(&paths)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = crate::common::sightline_ok(timeline_args("--events", &paths));
     let lines: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
@@ -308,17 +297,10 @@ fn mpi_summary_matches_the_generated_calls_per_rank_and_across_ranks() {
 #[test]
 fn timeline_json_names_each_file_by_its_rank_and_keeps_its_file() {
     let (_dir, paths) = run();
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(["timeline", "--json"])
-        .args(&paths)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&crate::common::sightline_ok(
+        timeline_args("--json", &paths),
+    ))
+    .unwrap();
     let files = json["files"].as_array().unwrap();
     assert_eq!(files.len(), RANKS);
     for (k, f) in files.iter().enumerate() {
@@ -373,4 +355,11 @@ fn the_events_view_lists_the_calls_mpi_fields() {
             assert_eq!(text, value, "{label}");
         }
     }
+}
+
+/// `timeline FLAG PATHS…` as arguments.
+fn timeline_args(flag: &str, paths: &[std::path::PathBuf]) -> Vec<std::ffi::OsString> {
+    let mut args = vec!["timeline".into(), flag.into()];
+    args.extend(paths.iter().map(|p| p.as_os_str().to_owned()));
+    args
 }

@@ -6,7 +6,6 @@
 //! the tracks and the fields.
 
 use std::path::Path;
-use std::process::Command;
 
 use sightline::timeline::{EventId, Timeline, nsys};
 use sightline_test_support::nsys_rare::{CALLS, EXPECTED, NETWORK, ORDINARY_COPY, write_rare};
@@ -110,18 +109,10 @@ fn the_cli_lists_the_tracks_and_prints_the_fields() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let (path, _) = load(dir.path());
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-            .arg("timeline")
-            .args(args)
-            .arg(&path)
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap_or_else(|e| panic!("{e}"))
+        let mut all = vec!["timeline"];
+        all.extend_from_slice(args);
+        all.push(path.to_str().unwrap());
+        crate::common::sightline_ok(all)
     };
     let json = run(&["--json"]);
     for &(_, track, ..) in EXPECTED {
@@ -235,16 +226,7 @@ fn pmu_counters_are_counter_tracks_per_cpu_and_event() {
         assert!(s.events + s.attached > 0, "{table}: {s:?}");
     }
     assert_eq!(sources["PMU_EVENTS"].events, 5);
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(["timeline", path.to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = crate::common::sightline_ok(["timeline", path.to_str().unwrap(), "--json"]);
     for name in [
         "CPU core PMU events",
         "Uncore PMU events",

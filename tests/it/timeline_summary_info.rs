@@ -3,8 +3,8 @@
 //! summary" tab; odd values reported, not panicked on; and tables replaced by views reported
 //! in the problems list (read as the table would be, or why not).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use egui_kittest::kittest::Queryable;
@@ -345,17 +345,12 @@ fn a_table_that_is_a_view_is_reported_and_read_as_the_table() {
 fn timeline_json_has_the_analysis_summary() {
     let dir = tempfile::tempdir().unwrap();
     let (path, _) = export_with_summary(dir.path());
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args(["timeline", "--json"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let args = [
+        OsStr::new("timeline"),
+        OsStr::new("--json"),
+        path.as_os_str(),
+    ];
+    let json: serde_json::Value = serde_json::from_str(&crate::common::sightline_ok(args)).unwrap();
     let s = &json["analysis_summary"];
     let p = &s["processes"][0];
     assert_eq!(p["command"], fx::COMMAND);

@@ -243,3 +243,18 @@ pub fn nsys_manifest_exports() -> Option<Vec<PathBuf>> {
     assert!(!files.is_empty(), "the MANIFEST lists no exports");
     Some(files)
 }
+
+/// Runs the `sightline` binary with `args` and returns what it printed, failing the test
+/// (with what it printed on standard error) when it did not succeed.
+pub fn sightline_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("sightline does not run: {e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap_or_else(|e| panic!("not UTF-8: {e}"))
+}
