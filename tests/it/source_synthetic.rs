@@ -733,3 +733,33 @@ fn many_rows_at_one_address_stay_fast() {
         page.problems()
     );
 }
+
+/// An OpenACC kernel and the routine it calls, named as NVIDIA's HPC compilers name them: the
+/// Source page names their blocks as NVIDIA's CLI does (`main_24_gpu` → `main_24`), in the
+/// model and in `sightline source --csv`.
+#[test]
+fn offload_kernels_are_named_as_the_cli_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = spec(true, (8, 6), 7, true);
+    s.functions[0].name = "main_24_gpu".into();
+    s.functions[1].name = "compute_gpu".into();
+    let path = write(dir.path(), "acc.ncu-rep", &s, &[("/src/kernel.cu", SOURCE)]);
+    let report = Report::open(&path).unwrap();
+    let action = report.action(0).unwrap();
+    let page = SourcePage::build(&report, &action, None).unwrap();
+    let names: Vec<(&str, &str)> = page
+        .functions()
+        .iter()
+        .map(|f| (f.mangled.as_str(), f.name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [("main_24_gpu", "main_24"), ("compute_gpu", "compute_gpu")]
+    );
+    let csv = run_source(&["source", path.to_str().unwrap(), "--csv", "--view", "sass"]);
+    assert!(
+        csv.starts_with("\"Kernel Name\",\"main_24\""),
+        "{}",
+        csv.lines().next().unwrap_or_default()
+    );
+}

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::demangle::{demangle, demangle_or_raw};
+use super::demangle::source_page_name;
 use super::metrics::SourceColumns;
 use super::nvdisasm::Disassembly;
 use super::{FileLine, Function, PtxText, SourceError, SourceModule};
@@ -164,12 +164,12 @@ impl SourcePage {
         let pcs: Vec<u64> = match &function {
             Some(f) if f.load_pc.is_some() => {
                 let mut pcs: Vec<u64> = f.pcs().collect();
-                let kernel_name = demangle(f.name())
-                    .unwrap_or_else(|| action.name(crate::ncu::NameBase::Demangled).to_owned());
-                functions.extend(block(f, kernel_name, true));
+                functions.extend(block(f, kernel_name(f.name(), action), true));
                 for callee in module.callees(f) {
                     pcs.extend(callee.pcs());
-                    functions.extend(block(callee, demangle_or_raw(callee.name()), false));
+                    let name =
+                        source_page_name(callee.name()).unwrap_or_else(|| callee.name().to_owned());
+                    functions.extend(block(callee, name, false));
                 }
                 functions.sort_by_key(|b| (b.start, b.end));
                 pcs.sort_unstable();
@@ -401,6 +401,16 @@ impl SourcePage {
 }
 
 /// The block of `function` (none without a load address).
+/// The launched kernel's name on the page ([`source_page_name`]): for an Itanium symbol
+/// this demangler does not read, the name the report stores; for another symbol, the symbol.
+fn kernel_name(symbol: &str, action: &Action) -> String {
+    match source_page_name(symbol) {
+        Some(name) => name,
+        None if symbol.starts_with("_Z") => action.name(crate::ncu::NameBase::Demangled).to_owned(),
+        None => symbol.to_owned(),
+    }
+}
+
 fn block(function: &Function, name: String, kernel: bool) -> Option<FunctionBlock> {
     let start = function.load_pc?;
     Some(FunctionBlock {

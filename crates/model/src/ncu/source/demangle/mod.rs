@@ -70,6 +70,25 @@ pub fn demangle_or_raw(symbol: &str) -> String {
     demangle(symbol).unwrap_or_else(|| symbol.to_owned())
 }
 
+/// The name NVIDIA's Source page gives a function by its symbol: the demangled name, or — for
+/// a symbol that does not demangle — the symbol, less the `_gpu` of the `NAME_LINE_gpu`
+/// kernels NVIDIA's HPC compilers generate for OpenACC and CUDA Fortran (`main_24_gpu` →
+/// `main_24`; `compute_gpu`, `main_2a_gpu`, `main24__gpu` and `_24_gpu` stay as they are).
+/// Found with NVIDIA's 2024.1 CLI on reports whose symbols were renamed (SASS view's
+/// "Kernel Name", CUDA-C view's "Function Name"; notes/ncu-import-csv.md). `None` when the
+/// symbol neither demangles nor has that suffix.
+pub fn source_page_name(symbol: &str) -> Option<String> {
+    demangle(symbol).or_else(|| strip_offload_suffix(symbol).map(str::to_owned))
+}
+
+/// `NAME_DIGITS` of a `NAME_DIGITS_gpu` symbol (`NAME` not empty), else `None`.
+fn strip_offload_suffix(symbol: &str) -> Option<&str> {
+    let stem = symbol.strip_suffix("_gpu")?;
+    let (name, digits) = stem.rsplit_once('_')?;
+    let ok = !name.is_empty() && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    ok.then_some(stem)
+}
+
 /// [`demangle_in`], or the symbol itself when it does not demangle.
 pub fn demangle_or_raw_in(symbol: &str, style: Style) -> String {
     demangle_in(symbol, style).unwrap_or_else(|| symbol.to_owned())
@@ -722,3 +741,33 @@ impl Parser<'_> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod offload_tests {
+    use super::source_page_name;
+
+    /// What NVIDIA's 2024.1 CLI printed for a report's kernel renamed to each symbol.
+    #[test]
+    fn offload_kernels_lose_their_gpu_suffix_as_the_cli_prints_them() {
+        for (symbol, cli) in [
+            ("main_24_gpu", Some("main_24")),
+            ("main__4_gpu", Some("main__4")),
+            ("_Z1fv_2_gpu", Some("_Z1fv_2")),
+            (
+                "xxxx__pgi_uacc_cuda_fill_42_gpu",
+                Some("xxxx__pgi_uacc_cuda_fill_42"),
+            ),
+            ("compute_gpu", None),
+            ("main_2a_gpu", None),
+            ("mainx24_gpu", None),
+            ("main24__gpu", None),
+            ("_245678_gpu", None),
+            ("main_24_GPU", None),
+            ("main_24_gpX", None),
+            ("1_2_gpu_gpu", None),
+            ("_Z3addiPfS_", Some("add(int, float *, float *)")),
+        ] {
+            assert_eq!(source_page_name(symbol).as_deref(), cli, "{symbol}");
+        }
+    }
+}
