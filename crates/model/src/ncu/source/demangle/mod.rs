@@ -765,6 +765,10 @@ mod offload_tests {
             ("main_24_GPU", None),
             ("main_24_gpX", None),
             ("1_2_gpu_gpu", None),
+            // OpenMP offload kernels (clang's, NVIDIA HPC's) print as they are.
+            ("__omp_offloading_803_7_main_l24", None),
+            ("nvkernel_solve_F1L204_2_1234567", None),
+            ("__nv_static_19_main_cpp_F1L24_2", None),
             ("_Z3addiPfS_", Some("add(int, float *, float *)")),
         ] {
             assert_eq!(source_page_name(symbol).as_deref(), cli, "{symbol}");
