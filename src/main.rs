@@ -70,6 +70,9 @@ enum Command {
     /// The Events view of one timeline track: its events (name, kind, times, correlation id,
     /// payload fields) or a counter's samples, filtered and sorted, as tab-separated lines or CSV.
     Events(cli::events::EventsArgs),
+    /// NVIDIA's multi-report recipes (`nsys recipe`) over exports: per-rank and across-rank
+    /// summaries, written as the recipe writes them.
+    Recipe(cli::recipe::RecipeArgs),
     /// Write any timeline as a Perfetto protobuf trace or a Chrome JSON trace (optionally only
     /// a time range).
     Export(cli::export::ExportArgs),
@@ -139,6 +142,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Analyze(args) => cli::analyze::run(args, out),
         Command::Timeline(args) => cli::timeline::run(args, out),
         Command::Events(args) => cli::events::run(args, out),
+        Command::Recipe(args) => cli::recipe::run(args, out),
         Command::Export(args) => cli::export::run(args, out),
         Command::Profile(args) => cli::profile::run(args, out),
         Command::Link(args) => cli::link::run(args, out),

@@ -20,6 +20,7 @@ pub mod nvtxt;
 pub mod occupancy;
 pub mod profile;
 pub mod raw;
+pub mod recipe;
 pub mod rules;
 pub mod sections;
 pub mod session;

@@ -471,7 +471,7 @@ fn source_cells_by_start(
 }
 
 /// A CSV line's cells (quoted cells unquoted).
-fn csv_cells(line: &str) -> Vec<String> {
+pub(crate) fn csv_cells(line: &str) -> Vec<String> {
     let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {

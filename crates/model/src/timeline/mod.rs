@@ -64,6 +64,7 @@ pub mod nvtxt;
 mod open;
 mod profile;
 mod query;
+pub mod recipe;
 mod row_fields;
 mod series;
 mod stacks;

@@ -60,89 +60,137 @@ pub(super) const KERNEL_NAME_OPTIONS: &[ReportOption] = &[
     },
 ];
 
-fn gpu_kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+/// The values one of this module's reports summarizes, by group name as `nsys stats` groups
+/// them: a kernel's durations by its name, an API or OS runtime function's by its name, a
+/// memory operation's durations or sizes by its kind; `Err` holds the report's "does not
+/// contain" outcome when the export lacks the data.
+pub(crate) fn named_values(
+    db: &ExportDb,
+    req: &ReportRequest,
+) -> Result<Result<Named, ReportOutcome>, NsysError> {
+    match req.report.name {
+        "cuda_gpu_kern_sum" => kernel_values(db, req),
+        "cuda_api_sum" => {
+            const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
+            if !db.has_table(T) {
+                return skipped(db, "CUDA trace data").map(Err);
+            }
+            // Grouped by string id, then the `_vNNNN` suffix cut (two rows may show one name).
+            calls_by_name(db, T, "", strip_stats_suffix).map(Ok)
+        }
+        "osrt_sum" => {
+            const T: &str = "OSRT_API";
+            if !db.has_table(T) {
+                return skipped(db, "OS Runtime trace data").map(Err);
+            }
+            let filter = if db.has_column(T, "eventClass") {
+                " WHERE eventClass = 27"
+            } else {
+                ""
+            };
+            calls_by_name(db, T, filter, |name| name).map(Ok)
+        }
+        name => memory_values(db, name == "cuda_gpu_mem_size_sum"),
+    }
+}
+
+/// Values by group name.
+pub(crate) type Named = Vec<(String, Vec<i64>)>;
+
+/// `cuda_gpu_kern_sum`'s durations by kernel name.
+fn kernel_values(
+    db: &ExportDb,
+    req: &ReportRequest,
+) -> Result<Result<Named, ReportOutcome>, NsysError> {
     const T: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
     if !db.has_table(T) {
-        return skipped(db, "CUDA kernel data");
+        return skipped(db, "CUDA kernel data").map(Err);
     }
     let nvtx_name = req.flag(StatsOption::NvtxName)?;
     let namer = match kernel_namer(db, nvtx_name)? {
         Ok(namer) => namer,
-        Err(skip) => return Ok(skip),
+        Err(skip) => return Ok(Err(skip)),
     };
-    let named = if nvtx_name || NameKind::of(req)? != NameKind::Demangled {
-        kernel_durations(db, NameKind::of(req)?, &namer)?
-    } else {
-        grouped(db, T, "demangledName", "end - start", "")?
-            .into_iter()
-            .map(|(k, v)| (string_of(namer.strings(), k), v))
-            .collect()
-    };
-    Ok(ReportOutcome::Table(time_table(
-        req.report.name,
-        "Instances",
-        "Name",
-        named,
-        true,
-    )))
+    Ok(Ok(
+        if nvtx_name || NameKind::of(req)? != NameKind::Demangled {
+            kernel_durations(db, NameKind::of(req)?, &namer)?
+        } else {
+            grouped(db, T, "demangledName", "end - start", "")?
+                .into_iter()
+                .map(|(k, v)| (string_of(namer.strings(), k), v))
+                .collect()
+        },
+    ))
+}
+
+fn gpu_kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
+    Ok(match named_values(db, req)? {
+        Ok(named) => ReportOutcome::Table(time_table(
+            req.report.name,
+            "Instances",
+            "Name",
+            named,
+            true,
+        )),
+        Err(skip) => skip,
+    })
 }
 
 fn api_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    const T: &str = "CUPTI_ACTIVITY_KIND_RUNTIME";
-    if !db.has_table(T) {
-        return skipped(db, "CUDA trace data");
-    }
-    // Grouped by string id, then the `_vNNNN` suffix cut (two rows may show one name).
-    calls_by_name(db, req, T, "", strip_stats_suffix)
+    Ok(match named_values(db, req)? {
+        Ok(named) => ReportOutcome::Table(time_table(
+            req.report.name,
+            "Num Calls",
+            "Name",
+            named,
+            false,
+        )),
+        Err(skip) => skip,
+    })
 }
 
 fn osrt_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    const T: &str = "OSRT_API";
-    if !db.has_table(T) {
-        return skipped(db, "OS Runtime trace data");
-    }
-    let filter = if db.has_column(T, "eventClass") {
-        " WHERE eventClass = 27"
-    } else {
-        ""
-    };
-    calls_by_name(db, req, T, filter, |name| name)
+    api_sum(db, req)
 }
 
-/// A summary of calls by their `nameId` (the rows `filter` keeps), each named by `label`.
+/// Durations of calls by their `nameId` (the rows `filter` keeps), each named by `label`.
 fn calls_by_name(
     db: &ExportDb,
-    req: &ReportRequest,
     table: &str,
     filter: &str,
     label: fn(&str) -> &str,
-) -> Result<ReportOutcome, NsysError> {
+) -> Result<Named, NsysError> {
     let groups = grouped(db, table, "nameId", "end - start", filter)?;
     let strings = db.string_ids()?;
-    let named = groups
+    Ok(groups
         .into_iter()
         .map(|(k, v)| (label(&string_of(&strings, k)).to_string(), v))
-        .collect();
-    Ok(ReportOutcome::Table(time_table(
-        req.report.name,
-        "Num Calls",
-        "Name",
-        named,
-        false,
-    )))
+        .collect())
 }
 
 /// `cuda_gpu_mem_time_sum` and `cuda_gpu_mem_size_sum`.
 fn gpu_mem_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
     let report = req.report.name;
+    let named = match named_values(db, req)? {
+        Ok(named) => named,
+        Err(skip) => return Ok(skip),
+    };
+    Ok(ReportOutcome::Table(if report == "cuda_gpu_mem_size_sum" {
+        size_table(report, named)
+    } else {
+        time_table(report, "Count", "Operation", named, false)
+    }))
+}
+
+/// The memory operations' durations (or sizes) by copy kind, and the memsets'.
+fn memory_values(db: &ExportDb, size: bool) -> Result<Result<Named, ReportOutcome>, NsysError> {
     let row_count =
         |t| -> Result<u64, NsysError> { Ok(if db.has_table(t) { db.row_count(t)? } else { 0 }) };
     let memcpy = row_count("CUPTI_ACTIVITY_KIND_MEMCPY")?;
     let memset = row_count("CUPTI_ACTIVITY_KIND_MEMSET")?;
     if !db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY") && !db.has_table("CUPTI_ACTIVITY_KIND_MEMSET") {
-        return skipped(db, "GPU memory data");
+        return skipped(db, "GPU memory data").map(Err);
     }
-    let size = report == "cuda_gpu_mem_size_sum";
     let value = if size { "bytes" } else { "end - start" };
     let labels = db.enum_labels("ENUM_CUDA_MEMCPY_OPER");
     let mut named: Vec<(String, Vec<i64>)> = Vec::new();
@@ -158,9 +206,5 @@ fn gpu_mem_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Nsys
         }
         named.push(("[CUDA memset]".to_string(), all));
     }
-    Ok(ReportOutcome::Table(if size {
-        size_table(report, named)
-    } else {
-        time_table(report, "Count", "Operation", named, false)
-    }))
+    Ok(Ok(named))
 }

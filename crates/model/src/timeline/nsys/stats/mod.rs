@@ -37,9 +37,10 @@ mod wddm;
 use super::NsysError;
 use super::db::ExportDb;
 
+pub(crate) use cuda::named_values;
 pub use rows::{LazyRows, Rows};
 pub use table::strip_stats_suffix;
-pub(crate) use table::time_table;
+pub(crate) use table::{summary_order, time_table};
 
 /// A report: its nsys name, what it shows, its options and how it is computed.
 pub struct Report {

@@ -164,17 +164,27 @@ pub(super) fn time_cells(s: &Summary, grand: i128) -> Vec<Cell> {
 }
 
 pub(super) fn sort_summaries(sums: &mut [(String, Summary)], kernel_order: bool) {
-    sums.sort_by(|(an, a), (bn, b)| {
-        let by_total = b.total.cmp(&a.total);
-        if kernel_order {
-            by_total
-                .then(b.count.cmp(&a.count))
-                .then_with(|| an.cmp(bn))
-        } else {
-            // Equal totals: by name (nsys 2022.4 lists `[CUDA memcpy DtoH]` before `HtoD`).
-            by_total.then_with(|| an.cmp(bn))
-        }
-    });
+    sums.sort_by(|(an, a), (bn, b)| summary_order(an, a, bn, b, kernel_order));
+}
+
+/// The order of `nsys stats`' summary rows: total (descending); with `kernel_order`, then
+/// count (descending); then name.
+pub(crate) fn summary_order(
+    an: &str,
+    a: &Summary,
+    bn: &str,
+    b: &Summary,
+    kernel_order: bool,
+) -> std::cmp::Ordering {
+    let by_total = b.total.cmp(&a.total);
+    if kernel_order {
+        by_total
+            .then(b.count.cmp(&a.count))
+            .then_with(|| an.cmp(bn))
+    } else {
+        // Equal totals: by name (nsys 2022.4 lists `[CUDA memcpy DtoH]` before `HtoD`).
+        by_total.then_with(|| an.cmp(bn))
+    }
 }
 
 pub(super) fn size_table(report: &str, groups: Vec<(String, Vec<i64>)>) -> ReportTable {

@@ -1,0 +1,121 @@
+//! `sightline recipe` against NVIDIA's `nsys recipe` (Nsight Systems 2023.4) outputs over the
+//! corpus exports (`../shared/corpus/nsys/recipes/all/`): every implemented recipe's
+//! `rank_stats.csv` and `all_stats.csv`, from the exports the recipe read (its `recipe.log`
+//! names the files it could not use: exports lacking a table the recipe needs, which it tried
+//! to export again from placeholder reports).
+//!
+//! Two differences are NVIDIA's and are compared leniently, each said where it is done: rows
+//! of equal total in `all_stats.csv` come in an order that is neither first-met nor by name
+//! (an unstable sort), and the size recipe's unrounded standard deviations differ in their last
+//! digits (its summation order is not known).
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{nsys_manifest_exports, sightline_ok};
+
+/// The files `recipe.log` says the recipe failed to export (so read nothing from).
+fn failed(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| l.split("Failed to export inputs/").nth(1))
+        .filter_map(|rest| rest.split(".nsys-rep").next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// CSV cells of each line (quoted cells unquoted).
+fn rows(text: &str) -> Vec<Vec<String>> {
+    text.lines().map(crate::events_view::csv_cells).collect()
+}
+
+/// Lines compared: numbers in `loose` columns within 1e-12 relative, the rest exactly.
+fn same_row(a: &[String], b: &[String], loose: &[usize]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).enumerate().all(|(i, (x, y))| {
+            x == y
+                || loose.contains(&i)
+                    && matches!((x.parse::<f64>(), y.parse::<f64>()),
+                        (Ok(p), Ok(q)) if (p - q).abs() <= 1e-12 * q.abs().max(1.0))
+        })
+}
+
+/// Sorts the rows within each run of equal `Total`/`Total Time` (column `total`).
+fn ties_sorted(mut rows: Vec<Vec<String>>, total: usize) -> Vec<Vec<String>> {
+    let mut start = 1;
+    while start < rows.len() {
+        let mut end = start + 1;
+        while end < rows.len() && rows[end][total] == rows[start][total] {
+            end += 1;
+        }
+        rows[start..end].sort();
+        start = end;
+    }
+    rows
+}
+
+fn run(recipe: &str, inputs: &[PathBuf], out: &Path) {
+    let mut args = vec!["recipe".into(), recipe.into(), "--input".into()];
+    args.extend(inputs.iter().map(|p| p.as_os_str().to_owned()));
+    args.extend(["--output".into(), out.as_os_str().to_owned()]);
+    sightline_ok::<std::ffi::OsString>(args);
+}
+
+#[test]
+fn summary_recipes_equal_nvidias_on_the_corpus() {
+    let Some(exports) = nsys_manifest_exports() else {
+        return;
+    };
+    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys/recipes/all");
+    let listed = sightline_ok(["recipe", "--list"]);
+    let mut compared = 0;
+    for line in listed.lines() {
+        let name = line.split_whitespace().next().unwrap();
+        let dir = oracle.join(name);
+        let log = std::fs::read_to_string(dir.join("recipe.log")).unwrap_or_default();
+        let skip = failed(&log);
+        let inputs: Vec<PathBuf> = exports
+            .iter()
+            .filter(|p| {
+                !skip
+                    .iter()
+                    .any(|s| p.file_stem().is_some_and(|f| f == s.as_str()))
+            })
+            .cloned()
+            .collect();
+        let out = tempfile::tempdir().unwrap();
+        run(name, &inputs, out.path());
+        for file in ["rank_stats.csv", "all_stats.csv"] {
+            let want = rows(&std::fs::read_to_string(dir.join(file)).unwrap());
+            let got = rows(&std::fs::read_to_string(out.path().join(file)).unwrap());
+            let header = want[0].clone();
+            let total = header
+                .iter()
+                .position(|h| h == "Total Time" || h == "Total")
+                .unwrap();
+            let (want, got) = if file == "all_stats.csv" {
+                (ties_sorted(want, total), ties_sorted(got, total))
+            } else {
+                (want, got)
+            };
+            // The size recipe's unrounded deviation (last digits: see the module comment).
+            let loose: Vec<usize> = if name == "cuda_gpu_mem_size_sum" {
+                header
+                    .iter()
+                    .position(|h| h == "StdDev")
+                    .into_iter()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            assert_eq!(got.len(), want.len(), "{name}/{file}: row count");
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    same_row(g, w, &loose),
+                    "{name}/{file} row {k}:\n{g:?}\n{w:?}"
+                );
+            }
+            compared += want.len() - 1;
+        }
+    }
+    eprintln!("{compared} recipe rows equal NVIDIA's");
+    assert!(compared > 500, "only {compared} rows compared");
+}
