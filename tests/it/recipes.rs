@@ -1,8 +1,9 @@
 //! `sightline recipe` against NVIDIA's `nsys recipe` (Nsight Systems 2023.4) outputs over the
-//! corpus exports (`../shared/corpus/nsys/recipes/all/`): every implemented recipe's
-//! `rank_stats.csv` and `all_stats.csv`, from the exports the recipe read (its `recipe.log`
-//! names the files it could not use: exports lacking a table the recipe needs, which it tried
-//! to export again from placeholder reports).
+//! corpus exports (`../shared/corpus/nsys/recipes/all/`: every export; `originals/`: the
+//! exports of the six original reports): every implemented recipe's `rank_stats.csv` and
+//! `all_stats.csv`, from the exports the recipe read (its `recipe.log` names the files it
+//! could not use: exports lacking a table the recipe needs, which it tried to export again
+//! from placeholder reports).
 //!
 //! Two differences are NVIDIA's and are compared leniently, each said where it is done: rows
 //! of equal total in `all_stats.csv` come in an order that is neither first-met nor by name
@@ -64,7 +65,30 @@ fn summary_recipes_equal_nvidias_on_the_corpus() {
     let Some(exports) = nsys_manifest_exports() else {
         return;
     };
-    let oracle = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys/recipes/all");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/nsys");
+    // The original reports' exports: the export of the same stem.
+    let originals: Vec<PathBuf> = std::fs::read_dir(corpus.join("originals"))
+        .unwrap()
+        .filter_map(|e| {
+            Some(
+                corpus
+                    .join(e.ok()?.path().file_stem()?)
+                    .with_extension("sqlite"),
+            )
+        })
+        .collect();
+    assert!(!originals.is_empty(), "no original reports");
+    let mut compared = 0;
+    for (set, files) in [("all", &exports), ("originals", &originals)] {
+        compared += compare_set(&corpus.join("recipes").join(set), files);
+    }
+    eprintln!("{compared} recipe rows equal NVIDIA's");
+    assert!(compared > 500, "only {compared} rows compared");
+}
+
+/// Compares every listed recipe over `exports` with the oracle's folder `oracle`; the rows
+/// compared.
+fn compare_set(oracle: &Path, exports: &[PathBuf]) -> usize {
     let listed = sightline_ok(["recipe", "--list"]);
     let mut compared = 0;
     for line in listed.lines() {
@@ -106,16 +130,13 @@ fn summary_recipes_equal_nvidias_on_the_corpus() {
             } else {
                 Vec::new()
             };
-            assert_eq!(got.len(), want.len(), "{name}/{file}: row count");
+            let at = format!("{}/{name}/{file}", oracle.display());
+            assert_eq!(got.len(), want.len(), "{at}: row count");
             for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert!(
-                    same_row(g, w, &loose),
-                    "{name}/{file} row {k}:\n{g:?}\n{w:?}"
-                );
+                assert!(same_row(g, w, &loose), "{at} row {k}:\n{g:?}\n{w:?}");
             }
             compared += want.len() - 1;
         }
     }
-    eprintln!("{compared} recipe rows equal NVIDIA's");
-    assert!(compared > 500, "only {compared} rows compared");
+    compared
 }

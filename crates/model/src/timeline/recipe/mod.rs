@@ -239,13 +239,15 @@ impl RecipeResult {
         h
     }
 
-    /// A quartile's text from twice its value: sizes as integers (rounded down), times as
-    /// floats (whole or half).
-    fn quartile(&self, x2: i128) -> String {
-        if self.recipe.sizes {
-            x2.div_euclid(2).to_string()
-        } else {
+    /// Quartile `which`'s text (0: Q1, 1: Q3, 2: the size recipe's median) from twice its
+    /// value: as a float when any row's is the mean of two different values (the recipe's
+    /// column is then of floats), else as an integer.
+    fn quartile(&self, which: usize, x2: i128) -> String {
+        let floats = self.ranks.iter().flatten().any(|r| r.between[which]);
+        if floats {
             py_float(x2 as f64 / 2.0)
+        } else {
+            x2.div_euclid(2).to_string()
         }
     }
 
@@ -262,14 +264,14 @@ impl RecipeResult {
         if self.recipe.sizes {
             // The size recipe computes its own statistics in bytes, unrounded.
             cells.push(py_float(s.total as f64 / s.count as f64));
-            cells.push(self.quartile(r.q1_x2));
-            cells.push(py_float(s.median_x2 as f64 / 2.0));
-            cells.push(self.quartile(r.q3_x2));
+            cells.push(self.quartile(0, r.q1_x2));
+            cells.push(self.quartile(2, s.median_x2));
+            cells.push(self.quartile(1, r.q3_x2));
         } else {
             cells.push(r.mean_text());
-            cells.push(self.quartile(r.q1_x2));
+            cells.push(self.quartile(0, r.q1_x2));
             cells.push(fmt_ratio(s.median_x2, 2, 1));
-            cells.push(self.quartile(r.q3_x2));
+            cells.push(self.quartile(1, r.q3_x2));
         }
         cells.push(s.min.to_string());
         cells.push(s.max.to_string());
@@ -295,9 +297,9 @@ impl RecipeResult {
         cells.push(a.total.to_string());
         cells.push(a.count.to_string());
         cells.push(py_float(round1(a.total as f64 / a.count as f64)));
-        cells.push(self.quartile(a.q1_x2));
+        cells.push(self.quartile(0, a.q1_x2));
         cells.push(py_float(round1(a.median)));
-        cells.push(self.quartile(a.q3_x2));
+        cells.push(self.quartile(1, a.q3_x2));
         cells.push(a.min.to_string());
         cells.push(a.max.to_string());
         cells.push(py_float(round1(a.stddev)));

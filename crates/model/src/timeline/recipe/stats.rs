@@ -27,6 +27,10 @@ pub struct RankStats {
     pub q3_x2: i128,
     /// The sample standard deviation as the size recipe prints it ([`size_std`]).
     pub size_stddev: f64,
+    /// Whether Q1 (Q3, the median) is the mean of two different values: the recipe's table
+    /// then holds that column as floats (`912.0`), else as integers (`640`), for every row
+    /// (the size recipe's median too; the time recipes take theirs from `nsys stats`).
+    pub between: [bool; 3],
 }
 
 impl RankStats {
@@ -34,12 +38,17 @@ impl RankStats {
     pub fn of(name: String, values: &mut [i64]) -> Option<RankStats> {
         let size_stddev = size_std(values);
         let summary = Summary::of(values)?;
+        let (q1_x2, q1_between) = quantile_x2(values, 1, 4);
+        let (q3_x2, q3_between) = quantile_x2(values, 3, 4);
+        let n = values.len();
+        let median_between = n % 2 == 0 && values[n / 2 - 1] != values[n / 2];
         Some(RankStats {
             name,
             summary,
             size_stddev,
-            q1_x2: quantile_x2(values, 1, 4),
-            q3_x2: quantile_x2(values, 3, 4),
+            q1_x2,
+            q3_x2,
+            between: [q1_between, q3_between, median_between],
         })
     }
 
@@ -56,17 +65,18 @@ impl RankStats {
 
 /// Twice the `num/den` quantile of sorted, non-empty `values` by the averaged inverse of the
 /// empirical distribution (Hyndman and Fan's type 2): with `k = n·p`, the `k`-th value (1-based)
-/// rounded up when `k` is not whole, the mean of the `k`-th and the next when it is.
-fn quantile_x2(values: &[i64], num: usize, den: usize) -> i128 {
+/// rounded up when `k` is not whole, the mean of the `k`-th and the next when it is; and
+/// whether those two differ.
+fn quantile_x2(values: &[i64], num: usize, den: usize) -> (i128, bool) {
     let n = values.len();
     let at = |i: usize| i128::from(values[i.min(n - 1)]);
     let k = n * num;
     if k.is_multiple_of(den) {
         let k = k / den;
         // k ≥ 1 for n ≥ 1 and p > 0; the k-th value is at index k - 1.
-        at(k - 1) + at(k)
+        (at(k - 1) + at(k), at(k - 1) != at(k))
     } else {
-        2 * at(k / den)
+        (2 * at(k / den), false)
     }
 }
 
@@ -212,6 +222,23 @@ mod tests {
         assert_eq!(q(&copies), (7_661_412.0, 7_667_444.0));
         assert_eq!(q(&[5]), (5.0, 5.0));
         assert_eq!(q(&[412_387, 412_099]), (412_099.0, 412_387.0));
+    }
+
+    /// Whether a quartile averages two different values (the recipe's column is then of
+    /// floats): 4 distinct values yes, 8 equal sizes no, 3 values never.
+    #[test]
+    fn quartiles_say_when_they_fall_between_two_values() {
+        let between = |v: &[i64]| RankStats::of("k".into(), &mut v.to_vec()).unwrap().between;
+        assert_eq!(
+            between(&[133_752, 134_200, 134_263, 134_327]),
+            [true, true, true]
+        );
+        assert_eq!(between(&[100_000_000; 8]), [false, false, false]);
+        assert_eq!(between(&[1, 2, 3]), [false, false, false]);
+        assert_eq!(
+            between(&[600, 640, 640, 912, 913, 990, 1000, 1000]),
+            [false, true, true]
+        );
     }
 
     #[test]
