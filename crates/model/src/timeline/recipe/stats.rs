@@ -41,7 +41,7 @@ impl RankStats {
         let (q1_x2, q1_between) = quantile_x2(values, 1, 4);
         let (q3_x2, q3_between) = quantile_x2(values, 3, 4);
         let n = values.len();
-        let median_between = n % 2 == 0 && values[n / 2 - 1] != values[n / 2];
+        let median_between = n.is_multiple_of(2) && values[n / 2 - 1] != values[n / 2];
         Some(RankStats {
             name,
             summary,
