@@ -22,7 +22,7 @@ const KEYS: [&str; 6] = [
     "nvtx",
 ];
 
-fn root() -> &'static Path {
+pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -64,7 +64,7 @@ fn build_extension() -> PathBuf {
 
 /// A folder laid out as the installed packages, built once per test run (`None`, with a
 /// skip, without `python3`).
-fn site() -> Option<&'static Path> {
+pub(crate) fn site() -> Option<&'static Path> {
     static SITE: OnceLock<Option<tempfile::TempDir>> = OnceLock::new();
     SITE.get_or_init(|| {
         if !python_available() {
@@ -97,7 +97,7 @@ fn site() -> Option<&'static Path> {
 }
 
 /// Runs a Python script with the module importable; its standard output.
-fn run_python(site: &Path, args: &[&str]) -> Result<String, String> {
+pub(crate) fn run_python(site: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("python3")
         .args(args)
         .env("PYTHONPATH", site)

@@ -20,7 +20,9 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
-use sightline_model::ncu::nvrules::class_constants;
+use sightline_model::ncu::nvrules::{
+    report_class_constants, report_enums, report_module_constants,
+};
 
 /// The version of NVIDIA's interface the module follows (`IContext.get_version()`).
 pub(crate) const INTERFACE_VERSION: &str = "2025.3.1";
@@ -112,13 +114,33 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<nvtx::INvtxState>()?;
     m.add_class::<nvtx::INvtxDomainInfo>()?;
     m.add_class::<nvtx::INvtxRange>()?;
-    // The enums' constants as class attributes (`IMetric.ValueKind_DOUBLE`...), from the
-    // model's one table of them.
-    for (class, attribute, value) in class_constants() {
+    add_constants(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
+
+/// NVIDIA's enums and constants, from the model's tables of them: the `IntEnum` classes
+/// (`MsgType`, `StallReason`...), the module's `Enum_MEMBER` integers, the class attributes
+/// (`IMetric.ValueKind_DOUBLE`...), and `_CONSTANTS`, the names the packages re-export.
+fn add_constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let int_enum = py.import("enum")?.getattr("IntEnum")?;
+    let mut names = Vec::new();
+    for (name, members) in report_enums() {
+        let class = int_enum.call1((name, members))?;
+        class.setattr("__module__", "ncu_report")?;
+        m.add(name, class)?;
+        names.push(name.to_owned());
+    }
+    for (name, value) in report_module_constants() {
+        m.add(name.as_str(), value)?;
+        names.push(name);
+    }
+    for (class, attribute, value) in report_class_constants() {
         if let Ok(class) = m.getattr(class) {
             class.setattr(attribute.as_str(), value)?;
         }
     }
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("_CONSTANTS", names)?;
     Ok(())
 }

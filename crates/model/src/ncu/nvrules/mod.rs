@@ -8,6 +8,7 @@ mod consts;
 mod metric;
 mod nvtx;
 pub mod nvtx_filter;
+mod report_consts;
 
 pub use action::{name_base_of, workload_code};
 pub use consts::{
@@ -19,3 +20,8 @@ pub use metric::{
     kind_code, value_at,
 };
 pub use nvtx::{payload_as_double, payload_as_uint64, range_attributes};
+pub use report_consts::{
+    WORKLOAD_SUBGRID_SCHEDULE, frontend_speedup_type, report_class_constants, report_enums,
+    report_marker_kind, report_module_constants, report_speedup_type, rule_kind, stall_reason,
+    table_element_kind,
+};

@@ -1,0 +1,166 @@
+//! Sightline's `ncu_report` against NVIDIA's: scripts in `tests/python/` that use only NVIDIA's
+//! documented interface run with both modules, and their outputs must be equal: the enums and
+//! constants (`constants_dump.py`).
+//!
+//! NVIDIA's module is found as the model's Source tests find it (`SIGHTLINE_NCU_ORACLE_PYTHON`,
+//! else `~/.cache/ncu-oracle-venv`, made by `../shared/tools/ncu-oracle/setup.sh`). Like
+//! nvdisasm it is optional even in CI: without it these tests skip with a message. The corpus
+//! is `../shared`: without it they skip, and fail instead under `SIGHTLINE_REQUIRE_SHARED=1`.
+//! NVIDIA's outputs are kept in `target/tmp/ncu-oracle/` (named by the reader, the script, its
+//! arguments and the report's bytes); `SIGHTLINE_ORACLE_CACHE=0` always asks.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{first_difference, python_json};
+use crate::python_module::{root, run_python, site};
+
+/// The classes Sightline's module implements, whose constants are compared.
+const CLASSES: [&str; 10] = [
+    "IAction",
+    "IContext",
+    "IMetric",
+    "INvtxDomainInfo",
+    "INvtxRange",
+    "INvtxState",
+    "IRange",
+    "IRuleResult",
+    "ISection",
+    "ISourceInfo",
+];
+
+/// The python of a venv with NVIDIA's `ncu_report`, or `None` with a message.
+pub(crate) fn oracle_python() -> Option<PathBuf> {
+    let candidates = std::env::var_os("SIGHTLINE_NCU_ORACLE_PYTHON")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            std::env::var_os("HOME")
+                .map(|h| PathBuf::from(h).join(".cache/ncu-oracle-venv/bin/python")),
+        );
+    for python in candidates {
+        let ok = Command::new(&python)
+            .args(["-c", "import ncu_report"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(python);
+        }
+    }
+    eprintln!(
+        "skipped: NVIDIA's ncu_report module not found (run ../shared/tools/ncu-oracle/setup.sh \
+         or set SIGHTLINE_NCU_ORACLE_PYTHON)"
+    );
+    None
+}
+
+/// What tells one installed NVIDIA module from another: the interpreter, and the module's file
+/// with its size and modification time.
+fn reader_identity(python: &Path) -> String {
+    let module = Command::new(python)
+        .args(["-c", "import ncu_report; print(ncu_report.__file__)"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let stamp = std::fs::metadata(&module)
+        .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+        .unwrap_or_default();
+    format!("{} {module} {stamp}", python.display())
+}
+
+/// The standard output of `script` with `args` run by NVIDIA's module, kept in
+/// `target/tmp/ncu-oracle/` (files among `args` are named by their bytes).
+pub(crate) fn nvidia_output(python: &Path, script: &Path, args: &[&str]) -> String {
+    let ask = || {
+        let out = Command::new(python)
+            .arg(script)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
+        assert!(
+            out.status.success(),
+            "NVIDIA's module failed on {} {args:?}: {}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    if std::env::var_os("SIGHTLINE_ORACLE_CACHE").is_some_and(|v| v == "0") {
+        return ask();
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    reader_identity(python).hash(&mut h);
+    std::fs::read(script).expect("script").hash(&mut h);
+    for arg in args {
+        arg.hash(&mut h);
+        if let Ok(bytes) = std::fs::read(arg) {
+            bytes.hash(&mut h);
+        }
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ncu-oracle");
+    let path = dir.join(format!("py-{:016x}.json", h.finish()));
+    if let Ok(kept) = std::fs::read_to_string(&path) {
+        return kept;
+    }
+    let output = ask();
+    // Written beside and renamed: a test running at the same time never reads half of it.
+    let partial = path.with_extension(format!("{}.partial", std::process::id()));
+    let kept = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&partial, &output))
+        .and_then(|()| std::fs::rename(&partial, &path));
+    if kept.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    output
+}
+
+/// The JSON `tests/python/<script>` prints with `args`: Sightline's, then NVIDIA's.
+pub(crate) fn both(site: &Path, python: &Path, script: &str, args: &[&str]) -> (Value, Value) {
+    let script = root().join("tests/python").join(script);
+    let mut all = vec![script.to_str().unwrap()];
+    all.extend(args);
+    let ours = run_python(site, &all).unwrap_or_else(|e| {
+        panic!(
+            "{} {args:?}: Sightline's module failed:\n{e}",
+            script.display()
+        )
+    });
+    let theirs = nvidia_output(python, &script, args);
+    let parse = |text: &str, whose: &str| {
+        python_json(text).unwrap_or_else(|e| {
+            panic!(
+                "{} {args:?}: {whose} output is not JSON: {e}",
+                script.display()
+            )
+        })
+    };
+    (parse(&ours, "Sightline's"), parse(&theirs, "NVIDIA's"))
+}
+
+#[test]
+fn the_enums_and_constants_equal_nvidias() {
+    let Some(site) = site() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
+    let (ours, theirs) = both(site, &python, "constants_dump.py", &CLASSES);
+    // Of the classes only the ones Sightline has (NVIDIA's rule-system classes aside).
+    let mut theirs = theirs;
+    if let Some(classes) = theirs["classes"].as_object_mut() {
+        classes.retain(|name, _| CLASSES.contains(&name.as_str()));
+    }
+    if let Some(diff) = first_difference(&ours, &theirs, "") {
+        panic!("constants: {diff}");
+    }
+    let count = |key: &str| ours[key].as_object().map_or(0, serde_json::Map::len);
+    eprintln!(
+        "{} enums, {} module constants, {} classes' constants equal NVIDIA's",
+        count("enums"),
+        count("module"),
+        count("classes")
+    );
+    assert!(count("enums") >= 5 && count("module") >= 40, "{ours}");
+}
