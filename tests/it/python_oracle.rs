@@ -1,6 +1,7 @@
 //! Sightline's `ncu_report` against NVIDIA's: scripts in `tests/python/` that use only NVIDIA's
 //! documented interface run with both modules, and their outputs must be equal: the enums and
-//! constants (`constants_dump.py`).
+//! constants (`constants_dump.py`), and on every corpus and fixture report the sections and
+//! rule results (`sections_dump.py`).
 //!
 //! NVIDIA's module is found as the model's Source tests find it (`SIGHTLINE_NCU_ORACLE_PYTHON`,
 //! else `~/.cache/ncu-oracle-venv`, made by `../shared/tools/ncu-oracle/setup.sh`). Like
@@ -15,7 +16,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{first_difference, python_json};
+use crate::common::{self, first_difference, python_json};
 use crate::python_module::{root, run_python, site};
 
 /// The classes Sightline's module implements, whose constants are compared.
@@ -163,4 +164,50 @@ fn the_enums_and_constants_equal_nvidias() {
         count("classes")
     );
     assert!(count("enums") >= 5 && count("module") >= 40, "{ours}");
+}
+
+/// The reports NVIDIA's module is compared on: every corpus report (none, with a skip, without
+/// `../shared`) and every fixture report.
+fn compared_reports() -> Vec<PathBuf> {
+    let mut reports: Vec<PathBuf> = common::corpus_pairs().into_iter().map(|(r, _)| r).collect();
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(common::fixtures())
+        .expect("fixtures")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "ncu-rep"))
+        .collect();
+    fixtures.sort();
+    reports.extend(fixtures);
+    reports
+}
+
+#[test]
+fn sections_and_rule_results_equal_nvidias_on_every_report() {
+    let reports = compared_reports();
+    let Some(site) = site() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
+    let (mut actions, mut sections, mut rules) = (0, 0, 0);
+    for report in &reports {
+        let (ours, theirs) = both(
+            site,
+            &python,
+            "sections_dump.py",
+            &[report.to_str().unwrap()],
+        );
+        if let Some(diff) = first_difference(&ours, &theirs, "") {
+            panic!("{}: {diff}", report.display());
+        }
+        for action in ours["actions"].as_array().into_iter().flatten() {
+            actions += 1;
+            sections += action["sections"].as_array().map_or(0, Vec::len);
+            rules += action["rule_results"].as_array().map_or(0, Vec::len);
+        }
+    }
+    eprintln!(
+        "{actions} results of {} reports: {sections} sections and {rules} rule results equal \
+         NVIDIA's",
+        reports.len()
+    );
+    assert!(sections > 0 && rules > 0, "nothing compared");
 }

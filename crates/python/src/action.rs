@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyList, PyTuple};
 use sightline_model::ncu::NameBase;
 use sightline_model::ncu::nvrules::{self, name_base};
 
@@ -13,6 +13,8 @@ use crate::report::ResultData;
 
 use crate::metric::IMetric;
 use crate::nvtx::INvtxState;
+use crate::rule::IRuleResult;
+use crate::section::ISection;
 
 /// `ncu_report.IAction`: a result of the report.
 #[pyclass(module = "ncu_report", name = "IAction", frozen)]
@@ -83,6 +85,27 @@ impl IAction {
     fn nvtx_state(&self) -> Option<INvtxState> {
         self.action.action.nvtx()?;
         Some(INvtxState::new(self.action.clone()))
+    }
+
+    /// The sections embedded in the result, in the report's order, as a tuple of `ISection`.
+    fn sections<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, ISection::all(&self.action)?)
+    }
+
+    /// The rule results stored with the result, one `IRuleResult` per message, as a tuple.
+    fn rule_results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, IRuleResult::all(&self.action))
+    }
+
+    /// The rule results stored with the result as a list of dictionaries (`rule_identifier`,
+    /// `name`, `section_identifier`, `rule_message`, and `focus_metrics` and
+    /// `speedup_estimation` when the message has them).
+    fn rule_results_as_dicts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for rule in IRuleResult::all(&self.action) {
+            list.append(rule.as_dict(py)?)?;
+        }
+        Ok(list)
     }
 
     fn __len__(&self) -> usize {

@@ -14,6 +14,8 @@ mod context;
 mod metric;
 mod nvtx;
 mod report;
+mod rule;
+mod section;
 
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -114,6 +116,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<nvtx::INvtxState>()?;
     m.add_class::<nvtx::INvtxDomainInfo>()?;
     m.add_class::<nvtx::INvtxRange>()?;
+    m.add_class::<section::ISection>()?;
+    m.add_class::<rule::IRuleResult>()?;
     add_constants(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -8,6 +8,7 @@ use pyo3::PyErr;
 use pyo3::exceptions::{PyFileNotFoundError, PyIndexError, PyValueError};
 use sightline_model::ncu::nvrules::MetricUnits;
 use sightline_model::ncu::{Action, ReadError, Report};
+use sightline_model::proto::nv::profiler::ProfilerSection;
 
 /// A decoded result and what is derived from it on first use.
 #[derive(Debug)]
@@ -16,6 +17,8 @@ pub(crate) struct ResultData {
     /// The report's path (what a pickled result is restored from).
     pub path: Arc<Path>,
     units: OnceLock<MetricUnits>,
+    /// The embedded sections, decoded on first use (or why they could not be).
+    sections: OnceLock<Result<Arc<Vec<ProfilerSection>>, String>>,
 }
 
 impl ResultData {
@@ -25,6 +28,23 @@ impl ResultData {
             .get_or_init(|| MetricUnits::of(&self.action))
             .unit(name)
             .into_owned()
+    }
+
+    /// The result's embedded sections, decoded on first use; a `ValueError` naming the file
+    /// and the result when one does not decode.
+    pub fn sections(&self) -> Result<Arc<Vec<ProfilerSection>>, PyErr> {
+        self.sections
+            .get_or_init(|| {
+                self.action.sections().map(Arc::new).map_err(|e| {
+                    format!(
+                        "{}: result {}: corrupt embedded section: {e}",
+                        self.path.display(),
+                        self.action.index()
+                    )
+                })
+            })
+            .clone()
+            .map_err(PyValueError::new_err)
     }
 }
 
@@ -71,6 +91,7 @@ impl ReportHandle {
                         action,
                         path: Arc::from(self.report.path()),
                         units: OnceLock::new(),
+                        sections: OnceLock::new(),
                     })
                 })
                 .map_err(|e| e.to_string())

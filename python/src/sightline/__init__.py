@@ -14,6 +14,8 @@ from sightline._native import (  # noqa: F401
     INvtxRange,
     INvtxState,
     IRange,
+    IRuleResult,
+    ISection,
     __version__,
     load_report,
 )
@@ -26,6 +28,8 @@ __all__ = [
     "INvtxRange",
     "INvtxState",
     "IRange",
+    "IRuleResult",
+    "ISection",
     "load_report",
 ]
 

@@ -9,6 +9,7 @@ mod metric;
 mod nvtx;
 pub mod nvtx_filter;
 mod report_consts;
+mod section;
 
 pub use action::{name_base_of, workload_code};
 pub use consts::{
@@ -25,3 +26,4 @@ pub use report_consts::{
     report_marker_kind, report_module_constants, report_speedup_type, rule_kind, stall_reason,
     table_element_kind,
 };
+pub use section::{body_metric_names, header_metric_names};
