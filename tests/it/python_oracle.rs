@@ -1,7 +1,11 @@
 //! Sightline's `ncu_report` against NVIDIA's: scripts in `tests/python/` that use only NVIDIA's
 //! documented interface run with both modules, and their outputs must be equal: the enums and
 //! constants (`constants_dump.py`), and on every corpus and fixture report the sections and
-//! rule results (`sections_dump.py`).
+//! rule results (`sections_dump.py`) and the source view (`source_dump.py`: source files,
+//! markers, and `source_info`/`ptx_by_pc`/`sass_by_pc` of the addresses the metrics correlate
+//! with; SASS where nvdisasm is found; PTX not of cubins linked from several units, where
+//! NVIDIA's module reads another unit's text depending on its memory layout, as the model's
+//! `ncu_source_oracle` test explains).
 //!
 //! NVIDIA's module is found as the model's Source tests find it (`SIGHTLINE_NCU_ORACLE_PYTHON`,
 //! else `~/.cache/ncu-oracle-venv`, made by `../shared/tools/ncu-oracle/setup.sh`). Like
@@ -15,6 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+
+use sightline::ncu::Report;
+use sightline::ncu::source::{SourceModule, nvdisasm};
 
 use crate::common::{self, first_difference, python_json};
 use crate::python_module::{root, run_python, site};
@@ -210,4 +217,105 @@ fn sections_and_rule_results_equal_nvidias_on_every_report() {
         reports.len()
     );
     assert!(sections > 0 && rules > 0, "nothing compared");
+}
+
+/// What the source comparison left out, by reason.
+#[derive(Default)]
+struct SourceTally {
+    compared: usize,
+    /// Of them, with the SASS text (`sass_by_pc`).
+    sass: usize,
+    /// PTX answers of cubins linked from several units (NVIDIA's is memory-layout dependent).
+    multi_unit_ptx: usize,
+    /// Addresses outside every function of the module, where Sightline answers nothing and
+    /// NVIDIA's module answers from the line table (raw cubin offsets of arch_render).
+    outside_functions: usize,
+}
+
+/// Removes from one action's `pcs` (both outputs) the answers NVIDIA's module is no oracle for
+/// (see [`SourceTally`]).
+fn drop_unreliable(
+    ours: &mut Value,
+    theirs: &mut Value,
+    module: &SourceModule,
+    tally: &mut SourceTally,
+) {
+    let several = module.ptx_files().len() > 1;
+    let (Some(a), Some(b)) = (ours["pcs"].as_array_mut(), theirs["pcs"].as_array_mut()) else {
+        return;
+    };
+    for (p, q) in a.iter_mut().zip(b.iter_mut()) {
+        let pc = p["pc"].as_u64().unwrap_or(0);
+        if several {
+            for v in [&mut *p, &mut *q] {
+                v.as_object_mut().map(|o| o.remove("ptx"));
+            }
+            tally.multi_unit_ptx += 1;
+        }
+        if module.function_at(pc).is_none() && p != q {
+            for key in ["source_info", "ptx", "sass"] {
+                let silent = p[key].is_null() || p[key] == "";
+                if silent && q.get(key).is_some_and(|v| !v.is_null() && v != "") {
+                    p.as_object_mut().map(|o| o.remove(key));
+                    q.as_object_mut().map(|o| o.remove(key));
+                    tally.outside_functions += 1;
+                }
+            }
+        }
+        tally.compared += 1;
+        tally.sass += usize::from(p.get("sass").is_some());
+    }
+}
+
+#[test]
+fn source_answers_equal_nvidias_on_every_report() {
+    let reports = compared_reports();
+    let Some(site) = site() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
+    // SASS only where the user's nvdisasm is found (NVIDIA's module disassembles by itself).
+    let sass = nvdisasm::find(None).is_some();
+    if !sass {
+        eprintln!(
+            "sass_by_pc not compared: nvdisasm not found ({})",
+            nvdisasm::MISSING_HINT
+        );
+    }
+    let mut tally = SourceTally::default();
+    for path in &reports {
+        let mut args = vec![path.to_str().unwrap()];
+        if sass {
+            args.push("--sass");
+        }
+        let (mut ours, mut theirs) = both(site, &python, "source_dump.py", &args);
+        let report = Report::open(path).unwrap();
+        let (Some(a), Some(b)) = (
+            ours["actions"].as_array_mut(),
+            theirs["actions"].as_array_mut(),
+        ) else {
+            panic!("{}: no actions", path.display());
+        };
+        assert_eq!(a.len(), b.len(), "{}", path.display());
+        for (index, (x, y)) in a.iter_mut().zip(b.iter_mut()).enumerate() {
+            let action = report.action(index).unwrap();
+            if let Ok(module) = SourceModule::for_action(&report, &action) {
+                drop_unreliable(x, y, &module, &mut tally);
+            }
+        }
+        if let Some(diff) = first_difference(&ours, &theirs, "") {
+            panic!("{}: {diff}", path.display());
+        }
+    }
+    eprintln!(
+        "{} addresses ({} with SASS) of {} reports equal NVIDIA's (source files and markers of \
+         every result too); not compared: {} PTX answers of cubins linked from several units, {} answers \
+         NVIDIA's module gives outside every function",
+        tally.compared,
+        tally.sass,
+        reports.len(),
+        tally.multi_unit_ptx,
+        tally.outside_functions
+    );
+    assert!(tally.compared > 0, "nothing compared");
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use sightline_model::ncu::NameBase;
 use sightline_model::ncu::nvrules::{self, name_base};
 
@@ -15,6 +15,7 @@ use crate::metric::IMetric;
 use crate::nvtx::INvtxState;
 use crate::rule::IRuleResult;
 use crate::section::ISection;
+use crate::source::{self, ISourceInfo};
 
 /// `ncu_report.IAction`: a result of the report.
 #[pyclass(module = "ncu_report", name = "IAction", frozen)]
@@ -27,6 +28,13 @@ impl IAction {
     /// The object of a decoded result.
     pub(crate) fn new(action: Arc<ResultData>) -> IAction {
         IAction { action }
+    }
+
+    /// The kernel's source module (`None` for other results).
+    fn module(&self, py: Python<'_>) -> Option<&sightline_model::ncu::source::SourceModule> {
+        self.action
+            .source
+            .module(py, &self.action.report, &self.action.action)
     }
 
     /// Metric `name` (its correlation ids when `correlation`) of this result, for unpickling.
@@ -106,6 +114,41 @@ impl IAction {
             list.append(rule.as_dict(py)?)?;
         }
         Ok(list)
+    }
+
+    /// The source files imported into the report for the kernel: `{path: content}` (empty
+    /// for other results and kernels without imported sources).
+    fn source_files<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        source::source_files(py, self.module(py))
+    }
+
+    /// The source file and line of `address` (`None` without line info there, or for results
+    /// that are not kernels).
+    fn source_info(&self, py: Python<'_>, address: u64) -> Option<ISourceInfo> {
+        ISourceInfo::at(self.module(py)?, address)
+    }
+
+    /// The PTX line of `address` (empty when the cubin has no PTX line info there).
+    fn ptx_by_pc(&self, py: Python<'_>, address: u64) -> String {
+        self.module(py)
+            .map(|m| m.ptx_by_pc(address).to_owned())
+            .unwrap_or_default()
+    }
+
+    /// The SASS instruction at `address` as NVIDIA's reader writes it, disassembled by the
+    /// user's nvdisasm (found as the Source page finds it); empty without nvdisasm or outside
+    /// the kernel's functions.
+    fn sass_by_pc(&self, py: Python<'_>, address: u64) -> String {
+        self.module(py)
+            .map(|m| self.action.source.sass(py, m, address))
+            .unwrap_or_default()
+    }
+
+    /// The source markers stored with the result's rule results, as a tuple of dictionaries
+    /// (`rule_identifier`, `section_identifier`, `kind`, `message_type`, `message`, and
+    /// `source_address` or `source_location`).
+    fn source_markers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        source::source_markers(py, &self.action.action)
     }
 
     fn __len__(&self) -> usize {

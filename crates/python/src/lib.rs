@@ -16,6 +16,7 @@ mod nvtx;
 mod report;
 mod rule;
 mod section;
+mod source;
 
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -40,12 +41,18 @@ pub(crate) const INTERFACE_VERSION: &str = "2025.3.1";
 )]
 fn load_report(py: Python<'_>, path: PathBuf) -> PyResult<context::IContext> {
     let report = py.detach(|| report::ReportHandle::open(&path))?;
-    let category = py.get_type::<PyUserWarning>();
     for problem in report.report.warnings() {
-        let message = CString::new(format!("{}: {problem}", path.display()).replace('\0', " "))?;
-        PyErr::warn(py, &category, &message, 1)?;
+        warn(py, &format!("{}: {problem}", path.display()))?;
     }
     Ok(context::IContext::new(report))
+}
+
+/// Warns `message` (`UserWarning`); an error when the user's filter turns warnings into
+/// errors.
+pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
+    let category = py.get_type::<PyUserWarning>();
+    let message = CString::new(message.replace('\0', " "))?;
+    PyErr::warn(py, &category, &message, 1)
 }
 
 /// Restores a pickled `IAction`: result `index` of the report at `path`.
@@ -118,6 +125,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<nvtx::INvtxRange>()?;
     m.add_class::<section::ISection>()?;
     m.add_class::<rule::IRuleResult>()?;
+    m.add_class::<source::ISourceInfo>()?;
     add_constants(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

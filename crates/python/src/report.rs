@@ -10,12 +10,18 @@ use sightline_model::ncu::nvrules::MetricUnits;
 use sightline_model::ncu::{Action, ReadError, Report};
 use sightline_model::proto::nv::profiler::ProfilerSection;
 
+use crate::source::SourceState;
+
 /// A decoded result and what is derived from it on first use.
 #[derive(Debug)]
 pub(crate) struct ResultData {
     pub action: Action,
     /// The report's path (what a pickled result is restored from).
     pub path: Arc<Path>,
+    /// The report (its source entries hold the kernel's cubin and source files).
+    pub report: Arc<Report>,
+    /// The kernel's source module and disassembly, made on first use.
+    pub source: SourceState,
     units: OnceLock<MetricUnits>,
     /// The embedded sections, decoded on first use (or why they could not be).
     sections: OnceLock<Result<Arc<Vec<ProfilerSection>>, String>>,
@@ -51,7 +57,7 @@ impl ResultData {
 /// A report and its results decoded so far.
 #[derive(Debug)]
 pub(crate) struct ReportHandle {
-    pub report: Report,
+    pub report: Arc<Report>,
     actions: Vec<OnceLock<Result<Arc<ResultData>, String>>>,
 }
 
@@ -67,7 +73,10 @@ impl ReportHandle {
         }
         let report = Report::open(path).map_err(|e| read_error(&e))?;
         let actions = (0..report.num_actions()).map(|_| OnceLock::new()).collect();
-        Ok(Arc::new(ReportHandle { report, actions }))
+        Ok(Arc::new(ReportHandle {
+            report: Arc::new(report),
+            actions,
+        }))
     }
 
     /// How many results the report holds.
@@ -90,6 +99,8 @@ impl ReportHandle {
                     Arc::new(ResultData {
                         action,
                         path: Arc::from(self.report.path()),
+                        report: self.report.clone(),
+                        source: SourceState::default(),
                         units: OnceLock::new(),
                         sections: OnceLock::new(),
                     })

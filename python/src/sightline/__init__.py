@@ -16,6 +16,7 @@ from sightline._native import (  # noqa: F401
     IRange,
     IRuleResult,
     ISection,
+    ISourceInfo,
     __version__,
     load_report,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "IRange",
     "IRuleResult",
     "ISection",
+    "ISourceInfo",
     "load_report",
 ]
 
