@@ -1,12 +1,13 @@
 //! One opened report shared by every object made from it: the file is indexed when opened
 //! and each result decoded the first time something asks for it, then kept.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use pyo3::PyErr;
 use pyo3::exceptions::{PyFileNotFoundError, PyIndexError, PyValueError};
-use sightline_model::ncu::nvrules::MetricUnits;
+use sightline_model::ncu::nvrules::{MetricUnits, metric_labels};
 use sightline_model::ncu::{Action, ReadError, Report};
 use sightline_model::proto::nv::profiler::ProfilerSection;
 
@@ -23,6 +24,8 @@ pub(crate) struct ResultData {
     /// The kernel's source module and disassembly, made on first use.
     pub source: SourceState,
     units: OnceLock<MetricUnits>,
+    /// The labels the embedded sections give metrics, by name.
+    labels: OnceLock<HashMap<String, String>>,
     /// The embedded sections, decoded on first use (or why they could not be).
     sections: OnceLock<Result<Arc<Vec<ProfilerSection>>, String>>,
 }
@@ -34,6 +37,20 @@ impl ResultData {
             .get_or_init(|| MetricUnits::of(&self.action))
             .unit(name)
             .into_owned()
+    }
+
+    /// The label of metric `name` the result's sections give it (empty for none; sections
+    /// that do not decode give none).
+    pub fn label(&self, name: &str) -> String {
+        self.labels
+            .get_or_init(|| {
+                self.sections()
+                    .map(|sections| metric_labels(&sections))
+                    .unwrap_or_default()
+            })
+            .get(name)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// The result's embedded sections, decoded on first use; a `ValueError` naming the file
@@ -103,6 +120,7 @@ impl ReportHandle {
                         source: SourceState::default(),
                         units: OnceLock::new(),
                         sections: OnceLock::new(),
+                        labels: OnceLock::new(),
                     })
                 })
                 .map_err(|e| e.to_string())

@@ -26,4 +26,4 @@ pub use report_consts::{
     report_marker_kind, report_module_constants, report_speedup_type, rule_kind, stall_reason,
     table_element_kind,
 };
-pub use section::{body_metric_names, header_metric_names};
+pub use section::{body_metric_names, header_metric_names, metric_labels};

@@ -1,6 +1,9 @@
 //! What NVIDIA's `ISection` answers about a section embedded in a result: the metrics of its
 //! header and of its body, by name, in the section's order, each once (the first place it
-//! appears), and only those the result stores.
+//! appears), and only those the result stores; and the labels the sections give metrics
+//! (`IMetric.label()`).
+
+use std::collections::HashMap;
 
 use crate::ncu::Action;
 use crate::proto::nv::profiler::{
@@ -35,7 +38,9 @@ fn roofline_metrics(value: Option<&ProfilerSectionRooflineValue>) -> Vec<&Profil
     }
 }
 
-/// The metrics one body item shows, in order (a container's items in turn).
+/// The metrics one body item shows, in order (a container's items in turn; not a line chart's
+/// highlighted values nor a PM sampling timeline's metrics, which NVIDIA's `ISection` leaves
+/// out).
 fn item_metrics(item: &ProfilerSectionBodyItem) -> Vec<&ProfilerSectionMetric> {
     let mut out: Vec<&ProfilerSectionMetric> = Vec::new();
     if let Some(table) = &item.table {
@@ -90,12 +95,34 @@ pub fn header_metric_names<'s>(section: &'s ProfilerSection, action: &Action) ->
 }
 
 /// `ISection.body_metrics()`: the stored metrics of the section's body items (tables, charts,
-/// rooflines...; not a line chart's highlighted values nor a PM sampling timeline), by name, without those of the header.
+/// rooflines...), by name, without those of the header.
 pub fn body_metric_names<'s>(section: &'s ProfilerSection, action: &Action) -> Vec<&'s str> {
     // The header's metrics come first, so the body lists only the ones the header lacks.
     let mut out = header_metric_names(section, action);
     let header = out.len();
     let items = section.body.iter().flat_map(|b| &b.items);
-    push_stored(action, items.flat_map(item_metrics), &mut out);
+    push_stored(action, items.flat_map(|i| item_metrics(i)), &mut out);
     out.split_off(header)
+}
+
+/// `IMetric.label()` of every metric a section labels: the label of the first place the metric
+/// appears in the sections by order (the first of equal orders in the report's order), header
+/// before body (not a line chart's highlighted values, a timeline or the section's metric
+/// list), even when that place gives no label.
+pub fn metric_labels(sections: &[ProfilerSection]) -> HashMap<String, String> {
+    let mut ordered: Vec<&ProfilerSection> = sections.iter().collect();
+    ordered.sort_by_key(|s| s.order.unwrap_or(0));
+    let mut labels = HashMap::new();
+    for section in ordered {
+        let header = section.header.iter().flat_map(|h| &h.metrics);
+        let items = section.body.iter().flat_map(|b| &b.items);
+        let body = items.flat_map(|i| item_metrics(i));
+        for metric in header.chain(body) {
+            labels
+                .entry(metric.name.clone())
+                .or_insert_with(|| metric.label.clone().unwrap_or_default());
+        }
+    }
+    labels.retain(|_, label| !label.is_empty());
+    labels
 }
