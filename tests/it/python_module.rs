@@ -366,3 +366,43 @@ fn the_installed_wheel_reads_reports_in_a_fresh_venv() {
         interface_view(&dump)
     );
 }
+
+/// Jupyter's rich display: a result's `_repr_html_()` is a table of every metric, a section's
+/// the Details page's tables with the labels the sections give; wrong arguments of the source
+/// calls are Python exceptions (as NVIDIA's module raises them), not crashes.
+#[test]
+fn results_and_sections_display_as_html_and_bad_arguments_raise() {
+    let Some(site) = site() else { return };
+    let sample = common::fixtures().join("sample.ncu-rep");
+    let script = format!(
+        r#"
+import html, ncu_report
+action = ncu_report.load_report({sample:?})[0][0]
+page = action._repr_html_()
+assert page.startswith("<div>") and page.count("<tr>") == len(action) + 1, page[:200]
+for name in action:
+    assert "<td style=\"text-align:left\">" + html.escape(name, quote=True) + "</td>" in page, name
+sections = action.sections()
+assert sections
+for section in sections:
+    page = section._repr_html_()
+    assert html.escape(section.name()) in page, section.name()
+    for metric in section.header_metrics():
+        if metric.label():
+            assert html.escape(metric.label()) in page, (section.name(), metric.label())
+for call, argument, error in [
+    (action.source_info, -1, OverflowError),
+    (action.sass_by_pc, "x", TypeError),
+    (action.ptx_by_pc, 2**64, OverflowError),
+]:
+    try:
+        call(argument)
+        raise SystemExit(f"{{call.__name__}}({{argument!r}}) raised nothing")
+    except error:
+        pass
+print("ok")
+"#
+    );
+    let out = run_python(site, &["-c", &script]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.trim(), "ok");
+}

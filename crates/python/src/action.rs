@@ -151,6 +151,17 @@ impl IAction {
         source::source_markers(py, &self.action.action)
     }
 
+    /// The result's metrics as an HTML table (Jupyter's rich display): name, unit and value
+    /// as the Details page formats them.
+    fn _repr_html_(&self) -> String {
+        let title = format!(
+            "{} (result {})",
+            self.action.action.name(NameBase::Function),
+            self.action.action.index()
+        );
+        crate::html::action_table(&self.action.action, &title, |name| self.action.unit(name))
+    }
+
     fn __len__(&self) -> usize {
         self.action.action.metrics().len()
     }

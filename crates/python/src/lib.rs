@@ -11,6 +11,7 @@
 
 mod action;
 mod context;
+mod html;
 mod metric;
 mod nvtx;
 mod report;

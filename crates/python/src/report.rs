@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyIndexError, PyValueError};
 use sightline_model::ncu::nvrules::{MetricUnits, metric_labels};
 use sightline_model::ncu::{Action, ReadError, Report};
 use sightline_model::proto::nv::profiler::ProfilerSection;
+use sightline_model::section::{DetailsSection, KernelDetails, SectionSet, resolve_action};
 
 use crate::source::SourceState;
 
@@ -24,6 +25,8 @@ pub(crate) struct ResultData {
     /// The kernel's source module and disassembly, made on first use.
     pub source: SourceState,
     units: OnceLock<MetricUnits>,
+    /// The Details page of the result from its embedded sections, resolved on first use.
+    details: OnceLock<Option<KernelDetails>>,
     /// The labels the embedded sections give metrics, by name.
     labels: OnceLock<HashMap<String, String>>,
     /// The embedded sections, decoded on first use (or why they could not be).
@@ -51,6 +54,27 @@ impl ResultData {
             .get(name)
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// The Details page section `identifier` as the embedded sections resolve it (a section
+    /// that extends another is found among its children); `None` when the sections do not
+    /// decode.
+    pub fn details_section(&self, identifier: &str) -> Option<DetailsSection> {
+        fn find(sections: &[DetailsSection], identifier: &str) -> Option<DetailsSection> {
+            sections.iter().find_map(|s| {
+                if s.identifier == identifier {
+                    Some(s.clone())
+                } else {
+                    find(&s.children, identifier)
+                }
+            })
+        }
+        let details = self.details.get_or_init(|| {
+            let sections = self.sections().ok()?;
+            let set = SectionSet::from_embedded(sections.to_vec());
+            Some(resolve_action(&self.action, &set))
+        });
+        find(&details.as_ref()?.sections, identifier)
     }
 
     /// The result's embedded sections, decoded on first use; a `ValueError` naming the file
@@ -121,6 +145,7 @@ impl ReportHandle {
                         units: OnceLock::new(),
                         sections: OnceLock::new(),
                         labels: OnceLock::new(),
+                        details: OnceLock::new(),
                     })
                 })
                 .map_err(|e| e.to_string())

@@ -3,7 +3,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use sightline_model::ncu::{FocusMetric, StoredMessage, rule_messages};
+use sightline_model::ncu::{FocusMetric, MsgType, StoredMessage, rule_messages};
 
 use crate::report::ResultData;
 
@@ -46,6 +46,22 @@ impl IRuleResult {
     /// The section the rule belongs to (empty for none).
     pub(crate) fn section(&self) -> &str {
         self.section.as_deref().unwrap_or_default()
+    }
+
+    /// The message as an HTML paragraph: its type, title and text.
+    pub(crate) fn message_html(&self) -> String {
+        let kind = MsgType::from_code(self.msg_type).map_or("NONE", MsgType::name);
+        let title = if self.title.is_empty() {
+            &self.name
+        } else {
+            &self.title
+        };
+        format!(
+            "<p><strong>{} {}</strong>: {}</p>",
+            crate::html::escape(kind),
+            crate::html::escape(title),
+            crate::html::escape(&self.message)
+        )
     }
 
     /// The result as one dictionary of `IAction.rule_results_as_dicts()`: focus metrics and

@@ -102,6 +102,18 @@ impl ISection {
         PyTuple::new(py, rules)
     }
 
+    /// The section as HTML (Jupyter's rich display): its header and body as the Details page
+    /// resolves them, as tables, with its rule messages.
+    fn _repr_html_(&self, py: Python<'_>) -> String {
+        let identifier = &self.section().identifier;
+        let action = &self.action;
+        let details = py.detach(|| action.details_section(identifier));
+        match details {
+            Some(details) => crate::html::section(&details, &IRuleResult::all(action)),
+            None => format!("<div>{}</div>", crate::html::escape(&self.__str__())),
+        }
+    }
+
     fn __str__(&self) -> String {
         self.section().display_name.clone()
     }
