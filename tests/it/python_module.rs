@@ -406,3 +406,15 @@ print("ok")
     let out = run_python(site, &["-c", &script]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.trim(), "ok");
 }
+
+/// The type stub (`python/src/sightline/_native.pyi`) declares exactly the module's public
+/// names, classes, methods, constants and enum members (`tests/python/stub_check.py`).
+#[test]
+fn the_type_stub_declares_exactly_what_the_module_has() {
+    let Some(site) = site() else { return };
+    let script = root().join("tests/python/stub_check.py");
+    let stub = root().join("python/src/sightline/_native.pyi");
+    let out = run_python(site, &[script.to_str().unwrap(), stub.to_str().unwrap()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.trim(), "ok", "{out}");
+}
