@@ -367,3 +367,22 @@ fn metric_labels_and_has_value_equal_nvidias_on_every_report() {
     );
     assert!(labelled > 0, "no label compared");
 }
+
+#[test]
+fn adding_metrics_to_a_loaded_result_behaves_as_nvidias() {
+    let Some(site) = site() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
+    let sample = common::fixtures().join("sample.ncu-rep");
+    let (ours, theirs) = both(
+        site,
+        &python,
+        "read_only_dump.py",
+        &[sample.to_str().unwrap()],
+    );
+    if let Some(diff) = first_difference(&ours, &theirs, "") {
+        panic!("add_*metric: {diff}");
+    }
+    assert_eq!(ours["metrics_unchanged"], true, "{ours}");
+}

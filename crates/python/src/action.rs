@@ -151,6 +151,47 @@ impl IAction {
         source::source_markers(py, &self.action.action)
     }
 
+    /// Adds no metric and returns `None`, as NVIDIA's module does for the results of a loaded
+    /// report (which stay as read; rules add metrics through the rule system).
+    #[expect(
+        clippy::unused_self,
+        reason = "NVIDIA's method of a result: it reads its arguments and changes nothing"
+    )]
+    fn add_metric(&self, value_name: &str) -> Option<IMetric> {
+        let _ = value_name;
+        None
+    }
+
+    /// [`IAction::add_metric`] with a float value: `None`, nothing added.
+    #[expect(
+        clippy::unused_self,
+        reason = "NVIDIA's method of a result: it reads its arguments and changes nothing"
+    )]
+    fn add_double_metric(&self, value_name: &str, value_kind: i64, value: f64) -> Option<IMetric> {
+        let _ = (value_name, value_kind, value);
+        None
+    }
+
+    /// [`IAction::add_metric`] with an unsigned integer value: `None`, nothing added.
+    #[expect(
+        clippy::unused_self,
+        reason = "NVIDIA's method of a result: it reads its arguments and changes nothing"
+    )]
+    fn add_integer_metric(&self, value_name: &str, value_kind: i64, value: u64) -> Option<IMetric> {
+        let _ = (value_name, value_kind, value);
+        None
+    }
+
+    /// [`IAction::add_metric`] with a string value: `None`, nothing added.
+    #[expect(
+        clippy::unused_self,
+        reason = "NVIDIA's method of a result: it reads its arguments and changes nothing"
+    )]
+    fn add_string_metric(&self, value_name: &str, value_kind: i64, value: &str) -> Option<IMetric> {
+        let _ = (value_name, value_kind, value);
+        None
+    }
+
     /// The result's metrics as an HTML table (Jupyter's rich display): name, unit and value
     /// as the Details page formats them.
     fn _repr_html_(&self) -> String {
