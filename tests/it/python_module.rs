@@ -418,3 +418,40 @@ fn the_type_stub_declares_exactly_what_the_module_has() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.trim(), "ok", "{out}");
 }
+
+/// A result whose embedded section does not decode: `sections()` raises `ValueError` naming
+/// the file and the result; what does not need the sections (metrics, rule results, the HTML
+/// table of the metrics) still answers, and labels are empty.
+#[test]
+fn a_damaged_embedded_section_raises_naming_the_file() {
+    let Some(site) = site() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(common::fixtures().join("sample.ncu-rep")).unwrap();
+    // The first section's identifier field (field 1, 12 bytes) gets wire type 7, which no
+    // protobuf decoder reads.
+    let pattern = b"\x0a\x0cSpeedOfLight";
+    let at = bytes
+        .windows(pattern.len())
+        .position(|w| w == pattern)
+        .expect("the sample embeds SpeedOfLight");
+    bytes[at] = 0x0f;
+    let damaged = dir.path().join("damaged.ncu-rep");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let script = format!(
+        r#"
+import ncu_report
+action = ncu_report.load_report({damaged:?})[0][0]
+try:
+    action.sections()
+    raise SystemExit("no error")
+except ValueError as e:
+    assert "damaged.ncu-rep: result 0: corrupt embedded section" in str(e), e
+assert len(action) > 0 and action[action.metric_names()[0]].label() == ""
+assert action.rule_results() and "<table>" in action._repr_html_()
+print("ok")
+"#,
+        damaged = damaged.to_str().unwrap()
+    );
+    let out = run_python(site, &["-c", &script]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.trim(), "ok");
+}
