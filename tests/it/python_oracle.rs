@@ -369,7 +369,7 @@ fn metric_labels_and_has_value_equal_nvidias_on_every_report() {
 }
 
 #[test]
-fn adding_metrics_to_a_loaded_result_behaves_as_nvidias() {
+fn rule_system_calls_on_an_opened_report_behave_as_nvidias() {
     let Some(site) = site() else { return };
     let Some(python) = oracle_python() else {
         return;
@@ -382,7 +382,7 @@ fn adding_metrics_to_a_loaded_result_behaves_as_nvidias() {
         &[sample.to_str().unwrap()],
     );
     if let Some(diff) = first_difference(&ours, &theirs, "") {
-        panic!("add_*metric: {diff}");
+        panic!("rule-system calls: {diff}");
     }
     assert_eq!(ours["metrics_unchanged"], true, "{ours}");
 }

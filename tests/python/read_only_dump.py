@@ -1,6 +1,7 @@
-"""Prints, as JSON, what the ``IAction.add_*metric`` calls return for the first result of a
-report and whether its metrics change, and which exception wrong arguments raise (the
-exception's type only).
+"""Prints, as JSON, what the calls that belong to the rule system answer for an opened report:
+the ``IAction.add_*metric`` calls for its first result (and whether its metrics change),
+``IContext.frontend()``, ``backend()``, ``controller()`` and ``handle_exception()``, and which
+exception wrong arguments raise (the exception's type only).
 
 Run with Sightline's module or NVIDIA's on ``sys.path``: both must print the same.
 Usage: read_only_dump.py REPORT
@@ -20,7 +21,8 @@ def outcome(call):
 
 
 def main():
-    action = ncu_report.load_report(sys.argv[1])[0][0]
+    context = ncu_report.load_report(sys.argv[1])
+    action = context[0][0]
     kinds = ncu_report.IMetric
     before = list(action.metric_names())
     calls = {
@@ -35,6 +37,12 @@ def main():
         "integer_too_large": lambda: action.add_integer_metric("added__i", kinds.ValueKind_UINT64, 2**64),
         "string_of_int": lambda: action.add_string_metric("added__s", kinds.ValueKind_STRING, 3),
         "name_of_int": lambda: action.add_metric(3),
+        "frontend": context.frontend,
+        "backend": context.backend,
+        "controller": context.controller,
+        "handle_exception": lambda: context.handle_exception("a rule failed"),
+        "handle_exception_of_int": lambda: context.handle_exception(3),
+        "is_base_context": lambda: isinstance(context, ncu_report.IBaseContext),
     }
     out = {name: outcome(call) for name, call in calls.items()}
     out["metrics_unchanged"] = list(action.metric_names()) == before

@@ -1,6 +1,6 @@
 """Checks that the type stub of ``sightline._native`` declares exactly what the module has:
 every public module-level name, and per class every public attribute and method (plus
-``_repr_html_``), enum members included. Prints the differences, one a line, or ``ok``.
+``_repr_html_``; inherited from a stub base class counts), enum members included. Prints the differences, one a line, or ``ok``.
 Usage: stub_check.py PATH/TO/_native.pyi
 """
 
@@ -24,6 +24,10 @@ def stub_names(path):
                     members.add(item.target.id)
                 elif isinstance(item, ast.Assign):
                     members.update(t.id for t in item.targets if isinstance(t, ast.Name))
+            # What a stub base class declares is inherited.
+            for base in node.bases:
+                if isinstance(base, ast.Name) and base.id in classes:
+                    members |= classes[base.id]
             classes[node.name] = {m for m in members if not m.startswith("__")}
             module.add(node.name)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -40,12 +40,12 @@ pub(crate) const INTERFACE_VERSION: &str = "2025.3.1";
     clippy::needless_pass_by_value,
     reason = "PyO3 converts the Python path into an owned one"
 )]
-fn load_report(py: Python<'_>, path: PathBuf) -> PyResult<context::IContext> {
+fn load_report(py: Python<'_>, path: PathBuf) -> PyResult<Py<context::IContext>> {
     let report = py.detach(|| report::ReportHandle::open(&path))?;
     for problem in report.report.warnings() {
         warn(py, &format!("{}: {problem}", path.display()))?;
     }
-    Ok(context::IContext::new(report))
+    context::IContext::new(py, report)
 }
 
 /// Warns `message` (`UserWarning`); an error when the user's filter turns warnings into
@@ -117,6 +117,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_result, m)?)?;
     m.add_function(wrap_pyfunction!(_metric, m)?)?;
     m.add_function(wrap_pyfunction!(_range, m)?)?;
+    m.add_class::<context::IBaseContext>()?;
     m.add_class::<context::IContext>()?;
     m.add_class::<context::IRange>()?;
     m.add_class::<action::IAction>()?;

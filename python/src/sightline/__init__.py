@@ -8,6 +8,7 @@ backed by Sightline's reader. ``import ncu_report`` gives the same objects under
 from sightline import _native
 from sightline._native import (  # noqa: F401
     IAction,
+    IBaseContext,
     IContext,
     IMetric,
     INvtxDomainInfo,
@@ -23,6 +24,7 @@ from sightline._native import (  # noqa: F401
 
 __all__ = [
     "IAction",
+    "IBaseContext",
     "IContext",
     "IMetric",
     "INvtxDomainInfo",
