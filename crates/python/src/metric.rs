@@ -143,7 +143,12 @@ impl IMetric {
         Ok(match value_kind {
             Some(value_kind::ANY) => self.kind(None)? != value_kind::UNKNOWN,
             Some(kind) => kind == self.kind(None)?,
-            None => self.with(|_, stored, _| !matches!(stored, MetricValue::None)),
+            None => match &self.source {
+                Source::Stored(action, index) => {
+                    nvrules::has_stored_value(&action.action.metrics()[*index])
+                }
+                Source::Correlation(..) => false,
+            },
         })
     }
 

@@ -17,8 +17,8 @@ pub use consts::{
     rollup, severity, speedup_type, value_kind, workload_type,
 };
 pub use metric::{
-    MetricUnits, correlation_instances, infer_metric_type, infer_rollup, infer_subtype, kind_at,
-    kind_code, value_at,
+    MetricUnits, correlation_instances, has_stored_value, infer_metric_type, infer_rollup,
+    infer_subtype, kind_at, kind_code, value_at,
 };
 pub use nvtx::{payload_as_double, payload_as_uint64, range_attributes};
 pub use report_consts::{
