@@ -64,6 +64,7 @@ mod nvtxt_errors;
 mod nvtxt_grammar;
 mod nvtxt_oracle;
 mod python_module;
+mod python_oracle;
 mod recipes;
 mod report_edge_cases;
 mod rules_api_surface;

@@ -22,7 +22,7 @@ const KEYS: [&str; 6] = [
     "nvtx",
 ];
 
-fn root() -> &'static Path {
+pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -64,7 +64,7 @@ fn build_extension() -> PathBuf {
 
 /// A folder laid out as the installed packages, built once per test run (`None`, with a
 /// skip, without `python3`).
-fn site() -> Option<&'static Path> {
+pub(crate) fn site() -> Option<&'static Path> {
     static SITE: OnceLock<Option<tempfile::TempDir>> = OnceLock::new();
     SITE.get_or_init(|| {
         if !python_available() {
@@ -97,7 +97,7 @@ fn site() -> Option<&'static Path> {
 }
 
 /// Runs a Python script with the module importable; its standard output.
-fn run_python(site: &Path, args: &[&str]) -> Result<String, String> {
+pub(crate) fn run_python(site: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("python3")
         .args(args)
         .env("PYTHONPATH", site)
@@ -365,4 +365,93 @@ fn the_installed_wheel_reads_reports_in_a_fresh_venv() {
         interface_view(&python_json(&text).unwrap()),
         interface_view(&dump)
     );
+}
+
+/// Jupyter's rich display: a result's `_repr_html_()` is a table of every metric, a section's
+/// the Details page's tables with the labels the sections give; wrong arguments of the source
+/// calls are Python exceptions (as NVIDIA's module raises them), not crashes.
+#[test]
+fn results_and_sections_display_as_html_and_bad_arguments_raise() {
+    let Some(site) = site() else { return };
+    let sample = common::fixtures().join("sample.ncu-rep");
+    let script = format!(
+        r#"
+import html, ncu_report
+action = ncu_report.load_report({sample:?})[0][0]
+page = action._repr_html_()
+assert page.startswith("<div>") and page.count("<tr>") == len(action) + 1, page[:200]
+for name in action:
+    assert "<td style=\"text-align:left\">" + html.escape(name, quote=True) + "</td>" in page, name
+sections = action.sections()
+assert sections
+for section in sections:
+    page = section._repr_html_()
+    assert html.escape(section.name()) in page, section.name()
+    for metric in section.header_metrics():
+        if metric.label():
+            assert html.escape(metric.label()) in page, (section.name(), metric.label())
+for call, argument, error in [
+    (action.source_info, -1, OverflowError),
+    (action.sass_by_pc, "x", TypeError),
+    (action.ptx_by_pc, 2**64, OverflowError),
+]:
+    try:
+        call(argument)
+        raise SystemExit(f"{{call.__name__}}({{argument!r}}) raised nothing")
+    except error:
+        pass
+print("ok")
+"#
+    );
+    let out = run_python(site, &["-c", &script]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.trim(), "ok");
+}
+
+/// The type stub (`python/src/sightline/_native.pyi`) declares exactly the module's public
+/// names, classes, methods, constants and enum members (`tests/python/stub_check.py`).
+#[test]
+fn the_type_stub_declares_exactly_what_the_module_has() {
+    let Some(site) = site() else { return };
+    let script = root().join("tests/python/stub_check.py");
+    let stub = root().join("python/src/sightline/_native.pyi");
+    let out = run_python(site, &[script.to_str().unwrap(), stub.to_str().unwrap()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.trim(), "ok", "{out}");
+}
+
+/// A result whose embedded section does not decode: `sections()` raises `ValueError` naming
+/// the file and the result; what does not need the sections (metrics, rule results, the HTML
+/// table of the metrics) still answers, and labels are empty.
+#[test]
+fn a_damaged_embedded_section_raises_naming_the_file() {
+    let Some(site) = site() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(common::fixtures().join("sample.ncu-rep")).unwrap();
+    // The first section's identifier field (field 1, 12 bytes) gets wire type 7, which no
+    // protobuf decoder reads.
+    let pattern = b"\x0a\x0cSpeedOfLight";
+    let at = bytes
+        .windows(pattern.len())
+        .position(|w| w == pattern)
+        .expect("the sample embeds SpeedOfLight");
+    bytes[at] = 0x0f;
+    let damaged = dir.path().join("damaged.ncu-rep");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let script = format!(
+        r#"
+import ncu_report
+action = ncu_report.load_report({damaged:?})[0][0]
+try:
+    action.sections()
+    raise SystemExit("no error")
+except ValueError as e:
+    assert "damaged.ncu-rep: result 0: corrupt embedded section" in str(e), e
+assert len(action) > 0 and action[action.metric_names()[0]].label() == ""
+assert action.rule_results() and "<table>" in action._repr_html_()
+print("ok")
+"#,
+        damaged = damaged.to_str().unwrap()
+    );
+    let out = run_python(site, &["-c", &script]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.trim(), "ok");
 }

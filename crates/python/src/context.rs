@@ -146,17 +146,49 @@ impl IRange {
     }
 }
 
+/// `ncu_report.IBaseContext`: what every context of NVIDIA's interface has (the base class of
+/// `IContext`; not made directly).
+#[pyclass(module = "ncu_report", name = "IBaseContext", subclass, frozen)]
+#[derive(Debug)]
+pub struct IBaseContext;
+
+#[pymethods]
+impl IBaseContext {
+    /// The version of the interface Sightline implements.
+    #[expect(
+        clippy::unused_self,
+        reason = "a method of NVIDIA's interface: the version is the module's"
+    )]
+    fn get_version(&self) -> &'static str {
+        crate::INTERFACE_VERSION
+    }
+
+    /// `False`: an exception a rule raised is not handled by an opened report's context (as
+    /// NVIDIA's module answers outside the rule system).
+    #[expect(
+        clippy::unused_self,
+        reason = "a method of NVIDIA's interface: a report's context handles no exception"
+    )]
+    fn handle_exception(&self, msg: &str) -> bool {
+        let _ = msg;
+        false
+    }
+}
+
 /// `ncu_report.IContext`: an opened report.
-#[pyclass(module = "ncu_report", name = "IContext", frozen)]
+#[pyclass(module = "ncu_report", name = "IContext", extends = IBaseContext, frozen)]
 #[derive(Debug)]
 pub struct IContext {
     report: Arc<ReportHandle>,
 }
 
 impl IContext {
-    /// The context of an opened report.
-    pub(crate) fn new(report: Arc<ReportHandle>) -> IContext {
-        IContext { report }
+    /// The context of an opened report, as a Python object (an `IBaseContext` too).
+    pub(crate) fn new(py: Python<'_>, report: Arc<ReportHandle>) -> PyResult<Py<IContext>> {
+        Py::new(
+            py,
+            PyClassInitializer::from(IBaseContext).add_subclass(IContext { report }),
+        )
     }
 
     fn range_count(&self) -> usize {
@@ -182,9 +214,31 @@ impl IContext {
         (index == 0 && self.range_count() == 1).then(|| self.range())
     }
 
-    /// The version of the interface Sightline implements.
-    fn get_version(&self) -> &'static str {
-        crate::INTERFACE_VERSION
+    /// The rule system's frontend: `None` for an opened report (as NVIDIA's module answers).
+    #[expect(
+        clippy::unused_self,
+        reason = "a method of NVIDIA's interface: only the rule system has a frontend"
+    )]
+    fn frontend(&self) -> Option<Py<PyAny>> {
+        None
+    }
+
+    /// The rule system's backend: `None` for an opened report.
+    #[expect(
+        clippy::unused_self,
+        reason = "a method of NVIDIA's interface: only the rule system has a backend"
+    )]
+    fn backend(&self) -> Option<Py<PyAny>> {
+        None
+    }
+
+    /// The rule system's controller: `None` for an opened report.
+    #[expect(
+        clippy::unused_self,
+        reason = "a method of NVIDIA's interface: only the rule system has a controller"
+    )]
+    fn controller(&self) -> Option<Py<PyAny>> {
+        None
     }
 
     fn __len__(&self) -> usize {

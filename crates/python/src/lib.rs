@@ -11,16 +11,22 @@
 
 mod action;
 mod context;
+mod html;
 mod metric;
 mod nvtx;
 mod report;
+mod rule;
+mod section;
+mod source;
 
 use std::ffi::CString;
 use std::path::PathBuf;
 
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
-use sightline_model::ncu::nvrules::class_constants;
+use sightline_model::ncu::nvrules::{
+    report_class_constants, report_enums, report_module_constants,
+};
 
 /// The version of NVIDIA's interface the module follows (`IContext.get_version()`).
 pub(crate) const INTERFACE_VERSION: &str = "2025.3.1";
@@ -34,14 +40,20 @@ pub(crate) const INTERFACE_VERSION: &str = "2025.3.1";
     clippy::needless_pass_by_value,
     reason = "PyO3 converts the Python path into an owned one"
 )]
-fn load_report(py: Python<'_>, path: PathBuf) -> PyResult<context::IContext> {
+fn load_report(py: Python<'_>, path: PathBuf) -> PyResult<Py<context::IContext>> {
     let report = py.detach(|| report::ReportHandle::open(&path))?;
-    let category = py.get_type::<PyUserWarning>();
     for problem in report.report.warnings() {
-        let message = CString::new(format!("{}: {problem}", path.display()).replace('\0', " "))?;
-        PyErr::warn(py, &category, &message, 1)?;
+        warn(py, &format!("{}: {problem}", path.display()))?;
     }
-    Ok(context::IContext::new(report))
+    context::IContext::new(py, report)
+}
+
+/// Warns `message` (`UserWarning`); an error when the user's filter turns warnings into
+/// errors.
+pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
+    let category = py.get_type::<PyUserWarning>();
+    let message = CString::new(message.replace('\0', " "))?;
+    PyErr::warn(py, &category, &message, 1)
 }
 
 /// Restores a pickled `IAction`: result `index` of the report at `path`.
@@ -105,6 +117,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_result, m)?)?;
     m.add_function(wrap_pyfunction!(_metric, m)?)?;
     m.add_function(wrap_pyfunction!(_range, m)?)?;
+    m.add_class::<context::IBaseContext>()?;
     m.add_class::<context::IContext>()?;
     m.add_class::<context::IRange>()?;
     m.add_class::<action::IAction>()?;
@@ -112,13 +125,36 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<nvtx::INvtxState>()?;
     m.add_class::<nvtx::INvtxDomainInfo>()?;
     m.add_class::<nvtx::INvtxRange>()?;
-    // The enums' constants as class attributes (`IMetric.ValueKind_DOUBLE`...), from the
-    // model's one table of them.
-    for (class, attribute, value) in class_constants() {
+    m.add_class::<section::ISection>()?;
+    m.add_class::<rule::IRuleResult>()?;
+    m.add_class::<source::ISourceInfo>()?;
+    add_constants(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
+
+/// NVIDIA's enums and constants, from the model's tables of them: the `IntEnum` classes
+/// (`MsgType`, `StallReason`...), the module's `Enum_MEMBER` integers, the class attributes
+/// (`IMetric.ValueKind_DOUBLE`...), and `_CONSTANTS`, the names the packages re-export.
+fn add_constants(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let int_enum = py.import("enum")?.getattr("IntEnum")?;
+    let mut names = Vec::new();
+    for (name, members) in report_enums() {
+        let class = int_enum.call1((name, members))?;
+        class.setattr("__module__", "ncu_report")?;
+        m.add(name, class)?;
+        names.push(name.to_owned());
+    }
+    for (name, value) in report_module_constants() {
+        m.add(name.as_str(), value)?;
+        names.push(name);
+    }
+    for (class, attribute, value) in report_class_constants() {
         if let Ok(class) = m.getattr(class) {
             class.setattr(attribute.as_str(), value)?;
         }
     }
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("_CONSTANTS", names)?;
     Ok(())
 }

@@ -135,14 +135,20 @@ impl IMetric {
         })
     }
 
-    /// Whether the metric has a value (of kind `value_kind`, when given).
+    /// Whether the report stores a value of the metric itself (an instanced metric may store
+    /// only its instances' values); with `value_kind`, whether the metric's kind is that one
+    /// (`ValueKind_ANY`: any kind but `ValueKind_UNKNOWN`), as NVIDIA's module answers.
     #[pyo3(signature = (value_kind = None))]
     fn has_value(&self, value_kind: Option<i64>) -> PyResult<bool> {
-        let value = self.value_at(None)?;
-        let has = !matches!(value, MetricValue::None);
         Ok(match value_kind {
-            Some(kind) => has && (kind == value_kind::ANY || kind == self.kind(None)?),
-            None => has,
+            Some(value_kind::ANY) => self.kind(None)? != value_kind::UNKNOWN,
+            Some(kind) => kind == self.kind(None)?,
+            None => match &self.source {
+                Source::Stored(action, index) => {
+                    nvrules::has_stored_value(&action.action.metrics()[*index])
+                }
+                Source::Correlation(..) => false,
+            },
         })
     }
 
@@ -197,6 +203,15 @@ impl IMetric {
         let name = self.name();
         match &self.source {
             Source::Stored(result, _) => result.unit(&name),
+            Source::Correlation(..) => String::new(),
+        }
+    }
+
+    /// The metric's label as the result's sections give it (the section with the smallest
+    /// order wins); empty when no section labels it.
+    fn label(&self) -> String {
+        match &self.source {
+            Source::Stored(result, _) => result.label(&self.name()),
             Source::Correlation(..) => String::new(),
         }
     }

@@ -5,25 +5,41 @@ returns its ``IContext``: the interface of NVIDIA's Python Report Interface (``n
 backed by Sightline's reader. ``import ncu_report`` gives the same objects under NVIDIA's name.
 """
 
+from sightline import _native
 from sightline._native import (  # noqa: F401
     IAction,
+    IBaseContext,
     IContext,
     IMetric,
     INvtxDomainInfo,
     INvtxRange,
     INvtxState,
     IRange,
+    IRuleResult,
+    ISection,
+    ISourceInfo,
     __version__,
     load_report,
 )
 
 __all__ = [
     "IAction",
+    "IBaseContext",
     "IContext",
     "IMetric",
     "INvtxDomainInfo",
     "INvtxRange",
     "INvtxState",
     "IRange",
+    "IRuleResult",
+    "ISection",
+    "ISourceInfo",
     "load_report",
 ]
+
+# NVIDIA's enums (``MsgType``, ``MarkerKind``, ``StallReason``... as ``IntEnum`` classes) and
+# module-level constants (``MsgType_OK``, ``StallReason_WAIT``...), made by the native module.
+for _name in _native._CONSTANTS:
+    globals()[_name] = getattr(_native, _name)
+__all__ += list(_native._CONSTANTS)
+del _name

@@ -262,6 +262,9 @@ pub struct StoredMessage<'a> {
     pub rule: RuleOrigin<'a>,
     /// The message.
     pub message: RuleMessage,
+    /// Whether the body item stores a message (`IRuleResult.has_rule_message()`); an item
+    /// without one is listed with an empty message of type [`MsgType::None`].
+    pub has_message: bool,
 }
 
 /// Flattens stored rule results into one entry per body item, as NVIDIA's reader lists them:
@@ -312,7 +315,11 @@ pub fn rule_messages(results: &[RuleResult]) -> Vec<StoredMessage<'_>> {
                     .collect(),
                 tables: Vec::new(),
             };
-            out.push(StoredMessage { rule, message });
+            out.push(StoredMessage {
+                rule,
+                message,
+                has_message: item.message.is_some(),
+            });
         }
     }
     out

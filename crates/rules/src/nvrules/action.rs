@@ -66,19 +66,9 @@ impl ActionData {
             return String::new();
         };
         let mut cache = self.sass.borrow_mut();
-        let disassembly = cache.entry(base).or_insert_with(|| {
-            // The nvdisasm that reads this cubin's architecture (CUDA 13's no longer reads
-            // sm_70 and older).
-            let explicit = options.explicit.as_deref();
-            let tool = match module.sm() {
-                Some(sm) => match nvdisasm::find_for(explicit, sm) {
-                    nvdisasm::Choice::Found(tool) => tool,
-                    _ => return None,
-                },
-                None => nvdisasm::find(explicit)?,
-            };
-            nvdisasm::disassemble_function(&tool, module, function, options).ok()
-        });
+        let disassembly = cache
+            .entry(base)
+            .or_insert_with(|| nvdisasm::disassemble_for_reader(module, function, options));
         disassembly
             .as_ref()
             .and_then(|d| d.text(pc))

@@ -29,18 +29,22 @@ impl IRuleResult {
     pub(crate) fn all(results: &[rule_system::RuleResult]) -> Vec<IRuleResult> {
         rule_messages(results)
             .into_iter()
-            .map(|StoredMessage { rule, message: m }| IRuleResult {
-                identifier: rule.identifier.to_owned(),
-                name: rule.name.to_owned(),
-                section: rule.section_identifier.unwrap_or_default().to_owned(),
-                message: (m.title, m.message, m.msg_type.code()),
-                focus: m
-                    .focus_metrics
-                    .into_iter()
-                    .map(|f| (f.name, f.value.unwrap_or(f64::NAN), f.severity, f.info))
-                    .collect(),
-                speedup: m.speedup.map(|s| (s.kind, s.value)),
-            })
+            .map(
+                |StoredMessage {
+                     rule, message: m, ..
+                 }| IRuleResult {
+                    identifier: rule.identifier.to_owned(),
+                    name: rule.name.to_owned(),
+                    section: rule.section_identifier.unwrap_or_default().to_owned(),
+                    message: (m.title, m.message, m.msg_type.code()),
+                    focus: m
+                        .focus_metrics
+                        .into_iter()
+                        .map(|f| (f.name, f.value.unwrap_or(f64::NAN), f.severity, f.info))
+                        .collect(),
+                    speedup: m.speedup.map(|s| (s.kind, s.value)),
+                },
+            )
             .collect()
     }
 }

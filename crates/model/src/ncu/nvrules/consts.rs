@@ -20,6 +20,8 @@ macro_rules! nv_enums {
         )*
     };
 }
+/// The macro, for the `ncu_report` module's own enums (`report_consts`).
+pub(super) use nv_enums;
 
 nv_enums! {
     /// `IMetric.ValueKind_*`.

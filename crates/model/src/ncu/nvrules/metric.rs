@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::ncu::dump::section_metric_units;
 use crate::ncu::metric::{own_kind, own_value};
-use crate::ncu::{Action, Instance, MetricValue, ValueKind, infer_unit};
+use crate::ncu::{Action, Instance, Metric, MetricValue, SAMPLER_CATEGORY, ValueKind, infer_unit};
 
 /// The value at `instance` (`None`: the metric's own value) as NVIDIA's reader gives it: a
 /// metric with only instances has the kind of its instances and value 0 (no value for
@@ -36,6 +36,14 @@ pub fn kind_at(
         None => Some(own_kind(stored, instances)),
         Some(i) => instances.get(i).map(|i| i.value.kind()),
     }
+}
+
+/// `IMetric.has_value()`: whether the report stores a value of the metric itself (an instanced
+/// metric may store only its instances' values). A sampler metric without valid samples reads
+/// as 0.0 (`Metric::normalize_sampler`) yet has none, as NVIDIA's reader answers.
+pub fn has_stored_value(metric: &Metric) -> bool {
+    let placeholder = metric.category == SAMPLER_CATEGORY && metric.instances.is_empty();
+    !matches!(metric.stored, MetricValue::None) && !placeholder
 }
 
 /// The instances of a metric's correlation ids: each instance's id as its value (0 where it
@@ -159,5 +167,39 @@ impl MetricUnits {
         self.from_sections
             .get(name)
             .map_or_else(|| infer_unit(name), |u| Cow::Borrowed(u.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metric(stored: MetricValue, instances: usize, category: u32) -> Metric {
+        let instance = Instance {
+            value: MetricValue::Double(1.0),
+            correlation_id: Some(MetricValue::Uint64(7)),
+        };
+        Metric {
+            name_id: 0,
+            stored,
+            instances: vec![instance; instances],
+            category,
+        }
+    }
+
+    #[test]
+    fn a_sampler_metric_without_samples_has_no_value_though_it_reads_zero() {
+        assert!(has_stored_value(&metric(MetricValue::Double(2.0), 0, 0)));
+        assert!(!has_stored_value(&metric(MetricValue::None, 3, 0)));
+        assert!(!has_stored_value(&metric(
+            MetricValue::Double(0.0),
+            0,
+            SAMPLER_CATEGORY
+        )));
+        assert!(has_stored_value(&metric(
+            MetricValue::Double(0.5),
+            2,
+            SAMPLER_CATEGORY
+        )));
     }
 }

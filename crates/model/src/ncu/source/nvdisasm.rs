@@ -593,6 +593,25 @@ pub fn disassemble_function(
     Ok(part.laid_out(predicate_width(sm)))
 }
 
+/// Disassembles `function` of `module` as the readers' `sass_by_pc` needs it
+/// ([`disassemble_function`]) with the nvdisasm that reads the module's architecture (CUDA 13's
+/// no longer reads sm_70 and older); `None` when none is found or it fails.
+pub fn disassemble_for_reader(
+    module: &SourceModule,
+    function: &Function,
+    options: &NvdisasmOptions,
+) -> Option<Disassembly> {
+    let explicit = options.explicit.as_deref();
+    let tool = match module.sm() {
+        Some(sm) => match find_for(explicit, sm) {
+            Choice::Found(tool) => tool,
+            Choice::NotFound | Choice::NoneReads(_) => return None,
+        },
+        None => find(explicit)?,
+    };
+    disassemble_function(&tool, module, function, options).ok()
+}
+
 /// Merges another function's disassembly into this one.
 impl Extend<Disassembly> for Disassembly {
     fn extend<I: IntoIterator<Item = Disassembly>>(&mut self, iter: I) {
