@@ -40,29 +40,10 @@ const CLASSES: [&str; 10] = [
     "ISourceInfo",
 ];
 
-/// The python of a venv with NVIDIA's `ncu_report`, or `None` with a message.
+/// The python of a venv with NVIDIA's `ncu_report`, or `None` with a message
+/// (`sightline_test_support::oracles::ncu_oracle_python`).
 pub(crate) fn oracle_python() -> Option<PathBuf> {
-    let candidates = std::env::var_os("SIGHTLINE_NCU_ORACLE_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(
-            std::env::var_os("HOME")
-                .map(|h| PathBuf::from(h).join(".cache/ncu-oracle-venv/bin/python")),
-        );
-    for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import ncu_report"])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if ok {
-            return Some(python);
-        }
-    }
-    eprintln!(
-        "skipped: NVIDIA's ncu_report module not found (run ../shared/tools/ncu-oracle/setup.sh \
-         or set SIGHTLINE_NCU_ORACLE_PYTHON)"
-    );
-    None
+    sightline_test_support::oracles::ncu_oracle_python()
 }
 
 /// What tells one installed NVIDIA module from another: the interpreter, and the module's file

@@ -34,6 +34,7 @@ pub mod nsys_payload;
 pub mod nsys_pmu;
 pub mod nsys_rare;
 pub mod nsys_summary;
+pub mod oracles;
 pub mod par;
 pub mod rng;
 

@@ -42,31 +42,10 @@ pub fn reports(corpus: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The python of a venv with NVIDIA's `ncu_report` (`SIGHTLINE_NCU_ORACLE_PYTHON`, else the
-/// default of `../shared/tools/ncu-oracle/setup.sh`), or `None` with a message. The reader is
-/// optional even in CI (like nvdisasm): tests that need it skip without it.
+/// The python of a venv with NVIDIA's `ncu_report`, or `None` with a message
+/// (`sightline_test_support::oracles::ncu_oracle_python`).
 pub fn oracle_python() -> Option<PathBuf> {
-    let candidates = std::env::var_os("SIGHTLINE_NCU_ORACLE_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(
-            std::env::var_os("HOME")
-                .map(|h| PathBuf::from(h).join(".cache/ncu-oracle-venv/bin/python")),
-        );
-    for python in candidates {
-        let ok = std::process::Command::new(&python)
-            .args(["-c", "import ncu_report"])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if ok {
-            return Some(python);
-        }
-    }
-    eprintln!(
-        "skipped: NVIDIA's ncu_report reader not found (run ../shared/tools/ncu-oracle/setup.sh \
-         or set SIGHTLINE_NCU_ORACLE_PYTHON)"
-    );
-    None
+    sightline_test_support::oracles::ncu_oracle_python()
 }
 
 /// One answer of NVIDIA's reader for a PC.

@@ -1,0 +1,31 @@
+//! Where the tests find the vendor tools they compare with, when the machine has them.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The python of a venv with NVIDIA's `ncu_report` (`SIGHTLINE_NCU_ORACLE_PYTHON`, else the
+/// default of `../shared/tools/ncu-oracle/setup.sh`), or `None` with a message. The reader is
+/// optional even in CI (like nvdisasm): tests that need it skip without it.
+pub fn ncu_oracle_python() -> Option<PathBuf> {
+    let candidates = std::env::var_os("SIGHTLINE_NCU_ORACLE_PYTHON")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(
+            std::env::var_os("HOME")
+                .map(|h| PathBuf::from(h).join(".cache/ncu-oracle-venv/bin/python")),
+        );
+    for python in candidates {
+        let ok = Command::new(&python)
+            .args(["-c", "import ncu_report"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(python);
+        }
+    }
+    eprintln!(
+        "skipped: NVIDIA's ncu_report module not found (run ../shared/tools/ncu-oracle/setup.sh \
+         or set SIGHTLINE_NCU_ORACLE_PYTHON)"
+    );
+    None
+}
