@@ -49,15 +49,7 @@ pub(crate) fn oracle_python() -> Option<PathBuf> {
 /// What tells one installed NVIDIA module from another: the interpreter, and the module's file
 /// with its size and modification time.
 fn reader_identity(python: &Path) -> String {
-    let module = Command::new(python)
-        .args(["-c", "import ncu_report; print(ncu_report.__file__)"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    let stamp = std::fs::metadata(&module)
-        .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
-        .unwrap_or_default();
-    format!("{} {module} {stamp}", python.display())
+    sightline_test_support::oracles::ncu_oracle_identity(python)
 }
 
 /// The standard output of `script` with `args` run by NVIDIA's module, kept in

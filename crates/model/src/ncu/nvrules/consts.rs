@@ -99,6 +99,13 @@ pub fn class_constants() -> Vec<(&'static str, String, i64)> {
         ("IFrontend", "SpeedupType_", speedup_type::ALL),
         ("INvtxRange", "PayloadType_PAYLOAD_", payload_type::ALL),
     ];
+    prefixed(groups)
+}
+
+/// Each group's members as `(class, PREFIX + member, value)`, in order.
+pub(super) fn prefixed<'a>(
+    groups: impl IntoIterator<Item = (&'static str, &'static str, Named<'a>)>,
+) -> Vec<(&'static str, String, i64)> {
     groups
         .into_iter()
         .flat_map(|(class, prefix, items)| {

@@ -109,14 +109,7 @@ pub fn report_class_constants() -> Vec<(&'static str, String, i64)> {
         ("IFrontend", "SpeedupType_", frontend_speedup_type::ALL),
         ("INvtxRange", "PayloadType_PAYLOAD_", payload_type::ALL),
     ];
-    groups
-        .into_iter()
-        .flat_map(|(class, prefix, items)| {
-            items
-                .iter()
-                .map(move |(name, value)| (class, format!("{prefix}{name}"), *value))
-        })
-        .collect()
+    super::consts::prefixed(groups)
 }
 
 #[cfg(test)]

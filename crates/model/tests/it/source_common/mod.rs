@@ -254,16 +254,6 @@ fn cached(
 fn reader_identity(python: &Path) -> String {
     static IDENTITY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     IDENTITY
-        .get_or_init(|| {
-            let module = std::process::Command::new(python)
-                .args(["-c", "import ncu_report; print(ncu_report.__file__)"])
-                .output()
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-                .unwrap_or_default();
-            let stamp = std::fs::metadata(&module)
-                .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
-                .unwrap_or_default();
-            format!("{} {module} {stamp}", python.display())
-        })
+        .get_or_init(|| sightline_test_support::oracles::ncu_oracle_identity(python))
         .clone()
 }
