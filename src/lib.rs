@@ -16,6 +16,7 @@ pub mod cli;
 pub use sightline_app as app;
 pub use sightline_app::desktop;
 pub use sightline_model::{
-    codexl, core, format, gainsight, kind, link, ncu, problem, proto, pyjson, section, timeline,
+    codexl, columnar, core, format, gainsight, kind, link, ncu, problem, proto, pyjson, section,
+    timeline,
 };
 pub use sightline_rules as rules;

@@ -1,10 +1,11 @@
-//! `sightline export FILE [FILE...] --format perfetto|chrome-json -o OUT [--from NS --to NS]`:
+//! `sightline export FILE [FILE...] --format perfetto|chrome-json|parquet -o OUT [--from NS --to NS]`:
 //! writes any timeline (an Nsight Systems export or report, an NVTXT file, a CodeXL trace, a
 //! Perfetto or Chrome trace; `.nvtxt` files after the first file merged onto it; several
 //! timelines or a folder as one merged timeline, a group per file) as a Perfetto
 //! protobuf trace or a Chrome JSON trace, optionally only the events that overlap a time range
 //! (ns as the timeline counts them, as `sightline timeline` prints them). A one-line summary
-//! goes to stderr.
+//! goes to stderr. `--format parquet` writes a folder of Parquet files instead
+//! ([`super::export_parquet`]): an export's tables, its events, its `nsys stats` reports.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -24,6 +25,11 @@ pub enum Format {
     Perfetto,
     /// Chrome's JSON trace event format (chrome://tracing, older tools).
     ChromeJson,
+    /// A folder of Apache Parquet files (as `nsys export --type parquetdir` writes): every
+    /// table of an Nsight Systems export, one file each; with `--events` (always for other
+    /// timelines) the timeline's events and counter samples; with `--stats` every `nsys
+    /// stats` report, in `stats/`.
+    Parquet,
 }
 
 /// Arguments of `sightline export`.
@@ -34,11 +40,11 @@ pub struct ExportArgs {
     /// merged timeline with a group per file.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// The output format (default: by the output's extension, .json → chrome-json, else
-    /// perfetto).
+    /// The output format (default: by the output's extension, .json → chrome-json, an
+    /// existing folder or a name ending in `_pqtdir` → parquet, else perfetto).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
-    /// The file to write (`-` for stdout).
+    /// The file to write (`-` for stdout); for parquet, the folder (created).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: PathBuf,
     /// Only events that end at or after this time (ns).
@@ -53,10 +59,42 @@ pub struct ExportArgs {
     /// Do not load the .nvtxt files beside an export onto its timeline.
     #[arg(long)]
     pub no_nvtxt: bool,
+    /// Parquet: also the timeline's events (`events.parquet`) and counter samples
+    /// (`counters.parquet`) of an Nsight Systems export.
+    #[arg(long)]
+    pub events: bool,
+    /// Parquet: also every `nsys stats` report the export has data for, as
+    /// `stats/REPORT.parquet`.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+impl ExportArgs {
+    /// The format asked for, or the one the output's name implies.
+    fn format(&self) -> Format {
+        self.format.unwrap_or_else(|| {
+            let name = self.output.to_string_lossy();
+            if self.output.is_dir() || name.ends_with("_pqtdir") {
+                Format::Parquet
+            } else if ExportFormat::from_path(&self.output) == Some(ExportFormat::ChromeJson) {
+                Format::ChromeJson
+            } else {
+                Format::Perfetto
+            }
+        })
+    }
 }
 
 /// Loads the files and writes the trace.
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let format = match args.format() {
+        Format::Parquet => return super::export_parquet::run(args),
+        Format::Perfetto => ExportFormat::Perfetto,
+        Format::ChromeJson => ExportFormat::ChromeJson,
+    };
+    if args.events || args.stats {
+        anyhow::bail!("--events and --stats are options of --format parquet");
+    }
     let started = std::time::Instant::now();
     let (first, rest) = args.files.split_first().context("no timeline file given")?;
     let merged = first.is_dir()
@@ -87,11 +125,6 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     for w in &timeline.warnings {
         eprintln!("{w}");
     }
-    let format = match args.format {
-        Some(Format::Perfetto) => ExportFormat::Perfetto,
-        Some(Format::ChromeJson) => ExportFormat::ChromeJson,
-        None => ExportFormat::from_path(&args.output).unwrap_or(ExportFormat::Perfetto),
-    };
     let range = match (args.from, args.to) {
         (None, None) => None,
         (from, to) => Some((from.unwrap_or(i64::MIN), to.unwrap_or(i64::MAX))),

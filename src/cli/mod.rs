@@ -14,6 +14,7 @@ pub mod details;
 pub mod dump;
 pub mod events;
 pub mod export;
+pub mod export_parquet;
 pub mod gainsight;
 pub mod link;
 pub mod nvtxt;

@@ -63,6 +63,7 @@ mod nvtxt_cli;
 mod nvtxt_errors;
 mod nvtxt_grammar;
 mod nvtxt_oracle;
+mod python_arrow;
 mod python_module;
 mod python_oracle;
 mod recipes;

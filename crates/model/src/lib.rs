@@ -23,6 +23,7 @@
 #![deny(clippy::cast_possible_truncation)]
 
 pub mod codexl;
+pub mod columnar;
 pub mod core;
 pub(crate) mod dirs;
 pub mod format;

@@ -10,9 +10,11 @@
 //! decoding releases the GIL.
 
 mod action;
+mod arrow;
 mod context;
 mod html;
 mod metric;
+mod nsys;
 mod nvtx;
 mod report;
 mod rule;
@@ -128,6 +130,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<section::ISection>()?;
     m.add_class::<rule::IRuleResult>()?;
     m.add_class::<source::ISourceInfo>()?;
+    m.add_function(wrap_pyfunction!(nsys::open_nsys, m)?)?;
+    m.add_class::<nsys::NsysExport>()?;
+    m.add_class::<arrow::ArrowTable>()?;
     add_constants(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

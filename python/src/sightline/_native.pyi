@@ -96,6 +96,12 @@ def load_report(path: Union[str, PathLike[str]]) -> IContext:
     first use. ``FileNotFoundError`` for a missing file, ``ValueError`` (naming the file and
     the byte) for one that is not a report; a partly readable one warns (``UserWarning``)."""
 
+def open_nsys(
+    path: Union[str, PathLike[str]], nsys: Optional[Union[str, PathLike[str]]] = None
+) -> Any:
+    """Opens a timeline file for ``sightline.nsys`` (use ``sightline.nsys.open``, which wraps
+    the tables in ``pyarrow.Table`` objects)."""
+
 class IBaseContext:
     def get_version(self) -> str: ...
     def handle_exception(self, msg: str) -> bool:
