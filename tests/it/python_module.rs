@@ -455,3 +455,44 @@ print("ok")
     let out = run_python(site, &["-c", &script]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.trim(), "ok");
 }
+
+/// Results decoded ahead (a script walking them in order) and freed when no Python object
+/// holds them answer as results read one by one: four threads walking one context forwards,
+/// backwards and out of order, and a second pass after every result was dropped, read the
+/// same metrics and values as a fresh context read in a random order.
+#[test]
+fn read_ahead_and_freed_results_answer_as_random_access() {
+    let Some(site) = site() else { return };
+    let report = common::fixtures().join("offload_names.ncu-rep");
+    let script = format!(
+        r#"
+import gc, random, threading
+import ncu_report
+path = {report:?}
+def dump(action):
+    return tuple((n, action.metric_by_name(n).value()) for n in action.metric_names())
+fresh = ncu_report.load_report(path)[0]
+n = fresh.num_actions()
+assert n > 4, n
+order = list(range(n)); random.Random(7).shuffle(order)
+want = {{i: dump(fresh.action_by_idx(i)) for i in order}}
+ctx = ncu_report.load_report(path)
+rng = ctx[0]
+got = []
+def walk(indices):
+    for i in indices:
+        got.append((i, dump(rng.action_by_idx(i))))
+orders = [range(n), range(n - 1, -1, -1), order, range(n)]
+threads = [threading.Thread(target=walk, args=(o,)) for o in orders]
+[t.start() for t in threads]; [t.join() for t in threads]
+assert len(got) == 4 * n and all(want[i] == d for i, d in got)
+got.clear(); gc.collect()
+walk(range(n))
+assert all(want[i] == d for i, d in got)
+print("ok")
+"#,
+        report = report.to_str().unwrap()
+    );
+    let out = run_python(site, &["-c", &script]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.trim(), "ok");
+}

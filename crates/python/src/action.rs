@@ -78,13 +78,18 @@ impl IAction {
 
     /// The names of the result's metrics, sorted.
     fn metric_names<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.action.action.metric_names().collect::<Vec<_>>())
+        let data = &self.action;
+        let names = data
+            .action
+            .metrics_by_name()
+            .map(|(name, metric)| data.names.get(py, metric.name_id, name))
+            .collect::<Vec<_>>();
+        PyTuple::new(py, names)
     }
 
     /// The metric named `name`, or `None`.
     fn metric_by_name(&self, name: &str) -> Option<IMetric> {
         self.action
-            .action
             .metric_index(name)
             .map(|index| IMetric::stored(self.action.clone(), index))
     }
@@ -219,7 +224,7 @@ impl IAction {
     }
 
     fn __contains__(&self, name: &str) -> bool {
-        self.action.action.metric_index(name).is_some()
+        self.action.metric_index(name).is_some()
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

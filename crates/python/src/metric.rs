@@ -22,7 +22,7 @@ enum Source {
 }
 
 /// `ncu_report.IMetric`: a metric of a result.
-#[pyclass(module = "ncu_report", name = "IMetric", frozen)]
+#[pyclass(module = "ncu_report", name = "IMetric", frozen, freelist = 1024)]
 #[derive(Debug)]
 pub struct IMetric {
     source: Source,
@@ -36,29 +36,39 @@ impl IMetric {
         }
     }
 
-    fn with<R>(&self, f: impl FnOnce(String, &MetricValue, &[Instance]) -> R) -> R {
+    /// Runs `f` on the metric's stored value and instances (no allocation: the hot path of
+    /// `value()`, `kind()`, `num_instances()`).
+    fn with<R>(&self, f: impl FnOnce(&MetricValue, &[Instance]) -> R) -> R {
         match &self.source {
             Source::Stored(action, index) => {
                 let metric = &action.action.metrics()[*index];
-                f(
-                    action.action.metric_name(metric).to_owned(),
-                    &metric.stored,
-                    &metric.instances,
-                )
+                f(&metric.stored, &metric.instances)
             }
-            Source::Correlation(action, index, ids) => {
+            Source::Correlation(_, _, ids) => f(&MetricValue::None, ids),
+        }
+    }
+
+    /// The metric's name (`NAME:correlation_ids` for the correlation ids of one).
+    fn name_string(&self) -> String {
+        match &self.source {
+            Source::Stored(action, index) => action
+                .action
+                .metric_name(&action.action.metrics()[*index])
+                .to_owned(),
+            Source::Correlation(action, index, _) => {
                 let name = action.action.metric_name(&action.action.metrics()[*index]);
-                f(format!("{name}:correlation_ids"), &MetricValue::None, ids)
+                format!("{name}:correlation_ids")
             }
         }
     }
 
     fn value_at(&self, instance: Option<usize>) -> PyResult<MetricValue> {
-        self.with(|name, stored, instances| {
+        self.with(|stored, instances| {
             nvrules::value_at(stored, instances, instance).ok_or_else(|| {
                 PyIndexError::new_err(format!(
-                    "instance {} out of range: metric {name} has {} instances",
+                    "instance {} out of range: metric {} has {} instances",
                     instance.unwrap_or(0),
+                    self.name_string(),
                     instances.len()
                 ))
             })
@@ -87,7 +97,7 @@ fn code_or_none(code: i64, none: i64) -> Option<i64> {
 impl IMetric {
     /// The metric's name.
     fn name(&self) -> String {
-        self.with(|name, _, _| name)
+        self.name_string()
     }
 
     fn __str__(&self) -> String {
@@ -101,10 +111,11 @@ impl IMetric {
     /// The `ValueKind_*` of the value (or of instance `instance`).
     #[pyo3(signature = (instance = None))]
     fn kind(&self, instance: Option<usize>) -> PyResult<i64> {
-        self.value_at(instance)?;
-        Ok(self
-            .with(|_, stored, instances| nvrules::kind_at(stored, instances, instance))
-            .map_or(value_kind::UNKNOWN, nvrules::kind_code))
+        match self.with(|stored, instances| nvrules::kind_at(stored, instances, instance)) {
+            Some(kind) => Ok(nvrules::kind_code(kind)),
+            // Out of range: the same error as `value()`.
+            None => self.value_at(instance).map(|_| value_kind::UNKNOWN),
+        }
     }
 
     /// The value (or instance `instance`'s) as the Python type of its kind: `str`, `float`
@@ -154,12 +165,12 @@ impl IMetric {
 
     /// How many instance values the metric has.
     fn num_instances(&self) -> usize {
-        self.with(|_, _, instances| instances.len())
+        self.with(|_, instances| instances.len())
     }
 
     /// Whether any instance has a correlation id.
     fn has_correlation_ids(&self) -> bool {
-        self.with(|_, _, instances| instances.iter().any(|i| i.correlation_id.is_some()))
+        self.with(|_, instances| instances.iter().any(|i| i.correlation_id.is_some()))
     }
 
     /// Pickles as the report's path, the result's index and the metric's name.
@@ -191,7 +202,7 @@ impl IMetric {
                 (action.clone(), *index)
             }
         };
-        let ids = self.with(|_, _, instances| nvrules::correlation_instances(instances));
+        let ids = self.with(|_, instances| nvrules::correlation_instances(instances));
         IMetric {
             source: Source::Correlation(action, index, Arc::new(ids)),
         }
@@ -223,18 +234,18 @@ impl IMetric {
 
     /// The `MetricType_*`, inferred from the name.
     fn metric_type(&self) -> i64 {
-        self.with(|name, _, _| nvrules::infer_metric_type(&name))
+        nvrules::infer_metric_type(&self.name_string())
     }
 
     /// The `MetricSubtype_*`, inferred from the name (`None` for none).
     fn metric_subtype(&self) -> Option<i64> {
-        let code = self.with(|name, _, _| nvrules::infer_subtype(&name));
+        let code = nvrules::infer_subtype(&self.name_string());
         code_or_none(code, metric_subtype::NONE)
     }
 
     /// The `RollupOperation_*`, inferred from the name (`None` for none).
     fn rollup_operation(&self) -> Option<i64> {
-        let code = self.with(|name, _, _| nvrules::infer_rollup(&name));
+        let code = nvrules::infer_rollup(&self.name_string());
         code_or_none(code, rollup::NONE)
     }
 }

@@ -1,8 +1,12 @@
 //! One opened report shared by every object made from it: the file is indexed when opened
-//! and each result decoded the first time something asks for it, then kept.
+//! and each result decoded when something asks for it, then kept while a Python object holds
+//! it (a script that walks a 2 GB report holds a few results at a time, not the report). A
+//! script that walks the results in order has the next ones decoded ahead of it on helper
+//! threads ([`ReadAhead`]), so that decoding overlaps the script's own work.
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use pyo3::PyErr;
@@ -31,9 +35,95 @@ pub(crate) struct ResultData {
     labels: OnceLock<HashMap<String, String>>,
     /// The embedded sections, decoded on first use (or why they could not be).
     sections: OnceLock<Result<Arc<Vec<ProfilerSection>>, String>>,
+    /// Each metric's index by the hash of its name ([`name_hash`]), made when the result is
+    /// decoded (often on a read-ahead thread): `metric_by_name` in O(1).
+    by_hash: rustc_hash::FxHashMap<u64, u32>,
+    /// The report's strings as Python strings, made once per report ([`NameCache`]).
+    pub names: NameCache,
+}
+
+/// The report's strings (metric names) as Python `str` objects, each made on first use and
+/// shared by every result: `metric_names()` of 2,000 results then makes 1,164 strings, not
+/// 2.3 million.
+#[derive(Clone)]
+pub(crate) struct NameCache(Arc<Vec<pyo3::sync::PyOnceLock<pyo3::Py<pyo3::types::PyString>>>>);
+
+impl NameCache {
+    fn new(strings: usize) -> NameCache {
+        NameCache(Arc::new(
+            (0..strings)
+                .map(|_| pyo3::sync::PyOnceLock::new())
+                .collect(),
+        ))
+    }
+
+    /// String `id` as a Python `str` (`text` is its text), made on first use.
+    pub fn get<'py>(
+        &self,
+        py: pyo3::Python<'py>,
+        id: u32,
+        text: &str,
+    ) -> pyo3::Bound<'py, pyo3::types::PyString> {
+        use pyo3::types::PyString;
+        match self.0.get(id as usize) {
+            Some(cell) => cell
+                .get_or_init(py, || PyString::new(py, text).unbind())
+                .clone_ref(py)
+                .into_bound(py),
+            None => PyString::new(py, text),
+        }
+    }
+}
+
+impl std::fmt::Debug for NameCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NameCache({} strings)", self.0.len())
+    }
+}
+
+/// The hash [`ResultData::metric_index`] looks names up by.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    name.hash(&mut h);
+    h.finish()
 }
 
 impl ResultData {
+    fn new(action: Action, report: &Arc<Report>, names: NameCache) -> ResultData {
+        let metrics = action.metrics();
+        let mut by_hash = rustc_hash::FxHashMap::default();
+        by_hash.reserve(metrics.len());
+        for (i, m) in metrics.iter().enumerate() {
+            if let Ok(i) = u32::try_from(i) {
+                by_hash.insert(name_hash(action.metric_name(m)), i);
+            }
+        }
+        ResultData {
+            action,
+            path: Arc::from(report.path()),
+            report: Arc::clone(report),
+            source: SourceState::default(),
+            units: OnceLock::new(),
+            sections: OnceLock::new(),
+            labels: OnceLock::new(),
+            details: OnceLock::new(),
+            by_hash,
+            names,
+        }
+    }
+
+    /// The index of metric `name` among the result's metrics.
+    pub fn metric_index(&self, name: &str) -> Option<usize> {
+        let metrics = self.action.metrics();
+        match self.by_hash.get(&name_hash(name)) {
+            Some(&i) if self.action.metric_name(&metrics[i as usize]) == name => Some(i as usize),
+            // Two names of one hash: the other one was kept.
+            Some(_) => self.action.metric_index(name),
+            None => None,
+        }
+    }
+
     /// The unit of metric `name` (a unit the result's sections set wins over the inferred one).
     pub fn unit(&self, name: &str) -> String {
         self.units
@@ -99,7 +189,39 @@ impl ResultData {
 #[derive(Debug)]
 pub(crate) struct ReportHandle {
     pub report: Arc<Report>,
-    actions: Vec<OnceLock<Result<Arc<ResultData>, String>>>,
+    /// Each result while something holds it (or why it does not decode).
+    actions: Vec<std::sync::Mutex<Slot>>,
+    /// The results decoded ahead, held until the script reaches them: result `i` in
+    /// `held[i % held.len()]`, replaced as the window moves on.
+    held: Vec<std::sync::Mutex<Option<Arc<ResultData>>>>,
+    ahead: ReadAhead,
+    names: NameCache,
+}
+
+/// A result's slot: the decoded result while it is alive, or why it does not decode.
+#[derive(Debug, Default)]
+struct Slot {
+    alive: std::sync::Weak<ResultData>,
+    error: Option<String>,
+}
+
+/// How many results past the last one asked for are decoded ahead.
+const READ_AHEAD: usize = 16;
+
+/// Decoding ahead of a script that reads results in order: when result `i` is asked for right
+/// after result `i - 1`, helper threads (one per spare core, at most 4) decode the results up to
+/// `i + READ_AHEAD` that nobody has yet. A result being decoded by a helper when the script
+/// asks for it is waited for, never decoded twice (`OnceLock`). Random access starts nothing.
+#[derive(Debug, Default)]
+struct ReadAhead {
+    /// The last result asked for, plus one (0: none yet).
+    last: AtomicUsize,
+    /// The next result a helper takes.
+    next: AtomicUsize,
+    /// Helpers decode results below this.
+    until: AtomicUsize,
+    /// Helpers running.
+    running: AtomicUsize,
 }
 
 impl ReportHandle {
@@ -113,10 +235,17 @@ impl ReportHandle {
             )));
         }
         let report = Report::open(path).map_err(|e| read_error(&e))?;
-        let actions = (0..report.num_actions()).map(|_| OnceLock::new()).collect();
+        let actions = (0..report.num_actions())
+            .map(|_| Default::default())
+            .collect();
+        let held = (0..2 * READ_AHEAD).map(|_| Default::default()).collect();
+        let names = NameCache::new(report.strings().len());
         Ok(Arc::new(ReportHandle {
             report: Arc::new(report),
             actions,
+            held,
+            ahead: ReadAhead::default(),
+            names,
         }))
     }
 
@@ -125,33 +254,89 @@ impl ReportHandle {
         self.actions.len()
     }
 
-    /// Result `index`, decoded on first use.
-    pub fn action(&self, index: usize) -> Result<Arc<ResultData>, PyErr> {
-        let slot = self.actions.get(index).ok_or_else(|| {
-            PyIndexError::new_err(format!(
+    /// Result `index`, decoded on first use (and, when the results are read in order, the
+    /// next ones decoded ahead).
+    pub fn action(self: &Arc<Self>, index: usize) -> Result<Arc<ResultData>, PyErr> {
+        if index >= self.actions.len() {
+            return Err(PyIndexError::new_err(format!(
                 "result {index} out of range: the report holds {}",
                 self.actions.len()
-            ))
-        })?;
-        slot.get_or_init(|| {
-            self.report
-                .action(index)
-                .map(|action| {
-                    Arc::new(ResultData {
-                        action,
-                        path: Arc::from(self.report.path()),
-                        report: self.report.clone(),
-                        source: SourceState::default(),
-                        units: OnceLock::new(),
-                        sections: OnceLock::new(),
-                        labels: OnceLock::new(),
-                        details: OnceLock::new(),
-                    })
-                })
-                .map_err(|e| e.to_string())
-        })
-        .clone()
-        .map_err(PyValueError::new_err)
+            )));
+        }
+        if self.ahead.last.swap(index + 1, Ordering::Relaxed) == index {
+            self.read_ahead(index + 1);
+        }
+        self.decode(index)
+    }
+
+    /// Has helpers decode the results from `from` to `from + READ_AHEAD`.
+    fn read_ahead(self: &Arc<Self>, from: usize) {
+        let until = (from + READ_AHEAD).min(self.actions.len());
+        self.ahead.until.fetch_max(until, Ordering::Relaxed);
+        self.ahead.next.fetch_max(from, Ordering::Relaxed);
+        let helpers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get().saturating_sub(1))
+            .clamp(1, 4);
+        while self.ahead.running.load(Ordering::Acquire) < helpers {
+            self.ahead.running.fetch_add(1, Ordering::AcqRel);
+            let handle = Arc::clone(self);
+            let spawned = std::thread::Builder::new()
+                .name("sightline-read-ahead".into())
+                .spawn(move || handle.help());
+            if spawned.is_err() {
+                self.ahead.running.fetch_sub(1, Ordering::AcqRel);
+                break;
+            }
+        }
+    }
+
+    /// A helper's loop: decodes the next result nobody took until the window is done.
+    fn help(&self) {
+        loop {
+            let index = self.ahead.next.fetch_add(1, Ordering::AcqRel);
+            if index >= self.ahead.until.load(Ordering::Acquire) {
+                // Undo the overshoot so that a later window starts where this one ended.
+                self.ahead.next.fetch_min(index, Ordering::AcqRel);
+                self.ahead.running.fetch_sub(1, Ordering::AcqRel);
+                return;
+            }
+            if let Ok(data) = self.decode(index) {
+                self.hold(index, data);
+            }
+        }
+    }
+
+    /// Result `index` (in range), decoded on first use.
+    fn decode(&self, index: usize) -> Result<Arc<ResultData>, PyErr> {
+        // The slot's lock is held while decoding: a second asker waits for the first's result.
+        let mut slot = self.actions[index]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(alive) = slot.alive.upgrade() {
+            return Ok(alive);
+        }
+        if let Some(error) = &slot.error {
+            return Err(PyValueError::new_err(error.clone()));
+        }
+        match self.report.action(index) {
+            Ok(action) => {
+                let data = Arc::new(ResultData::new(action, &self.report, self.names.clone()));
+                slot.alive = Arc::downgrade(&data);
+                Ok(data)
+            }
+            Err(e) => {
+                slot.error = Some(e.to_string());
+                Err(PyValueError::new_err(e.to_string()))
+            }
+        }
+    }
+
+    /// Keeps result `index`, decoded ahead, alive until the script reaches it.
+    fn hold(&self, index: usize, data: Arc<ResultData>) {
+        let mut held = self.held[index % self.held.len()]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *held = Some(data);
     }
 }
 

@@ -45,7 +45,7 @@ impl ISection {
     fn metrics<'py>(&self, py: Python<'py>, names: &[&str]) -> PyResult<Bound<'py, PyTuple>> {
         let metrics: Vec<IMetric> = names
             .iter()
-            .filter_map(|name| self.action.action.metric_index(name))
+            .filter_map(|name| self.action.metric_index(name))
             .map(|index| IMetric::stored(self.action.clone(), index))
             .collect();
         PyTuple::new(py, metrics)

@@ -312,25 +312,39 @@ impl Action {
 /// Indices of `metrics` sorted by name, each name once (for duplicates the last entry wins).
 /// Names are ranked once per distinct string-table id, so sorting compares integers.
 fn sorted_by_name(metrics: &[Metric], strings: &[String]) -> Vec<u32> {
+    // The distinct name ids, sorted by id (to look a name id's rank up by binary search, no
+    // hashing: this runs once per decoded result, on ~1,000 metrics).
     let mut ids: Vec<u32> = metrics.iter().map(|m| m.name_id).collect();
     ids.sort_unstable();
     ids.dedup();
-    ids.sort_by(|&a, &b| strings[a as usize].cmp(&strings[b as usize]));
-    let mut rank = std::collections::HashMap::with_capacity(ids.len());
+    let text = |id: u32| strings.get(id as usize).map_or("", String::as_str);
+    let mut by_text = ids.clone();
+    by_text.sort_by(|&a, &b| text(a).cmp(text(b)));
+    // Equal names under different ids share a rank.
+    let mut rank_at = vec![0u32; ids.len()];
     let mut previous: Option<&str> = None;
     let mut current = 0u32;
-    for (position, &id) in ids.iter().enumerate() {
-        let name = strings[id as usize].as_str();
+    for (position, &id) in by_text.iter().enumerate() {
+        let name = text(id);
         if previous != Some(name) {
             current = index_u32(position);
             previous = Some(name);
         }
-        rank.insert(id, current);
+        if let Ok(slot) = ids.binary_search(&id) {
+            rank_at[slot] = current;
+        }
     }
-    let rank_of = |i: u32| rank.get(&metrics[i as usize].name_id).copied().unwrap_or(0);
+    let ranks: Vec<u32> = metrics
+        .iter()
+        .map(|m| {
+            ids.binary_search(&m.name_id)
+                .map_or(0, |slot| rank_at[slot])
+        })
+        .collect();
     let mut by_name: Vec<u32> = (0..index_u32(metrics.len())).collect();
-    by_name.sort_by_key(|&i| (rank_of(i), std::cmp::Reverse(i)));
-    by_name.dedup_by(|later, earlier| rank_of(*later) == rank_of(*earlier));
+    // The last metric of a name wins, as before: keys are unique, so unstable is stable here.
+    by_name.sort_unstable_by_key(|&i| (ranks[i as usize], std::cmp::Reverse(i)));
+    by_name.dedup_by(|later, earlier| ranks[*later as usize] == ranks[*earlier as usize]);
     by_name
 }
 
