@@ -136,7 +136,84 @@ fn compare_set(oracle: &Path, exports: &[PathBuf]) -> usize {
                 assert!(same_row(g, w, &loose), "{at} row {k}:\n{g:?}\n{w:?}");
             }
             compared += want.len() - 1;
+            let stem = file.trim_end_matches(".csv");
+            same_parquet(
+                &dir.join(format!("{stem}.parquet")),
+                &out.path().join(format!("{stem}.parquet")),
+                &rows(&std::fs::read_to_string(out.path().join(file)).unwrap()),
+            );
         }
     }
     compared
+}
+
+/// Our Parquet file has NVIDIA's schema (column names, order and types: the key column last,
+/// as pandas stores its index) and pandas' index, and holds our CSV's rows.
+fn same_parquet(nvidia: &Path, ours: &Path, csv: &[Vec<String>]) {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let open = |p: &Path| SerializedFileReader::new(std::fs::File::open(p).unwrap()).unwrap();
+    let (want, got) = (open(nvidia), open(ours));
+    let schema = |r: &SerializedFileReader<std::fs::File>| -> Vec<String> {
+        let descr = r.metadata().file_metadata().schema_descr_ptr();
+        descr
+            .columns()
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {:?} {:?}",
+                    c.name(),
+                    c.physical_type(),
+                    c.logical_type_ref()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(schema(&got), schema(&want), "{}: schema", ours.display());
+    let pandas = |r: &SerializedFileReader<std::fs::File>| -> serde_json::Value {
+        let kv = r
+            .metadata()
+            .file_metadata()
+            .key_value_metadata()
+            .cloned()
+            .unwrap_or_default();
+        let text = kv
+            .iter()
+            .find(|k| k.key == "pandas")
+            .and_then(|k| k.value.clone())
+            .unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["index_columns"].clone()
+    };
+    assert_eq!(
+        pandas(&got),
+        pandas(&want),
+        "{}: pandas index",
+        ours.display()
+    );
+    let rows: Vec<Vec<Field>> = got
+        .get_row_iter(None)
+        .unwrap()
+        .map(|r| {
+            r.unwrap()
+                .get_column_iter()
+                .map(|(_, f)| f.clone())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len() + 1, csv.len(), "{}: rows", ours.display());
+    for (row, cells) in rows.iter().zip(&csv[1..]) {
+        // The CSV's key column is first; the file's last.
+        let mut cells = cells.clone();
+        cells.rotate_left(1);
+        for (field, cell) in row.iter().zip(&cells) {
+            let same = match field {
+                Field::Null => cell.is_empty(),
+                Field::Long(v) => cell.parse::<i64>() == Ok(*v),
+                Field::Double(v) => cell.parse::<f64>() == Ok(*v),
+                Field::Str(s) => s == cell,
+                _ => false,
+            };
+            assert!(same, "{}: {field:?} against {cell:?}", ours.display());
+        }
+    }
 }

@@ -40,12 +40,22 @@ pub enum ParquetWriteError {
 
 /// Writes `table` to `path` (replacing it).
 pub fn write_parquet(table: &ColumnTable, path: &Path) -> Result<(), ParquetWriteError> {
+    write_parquet_with(table, path, Vec::new())
+}
+
+/// Writes `table` to `path` (replacing it) with `metadata` as the file's key-value metadata
+/// (pandas' `pandas` key, for instance).
+pub fn write_parquet_with(
+    table: &ColumnTable,
+    path: &Path,
+    metadata: Vec<(String, String)>,
+) -> Result<(), ParquetWriteError> {
     let file = std::fs::File::create(path).map_err(|source| ParquetWriteError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     let out = std::io::BufWriter::new(file);
-    write_to(table, out).map_err(|e| ParquetWriteError::Parquet {
+    write_to_with(table, out, metadata).map_err(|e| ParquetWriteError::Parquet {
         path: path.to_path_buf(),
         detail: e.to_string(),
     })
@@ -55,6 +65,15 @@ pub fn write_parquet(table: &ColumnTable, path: &Path) -> Result<(), ParquetWrit
 pub fn write_to<W: std::io::Write + Send>(
     table: &ColumnTable,
     out: W,
+) -> Result<(), parquet::errors::ParquetError> {
+    write_to_with(table, out, Vec::new())
+}
+
+/// Writes `table` as Parquet to `out`, with `metadata` as key-value metadata.
+pub fn write_to_with<W: std::io::Write + Send>(
+    table: &ColumnTable,
+    out: W,
+    metadata: Vec<(String, String)>,
 ) -> Result<(), parquet::errors::ParquetError> {
     let fields = table
         .columns
@@ -67,6 +86,12 @@ pub fn write_to<W: std::io::Write + Send>(
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_created_by(format!("Sightline {}", env!("CARGO_PKG_VERSION")))
+        .set_key_value_metadata((!metadata.is_empty()).then(|| {
+            metadata
+                .into_iter()
+                .map(|(k, v)| parquet::file::metadata::KeyValue::new(k, v))
+                .collect()
+        }))
         .build();
     let mut writer = SerializedFileWriter::new(out, Arc::new(schema), Arc::new(props))?;
     let mut from = 0;

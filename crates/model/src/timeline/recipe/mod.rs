@@ -8,6 +8,7 @@
 //! time), each reduced to its per-group statistics before the next is read, so memory holds one
 //! file's values per worker and the small per-file rows; the rows are combined at the end.
 
+pub mod parquet;
 pub mod stats;
 
 use std::path::{Path, PathBuf};
@@ -306,27 +307,25 @@ impl RecipeResult {
         cells
     }
 
-    /// `rank_stats.csv`: every file's rows, files in input order.
-    pub fn rank_csv(&self) -> String {
-        let mut out = Vec::new();
-        let _ = csv_line(&mut out, self.header(&["File"]).into_iter());
-        for (i, rows) in self.ranks.iter().enumerate() {
-            let grand: i128 = rows.iter().map(|r| r.summary.total).sum();
+    /// `rank_stats`' header and rows (cells as the CSV writes them): every file's rows, files
+    /// in input order.
+    pub fn rank_rows(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
+        let mut rows = Vec::new();
+        for (i, ranks) in self.ranks.iter().enumerate() {
+            let grand: i128 = ranks.iter().map(|r| r.summary.total).sum();
             let stem = self.stem(i);
-            for r in rows {
+            for r in ranks {
                 let mut cells = vec![r.name.clone()];
                 cells.extend(self.rank_cells(r, grand));
                 cells.push(stem.clone());
-                let _ = csv_line(&mut out, cells.iter().map(String::as_str));
+                rows.push(cells);
             }
         }
-        String::from_utf8_lossy(&out).into_owned()
+        (self.header(&["File"]), rows)
     }
 
-    /// `all_stats.csv`: the groups across files.
-    pub fn all_csv(&self) -> String {
-        let mut out = Vec::new();
-        let _ = csv_line(&mut out, self.header(&["Min File", "Max File"]).into_iter());
+    /// `all_stats`' header and rows: the groups across files.
+    pub fn all_rows(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
         let grand: i128 = self.all.iter().map(|a| a.total).sum();
         let files = |list: &[usize]| {
             list.iter()
@@ -334,29 +333,66 @@ impl RecipeResult {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        for a in &self.all {
-            let mut cells = vec![a.name.clone()];
-            cells.extend(self.all_cells(a, grand));
-            cells.push(files(&a.min_files));
-            cells.push(files(&a.max_files));
-            let _ = csv_line(&mut out, cells.iter().map(String::as_str));
-        }
-        String::from_utf8_lossy(&out).into_owned()
+        let rows = self
+            .all
+            .iter()
+            .map(|a| {
+                let mut cells = vec![a.name.clone()];
+                cells.extend(self.all_cells(a, grand));
+                cells.push(files(&a.min_files));
+                cells.push(files(&a.max_files));
+                cells
+            })
+            .collect();
+        (self.header(&["Min File", "Max File"]), rows)
     }
 
-    /// Writes the recipe's tables into `dir` (created when missing): `rank_stats.csv` and
-    /// `all_stats.csv`; returns the files written.
-    pub fn write(&self, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-        std::fs::create_dir_all(dir)?;
+    /// `rank_stats.csv`.
+    pub fn rank_csv(&self) -> String {
+        csv_text(self.rank_rows())
+    }
+
+    /// `all_stats.csv`.
+    pub fn all_csv(&self) -> String {
+        csv_text(self.all_rows())
+    }
+
+    /// Writes the recipe's tables into `dir` (created when missing) as NVIDIA's recipe does:
+    /// `all_stats.csv`, `all_stats.parquet`, `rank_stats.csv` and `rank_stats.parquet` (the
+    /// Parquet files as pandas writes the recipe's data frames: [`parquet`]); returns the files
+    /// written.
+    pub fn write(
+        &self,
+        dir: &Path,
+    ) -> Result<Vec<PathBuf>, crate::columnar::parquet::ParquetWriteError> {
+        let io = |path: &Path, source| crate::columnar::parquet::ParquetWriteError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         let mut written = Vec::new();
-        for (name, text) in [
-            ("all_stats.csv", self.all_csv()),
-            ("rank_stats.csv", self.rank_csv()),
+        for (name, (header, rows)) in [
+            ("all_stats", self.all_rows()),
+            ("rank_stats", self.rank_rows()),
         ] {
-            let path = dir.join(name);
-            std::fs::write(&path, text)?;
-            written.push(path);
+            let csv = dir.join(format!("{name}.csv"));
+            std::fs::write(&csv, csv_text((header.clone(), rows.clone())))
+                .map_err(|e| io(&csv, e))?;
+            written.push(csv);
+            let pq = dir.join(format!("{name}.parquet"));
+            parquet::write(name, &header, &rows, &pq)?;
+            written.push(pq);
         }
         Ok(written)
     }
+}
+
+/// A table's CSV text: the header, then the rows.
+fn csv_text((header, rows): (Vec<&'static str>, Vec<Vec<String>>)) -> String {
+    let mut out = Vec::new();
+    let _ = csv_line(&mut out, header.into_iter());
+    for row in &rows {
+        let _ = csv_line(&mut out, row.iter().map(String::as_str));
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
