@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::{Column, ColumnBuilder, ColumnTable, Kind, Value, Values};
+use super::{Column, ColumnBuilder, ColumnTable, Kind, Value, Values, column_from_text};
 use crate::timeline::nsys::stats::{Cell, ReportTable};
 use crate::timeline::{EventId, Payload, Timeline, TrackId};
 
@@ -216,30 +216,7 @@ pub fn report_table(report: &ReportTable) -> ColumnTable {
 }
 
 fn report_column(header: &str, cells: &[Cell]) -> Column {
-    let numbers = || {
-        cells.iter().filter_map(|cell| match cell {
-            Cell::Number(s) if !s.is_empty() => Some(Some(s.as_str())),
-            Cell::Number(_) => None,
-            Cell::Text(_) => Some(None),
-        })
-    };
-    let numeric = numbers().all(|n| n.is_some_and(|s| s.parse::<f64>().is_ok()));
-    let integers = numeric && numbers().all(|n| n.is_some_and(|s| s.parse::<i64>().is_ok()));
-    let kind = match (numeric, integers) {
-        (true, true) => Kind::Int,
-        (true, false) => Kind::Float,
-        _ => Kind::Text,
-    };
-    let mut builder = ColumnBuilder::new(header, Some(kind));
-    for cell in cells {
-        let text = cell.as_str();
-        let value = match kind {
-            Kind::Int if !text.is_empty() => text.parse().map_or(Value::Null, Value::Int),
-            Kind::Float if !text.is_empty() => text.parse().map_or(Value::Null, Value::Float),
-            Kind::Text | Kind::Blob => Value::Text(text.as_bytes()),
-            _ => Value::Null,
-        };
-        builder.push(value);
-    }
-    builder.finish()
+    let text = cells.iter().any(|c| matches!(c, Cell::Text(_)));
+    let texts: Vec<&str> = cells.iter().map(Cell::as_str).collect();
+    column_from_text(header, &texts, text)
 }

@@ -164,6 +164,32 @@ impl ColumnTable {
     }
 }
 
+/// A column from cells of text (a report's, a CSV's): int64 when every non-empty cell is an
+/// integer, else double when every one is a number, else string (`text` forces string). Empty
+/// cells of a number column are null.
+pub fn column_from_text(name: &str, cells: &[&str], text: bool) -> Column {
+    let filled = || cells.iter().filter(|c| !c.is_empty());
+    let kind = if text {
+        Kind::Text
+    } else if filled().all(|c| c.parse::<i64>().is_ok()) {
+        Kind::Int
+    } else if filled().all(|c| c.parse::<f64>().is_ok()) {
+        Kind::Float
+    } else {
+        Kind::Text
+    };
+    let mut builder = ColumnBuilder::new(name, Some(kind));
+    for cell in cells {
+        builder.push(match kind {
+            Kind::Text | Kind::Blob => Value::Text(cell.as_bytes()),
+            _ if cell.is_empty() => Value::Null,
+            Kind::Int => cell.parse().map_or(Value::Null, Value::Int),
+            Kind::Float => cell.parse().map_or(Value::Null, Value::Float),
+        });
+    }
+    builder.finish()
+}
+
 /// One value handed to a [`ColumnBuilder`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value<'a> {

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::columnar::parquet::{ParquetWriteError, write_parquet_with};
-use crate::columnar::{Column, ColumnBuilder, ColumnTable, Kind, Value, Values};
+use crate::columnar::{Column, ColumnTable, Values, column_from_text};
 
 /// Writes the table `name` (`header`, `rows` as the CSV's cells; the first column the key) to
 /// `path`.
@@ -36,7 +36,7 @@ pub fn pandas_table(name: &str, header: &[&str], rows: &[Vec<String>]) -> Column
                 .iter()
                 .map(|r| r.get(c).map_or("", String::as_str))
                 .collect();
-            text_column(header[c], &cells, c == 0 || is_text_header(header[c]))
+            column_from_text(header[c], &cells, c == 0 || is_text_header(header[c]))
         })
         .collect();
     ColumnTable {
@@ -50,31 +50,6 @@ pub fn pandas_table(name: &str, header: &[&str], rows: &[Vec<String>]) -> Column
 /// The file columns, text whatever they hold.
 fn is_text_header(header: &str) -> bool {
     matches!(header, "File" | "Min File" | "Max File")
-}
-
-/// A column typed by its cells: int64 when every non-empty cell is an integer, else double
-/// when every one is a number, else string (`text` forces string). Empty cells are null.
-fn text_column(name: &str, cells: &[&str], text: bool) -> Column {
-    let filled = || cells.iter().filter(|c| !c.is_empty());
-    let kind = if text {
-        Kind::Text
-    } else if filled().all(|c| c.parse::<i64>().is_ok()) {
-        Kind::Int
-    } else if filled().all(|c| c.parse::<f64>().is_ok()) {
-        Kind::Float
-    } else {
-        Kind::Text
-    };
-    let mut builder = ColumnBuilder::new(name, Some(kind));
-    for cell in cells {
-        builder.push(match kind {
-            _ if cell.is_empty() && kind != Kind::Text => Value::Null,
-            Kind::Int => cell.parse().map_or(Value::Null, Value::Int),
-            Kind::Float => cell.parse().map_or(Value::Null, Value::Float),
-            _ => Value::Text(cell.as_bytes()),
-        });
-    }
-    builder.finish()
 }
 
 /// The `pandas` schema metadata of a data frame whose index is the table's last column.
