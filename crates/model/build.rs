@@ -64,9 +64,11 @@ fn write_bundled(
             .file_name()
             .and_then(|n| n.to_str())
             .ok_or("non-UTF-8 bundled file name")?;
+        // Relative to the crate at compile time, not an absolute path of the build script's
+        // run: a checkout that moved (or a target folder shared by worktrees) still compiles.
+        let relative = format!("/../../{folder}/{name}");
         code.push_str(&format!(
-            "    ({name:?}, include_str!({:?})),\n",
-            path.display().to_string()
+            "    ({name:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), {relative:?}))),\n"
         ));
     }
     code.push_str("];\n");

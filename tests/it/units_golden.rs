@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use sightline::ncu::infer_unit;
 
-const REQUIRED_AGREEMENT: f64 = 95.0;
+const REQUIRED_AGREEMENT: f64 = 99.7;
 
 /// Agreement counts for one file.
 #[derive(Default)]

@@ -1,9 +1,9 @@
 """Prints what ``IMetric`` answers beyond its values, for every metric of the first results of
 a report, as JSON: ``label()``, ``has_value()`` and ``has_value(kind)`` for every
-``ValueKind`` (and one past the last), ``rollup_operation()``. (``description()``,
-``metric_type()`` and ``metric_subtype()`` are left out: NVIDIA's module reads them from its
-metric library, which reports do not hold; Sightline infers the type and subtype from the
-name.)
+``ValueKind`` (and one past the last), ``rollup_operation()``, ``metric_subtype()`` and
+``metric_type()``. (``description()`` is left out: NVIDIA's module reads it from its metric
+library, which reports do not hold. The type is compared apart: NVIDIA's module gives OTHER
+for the metrics its library lacks.)
 
 Run with Sightline's module or NVIDIA's on ``sys.path``: both must print the same.
 Usage: metric_dump.py REPORT [--max-results N]
@@ -22,6 +22,8 @@ def metric_json(metric):
         "has_value": metric.has_value(),
         "has_value_of_kind": [metric.has_value(kind) for kind in range(8)],
         "rollup_operation": metric.rollup_operation(),
+        "metric_subtype": metric.metric_subtype(),
+        "metric_type": metric.metric_type(),
     }
 
 

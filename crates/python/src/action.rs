@@ -11,11 +11,12 @@ use sightline_model::ncu::nvrules::{self, name_base};
 
 use crate::report::ResultData;
 
-use crate::metric::IMetric;
+use crate::metric::{Form, IMetric};
 use crate::nvtx::INvtxState;
 use crate::rule::IRuleResult;
 use crate::section::ISection;
 use crate::source::{self, ISourceInfo};
+use crate::timelines::ITimelines;
 
 /// `ncu_report.IAction`: a result of the report.
 #[pyclass(module = "ncu_report", name = "IAction", frozen)]
@@ -37,14 +38,13 @@ impl IAction {
             .module(py, &self.action.report, &self.action.action)
     }
 
-    /// Metric `name` (its correlation ids when `correlation`) of this result, for unpickling.
-    pub(crate) fn restore_metric(&self, name: &str, correlation: bool) -> PyResult<IMetric> {
-        let metric = self.__getitem__(name)?;
-        Ok(if correlation {
-            metric.correlation_ids()
-        } else {
-            metric
-        })
+    /// Metric `name` of this result in form `form` ([`Form`]), for unpickling.
+    pub(crate) fn restore_metric(&self, name: &str, form: u8) -> PyResult<IMetric> {
+        let form = Form::of(form)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown metric form {form}")))?;
+        self.__getitem__(name)?
+            .in_form(form)
+            .ok_or_else(|| PyValueError::new_err(format!("metric '{name}' has no aligned form")))
     }
 }
 
@@ -154,6 +154,24 @@ impl IAction {
     /// `source_address` or `source_location`).
     fn source_markers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         source::source_markers(py, &self.action.action)
+    }
+
+    /// The result's timelines: what aligns its PM sampling metrics to the workload
+    /// (`ITimelines.aligned_metric`).
+    fn timelines(&self) -> ITimelines {
+        ITimelines::new(Arc::clone(&self.action))
+    }
+
+    /// The result's timed warp samples, as a list of dictionaries (`timestamp`, `pc`,
+    /// `stall_reason`, `not_issued`). The report format Sightline reads (NVIDIA's schema up
+    /// to 2024.1) has no field for them, and NVIDIA's reader returns none for any corpus
+    /// report (2020.2 to 2026.2): an empty list.
+    #[expect(
+        clippy::unused_self,
+        reason = "NVIDIA's method of a result; the reports' schema stores no timed samples"
+    )]
+    fn timed_warp_samples<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
+        PyList::empty(py)
     }
 
     /// Adds no metric and returns `None`, as NVIDIA's module does for the results of a loaded

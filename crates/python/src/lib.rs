@@ -20,6 +20,7 @@ mod report;
 mod rule;
 mod section;
 mod source;
+mod timelines;
 
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -70,18 +71,18 @@ fn _result(py: Python<'_>, path: PathBuf, index: usize) -> PyResult<action::IAct
     Ok(action::IAction::new(result))
 }
 
-/// Restores a pickled `IMetric`: metric `name` (its correlation ids when `correlation`) of
-/// result `index` of the report at `path`.
+/// Restores a pickled `IMetric`: metric `name` of result `index` of the report at `path`, in
+/// form `form` (the metric, its correlation ids, its aligned form or their ids).
 #[pyfunction]
 fn _metric(
     py: Python<'_>,
     path: PathBuf,
     index: usize,
     name: &str,
-    correlation: bool,
+    form: u8,
 ) -> PyResult<metric::IMetric> {
     let result = _result(py, path, index)?;
-    result.restore_metric(name, correlation)
+    result.restore_metric(name, form)
 }
 
 /// Restores a pickled `IRange`: the range of the report at `path`.
@@ -124,6 +125,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<context::IRange>()?;
     m.add_class::<action::IAction>()?;
     m.add_class::<metric::IMetric>()?;
+    m.add_class::<timelines::ITimelines>()?;
     m.add_class::<nvtx::INvtxState>()?;
     m.add_class::<nvtx::INvtxDomainInfo>()?;
     m.add_class::<nvtx::INvtxRange>()?;

@@ -17,8 +17,40 @@ use crate::report::ResultData;
 enum Source {
     /// A stored metric.
     Stored(Arc<ResultData>, usize),
-    /// The correlation ids of a stored metric, as a metric of their own.
-    Correlation(Arc<ResultData>, usize, Arc<Vec<Instance>>),
+    /// The correlation ids of a stored metric, as a metric of their own (`aligned`: of the
+    /// metric's aligned instances, whose ids have no unit).
+    Correlation(Arc<ResultData>, usize, Arc<Vec<Instance>>, bool),
+    /// A stored metric with its instances aligned to the workload
+    /// (`ITimelines.aligned_metric`).
+    Aligned(Arc<ResultData>, usize, Arc<Vec<Instance>>),
+}
+
+/// Which form of a stored metric an `IMetric` is (what a pickled one is restored as).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Form {
+    /// The metric itself.
+    Stored = 0,
+    /// Its correlation ids.
+    CorrelationIds = 1,
+    /// Its instances aligned to the workload.
+    Aligned = 2,
+    /// The correlation ids of its aligned instances.
+    AlignedCorrelationIds = 3,
+}
+
+impl Form {
+    /// The form of code `code` (`None` for an unknown code).
+    pub(crate) fn of(code: u8) -> Option<Form> {
+        [
+            Form::Stored,
+            Form::CorrelationIds,
+            Form::Aligned,
+            Form::AlignedCorrelationIds,
+        ]
+        .into_iter()
+        .find(|f| *f as u8 == code)
+    }
 }
 
 /// `ncu_report.IMetric`: a metric of a result.
@@ -44,22 +76,55 @@ impl IMetric {
                 let metric = &action.action.metrics()[*index];
                 f(&metric.stored, &metric.instances)
             }
-            Source::Correlation(_, _, ids) => f(&MetricValue::None, ids),
+            Source::Correlation(_, _, ids, _) => f(&MetricValue::None, ids),
+            // No sample kept: no value either, as NVIDIA's reader answers.
+            Source::Aligned(_, _, instances) if instances.is_empty() => f(&MetricValue::None, &[]),
+            Source::Aligned(action, index, instances) => {
+                f(&action.action.metrics()[*index].stored, instances)
+            }
         }
     }
 
-    /// The metric's name (`NAME:correlation_ids` for the correlation ids of one).
-    fn name_string(&self) -> String {
+    /// The result and the index of the stored metric this one is, or derives from.
+    fn stored_metric(&self) -> (&Arc<ResultData>, usize) {
         match &self.source {
-            Source::Stored(action, index) => action
-                .action
-                .metric_name(&action.action.metrics()[*index])
-                .to_owned(),
-            Source::Correlation(action, index, _) => {
-                let name = action.action.metric_name(&action.action.metrics()[*index]);
-                format!("{name}:correlation_ids")
-            }
+            Source::Stored(action, index)
+            | Source::Correlation(action, index, ..)
+            | Source::Aligned(action, index, _) => (action, *index),
         }
+    }
+
+    /// The metric's name (the stored metric's, also for its correlation ids and its aligned
+    /// form, as NVIDIA's reader names them).
+    fn name_string(&self) -> String {
+        let (action, index) = self.stored_metric();
+        action
+            .action
+            .metric_name(&action.action.metrics()[index])
+            .to_owned()
+    }
+
+    /// [`IMetric::aligned`] by the timelines of result `action`: `None` for a metric of another
+    /// result.
+    pub(crate) fn aligned_in(&self, action: &Arc<ResultData>) -> Option<IMetric> {
+        let (own, _) = self.stored_metric();
+        let same = Arc::ptr_eq(own, action)
+            || (own.path == action.path && own.action.index() == action.action.index());
+        same.then(|| self.aligned()).flatten()
+    }
+
+    /// This metric aligned to the workload (`ITimelines.aligned_metric`): `None` when it
+    /// cannot be aligned (see [`nvrules::Timelines::align`]).
+    pub(crate) fn aligned(&self) -> Option<IMetric> {
+        let Source::Stored(action, index) = &self.source else {
+            return None;
+        };
+        let metric = &action.action.metrics()[*index];
+        let name = action.action.metric_name(metric);
+        let instances = action.timelines().align(name, &metric.instances)?;
+        Some(IMetric {
+            source: Source::Aligned(Arc::clone(action), *index, Arc::new(instances)),
+        })
     }
 
     fn value_at(&self, instance: Option<usize>) -> PyResult<MetricValue> {
@@ -73,6 +138,33 @@ impl IMetric {
                 ))
             })
         })
+    }
+
+    /// The instances' correlation ids, as a metric whose instances they are (none for a
+    /// metric without instances).
+    pub(crate) fn correlation_metric(&self) -> IMetric {
+        let (action, index) = self.stored_metric();
+        let aligned = match &self.source {
+            Source::Stored(..) => false,
+            Source::Correlation(.., aligned) => *aligned,
+            Source::Aligned(..) => true,
+        };
+        let ids = self.with(|_, instances| nvrules::correlation_instances(instances));
+        IMetric {
+            source: Source::Correlation(Arc::clone(action), index, Arc::new(ids), aligned),
+        }
+    }
+
+    /// The metric in `form` (for unpickling; `None` when that form does not exist).
+    pub(crate) fn in_form(&self, form: Form) -> Option<IMetric> {
+        match form {
+            Form::Stored => Some(IMetric {
+                source: self.source.clone(),
+            }),
+            Form::CorrelationIds => Some(self.correlation_metric()),
+            Form::Aligned => self.aligned(),
+            Form::AlignedCorrelationIds => self.aligned().map(|m| m.correlation_metric()),
+        }
     }
 }
 
@@ -111,6 +203,14 @@ impl IMetric {
     /// The `ValueKind_*` of the value (or of instance `instance`).
     #[pyo3(signature = (instance = None))]
     fn kind(&self, instance: Option<usize>) -> PyResult<i64> {
+        // The aligned timestamps of a metric with a value of its own are of kind DOUBLE in
+        // NVIDIA's reader (their values stay integers); those of one without, UINT64.
+        if let (Source::Correlation(action, index, ids, true), None) = (&self.source, instance)
+            && !ids.is_empty()
+            && nvrules::has_stored_value(&action.action.metrics()[*index])
+        {
+            return Ok(value_kind::DOUBLE);
+        }
         match self.with(|stored, instances| nvrules::kind_at(stored, instances, instance)) {
             Some(kind) => Ok(nvrules::kind_code(kind)),
             // Out of range: the same error as `value()`.
@@ -158,6 +258,11 @@ impl IMetric {
                 Source::Stored(action, index) => {
                     nvrules::has_stored_value(&action.action.metrics()[*index])
                 }
+                // An aligned metric keeps the stored value, unless no sample was kept.
+                Source::Aligned(action, index, instances) => {
+                    !instances.is_empty()
+                        && nvrules::has_stored_value(&action.action.metrics()[*index])
+                }
                 Source::Correlation(..) => false,
             },
         })
@@ -173,39 +278,33 @@ impl IMetric {
         self.with(|_, instances| instances.iter().any(|i| i.correlation_id.is_some()))
     }
 
-    /// Pickles as the report's path, the result's index and the metric's name.
+    /// Pickles as the report's path, the result's index, the metric's name and its form
+    /// ([`Form`]).
     fn __reduce__<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<crate::Reduced<'py, (PathBuf, usize, String, bool)>> {
-        let (result, index, correlation) = match &self.source {
-            Source::Stored(result, index) => (result, *index, false),
-            Source::Correlation(result, index, _) => (result, *index, true),
+    ) -> PyResult<crate::Reduced<'py, (PathBuf, usize, String, u8)>> {
+        let (result, _) = self.stored_metric();
+        let form = match &self.source {
+            Source::Stored(..) => Form::Stored,
+            Source::Correlation(.., false) => Form::CorrelationIds,
+            Source::Aligned(..) => Form::Aligned,
+            Source::Correlation(.., true) => Form::AlignedCorrelationIds,
         };
-        let name = result
-            .action
-            .metric_name(&result.action.metrics()[index])
-            .to_owned();
         let arguments = (
             result.path.to_path_buf(),
             result.action.index(),
-            name,
-            correlation,
+            self.name_string(),
+            form as u8,
         );
         crate::reduce(py, "_metric", arguments)
     }
 
-    /// The instances' correlation ids, as a metric whose instances they are.
-    pub(crate) fn correlation_ids(&self) -> IMetric {
-        let (action, index) = match &self.source {
-            Source::Stored(action, index) | Source::Correlation(action, index, _) => {
-                (action.clone(), *index)
-            }
-        };
-        let ids = self.with(|_, instances| nvrules::correlation_instances(instances));
-        IMetric {
-            source: Source::Correlation(action, index, Arc::new(ids)),
-        }
+    /// The instances' correlation ids, as a metric whose instances they are (`None` when no
+    /// instance has one).
+    fn correlation_ids(&self) -> Option<IMetric> {
+        self.has_correlation_ids()
+            .then(|| self.correlation_metric())
     }
 
     /// The metric's unit as NVIDIA's reader gives it: set by a section of the result, or
@@ -213,8 +312,11 @@ impl IMetric {
     fn unit(&self) -> String {
         let name = self.name();
         match &self.source {
-            Source::Stored(result, _) => result.unit(&name),
-            Source::Correlation(..) => String::new(),
+            // The ids of a stored metric have its unit; those of an aligned one none.
+            Source::Stored(result, _)
+            | Source::Aligned(result, ..)
+            | Source::Correlation(result, _, _, false) => result.unit(&name),
+            Source::Correlation(.., true) => String::new(),
         }
     }
 
@@ -222,7 +324,7 @@ impl IMetric {
     /// order wins); empty when no section labels it.
     fn label(&self) -> String {
         match &self.source {
-            Source::Stored(result, _) => result.label(&self.name()),
+            Source::Stored(result, _) | Source::Aligned(result, ..) => result.label(&self.name()),
             Source::Correlation(..) => String::new(),
         }
     }

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use pyo3::PyErr;
 use pyo3::exceptions::{PyFileNotFoundError, PyIndexError, PyValueError};
-use sightline_model::ncu::nvrules::{MetricUnits, metric_labels};
+use sightline_model::ncu::nvrules::{MetricUnits, Timelines, metric_labels};
 use sightline_model::ncu::{Action, ReadError, Report};
 use sightline_model::proto::nv::profiler::ProfilerSection;
 use sightline_model::section::{DetailsSection, KernelDetails, SectionSet, resolve_action};
@@ -29,6 +29,8 @@ pub(crate) struct ResultData {
     /// The kernel's source module and disassembly, made on first use.
     pub source: SourceState,
     units: OnceLock<MetricUnits>,
+    /// The PM sampling timelines (pass groups, context switches), made on first use.
+    timelines: OnceLock<Timelines>,
     /// The Details page of the result from its embedded sections, resolved on first use.
     details: OnceLock<Option<KernelDetails>>,
     /// The labels the embedded sections give metrics, by name.
@@ -105,6 +107,7 @@ impl ResultData {
             report: Arc::clone(report),
             source: SourceState::default(),
             units: OnceLock::new(),
+            timelines: OnceLock::new(),
             sections: OnceLock::new(),
             labels: OnceLock::new(),
             details: OnceLock::new(),
@@ -130,6 +133,11 @@ impl ResultData {
             .get_or_init(|| MetricUnits::of(&self.action))
             .unit(name)
             .into_owned()
+    }
+
+    /// The result's PM sampling timelines (what `ITimelines.aligned_metric` aligns with).
+    pub fn timelines(&self) -> &Timelines {
+        self.timelines.get_or_init(|| Timelines::of(&self.action))
     }
 
     /// The label of metric `name` the result's sections give it (empty for none; sections

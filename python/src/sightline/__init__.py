@@ -18,6 +18,7 @@ from sightline._native import (  # noqa: F401
     IRuleResult,
     ISection,
     ISourceInfo,
+    ITimelines,
     __version__,
     load_report,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "IRuleResult",
     "ISection",
     "ISourceInfo",
+    "ITimelines",
     "load_report",
 ]
 

@@ -159,6 +159,11 @@ class IAction:
         the user's nvdisasm (``$SIGHTLINE_NVDISASM_PATH``, ``PATH``, ``$CUDA_HOME/bin``, the
         ``nvidia-cuda-nvdisasm`` wheels); empty without one."""
     def source_markers(self) -> Tuple[Dict[str, Any], ...]: ...
+    def timelines(self) -> ITimelines:
+        """What aligns the result's PM sampling metrics to the workload."""
+    def timed_warp_samples(self) -> List[Dict[str, Any]]:
+        """The timed warp samples (``timestamp``, ``pc``, ``stall_reason``, ``not_issued``):
+        none in the reports Sightline reads."""
     def add_metric(self, value_name: str) -> None:
         """Returns ``None``: the results of a loaded report stay as read (as NVIDIA's)."""
     def add_double_metric(self, value_name: str, value_kind: int, value: float) -> None: ...
@@ -171,6 +176,12 @@ class IAction:
     def __iter__(self) -> Iterator[str]: ...
 
 MetricValue = Union[str, int, float, None]
+
+class ITimelines:
+    def aligned_metric(self, metric: IMetric) -> Optional[IMetric]:
+        """``metric``'s samples taken while the profiled context ran, their timestamps shifted
+        to start with the first sample of the metric's pass; ``None`` when it cannot be
+        aligned (not a sampled metric of this result, or no timestamps)."""
 
 class IMetric:
     ValueKind_UNKNOWN: int
@@ -222,7 +233,8 @@ class IMetric:
         whether the metric's kind is that one (``ValueKind_ANY``: any but UNKNOWN)."""
     def num_instances(self) -> int: ...
     def has_correlation_ids(self) -> bool: ...
-    def correlation_ids(self) -> IMetric: ...
+    def correlation_ids(self) -> Optional[IMetric]:
+        """The instances' correlation ids as a metric (``None`` when there are none)."""
     def unit(self) -> str: ...
     def label(self) -> str: ...
     def description(self) -> str: ...

@@ -155,9 +155,10 @@ pub fn infer_unit(name: &str) -> Cow<'static, str> {
 /// The unit the Nsight Compute 2024.1 command line (`ncu --import R --csv`) prints for metric
 /// `name`, in the spelling of [`infer_unit`]. Its metric library differs from the Python
 /// reader's in a few families, each confirmed on the CLI oracle outputs of every corpus report
-/// (`notes/ncu-import-csv.md`, "Units of the 2024.1 CLI"):
+/// (`notes/ncu-import-csv.md`, "Units of the 2024.1 CLI"). Both take `pmsampling:X`'s unit
+/// from `X`, and a few units from the library where the name's words say otherwise
+/// (`library_counter_unit`). The CLI differs in these:
 ///
-/// - `pmsampling:X` has the unit of `X`;
 /// - L1TEX requests (`l1tex__t_requests*`, `sm__sass_l1tex_t_requests*`) count `request`;
 /// - branch targets have no unit, `branch_resolving` stall samples count `warp`;
 /// - the legacy `memory_*transactions*`, the older legacy `memory_*sectors*` (2021.1:
@@ -169,10 +170,6 @@ pub fn infer_unit(name: &str) -> Cow<'static, str> {
 /// - GH200's `lrc__` ratios and rates per second have the counter's unit (`sector`);
 /// - the tensor operation counters `sm__ops_path_*` have no unit but their rates keep the
 ///   slash (`/cycle`, `/second`, scaled as any rate: `/nsecond`);
-/// - a SASS count keyed by a type (`smsp__sass_*_type`) has no unit; CTAs
-///   (`sm__ctas_launched`) are `block`s;
-/// - `launch__cluster_max_active` counts `cluster`, `launch__cluster_max_potential_size`
-///   `block`; `*_interval_time` is in `ns`;
 /// - a peak rate per second (`X.peak_sustained_elapsed.per_second`) is a rate of `X` per
 ///   second;
 /// - a ratio over a unitless denominator keeps its slash (`derived__pct_occupancy_per_block_size`
@@ -201,10 +198,7 @@ fn infer(name: &str, dialect: Dialect) -> Unit {
     if let Some(inner) = name.strip_prefix("breakdown:") {
         return infer(inner, dialect);
     }
-    if let Some(inner) = name
-        .strip_prefix("pmsampling:")
-        .filter(|_| dialect == Dialect::Cli)
-    {
+    if let Some(inner) = name.strip_prefix("pmsampling:") {
         return infer(inner, dialect);
     }
     if name.starts_with("regex:") {
@@ -269,19 +263,8 @@ fn infer(name: &str, dialect: Dialect) -> Unit {
 /// The unit of a counter for the 2024.1 command line where it differs from the reader's
 /// (see [`infer_cli_unit`]), else `None`.
 fn cli_counter_unit(counter: &str, norm: &str) -> Option<Unit> {
-    const CLUSTER: Unit = Unit::new("cluster");
-    match counter {
-        "launch__cluster_max_active" => return Some(CLUSTER),
-        "launch__cluster_max_potential_size" => return Some(BLOCK),
-        _ if NEWER_THAN_CLI.contains(&counter) => return Some(NONE),
-        _ => {}
-    }
-    if has_word(norm, "sass") && norm.ends_with("_type") {
-        // A SASS-patched count keyed by a type (`..._memdesc_explicit_evict_type`).
+    if NEWER_THAN_CLI.contains(&counter) {
         return Some(NONE);
-    }
-    if has_word(norm, "interval_time") {
-        return Some(NSECOND);
     }
     if counter.starts_with("derived__memory_")
         || (!counter.contains("__")
@@ -290,6 +273,26 @@ fn cli_counter_unit(counter: &str, norm: &str) -> Option<Unit> {
                 || (has_word(norm, "sectors") && !has_word(norm, "theoretical"))))
     {
         return Some(BYTE);
+    }
+    None
+}
+
+/// The unit of a counter both NVIDIA's reader and the 2024.1 command line take from their
+/// metric library where the name's words say otherwise (checked on the corpus goldens of
+/// 2023.3 to 2025.1 reports), else `None`.
+fn library_counter_unit(counter: &str, norm: &str) -> Option<Unit> {
+    const CLUSTER: Unit = Unit::new("cluster");
+    match counter {
+        "launch__cluster_max_active" => return Some(CLUSTER),
+        "launch__cluster_max_potential_size" => return Some(BLOCK),
+        _ => {}
+    }
+    if has_word(norm, "sass") && norm.ends_with("_type") {
+        // A SASS-patched count keyed by a type (`..._memdesc_explicit_evict_type`).
+        return Some(NONE);
+    }
+    if has_word(norm, "interval_time") {
+        return Some(NSECOND);
     }
     None
 }
@@ -312,6 +315,9 @@ fn counter_unit(counter: &str, dialect: Dialect) -> Unit {
     if dialect == Dialect::Cli
         && let Some(unit) = cli_counter_unit(counter, &norm)
     {
+        return unit;
+    }
+    if let Some(unit) = library_counter_unit(counter, &norm) {
         return unit;
     }
     if !counter.contains("__") && counter.starts_with("memory_") {
@@ -367,9 +373,12 @@ fn ratio_unit(num: Unit, den: Unit, dialect: Dialect) -> Unit {
     }
 }
 
-/// Fragments the 2024.1 command line reads before [`FRAGMENTS`]: branch targets have no unit,
-/// CTAs are blocks.
-const CLI_FRAGMENTS: &[(&str, Unit)] = &[("branch_targets", NONE), ("ctas", BLOCK)];
+/// Fragments the 2024.1 command line reads before [`FRAGMENTS`]: branch targets have no unit.
+const CLI_FRAGMENTS: &[(&str, Unit)] = &[("branch_targets", NONE)];
+
+/// Fragments both dialects read before [`FRAGMENTS`]: CTAs are blocks (`sm__ctas_launched`,
+/// `gr__workids_granted_as_ctas`, the PM sampling `gr__ctas_launched_queue_sync`).
+const FIRST_FRAGMENTS: &[(&str, Unit)] = &[("ctas", BLOCK)];
 
 /// Fragments of [`FRAGMENTS`] the 2024.1 command line skips: `branch_resolving` stalls and
 /// L1TEX requests fall through to the later fragments (`warp`, `request`).
@@ -381,7 +390,8 @@ fn lookup(norm: &str, dialect: Dialect) -> Unit {
         .iter()
         .filter(|(fragment, _)| dialect == Dialect::Reader || !CLI_SKIPPED.contains(fragment));
     let cli = CLI_FRAGMENTS.iter().filter(|_| dialect == Dialect::Cli);
-    cli.chain(table)
+    cli.chain(FIRST_FRAGMENTS)
+        .chain(table)
         .find(|(fragment, _)| has_word(norm, fragment))
         .map_or(NONE, |&(_, unit)| unit)
 }

@@ -10,6 +10,7 @@ mod nvtx;
 pub mod nvtx_filter;
 mod report_consts;
 mod section;
+mod timelines;
 
 pub use action::{name_base_of, workload_code};
 pub use consts::{
@@ -27,3 +28,4 @@ pub use report_consts::{
     table_element_kind,
 };
 pub use section::{body_metric_names, header_metric_names, metric_labels};
+pub use timelines::Timelines;
