@@ -1,11 +1,12 @@
 //! Sightline's `ncu_report` against NVIDIA's: scripts in `tests/python/` that use only NVIDIA's
 //! documented interface run with both modules, and their outputs must be equal: the enums and
-//! constants (`constants_dump.py`), and on every corpus and fixture report the sections and
-//! rule results (`sections_dump.py`) and the source view (`source_dump.py`: source files,
-//! markers, and `source_info`/`ptx_by_pc`/`sass_by_pc` of the addresses the metrics correlate
-//! with; SASS where nvdisasm is found; PTX not of cubins linked from several units, where
-//! NVIDIA's module reads another unit's text depending on its memory layout, as the model's
-//! `ncu_source_oracle` test explains).
+//! constants (`constants_dump.py`), every other name the module shows (`compat_dump.py`:
+//! containers, value types, rule-system interfaces), and on every corpus and fixture report the
+//! sections and rule results (`sections_dump.py`), the timelines (`timelines_dump.py`) and the
+//! source view (`source_dump.py`: source files, markers, and `source_info`/`ptx_by_pc`/
+//! `sass_by_pc` of the addresses the metrics correlate with; SASS where nvdisasm is found; PTX
+//! not of cubins linked from several units, where NVIDIA's module reads another unit's text
+//! depending on its memory layout, as the model's `ncu_source_oracle` test explains).
 //!
 //! NVIDIA's module is found as the model's Source tests find it (`SIGHTLINE_NCU_ORACLE_PYTHON`,
 //! else `~/.cache/ncu-oracle-venv`, made by `../shared/tools/ncu-oracle/setup.sh`). Like
@@ -475,4 +476,19 @@ fn timelines_and_correlation_ids_equal_nvidias_on_every_report() {
         reports.len()
     );
     assert!(aligned > 0, "no aligned metric compared");
+}
+
+#[test]
+fn every_name_nvidias_module_shows_exists_and_behaves_as_nvidias() {
+    let Some(site) = site() else { return };
+    let Some(python) = oracle_python() else {
+        return;
+    };
+    let (ours, theirs) = both(site, &python, "compat_dump.py", &[]);
+    if let Some(diff) = first_difference(&ours, &theirs, "") {
+        panic!("compat_dump.py: {diff}");
+    }
+    let names = ours["names"].as_object().map_or(0, serde_json::Map::len);
+    eprintln!("{names} module-level names and their attributes equal NVIDIA's");
+    assert!(names > 80, "only {names} names compared");
 }

@@ -39,6 +39,14 @@ __all__ = [
     "load_report",
 ]
 
+# The rest of what NVIDIA's module shows: its C++ containers, the rule system's value types and
+# interfaces, and pathlib's Path (``sightline._compat``).
+from sightline import _compat  # noqa: E402
+
+for _name in _compat.NAMES:
+    globals()[_name] = getattr(_compat, _name)
+__all__ += list(_compat.NAMES)
+
 # NVIDIA's enums (``MsgType``, ``MarkerKind``, ``StallReason``... as ``IntEnum`` classes) and
 # module-level constants (``MsgType_OK``, ``StallReason_WAIT``...), made by the native module.
 for _name in _native._CONSTANTS:
