@@ -84,7 +84,48 @@ class SwigPyIterator:
     __hash__ = None
 
 
-class _Vector:
+class _Container:
+    """What NVIDIA's vectors and sets share: their elements in ``_items``, in order."""
+
+    _items = ()
+
+    def __len__(self):
+        return len(self._items)
+
+    def __bool__(self):
+        return bool(self._items)
+
+    __nonzero__ = __bool__
+
+    def size(self):
+        return len(self._items)
+
+    def empty(self):
+        return not self._items
+
+    def clear(self):
+        self._items.clear()
+
+    def swap(self, other):
+        self._items, other._items = other._items, self._items
+
+    def begin(self):
+        return SwigPyIterator._at(self._items, 0)
+
+    def end(self):
+        return SwigPyIterator._at(self._items, len(self._items))
+
+    def rbegin(self):
+        return SwigPyIterator._at(self._items, len(self._items) - 1, -1)
+
+    def rend(self):
+        return SwigPyIterator._at(self._items, -1, -1)
+
+    def iterator(self):
+        return self.begin()
+
+
+class _Vector(_Container):
     """A ``std::vector`` as NVIDIA's module gives it to Python."""
 
     _convert = staticmethod(lambda value: value)
@@ -102,8 +143,6 @@ class _Vector:
         else:
             raise TypeError("Wrong number or type of arguments for %s" % type(self).__name__)
 
-    def __len__(self):
-        return len(self._items)
 
     def __getitem__(self, index):
         if isinstance(index, slice):
@@ -146,22 +185,6 @@ class _Vector:
     def __repr__(self):
         return "<ncu_report.%s %r>" % (type(self).__name__, self._items)
 
-    def __bool__(self):
-        return bool(self._items)
-
-    __nonzero__ = __bool__
-
-    def size(self):
-        return len(self._items)
-
-    def empty(self):
-        return not self._items
-
-    def clear(self):
-        self._items.clear()
-
-    def swap(self, other):
-        self._items, other._items = other._items, self._items
 
     def front(self):
         return self._items[0]
@@ -203,21 +226,6 @@ class _Vector:
         stop = last._pos if isinstance(last, SwigPyIterator) else last
         del self._items[start:stop]
         return SwigPyIterator._at(self._items, start)
-
-    def begin(self):
-        return SwigPyIterator._at(self._items, 0)
-
-    def end(self):
-        return SwigPyIterator._at(self._items, len(self._items))
-
-    def rbegin(self):
-        return SwigPyIterator._at(self._items, len(self._items) - 1, -1)
-
-    def rend(self):
-        return SwigPyIterator._at(self._items, -1, -1)
-
-    def iterator(self):
-        return self.begin()
 
     def get_allocator(self):
         return None
@@ -280,7 +288,7 @@ vector_source_marker = _vector("vector_source_marker")
 vector_warp_timed_sample = _vector("vector_warp_timed_sample")
 
 
-class _Set:
+class _Set(_Container):
     """A ``std::set``: unique elements, iterated in order."""
 
     _convert = staticmethod(lambda value: value)
@@ -288,8 +296,6 @@ class _Set:
     def __init__(self, items=()):
         self._items = sorted({self._convert(v) for v in items})
 
-    def __len__(self):
-        return len(self._items)
 
     def __iter__(self):
         return iter(list(self._items))
@@ -301,10 +307,6 @@ class _Set:
     def __repr__(self):
         return "<ncu_report.%s %r>" % (type(self).__name__, self._items)
 
-    def __bool__(self):
-        return bool(self._items)
-
-    __nonzero__ = __bool__
 
     def add(self, value):
         value = self._convert(value)
@@ -343,33 +345,6 @@ class _Set:
 
     def equal_range(self, value):
         return self.lower_bound(value), self.upper_bound(value)
-
-    def size(self):
-        return len(self._items)
-
-    def empty(self):
-        return not self._items
-
-    def clear(self):
-        self._items.clear()
-
-    def swap(self, other):
-        self._items, other._items = other._items, self._items
-
-    def begin(self):
-        return SwigPyIterator._at(self._items, 0)
-
-    def end(self):
-        return SwigPyIterator._at(self._items, len(self._items))
-
-    def rbegin(self):
-        return SwigPyIterator._at(self._items, len(self._items) - 1, -1)
-
-    def rend(self):
-        return SwigPyIterator._at(self._items, -1, -1)
-
-    def iterator(self):
-        return self.begin()
 
 
 set_string = type("set_string", (_Set,), {"_convert": staticmethod(_typed("set_string", _string))})
