@@ -10,13 +10,22 @@ use clap::{Parser, Subcommand};
 use sightline::cli;
 use sightline::cli::common::SectionFolders;
 
+/// `sightline --version`: the package version and the commit built from (`0.1.0 (abc1234
+/// 2026-12-03)`; `SIGHTLINE_COMMIT` comes from build.rs, `unknown` when built without git).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("SIGHTLINE_COMMIT"),
+    ")"
+);
+
 /// Sightline: a fast viewer for GPU profiler reports.
 ///
 /// Without a subcommand, opens the desktop app with the given reports as tabs.
 #[derive(Parser)]
 #[command(
     name = "sightline",
-    version,
+    version = VERSION,
     about,
     args_conflicts_with_subcommands = true
 )]

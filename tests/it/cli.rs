@@ -131,3 +131,38 @@ fn dump_of_a_fixture_is_the_official_readers_text() {
     };
     assert_eq!(strip(&ours), strip(&golden));
 }
+
+/// `sightline --version`: the package version, then the commit in parentheses: its short hash
+/// (with `-dirty` when built from a changed tree) and date, the same as `git rev-parse` gives
+/// here when this is a git work tree, else `unknown` or what `SIGHTLINE_COMMIT` said at build.
+#[test]
+fn version_names_the_package_version_and_the_commit() {
+    let out = sightline(&["--version"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let prefix = format!("sightline {} (", env!("CARGO_PKG_VERSION"));
+    let commit = text
+        .strip_prefix(&prefix)
+        .and_then(|rest| rest.strip_suffix(")\n"))
+        .unwrap_or_else(|| panic!("not `{prefix}COMMIT)`: {text:?}"));
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_owned())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"]).map(std::path::PathBuf::from);
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    if top.is_some_and(|t| t.canonicalize().unwrap() == manifest.canonicalize().unwrap()) {
+        let (hash, date) = commit.split_once(' ').expect("hash and date");
+        let head = git(&["rev-parse", "--short=7", "HEAD"]).unwrap();
+        assert_eq!(hash.trim_end_matches("-dirty"), head, "{text:?}");
+        assert_eq!(date, git(&["log", "-1", "--format=%cs"]).unwrap());
+    } else {
+        assert!(!commit.is_empty(), "{text:?}");
+    }
+}
