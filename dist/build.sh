@@ -62,12 +62,12 @@ artifact_windows() {
     echo "$dist/$name.zip"
 }
 
-# Rewrites SHA256SUMS from the artifacts in $dist (every file but SHA256SUMS itself; the sums
-# are taken before the file is written, so it never lists itself).
+# Rewrites SHA256SUMS from the packages in $dist (.zip, .deb, .tar.gz: target/dist/ is also
+# cargo's folder of the `dist` profile, whose own files are not artifacts).
 write_sums() {
     local sums
-    sums=$(cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' |
-        LC_ALL=C sort | xargs -r sha256sum)
+    sums=$(cd "$dist" && find . -maxdepth 1 -type f \( -name '*.zip' -o -name '*.deb' -o \
+        -name '*.tar.gz' \) -printf '%P\n' | LC_ALL=C sort | xargs -r sha256sum)
     printf '%s\n' "$sums" >"$dist/SHA256SUMS"
     cat "$dist/SHA256SUMS"
 }
