@@ -104,7 +104,7 @@ enum Command {
     /// that row's occupancy charts (VGPRs, SGPRs, LDS, work-group size).
     Occupancy(cli::occupancy::OccupancyArgs),
     /// Install the desktop entry, report MIME types and icon for the current user, so that
-    /// double-clicking a report opens Sightline.
+    /// double-clicking a report opens Sightline (Windows: the file types in the user's registry).
     InstallDesktop(cli::desktop::InstallDesktopArgs),
     /// Remove what install-desktop installed.
     UninstallDesktop(cli::desktop::UninstallDesktopArgs),
@@ -174,6 +174,8 @@ fn launch_app(
 ) -> anyhow::Result<ExitCode> {
     let trace = std::env::var_os(sightline::app::sightline_app::STARTUP_TRACE_ENV)
         .is_some_and(|v| !v.is_empty() && v != "0");
+    #[cfg(windows)]
+    release_own_console();
     sightline::app::run(sightline::app::StartOptions {
         files,
         merge,
@@ -184,6 +186,35 @@ fn launch_app(
     // eframe's error is neither `Send` nor `Sync`: anyhow takes its message.
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Hides the console window Windows opened for this process alone, when the app was started
+/// from Explorer (a double-clicked report or shortcut).
+///
+/// sightline.exe is a console program (the default subsystem), not a GUI-subsystem one: the
+/// headless commands then behave as every command-line tool does on Windows: the command
+/// prompt and PowerShell wait for them, their exit code reaches `%ERRORLEVEL%`, and their
+/// output goes to the console, a pipe or a file (a GUI-subsystem program would have to attach
+/// to its parent's console, which the prompt does not wait for, so its output would mix with
+/// the next prompt). The cost is a console window that Windows opens when the app is started
+/// from Explorer; it is hidden here as the app starts (it shows for a moment). It is hidden, not
+/// freed: the standard handles stay valid, which the rule interpreter's `sys.stdout` needs
+/// (RustPython fails to start on handles a freed console left behind). Started from a terminal,
+/// the console is the terminal's and stays.
+#[cfg(windows)]
+fn release_own_console() {
+    use windows_sys::Win32::System::Console::{GetConsoleProcessList, GetConsoleWindow};
+    use windows_sys::Win32::UI::WindowsAndMessaging::{SW_HIDE, ShowWindow};
+    let mut processes = [0u32; 2];
+    // SAFETY: the call writes at most `processes.len()` ids into the array.
+    let attached = unsafe { GetConsoleProcessList(processes.as_mut_ptr(), 2) };
+    if attached == 1 {
+        // SAFETY: GetConsoleWindow takes nothing; ShowWindow accepts a null window (and then
+        // does nothing) and only changes the console window's visibility.
+        unsafe {
+            ShowWindow(GetConsoleWindow(), SW_HIDE);
+        }
+    }
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

@@ -43,11 +43,12 @@ pub struct SourceArgs {
     pub json: bool,
     /// NVIDIA's disassembler, for the SASS text (a path that is no file: none). Without it, or
     /// when it cannot read the cubin's architecture, the first that can among those in
-    /// $SIGHTLINE_NVDISASM_PATH, on PATH, in $CUDA_HOME/bin and in nvidia-cuda-nvdisasm wheels.
+    /// $SIGHTLINE_NVDISASM_PATH, on PATH, in $CUDA_HOME/bin (on Windows also the CUDA toolkits in
+    /// Program Files) and in nvidia-cuda-nvdisasm wheels.
     #[arg(long, value_name = "PATH")]
     pub nvdisasm: Option<PathBuf>,
     /// Where nvdisasm's output is cached (default: the user's cache folder,
-    /// `$XDG_CACHE_HOME/sightline/nvdisasm`).
+    /// `$XDG_CACHE_HOME/sightline/nvdisasm`; `%LOCALAPPDATA%\Sightline\nvdisasm` on Windows).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
 }

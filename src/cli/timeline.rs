@@ -58,10 +58,30 @@ pub struct TimelineArgs {
 }
 
 /// Resident set size of this process (Linux `/proc/self/statm`, 4 KiB pages).
+#[cfg(not(windows))]
 fn rss_bytes() -> Option<u64> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096)
+}
+
+/// The working set of this process (Windows' resident memory), from `GetProcessMemoryInfo`.
+#[cfg(windows)]
+fn rss_bytes() -> Option<u64> {
+    use windows_sys::Win32::System::ProcessStatus::{
+        GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS,
+    };
+    use windows_sys::Win32::System::Threading::GetCurrentProcess;
+    let size = u32::try_from(std::mem::size_of::<PROCESS_MEMORY_COUNTERS>()).ok()?;
+    // SAFETY: all-zero is a valid PROCESS_MEMORY_COUNTERS (integers only); the call writes at
+    // most `size` bytes into it, and the pseudo handle of the current process needs no closing.
+    let ok = unsafe {
+        let mut counters: PROCESS_MEMORY_COUNTERS = std::mem::zeroed();
+        counters.cb = size;
+        (GetProcessMemoryInfo(GetCurrentProcess(), &mut counters, size) != 0)
+            .then_some(counters.WorkingSetSize)
+    };
+    ok.and_then(|bytes| u64::try_from(bytes).ok())
 }
 
 /// `K=NS` of `--offset`.

@@ -7,6 +7,7 @@
 pub mod codexl;
 pub mod desktop;
 pub mod document;
+pub mod file_types;
 pub mod gainsight;
 pub mod job;
 pub mod lifecycle;

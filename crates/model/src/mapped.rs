@@ -39,7 +39,9 @@ impl MappedFile {
         // process truncating or rewriting the file while it is mapped (reads of the lost pages
         // fault, rewritten pages change under the reader); a profile or log being rewritten
         // while it is open is outside every reader's contract, as for every memory-mapping
-        // viewer. Nothing here writes through the map.
+        // viewer. Nothing here writes through the map. (On Windows, `File::open` shares the
+        // file for reading, writing and deletion, so files other programs hold open are mapped
+        // too; while the view exists, Windows refuses to truncate the file instead.)
         let map = unsafe { memmap2::Mmap::map(file) }?;
         Ok(MappedFile {
             data: Data::Mapped(map),
@@ -101,7 +103,25 @@ impl MappedFile {
                 )
             };
         }
-        #[cfg(not(unix))]
+        #[cfg(windows)]
+        if let Data::Mapped(map) = &self.data
+            && range.end > range.start
+            && range.end <= map.len()
+        {
+            // Unlocking pages that are not locked takes them out of the working set (they stay
+            // in the system's standby list and fault back in from the file if touched):
+            // Windows' counterpart of DontNeed for a read-only file view. It reports
+            // ERROR_NOT_LOCKED after doing so, which is the expected answer here.
+            // SAFETY: the range lies inside the map, which lives as long as `self`; nothing is
+            // read or written through the pointer.
+            let _ = unsafe {
+                windows_sys::Win32::System::Memory::VirtualUnlock(
+                    map.as_ptr().add(range.start).cast(),
+                    range.end - range.start,
+                )
+            };
+        }
+        #[cfg(not(any(unix, windows)))]
         let _ = range;
     }
 

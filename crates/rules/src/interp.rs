@@ -43,7 +43,8 @@ def _sightline_install():
     _io.FileIO = FileIO
     _io_mod.FileIO = FileIO
 
-    import posix as _posix
+    # The module under `os`: `posix`, or `nt` on Windows.
+    _posix = __import__(_os.name)
     real_os_open = _posix.open
     write_flags = 0
     for flag in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC", "O_EXCL"):

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod details;
 pub mod rules;
+pub mod wine;
 
 use std::path::{Path, PathBuf};
 

@@ -501,9 +501,8 @@ impl<'a> FileWindow<'a> {
     /// `len` bytes at `offset` of a file of `size` bytes, from the last read when it holds
     /// them, else read with one positioned read of at least [`WINDOW`] bytes (less at the end
     /// of the file).
-    #[cfg(unix)]
+    #[cfg(any(unix, windows))]
     fn read_at(&self, offset: usize, len: usize, size: usize) -> Result<Bytes, (usize, String)> {
-        use std::os::unix::fs::FileExt;
         let mut read = self.read.borrow_mut();
         let (start, bytes) = &mut *read;
         if offset < *start || offset + len > *start + bytes.len() {
@@ -511,7 +510,7 @@ impl<'a> FileWindow<'a> {
             bytes.clear();
             bytes.resize(want, 0);
             *start = offset;
-            if let Err(e) = self.file.read_exact_at(bytes, offset as u64) {
+            if let Err(e) = read_exact_at(self.file, bytes, offset as u64) {
                 bytes.clear();
                 return Err((offset, format!("cannot read {len} byte(s): {e}")));
             }
@@ -521,9 +520,34 @@ impl<'a> FileWindow<'a> {
     }
 }
 
+/// Fills `buf` from `file` at `offset` (a positioned read: no shared cursor on Unix).
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Fills `buf` from `file` at `offset`: Windows' positioned read (`seek_read`, which may read
+/// less than asked and moves the file's cursor, which nothing else here uses).
+#[cfg(windows)]
+fn read_exact_at(file: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 impl Cursor<'_> {
     fn read_at(&self, offset: usize, len: usize) -> Result<Bytes, (usize, String)> {
-        #[cfg(unix)]
+        #[cfg(any(unix, windows))]
         if let Some(file) = self.file {
             return file.read_at(offset, len, self.data.len());
         }

@@ -1,7 +1,8 @@
 //! SASS text from NVIDIA's disassembler, when the user has it: found via an explicit path (the
 //! `--nvdisasm` option or the app's setting), `$SIGHTLINE_NVDISASM_PATH` (a path list of
-//! nvdisasm binaries or folders holding one), `PATH`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, or
-//! an installed `nvidia-cuda-nvdisasm` Python wheel (`site-packages/nvidia/*/bin/nvdisasm`).
+//! nvdisasm binaries or folders holding one), `PATH`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, the
+//! CUDA toolkits under Program Files (Windows), or an installed `nvidia-cuda-nvdisasm` Python
+//! wheel (`site-packages/nvidia/*/bin/nvdisasm`; `nvdisasm.exe` on Windows).
 //! Each CUDA release reads its own range of architectures (CUDA 13 no longer reads sm_70 and
 //! older), so the tool is chosen per cubin: the first candidate whose `--help` lists the
 //! cubin's `SMxy` among the values of `--binary` ([`find_for`]); when none does, the page says
@@ -99,7 +100,8 @@ impl Default for NvdisasmOptions {
 }
 
 /// Sightline's cache folder for disassembly: `$XDG_CACHE_HOME/sightline/nvdisasm`, else
-/// `~/.cache/sightline/nvdisasm`, else the system temporary folder.
+/// `~/.cache/sightline/nvdisasm`, else the system temporary folder (on Windows
+/// `%LOCALAPPDATA%\Sightline\nvdisasm`: see [`crate::dirs::cache_dir`]).
 pub fn default_cache_dir() -> PathBuf {
     crate::dirs::cache_dir("nvdisasm")
 }
@@ -115,7 +117,8 @@ pub const PATH_VAR: &str = "SIGHTLINE_NVDISASM_PATH";
 
 /// Every nvdisasm found, in search order, each once: `explicit` (when it names no file,
 /// nothing: the caller asked for that one), [`PATH_VAR`], `PATH`, `$CUDA_HOME/bin`,
-/// `$CUDA_PATH/bin`, the Python wheels (newest CUDA first).
+/// `$CUDA_PATH/bin`, on Windows the CUDA toolkits under `C:\Program Files\NVIDIA GPU Computing
+/// Toolkit\CUDA\v<version>\bin` (newest first), the Python wheels (newest CUDA first).
 pub fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
     let exe = if cfg!(windows) {
         "nvdisasm.exe"
@@ -145,6 +148,12 @@ pub fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
         if let Some(home) = std::env::var_os(var) {
             found.push(PathBuf::from(home).join("bin").join(exe));
         }
+    }
+    // Windows: every CUDA toolkit NVIDIA's installer put side by side (`CUDA_PATH` names one).
+    let relative = Path::new("bin").join(exe);
+    for folder in crate::dirs::program_files() {
+        let cuda = folder.join("NVIDIA GPU Computing Toolkit").join("CUDA");
+        found.extend(crate::dirs::versioned_installs(&cuda, "v", &relative));
     }
     found.extend(wheels(exe));
     let mut seen = std::collections::HashSet::new();
@@ -224,15 +233,17 @@ pub fn find_for(explicit: Option<&Path>, sm: (u32, u32)) -> Choice {
 }
 
 /// nvdisasm inside installed `nvidia-cuda-nvdisasm` wheels: `nvidia/*/bin/nvdisasm` under
-/// the site-packages folders `python3` reports (of one folder, the newest CUDA first). Asked
-/// once per process (`python3` takes tens of milliseconds to start).
+/// the site-packages folders `python3` (`python` on Windows) reports (of one folder, the newest
+/// CUDA first). Asked once per process (Python takes tens of milliseconds to start).
 fn wheels(exe: &str) -> Vec<PathBuf> {
     static FOUND: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
     FOUND.get_or_init(|| search_wheels(exe)).clone()
 }
 
 fn search_wheels(exe: &str) -> Vec<PathBuf> {
-    let Ok(output) = Command::new("python3")
+    // Python for Windows installs `python.exe` (and the `py` launcher), not `python3`.
+    let python = if cfg!(windows) { "python" } else { "python3" };
+    let Ok(output) = Command::new(python)
         .args([
             "-c",
             "import site,sys\nfor p in site.getsitepackages()+[site.getusersitepackages()]+sys.path: print(p)",

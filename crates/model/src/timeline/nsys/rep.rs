@@ -11,18 +11,33 @@ use super::NsysError;
 use crate::core::Progress;
 
 /// The `nsys` executable: `explicit` when given and present, else the first `nsys` on `PATH`.
+/// On Windows, `nsys.exe` on `PATH`, else the newest Nsight Systems installed in the program
+/// folders (`C:\Program Files\NVIDIA Corporation\Nsight Systems <version>\target-windows-x64\
+/// nsys.exe`), where NVIDIA's installer puts it without adding it to `PATH`.
 pub fn find_nsys(explicit: Option<&Path>) -> Option<PathBuf> {
     if let Some(p) = explicit {
         return p.is_file().then(|| p.to_path_buf());
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("nsys"))
-        .find(|p| p.is_file())
+    let exe = if cfg!(windows) { "nsys.exe" } else { "nsys" };
+    let on_path = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|d| d.join(exe))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let relative = Path::new("target-windows-x64").join(exe);
+        crate::dirs::program_files().iter().find_map(|folder| {
+            let vendor = folder.join("NVIDIA Corporation");
+            crate::dirs::versioned_installs(&vendor, "Nsight Systems ", &relative)
+                .into_iter()
+                .next()
+        })
+    })
 }
 
 /// Sightline's cache folder for exports: `$XDG_CACHE_HOME/sightline/nsys`, else
-/// `~/.cache/sightline/nsys`, else the system temporary folder.
+/// `~/.cache/sightline/nsys`, else the system temporary folder (on Windows
+/// `%LOCALAPPDATA%\Sightline\nsys`: see [`crate::dirs::cache_dir`]).
 pub fn default_cache_dir() -> PathBuf {
     crate::dirs::cache_dir("nsys")
 }
@@ -47,14 +62,25 @@ pub fn cached_export_path(report: &Path, cache_dir: &Path) -> Result<PathBuf, Ns
     Ok(cache_dir.join(format!("{stem}-{:016x}.sqlite", h.finish())))
 }
 
-/// The command a person would run to export `report` to `output`.
+/// The command a person would run to export `report` to `output`: paths in single quotes for
+/// a POSIX shell, in double quotes for the Windows command prompt and PowerShell.
 pub fn export_command_line(nsys: &Path, report: &Path, output: &Path) -> String {
+    let quote = if cfg!(windows) { '"' } else { '\'' };
     format!(
-        "{} export --type sqlite --force-overwrite true --output '{}' '{}'",
+        "{} export --type sqlite --force-overwrite true --output {quote}{}{quote} {quote}{}{quote}",
         nsys.display(),
         output.display(),
         report.display()
     )
+}
+
+/// Where [`find_nsys`] looked, for the message when it found nothing.
+fn not_found_where() -> String {
+    if cfg!(windows) {
+        " on PATH or in the Nsight Systems folders under Program Files".to_owned()
+    } else {
+        " on PATH".to_owned()
+    }
 }
 
 /// Returns an SQLite export of `report`: the cached one when the report is unchanged, else a
@@ -81,7 +107,7 @@ pub fn export_report(
             path: report.to_path_buf(),
             message: format!(
                 "an Nsight Systems report must be exported to SQLite first and no `nsys` was found{}; run: {} and open {}",
-                nsys.map_or(" on PATH".to_string(), |p| format!(" at {}", p.display())),
+                nsys.map_or_else(not_found_where, |p| format!(" at {}", p.display())),
                 export_command_line(Path::new("nsys"), report, &sibling),
                 sibling.display()
             ),
