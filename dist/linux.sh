@@ -4,7 +4,8 @@
 #   build_linux_deb      target/dist/sightline_<version>-1_amd64.deb   (cargo-deb)
 #   build_linux_tarball  target/dist/sightline-<version>-linux-x86_64.tar.gz
 # Both package the same binary, built once by build_linux_binary with the `dist` profile
-# (Cargo.toml: fat LTO, one codegen unit) into target/dist/sightline.
+# (Cargo.toml: fat LTO, one codegen unit) into target/dist/sightline, or with the profile
+# dist/build.sh's SIGHTLINE_DIST_PROFILE names (`release`: target/release/sightline).
 
 # The cargo-deb release that dist/build.sh installs when it is missing or another version (it
 # builds with Rust 1.85 and later; `--locked`: the dependency versions it was released with).
@@ -13,6 +14,13 @@ CARGO_DEB_VERSION=3.8.0
 # build in target/dist/ (its `sightline`, deps/, build/...): only the files named here are
 # artifacts.
 : "${DIST_DIR:=target/dist}"
+# The cargo profile of the binary (dist/build.sh sets `profile`), and where cargo puts it.
+linux_profile() {
+    echo "${profile:-dist}"
+}
+linux_binary() {
+    echo "target/$(linux_profile)/sightline"
+}
 
 # The package version, from Cargo.toml: `cargo pkgid` prints `path+file:///...#sightline@0.1.0`.
 linux_version() {
@@ -35,11 +43,11 @@ build_linux_binary() {
     # commit's time set every commit would rebuild SQLite, zstd, liblzma and psm and everything
     # above them; their C code reads no date (no __DATE__/__TIME__), so the binary is the same
     # either way, and the same one a plain `cargo build --profile dist` makes.
-    env -u SOURCE_DATE_EPOCH cargo build --locked --profile dist --bin sightline
+    env -u SOURCE_DATE_EPOCH cargo build --locked --profile "$(linux_profile)" --bin sightline
     # build.rs names the commit; a binary that does not run or says `unknown` here (in a git
     # clone) is not one to ship.
     local version
-    version=$(target/dist/sightline --version)
+    version=$("$(linux_binary)" --version)
     echo "built: $version"
     case "$version" in
         *"(unknown)") echo "the binary does not know its commit" >&2; return 1 ;;
@@ -69,7 +77,7 @@ build_linux_deb() {
     rm -f "$DIST_DIR"/sightline_*.deb
     # --no-build: the binary is the one just built and checked (cargo-deb would build it with
     # the same profile, `profile = "dist"` in Cargo.toml, but without the check).
-    cargo deb --locked --no-build --profile dist --output "$DIST_DIR/"
+    cargo deb --locked --no-build --profile "$(linux_profile)" --output "$DIST_DIR/"
     ls -l "$DIST_DIR"/sightline_*.deb
 }
 
@@ -86,7 +94,7 @@ build_linux_tarball() {
     stage=target/tarball
     rm -rf "$stage"
     mkdir -p "$stage/$name" "$DIST_DIR"
-    install -m 755 target/dist/sightline "$stage/$name/sightline"
+    install -m 755 "$(linux_binary)" "$stage/$name/sightline"
     install -m 644 README.md LICENSE "$stage/$name/"
     rm -f "$DIST_DIR"/sightline-*-linux-x86_64.tar.gz
     local tarball="$DIST_DIR/$name-linux-x86_64.tar.gz"
