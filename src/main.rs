@@ -82,6 +82,10 @@ enum Command {
     /// NVIDIA's multi-report recipes (`nsys recipe`) over exports: per-rank and across-rank
     /// summaries, written as the recipe writes them.
     Recipe(cli::recipe::RecipeArgs),
+    /// Did my change help? Two runs (exports, reports or folders of rank exports) compared per
+    /// kernel, NVTX range, CUDA API call and memory operation, by impact, with a verdict a CI
+    /// job gates on (--fail-on PCT).
+    Compare(cli::compare::CompareArgs),
     /// Write any timeline as a Perfetto protobuf trace or a Chrome JSON trace (optionally only
     /// a time range).
     Export(cli::export::ExportArgs),
@@ -152,6 +156,7 @@ fn run(command: &Command, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Timeline(args) => cli::timeline::run(args, out),
         Command::Events(args) => cli::events::run(args, out),
         Command::Recipe(args) => cli::recipe::run(args, out),
+        Command::Compare(args) => cli::compare::run(args, out),
         Command::Export(args) => cli::export::run(args, out),
         Command::Profile(args) => cli::profile::run(args, out),
         Command::Link(args) => cli::link::run(args, out),

@@ -8,6 +8,7 @@ pub mod analysis_summary;
 pub mod analyze;
 pub mod baseline;
 pub mod common;
+pub mod compare;
 pub mod counters;
 pub mod desktop;
 pub mod details;

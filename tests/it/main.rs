@@ -17,6 +17,7 @@ mod codexl_atp;
 mod codexl_cli;
 mod codexl_counters;
 mod codexl_occupancy;
+mod compare;
 mod corpus_golden;
 mod derived_metrics;
 mod desktop;

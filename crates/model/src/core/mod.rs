@@ -7,12 +7,14 @@
 pub(crate) mod intern;
 pub(crate) mod lines;
 pub(crate) mod num;
+pub(crate) mod par;
 pub(crate) mod problems;
 mod progress;
 pub(crate) mod threads;
 
 pub use intern::{StrId, StringTable};
 pub use lines::{Line, Lines, REPORT_EVERY};
+pub(crate) use par::map_files;
 pub use problems::CappedProblems;
 pub use progress::{CancelFlag, Cancelled, FnSink, Progress, ProgressSink, Step, Ticker, Unit};
 pub use threads::join_two;

@@ -50,6 +50,7 @@
 pub mod atp;
 mod blocked;
 mod builder;
+pub mod compare;
 mod events_source;
 mod events_table;
 pub mod export;
