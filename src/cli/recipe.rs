@@ -31,7 +31,7 @@ pub struct RecipeArgs {
     /// How many files to read at once (default: every core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// List the recipes and the options each takes.
+    /// List the recipes (`--help` lists the options each takes).
     #[arg(long)]
     pub list: bool,
     /// Only what ends at or after this time (ns, the export's clock).

@@ -5,7 +5,10 @@
 //! computation. Every kind implements [`RecipeKind`] in its own file:
 //!
 //! - [`summary`]: `rank_stats` and `all_stats` of one `nsys stats` report (`cuda_api_sum`,
-//!   `cuda_gpu_kern_sum`, `cuda_gpu_mem_size_sum`, `cuda_gpu_mem_time_sum`, `osrt_sum`).
+//!   `cuda_gpu_kern_sum`, `cuda_gpu_mem_size_sum`, `cuda_gpu_mem_time_sum`, `osrt_sum`);
+//! - [`analysis`]: one `analysis` table of the findings of an `nsys analyze` rule per file
+//!   (`cuda_api_sync`, `cuda_memcpy_async`, `cuda_memcpy_sync`, `cuda_memset_sync`,
+//!   `dx12_mem_ops`, `gpu_gaps`, `gpu_time_util`).
 //!
 //! [`run`] reads the files in parallel (one export per worker thread), each reduced by
 //! [`RecipeKind::file`] to a small per-file partial result before the next is read, so memory
@@ -16,6 +19,9 @@
 //! Adding a kind: a type implementing [`RecipeKind`] in its own file, a variant of [`Kind`]
 //! and its arm in [`run`], and its recipes in [`RECIPES`].
 
+pub mod analysis;
+mod dx12;
+mod gpu_use;
 pub mod parquet;
 pub mod stats;
 pub mod summary;
@@ -47,6 +53,8 @@ pub struct Recipe {
 pub enum Kind {
     /// Per-file and across-file statistics of an `nsys stats` report.
     Summary(summary::Summary),
+    /// One row per finding of an expert rule, per file.
+    Analysis(analysis::Analysis),
 }
 
 /// An option a recipe may take (as `nsys recipe NAME --help` lists them).
@@ -148,9 +156,16 @@ pub enum FileOutcome<P> {
 /// The recipes Sightline computes, by name (as `nsys recipe --help` lists them).
 pub const RECIPES: &[Recipe] = &[
     summary::CUDA_API_SUM,
+    analysis::CUDA_API_SYNC,
     summary::CUDA_GPU_KERN_SUM,
     summary::CUDA_GPU_MEM_SIZE_SUM,
     summary::CUDA_GPU_MEM_TIME_SUM,
+    analysis::CUDA_MEMCPY_ASYNC,
+    analysis::CUDA_MEMCPY_SYNC,
+    analysis::CUDA_MEMSET_SYNC,
+    analysis::DX12_MEM_OPS,
+    analysis::GPU_GAPS,
+    analysis::GPU_TIME_UTIL,
     summary::OSRT_SUM,
 ];
 
@@ -224,6 +239,7 @@ pub fn run(
     };
     let (tables, warnings, readable) = match &recipe.kind {
         Kind::Summary(kind) => run.kind(kind)?,
+        Kind::Analysis(kind) => run.kind(kind)?,
     };
     Ok(RecipeOutput {
         recipe,
