@@ -40,6 +40,9 @@ pub struct RecipeArgs {
     /// Only what starts before this time (ns).
     #[arg(long, value_name = "NS", allow_negative_numbers = true)]
     pub end: Option<i64>,
+    /// Only what overlaps the first instance of this NVTX range (in this domain, when given).
+    #[arg(long, value_name = "RANGE[@DOMAIN]")]
+    pub nvtx: Option<String>,
     /// At most this many rows per input file.
     #[arg(long, value_name = "N")]
     pub rows: Option<usize>,
@@ -95,6 +98,7 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let options = RecipeOptions {
         start: args.start,
         end: args.end,
+        nvtx: args.nvtx.clone(),
         rows: args.rows,
         gap: args.gap,
         threshold: args.threshold,

@@ -302,3 +302,33 @@ fn bad_inputs_are_named() {
         "{stderr}"
     );
 }
+
+/// `--nvtx RANGE`: the first instance of the range is the window. NVIDIA's outputs over the
+/// corpus export `caoye310_la_nsys23` (18 instances of each range), one folder per run in
+/// `fixtures/nsys/golden/recipes_nvtx/` (`NO_OUTPUT` where the recipe wrote nothing).
+#[test]
+fn nvtx_option_takes_the_first_range() {
+    let Some(exports) = nsys_manifest_exports() else {
+        return;
+    };
+    let export = exports
+        .iter()
+        .find(|p| p.file_stem().is_some_and(|s| s == "caoye310_la_nsys23"))
+        .expect("caoye310_la_nsys23.sqlite is not in the MANIFEST")
+        .clone();
+    let goldens = fixtures().join("nsys/golden/recipes_nvtx");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&goldens).unwrap() {
+        let folder = entry.unwrap().path();
+        let (name, options) = options_of(folder.file_name().unwrap().to_str().unwrap());
+        let out = tempfile::tempdir().unwrap();
+        run(&name, std::slice::from_ref(&export), out.path(), &options);
+        let ours = out.path().join("analysis.parquet");
+        if folder.join("NO_OUTPUT").exists() {
+            assert!(!ours.exists(), "{}: NVIDIA wrote nothing", folder.display());
+        } else {
+            compared += same_analysis(&folder.join("analysis.parquet"), &ours);
+        }
+    }
+    assert!(compared >= 20, "only {compared} rows compared");
+}

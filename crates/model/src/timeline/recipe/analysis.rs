@@ -19,8 +19,10 @@
 use std::cmp::Ordering;
 use std::path::Path;
 
+use super::nvtx_window::first_range;
 use super::table::{Cells, PandasIndex, Table, TableColumn};
 use super::{FileOutcome, Kind, Recipe, RecipeKind, RecipeOption, RecipeOptions};
+use crate::timeline::nsys::ExportDb;
 use crate::timeline::nsys::trace::ops::{self, OpError, Test};
 use crate::timeline::nsys::trace::{ColumnKind, EventTable, NULL, Trace};
 use crate::timeline::summary::fmt_ratio;
@@ -63,7 +65,12 @@ pub struct Analysis {
 }
 
 /// The options of every analysis recipe.
-const WINDOW: &[RecipeOption] = &[RecipeOption::Start, RecipeOption::End, RecipeOption::Rows];
+const WINDOW: &[RecipeOption] = &[
+    RecipeOption::Start,
+    RecipeOption::End,
+    RecipeOption::Nvtx,
+    RecipeOption::Rows,
+];
 
 const fn analysis(
     name: &'static str,
@@ -172,6 +179,7 @@ pub const GPU_GAPS: Recipe = analysis(
     &[
         RecipeOption::Start,
         RecipeOption::End,
+        RecipeOption::Nvtx,
         RecipeOption::Rows,
         RecipeOption::Gap,
     ],
@@ -193,6 +201,7 @@ pub const GPU_TIME_UTIL: Recipe = analysis(
     &[
         RecipeOption::Start,
         RecipeOption::End,
+        RecipeOption::Nvtx,
         RecipeOption::Rows,
         RecipeOption::Threshold,
         RecipeOption::Chunks,
@@ -214,21 +223,38 @@ impl RecipeKind for Analysis {
     type Partial = Vec<Vec<Value>>;
 
     fn file(&self, path: &Path, options: &RecipeOptions) -> FileOutcome<Vec<Vec<Value>>> {
-        let trace = match Trace::open(path) {
+        let no_data = || {
+            FileOutcome::NoData(format!(
+                "{}: processed, but no data was found",
+                path.display()
+            ))
+        };
+        let trace = match ExportDb::open_salvaging(path).and_then(|db| Ok((Trace::read(&db)?, db)))
+        {
             Ok(t) => t,
             Err(e) => return FileOutcome::Failed(e.to_string()),
         };
-        match (self.find)(&trace, options) {
+        let (trace, db) = trace;
+        let mut options = options.clone();
+        if let Some(filter) = &options.nvtx {
+            // The first instance of the range is the window (within --start/--end, if given).
+            match first_range(&db, filter) {
+                Ok(Some((start, end))) => {
+                    options.start = Some(options.start.map_or(start, |s| s.max(start)));
+                    options.end = Some(options.end.map_or(end, |e| e.min(end)));
+                }
+                Ok(None) => return no_data(),
+                Err(why) => return FileOutcome::Failed(why),
+            }
+        }
+        match (self.find)(&trace, &options) {
             Ok(Some(mut rows)) if !rows.is_empty() => {
                 if let Some(n) = options.rows {
                     rows.truncate(n);
                 }
                 FileOutcome::Data(rows)
             }
-            Ok(_) => FileOutcome::NoData(format!(
-                "{}: processed, but no data was found",
-                path.display()
-            )),
+            Ok(_) => no_data(),
             Err(e) => FileOutcome::Failed(format!("{}: {e}", path.display())),
         }
     }

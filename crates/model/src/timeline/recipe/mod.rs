@@ -22,6 +22,7 @@
 pub mod analysis;
 mod dx12;
 mod gpu_use;
+mod nvtx_window;
 pub mod parquet;
 pub mod stats;
 pub mod summary;
@@ -64,6 +65,8 @@ pub enum RecipeOption {
     Start,
     /// `--end NS`: only what starts before this time.
     End,
+    /// `--nvtx RANGE[@DOMAIN]`: only what overlaps the first instance of this NVTX range.
+    Nvtx,
     /// `--rows N`: at most N rows per input file.
     Rows,
     /// `--gap MS`: the shortest GPU gap listed.
@@ -80,6 +83,7 @@ impl RecipeOption {
         match self {
             RecipeOption::Start => "start",
             RecipeOption::End => "end",
+            RecipeOption::Nvtx => "nvtx",
             RecipeOption::Rows => "rows",
             RecipeOption::Gap => "gap",
             RecipeOption::Threshold => "threshold",
@@ -95,6 +99,8 @@ pub struct RecipeOptions {
     pub start: Option<i64>,
     /// `--end` (ns).
     pub end: Option<i64>,
+    /// `--nvtx` (`RANGE[@DOMAIN]`).
+    pub nvtx: Option<String>,
     /// `--rows`.
     pub rows: Option<usize>,
     /// `--gap` (ms).
@@ -111,6 +117,7 @@ impl RecipeOptions {
         let given = [
             (RecipeOption::Start, self.start.is_some()),
             (RecipeOption::End, self.end.is_some()),
+            (RecipeOption::Nvtx, self.nvtx.is_some()),
             (RecipeOption::Rows, self.rows.is_some()),
             (RecipeOption::Gap, self.gap.is_some()),
             (RecipeOption::Threshold, self.threshold.is_some()),
