@@ -62,6 +62,8 @@ pub struct Analysis {
     pub columns: &'static [(&'static str, ColumnType)],
     /// The rows of one export, in the recipe's order.
     pub find: Finder,
+    /// The [`Trace`] tables it reads (`Trace::read_tables`).
+    pub tables: &'static [&'static str],
 }
 
 /// The options of every analysis recipe.
@@ -77,13 +79,17 @@ const fn analysis(
     about: &'static str,
     options: &'static [RecipeOption],
     columns: &'static [(&'static str, ColumnType)],
-    find: Finder,
+    (find, tables): (Finder, &'static [&'static str]),
 ) -> Recipe {
     Recipe {
         name,
         about,
         options,
-        kind: Kind::Analysis(Analysis { columns, find }),
+        kind: Kind::Analysis(Analysis {
+            columns,
+            find,
+            tables,
+        }),
     }
 }
 
@@ -116,7 +122,7 @@ pub const CUDA_API_SYNC: Recipe = analysis(
         ("TID", I),
         ("API Name", T),
     ],
-    cuda_api_sync,
+    (cuda_api_sync, &["cuda_api"]),
 );
 
 /// `cuda_memcpy_async`.
@@ -125,7 +131,7 @@ pub const CUDA_MEMCPY_ASYNC: Recipe = analysis(
     "Asynchronous memory copies that run synchronously (pageable memory), longest first",
     WINDOW,
     COPY_COLUMNS,
-    cuda_memcpy_async,
+    (cuda_memcpy_async, &["gpu"]),
 );
 
 /// `cuda_memcpy_sync`.
@@ -134,7 +140,7 @@ pub const CUDA_MEMCPY_SYNC: Recipe = analysis(
     "Synchronous memory copies, longest first",
     WINDOW,
     COPY_COLUMNS,
-    cuda_memcpy_sync,
+    (cuda_memcpy_sync, &["gpu"]),
 );
 
 /// `cuda_memset_sync`.
@@ -154,7 +160,7 @@ pub const CUDA_MEMSET_SYNC: Recipe = analysis(
         ("Stream ID", I),
         ("API Name", T),
     ],
-    cuda_memset_sync,
+    (cuda_memset_sync, &["gpu"]),
 );
 
 /// `dx12_mem_ops`.
@@ -169,7 +175,7 @@ pub const DX12_MEM_OPS: Recipe = analysis(
         ("Device ID", I),
         ("Warning Type", T),
     ],
-    super::dx12::dx12_mem_ops,
+    (super::dx12::dx12_mem_ops, &["dx12_mem"]),
 );
 
 /// `gpu_gaps`.
@@ -191,7 +197,7 @@ pub const GPU_GAPS: Recipe = analysis(
         ("Device ID", I),
         ("Context ID", I),
     ],
-    super::gpu_use::gpu_gaps,
+    (super::gpu_use::gpu_gaps, &["gpu"]),
 );
 
 /// `gpu_time_util`.
@@ -215,7 +221,7 @@ pub const GPU_TIME_UTIL: Recipe = analysis(
         ("Device ID", I),
         ("Context ID", I),
     ],
-    super::gpu_use::gpu_time_util,
+    (super::gpu_use::gpu_time_util, &["gpu", "profiler_overhead"]),
 );
 
 impl RecipeKind for Analysis {
@@ -229,7 +235,8 @@ impl RecipeKind for Analysis {
                 path.display()
             ))
         };
-        let trace = match ExportDb::open_salvaging(path).and_then(|db| Ok((Trace::read(&db)?, db)))
+        let trace = match ExportDb::open_salvaging(path)
+            .and_then(|db| Ok((Trace::read_tables(&db, self.tables)?, db)))
         {
             Ok(t) => t,
             Err(e) => return FileOutcome::Failed(e.to_string()),
