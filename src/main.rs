@@ -80,7 +80,8 @@ enum Command {
     /// payload fields) or a counter's samples, filtered and sorted, as tab-separated lines or CSV.
     Events(cli::events::EventsArgs),
     /// NVIDIA's multi-report recipes (`nsys recipe`) over exports: per-rank and across-rank
-    /// summaries, written as the recipe writes them.
+    /// summaries, and each file's findings of the analysis recipes, written as the recipe writes
+    /// them.
     Recipe(cli::recipe::RecipeArgs),
     /// Did my change help? Two runs (exports, reports or folders of rank exports) compared per
     /// kernel, NVTX range, CUDA API call and memory operation, by impact, with a verdict a CI
