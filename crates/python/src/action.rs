@@ -33,9 +33,7 @@ impl IAction {
 
     /// The kernel's source module (`None` for other results).
     fn module(&self, py: Python<'_>) -> Option<&sightline_model::ncu::source::SourceModule> {
-        self.action
-            .source
-            .module(py, &self.action.report, &self.action.action)
+        self.action.source.module(py, &self.action)
     }
 
     /// Metric `name` of this result in form `form` ([`Form`]), for unpickling.

@@ -61,22 +61,23 @@ impl IRange {
 
     fn action(&self, py: Python<'_>, index: usize) -> PyResult<IAction> {
         let report = &self.report;
-        let action = py.detach(|| report.action(index))?;
-        Ok(IAction::new(action))
+        let action = py.detach(|| report.action(index));
+        report.warn_found(py)?;
+        Ok(IAction::new(action?))
     }
 }
 
 #[pymethods]
 impl IRange {
-    /// How many results the range holds.
-    fn num_actions(&self) -> usize {
-        self.report.num_actions()
+    /// How many results the range holds (indexing the whole report).
+    fn num_actions(&self, py: Python<'_>) -> PyResult<usize> {
+        self.report.num_actions(py)
     }
 
-    /// Result `index`, or `None` when out of range.
+    /// Result `index`, or `None` when out of range (indexing the report up to it).
     fn action_by_idx(&self, py: Python<'_>, index: i64) -> PyResult<Option<IAction>> {
         match usize::try_from(index) {
-            Ok(i) if i < self.report.num_actions() => self.action(py, i).map(Some),
+            Ok(i) if self.report.has_action(py, i)? => self.action(py, i).map(Some),
             _ => Ok(None),
         }
     }
@@ -96,9 +97,10 @@ impl IRange {
         excludes: Vec<String>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let report = &self.report;
+        let count = report.num_actions(py)?;
         let selected = py.detach(|| {
             let mut selected = Vec::new();
-            for index in 0..report.num_actions() {
+            for index in 0..count {
                 let action = &report.action(index)?.action;
                 let domains = match action.nvtx() {
                     Some(state) => nvtx_filter::domains_of(state, action.thread_id()),
@@ -115,8 +117,8 @@ impl IRange {
         PyTuple::new(py, selected)
     }
 
-    fn __len__(&self) -> usize {
-        self.report.num_actions()
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        self.report.num_actions(py)
     }
 
     /// Pickles as the report's path.
@@ -129,7 +131,7 @@ impl IRange {
         py: Python<'py>,
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        index_items(py, "IRange", self.report.num_actions(), key, |i| {
+        index_items(py, "IRange", self.report.num_actions(py)?, key, |i| {
             Ok(Bound::new(py, self.action(py, i)?)?.into_any())
         })
     }
@@ -138,7 +140,7 @@ impl IRange {
         let py = slf.py();
         let range = slf.get();
         let all = PySlice::full(py);
-        index_items(py, "IRange", range.report.num_actions(), &all, |i| {
+        index_items(py, "IRange", range.report.num_actions(py)?, &all, |i| {
             Ok(Bound::new(py, range.action(py, i)?)?.into_any())
         })?
         .try_iter()
@@ -191,8 +193,9 @@ impl IContext {
         )
     }
 
-    fn range_count(&self) -> usize {
-        usize::from(self.report.num_actions() > 0)
+    /// 1 when the report holds a result (indexing it up to its first result), else 0.
+    fn range_count(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(usize::from(self.report.has_action(py, 0)?))
     }
 
     fn range(&self) -> IRange {
@@ -205,13 +208,13 @@ impl IContext {
 #[pymethods]
 impl IContext {
     /// How many ranges the report holds (1, or 0 for a report without results).
-    fn num_ranges(&self) -> usize {
-        self.range_count()
+    fn num_ranges(&self, py: Python<'_>) -> PyResult<usize> {
+        self.range_count(py)
     }
 
     /// Range `index`, or `None` when out of range.
-    fn range_by_idx(&self, index: i64) -> Option<IRange> {
-        (index == 0 && self.range_count() == 1).then(|| self.range())
+    fn range_by_idx(&self, py: Python<'_>, index: i64) -> PyResult<Option<IRange>> {
+        Ok((index == 0 && self.range_count(py)? == 1).then(|| self.range()))
     }
 
     /// The rule system's frontend: `None` for an opened report (as NVIDIA's module answers).
@@ -241,8 +244,8 @@ impl IContext {
         None
     }
 
-    fn __len__(&self) -> usize {
-        self.range_count()
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        self.range_count(py)
     }
 
     /// Pickles as the report's path.
@@ -259,13 +262,13 @@ impl IContext {
         py: Python<'py>,
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        index_items(py, "IContext", self.range_count(), key, |_| {
+        index_items(py, "IContext", self.range_count(py)?, key, |_| {
             Ok(Bound::new(py, self.range())?.into_any())
         })
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let ranges: Vec<IRange> = (0..self.range_count()).map(|_| self.range()).collect();
+        let ranges: Vec<IRange> = (0..self.range_count(py)?).map(|_| self.range()).collect();
         ranges
             .into_pyobject(py)?
             .into_any()

@@ -35,19 +35,18 @@ use sightline_model::ncu::nvrules::{
 pub(crate) const INTERFACE_VERSION: &str = "2025.3.1";
 
 /// Opens the Nsight Compute report at `path` (`.ncu-rep` or `.ncu-repz`) and returns its
-/// `IContext`. The file is indexed, not decoded: each result is decoded when first used.
-/// A partly readable report loads what is readable and warns (`UserWarning`) once per
-/// problem, naming the file and the position.
+/// `IContext`. Only the file's first block is read: the rest is indexed as far as each
+/// question needs, and each result decoded when first used. A partly readable report loads
+/// what is readable and warns (`UserWarning`) once per problem, naming the file and the
+/// position, when a call first reads that far (a count or the results past it).
 #[pyfunction]
 #[expect(
     clippy::needless_pass_by_value,
     reason = "PyO3 converts the Python path into an owned one"
 )]
 fn load_report(py: Python<'_>, path: PathBuf) -> PyResult<Py<context::IContext>> {
-    let report = py.detach(|| report::ReportHandle::open(&path))?;
-    for problem in report.report.warnings() {
-        warn(py, &format!("{}: {problem}", path.display()))?;
-    }
+    let report = py.detach(|| report::ReportHandle::open(&path, true))?;
+    report.warn_found(py)?;
     context::IContext::new(py, report)
 }
 
@@ -66,7 +65,7 @@ pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
     reason = "PyO3 converts the Python path into an owned one"
 )]
 fn _result(py: Python<'_>, path: PathBuf, index: usize) -> PyResult<action::IAction> {
-    let report = py.detach(|| report::ReportHandle::open(&path))?;
+    let report = py.detach(|| report::ReportHandle::open(&path, false))?;
     let result = py.detach(|| report.action(index))?;
     Ok(action::IAction::new(result))
 }
@@ -92,7 +91,7 @@ fn _metric(
     reason = "PyO3 converts the Python path into an owned one"
 )]
 fn _range(py: Python<'_>, path: PathBuf) -> PyResult<context::IRange> {
-    let report = py.detach(|| report::ReportHandle::open(&path))?;
+    let report = py.detach(|| report::ReportHandle::open(&path, false))?;
     Ok(context::IRange::new(report))
 }
 

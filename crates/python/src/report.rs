@@ -1,16 +1,18 @@
-//! One opened report shared by every object made from it: the file is indexed when opened
-//! and each result decoded when something asks for it, then kept while a Python object holds
-//! it (a script that walks a 2 GB report holds a few results at a time, not the report). A
-//! script that walks the results in order has the next ones decoded ahead of it on helper
-//! threads ([`ReadAhead`]), so that decoding overlaps the script's own work.
+//! One opened report shared by every object made from it: the file is indexed as far as the
+//! script's questions need (result `i` walks the blocks up to it; a count walks them all,
+//! `Report::open_lazy`), and each result decoded when something asks for it, then kept while
+//! a Python object holds it (a script that walks a 2 GB report holds a few results at a time,
+//! not the report). A script that walks the results in order has the next ones decoded ahead
+//! of it on helper threads ([`ReadAhead`]), so that decoding overlaps the script's own work.
+//! Problems the walk meets are warned about by the call that met them ([`ReportHandle::warn_found`]).
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
-use pyo3::PyErr;
 use pyo3::exceptions::{PyFileNotFoundError, PyIndexError, PyValueError};
+use pyo3::{PyErr, PyResult, Python};
 use sightline_model::ncu::nvrules::{MetricUnits, Timelines, metric_labels};
 use sightline_model::ncu::{Action, ReadError, Report};
 use sightline_model::proto::nv::profiler::ProfilerSection;
@@ -42,6 +44,8 @@ pub(crate) struct ResultData {
     by_hash: rustc_hash::FxHashMap<u64, u32>,
     /// The report's strings as Python strings, made once per report ([`NameCache`]).
     pub names: NameCache,
+    /// How many of the report's problems have been warned about ([`warn_report_problems`]).
+    pub warned: Arc<AtomicUsize>,
 }
 
 /// The report's strings (metric names) as Python `str` objects, each made on first use and
@@ -51,12 +55,18 @@ pub(crate) struct ResultData {
 pub(crate) struct NameCache(Arc<Vec<pyo3::sync::PyOnceLock<pyo3::Py<pyo3::types::PyString>>>>);
 
 impl NameCache {
+    /// A cache for string ids below `strings`.
     fn new(strings: usize) -> NameCache {
         NameCache(Arc::new(
             (0..strings)
                 .map(|_| pyo3::sync::PyOnceLock::new())
                 .collect(),
         ))
+    }
+
+    /// How many string ids it caches.
+    fn len(&self) -> usize {
+        self.0.len()
     }
 
     /// String `id` as a Python `str` (`text` is its text), made on first use.
@@ -92,7 +102,12 @@ fn name_hash(name: &str) -> u64 {
 }
 
 impl ResultData {
-    fn new(action: Action, report: &Arc<Report>, names: NameCache) -> ResultData {
+    fn new(
+        action: Action,
+        report: &Arc<Report>,
+        names: NameCache,
+        warned: &Arc<AtomicUsize>,
+    ) -> ResultData {
         let metrics = action.metrics();
         let mut by_hash = rustc_hash::FxHashMap::default();
         by_hash.reserve(metrics.len());
@@ -113,6 +128,7 @@ impl ResultData {
             details: OnceLock::new(),
             by_hash,
             names,
+            warned: Arc::clone(warned),
         }
     }
 
@@ -197,13 +213,18 @@ impl ResultData {
 #[derive(Debug)]
 pub(crate) struct ReportHandle {
     pub report: Arc<Report>,
-    /// Each result while something holds it (or why it does not decode).
-    actions: Vec<std::sync::Mutex<Slot>>,
+    /// Each result's slot while something holds it (or why it does not decode), made when
+    /// the result is first asked for (the count is not known until the walk ends).
+    actions: RwLock<Vec<Arc<Mutex<Slot>>>>,
     /// The results decoded ahead, held until the script reaches them: result `i` in
     /// `held[i % held.len()]`, replaced as the window moves on.
-    held: Vec<std::sync::Mutex<Option<Arc<ResultData>>>>,
+    held: Vec<Mutex<Option<Arc<ResultData>>>>,
     ahead: ReadAhead,
-    names: NameCache,
+    /// The strings of the table as far as the walk went, replaced by a larger cache when a
+    /// result is decoded with more strings.
+    names: Mutex<NameCache>,
+    /// How many of the report's problems have been warned about ([`warn_report_problems`]).
+    warned: Arc<AtomicUsize>,
 }
 
 /// A result's slot: the decoded result while it is alive, or why it does not decode.
@@ -233,42 +254,63 @@ struct ReadAhead {
 }
 
 impl ReportHandle {
-    /// Opens (indexes) the report at `path`. A missing file is a `FileNotFoundError` with
-    /// NVIDIA's message; an unreadable one a `ValueError` naming the file and the position.
-    pub fn open(path: &Path) -> Result<Arc<ReportHandle>, PyErr> {
+    /// Opens the report at `path`, reading its first block (`Report::open_lazy`). A missing
+    /// file is a `FileNotFoundError` with NVIDIA's message; an unreadable one a `ValueError`
+    /// naming the file and the position. With `warn`, the problems the walk meets are warned
+    /// about ([`ReportHandle::warn_found`]); without (an unpickled object), never.
+    pub fn open(path: &Path, warn: bool) -> Result<Arc<ReportHandle>, PyErr> {
         if !path.exists() {
             return Err(PyFileNotFoundError::new_err(format!(
                 "Could not load report file: {} does not exist.",
                 path.display()
             )));
         }
-        let report = Report::open(path).map_err(|e| read_error(&e))?;
-        let actions = (0..report.num_actions())
-            .map(|_| Default::default())
-            .collect();
-        let held = (0..2 * READ_AHEAD).map(|_| Default::default()).collect();
-        let names = NameCache::new(report.strings().len());
+        let report = Report::open_lazy(path).map_err(|e| read_error(&e))?;
+        let held = (0..2 * READ_AHEAD).map(|_| Mutex::default()).collect();
         Ok(Arc::new(ReportHandle {
             report: Arc::new(report),
-            actions,
+            actions: RwLock::default(),
             held,
             ahead: ReadAhead::default(),
-            names,
+            names: Mutex::new(NameCache::new(0)),
+            warned: Arc::new(AtomicUsize::new(if warn { 0 } else { usize::MAX })),
         }))
     }
 
-    /// How many results the report holds.
-    pub fn num_actions(&self) -> usize {
-        self.actions.len()
+    /// How many results the report holds (indexing the whole report, without the GIL, the
+    /// first time), warning about the problems met.
+    pub fn num_actions(&self, py: Python<'_>) -> PyResult<usize> {
+        let count = if self.report.is_indexed() {
+            self.report.num_actions()
+        } else {
+            py.detach(|| self.report.num_actions())
+        };
+        self.warn_found(py)?;
+        Ok(count)
+    }
+
+    /// Whether the report holds result `index` (indexing the blocks up to it, without the
+    /// GIL), warning about the problems met.
+    pub fn has_action(&self, py: Python<'_>, index: usize) -> PyResult<bool> {
+        let held = py.detach(|| self.report.has_action(index));
+        self.warn_found(py)?;
+        Ok(held)
+    }
+
+    /// Warns (`UserWarning`, naming the file and the position) about the problems the walk
+    /// over the report has met since the last call; an error when the user's filter turns
+    /// warnings into errors.
+    pub fn warn_found(&self, py: Python<'_>) -> PyResult<()> {
+        warn_report_problems(py, &self.report, &self.warned)
     }
 
     /// Result `index`, decoded on first use (and, when the results are read in order, the
-    /// next ones decoded ahead).
+    /// next ones decoded ahead); an `IndexError` past the last result.
     pub fn action(self: &Arc<Self>, index: usize) -> Result<Arc<ResultData>, PyErr> {
-        if index >= self.actions.len() {
+        if !self.report.has_action(index) {
             return Err(PyIndexError::new_err(format!(
                 "result {index} out of range: the report holds {}",
-                self.actions.len()
+                self.report.num_actions()
             )));
         }
         if self.ahead.last.swap(index + 1, Ordering::Relaxed) == index {
@@ -277,9 +319,10 @@ impl ReportHandle {
         self.decode(index)
     }
 
-    /// Has helpers decode the results from `from` to `from + READ_AHEAD`.
+    /// Has helpers decode the results from `from` to `from + READ_AHEAD` (those the report
+    /// holds).
     fn read_ahead(self: &Arc<Self>, from: usize) {
-        let until = (from + READ_AHEAD).min(self.actions.len());
+        let until = from + READ_AHEAD;
         self.ahead.until.fetch_max(until, Ordering::Relaxed);
         self.ahead.next.fetch_max(from, Ordering::Relaxed);
         let helpers = std::thread::available_parallelism()
@@ -298,11 +341,12 @@ impl ReportHandle {
         }
     }
 
-    /// A helper's loop: decodes the next result nobody took until the window is done.
+    /// A helper's loop: decodes the next result nobody took until the window is done (or the
+    /// report's results are).
     fn help(&self) {
         loop {
             let index = self.ahead.next.fetch_add(1, Ordering::AcqRel);
-            if index >= self.ahead.until.load(Ordering::Acquire) {
+            if index >= self.ahead.until.load(Ordering::Acquire) || !self.report.has_action(index) {
                 // Undo the overshoot so that a later window starts where this one ended.
                 self.ahead.next.fetch_min(index, Ordering::AcqRel);
                 self.ahead.running.fetch_sub(1, Ordering::AcqRel);
@@ -314,12 +358,38 @@ impl ReportHandle {
         }
     }
 
+    /// The slot of result `index` (one the report holds), made on first use.
+    fn slot(&self, index: usize) -> Arc<Mutex<Slot>> {
+        if let Some(slot) = self
+            .actions
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(index)
+        {
+            return Arc::clone(slot);
+        }
+        let mut slots = self.actions.write().unwrap_or_else(PoisonError::into_inner);
+        if slots.len() <= index {
+            slots.resize_with(index + 1, Arc::default);
+        }
+        Arc::clone(&slots[index])
+    }
+
+    /// The Python strings of a table of `strings` strings: the cache of the largest table
+    /// met so far (every table is a beginning of the report's).
+    fn names(&self, strings: usize) -> NameCache {
+        let mut names = self.names.lock().unwrap_or_else(PoisonError::into_inner);
+        if names.len() < strings {
+            *names = NameCache::new(strings);
+        }
+        names.clone()
+    }
+
     /// Result `index` (in range), decoded on first use.
     fn decode(&self, index: usize) -> Result<Arc<ResultData>, PyErr> {
+        let slot = self.slot(index);
         // The slot's lock is held while decoding: a second asker waits for the first's result.
-        let mut slot = self.actions[index]
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(alive) = slot.alive.upgrade() {
             return Ok(alive);
         }
@@ -328,7 +398,8 @@ impl ReportHandle {
         }
         match self.report.action(index) {
             Ok(action) => {
-                let data = Arc::new(ResultData::new(action, &self.report, self.names.clone()));
+                let names = self.names(action.string_table_len());
+                let data = Arc::new(ResultData::new(action, &self.report, names, &self.warned));
                 slot.alive = Arc::downgrade(&data);
                 Ok(data)
             }
@@ -343,9 +414,30 @@ impl ReportHandle {
     fn hold(&self, index: usize, data: Arc<ResultData>) {
         let mut held = self.held[index % self.held.len()]
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+            .unwrap_or_else(PoisonError::into_inner);
         *held = Some(data);
     }
+}
+
+/// Warns (`UserWarning`, naming the file and the position) about the problems the walk over
+/// `report` has met beyond the first `warned`, each once even when threads ask together; an
+/// error when the user's filter turns warnings into errors.
+pub(crate) fn warn_report_problems(
+    py: Python<'_>,
+    report: &Report,
+    warned: &AtomicUsize,
+) -> PyResult<()> {
+    let seen = warned.load(Ordering::Acquire);
+    let found = report.warnings_found(seen);
+    if found.is_empty() {
+        return Ok(());
+    }
+    // Another thread may have claimed some of them meanwhile: each is warned about once.
+    let claimed = warned.fetch_max(seen + found.len(), Ordering::AcqRel);
+    for problem in found.iter().skip(claimed.saturating_sub(seen)) {
+        crate::warn(py, &format!("{}: {problem}", report.path().display()))?;
+    }
+    Ok(())
 }
 
 /// A report that cannot be read, as a Python `ValueError` (its message names the file and the

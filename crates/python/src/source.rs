@@ -7,10 +7,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+use sightline_model::ncu::Action;
 use sightline_model::ncu::nvrules::report_marker_kind;
 use sightline_model::ncu::source::SourceModule;
 use sightline_model::ncu::source::nvdisasm::{self, Disassembly, NvdisasmOptions};
-use sightline_model::ncu::{Action, Report};
+
+use crate::report::{ResultData, warn_report_problems};
 use sightline_model::proto::nv::rule_system::source_marker::SourceLocation;
 
 /// A kernel result's source module and disassembled functions, made on first use.
@@ -23,15 +25,12 @@ pub(crate) struct SourceState {
 }
 
 impl SourceState {
-    /// The module of `action` (`None` for ranges, command lists and graphs). Problems met
-    /// while reading it (a source entry or cubin that does not decode) are warned about once
+    /// The module of `result` (`None` for ranges, command lists and graphs). Problems met
+    /// while reading it (a source entry or cubin that does not decode, and those of the rest
+    /// of the report, which finding its source entries indexes) are warned about once
     /// (`UserWarning`, naming the file).
-    pub fn module(
-        &self,
-        py: Python<'_>,
-        report: &Report,
-        action: &Action,
-    ) -> Option<&SourceModule> {
+    pub fn module(&self, py: Python<'_>, result: &ResultData) -> Option<&SourceModule> {
+        let (report, action) = (&*result.report, &result.action);
         let mut fresh = false;
         // Made without the GIL, so that a thread waiting for it does not hold the GIL.
         let module = py
@@ -43,6 +42,8 @@ impl SourceState {
             })
             .as_ref();
         if fresh {
+            // Warnings only: the answer does not depend on them (as below).
+            let _ = warn_report_problems(py, report, &result.warned);
             for problem in module.map(SourceModule::problems).unwrap_or_default() {
                 let message = format!(
                     "{}: result {}: {problem}",

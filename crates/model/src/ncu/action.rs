@@ -5,8 +5,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use prost::Message;
 
+use super::index::ResultEntry;
 use super::metric::{Metric, shift};
-use super::report::{ResultEntry, ToolVersion, WorkloadKind};
+use super::report::{ToolVersion, VersionOf, WorkloadKind};
 use super::wire::{FieldReader, WireError, WireValue, first_string_field};
 use crate::core::num::index_u32;
 use crate::problem::{Location, Problem};
@@ -88,7 +89,9 @@ pub struct Action {
     nvtx: Option<NvtxState>,
     process: Option<usize>,
     warnings: Vec<Problem>,
-    tool_version: Option<ToolVersion>,
+    tool_version: VersionOf,
+    /// Whether a metric was skipped for a name id beyond `strings`.
+    names_beyond_table: bool,
 }
 
 impl Action {
@@ -101,7 +104,7 @@ impl Action {
         entry: &ResultEntry,
         bytes: &Bytes,
         strings: Arc<Vec<String>>,
-        tool_version: Option<ToolVersion>,
+        tool_version: VersionOf,
     ) -> Result<Action, WireError> {
         let mut warnings = Warnings {
             base: entry.offset,
@@ -123,12 +126,25 @@ impl Action {
             process: entry.process,
             warnings: warnings.list,
             tool_version,
+            names_beyond_table: fields.names_beyond_table,
         })
     }
 
-    /// The Nsight Compute version that wrote the report this action comes from.
+    /// The Nsight Compute version that wrote the report this action comes from (for an action
+    /// of a report opened lazily, this may index the rest of the report).
     pub fn tool_version(&self) -> Option<ToolVersion> {
-        self.tool_version
+        self.tool_version.get()
+    }
+
+    /// Whether a metric was skipped for naming a string beyond the table it was decoded with.
+    pub(crate) fn names_beyond_table(&self) -> bool {
+        self.names_beyond_table
+    }
+
+    /// How many strings the table this action was decoded with holds: the report's whole
+    /// table, or (opened lazily) the blocks walked so far, which name every metric it kept.
+    pub fn string_table_len(&self) -> usize {
+        self.strings.len()
     }
 
     /// Problems worked around while decoding this action (absolute byte offsets).
@@ -419,6 +435,8 @@ struct Fields {
     rest: Vec<u8>,
     /// The byte range of each small field in the result.
     rest_fields: Vec<(usize, usize)>,
+    /// Whether a metric was skipped for a name id beyond the string table.
+    names_beyond_table: bool,
 }
 
 impl Fields {
@@ -474,6 +492,7 @@ impl Fields {
         // Name ids index the string table of the whole file, including blocks written after
         // this result.
         if metric.name_id as usize >= strings.len() {
+            self.names_beyond_table = true;
             warnings.push(
                 offset,
                 format!(

@@ -1,12 +1,14 @@
 //! Nsight Compute reports (`.ncu-rep`, `.ncu-repz`): reading, the model, and writing.
 //!
-//! [`Report::open`] indexes a file without decoding its results; [`Report::action`] decodes
+//! [`Report::open`] indexes a file without decoding its results ([`Report::open_lazy`] only as
+//! far as each question needs); [`Report::action`] decodes
 //! one result into an [`Action`] with its [`Metric`]s; `units` infers metric units from names.
 //! (Reports are written by the `sightline-test-support` crate, for fixtures and benchmarks.)
 
 mod action;
 mod dump;
 mod error;
+mod index;
 mod launch_row;
 mod markup;
 mod metric;

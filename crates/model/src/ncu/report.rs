@@ -2,21 +2,22 @@
 //!
 //! Opening reads only the container's block headers and the length prefix of every result, so
 //! a report of any size opens in milliseconds; results are decoded on demand by
-//! [`Report::action`]. Plain reports are memory-mapped; `.ncu-repz` reports are decompressed
-//! into memory.
+//! [`Report::action`]. [`Report::open_lazy`] reads even those only as far as each question
+//! needs (`index.rs`): on a cold disk, the first result of a 2 GB report without 18,000 reads.
+//! Plain reports are memory-mapped; `.ncu-repz` reports are decompressed into memory.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use bytes::Bytes;
 use prost::Message;
 
 use super::action::Action;
 use super::error::ReadError;
+use super::index::{Index, ResultEntry, Source, Walk};
 use super::metric::MetricValue;
-use super::wire::{FieldReader, WireValue};
 use crate::mapped::{Access, MappedFile};
-use crate::problem::{Location, Problem};
+use crate::problem::Problem;
 use crate::proto::nv::profiler::messages as pb;
 
 /// Prefix of device attribute names (`device__attribute_multiprocessor_count`).
@@ -84,17 +85,6 @@ impl std::fmt::Display for ToolVersion {
     }
 }
 
-/// Where one result's bytes are.
-#[derive(Debug, Clone)]
-pub(crate) struct ResultEntry {
-    pub kind: WorkloadKind,
-    /// Offset of the encoded result in the report's bytes.
-    pub offset: usize,
-    pub len: usize,
-    /// Index of the block's process in [`Report::processes`], if the block names one.
-    pub process: Option<usize>,
-}
-
 /// A source entry (`SourceData`): SASS, PTX and source files of a module.
 #[derive(Debug, Clone)]
 pub struct SourceEntry {
@@ -111,24 +101,127 @@ impl SourceEntry {
     }
 }
 
-/// An opened Nsight Compute report.
+/// An opened Nsight Compute report. Shared by reference between threads: its index is built
+/// under a lock, block by block, as far as the questions asked need.
 #[derive(Debug)]
 pub struct Report {
+    inner: Arc<Inner>,
+}
+
+/// The report behind [`Report`], shared with the actions whose tool version is read later
+/// ([`VersionOf::Report`]).
+#[derive(Debug)]
+pub(crate) struct Inner {
     path: PathBuf,
     data: Bytes,
     version: u32,
-    strings: Arc<Vec<String>>,
-    session: pb::ReportSessionDetails,
-    processes: Vec<pb::ProcessInfo>,
-    sources: Vec<SourceEntry>,
-    results: Vec<ResultEntry>,
-    warnings: Vec<Problem>,
-    tool_version: Option<ToolVersion>,
+    /// The file `data` maps (the index is read from it with positioned reads).
+    file: Option<std::fs::File>,
+    /// The walk over the blocks, as far as it went.
+    walk: Mutex<Walk>,
+    /// The whole report's index, once the walk has ended.
+    index: OnceLock<Index>,
+}
+
+/// The Nsight Compute version an action carries: known when it was decoded, or the whole
+/// report's, read on first use (indexing the rest of the report then).
+#[derive(Clone)]
+pub(crate) enum VersionOf {
+    /// The version (or its absence) was settled by the blocks walked before the action.
+    Known(Option<ToolVersion>),
+    /// Later blocks may still name it.
+    Report(Arc<Inner>),
+}
+
+impl VersionOf {
+    /// The version of the tool that wrote the report.
+    pub fn get(&self) -> Option<ToolVersion> {
+        match self {
+            VersionOf::Known(version) => *version,
+            VersionOf::Report(inner) => inner.complete().tool_version,
+        }
+    }
+}
+
+impl std::fmt::Debug for VersionOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VersionOf::Known(version) => f.debug_tuple("Known").field(version).finish(),
+            VersionOf::Report(inner) => write!(f, "Report({})", inner.path.display()),
+        }
+    }
+}
+
+impl Inner {
+    fn source(&self) -> Source<'_> {
+        Source {
+            path: &self.path,
+            data: &self.data,
+            file: self.file.as_ref(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Walk> {
+        self.walk.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The whole report's index, walking the blocks not walked yet (one at a time under the
+    /// lock, so that other threads' questions about walked blocks are answered meanwhile).
+    fn complete(&self) -> &Index {
+        self.index.get_or_init(|| {
+            loop {
+                let mut walk = self.lock();
+                if walk.done {
+                    return std::mem::take(&mut walk.found);
+                }
+                // Fails only on the first block, which opening walked; the walk ends either way.
+                let _ = walk.step(self.source());
+            }
+        })
+    }
+
+    /// `f` of the index once it holds `need` results, or is complete. A walk goes on to twice
+    /// the results found before it, so that reading the results in order extends the walk (and
+    /// copies a string table an action holds) a logarithmic number of times.
+    fn walked<T>(&self, need: usize, f: impl FnOnce(&Index) -> T) -> T {
+        if let Some(index) = self.index.get() {
+            return f(index);
+        }
+        let mut target = None;
+        loop {
+            let mut walk = self.lock();
+            if walk.done {
+                drop(walk);
+                return f(self.complete());
+            }
+            let found = walk.found.results.len();
+            let target = *target.get_or_insert(if found >= need {
+                need
+            } else {
+                need.max(2 * found)
+            });
+            if found >= target {
+                return f(&walk.found);
+            }
+            let _ = walk.step(self.source());
+        }
+    }
 }
 
 impl Report {
-    /// Opens and indexes the report at `path` (`.ncu-rep`, or zstd-compressed `.ncu-repz`).
+    /// Opens and indexes the report at `path` (`.ncu-rep`, or zstd-compressed `.ncu-repz`):
+    /// every block header is read before it returns.
     pub fn open(path: impl AsRef<Path>) -> Result<Report, ReadError> {
+        let report = Report::open_lazy(path)?;
+        report.inner.complete();
+        Ok(report)
+    }
+
+    /// Opens the report at `path` reading only its first block: the rest is indexed as far
+    /// as each question needs (result `i` walks the blocks up to it; counts, warnings, session
+    /// details, sources and strings walk them all). Answers, orders and warnings are those of
+    /// [`Report::open`]; the same errors refuse a report whose first block does not read.
+    pub fn open_lazy(path: impl AsRef<Path>) -> Result<Report, ReadError> {
         let path = path.as_ref();
         let io = |error| ReadError::Io {
             path: path.to_path_buf(),
@@ -143,240 +236,73 @@ impl Report {
         }
         let file = std::fs::File::open(path).map_err(io)?;
         if meta.len() == 0 {
-            return Report::index_bytes(path, Bytes::new(), None);
+            return Report::start(path, Bytes::new(), None);
         }
         let map = MappedFile::open(&file).map_err(io)?;
         if map.starts_with(&ZSTD_MAGIC) {
-            // `.ncu-repz`: decompressed (once) by `index_bytes`.
-            return Report::index_bytes(path, Bytes::from_owner(map), None);
+            // `.ncu-repz`: decompressed (once) by `start`.
+            return Report::start(path, Bytes::from_owner(map), None);
         }
         // Results are decoded on demand: without read-ahead, opening a report and showing one
         // kernel touches only the pages it reads.
         map.advise(Access::Random);
-        Report::index_bytes(path, Bytes::from_owner(map), Some(&file))
+        Report::start(path, Bytes::from_owner(map), Some(file))
     }
 
     /// Indexes a report held in memory; `path` is used in messages only.
     pub fn from_bytes(path: impl AsRef<Path>, data: Bytes) -> Result<Report, ReadError> {
-        Report::index_bytes(path.as_ref(), data, None)
+        let report = Report::start(path.as_ref(), data, None)?;
+        report.inner.complete();
+        Ok(report)
     }
 
-    /// Indexes `data`; when `file` is given, `data` maps it and the index is read from the file.
-    fn index_bytes(
-        path: &Path,
-        data: Bytes,
-        file: Option<&std::fs::File>,
-    ) -> Result<Report, ReadError> {
+    /// Reads the file header and the first block of `data`; when `file` is given, `data` maps
+    /// it and the index is read from the file.
+    fn start(path: &Path, data: Bytes, file: Option<std::fs::File>) -> Result<Report, ReadError> {
         // One level of compression only: a zstd stream inside the stream is not a report.
         let data = if data.starts_with(&ZSTD_MAGIC) {
             decompress(path, &data)?
         } else {
             data
         };
-        let mut report = Report {
-            path: path.to_path_buf(),
-            data,
-            version: 0,
-            strings: Arc::new(Vec::new()),
-            session: pb::ReportSessionDetails::default(),
-            processes: Vec::new(),
-            sources: Vec::new(),
-            results: Vec::new(),
-            warnings: Vec::new(),
-            tool_version: None,
-        };
-        report.index(file)?;
-        report.tool_version = ToolVersion::of_session(&report.session);
-        Ok(report)
-    }
-
-    fn index(&mut self, file: Option<&std::fs::File>) -> Result<(), ReadError> {
-        let path = self.path.clone();
-        let data = self.data.clone();
-        if data.is_empty() {
-            return Err(ReadError::format(
-                &path,
-                0,
-                "empty file, not an Nsight Compute report",
-            ));
-        }
-        if !data.starts_with(MAGIC) {
-            let what = if data
-                .iter()
-                .take(512)
-                .all(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
-            {
-                "a text file, not an Nsight Compute report (no \"NVR\\0\" magic)"
-            } else {
-                "not an Nsight Compute report (no \"NVR\\0\" magic)"
-            };
-            return Err(ReadError::format(&path, 0, what));
-        }
-        let window = file.map(FileWindow::new);
-        let mut cursor = Cursor {
+        let source = Source {
+            path,
             data: &data,
-            file: window.as_ref(),
-            end: data.len(),
-            pos: 4,
+            file: file.as_ref(),
         };
-        let (_, header) = cursor
-            .message("file header")
-            .map_err(|(offset, message)| ReadError::format(&path, offset, message))?;
-        let file_header = pb::FileHeader::decode(header)
-            .map_err(|e| ReadError::format(&path, 8, format!("corrupt file header: {e}")))?;
-        self.version = file_header.version;
-        let mut strings = Vec::new();
-        let mut block_index = 0usize;
-        while cursor.pos < data.len() {
-            let block_start = cursor.pos;
-            match self.index_block(&mut cursor, &mut strings) {
-                Ok(()) => block_index += 1,
-                Err((offset, message)) => {
-                    // Refused only when nothing is readable: a damaged block after readable
-                    // ones (session details, strings, results) becomes a warning.
-                    if block_index == 0 {
-                        return Err(ReadError::format(&path, offset, message));
-                    }
-                    self.warnings.push(Problem::warning(
-                        Location::Byte(offset as u64),
-                        format!(
-                            "{message}; block {block_index} (from byte {block_start}) and the \
-                             rest of the file were skipped, {} result(s) before it are readable",
-                            self.results.len()
-                        ),
-                    ));
-                    break;
-                }
-            }
-        }
-        if self.results.is_empty() && self.warnings.is_empty() {
-            // Nsight Compute writes no report when nothing was profiled: well-formed blocks
-            // without a single result are a report cut short between two blocks (a cut there
-            // leaves nothing else to notice).
-            self.warnings.push(Problem::warning(
-                Location::Byte(data.len() as u64),
-                format!(
-                    "the report holds no profile results after {block_index} complete block(s);                      it may have been cut short at byte {}",
-                    data.len()
-                ),
-            ));
-        }
-        self.strings = Arc::new(strings);
-        Ok(())
-    }
-
-    /// Indexes one block. On error nothing of the block is kept.
-    fn index_block(
-        &mut self,
-        cursor: &mut Cursor<'_>,
-        strings: &mut Vec<String>,
-    ) -> Result<(), (usize, String)> {
-        let (header_offset, header_bytes) = cursor.message("block header")?;
-        let header = pb::BlockHeader::decode(&header_bytes[..])
-            .map_err(|e| (header_offset, format!("corrupt block header: {e}")))?;
-        let payload_size = header.payload_size.unwrap_or(0) as usize;
-        let payload_start = cursor.pos;
-        if payload_size > cursor.end - payload_start {
-            return Err((
-                payload_start,
-                format!(
-                    "truncated block: payload of {payload_size} bytes but only {} remain",
-                    cursor.end - payload_start
-                ),
-            ));
-        }
-        let mut inner = Cursor {
-            data: cursor.data,
-            file: cursor.file,
-            end: payload_start + payload_size,
-            pos: payload_start,
-        };
-        let mut sources = Vec::new();
-        let mut warnings = Vec::new();
-        for _ in 0..header.num_sources.unwrap_or(0) {
-            let (offset, bytes) = inner.message("source entry")?;
-            match source_reference(&bytes) {
-                Ok(reference) => sources.push(SourceEntry {
-                    reference,
-                    bytes: self.data.slice(offset..inner.pos),
-                }),
-                // The entry is framed, so the damage stays inside it: skip it alone.
-                Err(e) => warnings.push(Problem::warning(
-                    Location::Byte((offset + e.offset) as u64),
-                    format!("{} in a source entry; the entry was skipped", e.what),
-                )),
-            }
-        }
-        let process = header.process.as_ref().map(|_| self.processes.len());
-        let mut results = Vec::new();
-        for (kind, count) in [
-            (WorkloadKind::Kernel, header.num_results),
-            (WorkloadKind::Range, header.num_range_results),
-            (WorkloadKind::Cmdlist, header.num_cmdlist_results),
-            (WorkloadKind::Graph, header.num_graph_results),
-        ] {
-            for _ in 0..count.unwrap_or(0) {
-                let what = match kind {
-                    WorkloadKind::Kernel => "profile result",
-                    WorkloadKind::Range => "range result",
-                    WorkloadKind::Cmdlist => "command list result",
-                    WorkloadKind::Graph => "graph result",
-                };
-                let (offset, len) = inner.skip_message(what)?;
-                results.push(ResultEntry {
-                    kind,
-                    offset,
-                    len,
-                    process,
-                });
-            }
-        }
-        let trailing = payload_start + payload_size - inner.pos;
-        if trailing > 0 {
-            // Tolerated: a newer writer may append payload kinds this reader does not know.
-            warnings.push(Problem::warning(
-                Location::Byte(inner.pos as u64),
-                format!("{trailing} unread byte(s) at the end of a block payload"),
-            ));
-        }
-        cursor.pos = payload_start + payload_size;
-        if let Some(table) = header.string_table {
-            strings.extend(table.strings);
-        }
-        if let Some(session) = header_session_bytes(&header_bytes) {
-            // Merged into a copy: damaged session details must not leave half a merge behind.
-            let mut merged = self.session.clone();
-            match merged.merge(session) {
-                Ok(()) => self.session = merged,
-                Err(e) => warnings.push(Problem::warning(
-                    Location::Byte(header_offset as u64),
-                    format!(
-                        "corrupt session details in a block header ({e}); that block's session \
-                         details were skipped, its results are kept"
-                    ),
-                )),
-            }
-        }
-        self.warnings.extend(warnings);
-        self.processes.extend(header.process);
-        self.sources.extend(sources);
-        self.results.extend(results);
-        Ok(())
+        let (version, mut walk) = Walk::start(source)?;
+        // A report is refused only when its first block does not read.
+        walk.step(source)?;
+        Ok(Report {
+            inner: Arc::new(Inner {
+                path: path.to_path_buf(),
+                data,
+                version,
+                file,
+                walk: Mutex::new(walk),
+                index: OnceLock::new(),
+            }),
+        })
     }
 
     /// The report's path.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.inner.path
     }
 
     /// The container version (`FileHeader.Version`).
     pub fn version(&self) -> u32 {
-        self.version
+        self.inner.version
+    }
+
+    /// Whether every block has been indexed (always, for a report opened by [`Report::open`]).
+    pub fn is_indexed(&self) -> bool {
+        self.inner.index.get().is_some() || self.inner.lock().done
     }
 
     /// The session details, merged across all blocks.
     pub fn session(&self) -> &pb::ReportSessionDetails {
-        &self.session
+        &self.inner.complete().session
     }
 
     /// Attribute `name` of device `device` from the session details. `name` may be the full
@@ -384,7 +310,7 @@ impl Report {
     pub fn device_attribute(&self, device: u32, name: &str) -> Option<MetricValue> {
         let short = name.strip_prefix(DEVICE_ATTRIBUTE_PREFIX).unwrap_or(name);
         let attributes = self
-            .session
+            .session()
             .device_attributes
             .iter()
             .find(|d| d.id == device)?;
@@ -399,213 +325,116 @@ impl Report {
 
     /// The Nsight Compute version that wrote the report, when its session details say.
     pub fn tool_version(&self) -> Option<ToolVersion> {
-        self.tool_version
+        self.inner.complete().tool_version
     }
 
     /// The processes named by block headers.
     pub fn processes(&self) -> &[pb::ProcessInfo] {
-        &self.processes
+        &self.inner.complete().processes
     }
 
     /// The source entries of the report.
     pub fn sources(&self) -> &[SourceEntry] {
-        &self.sources
+        &self.inner.complete().sources
     }
 
     /// The cumulative string table.
     pub fn strings(&self) -> &[String] {
-        &self.strings
+        &self.inner.complete().strings
     }
 
     /// Problems the reader worked around while indexing.
     pub fn warnings(&self) -> &[Problem] {
-        &self.warnings
+        &self.inner.complete().warnings
+    }
+
+    /// The problems met by the blocks indexed so far, from the `seen`-th on (in the order of
+    /// [`Report::warnings`]); indexes nothing more. A caller that reports problems as a lazy
+    /// walk meets them passes how many it has reported.
+    pub fn warnings_found(&self, seen: usize) -> Vec<Problem> {
+        self.inner.walked(0, |index| {
+            index.warnings.get(seen..).unwrap_or_default().to_vec()
+        })
     }
 
     /// Number of results (actions) in the report.
     pub fn num_actions(&self) -> usize {
-        self.results.len()
+        self.inner.complete().results.len()
+    }
+
+    /// Whether the report holds action `index` (indexing the blocks up to it).
+    pub fn has_action(&self, index: usize) -> bool {
+        self.inner
+            .walked(index.saturating_add(1), |found| index < found.results.len())
     }
 
     /// The workload kind of action `index` without decoding it.
     pub fn action_kind(&self, index: usize) -> Option<WorkloadKind> {
-        self.results.get(index).map(|r| r.kind)
+        self.inner.walked(index.saturating_add(1), |found| {
+            found.results.get(index).map(|r| r.kind)
+        })
     }
 
     /// Size in bytes of action `index`'s encoded result.
     pub fn action_size(&self, index: usize) -> Option<usize> {
-        self.results.get(index).map(|r| r.len)
+        self.inner.walked(index.saturating_add(1), |found| {
+            found.results.get(index).map(|r| r.len)
+        })
     }
 
-    /// Decodes action `index` (file order; all results form range 0, as in NVIDIA's reader).
+    /// Decodes action `index` (file order; all results form range 0, as in NVIDIA's reader),
+    /// indexing the blocks up to it.
     pub fn action(&self, index: usize) -> Result<Action, ReadError> {
-        let entry = self.results.get(index).ok_or_else(|| {
-            ReadError::format(
-                &self.path,
-                self.data.len(),
+        let found = self.inner.walked(index.saturating_add(1), |found| {
+            let entry = found.results.get(index)?.clone();
+            let version = found.settled_tool_version();
+            Some((entry, Arc::clone(&found.strings), version, found.complete))
+        });
+        let Some((entry, strings, version, complete)) = found else {
+            return Err(ReadError::format(
+                &self.inner.path,
+                self.inner.data.len(),
                 format!(
                     "no action {index}: the report has {} action(s)",
-                    self.results.len()
+                    self.num_actions()
                 ),
-            )
-        })?;
-        let bytes = self.data.slice(entry.offset..entry.offset + entry.len);
-        Action::decode(
-            index,
-            entry,
-            &bytes,
-            Arc::clone(&self.strings),
-            self.tool_version,
-        )
-        .map_err(|e| ReadError::format(&self.path, entry.offset + e.offset, e.what))
+            ));
+        };
+        let version = match version {
+            Some(version) => VersionOf::Known(version),
+            None => VersionOf::Report(Arc::clone(&self.inner)),
+        };
+        let action = self.decode(index, &entry, strings, version)?;
+        if complete || !action.names_beyond_table() {
+            return Ok(action);
+        }
+        // A metric named by a later block (a late string-only block): decoded again with the
+        // whole report's string table, as `open` would have.
+        let all = self.inner.complete();
+        let version = VersionOf::Known(all.tool_version);
+        self.decode(index, &entry, Arc::clone(&all.strings), version)
+    }
+
+    /// Decodes the result at `entry` with the string table `strings`.
+    fn decode(
+        &self,
+        index: usize,
+        entry: &ResultEntry,
+        strings: Arc<Vec<String>>,
+        version: VersionOf,
+    ) -> Result<Action, ReadError> {
+        let bytes = self
+            .inner
+            .data
+            .slice(entry.offset..entry.offset + entry.len);
+        Action::decode(index, entry, &bytes, strings, version)
+            .map_err(|e| ReadError::format(&self.inner.path, entry.offset + e.offset, e.what))
     }
 
     /// The raw bytes of the report (decompressed for `.ncu-repz`).
     pub fn bytes(&self) -> &Bytes {
-        &self.data
+        &self.inner.data
     }
-}
-
-/// A position in the report's bytes, reading `u32 length | message` records.
-///
-/// With a file at hand the index is read with positioned reads, so opening a memory-mapped
-/// report faults in only the pages of the records it reads, not the results it skips.
-struct Cursor<'a> {
-    data: &'a Bytes,
-    file: Option<&'a FileWindow<'a>>,
-    end: usize,
-    pos: usize,
-}
-
-/// The bytes a positioned read brings in at least: a block's length prefix, its header and the
-/// length prefix of its first record are then one read (one system call per block instead of
-/// three; 20,000 blocks took 60,000 reads). Small, because copying is the cost of a read from
-/// the page cache: 4 KB windows made as many fewer reads no faster.
-const WINDOW: usize = 512;
-
-/// The last bytes read from the file at some offset, shared by the cursors of one index walk.
-struct FileWindow<'a> {
-    file: &'a std::fs::File,
-    /// The file offset of `bytes[0]` and the bytes read there.
-    read: std::cell::RefCell<(usize, Vec<u8>)>,
-}
-
-impl<'a> FileWindow<'a> {
-    fn new(file: &'a std::fs::File) -> FileWindow<'a> {
-        FileWindow {
-            file,
-            read: std::cell::RefCell::new((0, Vec::new())),
-        }
-    }
-
-    /// `len` bytes at `offset` of a file of `size` bytes, from the last read when it holds
-    /// them, else read with one positioned read of at least [`WINDOW`] bytes (less at the end
-    /// of the file).
-    #[cfg(any(unix, windows))]
-    fn read_at(&self, offset: usize, len: usize, size: usize) -> Result<Bytes, (usize, String)> {
-        let mut read = self.read.borrow_mut();
-        let (start, bytes) = &mut *read;
-        if offset < *start || offset + len > *start + bytes.len() {
-            let want = len.max(WINDOW).min(size.saturating_sub(offset)).max(len);
-            bytes.clear();
-            bytes.resize(want, 0);
-            *start = offset;
-            if let Err(e) = read_exact_at(self.file, bytes, offset as u64) {
-                bytes.clear();
-                return Err((offset, format!("cannot read {len} byte(s): {e}")));
-            }
-        }
-        let from = offset - *start;
-        Ok(Bytes::copy_from_slice(&bytes[from..from + len]))
-    }
-}
-
-/// Fills `buf` from `file` at `offset` (a positioned read: no shared cursor on Unix).
-#[cfg(unix)]
-fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-/// Fills `buf` from `file` at `offset`: Windows' positioned read (`seek_read`, which may read
-/// less than asked and moves the file's cursor, which nothing else here uses).
-#[cfg(windows)]
-fn read_exact_at(file: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buf.is_empty() {
-        match file.seek_read(buf, offset) {
-            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-impl Cursor<'_> {
-    fn read_at(&self, offset: usize, len: usize) -> Result<Bytes, (usize, String)> {
-        #[cfg(any(unix, windows))]
-        if let Some(file) = self.file {
-            return file.read_at(offset, len, self.data.len());
-        }
-        Ok(self.data.slice(offset..offset + len))
-    }
-
-    /// Skips one record, returning the offset and length of its message.
-    fn skip_message(&mut self, what: &str) -> Result<(usize, usize), (usize, String)> {
-        let start = self.pos;
-        let remaining = self.end - start;
-        if remaining < 4 {
-            return Err((
-                start,
-                format!("truncated {what}: {remaining} byte(s) left, need a 4-byte length"),
-            ));
-        }
-        let prefix = self.read_at(start, 4)?;
-        let len = u32::from_le_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]) as usize;
-        if len > remaining - 4 {
-            return Err((
-                start,
-                format!(
-                    "truncated {what}: length {len} but only {} byte(s) left",
-                    remaining - 4
-                ),
-            ));
-        }
-        self.pos = start + 4 + len;
-        Ok((start + 4, len))
-    }
-
-    /// Reads one record's message.
-    fn message(&mut self, what: &str) -> Result<(usize, Bytes), (usize, String)> {
-        let (offset, len) = self.skip_message(what)?;
-        Ok((offset, self.read_at(offset, len)?))
-    }
-}
-
-/// The raw `SessionDetails` field of a block header, for protobuf merging across blocks.
-fn header_session_bytes(header: &[u8]) -> Option<&[u8]> {
-    let mut reader = FieldReader::new(header);
-    while let Ok(Some((field, value))) = reader.next_field() {
-        if let (3, WireValue::Bytes(bytes, _)) = (field, value) {
-            return Some(bytes);
-        }
-    }
-    None
-}
-
-fn source_reference(bytes: &[u8]) -> Result<u64, super::wire::WireError> {
-    let mut reader = FieldReader::new(bytes);
-    let mut reference = 0;
-    while let Some((field, value)) = reader.next_field()? {
-        if let (1, WireValue::Varint(v)) = (field, value) {
-            reference = v;
-        }
-    }
-    Ok(reference)
 }
 
 /// Largest expansion accepted from a `.ncu-repz` (reports compress about 5-20:1); a stream

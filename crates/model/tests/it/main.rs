@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Test code: a failed unwrap is a failed test.
 
 mod ncu_demangle;
+mod ncu_lazy;
 mod ncu_source_cli_oracle;
 mod ncu_source_nvdisasm;
 mod ncu_source_oracle;
