@@ -8,7 +8,12 @@
 //! time), each reduced to its per-group statistics before the next is read, so memory holds one
 //! file's values per worker and the small per-file rows; the rows are combined at the end.
 
+pub mod describe;
+pub mod mpi;
+pub mod nvtx;
+pub mod pace;
 pub mod parquet;
+pub mod proj_trace;
 pub mod stats;
 
 use std::path::{Path, PathBuf};

@@ -473,6 +473,49 @@ fn range_rows(
     rows
 }
 
+/// A range projected onto the GPU, for the recipes (`nsys recipe nvtx_gpu_proj_sum`...).
+#[derive(Debug, Clone)]
+pub(crate) struct ProjectedRange {
+    /// Its domain's name (empty: none).
+    pub domain: String,
+    /// Its text.
+    pub text: String,
+    /// Its start (ns).
+    pub start: i64,
+    /// Its end (ns; a range that never ends: the latest end of the ranges).
+    pub end: Option<i64>,
+    /// The start of the first GPU operation it launched.
+    pub proj_start: i64,
+    /// The end of the last.
+    pub proj_end: i64,
+}
+
+/// The ranges with GPU operations, by range id, as `nvtx_gpu_proj_trace` projects them;
+/// `None` when the export lacks NVTX, CUDA API or GPU operation data.
+pub(crate) fn projected_ranges(db: &ExportDb) -> Result<Option<Vec<ProjectedRange>>, NsysError> {
+    let Ok(p) = project(db)? else {
+        return Ok(None);
+    };
+    let ranges = &p.ranges;
+    let out = p
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let r = &ranges.ranges[row.range?];
+            let (domain, text) = ranges.parts.get(r.name as usize)?.clone();
+            Some(ProjectedRange {
+                domain,
+                text,
+                start: r.start,
+                end: r.end,
+                proj_start: row.proj.start,
+                proj_end: row.proj.end,
+            })
+        })
+        .collect();
+    Ok(Some(out))
+}
+
 /// Avg, Med, Min, Max and StdDev, as nsys prints them.
 fn stat_cells(s: &Summary) -> [Cell; 5] {
     [
@@ -498,7 +541,7 @@ fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysE
         Err(outcome) => return Ok(outcome),
     };
     let Projected {
-        ranges: Ranges { ranges, names },
+        ranges: Ranges { ranges, names, .. },
         nodes,
         rows,
     } = p;
