@@ -1,7 +1,6 @@
 //! `sightline recipe`: NVIDIA's multi-report recipes (`nsys recipe`) over Nsight Systems
-//! exports — for now the summary recipes (`timeline::recipe::RECIPES`) — writing the recipe's
-//! tables into an output folder as NVIDIA's recipe writes them, files read in parallel on
-//! every core.
+//! exports (`timeline::recipe::RECIPES`), writing the recipe's tables into an output folder as
+//! NVIDIA's recipe writes them, files read in parallel on every core.
 //!
 //! ```text
 //! sightline recipe cuda_gpu_kern_sum --input ranks/ --output kern_sum/
@@ -13,11 +12,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::core::{FnSink, Progress};
-use crate::timeline::recipe::{self, RECIPES};
+use crate::timeline::recipe::{self, RECIPES, RecipeOptions};
 use crate::timeline::{TimelineFileKind, timeline_inputs};
 
 /// Arguments of `sightline recipe`.
 #[derive(clap::Args, Debug, Clone)]
+#[command(after_help = after_help())]
 pub struct RecipeArgs {
     /// The recipe (`--list` lists them).
     #[arg(required_unless_present = "list")]
@@ -31,9 +31,52 @@ pub struct RecipeArgs {
     /// How many files to read at once (default: every core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// List the recipes.
+    /// List the recipes and the options each takes.
     #[arg(long)]
     pub list: bool,
+    /// Only what ends at or after this time (ns, the export's clock).
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    pub start: Option<i64>,
+    /// Only what starts before this time (ns).
+    #[arg(long, value_name = "NS", allow_negative_numbers = true)]
+    pub end: Option<i64>,
+    /// At most this many rows per input file.
+    #[arg(long, value_name = "N")]
+    pub rows: Option<usize>,
+    /// gpu_gaps: the shortest gap listed, in milliseconds (default 500).
+    #[arg(long, value_name = "MS")]
+    pub gap: Option<f64>,
+    /// gpu_time_util: list the chunks used less than this percentage of their time (default 50).
+    #[arg(long, value_name = "PERCENT", allow_negative_numbers = true)]
+    pub threshold: Option<i64>,
+    /// gpu_time_util: the number of equal chunks of each GPU's time (default 30).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub chunks: Option<u32>,
+}
+
+/// The recipes and their options, after `--help`.
+fn after_help() -> String {
+    let mut text = String::from(
+        "Recipes (and the options each takes besides --input, --output, --threads):\n",
+    );
+    for r in RECIPES {
+        text.push_str(&format!("  {:<24}{}\n", r.name, options_of(r)));
+    }
+    text
+}
+
+/// A recipe's options as flags (`--start --end --rows`), or `-`.
+fn options_of(r: &recipe::Recipe) -> String {
+    let flags: Vec<String> = r
+        .options
+        .iter()
+        .map(|o| format!("--{}", o.flag()))
+        .collect();
+    if flags.is_empty() {
+        "-".into()
+    } else {
+        flags.join(" ")
+    }
 }
 
 /// Runs the recipe (or lists them).
@@ -49,6 +92,14 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         let names: Vec<&str> = RECIPES.iter().map(|r| r.name).collect();
         anyhow::bail!("no recipe {name:?}; the recipes are: {}", names.join(", "));
     };
+    let options = RecipeOptions {
+        start: args.start,
+        end: args.end,
+        rows: args.rows,
+        gap: args.gap,
+        threshold: args.threshold,
+        chunks: args.chunks,
+    };
     let inputs: Vec<PathBuf> = timeline_inputs(&args.input)?
         .into_iter()
         .filter(|p| TimelineFileKind::of(p) == Some(TimelineFileKind::NsysExport))
@@ -59,10 +110,20 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let sink = FnSink::new(|step: &crate::core::Step<'_>| {
         eprint!("\r{}: {}/{} files", name, step.done, step.total);
     });
-    let result = recipe::run(recipe, &inputs, threads, Progress::new(&sink))?;
+    let result = recipe::run(recipe, &inputs, &options, threads, Progress::new(&sink))?;
     eprintln!();
     for w in &result.warnings {
         eprintln!("{w}");
+    }
+    if result.readable == 0 {
+        anyhow::bail!(
+            "{name}: none of the {} input files could be read",
+            inputs.len()
+        );
+    }
+    if result.tables.is_empty() {
+        eprintln!("{name}: no input holds data for the recipe: no output written");
+        return Ok(ExitCode::SUCCESS);
     }
     let dir = args.output.clone().unwrap_or_default();
     for path in result.write(&dir)? {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType};
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
@@ -50,12 +50,24 @@ pub fn write_parquet_with(
     path: &Path,
     metadata: Vec<(String, String)>,
 ) -> Result<(), ParquetWriteError> {
+    write_parquet_with_nulls(table, path, metadata, &[])
+}
+
+/// Writes `table` to `path` (replacing it) with `metadata`, the columns named in `null_typed`
+/// as columns of Arrow's null type (INT32 with Parquet's `Unknown` logical type, every row
+/// null: what pyarrow writes for a pandas column holding only `None`), whatever they hold.
+pub fn write_parquet_with_nulls(
+    table: &ColumnTable,
+    path: &Path,
+    metadata: Vec<(String, String)>,
+    null_typed: &[&str],
+) -> Result<(), ParquetWriteError> {
     let file = std::fs::File::create(path).map_err(|source| ParquetWriteError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     let out = std::io::BufWriter::new(file);
-    write_to_with(table, out, metadata).map_err(|e| ParquetWriteError::Parquet {
+    write_table(table, out, metadata, null_typed).map_err(|e| ParquetWriteError::Parquet {
         path: path.to_path_buf(),
         detail: e.to_string(),
     })
@@ -75,10 +87,21 @@ pub fn write_to_with<W: std::io::Write + Send>(
     out: W,
     metadata: Vec<(String, String)>,
 ) -> Result<(), parquet::errors::ParquetError> {
+    write_table(table, out, metadata, &[])
+}
+
+/// [`write_to_with`], the columns named in `null_typed` of Arrow's null type.
+fn write_table<W: std::io::Write + Send>(
+    table: &ColumnTable,
+    out: W,
+    metadata: Vec<(String, String)>,
+    null_typed: &[&str],
+) -> Result<(), parquet::errors::ParquetError> {
+    let is_null = |c: &Column| null_typed.contains(&c.name.as_str());
     let fields = table
         .columns
         .iter()
-        .map(|c| field(c).map(Arc::new))
+        .map(|c| field(c, is_null(c)).map(Arc::new))
         .collect::<Result<Vec<_>, _>>()?;
     let schema = Type::group_type_builder("schema")
         .with_fields(fields)
@@ -102,7 +125,14 @@ pub fn write_to_with<W: std::io::Write + Send>(
         let mut columns = table.columns.iter();
         while let Some(mut chunk) = group.next_column()? {
             let Some(column) = columns.next() else { break };
-            write_column(&mut chunk, column, from..to)?;
+            if is_null(column) {
+                let levels = vec![0i16; to - from];
+                chunk
+                    .typed::<Int32Type>()
+                    .write_batch(&[], Some(&levels), None)?;
+            } else {
+                write_column(&mut chunk, column, from..to)?;
+            }
             chunk.close()?;
         }
         group.close()?;
@@ -115,8 +145,9 @@ pub fn write_to_with<W: std::io::Write + Send>(
     Ok(())
 }
 
-fn field(column: &Column) -> Result<Type, parquet::errors::ParquetError> {
+fn field(column: &Column, null: bool) -> Result<Type, parquet::errors::ParquetError> {
     let (physical, logical) = match column.values {
+        _ if null => (PhysicalType::INT32, Some(LogicalType::Unknown)),
         Values::Int64(_) => (PhysicalType::INT64, None),
         Values::Float64(_) => (PhysicalType::DOUBLE, None),
         Values::Utf8(_) | Values::Dictionary { .. } => {
