@@ -22,6 +22,7 @@ pub mod nvtx;
 pub mod pace;
 pub mod parquet;
 pub mod proj_trace;
+pub mod ranks;
 pub mod stats;
 pub mod summary;
 pub mod table;
@@ -52,6 +53,12 @@ pub struct Recipe {
 pub enum Kind {
     /// Per-file and across-file statistics of an `nsys stats` report.
     Summary(summary::Summary),
+    /// Per-file and across-file statistics of NVTX ranges, NCCL or MPI calls by text.
+    Ranges(ranks::RangeSummary),
+    /// Every file's NVTX ranges projected onto the GPU, row by row.
+    ProjTrace(proj_trace::ProjTrace),
+    /// How the instances of one name follow each other in every file.
+    Pace(pace::Pace),
 }
 
 /// An option a recipe may take (as `nsys recipe NAME --help` lists them).
@@ -69,6 +76,8 @@ pub enum RecipeOption {
     Threshold,
     /// `--chunks N`: the number of equal chunks of a GPU's time.
     Chunks,
+    /// `--name NAME`: the range or kernel a pace recipe follows (required there).
+    Name,
 }
 
 impl RecipeOption {
@@ -81,6 +90,7 @@ impl RecipeOption {
             RecipeOption::Gap => "gap",
             RecipeOption::Threshold => "threshold",
             RecipeOption::Chunks => "chunks",
+            RecipeOption::Name => "name",
         }
     }
 }
@@ -100,6 +110,8 @@ pub struct RecipeOptions {
     pub threshold: Option<i64>,
     /// `--chunks`.
     pub chunks: Option<u32>,
+    /// `--name`.
+    pub name: Option<String>,
 }
 
 impl RecipeOptions {
@@ -112,6 +124,7 @@ impl RecipeOptions {
             (RecipeOption::Gap, self.gap.is_some()),
             (RecipeOption::Threshold, self.threshold.is_some()),
             (RecipeOption::Chunks, self.chunks.is_some()),
+            (RecipeOption::Name, self.name.is_some()),
         ];
         given
             .into_iter()
@@ -153,9 +166,18 @@ pub enum FileOutcome<P> {
 /// The recipes Sightline computes, by name (as `nsys recipe --help` lists them).
 pub const RECIPES: &[Recipe] = &[
     summary::CUDA_API_SUM,
+    pace::CUDA_GPU_KERN_PACE,
     summary::CUDA_GPU_KERN_SUM,
     summary::CUDA_GPU_MEM_SIZE_SUM,
     summary::CUDA_GPU_MEM_TIME_SUM,
+    ranks::MPI_SUM,
+    ranks::NCCL_GPU_PROJ_SUM,
+    ranks::NCCL_SUM,
+    ranks::NVTX_GPU_PROJ_SUM,
+    proj_trace::NVTX_GPU_PROJ_TRACE,
+    pace::NVTX_GPU_PROJ_PACE,
+    pace::NVTX_PACE,
+    ranks::NVTX_SUM,
     summary::OSRT_SUM,
 ];
 
@@ -173,6 +195,14 @@ pub enum RecipeError {
     /// The user cancelled.
     #[error("cancelled")]
     Cancelled,
+    /// The recipe needs an option that was not given.
+    #[error("recipe {recipe} needs --{option}")]
+    Missing {
+        /// The recipe.
+        recipe: &'static str,
+        /// The option.
+        option: &'static str,
+    },
     /// The recipe does not take an option that was given.
     #[error("recipe {recipe} does not take --{option}")]
     Unsupported {
@@ -214,6 +244,12 @@ pub fn run(
             option,
         });
     }
+    if matches!(recipe.kind, Kind::Pace(_)) && options.name.is_none() {
+        return Err(RecipeError::Missing {
+            recipe: recipe.name,
+            option: "name",
+        });
+    }
     if inputs.is_empty() {
         return Err(RecipeError::NoInputs);
     }
@@ -229,6 +265,9 @@ pub fn run(
     };
     let (tables, warnings, readable) = match &recipe.kind {
         Kind::Summary(kind) => run.kind(kind)?,
+        Kind::Ranges(kind) => run.kind(kind)?,
+        Kind::ProjTrace(kind) => run.kind(kind)?,
+        Kind::Pace(kind) => run.kind(kind)?,
     };
     Ok(RecipeOutput {
         recipe,

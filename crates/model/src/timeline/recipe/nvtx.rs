@@ -3,8 +3,8 @@
 //! `NCCL:ncclCommInitRank` is `ncclCommInitRank`), `nccl_sum` keeping the ranges of the domain
 //! named `NCCL`; reduced to each group's statistics ([`Described`]).
 //!
-//! Learnt from the recipes' outputs: a range is kept when its start or its end falls within
-//! `--start`/`--end` (both inclusive; a range spanning the whole window is not kept); ranges
+//! Learnt from the recipes' outputs: a range is kept when it overlaps `--start`/`--end` (it
+//! ends at or after the start and starts at or before the end, both inclusive); ranges
 //! without a text are left out; the file's durations are floats (`61125442.0`) when any row of
 //! its `NVTX_EVENTS` has no end (a mark, a domain's creation), integers otherwise.
 
@@ -28,14 +28,16 @@ pub struct Window {
 }
 
 impl Window {
-    /// Whether `t` is within the window.
-    pub fn contains(&self, t: i64) -> bool {
-        self.start.is_none_or(|s| t >= s) && self.end.is_none_or(|e| t <= e)
+    /// Whether a range is kept: it overlaps the window (a range without an end only when
+    /// there is no `--start`).
+    pub fn keeps(&self, start: i64, end: Option<i64>) -> bool {
+        self.end.is_none_or(|e| start <= e)
+            && self.start.is_none_or(|s| end.is_some_and(|end| end >= s))
     }
 
-    /// Whether a range is kept: its start or its end within the window.
-    pub fn keeps(&self, start: i64, end: Option<i64>) -> bool {
-        self.contains(start) || end.is_some_and(|e| self.contains(e))
+    /// The window as `lo..=hi` (`None`: the whole timeline).
+    pub fn bounds(&self) -> Option<(i64, i64)> {
+        (!self.is_all()).then(|| (self.start.unwrap_or(i64::MIN), self.end.unwrap_or(i64::MAX)))
     }
 
     /// Whether the window is the whole timeline.
@@ -166,7 +168,7 @@ pub fn projection_part(
     domain: Option<&str>,
     window: Window,
 ) -> Result<Option<RankPart>, NsysError> {
-    let Some(ranges) = projected_ranges(db)? else {
+    let Some(ranges) = projected_ranges(db, window.bounds())? else {
         return Ok(None);
     };
     let mut values: BTreeMap<String, Vec<i64>> = BTreeMap::new();
@@ -188,15 +190,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_range_is_kept_when_an_end_of_it_is_in_the_window() {
+    fn a_range_is_kept_when_it_overlaps_the_window() {
         let w = Window {
             start: Some(100),
             end: Some(200),
         };
         assert!(w.keeps(50, Some(100)));
         assert!(w.keeps(200, Some(300)));
-        assert!(!w.keeps(50, Some(300)), "spanning the window");
+        assert!(w.keeps(50, Some(300)), "spanning the window");
         assert!(!w.keeps(201, Some(300)));
+        assert!(!w.keeps(50, Some(99)));
         assert!(!w.keeps(50, None));
         assert!(Window::default().keeps(i64::MIN, None));
         let from = Window {

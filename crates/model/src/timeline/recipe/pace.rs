@@ -17,8 +17,13 @@
 //!   statistics give them, with NumPy's pairwise sums);
 //! - `stats`: the named group across files as the summary recipes' `all_stats` combine it.
 
+use std::path::Path;
+
 use super::describe::{Approx, Described, quantile};
 use super::nvtx::{Window, read_ranges};
+use super::ranks::{approx_table, files_table, floats_column};
+use super::table::{PandasIndex, Table, TableColumn};
+use super::{FileOutcome, Kind, Recipe, RecipeKind, RecipeOption, RecipeOptions};
 use crate::timeline::nsys::db::int_of;
 use crate::timeline::nsys::stats::projected_ranges;
 use crate::timeline::nsys::{ExportDb, NsysError};
@@ -68,7 +73,7 @@ pub fn pace_part(
                 .filter_map(|r| Some((r.start, r.end?)))
                 .collect()
         }
-        PaceOf::Projection => projected_ranges(db)?
+        PaceOf::Projection => projected_ranges(db, window.bounds())?
             .unwrap_or_default()
             .into_iter()
             .filter(|r| r.text == name && window.keeps(r.start, r.end))
@@ -260,6 +265,145 @@ pub fn pairwise_sum(v: &[f64]) -> f64 {
 pub fn pace_stats(parts: &[&PacePart]) -> Option<Approx> {
     let rows: Vec<&Described> = parts.iter().map(|p| &p.stats).collect();
     Approx::of(&rows)
+}
+
+/// A pace recipe of this kind.
+const fn pace(name: &'static str, about: &'static str, of: PaceOf) -> Recipe {
+    Recipe {
+        name,
+        about,
+        options: &[RecipeOption::Name, RecipeOption::Start, RecipeOption::End],
+        kind: Kind::Pace(Pace { of }),
+    }
+}
+
+/// `nvtx_pace`.
+pub const NVTX_PACE: Recipe = pace(
+    "nvtx_pace",
+    "How the instances of one NVTX range (--name) follow each other in every rank",
+    PaceOf::Nvtx,
+);
+
+/// `nvtx_gpu_proj_pace`.
+pub const NVTX_GPU_PROJ_PACE: Recipe = pace(
+    "nvtx_gpu_proj_pace",
+    "How one NVTX range (--name) projected onto the GPU paces every rank",
+    PaceOf::Projection,
+);
+
+/// `cuda_gpu_kern_pace`.
+pub const CUDA_GPU_KERN_PACE: Recipe = pace(
+    "cuda_gpu_kern_pace",
+    "How the instances of one CUDA kernel (--name, its short name) follow each other in every rank",
+    PaceOf::Kernel,
+);
+
+/// A pace recipe.
+#[derive(Debug)]
+pub struct Pace {
+    /// What it follows.
+    pub of: PaceOf,
+}
+
+impl RecipeKind for Pace {
+    /// The file's instances of the name.
+    type Partial = PacePart;
+
+    fn file(&self, path: &Path, options: &RecipeOptions) -> FileOutcome<PacePart> {
+        let Some(name) = options.name.as_deref() else {
+            return FileOutcome::Failed("the recipe needs --name".into());
+        };
+        let db = match ExportDb::open_salvaging(path) {
+            Ok(db) => db,
+            Err(e) => return FileOutcome::Failed(e.to_string()),
+        };
+        let window = Window {
+            start: options.start,
+            end: options.end,
+        };
+        match pace_part(&db, self.of, name, window) {
+            Ok(Some(part)) => FileOutcome::Data(part),
+            Ok(None) => {
+                FileOutcome::NoData(format!("{} does not contain '{name}'.", path.display()))
+            }
+            Err(e) => FileOutcome::Failed(e.to_string()),
+        }
+    }
+
+    fn tables(
+        &self,
+        stems: &[String],
+        files: &[Option<PacePart>],
+        options: &RecipeOptions,
+    ) -> Vec<Table> {
+        let (stems, parts): (Vec<String>, Vec<&PacePart>) = stems
+            .iter()
+            .zip(files)
+            .filter_map(|(s, f)| Some((s.clone(), f.as_ref()?)))
+            .unzip();
+        let Some(stats) = pace_stats(&parts) else {
+            return Vec::new();
+        };
+        let floats = parts.iter().any(|p| p.floats);
+        let mut tables = vec![files_table(stems)];
+        let series = pace_series(&parts);
+        let deltas = series
+            .iter()
+            .find(|(stem, _)| *stem == "pace_delta")
+            .map(|(_, c)| row_stats(c))
+            .unwrap_or_default();
+        tables.extend(
+            series
+                .into_iter()
+                .map(|(stem, columns)| series_table(stem, &columns)),
+        );
+        let names = [
+            "Count", "Mean", "Std", "Min", "Q1", "Median", "Q3", "Max", "Sum",
+        ];
+        tables.push(Table {
+            stem: "pace_delta_stats",
+            columns: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| floats_column(n, deltas.iter().map(|r| r.cells[i])))
+                .collect(),
+            index: PandasIndex::Dropped,
+            csv: false,
+        });
+        let name = options.name.as_deref().unwrap_or_default();
+        // The kernel recipe names its key column as the kernel table does.
+        let key = if self.of == PaceOf::Kernel {
+            "Shortname"
+        } else {
+            "Text"
+        };
+        tables.push(approx_table("stats", (key, name), &stats, floats));
+        tables
+    }
+}
+
+/// One pace table: a column per file named by its rank, integers where the file reaches the
+/// last row, floats (missing values after its end) where it does not.
+fn series_table(stem: &'static str, columns: &[Vec<i64>]) -> Table {
+    let rows = columns.iter().map(Vec::len).max().unwrap_or(0);
+    let columns = columns
+        .iter()
+        .enumerate()
+        .map(|(rank, values)| {
+            let name = rank.to_string();
+            if values.len() == rows {
+                TableColumn::ints(&name, values.iter().copied())
+            } else {
+                floats_column(&name, (0..rows).map(|k| values.get(k).map(|&v| v as f64)))
+            }
+        })
+        .collect();
+    Table {
+        stem,
+        columns,
+        index: PandasIndex::Dropped,
+        csv: false,
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,10 @@
 //! `File` column added, the files' rows one after another with each file's row numbers as the
 //! index). Each column is held typed: integers (`None`: the report's empty cell) or text.
 
+use std::path::Path;
+
+use super::table::{Cells, PandasIndex, Table, TableColumn};
+use super::{FileOutcome, Kind, Recipe, RecipeKind, RecipeOptions};
 use crate::timeline::nsys::stats::{ReportOutcome, run_report};
 use crate::timeline::nsys::{ExportDb, NsysError};
 
@@ -93,4 +97,114 @@ pub fn trace_part(db: &ExportDb) -> Result<Option<TracePart>, NsysError> {
         return Err(db.query_error("NVTX_EVENTS", why));
     }
     Ok(Some(TracePart { columns }))
+}
+
+/// `nvtx_gpu_proj_trace`.
+pub const NVTX_GPU_PROJ_TRACE: Recipe = Recipe {
+    name: "nvtx_gpu_proj_trace",
+    about: "NVTX ranges projected onto the GPU operations they launch, every range of every rank",
+    options: &[],
+    kind: Kind::ProjTrace(ProjTrace),
+};
+
+/// The `nvtx_gpu_proj_trace` recipe: its one table, `trace`.
+#[derive(Debug)]
+pub struct ProjTrace;
+
+impl RecipeKind for ProjTrace {
+    /// The file's trace rows.
+    type Partial = TracePart;
+
+    fn file(&self, path: &Path, _: &RecipeOptions) -> FileOutcome<TracePart> {
+        let db = match ExportDb::open_salvaging(path) {
+            Ok(db) => db,
+            Err(e) => return FileOutcome::Failed(e.to_string()),
+        };
+        match trace_part(&db) {
+            Ok(Some(part)) => FileOutcome::Data(part),
+            Ok(None) => FileOutcome::NoData(format!(
+                "{}: no NVTX range projected onto the GPU",
+                path.display()
+            )),
+            Err(e) => FileOutcome::Failed(e.to_string()),
+        }
+    }
+
+    fn tables(
+        &self,
+        stems: &[String],
+        files: &[Option<TracePart>],
+        _: &RecipeOptions,
+    ) -> Vec<Table> {
+        let parts: Vec<(&String, &TracePart)> = stems
+            .iter()
+            .zip(files)
+            .filter_map(|(s, f)| Some((s, f.as_ref()?)))
+            .collect();
+        let Some((_, first)) = parts.first() else {
+            return Vec::new();
+        };
+        let mut columns: Vec<TableColumn> = (0..first.columns.len())
+            .map(|c| concat_column(&parts, c))
+            .collect();
+        columns.push(TableColumn::texts(
+            "File",
+            parts
+                .iter()
+                .flat_map(|(s, p)| std::iter::repeat_n((*s).clone(), p.rows())),
+        ));
+        let lengths: Vec<usize> = parts.iter().map(|(_, p)| p.rows()).collect();
+        vec![Table {
+            stem: "trace",
+            columns,
+            index: PandasIndex::of_frames(&lengths),
+            csv: false,
+        }]
+    }
+}
+
+/// Column `c` of every file's trace, one after another, typed as pandas' concatenation of the
+/// files' frames types it: a file's integer column with empty cells is of floats, one with
+/// only empty cells of objects (`None`); objects with floats make floats, objects with
+/// integers integers (with missing values), only objects Arrow's null type.
+fn concat_column(parts: &[(&String, &TracePart)], c: usize) -> TableColumn {
+    let name = parts[0].1.columns[c].0.clone();
+    let values = || {
+        parts
+            .iter()
+            .filter_map(|(_, p)| p.columns.get(c).map(|(_, v)| v))
+    };
+    let all_none = |v: &TraceValues| match v {
+        TraceValues::Int(x) => x.iter().all(Option::is_none),
+        TraceValues::Text(x) => x.iter().all(Option::is_none),
+    };
+    let cells = if values().all(all_none) {
+        Cells::Null(values().map(TraceValues::len).sum())
+    } else if let Some(TraceValues::Text(_)) = values().next() {
+        Cells::Text(
+            values()
+                .flat_map(|v| match v {
+                    TraceValues::Text(x) => x.clone(),
+                    TraceValues::Int(x) => x.iter().map(|i| i.map(|i| i.to_string())).collect(),
+                })
+                .collect(),
+        )
+    } else {
+        let ints: Vec<Option<i64>> = values()
+            .flat_map(|v| match v {
+                TraceValues::Int(x) => x.clone(),
+                TraceValues::Text(x) => vec![None; x.len()],
+            })
+            .collect();
+        // Files whose column has some but not all cells empty hold floats.
+        let some_floats = values().any(|v| {
+            !all_none(v) && matches!(v, TraceValues::Int(x) if x.iter().any(Option::is_none))
+        });
+        if some_floats {
+            Cells::Float(ints.into_iter().map(|i| i.map(|i| i as f64)).collect())
+        } else {
+            Cells::Int(ints)
+        }
+    };
+    TableColumn { name, cells }
 }

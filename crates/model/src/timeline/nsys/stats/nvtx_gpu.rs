@@ -339,6 +339,15 @@ struct Projected {
 }
 
 fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError> {
+    project_in(db, None)
+}
+
+/// [`project`], with `window` (`lo..=hi`, ns) keeping only the launching calls and the
+/// operations that overlap it (as `nsys recipe`'s `--start`/`--end` do).
+fn project_in(
+    db: &ExportDb,
+    window: Option<(i64, i64)>,
+) -> Result<Result<Projected, ReportOutcome>, NsysError> {
     if !db.has_table(NVTX) {
         return skipped_nvtx(db).map(Err);
     }
@@ -358,6 +367,11 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
         let nodes = nest(ranges, &order);
         (order, nodes)
     })?;
+    let mut calls = calls;
+    if let Some((lo, hi)) = window {
+        let op = |c: &Call| &ops[c.op as usize];
+        calls.retain(|c| c.end >= lo && c.start <= hi && op(c).end >= lo && op(c).start <= hi);
+    }
     let (acc, outside) = project_ops(&ranges.ranges, &order, &ops, &calls);
     let mut rows: Vec<ProjRow> = loose_row(&ops, &outside).into_iter().collect();
     rows.extend(range_rows(&ranges.ranges, &nodes, &acc));
@@ -490,18 +504,26 @@ pub(crate) struct ProjectedRange {
     pub proj_end: i64,
 }
 
-/// The ranges with GPU operations, by range id, as `nvtx_gpu_proj_trace` projects them;
+/// The ranges with GPU operations, by range id, as `nvtx_gpu_proj_trace` projects them
+/// (with `window`, `lo..=hi` ns: the ranges, launching calls and operations that overlap it);
 /// `None` when the export lacks NVTX, CUDA API or GPU operation data.
-pub(crate) fn projected_ranges(db: &ExportDb) -> Result<Option<Vec<ProjectedRange>>, NsysError> {
-    let Ok(p) = project(db)? else {
+pub(crate) fn projected_ranges(
+    db: &ExportDb,
+    window: Option<(i64, i64)>,
+) -> Result<Option<Vec<ProjectedRange>>, NsysError> {
+    let Ok(p) = project_in(db, window)? else {
         return Ok(None);
     };
+    let (lo, hi) = window.unwrap_or((i64::MIN, i64::MAX));
     let ranges = &p.ranges;
     let out = p
         .rows
         .iter()
         .filter_map(|row| {
             let r = &ranges.ranges[row.range?];
+            if r.start > hi || r.end.is_some_and(|e| e < lo) {
+                return None;
+            }
             let (domain, text) = ranges.parts.get(r.name as usize)?.clone();
             Some(ProjectedRange {
                 domain,
