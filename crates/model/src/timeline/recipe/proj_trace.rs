@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
+use super::nvtx::Window;
 use super::table::{Cells, PandasIndex, Table, TableColumn};
-use super::{FileOutcome, Kind, Recipe, RecipeKind, RecipeOptions};
-use crate::timeline::nsys::stats::{ReportOutcome, run_report};
+use super::{FileOutcome, Kind, Recipe, RecipeKind, RecipeOption, RecipeOptions};
+use crate::timeline::nsys::stats::{ReportOutcome, proj_trace_in};
 use crate::timeline::nsys::{ExportDb, NsysError};
 
 /// One column of a file's trace.
@@ -51,9 +52,12 @@ impl TracePart {
 /// The text columns of the trace (the others hold integers).
 const TEXT_COLUMNS: [&str; 3] = ["Name", "Style", "RangeStack"];
 
-/// One file's part of `nvtx_gpu_proj_trace`; `None` when the export has no projection.
-pub fn trace_part(db: &ExportDb) -> Result<Option<TracePart>, NsysError> {
-    let ReportOutcome::Table(table) = run_report(db, "nvtx_gpu_proj_trace")? else {
+/// One file's part of `nvtx_gpu_proj_trace` (with `--start`/`--end`: projected from the
+/// launching calls and operations that overlap the window); `None` when the export has no
+/// projection.
+pub fn trace_part(db: &ExportDb, window: Window) -> Result<Option<TracePart>, NsysError> {
+    let outcome = proj_trace_in(db, "nvtx_gpu_proj_trace", window.bounds())?;
+    let ReportOutcome::Table(table) = outcome else {
         return Ok(None);
     };
     if table.rows.is_empty() {
@@ -103,7 +107,7 @@ pub fn trace_part(db: &ExportDb) -> Result<Option<TracePart>, NsysError> {
 pub const NVTX_GPU_PROJ_TRACE: Recipe = Recipe {
     name: "nvtx_gpu_proj_trace",
     about: "NVTX ranges projected onto the GPU operations they launch, every range of every rank",
-    options: &[],
+    options: &[RecipeOption::Start, RecipeOption::End],
     kind: Kind::ProjTrace(ProjTrace),
 };
 
@@ -115,12 +119,16 @@ impl RecipeKind for ProjTrace {
     /// The file's trace rows.
     type Partial = TracePart;
 
-    fn file(&self, path: &Path, _: &RecipeOptions) -> FileOutcome<TracePart> {
+    fn file(&self, path: &Path, options: &RecipeOptions) -> FileOutcome<TracePart> {
         let db = match ExportDb::open_salvaging(path) {
             Ok(db) => db,
             Err(e) => return FileOutcome::Failed(e.to_string()),
         };
-        match trace_part(&db) {
+        let window = Window {
+            start: options.start,
+            end: options.end,
+        };
+        match trace_part(&db, window) {
             Ok(Some(part)) => FileOutcome::Data(part),
             Ok(None) => FileOutcome::NoData(format!(
                 "{}: no NVTX range projected onto the GPU",

@@ -558,7 +558,17 @@ fn table(report: &str, columns: &[&str], rows: impl Into<Rows>) -> ReportOutcome
 }
 
 fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    let p = match project(db)? {
+    proj_trace_in(db, req.report.name, None)
+}
+
+/// `nvtx_gpu_proj_trace`'s table, with `window` (`lo..=hi` ns) keeping only the launching
+/// calls and the operations that overlap it (`nsys recipe nvtx_gpu_proj_trace --start/--end`).
+pub(crate) fn proj_trace_in(
+    db: &ExportDb,
+    report: &str,
+    window: Option<(i64, i64)>,
+) -> Result<ReportOutcome, NsysError> {
+    let p = match project_in(db, window)? {
         Ok(p) => p,
         Err(outcome) => return Ok(outcome),
     };
@@ -607,7 +617,7 @@ fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysE
         ]);
     });
     Ok(table(
-        req.report.name,
+        report,
         &[
             "Name",
             "Projected Start (ns)",
