@@ -80,7 +80,8 @@ enum Command {
     /// payload fields) or a counter's samples, filtered and sorted, as tab-separated lines or CSV.
     Events(cli::events::EventsArgs),
     /// NVIDIA's multi-report recipes (`nsys recipe`) over exports: per-rank and across-rank
-    /// summaries, written as the recipe writes them.
+    /// summaries, and each file's findings of the analysis recipes, written as the recipe writes
+    /// them.
     Recipe(cli::recipe::RecipeArgs),
     /// Write any timeline as a Perfetto protobuf trace or a Chrome JSON trace (optionally only
     /// a time range).

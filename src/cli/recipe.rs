@@ -31,7 +31,7 @@ pub struct RecipeArgs {
     /// How many files to read at once (default: every core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// List the recipes and the options each takes.
+    /// List the recipes (`--help` lists the options each takes).
     #[arg(long)]
     pub list: bool,
     /// Only what ends at or after this time (ns, the export's clock).
@@ -40,6 +40,9 @@ pub struct RecipeArgs {
     /// Only what starts before this time (ns).
     #[arg(long, value_name = "NS", allow_negative_numbers = true)]
     pub end: Option<i64>,
+    /// Only what overlaps the first instance of this NVTX range (in this domain, when given).
+    #[arg(long, value_name = "RANGE[@DOMAIN]")]
+    pub nvtx: Option<String>,
     /// At most this many rows per input file.
     #[arg(long, value_name = "N")]
     pub rows: Option<usize>,
@@ -98,6 +101,7 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let options = RecipeOptions {
         start: args.start,
         end: args.end,
+        nvtx: args.nvtx.clone(),
         rows: args.rows,
         gap: args.gap,
         threshold: args.threshold,

@@ -5,7 +5,10 @@
 //! computation. Every kind implements [`RecipeKind`] in its own file:
 //!
 //! - [`summary`]: `rank_stats` and `all_stats` of one `nsys stats` report (`cuda_api_sum`,
-//!   `cuda_gpu_kern_sum`, `cuda_gpu_mem_size_sum`, `cuda_gpu_mem_time_sum`, `osrt_sum`).
+//!   `cuda_gpu_kern_sum`, `cuda_gpu_mem_size_sum`, `cuda_gpu_mem_time_sum`, `osrt_sum`);
+//! - [`analysis`]: one `analysis` table of the findings of an `nsys analyze` rule per file
+//!   (`cuda_api_sync`, `cuda_memcpy_async`, `cuda_memcpy_sync`, `cuda_memset_sync`,
+//!   `dx12_mem_ops`, `gpu_gaps`, `gpu_time_util`).
 //!
 //! [`run`] reads the files in parallel (one export per worker thread), each reduced by
 //! [`RecipeKind::file`] to a small per-file partial result before the next is read, so memory
@@ -16,9 +19,13 @@
 //! Adding a kind: a type implementing [`RecipeKind`] in its own file, a variant of [`Kind`]
 //! and its arm in [`run`], and its recipes in [`RECIPES`].
 
+pub mod analysis;
 pub mod describe;
+mod dx12;
+mod gpu_use;
 pub mod mpi;
 pub mod nvtx;
+mod nvtx_window;
 pub mod pace;
 pub mod parquet;
 pub mod proj_trace;
@@ -59,6 +66,8 @@ pub enum Kind {
     ProjTrace(proj_trace::ProjTrace),
     /// How the instances of one name follow each other in every file.
     Pace(pace::Pace),
+    /// One row per finding of an expert rule, per file.
+    Analysis(analysis::Analysis),
 }
 
 /// An option a recipe may take (as `nsys recipe NAME --help` lists them).
@@ -68,6 +77,8 @@ pub enum RecipeOption {
     Start,
     /// `--end NS`: only what starts before this time.
     End,
+    /// `--nvtx RANGE[@DOMAIN]`: only what overlaps the first instance of this NVTX range.
+    Nvtx,
     /// `--rows N`: at most N rows per input file.
     Rows,
     /// `--gap MS`: the shortest GPU gap listed.
@@ -86,6 +97,7 @@ impl RecipeOption {
         match self {
             RecipeOption::Start => "start",
             RecipeOption::End => "end",
+            RecipeOption::Nvtx => "nvtx",
             RecipeOption::Rows => "rows",
             RecipeOption::Gap => "gap",
             RecipeOption::Threshold => "threshold",
@@ -102,6 +114,8 @@ pub struct RecipeOptions {
     pub start: Option<i64>,
     /// `--end` (ns).
     pub end: Option<i64>,
+    /// `--nvtx` (`RANGE[@DOMAIN]`).
+    pub nvtx: Option<String>,
     /// `--rows`.
     pub rows: Option<usize>,
     /// `--gap` (ms).
@@ -120,6 +134,7 @@ impl RecipeOptions {
         let given = [
             (RecipeOption::Start, self.start.is_some()),
             (RecipeOption::End, self.end.is_some()),
+            (RecipeOption::Nvtx, self.nvtx.is_some()),
             (RecipeOption::Rows, self.rows.is_some()),
             (RecipeOption::Gap, self.gap.is_some()),
             (RecipeOption::Threshold, self.threshold.is_some()),
@@ -166,16 +181,23 @@ pub enum FileOutcome<P> {
 /// The recipes Sightline computes, by name (as `nsys recipe --help` lists them).
 pub const RECIPES: &[Recipe] = &[
     summary::CUDA_API_SUM,
+    analysis::CUDA_API_SYNC,
     pace::CUDA_GPU_KERN_PACE,
     summary::CUDA_GPU_KERN_SUM,
     summary::CUDA_GPU_MEM_SIZE_SUM,
     summary::CUDA_GPU_MEM_TIME_SUM,
+    analysis::CUDA_MEMCPY_ASYNC,
+    analysis::CUDA_MEMCPY_SYNC,
+    analysis::CUDA_MEMSET_SYNC,
+    analysis::DX12_MEM_OPS,
+    analysis::GPU_GAPS,
+    analysis::GPU_TIME_UTIL,
     ranks::MPI_SUM,
     ranks::NCCL_GPU_PROJ_SUM,
     ranks::NCCL_SUM,
+    pace::NVTX_GPU_PROJ_PACE,
     ranks::NVTX_GPU_PROJ_SUM,
     proj_trace::NVTX_GPU_PROJ_TRACE,
-    pace::NVTX_GPU_PROJ_PACE,
     pace::NVTX_PACE,
     ranks::NVTX_SUM,
     summary::OSRT_SUM,
@@ -268,6 +290,7 @@ pub fn run(
         Kind::Ranges(kind) => run.kind(kind)?,
         Kind::ProjTrace(kind) => run.kind(kind)?,
         Kind::Pace(kind) => run.kind(kind)?,
+        Kind::Analysis(kind) => run.kind(kind)?,
     };
     Ok(RecipeOutput {
         recipe,

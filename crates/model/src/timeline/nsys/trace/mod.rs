@@ -164,6 +164,13 @@ impl Trace {
 
     /// Reads the CUDA API calls and GPU operations of an open export.
     pub fn read(db: &ExportDb) -> Result<Trace, NsysError> {
+        Trace::read_tables(db, &TRACE_TABLES)
+    }
+
+    /// Reads only the event tables named in `tables` (of [`TRACE_TABLES`]; `gpu` reads
+    /// `cuda_api` too, for the API names); the others are empty.
+    pub fn read_tables(db: &ExportDb, tables: &[&str]) -> Result<Trace, NsysError> {
+        let want = |name: &str| tables.contains(&name);
         let mut schema = HashMap::new();
         for t in db.table_names() {
             schema.insert(
@@ -178,10 +185,15 @@ impl Trace {
             Some(s) => strings.id(s),
             None => NULL,
         };
-        let api = read_api(db, &mut strings, &mut string_of)?;
-        let gpu = read_gpu(db, &api, &mut strings, &mut string_of)?;
-        let dx12 = read_dx12(db, &mut strings, &mut string_of)?;
-        let overhead = read_overhead(db, &mut strings, &mut string_of)?;
+        let api = read_api(
+            db,
+            want("cuda_api") || want("gpu"),
+            &mut strings,
+            &mut string_of,
+        )?;
+        let gpu = read_gpu(db, want("gpu"), &api, &mut strings, &mut string_of)?;
+        let dx12 = read_dx12(db, want("dx12_mem"), &mut strings, &mut string_of)?;
+        let overhead = read_overhead(db, want("profiler_overhead"), &mut strings, &mut string_of)?;
         let warnings = db
             .take_damage_met()
             .iter()
@@ -244,6 +256,9 @@ impl Trace {
     }
 }
 
+/// The event tables of a [`Trace`], in order.
+pub const TRACE_TABLES: [&str; 4] = ["cuda_api", "gpu", "dx12_mem", "profiler_overhead"];
+
 /// The first columns of a table of host calls: where the row is, when, on which thread, what.
 const HOST_CALL: [(&str, ColumnKind); 7] = [
     ("table", ColumnKind::Text),
@@ -259,6 +274,7 @@ type StringOf<'a> = dyn FnMut(i64, &mut Interner) -> i64 + 'a;
 
 fn read_api(
     db: &ExportDb,
+    read: bool,
     strings: &mut Interner,
     string_of: &mut StringOf<'_>,
 ) -> Result<EventTable, NsysError> {
@@ -272,7 +288,7 @@ fn read_api(
         ]
         .concat(),
     );
-    if !db.has_table(RUNTIME) {
+    if !read || !db.has_table(RUNTIME) {
         return Ok(t);
     }
     let table = strings.id(RUNTIME);
@@ -296,11 +312,15 @@ fn read_api(
 /// correlation id.
 fn read_gpu(
     db: &ExportDb,
+    read: bool,
     api: &EventTable,
     strings: &mut Interner,
     string_of: &mut StringOf<'_>,
 ) -> Result<EventTable, NsysError> {
     let mut t = gpu_table();
+    if !read {
+        return Ok(t);
+    }
     let api_of = api_names_by_correlation(api);
     let labels = MemoryLabels {
         mem_kinds: db.enum_labels("ENUM_CUDA_MEM_KIND"),
@@ -467,6 +487,7 @@ const DX12_MEMORY: &str = "DX12_MEMORY_OPERATION";
 /// DX12 memory operations (`DX12_MEMORY_OPERATION`) with the API call each belongs to.
 fn read_dx12(
     db: &ExportDb,
+    read: bool,
     strings: &mut Interner,
     string_of: &mut StringOf<'_>,
 ) -> Result<EventTable, NsysError> {
@@ -487,7 +508,7 @@ fn read_dx12(
         ]
         .concat(),
     );
-    if !db.has_table(DX12_MEMORY) || !db.has_table(DX12_API) {
+    if !read || !db.has_table(DX12_MEMORY) || !db.has_table(DX12_API) {
         return Ok(t);
     }
     let m = |c: &str| match db.col_or_null(DX12_MEMORY, c).as_str() {
@@ -527,6 +548,7 @@ const OVERHEAD: &str = "PROFILER_OVERHEAD";
 /// exports of old captures, "CUDA profiling overhead" that nsys counts as GPU time.
 fn read_overhead(
     db: &ExportDb,
+    read: bool,
     strings: &mut Interner,
     string_of: &mut StringOf<'_>,
 ) -> Result<EventTable, NsysError> {
@@ -535,7 +557,7 @@ fn read_overhead(
         "The profiler's own work (PROFILER_OVERHEAD)",
         HOST_CALL.as_slice(),
     );
-    if !db.has_table(OVERHEAD) {
+    if !read || !db.has_table(OVERHEAD) {
         return Ok(t);
     }
     let sql = format!(
