@@ -55,6 +55,9 @@ pub struct RecipeArgs {
     /// gpu_time_util: the number of equal chunks of each GPU's time (default 30).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub chunks: Option<u32>,
+    /// The pace recipes: the NVTX range (its text) or kernel (its short name) to follow.
+    #[arg(long = "name", value_name = "NAME")]
+    pub name_of: Option<String>,
 }
 
 /// The recipes and their options, after `--help`.
@@ -103,6 +106,7 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         gap: args.gap,
         threshold: args.threshold,
         chunks: args.chunks,
+        name: args.name_of.clone(),
     };
     let inputs: Vec<PathBuf> = timeline_inputs(&args.input)?
         .into_iter()

@@ -20,10 +20,16 @@
 //! and its arm in [`run`], and its recipes in [`RECIPES`].
 
 pub mod analysis;
+pub mod describe;
 mod dx12;
 mod gpu_use;
+pub mod mpi;
+pub mod nvtx;
 mod nvtx_window;
+pub mod pace;
 pub mod parquet;
+pub mod proj_trace;
+pub mod ranks;
 pub mod stats;
 pub mod summary;
 pub mod table;
@@ -54,6 +60,12 @@ pub struct Recipe {
 pub enum Kind {
     /// Per-file and across-file statistics of an `nsys stats` report.
     Summary(summary::Summary),
+    /// Per-file and across-file statistics of NVTX ranges, NCCL or MPI calls by text.
+    Ranges(ranks::RangeSummary),
+    /// Every file's NVTX ranges projected onto the GPU, row by row.
+    ProjTrace(proj_trace::ProjTrace),
+    /// How the instances of one name follow each other in every file.
+    Pace(pace::Pace),
     /// One row per finding of an expert rule, per file.
     Analysis(analysis::Analysis),
 }
@@ -75,6 +87,8 @@ pub enum RecipeOption {
     Threshold,
     /// `--chunks N`: the number of equal chunks of a GPU's time.
     Chunks,
+    /// `--name NAME`: the range or kernel a pace recipe follows (required there).
+    Name,
 }
 
 impl RecipeOption {
@@ -88,6 +102,7 @@ impl RecipeOption {
             RecipeOption::Gap => "gap",
             RecipeOption::Threshold => "threshold",
             RecipeOption::Chunks => "chunks",
+            RecipeOption::Name => "name",
         }
     }
 }
@@ -109,6 +124,8 @@ pub struct RecipeOptions {
     pub threshold: Option<i64>,
     /// `--chunks`.
     pub chunks: Option<u32>,
+    /// `--name`.
+    pub name: Option<String>,
 }
 
 impl RecipeOptions {
@@ -122,6 +139,7 @@ impl RecipeOptions {
             (RecipeOption::Gap, self.gap.is_some()),
             (RecipeOption::Threshold, self.threshold.is_some()),
             (RecipeOption::Chunks, self.chunks.is_some()),
+            (RecipeOption::Name, self.name.is_some()),
         ];
         given
             .into_iter()
@@ -164,6 +182,7 @@ pub enum FileOutcome<P> {
 pub const RECIPES: &[Recipe] = &[
     summary::CUDA_API_SUM,
     analysis::CUDA_API_SYNC,
+    pace::CUDA_GPU_KERN_PACE,
     summary::CUDA_GPU_KERN_SUM,
     summary::CUDA_GPU_MEM_SIZE_SUM,
     summary::CUDA_GPU_MEM_TIME_SUM,
@@ -173,6 +192,14 @@ pub const RECIPES: &[Recipe] = &[
     analysis::DX12_MEM_OPS,
     analysis::GPU_GAPS,
     analysis::GPU_TIME_UTIL,
+    ranks::MPI_SUM,
+    ranks::NCCL_GPU_PROJ_SUM,
+    ranks::NCCL_SUM,
+    pace::NVTX_GPU_PROJ_PACE,
+    ranks::NVTX_GPU_PROJ_SUM,
+    proj_trace::NVTX_GPU_PROJ_TRACE,
+    pace::NVTX_PACE,
+    ranks::NVTX_SUM,
     summary::OSRT_SUM,
 ];
 
@@ -190,6 +217,14 @@ pub enum RecipeError {
     /// The user cancelled.
     #[error("cancelled")]
     Cancelled,
+    /// The recipe needs an option that was not given.
+    #[error("recipe {recipe} needs --{option}")]
+    Missing {
+        /// The recipe.
+        recipe: &'static str,
+        /// The option.
+        option: &'static str,
+    },
     /// The recipe does not take an option that was given.
     #[error("recipe {recipe} does not take --{option}")]
     Unsupported {
@@ -231,6 +266,12 @@ pub fn run(
             option,
         });
     }
+    if matches!(recipe.kind, Kind::Pace(_)) && options.name.is_none() {
+        return Err(RecipeError::Missing {
+            recipe: recipe.name,
+            option: "name",
+        });
+    }
     if inputs.is_empty() {
         return Err(RecipeError::NoInputs);
     }
@@ -246,6 +287,9 @@ pub fn run(
     };
     let (tables, warnings, readable) = match &recipe.kind {
         Kind::Summary(kind) => run.kind(kind)?,
+        Kind::Ranges(kind) => run.kind(kind)?,
+        Kind::ProjTrace(kind) => run.kind(kind)?,
+        Kind::Pace(kind) => run.kind(kind)?,
         Kind::Analysis(kind) => run.kind(kind)?,
     };
     Ok(RecipeOutput {

@@ -120,16 +120,22 @@ fn pandas_metadata(table: &Table, stored: &ColumnTable, nulls: &[String]) -> Str
             "stop": table.rows(),
             "step": 1,
         }]),
+        PandasIndex::Dropped => serde_json::json!([]),
     };
-    serde_json::json!({
-        "index_columns": index,
-        "column_indexes": [{
+    let column_indexes = if table.index == PandasIndex::Dropped {
+        serde_json::json!([])
+    } else {
+        serde_json::json!([{
             "name": null,
             "field_name": null,
             "pandas_type": "unicode",
             "numpy_type": "object",
             "metadata": {"encoding": "UTF-8"},
-        }],
+        }])
+    };
+    serde_json::json!({
+        "index_columns": index,
+        "column_indexes": column_indexes,
         "columns": columns,
         "creator": {"library": "sightline", "version": env!("CARGO_PKG_VERSION")},
         "pandas_version": "2.1.4",

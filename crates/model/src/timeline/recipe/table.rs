@@ -97,6 +97,9 @@ pub enum PandasIndex {
     Unnamed(Vec<i64>),
     /// A `RangeIndex` 0, 1, ...: not stored, only described in the `pandas` metadata.
     Range,
+    /// No index at all (`to_parquet(index=False)`): neither stored nor described, and no
+    /// `column_indexes` either (the NVTX recipes' `files` and the pace tables).
+    Dropped,
 }
 
 impl PandasIndex {

@@ -38,6 +38,7 @@ use super::NsysError;
 use super::db::ExportDb;
 
 pub(crate) use cuda::named_values;
+pub(crate) use nvtx_gpu::{proj_trace_in, projected_ranges};
 pub use rows::{LazyRows, Rows};
 pub use table::strip_stats_suffix;
 pub(crate) use table::{summary_order, time_table};

@@ -339,6 +339,15 @@ struct Projected {
 }
 
 fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError> {
+    project_in(db, None)
+}
+
+/// [`project`], with `window` (`lo..=hi`, ns) keeping only the launching calls and the
+/// operations that overlap it (as `nsys recipe`'s `--start`/`--end` do).
+fn project_in(
+    db: &ExportDb,
+    window: Option<(i64, i64)>,
+) -> Result<Result<Projected, ReportOutcome>, NsysError> {
     if !db.has_table(NVTX) {
         return skipped_nvtx(db).map(Err);
     }
@@ -358,6 +367,11 @@ fn project(db: &ExportDb) -> Result<Result<Projected, ReportOutcome>, NsysError>
         let nodes = nest(ranges, &order);
         (order, nodes)
     })?;
+    let mut calls = calls;
+    if let Some((lo, hi)) = window {
+        let op = |c: &Call| &ops[c.op as usize];
+        calls.retain(|c| c.end >= lo && c.start <= hi && op(c).end >= lo && op(c).start <= hi);
+    }
     let (acc, outside) = project_ops(&ranges.ranges, &order, &ops, &calls);
     let mut rows: Vec<ProjRow> = loose_row(&ops, &outside).into_iter().collect();
     rows.extend(range_rows(&ranges.ranges, &nodes, &acc));
@@ -473,6 +487,57 @@ fn range_rows(
     rows
 }
 
+/// A range projected onto the GPU, for the recipes (`nsys recipe nvtx_gpu_proj_sum`...).
+#[derive(Debug, Clone)]
+pub(crate) struct ProjectedRange {
+    /// Its domain's name (empty: none).
+    pub domain: String,
+    /// Its text.
+    pub text: String,
+    /// Its start (ns).
+    pub start: i64,
+    /// Its end (ns; a range that never ends: the latest end of the ranges).
+    pub end: Option<i64>,
+    /// The start of the first GPU operation it launched.
+    pub proj_start: i64,
+    /// The end of the last.
+    pub proj_end: i64,
+}
+
+/// The ranges with GPU operations, by range id, as `nvtx_gpu_proj_trace` projects them
+/// (with `window`, `lo..=hi` ns: the ranges, launching calls and operations that overlap it);
+/// `None` when the export lacks NVTX, CUDA API or GPU operation data.
+pub(crate) fn projected_ranges(
+    db: &ExportDb,
+    window: Option<(i64, i64)>,
+) -> Result<Option<Vec<ProjectedRange>>, NsysError> {
+    let Ok(p) = project_in(db, window)? else {
+        return Ok(None);
+    };
+    let (lo, hi) = window.unwrap_or((i64::MIN, i64::MAX));
+    let ranges = &p.ranges;
+    let out = p
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let r = &ranges.ranges[row.range?];
+            if r.start > hi || r.end.is_some_and(|e| e < lo) {
+                return None;
+            }
+            let (domain, text) = ranges.parts.get(r.name as usize)?.clone();
+            Some(ProjectedRange {
+                domain,
+                text,
+                start: r.start,
+                end: r.end,
+                proj_start: row.proj.start,
+                proj_end: row.proj.end,
+            })
+        })
+        .collect();
+    Ok(Some(out))
+}
+
 /// Avg, Med, Min, Max and StdDev, as nsys prints them.
 fn stat_cells(s: &Summary) -> [Cell; 5] {
     [
@@ -493,12 +558,22 @@ fn table(report: &str, columns: &[&str], rows: impl Into<Rows>) -> ReportOutcome
 }
 
 fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysError> {
-    let p = match project(db)? {
+    proj_trace_in(db, req.report.name, None)
+}
+
+/// `nvtx_gpu_proj_trace`'s table, with `window` (`lo..=hi` ns) keeping only the launching
+/// calls and the operations that overlap it (`nsys recipe nvtx_gpu_proj_trace --start/--end`).
+pub(crate) fn proj_trace_in(
+    db: &ExportDb,
+    report: &str,
+    window: Option<(i64, i64)>,
+) -> Result<ReportOutcome, NsysError> {
+    let p = match project_in(db, window)? {
         Ok(p) => p,
         Err(outcome) => return Ok(outcome),
     };
     let Projected {
-        ranges: Ranges { ranges, names },
+        ranges: Ranges { ranges, names, .. },
         nodes,
         rows,
     } = p;
@@ -542,7 +617,7 @@ fn proj_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, NsysE
         ]);
     });
     Ok(table(
-        req.report.name,
+        report,
         &[
             "Name",
             "Projected Start (ns)",

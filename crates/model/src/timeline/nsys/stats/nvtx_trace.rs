@@ -67,6 +67,8 @@ pub(super) struct Ranges {
     pub ranges: Vec<Range>,
     /// Distinct full names (`domain:text`).
     pub names: Vec<String>,
+    /// Each name's domain (empty for none) and text apart, as the recipes group them.
+    pub parts: Vec<(String, String)>,
 }
 
 /// A range's text before its domain is known: a StringIds id, an interned inline text, or none.
@@ -165,10 +167,12 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         let next = index_u32(out.names.len());
         range.name = *name_ids.entry((dom_key, key)).or_insert_with(|| {
             let text = text_of_key(key);
+            let domain = dom_key.map_or("", text_of_key);
             out.names.push(match dom_key {
-                Some(d) => format!("{}:{text}", text_of_key(d)),
+                Some(_) => format!("{domain}:{text}"),
                 None => text.to_string(),
             });
+            out.parts.push((domain.to_owned(), text.to_owned()));
             next
         });
         if range.end.is_none() {
@@ -309,7 +313,7 @@ fn pushpop_trace(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutcome, Ns
     if !db.has_table(NVTX) {
         return skipped_nvtx(db);
     }
-    let Ranges { ranges, names } = load_ranges(db, false)?;
+    let Ranges { ranges, names, .. } = load_ranges(db, false)?;
     let nodes = nest(&ranges, &by_thread(&ranges));
     let mut children = vec![(0u64, 0i64); ranges.len()];
     for (k, node) in nodes.iter().enumerate() {

@@ -55,7 +55,7 @@ pub(super) fn kern_sum(db: &ExportDb, req: &ReportRequest) -> Result<ReportOutco
         return skipped(db, "CUDA API data");
     }
     let Loaded {
-        ranges: Ranges { ranges, names },
+        ranges: Ranges { ranges, names, .. },
         prepared: order,
         ops,
         calls,
