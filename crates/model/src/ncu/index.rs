@@ -326,7 +326,8 @@ impl Walk {
             self.found.warnings.push(Problem::warning(
                 Location::Byte(len as u64),
                 format!(
-                    "the report holds no profile results after {} complete block(s);                      it may have been cut short at byte {len}",
+                    "the report holds no profile results after {} complete block(s); it may \
+                     have been cut short at byte {len}",
                     self.blocks
                 ),
             ));
