@@ -18,6 +18,18 @@ fn compare<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Outp
         .unwrap_or_else(|e| panic!("sightline does not run: {e}"))
 }
 
+/// `sightline compare A B --fail-on PCT --format json`.
+fn gate_json(a: &Path, b: &Path, fail_on: &str) -> Output {
+    compare([
+        a.as_os_str(),
+        b.as_os_str(),
+        "--fail-on".as_ref(),
+        fail_on.as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ])
+}
+
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -134,14 +146,7 @@ fn one_report_exported_by_two_nsys_versions_is_unchanged() {
         if !exports.contains(&older) {
             continue;
         }
-        let out = compare([
-            older.as_os_str(),
-            newer.as_os_str(),
-            "--fail-on".as_ref(),
-            "1".as_ref(),
-            "--format".as_ref(),
-            "json".as_ref(),
-        ]);
+        let out = gate_json(&older, newer, "1");
         let v = json(&out);
         // Pass, or inconclusive where a run's spread is too wide for 1 %: never regressed.
         let expected = if v["gate"] == "pass" { 0 } else { 3 };
@@ -241,14 +246,7 @@ fn a_kernel_slower_on_every_rank_fails_the_gate_and_the_reverse_passes() {
     let b_dir = tmp.path().join("b");
     let kernel = changed_run(&a, &b_dir, &[1.3]);
     let a_dir = tmp.path().join("a");
-    let out = compare([
-        a_dir.as_os_str(),
-        b_dir.as_os_str(),
-        "--fail-on".as_ref(),
-        "10".as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
+    let out = gate_json(&a_dir, &b_dir, "10");
     let v = json(&out);
     assert_eq!(out.status.code(), Some(1), "{v:#}");
     assert_eq!(v["gate"], "regressed");
@@ -259,14 +257,7 @@ fn a_kernel_slower_on_every_rank_fails_the_gate_and_the_reverse_passes() {
     assert!((pct - 30.0).abs() < 0.5, "{pct}");
     assert_eq!(v["a_files"].as_array().map(Vec::len), Some(4));
     // B before A: the kernel got faster, the gate passes.
-    let back = compare([
-        b_dir.as_os_str(),
-        a_dir.as_os_str(),
-        "--fail-on".as_ref(),
-        "10".as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
+    let back = gate_json(&b_dir, &a_dir, "10");
     assert_eq!(
         back.status.code(),
         Some(0),
@@ -307,14 +298,7 @@ fn a_change_the_rank_to_rank_spread_hides_is_inconclusive() {
     // Ranks alternately 2.2 times slower and 0.3 times: +25 % on average, all spread.
     changed_run(&a, &b_dir, &[2.2, 0.3]);
     let a_dir = tmp.path().join("a");
-    let out = compare([
-        a_dir.as_os_str(),
-        b_dir.as_os_str(),
-        "--fail-on".as_ref(),
-        "10".as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
+    let out = gate_json(&a_dir, &b_dir, "10");
     let v = json(&out);
     assert_eq!(out.status.code(), Some(3), "{v:#}");
     assert_eq!(v["gate"], "inconclusive");
