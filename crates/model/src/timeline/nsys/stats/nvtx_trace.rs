@@ -149,6 +149,25 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         Ok(())
     })?;
     let strings = db.string_ids()?;
+    Ok(named_ranges(
+        raw,
+        &domains,
+        &strings,
+        &inline_texts,
+        latest_end,
+    ))
+}
+
+/// The ranges read (with their process, domain id and text), named as nsys names them:
+/// `DOMAIN:TEXT` for a range of a named domain, else its text; one name per distinct pair. A
+/// range without an end ends at `latest_end`, the latest end read.
+fn named_ranges(
+    raw: Vec<(Range, u64, i64, TextKey)>,
+    domains: &FxHashMap<(u64, i64), TextKey>,
+    strings: &std::collections::HashMap<i64, String>,
+    inline_texts: &[String],
+    latest_end: Option<i64>,
+) -> Ranges {
     let text_of_key = |k: TextKey| -> &str {
         match k {
             TextKey::None => "",
@@ -180,7 +199,7 @@ pub(super) fn load_ranges(db: &ExportDb, start_end: bool) -> Result<Ranges, Nsys
         }
         out.ranges.push(range);
     }
-    Ok(out)
+    out
 }
 
 /// A range's place in the nesting: its parent (index into the ranges) and its level, `None`
