@@ -301,6 +301,15 @@ pub fn run(
     })
 }
 
+/// The files that gave data, with their stems (files in order; those without data left out).
+fn with_data<'a, P>(stems: &'a [String], files: &'a [Option<P>]) -> Vec<(&'a String, &'a P)> {
+    stems
+        .iter()
+        .zip(files)
+        .filter_map(|(s, f)| Some((s, f.as_ref()?)))
+        .collect()
+}
+
 /// The stem naming an input in the tables.
 fn stem(path: &Path) -> String {
     path.file_stem()

@@ -336,10 +336,9 @@ impl RecipeKind for Pace {
         files: &[Option<PacePart>],
         options: &RecipeOptions,
     ) -> Vec<Table> {
-        let (stems, parts): (Vec<String>, Vec<&PacePart>) = stems
-            .iter()
-            .zip(files)
-            .filter_map(|(s, f)| Some((s.clone(), f.as_ref()?)))
+        let (stems, parts): (Vec<String>, Vec<&PacePart>) = super::with_data(stems, files)
+            .into_iter()
+            .map(|(s, p)| (s.clone(), p))
             .unzip();
         let Some(stats) = pace_stats(&parts) else {
             return Vec::new();

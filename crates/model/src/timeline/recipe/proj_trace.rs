@@ -144,11 +144,7 @@ impl RecipeKind for ProjTrace {
         files: &[Option<TracePart>],
         _: &RecipeOptions,
     ) -> Vec<Table> {
-        let parts: Vec<(&String, &TracePart)> = stems
-            .iter()
-            .zip(files)
-            .filter_map(|(s, f)| Some((s, f.as_ref()?)))
-            .collect();
+        let parts = super::with_data(stems, files);
         let Some((_, first)) = parts.first() else {
             return Vec::new();
         };

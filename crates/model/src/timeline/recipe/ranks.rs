@@ -119,11 +119,7 @@ impl RecipeKind for RangeSummary {
         files: &[Option<RankPart>],
         _: &RecipeOptions,
     ) -> Vec<Table> {
-        let with_data: Vec<(&String, &RankPart)> = stems
-            .iter()
-            .zip(files)
-            .filter_map(|(s, f)| Some((s, f.as_ref()?)))
-            .collect();
+        let with_data = super::with_data(stems, files);
         if with_data.is_empty() {
             return Vec::new();
         }
