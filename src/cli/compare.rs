@@ -16,8 +16,8 @@ use std::process::ExitCode;
 use crate::cli::common::write_table;
 use crate::core::{FnSink, Progress, Step};
 use crate::format::DurationFormat;
-use crate::timeline::compare::{Change, Comparison, Gate, Side, compare, summarize};
-use crate::timeline::{TimelineFileKind, timeline_inputs};
+use crate::timeline::compare::{Change, Comparison, Gate, Side, compare, run_exports, summarize};
+use crate::timeline::nsys::default_cache_dir;
 
 /// Exit status when a gated change is slower by the threshold (`--fail-on`).
 pub const EXIT_REGRESSED: u8 = 1;
@@ -102,21 +102,13 @@ fn run_summary(
     args: &CompareArgs,
     threads: usize,
 ) -> anyhow::Result<crate::timeline::compare::RunSummary> {
-    let mut files = Vec::new();
-    for file in timeline_inputs(std::slice::from_ref(&path.to_path_buf()))? {
-        match TimelineFileKind::of(&file) {
-            Some(TimelineFileKind::NsysExport) => files.push(file),
-            Some(TimelineFileKind::NsysReport) => {
-                files.push(crate::cli::stats::export_for(&file, args.nsys.as_deref())?);
-            }
-            // Other timeline files in a rank folder (NVTXT, CodeXL) are not runs' exports.
-            _ if path.is_dir() => {}
-            _ => anyhow::bail!(
-                "{}: not an Nsight Systems export or report (.sqlite, .nsys-rep, .qdrep)",
-                file.display()
-            ),
-        }
-    }
+    let files = run_exports(
+        run,
+        path,
+        args.nsys.as_deref(),
+        &default_cache_dir(),
+        Progress::none(),
+    )?;
     let sink = FnSink::new(|step: &Step<'_>| {
         eprint!("\rrun {run}: {}/{} files", step.done, step.total);
     });

@@ -10,7 +10,7 @@ use sightline_test_support::nsys::{SynthOptions, write_export};
 
 use crate::common::nsys_manifest_exports;
 
-fn compare<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Output {
+pub(crate) fn compare<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
         .arg("compare")
         .args(args)
@@ -30,7 +30,7 @@ fn gate_json(a: &Path, b: &Path, fail_on: &str) -> Output {
     ])
 }
 
-fn json(out: &Output) -> serde_json::Value {
+pub(crate) fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "not JSON ({e}): {}\n{}",
@@ -185,7 +185,7 @@ fn one_report_exported_by_two_nsys_versions_is_unchanged() {
 }
 
 /// `n` generated rank exports in `dir` (seeds 1..=n).
-fn ranks(dir: &Path, n: u64) -> Vec<PathBuf> {
+pub(crate) fn ranks(dir: &Path, n: u64) -> Vec<PathBuf> {
     std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     (1..=n)
         .map(|seed| {
@@ -228,7 +228,7 @@ fn scale_kernel(export: &Path, name: &str, factor: f64) {
 
 /// A copy of the run in `from` at `to`, with the first file's top kernel scaled per rank by
 /// `factors` (cycled); its name.
-fn changed_run(from: &[PathBuf], to: &Path, factors: &[f64]) -> String {
+pub(crate) fn changed_run(from: &[PathBuf], to: &Path, factors: &[f64]) -> String {
     std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{e}"));
     let (_, kernel) = top_kernel(&from[0]);
     for (file, factor) in from.iter().zip(factors.iter().cycle()) {

@@ -42,7 +42,7 @@ fn harness(rows: usize) -> Harness<'static, StatsPanel> {
                     ui,
                     &timeline,
                     None,
-                    None,
+                    Default::default(),
                     Arc::new(move || ctx.request_repaint()),
                 );
             },

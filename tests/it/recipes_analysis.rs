@@ -96,7 +96,7 @@ fn rows(r: &Reader) -> Vec<Vec<Field>> {
 
 /// Our `analysis.parquet` equals NVIDIA's: schema, pandas index and types, every row in
 /// order; the rows compared.
-fn same_analysis(nvidia: &Path, ours: &Path) -> usize {
+pub(crate) fn same_analysis(nvidia: &Path, ours: &Path) -> usize {
     let (want, got) = (open(nvidia), open(ours));
     let at = ours.display();
     assert_eq!(schema(&got), schema(&want), "{at}: schema");

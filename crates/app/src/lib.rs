@@ -2,7 +2,8 @@
 //! layers (`ncu`, `section`, `timeline`) and never parses files itself. Each tab is a
 //! [`document::Document`]: an Nsight Compute report ([`ncu`]), a timeline ([`timeline`]), CodeXL
 //! counters or occupancy ([`codexl`]), or a Gainsight analysis ([`gainsight`]). [`widgets`]
-//! holds what the documents share (the problems list).
+//! holds what the documents share (the problems list); [`recipes`] is the Recipes panel a
+//! timeline and a folder of rank exports show.
 
 pub mod codexl;
 pub mod desktop;
@@ -13,6 +14,7 @@ pub mod job;
 pub mod lifecycle;
 pub mod links;
 pub mod ncu;
+pub mod recipes;
 pub mod sightline_app;
 pub mod timeline;
 pub mod widgets;

@@ -487,6 +487,15 @@ pub fn link_sources(
     }
 }
 
+/// Every Nsight Systems export of the timeline, in part order (what the recipes read).
+pub fn all_exports(details: &DetailSource) -> Vec<PathBuf> {
+    match details {
+        DetailSource::Export(p) => vec![p.clone()],
+        DetailSource::Parts(parts) => parts.iter().flat_map(all_exports).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The export the reports of `scope` read: the merged export for all files, else the file's.
 pub fn scope_export(
     details: &DetailSource,

@@ -22,6 +22,7 @@
 pub mod analysis_summary;
 pub mod canvas;
 pub mod colors;
+pub mod compare_pane;
 pub mod cpu_profile;
 pub mod details;
 pub mod diagnostics;
@@ -359,6 +360,7 @@ impl TimelineDoc {
                     &mut file_changes,
                 );
                 go_to = go_to.or(target);
+                open_files.extend(self.stats.compare.open_request.take());
             });
         if self.events.open {
             egui::Panel::bottom("timeline-events")
@@ -427,10 +429,18 @@ impl TimelineDoc {
             folder: self.rules_folder.clone(),
         });
         let wake = self.load.wake().clone();
-        match self
-            .stats
-            .ui(ui, timeline, self.selection.range, expert.as_ref(), wake)
-        {
+        let exports = files::all_exports(details_source);
+        match self.stats.ui(
+            ui,
+            timeline,
+            self.selection.range,
+            stats_panel::PanelInputs {
+                expert: expert.as_ref(),
+                exports: &exports,
+                nsys: self.nsys.as_ref(),
+            },
+            wake,
+        ) {
             Some(Target::Event(e)) => return Some(e),
             Some(Target::Range(t0, t1)) => {
                 self.selection.set_range(timeline, Some((t0, t1)));
@@ -694,6 +704,24 @@ impl Document for TimelineDoc {
             .clicked()
         {
             self.export.show(self.load.path());
+            ui.close();
+        }
+        let has_exports = self
+            .load
+            .loaded()
+            .is_some_and(|l| !files::all_exports(&l.details).is_empty());
+        if ui
+            .add_enabled(has_exports, egui::Button::new("Compare with…"))
+            .on_disabled_hover_text("Open an Nsight Systems export first")
+            .on_hover_text(
+                "Compare this run with another (an export, a report or a folder of rank \
+                 exports): the summary panel's Compare tab",
+            )
+            .clicked()
+        {
+            self.stats.pane = stats_panel::Pane::Compare;
+            let wake = self.load.wake().clone();
+            self.stats.compare.pick(false, &wake);
             ui.close();
         }
     }

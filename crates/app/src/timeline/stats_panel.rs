@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use eframe::egui;
@@ -51,6 +52,22 @@ pub enum Pane {
     Diagnostics,
     /// The export's Analysis Summary.
     Analysis,
+    /// NVIDIA's multi-report recipes over the timeline's exports.
+    Recipes,
+    /// This run compared with another.
+    Compare,
+}
+
+/// What the panel's tabs read besides the timeline: the export the expert rules read, the
+/// exports the recipes and Compare read, the `nsys` that exports a report to compare with.
+#[derive(Default, Clone, Copy)]
+pub struct PanelInputs<'a> {
+    /// What the expert rules read.
+    pub expert: Option<&'a ExpertSource>,
+    /// Every export of the timeline.
+    pub exports: &'a [PathBuf],
+    /// The `nsys` executable (`None`: the first on `PATH`).
+    pub nsys: Option<&'a PathBuf>,
 }
 
 /// The panel's state.
@@ -78,6 +95,10 @@ pub struct StatsPanel {
     pub runner: super::report_runner::ReportRunner,
     /// The sort of a long table, off the UI thread.
     pub sorter: BackgroundSort,
+    /// The Recipes tab.
+    pub recipes: crate::recipes::RecipesPanel,
+    /// The Compare tab.
+    pub compare: super::compare_pane::ComparePane,
 }
 
 /// The panel reads as its table's state (`stats.sort`, `stats.order`).
@@ -208,15 +229,20 @@ impl StatsPanel {
     }
 
     /// Draws the panel; returns where to go (an event of a summary row or a finding, a
-    /// finding's range). `expert` is what the expert rules read, `wake` requests a repaint.
+    /// finding's range). `inputs` is what the tabs read, `wake` requests a repaint.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         timeline: &Timeline,
         range: Option<(i64, i64)>,
-        expert: Option<&ExpertSource>,
+        inputs: PanelInputs<'_>,
         wake: Arc<dyn Fn() + Send + Sync>,
     ) -> Option<Target> {
+        let PanelInputs {
+            expert,
+            exports,
+            nsys,
+        } = inputs;
         let sort_wake = wake.clone();
         let Some(reports) = &self.reports else {
             ui.horizontal(|ui| {
@@ -226,7 +252,7 @@ impl StatsPanel {
             return None;
         };
         let names: Vec<String> = reports.iter().map(|(n, _)| n.clone()).collect();
-        self.tabs_ui(ui, timeline, &names);
+        self.tabs_ui(ui, timeline, &names, !exports.is_empty());
         match self.pane {
             Pane::Expert => return self.expert.ui(ui, timeline, expert, wake),
             Pane::Profile => {
@@ -236,6 +262,14 @@ impl StatsPanel {
             Pane::Diagnostics => return self.diagnostics.ui(ui, timeline).map(Target::Event),
             Pane::Analysis => {
                 self.analysis.ui(ui, timeline);
+                return None;
+            }
+            Pane::Recipes => {
+                self.recipes.ui(ui, exports, &wake);
+                return None;
+            }
+            Pane::Compare => {
+                self.compare.ui(ui, exports, nsys, &wake);
                 return None;
             }
             Pane::Report => {}
@@ -266,9 +300,15 @@ impl StatsPanel {
     }
 
     /// The tab row: one tab per report, then the CPU profile (when the timeline has samples),
-    /// the expert rules, the diagnostics (when there are some) and the Analysis Summary (when
-    /// the export has one).
-    fn tabs_ui(&mut self, ui: &mut egui::Ui, timeline: &Timeline, names: &[String]) {
+    /// the expert rules, the diagnostics (when there are some), the Analysis Summary (when
+    /// the export has one), the recipes and Compare (when the timeline has exports).
+    fn tabs_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        timeline: &Timeline,
+        names: &[String],
+        has_exports: bool,
+    ) {
         let diagnostics = self.diagnostics.of(timeline).len();
         ui.horizontal(|ui| {
             ui.strong("Summary");
@@ -321,6 +361,21 @@ impl StatsPanel {
                     "Analysis summary",
                     "How the run was captured: command line, environment, CPU, GPUs, NICs, \
                      CUDA streams, export",
+                );
+            }
+            if has_exports {
+                tab(
+                    ui,
+                    Pane::Recipes,
+                    "Recipes",
+                    "NVIDIA's multi-report recipes over this timeline's exports",
+                );
+                tab(
+                    ui,
+                    Pane::Compare,
+                    "Compare",
+                    "This run against another: per kernel, memory operation, NVTX range and \
+                     API call, the change and whether it is beyond the spread",
                 );
             }
         });

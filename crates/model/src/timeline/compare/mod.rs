@@ -116,6 +116,15 @@ pub enum CompareError {
         /// The first file's error.
         first: String,
     },
+    /// A run's path is not an export, a report or a folder of them, or a report could not be
+    /// exported.
+    #[error("run {run}: {message}")]
+    Input {
+        /// `A` or `B`.
+        run: char,
+        /// Why, naming the file.
+        message: String,
+    },
     /// The user cancelled.
     #[error("cancelled")]
     Cancelled,
@@ -373,4 +382,6 @@ impl Verdict {
 }
 
 mod change;
+mod inputs;
 pub use change::{Change, Comparison, Gate, compare};
+pub use inputs::run_exports;

@@ -26,6 +26,7 @@ mod gpu_use;
 pub mod mpi;
 pub mod nvtx;
 mod nvtx_window;
+mod option_text;
 pub mod pace;
 pub mod parquet;
 pub mod proj_trace;
