@@ -12,8 +12,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use sightline::app::SightlineApp;
 use sightline::app::document::Document;
+use sightline::app::recipes::compare::cell;
 use sightline::app::timeline::TimelineDoc;
-use sightline::app::timeline::compare_pane::cell;
 use sightline::timeline::compare::Comparison;
 
 fn doc<'a>(h: &'a Harness<'static, SightlineApp>) -> &'a TimelineDoc {

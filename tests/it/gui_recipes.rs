@@ -109,3 +109,102 @@ fn a_recipe_runs_in_the_background_shows_its_table_and_saves_nvidias_files() {
         .join("fixtures/nsys/golden/recipes/gpu_gaps@gap=1@rows=2/analysis.parquet");
     crate::recipes_analysis::same_analysis(&golden, &out.path().join("analysis.parquet"));
 }
+
+/// The Recipes panel of the folder in tab 0.
+fn panel<'a>(h: &'a Harness<'static, SightlineApp>) -> &'a sightline::app::recipes::RecipesPanel {
+    &h.state()
+        .document::<sightline::app::runs::RunsDoc>(0)
+        .expect("the folder")
+        .recipes
+}
+
+/// Runs the CLI's `sightline recipe NAME --input DIR --output OUT`.
+fn cli_recipe(name: &str, input: &Path, output: &Path) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["recipe", name, "--input"])
+        .arg(input)
+        .arg("--output")
+        .arg(output)
+        .output()
+        .unwrap_or_else(|e| panic!("sightline does not run: {e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_folder_of_rank_exports_opens_with_its_files_recipes_and_compare() {
+    use sightline::app::runs::RunsDoc;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ranks");
+    let ranks = crate::compare::ranks(&dir, 3);
+    assert_eq!(
+        sightline::kind::FileKind::of_path(&dir),
+        sightline::kind::FileKind::NsysFolder
+    );
+    let mut h = common::app::harness_sized(vec![dir.clone()], eframe::egui::vec2(1400.0, 900.0));
+    let folder = |h: &Harness<'static, SightlineApp>| -> Option<sightline::app::runs::RunFolder> {
+        h.state().document::<RunsDoc>(0)?.folder().cloned()
+    };
+    common::app::step_until(
+        &mut h,
+        "the folder to be listed",
+        Duration::from_secs(30),
+        |h| folder(h).is_some(),
+    );
+    let listed = folder(&h).expect("listed");
+    assert_eq!(listed.exports, ranks);
+    for rank in &ranks {
+        h.get_by_label(&rank.file_name().unwrap().to_string_lossy());
+    }
+    // The default recipe over the three ranks; its tables equal the CLI's files.
+    h.get_by_label("Run").click();
+    h.step();
+    common::app::step_until(&mut h, "the recipe", Duration::from_secs(60), |h| {
+        !panel(h).busy()
+    });
+    assert_eq!(panel(&h).error, None);
+    h.get_by_label("rank_stats");
+    h.get_by_label("all_stats");
+    let saved = tmp.path().join("saved");
+    let cli = tmp.path().join("cli");
+    let ctx = h.ctx.clone();
+    h.state_mut()
+        .document_mut::<RunsDoc>(0)
+        .expect("the folder")
+        .recipes
+        .save_to(
+            saved.clone(),
+            std::sync::Arc::new(move || ctx.request_repaint()),
+        );
+    common::app::step_until(&mut h, "the save", Duration::from_secs(30), |h| {
+        panel(h).saved.is_some() || panel(h).error.is_some()
+    });
+    cli_recipe("cuda_gpu_kern_sum", &dir, &cli);
+    for file in [
+        "rank_stats.csv",
+        "all_stats.csv",
+        "rank_stats.parquet",
+        "all_stats.parquet",
+    ] {
+        let read = |d: &Path| std::fs::read(d.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(read(&saved) == read(&cli), "{file} differs from the CLI's");
+    }
+    // The Compare tab is there; a file's Open button opens it on a timeline.
+    h.get_by_label("Compare").click();
+    h.run();
+    h.get_by_label("Compare with folder…");
+    h.get_all_by_label("Open")
+        .next()
+        .expect("an Open button")
+        .click();
+    h.step();
+    common::app::step_until(
+        &mut h,
+        "the rank's timeline",
+        Duration::from_secs(30),
+        |h| h.state().document::<TimelineDoc>(1).is_some(),
+    );
+}

@@ -308,6 +308,8 @@ pub enum DocumentKind {
     Occupancy,
     /// Gainsight: GPGPU-Sim logs (a file or a folder) or the frontend's outputs.
     Gainsight,
+    /// A folder of Nsight Systems exports or reports: the recipes and Compare over them.
+    Runs,
 }
 
 /// Makes a kind's window-wide state from the settings and the command line.
@@ -341,6 +343,7 @@ pub const DOCUMENT_TYPES: &[DocumentType] = &[
     super::codexl::COUNTERS_DOCUMENT,
     super::codexl::OCCUPANCY_DOCUMENT,
     super::gainsight::DOCUMENT,
+    super::runs::DOCUMENT,
 ];
 
 /// The document type that opens files of `kind`.

@@ -15,6 +15,7 @@ pub mod lifecycle;
 pub mod links;
 pub mod ncu;
 pub mod recipes;
+pub mod runs;
 pub mod sightline_app;
 pub mod timeline;
 pub mod widgets;

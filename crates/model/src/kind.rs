@@ -34,6 +34,9 @@ pub enum FileKind {
     /// A Chrome JSON trace (a `.json` file or a file of another name whose first bytes are a
     /// `traceEvents` object or an array of events), opened on the timeline.
     ChromeTrace,
+    /// A folder holding Nsight Systems exports or reports (the ranks of a job, the runs of a
+    /// sweep): the recipes and Compare run over them.
+    NsysFolder,
 }
 
 /// MIME type of an uncompressed Nsight Compute report (`*.ncu-rep`, starts with `NVR\0`).
@@ -70,7 +73,7 @@ const GAINSIGHT_CSV_SUFFIXES: &[&str] = &[".sim.csv", ".sim_l1.csv", ".sim_l2.cs
 
 impl FileKind {
     /// Every kind, in the order the file dialogs list them.
-    pub const ALL: [FileKind; 10] = [
+    pub const ALL: [FileKind; 11] = [
         FileKind::NcuReport,
         FileKind::NsysExport,
         FileKind::NsysReport,
@@ -81,6 +84,7 @@ impl FileKind {
         FileKind::Gainsight,
         FileKind::PerfettoTrace,
         FileKind::ChromeTrace,
+        FileKind::NsysFolder,
     ];
 
     /// The file name extensions of the kind (lower case, without the dot).
@@ -96,6 +100,7 @@ impl FileKind {
             FileKind::Gainsight => &["log", "traceg", "json"],
             FileKind::PerfettoTrace => &["perfetto-trace", "pftrace"],
             FileKind::ChromeTrace => &["json"],
+            FileKind::NsysFolder => &[],
         }
     }
 
@@ -113,7 +118,8 @@ impl FileKind {
             FileKind::CodexlCounters
             | FileKind::Gainsight
             | FileKind::PerfettoTrace
-            | FileKind::ChromeTrace => &[],
+            | FileKind::ChromeTrace
+            | FileKind::NsysFolder => &[],
         }
     }
 
@@ -177,6 +183,7 @@ impl FileKind {
     pub fn of_path(path: &Path) -> FileKind {
         match FileKind::from_name(path) {
             Some(kind) if kind == FileKind::NcuReport || kind.is_timeline() => kind,
+            _ if path.is_dir() && holds_nsys_files(path) => FileKind::NsysFolder,
             _ if path.is_dir() => FileKind::Gainsight,
             Some(FileKind::Gainsight) if is_json(path) => FileKind::detect(path, &read_head(path)),
             Some(kind) => kind,
@@ -230,6 +237,18 @@ pub fn dialog_filters() -> Vec<(&'static str, Vec<&'static str>)> {
     }
     filters.push(("All files", vec!["*"]));
     filters
+}
+
+/// Whether the folder `dir` holds an Nsight Systems export or report (by name).
+fn holds_nsys_files(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.filter_map(Result::ok).any(|e| {
+            matches!(
+                FileKind::from_name(&e.path()),
+                Some(FileKind::NsysExport | FileKind::NsysReport)
+            )
+        })
+    })
 }
 
 /// Whether `path` ends in `.json` (any case).

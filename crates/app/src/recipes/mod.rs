@@ -1,9 +1,13 @@
+//! What works on many runs at once, shared by the timeline's summary panel and the folder of
+//! rank exports ([`crate::runs`]): [`compare`] (this run against another) and the Recipes panel.
+//!
 //! The Recipes panel: NVIDIA's multi-report recipes (what `sightline recipe` computes) over a
 //! timeline's exports or a folder of rank exports — the recipes with their options, a run on
 //! every core in the background with progress and Cancel, the recipe's tables in the shared
 //! sortable table ([`tables`]), and Save as CSV and Parquet (the files `sightline recipe`
 //! writes).
 
+pub mod compare;
 pub mod tables;
 
 use std::path::PathBuf;

@@ -11,7 +11,14 @@ impl SightlineApp {
                     self.open_dialog(ui.ctx());
                     ui.close();
                 }
-                if ui.button("Open Folder of Logs…").clicked() {
+                if ui
+                    .button("Open Folder…")
+                    .on_hover_text(
+                        "A folder of Nsight Systems exports (ranks, runs: recipes and Compare) \
+                         or of GPGPU-Sim logs (Gainsight)",
+                    )
+                    .clicked()
+                {
                     self.open_folder_dialog(ui.ctx());
                     ui.close();
                 }

@@ -168,12 +168,12 @@ impl SightlineApp {
         });
     }
 
-    /// File → Open Folder of Logs…: a folder picker whose answer arrives like the file
-    /// dialog's (a folder opens as a Gainsight document).
+    /// File → Open Folder…: a folder picker whose answer arrives like the file dialog's (a
+    /// folder of Nsight Systems exports opens as a folder of runs, one of logs as Gainsight).
     fn open_folder_dialog(&mut self, ctx: &egui::Context) {
         self.spawn_dialog(ctx, "folder", || {
             rfd::FileDialog::new()
-                .set_title("Open a folder of GPGPU-Sim logs")
+                .set_title("Open a folder of Nsight Systems exports or GPGPU-Sim logs")
                 .pick_folder()
                 .into_iter()
                 .collect()

@@ -22,7 +22,6 @@
 pub mod analysis_summary;
 pub mod canvas;
 pub mod colors;
-pub mod compare_pane;
 pub mod cpu_profile;
 pub mod details;
 pub mod diagnostics;

@@ -98,7 +98,7 @@ pub struct StatsPanel {
     /// The Recipes tab.
     pub recipes: crate::recipes::RecipesPanel,
     /// The Compare tab.
-    pub compare: super::compare_pane::ComparePane,
+    pub compare: crate::recipes::compare::ComparePane,
 }
 
 /// The panel reads as its table's state (`stats.sort`, `stats.order`).

@@ -1,5 +1,5 @@
-//! The summary panel's Compare tab (File → Compare with…): this timeline's run (its exports)
-//! against another — an export, a report or a folder of rank exports — per kernel, GPU memory
+//! The Compare tab (a timeline's summary panel, File → Compare with…; a folder of rank
+//! exports): this run (its exports) against another — an export, a report or a folder of rank exports — per kernel, GPU memory
 //! operation, NVTX range and CUDA API function, as `sightline compare` computes it: both runs'
 //! total per rank and median, the change, the noise band of the rank-to-rank (or instance)
 //! spread and the verdict, sorted by impact, with the gate a CI job would read. The other run
@@ -196,7 +196,7 @@ impl ComparePane {
         wake: &Wake,
     ) {
         ui.horizontal_wrapped(|ui| {
-            ui.label(format!("A: this timeline ({})", files(exports.len())));
+            ui.label(format!("A: this run ({})", files(exports.len())));
             if let Some(other) = &self.other {
                 ui.label(format!("B: {}", other.display()));
             }
