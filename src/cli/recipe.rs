@@ -58,6 +58,13 @@ pub struct RecipeArgs {
     /// The pace recipes: the NVTX range (its text) or kernel (its short name) to follow.
     #[arg(long = "name", value_name = "NAME")]
     pub name_of: Option<String>,
+    /// The heat maps (`*_util_map`): the number of bins of time (default 30).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub bins: Option<u32>,
+    /// cuda_gpu_time_util_map, nccl_gpu_time_util_map: add up the kernels' times in each bin
+    /// (over 100 % when kernels run at once) instead of joining them.
+    #[arg(long)]
+    pub cumulative: bool,
 }
 
 /// The recipes and their options, after `--help`.
@@ -107,6 +114,8 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         threshold: args.threshold,
         chunks: args.chunks,
         name: args.name_of.clone(),
+        bins: args.bins,
+        cumulative: args.cumulative,
     };
     let inputs: Vec<PathBuf> = timeline_inputs(&args.input)?
         .into_iter()

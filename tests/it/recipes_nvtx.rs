@@ -251,7 +251,7 @@ const CUTS: [(&str, &str); 3] = [
 ];
 
 /// Runs every recipe run of fixture set `set` over `inputs` and compares; the files compared.
-fn compare_fixture_set(set: &str, inputs: &[PathBuf]) -> usize {
+pub(crate) fn compare_fixture_set(set: &str, inputs: &[PathBuf]) -> usize {
     let dir = fixtures().join("nsys/recipes").join(set);
     let mut runs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()

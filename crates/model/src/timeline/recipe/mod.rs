@@ -8,7 +8,10 @@
 //!   `cuda_gpu_kern_sum`, `cuda_gpu_mem_size_sum`, `cuda_gpu_mem_time_sum`, `osrt_sum`);
 //! - [`analysis`]: one `analysis` table of the findings of an `nsys analyze` rule per file
 //!   (`cuda_api_sync`, `cuda_memcpy_async`, `cuda_memcpy_sync`, `cuda_memset_sync`,
-//!   `dx12_mem_ops`, `gpu_gaps`, `gpu_time_util`).
+//!   `dx12_mem_ops`, `gpu_gaps`, `gpu_time_util`);
+//! - [`heatmap`]: the use of the GPU per bin of time (`cuda_gpu_time_util_map`,
+//!   `nccl_gpu_time_util_map`, `mpi_gpu_time_util_map`, `ucx_gpu_time_util_map`), with an SVG
+//!   heat map beside the table.
 //!
 //! [`run`] reads the files in parallel (one export per worker thread), each reduced by
 //! [`RecipeKind::file`] to a small per-file partial result before the next is read, so memory
@@ -23,6 +26,8 @@ pub mod analysis;
 pub mod describe;
 mod dx12;
 mod gpu_use;
+pub mod heatmap;
+mod heatmap_plot;
 pub mod mpi;
 pub mod nvtx;
 mod nvtx_window;
@@ -69,6 +74,8 @@ pub enum Kind {
     Pace(pace::Pace),
     /// One row per finding of an expert rule, per file.
     Analysis(analysis::Analysis),
+    /// The use of the GPU (and of MPI or UCX) per bin of time, per process and GPU.
+    HeatMap(heatmap::HeatMap),
 }
 
 /// An option a recipe may take (as `nsys recipe NAME --help` lists them).
@@ -90,6 +97,10 @@ pub enum RecipeOption {
     Chunks,
     /// `--name NAME`: the range or kernel a pace recipe follows (required there).
     Name,
+    /// `--bins N`: the number of bins of a heat map.
+    Bins,
+    /// `--cumulative`: a heat map adds up its events' times instead of joining them.
+    Cumulative,
 }
 
 impl RecipeOption {
@@ -104,6 +115,8 @@ impl RecipeOption {
             RecipeOption::Threshold => "threshold",
             RecipeOption::Chunks => "chunks",
             RecipeOption::Name => "name",
+            RecipeOption::Bins => "bins",
+            RecipeOption::Cumulative => "cumulative",
         }
     }
 }
@@ -127,6 +140,10 @@ pub struct RecipeOptions {
     pub chunks: Option<u32>,
     /// `--name`.
     pub name: Option<String>,
+    /// `--bins`.
+    pub bins: Option<u32>,
+    /// `--cumulative`.
+    pub cumulative: bool,
 }
 
 impl RecipeOptions {
@@ -141,6 +158,8 @@ impl RecipeOptions {
             (RecipeOption::Threshold, self.threshold.is_some()),
             (RecipeOption::Chunks, self.chunks.is_some()),
             (RecipeOption::Name, self.name.is_some()),
+            (RecipeOption::Bins, self.bins.is_some()),
+            (RecipeOption::Cumulative, self.cumulative),
         ];
         given
             .into_iter()
@@ -187,14 +206,17 @@ pub const RECIPES: &[Recipe] = &[
     summary::CUDA_GPU_KERN_SUM,
     summary::CUDA_GPU_MEM_SIZE_SUM,
     summary::CUDA_GPU_MEM_TIME_SUM,
+    heatmap::CUDA_GPU_TIME_UTIL_MAP,
     analysis::CUDA_MEMCPY_ASYNC,
     analysis::CUDA_MEMCPY_SYNC,
     analysis::CUDA_MEMSET_SYNC,
     analysis::DX12_MEM_OPS,
     analysis::GPU_GAPS,
     analysis::GPU_TIME_UTIL,
+    heatmap::MPI_GPU_TIME_UTIL_MAP,
     ranks::MPI_SUM,
     ranks::NCCL_GPU_PROJ_SUM,
+    heatmap::NCCL_GPU_TIME_UTIL_MAP,
     ranks::NCCL_SUM,
     pace::NVTX_GPU_PROJ_PACE,
     ranks::NVTX_GPU_PROJ_SUM,
@@ -202,6 +224,7 @@ pub const RECIPES: &[Recipe] = &[
     pace::NVTX_PACE,
     ranks::NVTX_SUM,
     summary::OSRT_SUM,
+    heatmap::UCX_GPU_TIME_UTIL_MAP,
 ];
 
 /// The recipe named `name`.
@@ -292,6 +315,7 @@ pub fn run(
         Kind::ProjTrace(kind) => run.kind(kind)?,
         Kind::Pace(kind) => run.kind(kind)?,
         Kind::Analysis(kind) => run.kind(kind)?,
+        Kind::HeatMap(kind) => run.kind(kind)?,
     };
     Ok(RecipeOutput {
         recipe,
@@ -409,6 +433,14 @@ impl RecipeOutput {
             let pq = dir.join(format!("{}.parquet", table.stem));
             parquet::write(table, &pq)?;
             written.push(pq);
+        }
+        if let Kind::HeatMap(map) = &self.recipe.kind {
+            for table in &self.tables {
+                let svg = dir.join(format!("{}.svg", table.stem));
+                let text = heatmap_plot::svg(self.recipe.name, table, map.values());
+                std::fs::write(&svg, text).map_err(|e| io(&svg, e))?;
+                written.push(svg);
+            }
         }
         Ok(written)
     }

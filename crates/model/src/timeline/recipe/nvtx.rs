@@ -77,6 +77,8 @@ pub(crate) struct RawRange {
     pub start: i64,
     /// End (ns), when it ended.
     pub end: Option<i64>,
+    /// The thread that opened it (`globalTid`), when the export names it.
+    pub tid: Option<i64>,
 }
 
 /// The push/pop and start/end ranges of `NVTX_EVENTS` in rowid order, and whether any row of
@@ -117,6 +119,7 @@ pub(crate) fn read_ranges(db: &ExportDb) -> Result<Option<(Vec<RawRange>, bool)>
                     domain: None,
                     start,
                     end,
+                    tid: v(7),
                 },
                 process,
                 domain,

@@ -1,0 +1,154 @@
+//! Sightline's picture of a heat-map recipe's table (NVIDIA's recipe writes a notebook that
+//! draws it): an SVG with one panel per value column, one row of cells per file, process and
+//! GPU, one cell per bin, coloured from dark (0 %) to yellow (100 %, or the highest value when
+//! `--cumulative` passes it), grey where the bin is outside the file. Written by hand: no
+//! plotting crate.
+
+use std::fmt::Write;
+
+use super::table::{Cells, Table};
+
+/// A cell's size (px).
+const CELL_W: f64 = 12.0;
+/// A row's height (px).
+const CELL_H: f64 = 16.0;
+/// The width of the row labels (px).
+const LABEL_W: f64 = 220.0;
+/// The colour scale's stops (viridis-like), from 0 to 1.
+const STOPS: [(f64, [u8; 3]); 5] = [
+    (0.0, [68, 1, 84]),
+    (0.25, [59, 82, 139]),
+    (0.5, [33, 145, 140]),
+    (0.75, [94, 201, 98]),
+    (1.0, [253, 231, 37]),
+];
+
+/// The colour of `v` on a scale from 0 to `top`.
+fn colour(v: f64, top: f64) -> String {
+    let t = (v / top).clamp(0.0, 1.0);
+    let i = STOPS
+        .iter()
+        .rposition(|s| s.0 <= t)
+        .unwrap_or(0)
+        .min(STOPS.len() - 2);
+    let ((a, ca), (b, cb)) = (STOPS[i], STOPS[i + 1]);
+    let f = (t - a) / (b - a);
+    let mix = |k: usize| (f64::from(ca[k]) + f * (f64::from(cb[k]) - f64::from(ca[k]))).round();
+    format!("rgb({},{},{})", mix(0), mix(1), mix(2))
+}
+
+/// `text` escaped for XML.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The integers of column `name` (empty when missing).
+fn ints(table: &Table, name: &str) -> Vec<i64> {
+    match table.column(name).map(|c| &c.cells) {
+        Some(Cells::Int(v)) => v.iter().map(|x| x.unwrap_or(0)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The SVG of `table` (a heat map's `analysis` table) for recipe `recipe`, one panel per column
+/// of `values`.
+pub fn svg(recipe: &str, table: &Table, values: &[&str]) -> String {
+    let starts = ints(table, "Duration");
+    let bins = starts
+        .iter()
+        .skip(1)
+        .position(|&d| d == 0)
+        .map_or(starts.len(), |p| p + 1);
+    let rows = table.rows().checked_div(bins).unwrap_or(0);
+    let (pid, device) = (ints(table, "PID"), ints(table, "Device ID"));
+    let files: Vec<String> = (0..table.rows())
+        .map(|r| {
+            table
+                .column("File")
+                .map(|c| c.cells.text(r))
+                .unwrap_or_default()
+        })
+        .collect();
+    let label = |row: usize| {
+        let r = row * bins;
+        let mut text = format!(
+            "{} · PID {}",
+            files.get(r).map_or("", String::as_str),
+            pid.get(r).copied().unwrap_or(0)
+        );
+        if let Some(d) = device.get(r) {
+            let _ = write!(text, " · GPU {d}");
+        }
+        escape(&text)
+    };
+    let panel_h = CELL_H * rows as f64 + 40.0;
+    let width = LABEL_W + CELL_W * bins as f64 + 80.0;
+    let height = 30.0 + panel_h * values.len() as f64;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="4" y="16" font-size="14">{}</text>"#,
+        escape(recipe)
+    );
+    for (p, name) in values.iter().enumerate() {
+        let cells: Vec<Option<f64>> = match table.column(name).map(|c| &c.cells) {
+            Some(Cells::Float(v)) => v.clone(),
+            _ => Vec::new(),
+        };
+        let top = cells.iter().flatten().copied().fold(100.0, f64::max);
+        let y0 = 30.0 + panel_h * p as f64;
+        let _ = writeln!(
+            out,
+            r#"<text x="4" y="{}" font-weight="bold">{} (%, scale 0–{top})</text>"#,
+            y0 + 12.0,
+            escape(name)
+        );
+        for row in 0..rows {
+            let y = y0 + 20.0 + CELL_H * row as f64;
+            let _ = writeln!(out, r#"<text x="4" y="{}">{}</text>"#, y + 12.0, label(row));
+            for bin in 0..bins {
+                let i = row * bins + bin;
+                let (fill, tip) = match cells.get(i).copied().flatten() {
+                    Some(v) => (colour(v, top), format!("{v}")),
+                    None => ("rgb(220,220,220)".to_owned(), "outside the file".to_owned()),
+                };
+                let start = starts.get(i).copied().unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    r#"<rect x="{}" y="{y}" width="{CELL_W}" height="{CELL_H}" fill="{fill}"><title>{start} ns: {tip}</title></rect>"#,
+                    LABEL_W + CELL_W * bin as f64
+                );
+            }
+        }
+        let last = starts.get(bins.saturating_sub(1)).copied().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            r#"<text x="{LABEL_W}" y="{}">0 ns</text><text x="{}" y="{}" text-anchor="end">{last} ns</text>"#,
+            y0 + 32.0 + CELL_H * rows as f64,
+            LABEL_W + CELL_W * bins as f64,
+            y0 + 32.0 + CELL_H * rows as f64
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scale_runs_from_dark_to_yellow() {
+        assert_eq!(colour(0.0, 100.0), "rgb(68,1,84)");
+        assert_eq!(colour(100.0, 100.0), "rgb(253,231,37)");
+        assert_eq!(colour(250.0, 100.0), "rgb(253,231,37)");
+        assert_eq!(colour(50.0, 100.0), "rgb(33,145,140)");
+    }
+}
