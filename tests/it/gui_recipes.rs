@@ -192,6 +192,30 @@ fn a_folder_of_rank_exports_opens_with_its_files_recipes_and_compare() {
         let read = |d: &Path| std::fs::read(d.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(read(&saved) == read(&cli), "{file} differs from the CLI's");
     }
+    // A heat map: drawn as one, a row per rank, and as its table on demand.
+    h.get_by_role_and_label(Role::ComboBox, "Recipe:").click();
+    h.run();
+    h.get_by_label("cuda_gpu_time_util_map").click();
+    h.run();
+    type_option(&mut h, "--bins", "5");
+    h.get_by_label("Run").click();
+    h.step();
+    common::app::step_until(&mut h, "the heat map", Duration::from_secs(60), |h| {
+        !panel(h).busy()
+    });
+    let output = panel(&h).output.clone().expect("the heat map's output");
+    let sightline::timeline::recipe::Kind::HeatMap(map) = &output.recipe.kind else {
+        panic!("not a heat map");
+    };
+    let grid = sightline::timeline::recipe::heatmap_plot::grid(&output.tables[0], map.values());
+    assert_eq!((grid.rows.len(), grid.bins), (3, 5));
+    for (name, _, top) in &grid.panels {
+        h.get_by_label(&format!("{name} (%, scale 0–{top})"));
+    }
+    h.get_by_label("Table").click();
+    h.run();
+    h.get_by_label("Duration");
+
     // The Compare tab is there; a file's Open button opens it on a timeline.
     h.get_by_label("Compare").click();
     h.run();

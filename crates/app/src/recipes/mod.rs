@@ -4,10 +4,11 @@
 //! The Recipes panel: NVIDIA's multi-report recipes (what `sightline recipe` computes) over a
 //! timeline's exports or a folder of rank exports — the recipes with their options, a run on
 //! every core in the background with progress and Cancel, the recipe's tables in the shared
-//! sortable table ([`tables`]), and Save as CSV and Parquet (the files `sightline recipe`
+//! sortable table ([`tables`]) — a heat map's also as the heat map ([`heatmap`]) — and Save as CSV and Parquet (the files `sightline recipe`
 //! writes).
 
 pub mod compare;
+pub mod heatmap;
 pub mod tables;
 
 use std::path::PathBuf;
@@ -16,7 +17,9 @@ use std::sync::Arc;
 use eframe::egui;
 
 use sightline_model::core::Progress;
-use sightline_model::timeline::recipe::{self, RECIPES, Recipe, RecipeOptions, RecipeOutput};
+use sightline_model::timeline::recipe::{
+    self, Kind, RECIPES, Recipe, RecipeOptions, RecipeOutput, heatmap_plot,
+};
 
 use crate::document::Wake;
 use crate::job::{Job, Polled, poll_job};
@@ -40,6 +43,8 @@ pub struct RecipesPanel {
     pub shown: usize,
     /// The shown table's sort and selection.
     pub table: SortableTable,
+    /// Whether a heat-map recipe's table is shown as its table rather than its heat map.
+    pub as_table: bool,
     /// Why the last run or save failed.
     pub error: Option<String>,
     /// What the last save wrote.
@@ -60,6 +65,7 @@ impl Default for RecipesPanel {
             output: None,
             shown: 0,
             table: SortableTable::default(),
+            as_table: false,
             error: None,
             saved: None,
             save_dialog: None,
@@ -248,6 +254,13 @@ impl RecipesPanel {
         }
         ui.horizontal_wrapped(|ui| {
             for (option, text) in self.recipe.options.iter().zip(&mut self.texts) {
+                if option.is_flag() {
+                    let mut on = text == "true";
+                    ui.checkbox(&mut on, format!("--{}", option.flag()))
+                        .on_hover_text(option.about());
+                    *text = if on { "true".into() } else { String::new() };
+                    continue;
+                }
                 let label = ui.label(format!("--{}", option.flag()));
                 ui.add(
                     egui::TextEdit::singleline(text)
@@ -342,9 +355,20 @@ impl RecipesPanel {
                 ui.spinner();
             }
         });
-        if let Some(table) = output.tables.get(self.shown) {
-            tables::table_ui(ui, table, &mut self.table);
+        let Some(table) = output.tables.get(self.shown) else {
+            return;
+        };
+        if let Kind::HeatMap(map) = &output.recipe.kind {
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut self.as_table, false, "Heat map");
+                ui.selectable_value(&mut self.as_table, true, "Table");
+            });
+            if !self.as_table {
+                heatmap::heatmap_ui(ui, &heatmap_plot::grid(table, map.values()));
+                return;
+            }
         }
+        tables::table_ui(ui, table, &mut self.table);
     }
 }
 

@@ -23,8 +23,14 @@ const STOPS: [(f64, [u8; 3]); 5] = [
     (1.0, [253, 231, 37]),
 ];
 
-/// The colour of `v` on a scale from 0 to `top`.
+/// The colour of `v` on a scale from 0 to `top`, as SVG writes it.
 fn colour(v: f64, top: f64) -> String {
+    let [r, g, b] = colour_rgb(v, top);
+    format!("rgb({r},{g},{b})")
+}
+
+/// The colour of `v` on a scale from 0 (dark) to `top` (yellow): red, green, blue.
+pub fn colour_rgb(v: f64, top: f64) -> [u8; 3] {
     let t = (v / top).clamp(0.0, 1.0);
     let i = STOPS
         .iter()
@@ -33,8 +39,14 @@ fn colour(v: f64, top: f64) -> String {
         .min(STOPS.len() - 2);
     let ((a, ca), (b, cb)) = (STOPS[i], STOPS[i + 1]);
     let f = (t - a) / (b - a);
-    let mix = |k: usize| (f64::from(ca[k]) + f * (f64::from(cb[k]) - f64::from(ca[k]))).round();
-    format!("rgb({},{},{})", mix(0), mix(1), mix(2))
+    let mix = |k: usize| {
+        let x = (f64::from(ca[k]) + f * (f64::from(cb[k]) - f64::from(ca[k]))).round();
+        // Between two stops of 0..=255, rounded: always a byte.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let byte = x.clamp(0.0, 255.0) as u8;
+        byte
+    };
+    [mix(0), mix(1), mix(2)]
 }
 
 /// `text` escaped for XML.
@@ -53,9 +65,22 @@ fn ints(table: &Table, name: &str) -> Vec<i64> {
     }
 }
 
-/// The SVG of `table` (a heat map's `analysis` table) for recipe `recipe`, one panel per column
-/// of `values`.
-pub fn svg(recipe: &str, table: &Table, values: &[&str]) -> String {
+/// A heat map's table as a grid: one row per file, process and GPU, one cell per bin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatGrid {
+    /// The bins per row.
+    pub bins: usize,
+    /// Each row's label (`FILE · PID N · GPU D`).
+    pub rows: Vec<String>,
+    /// Each cell's bin start (ns), row after row.
+    pub starts: Vec<i64>,
+    /// Per value column: its name, its cells row after row (`None`: outside the file) and the
+    /// top of its colour scale (100, or the highest value above it).
+    pub panels: Vec<(String, Vec<Option<f64>>, f64)>,
+}
+
+/// The grid of `table` (a heat map's `analysis` table), one panel per column of `values`.
+pub fn grid(table: &Table, values: &[&str]) -> HeatGrid {
     let starts = ints(table, "Duration");
     let bins = starts
         .iter()
@@ -64,29 +89,50 @@ pub fn svg(recipe: &str, table: &Table, values: &[&str]) -> String {
         .map_or(starts.len(), |p| p + 1);
     let rows = table.rows().checked_div(bins).unwrap_or(0);
     let (pid, device) = (ints(table, "PID"), ints(table, "Device ID"));
-    let files: Vec<String> = (0..table.rows())
-        .map(|r| {
-            table
-                .column("File")
-                .map(|c| c.cells.text(r))
-                .unwrap_or_default()
+    let file = |r: usize| {
+        table
+            .column("File")
+            .map(|c| c.cells.text(r))
+            .unwrap_or_default()
+    };
+    let labels = (0..rows)
+        .map(|row| {
+            let r = row * bins;
+            let mut text = format!("{} · PID {}", file(r), pid.get(r).copied().unwrap_or(0));
+            if let Some(d) = device.get(r) {
+                let _ = write!(text, " · GPU {d}");
+            }
+            text
         })
         .collect();
-    let label = |row: usize| {
-        let r = row * bins;
-        let mut text = format!(
-            "{} · PID {}",
-            files.get(r).map_or("", String::as_str),
-            pid.get(r).copied().unwrap_or(0)
-        );
-        if let Some(d) = device.get(r) {
-            let _ = write!(text, " · GPU {d}");
-        }
-        escape(&text)
-    };
+    let panels = values
+        .iter()
+        .map(|name| {
+            let cells: Vec<Option<f64>> = match table.column(name).map(|c| &c.cells) {
+                Some(Cells::Float(v)) => v.clone(),
+                _ => Vec::new(),
+            };
+            let top = cells.iter().flatten().copied().fold(100.0, f64::max);
+            ((*name).to_owned(), cells, top)
+        })
+        .collect();
+    HeatGrid {
+        bins,
+        rows: labels,
+        starts,
+        panels,
+    }
+}
+
+/// The SVG of `table` (a heat map's `analysis` table) for recipe `recipe`, one panel per column
+/// of `values`.
+pub fn svg(recipe: &str, table: &Table, values: &[&str]) -> String {
+    let grid = grid(table, values);
+    let (bins, rows, starts) = (grid.bins, grid.rows.len(), &grid.starts);
+    let label = |row: usize| escape(&grid.rows[row]);
     let panel_h = CELL_H * rows as f64 + 40.0;
     let width = LABEL_W + CELL_W * bins as f64 + 80.0;
-    let height = 30.0 + panel_h * values.len() as f64;
+    let height = 30.0 + panel_h * grid.panels.len() as f64;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -97,12 +143,8 @@ pub fn svg(recipe: &str, table: &Table, values: &[&str]) -> String {
         r#"<text x="4" y="16" font-size="14">{}</text>"#,
         escape(recipe)
     );
-    for (p, name) in values.iter().enumerate() {
-        let cells: Vec<Option<f64>> = match table.column(name).map(|c| &c.cells) {
-            Some(Cells::Float(v)) => v.clone(),
-            _ => Vec::new(),
-        };
-        let top = cells.iter().flatten().copied().fold(100.0, f64::max);
+    for (p, (name, cells, top)) in grid.panels.iter().enumerate() {
+        let top = *top;
         let y0 = 30.0 + panel_h * p as f64;
         let _ = writeln!(
             out,

@@ -27,7 +27,7 @@ pub mod describe;
 mod dx12;
 mod gpu_use;
 pub mod heatmap;
-mod heatmap_plot;
+pub mod heatmap_plot;
 pub mod mpi;
 pub mod nvtx;
 mod nvtx_window;

@@ -9,11 +9,17 @@ impl RecipeOption {
         match self {
             RecipeOption::Start | RecipeOption::End => "NS",
             RecipeOption::Nvtx => "RANGE[@DOMAIN]",
-            RecipeOption::Rows | RecipeOption::Chunks => "N",
+            RecipeOption::Rows | RecipeOption::Chunks | RecipeOption::Bins => "N",
             RecipeOption::Gap => "MS",
             RecipeOption::Threshold => "PERCENT",
             RecipeOption::Name => "NAME",
+            RecipeOption::Cumulative => "",
         }
+    }
+
+    /// Whether the option is a flag without a value (`--cumulative`): given or not.
+    pub fn is_flag(self) -> bool {
+        matches!(self, RecipeOption::Cumulative)
     }
 
     /// What the option does, in one line.
@@ -29,13 +35,17 @@ impl RecipeOption {
             }
             RecipeOption::Chunks => "The number of equal chunks of each GPU's time (default 30)",
             RecipeOption::Name => "The NVTX range (its text) or kernel (its short name) to follow",
+            RecipeOption::Bins => "The number of bins of the heat map (default 30)",
+            RecipeOption::Cumulative => {
+                "Add up the time of overlapping events in each bin (may exceed 100 %)"
+            }
         }
     }
 }
 
 impl RecipeOptions {
-    /// Sets `option` from `text` (trimmed; empty: not given). The error says what the option
-    /// takes.
+    /// Sets `option` from `text` (trimmed; empty: not given; a flag is given by `true`). The
+    /// error says what the option takes.
     pub fn set_text(&mut self, option: RecipeOption, text: &str) -> Result<(), String> {
         let text = text.trim();
         let given = !text.is_empty();
@@ -65,6 +75,17 @@ impl RecipeOptions {
                 }
             }
             RecipeOption::Name => self.name = given.then(|| text.to_owned()),
+            RecipeOption::Bins => {
+                self.bins = parse(text, bad)?;
+                if self.bins == Some(0) {
+                    return Err("--bins takes at least 1".to_owned());
+                }
+            }
+            RecipeOption::Cumulative => match text {
+                "" | "false" => self.cumulative = false,
+                "true" => self.cumulative = true,
+                _ => return Err(format!("--cumulative is a flag, not {text:?}")),
+            },
         }
         Ok(())
     }
@@ -99,5 +120,10 @@ mod tests {
         assert_eq!(e, "--rows takes N, not \"ten\"");
         assert!(o.set_text(RecipeOption::Gap, "-1").is_err());
         assert!(o.set_text(RecipeOption::Chunks, "0").is_err());
+        o.set_text(RecipeOption::Cumulative, "true").unwrap();
+        o.set_text(RecipeOption::Bins, "12").unwrap();
+        assert!(o.cumulative);
+        assert_eq!(o.bins, Some(12));
+        assert!(o.set_text(RecipeOption::Bins, "0").is_err());
     }
 }
