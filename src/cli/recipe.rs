@@ -5,7 +5,11 @@
 //! ```text
 //! sightline recipe cuda_gpu_kern_sum --input ranks/ --output kern_sum/
 //! sightline recipe --list
+//! sightline recipe cuda_gpu_kern_sum --input ranks/ --output kern_sum/ --mode dask --scheduler tcp://host:8786
 //! ```
+//!
+//! `--mode dask` runs the per-file work as Dask tasks through the Python module
+//! ([`super::recipe_dask`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -28,9 +32,17 @@ pub struct RecipeArgs {
     /// The folder to write the recipe's tables into (created when missing).
     #[arg(long, value_name = "DIR", required_unless_present = "list")]
     pub output: Option<PathBuf>,
-    /// How many files to read at once (default: every core).
+    /// How many files to read at once (default: every core); with --mode dask and no
+    /// --scheduler, the local cluster's worker processes.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Where the files are read: here, or by Dask tasks (one per file) through Sightline's
+    /// Python module (SIGHTLINE_PYTHON, else python3 on the PATH).
+    #[arg(long, value_enum, default_value_t = Mode::Local)]
+    pub mode: Mode,
+    /// --mode dask: the Dask scheduler's address (default: a local cluster of processes).
+    #[arg(long, value_name = "ADDRESS")]
+    pub scheduler: Option<String>,
     /// List the recipes (`--help` lists the options each takes).
     #[arg(long)]
     pub list: bool,
@@ -65,6 +77,16 @@ pub struct RecipeArgs {
     /// (over 100 % when kernels run at once) instead of joining them.
     #[arg(long)]
     pub cumulative: bool,
+}
+
+/// Where a recipe reads its files.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Here, on `--threads` threads.
+    Local,
+    /// Dask tasks, one per file (NVIDIA's name `dask-futures` too).
+    #[value(alias = "dask-futures")]
+    Dask,
 }
 
 /// The recipes and their options, after `--help`.
@@ -117,6 +139,13 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         bins: args.bins,
         cumulative: args.cumulative,
     };
+    if args.mode == Mode::Dask {
+        recipe::check_options(recipe, &options)?;
+        return super::recipe_dask::run(args, name, out);
+    }
+    if args.scheduler.is_some() {
+        anyhow::bail!("--scheduler needs --mode dask");
+    }
     let inputs: Vec<PathBuf> = timeline_inputs(&args.input)?
         .into_iter()
         .filter(|p| TimelineFileKind::of(p) == Some(TimelineFileKind::NsysExport))

@@ -72,6 +72,7 @@ mod python_module;
 mod python_oracle;
 mod recipes;
 mod recipes_analysis;
+mod recipes_dask;
 mod recipes_maps;
 mod recipes_nvtx;
 mod report_edge_cases;

@@ -102,6 +102,31 @@ def open_nsys(
     """Opens a timeline file for ``sightline.nsys`` (use ``sightline.nsys.open``, which wraps
     the tables in ``pyarrow.Table`` objects)."""
 
+def recipe_list() -> List[Tuple[str, str]]:
+    """The recipes (``sightline.recipe``): ``(name, what it gives)``."""
+
+def recipe_inputs(paths: List[str]) -> List[str]:
+    """The exports among ``paths`` and in the folders among them."""
+
+def recipe_check(name: str, options_json: str) -> None:
+    """``ValueError`` when the recipe does not exist or its options (JSON) do not fit it."""
+
+def recipe_partial(name: str, options_json: str, path: Union[str, PathLike[str]]) -> bytes:
+    """One file's partial result (what a Dask worker computes for ``sightline.recipe``)."""
+
+def recipe_write(
+    name: str,
+    options_json: str,
+    inputs: List[str],
+    output: Union[str, PathLike[str]],
+    partials: Optional[List[bytes]] = None,
+    threads: Optional[int] = None,
+    progress: bool = False,
+) -> Tuple[List[str], List[str], int]:
+    """Writes the recipe's tables over ``inputs`` into ``output``, combined from ``partials``
+    (one per input, from ``recipe_partial``) when given, else computed here: the files
+    written, the warnings, how many files could be read."""
+
 class IBaseContext:
     def get_version(self) -> str: ...
     def handle_exception(self, msg: str) -> bool:

@@ -2,7 +2,7 @@
 //! the two middle values for an even count; sample standard deviation.
 
 /// Count, total, mean, median, min, max and sample standard deviation of integer durations.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// Number of values.
     pub count: u64,

@@ -28,14 +28,14 @@ use crate::timeline::nsys::trace::{ColumnKind, EventTable, NULL, Trace};
 use crate::timeline::summary::fmt_ratio;
 
 /// One cell of a finding.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     /// Missing.
     Null,
     /// An integer.
     Int(i64),
-    /// A float.
-    Float(f64),
+    /// A float (NaN and the infinities kept in partials).
+    Float(#[serde(with = "super::partial::any_float")] f64),
     /// Text.
     Text(String),
 }

@@ -15,7 +15,7 @@
 use super::stats::round1;
 
 /// One group's statistics in one file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Described {
     /// How many values.
     pub count: u64,

@@ -130,7 +130,7 @@ pub const UCX_GPU_TIME_UTIL_MAP: Recipe = map(
 type Span = (i64, i64);
 
 /// One group's series (one per value column), on the file's clock.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Group {
     /// The process.
     pub pid: i64,
@@ -141,7 +141,7 @@ pub struct Group {
 }
 
 /// What one file gives: its clock and its groups.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct MapPart {
     /// Its session start (UTC ns), when the export has one.
     pub session: Option<i64>,

@@ -20,7 +20,10 @@
 //! writes as CSV and/or Parquet (pandas' layout: [`parquet`]).
 //!
 //! Adding a kind: a type implementing [`RecipeKind`] in its own file, a variant of [`Kind`]
-//! and its arm in [`run`], and its recipes in [`RECIPES`].
+//! and its arm in `Kind::apply`, and its recipes in [`RECIPES`].
+//!
+//! [`partial`] runs the per-file work elsewhere (another process, a Dask worker) and combines
+//! the partials it sends back as [`run`] does.
 
 pub mod analysis;
 pub mod describe;
@@ -34,6 +37,7 @@ mod nvtx_window;
 mod option_text;
 pub mod pace;
 pub mod parquet;
+pub mod partial;
 pub mod proj_trace;
 pub mod ranks;
 pub mod stats;
@@ -122,7 +126,8 @@ impl RecipeOption {
 }
 
 /// The options' values (`None`: not given, the recipe's default).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecipeOptions {
     /// `--start` (ns).
     pub start: Option<i64>,
@@ -142,7 +147,8 @@ pub struct RecipeOptions {
     pub name: Option<String>,
     /// `--bins`.
     pub bins: Option<u32>,
-    /// `--cumulative`.
+    /// `--cumulative` (absent: not given).
+    #[serde(default)]
     pub cumulative: bool,
 }
 
@@ -171,8 +177,9 @@ impl RecipeOptions {
 
 /// A kind of recipe: what it keeps of one file and how it makes its tables of them.
 pub trait RecipeKind: Sync {
-    /// What one file gives (small: the file's rows or statistics, never the file).
-    type Partial: Send;
+    /// What one file gives (small: the file's rows or statistics, never the file);
+    /// serializable, so that other processes can compute it ([`partial`]).
+    type Partial: Send + serde::Serialize + serde::de::DeserializeOwned;
 
     /// Reads the export at `path` (never holding more of it than the partial needs).
     fn file(&self, path: &Path, options: &RecipeOptions) -> FileOutcome<Self::Partial>;
@@ -188,7 +195,7 @@ pub trait RecipeKind: Sync {
 }
 
 /// What one file gave a recipe.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum FileOutcome<P> {
     /// Its partial result.
     Data(P),
@@ -257,6 +264,9 @@ pub enum RecipeError {
         /// The option.
         option: &'static str,
     },
+    /// A file's partial result (computed elsewhere: [`partial`]) cannot be used.
+    #[error("{0}")]
+    Partial(#[from] partial::PartialError),
 }
 
 /// What a recipe computed: the inputs (sorted by file name), its tables, and what was said of
@@ -284,6 +294,37 @@ pub fn run(
     threads: usize,
     progress: Progress<'_>,
 ) -> Result<RecipeOutput, RecipeError> {
+    let (inputs, stems) = prepare(recipe, inputs, options)?;
+    let run = Run {
+        inputs: &inputs,
+        stems: &stems,
+        options,
+        threads,
+        progress,
+    };
+    let output = recipe.kind.apply(run)?;
+    Ok(RecipeOutput::of(recipe, inputs, output))
+}
+
+/// Checks `options` against `recipe` ([`check_options`]) and that there are inputs; the
+/// inputs sorted by file name (as the recipe lists them) and their stems.
+fn prepare(
+    recipe: &'static Recipe,
+    inputs: &[PathBuf],
+    options: &RecipeOptions,
+) -> Result<(Vec<PathBuf>, Vec<String>), RecipeError> {
+    check_options(recipe, options)?;
+    if inputs.is_empty() {
+        return Err(RecipeError::NoInputs);
+    }
+    let mut inputs = inputs.to_vec();
+    inputs.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    let stems: Vec<String> = inputs.iter().map(|p| stem(p)).collect();
+    Ok((inputs, stems))
+}
+
+/// An error when `options` holds one that `recipe` does not take, or lacks one it needs.
+pub fn check_options(recipe: &'static Recipe, options: &RecipeOptions) -> Result<(), RecipeError> {
     if let Some(option) = options.unsupported(recipe).first() {
         return Err(RecipeError::Unsupported {
             recipe: recipe.name,
@@ -296,34 +337,78 @@ pub fn run(
             option: "name",
         });
     }
-    if inputs.is_empty() {
-        return Err(RecipeError::NoInputs);
+    Ok(())
+}
+
+/// Something done with a recipe's kind, whatever its type: [`Kind::apply`].
+trait KindFn {
+    /// What it gives.
+    type Out;
+    /// Does it with `kind`.
+    fn call<K: RecipeKind>(self, kind: &K) -> Self::Out;
+}
+
+impl Kind {
+    /// Does `f` with the kind's [`RecipeKind`].
+    fn apply<F: KindFn>(&self, f: F) -> F::Out {
+        match self {
+            Kind::Summary(kind) => f.call(kind),
+            Kind::Ranges(kind) => f.call(kind),
+            Kind::ProjTrace(kind) => f.call(kind),
+            Kind::Pace(kind) => f.call(kind),
+            Kind::Analysis(kind) => f.call(kind),
+            Kind::HeatMap(kind) => f.call(kind),
+        }
     }
-    let mut inputs = inputs.to_vec();
-    inputs.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
-    let stems: Vec<String> = inputs.iter().map(|p| stem(p)).collect();
-    let run = Run {
-        inputs: &inputs,
-        stems: &stems,
-        options,
-        threads,
-        progress,
-    };
-    let (tables, warnings, readable) = match &recipe.kind {
-        Kind::Summary(kind) => run.kind(kind)?,
-        Kind::Ranges(kind) => run.kind(kind)?,
-        Kind::ProjTrace(kind) => run.kind(kind)?,
-        Kind::Pace(kind) => run.kind(kind)?,
-        Kind::Analysis(kind) => run.kind(kind)?,
-        Kind::HeatMap(kind) => run.kind(kind)?,
-    };
-    Ok(RecipeOutput {
-        recipe,
-        inputs,
-        tables,
-        warnings,
-        readable,
-    })
+}
+
+/// The files' outcomes as they come in, then the tables ([`Gathered::finish`]).
+struct Gathered<P> {
+    /// Each file's partial (files in input order; `None`: no data).
+    partials: Vec<Option<P>>,
+    /// What was said of each file.
+    warnings: Vec<Option<String>>,
+    /// How many files could not be read.
+    failed: usize,
+}
+
+impl<P> Gathered<P> {
+    /// Nothing yet of `n` files.
+    fn new(n: usize) -> Self {
+        Gathered {
+            partials: (0..n).map(|_| None).collect(),
+            warnings: (0..n).map(|_| None).collect(),
+            failed: 0,
+        }
+    }
+
+    /// File `i`'s outcome.
+    fn add(&mut self, i: usize, outcome: FileOutcome<P>) {
+        match outcome {
+            FileOutcome::Data(p) => self.partials[i] = Some(p),
+            FileOutcome::NoData(why) => self.warnings[i] = Some(why),
+            FileOutcome::Failed(why) => {
+                self.failed += 1;
+                self.warnings[i] = Some(why);
+            }
+        }
+    }
+
+    /// The tables of `kind`, the warnings and the number of readable files.
+    fn finish<K: RecipeKind<Partial = P>>(
+        self,
+        kind: &K,
+        stems: &[String],
+        options: &RecipeOptions,
+    ) -> RunOutput {
+        let tables = kind.tables(stems, &self.partials, options);
+        let readable = self.partials.len() - self.failed;
+        (
+            tables,
+            self.warnings.into_iter().flatten().collect(),
+            readable,
+        )
+    }
 }
 
 /// The files that gave data, with their stems (files in order; those without data left out).
@@ -354,13 +439,13 @@ struct Run<'a> {
 /// A run's tables, warnings and the number of readable files.
 type RunOutput = (Vec<Table>, Vec<String>, usize);
 
-impl Run<'_> {
+impl KindFn for Run<'_> {
+    type Out = Result<RunOutput, RecipeError>;
+
     /// Every file's partial of `kind`, computed in parallel, then the tables.
-    fn kind<K: RecipeKind>(&self, kind: &K) -> Result<RunOutput, RecipeError> {
+    fn call<K: RecipeKind>(self, kind: &K) -> Result<RunOutput, RecipeError> {
         let n = self.inputs.len();
-        let mut partials: Vec<Option<K::Partial>> = (0..n).map(|_| None).collect();
-        let mut warnings: Vec<Option<String>> = vec![None; n];
-        let mut failed = 0;
+        let mut gathered = Gathered::new(n);
         let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         let (send, receive) = mpsc::channel();
@@ -390,25 +475,29 @@ impl Run<'_> {
                 if self.progress.is_cancelled() {
                     stop.store(true, Ordering::Relaxed);
                 }
-                match partial {
-                    FileOutcome::Data(p) => partials[i] = Some(p),
-                    FileOutcome::NoData(why) => warnings[i] = Some(why),
-                    FileOutcome::Failed(why) => {
-                        failed += 1;
-                        warnings[i] = Some(why);
-                    }
-                }
+                gathered.add(i, partial);
             }
         });
         if stop.load(Ordering::Relaxed) {
             return Err(RecipeError::Cancelled);
         }
-        let tables = kind.tables(self.stems, &partials, self.options);
-        Ok((tables, warnings.into_iter().flatten().collect(), n - failed))
+        Ok(gathered.finish(kind, self.stems, self.options))
     }
 }
 
 impl RecipeOutput {
+    /// The output of `recipe` over `inputs` (sorted) from what its kind computed.
+    fn of(recipe: &'static Recipe, inputs: Vec<PathBuf>, output: RunOutput) -> Self {
+        let (tables, warnings, readable) = output;
+        RecipeOutput {
+            recipe,
+            inputs,
+            tables,
+            warnings,
+            readable,
+        }
+    }
+
     /// The table of file stem `stem`.
     pub fn table(&self, stem: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.stem == stem)

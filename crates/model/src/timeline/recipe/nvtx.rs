@@ -47,7 +47,7 @@ impl Window {
 }
 
 /// One file's groups, by text (byte order, as pandas sorts them).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RankPart {
     /// Each group's text and statistics.
     pub groups: Vec<(String, Described)>,

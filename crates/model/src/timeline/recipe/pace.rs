@@ -40,7 +40,7 @@ pub enum PaceOf {
 }
 
 /// One file's instances of the name.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PacePart {
     /// The session's start (ns since the epoch), when the export has it.
     pub session_start: Option<i64>,

@@ -12,7 +12,7 @@ use crate::timeline::nsys::stats::{ReportOutcome, proj_trace_in};
 use crate::timeline::nsys::{ExportDb, NsysError};
 
 /// One column of a file's trace.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum TraceValues {
     /// Integers (`None`: empty).
     Int(Vec<Option<i64>>),
@@ -36,7 +36,7 @@ impl TraceValues {
 }
 
 /// One file's trace: its columns (headers as the recipe names them).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct TracePart {
     /// `(header, values)` in the report's order.
     pub columns: Vec<(String, TraceValues)>,

@@ -15,7 +15,7 @@
 use crate::timeline::summary::{Summary, fmt_float, fmt_ratio};
 
 /// One group's statistics in one file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RankStats {
     /// The group (kernel or function name, memory operation).
     pub name: String,
