@@ -326,12 +326,7 @@ pub fn candidates() -> Vec<PathBuf> {
             Path::new(exe),
         ));
     }
-    let mut seen = std::collections::HashSet::new();
-    found
-        .into_iter()
-        .filter(|p| p.is_file())
-        .filter(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())))
-        .collect()
+    crate::dirs::existing_files_once(found)
 }
 
 /// The `ncu` found and its version (`2024.1.1.0 (build 33998838)`): the first candidate whose
