@@ -68,6 +68,8 @@ mod nvtxt_errors;
 mod nvtxt_grammar;
 mod nvtxt_oracle;
 mod python_arrow;
+mod python_descriptions;
+mod python_holdout;
 mod python_module;
 mod python_oracle;
 mod recipes;

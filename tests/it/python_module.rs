@@ -96,12 +96,19 @@ pub(crate) fn site() -> Option<&'static Path> {
     .map(tempfile::TempDir::path)
 }
 
+/// `python3` with Sightline's module importable.
+pub(crate) fn python_command(site: &Path) -> Command {
+    let mut command = Command::new("python3");
+    command
+        .env("PYTHONPATH", site)
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    command
+}
+
 /// Runs a Python script with the module importable; its standard output.
 pub(crate) fn run_python(site: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("python3")
+    let out = python_command(site)
         .args(args)
-        .env("PYTHONPATH", site)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
         .expect("python3 runs");
     if out.status.success() {

@@ -55,21 +55,38 @@ fn reader_identity(python: &Path) -> String {
 }
 
 /// The standard output of `script` with `args` run by NVIDIA's module, kept in
-/// `target/tmp/ncu-oracle/` (files among `args` are named by their bytes).
+/// `target/tmp/ncu-oracle/` (files among `args` are named by their bytes). The script must
+/// succeed.
 pub(crate) fn nvidia_output(python: &Path, script: &Path, args: &[&str]) -> String {
+    nvidia_run(python, script, args, false)
+}
+
+/// The standard output of `script` with `args` run by NVIDIA's module followed by a line
+/// `exit status: N` (scripts that exit non-zero on purpose, as a CI gate does); kept as
+/// [`nvidia_output`] keeps its outputs.
+pub(crate) fn nvidia_output_and_status(python: &Path, script: &Path, args: &[&str]) -> String {
+    nvidia_run(python, script, args, true)
+}
+
+/// [`nvidia_output`], and with `status` the exit status after it instead of a failure.
+fn nvidia_run(python: &Path, script: &Path, args: &[&str], status: bool) -> String {
     let ask = || {
         let out = Command::new(python)
             .arg(script)
             .args(args)
             .output()
             .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        if status && out.status.code().is_some() {
+            return with_status(stdout, out.status.code());
+        }
         assert!(
             out.status.success(),
             "NVIDIA's module failed on {} {args:?}: {}",
             script.display(),
             String::from_utf8_lossy(&out.stderr)
         );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        stdout
     };
     if std::env::var_os("SIGHTLINE_ORACLE_CACHE").is_some_and(|v| v == "0") {
         return ask();
@@ -83,6 +100,7 @@ pub(crate) fn nvidia_output(python: &Path, script: &Path, args: &[&str]) -> Stri
             bytes.hash(&mut h);
         }
     }
+    status.hash(&mut h);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ncu-oracle");
     let path = dir.join(format!("py-{:016x}.json", h.finish()));
     if let Ok(kept) = std::fs::read_to_string(&path) {
@@ -98,6 +116,16 @@ pub(crate) fn nvidia_output(python: &Path, script: &Path, args: &[&str]) -> Stri
         let _ = std::fs::remove_file(&partial);
     }
     output
+}
+
+/// `stdout` followed by the line `exit status: N` (the code, or `signal` when killed).
+pub(crate) fn with_status(mut stdout: String, code: Option<i32>) -> String {
+    if !stdout.is_empty() && !stdout.ends_with('\n') {
+        stdout.push('\n');
+    }
+    let code = code.map_or_else(|| "signal".to_owned(), |c| c.to_string());
+    stdout.push_str(&format!("exit status: {code}\n"));
+    stdout
 }
 
 /// The JSON `tests/python/<script>` prints with `args`: Sightline's, then NVIDIA's.

@@ -75,6 +75,17 @@ pub fn versioned_installs(parent: &Path, prefix: &str, relative: &Path) -> Vec<P
     found.into_iter().map(|(_, path)| path).collect()
 }
 
+/// The paths of `found` that name files, each file once (the first path to it kept, in order):
+/// how the tool finders (nvdisasm, ncu) list their candidates.
+pub fn existing_files_once(found: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    found
+        .into_iter()
+        .filter(|p| p.is_file())
+        .filter(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())))
+        .collect()
+}
+
 /// The numbers of a version text (`2025.3.1` -> [2025, 3, 1]), compared number by number.
 fn version_key(version: &str) -> Vec<u64> {
     version

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyInt, PyString};
+use sightline_model::ncu::metric_library;
 use sightline_model::ncu::nvrules::{self, metric_subtype, rollup, value_kind};
 use sightline_model::ncu::{Instance, MetricValue};
 
@@ -329,9 +330,20 @@ impl IMetric {
         }
     }
 
-    /// The metric's description: held by NVIDIA's metric library, not by reports (empty).
+    /// The metric's description from NVIDIA's metric library, read from the user's own Nsight
+    /// Compute (`sightline_model::ncu::metric_library`) for the result's chip
+    /// (`device__attribute_chip`): empty without `ncu`, for a chip it does not know and for a
+    /// metric its library lacks (reports do not hold descriptions).
     fn description(&self) -> String {
-        String::new()
+        let (result, _) = self.stored_metric();
+        let chip = result
+            .action
+            .metric("device__attribute_chip")
+            .and_then(|m| m.value().as_u64())
+            .and_then(metric_library::chip_name);
+        chip.and_then(metric_library::library)
+            .map(|library| library.description(&self.name_string()))
+            .unwrap_or_default()
     }
 
     /// The `MetricType_*`, inferred from the name.

@@ -155,4 +155,9 @@ impl IRuleResult {
     fn __repr__(&self) -> String {
         format!("<ncu_report.IRuleResult {}>", self.identifier)
     }
+
+    /// The rule's name, as NVIDIA's `str()` of a rule result gives it.
+    fn __str__(&self) -> String {
+        self.name.clone()
+    }
 }

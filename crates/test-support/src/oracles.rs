@@ -43,3 +43,32 @@ pub fn ncu_oracle_identity(python: &Path) -> String {
         .unwrap_or_default();
     format!("{} {module} {stamp}", python.display())
 }
+
+/// NVIDIA's `ncu` command line for the tests that need one (metric descriptions): `$SIGHTLINE_NCU`
+/// when it names a file, else the one Sightline finds (`PATH`, the install folders), else the
+/// one `../shared/tools/ncu-cli-oracle/setup.sh` unpacks (in `$NCU_CLI_ORACLE_DIR`, default
+/// `/tmp/ncu-cli-oracle`). `None`, with a message naming what is missing, when none runs.
+pub fn ncu_cli() -> Option<PathBuf> {
+    let oracle_dir = std::env::var_os("NCU_CLI_ORACLE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/ncu-cli-oracle"));
+    let unpacked = oracle_dir.join(
+        "x/usr/lib/x86_64-linux-gnu/nsight-compute/target/linux-desktop-glibc_2_11_3-x64/ncu",
+    );
+    let found = sightline_model::ncu::metric_library::candidates()
+        .into_iter()
+        .chain([unpacked])
+        .find(|ncu| {
+            Command::new(ncu)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if found.is_none() {
+        eprintln!(
+            "skipped: NVIDIA's ncu command line not found (install Nsight Compute, set \
+             SIGHTLINE_NCU, or run ../shared/tools/ncu-cli-oracle/setup.sh)"
+        );
+    }
+    found
+}

@@ -12,6 +12,7 @@ mod index;
 mod launch_row;
 mod markup;
 mod metric;
+pub mod metric_library;
 pub mod nvrules;
 pub(crate) mod nvtx;
 pub mod pages;

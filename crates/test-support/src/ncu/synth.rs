@@ -124,6 +124,13 @@ pub fn instanced(
 
 /// Session details of a synthetic device (compute capability 8.6).
 pub fn session_details() -> pb::ReportSessionDetails {
+    session_details_of(&[])
+}
+
+/// [`session_details`] with more device attributes `(name without the prefix, value)`: e.g.
+/// `("chip", 0x172)`, with which NVIDIA's module finds its metric library for the device (its
+/// units, types and descriptions; without it, none).
+pub fn session_details_of(more: &[(&str, u64)]) -> pb::ReportSessionDetails {
     let attr = |name: &str, v: u64| pb::DeviceAttribute {
         name: format!("{}{name}", sightline_model::ncu::DEVICE_ATTRIBUTE_PREFIX),
         value: value_message(&MetricValue::Uint64(v)).unwrap_or_default(),
@@ -150,7 +157,10 @@ pub fn session_details() -> pb::ReportSessionDetails {
                 attr("compute_capability_minor", 6),
                 attr("multiprocessor_count", 46),
                 attr("max_threads_per_block", 1024),
-            ],
+            ]
+            .into_iter()
+            .chain(more.iter().map(|(name, v)| attr(name, *v)))
+            .collect(),
         }],
         version_info: vec![pb::VersionInfo {
             provider: "Sightline synth".into(),
@@ -321,8 +331,18 @@ pub fn nvtx_state(
 
 /// Writes a report of `kernels`, `per_block` kernels to a block, after a session block.
 pub fn write_kernels(kernels: &[KernelSpec], per_block: usize, out: impl Write) -> io::Result<()> {
+    write_kernels_in(session_details(), kernels, per_block, out)
+}
+
+/// [`write_kernels`] with the session details `session`.
+pub fn write_kernels_in(
+    session: pb::ReportSessionDetails,
+    kernels: &[KernelSpec],
+    per_block: usize,
+    out: impl Write,
+) -> io::Result<()> {
     let mut writer = ReportWriter::new(out)?;
-    writer.session(session_details());
+    writer.session(session);
     writer.flush_block()?;
     for (i, chunk) in kernels.chunks(per_block.max(1)).enumerate() {
         for (j, spec) in chunk.iter().enumerate() {

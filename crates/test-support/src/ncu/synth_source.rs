@@ -638,8 +638,20 @@ pub fn write_source_report(
     files: &[(&str, &str)],
     launched: &[usize],
 ) -> io::Result<()> {
+    write_source_report_in(session_details(), out, spec, load, files, launched)
+}
+
+/// [`write_source_report`] with the session details `session`.
+pub fn write_source_report_in(
+    session: pb::ReportSessionDetails,
+    out: impl Write,
+    spec: &CubinSpec,
+    load: &[u64],
+    files: &[(&str, &str)],
+    launched: &[usize],
+) -> io::Result<()> {
     let mut writer = ReportWriter::new(out)?;
-    writer.session(session_details());
+    writer.session(session);
     let binary = cubin(spec);
     let relocations: Vec<pb::RelocationSymbolEntry> = if spec.absolute.is_none() {
         spec.functions

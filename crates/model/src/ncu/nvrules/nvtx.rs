@@ -47,8 +47,8 @@ pub fn payload_as_uint64(attributes: Option<&NvtxEventAttributes>) -> u64 {
     })
 }
 
-/// `INvtxRange.payload_as_double()`: the payload's float, or its 64-bit integer as a float,
-/// 0 without one.
+/// `INvtxRange.payload_as_double()`: the payload's float, or its integer (64 or 32 bits, as
+/// NVIDIA's reader converts an INT32 payload of -4 to -4.0) as a float, 0 without one.
 #[expect(
     clippy::cast_precision_loss,
     reason = "NVIDIA's reader converts a 64-bit payload to a double the same way"
@@ -60,6 +60,8 @@ pub fn payload_as_double(attributes: Option<&NvtxEventAttributes>) -> f64 {
             .or(p.f_value.map(f64::from))
             .or(p.ull_value.map(|v| v as f64))
             .or(p.ll_value.map(|v| v as f64))
+            .or(p.u_value.map(f64::from))
+            .or(p.i_value.map(f64::from))
             .unwrap_or(0.0)
     })
 }

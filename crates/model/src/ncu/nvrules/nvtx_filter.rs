@@ -90,6 +90,9 @@ enum Ranges {
         tokens: Vec<Token>,
     },
     StartEnd(Vec<Name>),
+    /// No range named (`""`, `"domain@"`): as NVIDIA's reader treats it, an include matches no
+    /// result; an exclude matches none without a domain, every result with one.
+    Nothing,
 }
 
 /// A parsed filter.
@@ -212,16 +215,20 @@ impl NvtxFilter {
                 .iter()
                 .map(|raw| name(raw))
                 .collect::<Result<Vec<_>, _>>()?;
-            if names.is_empty() || body.is_empty() {
-                return Err(error("no range name".into()));
+            if body.is_empty() {
+                Ranges::Nothing
+            } else {
+                Ranges::StartEnd(names)
             }
-            Ranges::StartEnd(names)
         };
         Ok(NvtxFilter { domain, ranges })
     }
 
     /// Whether an action with these domains passes the filter.
     pub fn matches(&self, domains: &[DomainRanges]) -> bool {
+        if matches!(self.ranges, Ranges::Nothing) {
+            return false;
+        }
         domains
             .iter()
             .filter(|d| match &self.domain {
@@ -237,7 +244,18 @@ impl NvtxFilter {
                     top,
                     tokens,
                 } => match_push_pop(tokens, &d.push_pop, *bottom, *top),
+                Ranges::Nothing => false,
             })
+    }
+
+    /// Whether, as an exclude, the filter leaves out an action with these domains: as
+    /// [`NvtxFilter::matches`], except that a domain without a range (`"domain@"`) leaves out
+    /// every action, as NVIDIA's reader does.
+    pub fn excludes(&self, domains: &[DomainRanges]) -> bool {
+        match self.ranges {
+            Ranges::Nothing => self.domain.is_some(),
+            _ => self.matches(domains),
+        }
     }
 }
 
@@ -316,12 +334,34 @@ pub fn select(
         .iter()
         .map(|f| NvtxFilter::parse(f))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(includes.iter().any(|f| f.matches(domains)) && !excludes.iter().any(|f| f.matches(domains)))
+    Ok(
+        includes.iter().any(|f| f.matches(domains))
+            && !excludes.iter().any(|f| f.excludes(domains)),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filter_naming_no_range_behaves_as_nvidias_reader() {
+        // NVIDIA's module on a held-out report: includes "", "@" and "app@" select nothing;
+        // as excludes, "" leaves out nothing and "app@" everything.
+        let domains = vec![DomainRanges {
+            name: DEFAULT_DOMAIN_NAME.into(),
+            is_default: true,
+            push_pop: vec!["train".into()],
+            start_end: Vec::new(),
+        }];
+        let s = |v: &[&str]| v.iter().map(|f| (*f).to_owned()).collect::<Vec<_>>();
+        for f in ["", "@", "app@"] {
+            assert!(!select(&s(&[f]), &[], &domains).unwrap(), "{f:?}");
+        }
+        assert!(select(&s(&["train/"]), &s(&[""]), &domains).unwrap());
+        assert!(!select(&s(&["train/"]), &s(&["app@"]), &domains).unwrap());
+        assert!(!select(&s(&["train/"]), &s(&["@"]), &domains).unwrap());
+    }
 
     #[test]
     fn many_wildcards_match_in_polynomial_time() {

@@ -156,12 +156,7 @@ pub fn candidates(explicit: Option<&Path>) -> Vec<PathBuf> {
         found.extend(crate::dirs::versioned_installs(&cuda, "v", &relative));
     }
     found.extend(wheels(exe));
-    let mut seen = std::collections::HashSet::new();
-    found
-        .into_iter()
-        .filter(|p| p.is_file())
-        .filter(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())))
-        .collect()
+    crate::dirs::existing_files_once(found)
 }
 
 /// The architectures `nvdisasm`'s raw mode reads (`SM75`, `SM90a`…): the values of `--binary`
