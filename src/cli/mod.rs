@@ -23,6 +23,7 @@ pub mod occupancy;
 pub mod profile;
 pub mod raw;
 pub mod recipe;
+pub mod recipe_diff;
 pub mod rules;
 pub mod sections;
 pub mod session;

@@ -70,6 +70,7 @@ mod python_module;
 mod python_oracle;
 mod recipes;
 mod recipes_analysis;
+mod recipes_diff;
 mod recipes_nvtx;
 mod report_edge_cases;
 mod rules_api_surface;
