@@ -24,6 +24,7 @@ pub mod profile;
 pub mod raw;
 pub mod recipe;
 pub mod recipe_dask;
+pub mod recipe_diff;
 pub mod rules;
 pub mod sections;
 pub mod session;

@@ -2,8 +2,14 @@
 //! exports (`timeline::recipe::RECIPES`), writing the recipe's tables into an output folder as
 //! NVIDIA's recipe writes them, files read in parallel on every core.
 //!
+//! Beside its tables it writes the recipe's `.nsys-analysis` file, and it takes its inputs and
+//! output as NVIDIA's recipes do (`DIR:n`, output patterns, `--force-overwrite`:
+//! `timeline::recipe::paths`). `sightline recipe diff` compares two output folders
+//! (`recipe_diff.rs`).
+//!
 //! ```text
 //! sightline recipe cuda_gpu_kern_sum --input ranks/ --output kern_sum/
+//! sightline recipe cuda_api_sum --input ranks/:4 --output 'api-%n'
 //! sightline recipe --list
 //! sightline recipe cuda_gpu_kern_sum --input ranks/ --output kern_sum/ --mode dask --scheduler tcp://host:8786
 //! ```
@@ -14,38 +20,60 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::SystemTime;
 
 use crate::core::{FnSink, Progress};
+use crate::timeline::recipe::nsys_analysis::{self, Mode};
+use crate::timeline::recipe::paths::{self, PatternValues};
 use crate::timeline::recipe::{self, RECIPES, RecipeOptions};
-use crate::timeline::{TimelineFileKind, timeline_inputs};
 
 /// Arguments of `sightline recipe`.
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_help = after_help())]
 pub struct RecipeArgs {
-    /// The recipe (`--list` lists them).
-    #[arg(required_unless_present = "list")]
+    /// The recipe (`--list` lists them), or `diff`.
+    #[arg(required_unless_present_any = ["list", "print_compat_recipes"])]
     pub name: Option<String>,
-    /// The exports (.sqlite) to read, or folders of them.
-    #[arg(long, num_args = 1.., value_name = "FILE|DIR", required_unless_present = "list")]
+    /// The exports (.sqlite) to read, or folders of them (`DIR:n`: its first n exports by name);
+    /// for `diff`, the two output folders to compare (`DIR1 - DIR2`).
+    #[arg(long, num_args = 1.., value_name = "FILE|DIR[:n]", required_unless_present_any = ["list", "print_compat_recipes"])]
     pub input: Vec<PathBuf>,
-    /// The folder to write the recipe's tables into (created when missing).
-    #[arg(long, value_name = "DIR", required_unless_present = "list")]
-    pub output: Option<PathBuf>,
-    /// How many files to read at once (default: every core); with --mode dask and no
-    /// --scheduler, the local cluster's worker processes.
+    /// The folder to write into (created; default `RECIPE-%n`, `RECIPE-diff-%n` for diff):
+    /// `%q{VAR}` an environment variable, `%h` the host name, `%p` the process id, `%n` the
+    /// smallest positive integer giving a name not taken, `%%` a `%`.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<String>,
+    /// Remove the output folder first when it exists (without it, an existing folder is left
+    /// alone and the default folder written instead, as NVIDIA does).
+    #[arg(long)]
+    pub force_overwrite: bool,
+    /// How files are read: `none`, one at a time; `concurrent` (default), in parallel here;
+    /// `dask`, one Dask task per file through Sightline's Python module (SIGHTLINE_PYTHON, else
+    /// python3 on the PATH).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<ModeArg>,
+    /// How many files to read at once in `concurrent` mode (default: every core); in `dask`
+    /// mode without --scheduler, the local cluster's worker processes.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Where the files are read: here, or by Dask tasks (one per file) through Sightline's
-    /// Python module (SIGHTLINE_PYTHON, else python3 on the PATH).
-    #[arg(long, value_enum, default_value_t = Mode::Local)]
-    pub mode: Mode,
     /// --mode dask: the Dask scheduler's address (default: a local cluster of processes).
     #[arg(long, value_name = "ADDRESS")]
     pub scheduler: Option<String>,
     /// List the recipes (`--help` lists the options each takes).
     #[arg(long)]
     pub list: bool,
+    /// diff: list the recipes whose outputs diff compares.
+    #[arg(long)]
+    pub print_compat_recipes: bool,
+    /// diff: values whose magnitude is below N become 0.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub tolerance: Option<i64>,
+    /// diff: leave out the rows whose values are all 0.
+    #[arg(long)]
+    pub drop: bool,
+    /// diff: also write the tables as CSV.
+    #[arg(long)]
+    pub csv: bool,
     /// Only what ends at or after this time (ns, the export's clock).
     #[arg(long, value_name = "NS", allow_negative_numbers = true)]
     pub start: Option<i64>,
@@ -79,14 +107,28 @@ pub struct RecipeArgs {
     pub cumulative: bool,
 }
 
-/// Where a recipe reads its files.
+/// `--mode` (NVIDIA's modes; `local` and `dask` are Sightline's names).
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Here, on `--threads` threads.
-    Local,
-    /// Dask tasks, one per file (NVIDIA's name `dask-futures` too).
+pub enum ModeArg {
+    /// One file at a time.
+    None,
+    /// Files in parallel here, every core (or `--threads`).
+    #[value(alias = "local")]
+    Concurrent,
+    /// One Dask task per file (on --scheduler's cluster, else a local one).
     #[value(alias = "dask-futures")]
     Dask,
+}
+
+impl ModeArg {
+    /// The mode the recipe records.
+    pub fn mode(self) -> Mode {
+        match self {
+            ModeArg::None => Mode::None,
+            ModeArg::Concurrent => Mode::Concurrent,
+            ModeArg::Dask => Mode::DaskFutures,
+        }
+    }
 }
 
 /// The recipes and their options, after `--help`.
@@ -97,6 +139,7 @@ fn after_help() -> String {
     for r in RECIPES {
         text.push_str(&format!("  {:<24}{}\n", r.name, options_of(r)));
     }
+    text.push_str("  diff                    --tolerance --drop --csv --print-compat-recipes\n");
     text
 }
 
@@ -122,11 +165,21 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if args.print_compat_recipes || args.name.as_deref() == Some("diff") {
+        return super::recipe_diff::run(args, out);
+    }
     let name = args.name.as_deref().unwrap_or_default();
     let Some(recipe) = recipe::find(name) else {
         let names: Vec<&str> = RECIPES.iter().map(|r| r.name).collect();
         anyhow::bail!("no recipe {name:?}; the recipes are: {}", names.join(", "));
     };
+    for (given, flag) in [
+        (args.tolerance.is_some(), "tolerance"),
+        (args.drop, "drop"),
+        (args.csv, "csv"),
+    ] {
+        anyhow::ensure!(!given, "recipe {name} does not take --{flag} (diff does)");
+    }
     let options = RecipeOptions {
         start: args.start,
         end: args.end,
@@ -139,23 +192,18 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         bins: args.bins,
         cumulative: args.cumulative,
     };
-    if args.mode == Mode::Dask {
+    let (mode, threads) = mode_and_threads(args)?;
+    if mode == Mode::DaskFutures {
         recipe::check_options(recipe, &options)?;
         return super::recipe_dask::run(args, name, out);
     }
-    if args.scheduler.is_some() {
-        anyhow::bail!("--scheduler needs --mode dask");
-    }
-    let inputs: Vec<PathBuf> = timeline_inputs(&args.input)?
-        .into_iter()
-        .filter(|p| TimelineFileKind::of(p) == Some(TimelineFileKind::NsysExport))
-        .collect();
-    let threads = args.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    anyhow::ensure!(args.scheduler.is_none(), "--scheduler needs --mode dask");
+    let inputs = paths::recipe_inputs(&args.input)?;
+    let (dir, overwrite) = output_dir(args, &format!("{name}-%n"));
     let sink = FnSink::new(|step: &crate::core::Step<'_>| {
         eprint!("\r{}: {}/{} files", name, step.done, step.total);
     });
+    let start = SystemTime::now();
     let result = recipe::run(recipe, &inputs, &options, threads, Progress::new(&sink))?;
     eprintln!();
     for w in &result.warnings {
@@ -171,9 +219,48 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         eprintln!("{name}: no input holds data for the recipe: no output written");
         return Ok(ExitCode::SUCCESS);
     }
-    let dir = args.output.clone().unwrap_or_default();
-    for path in result.write(&dir)? {
+    for path in nsys_analysis::save(&result, &dir, overwrite, mode, start)? {
         writeln!(out, "{}", path.display())?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The mode and the number of worker threads (`none`: one).
+fn mode_and_threads(args: &RecipeArgs) -> anyhow::Result<(Mode, usize)> {
+    let mode = args.mode.map_or(Mode::Concurrent, ModeArg::mode);
+    let cores = || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    match mode {
+        Mode::None => {
+            anyhow::ensure!(
+                args.threads.is_none_or(|t| t == 1),
+                "--mode none reads one file at a time: --threads does not apply"
+            );
+            Ok((mode, 1))
+        }
+        Mode::Concurrent => Ok((mode, args.threads.unwrap_or_else(cores))),
+        // The threads are the local cluster's processes (`recipe_dask`).
+        Mode::DaskFutures => Ok((mode, args.threads.unwrap_or(0))),
+    }
+}
+
+/// The output folder (`--output`, else `default`, both patterns) and whether it is to be
+/// removed first (`--force-overwrite`); the warnings printed.
+pub(crate) fn output_dir(args: &RecipeArgs, default: &str) -> (PathBuf, bool) {
+    let mut warnings = Vec::new();
+    let mut overwrite = false;
+    let dir = PatternValues::here(|values| {
+        let (dir, remove, w) = paths::output_dir(
+            args.output.as_deref(),
+            default,
+            args.force_overwrite,
+            values,
+        );
+        overwrite = remove;
+        warnings = w;
+        dir
+    });
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    (dir, overwrite)
 }

@@ -25,9 +25,13 @@ pub fn run(args: &RecipeArgs, name: &str, out: &mut dyn Write) -> anyhow::Result
     let mut command = Command::new(&python);
     command.args(["-m", "sightline.recipe", name, "--mode", "dask"]);
     command.arg("--input").args(&args.input);
-    command
-        .arg("--output")
-        .arg(args.output.clone().unwrap_or_default());
+    // The pattern as given: the module expands it as the command does.
+    if let Some(output) = &args.output {
+        command.args(["--output", output]);
+    }
+    if args.force_overwrite {
+        command.arg("--force-overwrite");
+    }
     if let Some(scheduler) = &args.scheduler {
         command.args(["--scheduler", scheduler]);
     }

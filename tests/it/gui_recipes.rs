@@ -104,7 +104,16 @@ fn a_recipe_runs_in_the_background_shows_its_table_and_saves_nvidias_files() {
         |h| doc(h).stats().recipes.saved.is_some() || doc(h).stats().recipes.error.is_some(),
     );
     assert_eq!(doc(&h).stats().recipes.error, None);
-    h.get_by_label(&format!("Saved 1 file(s) in {}", out.path().display()));
+    h.get_by_label(&format!("Saved 2 file(s) in {}", out.path().display()));
+    // With the `.nsys-analysis` file NVIDIA's recipes write, named after the folder.
+    let stem = out.path().file_name().unwrap().to_string_lossy();
+    let analysis: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.path().join(format!("{stem}.nsys-analysis"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(analysis["RecipeName"], "gpu_gaps");
+    assert_eq!(analysis["Mode"], "concurrent");
+    assert_eq!(analysis["Outputs"]["analysis.parquet"], "Table");
     let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/nsys/golden/recipes/gpu_gaps@gap=1@rows=2/analysis.parquet");
     crate::recipes_analysis::same_analysis(&golden, &out.path().join("analysis.parquet"));

@@ -75,6 +75,7 @@ mod python_oracle;
 mod recipes;
 mod recipes_analysis;
 mod recipes_dask;
+mod recipes_diff;
 mod recipes_maps;
 mod recipes_nvtx;
 mod report_edge_cases;

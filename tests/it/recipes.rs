@@ -115,6 +115,7 @@ fn compare_set(oracle: &Path, exports: &[PathBuf]) -> usize {
             .collect();
         let out = tempfile::tempdir().unwrap();
         run(name, &inputs, out.path());
+        crate::recipes_diff::same_analysis_file(&dir, out.path(), &inputs);
         for file in ["rank_stats.csv", "all_stats.csv"] {
             let want = rows(&std::fs::read_to_string(dir.join(file)).unwrap());
             let got = rows(&std::fs::read_to_string(out.path().join(file)).unwrap());

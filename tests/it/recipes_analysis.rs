@@ -185,6 +185,7 @@ fn compare_recipe(dir: &Path, name: &str, exports: &[PathBuf]) -> usize {
         out.path().join("analysis.parquet"),
     );
     if want.exists() {
+        crate::recipes_diff::same_analysis_file(dir, out.path(), &inputs);
         same_analysis(&want, &got)
     } else {
         assert!(

@@ -179,9 +179,15 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-/// Asserts that `got` holds exactly the files of `want`, byte for byte; how many.
+/// Asserts that `got` holds exactly the tables of `want`, byte for byte, and the
+/// `.nsys-analysis` file of a Dask run (named after its folder) telling what `want`'s tells but
+/// the mode (`dask-futures`) and times; how many files.
 fn same_files(want: &Path, got: &Path) -> usize {
-    let (want_files, got_files) = (files(want), files(got));
+    let is_analysis = |(n, _): &(String, Vec<u8>)| n.ends_with(".nsys-analysis");
+    let (mut want_files, mut got_files) = (files(want), files(got));
+    let want_analysis = take_analysis(&mut want_files, want);
+    let got_analysis = take_analysis(&mut got_files, got);
+    assert!(!want_files.iter().any(is_analysis) && !got_files.iter().any(is_analysis));
     let names = |f: &[(String, Vec<u8>)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     assert_eq!(names(&got_files), names(&want_files), "{}", got.display());
     for ((name, a), (_, b)) in want_files.iter().zip(&got_files) {
@@ -191,7 +197,31 @@ fn same_files(want: &Path, got: &Path) -> usize {
             got.display()
         );
     }
-    want_files.len()
+    assert_eq!(want_analysis["Mode"], "concurrent");
+    assert_eq!(got_analysis["Mode"], "dask-futures", "{}", got.display());
+    for key in ["RecipeName", "DisplayName", "InputFiles", "Outputs"] {
+        assert_eq!(
+            got_analysis[key],
+            want_analysis[key],
+            "{}: {key}",
+            got.display()
+        );
+    }
+    want_files.len() + 1
+}
+
+/// Removes folder `dir`'s `.nsys-analysis` file (`DIR/DIR.nsys-analysis`) from `files`; its
+/// JSON.
+fn take_analysis(files: &mut Vec<(String, Vec<u8>)>, dir: &Path) -> serde_json::Value {
+    let name = format!(
+        "{}.nsys-analysis",
+        dir.file_name().unwrap().to_string_lossy()
+    );
+    let i = files
+        .iter()
+        .position(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("{}: no {name}", dir.display()));
+    serde_json::from_slice(&files.remove(i).1).unwrap()
 }
 
 /// The options of a run's flags (for the Python API).
@@ -292,28 +322,42 @@ fn dask_futures_mode_makes_its_own_cluster() {
     let local = dir.path().join("local");
     run_local("cuda_api_sum", &inputs, &[], &local);
     let dask = dir.path().join("dask");
-    let out = Command::new(env!("CARGO_BIN_EXE_sightline"))
-        .args([
-            "recipe",
-            "cuda_api_sum",
-            "--mode",
-            "dask-futures",
-            "--threads",
-            "2",
-        ])
-        .arg("--input")
-        .arg(dir.path())
-        .arg("--output")
-        .arg(&dask)
-        .env("SIGHTLINE_PYTHON", &python)
-        .output()
-        .unwrap();
+    let run = |input: &Path, more: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_sightline"))
+            .args([
+                "recipe",
+                "cuda_api_sum",
+                "--mode",
+                "dask-futures",
+                "--threads",
+                "2",
+            ])
+            .arg("--input")
+            .arg(input)
+            .arg("--output")
+            .arg(&dask)
+            .args(more)
+            .env("SIGHTLINE_PYTHON", &python)
+            .output()
+            .unwrap()
+    };
+    let out = run(dir.path(), &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("\rcuda_api_sum: 4/4 files"), "{stderr}");
     let written = String::from_utf8_lossy(&out.stdout);
     assert_eq!(written.lines().count(), files(&dask).len(), "{written}");
-    assert!(same_files(&local, &dask) >= 2);
+    assert!(same_files(&local, &dask) >= 3);
+
+    // `DIR:n` and `--force-overwrite` as the local mode takes them.
+    let first_two = PathBuf::from(format!("{}:2", dir.path().display()));
+    let local_two = dir.path().join("local2");
+    run_local("cuda_api_sum", std::slice::from_ref(&first_two), &[], &local_two);
+    let out = run(&first_two, &["--force-overwrite"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("\rcuda_api_sum: 2/2 files"), "{stderr}");
+    assert!(same_files(&local_two, &dask) >= 3);
 }
 
 /// Runs `sightline recipe cuda_api_sum --mode dask` over one generated export with `python`

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 
-use crate::common::{fixtures, nsys_manifest_exports, sightline_ok, skip_shared};
+use crate::common::{fixtures, nsys_manifest_exports, sightline_ok};
 
 /// The recipes this file checks.
 pub(crate) const RECIPES: [&str; 9] = [
@@ -54,7 +54,7 @@ fn outputs(dir: &Path) -> Vec<String> {
 
 /// Compares every output of NVIDIA's run in `want` with Sightline's in `got` (and that Sightline
 /// wrote no other); returns the files compared.
-fn same_outputs(want: &Path, got: &Path) -> usize {
+pub(crate) fn same_outputs(want: &Path, got: &Path) -> usize {
     let names = outputs(want);
     assert_eq!(outputs(got), names, "{}: files written", want.display());
     for name in &names {
@@ -225,6 +225,9 @@ fn nvtx_nccl_mpi_and_pace_recipes_equal_nvidias_on_the_corpus() {
             let out = tempfile::tempdir().unwrap();
             run(&recipe, &inputs, &args, out.path());
             let n = same_outputs(&oracle, out.path());
+            if n > 0 {
+                crate::recipes_diff::same_analysis_file(&oracle, out.path(), &inputs);
+            }
             compared += n;
             empty += usize::from(n == 0);
         }
@@ -233,22 +236,39 @@ fn nvtx_nccl_mpi_and_pace_recipes_equal_nvidias_on_the_corpus() {
     assert!(compared >= 20, "only {compared} outputs compared");
 }
 
-/// The SQL making the cuts `p0`, `p1`, `p2` of caoye310_la_nsys23 (fixtures/nsys/recipes/README).
+/// The SQL making the cuts `p0`, `p1`, `p2` of a generated export
+/// (`sightline_test_support::nsys::write_export`, default options; fixtures/nsys/recipes/README).
 const CUTS: [(&str, &str); 3] = [
     ("p0", ""),
     (
         "p1",
         "UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs + 1000000; \
-         DELETE FROM NVTX_EVENTS WHERE text = 'A-Task 0' AND rowid IN (SELECT rowid FROM \
-         NVTX_EVENTS WHERE text = 'A-Task 0' ORDER BY start LIMIT 3 OFFSET 4); \
-         UPDATE NVTX_EVENTS SET end = end + 777 WHERE text = 'A-Task 0' AND start > 760000000;",
+         DELETE FROM NVTX_EVENTS WHERE text = 'iteration' AND rowid IN (SELECT rowid FROM \
+         NVTX_EVENTS WHERE text = 'iteration' ORDER BY start LIMIT 3 OFFSET 4); \
+         UPDATE NVTX_EVENTS SET end = end + 777 WHERE text = 'iteration' AND start > 2000000;",
     ),
     (
         "p2",
         "UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = utcEpochNs - 5000000; \
-         DELETE FROM NVTX_EVENTS WHERE text = 'A-Task 0' AND start > 770000000;",
+         DELETE FROM NVTX_EVENTS WHERE text = 'iteration' AND start > 2500000;",
     ),
 ];
+
+/// Writes the cuts of [`CUTS`] into `dir`; their paths.
+pub(crate) fn write_cuts(dir: &Path) -> Vec<PathBuf> {
+    let options = sightline_test_support::nsys::SynthOptions::default();
+    CUTS.iter()
+        .map(|(stem, sql)| {
+            let path = dir.join(format!("{stem}.sqlite"));
+            sightline_test_support::nsys::write_export(&path, &options).unwrap();
+            rusqlite::Connection::open(&path)
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap();
+            path
+        })
+        .collect()
+}
 
 /// Runs every recipe run of fixture set `set` over `inputs` and compares; the files compared.
 pub(crate) fn compare_fixture_set(set: &str, inputs: &[PathBuf]) -> usize {
@@ -270,6 +290,7 @@ pub(crate) fn compare_fixture_set(set: &str, inputs: &[PathBuf]) -> usize {
         run(recipe, inputs, &args, out.path());
         let n = same_outputs(&case, out.path());
         assert!(n > 0, "{}: NVIDIA's run wrote nothing", case.display());
+        crate::recipes_diff::same_analysis_file(&case, out.path(), inputs);
         compared += n;
     }
     compared
@@ -285,31 +306,24 @@ fn mpi_sum_equals_nvidias_on_a_generated_mpi_run() {
 
 #[test]
 fn nvtx_and_pace_recipes_equal_nvidias_on_cuts_of_an_export() {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/nsys/caoye310_la_nsys23.sqlite");
-    if !source.exists() {
-        skip_shared(format!("{} is missing", source.display()));
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let inputs: Vec<PathBuf> = CUTS
-        .iter()
-        .map(|(stem, sql)| {
-            let path = dir.path().join(format!("{stem}.sqlite"));
-            std::fs::copy(&source, &path).unwrap();
-            let mut perms = std::fs::metadata(&path).unwrap().permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            std::fs::set_permissions(&path, perms).unwrap();
-            rusqlite::Connection::open(&path)
-                .unwrap()
-                .execute_batch(sql)
-                .unwrap();
-            path
-        })
-        .collect();
-    let compared = compare_fixture_set("caoye_cuts", &inputs);
-    assert!(compared >= 40, "{compared} files compared");
+    let inputs = write_cuts(dir.path());
+    let compared = compare_fixture_set("synth_cuts", &inputs);
+    assert!(compared >= 38, "{compared} files compared");
+}
+
+/// `nvtx_gpu_proj_pace` and `nvtx_gpu_proj_sum` with `--start/--end` on the cuts, where ranges
+/// of two threads overlap: NVIDIA's projections (22 pace instances per file, 60 `backward`
+/// ranges) differ from Sightline's (the window applied to the ranges, calls and GPU operations
+/// before projecting, which matched NVIDIA on one-thread ranges). Not yet understood: kept as
+/// NVIDIA wrote it, to be fixed.
+#[test]
+#[ignore = "open: how NVIDIA windows projected pace on overlapping ranges (fixtures/nsys/recipes/README.md)"]
+fn projected_pace_in_a_window_equals_nvidias_on_overlapping_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = write_cuts(dir.path());
+    let compared = compare_fixture_set("synth_cuts_open", &inputs);
+    assert!(compared >= 13, "{compared} files compared");
 }
 
 /// Reads column `name` of a Parquet file as floats (integers converted; missing: NaN).
@@ -357,7 +371,8 @@ fn kernel_pace_keeps_a_file_without_session_start_on_its_clock() {
             .unwrap();
         inputs.push(path);
     }
-    // The most frequent kernel short name, and its (start, end) in each file, by start.
+    // The most frequent kernel short name, and its (start, end) in each file, in table order
+    // (NVIDIA's pace keeps it: fixtures/nsys/recipes/synth_cuts).
     let db = rusqlite::Connection::open(&inputs[0]).unwrap();
     let name: String = db
         .query_row(
@@ -372,7 +387,7 @@ fn kernel_pace_keeps_a_file_without_session_start_on_its_clock() {
         let mut q = db
             .prepare(
                 "SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s \
-                 ON s.id = k.shortName WHERE s.value = ?1 ORDER BY k.start",
+                 ON s.id = k.shortName WHERE s.value = ?1 ORDER BY k.rowid",
             )
             .unwrap();
         q.query_map([&name], |r| Ok((r.get(0)?, r.get(1)?)))

@@ -135,6 +135,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nsys::open_nsys, m)?)?;
     m.add_function(wrap_pyfunction!(recipe::recipe_list, m)?)?;
     m.add_function(wrap_pyfunction!(recipe::recipe_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(recipe::recipe_output_dir, m)?)?;
     m.add_function(wrap_pyfunction!(recipe::recipe_check, m)?)?;
     m.add_function(wrap_pyfunction!(recipe::recipe_partial, m)?)?;
     m.add_function(wrap_pyfunction!(recipe::recipe_write, m)?)?;

@@ -4,16 +4,18 @@
 //! `timeline::recipe::partial`). Options come as JSON (the model's `RecipeOptions`).
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
-use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use sightline_model::core::{FnSink, Progress, Step};
+use sightline_model::timeline::recipe::nsys_analysis::{self, Mode};
 use sightline_model::timeline::recipe::partial::{combine, file_partial};
+use sightline_model::timeline::recipe::paths::{self, PatternValues};
 use sightline_model::timeline::recipe::{
     self, RECIPES, Recipe, RecipeError, RecipeOptions, RecipeOutput, check_options,
 };
-use sightline_model::timeline::{TimelineFileKind, timeline_inputs};
 
 /// What a run gives Python: the files written (none when no file held data), what was said
 /// of files that gave nothing, and how many files could be read.
@@ -41,13 +43,23 @@ fn error(e: &RecipeError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// Writes `output`'s tables into `dir` when a file could be read and one held data.
-fn write(output: &RecipeOutput, dir: &Path) -> PyResult<Outcome> {
+/// How a run is saved: into which folder, whether it is removed first, the mode recorded and
+/// when the run started.
+struct Save<'a> {
+    dir: &'a Path,
+    remove_first: bool,
+    mode: Mode,
+    start: SystemTime,
+}
+
+/// Saves `output`'s tables and `.nsys-analysis` file when a file could be read and one held
+/// data ([`nsys_analysis::save`]).
+fn write(output: &RecipeOutput, save: &Save<'_>) -> PyResult<Outcome> {
     let mut files = Vec::new();
     if output.readable > 0 && !output.tables.is_empty() {
-        let written = output
-            .write(dir)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let written =
+            nsys_analysis::save(output, save.dir, save.remove_first, save.mode, save.start)
+                .map_err(|e| PyOSError::new_err(e.to_string()))?;
         files = written
             .iter()
             .map(|p| p.to_string_lossy().into_owned())
@@ -62,19 +74,41 @@ pub fn recipe_list() -> Vec<(&'static str, &'static str)> {
     RECIPES.iter().map(|r| (r.name, r.about)).collect()
 }
 
-/// The exports among `paths` and in the folders among them, as `sightline recipe` takes them.
+/// The exports among `paths` and in the folders among them (`DIR:n`: its first n), as
+/// `sightline recipe` takes them.
 #[pyfunction]
 #[expect(
     clippy::needless_pass_by_value,
     reason = "PyO3 converts the Python paths into owned ones"
 )]
 pub fn recipe_inputs(paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
-    let found = timeline_inputs(&paths).map_err(|e| PyFileNotFoundError::new_err(e.to_string()))?;
+    let found =
+        paths::recipe_inputs(&paths).map_err(|e| PyFileNotFoundError::new_err(e.to_string()))?;
     Ok(found
         .into_iter()
-        .filter(|p| TimelineFileKind::of(p) == Some(TimelineFileKind::NsysExport))
         .map(|p| p.to_string_lossy().into_owned())
         .collect())
+}
+
+/// Where recipe `name` writes, as `sightline recipe` decides it: `output` (a pattern) or
+/// `NAME-%n`; an existing folder removed first when `force`, else the default used. The
+/// folder, whether to remove it first, and the warnings.
+#[pyfunction]
+#[pyo3(signature = (name, output=None, force=false))]
+pub fn recipe_output_dir(
+    name: &str,
+    output: Option<&str>,
+    force: bool,
+) -> PyResult<(String, bool, Vec<String>)> {
+    let recipe = find(name)?;
+    let default = format!("{}-%n", recipe.name);
+    let mut said = (false, Vec::new());
+    let dir = PatternValues::here(|values| {
+        let (dir, remove, warnings) = paths::output_dir(output, &default, force, values);
+        said = (remove, warnings);
+        dir
+    });
+    Ok((dir.to_string_lossy().into_owned(), said.0, said.1))
 }
 
 /// An error (`ValueError`) when recipe `name` does not exist, does not take one of the
@@ -109,7 +143,7 @@ pub fn recipe_partial<'py>(
 /// [`recipe_partial`]) when given, else computed here on `threads` threads (every core when
 /// `None`), printing the files done on standard error when `progress`.
 #[pyfunction]
-#[pyo3(signature = (name, options_json, inputs, output, partials=None, threads=None, progress=false))]
+#[pyo3(signature = (name, options_json, inputs, output, partials=None, threads=None, progress=false, remove_first=false, mode="concurrent", started=None))]
 #[expect(
     clippy::needless_pass_by_value,
     reason = "PyO3 converts the Python lists and path into owned ones"
@@ -127,8 +161,26 @@ pub fn recipe_write(
     partials: Option<Vec<Bound<'_, PyBytes>>>,
     threads: Option<usize>,
     progress: bool,
+    remove_first: bool,
+    mode: &str,
+    started: Option<f64>,
 ) -> PyResult<Outcome> {
     let (recipe, options) = (find(name)?, options(options_json)?);
+    let mode = match mode {
+        "none" => Mode::None,
+        "concurrent" => Mode::Concurrent,
+        "dask-futures" => Mode::DaskFutures,
+        other => return Err(PyValueError::new_err(format!("mode {other:?}"))),
+    };
+    let start = started
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .map_or_else(SystemTime::now, |s| SystemTime::UNIX_EPOCH + s);
+    let save = Save {
+        dir: &output,
+        remove_first,
+        mode,
+        start,
+    };
     let partials: Option<Vec<Vec<u8>>> =
         partials.map(|p| p.iter().map(|b| b.as_bytes().to_vec()).collect());
     py.detach(|| {
@@ -136,7 +188,7 @@ pub fn recipe_write(
             Some(partials) => combine(recipe, &options, &inputs, &partials),
             None => run_here(recipe, &options, &inputs, threads, progress),
         };
-        write(&result.map_err(|e| error(&e))?, &output)
+        write(&result.map_err(|e| error(&e))?, &save)
     })
 }
 

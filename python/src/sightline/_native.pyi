@@ -106,7 +106,13 @@ def recipe_list() -> List[Tuple[str, str]]:
     """The recipes (``sightline.recipe``): ``(name, what it gives)``."""
 
 def recipe_inputs(paths: List[str]) -> List[str]:
-    """The exports among ``paths`` and in the folders among them."""
+    """The exports among ``paths`` and in the folders among them (``DIR:n``: its first n)."""
+
+def recipe_output_dir(
+    name: str, output: Optional[str] = None, force: bool = False
+) -> Tuple[str, bool, List[str]]:
+    """Where recipe ``name`` writes (``output`` a pattern, default ``NAME-%n``): the folder,
+    whether it is removed first (``force`` and it exists), and the warnings."""
 
 def recipe_check(name: str, options_json: str) -> None:
     """``ValueError`` when the recipe does not exist or its options (JSON) do not fit it."""
@@ -122,6 +128,9 @@ def recipe_write(
     partials: Optional[List[bytes]] = None,
     threads: Optional[int] = None,
     progress: bool = False,
+    remove_first: bool = False,
+    mode: str = "concurrent",
+    started: Optional[float] = None,
 ) -> Tuple[List[str], List[str], int]:
     """Writes the recipe's tables over ``inputs`` into ``output``, combined from ``partials``
     (one per input, from ``recipe_partial``) when given, else computed here: the files

@@ -10,21 +10,28 @@ the files written are byte for byte those of the local mode. The workers read th
 paths given here (a file system they share with this machine), and need the same Sightline
 version installed (``pip install ./python``): a partial of another version is refused.
 
-``python -m sightline.recipe NAME --input FILE|DIR... --output DIR`` does the same from a shell;
-``sightline recipe NAME ... --mode dask`` runs it.
+Inputs and output are taken as ``sightline recipe`` (and NVIDIA's recipes) take them: ``DIR:n``
+the first n exports of a folder, output patterns (``%n``, ``%h``, ``%p``, ``%q{VAR}``, ``%%``;
+default ``NAME-%n``), an existing folder kept unless ``force_overwrite``; the ``.nsys-analysis``
+file written beside the tables.
+
+``python -m sightline.recipe NAME --input FILE|DIR... [--output DIR]`` does the same from a
+shell; ``sightline recipe NAME ... --mode dask`` runs it.
 """
 
 import argparse
 import json
 import os
 import sys
+import time
 
 from sightline import _native
 
 __all__ = ["MODES", "RecipeError", "list_recipes", "main", "run"]
 
-#: The modes: here on every core, or on a Dask cluster (``dask-futures`` is NVIDIA's name).
-MODES = ("local", "dask", "dask-futures")
+#: The modes: here one file at a time (``none``) or on every core (``local``, NVIDIA's
+#: ``concurrent``), or on a Dask cluster (``dask``, NVIDIA's ``dask-futures``).
+MODES = ("none", "local", "concurrent", "dask", "dask-futures")
 
 #: The recipes' options (``sightline recipe --help``) and their types.
 OPTIONS = {
@@ -41,6 +48,11 @@ OPTIONS = {
 }
 
 
+#: What the ``.nsys-analysis`` file records of each mode (NVIDIA's names).
+_MODE_RECORDED = {"none": "none", "local": "concurrent", "concurrent": "concurrent",
+                  "dask": "dask-futures", "dask-futures": "dask-futures"}
+
+
 class RecipeError(Exception):
     """A recipe could not run: no file could be read, a worker failed, Dask is missing..."""
 
@@ -50,13 +62,16 @@ def list_recipes():
     return _native.recipe_list()
 
 
-def run(recipe, inputs, output, mode="local", scheduler=None, client=None, workers=None,
-        progress=False, **options):
-    """Runs ``recipe`` over ``inputs`` (exports, or folders of them) and writes its tables into
-    the folder ``output``; returns the files written (none when no input holds data for it).
+def run(recipe, inputs, output=None, mode="local", scheduler=None, client=None, workers=None,
+        progress=False, force_overwrite=False, **options):
+    """Runs ``recipe`` over ``inputs`` (exports, folders of them, ``DIR:n``) and writes its
+    tables and ``.nsys-analysis`` file into the folder ``output`` (a pattern; default
+    ``NAME-%n``; an existing folder is removed first with ``force_overwrite``, else left alone
+    and the default used, with a warning); returns the files written (none when no input holds
+    data for it).
 
-    ``mode``: ``"local"`` (this process, on ``workers`` threads, every core by default) or
-    ``"dask"`` (one Dask task per file on the cluster at ``scheduler``, on ``client``'s cluster,
+    ``mode``: ``"local"`` (this process, on ``workers`` threads, every core by default),
+    ``"none"`` (this process, one file at a time) or ``"dask"`` (one Dask task per file on the cluster at ``scheduler``, on ``client``'s cluster,
     or on a new local cluster of ``workers`` processes). ``progress`` prints the files done on
     standard error. ``options``: the recipe's options (``start``, ``end``, ``nvtx``, ``rows``,
     ``gap``, ``threshold``, ``chunks``, ``name``, ``bins``, ``cumulative``), as the command's
@@ -71,13 +86,24 @@ def run(recipe, inputs, output, mode="local", scheduler=None, client=None, worke
     files = _native.recipe_inputs([os.fspath(p) for p in inputs])
     if not files:
         raise RecipeError("no input files")
-    output = os.fspath(output)
-    if mode == "local":
-        outcome = _native.recipe_write(recipe, options_json, files, output, None, workers,
-                                       progress)
-    else:
+    started = time.time()
+    if mode == "none":
+        if workers not in (None, 1):
+            raise ValueError("mode 'none' reads one file at a time: workers does not apply")
+        workers = 1
+    if mode in ("dask", "dask-futures"):
         partials = _dask_partials(recipe, options_json, files, scheduler, client, workers, progress)
-        outcome = _native.recipe_write(recipe, options_json, files, output, partials)
+        workers = None
+    elif scheduler is not None or client is not None:
+        raise ValueError("scheduler and client need mode='dask'")
+    else:
+        partials = None
+    output = None if output is None else os.fspath(output)
+    folder, remove_first, said = _native.recipe_output_dir(recipe, output, force_overwrite)
+    for warning in said:
+        print(f"warning: {warning}", file=sys.stderr)
+    outcome = _native.recipe_write(recipe, options_json, files, folder, partials, workers,
+                                   progress, remove_first, _MODE_RECORDED[mode], started)
     written, warnings, readable = outcome
     for warning in warnings:
         print(warning, file=sys.stderr)
@@ -152,8 +178,12 @@ def _parser():
     )
     parser.add_argument("recipe", help="the recipe (--list lists them)", nargs="?")
     parser.add_argument("--list", action="store_true", help="list the recipes")
-    parser.add_argument("--input", nargs="+", metavar="FILE|DIR", help="exports or folders")
-    parser.add_argument("--output", metavar="DIR", help="the folder to write the tables into")
+    parser.add_argument("--input", nargs="+", metavar="FILE|DIR[:n]",
+                        help="exports or folders (DIR:n: its first n exports by name)")
+    parser.add_argument("--output", metavar="DIR",
+                        help="the folder to write into (a pattern; default NAME-%%n)")
+    parser.add_argument("--force-overwrite", action="store_true",
+                        help="remove the output folder first when it exists")
     parser.add_argument("--mode", choices=MODES, default="dask")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="the Dask scheduler (default: a local cluster)")
@@ -176,12 +206,13 @@ def main(argv=None):
         for name, about in list_recipes():
             print(f"{name:<24}{about}")
         return 0
-    if args.recipe is None or not args.input or args.output is None:
-        parser.error("a recipe, --input and --output are required")
+    if args.recipe is None or not args.input:
+        parser.error("a recipe and --input are required")
     options = {o: getattr(args, f"option_{o}") for o in OPTIONS}
     try:
         written = run(args.recipe, args.input, args.output, mode=args.mode,
-                      scheduler=args.scheduler, workers=args.workers, progress=True, **options)
+                      scheduler=args.scheduler, workers=args.workers, progress=True,
+                      force_overwrite=args.force_overwrite, **options)
     except KeyboardInterrupt:
         print("\nsightline: cancelled: no output written", file=sys.stderr)
         return 130

@@ -4,8 +4,8 @@
 //! The Recipes panel: NVIDIA's multi-report recipes (what `sightline recipe` computes) over a
 //! timeline's exports or a folder of rank exports — the recipes with their options, a run on
 //! every core in the background with progress and Cancel, the recipe's tables in the shared
-//! sortable table ([`tables`]) — a heat map's also as the heat map ([`heatmap`]) — and Save as CSV and Parquet (the files `sightline recipe`
-//! writes).
+//! sortable table ([`tables`]) — a heat map's also as the heat map ([`heatmap`]) — and Save as
+//! CSV and Parquet (the files `sightline recipe` writes, its `.nsys-analysis` file included).
 
 pub mod compare;
 pub mod heatmap;
@@ -13,10 +13,12 @@ pub mod tables;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use eframe::egui;
 
 use sightline_model::core::Progress;
+use sightline_model::timeline::recipe::nsys_analysis::{self, Mode};
 use sightline_model::timeline::recipe::{
     self, Kind, RECIPES, Recipe, RecipeOptions, RecipeOutput, heatmap_plot,
 };
@@ -39,6 +41,10 @@ pub struct RecipesPanel {
     progress: Option<(f32, String)>,
     /// The last run's result.
     pub output: Option<Arc<RecipeOutput>>,
+    /// When the running run started.
+    run_started: SystemTime,
+    /// When the last run's (`output`'s) started.
+    output_started: SystemTime,
     /// The table shown (an index into the output's tables).
     pub shown: usize,
     /// The shown table's sort and selection.
@@ -63,6 +69,8 @@ impl Default for RecipesPanel {
             job: None,
             progress: None,
             output: None,
+            run_started: SystemTime::UNIX_EPOCH,
+            output_started: SystemTime::UNIX_EPOCH,
             shown: 0,
             table: SortableTable::default(),
             as_table: false,
@@ -125,6 +133,7 @@ impl RecipesPanel {
         self.saved = None;
         let recipe = self.recipe;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.run_started = SystemTime::now();
         self.job = Some(Job::start_named(
             THREAD,
             move || wake(),
@@ -179,12 +188,13 @@ impl RecipesPanel {
             ));
         }
         self.output = Some(Arc::new(output));
+        self.output_started = self.run_started;
         self.shown = 0;
         self.table = SortableTable::default();
     }
 
     /// Writes the tables into `dir` as `sightline recipe` does (CSV where the recipe writes
-    /// CSV, and Parquet), on a background job.
+    /// CSV, and Parquet, then the `.nsys-analysis` file), on a background job.
     pub fn save_to(&mut self, dir: PathBuf, wake: Wake) {
         let Some(output) = self.output.clone() else {
             return;
@@ -193,11 +203,15 @@ impl RecipesPanel {
             return;
         }
         self.saved = None;
+        let started = self.output_started;
         self.save_job = Some(Job::start_named(
             THREAD,
             move || wake(),
             |e| format!("cannot start the save thread: {e}"),
-            move |_| output.write(&dir).map_err(|e| e.to_string()),
+            move |_| {
+                nsys_analysis::save(&output, &dir, false, Mode::Concurrent, started)
+                    .map_err(|e| e.to_string())
+            },
         ));
     }
 

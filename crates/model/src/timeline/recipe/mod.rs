@@ -27,17 +27,21 @@
 
 pub mod analysis;
 pub mod describe;
+pub mod diff;
 mod dx12;
 mod gpu_use;
 pub mod heatmap;
 pub mod heatmap_plot;
 pub mod mpi;
+pub mod nsys_analysis;
 pub mod nvtx;
 mod nvtx_window;
 mod option_text;
 pub mod pace;
+pub mod pandas_read;
 pub mod parquet;
 pub mod partial;
+pub mod paths;
 pub mod proj_trace;
 pub mod ranks;
 pub mod stats;
@@ -504,26 +508,14 @@ impl RecipeOutput {
     }
 
     /// Writes the recipe's tables into `dir` (created when missing) as NVIDIA's recipe does:
-    /// `STEM.csv` for the tables it writes as CSV, then `STEM.parquet` (as pandas writes the
-    /// data frame: [`parquet`]), tables in order; returns the files written.
+    /// [`write_tables`]; returns the files written.
     pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, ParquetWriteError> {
-        let io = |path: &Path, source| ParquetWriteError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-        let mut written = Vec::new();
-        for table in &self.tables {
-            if table.csv {
-                let csv = dir.join(format!("{}.csv", table.stem));
-                std::fs::write(&csv, table.csv_text()).map_err(|e| io(&csv, e))?;
-                written.push(csv);
-            }
-            let pq = dir.join(format!("{}.parquet", table.stem));
-            parquet::write(table, &pq)?;
-            written.push(pq);
-        }
+        let mut written = write_tables(&self.tables, dir)?;
         if let Kind::HeatMap(map) = &self.recipe.kind {
+            let io = |path: &Path, source| ParquetWriteError::Io {
+                path: path.to_path_buf(),
+                source,
+            };
             for table in &self.tables {
                 let svg = dir.join(format!("{}.svg", table.stem));
                 let text = heatmap_plot::svg(self.recipe.name, table, map.values());
@@ -533,4 +525,27 @@ impl RecipeOutput {
         }
         Ok(written)
     }
+}
+
+/// Writes `tables` into `dir` (created when missing) as NVIDIA's recipes do: `STEM.csv` for the
+/// tables written as CSV, then `STEM.parquet` (as pandas writes the data frame: [`parquet`]),
+/// tables in order; returns the files written.
+pub fn write_tables(tables: &[Table], dir: &Path) -> Result<Vec<PathBuf>, ParquetWriteError> {
+    let io = |path: &Path, source| ParquetWriteError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let mut written = Vec::new();
+    for table in tables {
+        if table.csv {
+            let csv = dir.join(format!("{}.csv", table.stem));
+            std::fs::write(&csv, table.csv_text()).map_err(|e| io(&csv, e))?;
+            written.push(csv);
+        }
+        let pq = dir.join(format!("{}.parquet", table.stem));
+        parquet::write(table, &pq)?;
+        written.push(pq);
+    }
+    Ok(written)
 }

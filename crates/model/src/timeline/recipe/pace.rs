@@ -3,9 +3,14 @@
 //! named by `--name`, follow each other in every file. Learnt from the recipes' outputs
 //! (`../shared/corpus/nsys/recipes/pace/` and runs on exports with known values):
 //!
-//! - per file, the instances by start; one column per file holding them (named by the file's
+//! - per file, the instances in table order (the export's row order: `NVTX_EVENTS` for the
+//!   ranges and their projections, `CUPTI_ACTIVITY_KIND_KERNEL` for the kernels; instances on
+//!   several threads or streams overlap, and the deltas are then negative), not by start;
+//!   one column per file holding them (named by the file's
 //!   rank, its place among the files that have the name: `0`, `1`...), one row per instance
 //!   (shorter files padded with missing values, which makes their column floats);
+//! - a file whose NVTX table has a row without end (its `end` column floats) has its ends,
+//!   durations and deltas as floats (`nvtx_pace`);
 //! - `pace_start`/`pace_end`: the instances' start and end moved onto a common clock (plus the
 //!   file's session start, `TARGET_INFO_SESSION_START_TIME.utcEpochNs`, minus the earliest of
 //!   the files'; a file without one is not moved — NVIDIA's recipe stops with a `KeyError`);
@@ -44,7 +49,7 @@ pub enum PaceOf {
 pub struct PacePart {
     /// The session's start (ns since the epoch), when the export has it.
     pub session_start: Option<i64>,
-    /// The instances' start and end (ns), by start.
+    /// The instances' start and end (ns), in table order.
     pub instances: Vec<(i64, i64)>,
     /// Their durations' statistics (in table order).
     pub stats: Described,
@@ -85,8 +90,6 @@ pub fn pace_part(
     let Some(stats) = Described::of(&durations) else {
         return Ok(None);
     };
-    let mut instances = instances;
-    instances.sort_by_key(|&(start, _)| start);
     Ok(Some(PacePart {
         session_start: session_start(db)?,
         instances,
@@ -351,11 +354,16 @@ impl RecipeKind for Pace {
             .find(|(stem, _)| *stem == "pace_delta")
             .map(|(_, c)| row_stats(c))
             .unwrap_or_default();
-        tables.extend(
-            series
-                .into_iter()
-                .map(|(stem, columns)| series_table(stem, &columns)),
-        );
+        // A file whose NVTX ends are floats has its ends, durations and deltas as floats.
+        let float_files: Vec<bool> = parts.iter().map(|p| p.floats).collect();
+        tables.extend(series.into_iter().map(|(stem, columns)| {
+            let as_floats: &[bool] = if stem == "pace_start" {
+                &[]
+            } else {
+                &float_files
+            };
+            series_table(stem, &columns, as_floats)
+        }));
         let names = [
             "Count", "Mean", "Std", "Min", "Q1", "Median", "Q3", "Max", "Sum",
         ];
@@ -382,15 +390,15 @@ impl RecipeKind for Pace {
 }
 
 /// One pace table: a column per file named by its rank, integers where the file reaches the
-/// last row, floats (missing values after its end) where it does not.
-fn series_table(stem: &'static str, columns: &[Vec<i64>]) -> Table {
+/// last row, floats (missing values after its end) where it does not or `floats` says so.
+fn series_table(stem: &'static str, columns: &[Vec<i64>], floats: &[bool]) -> Table {
     let rows = columns.iter().map(Vec::len).max().unwrap_or(0);
     let columns = columns
         .iter()
         .enumerate()
         .map(|(rank, values)| {
             let name = rank.to_string();
-            if values.len() == rows {
+            if values.len() == rows && !floats.get(rank).copied().unwrap_or(false) {
                 TableColumn::ints(&name, values.iter().copied())
             } else {
                 floats_column(&name, (0..rows).map(|k| values.get(k).map(|&v| v as f64)))
