@@ -142,3 +142,94 @@ fn corpus_reports_exported_by_two_nsys_versions_compare_as_the_cli_does() {
         "the corpus has no report exported by two nsys versions"
     );
 }
+
+/// The start of instance `nth` (by start time) of the events named `name` in file `part` of
+/// `timeline`.
+fn nth_start(timeline: &sightline::timeline::Timeline, part: usize, name: &str, nth: usize) -> i64 {
+    let events = timeline.parts()[part].events.clone();
+    let mut starts: Vec<i64> = events
+        .filter_map(|i| timeline.event(sightline::timeline::EventId(i)))
+        .filter(|e| timeline.name(e.name) == name)
+        .map(|e| e.start)
+        .collect();
+    starts.sort_unstable();
+    starts[nth]
+}
+
+/// "Show B on this timeline": run B's file joins the timeline as a group of its own (`B · …`),
+/// lined up on the first iteration of the NVTX range both runs have most, then on the third;
+/// the comparison stays as it was.
+#[test]
+fn run_b_shown_beside_run_a_lines_up_on_an_nvtx_iteration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = crate::compare::ranks(&tmp.path().join("a"), 1);
+    let b_dir = tmp.path().join("b");
+    crate::compare::changed_run(&a, &b_dir, &[1.3]);
+    let b = b_dir.join(a[0].file_name().unwrap());
+    // Run B's ranges 5 ms later than A's and drifting (0.1 % of their time): only lining them
+    // up brings one iteration together, and each iteration needs its own move.
+    let db = rusqlite::Connection::open(&b).unwrap();
+    let moved = db
+        .execute(
+            "UPDATE NVTX_EVENTS SET start = start + 5000000 + start / 1000, \
+             \"end\" = \"end\" + 5000000 + start / 1000",
+            [],
+        )
+        .unwrap();
+    assert!(moved > 0, "the generated run has NVTX ranges");
+    drop(db);
+    let (mut h, _) = compared(&a[0], &b);
+    h.get_by_label("Show B on this timeline").click();
+    h.step();
+    common::app::step_until(
+        &mut h,
+        "run B on the timeline",
+        Duration::from_secs(60),
+        |h| {
+            let beside = doc(h).stats().compare.beside.as_ref();
+            beside.is_some_and(|b| b.ranges.is_some())
+        },
+    );
+    h.run();
+    let timeline = doc(&h).timeline().expect("loaded").clone();
+    let labels: Vec<&str> = timeline.parts().iter().map(|p| p.label.as_str()).collect();
+    assert_eq!(labels, ["A · rank1", "B · rank1"]);
+    let beside = doc(&h).stats().compare.beside.as_ref().unwrap();
+    let (name, count) = beside.ranges.as_ref().unwrap()[0].clone();
+    assert!(count >= 3, "{name}: {count} instances");
+    assert_eq!(
+        nth_start(&timeline, 0, &name, 0),
+        nth_start(&timeline, 1, &name, 0)
+    );
+    assert!(
+        beside
+            .message
+            .as_deref()
+            .unwrap_or_default()
+            .contains("1 file(s) moved")
+    );
+    // The third iteration.
+    h.state_mut()
+        .document_mut::<TimelineDoc>(0)
+        .unwrap()
+        .stats_mut()
+        .compare
+        .beside
+        .as_mut()
+        .unwrap()
+        .iteration = 2;
+    h.run();
+    h.get_by_label("Line up").click();
+    h.run();
+    let timeline = doc(&h).timeline().expect("loaded").clone();
+    assert_eq!(
+        nth_start(&timeline, 0, &name, 2),
+        nth_start(&timeline, 1, &name, 2)
+    );
+    // Said in the Compare tab and in the Files panel.
+    let said = format!("lined up on \"{name}\" (iteration 3): 1 file(s) moved");
+    assert_eq!(h.query_all_by_label(&said).count(), 2, "{said}");
+    // Run A is still the one compared, and the comparison is still shown.
+    h.get_by_label("A: this run (1 file)");
+    h.get_by_label("regressed");
+}

@@ -352,7 +352,12 @@ fn dask_futures_mode_makes_its_own_cluster() {
     // `DIR:n` and `--force-overwrite` as the local mode takes them.
     let first_two = PathBuf::from(format!("{}:2", dir.path().display()));
     let local_two = dir.path().join("local2");
-    run_local("cuda_api_sum", std::slice::from_ref(&first_two), &[], &local_two);
+    run_local(
+        "cuda_api_sum",
+        std::slice::from_ref(&first_two),
+        &[],
+        &local_two,
+    );
     let out = run(&first_two, &["--force-overwrite"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");

@@ -3,7 +3,8 @@
 //! operation, NVTX range and CUDA API function, as `sightline compare` computes it: both runs'
 //! total per rank and median, the change, the noise band of the rank-to-rank (or instance)
 //! spread and the verdict, sorted by impact, with the gate a CI job would read. The other run
-//! can be opened in a tab of its own.
+//! can be opened in a tab of its own, or — on a timeline — shown on it beside this one
+//! ([`super::beside`]).
 
 use std::cmp::Ordering;
 use std::path::PathBuf;
@@ -19,6 +20,7 @@ use sightline_model::timeline::compare::{
 };
 use sightline_model::timeline::nsys::default_cache_dir;
 
+use super::beside::Beside;
 use crate::document::Wake;
 use crate::job::{Job, Polled, poll_job};
 use crate::widgets::dialog::{Dialog, take_answer};
@@ -55,6 +57,10 @@ pub struct ComparePane {
     dialog: Option<Dialog<Option<PathBuf>>>,
     /// A run the user asked to open in a tab of its own (the shell takes it).
     pub open_request: Option<PathBuf>,
+    /// Run A's exports as first compared (kept when run B's files join the timeline).
+    a: Option<Vec<PathBuf>>,
+    /// Run B beside run A on the timeline (`None`: the host has no timeline).
+    pub beside: Option<Beside>,
 }
 
 impl std::fmt::Debug for ComparePane {
@@ -93,6 +99,7 @@ impl ComparePane {
         self.job = None;
         self.error = None;
         self.other = Some(other.clone());
+        self.a = Some(exports.clone());
         let threshold = self.threshold();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         self.job = Some(Job::start_named(
@@ -167,12 +174,18 @@ impl ComparePane {
         wake: &Wake,
     ) {
         self.poll();
+        // Run A stays what was first compared, whatever joins the timeline later.
+        let exports = self.a.clone().unwrap_or_else(|| exports.to_vec());
+        let exports = exports.as_slice();
         if let Some(answer) = take_answer(&mut self.dialog)
             && let Some(other) = answer.value
         {
             self.start(exports.to_vec(), other, nsys.cloned(), wake.clone());
         }
         self.header_ui(ui, exports, nsys, wake);
+        if let Some(beside) = &mut self.beside {
+            beside.ui(ui, self.other.as_ref());
+        }
         if let Some(e) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, e);
         }

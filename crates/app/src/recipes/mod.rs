@@ -7,6 +7,7 @@
 //! sortable table ([`tables`]) — a heat map's also as the heat map ([`heatmap`]) — and Save as
 //! CSV and Parquet (the files `sightline recipe` writes, its `.nsys-analysis` file included).
 
+pub mod beside;
 pub mod compare;
 pub mod heatmap;
 pub mod tables;

@@ -146,9 +146,13 @@ impl TimelineDoc {
                 }
                 let _ = timeline.set_user_offset(k, ns);
             }
-            FileChange::AlignOn(name) => {
-                self.files_panel.align_message = Some(match timeline.align_on(&name) {
-                    Ok(moved) if moved.is_empty() => format!("\"{name}\": nothing to move"),
+            FileChange::AlignOn(name, nth) => {
+                let what = match nth {
+                    0 => format!("\"{name}\""),
+                    n => format!("\"{name}\" (iteration {})", n + 1),
+                };
+                self.files_panel.align_message = Some(match timeline.align_on_nth(&name, nth) {
+                    Ok(moved) if moved.is_empty() => format!("{what}: nothing to move"),
                     Ok(moved) => {
                         for &(k, _) in &moved {
                             let part = &timeline.parts()[k];
@@ -156,7 +160,7 @@ impl TimelineDoc {
                                 .offsets
                                 .insert(part.source.clone(), part.user_offset_ns());
                         }
-                        format!("lined up on \"{name}\": {} file(s) moved", moved.len())
+                        format!("lined up on {what}: {} file(s) moved", moved.len())
                     }
                     Err(error) => error.to_string(),
                 });
@@ -301,8 +305,8 @@ pub enum FileChange {
     Rename(usize, String),
     /// Set file `k`'s offset (ns, on top of the clock alignment).
     Offset(usize, i64),
-    /// Line the files up on the first event of this name.
-    AlignOn(String),
+    /// Line the files up on an event of this name: its instance `.1` (0: the first).
+    AlignOn(String, usize),
     /// The summary tables over one file (`None`: all).
     Scope(Option<usize>),
 }
@@ -397,7 +401,7 @@ impl FilesPanel {
                         )
                         .clicked()
                     {
-                        changes.push(FileChange::AlignOn(self.align_name.trim().to_owned()));
+                        changes.push(FileChange::AlignOn(self.align_name.trim().to_owned(), 0));
                     }
                 });
                 if let Some(message) = &self.align_message {

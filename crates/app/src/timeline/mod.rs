@@ -20,6 +20,7 @@
 //!   "Open in Nsight Compute result N", what the report tabs' "Show on timeline" uses).
 
 pub mod analysis_summary;
+mod beside;
 pub mod canvas;
 pub mod colors;
 pub mod cpu_profile;
@@ -331,6 +332,7 @@ impl TimelineDoc {
         open_files: &mut Vec<PathBuf>,
         navigate: &mut Vec<Navigate>,
     ) {
+        self.serve_beside();
         let Some(loaded) = self.load.loaded() else {
             return;
         };

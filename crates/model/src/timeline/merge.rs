@@ -13,6 +13,7 @@
 //! ([`TimelinePart::clock_known`]). [`Timeline::shift_part`] moves a part by any amount (the
 //! user's offset), [`Timeline::align_on`] lines the parts up on the first event of a name.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
 
@@ -377,26 +378,42 @@ impl Timeline {
     /// moved so that its first such event starts when the first part's with one does. Returns
     /// the parts moved and by how much; parts without the event stay where they are.
     pub fn align_on(&mut self, name: &str) -> Result<Vec<(usize, i64)>, MergeError> {
+        self.align_on_nth(name, 0)
+    }
+
+    /// Lines the parts up on instance `nth` (0: the first, by start time) of the events named
+    /// `name` — an iteration's NVTX range in two runs, say: every part with that many is moved
+    /// so that its instance starts when the first such part's does. Returns the parts moved
+    /// and by how much; parts with fewer instances stay where they are.
+    pub fn align_on_nth(
+        &mut self,
+        name: &str,
+        nth: usize,
+    ) -> Result<Vec<(usize, i64)>, MergeError> {
         let id = self
             .strings
             .lookup(name)
             .ok_or_else(|| MergeError::NoEvent(name.to_owned()))?;
-        let firsts: Vec<Option<i64>> = self
+        let starts: Vec<Option<i64>> = self
             .parts
             .iter()
             .map(|p| {
                 let range = p.events.start as usize..p.events.end as usize;
-                range
+                let mut starts: Vec<i64> = range
                     .filter(|&i| self.columns.name[i] == id)
                     .map(|i| self.columns.start.at(i))
-                    .min()
+                    .collect();
+                if nth >= starts.len() {
+                    return None;
+                }
+                Some(*starts.select_nth_unstable(nth).1)
             })
             .collect();
-        let Some(reference) = firsts.iter().flatten().next().copied() else {
+        let Some(reference) = starts.iter().flatten().next().copied() else {
             return Err(MergeError::NoEvent(name.to_owned()));
         };
         let mut moved = Vec::new();
-        for (index, first) in firsts.into_iter().enumerate() {
+        for (index, first) in starts.into_iter().enumerate() {
             if let Some(first) = first
                 && first != reference
             {
@@ -406,6 +423,42 @@ impl Timeline {
             }
         }
         Ok(moved)
+    }
+
+    /// The NVTX ranges every part has (what the runs or ranks of a merged timeline can be lined
+    /// up on), each with the fewest instances a part has; most instances first, then by name.
+    pub fn common_ranges(&self) -> Vec<(String, usize)> {
+        let mut common: Option<HashMap<StrId, usize>> = None;
+        for part in &self.parts {
+            let mut counts: HashMap<StrId, usize> = HashMap::new();
+            for i in part.events.start as usize..part.events.end as usize {
+                if matches!(
+                    self.columns.kind[i],
+                    EventKind::NvtxPushPop | EventKind::NvtxStartEnd
+                ) {
+                    *counts.entry(self.columns.name[i]).or_default() += 1;
+                }
+            }
+            common = Some(match common {
+                None => counts,
+                Some(mut so_far) => {
+                    so_far.retain(|id, n| {
+                        counts.get(id).is_some_and(|&m| {
+                            *n = (*n).min(m);
+                            true
+                        })
+                    });
+                    so_far
+                }
+            });
+        }
+        let mut out: Vec<(String, usize)> = common
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(id, n)| (self.strings.get(id).to_owned(), n))
+            .collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out
     }
 
     /// Renames part `index` (its group track too).
