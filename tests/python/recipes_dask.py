@@ -40,8 +40,10 @@ def main():
                 written = sightline.recipe.run(run["recipe"], run["inputs"], run["api"],
                                                mode="dask", client=client, **run["options"])
                 assert written, run
+                # The same files, the .nsys-analysis file named after its folder.
+                api, cli = (os.path.basename(run[k]) + ".nsys-analysis" for k in ("api", "cli"))
                 assert done.stdout.splitlines() == [
-                    w.replace(run["api"], run["cli"]) for w in written
+                    w.replace(run["api"], run["cli"]).replace(api, cli) for w in written
                 ], (done.stdout, written)
     print("ok")
 
