@@ -7,9 +7,12 @@
 #   bench/recipe.sh                         # the five summary recipes, corpus + 64 ranks
 #   RANKS=256 EVENTS=20000 bench/recipe.sh
 #   SKIP_BUILD=1 SKIP_PEER=1 bench/recipe.sh
+#   SCALE="10 100 1000" SCALE_EVENTS=2000 bench/recipe.sh   # + memory against the file count
 #
 # Prints wall time and peak RSS of each (best of REPEATS, default 3; the peer once); results go
-# to bench/out/recipe.md.
+# to bench/out/recipe.md. SCALE (default "10 100 1000"; empty: skipped) runs SCALE_RECIPES over
+# the first n of max(SCALE) generated ranks (`DIR:n`), to show that memory does not grow with
+# the number of files; the peer runs there up to PEER_SCALE_MAX files (default 100).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
@@ -40,7 +43,7 @@ for recipe in ${RECIPES:-cuda_gpu_kern_sum cuda_api_sum osrt_sum cuda_gpu_mem_ti
     if [ "$set" = corpus ]; then inputs=("${corpus[@]}"); label="corpus (${#corpus[@]} exports)"
     else inputs=("$data"/ranks/*.sqlite); label="$ranks ranks × $events events"; fi
     rm -rf "$out/recipe-sl"
-    read -r sw skb < <(best "$repeats" "$bin" recipe "$recipe" --input "${inputs[@]}" --output "$out/recipe-sl")
+    read -r sw skb < <(best "$repeats" "$bin" recipe "$recipe" --input "${inputs[@]}" --output "$out/recipe-sl" --force-overwrite)
     pw=-; pkb=; speed=-
     if [ -z "${SKIP_PEER:-}" ]; then
       rm -rf "$out/recipe-nv"
@@ -49,5 +52,35 @@ for recipe in ${RECIPES:-cuda_gpu_kern_sum cuda_api_sum osrt_sum cuda_gpu_mem_ti
       speed=$(awk "BEGIN{printf \"%.1f×\", $pw / $sw}")
     fi
     echo "| $recipe | $label | $sw | $((skb / 1024)) | $pw | ${pkb:+$((pkb / 1024))} | $speed |" | tee -a "$out/recipe.md"
+  done
+done
+
+# Memory against the number of files: the first n of max(SCALE) small generated ranks.
+scale=(${SCALE-10 100 1000})
+[ ${#scale[@]} -gt 0 ] || exit 0
+most=$(printf '%s\n' "${scale[@]}" | sort -n | tail -n 1)
+scale_events=${SCALE_EVENTS:-2000}
+many="$data/many-$scale_events"
+mkdir -p "$many"
+for k in $(seq 1 "$most"); do
+  f="$many/rank_$(printf %04d "$k").sqlite"
+  [ -f "$f" ] || "$CARGO_TARGET_DIR/release/make_nsys_export" "$f" "$scale_events" --seed "$k" > /dev/null
+done
+{
+  echo
+  echo "| recipe | files (× $scale_events events) | Sightline wall (s) | peak RSS (MB) | nsys recipe wall (s) | peak RSS (MB) |"
+  echo "|---|---|---|---|---|---|"
+} | tee -a "$out/recipe.md"
+for recipe in ${SCALE_RECIPES:-cuda_gpu_kern_sum nvtx_sum cuda_gpu_time_util_map}; do
+  for n in "${scale[@]}"; do
+    read -r sw skb < <(best "$repeats" "$bin" recipe "$recipe" --input "$many:$n" --output "$out/recipe-sl" --force-overwrite)
+    pw=-; pkb=
+    if [ -z "${SKIP_PEER:-}" ] && [ "$n" -le "${PEER_SCALE_MAX:-100}" ]; then
+      rm -rf "$out/recipe-nv"
+      files=("$many"/*.sqlite)
+      /usr/bin/time -f "%e %M" -o "$out/time.txt" bash "$oracle" "$recipe" "$out/recipe-nv" "${files[@]:0:$n}" > /dev/null 2>&1 || true
+      read -r pw pkb < "$out/time.txt"
+    fi
+    echo "| $recipe | $n | $sw | $((skb / 1024)) | $pw | ${pkb:+$((pkb / 1024))} |" | tee -a "$out/recipe.md"
   done
 done

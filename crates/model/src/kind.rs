@@ -306,7 +306,12 @@ mod tests {
             FileKind::detect(Path::new("a.nvtxt"), b"SQLite format 3\0"),
             FileKind::Nvtxt
         );
-        assert!(FileKind::ALL.iter().all(|k| !k.extensions().is_empty()));
+        // Every kind of file has extensions; a folder of exports has none.
+        assert!(
+            FileKind::ALL
+                .iter()
+                .all(|k| k.extensions().is_empty() == (*k == FileKind::NsysFolder))
+        );
         assert_eq!(name("t.PFTRACE"), Some(FileKind::PerfettoTrace));
         assert_eq!(name("t.perfetto-trace"), Some(FileKind::PerfettoTrace));
         let json = |bytes: &[u8]| FileKind::detect(Path::new("t.json"), bytes);

@@ -61,6 +61,8 @@ pub struct ComparePane {
     a: Option<Vec<PathBuf>>,
     /// Run B beside run A on the timeline (`None`: the host has no timeline).
     pub beside: Option<Beside>,
+    /// Run B's path as typed (for desktops without a file dialog).
+    pub typed: String,
 }
 
 impl std::fmt::Debug for ComparePane {
@@ -227,6 +229,20 @@ impl ComparePane {
                 .clicked()
             {
                 self.pick(true, wake);
+            }
+            let typed = ui.add(
+                egui::TextEdit::singleline(&mut self.typed)
+                    .hint_text("or type run B's path")
+                    .desired_width(220.0),
+            );
+            let entered = typed.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            let compare = ui.add_enabled(
+                idle && !self.typed.trim().is_empty(),
+                egui::Button::new("Compare"),
+            );
+            if (entered || compare.clicked()) && idle && !self.typed.trim().is_empty() {
+                let other = PathBuf::from(self.typed.trim());
+                self.start(exports.to_vec(), other, nsys.cloned(), wake.clone());
             }
             let label = ui.label("threshold %");
             let mut threshold = self.threshold();
