@@ -77,6 +77,7 @@ mod recipes_analysis;
 mod recipes_dask;
 mod recipes_diff;
 mod recipes_maps;
+mod recipes_metric_maps;
 mod recipes_nvtx;
 mod report_edge_cases;
 mod rules_api_surface;

@@ -25,6 +25,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use super::metric_map::{self, MetricPart};
 use super::mpi::MPI_TABLES;
 use super::nvtx::{Window, read_ranges};
 use super::table::{Cells, PandasIndex, Table, TableColumn};
@@ -53,6 +54,10 @@ pub enum MapOf {
     Mpi,
     /// Kernels and UCX calls per process.
     Ucx,
+    /// The SM Active, SM Issue and Tensor Active GPU metrics per GPU ([`metric_map`]).
+    GpuMetric,
+    /// The NIC metrics per NIC ([`metric_map`]).
+    Nic,
 }
 
 /// A heat-map recipe.
@@ -70,6 +75,8 @@ impl HeatMap {
             MapOf::Nccl => &["All", "NCCL", "Compute"],
             MapOf::Mpi => &["Kernel", "MPI", "Overlap"],
             MapOf::Ucx => &["Kernel", "UCX", "Overlap"],
+            MapOf::GpuMetric => &metric_map::GPU_COLUMNS,
+            MapOf::Nic => &metric_map::NIC_COLUMNS,
         }
     }
 
@@ -79,7 +86,13 @@ impl HeatMap {
     }
 }
 
-const fn map(name: &'static str, about: &'static str, of: MapOf, cumulative: bool) -> Recipe {
+/// A heat-map recipe taking `--start`, `--end`, `--bins` and, when `cumulative`, `--cumulative`.
+pub(super) const fn map(
+    name: &'static str,
+    about: &'static str,
+    of: MapOf,
+    cumulative: bool,
+) -> Recipe {
     const WITH: &[RecipeOption] = &[
         RecipeOption::Start,
         RecipeOption::End,
@@ -127,7 +140,7 @@ pub const UCX_GPU_TIME_UTIL_MAP: Recipe = map(
 );
 
 /// A time span `[start, end)` (ns).
-type Span = (i64, i64);
+pub(super) type Span = (i64, i64);
 
 /// One group's series (one per value column), on the file's clock.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -151,16 +164,36 @@ pub struct MapPart {
     pub groups: Vec<Group>,
 }
 
-impl RecipeKind for HeatMap {
-    type Partial = MapPart;
+/// What one file gives a heat map: its events (time maps) or its metrics' samples.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum MapPartial {
+    /// A time map's part (`cuda`, `nccl`, `mpi`, `ucx`).
+    Time(MapPart),
+    /// A metric map's part (`gpu_metric_util_map`, `nic_metric_map`).
+    Metric(MetricPart),
+}
 
-    fn file(&self, path: &Path, options: &RecipeOptions) -> FileOutcome<MapPart> {
+impl RecipeKind for HeatMap {
+    type Partial = MapPartial;
+
+    fn file(&self, path: &Path, options: &RecipeOptions) -> FileOutcome<MapPartial> {
         let db = match ExportDb::open_salvaging(path) {
             Ok(db) => db,
             Err(e) => return FileOutcome::Failed(e.to_string()),
         };
+        if matches!(self.of, MapOf::GpuMetric | MapOf::Nic) {
+            return match metric_map::part(self.of, &db, options) {
+                Ok(Some(part)) => FileOutcome::Data(MapPartial::Metric(part)),
+                Ok(None) => FileOutcome::NoData(format!(
+                    "{}: {}",
+                    path.display(),
+                    metric_map::nothing(self.of)
+                )),
+                Err(e) => FileOutcome::Failed(e.to_string()),
+            };
+        }
         match self.part(&db, options) {
-            Ok(Some(part)) => FileOutcome::Data(part),
+            Ok(Some(part)) => FileOutcome::Data(MapPartial::Time(part)),
             Ok(None) => FileOutcome::NoData(format!(
                 "{}: {}",
                 path.display(),
@@ -168,6 +201,7 @@ impl RecipeKind for HeatMap {
                     MapOf::Cuda | MapOf::Nccl => "no kernels",
                     MapOf::Mpi => "no kernels or MPI calls",
                     MapOf::Ucx => "no kernels or UCX calls",
+                    MapOf::GpuMetric | MapOf::Nic => metric_map::nothing(self.of),
                 }
             )),
             Err(e) => FileOutcome::Failed(e.to_string()),
@@ -177,42 +211,72 @@ impl RecipeKind for HeatMap {
     fn tables(
         &self,
         stems: &[String],
-        files: &[Option<MapPart>],
+        files: &[Option<MapPartial>],
         options: &RecipeOptions,
     ) -> Vec<Table> {
         let parts = super::with_data(stems, files);
         if parts.is_empty() {
             return Vec::new();
         }
-        let first = parts.iter().filter_map(|(_, p)| p.session).min();
-        let offset = |p: &MapPart| match (p.session, first) {
-            (Some(s), Some(f)) => s.saturating_sub(f),
-            _ => 0,
-        };
-        let span = parts
+        if matches!(self.of, MapOf::GpuMetric | MapOf::Nic) {
+            let metric: Vec<(&String, &MetricPart)> = parts
+                .iter()
+                .filter_map(|&(s, p)| match p {
+                    MapPartial::Metric(m) => Some((s, m)),
+                    MapPartial::Time(_) => None,
+                })
+                .collect();
+            return metric_map::tables(self.of, &metric, options);
+        }
+        let parts: Vec<(&String, &MapPart)> = parts
             .iter()
-            .map(|(_, p)| offset(p).saturating_add(p.duration))
-            .max()
-            .unwrap_or(0);
-        let bins = i64::from(options.bins.unwrap_or(DEFAULT_BINS).max(1));
-        let size = ((span + bins - 1) / bins).max(1);
+            .filter_map(|&(s, p)| match p {
+                MapPartial::Time(t) => Some((s, t)),
+                MapPartial::Metric(_) => None,
+            })
+            .collect();
+        let clocks: Vec<(Option<i64>, i64)> =
+            parts.iter().map(|(_, p)| (p.session, p.duration)).collect();
+        let axes = axes(&clocks, options.bins);
         let mut rows = Rows::new(self.values().len());
         let mut lengths = Vec::new();
-        for (stem, part) in &parts {
+        for ((stem, part), axis) in parts.iter().zip(&axes) {
             let before = rows.len();
-            let axis = Axis {
-                size,
-                bins,
-                offset: offset(part),
-                end: offset(part).saturating_add(part.duration),
-            };
             for group in &part.groups {
-                rows.add(stem, group, &axis);
+                rows.add(stem, group, axis);
             }
             lengths.push(rows.len() - before);
         }
         vec![rows.table(self.values(), self.per_device(), &lengths)]
     }
+}
+
+/// Each file's place on the files' common time axis, from each file's clock (its session
+/// start, when known, and its length): each file starts at its session start less the earliest
+/// one; the axis spans the latest end, cut into `bins` ([`DEFAULT_BINS`]) bins of
+/// ⌈span / bins⌉ ns.
+pub(super) fn axes(clocks: &[(Option<i64>, i64)], bins: Option<u32>) -> Vec<Axis> {
+    let first = clocks.iter().filter_map(|c| c.0).min();
+    let offset = |session: Option<i64>| match (session, first) {
+        (Some(s), Some(f)) => s.saturating_sub(f),
+        _ => 0,
+    };
+    let span = clocks
+        .iter()
+        .map(|&(s, d)| offset(s).saturating_add(d))
+        .max()
+        .unwrap_or(0);
+    let bins = i64::from(bins.unwrap_or(DEFAULT_BINS).max(1));
+    let size = ((span + bins - 1) / bins).max(1);
+    clocks
+        .iter()
+        .map(|&(session, duration)| Axis {
+            size,
+            bins,
+            offset: offset(session),
+            end: offset(session).saturating_add(duration),
+        })
+        .collect()
 }
 
 impl HeatMap {
@@ -226,7 +290,7 @@ impl HeatMap {
         let calls = match self.of {
             MapOf::Mpi => read_calls(db, &MPI_TABLES, window)?,
             MapOf::Ucx => read_calls(db, &UCX_TABLES, window)?,
-            MapOf::Cuda | MapOf::Nccl => Vec::new(),
+            MapOf::Cuda | MapOf::Nccl | MapOf::GpuMetric | MapOf::Nic => Vec::new(),
         };
         if kernels.is_empty() && calls.is_empty() {
             return Ok(None);
@@ -317,12 +381,12 @@ fn first_int(db: &ExportDb, table: &str, column: &str) -> Result<Option<i64>, Ns
 }
 
 /// The session's start (UTC ns).
-fn session_start(db: &ExportDb) -> Result<Option<i64>, NsysError> {
+pub(super) fn session_start(db: &ExportDb) -> Result<Option<i64>, NsysError> {
     first_int(db, "TARGET_INFO_SESSION_START_TIME", "utcEpochNs")
 }
 
 /// The capture's length (ns).
-fn analysis_duration(db: &ExportDb) -> Result<Option<i64>, NsysError> {
+pub(super) fn analysis_duration(db: &ExportDb) -> Result<Option<i64>, NsysError> {
     first_int(db, "ANALYSIS_DETAILS", "duration")
 }
 
@@ -464,15 +528,15 @@ pub fn overlap(a: &[Span], b: &[Span]) -> Vec<Span> {
 
 /// The common time axis and one file's place on it.
 #[derive(Debug, Clone, Copy)]
-struct Axis {
+pub(super) struct Axis {
     /// A bin's length (ns).
-    size: i64,
+    pub(super) size: i64,
     /// How many bins.
-    bins: i64,
+    pub(super) bins: i64,
     /// The file's start on the axis.
-    offset: i64,
+    pub(super) offset: i64,
     /// The file's end on the axis.
-    end: i64,
+    pub(super) end: i64,
 }
 
 impl Axis {
@@ -481,36 +545,49 @@ impl Axis {
     fn busy(&self, spans: &[Span]) -> Vec<i128> {
         let n = usize::try_from(self.bins).unwrap_or(0);
         let mut busy = vec![0i128; n];
+        for &span in spans {
+            self.split(span, |b, t| busy[b] += i128::from(t));
+        }
+        busy
+    }
+
+    /// The parts `(bin, ns)` of `span` (on the file's clock) in the axis's bins, NVIDIA's way
+    /// ([`Axis::busy`]).
+    pub(super) fn split(&self, (s, e): Span, mut add: impl FnMut(usize, i64)) {
+        let n = usize::try_from(self.bins).unwrap_or(0);
         let mut add = |bin: i64, t: i64| {
             if let Ok(b) = usize::try_from(bin)
                 && b < n
             {
-                busy[b] += i128::from(t);
+                add(b, t);
             }
         };
-        for &(s, e) in spans {
-            let (s, e) = (s.saturating_add(self.offset), e.saturating_add(self.offset));
-            if e < s {
-                continue;
-            }
-            let (first, last) = (s.div_euclid(self.size), e.div_euclid(self.size));
-            let head = (-s).rem_euclid(self.size);
-            if first == last {
-                add(first, head.min(e - s));
-                continue;
-            }
-            add(first, head);
-            for bin in first + 1..last.min(self.bins) {
-                add(bin, self.size);
-            }
-            add(last, e - last * self.size);
+        let (s, e) = (s.saturating_add(self.offset), e.saturating_add(self.offset));
+        if e < s {
+            return;
         }
-        busy
+        let (first, last) = (s.div_euclid(self.size), e.div_euclid(self.size));
+        let head = (-s).rem_euclid(self.size);
+        if first == last {
+            add(first, head.min(e - s));
+            return;
+        }
+        add(first, head);
+        for bin in first + 1..last.min(self.bins) {
+            add(bin, self.size);
+        }
+        add(last, e - last * self.size);
     }
 
     /// The percentage of bin `bin` covered by `busy` ns, over the part of the bin inside the
     /// file's span (`None`: the bin is outside it).
     fn percent(&self, bin: i64, busy: i128) -> Option<f64> {
+        self.share(bin, busy as f64)
+    }
+
+    /// `busy` (ns, or ns × value) over the part of bin `bin` inside the file's span, × 100,
+    /// rounded to one decimal (`None`: the bin is outside the file's span).
+    pub(super) fn share(&self, bin: i64, busy: f64) -> Option<f64> {
         let (lo, hi) = (bin * self.size, (bin + 1) * self.size);
         if bin < self.offset / self.size || bin > self.end / self.size {
             return None;
@@ -519,12 +596,12 @@ impl Axis {
         if covered <= 0 {
             return Some(0.0);
         }
-        Some(round1(busy as f64 / covered as f64 * 100.0))
+        Some(round1(busy / covered as f64 * 100.0))
     }
 }
 
 /// `x` rounded to one decimal as numpy rounds (half to even on `x × 10`).
-fn round1(x: f64) -> f64 {
+pub(super) fn round1(x: f64) -> f64 {
     (x * 10.0).round_ties_even() / 10.0
 }
 

@@ -79,42 +79,59 @@ pub struct HeatGrid {
     pub panels: Vec<(String, Vec<Option<f64>>, f64)>,
 }
 
-/// The grid of `table` (a heat map's `analysis` table), one panel per column of `values`.
+/// The label of row `r` of `table`: its file and the process, GPU or NIC it is of.
+fn row_label(table: &Table, r: usize) -> String {
+    let cell = |name: &str| table.column(name).map(|c| c.cells.text(r));
+    let mut text = cell("File").unwrap_or_default();
+    for (column, label) in [
+        ("PID", "PID"),
+        ("Device ID", "GPU"),
+        ("GPU", "GPU"),
+        ("NIC ID", "NIC"),
+    ] {
+        if let Some(v) = cell(column) {
+            let _ = write!(text, " · {label} {}", v.trim_end_matches(".0"));
+        }
+    }
+    text
+}
+
+/// The grid of `table` (a heat map's `analysis` table), one panel per column of `values`: one
+/// column per bin start found, one row per run of rows with the same label and rising bins
+/// (a metric map's rows may leave bins out: their cells are empty).
 pub fn grid(table: &Table, values: &[&str]) -> HeatGrid {
-    let starts = ints(table, "Duration");
-    let bins = starts
-        .iter()
-        .skip(1)
-        .position(|&d| d == 0)
-        .map_or(starts.len(), |p| p + 1);
-    let rows = table.rows().checked_div(bins).unwrap_or(0);
-    let (pid, device) = (ints(table, "PID"), ints(table, "Device ID"));
-    let file = |r: usize| {
-        table
-            .column("File")
-            .map(|c| c.cells.text(r))
-            .unwrap_or_default()
-    };
-    let labels = (0..rows)
-        .map(|row| {
-            let r = row * bins;
-            let mut text = format!("{} · PID {}", file(r), pid.get(r).copied().unwrap_or(0));
-            if let Some(d) = device.get(r) {
-                let _ = write!(text, " · GPU {d}");
-            }
-            text
-        })
-        .collect();
+    let durations = ints(table, "Duration");
+    let mut columns = durations.clone();
+    columns.sort_unstable();
+    columns.dedup();
+    let bins = columns.len();
+    // The grid row of each table row.
+    let mut labels: Vec<String> = Vec::new();
+    let mut row_of = Vec::with_capacity(durations.len());
+    for (r, &d) in durations.iter().enumerate() {
+        let label = row_label(table, r);
+        let same = r > 0 && durations[r - 1] < d && labels.last() == Some(&label);
+        if !same {
+            labels.push(label);
+        }
+        row_of.push(labels.len() - 1);
+    }
+    let place = |r: usize| row_of[r] * bins + columns.binary_search(&durations[r]).unwrap_or(0);
     let panels = values
         .iter()
         .map(|name| {
-            let cells: Vec<Option<f64>> = match table.column(name).map(|c| &c.cells) {
-                Some(Cells::Float(v)) => v.clone(),
-                _ => Vec::new(),
-            };
+            let mut cells = vec![None; labels.len() * bins];
+            if let Some(Cells::Float(v)) = table.column(name).map(|c| &c.cells) {
+                for (r, x) in v.iter().enumerate().take(durations.len()) {
+                    cells[place(r)] = *x;
+                }
+            }
             let top = cells.iter().flatten().copied().fold(100.0, f64::max);
             ((*name).to_owned(), cells, top)
         })
+        .collect();
+    let starts = (0..labels.len())
+        .flat_map(|_| columns.iter().copied())
         .collect();
     HeatGrid {
         bins,

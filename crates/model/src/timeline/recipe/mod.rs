@@ -10,8 +10,9 @@
 //!   (`cuda_api_sync`, `cuda_memcpy_async`, `cuda_memcpy_sync`, `cuda_memset_sync`,
 //!   `dx12_mem_ops`, `gpu_gaps`, `gpu_time_util`);
 //! - [`heatmap`]: the use of the GPU per bin of time (`cuda_gpu_time_util_map`,
-//!   `nccl_gpu_time_util_map`, `mpi_gpu_time_util_map`, `ucx_gpu_time_util_map`), with an SVG
-//!   heat map beside the table.
+//!   `nccl_gpu_time_util_map`, `mpi_gpu_time_util_map`, `ucx_gpu_time_util_map`) and sampled
+//!   metrics per bin of time ([`metric_map`]: `gpu_metric_util_map`, `nic_metric_map`), with an
+//!   SVG heat map beside the table.
 //!
 //! [`run`] reads the files in parallel (one export per worker thread), each reduced by
 //! [`RecipeKind::file`] to a small per-file partial result before the next is read, so memory
@@ -32,6 +33,7 @@ mod dx12;
 mod gpu_use;
 pub mod heatmap;
 pub mod heatmap_plot;
+pub mod metric_map;
 pub mod mpi;
 pub mod nsys_analysis;
 pub mod nvtx;
@@ -82,7 +84,8 @@ pub enum Kind {
     Pace(pace::Pace),
     /// One row per finding of an expert rule, per file.
     Analysis(analysis::Analysis),
-    /// The use of the GPU (and of MPI or UCX) per bin of time, per process and GPU.
+    /// The use of the GPU (and of MPI or UCX) per bin of time, per process and GPU; or sampled
+    /// GPU or NIC metrics per bin of time.
     HeatMap(heatmap::HeatMap),
 }
 
@@ -223,12 +226,14 @@ pub const RECIPES: &[Recipe] = &[
     analysis::CUDA_MEMSET_SYNC,
     analysis::DX12_MEM_OPS,
     analysis::GPU_GAPS,
+    metric_map::GPU_METRIC_UTIL_MAP,
     analysis::GPU_TIME_UTIL,
     heatmap::MPI_GPU_TIME_UTIL_MAP,
     ranks::MPI_SUM,
     ranks::NCCL_GPU_PROJ_SUM,
     heatmap::NCCL_GPU_TIME_UTIL_MAP,
     ranks::NCCL_SUM,
+    metric_map::NIC_METRIC_MAP,
     pace::NVTX_GPU_PROJ_PACE,
     ranks::NVTX_GPU_PROJ_SUM,
     proj_trace::NVTX_GPU_PROJ_TRACE,
