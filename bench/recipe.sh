@@ -32,6 +32,9 @@ for k in $(seq 1 "$ranks"); do
   [ -f "$f" ] || "$CARGO_TARGET_DIR/release/make_nsys_export" "$f" "$events" --seed "$k" > /dev/null
 done
 corpus=(../shared/corpus/nsys/*.sqlite)
+# Whether the peer's last run wrote tables (its heat maps write none on these inputs: they need
+# tables its exporter takes from the .nsys-rep, see its recipe.log); its time is then no figure.
+peer_wrote() { compgen -G "$out/recipe-nv/*.parquet" > /dev/null; }
 {
   echo "## recipe: $(date -u '+%F %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
@@ -50,6 +53,7 @@ for recipe in ${RECIPES:-cuda_gpu_kern_sum cuda_api_sum osrt_sum cuda_gpu_mem_ti
       /usr/bin/time -f "%e %M" -o "$out/time.txt" bash "$oracle" "$recipe" "$out/recipe-nv" "${inputs[@]}" > /dev/null 2>&1 || true
       read -r pw pkb < "$out/time.txt"
       speed=$(awk "BEGIN{printf \"%.1f×\", $pw / $sw}")
+      peer_wrote || { pw="failed ($pw)"; pkb=; speed=-; }
     fi
     echo "| $recipe | $label | $sw | $((skb / 1024)) | $pw | ${pkb:+$((pkb / 1024))} | $speed |" | tee -a "$out/recipe.md"
   done
@@ -80,6 +84,7 @@ for recipe in ${SCALE_RECIPES:-cuda_gpu_kern_sum nvtx_sum cuda_gpu_time_util_map
       files=("$many"/*.sqlite)
       /usr/bin/time -f "%e %M" -o "$out/time.txt" bash "$oracle" "$recipe" "$out/recipe-nv" "${files[@]:0:$n}" > /dev/null 2>&1 || true
       read -r pw pkb < "$out/time.txt"
+      peer_wrote || { pw="failed ($pw)"; pkb=; }
     fi
     echo "| $recipe | $n | $sw | $((skb / 1024)) | $pw | ${pkb:+$((pkb / 1024))} |" | tee -a "$out/recipe.md"
   done

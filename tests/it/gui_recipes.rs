@@ -216,7 +216,7 @@ fn a_folder_of_rank_exports_opens_with_its_files_recipes_and_compare() {
     let sightline::timeline::recipe::Kind::HeatMap(map) = &output.recipe.kind else {
         panic!("not a heat map");
     };
-    let grid = sightline::timeline::recipe::heatmap_plot::grid(&output.tables[0], map.values());
+    let grid = sightline::timeline::recipe::heatmap_plot::grid(&output.tables[0], map);
     assert_eq!((grid.rows.len(), grid.bins), (3, 5));
     for (name, _, top) in &grid.panels {
         h.get_by_label(&format!("{name} (%, scale 0–{top})"));

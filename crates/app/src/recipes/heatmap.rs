@@ -23,7 +23,7 @@ pub fn heatmap_ui(ui: &mut egui::Ui, grid: &HeatGrid) {
         .auto_shrink([false, true])
         .show(ui, |ui| {
             for (name, cells, top) in &grid.panels {
-                ui.strong(format!("{name} (%, scale 0–{top})"));
+                ui.strong(grid.title(name, *top));
                 panel_ui(ui, grid, cells, *top);
                 ui.add_space(8.0);
             }
@@ -105,7 +105,7 @@ fn hovered(
     let i = row * grid.bins + bin;
     let start = grid.starts.get(i).copied().unwrap_or(0);
     let value = match cells.get(i).copied().flatten() {
-        Some(v) => format!("{v} %"),
+        Some(v) => grid.value_text(v),
         None => "outside the file".to_owned(),
     };
     Some(format!(

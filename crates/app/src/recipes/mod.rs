@@ -379,7 +379,7 @@ impl RecipesPanel {
                 ui.selectable_value(&mut self.as_table, true, "Table");
             });
             if !self.as_table {
-                heatmap::heatmap_ui(ui, &heatmap_plot::grid(table, map.values()));
+                heatmap::heatmap_ui(ui, &heatmap_plot::grid(table, map));
                 return;
             }
         }

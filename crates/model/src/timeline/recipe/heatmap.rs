@@ -68,6 +68,15 @@ pub struct HeatMap {
 }
 
 impl HeatMap {
+    /// The unit of its values: `%` (shares of time, GPU metrics), or none (NIC metrics, which
+    /// NVIDIA's recipe gives as time-weighted counts).
+    pub fn unit(&self) -> &'static str {
+        match self.of {
+            MapOf::Nic => "",
+            _ => "%",
+        }
+    }
+
     /// The value columns of its table, in order.
     pub fn values(&self) -> &'static [&'static str] {
         match self.of {

@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use super::heatmap::HeatMap;
 use super::table::{Cells, Table};
 
 /// A cell's size (px).
@@ -75,8 +76,29 @@ pub struct HeatGrid {
     /// Each cell's bin start (ns), row after row.
     pub starts: Vec<i64>,
     /// Per value column: its name, its cells row after row (`None`: outside the file) and the
-    /// top of its colour scale (100, or the highest value above it).
+    /// top of its colour scale (100, or the highest value above it; for values that are not
+    /// percentages, the highest value).
     pub panels: Vec<(String, Vec<Option<f64>>, f64)>,
+    /// The values' unit (`%`, or empty).
+    pub unit: &'static str,
+}
+
+impl HeatGrid {
+    /// A panel's title: its column, unit and scale (`Kernel (%, scale 0–100)`).
+    pub fn title(&self, name: &str, top: f64) -> String {
+        match self.unit {
+            "" => format!("{name} (scale 0–{top})"),
+            unit => format!("{name} ({unit}, scale 0–{top})"),
+        }
+    }
+
+    /// A value with its unit (`12.5 %`).
+    pub fn value_text(&self, v: f64) -> String {
+        match self.unit {
+            "" => format!("{v}"),
+            unit => format!("{v} {unit}"),
+        }
+    }
 }
 
 /// The label of row `r` of `table`: its file and the process, GPU or NIC it is of.
@@ -96,10 +118,11 @@ fn row_label(table: &Table, r: usize) -> String {
     text
 }
 
-/// The grid of `table` (a heat map's `analysis` table), one panel per column of `values`: one
+/// The grid of `table` (heat map `map`'s `analysis` table), one panel per value column: one
 /// column per bin start found, one row per run of rows with the same label and rising bins
 /// (a metric map's rows may leave bins out: their cells are empty).
-pub fn grid(table: &Table, values: &[&str]) -> HeatGrid {
+pub fn grid(table: &Table, map: &HeatMap) -> HeatGrid {
+    let (values, unit) = (map.values(), map.unit());
     let durations = ints(table, "Duration");
     let mut columns = durations.clone();
     columns.sort_unstable();
@@ -126,7 +149,9 @@ pub fn grid(table: &Table, values: &[&str]) -> HeatGrid {
                     cells[place(r)] = *x;
                 }
             }
-            let top = cells.iter().flatten().copied().fold(100.0, f64::max);
+            let floor = if unit == "%" { 100.0 } else { 0.0 };
+            let top = cells.iter().flatten().copied().fold(floor, f64::max);
+            let top = if top > 0.0 { top } else { 1.0 };
             ((*name).to_owned(), cells, top)
         })
         .collect();
@@ -138,13 +163,14 @@ pub fn grid(table: &Table, values: &[&str]) -> HeatGrid {
         rows: labels,
         starts,
         panels,
+        unit,
     }
 }
 
-/// The SVG of `table` (a heat map's `analysis` table) for recipe `recipe`, one panel per column
-/// of `values`.
-pub fn svg(recipe: &str, table: &Table, values: &[&str]) -> String {
-    let grid = grid(table, values);
+/// The SVG of `table` (heat map `map`'s `analysis` table) for recipe `recipe`, one panel per
+/// value column.
+pub fn svg(recipe: &str, table: &Table, map: &HeatMap) -> String {
+    let grid = grid(table, map);
     let (bins, rows, starts) = (grid.bins, grid.rows.len(), &grid.starts);
     let label = |row: usize| escape(&grid.rows[row]);
     let panel_h = CELL_H * rows as f64 + 40.0;
@@ -165,9 +191,9 @@ pub fn svg(recipe: &str, table: &Table, values: &[&str]) -> String {
         let y0 = 30.0 + panel_h * p as f64;
         let _ = writeln!(
             out,
-            r#"<text x="4" y="{}" font-weight="bold">{} (%, scale 0–{top})</text>"#,
+            r#"<text x="4" y="{}" font-weight="bold">{}</text>"#,
             y0 + 12.0,
-            escape(name)
+            escape(&grid.title(name, top))
         );
         for row in 0..rows {
             let y = y0 + 20.0 + CELL_H * row as f64;
@@ -209,5 +235,37 @@ mod tests {
         assert_eq!(colour(100.0, 100.0), "rgb(253,231,37)");
         assert_eq!(colour(250.0, 100.0), "rgb(253,231,37)");
         assert_eq!(colour(50.0, 100.0), "rgb(33,145,140)");
+    }
+
+    #[test]
+    fn percentages_say_so_and_nic_values_do_not() {
+        let grid = |unit| HeatGrid {
+            bins: 0,
+            rows: Vec::new(),
+            starts: Vec::new(),
+            panels: Vec::new(),
+            unit,
+        };
+        assert_eq!(grid("%").title("Kernel", 100.0), "Kernel (%, scale 0–100)");
+        assert_eq!(grid("%").value_text(12.5), "12.5 %");
+        assert_eq!(
+            grid("").title("Bytes Recv", 42.0),
+            "Bytes Recv (scale 0–42)"
+        );
+        assert_eq!(grid("").value_text(12.5), "12.5");
+        let units: Vec<&str> = super::super::RECIPES
+            .iter()
+            .filter_map(|r| match &r.kind {
+                super::super::Kind::HeatMap(map) => Some(map.unit()),
+                _ => None,
+            })
+            .collect();
+        // Six heat maps; only nic_metric_map's values are not percentages.
+        assert_eq!(units.len(), 6, "{units:?}");
+        assert_eq!(
+            units.iter().filter(|u| u.is_empty()).count(),
+            1,
+            "{units:?}"
+        );
     }
 }

@@ -523,7 +523,7 @@ impl RecipeOutput {
             };
             for table in &self.tables {
                 let svg = dir.join(format!("{}.svg", table.stem));
-                let text = heatmap_plot::svg(self.recipe.name, table, map.values());
+                let text = heatmap_plot::svg(self.recipe.name, table, map);
                 std::fs::write(&svg, text).map_err(|e| io(&svg, e))?;
                 written.push(svg);
             }
