@@ -10,6 +10,7 @@
 //! message, and fail instead under `SIGHTLINE_REQUIRE_WHEEL=1`. The partials' own checks
 //! (combined as the local mode computes, another version's refused) need no Python.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -542,4 +543,10 @@ fn foreign_or_damaged_partials_are_refused() {
     let other = file_partial(kern, &RecipeOptions::default(), &inputs[1]).unwrap();
     let e = refused(kern, &RecipeOptions::default(), &[other]);
     assert!(e.to_string().contains("computed for file"), "{e}");
+    // A bomb: a few kilobytes decoding to 300 MiB of zeros is refused, not decoded.
+    let mut bomb = Vec::new();
+    zstd::stream::copy_encode(std::io::repeat(0).take(300 << 20), &mut bomb, 1).unwrap();
+    assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
+    let e = refused(kern, &RecipeOptions::default(), &[bomb]);
+    assert!(e.to_string().contains("decodes to more than"), "{e}");
 }

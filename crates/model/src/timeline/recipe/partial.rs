@@ -199,6 +199,32 @@ impl KindFn for Decode<'_> {
     }
 }
 
+/// The most a partial's JSON may take once decoded: a thousand times its compressed size, at
+/// least 256 MiB (partials of statistics shrink ~10×; a damaged or hostile one claiming more is
+/// refused rather than exhausting memory).
+fn decoded_limit(compressed: usize) -> u64 {
+    u64::try_from(compressed)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(1000)
+        .max(256 << 20)
+}
+
+/// The JSON of a partial's zstd frames, within [`decoded_limit`].
+fn decompress(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let limit = decoded_limit(bytes.len());
+    let decoder = zstd::Decoder::new(bytes).map_err(|e| format!("not zstd ({e})"))?;
+    let mut json = Vec::new();
+    decoder
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut json)
+        .map_err(|e| format!("not zstd ({e})"))?;
+    if json.len() as u64 > limit {
+        return Err(format!("it decodes to more than {limit} bytes"));
+    }
+    Ok(json)
+}
+
 impl Decode<'_> {
     /// The partial `bytes` of input `index` (`path`), checked to be this version's, for this
     /// recipe, these options and this file.
@@ -214,7 +240,7 @@ impl Decode<'_> {
             file: file.clone(),
             why,
         };
-        let json = zstd::decode_all(bytes).map_err(|e| bad(format!("not zstd ({e})")))?;
+        let json = decompress(bytes).map_err(bad)?;
         let header: Header = serde_json::from_slice(&json).map_err(|e| bad(e.to_string()))?;
         if header.sightline != VERSION {
             return Err(PartialError::Version {
