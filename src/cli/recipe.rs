@@ -34,7 +34,8 @@ pub struct RecipeArgs {
     /// The recipe (`--list` lists them), or `diff`.
     #[arg(required_unless_present_any = ["list", "print_compat_recipes"])]
     pub name: Option<String>,
-    /// The exports (.sqlite) to read, or folders of them (`DIR:n`: its first n exports by name);
+    /// The exports (.sqlite) or reports (.nsys-rep, .qdrep: their export beside them, else
+    /// exported with nsys from the PATH) to read, or folders of them (`DIR:n`: the first n);
     /// for `diff`, the two output folders to compare (`DIR1 - DIR2`).
     #[arg(long, num_args = 1.., value_name = "FILE|DIR[:n]", required_unless_present_any = ["list", "print_compat_recipes"])]
     pub input: Vec<PathBuf>,
@@ -198,7 +199,8 @@ pub fn run(args: &RecipeArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         return super::recipe_dask::run(args, name, out);
     }
     anyhow::ensure!(args.scheduler.is_none(), "--scheduler needs --mode dask");
-    let inputs = paths::recipe_inputs(&args.input)?;
+    let cache = crate::timeline::nsys::default_cache_dir();
+    let inputs = paths::recipe_inputs(&args.input, None, &cache)?;
     let (dir, overwrite) = output_dir(args, &format!("{name}-%n"));
     let sink = FnSink::new(|step: &crate::core::Step<'_>| {
         eprint!("\r{}: {}/{} files", name, step.done, step.total);

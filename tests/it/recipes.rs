@@ -226,3 +226,47 @@ fn same_parquet(nvidia: &Path, ours: &Path, csv: &[Vec<String>]) {
         }
     }
 }
+
+/// Reports as inputs: in a folder holding a report and its export, the export is read once (the
+/// report is not counted twice); a report without its export is exported with the user's
+/// `nsys`, and when that fails the error names the report.
+#[test]
+fn a_report_is_read_through_its_export() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("runs");
+    std::fs::create_dir(&dir).unwrap();
+    let export = dir.join("rank0.sqlite");
+    sightline_test_support::nsys::write_export(&export, &Default::default()).unwrap();
+    std::fs::write(dir.join("rank0.nsys-rep"), b"the report of rank0.sqlite").unwrap();
+    let out = tmp.path().join("out");
+    let written = sightline_ok([
+        "recipe".as_ref(),
+        "cuda_gpu_kern_sum".as_ref(),
+        "--input".as_ref(),
+        dir.as_os_str(),
+        "--output".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert!(written.contains("rank_stats.csv"), "{written}");
+    let analysis = std::fs::read_to_string(out.join("out.nsys-analysis")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&analysis).unwrap();
+    let inputs = value["InputFiles"].as_array().unwrap();
+    assert_eq!(inputs.len(), 1, "{analysis}");
+    assert!(inputs[0].as_str().unwrap().ends_with("rank0.sqlite"));
+    // A report alone: exported with an nsys that is not there, the error names the report.
+    let alone = tmp.path().join("alone.nsys-rep");
+    std::fs::write(&alone, b"not a report").unwrap();
+    let failed = std::process::Command::new(env!("CARGO_BIN_EXE_sightline"))
+        .args(["recipe", "cuda_gpu_kern_sum", "--input"])
+        .arg(&alone)
+        .arg("--output")
+        .arg(tmp.path().join("out2"))
+        .env("PATH", tmp.path())
+        .env("XDG_CACHE_HOME", tmp.path().join("cache"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(!failed.status.success());
+    assert!(stderr.contains("alone.nsys-rep"), "{stderr}");
+    assert!(!tmp.path().join("out2").exists());
+}

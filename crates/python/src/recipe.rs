@@ -10,6 +10,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use sightline_model::core::{FnSink, Progress, Step};
+use sightline_model::timeline::nsys::default_cache_dir;
 use sightline_model::timeline::recipe::nsys_analysis::{self, Mode};
 use sightline_model::timeline::recipe::partial::{combine, file_partial};
 use sightline_model::timeline::recipe::paths::{self, PatternValues};
@@ -82,8 +83,8 @@ pub fn recipe_list() -> Vec<(&'static str, &'static str)> {
     reason = "PyO3 converts the Python paths into owned ones"
 )]
 pub fn recipe_inputs(paths: Vec<PathBuf>) -> PyResult<Vec<String>> {
-    let found =
-        paths::recipe_inputs(&paths).map_err(|e| PyFileNotFoundError::new_err(e.to_string()))?;
+    let found = paths::recipe_inputs(&paths, None, &default_cache_dir())
+        .map_err(|e| PyFileNotFoundError::new_err(e.to_string()))?;
     Ok(found
         .into_iter()
         .map(|p| p.to_string_lossy().into_owned())

@@ -8,10 +8,15 @@
 //!   an unknown `%x` is left as written, with a warning;
 //! - an output folder that exists is removed first with `--force-overwrite`; without it, NVIDIA
 //!   warns and writes into the default folder instead, `RECIPE-%n` (`RECIPE-diff-%n` for diff).
-//!   Unlike NVIDIA, an existing empty folder is written into.
+//!   Unlike NVIDIA, an existing empty folder is written into;
+//! - reports (`.nsys-rep`, `.qdrep`) are read through their export: the `.sqlite` beside them
+//!   when a folder holds both (the report is then not counted twice), else exported with the
+//!   user's `nsys` into the cache as the app does.
 
 use std::path::{Path, PathBuf};
 
+use crate::core::Progress;
+use crate::timeline::nsys::export_report;
 use crate::timeline::{OpenError, TimelineFileKind, timeline_inputs};
 
 /// An input or output path could not be used.
@@ -26,6 +31,14 @@ pub enum PathsError {
     /// A folder could not be listed.
     #[error(transparent)]
     Open(#[from] OpenError),
+    /// A report could not be exported.
+    #[error("{}: {message}", path.display())]
+    Export {
+        /// The report.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
     /// The output folder could not be removed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -59,19 +72,52 @@ pub fn split_limit(arg: &Path) -> (PathBuf, Option<usize>) {
     (arg.to_path_buf(), None)
 }
 
-/// The exports (`.sqlite`) `--input` names: files as given, folders' exports in name order
-/// (the first n of a `DIR:n`); each file once.
-pub fn recipe_inputs(args: &[PathBuf]) -> Result<Vec<PathBuf>, PathsError> {
+/// The exports (`.sqlite`) `--input` names: files as given, folders' exports and reports in
+/// name order (the first n of a `DIR:n`); a report read through the export beside it, else
+/// exported with `nsys` (`None`: the first on `PATH`) into `cache_dir`; each file once.
+pub fn recipe_inputs(
+    args: &[PathBuf],
+    nsys: Option<&Path>,
+    cache_dir: &Path,
+) -> Result<Vec<PathBuf>, PathsError> {
     let mut out = Vec::new();
     for arg in args {
         let (path, limit) = split_limit(arg);
         if limit.is_some() && !path.is_dir() {
             return Err(PathsError::LimitOnFile { path });
         }
-        let found = timeline_inputs(std::slice::from_ref(&path))?
+        let found: Vec<PathBuf> = timeline_inputs(std::slice::from_ref(&path))?
             .into_iter()
-            .filter(|p| TimelineFileKind::of(p) == Some(TimelineFileKind::NsysExport));
-        out.extend(found.take(limit.unwrap_or(usize::MAX)));
+            .filter(|p| {
+                matches!(
+                    TimelineFileKind::of(p),
+                    Some(TimelineFileKind::NsysExport | TimelineFileKind::NsysReport)
+                )
+            })
+            .collect();
+        let exports: std::collections::HashSet<PathBuf> = found
+            .iter()
+            .filter(|p| TimelineFileKind::of(p) == Some(TimelineFileKind::NsysExport))
+            .cloned()
+            .collect();
+        let runs = found.into_iter().filter(|p| {
+            TimelineFileKind::of(p) == Some(TimelineFileKind::NsysExport)
+                || !exports.contains(&p.with_extension("sqlite"))
+        });
+        for file in runs.take(limit.unwrap_or(usize::MAX)) {
+            if TimelineFileKind::of(&file) == Some(TimelineFileKind::NsysReport) {
+                let export =
+                    export_report(&file, nsys, cache_dir, Progress::default()).map_err(|e| {
+                        PathsError::Export {
+                            path: file.clone(),
+                            message: e.to_string(),
+                        }
+                    })?;
+                out.push(export);
+            } else {
+                out.push(file);
+            }
+        }
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(p.clone()));
